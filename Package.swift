@@ -1,0 +1,170 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Settings every StudyStack target shares: Swift 6 language mode (strict concurrency) and
+/// explicit `any` for existentials.
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "StudyStack",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "study-metadata", targets: ["study-metadata"]),
+        .executable(name: "registration", targets: ["registration"]),
+        .executable(name: "response", targets: ["response"]),
+        .library(name: "StudyModels", targets: ["StudyModels"]),
+        .library(name: "ServiceKit", targets: ["ServiceKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(
+            url: "https://github.com/apple/swift-configuration.git",
+            from: "1.4.0",
+            traits: [.defaults, "CommandLineArguments"]
+        ),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        // MARK: Shared libraries
+
+        .target(
+            name: "StudyModels",
+            path: "Shared/StudyModels",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ServiceKit",
+            dependencies: [
+                "StudyModels",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Shared/ServiceKit",
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Services (a library that tests import, and a thin executable)
+
+        .target(
+            name: "StudyMetadataService",
+            dependencies: [
+                "ServiceKit", "StudyModels",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/StudyMetadata/Service",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "study-metadata",
+            dependencies: ["StudyMetadataService", "ServiceKit"],
+            path: "Services/StudyMetadata/Main",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RegistrationService",
+            dependencies: [
+                "ServiceKit", "StudyModels",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/Registration/Service",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "registration",
+            dependencies: ["RegistrationService", "ServiceKit"],
+            path: "Services/Registration/Main",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ResponseService",
+            dependencies: [
+                "ServiceKit", "StudyModels",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/Response/Service",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "response",
+            dependencies: ["ResponseService", "ServiceKit"],
+            path: "Services/Response/Main",
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Tests
+
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "ServiceKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StudyModelsTests",
+            dependencies: ["StudyModels"],
+            path: "Tests/StudyModelsTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ServiceKitTests",
+            dependencies: [
+                "ServiceKit", "TestSupport", "StudyModels",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/ServiceKitTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ServicesTests",
+            dependencies: [
+                "StudyMetadataService", "RegistrationService", "ResponseService", "TestSupport", "ServiceKit",
+                "StudyModels",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/ServicesTests",
+            swiftSettings: strictSettings
+        ),
+    ]
+)
