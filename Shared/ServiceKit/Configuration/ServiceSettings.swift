@@ -1,0 +1,108 @@
+import Configuration
+import Foundation
+import Logging
+import StudyModels
+
+/// What distinguishes one StudyStack service from another at start-up.
+public struct ServiceDescriptor: Sendable {
+    public let name: ServiceName
+    /// Port used when `HTTP_PORT` is not set.
+    public let defaultPort: Int
+    /// Database name used when `DATABASE_URL` is not set.
+    public let defaultDatabase: String
+    /// The service's own migrations; ServiceKit's run before them.
+    public let migrations: [Migration]
+
+    public init(name: ServiceName, defaultPort: Int, defaultDatabase: String, migrations: [Migration]) {
+        self.name = name
+        self.defaultPort = defaultPort
+        self.defaultDatabase = defaultDatabase
+        self.migrations = migrations
+    }
+
+    /// ServiceKit's migrations followed by the service's own, in the order they are applied.
+    public var allMigrations: [Migration] { ServiceKitMigrations.all + migrations }
+}
+
+/// Everything a service reads from its configuration, parsed and validated at start.
+public struct ServiceSettings: Sendable {
+    public enum LogFormat: String, Sendable, CaseIterable {
+        case text
+        case json
+    }
+
+    public enum LogLevel: String, Sendable, CaseIterable {
+        case trace, debug, info, notice, warning, error, critical
+
+        public var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
+    }
+
+    /// The settings every service understands. `docs/configuration.md` lists them.
+    public enum Settings {
+        public static let httpHost = Setting("http.host")
+        public static let httpPort = Setting("http.port")
+        public static let httpMaxBodySize = Setting("http.maxBodySize")
+        public static let databaseURL = Setting("database.url", secret: true)
+        public static let databaseMaxConnections = Setting("database.maxConnections")
+        public static let logLevel = Setting("log.level")
+        public static let logFormat = Setting("log.format")
+        public static let internalSigningKey = Setting("internal.signingKey", secret: true)
+        public static let internalCallerKeys = Setting("internal.callerKeys", secret: true)
+        public static let studyMetadataURL = Setting("studyMetadata.url")
+        public static let registrationURL = Setting("registration.url")
+        public static let responseURL = Setting("response.url")
+    }
+
+    /// Local port of the StudyStack PostgreSQL cluster that `make run` creates.
+    public static let localDatabasePort = 55432
+
+    public var service: ServiceName
+    public var host: String
+    public var port: Int
+    public var maxBodySize: Int
+    public var database: DatabaseSettings
+    public var logLevel: LogLevel
+    public var logFormat: LogFormat
+    public var internalKeys: InternalKeys
+    public var peers: [ServiceName: URL]
+
+    /// Reads and validates every setting; the first problem is thrown with the setting's name.
+    public init(reader: ConfigReader, descriptor: ServiceDescriptor) throws(ConfigurationError) {
+        let settings = SettingsReader(reader)
+        service = descriptor.name
+        host = settings.text(Settings.httpHost) ?? "127.0.0.1"
+        port = try settings.integer(Settings.httpPort, default: descriptor.defaultPort, in: 0...65535)
+        maxBodySize = try settings.integer(Settings.httpMaxBodySize, default: 8 * 1024 * 1024, in: 1024...(1 << 30))
+        let defaultURL = "postgres://studystack@127.0.0.1:\(Self.localDatabasePort)/\(descriptor.defaultDatabase)?sslmode=disable"
+        database = try DatabaseSettings(
+            url: settings.text(Settings.databaseURL) ?? defaultURL,
+            setting: Settings.databaseURL
+        )
+        database.maxConnections = try settings.integer(
+            Settings.databaseMaxConnections, default: database.maxConnections, in: 1...1000)
+        logLevel = try settings.choice(Settings.logLevel, default: .info)
+        logFormat = try settings.choice(Settings.logFormat, default: .text)
+        internalKeys = try InternalKeys(
+            ownName: descriptor.name,
+            signingKey: settings.requiredText(Settings.internalSigningKey),
+            callerKeys: settings.text(Settings.internalCallerKeys)
+        )
+        var peers: [ServiceName: URL] = [:]
+        for (name, setting, port) in [
+            (ServiceName.studyMetadata, Settings.studyMetadataURL, 8081),
+            (.registration, Settings.registrationURL, 8082),
+            (.response, Settings.responseURL, 8083),
+        ] {
+            peers[name] = try settings.value(setting, default: URL(string: "http://127.0.0.1:\(port)")!) {
+                (raw: String) throws(ConfigurationError) -> URL in
+                guard let url = URL(string: raw), let scheme = url.scheme, ["http", "https"].contains(scheme),
+                    url.host != nil
+                else {
+                    throw ConfigurationError(setting, "must be an http:// or https:// URL, got \"\(raw)\"")
+                }
+                return url
+            }
+        }
+        self.peers = peers
+    }
+}

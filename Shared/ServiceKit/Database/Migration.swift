@@ -1,0 +1,53 @@
+import Crypto
+import Foundation
+
+/// One forward-only schema change.
+///
+/// A migration is a list of SQL statements run in one transaction. Statements are kept apart
+/// because PostgreSQL's extended query protocol, which postgres-nio speaks, takes one statement
+/// per query. The text is trusted source code, never user input; it is the only SQL ServiceKit
+/// sends unbound.
+public struct Migration: Sendable, Hashable {
+    /// Who owns the migration: `servicekit` for the shared tables, the service name otherwise.
+    public let component: String
+    /// Position within the component, starting at 1 and increasing by 1.
+    public let version: Int
+    public let name: String
+    public let statements: [String]
+
+    public init(component: String, version: Int, name: String, statements: [String]) {
+        self.component = component
+        self.version = version
+        self.name = name
+        self.statements = statements
+    }
+
+    /// SHA-256 of the statements, recorded when applied so a later edit is caught.
+    public var checksum: String {
+        let text = statements.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: "\n;\n")
+        return SHA256.hash(data: Data(text.utf8)).hexString
+    }
+
+    /// `component/0001_name`, as logs and readiness reports show it.
+    public var label: String { "\(component)/\(String(format: "%04d", version))_\(name)" }
+}
+
+/// Tables every service has, whatever it does.
+public enum ServiceKitMigrations {
+    public static let all: [Migration] = [
+        Migration(
+            component: "servicekit", version: 1, name: "internal_request_nonces",
+            statements: [
+                """
+                CREATE TABLE internal_request_nonces (
+                    caller text NOT NULL,
+                    nonce text NOT NULL,
+                    expires_at timestamptz NOT NULL,
+                    PRIMARY KEY (caller, nonce)
+                )
+                """,
+                "CREATE INDEX internal_request_nonces_expires_at ON internal_request_nonces (expires_at)",
+            ]
+        )
+    ]
+}

@@ -1,0 +1,57 @@
+import Logging
+import PostgresNIO
+import StudyModels
+
+/// Answers `/readyz`: the database answers within a short time and every migration of this
+/// binary is recorded. Nothing is cached, so readiness follows the database both ways.
+public struct ReadinessProbe: Sendable {
+    let service: ServiceName
+    let migrator: Migrator
+    let timeout: Duration
+    let logger: Logger
+
+    public init(service: ServiceName, migrator: Migrator, timeout: Duration = .seconds(2), logger: Logger) {
+        self.service = service
+        self.migrator = migrator
+        self.timeout = timeout
+        self.logger = logger
+    }
+
+    public func check() async -> ReadinessReport {
+        do {
+            let pending = try await withDeadline(timeout) { try await migrator.pending() }
+            guard pending.isEmpty else {
+                return ReadinessReport(
+                    ready: false, service: service.rawValue, reason: "migrations pending",
+                    pendingMigrations: pending.map(\.label))
+            }
+            return ReadinessReport(ready: true, service: service.rawValue)
+        } catch is DeadlineExceeded {
+            return ReadinessReport(
+                ready: false, service: service.rawValue, reason: "database did not answer within \(timeout)")
+        } catch {
+            logger.warning("readiness check failed", metadata: ["error": "\(String(reflecting: error))"])
+            return ReadinessReport(ready: false, service: service.rawValue, reason: "database unreachable")
+        }
+    }
+}
+
+/// Thrown by `withDeadline` when the operation did not finish in time.
+public struct DeadlineExceeded: Error, Sendable {}
+
+/// Runs `operation`, cancelling it and throwing `DeadlineExceeded` once `duration` has passed.
+public func withDeadline<T: Sendable>(
+    _ duration: Duration,
+    _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: duration)
+            throw DeadlineExceeded()
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw DeadlineExceeded() }
+        return first
+    }
+}
