@@ -1,0 +1,115 @@
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import StudyModels
+
+/// The application type every StudyStack service builds.
+public typealias ServiceApplication = Application<RouterResponder<ServiceRequestContext>>
+
+/// What a service's routes and jobs are built from: created once per process.
+public struct ServiceEnvironment: Sendable {
+    public let descriptor: ServiceDescriptor
+    public let settings: ServiceSettings
+    public let postgres: PostgresClient
+    public let internalClient: InternalClient
+    public let metrics: ServiceMetrics
+    public let logger: Logger
+}
+
+/// Where a service mounts its routes.
+public struct ServiceRoutes {
+    /// The root router: the service's public API paths (mobile API, admin API).
+    public let router: Router<ServiceRequestContext>
+    /// `/internal`, behind signature verification.
+    public let internalGroup: RouterGroup<ServiceRequestContext>
+}
+
+/// Builds a service: PostgreSQL pool, migrations, the shared middleware chain, operational
+/// endpoints (`/healthz`, `/readyz`, `/metrics`), the signed `/internal` group with `whoami`,
+/// and then whatever the service adds.
+///
+/// - Parameters:
+///   - errorFormat: which error format a request path uses (admin JSON by default).
+///   - addRoutes: mounts the service's routes; returns extra background services (jobs).
+public func buildServiceApplication(
+    descriptor: ServiceDescriptor,
+    settings: ServiceSettings,
+    logger baseLogger: Logger,
+    errorFormat: @escaping @Sendable (_ path: String) -> ErrorFormat = { _ in .admin },
+    addRoutes: (ServiceRoutes, ServiceEnvironment) throws -> [any Service] = { _, _ in [] }
+) throws -> ServiceApplication {
+    var logger = baseLogger
+    logger[metadataKey: "service"] = .string(descriptor.name.rawValue)
+
+    // A unique application_name per process lets /metrics find this pool's connections.
+    let applicationName = "\(descriptor.name.rawValue)-\(RequestSignature.makeNonce().prefix(12))"
+    let postgres = PostgresClient(
+        configuration: settings.database.clientConfiguration(applicationName: applicationName),
+        backgroundLogger: logger)
+    let migrator = try Migrator(client: postgres, migrations: descriptor.allMigrations, logger: logger)
+    let readiness = ReadinessProbe(service: descriptor.name, migrator: migrator, logger: logger)
+    let nonces = NonceStore(client: postgres, logger: logger)
+    let metrics = ServiceMetrics(service: descriptor.name)
+    let poolGauges = PoolGaugeReader(
+        client: postgres, applicationName: applicationName, maxConnections: settings.database.maxConnections,
+        metrics: metrics, logger: logger)
+    let environment = ServiceEnvironment(
+        descriptor: descriptor, settings: settings, postgres: postgres,
+        internalClient: InternalClient(keys: settings.internalKeys, peers: settings.peers),
+        metrics: metrics, logger: logger)
+
+    let router = Router(context: ServiceRequestContext.self)
+    router.addMiddleware {
+        RequestIDMiddleware()
+        MetricsMiddleware(metrics: metrics)
+        ErrorMiddleware(format: errorFormat)
+        BodyLimitMiddleware(limit: settings.maxBodySize)
+    }
+
+    router.get("/healthz") { _, _ in
+        HealthReport(status: "ok", service: descriptor.name.rawValue)
+    }
+    router.get("/readyz") { _, _ -> EditedResponse<ReadinessReport> in
+        let report = await readiness.check()
+        return EditedResponse(status: report.ready ? .ok : .serviceUnavailable, response: report)
+    }
+    router.get("/metrics") { _, _ -> Response in
+        await poolGauges.update()
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
+    }
+
+    let internalGroup = router.group("/internal")
+        .add(middleware: InternalAuthMiddleware(keys: settings.internalKeys, nonces: nonces))
+    internalGroup.get("/v1/whoami") { _, context -> WhoAmIResponse in
+        guard let caller = context.internalCaller else { throw APIError.unauthenticated("not signed") }
+        return WhoAmIResponse(service: descriptor.name.rawValue, caller: caller)
+    }
+
+    let serviceJobs = try addRoutes(ServiceRoutes(router: router, internalGroup: internalGroup), environment)
+
+    let nonceCleanup = PeriodicJob(name: "nonce-cleanup", every: .seconds(60), logger: logger) {
+        try await nonces.deleteExpired()
+    }
+    // The pool comes first so that, shutting down in reverse order, it closes last.
+    let services: [any Service] =
+        [postgres, MigrationService(migrator: migrator, logger: logger), nonceCleanup] + serviceJobs
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
+        services: services,
+        logger: logger)
+}
+
+/// Reply of `GET /healthz`.
+public struct HealthReport: ResponseCodable, Sendable {
+    public var status: String
+    public var service: String
+}
+
+extension ReadinessReport: ResponseEncodable {}
+extension WhoAmIResponse: ResponseEncodable {}

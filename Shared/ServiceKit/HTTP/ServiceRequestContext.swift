@@ -1,0 +1,22 @@
+import Hummingbird
+import NIOCore
+
+/// The per-request context of every StudyStack route: only facts about this request.
+public struct ServiceRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The request's id (`X-Request-Id`), also on every log line as `request_id`.
+    public var requestID: String = ""
+    /// The service that signed this request, set by `InternalAuthMiddleware`.
+    public var internalCaller: String?
+    /// The largest body this request may carry; set by `BodyLimitMiddleware` from configuration.
+    public var bodyLimit: Int = 8 * 1024 * 1024
+    /// The client's address as seen by this process.
+    public let remoteAddress: String?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress?.ipAddress
+    }
+
+    public var maxUploadSize: Int { bodyLimit }
+}

@@ -1,0 +1,124 @@
+import Crypto
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import StudyModels
+
+/// The only way a StudyStack service calls another: every request is signed with this
+/// service's key and sent through async-http-client.
+public struct InternalClient: Sendable {
+    public struct Response: Sendable {
+        public var status: HTTPResponseStatus
+        public var headers: HTTPHeaders
+        public var body: ByteBuffer
+
+        /// Decodes the body as JSON.
+        public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            try JSONDecoder().decode(type, from: Data(buffer: body))
+        }
+    }
+
+    public let keys: InternalKeys
+    public let peers: [ServiceName: URL]
+    let httpClient: HTTPClient
+    let timeout: TimeAmount
+    /// Largest reply body accepted from a peer.
+    let maxResponseBytes: Int
+
+    public init(
+        keys: InternalKeys, peers: [ServiceName: URL], httpClient: HTTPClient = .shared,
+        timeout: TimeAmount = .seconds(10), maxResponseBytes: Int = 64 * 1024 * 1024
+    ) {
+        self.keys = keys
+        self.peers = peers
+        self.httpClient = httpClient
+        self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
+    }
+
+    /// The four authentication headers for a request. Exposed for tests and operator tools.
+    public static func signatureHeaders(
+        caller: String, key: SymmetricKeyBox, method: String, path: String, query: String?, body: [UInt8],
+        timestamp: Date = Date(), nonce: String = RequestSignature.makeNonce()
+    ) -> [(String, String)] {
+        let seconds = Int64(timestamp.timeIntervalSince1970.rounded(.down))
+        let canonical = RequestSignature.canonicalString(
+            caller: caller, method: method, path: path, query: query ?? "", timestamp: seconds, nonce: nonce, body: body)
+        return [
+            (RequestSignature.serviceHeader, caller),
+            (RequestSignature.timestampHeader, String(seconds)),
+            (RequestSignature.nonceHeader, nonce),
+            (RequestSignature.signatureHeader, RequestSignature.sign(canonical, key: key.key)),
+        ]
+    }
+
+    /// Sends a signed request to `peer`. `path` must start with `/internal/`.
+    public func send(
+        _ method: HTTPMethod, to peer: ServiceName, path: String, query: String? = nil, body: [UInt8] = [],
+        contentType: String? = "application/json", logger: Logger
+    ) async throws -> Response {
+        precondition(path.hasPrefix("/internal/"), "internal calls go to /internal/ paths")
+        guard let base = peers[peer] else { throw InternalCallError(peer: peer, reason: "no URL configured") }
+        var url = base.absoluteString
+        if url.hasSuffix("/") { url.removeLast() }
+        url += path
+        if let query, !query.isEmpty { url += "?" + query }
+
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        for (name, value) in Self.signatureHeaders(
+            caller: keys.ownName.rawValue, key: SymmetricKeyBox(keys.signingKey), method: method.rawValue,
+            path: path, query: query, body: body)
+        {
+            request.headers.add(name: name, value: value)
+        }
+        if let contentType, !body.isEmpty { request.headers.add(name: "Content-Type", value: contentType) }
+        if let requestID = logger[metadataKey: "request_id"] {
+            request.headers.add(name: "X-Request-Id", value: "\(requestID)")
+        }
+        request.body = .bytes(ByteBuffer(bytes: body))
+
+        let response = try await httpClient.execute(request, timeout: timeout, logger: logger)
+        let bytes = try await response.body.collect(upTo: maxResponseBytes)
+        return Response(status: response.status, headers: response.headers, body: bytes)
+    }
+
+    /// Sends `payload` as JSON and decodes a JSON reply; a non-2xx status throws.
+    public func json<Payload: Encodable, Reply: Decodable>(
+        _ method: HTTPMethod, to peer: ServiceName, path: String, query: String? = nil,
+        payload: Payload, as: Reply.Type, logger: Logger
+    ) async throws -> Reply {
+        let body = Array(try JSONEncoder().encode(payload))
+        return try await json(method, to: peer, path: path, query: query, body: body, as: Reply.self, logger: logger)
+    }
+
+    /// Sends `body` and decodes a JSON reply; a non-2xx status throws.
+    public func json<Reply: Decodable>(
+        _ method: HTTPMethod, to peer: ServiceName, path: String, query: String? = nil,
+        body: [UInt8] = [], as: Reply.Type, logger: Logger
+    ) async throws -> Reply {
+        let response = try await send(method, to: peer, path: path, query: query, body: body, logger: logger)
+        guard (200..<300).contains(response.status.code) else {
+            throw InternalCallError(peer: peer, reason: "\(method) \(path) answered \(response.status.code)")
+        }
+        return try response.decode(Reply.self)
+    }
+}
+
+/// A wrapper that lets callers outside ServiceKit pass a key without importing Crypto.
+public struct SymmetricKeyBox: Sendable {
+    let key: SymmetricKey
+    public init(_ key: SymmetricKey) { self.key = key }
+    public init?(base64: String) {
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        key = SymmetricKey(data: data)
+    }
+}
+
+public struct InternalCallError: Error, CustomStringConvertible, Sendable {
+    public let peer: ServiceName
+    public let reason: String
+    public var description: String { "internal call to \(peer.rawValue) failed: \(reason)" }
+}

@@ -1,0 +1,62 @@
+import Crypto
+import Foundation
+import StudyModels
+
+/// The HMAC keys of service-to-service authentication.
+///
+/// Each caller has its own key. A service signs its outbound calls with its own key
+/// (`INTERNAL_SIGNING_KEY`) and accepts the callers listed in `INTERNAL_CALLER_KEYS` as
+/// `name=base64key` pairs separated by commas. A name may appear more than once, so a new key
+/// can be rolled out next to the old one and the old one removed afterwards.
+public struct InternalKeys: Sendable {
+    /// Smallest key accepted: 256 bits, the HMAC-SHA256 block-size guidance.
+    public static let minimumKeyBytes = 32
+
+    public let ownName: ServiceName
+    public let signingKey: SymmetricKey
+    public let callerKeys: [String: [SymmetricKey]]
+
+    public init(ownName: ServiceName, signingKey: SymmetricKey, callerKeys: [String: [SymmetricKey]]) {
+        self.ownName = ownName
+        self.signingKey = signingKey
+        self.callerKeys = callerKeys
+    }
+
+    /// Parses the two settings; errors name the setting and never echo key material.
+    public init(ownName: ServiceName, signingKey: String, callerKeys: String?) throws(ConfigurationError) {
+        let signingSetting = ServiceSettings.Settings.internalSigningKey
+        let callerSetting = ServiceSettings.Settings.internalCallerKeys
+        self.ownName = ownName
+        self.signingKey = try Self.decodeKey(signingKey, setting: signingSetting)
+        var parsed: [String: [SymmetricKey]] = [:]
+        for entry in (callerKeys ?? "").split(separator: ",") {
+            let pair = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, Self.isValidCallerName(pair[0]) else {
+                throw ConfigurationError(
+                    callerSetting, "each entry must be name=base64key with a name of a-z, 0-9 and -")
+            }
+            parsed[pair[0], default: []].append(try Self.decodeKey(pair[1], setting: callerSetting))
+        }
+        self.callerKeys = parsed
+    }
+
+    /// A fresh random key, base64-encoded, as `make run` writes into `.data/secrets.env`.
+    public static func generateKey() -> String {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64EncodedString() }
+    }
+
+    static func isValidCallerName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64
+            && name.allSatisfy { ($0.isASCII && $0.isLetter && $0.isLowercase) || $0.isNumber || $0 == "-" }
+    }
+
+    private static func decodeKey(_ text: String, setting: Setting) throws(ConfigurationError) -> SymmetricKey {
+        guard let data = Data(base64Encoded: text) else {
+            throw ConfigurationError(setting, "a key is not valid base64")
+        }
+        guard data.count >= minimumKeyBytes else {
+            throw ConfigurationError(setting, "a key is \(data.count) bytes; at least \(minimumKeyBytes) bytes are required")
+        }
+        return SymmetricKey(data: data)
+    }
+}

@@ -1,0 +1,91 @@
+import Logging
+import PostgresNIO
+import Prometheus
+import StudyModels
+
+/// The Prometheus registry of one service instance, and the metrics ServiceKit records.
+///
+/// Each application owns its registry instead of bootstrapping the process-wide
+/// `MetricsSystem`, so several instances in one test process keep separate counts.
+public final class ServiceMetrics: Sendable {
+    public let registry = PrometheusCollectorRegistry()
+    let service: ServiceName
+
+    /// Upper bounds of the latency histogram, from 1 ms to 10 s.
+    static let latencyBuckets: [Duration] = [
+        .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+        .milliseconds(2500), .seconds(5), .seconds(10),
+    ]
+
+    public init(service: ServiceName) {
+        self.service = service
+    }
+
+    /// Counts a finished request and records its latency, by route template and status.
+    func recordRequest(method: String, route: String, status: Int, duration: Duration) {
+        let labels = [("method", method), ("route", route), ("status", String(status))]
+        registry.makeCounter(
+            descriptor: .init(
+                namespace: "studystack", subsystem: "http", metricName: "requests", unitName: "total",
+                helpText: "HTTP requests answered, by method, route template and status."),
+            labels: labels
+        ).increment()
+        registry.makeDurationHistogram(
+            descriptor: .init(
+                namespace: "studystack", subsystem: "http", metricName: "request_duration", unitName: "seconds",
+                helpText: "Time from receiving a request to producing its response."),
+            labels: labels,
+            buckets: Self.latencyBuckets
+        ).record(duration)
+    }
+
+    /// Sets a database pool gauge.
+    func setPoolGauge(_ name: String, help: String, labels: [(String, String)] = [], value: Double) {
+        registry.makeGauge(
+            descriptor: .init(namespace: "studystack", subsystem: "db_pool", metricName: name, unitName: "", helpText: help),
+            labels: labels
+        ).set(value)
+    }
+
+    /// The Prometheus text exposition of everything recorded.
+    public func exposition() -> String { registry.emitToString() }
+}
+
+/// Reads this process's connection pool from PostgreSQL's `pg_stat_activity` when `/metrics`
+/// is scraped. postgres-nio does not publish its pool state, but every connection of this
+/// process carries a unique `application_name`, so the server's view is exact.
+struct PoolGaugeReader: Sendable {
+    let client: PostgresClient
+    let applicationName: String
+    let maxConnections: Int
+    let metrics: ServiceMetrics
+    let logger: Logger
+
+    func update() async {
+        metrics.setPoolGauge(
+            "max_connections", help: "Largest number of connections the pool may open.", value: Double(maxConnections))
+        var counts = ["active": 0, "idle": 0, "idle in transaction": 0]
+        do {
+            try await withDeadline(.seconds(1)) { [client, applicationName, logger] in
+                let rows = try await client.query(
+                    """
+                    SELECT coalesce(state, 'unknown'), count(*)::int FROM pg_stat_activity
+                    WHERE application_name = \(applicationName) AND pid <> pg_backend_pid()
+                    GROUP BY 1
+                    """, logger: logger)
+                var found: [String: Int] = [:]
+                for try await (state, count) in rows.decode((String, Int).self) { found[state] = count }
+                return found
+            }.forEach { counts[$0.key] = $0.value }
+            metrics.setPoolGauge("up", help: "1 when the database answered the last scrape, 0 otherwise.", value: 1)
+        } catch {
+            metrics.setPoolGauge("up", help: "1 when the database answered the last scrape, 0 otherwise.", value: 0)
+        }
+        for (state, count) in counts {
+            metrics.setPoolGauge(
+                "connections", help: "Open connections of this process's pool by state (the scrape's own excluded).",
+                labels: [("state", state)], value: Double(count))
+        }
+    }
+}
