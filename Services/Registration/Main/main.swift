@@ -1,0 +1,4 @@
+import ServiceKit
+import RegistrationService
+
+await ServiceMain.run(descriptor: RegistrationService.descriptor, build: RegistrationService.buildApplication(settings:logger:))

@@ -1,0 +1,4 @@
+import ServiceKit
+import ResponseService
+
+await ServiceMain.run(descriptor: ResponseService.descriptor, build: ResponseService.buildApplication(settings:logger:))

@@ -1,0 +1,24 @@
+import Configuration
+import Logging
+import ServiceKit
+import StudyModels
+
+/// Assembly point of the study-metadata service.
+public enum StudyMetadataService {
+    public static let descriptor = ServiceDescriptor(
+        name: .studyMetadata,
+        defaultPort: 8081,
+        defaultDatabase: "studystack_metadata",
+        migrations: StudyMetadataMigrations.all
+    )
+
+    /// Builds the application from parsed settings (what `main` does).
+    public static func buildApplication(settings: ServiceSettings, logger: Logger) throws -> ServiceApplication {
+        try buildServiceApplication(descriptor: descriptor, settings: settings, logger: logger)
+    }
+
+    /// Builds the application from a configuration reader (what tests do).
+    public static func buildApplication(reader: ConfigReader, logger: Logger) throws -> ServiceApplication {
+        try buildApplication(settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger)
+    }
+}
