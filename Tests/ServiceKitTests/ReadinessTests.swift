@@ -1,0 +1,73 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import ServiceKit
+import StudyModels
+import Testing
+import TestSupport
+
+/// `/readyz` follows the database: 503 while it is unreachable, 200 again once it returns,
+/// without restarting the service.
+@Suite struct ReadinessTests {
+    @Test func readinessFollowsTheDatabaseWithoutARestart() async throws {
+        let admin = URLComponents(string: try TestDatabase.adminURL())!
+        let proxy = try await TCPProxy.start(upstreamHost: admin.host!, upstreamPort: admin.port!)
+        defer { Task { await proxy.stop() } }
+        try await TestDatabase.withFreshDatabase { directURL in
+            var viaProxy = URLComponents(string: directURL)!
+            viaProxy.port = proxy.port
+            let app = try makeApp(databaseURL: viaProxy.string!)
+            try await app.test(.router) { client in
+                try await TestApplication.waitUntilReady(client)
+                try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+
+                await proxy.cutOff()
+                let down = try await poll(client, until: .serviceUnavailable)
+                #expect(down.ready == false)
+                #expect(down.reason?.contains("database") == true)
+                // The process is still up.
+                try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+
+                proxy.restore()
+                let up = try await poll(client, until: .ok)
+                #expect(up.ready == true)
+                #expect(up.reason == nil)
+            }
+        }
+    }
+
+    @Test func reportsPendingMigrationsAsNotReady() async throws {
+        try await TestDatabase.withFreshDatabase { url in
+            // Apply only ServiceKit's migrations, then ask a binary that has one more.
+            try await TestDatabase.withClient(url: url) { client, logger in
+                try await Migrator(client: client, migrations: ServiceKitMigrations.all, logger: logger).migrate()
+            }
+            let extra = Migration(component: "test", version: 1, name: "later", statements: ["SELECT 1"])
+            try await TestDatabase.withClient(url: url) { client, logger in
+                let probe = ReadinessProbe(
+                    service: .response,
+                    migrator: try Migrator(client: client, migrations: ServiceKitMigrations.all + [extra], logger: logger),
+                    logger: logger)
+                let report = await probe.check()
+                #expect(report.ready == false)
+                #expect(report.pendingMigrations == ["test/0001_later"])
+            }
+        }
+    }
+
+    /// Polls `/readyz` until it answers `status`, for at most 30 seconds.
+    private func poll(_ client: some TestClientProtocol, until status: HTTPResponse.Status) async throws -> ReadinessReport {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            let (current, report) = try await client.execute(uri: "/readyz", method: .get) {
+                ($0.status, try $0.body.decodeJSON(ReadinessReport.self))
+            }
+            if current == status { return report }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("readyz stayed \(current), last report \(report)")
+                return report
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ServiceKit
+import StudyModels
+
+/// Helpers for driving a service application in tests.
+public enum TestApplication {
+    /// Polls `/readyz` until it answers 200 (migrations applied), failing after `timeout`.
+    public static func waitUntilReady(_ client: some TestClientProtocol, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let status = try await client.execute(uri: "/readyz", method: .get) { $0.status }
+            if status == .ok { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw NotReady()
+    }
+
+    public struct NotReady: Error, CustomStringConvertible {
+        public var description: String { "service did not become ready in time" }
+    }
+
+    /// Signature headers for a request to `path?query` signed as `caller` with `key`.
+    public static func signedHeaders(
+        caller: ServiceName, key: String? = nil, method: HTTPRequest.Method, path: String, query: String? = nil,
+        body: [UInt8] = [], timestamp: Date = Date(), nonce: String = RequestSignature.makeNonce()
+    ) -> HTTPFields {
+        let keyText = key ?? TestConfiguration.keys[caller]!
+        var fields = HTTPFields()
+        for (name, value) in InternalClient.signatureHeaders(
+            caller: caller.rawValue, key: SymmetricKeyBox(base64: keyText)!, method: method.rawValue, path: path,
+            query: query, body: body, timestamp: timestamp, nonce: nonce)
+        {
+            fields[HTTPField.Name(name)!] = value
+        }
+        return fields
+    }
+}
+
+extension ByteBuffer {
+    /// Decodes the buffer as JSON.
+    public func decodeJSON<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONDecoder().decode(type, from: Data(buffer: self))
+    }
+}

@@ -1,0 +1,33 @@
+import Configuration
+import Foundation
+import ServiceKit
+import StudyModels
+
+/// Keys and settings for services under test.
+public enum TestConfiguration {
+    /// One signing key per service, fixed for the test process.
+    public static let keys: [ServiceName: String] = Dictionary(
+        uniqueKeysWithValues: ServiceName.allCases.map { ($0, InternalKeys.generateKey()) })
+
+    /// `INTERNAL_CALLER_KEYS` accepting all three services.
+    public static var callerKeys: String {
+        ServiceName.allCases.map { "\($0.rawValue)=\(keys[$0]!)" }.joined(separator: ",")
+    }
+
+    /// A reader with the settings a service needs against `databaseURL`; `overrides` win.
+    public static func reader(
+        for service: ServiceName, databaseURL: String, overrides: [String: String] = [:]
+    ) -> ConfigReader {
+        var values: [AbsoluteConfigKey: ConfigValue] = [
+            AbsoluteConfigKey(ConfigKey("database.url")): .init(.string(databaseURL), isSecret: true),
+            AbsoluteConfigKey(ConfigKey("http.port")): .init(.string("0"), isSecret: false),
+            AbsoluteConfigKey(ConfigKey("internal.signingKey")): .init(.string(keys[service]!), isSecret: true),
+            AbsoluteConfigKey(ConfigKey("internal.callerKeys")): .init(.string(callerKeys), isSecret: true),
+            AbsoluteConfigKey(ConfigKey("database.maxConnections")): .init(.string("5"), isSecret: false),
+        ]
+        for (key, value) in overrides {
+            values[AbsoluteConfigKey(ConfigKey(key))] = .init(.string(value), isSecret: false)
+        }
+        return ConfigReader(provider: InMemoryProvider(values: values))
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+
+/// Databases for tests, on the throwaway cluster `make test` starts.
+///
+/// `make test` exports `STUDYSTACK_TEST_DATABASE_URL` (a superuser URL of that cluster). Each
+/// test gets its own freshly created database, dropped afterwards, so tests run in parallel
+/// without seeing each other's rows.
+public enum TestDatabase {
+    public static let environmentVariable = "STUDYSTACK_TEST_DATABASE_URL"
+
+    public struct MissingCluster: Error, CustomStringConvertible {
+        public var description: String {
+            "\(TestDatabase.environmentVariable) is not set: run the tests with `make test`, which starts a throwaway PostgreSQL cluster"
+        }
+    }
+
+    /// The superuser URL of the test cluster.
+    public static func adminURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment[environmentVariable], !url.isEmpty else {
+            throw MissingCluster()
+        }
+        return url
+    }
+
+    /// The URL of `database` on the test cluster.
+    public static func url(for database: String, host: String? = nil, port: Int? = nil) throws -> String {
+        var components = URLComponents(string: try adminURL())!
+        components.path = "/" + database
+        if let host { components.host = host }
+        if let port { components.port = port }
+        return components.string!
+    }
+
+    /// Creates a database, runs `body` with its URL, and drops the database afterwards.
+    public static func withFreshDatabase<T>(_ body: (_ url: String) async throws -> T) async throws -> T {
+        let name = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await withAdminClient { client, logger in
+            try await client.query("CREATE DATABASE \(unescaped: name)", logger: logger)
+        }
+        let result: T
+        do {
+            result = try await body(try url(for: name))
+        } catch {
+            try? await drop(name)
+            throw error
+        }
+        try? await drop(name)
+        return result
+    }
+
+    private static func drop(_ name: String) async throws {
+        try await withAdminClient { client, logger in
+            try await client.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)", logger: logger)
+        }
+    }
+
+    /// Runs `body` with a running client connected as superuser to the cluster's `postgres` database.
+    public static func withAdminClient<T: Sendable>(
+        _ body: @Sendable (PostgresClient, Logger) async throws -> T
+    ) async throws -> T {
+        try await withClient(url: try adminURL(), body)
+    }
+
+    /// Runs `body` with a running `PostgresClient` for `url`.
+    public static func withClient<T: Sendable>(
+        url: String, _ body: @Sendable (PostgresClient, Logger) async throws -> T
+    ) async throws -> T {
+        let settings = try DatabaseSettings(url: url, setting: Setting("database.url"))
+        let client = PostgresClient(configuration: settings.clientConfiguration(applicationName: "studystack-tests"))
+        let logger = Logger(label: "test-database")
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                await client.run()
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await body(client, logger)
+        }
+    }
+}
