@@ -1,0 +1,17 @@
+# StudyStack: the two commands are `make run` and `make test`.
+.PHONY: run stop test build clean-data
+
+run:
+	@scripts/run.sh
+
+stop:
+	@scripts/stop.sh
+
+test:
+	@scripts/test.sh
+
+build:
+	swift build
+
+clean-data:
+	@scripts/clean-data.sh

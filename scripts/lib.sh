@@ -1,0 +1,76 @@
+# Shared shell helpers for the Makefile's scripts. Sourced, not run.
+# shellcheck shell=bash
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# Runs a command as root: directly when we are root, through sudo otherwise.
+as_root() {
+    if is_root; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+        die "need root to run: $* (install it yourself or use sudo)"; fi
+}
+
+# Installs the Debian packages whose command is missing. Arguments: command:package pairs.
+ensure_commands() {
+    local missing=() pair
+    for pair in "$@"; do
+        command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair##*:}")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    log "installing ${missing[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Installs Debian packages by name, skipping those already installed.
+ensure_packages() {
+    local missing=() pkg
+    for pkg in "$@"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    log "installing ${missing[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# PostgreSQL's server programs (initdb, pg_ctl) live outside PATH on Debian.
+ensure_postgres() {
+    if [ -z "$(pg_bindir 2>/dev/null)" ]; then ensure_packages postgresql; fi
+    ensure_commands psql:postgresql-client
+}
+
+pg_bindir() {
+    local dir
+    dir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+    if [ -n "$dir" ] && [ -x "$dir/initdb" ]; then echo "$dir"; return; fi
+    if command -v initdb >/dev/null 2>&1; then dirname "$(command -v initdb)"; fi
+}
+
+ensure_swift() {
+    command -v swift >/dev/null 2>&1 ||
+        die "no Swift toolchain on PATH: install Swift 6.1 or later from swift.org (Debian does not package it), then run this again"
+}
+
+# PostgreSQL refuses to run as root: as root, run its programs as the postgres OS user.
+as_pg() {
+    if is_root; then
+        id postgres >/dev/null 2>&1 || die "the postgres OS user does not exist (is the postgresql package installed?)"
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+# Gives the postgres OS user (when we are root) ownership of a directory it must write.
+hand_to_pg() {
+    if is_root; then chown -R postgres:postgres "$1"; fi
+    chmod 700 "$1"
+}
+
+# A TCP port nothing listens on right now.
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# make test: start a throwaway PostgreSQL cluster on a free port in a temporary directory,
+# run the whole test suite against it, and stop it again whatever happens.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+ensure_postgres
+ensure_commands python3:python3
+bindir=$(pg_bindir)
+
+workdir=$(mktemp -d "${TMPDIR:-/tmp}/studystack-test.XXXXXX")
+hand_to_pg "$workdir"
+port=$(free_port)
+
+cleanup() {
+    as_pg "$bindir/pg_ctl" -D "$workdir/data" -m immediate stop >/dev/null 2>&1 || true
+    rm -rf "$workdir"
+}
+trap cleanup EXIT INT TERM
+
+log "starting a throwaway PostgreSQL cluster on port $port"
+as_pg "$bindir/initdb" -D "$workdir/data" -U postgres -A trust -E UTF8 --no-sync >"$workdir/initdb.log" 2>&1 ||
+    { cat "$workdir/initdb.log" >&2; die "initdb failed"; }
+# fsync off: the cluster is thrown away, durability buys nothing here.
+as_pg "$bindir/pg_ctl" -D "$workdir/data" -l "$workdir/postgres.log" -w -t 60 \
+    -o "-p $port -k $workdir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=400" \
+    start >/dev/null || { cat "$workdir/postgres.log" >&2; die "PostgreSQL did not start"; }
+
+export STUDYSTACK_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+log "building and running the tests"
+swift build --build-tests
+swift test --skip-build "$@"
