@@ -12,33 +12,25 @@ as_root() {
         die "need root to run: $* (install it yourself or use sudo)"; fi
 }
 
-# Installs the Debian packages whose command is missing. Arguments: command:package pairs.
+# Installs Debian packages with apt-get, as root.
+apt_install() {
+    log "installing $*"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# Installs the packages whose command is missing. Arguments: command:package pairs.
 ensure_commands() {
     local missing=() pair
     for pair in "$@"; do
         command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair##*:}")
     done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    log "installing ${missing[*]}"
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-}
-
-# Installs Debian packages by name, skipping those already installed.
-ensure_packages() {
-    local missing=() pkg
-    for pkg in "$@"; do
-        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-    done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    log "installing ${missing[*]}"
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 }
 
 # PostgreSQL's server programs (initdb, pg_ctl) live outside PATH on Debian.
 ensure_postgres() {
-    if [ -z "$(pg_bindir 2>/dev/null)" ]; then ensure_packages postgresql; fi
+    if [ -z "$(pg_bindir 2>/dev/null)" ]; then apt_install postgresql; fi
     ensure_commands psql:postgresql-client
 }
 

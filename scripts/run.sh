@@ -26,7 +26,9 @@ swift build -c release --product response
 bindir=$(swift build -c release --show-bin-path)
 
 mkdir -p "$data/logs" "$data/run"
-chmod 700 "$data"
+# Traversable, not listable: the postgres OS user must reach .data/postgres, while secrets.env
+# itself stays mode 600.
+chmod 711 "$data"
 
 # --- secrets, generated once ------------------------------------------------------------------
 secrets="$data/secrets.env"
