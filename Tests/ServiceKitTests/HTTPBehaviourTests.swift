@@ -184,11 +184,8 @@ struct CapturingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        let merged = metadata.merging(explicit ?? [:]) { _, new in new }.mapValues { $0.description }
-        records.lines.withLock { $0.append(.init(message: message.description, metadata: merged)) }
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }.mapValues { $0.description }
+        records.lines.withLock { $0.append(.init(message: event.message.description, metadata: merged)) }
     }
 }

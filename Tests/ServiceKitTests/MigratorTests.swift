@@ -109,7 +109,7 @@ import TestSupport
     /// A service whose applied migration was edited stops at start with the migration named.
     @Test func aServiceWithAChangedMigrationStops() async throws {
         try await TestDatabase.withFreshDatabase { url in
-            try await TestDatabase.withClient(url: url) { client, logger in
+            _ = try await TestDatabase.withClient(url: url) { client, logger in
                 try await Migrator(
                     client: client, migrations: ServiceKitMigrations.all + Self.counterMigrations, logger: logger
                 ).migrate()

@@ -39,7 +39,7 @@ import TestSupport
     @Test func reportsPendingMigrationsAsNotReady() async throws {
         try await TestDatabase.withFreshDatabase { url in
             // Apply only ServiceKit's migrations, then ask a binary that has one more.
-            try await TestDatabase.withClient(url: url) { client, logger in
+            _ = try await TestDatabase.withClient(url: url) { client, logger in
                 try await Migrator(client: client, migrations: ServiceKitMigrations.all, logger: logger).migrate()
             }
             let extra = Migration(component: "test", version: 1, name: "later", statements: ["SELECT 1"])

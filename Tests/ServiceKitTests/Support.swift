@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceKit
 import ServiceLifecycle
 import StudyModels
@@ -14,12 +15,14 @@ func makeApp(
     migrations: [Migration] = [],
     logger: Logger = Logger(label: "servicekit-test"),
     errorFormat: @escaping @Sendable (String) -> ErrorFormat = { _ in .admin },
-    addRoutes: (ServiceRoutes, ServiceEnvironment) throws -> [any Service] = { _, _ in [] }
+    addRoutes: (ServiceRoutes, ServiceEnvironment) throws -> [any Service] = { _, _ in [] },
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) throws -> ServiceApplication {
     let descriptor = ServiceDescriptor(name: service, defaultPort: 0, defaultDatabase: "unused", migrations: migrations)
     let settings = try ServiceSettings(
         reader: TestConfiguration.reader(for: service, databaseURL: databaseURL, overrides: overrides),
         descriptor: descriptor)
     return try buildServiceApplication(
-        descriptor: descriptor, settings: settings, logger: logger, errorFormat: errorFormat, addRoutes: addRoutes)
+        descriptor: descriptor, settings: settings, logger: logger, errorFormat: errorFormat, addRoutes: addRoutes,
+        onServerRunning: onServerRunning)
 }

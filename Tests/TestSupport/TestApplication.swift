@@ -20,6 +20,7 @@ public enum TestApplication {
     }
 
     public struct NotReady: Error, CustomStringConvertible {
+        public init() {}
         public var description: String { "service did not become ready in time" }
     }
 

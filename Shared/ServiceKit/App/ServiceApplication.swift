@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import PostgresNIO
 import ServiceLifecycle
 import StudyModels
@@ -33,12 +34,14 @@ public struct ServiceRoutes {
 /// - Parameters:
 ///   - errorFormat: which error format a request path uses (admin JSON by default).
 ///   - addRoutes: mounts the service's routes; returns extra background services (jobs).
+///   - onServerRunning: called once the server listens (tests read the bound port from it).
 public func buildServiceApplication(
     descriptor: ServiceDescriptor,
     settings: ServiceSettings,
     logger baseLogger: Logger,
     errorFormat: @escaping @Sendable (_ path: String) -> ErrorFormat = { _ in .admin },
-    addRoutes: (ServiceRoutes, ServiceEnvironment) throws -> [any Service] = { _, _ in [] }
+    addRoutes: (ServiceRoutes, ServiceEnvironment) throws -> [any Service] = { _, _ in [] },
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) throws -> ServiceApplication {
     var logger = baseLogger
     logger[metadataKey: "service"] = .string(descriptor.name.rawValue)
@@ -102,6 +105,7 @@ public func buildServiceApplication(
         router: router,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
         services: services,
+        onServerRunning: onServerRunning,
         logger: logger)
 }
 

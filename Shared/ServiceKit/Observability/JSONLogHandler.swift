@@ -24,22 +24,21 @@ public struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(
-        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-        file: String, function: String, line: UInt
-    ) {
+    public func log(event: LogEvent) {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let explicit { merged.merge(explicit) { _, new in new } }
+        if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
+        if let error = event.error { merged["error"] = .string(String(reflecting: error)) }
 
-        var text = "{\"ts\":\(Self.quote(Self.timestamp())),\"level\":\(Self.quote(level.rawValue))"
-        text += ",\"logger\":\(Self.quote(label)),\"msg\":\(Self.quote(message.description))"
+        var text = "{\"ts\":\(Self.quote(Self.timestamp())),\"level\":\(Self.quote(event.level.rawValue))"
+        text += ",\"logger\":\(Self.quote(label)),\"msg\":\(Self.quote(event.message.description))"
         for key in merged.keys.sorted() {
             text += ",\(Self.quote(key)):\(Self.quote(merged[key]!.description))"
         }
         text += "}\n"
         Self.output.withLock { _ in
-            FileHandle.standardOutput.write(Data(text.utf8))
+            // The throwing variant: a closed pipe (a log shipper gone) must not crash the service.
+            try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
         }
     }
 
