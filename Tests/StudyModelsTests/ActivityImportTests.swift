@@ -1,0 +1,90 @@
+import Foundation
+import StudyModels
+import Testing
+
+/// Designs written for the original servers import unchanged and are served back the same.
+@Suite struct ActivityImportTests {
+    static let designs = Conformance.labKeySurveyDesigns
+
+    @Test func theConformanceDesignsArePresent() {
+        #expect(Self.designs.count == 33)
+        #expect(Self.designs.allSatisfy { FileManager.default.fileExists(atPath: $0.path) })
+    }
+
+    @Test(arguments: designs.map(\.lastPathComponent))
+    func importsAndServesBackTheSameSteps(_ name: String) throws {
+        let url = try #require(Self.designs.first { $0.lastPathComponent == name })
+        let data = try Data(contentsOf: url)
+        if name == Conformance.malformedDesign {
+            let error = #expect(throws: ActivityImport.ParseError.self) { try ActivityImport.parse(data) }
+            #expect(error?.pointer == "")
+            #expect(error?.message.hasPrefix("activity is not valid JSON") == true)
+            return
+        }
+        let design = try ActivityImport.parse(data)
+        let served = try JSONDecoder().decode(
+            JSONValue.self, from: JSONEncoder().encode(design.served(language: "en")))
+        let original = try JSONDecoder().decode(JSONValue.self, from: data)
+        guard case .object(let envelope) = original, case .object(let activity)? = envelope["activity"],
+            case .array(let originalSteps)? = activity["steps"],
+            case .object(let servedActivity) = served, case .array(let servedSteps)? = servedActivity["steps"]
+        else {
+            Issue.record("unexpected shape")
+            return
+        }
+        compare(originalSteps, servedSteps, path: "steps")
+    }
+
+    /// Same count, and per step the same type, key, resultType and format (an absent format and
+    /// `{}` are the same to the apps); forms recursively.
+    private func compare(_ original: [JSONValue], _ served: [JSONValue], path: String) {
+        #expect(original.count == served.count, "\(path): step count")
+        for (index, (before, after)) in zip(original, served).enumerated() {
+            guard case .object(let before) = before, case .object(let after) = after else {
+                Issue.record("\(path)/\(index) is not an object")
+                continue
+            }
+            for field in ["type", "key", "resultType"] {
+                #expect(before[field] == after[field], "\(path)/\(index)/\(field)")
+            }
+            #expect((before["format"] ?? .object([:])) == (after["format"] ?? .object([:])), "\(path)/\(index)/format")
+            if case .array(let children)? = before["steps"], case .array(let servedChildren)? = after["steps"] {
+                compare(children, servedChildren, path: "\(path)/\(index)/steps")
+            }
+        }
+    }
+
+    @Test func servedStepsCarryEveryFieldTheAppsRead() throws {
+        let data = Data(#"{"activity":{"metadata":{"activityId":"A","version":"1"},"steps":[{"type":"question","resultType":"boolean","key":"q1"}]}}"#.utf8)
+        let design = try ActivityImport.parse(data).served(language: nil)
+        let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(design)) as! [String: Any]
+        #expect(object["type"] as? String == "questionnaire")
+        let step = try #require((object["steps"] as? [[String: Any]])?.first)
+        for field in ["type", "resultType", "key", "title", "text", "skippable", "groupName", "repeatable",
+                      "repeatableText", "destinations", "healthDataKey", "format", "steps"] {
+            #expect(step[field] != nil, "\(field) missing")
+        }
+    }
+
+    @Test func anUnknownResultTypeIsAClearErrorWithAPointer() throws {
+        let data = Data(#"{"activity":{"metadata":{"activityId":"A"},"steps":[{"type":"question","resultType":"scale","key":"a"},{"type":"question","resultType":"slider","key":"b"}]}}"#.utf8)
+        let error = #expect(throws: ActivityImport.ParseError.self) { try ActivityImport.parse(data) }
+        #expect(error?.pointer == "/activity/steps/1/resultType")
+        #expect(error?.message.hasPrefix("unknown question resultType \"slider\"") == true)
+    }
+
+    @Test func aWronglyTypedFormatFieldIsLocated() throws {
+        let data = Data(#"{"metadata":{"activityId":"A"},"steps":[{"type":"form","resultType":"grouped","key":"f","steps":[{"type":"question","resultType":"text","key":"t","format":{"maxLength":"long"}}]}]}"#.utf8)
+        let error = #expect(throws: ActivityImport.ParseError.self) { try ActivityImport.parse(data) }
+        #expect(error?.pointer == "/steps/0/steps/0/format/maxLength")
+        #expect(error?.message == "must be an integer")
+    }
+
+    @Test func aTaskActivityIsRecognisedFromItsSteps() throws {
+        let url = try #require(Self.designs.first { $0.lastPathComponent == "DYNAMICSCHEMASTUDY_TOH-75_1.0.json" })
+        let design = try ActivityImport.parse(Data(contentsOf: url))
+        #expect(design.kind == .task)
+        #expect(design.steps.first?.taskType == .towerOfHanoi)
+        #expect(design.metadata.version == "1.0")
+    }
+}
