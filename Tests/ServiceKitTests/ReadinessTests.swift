@@ -10,25 +10,22 @@ import TestSupport
 /// without restarting the service.
 @Suite struct ReadinessTests {
     @Test func readinessFollowsTheDatabaseWithoutARestart() async throws {
-        let admin = URLComponents(string: try TestDatabase.adminURL())!
-        let proxy = try await TCPProxy.start(upstreamHost: admin.host!, upstreamPort: admin.port!)
-        defer { Task { await proxy.stop() } }
-        try await TestDatabase.withFreshDatabase { directURL in
-            var viaProxy = URLComponents(string: directURL)!
-            viaProxy.port = proxy.port
-            let app = try makeApp(databaseURL: viaProxy.string!)
+        try await TestDatabase.withFreshDatabase { url in
+            let database = String(URLComponents(string: url)!.path.dropFirst())
+            let app = try makeApp(databaseURL: url)
             try await app.test(.router) { client in
                 try await TestApplication.waitUntilReady(client)
                 try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
 
-                await proxy.cutOff()
+                // The database stops accepting connections and drops the ones it has.
+                try await TestDatabase.setAcceptingConnections(false, database: database)
                 let down = try await poll(client, until: .serviceUnavailable)
                 #expect(down.ready == false)
                 #expect(down.reason?.contains("database") == true)
                 // The process is still up.
                 try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
 
-                proxy.restore()
+                try await TestDatabase.setAcceptingConnections(true, database: database)
                 let up = try await poll(client, until: .ok)
                 #expect(up.ready == true)
                 #expect(up.reason == nil)

@@ -51,6 +51,20 @@ public enum TestDatabase {
         return result
     }
 
+    /// Makes `database` refuse new connections and closes the open ones, or accept them again:
+    /// an outage of one database that other tests on the cluster do not notice.
+    public static func setAcceptingConnections(_ accepting: Bool, database: String) async throws {
+        try await withAdminClient { client, logger in
+            try await client.query(
+                "ALTER DATABASE \(unescaped: database) WITH ALLOW_CONNECTIONS \(unescaped: accepting ? "true" : "false")",
+                logger: logger)
+            if !accepting {
+                try await client.query(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(database)", logger: logger)
+            }
+        }
+    }
+
     private static func drop(_ name: String) async throws {
         try await withAdminClient { client, logger in
             try await client.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)", logger: logger)
