@@ -1,0 +1,163 @@
+/// An activity of a study: its identity, schedule and steps (in the shape the apps read).
+public struct StudyActivity: Codable, Sendable, Equatable {
+    /// The activity id the apps see: unique within the study, immutable once launched.
+    public var activityId: String
+    public var title: LocalizedText
+    /// `questionnaire` or `task`; inferred from the steps when absent.
+    public var type: ActivityDesign.Kind?
+    /// Whether the steps branch (the apps show a progress bar only without branching).
+    public var branching: Bool
+    public var schedule: Schedule
+    public var steps: [ActivityStep]
+
+    public init(
+        activityId: String, title: LocalizedText, type: ActivityDesign.Kind? = nil, branching: Bool = false,
+        schedule: Schedule, steps: [ActivityStep]
+    ) {
+        self.activityId = activityId
+        self.title = title
+        self.type = type
+        self.branching = branching
+        self.schedule = schedule
+        self.steps = steps
+    }
+
+    enum CodingKeys: String, CodingKey { case activityId, title, type, branching, schedule, steps }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        activityId = try c.decode(String.self, forKey: .activityId)
+        title = try c.decode(LocalizedText.self, forKey: .title)
+        type = try c.decodeIfPresent(ActivityDesign.Kind.self, forKey: .type)
+        branching = try c.decodeIfPresent(Bool.self, forKey: .branching) ?? false
+        schedule = try c.decode(Schedule.self, forKey: .schedule)
+        steps = try c.decode([ActivityStep].self, forKey: .steps)
+    }
+
+    /// `questionnaire` unless it says otherwise or its steps are active tasks.
+    public var kind: ActivityDesign.Kind {
+        type ?? (steps.contains { $0.type == .task } ? .task : .questionnaire)
+    }
+
+    /// The question with `key` (inside the form `formKey` when given).
+    public func question(key: String, formKey: String? = nil) -> ActivityStep? {
+        if let formKey {
+            return steps.first { $0.key == formKey && $0.type == .form }?.steps?.first { $0.key == key }
+        }
+        return steps.first { $0.key == key }
+    }
+}
+
+/// When an activity is available: a frequency, either at absolute dates in the study's time zone
+/// or relative to an anchor date.
+///
+/// Dates are `yyyy-MM-dd`, times `HH:mm` (or `HH:mm:ss`), date-times `yyyy-MM-ddTHH:mm`, all local
+/// to the study's time zone; the server adds the offset when it serves them.
+public struct Schedule: Codable, Sendable, Equatable {
+    public enum Frequency: String, Codable, Sendable, CaseIterable {
+        case oneTime, daily, weekly, monthly, manual, ongoing
+
+        /// The frequency name the apps read.
+        public var wireName: String {
+            switch self {
+            case .oneTime: "One time"
+            case .daily: "Daily"
+            case .weekly: "Weekly"
+            case .monthly: "Monthly"
+            case .manual: "Manually Schedule"
+            case .ongoing: "Ongoing"
+            }
+        }
+    }
+
+    public var frequency: Frequency
+    /// Absent: absolute dates (`Regular`). Present: relative to the anchor (`AnchorDate`).
+    public var anchor: Anchor?
+
+    // Absolute schedules.
+    public var startDate: String?
+    public var endDate: String?
+    /// Time of day of a one-time, weekly or monthly run.
+    public var time: String?
+    /// One time: starts when the study launches.
+    public var launchWithStudy: Bool?
+    /// One time: no end date (available for the study's lifetime).
+    public var studyLifetime: Bool?
+    /// Daily: the start of each window; each lasts until the next starts, the last until 23:59:59.
+    public var dailyTimes: [String]?
+    /// Weekly/monthly: how many weeks or months it repeats.
+    public var repeatCount: Int?
+    /// Weekly: 1 (Sunday) to 7 (Saturday); absolute schedules use the start date's weekday.
+    public var dayOfWeek: Int?
+    /// Monthly, anchor-relative: day of the month.
+    public var dateOfMonth: Int?
+    /// Manual: explicit runs.
+    public var runs: [ScheduledRun]?
+
+    // Anchor-relative schedules.
+    /// Days after (negative: before) the anchor the activity opens.
+    public var startDays: Int?
+    /// Days after the anchor the activity closes.
+    public var endDays: Int?
+    /// Manual, anchor-relative: runs by days from the anchor.
+    public var anchorRuns: [AnchorRun]?
+    /// Runs added to the schedule after launch reach existing participants.
+    public var addNewRuns: Bool?
+
+    public init(frequency: Frequency, anchor: Anchor? = nil) {
+        self.frequency = frequency
+        self.anchor = anchor
+    }
+}
+
+/// The date an anchor-relative schedule counts from.
+public struct Anchor: Codable, Sendable, Equatable {
+    public enum Source: String, Codable, Sendable {
+        case enrollmentDate
+        /// The answer to a date question.
+        case activityResponse
+        case participantProperty
+    }
+
+    public var source: Source
+    /// `activityResponse`: the activity and question (and form) holding the date.
+    public var activityId: String?
+    public var key: String?
+    public var formKey: String?
+    /// `participantProperty`: the property's key.
+    public var propertyKey: String?
+
+    public init(
+        source: Source, activityId: String? = nil, key: String? = nil, formKey: String? = nil, propertyKey: String? = nil
+    ) {
+        self.source = source
+        self.activityId = activityId
+        self.key = key
+        self.formKey = formKey
+        self.propertyKey = propertyKey
+    }
+}
+
+/// One explicit run of a manually scheduled activity (local date-times).
+public struct ScheduledRun: Codable, Sendable, Equatable {
+    public var start: String
+    public var end: String
+
+    public init(start: String, end: String) {
+        self.start = start
+        self.end = end
+    }
+}
+
+/// One run of a manually scheduled, anchor-relative activity.
+public struct AnchorRun: Codable, Sendable, Equatable {
+    public var startDays: Int
+    public var endDays: Int
+    public var time: String?
+
+    public init(startDays: Int, endDays: Int, time: String? = nil) {
+        self.startDays = startDays
+        self.endDays = endDays
+        self.time = time
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+
+/// The checks of one activity: its steps, branching, formats and schedule.
+struct ActivityChecks {
+    /// Active-task results that are numbers, so a dashboard can use them.
+    static let numericTaskResults: [TaskType: [String]] = [
+        .fetalKickCounter: ["count", "duration"],
+        .towerOfHanoi: ["numberOfMoves"],
+        .spatialSpanMemory: ["score", "numberOfGames", "numberOfFailures"],
+    ]
+
+    let document: StudyDocument
+    let activity: StudyActivity
+    let pointer: String
+
+    func run(into problems: inout [ValidationProblem]) {
+        var found: [ValidationProblem] = []
+        func problem(_ at: String, _ message: String) { found.append(ValidationProblem(pointer: at, message: message)) }
+
+        if !Identifiers.isValid(activity.activityId) { problem("\(pointer)/activityId", Identifiers.rule) }
+        if activity.steps.isEmpty { problem("\(pointer)/steps", "an activity needs at least one step") }
+
+        let tasks = activity.steps.filter { $0.type == .task }
+        if activity.kind == .task, !(tasks.count == 1 && activity.steps.count == 1) {
+            problem("\(pointer)/steps", "a task activity has exactly one step, of type task")
+        }
+        if activity.kind == .questionnaire, !tasks.isEmpty {
+            problem("\(pointer)/type", "a questionnaire cannot hold task steps; make it a task activity")
+        }
+
+        let topKeys = activity.steps.map(\.key)
+        duplicates(topKeys, at: "\(pointer)/steps", problem)
+        for (index, step) in activity.steps.enumerated() {
+            let at = "\(pointer)/steps/\(index)"
+            checkStep(step, at: at, problem)
+            checkDestinations(step, at: at, stepKeys: Set(topKeys), problem)
+            if step.type == .form {
+                let children = step.steps ?? []
+                if children.isEmpty { problem("\(at)/steps", "a form needs at least one question") }
+                duplicates(children.map(\.key), at: "\(at)/steps", problem)
+                for (childIndex, child) in children.enumerated() {
+                    let childAt = "\(at)/steps/\(childIndex)"
+                    if child.type != .question { problem("\(childAt)/type", "a form holds questions only") }
+                    checkStep(child, at: childAt, problem)
+                    if !(child.destinations ?? []).isEmpty {
+                        problem("\(childAt)/destinations", "questions inside a form cannot branch; branch from the form")
+                    }
+                }
+            }
+        }
+        ScheduleChecks(document: document, activity: activity, pointer: "\(pointer)/schedule").run(problem)
+        problems += found
+    }
+
+    private func duplicates(_ keys: [String], at pointer: String, _ problem: (String, String) -> Void) {
+        var seen: Set<String> = []
+        for (index, key) in keys.enumerated() {
+            if key.isEmpty {
+                problem("\(pointer)/\(index)/key", "a step needs a key")
+            } else if !seen.insert(key).inserted {
+                problem("\(pointer)/\(index)/key", "duplicate step key \"\(key)\"")
+            }
+        }
+    }
+
+    private func checkStep(_ step: ActivityStep, at pointer: String, _ problem: (String, String) -> Void) {
+        if !step.key.isEmpty, !Identifiers.isValid(step.key) { problem("\(pointer)/key", Identifiers.rule) }
+        guard let format = step.format else {
+            if [.textChoice, .textScale, .valuePicker, .imageChoice].contains(step.responseType) {
+                problem("\(pointer)/format", "a \(step.resultType) question needs its choices")
+            }
+            return
+        }
+        switch format {
+        case .scale(let scale):
+            if let min = scale.minValue, let max = scale.maxValue, min >= max {
+                problem("\(pointer)/format/maxValue", "must be greater than minValue")
+            }
+            if let value = scale.default, let min = scale.minValue, let max = scale.maxValue, !(min...max).contains(value) {
+                problem("\(pointer)/format/default", "must lie between minValue and maxValue")
+            }
+            if let step = scale.step, step <= 0 { problem("\(pointer)/format/step", "must be greater than 0") }
+        case .choice(let choice):
+            let choices = choice.textChoices ?? []
+            if choices.isEmpty { problem("\(pointer)/format/textChoices", "needs at least one choice") }
+            var seen: Set<String> = []
+            for (index, item) in choices.enumerated() {
+                guard let value = item.value ?? item.text?.text(for: nil) else { continue }
+                if !seen.insert(value).inserted {
+                    problem("\(pointer)/format/textChoices/\(index)/value", "choice value \"\(value)\" is repeated")
+                }
+            }
+        case .imageChoice(let format):
+            var seen: Set<String> = []
+            for (index, item) in (format.imageChoices ?? []).enumerated() {
+                if let value = item.value, !seen.insert(value).inserted {
+                    problem("\(pointer)/format/imageChoices/\(index)/value", "choice value \"\(value)\" is repeated")
+                }
+            }
+        case .numeric(let numeric):
+            if let min = numeric.minValue, let max = numeric.maxValue, min >= max {
+                problem("\(pointer)/format/maxValue", "must be greater than minValue")
+            }
+        case .text(let text):
+            if let length = text.maxLength, length < 0 { problem("\(pointer)/format/maxLength", "must be 0 (no limit) or more") }
+            if let regex = text.validationRegex, (try? NSRegularExpression(pattern: regex)) == nil {
+                problem("\(pointer)/format/validationRegex", "is not a valid regular expression")
+            }
+        case .timeInterval(let interval):
+            if let step = interval.step, step <= 0 { problem("\(pointer)/format/step", "must be greater than 0") }
+        case .date, .email, .height, .location, .empty, .fetalKickCounter, .towerOfHanoi, .spatialSpanMemory, .other:
+            break
+        }
+    }
+
+    /// Destinations go to a step of this activity (or "" to end); conditions fit the question.
+    private func checkDestinations(
+        _ step: ActivityStep, at pointer: String, stepKeys: Set<String>, _ problem: (String, String) -> Void
+    ) {
+        let choiceValues = Set(Self.choiceValues(of: step))
+        for (index, destination) in (step.destinations ?? []).enumerated() {
+            let at = "\(pointer)/destinations/\(index)"
+            if !destination.destination.isEmpty, !stepKeys.contains(destination.destination) {
+                problem("\(at)/destination", "\"\(destination.destination)\" is not a step of this activity")
+            }
+            if destination.destination == step.key {
+                problem("\(at)/destination", "a step cannot branch to itself")
+            }
+            guard !destination.condition.isEmpty else { continue }
+            if let responseType = step.responseType, responseType.isNumeric {
+                if destination.numericOperator == nil {
+                    problem("\(at)/operator", "numeric branching needs one of > < = != >= <=")
+                }
+                if Double(destination.condition) == nil {
+                    problem("\(at)/condition", "\"\(destination.condition)\" is not a number")
+                }
+            } else if let responseType = step.responseType, responseType.isChoice {
+                if !choiceValues.contains(destination.condition) {
+                    problem("\(at)/condition", "\"\(destination.condition)\" is not a choice value of \(step.key)")
+                }
+            } else {
+                problem("\(at)/condition", "only choice and numeric questions branch on their answer")
+            }
+        }
+    }
+
+    /// The values a choice question can answer with.
+    static func choiceValues(of step: ActivityStep) -> [String] {
+        switch step.format {
+        case .choice(let format)?: return (format.textChoices ?? []).compactMap { $0.value ?? $0.text?.text(for: nil) }
+        case .imageChoice(let format)?: return (format.imageChoices ?? []).compactMap(\.value)
+        default: return step.responseType == .boolean ? ["true", "false"] : []
+        }
+    }
+}
+
+/// Where an anchor points must exist and hold a date.
+enum AnchorCheck {
+    static func run(_ anchor: Anchor, in document: StudyDocument, at pointer: String, into problems: inout [ValidationProblem]) {
+        func problem(_ at: String, _ message: String) { problems.append(ValidationProblem(pointer: at, message: message)) }
+        switch anchor.source {
+        case .enrollmentDate:
+            break
+        case .activityResponse:
+            guard let activityId = anchor.activityId,
+                let activity = document.activities.first(where: { $0.activityId == activityId })
+            else {
+                problem("\(pointer)/activityId", "must name an activity of this study")
+                return
+            }
+            guard let key = anchor.key, let question = activity.question(key: key, formKey: anchor.formKey) else {
+                problem("\(pointer)/key", "must name a question of \(activityId)")
+                return
+            }
+            if question.responseType != .date {
+                problem("\(pointer)/key", "an anchor must be a date question; \"\(key)\" is \(question.resultType)")
+            }
+        case .participantProperty:
+            guard let key = anchor.propertyKey,
+                let property = document.participantProperties.first(where: { $0.key == key })
+            else {
+                problem("\(pointer)/propertyKey", "must name a participant property of this study")
+                return
+            }
+            if property.dataType != .date || property.useAsAnchor != true {
+                problem("\(pointer)/propertyKey", "\"\(key)\" is not a date property marked useAsAnchor")
+            }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+/// The checks of an activity's schedule.
+struct ScheduleChecks {
+    let document: StudyDocument
+    let activity: StudyActivity
+    let pointer: String
+
+    func run(_ problem: (String, String) -> Void) {
+        let schedule = activity.schedule
+        if let time = schedule.time, LocalTimes.time(time) == nil { problem("\(pointer)/time", "\"\(time)\" is not a time HH:mm") }
+        if let anchor = schedule.anchor {
+            var anchorProblems: [ValidationProblem] = []
+            AnchorCheck.run(anchor, in: document, at: "\(pointer)/anchor", into: &anchorProblems)
+            for found in anchorProblems { problem(found.pointer, found.message) }
+            if anchor.source == .activityResponse, anchor.activityId == activity.activityId {
+                problem("\(pointer)/anchor/activityId", "an activity cannot be anchored to its own answers")
+            }
+            checkRelative(schedule, problem)
+        } else {
+            checkAbsolute(schedule, problem)
+        }
+    }
+
+    private func checkAbsolute(_ schedule: Schedule, _ problem: (String, String) -> Void) {
+        let start = schedule.startDate.flatMap(LocalTimes.sortableDate)
+        let end = schedule.endDate.flatMap(LocalTimes.sortableDate)
+        if let text = schedule.startDate, start == nil { problem("\(pointer)/startDate", "\"\(text)\" is not a date yyyy-MM-dd") }
+        if let text = schedule.endDate, end == nil { problem("\(pointer)/endDate", "\"\(text)\" is not a date yyyy-MM-dd") }
+        if let start, let end, end < start { problem("\(pointer)/endDate", "is before the start date") }
+
+        switch schedule.frequency {
+        case .oneTime:
+            if schedule.startDate == nil, schedule.launchWithStudy != true {
+                problem("\(pointer)/startDate", "a one-time activity needs a start date, or launchWithStudy")
+            }
+            if schedule.endDate == nil, schedule.studyLifetime != true {
+                problem("\(pointer)/endDate", "a one-time activity needs an end date, or studyLifetime")
+            }
+        case .daily:
+            requireDates(schedule, problem)
+            let times = schedule.dailyTimes ?? []
+            if times.isEmpty { problem("\(pointer)/dailyTimes", "a daily activity needs at least one time") }
+            var previous = -1
+            for (index, time) in times.enumerated() {
+                guard let seconds = LocalTimes.time(time) else {
+                    problem("\(pointer)/dailyTimes/\(index)", "\"\(time)\" is not a time HH:mm")
+                    continue
+                }
+                if seconds <= previous { problem("\(pointer)/dailyTimes/\(index)", "times must be in increasing order") }
+                previous = seconds
+            }
+        case .weekly, .monthly:
+            if schedule.startDate == nil { problem("\(pointer)/startDate", "is required") }
+            if schedule.time == nil { problem("\(pointer)/time", "is required") }
+            if schedule.endDate == nil, (schedule.repeatCount ?? 0) < 1 {
+                problem("\(pointer)/repeatCount", "needs a repeat count of at least 1, or an end date")
+            }
+        case .manual:
+            let runs = schedule.runs ?? []
+            if runs.isEmpty { problem("\(pointer)/runs", "a manually scheduled activity needs at least one run") }
+            for (index, run) in runs.enumerated() {
+                let runStart = LocalTimes.dateTime(run.start)
+                let runEnd = LocalTimes.dateTime(run.end)
+                if runStart == nil { problem("\(pointer)/runs/\(index)/start", "\"\(run.start)\" is not a date-time yyyy-MM-ddTHH:mm") }
+                if runEnd == nil { problem("\(pointer)/runs/\(index)/end", "\"\(run.end)\" is not a date-time yyyy-MM-ddTHH:mm") }
+                if let runStart, let runEnd, runEnd <= runStart {
+                    problem("\(pointer)/runs/\(index)/end", "the run ends before it starts")
+                }
+            }
+        case .ongoing:
+            break
+        }
+    }
+
+    private func checkRelative(_ schedule: Schedule, _ problem: (String, String) -> Void) {
+        switch schedule.frequency {
+        case .manual:
+            let runs = schedule.anchorRuns ?? []
+            if runs.isEmpty { problem("\(pointer)/anchorRuns", "a manually scheduled activity needs at least one run") }
+            for (index, run) in runs.enumerated() {
+                if run.endDays < run.startDays {
+                    problem("\(pointer)/anchorRuns/\(index)/endDays", "the run ends before it starts")
+                }
+                if let time = run.time, LocalTimes.time(time) == nil {
+                    problem("\(pointer)/anchorRuns/\(index)/time", "\"\(time)\" is not a time HH:mm")
+                }
+            }
+        case .ongoing:
+            break
+        case .oneTime, .daily, .weekly, .monthly:
+            if schedule.startDays == nil { problem("\(pointer)/startDays", "an anchor-relative schedule needs startDays") }
+            if let start = schedule.startDays, let end = schedule.endDays, end < start {
+                problem("\(pointer)/endDays", "ends before it starts (endDays \(end) < startDays \(start))")
+            }
+            if schedule.frequency == .daily, (schedule.dailyTimes ?? []).isEmpty {
+                problem("\(pointer)/dailyTimes", "a daily activity needs at least one time")
+            }
+            if schedule.frequency == .weekly, !(1...7).contains(schedule.dayOfWeek ?? 0) {
+                problem("\(pointer)/dayOfWeek", "an anchor-relative weekly schedule needs dayOfWeek 1 (Sunday) to 7")
+            }
+            if schedule.frequency == .monthly, !(1...31).contains(schedule.dateOfMonth ?? 0) {
+                problem("\(pointer)/dateOfMonth", "an anchor-relative monthly schedule needs dateOfMonth 1 to 31")
+            }
+        }
+    }
+
+    private func requireDates(_ schedule: Schedule, _ problem: (String, String) -> Void) {
+        if schedule.startDate == nil { problem("\(pointer)/startDate", "is required") }
+        if schedule.endDate == nil { problem("\(pointer)/endDate", "is required") }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import StudyModels
+import Testing
+
+/// Study documents: the documented example is valid, and every rule reports a JSON Pointer.
+@Suite struct StudyValidatorTests {
+    /// `docs/examples/complete-study.json`, the example of the researcher's guide.
+    static func example() throws -> StudyDocument {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/examples/complete-study.json")
+        return try JSONDecoder().decode(StudyDocument.self, from: Data(contentsOf: url))
+    }
+
+    /// Validates `document` after `change` and returns the problems.
+    func problems(_ change: (inout StudyDocument) -> Void) throws -> [ValidationProblem] {
+        var document = try Self.example()
+        change(&document)
+        return StudyValidator.validate(document)
+    }
+
+    func expectProblem(
+        _ problems: [ValidationProblem], at pointer: String, containing text: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let match = problems.first { $0.pointer == pointer }
+        #expect(match != nil, "no problem at \(pointer); got \(problems)", sourceLocation: sourceLocation)
+        #expect(match?.message.contains(text) == true, "\(match?.message ?? "-")", sourceLocation: sourceLocation)
+    }
+
+    @Test func theDocumentedExampleIsValidAndCoversEverything() throws {
+        let document = try Self.example()
+        #expect(StudyValidator.validate(document) == [])
+        let responseTypes = Set(document.activities.flatMap { activity in
+            activity.steps.flatMap { [$0] + ($0.steps ?? []) }.compactMap(\.responseType)
+        })
+        #expect(responseTypes == Set(ResponseType.allCases))
+        #expect(Set(document.activities.map(\.schedule.frequency)) == Set(Schedule.Frequency.allCases))
+        let anchors = Set(document.activities.compactMap { $0.schedule.anchor?.source.rawValue })
+        #expect(anchors == ["enrollmentDate", "activityResponse", "participantProperty"])
+    }
+
+    @Test func theDocumentRoundTripsThroughJSON() throws {
+        let document = try Self.example()
+        let again = try JSONDecoder().decode(StudyDocument.self, from: JSONEncoder().encode(document))
+        #expect(again == document)
+    }
+
+    @Test func duplicateStepKeys() throws {
+        let found = try problems { $0.activities[0].steps[2].key = "sleepQuality" }
+        expectProblem(found, at: "/activities/0/steps/2/key", containing: "duplicate step key \"sleepQuality\"")
+        let inForm = try problems { $0.activities[0].steps[16].steps?[1].key = "symptom" }
+        expectProblem(inForm, at: "/activities/0/steps/16/steps/1/key", containing: "duplicate step key")
+    }
+
+    @Test func destinationToAnUnknownStep() throws {
+        let found = try problems { $0.activities[0].steps[6].destinations?[0].destination = "nowhere" }
+        expectProblem(found, at: "/activities/0/steps/6/destinations/0/destination", containing: "\"nowhere\" is not a step")
+    }
+
+    @Test func branchingConditionThatIsNotAChoice() throws {
+        let found = try problems { $0.activities[0].steps[6].destinations?[0].condition = "maybe" }
+        expectProblem(found, at: "/activities/0/steps/6/destinations/0/condition", containing: "not a choice value")
+    }
+
+    @Test func repeatedChoiceValue() throws {
+        let found = try problems { document in
+            guard case .choice(var format)? = document.activities[0].steps[3].format else { return }
+            format.textChoices?[2].value = "low"
+            document.activities[0].steps[3].format = .choice(format)
+        }
+        expectProblem(found, at: "/activities/0/steps/3/format/textChoices/2/value", containing: "\"low\" is repeated")
+    }
+
+    @Test func chartOnANonNumericQuestion() throws {
+        let found = try problems { $0.dashboard.charts[0].dataSource.key = "notes" }
+        expectProblem(found, at: "/dashboard/charts/0/dataSource/key", containing: "needs a numeric question; \"notes\" is text")
+        let statistic = try problems { $0.dashboard.statistics[1].dataSource.key = "kicks" }
+        expectProblem(statistic, at: "/dashboard/statistics/1/dataSource/key", containing: "numeric result of fetalKickCounter")
+    }
+
+    @Test func anchorOnANonDateQuestion() throws {
+        let found = try problems { $0.activities[3].schedule.anchor?.key = "nonexistent" }
+        expectProblem(found, at: "/activities/3/schedule/anchor/key", containing: "must name a question of baseline")
+        let notADate = try problems { document in
+            document.activities[2].steps[0] = ActivityStep(type: .question, resultType: "boolean", key: "diagnosisDate")
+        }
+        expectProblem(notADate, at: "/activities/3/schedule/anchor/key", containing: "an anchor must be a date question")
+    }
+
+    @Test func scheduleRunThatEndsBeforeItStarts() throws {
+        let found = try problems { $0.activities[5].schedule.runs?[1].end = "2027-02-28T08:00" }
+        expectProblem(found, at: "/activities/5/schedule/runs/1/end", containing: "the run ends before it starts")
+        let relative = try problems { $0.activities[6].schedule.anchorRuns?[0].endDays = -2 }
+        expectProblem(relative, at: "/activities/6/schedule/anchorRuns/0/endDays", containing: "ends before it starts")
+        let window = try problems { $0.activities[0].schedule.endDate = "2026-12-31" }
+        expectProblem(window, at: "/activities/0/schedule/endDate", containing: "before the start date")
+    }
+
+    @Test func reportsEveryProblemAtOnce() throws {
+        let found = try problems { document in
+            document.timeZone = "Mars/Olympus"
+            document.activities[1].activityId = "daily"
+            document.activities[0].schedule.dailyTimes = ["20:00", "08:00"]
+            document.consent.comprehension?.questions[0].correctAnswers = ["perhaps"]
+            document.notifications[2].activityId = "missing"
+            document.name = LocalizedText(translations: ["es": "Duerma Bien"])
+            document.tagline = LocalizedText(translations: ["en": "Sleep", "fr": "Sommeil"])
+        }
+        expectProblem(found, at: "/timeZone", containing: "is not an IANA time zone")
+        expectProblem(found, at: "/activities/1/activityId", containing: "used more than once")
+        expectProblem(found, at: "/activities/0/schedule/dailyTimes/1", containing: "increasing order")
+        expectProblem(found, at: "/consent/comprehension/questions/0/correctAnswers/0", containing: "not the value of a choice")
+        expectProblem(found, at: "/notifications/2/activityId", containing: "must name an activity")
+        expectProblem(found, at: "/name", containing: "needs an English")
+        #expect(found.count >= 6)
+    }
+
+    @Test func eligibilityAndAnchorsNeedWhatTheyUse() throws {
+        let noQuestions = try problems { $0.eligibility.questions = [] }
+        expectProblem(noQuestions, at: "/eligibility/questions", containing: "needs at least one question")
+        let property = try problems { $0.participantProperties[0].dataType = .string }
+        expectProblem(property, at: "/participantProperties/0/useAsAnchor", containing: "only a date property")
+        expectProblem(property, at: "/activities/6/schedule/anchor/propertyKey", containing: "is not a date property")
+    }
+
+    @Test func taskActivitiesHoldOneTaskStep() throws {
+        let found = try problems { $0.activities[8].steps.append(ActivityStep(type: .question, resultType: "boolean", key: "extra")) }
+        expectProblem(found, at: "/activities/8/steps", containing: "exactly one step, of type task")
+    }
+
+    @Test func identifiersAreChecked() throws {
+        let found = try problems { $0.studyId = "bad id/../x" }
+        expectProblem(found, at: "/studyId", containing: "letters, digits")
+    }
+}
