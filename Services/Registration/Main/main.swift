@@ -1,4 +1,4 @@
 import ServiceKit
 import RegistrationService
 
-await ServiceMain.run(descriptor: RegistrationService.descriptor, build: RegistrationService.buildApplication(settings:logger:))
+await ServiceMain.run(descriptor: RegistrationService.descriptor, build: RegistrationService.buildApplication(reader:settings:logger:))

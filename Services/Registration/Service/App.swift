@@ -13,12 +13,14 @@ public enum RegistrationService {
     )
 
     /// Builds the application from parsed settings (what `main` does).
-    public static func buildApplication(settings: ServiceSettings, logger: Logger) throws -> ServiceApplication {
+    public static func buildApplication(
+        reader: ConfigReader, settings: ServiceSettings, logger: Logger
+    ) throws -> ServiceApplication {
         try buildServiceApplication(descriptor: descriptor, settings: settings, logger: logger)
     }
 
     /// Builds the application from a configuration reader (what tests do).
     public static func buildApplication(reader: ConfigReader, logger: Logger) throws -> ServiceApplication {
-        try buildApplication(settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger)
+        try buildApplication(reader: reader, settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger)
     }
 }

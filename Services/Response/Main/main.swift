@@ -1,4 +1,4 @@
 import ServiceKit
 import ResponseService
 
-await ServiceMain.run(descriptor: ResponseService.descriptor, build: ResponseService.buildApplication(settings:logger:))
+await ServiceMain.run(descriptor: ResponseService.descriptor, build: ResponseService.buildApplication(reader:settings:logger:))

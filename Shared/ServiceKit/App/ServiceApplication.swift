@@ -16,6 +16,7 @@ public struct ServiceEnvironment: Sendable {
     public let postgres: PostgresClient
     public let internalClient: InternalClient
     public let metrics: ServiceMetrics
+    public let audit: AuditLog
     public let logger: Logger
 }
 
@@ -34,6 +35,7 @@ public struct ServiceRoutes {
 /// - Parameters:
 ///   - errorFormat: which error format a request path uses (admin JSON by default).
 ///   - addRoutes: mounts the service's routes; returns extra background services (jobs).
+///   - afterMigrations: start-up work that needs the schema, run once migrations are applied.
 ///   - onServerRunning: called once the server listens (tests read the bound port from it).
 public func buildServiceApplication(
     descriptor: ServiceDescriptor,
@@ -41,6 +43,7 @@ public func buildServiceApplication(
     logger baseLogger: Logger,
     errorFormat: @escaping @Sendable (_ path: String) -> ErrorFormat = { _ in .admin },
     addRoutes: (ServiceRoutes, ServiceEnvironment) throws -> [any Service] = { _, _ in [] },
+    afterMigrations: @escaping @Sendable (ServiceEnvironment) async throws -> Void = { _ in },
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) throws -> ServiceApplication {
     var logger = baseLogger
@@ -52,7 +55,8 @@ public func buildServiceApplication(
         configuration: settings.database.clientConfiguration(applicationName: applicationName),
         backgroundLogger: logger)
     let migrator = try Migrator(client: postgres, migrations: descriptor.allMigrations, logger: logger)
-    let readiness = ReadinessProbe(service: descriptor.name, migrator: migrator, logger: logger)
+    let startup = StartupState()
+    let readiness = ReadinessProbe(service: descriptor.name, migrator: migrator, startup: startup, logger: logger)
     let nonces = NonceStore(client: postgres, logger: logger)
     let metrics = ServiceMetrics(service: descriptor.name)
     let poolGauges = PoolGaugeReader(
@@ -61,7 +65,7 @@ public func buildServiceApplication(
     let environment = ServiceEnvironment(
         descriptor: descriptor, settings: settings, postgres: postgres,
         internalClient: InternalClient(keys: settings.internalKeys, peers: settings.peers),
-        metrics: metrics, logger: logger)
+        metrics: metrics, audit: AuditLog(client: postgres, logger: logger), logger: logger)
 
     let router = Router(context: ServiceRequestContext.self)
     router.addMiddleware {
@@ -100,7 +104,11 @@ public func buildServiceApplication(
     }
     // The pool comes first so that, shutting down in reverse order, it closes last.
     let services: [any Service] =
-        [postgres, MigrationService(migrator: migrator, logger: logger), nonceCleanup] + serviceJobs
+        [
+            postgres,
+            MigrationService(migrator: migrator, logger: logger, state: startup) { try await afterMigrations(environment) },
+            nonceCleanup,
+        ] + serviceJobs
     return Application(
         router: router,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),

@@ -10,7 +10,7 @@ public enum ServiceMain {
     /// the process with one line naming it; so does a fatal start-up error.
     public static func run(
         descriptor: ServiceDescriptor,
-        build: (ServiceSettings, Logger) throws -> ServiceApplication
+        build: (ConfigReader, ServiceSettings, Logger) throws -> ServiceApplication
     ) async -> Never {
         let reader = ConfigReader(providers: [CommandLineArgumentsProvider(), EnvironmentVariablesProvider()])
         let settings: ServiceSettings
@@ -21,8 +21,15 @@ public enum ServiceMain {
         }
         LoggingSetup.bootstrap(format: settings.logFormat, level: settings.logLevel.level)
         let logger = Logger(label: "studystack.\(descriptor.name.rawValue)")
+        let app: ServiceApplication
         do {
-            let app = try build(settings, logger)
+            app = try build(reader, settings, logger)
+        } catch let error as ConfigurationError {
+            fail("\(descriptor.name.rawValue): \(error)", exitCode: 78)
+        } catch {
+            fail("\(descriptor.name.rawValue): fatal: \(error)", exitCode: 1)
+        }
+        do {
             logger.info(
                 "starting", metadata: ["address": "\(settings.host):\(settings.port)", "database": "\(settings.database.database)"])
             try await app.runService()

@@ -48,6 +48,23 @@ public enum ServiceKitMigrations {
                 """,
                 "CREATE INDEX internal_request_nonces_expires_at ON internal_request_nonces (expires_at)",
             ]
-        )
+        ),
+        Migration(
+            component: "servicekit", version: 2, name: "audit_events",
+            statements: [
+                """
+                CREATE TABLE audit_events (
+                    id bigserial PRIMARY KEY,
+                    at timestamptz NOT NULL DEFAULT now(),
+                    actor text NOT NULL,
+                    action text NOT NULL,
+                    study_id text,
+                    study_version integer,
+                    details jsonb NOT NULL DEFAULT '{}'
+                )
+                """,
+                "CREATE INDEX audit_events_study ON audit_events (study_id, id DESC)",
+            ]
+        ),
     ]
 }

@@ -1,6 +1,18 @@
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
+
+/// Whether the start-up work (migrations and what follows them) has finished in this process.
+public final class StartupState: Sendable {
+    private let finished = Atomic<Bool>(false)
+
+    public init() {}
+
+    public var isFinished: Bool { finished.load(ordering: .acquiring) }
+
+    func markFinished() { finished.store(true, ordering: .releasing) }
+}
 
 /// Runs the migrations when the process starts, retrying while the database is unreachable.
 ///
@@ -9,10 +21,19 @@ import ServiceLifecycle
 public struct MigrationService: Service {
     let migrator: Migrator
     let logger: Logger
+    /// Start-up work that needs the schema (for example creating the first admin); retried with
+    /// the migrations while the database is unreachable.
+    let afterMigrations: @Sendable () async throws -> Void
+    let state: StartupState
 
-    public init(migrator: Migrator, logger: Logger) {
+    public init(
+        migrator: Migrator, logger: Logger, state: StartupState = StartupState(),
+        afterMigrations: @escaping @Sendable () async throws -> Void = {}
+    ) {
         self.migrator = migrator
         self.logger = logger
+        self.state = state
+        self.afterMigrations = afterMigrations
     }
 
     public func run() async throws {
@@ -21,6 +42,8 @@ public struct MigrationService: Service {
             do {
                 let applied = try await migrator.migrate()
                 logger.info("schema up to date", metadata: ["applied_now": "\(applied.count)"])
+                try await afterMigrations()
+                state.markFinished()
                 break
             } catch let error as MigrationError {
                 logger.critical("\(error.message)")

@@ -8,16 +8,24 @@ public struct ReadinessProbe: Sendable {
     let service: ServiceName
     let migrator: Migrator
     let timeout: Duration
+    let startup: StartupState?
     let logger: Logger
 
-    public init(service: ServiceName, migrator: Migrator, timeout: Duration = .seconds(2), logger: Logger) {
+    public init(
+        service: ServiceName, migrator: Migrator, startup: StartupState? = nil, timeout: Duration = .seconds(2),
+        logger: Logger
+    ) {
         self.service = service
         self.migrator = migrator
+        self.startup = startup
         self.timeout = timeout
         self.logger = logger
     }
 
     public func check() async -> ReadinessReport {
+        if let startup, !startup.isFinished {
+            return ReadinessReport(ready: false, service: service.rawValue, reason: "starting up: applying migrations")
+        }
         do {
             let pending = try await withDeadline(timeout) { try await migrator.pending() }
             guard pending.isEmpty else {
