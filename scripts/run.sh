@@ -44,7 +44,7 @@ REGISTRATION_INTERNAL_KEY=$(key)
 RESPONSE_INTERNAL_KEY=$(key)
 STUDYSTACK_ENCRYPTION_KEY=$(key)
 STUDYSTACK_ADMIN_EMAIL=admin@studystack.local
-STUDYSTACK_ADMIN_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -d '\n/+=' | cut -c1-20)
+STUDYSTACK_ADMIN_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -d '\n/+=' | cut -c1-16)-Aa1
 SECRETS
     umask 022
 fi
@@ -96,6 +96,12 @@ signing_key() {
     esac
 }
 running() { [ -f "$data/run/$1.pid" ] && kill -0 "$(cat "$data/run/$1.pid")" 2>/dev/null; }
+# Settings only one service reads: study-metadata creates the first super-admin.
+service_env() {
+    case "$1" in
+    study-metadata) echo "STUDYSTACK_ADMIN_EMAIL=$STUDYSTACK_ADMIN_EMAIL STUDYSTACK_ADMIN_PASSWORD=$STUDYSTACK_ADMIN_PASSWORD" ;;
+    esac
+}
 
 for svc in "${services[@]}"; do
     if running "$svc"; then
@@ -108,6 +114,7 @@ for svc in "${services[@]}"; do
         INTERNAL_SIGNING_KEY="$(signing_key "$svc")" \
         INTERNAL_CALLER_KEYS="$caller_keys" \
         LOG_FORMAT="${LOG_FORMAT:-json}" \
+        $(service_env "$svc") \
         setsid nohup "$bindir/$svc" >>"$data/logs/$svc.log" 2>&1 </dev/null &
     echo $! >"$data/run/$svc.pid"
 done

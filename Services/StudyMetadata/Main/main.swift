@@ -1,4 +1,4 @@
 import ServiceKit
 import StudyMetadataService
 
-await ServiceMain.run(descriptor: StudyMetadataService.descriptor, build: StudyMetadataService.buildApplication(settings:logger:))
+await ServiceMain.run(descriptor: StudyMetadataService.descriptor, build: StudyMetadataService.buildApplication(reader:settings:logger:))

@@ -13,12 +13,36 @@ public enum StudyMetadataService {
     )
 
     /// Builds the application from parsed settings (what `main` does).
-    public static func buildApplication(settings: ServiceSettings, logger: Logger) throws -> ServiceApplication {
-        try buildServiceApplication(descriptor: descriptor, settings: settings, logger: logger)
+    public static func buildApplication(
+        reader: ConfigReader, settings: ServiceSettings, logger: Logger
+    ) throws -> ServiceApplication {
+        let adminSettings = try AdminSettings(reader: reader)
+        let hasher = PasswordHasher()
+        return try buildServiceApplication(
+            descriptor: descriptor, settings: settings, logger: logger,
+            errorFormat: { path in path.hasPrefix("/StudyMetaData/") ? .statusMessage : .admin },
+            addRoutes: { routes, environment in
+                let store = AdminStore(client: environment.postgres, logger: environment.logger)
+                let authenticator = AdminAuthenticator(store: store)
+                AdminSessionRoutes(
+                    store: store, authenticator: authenticator, hasher: hasher, audit: environment.audit,
+                    settings: adminSettings
+                ).add(to: routes.router)
+                AdminAccountRoutes(
+                    store: store, authenticator: authenticator, audit: environment.audit, settings: adminSettings
+                ).add(to: routes.router)
+                return []
+            },
+            afterMigrations: { environment in
+                try await AdminBootstrap(
+                    store: AdminStore(client: environment.postgres, logger: environment.logger), hasher: hasher,
+                    audit: environment.audit, settings: adminSettings, logger: environment.logger
+                ).run()
+            })
     }
 
     /// Builds the application from a configuration reader (what tests do).
     public static func buildApplication(reader: ConfigReader, logger: Logger) throws -> ServiceApplication {
-        try buildApplication(settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger)
+        try buildApplication(reader: reader, settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger)
     }
 }

@@ -1,0 +1,111 @@
+import Foundation
+import Hummingbird
+import ServiceKit
+import StudyModels
+
+/// Super-admins invite admins; super-admins and study admins grant per-study roles;
+/// super-admins read the audit log.
+struct AdminAccountRoutes {
+    struct InviteRequest: Decodable {
+        var email: String
+        var role: AdminRole?
+    }
+
+    struct Invited: ResponseEncodable {
+        struct Invitation: Encodable {
+            /// Shown once: the invitee sends it to `POST /admin/v1/invitations/accept`.
+            var token: String
+            var expiresAt: Date
+        }
+
+        var id: UUID
+        var email: String
+        var role: AdminRole
+        var invitation: Invitation
+    }
+
+    struct AdminList: ResponseEncodable {
+        var admins: [AdminStore.Summary]
+    }
+
+    struct GrantRequest: Decodable {
+        var role: StudyRole
+    }
+
+    struct Granted: ResponseEncodable {
+        var adminId: UUID
+        var studyId: String
+        var role: StudyRole
+    }
+
+    struct AuditList: ResponseEncodable {
+        var events: [AuditLog.Event]
+    }
+
+    let store: AdminStore
+    let authenticator: AdminAuthenticator
+    let audit: AuditLog
+    let settings: AdminSettings
+
+    func add(to router: Router<ServiceRequestContext>) {
+        router.post("/admin/v1/admins", use: invite)
+        router.get("/admin/v1/admins", use: list)
+        router.put("/admin/v1/studies/:studyId/roles/:adminId", use: grant)
+        router.delete("/admin/v1/studies/:studyId/roles/:adminId", use: revoke)
+        router.get("/admin/v1/audit", use: auditEvents)
+    }
+
+    @Sendable func invite(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Invited> {
+        let admin = try await authenticator.requireSuperAdmin(request)
+        let body = try await JSONBody.decode(InviteRequest.self, from: request, context: context)
+        guard EmailAddress.isPlausible(body.email) else { throw APIError.badRequest("not an e-mail address", field: "email") }
+        let role = body.role ?? .admin
+        guard let id = try await store.createAdmin(email: body.email, role: role, passwordHash: nil) else {
+            throw APIError.conflict("an admin with this e-mail already exists")
+        }
+        let token = SecureToken.generate()
+        let expiresAt = Date().addingTimeInterval(TimeInterval(settings.invitationDuration.components.seconds))
+        try await store.createInvitation(adminId: id, tokenHash: SecureToken.hash(token), expiresAt: expiresAt)
+        try await audit.record(actor: admin.email, action: "admin.invited", details: ["email": body.email, "role": role.rawValue])
+        return EditedResponse(
+            status: .created,
+            response: Invited(id: id, email: body.email, role: role, invitation: .init(token: token, expiresAt: expiresAt)))
+    }
+
+    @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> AdminList {
+        _ = try await authenticator.requireSuperAdmin(request)
+        return AdminList(admins: try await store.list())
+    }
+
+    @Sendable func grant(_ request: Request, context: ServiceRequestContext) async throws -> Granted {
+        let studyId = try context.parameters.require("studyId")
+        let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
+        let adminId = try context.parameters.require("adminId", as: UUID.self)
+        let body = try await JSONBody.decode(GrantRequest.self, from: request, context: context)
+        guard try await store.exists(adminId: adminId) else { throw APIError.notFound("no admin \(adminId)") }
+        try await store.grant(adminId: adminId, studyId: studyId, role: body.role)
+        try await audit.record(
+            actor: admin.email, action: "study.role_granted", studyId: studyId,
+            details: ["adminId": adminId.uuidString, "role": body.role.rawValue])
+        return Granted(adminId: adminId, studyId: studyId, role: body.role)
+    }
+
+    @Sendable func revoke(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
+        let studyId = try context.parameters.require("studyId")
+        let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
+        let adminId = try context.parameters.require("adminId", as: UUID.self)
+        guard try await store.revoke(adminId: adminId, studyId: studyId) else {
+            throw APIError.notFound("admin \(adminId) has no role on \(studyId)")
+        }
+        try await audit.record(
+            actor: admin.email, action: "study.role_revoked", studyId: studyId, details: ["adminId": adminId.uuidString])
+        return .noContent
+    }
+
+    @Sendable func auditEvents(_ request: Request, context: ServiceRequestContext) async throws -> AuditList {
+        _ = try await authenticator.requireSuperAdmin(request)
+        let studyId = request.uri.queryParameters["studyId"].map(String.init)
+        let limit = request.uri.queryParameters["limit"].flatMap { Int($0) } ?? 100
+        return AuditList(events: try await audit.list(studyId: studyId, limit: limit))
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import StudyModels
+import Hummingbird
+import ServiceKit
+
+/// `POST /admin/v1/login`, `POST /admin/v1/logout`, `GET /admin/v1/me`,
+/// `POST /admin/v1/invitations/accept`.
+struct AdminSessionRoutes {
+    struct LoginRequest: Decodable {
+        var email: String
+        var password: String
+    }
+
+    struct LoginResponse: ResponseEncodable {
+        var token: String
+        var expiresAt: Date
+        var admin: Me
+    }
+
+    struct Me: ResponseEncodable {
+        var id: UUID
+        var email: String
+        var role: AdminRole
+        var studyRoles: [String: StudyRole]
+    }
+
+    struct AcceptRequest: Decodable {
+        var token: String
+        var password: String
+    }
+
+    struct Accepted: ResponseEncodable {
+        var email: String
+    }
+
+    let store: AdminStore
+    let authenticator: AdminAuthenticator
+    let hasher: PasswordHasher
+    let audit: AuditLog
+    let settings: AdminSettings
+
+    func add(to router: Router<ServiceRequestContext>) {
+        router.post("/admin/v1/login", use: login)
+        router.post("/admin/v1/logout", use: logout)
+        router.get("/admin/v1/me", use: me)
+        router.post("/admin/v1/invitations/accept", use: acceptInvitation)
+    }
+
+    @Sendable func login(_ request: Request, context: ServiceRequestContext) async throws -> LoginResponse {
+        let body = try await JSONBody.decode(LoginRequest.self, from: request, context: context)
+        let refused = APIError.unauthenticated("e-mail or password is wrong")
+        guard let account = try await store.account(email: body.email), !account.disabled,
+            let hash = account.passwordHash
+        else {
+            _ = try await hasher.verify(body.password, hash: PasswordHasher.decoyHash)
+            try await audit.record(actor: body.email, action: "admin.login_failed", details: ["reason": "unknown account"])
+            throw refused
+        }
+        if let lockedUntil = account.lockedUntil, lockedUntil > Date() {
+            try await audit.record(actor: account.email, action: "admin.login_refused", details: ["reason": "locked"])
+            throw APIError(.forbidden, code: "locked", message: "too many failed logins; try again after \(lockedUntil.formatted(.iso8601))")
+        }
+        guard try await hasher.verify(body.password, hash: hash) else {
+            let lockedUntil = try await store.recordFailedLogin(adminId: account.id)
+            try await audit.record(
+                actor: account.email, action: "admin.login_failed",
+                details: lockedUntil.map { ["reason": "wrong password", "lockedUntil": $0.formatted(.iso8601)] }
+                    ?? ["reason": "wrong password"])
+            throw refused
+        }
+        let token = SecureToken.generate()
+        let expiresAt = Date().addingTimeInterval(TimeInterval(settings.sessionDuration.components.seconds))
+        try await store.startSession(adminId: account.id, tokenHash: SecureToken.hash(token), expiresAt: expiresAt)
+        try await audit.record(actor: account.email, action: "admin.login")
+        let roles = try await store.studyRoles(adminId: account.id)
+        return LoginResponse(
+            token: token, expiresAt: expiresAt,
+            admin: Me(id: account.id, email: account.email, role: account.role, studyRoles: roles))
+    }
+
+    @Sendable func logout(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
+        let admin = try await authenticator.authenticate(request)
+        try await store.revokeSession(tokenHash: admin.tokenHash)
+        try await audit.record(actor: admin.email, action: "admin.logout")
+        return .noContent
+    }
+
+    @Sendable func me(_ request: Request, context: ServiceRequestContext) async throws -> Me {
+        let admin = try await authenticator.authenticate(request)
+        return Me(id: admin.id, email: admin.email, role: admin.role, studyRoles: admin.studyRoles)
+    }
+
+    @Sendable func acceptInvitation(_ request: Request, context: ServiceRequestContext) async throws -> Accepted {
+        let body = try await JSONBody.decode(AcceptRequest.self, from: request, context: context)
+        if let problem = PasswordPolicy.problem(with: body.password) {
+            throw APIError.badRequest(problem, field: "password")
+        }
+        let hash = try await hasher.hash(body.password)
+        guard let email = try await store.acceptInvitation(tokenHash: SecureToken.hash(body.token), passwordHash: hash) else {
+            throw APIError(.gone, code: "invitation_invalid", message: "the invitation is unknown, already used or expired")
+        }
+        try await audit.record(actor: email, action: "admin.invitation_accepted")
+        return Accepted(email: email)
+    }
+}
