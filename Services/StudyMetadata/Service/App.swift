@@ -31,6 +31,12 @@ public enum StudyMetadataService {
                 AdminAccountRoutes(
                     store: store, authenticator: authenticator, audit: environment.audit, settings: adminSettings
                 ).add(to: routes.router)
+                let apps = AppStore(client: environment.postgres, logger: environment.logger)
+                AppRoutes(store: apps, authenticator: authenticator, audit: environment.audit).add(to: routes.router)
+                StudyDraftRoutes(
+                    studies: StudyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger),
+                    apps: apps, authenticator: authenticator
+                ).add(to: routes.router)
                 return []
             },
             afterMigrations: { environment in

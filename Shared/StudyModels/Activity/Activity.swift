@@ -108,22 +108,8 @@ public enum ActivityImport {
     }
 
     static func describe(_ error: DecodingError) -> ParseError {
-        switch error {
-        case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            let detail = (context.underlyingError.map { "\($0)" } ?? context.debugDescription)
-            return ParseError(pointer: "", message: "activity is not valid JSON: \(detail)")
-        case .dataCorrupted(let context):
-            return ParseError(pointer: JSONPointer.from(context.codingPath), message: context.debugDescription)
-        case .keyNotFound(let key, let context):
-            return ParseError(pointer: JSONPointer.from(context.codingPath + [key]), message: "is required")
-        case .typeMismatch(let type, let context):
-            return ParseError(pointer: JSONPointer.from(context.codingPath), message: "must be \(JSONPointer.describe(type))")
-        case .valueNotFound(let type, let context):
-            return ParseError(
-                pointer: JSONPointer.from(context.codingPath), message: "must be \(JSONPointer.describe(type)), not null")
-        @unknown default:
-            return ParseError(pointer: "", message: "activity could not be read")
-        }
+        let problem = JSONPointer.problem(for: error, document: "activity")
+        return ParseError(pointer: problem.pointer, message: problem.message)
     }
 }
 
@@ -137,6 +123,26 @@ public enum JSONPointer {
     /// Escapes `~` and `/` in one reference token.
     public static func escape(_ token: String) -> String {
         token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+    }
+
+    /// The problem a decoding error describes, located by JSON Pointer; `document` names what
+    /// was being read ("activity", "study document") for syntax errors.
+    public static func problem(for error: DecodingError, document: String) -> ValidationProblem {
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            let detail = (context.underlyingError.map { "\($0)" } ?? context.debugDescription)
+            return ValidationProblem(pointer: "", message: "\(document) is not valid JSON: \(detail)")
+        case .dataCorrupted(let context):
+            return ValidationProblem(pointer: from(context.codingPath), message: context.debugDescription)
+        case .keyNotFound(let key, let context):
+            return ValidationProblem(pointer: from(context.codingPath + [key]), message: "is required")
+        case .typeMismatch(let type, let context):
+            return ValidationProblem(pointer: from(context.codingPath), message: "must be \(describe(type))")
+        case .valueNotFound(let type, let context):
+            return ValidationProblem(pointer: from(context.codingPath), message: "must be \(describe(type)), not null")
+        @unknown default:
+            return ValidationProblem(pointer: "", message: "\(document) could not be read")
+        }
     }
 
     static func describe(_ type: Any.Type) -> String {

@@ -287,7 +287,7 @@ public struct StudyValidator {
         }
     }
 
-    static func isWebURL(_ text: String) -> Bool {
+    public static func isWebURL(_ text: String) -> Bool {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else { return false }
         return ["http", "https"].contains(scheme) && url.host != nil
     }

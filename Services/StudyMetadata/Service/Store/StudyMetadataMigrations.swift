@@ -48,6 +48,43 @@ enum StudyMetadataMigrations {
                 )
                 """,
             ]
-        )
+        ),
+        Migration(
+            component: "study-metadata", version: 2, name: "apps_and_study_drafts",
+            statements: [
+                """
+                CREATE TABLE apps (
+                    app_id text PRIMARY KEY,
+                    org_id text NOT NULL,
+                    definition jsonb NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    updated_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                """
+                CREATE TABLE app_credentials (
+                    key text PRIMARY KEY,
+                    app_id text NOT NULL REFERENCES apps (app_id) ON DELETE CASCADE,
+                    platform text NOT NULL CHECK (platform IN ('ios', 'android')),
+                    token_hash text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    revoked_at timestamptz
+                )
+                """,
+                """
+                CREATE TABLE studies (
+                    study_id text PRIMARY KEY,
+                    app_id text NOT NULL REFERENCES apps (app_id),
+                    status text NOT NULL DEFAULT 'pre_launch'
+                        CHECK (status IN ('pre_launch', 'upcoming', 'active', 'paused', 'deactivated')),
+                    draft jsonb NOT NULL,
+                    draft_updated_at timestamptz NOT NULL DEFAULT now(),
+                    draft_updated_by text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    created_by text NOT NULL
+                )
+                """,
+            ]
+        ),
     ]
 }

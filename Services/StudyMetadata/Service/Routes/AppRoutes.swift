@@ -1,0 +1,72 @@
+import Foundation
+import Hummingbird
+import ServiceKit
+import StudyModels
+
+/// `POST|GET /admin/v1/apps`, `GET|PUT /admin/v1/apps/{appId}`.
+struct AppRoutes {
+    struct Created: ResponseEncodable {
+        var app: AppDefinition
+        /// Shown once: `key:token` for each platform's `Authorization: Basic` header.
+        var credentials: [String: String]
+    }
+
+    struct AppList: ResponseEncodable {
+        var apps: [AppDefinition]
+    }
+
+    let store: AppStore
+    let authenticator: AdminAuthenticator
+    let audit: AuditLog
+
+    func add(to router: Router<ServiceRequestContext>) {
+        router.post("/admin/v1/apps", use: create)
+        router.get("/admin/v1/apps", use: list)
+        router.get("/admin/v1/apps/:appId", use: get)
+        router.put("/admin/v1/apps/:appId", use: update)
+    }
+
+    @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Created> {
+        let admin = try await authenticator.requireSuperAdmin(request)
+        let app = try await DocumentBody.decode(AppDefinition.self, named: "app", from: request, context: context)
+        let problems = app.problems()
+        guard problems.isEmpty else { throw DocumentBody.rejected(problems, in: "app") }
+        guard let credentials = try await store.create(app) else {
+            throw APIError.conflict("an app with id \(app.appId) already exists")
+        }
+        try await audit.record(actor: admin.email, action: "app.created", details: ["appId": app.appId])
+        return EditedResponse(
+            status: .created,
+            response: Created(
+                app: app,
+                credentials: Dictionary(uniqueKeysWithValues: credentials.map { ($0.platform.rawValue, $0.basic) })))
+    }
+
+    @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> AppList {
+        _ = try await authenticator.authenticate(request)
+        return AppList(apps: try await store.list())
+    }
+
+    @Sendable func get(_ request: Request, context: ServiceRequestContext) async throws -> AppDefinition {
+        _ = try await authenticator.authenticate(request)
+        let appId = try context.parameters.require("appId")
+        guard let app = try await store.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
+        return app
+    }
+
+    @Sendable func update(_ request: Request, context: ServiceRequestContext) async throws -> AppDefinition {
+        let admin = try await authenticator.requireSuperAdmin(request)
+        let appId = try context.parameters.require("appId")
+        let app = try await DocumentBody.decode(AppDefinition.self, named: "app", from: request, context: context)
+        var problems = app.problems()
+        if app.appId != appId {
+            problems.append(ValidationProblem(pointer: "/appId", message: "must be \(appId), the app in the path; an app id never changes"))
+        }
+        guard problems.isEmpty else { throw DocumentBody.rejected(problems, in: "app") }
+        guard try await store.update(app) else { throw APIError.notFound("no app \(appId)") }
+        try await audit.record(actor: admin.email, action: "app.updated", details: ["appId": appId])
+        return app
+    }
+}
+
+extension AppDefinition: ResponseEncodable {}

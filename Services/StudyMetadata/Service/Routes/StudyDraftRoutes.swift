@@ -1,0 +1,68 @@
+import Foundation
+import NIOCore
+import Hummingbird
+import ServiceKit
+import StudyModels
+
+/// `PUT|GET /admin/v1/studies/{studyId}/draft` and `GET /admin/v1/studies`.
+///
+/// The draft is the whole study as one document; a PUT with any problem changes nothing and
+/// answers 422 with every problem and its JSON Pointer.
+struct StudyDraftRoutes {
+    struct Saved: ResponseEncodable {
+        var studyId: String
+        var status: StudyStore.Status
+        var created: Bool
+    }
+
+    struct StudyList: ResponseEncodable {
+        var studies: [StudyStore.Summary]
+    }
+
+    let studies: StudyStore
+    let apps: AppStore
+    let authenticator: AdminAuthenticator
+
+    func add(to router: Router<ServiceRequestContext>) {
+        router.put("/admin/v1/studies/:studyId/draft", use: saveDraft)
+        router.get("/admin/v1/studies/:studyId/draft", use: draft)
+        router.get("/admin/v1/studies", use: list)
+    }
+
+    @Sendable func saveDraft(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Saved> {
+        let studyId = try context.parameters.require("studyId")
+        let admin = try await authenticator.authenticate(request)
+        // An existing study needs an editor; anyone signed in may start a new one and becomes
+        // its study admin.
+        if try await studies.exists(studyId: studyId), !admin.may(.editor, on: studyId) {
+            throw APIError.forbidden("this needs the editor role on study \(studyId)")
+        }
+        let document = try await DocumentBody.decode(StudyDocument.self, named: "study document", from: request, context: context)
+        var problems = StudyValidator.validate(document)
+        if document.studyId != studyId {
+            problems.insert(ValidationProblem(pointer: "/studyId", message: "must be \(studyId), the study in the path"), at: 0)
+        }
+        if try await apps.app(id: document.appId) == nil {
+            problems.append(ValidationProblem(pointer: "/appId", message: "there is no app \(document.appId); create it first"))
+        }
+        guard problems.isEmpty else { throw DocumentBody.rejected(problems, in: "study document") }
+        let outcome = try await studies.saveDraft(document, by: admin)
+        return EditedResponse(
+            status: outcome == .created ? .created : .ok,
+            response: Saved(studyId: studyId, status: .preLaunch, created: outcome == .created))
+    }
+
+    @Sendable func draft(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        _ = try await authenticator.require(.viewer, on: studyId, request)
+        guard let json = try await studies.draft(studyId: studyId) else { throw APIError.notFound("no study \(studyId)") }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: json)))
+    }
+
+    @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> StudyList {
+        let admin = try await authenticator.authenticate(request)
+        return StudyList(studies: try await studies.list(visibleTo: admin))
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// Apps and the per-platform credentials the apps send as `Authorization: Basic key:token`.
+struct AppStore: Sendable {
+    /// A credential as shown once to the admin: `key:token`, ready for the app's build settings.
+    struct IssuedCredential: Codable, Sendable {
+        var platform: Platform
+        var key: String
+        var token: String
+        var basic: String { "\(key):\(token)" }
+    }
+
+    let client: PostgresClient
+    let logger: Logger
+
+    /// Creates the app with a fresh credential for each platform; nil when the id is taken.
+    func create(_ app: AppDefinition) async throws -> [IssuedCredential]? {
+        let issued = Platform.allCases.map { platform in
+            IssuedCredential(platform: platform, key: Self.makeKey(appId: app.appId, platform: platform), token: SecureToken.generate())
+        }
+        let definition = try Self.encode(app)
+        return try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                INSERT INTO apps (app_id, org_id, definition) VALUES (\(app.appId), \(app.orgId), \(definition)::jsonb)
+                ON CONFLICT (app_id) DO NOTHING RETURNING 1
+                """, logger: logger)
+            var created = false
+            for try await _ in rows { created = true }
+            guard created else { return nil }
+            for credential in issued {
+                try await connection.query(
+                    """
+                    INSERT INTO app_credentials (key, app_id, platform, token_hash)
+                    VALUES (\(credential.key), \(app.appId), \(credential.platform.rawValue), \(SecureToken.hash(credential.token)))
+                    """, logger: logger)
+            }
+            return issued
+        }
+    }
+
+    /// Replaces an app's definition (its id stays); false when there is no such app.
+    func update(_ app: AppDefinition) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            UPDATE apps SET definition = \(try Self.encode(app))::jsonb, org_id = \(app.orgId), updated_at = now()
+            WHERE app_id = \(app.appId) RETURNING 1
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    func app(id: String) async throws -> AppDefinition? {
+        let rows = try await client.query("SELECT definition::text FROM apps WHERE app_id = \(id)", logger: logger)
+        for try await text in rows.decode(String.self) {
+            return try JSONDecoder().decode(AppDefinition.self, from: Data(text.utf8))
+        }
+        return nil
+    }
+
+    func list() async throws -> [AppDefinition] {
+        let rows = try await client.query("SELECT definition::text FROM apps ORDER BY app_id", logger: logger)
+        var apps: [AppDefinition] = []
+        for try await text in rows.decode(String.self) {
+            apps.append(try JSONDecoder().decode(AppDefinition.self, from: Data(text.utf8)))
+        }
+        return apps
+    }
+
+    /// The app and platform an `Authorization: Basic` header stands for, or nil. The apps' own
+    /// quirk is tolerated: a trailing newline inside the base64 (Android's encoder adds one).
+    func authenticate(basicHeader: String) async throws -> (appId: String, platform: Platform)? {
+        guard basicHeader.lowercased().hasPrefix("basic ") else { return nil }
+        let encoded = basicHeader.dropFirst("basic ".count).filter { !$0.isWhitespace }
+        guard let data = Data(base64Encoded: String(encoded)),
+            let decoded = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+            let colon = decoded.firstIndex(of: ":")
+        else { return nil }
+        let key = String(decoded[..<colon])
+        let token = String(decoded[decoded.index(after: colon)...])
+        let rows = try await client.query(
+            """
+            SELECT app_id, platform FROM app_credentials
+            WHERE key = \(key) AND token_hash = \(SecureToken.hash(token)) AND revoked_at IS NULL
+            """, logger: logger)
+        for try await (appId, platform) in rows.decode((String, String).self) {
+            guard let platform = Platform(rawValue: platform) else { return nil }
+            return (appId, platform)
+        }
+        return nil
+    }
+
+    /// A credential key: readable, unique, without ':' (it is the Basic user name).
+    static func makeKey(appId: String, platform: Platform) -> String {
+        "\(platform.rawValue)-\(SecureToken.generate().prefix(16))"
+    }
+
+    static func encode(_ app: AppDefinition) throws -> String {
+        String(decoding: try JSONEncoder().encode(app), as: UTF8.self)
+    }
+}
