@@ -57,7 +57,7 @@ extension APIError {
 
     private static func encode(_ value: some Encodable) -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding these plain structs cannot fail.
         return (try? encoder.encode(value)) ?? Data("{}".utf8)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import NIOCore
 
@@ -19,4 +20,12 @@ public struct ServiceRequestContext: RequestContext {
     }
 
     public var maxUploadSize: Int { bodyLimit }
+
+    /// ISO 8601 dates, and `/` left unescaped so JSON Pointers and URLs read as written.
+    public var responseEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }
 }
