@@ -37,6 +37,10 @@ public enum StudyMetadataService {
                     studies: StudyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger),
                     apps: apps, authenticator: authenticator
                 ).add(to: routes.router)
+                StudyLifecycleRoutes(
+                    versions: StudyVersionStore(client: environment.postgres, audit: environment.audit, logger: environment.logger),
+                    authenticator: authenticator
+                ).add(to: routes.router)
                 return []
             },
             afterMigrations: { environment in

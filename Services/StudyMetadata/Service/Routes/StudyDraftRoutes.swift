@@ -11,7 +11,7 @@ import StudyModels
 struct StudyDraftRoutes {
     struct Saved: ResponseEncodable {
         var studyId: String
-        var status: StudyStore.Status
+        var status: StudyStatus
         var created: Bool
     }
 
@@ -47,6 +47,7 @@ struct StudyDraftRoutes {
         }
         guard problems.isEmpty else { throw DocumentBody.rejected(problems, in: "study document") }
         let outcome = try await studies.saveDraft(document, by: admin)
+        if case .closed = outcome { throw APIError.conflict("study \(studyId) is deactivated; its draft can no longer change") }
         return EditedResponse(
             status: outcome == .created ? .created : .ok,
             response: Saved(studyId: studyId, status: .preLaunch, created: outcome == .created))

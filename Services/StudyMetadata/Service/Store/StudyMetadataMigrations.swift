@@ -86,5 +86,24 @@ enum StudyMetadataMigrations {
                 """,
             ]
         ),
+        Migration(
+            component: "study-metadata", version: 3, name: "study_versions",
+            statements: [
+                "ALTER TABLE studies ADD COLUMN launched_at timestamptz",
+                """
+                CREATE TABLE study_versions (
+                    study_id text NOT NULL REFERENCES studies (study_id),
+                    version integer NOT NULL,
+                    consent_version integer NOT NULL,
+                    activity_versions jsonb NOT NULL,
+                    changes jsonb NOT NULL,
+                    document jsonb NOT NULL,
+                    published_at timestamptz NOT NULL DEFAULT now(),
+                    published_by text NOT NULL,
+                    PRIMARY KEY (study_id, version)
+                )
+                """,
+            ]
+        ),
     ]
 }

@@ -6,16 +6,11 @@ import StudyModels
 
 /// Studies and their editable drafts.
 struct StudyStore: Sendable {
-    enum Status: String, Codable, Sendable {
-        case preLaunch = "pre_launch"
-        case upcoming, active, paused, deactivated
-    }
-
     struct Summary: Codable, Sendable {
         var studyId: String
         var appId: String
         var name: String
-        var status: Status
+        var status: StudyStatus
         var draftUpdatedAt: Date
         var draftUpdatedBy: String
     }
@@ -23,6 +18,8 @@ struct StudyStore: Sendable {
     enum SaveOutcome: Sendable {
         case created
         case updated
+        /// The study is deactivated; its draft no longer changes.
+        case closed
     }
 
     let client: PostgresClient
@@ -47,10 +44,12 @@ struct StudyStore: Sendable {
                 ON CONFLICT (study_id) DO UPDATE SET
                     app_id = EXCLUDED.app_id, draft = EXCLUDED.draft,
                     draft_updated_at = now(), draft_updated_by = EXCLUDED.draft_updated_by
+                WHERE studies.status <> 'deactivated'
                 RETURNING (xmax = 0)
                 """, logger: logger)
-            var inserted = false
-            for try await wasInserted in rows.decode(Bool.self) { inserted = wasInserted }
+            var saved: Bool?
+            for try await wasInserted in rows.decode(Bool.self) { saved = wasInserted }
+            guard let inserted = saved else { return .closed }
             if inserted, admin.role != .superAdmin {
                 try await connection.query(
                     """
@@ -88,7 +87,7 @@ struct StudyStore: Sendable {
         {
             studies.append(
                 Summary(
-                    studyId: studyId, appId: appId, name: name ?? studyId, status: Status(rawValue: status) ?? .preLaunch,
+                    studyId: studyId, appId: appId, name: name ?? studyId, status: StudyStatus(rawValue: status) ?? .preLaunch,
                     draftUpdatedAt: updatedAt, draftUpdatedBy: updatedBy))
         }
         return studies
