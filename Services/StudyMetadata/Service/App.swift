@@ -41,6 +41,10 @@ public enum StudyMetadataService {
                     versions: StudyVersionStore(client: environment.postgres, audit: environment.audit, logger: environment.logger),
                     authenticator: authenticator
                 ).add(to: routes.router)
+                StudyMetaDataRoutes(
+                    published: PublishedStudies(client: environment.postgres, logger: environment.logger), apps: apps,
+                    authenticator: AppClientAuthenticator(apps: apps)
+                ).add(to: routes.router)
                 return []
             },
             afterMigrations: { environment in

@@ -1,0 +1,147 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ServiceKit
+import StudyModels
+
+/// The MyStudies study-metadata API: `/StudyMetaData/<name>`, wire-compatible with the apps.
+/// Errors carry the `status`, `title` and `StatusMessage` headers (the service's error format for
+/// this path). Only published versions are served.
+struct StudyMetaDataRoutes {
+    struct Ping: ResponseEncodable { var message = "SUCCESS" }
+
+    let published: PublishedStudies
+    let apps: AppStore
+    let authenticator: AppClientAuthenticator
+
+    static let invalidInput = APIError(
+        .badRequest, code: "invalid_request", message: "Invalid input.", statusMessageCode: .invalidInput)
+    static let noStudy = APIError(.notFound, code: "not_found", message: "Study not found.", statusMessageCode: .noData)
+
+    func add(to router: Router<ServiceRequestContext>) {
+        router.get("/StudyMetaData/ping") { _, _ in Ping() }
+        router.get("/StudyMetaData/versionInfo", use: versionInfo)
+        router.get("/StudyMetaData/studyList", use: studyList)
+        router.get("/StudyMetaData/study", use: study)
+        router.get("/StudyMetaData/activity", use: activity)
+        router.get("/StudyMetaData/studyUpdates", use: studyUpdates)
+    }
+
+    @Sendable func versionInfo(_ request: Request, context: ServiceRequestContext) async throws -> VersionInfoReply {
+        let client = try await authenticator.authenticate(request)
+        guard let app = try await apps.app(id: client.appId) else { throw Self.invalidInput }
+        func platform(_ release: AppDefinition.Release?) -> VersionInfoReply.Platform {
+            .init(latestVersion: release?.latestVersion ?? "1.0", forceUpdate: release?.forceUpdate ?? false)
+        }
+        return VersionInfoReply(ios: platform(app.ios), android: platform(app.android))
+    }
+
+    @Sendable func studyList(_ request: Request, context: ServiceRequestContext) async throws -> StudyListReply {
+        let client = try await authenticator.authenticate(request)
+        // The apps always send both headers here; the original answered 400 without them.
+        guard let orgId = request.headers[HTTPField.Name("orgId")!],
+            request.headers[HTTPField.Name("applicationId")!] != nil,
+            let app = try await apps.app(id: client.appId), app.orgId == orgId
+        else { throw Self.invalidInput }
+        return StudyListReply(studies: try await listItems(for: client))
+    }
+
+    @Sendable func study(_ request: Request, context: ServiceRequestContext) async throws -> StudyListReply {
+        let client = try await authenticator.authenticate(request)
+        let studyId = try Self.required("studyId", request)
+        let items = try await listItems(for: client, studyId: studyId)
+        guard !items.isEmpty else { throw Self.noStudy }
+        return StudyListReply(studies: items)
+    }
+
+    @Sendable func activity(_ request: Request, context: ServiceRequestContext) async throws -> ActivityReply {
+        let client = try await authenticator.authenticate(request)
+        let studyId = try Self.required("studyId", request)
+        let activityId = try Self.required("activityId", request)
+        guard let current = try await visible(studyId, to: client), current.status != .upcoming else { throw Self.noStudy }
+        var version = current.version
+        var activityVersion = current.activityVersions[activityId]
+        if let label = request.uri.queryParameters["activityVersion"].map(String.init), !label.isEmpty {
+            guard let requested = WireDates.version(fromLabel: label) else { throw Self.invalidInput }
+            guard let found = try await published.version(studyId: studyId, activityId: activityId, activityVersion: requested)
+            else { throw Self.noStudy }
+            version = found
+            activityVersion = requested
+        }
+        let document = try await published.document(studyId: studyId, version: version)
+        guard let studyActivity = document.activities.first(where: { $0.activityId == activityId }),
+            let activityVersion, Self.isOffered(studyActivity, on: client.platform)
+        else { throw Self.noStudy }
+        let design = ActivityDesign(
+            type: studyActivity.kind,
+            metadata: ActivityMetadata(
+                studyId: studyId, activityId: activityId, name: studyActivity.title,
+                version: VersionCounters.label(activityVersion),
+                startDate: studyActivity.schedule.startDate.flatMap {
+                    WireDates.format(date: $0, time: studyActivity.schedule.time ?? studyActivity.schedule.dailyTimes?.first, in: document.timeZone)
+                } ?? "",
+                endDate: studyActivity.schedule.endDate.flatMap { WireDates.format(date: $0, time: "23:59:59", in: document.timeZone) } ?? ""),
+            steps: studyActivity.steps)
+        return ActivityReply(activity: design.served(language: client.language))
+    }
+
+    @Sendable func studyUpdates(_ request: Request, context: ServiceRequestContext) async throws -> StudyUpdatesReply {
+        let client = try await authenticator.authenticate(request)
+        let studyId = try Self.required("studyId", request)
+        let label = try Self.required("studyVersion", request)
+        guard let held = WireDates.version(fromLabel: label) else { throw Self.invalidInput }
+        guard let current = try await visible(studyId, to: client), let status = current.status.wireName else {
+            throw Self.noStudy
+        }
+        let changes = try await published.changes(studyId: studyId, after: held)
+        return StudyUpdatesReply(
+            updates: .init(
+                consent: changes.consent, activities: changes.activities, resources: changes.resources,
+                info: changes.info, status: status),
+            currentVersion: VersionCounters.label(current.version))
+    }
+
+    // MARK: - Helpers
+
+    /// The study if it is published in the client's app and offered on its platform.
+    private func visible(_ studyId: String, to client: AppClient) async throws -> PublishedStudies.Current? {
+        try await published.current(appId: client.appId, studyId: studyId)
+            .first { $0.document.platforms.contains(client.platform) }
+    }
+
+    private func listItems(for client: AppClient, studyId: String? = nil) async throws -> [StudyListItem] {
+        try await published.current(appId: client.appId, studyId: studyId)
+            .filter { $0.document.platforms.contains(client.platform) }
+            .compactMap { study in
+                guard let status = study.status.wireName else { return nil }
+                let document = study.document
+                let language = client.language.flatMap { document.languages.contains($0) ? $0 : nil } ?? "en"
+                func text(_ value: LocalizedText?) -> String { value?.text(for: client.language) ?? "" }
+                return StudyListItem(
+                    studyId: study.studyId, studyVersion: VersionCounters.label(study.version), studyLanguage: language,
+                    title: text(document.name), category: text(document.category), sponsorName: text(document.sponsor),
+                    tagline: text(document.tagline), status: status, logo: document.logo ?? "",
+                    settings: .init(
+                        enrolling: document.enrolling,
+                        platform: document.platforms.count == Platform.allCases.count ? "all" : document.platforms[0].rawValue,
+                        rejoin: document.rejoin.allowed))
+            }
+    }
+
+    /// Active tasks other than the fetal kick counter are not offered to Android.
+    static func isOffered(_ activity: StudyActivity, on platform: Platform) -> Bool {
+        platform == .ios || activity.steps.allSatisfy { $0.taskType?.isAvailableOnAndroid ?? true }
+    }
+
+    static func required(_ name: String, _ request: Request) throws -> String {
+        guard let value = request.uri.queryParameters[Substring(name)].map(String.init), !value.isEmpty else {
+            throw invalidInput
+        }
+        return value
+    }
+}
+
+extension StudyListReply: ResponseEncodable {}
+extension VersionInfoReply: ResponseEncodable {}
+extension ActivityReply: ResponseEncodable {}
+extension StudyUpdatesReply: ResponseEncodable {}

@@ -1,0 +1,117 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+import Synchronization
+
+/// What the apps are served: published studies, read from their frozen versions.
+///
+/// A frozen version never changes, so its decoded document is cached in memory for good, keyed
+/// by (study, version). Only the small "which version is current, in which status" rows are read
+/// from PostgreSQL on each request, so a publish is visible at once on every replica.
+struct PublishedStudies: Sendable {
+    /// A study as the apps may see it now.
+    struct Current: Sendable {
+        var studyId: String
+        var status: StudyStatus
+        var version: Int
+        var activityVersions: [String: Int]
+        var document: StudyDocument
+    }
+
+    let client: PostgresClient
+    let logger: Logger
+    private let cache: DocumentCache
+
+    init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+        cache = DocumentCache()
+    }
+
+    /// The app's published studies (never pre-launch ones), each at its newest version.
+    func current(appId: String, studyId: String? = nil) async throws -> [Current] {
+        let rows = try await client.query(
+            """
+            SELECT s.study_id, s.status, v.version, v.activity_versions::text
+            FROM studies s
+            JOIN LATERAL (
+                SELECT version, activity_versions FROM study_versions
+                WHERE study_id = s.study_id ORDER BY version DESC LIMIT 1
+            ) v ON true
+            WHERE s.app_id = \(appId) AND s.status <> 'pre_launch'
+              AND (\(studyId)::text IS NULL OR s.study_id = \(studyId)::text)
+            ORDER BY s.study_id
+            """, logger: logger)
+        var found: [(String, StudyStatus, Int, [String: Int])] = []
+        for try await (id, status, version, activities) in rows.decode((String, String, Int, String).self) {
+            guard let status = StudyStatus(rawValue: status) else { continue }
+            found.append((id, status, version, try JSONDecoder().decode([String: Int].self, from: Data(activities.utf8))))
+        }
+        var studies: [Current] = []
+        for (id, status, version, activities) in found {
+            studies.append(Current(
+                studyId: id, status: status, version: version, activityVersions: activities,
+                document: try await document(studyId: id, version: version)))
+        }
+        return studies
+    }
+
+    /// A frozen version's document, from the cache or, the first time, from PostgreSQL.
+    func document(studyId: String, version: Int) async throws -> StudyDocument {
+        if let cached = cache.get(studyId, version) { return cached }
+        let rows = try await client.query(
+            "SELECT document::text FROM study_versions WHERE study_id = \(studyId) AND version = \(version)", logger: logger)
+        for try await text in rows.decode(String.self) {
+            let document = try JSONDecoder().decode(StudyDocument.self, from: Data(text.utf8))
+            cache.put(studyId, version, document)
+            return document
+        }
+        throw APIError.notFound("study \(studyId) has no version \(version)")
+    }
+
+    /// The newest version at which `activityId` had `activityVersion` (its document holds that design).
+    func version(studyId: String, activityId: String, activityVersion: Int) async throws -> Int? {
+        let rows = try await client.query(
+            """
+            SELECT max(version) FROM study_versions
+            WHERE study_id = \(studyId) AND (activity_versions ->> \(activityId))::int = \(activityVersion)
+            """, logger: logger)
+        for try await version in rows.decode(Int?.self) { return version }
+        return nil
+    }
+
+    /// What changed in the versions after `version`.
+    func changes(studyId: String, after version: Int) async throws -> StudyChanges {
+        let rows = try await client.query(
+            "SELECT changes::text FROM study_versions WHERE study_id = \(studyId) AND version > \(version)", logger: logger)
+        var total = StudyChanges(consent: false, activities: false, resources: false, info: false)
+        for try await text in rows.decode(String.self) {
+            let changes = try JSONDecoder().decode(StudyChanges.self, from: Data(text.utf8))
+            total.consent = total.consent || changes.consent
+            total.activities = total.activities || changes.activities
+            total.resources = total.resources || changes.resources
+            total.info = total.info || changes.info
+        }
+        return total
+    }
+}
+
+/// Decoded documents of frozen versions. They never change, so entries never go stale.
+final class DocumentCache: Sendable {
+    private struct Key: Hashable {
+        var studyId: String
+        var version: Int
+    }
+
+    private let entries = Mutex<[Key: StudyDocument]>([:])
+
+    func get(_ studyId: String, _ version: Int) -> StudyDocument? {
+        entries.withLock { $0[Key(studyId: studyId, version: version)] }
+    }
+
+    func put(_ studyId: String, _ version: Int, _ document: StudyDocument) {
+        entries.withLock { $0[Key(studyId: studyId, version: version)] = document }
+    }
+}
