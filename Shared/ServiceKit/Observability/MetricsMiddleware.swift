@@ -33,12 +33,13 @@ public struct MetricsMiddleware: RouterMiddleware {
         }
     }
 
-    /// One access-log line per request: `debug` normally, `warning` for server errors.
+    /// One access-log line per request: `debug` normally, `warning` for server errors. A 503 is
+    /// an answer (not ready yet, or overloaded), not a fault, so it stays at `debug`.
     private func logCompletion(_ request: Request, context: Context, status: Int, start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
         context.logger.log(
-            level: status >= 500 ? .warning : .debug, "request",
+            level: status >= 500 && status != 503 ? .warning : .debug, "request",
             metadata: [
                 "method": .string(request.method.rawValue), "path": .string(request.uri.path),
                 "status": .stringConvertible(status), "duration_ms": .string(String(format: "%.2f", milliseconds)),

@@ -18,6 +18,14 @@ struct PublishedStudies: Sendable {
         var version: Int
         var activityVersions: [String: Int]
         var document: StudyDocument
+        var launchedAt: Date?
+    }
+
+    /// One frozen version's date and activity versions, for `activityList`.
+    struct VersionStamp: Sendable {
+        var version: Int
+        var publishedAt: Date
+        var activityVersions: [String: Int]
     }
 
     let client: PostgresClient
@@ -34,7 +42,7 @@ struct PublishedStudies: Sendable {
     func current(appId: String, studyId: String? = nil) async throws -> [Current] {
         let rows = try await client.query(
             """
-            SELECT s.study_id, s.status, v.version, v.activity_versions::text
+            SELECT s.study_id, s.status, v.version, v.activity_versions::text, s.launched_at
             FROM studies s
             JOIN LATERAL (
                 SELECT version, activity_versions FROM study_versions
@@ -44,16 +52,17 @@ struct PublishedStudies: Sendable {
               AND (\(studyId)::text IS NULL OR s.study_id = \(studyId)::text)
             ORDER BY s.study_id
             """, logger: logger)
-        var found: [(String, StudyStatus, Int, [String: Int])] = []
-        for try await (id, status, version, activities) in rows.decode((String, String, Int, String).self) {
+        var found: [(String, StudyStatus, Int, [String: Int], Date?)] = []
+        for try await (id, status, version, activities, launchedAt) in rows.decode((String, String, Int, String, Date?).self) {
             guard let status = StudyStatus(rawValue: status) else { continue }
-            found.append((id, status, version, try JSONDecoder().decode([String: Int].self, from: Data(activities.utf8))))
+            found.append(
+                (id, status, version, try JSONDecoder().decode([String: Int].self, from: Data(activities.utf8)), launchedAt))
         }
         var studies: [Current] = []
-        for (id, status, version, activities) in found {
+        for (id, status, version, activities, launchedAt) in found {
             studies.append(Current(
                 studyId: id, status: status, version: version, activityVersions: activities,
-                document: try await document(studyId: id, version: version)))
+                document: try await document(studyId: id, version: version), launchedAt: launchedAt))
         }
         return studies
     }
@@ -80,6 +89,20 @@ struct PublishedStudies: Sendable {
             """, logger: logger)
         for try await version in rows.decode(Int?.self) { return version }
         return nil
+    }
+
+    /// Every version's date and activity versions, oldest first.
+    func history(studyId: String) async throws -> [VersionStamp] {
+        let rows = try await client.query(
+            "SELECT version, published_at, activity_versions::text FROM study_versions WHERE study_id = \(studyId) ORDER BY version",
+            logger: logger)
+        var stamps: [VersionStamp] = []
+        for try await (version, at, activities) in rows.decode((Int, Date, String).self) {
+            stamps.append(VersionStamp(
+                version: version, publishedAt: at,
+                activityVersions: try JSONDecoder().decode([String: Int].self, from: Data(activities.utf8))))
+        }
+        return stamps
     }
 
     /// What changed in the versions after `version`.

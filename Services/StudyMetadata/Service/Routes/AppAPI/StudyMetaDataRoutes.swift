@@ -24,6 +24,7 @@ struct StudyMetaDataRoutes {
         router.get("/StudyMetaData/studyList", use: studyList)
         router.get("/StudyMetaData/study", use: study)
         router.get("/StudyMetaData/activity", use: activity)
+        router.get("/StudyMetaData/activityList", use: activityList)
         router.get("/StudyMetaData/studyUpdates", use: studyUpdates)
     }
 
@@ -83,6 +84,43 @@ struct StudyMetaDataRoutes {
                 endDate: studyActivity.schedule.endDate.flatMap { WireDates.format(date: $0, time: "23:59:59", in: document.timeZone) } ?? ""),
             steps: studyActivity.steps)
         return ActivityReply(activity: design.served(language: client.language))
+    }
+
+    @Sendable func activityList(_ request: Request, context: ServiceRequestContext) async throws -> ActivityListReply {
+        let client = try await authenticator.authenticate(request)
+        let studyId = try Self.required("studyId", request)
+        guard let current = try await visible(studyId, to: client) else { throw Self.noStudy }
+        let document = current.document
+        let name = document.name.text(for: client.language)
+        // An upcoming study is listed, but serves no activities yet.
+        guard current.status != .upcoming,
+            let listing = ActivityListing(zoneName: document.timeZone, launchedAt: current.launchedAt, language: client.language)
+        else { return ActivityListReply(studyName: name, activities: []) }
+
+        let history = try await published.history(studyId: studyId)
+        var items: [ActivityListItem] = []
+        for activity in document.activities where Self.isOffered(activity, on: client.platform) {
+            let version = current.activityVersions[activity.activityId] ?? 1
+            // Last modified: when this activity version was first published.
+            let since = history.first { $0.activityVersions[activity.activityId] == version }?.publishedAt ?? Date()
+            items.append(listing.item(for: activity, version: version, lastModified: since))
+        }
+        // Activities removed by an update stay listed as deleted, so the apps retire them.
+        for stamp in history {
+            for (activityId, version) in stamp.activityVersions
+            where current.activityVersions[activityId] == nil && !items.contains(where: { $0.activityId == activityId }) {
+                guard let lastVersion = history.last(where: { $0.activityVersions[activityId] != nil }),
+                    let removal = history.first(where: { $0.version > lastVersion.version }),
+                    let removed = try await published.document(studyId: studyId, version: lastVersion.version)
+                        .activities.first(where: { $0.activityId == activityId }),
+                    Self.isOffered(removed, on: client.platform)
+                else { continue }
+                items.append(listing.item(
+                    for: removed, version: lastVersion.activityVersions[activityId] ?? version,
+                    lastModified: lastVersion.publishedAt, deletedAt: removal.publishedAt))
+            }
+        }
+        return ActivityListReply(studyName: name, activities: items)
     }
 
     @Sendable func studyUpdates(_ request: Request, context: ServiceRequestContext) async throws -> StudyUpdatesReply {
@@ -145,3 +183,4 @@ extension StudyListReply: ResponseEncodable {}
 extension VersionInfoReply: ResponseEncodable {}
 extension ActivityReply: ResponseEncodable {}
 extension StudyUpdatesReply: ResponseEncodable {}
+extension ActivityListReply: ResponseEncodable {}
