@@ -1,5 +1,5 @@
 # StudyStack: the two commands are `make run` and `make test`.
-.PHONY: run stop test build clean-data
+.PHONY: run stop test bench build clean-data
 
 run:
 	@scripts/run.sh
@@ -9,6 +9,9 @@ stop:
 
 test:
 	@scripts/test.sh
+
+bench:
+	@scripts/bench.sh
 
 build:
 	swift build

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Logging
 import PostgresNIO
 import ServiceKit
@@ -31,11 +32,15 @@ struct PublishedStudies: Sendable {
     let client: PostgresClient
     let logger: Logger
     private let cache: DocumentCache
+    /// Replies rendered from a frozen version, keyed by everything they depend on (study, version,
+    /// platform, language, ...). Like the documents, they never go stale.
+    let replies: ReplyCache
 
     init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
         cache = DocumentCache()
+        replies = ReplyCache()
     }
 
     /// The app's published studies (never pre-launch ones), each at its newest version.
@@ -118,6 +123,24 @@ struct PublishedStudies: Sendable {
             total.info = total.info || changes.info
         }
         return total
+    }
+}
+
+/// Encoded replies derived only from frozen versions.
+final class ReplyCache: Sendable {
+    private let entries = Mutex<[String: ByteBuffer]>([:])
+    /// A bound on memory: a study has a handful of versions, platforms and languages.
+    private let capacity = 10_000
+
+    /// The cached reply for `key`, or `render()`'s, cached.
+    func reply(_ key: String, render: () async throws -> ByteBuffer) async rethrows -> ByteBuffer {
+        if let cached = entries.withLock({ $0[key] }) { return cached }
+        let rendered = try await render()
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = rendered
+        }
+        return rendered
     }
 }
 

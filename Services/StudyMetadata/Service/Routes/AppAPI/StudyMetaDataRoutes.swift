@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import HTTPTypes
 import Hummingbird
 import ServiceKit
@@ -24,7 +25,7 @@ struct StudyMetaDataRoutes {
         router.get("/StudyMetaData/studyList", use: studyList)
         router.get("/StudyMetaData/study", use: study)
         router.get("/StudyMetaData/activity", use: activity)
-        router.get("/StudyMetaData/activityList", use: activityList)
+        router.get("/StudyMetaData/activityList", use: cachedActivityList)
         router.get("/StudyMetaData/studyUpdates", use: studyUpdates)
     }
 
@@ -55,7 +56,8 @@ struct StudyMetaDataRoutes {
         return StudyListReply(studies: items)
     }
 
-    @Sendable func activity(_ request: Request, context: ServiceRequestContext) async throws -> ActivityReply {
+    /// The design of one activity version: rendered once per (version, platform, language).
+    @Sendable func activity(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let client = try await authenticator.authenticate(request)
         let studyId = try Self.required("studyId", request)
         let activityId = try Self.required("activityId", request)
@@ -69,9 +71,25 @@ struct StudyMetaDataRoutes {
             version = found
             activityVersion = requested
         }
+        guard let activityVersion else { throw Self.noStudy }
+        let key = [
+            "activity", studyId, String(version), activityId, String(activityVersion), client.platform.rawValue,
+            client.language ?? "",
+        ].joined(separator: "|")
+        let body = try await published.replies.reply(key) {
+            let reply = try await renderActivity(
+                studyId: studyId, activityId: activityId, version: version, activityVersion: activityVersion, client: client)
+            return ByteBuffer(bytes: try JSONEncoder().encode(reply))
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+    }
+
+    private func renderActivity(
+        studyId: String, activityId: String, version: Int, activityVersion: Int, client: AppClient
+    ) async throws -> ActivityReply {
         let document = try await published.document(studyId: studyId, version: version)
         guard let studyActivity = document.activities.first(where: { $0.activityId == activityId }),
-            let activityVersion, Self.isOffered(studyActivity, on: client.platform)
+            Self.isOffered(studyActivity, on: client.platform)
         else { throw Self.noStudy }
         let design = ActivityDesign(
             type: studyActivity.kind,
@@ -86,10 +104,25 @@ struct StudyMetaDataRoutes {
         return ActivityReply(activity: design.served(language: client.language))
     }
 
-    @Sendable func activityList(_ request: Request, context: ServiceRequestContext) async throws -> ActivityListReply {
+    /// `activityList` depends only on the current frozen version (and its history, launch time,
+    /// platform and language), so its encoded reply is cached by those.
+    @Sendable func cachedActivityList(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let client = try await authenticator.authenticate(request)
         let studyId = try Self.required("studyId", request)
         guard let current = try await visible(studyId, to: client) else { throw Self.noStudy }
+        let key = [
+            "activityList", studyId, String(current.version), current.status.rawValue, client.platform.rawValue,
+            client.language ?? "", current.launchedAt.map { String($0.timeIntervalSince1970) } ?? "",
+        ].joined(separator: "|")
+        let body = try await published.replies.reply(key) {
+            ByteBuffer(bytes: try JSONEncoder().encode(try await activityList(current, studyId: studyId, client: client)))
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+    }
+
+    func activityList(
+        _ current: PublishedStudies.Current, studyId: String, client: AppClient
+    ) async throws -> ActivityListReply {
         let document = current.document
         let name = document.name.text(for: client.language)
         // An upcoming study is listed, but serves no activities yet.
@@ -181,6 +214,4 @@ struct StudyMetaDataRoutes {
 
 extension StudyListReply: ResponseEncodable {}
 extension VersionInfoReply: ResponseEncodable {}
-extension ActivityReply: ResponseEncodable {}
 extension StudyUpdatesReply: ResponseEncodable {}
-extension ActivityListReply: ResponseEncodable {}
