@@ -27,6 +27,10 @@ struct StudyMetaDataRoutes {
         router.get("/StudyMetaData/activity", use: activity)
         router.get("/StudyMetaData/activityList", use: cachedActivityList)
         router.get("/StudyMetaData/studyUpdates", use: studyUpdates)
+        router.get("/StudyMetaData/termsPolicy", use: termsPolicy)
+        router.get("/StudyMetaData/studyInfo", use: studyInfo)
+        router.get("/StudyMetaData/resources", use: resources)
+        router.get("/StudyMetaData/studyDashboard", use: studyDashboard)
     }
 
     @Sendable func versionInfo(_ request: Request, context: ServiceRequestContext) async throws -> VersionInfoReply {
@@ -175,7 +179,7 @@ struct StudyMetaDataRoutes {
     // MARK: - Helpers
 
     /// The study if it is published in the client's app and offered on its platform.
-    private func visible(_ studyId: String, to client: AppClient) async throws -> PublishedStudies.Current? {
+    func visible(_ studyId: String, to client: AppClient) async throws -> PublishedStudies.Current? {
         try await published.current(appId: client.appId, studyId: studyId)
             .first { $0.document.platforms.contains(client.platform) }
     }
