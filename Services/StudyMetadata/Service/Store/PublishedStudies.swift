@@ -17,6 +17,7 @@ struct PublishedStudies: Sendable {
         var studyId: String
         var status: StudyStatus
         var version: Int
+        var consentVersion: Int
         var activityVersions: [String: Int]
         var document: StudyDocument
         var launchedAt: Date?
@@ -47,26 +48,29 @@ struct PublishedStudies: Sendable {
     func current(appId: String, studyId: String? = nil) async throws -> [Current] {
         let rows = try await client.query(
             """
-            SELECT s.study_id, s.status, v.version, v.activity_versions::text, s.launched_at
+            SELECT s.study_id, s.status, v.version, v.consent_version, v.activity_versions::text, s.launched_at
             FROM studies s
             JOIN LATERAL (
-                SELECT version, activity_versions FROM study_versions
+                SELECT version, consent_version, activity_versions FROM study_versions
                 WHERE study_id = s.study_id ORDER BY version DESC LIMIT 1
             ) v ON true
             WHERE s.app_id = \(appId) AND s.status <> 'pre_launch'
               AND (\(studyId)::text IS NULL OR s.study_id = \(studyId)::text)
             ORDER BY s.study_id
             """, logger: logger)
-        var found: [(String, StudyStatus, Int, [String: Int], Date?)] = []
-        for try await (id, status, version, activities, launchedAt) in rows.decode((String, String, Int, String, Date?).self) {
+        var found: [(String, StudyStatus, Int, Int, [String: Int], Date?)] = []
+        for try await (id, status, version, consent, activities, launchedAt) in rows.decode(
+            (String, String, Int, Int, String, Date?).self)
+        {
             guard let status = StudyStatus(rawValue: status) else { continue }
             found.append(
-                (id, status, version, try JSONDecoder().decode([String: Int].self, from: Data(activities.utf8)), launchedAt))
+                (id, status, version, consent, try JSONDecoder().decode([String: Int].self, from: Data(activities.utf8)),
+                 launchedAt))
         }
         var studies: [Current] = []
-        for (id, status, version, activities, launchedAt) in found {
+        for (id, status, version, consent, activities, launchedAt) in found {
             studies.append(Current(
-                studyId: id, status: status, version: version, activityVersions: activities,
+                studyId: id, status: status, version: version, consentVersion: consent, activityVersions: activities,
                 document: try await document(studyId: id, version: version), launchedAt: launchedAt))
         }
         return studies
@@ -92,6 +96,15 @@ struct PublishedStudies: Sendable {
             SELECT max(version) FROM study_versions
             WHERE study_id = \(studyId) AND (activity_versions ->> \(activityId))::int = \(activityVersion)
             """, logger: logger)
+        for try await version in rows.decode(Int?.self) { return version }
+        return nil
+    }
+
+    /// The newest study version holding consent version `consentVersion`.
+    func version(studyId: String, consentVersion: Int) async throws -> Int? {
+        let rows = try await client.query(
+            "SELECT max(version) FROM study_versions WHERE study_id = \(studyId) AND consent_version = \(consentVersion)",
+            logger: logger)
         for try await version in rows.decode(Int?.self) { return version }
         return nil
     }

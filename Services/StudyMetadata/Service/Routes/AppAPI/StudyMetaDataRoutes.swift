@@ -31,6 +31,8 @@ struct StudyMetaDataRoutes {
         router.get("/StudyMetaData/studyInfo", use: studyInfo)
         router.get("/StudyMetaData/resources", use: resources)
         router.get("/StudyMetaData/studyDashboard", use: studyDashboard)
+        router.get("/StudyMetaData/eligibilityConsent", use: eligibilityConsent)
+        router.get("/StudyMetaData/consentDocument", use: consentDocument)
     }
 
     @Sendable func versionInfo(_ request: Request, context: ServiceRequestContext) async throws -> VersionInfoReply {
