@@ -117,6 +117,15 @@ public struct Anchor: Codable, Sendable, Equatable {
         /// The answer to a date question.
         case activityResponse
         case participantProperty
+
+        /// The `sourceType` the apps read.
+        public var wireName: String {
+            switch self {
+            case .enrollmentDate: "EnrollmentDate"
+            case .activityResponse: "ActivityResponse"
+            case .participantProperty: "ParticipantProperty"
+            }
+        }
     }
 
     public var source: Source

@@ -4,14 +4,12 @@ import StudyModels
 /// Turns a study activity and its schedule into the `activityList` entry the apps schedule from,
 /// with times in the study's time zone (`spec/wcp-registration.md` §3.3).
 struct ActivityListing {
-    let zoneName: String
     let zone: TimeZone
     let launchedAt: Date?
     let language: String?
 
     init?(zoneName: String, launchedAt: Date?, language: String?) {
         guard let zone = TimeZone(identifier: zoneName) else { return nil }
-        self.zoneName = zoneName
         self.zone = zone
         self.launchedAt = launchedAt
         self.language = language
@@ -46,7 +44,7 @@ struct ActivityListing {
     private func window(_ schedule: Schedule) -> (String, String) {
         let launch = launchedAt.map { WireDates.format($0, in: zone) } ?? ""
         func at(_ date: String?, _ time: String?) -> String {
-            date.flatMap { WireDates.format(date: $0, time: time, in: zoneName) } ?? ""
+            date.flatMap { WireDates.instant(date: $0, time: time, in: zone) }.map { WireDates.format($0, in: zone) } ?? ""
         }
         switch schedule.frequency {
         case .oneTime:
@@ -99,15 +97,9 @@ struct ActivityListing {
     }
 
     private func anchorDate(_ anchor: Anchor, _ schedule: Schedule) -> ActivityListItem.AnchorDate {
-        let sourceType =
-            switch anchor.source {
-            case .enrollmentDate: "EnrollmentDate"
-            case .activityResponse: "ActivityResponse"
-            case .participantProperty: "ParticipantProperty"
-            }
         let relative = schedule.frequency != .manual && schedule.frequency != .ongoing
         return .init(
-            sourceType: sourceType, sourceActivityId: anchor.activityId, sourceKey: anchor.key, sourceFormKey: anchor.formKey,
+            sourceType: anchor.source.wireName, sourceActivityId: anchor.activityId, sourceKey: anchor.key, sourceFormKey: anchor.formKey,
             propertyMetadata: anchor.propertyKey.map { .init(propertyId: $0, shouldRefresh: false, dataSource: "") },
             start: relative
                 ? .init(
@@ -120,7 +112,7 @@ struct ActivityListing {
     private func localDateTime(_ text: String) -> String {
         let halves = text.split(separator: "T").map(String.init)
         guard halves.count == 2 else { return "" }
-        return WireDates.format(date: halves[0], time: halves[1], in: zoneName) ?? ""
+        return WireDates.instant(date: halves[0], time: halves[1], in: zone).map { WireDates.format($0, in: zone) } ?? ""
     }
 
     /// `HH:mm:ss`.

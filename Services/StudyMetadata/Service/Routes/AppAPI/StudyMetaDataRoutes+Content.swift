@@ -55,13 +55,7 @@ extension StudyMetaDataRoutes {
             availableDate: window.startDate.flatMap { WireDates.format(date: $0, time: window.time, in: timeZone) } ?? "",
             expiryDate: window.endDate.flatMap { WireDates.format(date: $0, time: "23:59:59", in: timeZone) } ?? "",
             startDays: window.startDays, endDays: window.endDays,
-            sourceType: anchor.map {
-                switch $0.source {
-                case .enrollmentDate: "EnrollmentDate"
-                case .activityResponse: "ActivityResponse"
-                case .participantProperty: "ParticipantProperty"
-                }
-            },
+            sourceType: anchor?.source.wireName,
             sourceActivityId: anchor?.activityId, sourceKey: anchor?.key ?? anchor?.propertyKey,
             sourceFormKey: anchor?.formKey, startTime: anchor == nil ? "" : time, endTime: anchor == nil ? "" : "23:59:59")
     }
