@@ -17,6 +17,10 @@ public struct ServiceEnvironment: Sendable {
     public let internalClient: InternalClient
     public let metrics: ServiceMetrics
     public let audit: AuditLog
+    /// Calls to other services queued with the changes that cause them (see `Outbox`).
+    public let outbox: Outbox
+    /// Whether migrations and start-up work have finished.
+    public let startup: StartupState
     public let logger: Logger
 }
 
@@ -65,7 +69,8 @@ public func buildServiceApplication(
     let environment = ServiceEnvironment(
         descriptor: descriptor, settings: settings, postgres: postgres,
         internalClient: InternalClient(keys: settings.internalKeys, peers: settings.peers),
-        metrics: metrics, audit: AuditLog(client: postgres, logger: logger), logger: logger)
+        metrics: metrics, audit: AuditLog(client: postgres, logger: logger),
+        outbox: Outbox(client: postgres, logger: logger), startup: startup, logger: logger)
 
     let router = Router(context: ServiceRequestContext.self)
     router.addMiddleware {
@@ -108,6 +113,9 @@ public func buildServiceApplication(
             postgres,
             MigrationService(migrator: migrator, logger: logger, state: startup) { try await afterMigrations(environment) },
             nonceCleanup,
+            OutboxWorker(
+                client: postgres, internalClient: environment.internalClient, metrics: metrics,
+                isReady: { startup.isFinished }, logger: logger),
         ] + serviceJobs
     return Application(
         router: router,

@@ -66,5 +66,30 @@ public enum ServiceKitMigrations {
                 "CREATE INDEX audit_events_study ON audit_events (study_id, id DESC)",
             ]
         ),
+        Migration(
+            component: "servicekit", version: 3, name: "internal_outbox",
+            statements: [
+                """
+                CREATE TABLE internal_outbox (
+                    id bigserial PRIMARY KEY,
+                    peer text NOT NULL,
+                    method text NOT NULL,
+                    path text NOT NULL CHECK (path LIKE '/internal/%'),
+                    body bytea NOT NULL,
+                    request_id text,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    attempts integer NOT NULL DEFAULT 0,
+                    next_attempt_at timestamptz NOT NULL DEFAULT now(),
+                    last_error text,
+                    delivered_at timestamptz,
+                    gave_up_at timestamptz
+                )
+                """,
+                """
+                CREATE INDEX internal_outbox_due ON internal_outbox (next_attempt_at)
+                WHERE delivered_at IS NULL AND gave_up_at IS NULL
+                """,
+            ]
+        ),
     ]
 }

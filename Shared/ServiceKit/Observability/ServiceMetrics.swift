@@ -40,6 +40,16 @@ public final class ServiceMetrics: Sendable {
         ).record(duration)
     }
 
+    /// Counts one outbox delivery attempt by peer and outcome (`delivered`, `retry`, `gave_up`).
+    func recordOutboxDelivery(peer: String, outcome: String) {
+        registry.makeCounter(
+            descriptor: .init(
+                namespace: "studystack", subsystem: "outbox", metricName: "deliveries", unitName: "total",
+                helpText: "Outbox delivery attempts to other services, by peer and outcome."),
+            labels: [("peer", peer), ("outcome", outcome)]
+        ).increment()
+    }
+
     /// Sets a database pool gauge.
     func setPoolGauge(_ name: String, help: String, labels: [(String, String)] = [], value: Double) {
         registry.makeGauge(

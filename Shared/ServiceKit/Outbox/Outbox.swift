@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import NIOHTTP1
+import PostgresNIO
+import StudyModels
+
+/// Calls to other services that must happen because of a change in this one.
+///
+/// A message is written in the same transaction as the change that causes it, so nothing is sent
+/// for a change that rolls back, and nothing is lost when the peer is down: `OutboxWorker` delivers
+/// it once that transaction commits, retrying with backoff until the peer accepts it.
+/// Delivery is at least once and not ordered across messages, so receivers must be idempotent
+/// (the StudyStack internal endpoints carry versions and ids for that).
+public struct Outbox: Sendable {
+    /// One queued call, as operators and tests see it.
+    public struct Message: Codable, Sendable, Equatable {
+        public var id: Int64
+        public var peer: String
+        public var method: String
+        public var path: String
+        public var attempts: Int
+        public var lastError: String?
+        public var createdAt: Date
+        public var deliveredAt: Date?
+        public var gaveUpAt: Date?
+    }
+
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Queues a signed JSON call to `peer` in `connection`'s transaction.
+    public func enqueue(
+        _ method: HTTPMethod, to peer: ServiceName, path: String, payload: some Encodable,
+        on connection: PostgresConnection
+    ) async throws {
+        precondition(path.hasPrefix("/internal/"), "internal calls go to /internal/ paths")
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let body = ByteBuffer(bytes: try encoder.encode(payload))
+        let requestID = logger[metadataKey: "request_id"].map { "\($0)" }
+        try await connection.query(
+            """
+            INSERT INTO internal_outbox (peer, method, path, body, request_id)
+            VALUES (\(peer.rawValue), \(method.rawValue), \(path), \(body), \(requestID))
+            """, logger: logger)
+    }
+
+    /// Messages not yet delivered (including those given up on), oldest first.
+    public func undelivered(limit: Int = 100) async throws -> [Message] {
+        try await messages(
+            """
+            SELECT id, peer, method, path, attempts, last_error, created_at, delivered_at, gave_up_at
+            FROM internal_outbox WHERE delivered_at IS NULL ORDER BY id LIMIT \(min(max(limit, 1), 1000))
+            """)
+    }
+
+    /// The newest messages, delivered or not.
+    public func recent(limit: Int = 100) async throws -> [Message] {
+        try await messages(
+            """
+            SELECT id, peer, method, path, attempts, last_error, created_at, delivered_at, gave_up_at
+            FROM internal_outbox ORDER BY id DESC LIMIT \(min(max(limit, 1), 1000))
+            """)
+    }
+
+    private func messages(_ query: PostgresQuery) async throws -> [Message] {
+        let rows = try await client.query(query, logger: logger)
+        var found: [Message] = []
+        for try await (id, peer, method, path, attempts, error, created, delivered, gaveUp) in rows.decode(
+            (Int64, String, String, String, Int, String?, Date, Date?, Date?).self)
+        {
+            found.append(Message(
+                id: id, peer: peer, method: method, path: path, attempts: attempts, lastError: error,
+                createdAt: created, deliveredAt: delivered, gaveUpAt: gaveUp))
+        }
+        return found
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+import Synchronization
+import Testing
+import TestSupport
+
+/// The outbox: messages leave only with their transaction, survive a peer being down, are retried
+/// with backoff, given up after the limit, and delivered once even with competing workers.
+@Suite struct OutboxTests {
+    struct Event: Codable, Equatable, Sendable {
+        var n: Int
+    }
+
+    /// What a live receiver got: caller and body of every accepted call, and how many it refused.
+    final class Inbox: Sendable {
+        let accepted = Mutex<[(caller: String, body: String)]>([])
+        /// Calls to refuse with 503 before accepting.
+        let refusals = Atomic<Int>(0)
+    }
+
+    /// Runs `body` with a migrated database, a live receiver (the response service's key and
+    /// middleware, `POST /internal/v1/inbox`) and a client for the database.
+    func withReceiver(
+        _ body: @escaping @Sendable (_ client: PostgresClient, _ receiverURL: URL, _ inbox: Inbox, _ logger: Logger) async throws -> Void
+    ) async throws {
+        try await TestDatabase.withFreshDatabase { url in
+            let inbox = Inbox()
+            let app = try makeApp(
+                databaseURL: url, service: .response,
+                addRoutes: { routes, _ in
+                    routes.internalGroup.post("/v1/inbox") { request, context -> Response in
+                        if inbox.refusals.load(ordering: .relaxed) > 0 {
+                            inbox.refusals.subtract(1, ordering: .relaxed)
+                            return Response(status: .serviceUnavailable)
+                        }
+                        let bytes = try await request.body.collect(upTo: context.maxUploadSize)
+                        inbox.accepted.withLock { $0.append((context.internalCaller ?? "-", String(buffer: bytes))) }
+                        return Response(status: .accepted)
+                    }
+                    return []
+                })
+            try await app.test(.live) { testClient in
+                try await TestApplication.waitUntilReady(testClient)
+                try await TestDatabase.withClient(url: url) { client, logger in
+                    try await body(client, URL(string: "http://127.0.0.1:\(testClient.port!)")!, inbox, logger)
+                }
+            }
+        }
+    }
+
+    func worker(
+        _ client: PostgresClient, peer: URL, policy: OutboxWorker.Policy = .init(firstBackoff: .zero), logger: Logger
+    ) throws -> OutboxWorker {
+        let keys = try InternalKeys(ownName: .studyMetadata, signingKey: TestConfiguration.keys[.studyMetadata]!, callerKeys: nil)
+        // A short deadline: async-http-client keeps retrying a refused connection until it ends.
+        return OutboxWorker(
+            client: client, internalClient: InternalClient(keys: keys, peers: [.response: peer], timeout: .seconds(1)),
+            metrics: ServiceMetrics(service: .studyMetadata), policy: policy, logger: logger)
+    }
+
+    func enqueue(_ n: Int, _ client: PostgresClient, _ logger: Logger) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await Outbox(client: client, logger: logger).enqueue(
+                .POST, to: .response, path: "/internal/v1/inbox", payload: Event(n: n), on: connection)
+        }
+    }
+
+    /// An address nothing listens on: the peer is down.
+    static let downPeer = URL(string: "http://127.0.0.1:9")!
+
+    @Test func aRolledBackTransactionSendsNothing() async throws {
+        try await withReceiver { client, receiver, inbox, logger in
+            struct Abort: Error {}
+            await #expect(throws: PostgresTransactionError.self) {
+                try await client.withTransaction(logger: logger) { connection in
+                    try await Outbox(client: client, logger: logger).enqueue(
+                        .POST, to: .response, path: "/internal/v1/inbox", payload: Event(n: 1), on: connection)
+                    throw Abort()
+                }
+            }
+            let claimed = try await worker(client, peer: receiver, logger: logger).deliverDue()
+            #expect(claimed == 0)
+            let queued = try await Outbox(client: client, logger: logger).recent()
+            #expect(queued.isEmpty)
+            #expect(inbox.accepted.withLock { $0.isEmpty })
+        }
+    }
+
+    @Test func aMessageWaitsForItsPeerAndIsDeliveredOnceSigned() async throws {
+        try await withReceiver { client, receiver, inbox, logger in
+            try await enqueue(7, client, logger)
+            let outbox = Outbox(client: client, logger: logger)
+
+            // The peer is down: the attempt is recorded with its error, nothing is lost.
+            let down = try worker(client, peer: Self.downPeer, logger: logger)
+            #expect(try await down.deliverDue() == 1)
+            var pending = try await outbox.undelivered()
+            #expect(pending.count == 1)
+            #expect(pending[0].attempts == 1)
+            #expect(pending[0].lastError != nil)
+
+            // The peer is up but refuses once (503): retried.
+            inbox.refusals.store(1, ordering: .relaxed)
+            let live = try worker(client, peer: receiver, logger: logger)
+            #expect(try await live.deliverDue() == 1)
+            pending = try await outbox.undelivered()
+            #expect(pending.first?.attempts == 2)
+            #expect(pending.first?.lastError?.contains("503") == true)
+
+            // Then it accepts: delivered, signed as study-metadata, exactly once.
+            #expect(try await live.deliverDue() == 1)
+            #expect(try await outbox.undelivered().isEmpty)
+            #expect(try await live.deliverDue() == 0)
+            let accepted = inbox.accepted.withLock { $0 }
+            #expect(accepted.count == 1)
+            #expect(accepted.first?.caller == "study-metadata")
+            #expect(try JSONDecoder().decode(Event.self, from: Data(accepted[0].body.utf8)) == Event(n: 7))
+            #expect(try await outbox.recent().first?.deliveredAt != nil)
+        }
+    }
+
+    @Test func backoffKeepsAFailedMessageBackAndTheLimitGivesUp() async throws {
+        try await withReceiver { client, _, _, logger in
+            try await enqueue(1, client, logger)
+            let outbox = Outbox(client: client, logger: logger)
+            // With a real backoff the message is not due again straight away.
+            let patient = try worker(client, peer: Self.downPeer, policy: .init(firstBackoff: .seconds(60)), logger: logger)
+            #expect(try await patient.deliverDue() == 1)
+            #expect(try await patient.deliverDue() == 0)
+
+            try await client.query("UPDATE internal_outbox SET next_attempt_at = now()", logger: logger)
+            let limited = try worker(client, peer: Self.downPeer, policy: .init(maxAttempts: 3, firstBackoff: .zero), logger: logger)
+            #expect(try await limited.deliverDue() == 1)
+            #expect(try await limited.deliverDue() == 1)
+            #expect(try await limited.deliverDue() == 0)
+            let message = try #require(try await outbox.undelivered().first)
+            #expect(message.attempts == 3)
+            #expect(message.gaveUpAt != nil)
+            #expect(message.lastError != nil)
+        }
+    }
+
+    @Test func anUnreachablePeerIsTriedOncePerBatch() async throws {
+        try await withReceiver { client, _, _, logger in
+            for n in 1...3 { try await enqueue(n, client, logger) }
+            let down = try worker(client, peer: Self.downPeer, logger: logger)
+            #expect(try await down.deliverDue() == 3)
+            let pending = try await Outbox(client: client, logger: logger).undelivered()
+            #expect(pending.map(\.attempts) == [1, 1, 1])
+            #expect(pending.dropFirst().allSatisfy { $0.lastError == "not tried: response was unreachable" })
+        }
+    }
+
+    @Test func competingWorkersDeliverEachMessageOnce() async throws {
+        try await withReceiver { client, receiver, inbox, logger in
+            for n in 0..<60 { try await enqueue(n, client, logger) }
+            let workers = try (0..<3).map { _ in try worker(client, peer: receiver, policy: .init(batchSize: 7), logger: logger) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in workers {
+                    group.addTask { while try await worker.deliverDue() > 0 {} }
+                }
+                try await group.waitForAll()
+            }
+            let numbers = try inbox.accepted.withLock { $0 }.map { try JSONDecoder().decode(Event.self, from: Data($0.body.utf8)).n }
+            #expect(numbers.sorted() == Array(0..<60))
+            let left = try await Outbox(client: client, logger: logger).undelivered()
+            #expect(left.isEmpty)
+        }
+    }
+}
