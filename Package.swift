@@ -141,7 +141,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StudyModelsTests",
-            dependencies: ["StudyModels"],
+            dependencies: ["StudyModels", "TestSupport"],
             path: "Tests/StudyModelsTests",
             swiftSettings: strictSettings
         ),

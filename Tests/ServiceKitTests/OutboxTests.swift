@@ -23,15 +23,17 @@ import TestSupport
         let refusals = Atomic<Int>(0)
     }
 
-    /// Runs `body` with a migrated database, a live receiver (the response service's key and
-    /// middleware, `POST /internal/v1/inbox`) and a client for the database.
+    /// Runs `body` with a live receiver (the response service's key and middleware,
+    /// `POST /internal/v1/inbox`) and a client for a second, migrated database holding the outbox.
+    /// The receiver's database is its own: its built-in outbox worker must not compete for the
+    /// messages under test.
     func withReceiver(
         _ body: @escaping @Sendable (_ client: PostgresClient, _ receiverURL: URL, _ inbox: Inbox, _ logger: Logger) async throws -> Void
     ) async throws {
-        try await TestDatabase.withFreshDatabase { url in
+        try await TestDatabase.withFreshDatabase { receiverDatabase in
             let inbox = Inbox()
             let app = try makeApp(
-                databaseURL: url, service: .response,
+                databaseURL: receiverDatabase, service: .response,
                 addRoutes: { routes, _ in
                     routes.internalGroup.post("/v1/inbox") { request, context -> Response in
                         if inbox.refusals.load(ordering: .relaxed) > 0 {
@@ -46,8 +48,11 @@ import TestSupport
                 })
             try await app.test(.live) { testClient in
                 try await TestApplication.waitUntilReady(testClient)
-                try await TestDatabase.withClient(url: url) { client, logger in
-                    try await body(client, URL(string: "http://127.0.0.1:\(testClient.port!)")!, inbox, logger)
+                try await TestDatabase.withFreshDatabase { url in
+                    try await TestDatabase.withClient(url: url) { client, logger in
+                        _ = try await Migrator(client: client, migrations: ServiceKitMigrations.all, logger: logger).migrate()
+                        try await body(client, URL(string: "http://127.0.0.1:\(testClient.port!)")!, inbox, logger)
+                    }
                 }
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import StudyModels
 import Testing
+import TestSupport
 
 /// Designs written for the original servers import unchanged and are served back the same.
 @Suite struct ActivityImportTests {

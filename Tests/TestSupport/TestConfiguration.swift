@@ -14,6 +14,9 @@ public enum TestConfiguration {
         ServiceName.allCases.map { "\($0.rawValue)=\(keys[$0]!)" }.joined(separator: ",")
     }
 
+    /// An address where nothing listens.
+    public static let unreachablePeer = "http://127.0.0.1:9"
+
     /// A reader with the settings a service needs against `databaseURL`; `overrides` win.
     public static func reader(
         for service: ServiceName, databaseURL: String, overrides: [String: String] = [:]
@@ -25,6 +28,11 @@ public enum TestConfiguration {
             AbsoluteConfigKey(ConfigKey("internal.callerKeys")): .init(.string(callerKeys), isSecret: true),
             AbsoluteConfigKey(ConfigKey("database.maxConnections")): .init(.string("5"), isSecret: false),
         ]
+        // Peers nobody listens on, unless a test says otherwise: outbox messages then wait in the
+        // database for a test to inspect, and never reach services a developer has running.
+        for peer in ["studyMetadata.url", "registration.url", "response.url"] {
+            values[AbsoluteConfigKey(ConfigKey(peer))] = .init(.string(unreachablePeer), isSecret: false)
+        }
         for (key, value) in overrides {
             values[AbsoluteConfigKey(ConfigKey(key))] = .init(.string(value), isSecret: false)
         }

@@ -37,15 +37,29 @@ public enum StudyMetadataService {
                     studies: StudyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger),
                     apps: apps, authenticator: authenticator
                 ).add(to: routes.router)
+                let notifications = NotificationStore(client: environment.postgres, logger: environment.logger)
                 StudyLifecycleRoutes(
-                    versions: StudyVersionStore(client: environment.postgres, audit: environment.audit, logger: environment.logger),
+                    versions: StudyVersionStore(
+                        client: environment.postgres, audit: environment.audit, outbox: environment.outbox,
+                        notifications: notifications, logger: environment.logger),
                     authenticator: authenticator
                 ).add(to: routes.router)
+                NotificationRoutes(
+                    notifications: notifications, apps: apps, outbox: environment.outbox, authenticator: authenticator,
+                    audit: environment.audit
+                ).add(to: routes.router)
+                let published = PublishedStudies(client: environment.postgres, logger: environment.logger)
                 StudyMetaDataRoutes(
-                    published: PublishedStudies(client: environment.postgres, logger: environment.logger), apps: apps,
+                    published: published, apps: apps, notificationStore: notifications,
                     authenticator: AppClientAuthenticator(apps: apps)
                 ).add(to: routes.router)
-                return []
+                InternalStudyRoutes(published: published).add(to: routes.internalGroup)
+                // Due notifications go to the registration service within seconds of their time.
+                let dispatcher = PeriodicJob(name: "notification-dispatch", every: .seconds(5), logger: environment.logger) {
+                    guard environment.startup.isFinished else { return }
+                    while try await notifications.dispatchDue(outbox: environment.outbox, audit: environment.audit) > 0 {}
+                }
+                return [dispatcher]
             },
             afterMigrations: { environment in
                 try await AdminBootstrap(

@@ -38,10 +38,13 @@ public struct AppDefinition: Codable, Sendable, Equatable {
     public var supportEmail: String?
     /// Where `feedback` messages go.
     public var feedbackEmail: String?
+    /// The home screen of a gateway app (`gatewayInfo`).
+    public var gateway: GatewayContent?
 
     public init(
         appId: String, orgId: String, name: LocalizedText, kind: Kind, ios: Release? = nil, android: Release? = nil,
-        termsUrl: String? = nil, privacyUrl: String? = nil, supportEmail: String? = nil, feedbackEmail: String? = nil
+        termsUrl: String? = nil, privacyUrl: String? = nil, supportEmail: String? = nil, feedbackEmail: String? = nil,
+        gateway: GatewayContent? = nil
     ) {
         self.appId = appId
         self.orgId = orgId
@@ -53,6 +56,7 @@ public struct AppDefinition: Codable, Sendable, Equatable {
         self.privacyUrl = privacyUrl
         self.supportEmail = supportEmail
         self.feedbackEmail = feedbackEmail
+        self.gateway = gateway
     }
 
     /// Every problem, located by JSON Pointer.
@@ -68,12 +72,67 @@ public struct AppDefinition: Codable, Sendable, Equatable {
                 found.append(.init(pointer: "/\(field)", message: "must be an http:// or https:// URL"))
             }
         }
+        if let gateway {
+            for (index, page) in gateway.info.enumerated() {
+                for (field, url) in [("image", page.image), ("videoUrl", page.videoUrl)] {
+                    if let url, !StudyValidator.isWebURL(url) {
+                        found.append(.init(pointer: "/gateway/info/\(index)/\(field)", message: "must be an http:// or https:// URL"))
+                    }
+                }
+            }
+            var seen: Set<String> = []
+            for (index, resource) in gateway.resources.enumerated() {
+                if !Identifiers.isValid(resource.resourceId) {
+                    found.append(.init(pointer: "/gateway/resources/\(index)/resourceId", message: Identifiers.rule))
+                } else if !seen.insert(resource.resourceId).inserted {
+                    found.append(.init(
+                        pointer: "/gateway/resources/\(index)/resourceId", message: "repeats \"\(resource.resourceId)\""))
+                }
+                if resource.type == .pdf, !StudyValidator.isWebURL(resource.content.text(for: nil)) {
+                    found.append(.init(pointer: "/gateway/resources/\(index)/content", message: "a PDF resource needs an http:// or https:// URL"))
+                }
+            }
+        }
         for (field, release) in [("ios", ios), ("android", android)] {
             if let release, AppVersion(release.latestVersion) == nil {
                 found.append(.init(pointer: "/\(field)/latestVersion", message: "must be a version like 1.4.2"))
             }
         }
         return found
+    }
+}
+
+/// What a gateway app shows before anyone signs in: a carousel and general resources.
+public struct GatewayContent: Codable, Sendable, Equatable {
+    public struct Resource: Codable, Sendable, Equatable {
+        public var resourceId: String
+        public var title: LocalizedText
+        public var type: StudyResource.Kind
+        /// The HTML text, or the PDF's URL.
+        public var content: LocalizedText
+
+        public init(resourceId: String, title: LocalizedText, type: StudyResource.Kind, content: LocalizedText) {
+            self.resourceId = resourceId
+            self.title = title
+            self.type = type
+            self.content = content
+        }
+    }
+
+    public var info: [OverviewPage]
+    public var resources: [Resource]
+
+    public init(info: [OverviewPage] = [], resources: [Resource] = []) {
+        self.info = info
+        self.resources = resources
+    }
+
+    enum CodingKeys: String, CodingKey { case info, resources }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        info = try c.decodeIfPresent([OverviewPage].self, forKey: .info) ?? []
+        resources = try c.decodeIfPresent([Resource].self, forKey: .resources) ?? []
     }
 }
 

@@ -9,8 +9,9 @@ public struct ParticipantProperty: Codable, Sendable, Equatable {
         case postEnrollment
     }
 
+    /// The LabKey participant-property types; `number` is kept as a synonym of `decimal`.
     public enum DataType: String, Codable, Sendable {
-        case string, number, date, boolean
+        case string, number, integer, decimal, date, time, boolean
     }
 
     public var key: String

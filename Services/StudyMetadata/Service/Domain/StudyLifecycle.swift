@@ -150,3 +150,24 @@ enum PublishGuard {
         return problems
     }
 }
+
+extension StudyEvent {
+    /// The event for a study in `status` whose newest version is `latest` (nil before the first publish).
+    static func make(
+        studyId: String, appId: String, orgId: String, status: StudyStatus,
+        latest: (counters: VersionCounters, document: StudyDocument)?, action: String?, at: Date
+    ) -> StudyEvent {
+        let version = latest?.counters.study ?? 0
+        return StudyEvent(
+            studyId: studyId, appId: appId, orgId: orgId, status: Status(rawValue: status.rawValue) ?? .preLaunch,
+            version: version, label: version == 0 ? "" : VersionCounters.label(version),
+            consentVersion: latest?.counters.consent ?? 0,
+            activities: (latest?.document.activities ?? []).map { activity in
+                let number = latest?.counters.activities[activity.activityId] ?? 1
+                return ActivityVersion(
+                    activityId: activity.activityId, version: number, label: VersionCounters.label(number),
+                    type: activity.kind.rawValue)
+            },
+            participantProperties: latest?.document.participantProperties ?? [], action: action, at: at)
+    }
+}

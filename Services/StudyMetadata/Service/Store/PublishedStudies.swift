@@ -76,6 +76,38 @@ struct PublishedStudies: Sendable {
         return studies
     }
 
+    /// Every study that has been published at least once, as the other services see it (a resync).
+    func studyEvents(now: Date = Date()) async throws -> [StudyEvent] {
+        let rows = try await client.query(
+            """
+            SELECT s.study_id, s.app_id, a.org_id, s.status, v.version, v.consent_version, v.activity_versions::text
+            FROM studies s
+            JOIN apps a ON a.app_id = s.app_id
+            JOIN LATERAL (
+                SELECT version, consent_version, activity_versions FROM study_versions
+                WHERE study_id = s.study_id ORDER BY version DESC LIMIT 1
+            ) v ON true
+            ORDER BY s.study_id
+            """, logger: logger)
+        var found: [(String, String, String, String, VersionCounters)] = []
+        for try await (id, appId, orgId, status, version, consent, activities) in rows.decode(
+            (String, String, String, String, Int, Int, String).self)
+        {
+            let counters = VersionCounters(
+                study: version, consent: consent,
+                activities: try JSONDecoder().decode([String: Int].self, from: Data(activities.utf8)))
+            found.append((id, appId, orgId, status, counters))
+        }
+        var events: [StudyEvent] = []
+        for (id, appId, orgId, status, counters) in found {
+            guard let status = StudyStatus(rawValue: status) else { continue }
+            let document = try await document(studyId: id, version: counters.study)
+            events.append(StudyEvent.make(
+                studyId: id, appId: appId, orgId: orgId, status: status, latest: (counters, document), action: nil, at: now))
+        }
+        return events
+    }
+
     /// A frozen version's document, from the cache or, the first time, from PostgreSQL.
     func document(studyId: String, version: Int) async throws -> StudyDocument {
         if let cached = cache.get(studyId, version) { return cached }

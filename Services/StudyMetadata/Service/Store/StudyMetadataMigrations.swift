@@ -105,5 +105,32 @@ enum StudyMetadataMigrations {
                 """,
             ]
         ),
+        Migration(
+            component: "study-metadata", version: 4, name: "notifications",
+            statements: [
+                """
+                CREATE TABLE notifications (
+                    id bigserial PRIMARY KEY,
+                    source text NOT NULL UNIQUE,
+                    notification_id text NOT NULL,
+                    app_id text NOT NULL REFERENCES apps (app_id),
+                    study_id text REFERENCES studies (study_id),
+                    origin text NOT NULL CHECK (origin IN ('study', 'lifecycle', 'announcement')),
+                    type text NOT NULL CHECK (type IN ('Gateway', 'Study')),
+                    subtype text NOT NULL,
+                    title jsonb,
+                    message jsonb NOT NULL,
+                    activity_id text,
+                    resource_id text,
+                    due_at timestamptz NOT NULL,
+                    sent_at timestamptz,
+                    created_by text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                "CREATE INDEX notifications_due ON notifications (due_at) WHERE sent_at IS NULL",
+                "CREATE INDEX notifications_sent ON notifications (app_id, sent_at DESC) WHERE sent_at IS NOT NULL",
+            ]
+        ),
     ]
 }

@@ -28,10 +28,13 @@ struct StudyVersionStore: Sendable {
 
     let client: PostgresClient
     let audit: AuditLog
+    let outbox: Outbox
+    let notifications: NotificationStore
     let logger: Logger
 
     /// Applies `action` to the study in one transaction: status change, a new version when the
-    /// action freezes a changed draft, and the audit event.
+    /// action freezes a changed draft, the audit event, the study's notifications, and the
+    /// `StudyEvent` for the response service (sent through the outbox once this commits).
     func apply(_ action: LifecycleAction, studyId: String, by actor: String, now: Date = Date()) async throws -> Outcome {
         try await client.withTransaction(logger: logger) { connection in
             let rows = try await connection.query(
@@ -66,8 +69,41 @@ struct StudyVersionStore: Sendable {
             try await audit.record(
                 actor: actor, action: "study.\(action.rawValue)", studyId: studyId, studyVersion: frozen?.version,
                 details: details, on: connection)
+            try await announce(action, studyId: studyId, status: next, by: actor, now: now, on: connection)
             return .done(status: next, frozen: frozen)
         }
+    }
+
+    /// What other services and participants hear of a lifecycle action.
+    private func announce(
+        _ action: LifecycleAction, studyId: String, status: StudyStatus, by actor: String, now: Date,
+        on connection: PostgresConnection
+    ) async throws {
+        let rows = try await connection.query(
+            """
+            SELECT a.app_id, a.org_id, a.definition ->> 'kind' FROM studies s JOIN apps a ON a.app_id = s.app_id
+            WHERE s.study_id = \(studyId)
+            """, logger: logger)
+        var app: (id: String, orgId: String, kind: String)?
+        for try await row in rows.decode((String, String, String).self) { app = row }
+        guard let app else { return }
+        let latest = try await latest(studyId: studyId, on: connection)
+
+        if let document = latest?.document {
+            try await notifications.syncStudyNotifications(
+                document: document, status: status, by: actor, now: now, on: connection)
+            if let message = LifecycleMessage.message(
+                for: action, studyName: document.name, gatewayApp: app.kind == AppDefinition.Kind.gateway.rawValue)
+            {
+                try await notifications.queueLifecycleMessage(
+                    studyId: studyId, appId: app.id, type: message.type, subtype: message.subtype, action: action.rawValue,
+                    title: document.name, message: message.message, by: actor, on: connection)
+            }
+        }
+        let event = StudyEvent.make(
+            studyId: studyId, appId: app.id, orgId: app.orgId, status: status, latest: latest, action: action.rawValue,
+            at: now)
+        try await outbox.enqueue(.POST, to: .response, path: InternalPaths.studyEvents, payload: event, on: connection)
     }
 
     /// The newest version's counters and document.

@@ -13,11 +13,13 @@ struct StudyMetaDataRoutes {
 
     let published: PublishedStudies
     let apps: AppStore
+    let notificationStore: NotificationStore
     let authenticator: AppClientAuthenticator
 
     static let invalidInput = APIError(
         .badRequest, code: "invalid_request", message: "Invalid input.", statusMessageCode: .invalidInput)
     static let noStudy = APIError(.notFound, code: "not_found", message: "Study not found.", statusMessageCode: .noData)
+    static let noData = APIError(.notFound, code: "not_found", message: "No data available.", statusMessageCode: .noData)
 
     func add(to router: Router<ServiceRequestContext>) {
         router.get("/StudyMetaData/ping") { _, _ in Ping() }
@@ -33,6 +35,10 @@ struct StudyMetaDataRoutes {
         router.get("/StudyMetaData/studyDashboard", use: studyDashboard)
         router.get("/StudyMetaData/eligibilityConsent", use: eligibilityConsent)
         router.get("/StudyMetaData/consentDocument", use: consentDocument)
+        router.get("/StudyMetaData/notifications", use: notifications)
+        router.get("/StudyMetaData/appUpdates", use: appUpdates)
+        router.get("/StudyMetaData/gatewayInfo", use: gatewayInfo)
+        router.get("/StudyMetaData/participantProperties", use: participantProperties)
     }
 
     @Sendable func versionInfo(_ request: Request, context: ServiceRequestContext) async throws -> VersionInfoReply {
@@ -97,17 +103,24 @@ struct StudyMetaDataRoutes {
         guard let studyActivity = document.activities.first(where: { $0.activityId == activityId }),
             Self.isOffered(studyActivity, on: client.platform)
         else { throw Self.noStudy }
-        let design = ActivityDesign(
-            type: studyActivity.kind,
+        return ActivityReply(
+            activity: Self.design(of: studyActivity, in: document, activityVersion: activityVersion)
+                .served(language: client.language))
+    }
+
+    /// An activity version's design as the apps (and the response service) read it.
+    static func design(of activity: StudyActivity, in document: StudyDocument, activityVersion: Int) -> ActivityDesign {
+        let schedule = activity.schedule
+        return ActivityDesign(
+            type: activity.kind,
             metadata: ActivityMetadata(
-                studyId: studyId, activityId: activityId, name: studyActivity.title,
+                studyId: document.studyId, activityId: activity.activityId, name: activity.title,
                 version: VersionCounters.label(activityVersion),
-                startDate: studyActivity.schedule.startDate.flatMap {
-                    WireDates.format(date: $0, time: studyActivity.schedule.time ?? studyActivity.schedule.dailyTimes?.first, in: document.timeZone)
+                startDate: schedule.startDate.flatMap {
+                    WireDates.format(date: $0, time: schedule.time ?? schedule.dailyTimes?.first, in: document.timeZone)
                 } ?? "",
-                endDate: studyActivity.schedule.endDate.flatMap { WireDates.format(date: $0, time: "23:59:59", in: document.timeZone) } ?? ""),
-            steps: studyActivity.steps)
-        return ActivityReply(activity: design.served(language: client.language))
+                endDate: schedule.endDate.flatMap { WireDates.format(date: $0, time: "23:59:59", in: document.timeZone) } ?? ""),
+            steps: activity.steps)
     }
 
     /// `activityList` depends only on the current frozen version (and its history, launch time,

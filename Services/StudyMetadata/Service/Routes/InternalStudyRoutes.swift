@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+import ServiceKit
+import StudyModels
+
+/// The signed `/internal/v1` endpoints other services read studies from: the list of published
+/// studies (a resync), activity designs by version, and frozen documents. Only other StudyStack
+/// services reach them (`InternalAuthMiddleware` guards the group).
+struct InternalStudyRoutes {
+    let published: PublishedStudies
+
+    func add(to group: RouterGroup<ServiceRequestContext>) {
+        group.get("/v1/studies", use: studies)
+        group.get("/v1/studies/:studyId/activities/:activityId/versions/:version", use: activity)
+        group.get("/v1/studies/:studyId/versions/:version/document", use: document)
+    }
+
+    @Sendable func studies(_ request: Request, context: ServiceRequestContext) async throws -> StudyEventList {
+        StudyEventList(studies: try await published.studyEvents())
+    }
+
+    /// The design of one activity version, as the apps read it from `/StudyMetaData/activity`, with
+    /// every step (no platform filter) and English texts. The version is the integer or its label.
+    @Sendable func activity(_ request: Request, context: ServiceRequestContext) async throws -> ActivityReply {
+        let studyId = try context.parameters.require("studyId")
+        let activityId = try context.parameters.require("activityId")
+        guard let activityVersion = WireDates.version(fromLabel: try context.parameters.require("version")) else {
+            throw APIError.badRequest("the version must be a whole number or a label like 1.2")
+        }
+        let missing = APIError.notFound("study \(studyId) has no activity \(activityId) at version \(activityVersion)")
+        guard let version = try await published.version(
+            studyId: studyId, activityId: activityId, activityVersion: activityVersion)
+        else { throw missing }
+        let document = try await published.document(studyId: studyId, version: version)
+        guard let activity = document.activities.first(where: { $0.activityId == activityId }) else { throw missing }
+        return ActivityReply(
+            activity: StudyMetaDataRoutes.design(of: activity, in: document, activityVersion: activityVersion)
+                .served(language: nil))
+    }
+
+    @Sendable func document(_ request: Request, context: ServiceRequestContext) async throws -> StudyDocument {
+        let studyId = try context.parameters.require("studyId")
+        guard let version = Int(try context.parameters.require("version")), version >= 1 else {
+            throw APIError.badRequest("the version must be a whole number from 1")
+        }
+        return try await published.document(studyId: studyId, version: version)
+    }
+}
+
+extension StudyEventList: ResponseEncodable {}
+extension ActivityReply: ResponseEncodable {}
+extension StudyDocument: ResponseEncodable {}

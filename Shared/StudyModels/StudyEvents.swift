@@ -1,0 +1,137 @@
+import Foundation
+
+/// What study-metadata tells the other services, and the paths it uses.
+public enum InternalPaths {
+    /// Response service: `POST` a `StudyEvent` when a study's status or version changes.
+    public static let studyEvents = "/internal/v1/study-events"
+    /// Registration service: `POST` a `NotificationBatch` of notifications due now.
+    public static let notifications = "/internal/v1/notifications"
+    /// Study-metadata: `GET` every published study as a `StudyEventList` (a receiver's resync).
+    public static let studies = "/internal/v1/studies"
+
+    /// Study-metadata: `GET` the design of one activity version, in the app's wire JSON
+    /// (`ActivityReply`, what `/StudyMetaData/activity` serves, with every step and English texts).
+    public static func activity(studyId: String, activityId: String, version: Int) -> String {
+        "/internal/v1/studies/\(escape(studyId))/activities/\(escape(activityId))/versions/\(version)"
+    }
+
+    /// Study-metadata: `GET` a frozen study version's whole document (`StudyDocument`).
+    public static func document(studyId: String, version: Int) -> String {
+        "/internal/v1/studies/\(escape(studyId))/versions/\(version)/document"
+    }
+
+    static func escape(_ segment: String) -> String {
+        segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? segment
+    }
+}
+
+/// A study's state as the other services need it. Sent on every lifecycle action, and listed for
+/// a resync; receivers keep the highest `version` they have seen (deliveries may repeat or cross).
+public struct StudyEvent: Codable, Sendable, Equatable {
+    public enum Status: String, Codable, Sendable {
+        case preLaunch = "pre_launch"
+        case upcoming, active, paused, deactivated
+    }
+
+    public struct ActivityVersion: Codable, Sendable, Equatable {
+        public var activityId: String
+        /// Integer version; the apps see it as the label "1.(version-1)".
+        public var version: Int
+        public var label: String
+        /// `questionnaire` or `task`.
+        public var type: String
+
+        public init(activityId: String, version: Int, label: String, type: String) {
+            self.activityId = activityId
+            self.version = version
+            self.label = label
+            self.type = type
+        }
+    }
+
+    public var studyId: String
+    public var appId: String
+    public var orgId: String
+    public var status: Status
+    /// The newest frozen version (0 before the first publish).
+    public var version: Int
+    public var label: String
+    public var consentVersion: Int
+    public var activities: [ActivityVersion]
+    public var participantProperties: [ParticipantProperty]
+    /// The lifecycle action that caused the event (`publish`, `launch`, ...), absent in a resync list.
+    public var action: String?
+    public var at: Date
+
+    public init(
+        studyId: String, appId: String, orgId: String, status: Status, version: Int, label: String, consentVersion: Int,
+        activities: [ActivityVersion], participantProperties: [ParticipantProperty], action: String?, at: Date
+    ) {
+        self.studyId = studyId
+        self.appId = appId
+        self.orgId = orgId
+        self.status = status
+        self.version = version
+        self.label = label
+        self.consentVersion = consentVersion
+        self.activities = activities
+        self.participantProperties = participantProperties
+        self.action = action
+        self.at = at
+    }
+}
+
+/// Reply of `GET /internal/v1/studies`.
+public struct StudyEventList: Codable, Sendable, Equatable {
+    public var studies: [StudyEvent]
+
+    public init(studies: [StudyEvent]) { self.studies = studies }
+}
+
+/// Notifications handed to the registration service for push delivery.
+public struct NotificationBatch: Codable, Sendable, Equatable {
+    public var notifications: [NotificationMessage]
+
+    public init(notifications: [NotificationMessage]) { self.notifications = notifications }
+}
+
+/// One notification to push: to every user of the app (`studyId` absent) or to a study's
+/// participants. `id` is unique across all notifications, so a repeated delivery is recognised.
+public struct NotificationMessage: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        case gateway = "Gateway"
+        case study = "Study"
+    }
+
+    public var id: Int64
+    public var notificationId: String
+    public var appId: String
+    public var orgId: String
+    public var studyId: String?
+    public var type: Kind
+    /// `Announcement`, `Activity`, `Resource`, `Study` or `studyEvent` (what the apps switch on).
+    public var subtype: String
+    public var title: LocalizedText
+    public var message: LocalizedText
+    public var activityId: String?
+    public var resourceId: String?
+    public var sentAt: Date
+
+    public init(
+        id: Int64, notificationId: String, appId: String, orgId: String, studyId: String?, type: Kind, subtype: String,
+        title: LocalizedText, message: LocalizedText, activityId: String?, resourceId: String?, sentAt: Date
+    ) {
+        self.id = id
+        self.notificationId = notificationId
+        self.appId = appId
+        self.orgId = orgId
+        self.studyId = studyId
+        self.type = type
+        self.subtype = subtype
+        self.title = title
+        self.message = message
+        self.activityId = activityId
+        self.resourceId = resourceId
+        self.sentAt = sentAt
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import ServiceKit
+@testable import StudyMetadataService
+import StudyModels
+import Synchronization
+import Testing
+import TestSupport
+
+/// The signed endpoints other services read studies from, and real delivery of study events to a
+/// live receiver through the outbox.
+@Suite struct InternalStudyAPITests {
+    let helper = StudyDraftTests()
+
+    func signedGet(_ client: some TestClientProtocol, _ path: String, as caller: ServiceName = .response) async throws
+        -> (HTTPResponse.Status, ByteBuffer)
+    {
+        try await client.execute(
+            uri: path, method: .get, headers: TestApplication.signedHeaders(caller: caller, method: .get, path: path)
+        ) { ($0.status, $0.body) }
+    }
+
+    @Test func otherServicesReadStudiesDesignsAndDocuments() async throws {
+        try await helper.withService { client, root, _ in
+            _ = try await helper.send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
+            let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+            _ = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
+
+            // Nothing published yet: an empty list.
+            var (status, body) = try await signedGet(client, "/internal/v1/studies")
+            #expect(status == .ok)
+            #expect(try body.decodeJSON(StudyEventList.self).studies.isEmpty)
+
+            _ = try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root)
+            // A second version changes the daily questionnaire only.
+            let edited = example.replacingOccurrences(of: "How well did you sleep?", with: "How did you sleep?")
+            _ = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: edited)
+            #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates", token: root).0 == .ok)
+
+            (status, body) = try await signedGet(client, "/internal/v1/studies", as: .registration)
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            let studies = try decoder.decode(StudyEventList.self, from: Data(buffer: body)).studies
+            #expect(studies.map(\.studyId) == ["SLEEPWELL"])
+            #expect(studies.first?.status == .active)
+            #expect(studies.first?.version == 2)
+            #expect(studies.first?.label == "1.1")
+            #expect(studies.first?.activities.first { $0.activityId == "daily" }?.version == 2)
+            #expect(studies.first?.activities.first { $0.activityId == "weekly" }?.version == 1)
+
+            // Both versions of the daily design stay readable, by number or label.
+            for (path, title) in [
+                ("/internal/v1/studies/SLEEPWELL/activities/daily/versions/1", "How well did you sleep?"),
+                ("/internal/v1/studies/SLEEPWELL/activities/daily/versions/1.1", "How did you sleep?"),
+            ] {
+                (status, body) = try await signedGet(client, path)
+                #expect(status == .ok)
+                let design = try body.decodeJSON(ActivityReply.self).activity
+                #expect(design.metadata.activityId == "daily")
+                #expect(design.steps.contains { $0.key == "sleepQuality" && $0.title?.text(for: nil) == title })
+            }
+            // Every step, whatever the platform: the active task is there.
+            (status, body) = try await signedGet(client, "/internal/v1/studies/SLEEPWELL/activities/kicks/versions/1")
+            #expect(try body.decodeJSON(ActivityReply.self).activity.type == "task")
+            #expect(try await signedGet(client, "/internal/v1/studies/SLEEPWELL/activities/daily/versions/3").0 == .notFound)
+            #expect(try await signedGet(client, "/internal/v1/studies/SLEEPWELL/activities/daily/versions/x").0 == .badRequest)
+
+            (status, body) = try await signedGet(client, "/internal/v1/studies/SLEEPWELL/versions/1/document")
+            #expect(status == .ok)
+            #expect(try body.decodeJSON(StudyDocument.self) == JSONDecoder().decode(StudyDocument.self, from: Data(example.utf8)))
+            #expect(try await signedGet(client, "/internal/v1/studies/SLEEPWELL/versions/9/document").0 == .notFound)
+
+            // Unsigned, the apps' credential or an admin token get nowhere.
+            let unsigned = try await client.execute(uri: "/internal/v1/studies", method: .get) { $0.status }
+            #expect(unsigned == .unauthorized)
+            let bearer = try await client.execute(
+                uri: "/internal/v1/studies", method: .get, headers: [.authorization: "Bearer \(root)"]) { $0.status }
+            #expect(bearer == .unauthorized)
+        }
+    }
+
+    /// A launch reaches a live response service, signed, through the outbox worker once the
+    /// transaction commits (waiting for a peer that is down is `OutboxTests`' subject).
+    @Test func studyEventsReachALiveResponseServiceThroughTheOutbox() async throws {
+        let received = Mutex<[(caller: String, event: StudyEvent)]>([])
+        try await TestDatabase.withFreshDatabase { receiverDatabase in
+            let descriptor = ServiceDescriptor(name: .response, defaultPort: 0, defaultDatabase: "unused", migrations: [])
+            let receiver = try buildServiceApplication(
+                descriptor: descriptor,
+                settings: ServiceSettings(
+                    reader: TestConfiguration.reader(for: .response, databaseURL: receiverDatabase), descriptor: descriptor),
+                logger: Logger(label: "receiver"),
+                addRoutes: { routes, _ in
+                    routes.internalGroup.post("/v1/study-events") { request, context -> HTTPResponse.Status in
+                        let bytes = try await request.body.collect(upTo: context.maxUploadSize)
+                        let decoder = JSONDecoder()
+                        decoder.dateDecodingStrategy = .iso8601
+                        let event = try decoder.decode(StudyEvent.self, from: Data(buffer: bytes))
+                        received.withLock { $0.append((context.internalCaller ?? "-", event)) }
+                        return .accepted
+                    }
+                    return []
+                })
+            try await receiver.test(.live) { receiverClient in
+                try await TestApplication.waitUntilReady(receiverClient)
+                let receiverURL = "http://127.0.0.1:\(receiverClient.port!)"
+                try await TestDatabase.withFreshDatabase { url in
+                    let reader = TestConfiguration.reader(
+                        for: .studyMetadata, databaseURL: url,
+                        overrides: [
+                            "studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!",
+                            "response.url": receiverURL,
+                        ])
+                    let app = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "sender"))
+                    try await app.test(.router) { client in
+                        try await TestApplication.waitUntilReady(client)
+                        let root = try await helper.login(client, "root@studystack.test", "Sup3r-Secret!")
+                        _ = try await helper.send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
+                        let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+                        _ = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
+                        #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
+
+                        let deadline = ContinuousClock.now + .seconds(20)
+                        while received.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
+                            try await Task.sleep(for: .milliseconds(200))
+                        }
+                        let events = received.withLock { $0 }
+                        #expect(events.count == 1)
+                        #expect(events.first?.caller == "study-metadata")
+                        #expect(events.first?.event.studyId == "SLEEPWELL")
+                        #expect(events.first?.event.status == .active)
+                        #expect(events.first?.event.action == "launch")
+                        let (_, outbox) = try await helper.send(client, .get, "/admin/v1/outbox?undelivered=true", token: root)
+                        #expect(!String(buffer: outbox).contains("study-events"))
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceKit
+@testable import StudyMetadataService
+import StudyModels
+import Testing
+import TestSupport
+
+/// What study-metadata tells the other services: study events for the response service and
+/// notifications for the registration service, both through the outbox, and the notifications
+/// the apps list.
+@Suite struct StudyNotificationTests {
+    let helper = StudyDraftTests()
+    let api = StudyMetaDataAPITests()
+
+    struct Queued: Sendable {
+        var peer: String
+        var path: String
+        var body: String
+    }
+
+    /// Runs `body` with the service, a super-admin token, DEMOAPP's iOS credential, the draft of
+    /// SLEEPWELL (the complete example) and a database client.
+    func withStudy(
+        _ body: @escaping @Sendable (any TestClientProtocol, String, String, String, PostgresClient) async throws -> Void
+    ) async throws {
+        try await helper.withService { client, root, url in
+            let (_, created) = try await helper.send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
+            let credentials = try created.decodeJSON([String: JSONValue].self)["credentials"]
+            guard case .object(let byPlatform) = credentials, case .string(let ios) = byPlatform["ios"] else {
+                Issue.record("no credentials")
+                return
+            }
+            let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+            #expect(try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example).0 == .created)
+            try await TestDatabase.withClient(url: url) { postgres, _ in
+                try await body(client, root, ios, example, postgres)
+            }
+        }
+    }
+
+    func queued(_ postgres: PostgresClient, peer: String) async throws -> [Queued] {
+        let rows = try await postgres.query(
+            "SELECT peer, path, convert_from(body, 'UTF8') FROM internal_outbox WHERE peer = \(peer) ORDER BY id",
+            logger: Logger(label: "test"))
+        var found: [Queued] = []
+        for try await (peer, path, body) in rows.decode((String, String, String).self) {
+            found.append(Queued(peer: peer, path: path, body: body))
+        }
+        return found
+    }
+
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+
+    func events(_ postgres: PostgresClient) async throws -> [StudyEvent] {
+        try await queued(postgres, peer: "response").map {
+            #expect($0.path == "/internal/v1/study-events")
+            return try Self.decoder().decode(StudyEvent.self, from: Data($0.body.utf8))
+        }
+    }
+
+    /// Every notification handed to the registration service so far.
+    func pushed(_ postgres: PostgresClient) async throws -> [NotificationMessage] {
+        try await queued(postgres, peer: "registration").flatMap {
+            #expect($0.path == "/internal/v1/notifications")
+            return try Self.decoder().decode(NotificationBatch.self, from: Data($0.body.utf8)).notifications
+        }
+    }
+
+    func dispatch(_ postgres: PostgresClient) async throws {
+        let logger = Logger(label: "test")
+        try await NotificationStore(client: postgres, logger: logger).dispatchDue(
+            outbox: Outbox(client: postgres, logger: logger), audit: AuditLog(client: postgres, logger: logger))
+    }
+
+    func appNotifications(
+        _ client: some TestClientProtocol, _ credential: String, language: String? = nil, skip: Int = 0
+    ) async throws -> [[String: Any]] {
+        let (head, body) = try await api.get(
+            client, "/StudyMetaData/notifications?skip=\(skip)", StudyMetaDataAPITests.headers(credential, language: language))
+        #expect(head.status == .ok)
+        #expect(body["message"] as? String == "SUCCESS")
+        return body["notifications"] as? [[String: Any]] ?? []
+    }
+
+    @Test func everyLifecycleActionQueuesAStudyEventForTheResponseService() async throws {
+        try await withStudy { client, root, _, _, postgres in
+            #expect(try await events(postgres).isEmpty)
+            #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish", token: root).0 == .ok)
+            #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
+            // A refused action queues nothing.
+            #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/resume", token: root).0 == .conflict)
+            #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/pause", token: root).0 == .ok)
+
+            let events = try await events(postgres)
+            #expect(events.map(\.action) == ["publish", "launch", "pause"])
+            #expect(events.map(\.status) == [.upcoming, .active, .paused])
+            let launched = events[1]
+            #expect(launched.studyId == "SLEEPWELL")
+            #expect(launched.appId == "DEMOAPP")
+            #expect(launched.orgId == "DEMOORG")
+            #expect(launched.version == 1)
+            #expect(launched.label == "1.0")
+            #expect(launched.consentVersion == 1)
+            #expect(launched.activities.map(\.activityId) == [
+                "daily", "weekly", "baseline", "followUp", "monthlyCheck", "clinicVisits", "postSurgery", "anytimeLog",
+                "kicks",
+            ])
+            #expect(launched.activities.allSatisfy { $0.version == 1 && $0.label == "1.0" })
+            #expect(launched.activities.contains { $0.type == "task" })
+            #expect(launched.participantProperties.map(\.key) == ["surgeryDate"])
+        }
+    }
+
+    @Test func notificationsGoOutWhenDueAndAreListedForTheApps() async throws {
+        try await withStudy { client, root, ios, example, postgres in
+            // Publishing as upcoming announces the study to the gateway app's users; the study's own
+            // notifications wait for the launch.
+            _ = try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish", token: root)
+            try await dispatch(postgres)
+            var sent = try await pushed(postgres)
+            #expect(sent.map(\.subtype) == ["Study"])
+            #expect(sent.first?.type == .gateway)
+            #expect(sent.first?.message.text(for: "en") == "A new study is coming soon: Sleep Well.")
+
+            _ = try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root)
+            try await dispatch(postgres)
+            sent = try await pushed(postgres)
+            // The immediate "welcome" goes out with the launch message; "midpoint" (2027) waits, and
+            // the anchor-relative reminder is per participant (the registration service's job).
+            #expect(Set(sent.map(\.notificationId).filter { !$0.hasPrefix("publish-") && !$0.hasPrefix("launch-") })
+                == ["welcome"])
+            let welcome = try #require(sent.first { $0.notificationId == "welcome" })
+            #expect(welcome.type == .study)
+            #expect(welcome.studyId == "SLEEPWELL")
+            #expect(welcome.orgId == "DEMOORG")
+            #expect(Set(sent.map(\.id)).count == sent.count)
+
+            let listed = try await appNotifications(client, ios)
+            #expect(listed.count == 3)
+            let first = try #require(listed.first { $0["notificationId"] as? String == "welcome" })
+            #expect(first["type"] as? String == "Study")
+            #expect(first["subtype"] as? String == "Announcement")
+            #expect(first["audience"] as? String == "All")
+            #expect(first["title"] as? String == "Sleep Well")
+            #expect(first["message"] as? String == "Welcome to Sleep Well!")
+            #expect(first["studyId"] as? String == "SLEEPWELL")
+            #expect(first["activityId"] as? String == "")
+            let date = try #require(first["date"] as? String)
+            #expect(date.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}-0[45]00$"#, options: .regularExpression) != nil)
+            let launch = try #require(listed.first { ($0["notificationId"] as? String)?.hasPrefix("launch-") == true })
+            #expect(launch["type"] as? String == "Gateway")
+            #expect(launch["message"] as? String == "A new study is open: Sleep Well.")
+            let spanish = try await appNotifications(client, ios, language: "es")
+            #expect(spanish.contains { $0["message"] as? String == "Un nuevo estudio está abierto: Duerma Bien." })
+            #expect(try await appNotifications(client, ios, skip: 3).isEmpty)
+            let (bad, _) = try await api.get(client, "/StudyMetaData/notifications?skip=-1", StudyMetaDataAPITests.headers(ios))
+            #expect(bad.status == .badRequest)
+
+            // Paused: participants hear of it at once, but a new study notification waits.
+            _ = try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/pause", token: root)
+            let withNews = example.replacingOccurrences(
+                of: #""notifications": ["#,
+                with: #""notifications": [{"notificationId": "news", "subtype": "Announcement", "text": "News", "timing": "immediate"},"#)
+            #expect(try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: withNews).0 == .ok)
+            #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates", token: root).0 == .ok)
+            try await dispatch(postgres)
+            sent = try await pushed(postgres)
+            #expect(sent.contains { $0.notificationId.hasPrefix("pause-") && $0.subtype == "studyEvent" })
+            #expect(!sent.contains { $0.notificationId == "news" })
+
+            _ = try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/resume", token: root)
+            try await dispatch(postgres)
+            sent = try await pushed(postgres)
+            #expect(sent.filter { $0.notificationId == "news" }.count == 1)
+            #expect(sent.contains { $0.notificationId.hasPrefix("resume-") })
+            // Sent is sent: publishing again does not send "welcome" twice.
+            try await dispatch(postgres)
+            #expect(try await pushed(postgres).filter { $0.notificationId == "welcome" }.count == 1)
+
+            // Closing the study drops what has not gone out.
+            _ = try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/deactivate", token: root)
+            let (_, listing) = try await helper.send(client, .get, "/admin/v1/apps/DEMOAPP/notifications", token: root)
+            let records = try Self.decoder().decode([String: [NotificationStore.Record]].self, from: Data(buffer: listing))["notifications"] ?? []
+            #expect(!records.contains { $0.notificationId == "midpoint" })
+            #expect(records.contains { $0.notificationId.hasPrefix("deactivate-") && $0.origin == .lifecycle })
+        }
+    }
+
+    @Test func adminsAnnounceToEveryUserOfAnApp() async throws {
+        try await withStudy { client, root, ios, _, postgres in
+            let invalid = #"{"notificationId": "no spaces", "text": {"es": "Hola"}, "at": "tomorrow"}"#
+            let (status, body) = try await helper.send(client, .post, "/admin/v1/apps/DEMOAPP/notifications", token: root, body: invalid)
+            #expect(status == .unprocessableContent)
+            let pointers = try body.decodeJSON(StudyDraftTests.Problems.self).error.problems?.map(\.pointer)
+            #expect(pointers == ["/notificationId", "/text", "/at"])
+
+            let (_, editor) = try await helper.makeAdmin(client, root: root, email: "editor@studystack.test")
+            let announcement = #"{"notificationId": "maintenance", "title": "Demo", "text": {"en": "Down tonight", "es": "Cerrado esta noche"}}"#
+            #expect(try await helper.send(client, .post, "/admin/v1/apps/DEMOAPP/notifications", token: editor, body: announcement).0 == .forbidden)
+            #expect(try await helper.send(client, .post, "/admin/v1/apps/NOAPP/notifications", token: root, body: announcement).0 == .notFound)
+            #expect(try await helper.send(client, .post, "/admin/v1/apps/DEMOAPP/notifications", token: root, body: announcement).0 == .created)
+            #expect(try await helper.send(client, .post, "/admin/v1/apps/DEMOAPP/notifications", token: root, body: announcement).0 == .conflict)
+            let later = #"{"notificationId": "later", "text": "Next year", "at": "2099-01-01T09:00:00+01:00"}"#
+            #expect(try await helper.send(client, .post, "/admin/v1/apps/DEMOAPP/notifications", token: root, body: later).0 == .created)
+
+            try await dispatch(postgres)
+            let pushed = try await pushed(postgres)
+            #expect(pushed.map(\.notificationId) == ["maintenance"])
+            #expect(pushed.first?.studyId == nil)
+            #expect(pushed.first?.type == .gateway)
+            let listed = try await appNotifications(client, ios, language: "es")
+            #expect(listed.count == 1)
+            #expect(listed.first?["subtype"] as? String == "Announcement")
+            #expect(listed.first?["message"] as? String == "Cerrado esta noche")
+            #expect(listed.first?["studyId"] as? String == "")
+            #expect((listed.first?["date"] as? String)?.hasSuffix("+0000") == true)
+
+            // Operators see the queued call to the registration service, undelivered (nothing listens).
+            let (outboxStatus, outbox) = try await helper.send(client, .get, "/admin/v1/outbox?undelivered=true", token: root)
+            #expect(outboxStatus == .ok)
+            #expect(String(buffer: outbox).contains(#""path":"\/internal\/v1\/notifications""#)
+                || String(buffer: outbox).contains(#""path":"/internal/v1/notifications""#))
+            #expect(try await helper.send(client, .get, "/admin/v1/outbox", token: editor).0 == .forbidden)
+            let (_, audit) = try await helper.send(client, .get, "/admin/v1/audit", token: root)
+            #expect(String(buffer: audit).contains("notification.announced"))
+            #expect(String(buffer: audit).contains("notification.sent"))
+        }
+    }
+}
