@@ -82,7 +82,7 @@ import TestSupport
             #expect(Set(credentials.keys) == ["ios", "android"])
 
             try await TestDatabase.withClient(url: url) { postgres, logger in
-                let store = AppStore(client: postgres, logger: logger)
+                let store = AppStore(client: postgres, catalog: CatalogCache(), logger: logger)
                 let ios = Data(credentials["ios"]!.utf8).base64EncodedString()
                 let result = try await store.authenticate(basicHeader: "Basic \(ios)")
                 #expect(result?.appId == "DEMOAPP")

@@ -31,7 +31,8 @@ public enum StudyMetadataService {
                 AdminAccountRoutes(
                     store: store, authenticator: authenticator, audit: environment.audit, settings: adminSettings
                 ).add(to: routes.router)
-                let apps = AppStore(client: environment.postgres, logger: environment.logger)
+                let catalog = CatalogCache()
+                let apps = AppStore(client: environment.postgres, catalog: catalog, logger: environment.logger)
                 AppRoutes(store: apps, authenticator: authenticator, audit: environment.audit).add(to: routes.router)
                 StudyDraftRoutes(
                     studies: StudyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger),
@@ -41,14 +42,14 @@ public enum StudyMetadataService {
                 StudyLifecycleRoutes(
                     versions: StudyVersionStore(
                         client: environment.postgres, audit: environment.audit, outbox: environment.outbox,
-                        notifications: notifications, logger: environment.logger),
+                        notifications: notifications, catalog: catalog, logger: environment.logger),
                     authenticator: authenticator
                 ).add(to: routes.router)
                 NotificationRoutes(
                     notifications: notifications, apps: apps, outbox: environment.outbox, authenticator: authenticator,
                     audit: environment.audit
                 ).add(to: routes.router)
-                let published = PublishedStudies(client: environment.postgres, logger: environment.logger)
+                let published = PublishedStudies(client: environment.postgres, catalog: catalog, logger: environment.logger)
                 StudyMetaDataRoutes(
                     published: published, apps: apps, notificationStore: notifications,
                     authenticator: AppClientAuthenticator(apps: apps)
@@ -59,7 +60,10 @@ public enum StudyMetadataService {
                     guard environment.startup.isFinished else { return }
                     while try await notifications.dispatchDue(outbox: environment.outbox, audit: environment.audit) > 0 {}
                 }
-                return [dispatcher]
+                let listener = CatalogChangeListener(
+                    client: environment.postgres, cache: catalog, isReady: { environment.startup.isFinished },
+                    logger: environment.logger)
+                return [dispatcher, listener]
             },
             afterMigrations: { environment in
                 try await AdminBootstrap(

@@ -208,7 +208,10 @@ public struct OutboxWorker: Service {
             }
         } catch {
             // The lease runs out and the message is tried again; at-least-once delivery covers it.
-            logger.warning("could not record outbox outcome", metadata: ["error": "\(String(reflecting: error))"])
+            // (At shutdown the write is cancelled; that is expected and not worth a warning.)
+            logger.log(
+                level: error is CancellationError ? .debug : .warning, "could not record outbox outcome",
+                metadata: ["error": "\(String(reflecting: error))"])
         }
     }
 

@@ -15,6 +15,7 @@ struct AppStore: Sendable {
     }
 
     let client: PostgresClient
+    let catalog: CatalogCache
     let logger: Logger
 
     /// Creates the app with a fresh credential for each platform; nil when the id is taken.
@@ -39,27 +40,37 @@ struct AppStore: Sendable {
                     VALUES (\(credential.key), \(app.appId), \(credential.platform.rawValue), \(SecureToken.hash(credential.token)))
                     """, logger: logger)
             }
+            try await CatalogCache.notifyChange(on: connection, logger: logger)
             return issued
         }
     }
 
     /// Replaces an app's definition (its id stays); false when there is no such app.
     func update(_ app: AppDefinition) async throws -> Bool {
-        let rows = try await client.query(
-            """
-            UPDATE apps SET definition = \(try Self.encode(app))::jsonb, org_id = \(app.orgId), updated_at = now()
-            WHERE app_id = \(app.appId) RETURNING 1
-            """, logger: logger)
-        for try await _ in rows { return true }
-        return false
+        let updated = try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE apps SET definition = \(try Self.encode(app))::jsonb, org_id = \(app.orgId), updated_at = now()
+                WHERE app_id = \(app.appId) RETURNING 1
+                """, logger: logger)
+            var found = false
+            for try await _ in rows { found = true }
+            if found { try await CatalogCache.notifyChange(on: connection, logger: logger) }
+            return found
+        }
+        if updated { catalog.invalidateAll() }
+        return updated
     }
 
+    /// An app's definition (from the catalog cache when it is live).
     func app(id: String) async throws -> AppDefinition? {
-        let rows = try await client.query("SELECT definition::text FROM apps WHERE app_id = \(id)", logger: logger)
-        for try await text in rows.decode(String.self) {
-            return try JSONDecoder().decode(AppDefinition.self, from: Data(text.utf8))
+        try await catalog.app(id: id) {
+            let rows = try await client.query("SELECT definition::text FROM apps WHERE app_id = \(id)", logger: logger)
+            for try await text in rows.decode(String.self) {
+                return try JSONDecoder().decode(AppDefinition.self, from: Data(text.utf8))
+            }
+            return nil
         }
-        return nil
     }
 
     func list() async throws -> [AppDefinition] {
@@ -74,6 +85,10 @@ struct AppStore: Sendable {
     /// The app and platform an `Authorization: Basic` header stands for, or nil. The apps' own
     /// quirk is tolerated: a trailing newline inside the base64 (Android's encoder adds one).
     func authenticate(basicHeader: String) async throws -> (appId: String, platform: Platform)? {
+        try await catalog.credential(header: basicHeader) { try await lookUp(basicHeader: basicHeader) }
+    }
+
+    private func lookUp(basicHeader: String) async throws -> (appId: String, platform: Platform)? {
         guard basicHeader.lowercased().hasPrefix("basic ") else { return nil }
         let encoded = basicHeader.dropFirst("basic ".count).filter { !$0.isWhitespace }
         guard let data = Data(base64Encoded: String(encoded)),

@@ -9,8 +9,8 @@ import Synchronization
 /// What the apps are served: published studies, read from their frozen versions.
 ///
 /// A frozen version never changes, so its decoded document is cached in memory for good, keyed
-/// by (study, version). Only the small "which version is current, in which status" rows are read
-/// from PostgreSQL on each request, so a publish is visible at once on every replica.
+/// by (study, version). Which version is current, in which status, comes from the `CatalogCache`,
+/// which every replica clears when a lifecycle action commits.
 struct PublishedStudies: Sendable {
     /// A study as the apps may see it now.
     struct Current: Sendable {
@@ -31,21 +31,29 @@ struct PublishedStudies: Sendable {
     }
 
     let client: PostgresClient
+    let catalog: CatalogCache
     let logger: Logger
     private let cache: DocumentCache
     /// Replies rendered from a frozen version, keyed by everything they depend on (study, version,
     /// platform, language, ...). Like the documents, they never go stale.
     let replies: ReplyCache
 
-    init(client: PostgresClient, logger: Logger) {
+    init(client: PostgresClient, catalog: CatalogCache, logger: Logger) {
         self.client = client
+        self.catalog = catalog
         self.logger = logger
         cache = DocumentCache()
         replies = ReplyCache()
     }
 
-    /// The app's published studies (never pre-launch ones), each at its newest version.
+    /// The app's published studies (never pre-launch ones), each at its newest version; from the
+    /// catalog cache when it is live.
     func current(appId: String, studyId: String? = nil) async throws -> [Current] {
+        let studies = try await catalog.studies(appId: appId) { try await load(appId: appId) }
+        return studyId.map { id in studies.filter { $0.studyId == id } } ?? studies
+    }
+
+    private func load(appId: String) async throws -> [Current] {
         let rows = try await client.query(
             """
             SELECT s.study_id, s.status, v.version, v.consent_version, v.activity_versions::text, s.launched_at
@@ -55,7 +63,6 @@ struct PublishedStudies: Sendable {
                 WHERE study_id = s.study_id ORDER BY version DESC LIMIT 1
             ) v ON true
             WHERE s.app_id = \(appId) AND s.status <> 'pre_launch'
-              AND (\(studyId)::text IS NULL OR s.study_id = \(studyId)::text)
             ORDER BY s.study_id
             """, logger: logger)
         var found: [(String, StudyStatus, Int, Int, [String: Int], Date?)] = []

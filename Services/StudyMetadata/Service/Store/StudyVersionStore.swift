@@ -30,13 +30,14 @@ struct StudyVersionStore: Sendable {
     let audit: AuditLog
     let outbox: Outbox
     let notifications: NotificationStore
+    let catalog: CatalogCache
     let logger: Logger
 
     /// Applies `action` to the study in one transaction: status change, a new version when the
     /// action freezes a changed draft, the audit event, the study's notifications, and the
     /// `StudyEvent` for the response service (sent through the outbox once this commits).
     func apply(_ action: LifecycleAction, studyId: String, by actor: String, now: Date = Date()) async throws -> Outcome {
-        try await client.withTransaction(logger: logger) { connection in
+        let outcome = try await client.withTransaction(logger: logger) { connection -> Outcome in
             let rows = try await connection.query(
                 "SELECT status, draft::text FROM studies WHERE study_id = \(studyId) FOR UPDATE", logger: logger)
             var found: (String, String)?
@@ -70,8 +71,11 @@ struct StudyVersionStore: Sendable {
                 actor: actor, action: "study.\(action.rawValue)", studyId: studyId, studyVersion: frozen?.version,
                 details: details, on: connection)
             try await announce(action, studyId: studyId, status: next, by: actor, now: now, on: connection)
-            return .done(status: next, frozen: frozen)
+            try await CatalogCache.notifyChange(on: connection, logger: logger)
+            return Outcome.done(status: next, frozen: frozen)
         }
+        if case .done = outcome { catalog.invalidateAll() }
+        return outcome
     }
 
     /// What other services and participants hear of a lifecycle action.

@@ -1,0 +1,141 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import StudyModels
+import Synchronization
+
+/// In-memory copies of what every app-API request needs and what changes rarely: which app and
+/// platform a credential stands for, app definitions, and each app's current published studies.
+/// With them an app-API request that hits the reply cache touches no database at all.
+///
+/// Whatever changes these writes `NOTIFY studystack_catalog` in its transaction; every replica's
+/// `CatalogChangeListener` clears its copies when the notification arrives (after the commit), and
+/// the replica that made the change clears its own at once. The copies are only used while the
+/// listener is connected, and expire after `timeToLive` in any case, so a lost notification can
+/// leave a replica stale for at most that long.
+final class CatalogCache: Sendable {
+    static let channel = "studystack_catalog"
+
+    private struct Entry<Value: Sendable>: Sendable {
+        var value: Value
+        var loadedAt: ContinuousClock.Instant
+    }
+
+    private struct State: Sendable {
+        var credentials: [String: Entry<(appId: String, platform: Platform)>] = [:]
+        var apps: [String: Entry<AppDefinition>] = [:]
+        var studies: [String: Entry<[PublishedStudies.Current]>] = [:]
+        /// Moves on every invalidation, so a load that raced with one is not kept.
+        var generation: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let listening = Atomic<Bool>(false)
+    let timeToLive: Duration
+    /// A bound on memory: credentials are keyed by what clients send, which they choose.
+    let capacity: Int
+
+    init(timeToLive: Duration = .seconds(30), capacity: Int = 10_000) {
+        self.timeToLive = timeToLive
+        self.capacity = capacity
+    }
+
+    /// Drops every copy (a change was committed, or notifications may have been missed).
+    func invalidateAll() {
+        state.withLock { state in
+            state.credentials.removeAll(keepingCapacity: true)
+            state.apps.removeAll(keepingCapacity: true)
+            state.studies.removeAll(keepingCapacity: true)
+            state.generation &+= 1
+        }
+    }
+
+    func setListening(_ value: Bool) {
+        listening.store(value, ordering: .releasing)
+        invalidateAll()
+    }
+
+    /// The app and platform of an `Authorization: Basic` header. Only known credentials are
+    /// kept (keyed by the header's SHA-256), so unknown ones always reach the database.
+    func credential(
+        header: String, load: () async throws -> (appId: String, platform: Platform)?
+    ) async throws -> (appId: String, platform: Platform)? {
+        let key = SHA256.hash(data: Data(header.utf8)).map { String(format: "%02x", $0) }.joined()
+        return try await cached(key, \.credentials, load: load)
+    }
+
+    func app(id: String, load: () async throws -> AppDefinition?) async throws -> AppDefinition? {
+        try await cached(id, \.apps, load: load)
+    }
+
+    func studies(
+        appId: String, load: () async throws -> [PublishedStudies.Current]
+    ) async throws -> [PublishedStudies.Current] {
+        try await cached(appId, \.studies, load: { try await load() }) ?? []
+    }
+
+    private func cached<Value: Sendable>(
+        _ key: String, _ table: WritableKeyPath<State, [String: Entry<Value>]>,
+        load: () async throws -> Value?
+    ) async throws -> Value? {
+        guard listening.load(ordering: .acquiring) else { return try await load() }
+        let now = ContinuousClock.now
+        let (hit, generation) = state.withLock { state in
+            (state[keyPath: table][key].flatMap { now - $0.loadedAt < timeToLive ? $0.value : nil }, state.generation)
+        }
+        if let hit { return hit }
+        guard let value = try await load() else { return nil }
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            if state[keyPath: table].count >= capacity { state[keyPath: table].removeAll(keepingCapacity: true) }
+            state[keyPath: table][key] = Entry(value: value, loadedAt: now)
+        }
+        return value
+    }
+
+    /// Tells every replica, once `connection`'s transaction commits, that the catalog changed.
+    static func notifyChange(on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_notify(\(channel), '')", logger: logger)
+    }
+}
+
+/// Keeps one pooled connection listening on `studystack_catalog` and clears the cache on each
+/// notification; reconnects with backoff when the connection is lost.
+struct CatalogChangeListener: Service {
+    let client: PostgresClient
+    let cache: CatalogCache
+    let isReady: @Sendable () -> Bool
+    let logger: Logger
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown { [client, cache, isReady, logger] in
+            var backoff = Duration.milliseconds(500)
+            while !Task.isCancelled {
+                if !isReady() {
+                    try await Task.sleep(for: .milliseconds(200))
+                    continue
+                }
+                let started = ContinuousClock.now
+                do {
+                    try await client.withConnection { connection in
+                        try await connection.listen(on: CatalogCache.channel) { notifications in
+                            cache.setListening(true)
+                            for try await _ in notifications { cache.invalidateAll() }
+                        }
+                    }
+                } catch {
+                    if Task.isCancelled { break }
+                    logger.warning("catalog listener lost its connection", metadata: ["error": "\(String(reflecting: error))"])
+                }
+                cache.setListening(false)
+                // A connection that held for a while was healthy: start the backoff over.
+                if ContinuousClock.now - started > .seconds(10) { backoff = .milliseconds(500) }
+                try await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(15))
+            }
+            cache.setListening(false)
+        }
+    }
+}

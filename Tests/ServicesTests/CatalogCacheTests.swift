@@ -1,0 +1,120 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Logging
+import NIOCore
+@testable import StudyMetadataService
+import StudyModels
+import Testing
+import TestSupport
+
+/// Two replicas on one database: what one publishes, the other serves without a restart, though
+/// both keep credentials, apps and current versions in memory.
+@Suite struct CatalogCacheTests {
+    let helper = StudyDraftTests()
+    let api = StudyMetaDataAPITests()
+
+    @Test func aChangeOnOneReplicaReachesTheOthersCache() async throws {
+        try await TestDatabase.withFreshDatabase { url in
+            let reader = TestConfiguration.reader(
+                for: .studyMetadata, databaseURL: url,
+                overrides: ["studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!"])
+            let first = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "replica-a"))
+            let second = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "replica-b"))
+            try await first.test(.router) { a in
+                try await TestApplication.waitUntilReady(a)
+                try await second.test(.router) { b in
+                    try await TestApplication.waitUntilReady(b)
+                    let root = try await helper.login(a, "root@studystack.test", "Sup3r-Secret!")
+                    let (_, created) = try await helper.send(a, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
+                    let credentials = try JSONSerialization.jsonObject(with: Data(buffer: created)) as! [String: Any]
+                    let ios = (credentials["credentials"] as! [String: String])["ios"]!
+                    let headers = StudyMetaDataAPITests.headers(ios)
+
+                    // B learns the credential and caches an empty list.
+                    let ids = { (reply: [String: Any]) in (reply["studies"] as? [[String: Any]] ?? []).compactMap { $0["studyId"] as? String } }
+                    #expect(ids(try await api.get(b, "/StudyMetaData/studyList", headers).1) == [])
+                    #expect(ids(try await api.get(b, "/StudyMetaData/studyList", headers).1) == [])
+
+                    // A launches a study; B serves it once the notification arrives (well under a second).
+                    let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+                    _ = try await helper.send(a, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
+                    #expect(try await helper.send(a, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
+                    // A itself sees it at once.
+                    #expect(ids(try await api.get(a, "/StudyMetaData/studyList", headers).1) == ["SLEEPWELL"])
+                    try await eventually { ids(try await api.get(b, "/StudyMetaData/studyList", headers).1) == ["SLEEPWELL"] }
+
+                    // A pause on A: B reports the new status.
+                    _ = try await helper.send(a, .post, "/admin/v1/studies/SLEEPWELL/pause", token: root)
+                    try await eventually {
+                        (try await api.get(b, "/StudyMetaData/study?studyId=SLEEPWELL", headers).1["studies"] as? [[String: Any]])?
+                            .first?["status"] as? String == "Paused"
+                    }
+
+                    // An app update on A: B serves the new terms URL.
+                    let updated = StudyDraftTests.demoApp.replacingOccurrences(of: "https://example.org/terms", with: "https://example.org/terms-v2")
+                    #expect(try await helper.send(a, .put, "/admin/v1/apps/DEMOAPP", token: root, body: updated).0 == .ok)
+                    try await eventually {
+                        try await api.get(b, "/StudyMetaData/termsPolicy", headers).1["terms"] as? String == "https://example.org/terms-v2"
+                    }
+
+                    // B really serves from memory: a change behind the services' back is not seen
+                    // until a notification says so.
+                    try await TestDatabase.withClient(url: url) { postgres, logger in
+                        try await postgres.query(
+                            "UPDATE apps SET definition = jsonb_set(definition, '{termsUrl}', '\"https://example.org/terms-v3\"')",
+                            logger: logger)
+                        try await Task.sleep(for: .milliseconds(300))
+                        #expect(try await api.get(b, "/StudyMetaData/termsPolicy", headers).1["terms"] as? String
+                            == "https://example.org/terms-v2")
+                        try await postgres.query("SELECT pg_notify('studystack_catalog', '')", logger: logger)
+                    }
+                    try await eventually {
+                        try await api.get(b, "/StudyMetaData/termsPolicy", headers).1["terms"] as? String == "https://example.org/terms-v3"
+                    }
+                }
+            }
+        }
+    }
+
+    /// Polls `condition` for up to five seconds.
+    func eventually(_ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(try await condition(), "the other replica did not see the change within 5 s")
+    }
+
+    @Test func aLoadThatRacesAnInvalidationIsNotKept() async throws {
+        let cache = CatalogCache()
+        cache.setListening(true)
+        let app = AppDefinition(appId: "A", orgId: "O", name: "Old", kind: .gateway)
+        // The invalidation lands while the load is in flight: the loaded (stale) value is not kept.
+        _ = try await cache.app(id: "A") {
+            cache.invalidateAll()
+            return app
+        }
+        var loads = 0
+        let fresh = try await cache.app(id: "A") {
+            loads += 1
+            return AppDefinition(appId: "A", orgId: "O", name: "New", kind: .gateway)
+        }
+        #expect(loads == 1)
+        #expect(fresh?.name == "New")
+        // Now it is kept, and a second read does not load.
+        _ = try await cache.app(id: "A") {
+            loads += 1
+            return nil
+        }
+        #expect(loads == 1)
+        // Not listening: nothing is cached.
+        cache.setListening(false)
+        _ = try await cache.app(id: "A") {
+            loads += 1
+            return app
+        }
+        #expect(loads == 2)
+    }
+}
