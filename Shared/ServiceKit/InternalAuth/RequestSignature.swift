@@ -55,9 +55,17 @@ public enum RequestSignature {
 }
 
 extension Sequence where Element == UInt8 {
-    /// Lower-case hex digits.
+    /// Lower-case hex digits (by table: `String(format:)` per byte is slow enough to show up in
+    /// the app API's request time, which hashes every credential).
     var hexString: String {
-        map { String(format: "%02x", $0) }.joined()
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(underestimatedCount * 2)
+        for byte in self {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }
 

@@ -1,7 +1,7 @@
-import Crypto
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceKit
 import ServiceLifecycle
 import StudyModels
 import Synchronization
@@ -62,8 +62,7 @@ final class CatalogCache: Sendable {
     func credential(
         header: String, load: () async throws -> (appId: String, platform: Platform)?
     ) async throws -> (appId: String, platform: Platform)? {
-        let key = SHA256.hash(data: Data(header.utf8)).map { String(format: "%02x", $0) }.joined()
-        return try await cached(key, \.credentials, load: load)
+        try await cached(SecureToken.hash(header), \.credentials, load: load)
     }
 
     func app(id: String, load: () async throws -> AppDefinition?) async throws -> AppDefinition? {

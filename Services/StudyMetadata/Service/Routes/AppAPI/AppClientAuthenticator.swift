@@ -9,6 +9,8 @@ struct AppClient: Sendable {
     let platform: Platform
     /// The `language` header or parameter; English when absent.
     let language: String?
+    /// The request's query parameters, parsed once (Hummingbird parses on every access).
+    let query: Parameters
 }
 
 /// Checks the `Authorization: Basic key:token` the apps send. The credential names its app and
@@ -28,8 +30,8 @@ struct AppClientAuthenticator: Sendable {
         if let claimed = request.headers[HTTPField.Name("applicationId")!], !claimed.isEmpty, claimed != appId {
             throw Self.invalidKey
         }
-        let language = request.headers[HTTPField.Name("language")!]
-            ?? request.uri.queryParameters["language"].map(String.init)
-        return AppClient(appId: appId, platform: platform, language: language)
+        let query = request.uri.queryParameters
+        let language = request.headers[HTTPField.Name("language")!] ?? query["language"].map(String.init)
+        return AppClient(appId: appId, platform: platform, language: language, query: query)
     }
 }

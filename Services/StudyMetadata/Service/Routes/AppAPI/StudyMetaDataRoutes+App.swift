@@ -12,7 +12,7 @@ extension StudyMetaDataRoutes {
     /// when the study is offered on the caller's platform.
     @Sendable func notifications(_ request: Request, context: ServiceRequestContext) async throws -> NotificationsReply {
         let client = try await authenticator.authenticate(request)
-        let skipText = request.uri.queryParameters["skip"].map(String.init) ?? "0"
+        let skipText = client.query["skip"].map(String.init) ?? "0"
         guard let skip = Int(skipText), skip >= 0, skip <= 1_000_000 else { throw Self.invalidInput }
         let studies = Dictionary(
             try await published.current(appId: client.appId).map { ($0.studyId, $0.document) },
@@ -40,7 +40,7 @@ extension StudyMetaDataRoutes {
     /// number by number, so 1.10 is newer than 1.9.
     @Sendable func appUpdates(_ request: Request, context: ServiceRequestContext) async throws -> AppUpdatesReply {
         let client = try await authenticator.authenticate(request)
-        guard let running = AppVersion(try Self.required("appVersion", request)) else { throw Self.invalidInput }
+        guard let running = AppVersion(try Self.required("appVersion", client)) else { throw Self.invalidInput }
         guard let app = try await apps.app(id: client.appId) else { throw Self.invalidInput }
         let release = client.platform == .ios ? app.ios : app.android
         guard let release, let latest = AppVersion(release.latestVersion) else {
@@ -76,10 +76,10 @@ extension StudyMetaDataRoutes {
         _ request: Request, context: ServiceRequestContext
     ) async throws -> ParticipantPropertiesReply {
         let client = try await authenticator.authenticate(request)
-        let studyId = try Self.required("studyId", request)
+        let studyId = try Self.required("studyId", client)
         guard let current = try await visible(studyId, to: client) else { throw Self.noStudy }
         var version = current.version
-        if let label = request.uri.queryParameters["studyVersion"].map(String.init), !label.isEmpty {
+        if let label = client.query["studyVersion"].map(String.init), !label.isEmpty {
             guard let requested = WireDates.version(fromLabel: label) else { throw Self.invalidInput }
             guard requested <= current.version else { throw Self.noStudy }
             version = requested

@@ -7,7 +7,7 @@ import StudyModels
 extension StudyMetaDataRoutes {
     @Sendable func eligibilityConsent(_ request: Request, context: ServiceRequestContext) async throws -> EligibilityConsentReply {
         let client = try await authenticator.authenticate(request)
-        let studyId = try Self.required("studyId", request)
+        let studyId = try Self.required("studyId", client)
         guard let current = try await visible(studyId, to: client), current.status != .upcoming else { throw Self.noStudy }
         let document = current.document
         let language = client.language
@@ -64,11 +64,11 @@ extension StudyMetaDataRoutes {
     /// the parameter empty, as they do).
     @Sendable func consentDocument(_ request: Request, context: ServiceRequestContext) async throws -> ConsentDocumentReply {
         let client = try await authenticator.authenticate(request)
-        let studyId = try Self.required("studyId", request)
+        let studyId = try Self.required("studyId", client)
         guard let current = try await visible(studyId, to: client), current.status != .upcoming else { throw Self.noStudy }
         var consentVersion = current.consentVersion
         var document = current.document
-        if let label = request.uri.queryParameters["consentVersion"].map(String.init), !label.isEmpty {
+        if let label = client.query["consentVersion"].map(String.init), !label.isEmpty {
             guard let requested = WireDates.version(fromLabel: label) else { throw Self.invalidInput }
             guard let version = try await published.version(studyId: studyId, consentVersion: requested) else {
                 throw Self.noStudy

@@ -15,7 +15,7 @@ extension StudyMetaDataRoutes {
     /// The overview carousel and withdrawal settings; served for upcoming studies too.
     @Sendable func studyInfo(_ request: Request, context: ServiceRequestContext) async throws -> StudyInfoReply {
         let client = try await authenticator.authenticate(request)
-        let studyId = try Self.required("studyId", request)
+        let studyId = try Self.required("studyId", client)
         guard let document = try await visible(studyId, to: client)?.document else { throw Self.noStudy }
         let language = client.language
         return StudyInfoReply(
@@ -32,7 +32,7 @@ extension StudyMetaDataRoutes {
     /// Resources of a launched study (none for an upcoming one).
     @Sendable func resources(_ request: Request, context: ServiceRequestContext) async throws -> ResourcesReply {
         let client = try await authenticator.authenticate(request)
-        let studyId = try Self.required("studyId", request)
+        let studyId = try Self.required("studyId", client)
         guard let current = try await visible(studyId, to: client) else { throw Self.noStudy }
         guard current.status != .upcoming else { return ResourcesReply(resources: []) }
         let document = current.document
@@ -63,7 +63,7 @@ extension StudyMetaDataRoutes {
     /// Dashboard configuration; the values are computed on the device from the participant's answers.
     @Sendable func studyDashboard(_ request: Request, context: ServiceRequestContext) async throws -> DashboardReply {
         let client = try await authenticator.authenticate(request)
-        let studyId = try Self.required("studyId", request)
+        let studyId = try Self.required("studyId", client)
         guard let current = try await visible(studyId, to: client) else { throw Self.noStudy }
         guard current.status != .upcoming else { return DashboardReply(dashboard: .init(statistics: [], charts: [])) }
         let document = current.document

@@ -62,7 +62,7 @@ struct StudyMetaDataRoutes {
 
     @Sendable func study(_ request: Request, context: ServiceRequestContext) async throws -> StudyListReply {
         let client = try await authenticator.authenticate(request)
-        let studyId = try Self.required("studyId", request)
+        let studyId = try Self.required("studyId", client)
         let items = try await listItems(for: client, studyId: studyId)
         guard !items.isEmpty else { throw Self.noStudy }
         return StudyListReply(studies: items)
@@ -71,12 +71,12 @@ struct StudyMetaDataRoutes {
     /// The design of one activity version: rendered once per (version, platform, language).
     @Sendable func activity(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let client = try await authenticator.authenticate(request)
-        let studyId = try Self.required("studyId", request)
-        let activityId = try Self.required("activityId", request)
+        let studyId = try Self.required("studyId", client)
+        let activityId = try Self.required("activityId", client)
         guard let current = try await visible(studyId, to: client), current.status != .upcoming else { throw Self.noStudy }
         var version = current.version
         var activityVersion = current.activityVersions[activityId]
-        if let label = request.uri.queryParameters["activityVersion"].map(String.init), !label.isEmpty {
+        if let label = client.query["activityVersion"].map(String.init), !label.isEmpty {
             guard let requested = WireDates.version(fromLabel: label) else { throw Self.invalidInput }
             guard let found = try await published.version(studyId: studyId, activityId: activityId, activityVersion: requested)
             else { throw Self.noStudy }
@@ -127,7 +127,7 @@ struct StudyMetaDataRoutes {
     /// platform and language), so its encoded reply is cached by those.
     @Sendable func cachedActivityList(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let client = try await authenticator.authenticate(request)
-        let studyId = try Self.required("studyId", request)
+        let studyId = try Self.required("studyId", client)
         guard let current = try await visible(studyId, to: client) else { throw Self.noStudy }
         let key = [
             "activityList", studyId, String(current.version), current.status.rawValue, client.platform.rawValue,
@@ -177,8 +177,8 @@ struct StudyMetaDataRoutes {
 
     @Sendable func studyUpdates(_ request: Request, context: ServiceRequestContext) async throws -> StudyUpdatesReply {
         let client = try await authenticator.authenticate(request)
-        let studyId = try Self.required("studyId", request)
-        let label = try Self.required("studyVersion", request)
+        let studyId = try Self.required("studyId", client)
+        let label = try Self.required("studyVersion", client)
         guard let held = WireDates.version(fromLabel: label) else { throw Self.invalidInput }
         guard let current = try await visible(studyId, to: client), let status = current.status.wireName else {
             throw Self.noStudy
@@ -223,8 +223,8 @@ struct StudyMetaDataRoutes {
         platform == .ios || activity.steps.allSatisfy { $0.taskType?.isAvailableOnAndroid ?? true }
     }
 
-    static func required(_ name: String, _ request: Request) throws -> String {
-        guard let value = request.uri.queryParameters[Substring(name)].map(String.init), !value.isEmpty else {
+    static func required(_ name: String, _ client: AppClient) throws -> String {
+        guard let value = client.query[Substring(name)].map(String.init), !value.isEmpty else {
             throw invalidInput
         }
         return value
