@@ -34,10 +34,9 @@ public enum StudyMetadataService {
                 let catalog = CatalogCache()
                 let apps = AppStore(client: environment.postgres, catalog: catalog, logger: environment.logger)
                 AppRoutes(store: apps, authenticator: authenticator, audit: environment.audit).add(to: routes.router)
-                StudyDraftRoutes(
-                    studies: StudyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger),
-                    apps: apps, authenticator: authenticator
-                ).add(to: routes.router)
+                let studies = StudyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
+                StudyDraftRoutes(studies: studies, apps: apps, authenticator: authenticator).add(to: routes.router)
+                ActivityImportRoutes(studies: studies, authenticator: authenticator).add(to: routes.router)
                 let notifications = NotificationStore(client: environment.postgres, logger: environment.logger)
                 StudyLifecycleRoutes(
                     versions: StudyVersionStore(

@@ -13,12 +13,17 @@ struct ActivityChecks {
     let activity: StudyActivity
     let pointer: String
 
-    func run(into problems: inout [ValidationProblem]) {
+    /// Adds what is wrong to `problems`, and to `warnings` what is incomplete but was accepted by
+    /// the original servers (their own test designs have questions without choices, empty
+    /// activities and instructions inside forms), so such designs still import and publish.
+    func run(into problems: inout [ValidationProblem], warnings: inout [ValidationProblem]) {
         var found: [ValidationProblem] = []
+        var incomplete: [ValidationProblem] = []
         func problem(_ at: String, _ message: String) { found.append(ValidationProblem(pointer: at, message: message)) }
+        func warning(_ at: String, _ message: String) { incomplete.append(ValidationProblem(pointer: at, message: message)) }
 
         if !Identifiers.isValid(activity.activityId) { problem("\(pointer)/activityId", Identifiers.rule) }
-        if activity.steps.isEmpty { problem("\(pointer)/steps", "an activity needs at least one step") }
+        if activity.steps.isEmpty { warning("\(pointer)/steps", "the activity has no steps") }
 
         let tasks = activity.steps.filter { $0.type == .task }
         if activity.kind == .task, !(tasks.count == 1 && activity.steps.count == 1) {
@@ -32,16 +37,16 @@ struct ActivityChecks {
         duplicates(topKeys, at: "\(pointer)/steps", problem)
         for (index, step) in activity.steps.enumerated() {
             let at = "\(pointer)/steps/\(index)"
-            checkStep(step, at: at, problem)
+            checkStep(step, at: at, problem, warning)
             checkDestinations(step, at: at, stepKeys: Set(topKeys), problem)
             if step.type == .form {
                 let children = step.steps ?? []
-                if children.isEmpty { problem("\(at)/steps", "a form needs at least one question") }
+                if children.isEmpty { warning("\(at)/steps", "the form has no questions") }
                 duplicates(children.map(\.key), at: "\(at)/steps", problem)
                 for (childIndex, child) in children.enumerated() {
                     let childAt = "\(at)/steps/\(childIndex)"
-                    if child.type != .question { problem("\(childAt)/type", "a form holds questions only") }
-                    checkStep(child, at: childAt, problem)
+                    if child.type != .question { warning("\(childAt)/type", "a form should hold questions only") }
+                    checkStep(child, at: childAt, problem, warning)
                     if !(child.destinations ?? []).isEmpty {
                         problem("\(childAt)/destinations", "questions inside a form cannot branch; branch from the form")
                     }
@@ -50,6 +55,7 @@ struct ActivityChecks {
         }
         ScheduleChecks(document: document, activity: activity, pointer: "\(pointer)/schedule").run(problem)
         problems += found
+        warnings += incomplete
     }
 
     private func duplicates(_ keys: [String], at pointer: String, _ problem: (String, String) -> Void) {
@@ -63,11 +69,13 @@ struct ActivityChecks {
         }
     }
 
-    private func checkStep(_ step: ActivityStep, at pointer: String, _ problem: (String, String) -> Void) {
+    private func checkStep(
+        _ step: ActivityStep, at pointer: String, _ problem: (String, String) -> Void, _ warning: (String, String) -> Void
+    ) {
         if !step.key.isEmpty, !Identifiers.isValid(step.key) { problem("\(pointer)/key", Identifiers.rule) }
         guard let format = step.format else {
             if [.textChoice, .textScale, .valuePicker, .imageChoice].contains(step.responseType) {
-                problem("\(pointer)/format", "a \(step.resultType) question needs its choices")
+                warning("\(pointer)/format", "the \(step.resultType) question has no choices")
             }
             return
         }
@@ -82,7 +90,7 @@ struct ActivityChecks {
             if let step = scale.step, step <= 0 { problem("\(pointer)/format/step", "must be greater than 0") }
         case .choice(let choice):
             let choices = choice.textChoices ?? []
-            if choices.isEmpty { problem("\(pointer)/format/textChoices", "needs at least one choice") }
+            if choices.isEmpty { warning("\(pointer)/format/textChoices", "the question has no choices") }
             var seen: Set<String> = []
             for (index, item) in choices.enumerated() {
                 guard let value = item.value ?? item.text?.text(for: nil) else { continue }

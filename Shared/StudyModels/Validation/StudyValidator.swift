@@ -7,12 +7,20 @@ public typealias ValidationProblem = AdminErrorBody.Problem
 /// where it is, so a researcher can fix a whole document in one pass.
 public struct StudyValidator {
     private var problems: [ValidationProblem] = []
+    private var warnings: [ValidationProblem] = []
     private let document: StudyDocument
 
+    /// What is wrong with `document`: anything here keeps it from being saved or published.
     public static func validate(_ document: StudyDocument) -> [ValidationProblem] {
+        review(document).problems
+    }
+
+    /// Problems, and warnings about content that is incomplete (a question without choices, an
+    /// activity without steps) but that the original servers accepted; warnings do not block.
+    public static func review(_ document: StudyDocument) -> (problems: [ValidationProblem], warnings: [ValidationProblem]) {
         var validator = StudyValidator(document: document)
         validator.run()
-        return validator.problems
+        return (validator.problems, validator.warnings)
     }
 
     private init(document: StudyDocument) {
@@ -34,7 +42,7 @@ public struct StudyValidator {
         checkDuplicates(document.activities.map(\.activityId), at: "/activities", field: "activityId")
         for (index, activity) in document.activities.enumerated() {
             ActivityChecks(document: document, activity: activity, pointer: "/activities/\(index)")
-                .run(into: &problems)
+                .run(into: &problems, warnings: &warnings)
             checkText(activity.title, at: "/activities/\(index)/title")
         }
         checkResources()

@@ -11,8 +11,9 @@ import StudyModels
 struct StudyDraftRoutes {
     struct Saved: ResponseEncodable {
         var studyId: String
-        var status: StudyStatus
         var created: Bool
+        /// Incomplete content that does not block saving or publishing (see `StudyValidator.review`).
+        var warnings: [ValidationProblem]
     }
 
     struct StudyList: ResponseEncodable {
@@ -38,7 +39,7 @@ struct StudyDraftRoutes {
             throw APIError.forbidden("this needs the editor role on study \(studyId)")
         }
         let document = try await DocumentBody.decode(StudyDocument.self, named: "study document", from: request, context: context)
-        var problems = StudyValidator.validate(document)
+        var (problems, warnings) = StudyValidator.review(document)
         if document.studyId != studyId {
             problems.insert(ValidationProblem(pointer: "/studyId", message: "must be \(studyId), the study in the path"), at: 0)
         }
@@ -46,11 +47,19 @@ struct StudyDraftRoutes {
             problems.append(ValidationProblem(pointer: "/appId", message: "there is no app \(document.appId); create it first"))
         }
         guard problems.isEmpty else { throw DocumentBody.rejected(problems, in: "study document") }
-        let outcome = try await studies.saveDraft(document, by: admin)
-        if case .closed = outcome { throw APIError.conflict("study \(studyId) is deactivated; its draft can no longer change") }
-        return EditedResponse(
-            status: outcome == .created ? .created : .ok,
-            response: Saved(studyId: studyId, status: .preLaunch, created: outcome == .created))
+        switch try await studies.saveDraft(document, by: admin) {
+        case .closed:
+            throw APIError.conflict("study \(studyId) is deactivated; its draft can no longer change")
+        case .appFixed(let appId):
+            throw DocumentBody.rejected(
+                [ValidationProblem(
+                    pointer: "/appId", message: "must stay \(appId): the study has been published in that app")],
+                in: "study document")
+        case .created:
+            return EditedResponse(status: .created, response: Saved(studyId: studyId, created: true, warnings: warnings))
+        case .updated:
+            return EditedResponse(status: .ok, response: Saved(studyId: studyId, created: false, warnings: warnings))
+        }
     }
 
     @Sendable func draft(_ request: Request, context: ServiceRequestContext) async throws -> Response {

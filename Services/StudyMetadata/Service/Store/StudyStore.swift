@@ -20,6 +20,8 @@ struct StudyStore: Sendable {
         case updated
         /// The study is deactivated; its draft no longer changes.
         case closed
+        /// The study has been published in this app, and the draft names another.
+        case appFixed(String)
     }
 
     let client: PostgresClient
@@ -33,35 +35,99 @@ struct StudyStore: Sendable {
     }
 
     /// Saves the draft, creating the study (and giving its creator the study admin role) when
-    /// new. The audit event commits with the change.
+    /// new. The audit event commits with the change. Once a study has been published its app is
+    /// fixed: participants' records and enrollment tokens hang on it.
     func saveDraft(_ document: StudyDocument, by admin: AuthenticatedAdmin) async throws -> SaveOutcome {
         let json = String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
         return try await client.withTransaction(logger: logger) { connection in
-            let rows = try await connection.query(
-                """
-                INSERT INTO studies (study_id, app_id, draft, draft_updated_by, created_by)
-                VALUES (\(document.studyId), \(document.appId), \(json)::jsonb, \(admin.email), \(admin.email))
-                ON CONFLICT (study_id) DO UPDATE SET
-                    app_id = EXCLUDED.app_id, draft = EXCLUDED.draft,
-                    draft_updated_at = now(), draft_updated_by = EXCLUDED.draft_updated_by
-                WHERE studies.status <> 'deactivated'
-                RETURNING (xmax = 0)
-                """, logger: logger)
-            var saved: Bool?
-            for try await wasInserted in rows.decode(Bool.self) { saved = wasInserted }
-            guard let inserted = saved else { return .closed }
-            if inserted, admin.role != .superAdmin {
+            let existing = try await lockStudy(document.studyId, on: connection)
+            if let existing {
+                if existing.status == .deactivated { return .closed }
+                if existing.published, existing.appId != document.appId { return .appFixed(existing.appId) }
                 try await connection.query(
                     """
-                    INSERT INTO study_roles (admin_id, study_id, role) VALUES (\(admin.id), \(document.studyId), 'study_admin')
-                    ON CONFLICT (admin_id, study_id) DO UPDATE SET role = 'study_admin'
+                    UPDATE studies SET app_id = \(document.appId), draft = \(json)::jsonb, draft_updated_at = now(),
+                        draft_updated_by = \(admin.email)
+                    WHERE study_id = \(document.studyId)
                     """, logger: logger)
+            } else {
+                try await connection.query(
+                    """
+                    INSERT INTO studies (study_id, app_id, draft, draft_updated_by, created_by)
+                    VALUES (\(document.studyId), \(document.appId), \(json)::jsonb, \(admin.email), \(admin.email))
+                    """, logger: logger)
+                if admin.role != .superAdmin {
+                    try await connection.query(
+                        """
+                        INSERT INTO study_roles (admin_id, study_id, role) VALUES (\(admin.id), \(document.studyId), 'study_admin')
+                        ON CONFLICT (admin_id, study_id) DO UPDATE SET role = 'study_admin'
+                        """, logger: logger)
+                }
             }
             try await audit.record(
-                actor: admin.email, action: inserted ? "study.created" : "study.draft_saved", studyId: document.studyId,
-                on: connection)
-            return inserted ? .created : .updated
+                actor: admin.email, action: existing == nil ? "study.created" : "study.draft_saved",
+                studyId: document.studyId, on: connection)
+            return existing == nil ? .created : .updated
         }
+    }
+
+    enum ActivityOutcome: Sendable {
+        case saved(StudyActivity, created: Bool, warnings: [ValidationProblem], index: Int)
+        case notFound
+        case closed
+        /// Problems of the draft with the activity in it, located in the draft.
+        case invalid([ValidationProblem], index: Int)
+    }
+
+    /// Puts one activity into a study's draft (replacing the one with its id, or appending it),
+    /// validating the whole draft, in one transaction that locks the study's row, so concurrent
+    /// edits are not lost. `make` receives the activity it replaces, if any.
+    func saveActivity(
+        studyId: String, activityId: String, by admin: AuthenticatedAdmin,
+        make: @Sendable (StudyActivity?) -> StudyActivity
+    ) async throws -> ActivityOutcome {
+        try await client.withTransaction(logger: logger) { connection in
+            guard let existing = try await lockStudy(studyId, on: connection) else { return .notFound }
+            if existing.status == .deactivated { return .closed }
+            var draft = try JSONDecoder().decode(StudyDocument.self, from: Data(existing.draft.utf8))
+            let index = draft.activities.firstIndex { $0.activityId == activityId }
+            let activity = make(index.map { draft.activities[$0] })
+            if let index { draft.activities[index] = activity } else { draft.activities.append(activity) }
+            let position = index ?? draft.activities.count - 1
+            let (problems, warnings) = StudyValidator.review(draft)
+            guard problems.isEmpty else { return .invalid(problems, index: position) }
+            let json = String(decoding: try JSONEncoder().encode(draft), as: UTF8.self)
+            try await connection.query(
+                """
+                UPDATE studies SET draft = \(json)::jsonb, draft_updated_at = now(), draft_updated_by = \(admin.email)
+                WHERE study_id = \(studyId)
+                """, logger: logger)
+            try await audit.record(
+                actor: admin.email, action: "study.activity_saved", studyId: studyId,
+                details: ["activityId": activityId], on: connection)
+            return .saved(activity, created: index == nil, warnings: warnings, index: position)
+        }
+    }
+
+    private struct LockedStudy {
+        var status: StudyStatus
+        var appId: String
+        var draft: String
+        /// Whether any version was ever frozen.
+        var published: Bool
+    }
+
+    private func lockStudy(_ studyId: String, on connection: PostgresConnection) async throws -> LockedStudy? {
+        let rows = try await connection.query(
+            """
+            SELECT status, app_id, draft::text, EXISTS (SELECT 1 FROM study_versions v WHERE v.study_id = s.study_id)
+            FROM studies s WHERE study_id = \(studyId) FOR UPDATE
+            """, logger: logger)
+        for try await (status, appId, draft, published) in rows.decode((String, String, String, Bool).self) {
+            return LockedStudy(
+                status: StudyStatus(rawValue: status) ?? .preLaunch, appId: appId, draft: draft, published: published)
+        }
+        return nil
     }
 
     /// The stored draft document, as JSON text.
