@@ -27,6 +27,8 @@ as_pg "$bindir/pg_ctl" -D "$workdir/data" -l "$workdir/postgres.log" -w -t 60 \
     -o "-p $port -k $workdir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=400" \
     start >/dev/null || { cat "$workdir/postgres.log" >&2; die "PostgreSQL did not start"; }
 
+scripts/check-openapi.sh
+
 export STUDYSTACK_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 log "building and running the tests"
 swift build --build-tests

@@ -14,7 +14,7 @@ public enum StudyMetadataService {
 
     /// Builds the application from parsed settings (what `main` does).
     public static func buildApplication(
-        reader: ConfigReader, settings: ServiceSettings, logger: Logger
+        reader: ConfigReader, settings: ServiceSettings, logger: Logger, routeCatalog: RouteCatalog? = nil
     ) throws -> ServiceApplication {
         let adminSettings = try AdminSettings(reader: reader)
         let hasher = PasswordHasher()
@@ -69,11 +69,16 @@ public enum StudyMetadataService {
                     store: AdminStore(client: environment.postgres, logger: environment.logger), hasher: hasher,
                     audit: environment.audit, settings: adminSettings, logger: environment.logger
                 ).run()
-            })
+            },
+            routeCatalog: routeCatalog)
     }
 
     /// Builds the application from a configuration reader (what tests do).
-    public static func buildApplication(reader: ConfigReader, logger: Logger) throws -> ServiceApplication {
-        try buildApplication(reader: reader, settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger)
+    public static func buildApplication(
+        reader: ConfigReader, logger: Logger, routeCatalog: RouteCatalog? = nil
+    ) throws -> ServiceApplication {
+        try buildApplication(
+            reader: reader, settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger,
+            routeCatalog: routeCatalog)
     }
 }

@@ -5,6 +5,7 @@ import NIOCore
 import PostgresNIO
 import ServiceLifecycle
 import StudyModels
+import Synchronization
 
 /// The application type every StudyStack service builds.
 public typealias ServiceApplication = Application<RouterResponder<ServiceRequestContext>>
@@ -41,6 +42,7 @@ public struct ServiceRoutes {
 ///   - addRoutes: mounts the service's routes; returns extra background services (jobs).
 ///   - afterMigrations: start-up work that needs the schema, run once migrations are applied.
 ///   - onServerRunning: called once the server listens (tests read the bound port from it).
+///   - routeCatalog: receives every route once they are all mounted (the OpenAPI coverage test).
 public func buildServiceApplication(
     descriptor: ServiceDescriptor,
     settings: ServiceSettings,
@@ -48,7 +50,8 @@ public func buildServiceApplication(
     errorFormat: @escaping @Sendable (_ path: String) -> ErrorFormat = { _ in .admin },
     addRoutes: (ServiceRoutes, ServiceEnvironment) throws -> [any Service] = { _, _ in [] },
     afterMigrations: @escaping @Sendable (ServiceEnvironment) async throws -> Void = { _ in },
-    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
+    routeCatalog: RouteCatalog? = nil
 ) throws -> ServiceApplication {
     var logger = baseLogger
     logger[metadataKey: "service"] = .string(descriptor.name.rawValue)
@@ -103,6 +106,7 @@ public func buildServiceApplication(
     }
 
     let serviceJobs = try addRoutes(ServiceRoutes(router: router, internalGroup: internalGroup), environment)
+    routeCatalog?.record(router.routes.map { ($0.method.rawValue, $0.path.description) })
 
     let nonceCleanup = PeriodicJob(name: "nonce-cleanup", every: .seconds(60), logger: logger) {
         try await nonces.deleteExpired()
@@ -123,6 +127,20 @@ public func buildServiceApplication(
         services: services,
         onServerRunning: onServerRunning,
         logger: logger)
+}
+
+/// The routes an application mounted, as `(method, path)` with Hummingbird's `:parameter`
+/// syntax: what the documentation must describe.
+public final class RouteCatalog: Sendable {
+    private let entries = Mutex<[(method: String, path: String)]>([])
+
+    public init() {}
+
+    public var routes: [(method: String, path: String)] { entries.withLock { $0 } }
+
+    func record(_ routes: [(String, String)]) {
+        entries.withLock { $0 = routes.map { (method: $0.0, path: $0.1) } }
+    }
 }
 
 /// Reply of `GET /healthz`.
