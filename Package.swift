@@ -126,7 +126,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "ServiceKit",
+                "ServiceKit", "StudyModels",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -62,26 +62,7 @@ import TestSupport
                     Issue.record("\(id): unexpected shape")
                     continue
                 }
-                compare(originalSteps, servedSteps, path: "\(id)/steps")
-            }
-        }
-    }
-
-    /// Same count, and per step the same type, key, resultType and format (an absent format and
-    /// `{}` are the same to the apps); forms recursively.
-    private func compare(_ original: [JSONValue], _ served: [JSONValue], path: String) {
-        #expect(original.count == served.count, "\(path): step count")
-        for (index, (before, after)) in zip(original, served).enumerated() {
-            guard case .object(let before) = before, case .object(let after) = after else {
-                Issue.record("\(path)/\(index) is not an object")
-                continue
-            }
-            for field in ["type", "key", "resultType"] {
-                #expect(before[field] == after[field], "\(path)/\(index)/\(field)")
-            }
-            #expect((before["format"] ?? .object([:])) == (after["format"] ?? .object([:])), "\(path)/\(index)/format")
-            if case .array(let children)? = before["steps"], case .array(let servedChildren)? = after["steps"] {
-                compare(children, servedChildren, path: "\(path)/\(index)/steps")
+                #expect(StepComparison.differences(originalSteps, servedSteps, path: "\(id)/steps") == [])
             }
         }
     }
