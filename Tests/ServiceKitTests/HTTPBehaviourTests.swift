@@ -168,26 +168,3 @@ import TestSupport
 }
 
 /// Log records captured for assertions.
-final class CapturedLogs: Sendable {
-    struct Line: Sendable {
-        var message: String
-        var metadata: [String: String]
-    }
-    let lines = Mutex<[Line]>([])
-}
-
-struct CapturingLogHandler: LogHandler {
-    let records: CapturedLogs
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }.mapValues { $0.description }
-        records.lines.withLock { $0.append(.init(message: event.message.description, metadata: merged)) }
-    }
-}

@@ -14,6 +14,9 @@ public enum TestConfiguration {
         ServiceName.allCases.map { "\($0.rawValue)=\(keys[$0]!)" }.joined(separator: ",")
     }
 
+    /// The services' key for secrets at rest, fixed for the test process.
+    public static let encryptionKey = InternalKeys.generateKey()
+
     /// An address where nothing listens.
     public static let unreachablePeer = "http://127.0.0.1:9"
 
@@ -28,6 +31,7 @@ public enum TestConfiguration {
             AbsoluteConfigKey(ConfigKey("internal.callerKeys")): .init(.string(callerKeys), isSecret: true),
             AbsoluteConfigKey(ConfigKey("database.maxConnections")): .init(.string("5"), isSecret: false),
         ]
+        values[AbsoluteConfigKey(ConfigKey("studystack.encryptionKey"))] = .init(.string(encryptionKey), isSecret: true)
         // Peers nobody listens on, unless a test says otherwise: outbox messages then wait in the
         // database for a test to inspect, and never reach services a developer has running.
         for peer in ["studyMetadata.url", "registration.url", "response.url"] {

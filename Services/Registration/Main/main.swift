@@ -1,4 +1,6 @@
 import ServiceKit
 import RegistrationService
 
-await ServiceMain.run(descriptor: RegistrationService.descriptor, build: RegistrationService.buildApplication(reader:settings:logger:))
+await ServiceMain.run(descriptor: RegistrationService.descriptor) { reader, settings, logger in
+    try RegistrationService.buildApplication(reader: reader, settings: settings, logger: logger)
+}

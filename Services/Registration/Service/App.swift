@@ -1,4 +1,5 @@
 import Configuration
+import Foundation
 import Logging
 import ServiceKit
 import StudyModels
@@ -14,13 +15,50 @@ public enum RegistrationService {
 
     /// Builds the application from parsed settings (what `main` does).
     public static func buildApplication(
-        reader: ConfigReader, settings: ServiceSettings, logger: Logger
+        reader: ConfigReader, settings: ServiceSettings, logger: Logger, routeCatalog: RouteCatalog? = nil
     ) throws -> ServiceApplication {
-        try buildServiceApplication(descriptor: descriptor, settings: settings, logger: logger)
+        let registration = try RegistrationSettings(reader: reader)
+        let hasher = PasswordHasher()
+        return try buildServiceApplication(
+            descriptor: descriptor, settings: settings, logger: logger,
+            errorFormat: { path in UserRegPaths.isRegistrationPath(path) ? .statusMessage : .admin },
+            addRoutes: { routes, environment in
+                let postgres = environment.postgres
+                let sessions = SessionStore(
+                    client: postgres, accessDuration: registration.accessDuration,
+                    refreshDuration: registration.refreshDuration, logger: environment.logger)
+                let mail = MailOutbox(client: postgres, encryptionKey: registration.encryptionKey, logger: environment.logger)
+                let accounts = Accounts(
+                    client: postgres, participants: ParticipantStore(client: postgres, logger: environment.logger),
+                    sessions: sessions, mail: mail, templates: MailTemplates(logger: environment.logger),
+                    secrets: OneTimeSecrets(encryptionKey: registration.encryptionKey), hasher: hasher,
+                    audit: environment.audit, settings: registration, logger: environment.logger)
+                let rateLimiter = RateLimiter(
+                    client: postgres, perMinute: registration.rateLimitPerMinute, logger: environment.logger)
+                AccountRoutes(
+                    accounts: accounts, authenticator: ParticipantAuthenticator(sessions: sessions), rateLimiter: rateLimiter
+                ).add(to: routes.router)
+
+                let mailWorker = MailWorker(
+                    outbox: mail,
+                    transport: FileMailTransport(
+                        directory: URL(fileURLWithPath: registration.mailDirectory), logger: environment.logger),
+                    pollInterval: .seconds(1), maxAttempts: 30, isReady: { environment.startup.isFinished },
+                    logger: environment.logger)
+                let windowCleanup = PeriodicJob(name: "rate-limit-cleanup", every: .seconds(60), logger: environment.logger) {
+                    try await rateLimiter.deleteOldWindows()
+                }
+                return [mailWorker, windowCleanup]
+            },
+            routeCatalog: routeCatalog)
     }
 
     /// Builds the application from a configuration reader (what tests do).
-    public static func buildApplication(reader: ConfigReader, logger: Logger) throws -> ServiceApplication {
-        try buildApplication(reader: reader, settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger)
+    public static func buildApplication(
+        reader: ConfigReader, logger: Logger, routeCatalog: RouteCatalog? = nil
+    ) throws -> ServiceApplication {
+        try buildApplication(
+            reader: reader, settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger,
+            routeCatalog: routeCatalog)
     }
 }

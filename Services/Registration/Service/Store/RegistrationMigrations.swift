@@ -3,5 +3,107 @@ import ServiceKit
 /// The registration service's own schema changes, applied after ServiceKit's. Append only: an
 /// applied migration must never change (its checksum is checked at every start).
 enum RegistrationMigrations {
-    static let all: [Migration] = []
+    static let all: [Migration] = [
+        Migration(
+            component: "registration", version: 1, name: "participants_and_sessions",
+            statements: [
+                // One account per e-mail within an app and organisation: the same address may hold
+                // separate accounts in two apps.
+                """
+                CREATE TABLE participants (
+                    user_id uuid PRIMARY KEY,
+                    app_id text NOT NULL,
+                    org_id text NOT NULL,
+                    email text NOT NULL,
+                    email_key text NOT NULL,
+                    password_hash text NOT NULL,
+                    password_changed_at timestamptz NOT NULL DEFAULT now(),
+                    temp_password_hash text,
+                    temp_password_expires_at timestamptz,
+                    verified boolean NOT NULL DEFAULT false,
+                    code_hash text,
+                    code_expires_at timestamptz,
+                    failed_logins integer NOT NULL DEFAULT 0,
+                    locked_until timestamptz,
+                    first_name text NOT NULL DEFAULT '',
+                    last_name text NOT NULL DEFAULT '',
+                    settings jsonb NOT NULL DEFAULT '{}',
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    UNIQUE (app_id, org_id, email_key)
+                )
+                """,
+                """
+                CREATE TABLE password_history (
+                    user_id uuid NOT NULL REFERENCES participants (user_id) ON DELETE CASCADE,
+                    password_hash text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                "CREATE INDEX password_history_user ON password_history (user_id, created_at DESC)",
+                // One row per signed-in device: a second phone gets its own session.
+                """
+                CREATE TABLE participant_sessions (
+                    id uuid PRIMARY KEY,
+                    user_id uuid NOT NULL REFERENCES participants (user_id) ON DELETE CASCADE,
+                    auth_hash text NOT NULL UNIQUE,
+                    auth_expires_at timestamptz NOT NULL,
+                    refresh_hash text NOT NULL UNIQUE,
+                    refresh_expires_at timestamptz NOT NULL,
+                    device_token text,
+                    device_os text,
+                    app_version text,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    last_used_at timestamptz NOT NULL DEFAULT now(),
+                    revoked_at timestamptz,
+                    revoked_reason text
+                )
+                """,
+                "CREATE INDEX participant_sessions_user ON participant_sessions (user_id)",
+                // Refresh tokens already exchanged: presenting one again means it leaked.
+                """
+                CREATE TABLE retired_refresh_tokens (
+                    refresh_hash text PRIMARY KEY,
+                    session_id uuid NOT NULL REFERENCES participant_sessions (id) ON DELETE CASCADE,
+                    retired_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                // Fixed one-minute windows per (action, client address).
+                """
+                CREATE TABLE rate_limit_windows (
+                    bucket text NOT NULL,
+                    window_start timestamptz NOT NULL,
+                    hits integer NOT NULL,
+                    PRIMARY KEY (bucket, window_start)
+                )
+                """,
+            ]
+        ),
+        Migration(
+            component: "registration", version: 2, name: "mail_outbox",
+            statements: [
+                // Bodies are AES-GCM sealed (they carry codes and temporary passwords) and wiped
+                // once sent; the metadata stays for the record.
+                """
+                CREATE TABLE mail_outbox (
+                    id bigserial PRIMARY KEY,
+                    app_id text NOT NULL,
+                    kind text NOT NULL,
+                    recipient text NOT NULL,
+                    sealed_message bytea,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    attempts integer NOT NULL DEFAULT 0,
+                    next_attempt_at timestamptz NOT NULL DEFAULT now(),
+                    last_error text,
+                    sent_at timestamptz,
+                    gave_up_at timestamptz,
+                    delivered_to text
+                )
+                """,
+                """
+                CREATE INDEX mail_outbox_due ON mail_outbox (next_attempt_at)
+                WHERE sent_at IS NULL AND gave_up_at IS NULL
+                """,
+            ]
+        ),
+    ]
 }

@@ -1,0 +1,216 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// The account rules: registration, verification, sign-in with lockout and password expiry,
+/// refresh, password help and changes. Each state change commits with its audit event and any
+/// e-mail it sends.
+struct Accounts: Sendable {
+    let client: PostgresClient
+    let participants: ParticipantStore
+    let sessions: SessionStore
+    let mail: MailOutbox
+    let templates: MailTemplates
+    let secrets: OneTimeSecrets
+    let hasher: PasswordHasher
+    let audit: AuditLog
+    let settings: RegistrationSettings
+    let logger: Logger
+
+    // MARK: - Registration and verification
+
+    func register(email: String, password: String, appId: String, orgId: String, now: Date = Date()) async throws -> SessionReply {
+        guard EmailAddress.isPlausible(email.trimmingCharacters(in: .whitespaces)) else {
+            throw RegistrationError.invalid("Please enter a valid email address.")
+        }
+        if let problem = PasswordPolicy.problem(with: password) { throw RegistrationError.invalid(problem) }
+        let passwordHash = try await hasher.hash(password)
+        let userId = UUID()
+        let code = OneTimeSecrets.makeCode()
+        let email = email.trimmingCharacters(in: .whitespaces)
+        let reply = try await client.withTransaction(logger: logger) { connection -> SessionReply? in
+            guard try await participants.create(
+                userId: userId, appId: appId, orgId: orgId, email: email, passwordHash: passwordHash,
+                codeHash: secrets.hash(code: code, userId: userId), codeExpiresAt: now + settings.codeDuration.timeInterval,
+                on: connection)
+            else { return nil }
+            let issued = try await sessions.open(userId: userId, now: now, on: connection)
+            try await sendMail(.verification, token: code, to: email, appId: appId, orgId: orgId, on: connection)
+            try await audit.record(actor: userId.uuidString.lowercased(), action: "participant.registered",
+                                   details: ["appId": appId, "orgId": orgId], on: connection)
+            return SessionReply(
+                userId: userId.uuidString.lowercased(), verified: false, auth: issued.auth, refreshToken: issued.refreshToken)
+        }
+        guard let reply else {
+            throw RegistrationError.invalid("This email has already been used. Please try with different email address.")
+        }
+        return reply
+    }
+
+    func verify(email: String, code: String, appId: String, orgId: String, now: Date = Date()) async throws {
+        guard let account = try await participants.find(appId: appId, orgId: orgId, email: email) else {
+            throw RegistrationError.invalid("Invalid code")
+        }
+        try await client.withTransaction(logger: logger) { connection in
+            guard let locked = try await participants.lock(userId: account.userId, on: connection) else {
+                throw RegistrationError.invalid("Invalid code")
+            }
+            if locked.verified { throw RegistrationError.alreadyVerified }
+            guard let stored = locked.codeHash, stored == secrets.hash(code: code, userId: locked.userId) else {
+                throw RegistrationError.invalid("Invalid code")
+            }
+            guard let expires = locked.codeExpiresAt, expires > now else { throw RegistrationError.codeExpired }
+            try await participants.markVerified(userId: locked.userId, on: connection)
+            try await audit.record(actor: locked.userId.uuidString.lowercased(), action: "participant.verified", on: connection)
+        }
+    }
+
+    /// A new code for an unverified account. An unknown address answers the same as a known one,
+    /// so the call cannot be used to learn who has an account.
+    func resendCode(email: String, appId: String, orgId: String, now: Date = Date()) async throws {
+        guard let account = try await participants.find(appId: appId, orgId: orgId, email: email) else { return }
+        if account.verified { throw RegistrationError.alreadyVerified }
+        let code = OneTimeSecrets.makeCode()
+        try await client.withTransaction(logger: logger) { connection in
+            try await participants.setCode(
+                userId: account.userId, hash: secrets.hash(code: code, userId: account.userId),
+                expiresAt: now + settings.codeDuration.timeInterval, on: connection)
+            try await sendMail(.verification, token: code, to: account.email, appId: appId, orgId: orgId, on: connection)
+            try await audit.record(actor: account.userId.uuidString.lowercased(), action: "participant.code_resent", on: connection)
+        }
+    }
+
+    // MARK: - Sign-in
+
+    func login(email: String, password: String, appId: String, orgId: String, now: Date = Date()) async throws -> SessionReply {
+        guard let account = try await participants.find(appId: appId, orgId: orgId, email: email) else {
+            // As slow as a wrong password, so timing does not tell which accounts exist.
+            _ = try await hasher.verify(password, hash: PasswordHasher.decoyHash)
+            throw RegistrationError.wrongCredentials
+        }
+        let lockMinutes = Int(settings.lockDuration.components.seconds / 60)
+        if account.isLocked(at: now) { throw RegistrationError.locked(minutes: lockMinutes) }
+        let matchesPassword = try await hasher.verify(password, hash: account.passwordHash)
+        var usedTemporary = false
+        if !matchesPassword, let temporary = account.tempPasswordHash, let expires = account.tempPasswordExpiresAt, expires > now {
+            usedTemporary = try await hasher.verify(password, hash: temporary)
+        }
+        let actor = account.userId.uuidString.lowercased()
+        guard matchesPassword || usedTemporary else {
+            let lockedNow = try await client.withTransaction(logger: logger) { connection in
+                let locked = try await participants.recordFailedLogin(
+                    userId: account.userId, maxFailures: settings.maxFailedLogins,
+                    lockUntil: now + settings.lockDuration.timeInterval, on: connection)
+                try await audit.record(
+                    actor: actor, action: locked ? "participant.locked" : "participant.login_failed", on: connection)
+                return locked
+            }
+            throw lockedNow ? RegistrationError.locked(minutes: lockMinutes) : RegistrationError.wrongCredentials
+        }
+        let expired = now.timeIntervalSince(account.passwordChangedAt) > settings.passwordExpiry.timeInterval
+        return try await client.withTransaction(logger: logger) { connection in
+            try await participants.recordLogin(userId: account.userId, usedTemporaryPassword: usedTemporary, on: connection)
+            let issued = try await sessions.open(userId: account.userId, now: now, on: connection)
+            try await audit.record(
+                actor: actor, action: "participant.login",
+                details: usedTemporary ? ["with": "temporary password"] : [:], on: connection)
+            return SessionReply(
+                userId: actor, verified: account.verified, auth: issued.auth, refreshToken: issued.refreshToken,
+                resetPassword: usedTemporary || expired)
+        }
+    }
+
+    func refresh(token: String, appId: String, orgId: String, now: Date = Date()) async throws -> SessionReply {
+        switch try await sessions.refresh(token: token, appId: appId, orgId: orgId, now: now) {
+        case .refreshed(let issued, let userId):
+            return SessionReply(
+                userId: userId.uuidString.lowercased(), verified: true, auth: issued.auth, refreshToken: issued.refreshToken)
+        case .reused(let userId):
+            try await audit.record(actor: userId.uuidString.lowercased(), action: "participant.refresh_token_reused")
+            throw RegistrationError.invalidRefreshToken
+        case .invalid:
+            throw RegistrationError.invalidRefreshToken
+        }
+    }
+
+    func logout(_ session: SessionStore.Authenticated) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await sessions.revoke(sessionId: session.sessionId, reason: "logout", on: connection)
+            try await audit.record(actor: session.userId.uuidString.lowercased(), action: "participant.logout", on: connection)
+        }
+    }
+
+    // MARK: - Passwords
+
+    /// E-mails a temporary password to a verified account. Unknown addresses answer as known ones;
+    /// an unverified account gets 403 (the app then opens its verification screen).
+    func forgotPassword(email: String, appId: String, orgId: String, now: Date = Date()) async throws {
+        guard let account = try await participants.find(appId: appId, orgId: orgId, email: email) else { return }
+        guard account.verified else { throw RegistrationError.notVerified }
+        if account.isLocked(at: now) {
+            throw RegistrationError.locked(minutes: Int(settings.lockDuration.components.seconds / 60))
+        }
+        let temporary = OneTimeSecrets.makeTemporaryPassword()
+        let hash = try await hasher.hash(temporary)
+        try await client.withTransaction(logger: logger) { connection in
+            try await participants.setTemporaryPassword(
+                userId: account.userId, hash: hash, expiresAt: now + settings.codeDuration.timeInterval, on: connection)
+            try await sendMail(.passwordHelp, token: temporary, to: account.email, appId: appId, orgId: orgId, on: connection)
+            try await audit.record(
+                actor: account.userId.uuidString.lowercased(), action: "participant.password_help_sent", on: connection)
+        }
+    }
+
+    /// Accepts the current or a valid temporary password; refuses the policy's failures and any
+    /// of the last `passwordHistory` passwords; signs out the user's other devices.
+    func changePassword(
+        _ session: SessionStore.Authenticated, current: String, new: String, now: Date = Date()
+    ) async throws {
+        if let problem = PasswordPolicy.problem(with: new) { throw RegistrationError.invalid(problem) }
+        guard let account = try await participants.find(userId: session.userId) else { throw RegistrationError.sessionExpired }
+        var currentMatches = try await hasher.verify(current, hash: account.passwordHash)
+        if !currentMatches, let temporary = account.tempPasswordHash, let expires = account.tempPasswordExpiresAt, expires > now {
+            currentMatches = try await hasher.verify(current, hash: temporary)
+        }
+        guard currentMatches else { throw RegistrationError.invalid("Current password is invalid.") }
+        let newHash = try await hasher.hash(new)
+        try await client.withTransaction(logger: logger) { connection in
+            for old in try await participants.recentPasswordHashes(
+                userId: account.userId, count: settings.passwordHistory, on: connection)
+            where try await hasher.verify(new, hash: old) {
+                throw RegistrationError.invalid(
+                    "The new password must differ from your last \(settings.passwordHistory) passwords.")
+            }
+            try await participants.changePassword(
+                userId: account.userId, hash: newHash, keep: settings.passwordHistory, on: connection)
+            try await sessions.revokeAll(
+                userId: account.userId, except: session.sessionId, reason: "password changed", on: connection)
+            try await audit.record(
+                actor: account.userId.uuidString.lowercased(), action: "participant.password_changed", on: connection)
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func sendMail(
+        _ kind: MailKind, token: String, to recipient: String, appId: String, orgId: String,
+        on connection: PostgresConnection
+    ) async throws {
+        guard MailMessage.isSingleLine(recipient) else { throw RegistrationError.invalid("Please enter a valid email address.") }
+        let template = try await templates.template(kind, appId: appId, orgId: orgId, on: connection)
+        try await mail.enqueue(
+            template.render(token: token, from: settings.mailFrom, to: recipient), kind: kind, appId: appId, on: connection)
+    }
+}
+
+/// Per-app e-mail templates, falling back to the built-in ones. (App settings arrive from
+/// study-metadata; until an app has its own, every app uses the built-in texts.)
+struct MailTemplates: Sendable {
+    let logger: Logger
+
+    func template(_ kind: MailKind, appId: String, orgId: String, on connection: PostgresConnection) async throws -> MailTemplate {
+        MailTemplate.builtIn(kind)
+    }
+}

@@ -1,0 +1,48 @@
+import Crypto
+import Foundation
+import ServiceKit
+
+/// Verification codes and temporary passwords: drawn from the system CSPRNG, shown to the
+/// participant once by e-mail, stored only as a keyed hash, single use, and expiring.
+struct OneTimeSecrets: Sendable {
+    /// Upper-case letters and digits without the look-alikes 0/O, 1/I/L.
+    static let codeAlphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+    /// Mixed case and digits, without look-alikes; ten of them carry about 58 bits.
+    static let passwordAlphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZabcdefghjkmnpqrstuvwxyz23456789")
+
+    /// HMAC key for code hashes, derived from the service's encryption key, so a copy of the
+    /// database alone does not allow trying all 31^6 codes offline.
+    let codeKey: SymmetricKey
+
+    init(encryptionKey: Data) {
+        codeKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: encryptionKey), info: Data("studystack-registration-codes".utf8),
+            outputByteCount: 32)
+    }
+
+    /// A six-character verification code.
+    static func makeCode() -> String { random(6, from: codeAlphabet) }
+
+    /// A ten-character temporary password.
+    static func makeTemporaryPassword() -> String { random(10, from: passwordAlphabet) }
+
+    /// The stored form of `code` for `userId`; codes compare case-insensitively, as the originals did.
+    func hash(code: String, userId: UUID) -> String {
+        let normalized = code.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data("\(userId.uuidString.lowercased()):\(normalized)".utf8), using: codeKey)
+        return Data(mac).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+    }
+
+    private static func random(_ count: Int, from alphabet: [Character]) -> String {
+        var generator = SystemRandomNumberGenerator()
+        // Rejection-free: `random(in:)` on the system generator is uniform.
+        return String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
+}
+
+extension String {
+    func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// A participant account as the stores read it.
+struct Participant: Sendable {
+    var userId: UUID
+    var appId: String
+    var orgId: String
+    var email: String
+    var passwordHash: String
+    var passwordChangedAt: Date
+    var tempPasswordHash: String?
+    var tempPasswordExpiresAt: Date?
+    var verified: Bool
+    var codeHash: String?
+    var codeExpiresAt: Date?
+    var failedLogins: Int
+    var lockedUntil: Date?
+    var firstName: String
+    var lastName: String
+
+    func isLocked(at now: Date) -> Bool { lockedUntil.map { $0 > now } ?? false }
+}
+
+/// How e-mail addresses are compared: trimmed and case-folded (addresses are case-insensitive in
+/// practice, and the apps send what people type).
+enum EmailKey {
+    static func of(_ email: String) -> String {
+        email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+}

@@ -1,0 +1,61 @@
+import Configuration
+import Foundation
+import ServiceKit
+
+/// The settings only the registration service reads, with the limits the issue sets as defaults.
+public struct RegistrationSettings: Sendable {
+    public enum Settings {
+        public static let accessMinutes = Setting("session.accessMinutes")
+        public static let refreshDays = Setting("session.refreshDays")
+        public static let codeHours = Setting("codes.validHours")
+        public static let passwordExpiryDays = Setting("password.expiryDays")
+        public static let passwordHistory = Setting("password.historyCount")
+        public static let maxFailedLogins = Setting("login.maxFailures")
+        public static let lockMinutes = Setting("login.lockMinutes")
+        public static let rateLimit = Setting("rateLimit.perMinute")
+        public static let mailDirectory = Setting("mail.directory")
+        public static let mailFrom = Setting("mail.from")
+        public static let encryptionKey = Setting("studystack.encryptionKey", secret: true)
+    }
+
+    /// How long an `auth` key lasts.
+    public var accessDuration: Duration
+    /// How long a refresh token lasts (each use replaces it).
+    public var refreshDuration: Duration
+    /// How long a verification code or temporary password can be used.
+    public var codeDuration: Duration
+    /// Age after which login answers `resetPassword: true`.
+    public var passwordExpiry: Duration
+    /// How many earlier passwords a new one may not repeat.
+    public var passwordHistory: Int
+    /// Failed logins in a row that lock the account.
+    public var maxFailedLogins: Int
+    public var lockDuration: Duration
+    /// Requests per minute from one client address to `login`, `register`, `forgotPassword`
+    /// (each counted on its own) and the other unauthenticated calls that send e-mail.
+    public var rateLimitPerMinute: Int
+    /// Where the file mail transport writes `.eml` files.
+    public var mailDirectory: String
+    public var mailFrom: String
+    /// AES-256-GCM key (base64) for secrets at rest: queued e-mail bodies, app credentials.
+    public var encryptionKey: Data
+
+    public init(reader: ConfigReader) throws(ConfigurationError) {
+        let settings = SettingsReader(reader)
+        accessDuration = .seconds(60 * (try settings.integer(Settings.accessMinutes, default: 30, in: 1...1440)))
+        refreshDuration = .seconds(86_400 * (try settings.integer(Settings.refreshDays, default: 30, in: 1...365)))
+        codeDuration = .seconds(3600 * (try settings.integer(Settings.codeHours, default: 48, in: 1...168)))
+        passwordExpiry = .seconds(86_400 * (try settings.integer(Settings.passwordExpiryDays, default: 90, in: 1...3650)))
+        passwordHistory = try settings.integer(Settings.passwordHistory, default: 10, in: 0...50)
+        maxFailedLogins = try settings.integer(Settings.maxFailedLogins, default: 5, in: 1...100)
+        lockDuration = .seconds(60 * (try settings.integer(Settings.lockMinutes, default: 15, in: 1...1440)))
+        rateLimitPerMinute = try settings.integer(Settings.rateLimit, default: 30, in: 1...100_000)
+        mailDirectory = settings.text(Settings.mailDirectory) ?? ".data/mail"
+        mailFrom = settings.text(Settings.mailFrom) ?? "StudyStack <no-reply@studystack.local>"
+        let keyText = try settings.requiredText(Settings.encryptionKey)
+        guard let key = Data(base64Encoded: keyText), key.count == 32 else {
+            throw ConfigurationError(Settings.encryptionKey, "must be 32 bytes in base64 (openssl rand -base64 32)")
+        }
+        encryptionKey = key
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Logging
+
+/// Where e-mail goes: an SMTP server, or files for local use.
+protocol MailTransport: Sendable {
+    /// Delivers one message; returns where it went (a file path, a server's queue id).
+    func deliver(_ message: MailMessage, messageId: String) async throws -> String
+}
+
+/// Writes each message as an `.eml` file (mode 0600) under a directory: `make run`'s default, so a
+/// person trying the platform can open the verification code. Not for production.
+struct FileMailTransport: MailTransport {
+    let directory: URL
+    let logger: Logger
+
+    func deliver(_ message: MailMessage, messageId: String) async throws -> String {
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+        let file = directory.appendingPathComponent("\(stamp)-\(messageId.prefix(12)).eml")
+        guard FileManager.default.createFile(
+            atPath: file.path, contents: Data(message.rfc5322(messageId: messageId).utf8),
+            attributes: [.posixPermissions: 0o600])
+        else { throw MailDeliveryError(reason: "could not write \(file.path)", permanent: false) }
+        logger.info("mail written", metadata: ["path": "\(file.path)"])
+        return file.path
+    }
+}
+
+struct MailDeliveryError: Error, CustomStringConvertible {
+    var reason: String
+    /// The server refused the message for good (5xx): retrying will not help.
+    var permanent: Bool
+    var description: String { reason }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Sends queued e-mail through the configured transport with retries and backoff (2 s doubling
+/// to 15 minutes, 30 attempts); a permanent refusal stops at once. Replicas share the queue
+/// through `SKIP LOCKED`.
+struct MailWorker: Service {
+    let outbox: MailOutbox
+    let transport: any MailTransport
+    let pollInterval: Duration
+    let maxAttempts: Int
+    let isReady: @Sendable () -> Bool
+    let logger: Logger
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                if isReady() {
+                    do {
+                        while try await sendDue() > 0 {}
+                    } catch {
+                        logger.warning("mail delivery failed", metadata: ["error": "\(String(reflecting: error))"])
+                    }
+                }
+                try await Task.sleep(for: pollInterval)
+            }
+        }
+    }
+
+    /// Tries every due message once; returns how many were claimed.
+    @discardableResult
+    func sendDue() async throws -> Int {
+        let batch = try await outbox.claim(batch: 20, lease: .seconds(120))
+        for queued in batch {
+            do {
+                let where_ = try await transport.deliver(queued.message, messageId: UUID().uuidString.lowercased())
+                try await outbox.markSent(id: queued.id, deliveredTo: where_)
+            } catch {
+                let permanent = (error as? MailDeliveryError)?.permanent ?? false
+                let giveUp = permanent || queued.attempts >= maxAttempts
+                let seconds = min(2 * pow(2, Double(queued.attempts - 1)), 900)
+                try await outbox.markFailed(
+                    id: queued.id, error: String(describing: error).prefix(300).description,
+                    retryAfter: giveUp ? nil : .milliseconds(Int64(seconds * 1000)))
+                logger.warning(
+                    giveUp ? "mail given up" : "mail will be retried",
+                    metadata: ["mail_id": "\(queued.id)", "kind": "\(queued.kind)", "attempts": "\(queued.attempts)",
+                               "error": "\(error)"])
+            }
+        }
+        return batch.count
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PostgresNIO
+@testable import RegistrationService
+import ServiceKit
+import StudyModels
+import Testing
+import TestSupport
+
+/// Runs the registration service against a fresh database, with its mail written to a temporary
+/// directory, and talks to it the way the MyStudies apps do.
+struct RegistrationHarness: Sendable {
+    let client: any TestClientProtocol
+    let postgres: PostgresClient
+    let mailDirectory: URL
+    let logs: CapturedLogs
+
+    static func run(
+        overrides: [String: String] = [:], _ body: @escaping @Sendable (RegistrationHarness) async throws -> Void
+    ) async throws {
+        try await TestDatabase.withFreshDatabase { url in
+            let mail = FileManager.default.temporaryDirectory.appendingPathComponent("studystack-mail-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: mail) }
+            let logs = CapturedLogs()
+            var logger = Logger(label: "registration-test") { _ in CapturingLogHandler(records: logs) }
+            logger.logLevel = .trace
+            let reader = TestConfiguration.reader(
+                for: .registration, databaseURL: url, overrides: ["mail.directory": mail.path].merging(overrides) { $1 })
+            let app = try RegistrationService.buildApplication(reader: reader, logger: logger)
+            try await app.test(.router) { client in
+                try await TestApplication.waitUntilReady(client)
+                try await TestDatabase.withClient(url: url) { postgres, _ in
+                    try await body(RegistrationHarness(client: client, postgres: postgres, mailDirectory: mail, logs: logs))
+                }
+            }
+        }
+    }
+
+    struct Reply: Sendable {
+        var status: HTTPResponse.Status
+        var headers: HTTPFields
+        var json: [String: JSONValue]
+
+        var statusMessage: String? { headers[HTTPField.Name("StatusMessage")!] }
+        var statusCode: String? { headers[HTTPField.Name("status")!] }
+        func string(_ key: String) -> String? { json[key]?.text }
+    }
+
+    /// A call as the iOS app makes it: JSON body pretty-printed, the app's headers, and `auth`
+    /// and `userId` when given.
+    func call(
+        _ name: String, method: HTTPRequest.Method = .post, body: [String: Any]? = nil, query: String? = nil,
+        auth: String? = nil, userId: String? = nil, appId: String = "DEMOAPP", orgId: String = "DEMOORG"
+    ) async throws -> Reply {
+        var headers: HTTPFields = [HTTPField.Name("applicationId")!: appId, HTTPField.Name("orgId")!: orgId]
+        if let auth { headers[HTTPField.Name("auth")!] = auth }
+        if let userId { headers[HTTPField.Name("userId")!] = userId }
+        var buffer: ByteBuffer?
+        if let body {
+            headers[.contentType] = "application/json"
+            buffer = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body, options: [.prettyPrinted]))
+        }
+        let uri = "/fdahpUserRegWS/\(name).api" + (query.map { "?\($0)" } ?? "")
+        return try await client.execute(uri: uri, method: method, headers: headers, body: buffer) { response in
+            let json = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(buffer: response.body))) ?? [:]
+            return Reply(status: response.status, headers: response.headers, json: json)
+        }
+    }
+
+    /// The newest e-mail to `recipient`, waiting for the mail worker; its text part decoded.
+    func mail(to recipient: String, after count: Int = 0, timeout: Duration = .seconds(15)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let files = ((try? FileManager.default.contentsOfDirectory(atPath: mailDirectory.path)) ?? []).sorted()
+            let matching = try files.compactMap { name -> String? in
+                let text = try String(contentsOf: mailDirectory.appendingPathComponent(name), encoding: .utf8)
+                return text.contains("To: \(recipient)\r\n") ? text : nil
+            }
+            if matching.count > count { return Self.textPart(of: matching[matching.count - 1]) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw HarnessError(description: "no mail to \(recipient) within \(timeout)")
+    }
+
+    /// The first bold value in a message's text: the code or temporary password.
+    func secret(in mail: String) -> String? {
+        let words = mail.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "." })
+        // The built-in templates put it after "is".
+        guard let index = words.firstIndex(where: { $0 == "is" }), index + 1 < words.count else { return nil }
+        return String(words[index + 1])
+    }
+
+    static func textPart(of eml: String) -> String {
+        let parts = eml.components(separatedBy: "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n")
+        guard parts.count > 1, let end = parts[1].range(of: "\r\n--") else { return "" }
+        let base64 = parts[1][..<end.lowerBound].replacingOccurrences(of: "\r\n", with: "")
+        return Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
+    /// Registers and verifies an account; returns its user id, auth and refresh token.
+    func signUp(_ email: String, password: String = "Passw0rd!") async throws -> (userId: String, auth: String, refresh: String) {
+        let registered = try await call("register", body: ["emailId": email, "password": password, "appId": "org.example.app"])
+        #expect(registered.status == .ok, "\(registered.statusMessage ?? "")")
+        let code = try #require(secret(in: try await mail(to: email)))
+        let verified = try await call("verify", body: ["emailId": email, "code": code], auth: registered.string("auth"))
+        #expect(verified.status == .ok)
+        return (try #require(registered.string("userId")), try #require(registered.string("auth")),
+                try #require(registered.string("refreshToken")))
+    }
+
+    func sql(_ query: PostgresQuery) async throws {
+        try await postgres.query(query, logger: Logger(label: "test"))
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// The stored form of a token, for tests that age a session in SQL.
+enum SecureTokenHash {
+    static func of(_ token: String) -> String { SecureToken.hash(token) }
+}
