@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "response", targets: ["response"]),
         .library(name: "StudyModels", targets: ["StudyModels"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
+        .library(name: "SMTPClient", targets: ["SMTPClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -35,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // MARK: Shared libraries
@@ -91,9 +93,20 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "SMTPClient",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Shared/SMTPClient",
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "RegistrationService",
             dependencies: [
-                "ServiceKit", "StudyModels",
+                "ServiceKit", "StudyModels", "SMTPClient",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -28,6 +28,8 @@ as_pg "$bindir/pg_ctl" -D "$workdir/data" -l "$workdir/postgres.log" -w -t 60 \
     start >/dev/null || { cat "$workdir/postgres.log" >&2; die "PostgreSQL did not start"; }
 
 scripts/check-openapi.sh
+# The registration tests start a real SMTP server with this interpreter.
+export STUDYSTACK_TEST_PYTHON="$PWD/$tools_venv/bin/python"
 
 export STUDYSTACK_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 log "building and running the tests"

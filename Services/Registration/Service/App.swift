@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import Logging
 import ServiceKit
+import SMTPClient
 import StudyModels
 
 /// Assembly point of the registration service.
@@ -41,8 +42,9 @@ public enum RegistrationService {
 
                 let mailWorker = MailWorker(
                     outbox: mail,
-                    transport: FileMailTransport(
-                        directory: URL(fileURLWithPath: registration.mailDirectory), logger: environment.logger),
+                    transport: registration.smtp.map { SMTPMailTransport(client: SMTPClient(configuration: $0)) }
+                        ?? FileMailTransport(
+                            directory: URL(fileURLWithPath: registration.mailDirectory), logger: environment.logger),
                     pollInterval: .seconds(1), maxAttempts: 30, isReady: { environment.startup.isFinished },
                     logger: environment.logger)
                 let windowCleanup = PeriodicJob(name: "rate-limit-cleanup", every: .seconds(60), logger: environment.logger) {

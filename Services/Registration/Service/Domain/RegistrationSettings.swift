@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import ServiceKit
+import SMTPClient
 
 /// The settings only the registration service reads, with the limits the issue sets as defaults.
 public struct RegistrationSettings: Sendable {
@@ -16,6 +17,18 @@ public struct RegistrationSettings: Sendable {
         public static let mailDirectory = Setting("mail.directory")
         public static let mailFrom = Setting("mail.from")
         public static let encryptionKey = Setting("studystack.encryptionKey", secret: true)
+        public static let mailTransport = Setting("mail.transport")
+        public static let smtpHost = Setting("smtp.host")
+        public static let smtpPort = Setting("smtp.port")
+        public static let smtpSecurity = Setting("smtp.security")
+        public static let smtpUsername = Setting("smtp.username")
+        public static let smtpPassword = Setting("smtp.password", secret: true)
+        public static let smtpTrustRoots = Setting("smtp.trustRootsFile")
+    }
+
+    /// How e-mail leaves: `file` writes `.eml` files (local use), `smtp` sends through a server.
+    public enum MailTransportKind: String, Sendable, CaseIterable {
+        case file, smtp
     }
 
     /// How long an `auth` key lasts.
@@ -39,6 +52,9 @@ public struct RegistrationSettings: Sendable {
     public var mailFrom: String
     /// AES-256-GCM key (base64) for secrets at rest: queued e-mail bodies, app credentials.
     public var encryptionKey: Data
+    public var mailTransport: MailTransportKind
+    /// The SMTP server, when `mailTransport` is `smtp`.
+    public var smtp: SMTPClient.Configuration?
 
     public init(reader: ConfigReader) throws(ConfigurationError) {
         let settings = SettingsReader(reader)
@@ -57,5 +73,25 @@ public struct RegistrationSettings: Sendable {
             throw ConfigurationError(Settings.encryptionKey, "must be 32 bytes in base64 (openssl rand -base64 32)")
         }
         encryptionKey = key
+        mailTransport = try settings.choice(Settings.mailTransport, default: .file)
+        if mailTransport == .smtp {
+            let security: SMTPClient.Security = try settings.choice(Settings.smtpSecurity, default: .startTLS)
+            var configuration = SMTPClient.Configuration(
+                host: try settings.requiredText(Settings.smtpHost),
+                port: try settings.integer(Settings.smtpPort, default: security == .tls ? 465 : 587, in: 1...65535),
+                security: security, username: settings.text(Settings.smtpUsername),
+                password: settings.text(Settings.smtpPassword), trustRootsFile: settings.text(Settings.smtpTrustRoots))
+            if configuration.username != nil, configuration.password == nil {
+                throw ConfigurationError(Settings.smtpPassword, "is required when SMTP_USERNAME is set")
+            }
+            if configuration.username != nil, security == .none {
+                throw ConfigurationError(Settings.smtpSecurity, "must be starttls or tls when credentials are set")
+            }
+            if let roots = configuration.trustRootsFile, !FileManager.default.isReadableFile(atPath: roots) {
+                throw ConfigurationError(Settings.smtpTrustRoots, "names no readable file")
+            }
+            configuration.heloName = ProcessInfo.processInfo.hostName
+            smtp = configuration
+        }
     }
 }

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Registration e-mail through a real SMTP server (STARTTLS, AUTH), including a server that is
+/// down when the message is queued.
+@Suite struct RegistrationMailTests {
+    @Test func aVerificationMailWaitsForTheServerAndIsDeliveredOnce() async throws {
+        let server = try SMTPTestServer()
+        let overrides = [
+            "mail.transport": "smtp", "smtp.host": "localhost", "smtp.port": String(server.port),
+            "smtp.security": "starttls", "smtp.username": server.username, "smtp.password": server.password,
+            "smtp.trustRootsFile": server.certificateFile,
+        ]
+        try await RegistrationHarness.run(overrides: overrides) { h in
+            let registered = try await h.call("register", body: ["emailId": "kim@example.org", "password": "Passw0rd!"])
+            #expect(registered.status == .ok)
+            // The server is down: the attempt fails and the message waits, sealed.
+            var state = (attempts: 0, error: String?.none, sent: false, sealed: false)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while state.attempts == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                let rows = try await h.postgres.query(
+                    "SELECT attempts, last_error, sent_at IS NOT NULL, sealed_message IS NOT NULL FROM mail_outbox",
+                    logger: .init(label: "t"))
+                for try await row in rows.decode((Int, String?, Bool, Bool).self) { state = row }
+            }
+            #expect(state.attempts >= 1)
+            #expect(state.error != nil)
+            #expect(!state.sent && state.sealed)
+
+            // It comes up: the retry delivers, over TLS, authenticated, once.
+            try server.start()
+            let received = try await server.waitForMessages(1, timeout: 30)
+            #expect(received.count == 1)
+            #expect(received[0].tls && received[0].authenticated)
+            #expect(received[0].to == ["kim@example.org"])
+            let text = RegistrationHarness.textPart(of: received[0].data.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: "\r\n"))
+            let code = try #require(h.secret(in: text))
+            #expect(code.count == 6)
+            #expect(try await h.call("verify", body: ["emailId": "kim@example.org", "code": code]).status == .ok)
+            try await Task.sleep(for: .milliseconds(300))
+            let rows = try await h.postgres.query(
+                "SELECT sent_at IS NOT NULL, sealed_message IS NULL, delivered_to FROM mail_outbox", logger: .init(label: "t"))
+            for try await (sent, erased, deliveredTo) in rows.decode((Bool, Bool, String?).self) {
+                #expect(sent && erased)
+                #expect(deliveredTo?.hasPrefix("smtp://localhost:") == true)
+            }
+            #expect(try server.received().count == 1)
+        }
+        server.stop()
+    }
+}

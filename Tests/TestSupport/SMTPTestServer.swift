@@ -1,0 +1,127 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// A real SMTP server for tests (`scripts/test-smtp-server.py`, aiosmtpd): STARTTLS with a
+/// throwaway certificate authority made by openssl for the test, AUTH required, each accepted
+/// message saved as JSON. `make test` installs aiosmtpd and sets `STUDYSTACK_TEST_PYTHON`.
+public final class SMTPTestServer: @unchecked Sendable {
+    public struct Received: Decodable, Sendable {
+        public var from: String
+        public var to: [String]
+        public var data: String
+        public var tls: Bool
+        public var authenticated: Bool
+    }
+
+    public let port: Int
+    public let directory: URL
+    public let certificateFile: String
+    public let username = "mailer"
+    public let password = "smtp-Passw0rd"
+    private var process: Process?
+    /// The server's standard input: closing it stops the server.
+    private var input: Pipe?
+
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// Prepares a server on a free port (not yet listening: `start()` does that).
+    public init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("studystack-smtp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("inbox"), withIntermediateDirectories: true)
+        certificateFile = directory.appendingPathComponent("cert.pem").path
+        port = try Self.freePort()
+        try Self.run("/usr/bin/env", [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost", "-keyout", directory.appendingPathComponent("key.pem").path,
+            "-out", certificateFile,
+        ])
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    public func start() throws {
+        let python = ProcessInfo.processInfo.environment["STUDYSTACK_TEST_PYTHON"]
+            ?? Self.repositoryRoot.appendingPathComponent(".build/tools-venv/bin/python").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [
+            Self.repositoryRoot.appendingPathComponent("scripts/test-smtp-server.py").path, String(port), certificateFile,
+            directory.appendingPathComponent("key.pem").path, username, password, directory.appendingPathComponent("inbox").path,
+        ]
+        let output = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        self.input = input
+        // Wait for "ready" (reading blocks until the server writes or exits).
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        guard line.contains("ready") else {
+            stop()
+            throw TestServerError(description: "the SMTP test server did not start (is aiosmtpd installed? run make test)")
+        }
+    }
+
+    public func stop() {
+        try? input?.fileHandleForWriting.close()
+        input = nil
+        if let process {
+            // Closing its input ends it; a server that does not go within five seconds is killed.
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning, Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        process = nil
+    }
+
+    /// Messages received so far, oldest first.
+    public func received() throws -> [Received] {
+        let inbox = directory.appendingPathComponent("inbox")
+        return try FileManager.default.contentsOfDirectory(atPath: inbox.path).filter { $0.hasSuffix(".json") }.sorted()
+            .map { try JSONDecoder().decode(Received.self, from: Data(contentsOf: inbox.appendingPathComponent($0))) }
+    }
+
+    /// Waits until at least `count` messages arrived.
+    public func waitForMessages(_ count: Int, timeout: TimeInterval = 20) async throws -> [Received] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let messages = try received()
+            if messages.count >= count { return messages }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TestServerError(description: "fewer than \(count) messages within \(timeout) s")
+    }
+
+    static func freePort() throws -> Int {
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).wait()
+        defer { try? channel.close().wait() }
+        return channel.localAddress?.port ?? 0
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TestServerError(description: "\(arguments.first ?? executable) failed")
+        }
+    }
+}
+
+public struct TestServerError: Error, CustomStringConvertible {
+    public var description: String
+}
