@@ -36,8 +36,13 @@ public enum RegistrationService {
                     audit: environment.audit, settings: registration, logger: environment.logger)
                 let rateLimiter = RateLimiter(
                     client: postgres, perMinute: registration.rateLimitPerMinute, logger: environment.logger)
-                AccountRoutes(
-                    accounts: accounts, authenticator: ParticipantAuthenticator(sessions: sessions), rateLimiter: rateLimiter
+                let authenticator = ParticipantAuthenticator(sessions: sessions)
+                AccountRoutes(accounts: accounts, authenticator: authenticator, rateLimiter: rateLimiter).add(to: routes.router)
+                StateRoutes(
+                    client: PostgresClientBox(postgres: postgres),
+                    profiles: ProfileStore(client: postgres, logger: environment.logger),
+                    states: StudyStateStore(client: postgres, audit: environment.audit, logger: environment.logger),
+                    authenticator: authenticator
                 ).add(to: routes.router)
 
                 let mailWorker = MailWorker(

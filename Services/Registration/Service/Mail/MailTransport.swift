@@ -16,7 +16,8 @@ struct FileMailTransport: MailTransport {
     func deliver(_ message: MailMessage, messageId: String) async throws -> String {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+        // Microseconds since 1970, so the files sort in the order they were written.
+        let stamp = String(Int64(Date().timeIntervalSince1970 * 1_000_000))
         let file = directory.appendingPathComponent("\(stamp)-\(messageId.prefix(12)).eml")
         guard FileManager.default.createFile(
             atPath: file.path, contents: Data(message.rfc5322(messageId: messageId).utf8),

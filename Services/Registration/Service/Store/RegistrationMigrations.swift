@@ -105,5 +105,47 @@ enum RegistrationMigrations {
                 """,
             ]
         ),
+        Migration(
+            component: "registration", version: 3, name: "study_and_activity_state",
+            statements: [
+                """
+                CREATE TABLE participant_studies (
+                    user_id uuid NOT NULL REFERENCES participants (user_id) ON DELETE CASCADE,
+                    study_id text NOT NULL,
+                    status text NOT NULL DEFAULT 'yetToJoin'
+                        CHECK (status IN ('yetToJoin', 'inProgress', 'completed', 'notEligible', 'Withdrawn')),
+                    participant_id text,
+                    bookmarked boolean NOT NULL DEFAULT false,
+                    enrolled_at timestamptz,
+                    completion integer NOT NULL DEFAULT 0,
+                    adherence integer NOT NULL DEFAULT 0,
+                    updated_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (user_id, study_id)
+                )
+                """,
+                """
+                CREATE TABLE participant_activities (
+                    user_id uuid NOT NULL REFERENCES participants (user_id) ON DELETE CASCADE,
+                    study_id text NOT NULL,
+                    activity_id text NOT NULL,
+                    activity_version text NOT NULL DEFAULT '',
+                    activity_state text NOT NULL DEFAULT 'yetToJoin'
+                        CHECK (activity_state IN ('yetToJoin', 'inProgress', 'completed', 'abandoned')),
+                    activity_run_id text NOT NULL DEFAULT '',
+                    bookmarked boolean NOT NULL DEFAULT false,
+                    runs_total integer NOT NULL DEFAULT 0,
+                    runs_completed integer NOT NULL DEFAULT 0,
+                    runs_missed integer NOT NULL DEFAULT 0,
+                    activity_start_date text NOT NULL DEFAULT '',
+                    activity_end_date text NOT NULL DEFAULT '',
+                    anchor_date_version text NOT NULL DEFAULT '',
+                    anchor_date_created_date text NOT NULL DEFAULT '',
+                    custom_schedule_runs jsonb NOT NULL DEFAULT '[]',
+                    updated_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (user_id, study_id, activity_id)
+                )
+                """,
+            ]
+        ),
     ]
 }

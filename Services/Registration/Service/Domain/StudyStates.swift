@@ -1,0 +1,126 @@
+import Foundation
+import StudyModels
+
+/// The rules of study and activity state updates, separate from how they are stored.
+enum StudyStates {
+    static let studyStatuses: Set<String> = ["yetToJoin", "inProgress", "completed", "notEligible", "Withdrawn"]
+    static let activityStates: Set<String> = ["yetToJoin", "inProgress", "completed", "abandoned"]
+
+    /// One item of `updateStudyState`: a participation, a bookmark or progress (or several at once).
+    struct StudyUpdate: Sendable, Equatable {
+        var studyId: String
+        var status: String?
+        var participantId: String?
+        var bookmarked: Bool?
+        var completion: Int?
+        var adherence: Int?
+    }
+
+    /// One item of `updateActivityState`.
+    struct ActivityUpdate: Sendable, Equatable {
+        var studyId: String
+        var activityId: String
+        var activityVersion: String?
+        var activityState: String?
+        var activityRunId: String?
+        var bookmarked: Bool?
+        var run: ActivityStateReply.Run?
+        var activityStartDate: String?
+        var activityEndDate: String?
+        var anchorDateVersion: String?
+        var anchorDatecreatedDate: String?
+        var customScheduleRuns: [ActivityStateReply.CustomRun]?
+    }
+
+    /// Whether `incoming` should replace `stored` for the same activity. The apps replay updates
+    /// they made offline, possibly after newer ones: an update for an earlier run, or one that
+    /// would move the same run back (completed → inProgress), is stale and ignored.
+    static func isFresher(runId incomingRun: String?, state incomingState: String?, than stored: (runId: String, state: String)) -> Bool {
+        guard let incomingRun, let newRun = Int(incomingRun), let oldRun = Int(stored.runId) else { return true }
+        if newRun != oldRun { return newRun > oldRun }
+        guard let incomingState else { return true }
+        return rank(incomingState) >= rank(stored.state)
+    }
+
+    private static func rank(_ state: String) -> Int {
+        switch state {
+        case "yetToJoin": 0
+        case "inProgress": 1
+        default: 2
+        }
+    }
+
+    static func parseStudies(_ items: [JSONValue]) throws -> [StudyUpdate] {
+        try items.map { item in
+            guard case .object(let fields) = item, let studyId = fields["studyId"]?.text, !studyId.isEmpty, studyId.count <= 100
+            else { throw RegistrationError.invalid("Invalid input.") }
+            var update = StudyUpdate(studyId: studyId)
+            if let status = fields["status"]?.text {
+                guard studyStatuses.contains(status) else { throw RegistrationError.invalid("Invalid study status \(status).") }
+                update.status = status
+            }
+            update.participantId = fields["participantId"]?.text.flatMap { $0.isEmpty ? nil : $0 }
+            update.bookmarked = boolean(fields["bookmarked"])
+            update.completion = try percent(fields["completion"])
+            update.adherence = try percent(fields["adherence"])
+            return update
+        }
+    }
+
+    static func parseActivities(_ items: [JSONValue], studyId: String?) throws -> [ActivityUpdate] {
+        try items.map { item in
+            guard case .object(let fields) = item,
+                let study = fields["studyId"]?.text ?? studyId, !study.isEmpty, study.count <= 100,
+                let activityId = fields["activityId"]?.text, !activityId.isEmpty, activityId.count <= 100
+            else { throw RegistrationError.invalid("Invalid input.") }
+            var update = ActivityUpdate(studyId: study, activityId: activityId)
+            update.activityVersion = fields["activityVersion"]?.text
+            if let state = fields["activityState"]?.text {
+                guard activityStates.contains(state) else { throw RegistrationError.invalid("Invalid activity state \(state).") }
+                update.activityState = state
+            }
+            update.activityRunId = fields["activityRunId"]?.text
+            update.bookmarked = boolean(fields["bookmarked"])
+            if case .object(let run)? = fields["activityRun"] {
+                update.run = .init(
+                    total: try count(run["total"]), completed: try count(run["completed"]), missed: try count(run["missed"]))
+            }
+            update.activityStartDate = fields["activityStartDate"]?.text
+            update.activityEndDate = fields["activityEndDate"]?.text
+            update.anchorDateVersion = fields["anchorDateVersion"]?.text
+            update.anchorDatecreatedDate = fields["anchorDatecreatedDate"]?.text
+            if case .array(let runs)? = fields["customScheduleRuns"] {
+                update.customScheduleRuns = try runs.map { run in
+                    guard case .object(let window) = run, let start = window["runStartDate"]?.text,
+                        let end = window["runEndDate"]?.text
+                    else { throw RegistrationError.invalid("Invalid input.") }
+                    return .init(runStartDate: start, runEndDate: end)
+                }
+            }
+            return update
+        }
+    }
+
+    private static func boolean(_ value: JSONValue?) -> Bool? {
+        switch value {
+        case .bool(let flag): flag
+        case .number(let number): number != 0
+        case .string(let text): text == "true" || text == "1" ? true : (text == "false" || text == "0" ? false : nil)
+        default: nil
+        }
+    }
+
+    private static func percent(_ value: JSONValue?) throws -> Int? {
+        guard let value, value != .null else { return nil }
+        guard let text = value.text, let number = Double(text), (0...100).contains(number) else {
+            throw RegistrationError.invalid("Completion and adherence are percentages from 0 to 100.")
+        }
+        return Int(number.rounded())
+    }
+
+    private static func count(_ value: JSONValue?) throws -> Int {
+        guard let value else { return 0 }
+        guard let text = value.text, let number = Int(text), number >= 0 else { throw RegistrationError.invalid("Invalid input.") }
+        return number
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// A participant's state in each study (participation, bookmark, progress) and in each activity.
+struct StudyStateStore: Sendable {
+    let client: PostgresClient
+    let audit: AuditLog
+    let logger: Logger
+
+    func studies(userId: UUID) async throws -> [StudyStateReply.Study] {
+        let rows = try await client.query(
+            """
+            SELECT study_id, status, bookmarked, coalesce(participant_id, ''), enrolled_at, completion, adherence
+            FROM participant_studies WHERE user_id = \(userId) ORDER BY study_id
+            """, logger: logger)
+        var studies: [StudyStateReply.Study] = []
+        for try await (studyId, status, bookmarked, participantId, enrolled, completion, adherence) in rows.decode(
+            (String, String, Bool, String, Date?, Int, Int).self)
+        {
+            studies.append(.init(
+                studyId: studyId, status: status, bookmarked: bookmarked, participantId: participantId,
+                enrolledDate: enrolled.map(WireTime.format) ?? "", completion: completion, adherence: adherence))
+        }
+        return studies
+    }
+
+    /// Applies every item in one transaction. Becoming `inProgress` from another status stamps the
+    /// enrollment date and clears that study's activity states (a new participation); a replay of
+    /// the same status changes nothing.
+    func update(_ updates: [StudyStates.StudyUpdate], userId: UUID, now: Date = Date()) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            for update in updates {
+                // The upsert locks the row for the rest of the transaction and tells the status before.
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO participant_studies AS p (user_id, study_id) VALUES (\(userId), \(update.studyId))
+                    ON CONFLICT (user_id, study_id) DO UPDATE SET updated_at = p.updated_at
+                    RETURNING p.status
+                    """, logger: logger)
+                var previous = "yetToJoin"
+                for try await status in rows.decode(String.self) { previous = status }
+                let enrolls = update.status == "inProgress" && previous != "inProgress"
+                try await connection.query(
+                    """
+                    UPDATE participant_studies SET
+                        status = coalesce(\(update.status), status),
+                        participant_id = coalesce(\(update.participantId), participant_id),
+                        bookmarked = coalesce(\(update.bookmarked), bookmarked),
+                        completion = coalesce(\(update.completion), completion),
+                        adherence = coalesce(\(update.adherence), adherence),
+                        enrolled_at = CASE WHEN \(enrolls) THEN \(now) ELSE enrolled_at END,
+                        updated_at = \(now)
+                    WHERE user_id = \(userId) AND study_id = \(update.studyId)
+                    """, logger: logger)
+                if enrolls {
+                    try await connection.query(
+                        "DELETE FROM participant_activities WHERE user_id = \(userId) AND study_id = \(update.studyId)",
+                        logger: logger)
+                }
+                if let status = update.status, status != previous {
+                    try await audit.record(
+                        actor: userId.uuidString.lowercased(), action: "participant.study_status", studyId: update.studyId,
+                        details: ["from": previous, "to": status], on: connection)
+                }
+            }
+        }
+    }
+
+    func activities(userId: UUID, studyId: String) async throws -> [ActivityStateReply.Activity] {
+        let rows = try await client.query(
+            """
+            SELECT activity_id, activity_version, activity_state, activity_run_id, bookmarked, activity_start_date,
+                activity_end_date, anchor_date_version, anchor_date_created_date, updated_at, custom_schedule_runs::text,
+                runs_total, runs_completed, runs_missed
+            FROM participant_activities WHERE user_id = \(userId) AND study_id = \(studyId) ORDER BY activity_id
+            """, logger: logger)
+        var activities: [ActivityStateReply.Activity] = []
+        for try await row in rows {
+            let c = row.makeRandomAccess()
+            func column<T: PostgresDecodable>(_ index: Int, _ type: T.Type) throws -> T {
+                try c[index].decode(T.self, context: .default)
+            }
+            activities.append(.init(
+                activityId: try column(0, String.self), activityVersion: try column(1, String.self),
+                activityState: try column(2, String.self), activityRunId: try column(3, String.self),
+                bookmarked: try column(4, Bool.self), activityStartDate: try column(5, String.self),
+                activityEndDate: try column(6, String.self), anchorDateVersion: try column(7, String.self),
+                anchorDatecreatedDate: try column(8, String.self), lastModifiedDate: WireTime.format(try column(9, Date.self)),
+                customScheduleRuns: (try? JSONDecoder().decode(
+                    [ActivityStateReply.CustomRun].self, from: Data(try column(10, String.self).utf8))) ?? [],
+                activityRun: .init(
+                    total: try column(11, Int.self), completed: try column(12, Int.self), missed: try column(13, Int.self))))
+        }
+        return activities
+    }
+
+    /// Upserts each item; a stale replay (an earlier run, or a step back within a run) is skipped.
+    func update(_ updates: [StudyStates.ActivityUpdate], userId: UUID, now: Date = Date()) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            for update in updates {
+                let rows = try await connection.query(
+                    """
+                    SELECT activity_run_id, activity_state FROM participant_activities
+                    WHERE user_id = \(userId) AND study_id = \(update.studyId) AND activity_id = \(update.activityId)
+                    FOR UPDATE
+                    """, logger: logger)
+                var stored: (runId: String, state: String)?
+                for try await row in rows.decode((String, String).self) { stored = (row.0, row.1) }
+                if let stored, !StudyStates.isFresher(runId: update.activityRunId, state: update.activityState, than: stored) {
+                    continue
+                }
+                let runs = try update.customScheduleRuns.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+                try await connection.query(
+                    """
+                    INSERT INTO participant_activities (user_id, study_id, activity_id, activity_version, activity_state,
+                        activity_run_id, bookmarked, runs_total, runs_completed, runs_missed, activity_start_date,
+                        activity_end_date, anchor_date_version, anchor_date_created_date, custom_schedule_runs, updated_at)
+                    VALUES (\(userId), \(update.studyId), \(update.activityId), coalesce(\(update.activityVersion), ''),
+                        coalesce(\(update.activityState), 'yetToJoin'), coalesce(\(update.activityRunId), ''),
+                        coalesce(\(update.bookmarked), false), coalesce(\(update.run?.total), 0),
+                        coalesce(\(update.run?.completed), 0), coalesce(\(update.run?.missed), 0),
+                        coalesce(\(update.activityStartDate), ''), coalesce(\(update.activityEndDate), ''),
+                        coalesce(\(update.anchorDateVersion), ''), coalesce(\(update.anchorDatecreatedDate), ''),
+                        coalesce(\(runs)::jsonb, '[]'), \(now))
+                    ON CONFLICT (user_id, study_id, activity_id) DO UPDATE SET
+                        activity_version = coalesce(\(update.activityVersion), participant_activities.activity_version),
+                        activity_state = coalesce(\(update.activityState), participant_activities.activity_state),
+                        activity_run_id = coalesce(\(update.activityRunId), participant_activities.activity_run_id),
+                        bookmarked = coalesce(\(update.bookmarked), participant_activities.bookmarked),
+                        runs_total = coalesce(\(update.run?.total), participant_activities.runs_total),
+                        runs_completed = coalesce(\(update.run?.completed), participant_activities.runs_completed),
+                        runs_missed = coalesce(\(update.run?.missed), participant_activities.runs_missed),
+                        activity_start_date = coalesce(\(update.activityStartDate), participant_activities.activity_start_date),
+                        activity_end_date = coalesce(\(update.activityEndDate), participant_activities.activity_end_date),
+                        anchor_date_version = coalesce(\(update.anchorDateVersion), participant_activities.anchor_date_version),
+                        anchor_date_created_date = coalesce(\(update.anchorDatecreatedDate), participant_activities.anchor_date_created_date),
+                        custom_schedule_runs = coalesce(\(runs)::jsonb, participant_activities.custom_schedule_runs),
+                        updated_at = \(now)
+                    """, logger: logger)
+            }
+        }
+    }
+}
+
+/// `yyyy-MM-dd'T'HH:mm:ss.SSSZ` in UTC, the registration server's date format.
+enum WireTime {
+    static func format(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSSZ"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import StudyModels
+import Testing
+import TestSupport
+
+/// Profile, study state and activity state as the apps use them: J2's profile updates, J4's
+/// enrollment steps 5 and 7, J6's activity updates with offline replays.
+@Suite struct RegistrationStateTests {
+    @Test func profileSettingsAndTheDeviceToken() async throws {
+        try await RegistrationHarness.run { h in
+            let (userId, auth, _) = try await h.signUp("lea@example.org")
+            var profile = try await h.call("userProfile", method: .get, auth: auth, userId: userId)
+            #expect(profile.status == .ok)
+            #expect(profile.json["profile"] == .object(["emailId": .string("lea@example.org"), "firstName": .string(""), "lastName": .string("")]))
+            #expect(profile.json["settings"] == .object([
+                "remoteNotifications": .bool(false), "localNotifications": .bool(false), "touchId": .bool(false),
+                "passcode": .bool(false), "reminderLeadTime": .string("00:00"), "locale": .string(""),
+            ]))
+
+            // Variant A, after sign-up: settings, and the bundle id where the token goes (not kept).
+            let variantA: [String: Any] = [
+                "settings": ["remoteNotifications": true, "touchId": false, "passcode": true, "localNotifications": true,
+                             "reminderLeadTime": "00:15", "locale": "es"],
+                "info": ["appVersion": "1.0.4.12", "os": "ios", "deviceToken": "org.example.mystudies"], "participantInfo": [],
+            ]
+            #expect(try await h.call("updateUserProfile", body: variantA, auth: auth, userId: userId).status == .ok)
+            // Variant B, when APNs answers: the real token.
+            let token = String(repeating: "ab12", count: 16)
+            let variantB: [String: Any] = ["info": ["appVersion": "1.0.4.12", "os": "ios", "deviceToken": token], "participantInfo": []]
+            #expect(try await h.call("updateUserProfile", body: variantB, auth: auth, userId: userId).status == .ok)
+            profile = try await h.call("userProfile", method: .get, auth: auth, userId: userId)
+            #expect(profile.json["settings"] == .object([
+                "remoteNotifications": .bool(true), "localNotifications": .bool(true), "touchId": .bool(false),
+                "passcode": .bool(true), "reminderLeadTime": .string("00:15"), "locale": .string("es"),
+            ]))
+            let rows = try await h.postgres.query(
+                "SELECT device_token, device_os, app_version FROM participant_sessions WHERE device_token IS NOT NULL",
+                logger: .init(label: "t"))
+            var devices: [(String?, String?, String?)] = []
+            for try await row in rows.decode((String?, String?, String?).self) { devices.append(row) }
+            #expect(devices.count == 1)
+            #expect(devices.first?.0 == token && devices.first?.1 == "ios" && devices.first?.2 == "1.0.4.12")
+
+            let bad = try await h.call(
+                "updateUserProfile", body: ["settings": ["reminderLeadTime": "soon"]], auth: auth, userId: userId)
+            #expect(bad.status == .badRequest)
+            #expect(try await h.call("userProfile", method: .get, auth: auth, userId: userId).json["settings"]?.object?["reminderLeadTime"]
+                == .string("00:15"))
+        }
+    }
+
+    @Test func enrollmentAndActivityStateFollowTheApp() async throws {
+        try await RegistrationHarness.run { h in
+            let (userId, auth, _) = try await h.signUp("max@example.org")
+            #expect(try await h.call("studyState", method: .get, auth: auth, userId: userId).json["studies"] == .array([]))
+
+            // J4 step 5, then step 7 reads the enrollment date.
+            let token = "0123456789abcdef0123456789abcdef"
+            let joined = try await h.call(
+                "updateStudyState", body: ["studies": [["studyId": "SLEEPWELL", "status": "inProgress", "participantId": token]]],
+                auth: auth, userId: userId)
+            #expect(joined.status == .ok)
+            var state = try await h.call("studyState", method: .get, auth: auth, userId: userId)
+            guard case .array(let studies)? = state.json["studies"], case .object(let study)? = studies.first else {
+                Issue.record("no studies")
+                return
+            }
+            #expect(study["studyId"] == .string("SLEEPWELL"))
+            #expect(study["status"] == .string("inProgress"))
+            #expect(study["participantId"] == .string(token))
+            #expect(study["bookmarked"] == .bool(false))
+            #expect(study["completion"] == .number(0) && study["adherence"] == .number(0))
+            let enrolled = try #require(study["enrolledDate"]?.text)
+            #expect(enrolled.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0000$"#, options: .regularExpression) != nil)
+
+            // J6: start, then complete run 1; the offline "inProgress" replayed afterwards is stale.
+            let start: [String: Any] = ["studyId": "SLEEPWELL", "activity": [[
+                "activityId": "daily", "activityRunId": "1", "activityState": "inProgress", "activityVersion": "1.0",
+                "activityRun": ["total": 10, "completed": 0, "missed": 0],
+            ]]]
+            let done: [String: Any] = ["studyId": "SLEEPWELL", "activity": [[
+                "activityId": "daily", "activityRunId": "1", "activityState": "completed", "activityVersion": "1.0",
+                "activityRun": ["total": 10, "completed": 1, "missed": 0],
+            ]]]
+            #expect(try await h.call("updateActivityState", body: start, auth: auth, userId: userId).status == .ok)
+            #expect(try await h.call("updateActivityState", body: done, auth: auth, userId: userId).status == .ok)
+            #expect(try await h.call("updateActivityState", body: start, auth: auth, userId: userId).status == .ok)
+            #expect(try await h.call("updateActivityState", body: done, auth: auth, userId: userId).status == .ok)
+            // Participant-property sync shape, and the bookmark shape.
+            let sync: [String: Any] = ["studyId": "SLEEPWELL", "activity": [[
+                "activityId": "weekly", "activityStartDate": "2027-01-11T09:00:00.000-0500",
+                "activityEndDate": "2027-04-05T23:59:59.000-0400", "anchorDateVersion": "1.0",
+                "anchorDatecreatedDate": "2027-01-04T10:00:00.000-0500",
+                "customScheduleRuns": [["runStartDate": "2027-01-11T09:00:00.000-0500", "runEndDate": "2027-01-17T23:59:59.000-0500"]],
+            ]]]
+            #expect(try await h.call("updateActivityState", body: sync, auth: auth, userId: userId).status == .ok)
+            let bookmark: [String: Any] = ["activities": [["studyId": "SLEEPWELL", "activityId": "daily", "bookmarked": true]]]
+            #expect(try await h.call("updateActivityState", body: bookmark, auth: auth, userId: userId).status == .ok)
+
+            let activities = try await h.call("activityState", method: .get, query: "studyId=SLEEPWELL", auth: auth, userId: userId)
+            guard case .array(let items)? = activities.json["activities"] else {
+                Issue.record("no activities")
+                return
+            }
+            #expect(items.count == 2)
+            guard case .object(let daily)? = items.first, case .object(let weekly)? = items.last else { return }
+            #expect(daily["activityId"] == .string("daily"))
+            #expect(daily["activityState"] == .string("completed"))
+            #expect(daily["activityRunId"] == .string("1"))
+            #expect(daily["activityVersion"] == .string("1.0"))
+            #expect(daily["bookmarked"] == .bool(true))
+            #expect(daily["activityRun"] == .object(["total": .number(10), "completed": .number(1), "missed": .number(0)]))
+            for key in ["activityStartDate", "activityEndDate", "anchorDateVersion", "anchorDatecreatedDate", "lastModifiedDate",
+                        "customScheduleRuns", "activityRun"] {
+                #expect(daily[key] != nil, "\(key) missing")
+            }
+            #expect(weekly["activityRun"] == .object(["total": .number(0), "completed": .number(0), "missed": .number(0)]))
+            #expect(weekly["anchorDateVersion"] == .string("1.0"))
+            #expect(weekly["customScheduleRuns"] == .array([.object([
+                "runStartDate": .string("2027-01-11T09:00:00.000-0500"), "runEndDate": .string("2027-01-17T23:59:59.000-0500"),
+            ])]))
+
+            // Progress and a bookmark on the study; a replayed inProgress keeps the activities.
+            #expect(try await h.call(
+                "updateStudyState", body: ["studies": [["studyId": "SLEEPWELL", "completion": 10, "adherence": 100],
+                                                       ["studyId": "SLEEPWELL", "bookmarked": true],
+                                                       ["studyId": "SLEEPWELL", "status": "inProgress", "participantId": token]]],
+                auth: auth, userId: userId).status == .ok)
+            state = try await h.call("studyState", method: .get, auth: auth, userId: userId)
+            guard case .array(let after)? = state.json["studies"], case .object(let updated)? = after.first else { return }
+            #expect(updated["completion"] == .number(10) && updated["adherence"] == .number(100))
+            #expect(updated["bookmarked"] == .bool(true))
+            #expect(updated["enrolledDate"]?.text == enrolled)
+            #expect(try await h.call("activityState", method: .get, query: "studyId=SLEEPWELL", auth: auth, userId: userId)
+                .json["activities"]?.arrayCount == 2)
+
+            // Bad items change nothing.
+            let invalid = try await h.call(
+                "updateStudyState", body: ["studies": [["studyId": "SLEEPWELL", "status": "Withdrawn"],
+                                                       ["studyId": "SLEEPWELL", "status": "joined"]]],
+                auth: auth, userId: userId)
+            #expect(invalid.status == .badRequest)
+            #expect(invalid.statusMessage == "Invalid study status joined.")
+            state = try await h.call("studyState", method: .get, auth: auth, userId: userId)
+            guard case .array(let unchanged)? = state.json["studies"], case .object(let same)? = unchanged.first else { return }
+            #expect(same["status"] == .string("inProgress"))
+            #expect(try await h.call("updateActivityState", body: ["studyId": "SLEEPWELL", "activity": [["activityId": "daily", "activityState": "done"]]],
+                                     auth: auth, userId: userId).status == .badRequest)
+        }
+    }
+
+    @Test func oneParticipantCannotTouchAnothersState() async throws {
+        try await RegistrationHarness.run { h in
+            let a = try await h.signUp("ned@example.org")
+            let b = try await h.signUp("ola@example.org")
+            _ = try await h.call(
+                "updateStudyState", body: ["studies": [["studyId": "S1", "status": "inProgress", "participantId": "p"]]],
+                auth: b.auth, userId: b.userId)
+            for (name, method) in [("studyState", "GET"), ("userProfile", "GET"), ("activityState", "GET")] {
+                let reply = try await h.call(name, method: .init(method)!, query: "studyId=S1", auth: a.auth, userId: b.userId)
+                #expect(reply.status == .forbidden, "\(name)")
+            }
+            let write = try await h.call(
+                "updateStudyState", body: ["studies": [["studyId": "S1", "status": "Withdrawn"]]], auth: a.auth, userId: b.userId)
+            #expect(write.status == .forbidden)
+            let bState = try await h.call("studyState", method: .get, auth: b.auth, userId: b.userId)
+            #expect(bState.json["studies"]?.arrayCount == 1)
+            #expect(try await h.call("studyState", method: .get, auth: a.auth, userId: a.userId).json["studies"] == .array([]))
+        }
+    }
+}
+
+extension JSONValue {
+    var object: [String: JSONValue]? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
+
+    var arrayCount: Int? {
+        if case .array(let value) = self { return value.count }
+        return nil
+    }
+}
