@@ -17,8 +17,9 @@ import TestSupport
             #expect(registered.status == .ok)
             // The server is down: the attempt fails and the message waits, sealed.
             var state = (attempts: 0, error: String?.none, sent: false, sealed: false)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while state.attempts == 0, ContinuousClock.now < deadline {
+            // Wait for the failed attempt to be recorded (claiming counts the attempt first).
+            let deadline = ContinuousClock.now + .seconds(20)
+            while state.error == nil, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(200))
                 let rows = try await h.postgres.query(
                     "SELECT attempts, last_error, sent_at IS NOT NULL, sealed_message IS NOT NULL FROM mail_outbox",
