@@ -38,12 +38,13 @@ public enum RegistrationService {
                     client: postgres, perMinute: registration.rateLimitPerMinute, logger: environment.logger)
                 let authenticator = ParticipantAuthenticator(sessions: sessions)
                 AccountRoutes(accounts: accounts, authenticator: authenticator, rateLimiter: rateLimiter).add(to: routes.router)
+                let states = StudyStateStore(client: postgres, audit: environment.audit, logger: environment.logger)
                 StateRoutes(
                     client: PostgresClientBox(postgres: postgres),
-                    profiles: ProfileStore(client: postgres, logger: environment.logger),
-                    states: StudyStateStore(client: postgres, audit: environment.audit, logger: environment.logger),
+                    profiles: ProfileStore(client: postgres, logger: environment.logger), states: states,
                     authenticator: authenticator
                 ).add(to: routes.router)
+                LeavingRoutes(states: states, authenticator: authenticator).add(to: routes.router)
 
                 let mailWorker = MailWorker(
                     outbox: mail,

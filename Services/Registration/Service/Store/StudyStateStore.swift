@@ -155,3 +155,59 @@ enum WireTime {
         return formatter.string(from: date)
     }
 }
+
+extension StudyStateStore {
+    enum WithdrawOutcome: Sendable {
+        case withdrawn
+        case alreadyWithdrawn
+        case notJoined
+    }
+
+    /// Leaves a study: status `Withdrawn`; with `deleteData`, the activity states and the link to the
+    /// response service's participant go too.
+    func withdraw(userId: UUID, studyId: String, deleteData: Bool) async throws -> WithdrawOutcome {
+        try await client.withTransaction(logger: logger) { connection -> WithdrawOutcome in
+            let rows = try await connection.query(
+                "SELECT status FROM participant_studies WHERE user_id = \(userId) AND study_id = \(studyId) FOR UPDATE",
+                logger: logger)
+            var status: String?
+            for try await value in rows.decode(String.self) { status = value }
+            guard let status else { return .notJoined }
+            if status == "Withdrawn" { return .alreadyWithdrawn }
+            try await connection.query(
+                """
+                UPDATE participant_studies SET status = 'Withdrawn', updated_at = now(),
+                    participant_id = CASE WHEN \(deleteData) THEN NULL ELSE participant_id END
+                WHERE user_id = \(userId) AND study_id = \(studyId)
+                """, logger: logger)
+            if deleteData {
+                try await connection.query(
+                    "DELETE FROM participant_activities WHERE user_id = \(userId) AND study_id = \(studyId)", logger: logger)
+            }
+            try await audit.record(
+                actor: userId.uuidString.lowercased(), action: "participant.withdrew", studyId: studyId,
+                details: ["from": status, "deleteData": String(deleteData)], on: connection)
+            return .withdrawn
+        }
+    }
+
+    /// Closes the account: the listed studies are withdrawn for the record, then the participant,
+    /// their sessions, states and password history are deleted, with any e-mail still queued for
+    /// them. The audit trail keeps the pseudonymous user id only.
+    func deleteAccount(userId: UUID, withdrawing studyIds: [String], action: String) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            for studyId in studyIds {
+                try await audit.record(
+                    actor: userId.uuidString.lowercased(), action: "participant.withdrew", studyId: studyId,
+                    details: ["deleteData": "true", "with": action], on: connection)
+            }
+            try await connection.query(
+                """
+                DELETE FROM mail_outbox m USING participants p
+                WHERE p.user_id = \(userId) AND m.app_id = p.app_id AND lower(m.recipient) = p.email_key
+                """, logger: logger)
+            try await connection.query("DELETE FROM participants WHERE user_id = \(userId)", logger: logger)
+            try await audit.record(actor: userId.uuidString.lowercased(), action: "participant.\(action)", on: connection)
+        }
+    }
+}
