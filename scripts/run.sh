@@ -101,7 +101,7 @@ running() { [ -f "$data/run/$1.pid" ] && kill -0 "$(cat "$data/run/$1.pid")" 2>/
 service_env() {
     case "$1" in
     study-metadata) echo "STUDYSTACK_ADMIN_EMAIL=$STUDYSTACK_ADMIN_EMAIL STUDYSTACK_ADMIN_PASSWORD=$STUDYSTACK_ADMIN_PASSWORD" ;;
-    registration) echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY MAIL_DIRECTORY=$data/mail" ;;
+    registration) echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY MAIL_DIRECTORY=$data/mail CONSENT_DIRECTORY=$data/consents" ;;
     esac
 }
 

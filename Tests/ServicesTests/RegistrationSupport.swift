@@ -16,24 +16,28 @@ struct RegistrationHarness: Sendable {
     let client: any TestClientProtocol
     let postgres: PostgresClient
     let mailDirectory: URL
+    let consentDirectory: URL
     let logs: CapturedLogs
 
     static func run(
         overrides: [String: String] = [:], _ body: @escaping @Sendable (RegistrationHarness) async throws -> Void
     ) async throws {
         try await TestDatabase.withFreshDatabase { url in
-            let mail = FileManager.default.temporaryDirectory.appendingPathComponent("studystack-mail-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: mail) }
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("studystack-registration-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: root) }
+            let mail = root.appendingPathComponent("mail")
+            let consents = root.appendingPathComponent("consents")
             let logs = CapturedLogs()
             var logger = Logger(label: "registration-test") { _ in CapturingLogHandler(records: logs) }
             logger.logLevel = .trace
             let reader = TestConfiguration.reader(
-                for: .registration, databaseURL: url, overrides: ["mail.directory": mail.path].merging(overrides) { $1 })
+                for: .registration, databaseURL: url, overrides: ["mail.directory": mail.path, "consent.directory": consents.path].merging(overrides) { $1 })
             let app = try RegistrationService.buildApplication(reader: reader, logger: logger)
             try await app.test(.router) { client in
                 try await TestApplication.waitUntilReady(client)
                 try await TestDatabase.withClient(url: url) { postgres, _ in
-                    try await body(RegistrationHarness(client: client, postgres: postgres, mailDirectory: mail, logs: logs))
+                    try await body(RegistrationHarness(
+                        client: client, postgres: postgres, mailDirectory: mail, consentDirectory: consents, logs: logs))
                 }
             }
         }

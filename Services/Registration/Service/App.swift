@@ -45,6 +45,15 @@ public enum RegistrationService {
                     authenticator: authenticator
                 ).add(to: routes.router)
                 LeavingRoutes(states: states, authenticator: authenticator).add(to: routes.router)
+                ConsentRoutes(
+                    consents: ConsentStore(
+                        client: postgres,
+                        storage: FileConsentStorage(
+                            directory: URL(fileURLWithPath: registration.consentDirectory),
+                            encryptionKey: registration.encryptionKey),
+                        audit: environment.audit, logger: environment.logger),
+                    authenticator: authenticator, maxPDFBytes: registration.maxConsentPDFBytes
+                ).add(to: routes.router)
 
                 let mailWorker = MailWorker(
                     outbox: mail,

@@ -175,3 +175,27 @@ public struct ActivityStateReply: Codable, Sendable, Equatable {
 
     public init(activities: [Activity]) { self.activities = activities }
 }
+
+/// `consentPDF.api`: the apps force-cast `consent`.
+public struct ConsentPDFReply: Codable, Sendable, Equatable {
+    public struct Consent: Codable, Sendable, Equatable {
+        public var version: String
+        /// The signed PDF, base64.
+        public var content: String
+        public var type = "application/pdf"
+
+        public init(version: String, content: String) {
+            self.version = version
+            self.content = content
+        }
+    }
+
+    public var message = "success"
+    public var consent: Consent
+    public var sharing: String
+
+    public init(consent: Consent, sharing: String) {
+        self.consent = consent
+        self.sharing = sharing
+    }
+}

@@ -17,6 +17,8 @@ public struct RegistrationSettings: Sendable {
         public static let mailDirectory = Setting("mail.directory")
         public static let mailFrom = Setting("mail.from")
         public static let encryptionKey = Setting("studystack.encryptionKey", secret: true)
+        public static let consentDirectory = Setting("consent.directory")
+        public static let consentMaxBytes = Setting("consent.maxBytes")
         public static let mailTransport = Setting("mail.transport")
         public static let smtpHost = Setting("smtp.host")
         public static let smtpPort = Setting("smtp.port")
@@ -52,6 +54,10 @@ public struct RegistrationSettings: Sendable {
     public var mailFrom: String
     /// AES-256-GCM key (base64) for secrets at rest: queued e-mail bodies, app credentials.
     public var encryptionKey: Data
+    /// Where the filesystem consent storage keeps sealed PDFs.
+    public var consentDirectory: String
+    /// Largest signed consent PDF accepted.
+    public var maxConsentPDFBytes: Int
     public var mailTransport: MailTransportKind
     /// The SMTP server, when `mailTransport` is `smtp`.
     public var smtp: SMTPClient.Configuration?
@@ -73,6 +79,8 @@ public struct RegistrationSettings: Sendable {
             throw ConfigurationError(Settings.encryptionKey, "must be 32 bytes in base64 (openssl rand -base64 32)")
         }
         encryptionKey = key
+        consentDirectory = settings.text(Settings.consentDirectory) ?? ".data/consents"
+        maxConsentPDFBytes = try settings.integer(Settings.consentMaxBytes, default: 5 * 1024 * 1024, in: 1024...(50 * 1024 * 1024))
         mailTransport = try settings.choice(Settings.mailTransport, default: .file)
         if mailTransport == .smtp {
             let security: SMTPClient.Security = try settings.choice(Settings.smtpSecurity, default: .startTLS)

@@ -147,5 +147,30 @@ enum RegistrationMigrations {
                 """,
             ]
         ),
+        Migration(
+            component: "registration", version: 4, name: "consent_records",
+            statements: [
+                // One row per submission, never updated: earlier versions stay as signed. Kept when
+                // the account is deleted (the record that consent was given), keyed by the
+                // pseudonymous user id only.
+                """
+                CREATE TABLE consent_records (
+                    id bigserial PRIMARY KEY,
+                    user_id uuid NOT NULL,
+                    app_id text NOT NULL,
+                    study_id text NOT NULL,
+                    version text NOT NULL,
+                    status text NOT NULL CHECK (status IN ('pending', 'completed')),
+                    eligibility boolean,
+                    sharing text NOT NULL DEFAULT '',
+                    pdf_key text,
+                    pdf_sha256 text,
+                    pdf_bytes integer,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                "CREATE INDEX consent_records_study ON consent_records (user_id, study_id, id DESC)",
+            ]
+        ),
     ]
 }

@@ -1,0 +1,67 @@
+import Foundation
+import Hummingbird
+import ServiceKit
+import StudyModels
+
+/// `updateEligibilityConsentStatus` (store a consent and its signed PDF) and `consentPDF`.
+struct ConsentRoutes {
+    let consents: ConsentStore
+    let authenticator: ParticipantAuthenticator
+    /// Largest signed PDF accepted, in bytes (after base64 decoding).
+    let maxPDFBytes: Int
+
+    func add(to router: Router<ServiceRequestContext>) {
+        for controller in UserRegPaths.controllers {
+            let group = router.group(RouterPath(controller))
+            group.post("updateEligibilityConsentStatus.api", use: update)
+            group.get("consentPDF.api", use: pdf)
+        }
+    }
+
+    @Sendable func update(_ request: Request, context: ServiceRequestContext) async throws -> RegistrationSuccess {
+        let call = try await UserRegCall.read(request, context: context)
+        let session = try await authenticator.authenticate(call)
+        let studyId = try call.required("studyId")
+        guard let consent = call.object("consent") else { throw UserRegCall.invalidInput }
+        guard let version = consent["version"]?.text, !version.isEmpty, version.count <= 20 else {
+            throw RegistrationError.invalid("Consent version is required")
+        }
+        let status = consent["status"]?.text ?? "completed"
+        guard ["pending", "completed"].contains(status) else { throw RegistrationError.invalid("Invalid consent status.") }
+        var pdf: Data?
+        if let encoded = consent["pdf"]?.text, !encoded.isEmpty {
+            // Checked before decoding, so an oversized upload costs no memory beyond the body limit.
+            guard encoded.count <= (maxPDFBytes / 3 + 1) * 4 + 1024 else {
+                throw RegistrationError.invalid("The consent PDF is too large.")
+            }
+            guard let data = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters) else {
+                throw RegistrationError.invalid("The consent PDF is not base64.")
+            }
+            guard data.count <= maxPDFBytes else { throw RegistrationError.invalid("The consent PDF is too large.") }
+            guard data.starts(with: Array("%PDF-".utf8)) else { throw RegistrationError.invalid("The consent document is not a PDF.") }
+            pdf = data
+        }
+        // `sharing` is "true", "false", "NA", or "" on re-consent.
+        let sharing = call.string("sharing").map { String($0.prefix(16)) } ?? ""
+        try await consents.record(
+            userId: session.userId, appId: session.appId, studyId: studyId, version: version, status: status,
+            eligibility: call.bool("eligibility"), sharing: sharing, pdf: pdf)
+        return RegistrationSuccess()
+    }
+
+    /// The requested consent version, or the newest when `consentVersion` is empty (as the apps send it).
+    @Sendable func pdf(_ request: Request, context: ServiceRequestContext) async throws -> ConsentPDFReply {
+        let call = try await UserRegCall.read(request, context: context)
+        let session = try await authenticator.authenticate(call)
+        let studyId = try call.required("studyId")
+        guard let record = try await consents.latest(userId: session.userId, studyId: studyId, version: call.string("consentVersion")),
+            let data = try await consents.pdf(of: record)
+        else {
+            throw APIError(.notFound, code: "not_found", message: "No consent document found.", statusMessageCode: .noData)
+        }
+        return ConsentPDFReply(
+            consent: .init(version: record.version, content: data.base64EncodedString()), sharing: record.sharing)
+    }
+}
+
+extension ConsentPDFReply: ResponseEncodable {}
