@@ -141,6 +141,7 @@ StudyStack is running:
   PostgreSQL      127.0.0.1:$pgport, data in .data/postgres
 
 Admin credentials and the local keys are in .data/secrets.env
-(STUDYSTACK_ADMIN_EMAIL, STUDYSTACK_ADMIN_PASSWORD). Logs are in .data/logs/.
+(STUDYSTACK_ADMIN_EMAIL, STUDYSTACK_ADMIN_PASSWORD). Logs are in .data/logs/; e-mail the registration
+service sends (verification codes, temporary passwords) is written to .data/mail/ as .eml files.
 Stop everything with: make stop
 DONE
