@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # make bench: start the stack, publish a realistic study (20 activities, 200 steps), and drive
-# the study-metadata app API and /healthz of the same service with wrk in one run; then measure
-# the database ceiling with pgbench. Prints requests/s, p99 and the ratio to /healthz.
+# the study-metadata app API and /healthz of the same service with wrk in one run; then the
+# registration service: login (bounded by bcrypt) and updateActivityState beside its /healthz;
+# then measure the database ceiling with pgbench. Prints requests/s, p99 and the ratio to /healthz.
+# The stack is restarted with the per-address rate limit lifted: wrk sends everything from one
+# address.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 ensure_commands wrk:wrk pgbench:postgresql-contrib python3:python3 curl:curl
-scripts/run.sh >/dev/null
+scripts/stop.sh >/dev/null 2>&1 || true
+RATE_LIMIT_PER_MINUTE=100000 scripts/run.sh >/dev/null
 . .data/secrets.env
 base=http://127.0.0.1:8081
 duration=${BENCH_SECONDS:-10}
@@ -41,6 +45,52 @@ run_wrk healthz "$base/healthz"
 run_wrk activityList "$base/StudyMetaData/activityList?studyId=BENCHSTUDY"
 run_wrk activity "$base/StudyMetaData/activity?studyId=BENCHSTUDY&activityId=a7"
 
+# --- registration: a verified participant, then login and updateActivityState ------------------
+reg=http://127.0.0.1:8082/fdahpUserRegWS
+email="bench-$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')@example.org"
+reg_headers=(-H "applicationId: BENCHAPP" -H "orgId: BENCHORG" -H "Content-Type: application/json")
+curl -sf "${reg_headers[@]}" "$reg/register.api" -d "{\"emailId\":\"$email\",\"password\":\"Bench-Passw0rd\"}" >/dev/null ||
+    die "registering the benchmark participant failed"
+code=""
+for _ in $(seq 1 50); do
+    mailfile=$(grep -l "To: $email" .data/mail/*.eml 2>/dev/null | head -n 1 || true)
+    if [ -n "$mailfile" ]; then
+        code=$(python3 -c 'import email,sys,re; m=email.message_from_bytes(open(sys.argv[1],"rb").read()); t=[p.get_payload(decode=True).decode() for p in m.walk() if p.get_content_type()=="text/plain"][0]; print(re.search(r"code is (\w+)", t).group(1))' "$mailfile")
+        break
+    fi
+    sleep 0.2
+done
+[ -n "$code" ] || die "no verification e-mail for the benchmark participant"
+curl -sf "${reg_headers[@]}" "$reg/verify.api" -d "{\"emailId\":\"$email\",\"code\":\"$code\"}" >/dev/null
+login=$(curl -sf "${reg_headers[@]}" "$reg/login.api" -d "{\"emailId\":\"$email\",\"password\":\"Bench-Passw0rd\"}")
+auth=$(printf '%s' "$login" | json '["auth"]')
+user=$(printf '%s' "$login" | json '["userId"]')
+# The KDF alone: five sequential logins, their median time.
+for _ in 1 2 3 4 5; do
+    curl -s -o /dev/null -w '%{time_total}\n' "${reg_headers[@]}" "$reg/login.api" \
+        -d "{\"emailId\":\"$email\",\"password\":\"Bench-Passw0rd\"}"
+done | sort -n | sed -n 3p >"$results.kdf"
+cat >"$results.login.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '{"emailId":"$email","password":"Bench-Passw0rd"}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["applicationId"] = "BENCHAPP"
+wrk.headers["orgId"] = "BENCHORG"
+LUA
+cat >"$results.activity.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '{"studyId":"BENCHSTUDY","activity":[{"activityId":"a1","activityRunId":"1","activityState":"inProgress","activityVersion":"1.0","activityRun":{"total":10,"completed":0,"missed":0}}]}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["applicationId"] = "BENCHAPP"
+wrk.headers["orgId"] = "BENCHORG"
+wrk.headers["auth"] = "$auth"
+wrk.headers["userId"] = "$user"
+LUA
+log "wrk: registration /healthz, login (4 connections), updateActivityState (${connections} connections)"
+wrk -t2 -c"$connections" -d"${duration}s" --latency "http://127.0.0.1:8082/healthz" >"$results.reg-healthz"
+wrk -t2 -c4 -d"${duration}s" --latency -s "$results.login.lua" "$reg/login.api" >"$results.login"
+wrk -t2 -c"$connections" -d"${duration}s" --latency -s "$results.activity.lua" "$reg/updateActivityState.api" >"$results.updateActivityState"
+
 log "pgbench: the current-version lookup, 20 clients, ${duration}s (the database ceiling)"
 cat >"$results.sql" <<'SQL'
 SELECT s.status, v.version FROM studies s
@@ -65,6 +115,14 @@ print(f"\n{'endpoint':<16}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio 
 for name in ("healthz", "activityList", "activity"):
     rps, p99, errors = wrk(name)
     print(f"{name:<16}{rps:>12.0f}{p99:>10.2f}{errors:>9}{rps / health[0]:>20.2f}")
+print("\nregistration service")
+reg = wrk("reg-healthz")
+print(f"{'endpoint':<20}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio to /healthz':>20}")
+for name, label in (("reg-healthz", "healthz"), ("login", "login (4 conns)"), ("updateActivityState", "updateActivityState")):
+    rps, p99, errors = wrk(name)
+    print(f"{label:<20}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / reg[0]:>20.3f}")
+kdf = float(open(f"{base}.kdf").read().strip() or 0)
+print(f"one login alone (bcrypt cost 12 plus the request): {kdf * 1000:.0f} ms")
 tps = re.search(r"tps = ([\d.]+)", open(f"{base}.pgbench").read())
 print(f"\npgbench (current-version lookup, 20 clients): {float(tps.group(1)):.0f} tps" if tps else "\npgbench failed")
 print("goal: ratio >= 0.8 and p99 < 10 ms at 64 connections")
