@@ -62,9 +62,6 @@ for _ in $(seq 1 50); do
 done
 [ -n "$code" ] || die "no verification e-mail for the benchmark participant"
 curl -sf "${reg_headers[@]}" "$reg/verify.api" -d "{\"emailId\":\"$email\",\"code\":\"$code\"}" >/dev/null
-login=$(curl -sf "${reg_headers[@]}" "$reg/login.api" -d "{\"emailId\":\"$email\",\"password\":\"Bench-Passw0rd\"}")
-auth=$(printf '%s' "$login" | json '["auth"]')
-user=$(printf '%s' "$login" | json '["userId"]')
 # The KDF alone: five sequential logins, their median time.
 for _ in 1 2 3 4 5; do
     curl -s -o /dev/null -w '%{time_total}\n' "${reg_headers[@]}" "$reg/login.api" \
@@ -77,15 +74,41 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.headers["applicationId"] = "BENCHAPP"
 wrk.headers["orgId"] = "BENCHORG"
 LUA
-cat >"$results.activity.lua" <<LUA
-wrk.method = "POST"
-wrk.body = '{"studyId":"BENCHSTUDY","activity":[{"activityId":"a1","activityRunId":"1","activityState":"inProgress","activityVersion":"1.0","activityRun":{"total":10,"completed":0,"missed":0}}]}'
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["applicationId"] = "BENCHAPP"
-wrk.headers["orgId"] = "BENCHORG"
-wrk.headers["auth"] = "$auth"
-wrk.headers["userId"] = "$user"
+# updateActivityState from 500 participants, as a study's phones would send it: the participants and
+# their sessions are written straight into the database (signing up 500 through bcrypt would take
+# minutes), each with a random auth key whose SHA-256 is what the service stores.
+python3 - "$results.sessions" <<'PY'
+import secrets, sys, uuid
+with open(sys.argv[1], "w") as out:
+    for _ in range(500):
+        print(uuid.uuid4(), secrets.token_urlsafe(32), file=out)
+PY
+{
+    echo "BEGIN;"
+    while read -r uid token; do
+        echo "INSERT INTO participants (user_id, app_id, org_id, email, email_key, password_hash, verified)
+              VALUES ('$uid', 'BENCHAPP', 'BENCHORG', '$uid@bench.invalid', '$uid@bench.invalid', 'x', true);
+              INSERT INTO participant_sessions (id, user_id, auth_hash, auth_expires_at, refresh_hash, refresh_expires_at)
+              VALUES (gen_random_uuid(), '$uid', encode(sha256(convert_to('$token', 'UTF8')), 'hex'), now() + interval '1 hour',
+                      encode(sha256(convert_to('r$token', 'UTF8')), 'hex'), now() + interval '1 hour');"
+    done <"$results.sessions"
+    echo "COMMIT;"
+} | PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack studystack_registration >/dev/null
+{
+    echo "local sessions = {"
+    while read -r uid token; do echo "  {\"$uid\", \"$token\"},"; done <"$results.sessions"
+    echo "}"
+    cat <<'LUA'
+local counter = 0
+local body = '{"studyId":"BENCHSTUDY","activity":[{"activityId":"a1","activityRunId":"1","activityState":"inProgress","activityVersion":"1.0","activityRun":{"total":10,"completed":0,"missed":0}}]}'
+request = function()
+    counter = counter + 1
+    local session = sessions[(counter % #sessions) + 1]
+    return wrk.format("POST", nil, {["Content-Type"] = "application/json", ["applicationId"] = "BENCHAPP",
+        ["orgId"] = "BENCHORG", ["userId"] = session[1], ["auth"] = session[2]}, body)
+end
 LUA
+} >"$results.activity.lua"
 log "wrk: registration /healthz, login (4 connections), updateActivityState (${connections} connections)"
 wrk -t2 -c"$connections" -d"${duration}s" --latency "http://127.0.0.1:8082/healthz" >"$results.reg-healthz"
 wrk -t2 -c4 -d"${duration}s" --latency -s "$results.login.lua" "$reg/login.api" >"$results.login"
