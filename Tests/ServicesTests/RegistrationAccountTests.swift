@@ -49,6 +49,10 @@ import TestSupport
             let otherApp = try await h.call(
                 "register", body: ["emailId": "ana@example.org", "password": "Passw0rd!"], appId: "OTHERAPP")
             #expect(otherApp.status == .ok)
+            // A refresh reports the account as it is: this one is not verified yet.
+            let unverified = try await h.call(
+                "refreshToken", body: ["refreshToken": otherApp.string("refreshToken") ?? ""], appId: "OTHERAPP")
+            #expect(unverified.json["verified"] == .bool(false))
             #expect(otherApp.string("userId") != registered.string("userId"))
         }
     }
@@ -110,6 +114,7 @@ import TestSupport
             let newRefresh = try #require(refreshed.string("refreshToken"))
             #expect(newAuth != auth && newRefresh != refresh)
             #expect(refreshed.string("userId") == userId)
+            #expect(refreshed.json["verified"] == .bool(true))
             #expect(try await h.call("confirmRegistration", method: .get, auth: newAuth, userId: userId).status == .ok)
 
             // The app's replay quirk (the refresh body sent again as a query) does not break anything.

@@ -125,8 +125,9 @@ struct Accounts: Sendable {
     func refresh(token: String, appId: String, orgId: String, now: Date = Date()) async throws -> SessionReply {
         switch try await sessions.refresh(token: token, appId: appId, orgId: orgId, now: now) {
         case .refreshed(let issued, let userId):
+            let verified = try await participants.find(userId: userId)?.verified ?? false
             return SessionReply(
-                userId: userId.uuidString.lowercased(), verified: true, auth: issued.auth, refreshToken: issued.refreshToken)
+                userId: userId.uuidString.lowercased(), verified: verified, auth: issued.auth, refreshToken: issued.refreshToken)
         case .reused(let userId):
             try await audit.record(actor: userId.uuidString.lowercased(), action: "participant.refresh_token_reused")
             throw RegistrationError.invalidRefreshToken

@@ -69,7 +69,8 @@ struct ParticipantStore: Sendable {
     }
 
     /// Counts a failed login; locks the account until `lockUntil` when it reaches `maxFailures`.
-    /// Returns whether this failure locked it.
+    /// Returns whether this failure locked it (a locked account never gets here: login refuses it
+    /// first, so a lock in the future is this one).
     func recordFailedLogin(
         userId: UUID, maxFailures: Int, lockUntil: Date, on connection: PostgresConnection
     ) async throws -> Bool {
@@ -79,7 +80,7 @@ struct ParticipantStore: Sendable {
                 failed_logins = CASE WHEN failed_logins + 1 >= \(maxFailures) THEN 0 ELSE failed_logins + 1 END,
                 locked_until = CASE WHEN failed_logins + 1 >= \(maxFailures) THEN \(lockUntil) ELSE locked_until END
             WHERE user_id = \(userId)
-            RETURNING locked_until IS NOT NULL AND locked_until = \(lockUntil)
+            RETURNING coalesce(locked_until > now(), false)
             """, logger: logger)
         for try await locked in rows.decode(Bool.self) { return locked }
         return false
