@@ -131,6 +131,12 @@ import TestSupport
             #expect(updated["completion"] == .number(10) && updated["adherence"] == .number(100))
             #expect(updated["bookmarked"] == .bool(true))
             #expect(updated["enrolledDate"]?.text == enrolled)
+            // The older names answer the same.
+            let preferences = try await h.call("userPreferences", method: .get, auth: auth, userId: userId)
+            #expect(preferences.json["studies"] == state.json["studies"])
+            #expect(try await h.call(
+                "updatePreferences", body: ["studies": [["studyId": "SLEEPWELL", "bookmarked": false]]], auth: auth, userId: userId
+            ).status == .ok)
             #expect(try await h.call("activityState", method: .get, query: "studyId=SLEEPWELL", auth: auth, userId: userId)
                 .json["activities"]?.arrayCount == 2)
 

@@ -19,6 +19,10 @@ struct StateRoutes {
             group.post("updateUserProfile.api", use: updateUserProfile)
             group.get("studyState.api", use: studyState)
             group.post("updateStudyState.api", use: updateStudyState)
+            // The original's older names for the same per-study bookmark and status (defined by
+            // the apps, not called by the 2020 builds).
+            group.get("userPreferences.api", use: studyState)
+            group.post("updatePreferences.api", use: updateStudyState)
             group.get("activityState.api", use: activityState)
             group.post("updateActivityState.api", use: updateActivityState)
         }
