@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceKit
+import RegistrationService
 import StudyMetadataService
 import Testing
 import TestSupport
@@ -57,5 +58,26 @@ import TestSupport
         ])
         #expect(mounted.subtracting(documented).sorted() == [], "routes without a documented operation")
         #expect(documented.subtracting(mounted).sorted() == [], "documented operations without a route")
+    }
+
+    @Test func registrationRoutesAreAllDocumented() throws {
+        let catalog = RouteCatalog()
+        let reader = TestConfiguration.reader(
+            for: .registration, databaseURL: "postgres://nobody@127.0.0.1:9/unused?sslmode=disable")
+        _ = try RegistrationService.buildApplication(reader: reader, logger: Logger(label: "routes"), routeCatalog: catalog)
+        // The lower-case controller alias mirrors the documented paths, and the 405 answers of the
+        // DELETE-only calls are described in those calls' summaries.
+        let refusals: Set<String> = Set(["logout", "withdraw", "deactivate"].flatMap { name in
+            ["GET", "POST", "PUT"].map { "\($0) /fdahpUserRegWS/\(name).api" }
+        })
+        let mounted = Set(catalog.routes.map { "\($0.method) \(Self.openAPIPath($0.path))" })
+            .filter { !$0.contains("/fdahpuserregws/") }
+            .subtracting(refusals)
+        let own = try Self.operations(in: ["registration-app.yaml"])
+        // /healthz, /readyz, /metrics and whoami are ServiceKit's, documented once.
+        let shared = try Self.operations(in: ["study-metadata-internal.yaml"])
+        #expect(mounted.count > 25)
+        #expect(mounted.subtracting(own.union(shared)).sorted() == [], "routes without a documented operation")
+        #expect(own.subtracting(mounted).sorted() == [], "documented operations without a route")
     }
 }
