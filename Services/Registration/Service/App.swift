@@ -55,6 +55,10 @@ public enum RegistrationService {
                     authenticator: authenticator, maxPDFBytes: registration.maxConsentPDFBytes
                 ).add(to: routes.router)
 
+                InternalNotificationRoutes(
+                    audience: PushAudienceStore(client: postgres, audit: environment.audit, logger: environment.logger)
+                ).add(to: routes.internalGroup)
+
                 let mailWorker = MailWorker(
                     outbox: mail,
                     transport: registration.smtp.map { SMTPMailTransport(client: SMTPClient(configuration: $0)) }

@@ -172,5 +172,45 @@ enum RegistrationMigrations {
                 "CREATE INDEX consent_records_study ON consent_records (user_id, study_id, id DESC)",
             ]
         ),
+        Migration(
+            component: "registration", version: 5, name: "push_outbox",
+            statements: [
+                // Notifications received from study-metadata, once each (their id is unique there).
+                """
+                CREATE TABLE received_notifications (
+                    id bigint PRIMARY KEY,
+                    app_id text NOT NULL,
+                    org_id text NOT NULL,
+                    study_id text,
+                    notification_id text NOT NULL,
+                    message jsonb NOT NULL,
+                    received_at timestamptz NOT NULL DEFAULT now(),
+                    devices integer NOT NULL
+                )
+                """,
+                // One row per device to push to, resolved when the notification arrives; the push
+                // worker sends them.
+                """
+                CREATE TABLE push_outbox (
+                    id bigserial PRIMARY KEY,
+                    notification_id bigint NOT NULL REFERENCES received_notifications (id),
+                    session_id uuid NOT NULL REFERENCES participant_sessions (id) ON DELETE CASCADE,
+                    device_os text NOT NULL,
+                    device_token text NOT NULL,
+                    language text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    attempts integer NOT NULL DEFAULT 0,
+                    next_attempt_at timestamptz NOT NULL DEFAULT now(),
+                    last_error text,
+                    sent_at timestamptz,
+                    gave_up_at timestamptz
+                )
+                """,
+                """
+                CREATE INDEX push_outbox_due ON push_outbox (next_attempt_at)
+                WHERE sent_at IS NULL AND gave_up_at IS NULL
+                """,
+            ]
+        ),
     ]
 }
