@@ -29,7 +29,10 @@ import TestSupport
             #expect(again.statusMessage == "You are already Withdrawn from study")
 
             let state = try await h.call("studyState", method: .get, auth: auth, userId: userId)
-            guard case .array(let studies)? = state.json["studies"] else { return }
+            guard case .array(let studies)? = state.json["studies"] else {
+                Issue.record("unexpected reply shape")
+                return
+            }
             let byId = Dictionary(uniqueKeysWithValues: studies.compactMap { $0.object }.map { ($0["studyId"]?.text ?? "", $0) })
             #expect(byId["KEEP"]?["status"] == .string("Withdrawn"))
             #expect(byId["KEEP"]?["participantId"] == .string("p-KEEP"))

@@ -103,7 +103,10 @@ import TestSupport
                 return
             }
             #expect(items.count == 2)
-            guard case .object(let daily)? = items.first, case .object(let weekly)? = items.last else { return }
+            guard case .object(let daily)? = items.first, case .object(let weekly)? = items.last else {
+                Issue.record("unexpected reply shape")
+                return
+            }
             #expect(daily["activityId"] == .string("daily"))
             #expect(daily["activityState"] == .string("completed"))
             #expect(daily["activityRunId"] == .string("1"))
@@ -127,7 +130,10 @@ import TestSupport
                                                        ["studyId": "SLEEPWELL", "status": "inProgress", "participantId": token]]],
                 auth: auth, userId: userId).status == .ok)
             state = try await h.call("studyState", method: .get, auth: auth, userId: userId)
-            guard case .array(let after)? = state.json["studies"], case .object(let updated)? = after.first else { return }
+            guard case .array(let after)? = state.json["studies"], case .object(let updated)? = after.first else {
+                Issue.record("unexpected reply shape")
+                return
+            }
             #expect(updated["completion"] == .number(10) && updated["adherence"] == .number(100))
             #expect(updated["bookmarked"] == .bool(true))
             #expect(updated["enrolledDate"]?.text == enrolled)
@@ -148,7 +154,10 @@ import TestSupport
             #expect(invalid.status == .badRequest)
             #expect(invalid.statusMessage == "Invalid study status joined.")
             state = try await h.call("studyState", method: .get, auth: auth, userId: userId)
-            guard case .array(let unchanged)? = state.json["studies"], case .object(let same)? = unchanged.first else { return }
+            guard case .array(let unchanged)? = state.json["studies"], case .object(let same)? = unchanged.first else {
+                Issue.record("unexpected reply shape")
+                return
+            }
             #expect(same["status"] == .string("inProgress"))
             #expect(try await h.call("updateActivityState", body: ["studyId": "SLEEPWELL", "activity": [["activityId": "daily", "activityState": "done"]]],
                                      auth: auth, userId: userId).status == .badRequest)

@@ -40,7 +40,7 @@ public enum RegistrationService {
                 AccountRoutes(accounts: accounts, authenticator: authenticator, rateLimiter: rateLimiter).add(to: routes.router)
                 let states = StudyStateStore(client: postgres, audit: environment.audit, logger: environment.logger)
                 StateRoutes(
-                    client: PostgresClientBox(postgres: postgres),
+                    client: postgres,
                     profiles: ProfileStore(client: postgres, logger: environment.logger), states: states,
                     authenticator: authenticator
                 ).add(to: routes.router)

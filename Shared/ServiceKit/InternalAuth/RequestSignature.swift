@@ -57,7 +57,7 @@ public enum RequestSignature {
 extension Sequence where Element == UInt8 {
     /// Lower-case hex digits (by table: `String(format:)` per byte is slow enough to show up in
     /// the app API's request time, which hashes every credential).
-    var hexString: String {
+    public var hexString: String {
         let digits: [UInt8] = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(underestimatedCount * 2)
@@ -70,11 +70,11 @@ extension Sequence where Element == UInt8 {
 }
 
 extension Digest {
-    var hexString: String { Array(self.makeIterator()).hexString }
+    public var hexString: String { Array(self.makeIterator()).hexString }
 }
 
 extension HashedAuthenticationCode {
-    var hexString: String { Array(self.makeIterator()).hexString }
+    public var hexString: String { Array(self.makeIterator()).hexString }
 }
 
 extension Data {

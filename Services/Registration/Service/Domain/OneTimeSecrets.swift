@@ -31,18 +31,12 @@ struct OneTimeSecrets: Sendable {
         let normalized = code.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
         let mac = HMAC<SHA256>.authenticationCode(
             for: Data("\(userId.uuidString.lowercased()):\(normalized)".utf8), using: codeKey)
-        return Data(mac).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        return mac.hexString
     }
 
     private static func random(_ count: Int, from alphabet: [Character]) -> String {
         var generator = SystemRandomNumberGenerator()
         // Rejection-free: `random(in:)` on the system generator is uniform.
         return String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
-    }
-}
-
-extension String {
-    func leftPadded(to length: Int) -> String {
-        count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }

@@ -7,7 +7,7 @@ import StudyModels
 /// Profile, study state and activity state: `userProfile`, `updateUserProfile`, `studyState`,
 /// `updateStudyState`, `activityState`, `updateActivityState`. Every call needs a session.
 struct StateRoutes {
-    let client: PostgresClientBox
+    let client: PostgresClient
     let profiles: ProfileStore
     let states: StudyStateStore
     let authenticator: ParticipantAuthenticator
@@ -71,7 +71,7 @@ struct StateRoutes {
         let os = info["os"]?.text.map { $0.lowercased() }.flatMap { ["ios", "android"].contains($0) ? $0 : nil }
         let token = info["deviceToken"]?.text.flatMap { DeviceToken.isPlausible($0, os: os) ? $0 : nil }
         let appVersion = info["appVersion"]?.text.map { String($0.prefix(32)) }
-        try await client.postgres.withTransaction(logger: context.logger) { connection in
+        try await client.withTransaction(logger: context.logger) { connection in
             try await profiles.saveSettings(settings, userId: session.userId, on: connection)
             if token != nil || os != nil || appVersion != nil {
                 try await profiles.setDevice(
@@ -123,11 +123,6 @@ enum DeviceToken {
         if os == "ios" { return hex && token.count >= 64 }
         return hex || (token.contains(":") && token.allSatisfy { $0.isLetter || $0.isNumber || "-_:".contains($0) })
     }
-}
-
-/// The pool, passed to routes that open a transaction over several stores.
-struct PostgresClientBox: Sendable {
-    let postgres: PostgresClient
 }
 
 extension UserProfileReply: ResponseEncodable {}
