@@ -48,4 +48,10 @@ public enum JSONValue: Codable, Sendable, Hashable {
         default: nil
         }
     }
+
+    /// A member of an object value (nil for anything else).
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
 }

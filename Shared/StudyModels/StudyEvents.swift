@@ -20,6 +20,17 @@ public enum InternalPaths {
         "/internal/v1/studies/\(escape(studyId))/versions/\(version)/document"
     }
 
+    /// Registration service: `PUT` an `AppSettingsSync` when an app is created or changed.
+    public static func appSettings(appId: String) -> String {
+        "/internal/v1/apps/\(escape(appId))"
+    }
+
+    /// Registration service: `PUT` (sealed `PushCredentialUpload`), `GET` or `DELETE` one platform's
+    /// push credentials for an app.
+    public static func pushCredentials(appId: String, platform: Platform) -> String {
+        "/internal/v1/apps/\(escape(appId))/push-credentials/\(platform.rawValue)"
+    }
+
     static func escape(_ segment: String) -> String {
         segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? segment
     }

@@ -128,3 +128,46 @@ struct HarnessError: Error, CustomStringConvertible {
 enum SecureTokenHash {
     static func of(_ token: String) -> String { SecureToken.hash(token) }
 }
+
+extension RegistrationHarness {
+    /// Sends an app definition as study-metadata does (signed `PUT /internal/v1/apps/{appId}`).
+    func sendApp(_ app: AppDefinition, revision: Int64, as caller: ServiceName = .studyMetadata) async throws
+        -> (HTTPResponse.Status, [String: JSONValue])
+    {
+        let path = InternalPaths.appSettings(appId: app.appId)
+        let body = Array(try JSONEncoder().encode(AppSettingsSync(revision: revision, app: app)))
+        return try await signed(.put, path, body: body, as: caller)
+    }
+
+    /// A signed internal call.
+    func signed(_ method: HTTPRequest.Method, _ path: String, body: [UInt8] = [], as caller: ServiceName = .studyMetadata)
+        async throws -> (HTTPResponse.Status, [String: JSONValue])
+    {
+        var headers = TestApplication.signedHeaders(caller: caller, method: method, path: path, body: body)
+        if !body.isEmpty { headers[.contentType] = "application/json" }
+        return try await client.execute(
+            uri: path, method: method, headers: headers, body: body.isEmpty ? nil : ByteBuffer(bytes: body)
+        ) { ($0.status, (try? JSONDecoder().decode([String: JSONValue].self, from: Data(buffer: $0.body))) ?? [:]) }
+    }
+
+    /// The newest e-mail to `recipient` as the whole `.eml` text (headers and parts).
+    func rawMail(to recipient: String, timeout: Duration = .seconds(15)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let files = ((try? FileManager.default.contentsOfDirectory(atPath: mailDirectory.path)) ?? []).sorted()
+            for name in files.reversed() {
+                let text = try String(contentsOf: mailDirectory.appendingPathComponent(name), encoding: .utf8)
+                if text.contains("To: \(recipient)\r\n") { return text }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw HarnessError(description: "no mail to \(recipient) within \(timeout)")
+    }
+
+    static func htmlPart(of eml: String) -> String {
+        let parts = eml.components(separatedBy: "Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n")
+        guard parts.count > 1, let end = parts[1].range(of: "\r\n--") else { return "" }
+        let base64 = parts[1][..<end.lowerBound].replacingOccurrences(of: "\r\n", with: "")
+        return Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+}

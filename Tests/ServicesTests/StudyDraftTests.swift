@@ -82,7 +82,8 @@ import TestSupport
             #expect(Set(credentials.keys) == ["ios", "android"])
 
             try await TestDatabase.withClient(url: url) { postgres, logger in
-                let store = AppStore(client: postgres, catalog: CatalogCache(), logger: logger)
+                let store = AppStore(
+                    client: postgres, catalog: CatalogCache(), outbox: Outbox(client: postgres, logger: logger), logger: logger)
                 let ios = Data(credentials["ios"]!.utf8).base64EncodedString()
                 let result = try await store.authenticate(basicHeader: "Basic \(ios)")
                 #expect(result?.appId == "DEMOAPP")
@@ -111,6 +112,37 @@ import TestSupport
             #expect(invalid == .unprocessableContent)
             let problems = try JSONDecoder().decode(Problems.self, from: Data(buffer: invalidBody))
             #expect(problems.error.problems?.map(\.pointer) == ["/termsUrl"])
+        }
+    }
+
+    @Test func everyAppChangeIsQueuedForTheRegistrationServiceWithAGrowingRevision() async throws {
+        try await withService { client, root, url in
+            #expect(try await send(client, .post, "/admin/v1/apps", token: root, body: Self.demoApp).0 == .created)
+            let withMail = Self.demoApp.replacingOccurrences(
+                of: #""kind":"gateway""#,
+                with: #""kind":"gateway","feedbackEmail":"fb@example.org","mail":{"fromAddress":"s@example.org","verification":{"subject":"Code","body":"<p><<< TOKEN HERE >>></p>"}}"#)
+            #expect(try await send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: withMail).0 == .ok)
+            // A refused change queues nothing.
+            let noMarker = withMail.replacingOccurrences(of: "<<< TOKEN HERE >>>", with: "code")
+            let (refused, refusedBody) = try await send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: noMarker)
+            #expect(refused == .unprocessableContent)
+            let problems = try JSONDecoder().decode(Problems.self, from: Data(buffer: refusedBody))
+            #expect(problems.error.problems?.map(\.pointer) == ["/mail/verification/body"])
+
+            try await TestDatabase.withClient(url: url) { postgres, logger in
+                let rows = try await postgres.query(
+                    "SELECT peer, method, path, body FROM internal_outbox ORDER BY id", logger: logger)
+                var syncs: [AppSettingsSync] = []
+                for try await (peer, method, path, body) in rows.decode((String, String, String, ByteBuffer).self) {
+                    #expect(peer == "registration")
+                    #expect(method == "PUT")
+                    #expect(path == "/internal/v1/apps/DEMOAPP")
+                    syncs.append(try JSONDecoder().decode(AppSettingsSync.self, from: Data(buffer: body)))
+                }
+                #expect(syncs.map(\.revision) == [1, 2])
+                #expect(syncs.last?.app.feedbackEmail == "fb@example.org")
+                #expect(syncs.last?.app.mail?.fromAddress == "s@example.org")
+            }
         }
     }
 

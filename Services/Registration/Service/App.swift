@@ -29,15 +29,23 @@ public enum RegistrationService {
                     client: postgres, accessDuration: registration.accessDuration,
                     refreshDuration: registration.refreshDuration, logger: environment.logger)
                 let mail = MailOutbox(client: postgres, encryptionKey: registration.encryptionKey, logger: environment.logger)
+                let appSettings = AppSettingsStore(client: postgres, audit: environment.audit, logger: environment.logger)
+                let templates = MailTemplates(appSettings: appSettings, defaultFrom: registration.mailFrom)
                 let accounts = Accounts(
                     client: postgres, participants: ParticipantStore(client: postgres, logger: environment.logger),
-                    sessions: sessions, mail: mail, templates: MailTemplates(logger: environment.logger),
+                    sessions: sessions, mail: mail, templates: templates,
                     secrets: OneTimeSecrets(encryptionKey: registration.encryptionKey), hasher: hasher,
                     audit: environment.audit, settings: registration, logger: environment.logger)
                 let rateLimiter = RateLimiter(
                     client: postgres, perMinute: registration.rateLimitPerMinute, logger: environment.logger)
                 let authenticator = ParticipantAuthenticator(sessions: sessions)
                 AccountRoutes(accounts: accounts, authenticator: authenticator, rateLimiter: rateLimiter).add(to: routes.router)
+                SupportRoutes(
+                    messages: SupportMessages(
+                        client: postgres, templates: templates, mail: mail, audit: environment.audit,
+                        logger: environment.logger),
+                    appSettings: appSettings, rateLimiter: rateLimiter
+                ).add(to: routes.router)
                 let states = StudyStateStore(client: postgres, audit: environment.audit, logger: environment.logger)
                 StateRoutes(
                     client: postgres,
@@ -58,6 +66,7 @@ public enum RegistrationService {
                 InternalNotificationRoutes(
                     audience: PushAudienceStore(client: postgres, audit: environment.audit, logger: environment.logger)
                 ).add(to: routes.internalGroup)
+                InternalAppRoutes(settings: appSettings).add(to: routes.internalGroup)
 
                 let mailWorker = MailWorker(
                     outbox: mail,

@@ -32,7 +32,8 @@ public enum StudyMetadataService {
                     store: store, authenticator: authenticator, audit: environment.audit, settings: adminSettings
                 ).add(to: routes.router)
                 let catalog = CatalogCache()
-                let apps = AppStore(client: environment.postgres, catalog: catalog, logger: environment.logger)
+                let apps = AppStore(
+                    client: environment.postgres, catalog: catalog, outbox: environment.outbox, logger: environment.logger)
                 AppRoutes(store: apps, authenticator: authenticator, audit: environment.audit).add(to: routes.router)
                 let studies = StudyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
                 StudyDraftRoutes(studies: studies, apps: apps, authenticator: authenticator).add(to: routes.router)

@@ -40,11 +40,13 @@ public struct AppDefinition: Codable, Sendable, Equatable {
     public var feedbackEmail: String?
     /// The home screen of a gateway app (`gatewayInfo`).
     public var gateway: GatewayContent?
+    /// The sender and texts of the e-mails the registration service sends for this app.
+    public var mail: AppMail?
 
     public init(
         appId: String, orgId: String, name: LocalizedText, kind: Kind, ios: Release? = nil, android: Release? = nil,
         termsUrl: String? = nil, privacyUrl: String? = nil, supportEmail: String? = nil, feedbackEmail: String? = nil,
-        gateway: GatewayContent? = nil
+        gateway: GatewayContent? = nil, mail: AppMail? = nil
     ) {
         self.appId = appId
         self.orgId = orgId
@@ -57,6 +59,7 @@ public struct AppDefinition: Codable, Sendable, Equatable {
         self.supportEmail = supportEmail
         self.feedbackEmail = feedbackEmail
         self.gateway = gateway
+        self.mail = mail
     }
 
     /// Every problem, located by JSON Pointer.
@@ -72,6 +75,12 @@ public struct AppDefinition: Codable, Sendable, Equatable {
                 found.append(.init(pointer: "/\(field)", message: "must be an http:// or https:// URL"))
             }
         }
+        for (field, address) in [("supportEmail", supportEmail), ("feedbackEmail", feedbackEmail)] {
+            if let address, !EmailAddress.isPlausible(address) {
+                found.append(.init(pointer: "/\(field)", message: "must be an e-mail address"))
+            }
+        }
+        if let mail { found += mail.problems(at: "/mail") }
         if let gateway {
             for (index, page) in gateway.info.enumerated() {
                 for (field, url) in [("image", page.image), ("videoUrl", page.videoUrl)] {

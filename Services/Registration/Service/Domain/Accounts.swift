@@ -200,18 +200,9 @@ struct Accounts: Sendable {
         on connection: PostgresConnection
     ) async throws {
         guard MailMessage.isSingleLine(recipient) else { throw RegistrationError.invalid("Please enter a valid email address.") }
-        let template = try await templates.template(kind, appId: appId, orgId: orgId, on: connection)
+        let choice = try await templates.choose(kind, appId: appId, orgId: orgId, on: connection)
         try await mail.enqueue(
-            template.render(token: token, from: settings.mailFrom, to: recipient), kind: kind, appId: appId, on: connection)
-    }
-}
-
-/// Per-app e-mail templates, falling back to the built-in ones. (App settings arrive from
-/// study-metadata; until an app has its own, every app uses the built-in texts.)
-struct MailTemplates: Sendable {
-    let logger: Logger
-
-    func template(_ kind: MailKind, appId: String, orgId: String, on connection: PostgresConnection) async throws -> MailTemplate {
-        MailTemplate.builtIn(kind)
+            choice.template.render(token: token, from: choice.from, to: recipient), kind: kind, appId: appId,
+            on: connection)
     }
 }

@@ -7,6 +7,8 @@ struct MailMessage: Codable, Sendable, Equatable {
     var subject: String
     var text: String
     var html: String
+    /// Where replies go (a contact message's sender), checked like `to`.
+    var replyTo: String?
 
     /// RFC 5322 with a MIME multipart/alternative body, CRLF line ends, UTF-8 parts in base64
     /// (so no line is too long and no header injection survives: `to` and `subject` are checked
@@ -24,6 +26,7 @@ struct MailMessage: Codable, Sendable, Equatable {
         let lines = [
             "From: \(from)",
             "To: \(to)",
+        ] + (replyTo.map { ["Reply-To: \($0)"] } ?? []) + [
             "Subject: \(Self.encodedHeader(subject))",
             "Date: \(Self.rfc2822Date(date))",
             "Message-ID: <\(messageId)@studystack>",

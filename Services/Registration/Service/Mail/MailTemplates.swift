@@ -1,8 +1,10 @@
 import Foundation
+import PostgresNIO
+import StudyModels
 
 /// The e-mails the registration service sends. An app may give its own subject and body for each
-/// kind (issue 4's app settings); `<<< TOKEN HERE >>>` in them is replaced by the code or password.
-/// Without one, these built-in texts are used. Everything inserted into HTML is escaped.
+/// kind (`AppMail` in its definition); `<<< TOKEN HERE >>>` in them is replaced by the code or
+/// password. Without one, these built-in texts are used. Everything inserted into HTML is escaped.
 enum MailKind: String, Codable, Sendable {
     case verification
     case passwordHelp = "password_help"
@@ -15,7 +17,7 @@ struct MailTemplate: Codable, Sendable, Equatable {
     /// HTML; `<<< TOKEN HERE >>>` marks where the code or password goes.
     var body: String
 
-    static let tokenMarker = "<<< TOKEN HERE >>>"
+    static let tokenMarker = AppMail.tokenMarker
 
     static func builtIn(_ kind: MailKind) -> MailTemplate {
         switch kind {
@@ -46,10 +48,56 @@ struct MailTemplate: Codable, Sendable, Equatable {
     /// The message with `token` in place of the marker, escaped for HTML; the text part is the
     /// HTML with its tags removed.
     func render(token: String, from: String, to: String) -> MailMessage {
-        let html = body.replacingOccurrences(of: Self.tokenMarker, with: HTML.escape(token))
-        let subject = self.subject.replacingOccurrences(of: Self.tokenMarker, with: token)
+        render(subjectText: token, bodyText: token, from: from, to: to)
+    }
+
+    /// The message with `subjectText` in the subject's marker and `bodyText` (escaped, its line
+    /// breaks kept) in the body's.
+    func render(subjectText: String, bodyText: String, from: String, to: String, replyTo: String? = nil) -> MailMessage {
+        let html = body.replacingOccurrences(
+            of: Self.tokenMarker, with: HTML.escape(bodyText).replacingOccurrences(of: "\n", with: "<br>"))
+        let subject = self.subject.replacingOccurrences(of: Self.tokenMarker, with: subjectText)
             .replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
-        return MailMessage(from: from, to: to, subject: subject, text: HTML.text(of: html), html: html)
+        return MailMessage(from: from, to: to, subject: subject, text: HTML.text(of: html), html: html, replyTo: replyTo)
+    }
+}
+
+/// The texts and sender for an app's messages: the app's own (from its definition, as
+/// study-metadata sent it) where it has them, the built-in ones otherwise.
+struct MailTemplates: Sendable {
+    struct Choice: Sendable {
+        var template: MailTemplate
+        /// The `From:` mailbox.
+        var from: String
+        /// The app, when study-metadata has sent it.
+        var app: AppDefinition?
+    }
+
+    let appSettings: AppSettingsStore
+    /// The service's `mail.from` setting.
+    let defaultFrom: String
+
+    func choose(_ kind: MailKind, appId: String, orgId: String, on connection: PostgresConnection? = nil) async throws -> Choice {
+        let app = try await appSettings.app(appId: appId, orgId: orgId, on: connection)
+        let mail = app?.mail
+        let custom: AppMail.Template? =
+            switch kind {
+            case .verification: mail?.verification
+            case .passwordHelp: mail?.passwordHelp
+            case .feedback: mail?.feedback
+            case .contact: mail?.contact
+            }
+        return Choice(
+            template: custom.map { MailTemplate(subject: $0.subject, body: $0.body) } ?? .builtIn(kind),
+            from: mail.flatMap(Self.mailbox) ?? defaultFrom, app: app)
+    }
+
+    /// `"Name" <address>`, the name encoded when it is not ASCII.
+    static func mailbox(_ mail: AppMail) -> String? {
+        guard let address = mail.fromAddress else { return nil }
+        guard let name = mail.fromName else { return address }
+        let shown = name.allSatisfy(\.isASCII) ? "\"\(name)\"" : MailMessage.encodedHeader(name)
+        return "\(shown) <\(address)>"
     }
 }
 

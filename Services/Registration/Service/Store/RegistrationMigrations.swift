@@ -212,5 +212,33 @@ enum RegistrationMigrations {
                 """,
             ]
         ),
+        Migration(
+            component: "registration", version: 6, name: "app_settings",
+            statements: [
+                // Each app's definition as study-metadata last sent it (sender, templates, support
+                // and feedback addresses, releases); `revision` keeps a late delivery from winning.
+                """
+                CREATE TABLE app_settings (
+                    app_id text PRIMARY KEY,
+                    org_id text NOT NULL,
+                    revision bigint NOT NULL,
+                    definition jsonb NOT NULL,
+                    received_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                // Push credentials, sealed with AES-256-GCM under the service's key; `summary` is
+                // what may be shown (key id, team, project, a fingerprint), never the key itself.
+                """
+                CREATE TABLE push_credentials (
+                    app_id text NOT NULL,
+                    platform text NOT NULL CHECK (platform IN ('ios', 'android')),
+                    sealed bytea NOT NULL,
+                    summary jsonb NOT NULL,
+                    updated_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (app_id, platform)
+                )
+                """,
+            ]
+        ),
     ]
 }

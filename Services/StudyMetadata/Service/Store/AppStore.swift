@@ -5,6 +5,9 @@ import ServiceKit
 import StudyModels
 
 /// Apps and the per-platform credentials the apps send as `Authorization: Basic key:token`.
+///
+/// Every change to an app is also queued for the registration service (`AppSettingsSync`), which
+/// sends the app's e-mails and answers its `versionInfo`, in the transaction that makes it.
 struct AppStore: Sendable {
     /// A credential as shown once to the admin: `key:token`, ready for the app's build settings.
     struct IssuedCredential: Codable, Sendable {
@@ -16,6 +19,7 @@ struct AppStore: Sendable {
 
     let client: PostgresClient
     let catalog: CatalogCache
+    let outbox: Outbox
     let logger: Logger
 
     /// Creates the app with a fresh credential for each platform; nil when the id is taken.
@@ -40,6 +44,7 @@ struct AppStore: Sendable {
                     VALUES (\(credential.key), \(app.appId), \(credential.platform.rawValue), \(SecureToken.hash(credential.token)))
                     """, logger: logger)
             }
+            try await syncToRegistration(app, revision: 1, on: connection)
             try await CatalogCache.notifyChange(on: connection, logger: logger)
             return issued
         }
@@ -50,16 +55,25 @@ struct AppStore: Sendable {
         let updated = try await client.withTransaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
-                UPDATE apps SET definition = \(try Self.encode(app))::jsonb, org_id = \(app.orgId), updated_at = now()
-                WHERE app_id = \(app.appId) RETURNING 1
+                UPDATE apps SET definition = \(try Self.encode(app))::jsonb, org_id = \(app.orgId), updated_at = now(),
+                    revision = revision + 1
+                WHERE app_id = \(app.appId) RETURNING revision
                 """, logger: logger)
-            var found = false
-            for try await _ in rows { found = true }
-            if found { try await CatalogCache.notifyChange(on: connection, logger: logger) }
-            return found
+            var revision: Int64?
+            for try await value in rows.decode(Int64.self) { revision = value }
+            guard let revision else { return false }
+            try await syncToRegistration(app, revision: revision, on: connection)
+            try await CatalogCache.notifyChange(on: connection, logger: logger)
+            return true
         }
         if updated { catalog.invalidateAll() }
         return updated
+    }
+
+    private func syncToRegistration(_ app: AppDefinition, revision: Int64, on connection: PostgresConnection) async throws {
+        try await outbox.enqueue(
+            .PUT, to: .registration, path: InternalPaths.appSettings(appId: app.appId),
+            payload: AppSettingsSync(revision: revision, app: app), on: connection)
     }
 
     /// An app's definition (from the catalog cache when it is live).

@@ -132,5 +132,13 @@ enum StudyMetadataMigrations {
                 "CREATE INDEX notifications_sent ON notifications (app_id, sent_at DESC) WHERE sent_at IS NOT NULL",
             ]
         ),
+        Migration(
+            component: "study-metadata", version: 5, name: "app_revisions",
+            statements: [
+                // Counts changes to an app, so the registration service keeps the newest definition
+                // however its copies arrive.
+                "ALTER TABLE apps ADD COLUMN revision bigint NOT NULL DEFAULT 1",
+            ]
+        ),
     ]
 }
