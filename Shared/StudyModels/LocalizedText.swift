@@ -23,9 +23,17 @@ public struct LocalizedText: Codable, Sendable, Hashable, ExpressibleByStringLit
         self.init(value)
     }
 
-    /// The text in `language`, else English, else any translation there is.
+    /// The text in `language` (or its base language: "es" for "es-MX"), else English, else any
+    /// translation there is.
     public func text(for language: String?) -> String {
-        if let language, let text = translations[language.lowercased()] { return text }
+        if let language = language?.lowercased() {
+            if let text = translations[language] { return text }
+            if let base = language.split(whereSeparator: { $0 == "-" || $0 == "_" }).first,
+                let text = translations[String(base)]
+            {
+                return text
+            }
+        }
         return translations[Self.defaultLanguage] ?? translations.sorted { $0.key < $1.key }.first?.value ?? ""
     }
 

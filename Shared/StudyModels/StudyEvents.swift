@@ -31,6 +31,11 @@ public enum InternalPaths {
         "/internal/v1/apps/\(escape(appId))/push-credentials/\(platform.rawValue)"
     }
 
+    /// Registration service: `GET` the summaries of an app's push credentials.
+    public static func pushCredentialList(appId: String) -> String {
+        "/internal/v1/apps/\(escape(appId))/push-credentials"
+    }
+
     static func escape(_ segment: String) -> String {
         segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? segment
     }

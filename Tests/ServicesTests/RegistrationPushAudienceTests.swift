@@ -9,33 +9,6 @@ import TestSupport
 /// Notifications from study-metadata reach the right devices: the signed internal endpoint, the
 /// audience rules of the original, once per notification.
 @Suite struct RegistrationPushAudienceTests {
-    func deliver(_ h: RegistrationHarness, _ batch: NotificationBatch, as caller: ServiceName = .studyMetadata) async throws
-        -> (HTTPResponse.Status, [String: JSONValue])
-    {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        let body = Array(try encoder.encode(batch))
-        var headers = TestApplication.signedHeaders(caller: caller, method: .post, path: "/internal/v1/notifications", body: body)
-        headers[.contentType] = "application/json"
-        return try await h.client.execute(
-            uri: "/internal/v1/notifications", method: .post, headers: headers, body: ByteBuffer(bytes: body)
-        ) { ($0.status, (try? JSONDecoder().decode([String: JSONValue].self, from: Data(buffer: $0.body))) ?? [:]) }
-    }
-
-    func device(_ h: RegistrationHarness, _ user: (userId: String, auth: String, refresh: String), os: String, token: String,
-                remote: Bool = true) async throws {
-        let body: [String: Any] = [
-            "settings": ["remoteNotifications": remote], "info": ["os": os, "appVersion": "1.0", "deviceToken": token],
-        ]
-        #expect(try await h.call("updateUserProfile", body: body, auth: user.auth, userId: user.userId).status == .ok)
-    }
-
-    func join(_ h: RegistrationHarness, _ user: (userId: String, auth: String, refresh: String), status: String) async throws {
-        #expect(try await h.call(
-            "updateStudyState", body: ["studies": [["studyId": "S1", "status": status, "participantId": "p"]]],
-            auth: user.auth, userId: user.userId).status == .ok)
-    }
-
     static func notification(id: Int64, studyId: String?) -> NotificationMessage {
         NotificationMessage(
             id: id, notificationId: "n\(id)", appId: "DEMOAPP", orgId: "DEMOORG", studyId: studyId,
@@ -47,28 +20,28 @@ import TestSupport
         try await RegistrationHarness.run { h in
             let ios = String(repeating: "a1", count: 32)
             let joined = try await h.signUp("joined@example.org")
-            try await device(h, joined, os: "ios", token: ios)
-            try await join(h, joined, status: "inProgress")
+            try await h.device(joined, os: "ios", token: ios)
+            try await h.join(joined, status: "inProgress")
             let withdrawn = try await h.signUp("withdrawn@example.org")
-            try await device(h, withdrawn, os: "android", token: "fcm:" + String(repeating: "w", count: 60))
-            try await join(h, withdrawn, status: "inProgress")
-            try await join(h, withdrawn, status: "Withdrawn")
+            try await h.device(withdrawn, os: "android", token: "fcm:" + String(repeating: "w", count: 60))
+            try await h.join(withdrawn, status: "inProgress")
+            try await h.join(withdrawn, status: "Withdrawn")
             let browsing = try await h.signUp("browsing@example.org")
-            try await device(h, browsing, os: "android", token: "fcm:" + String(repeating: "b", count: 60))
+            try await h.device(browsing, os: "android", token: "fcm:" + String(repeating: "b", count: 60))
             let muted = try await h.signUp("muted@example.org")
-            try await device(h, muted, os: "ios", token: String(repeating: "c3", count: 32), remote: false)
-            try await join(h, muted, status: "inProgress")
+            try await h.device(muted, os: "ios", token: String(repeating: "c3", count: 32), remote: false)
+            try await h.join(muted, status: "inProgress")
             // Another app's participant, and a signed-out device, get nothing.
             let registered = try await h.call("register", body: ["emailId": "other@example.org", "password": "Passw0rd!"], appId: "OTHERAPP")
             _ = registered
             let gone = try await h.signUp("gone@example.org")
-            try await device(h, gone, os: "ios", token: String(repeating: "d4", count: 32))
+            try await h.device(gone, os: "ios", token: String(repeating: "d4", count: 32))
             _ = try await h.call("logout", method: .delete, body: ["reason": "user_action"], auth: gone.auth, userId: gone.userId)
 
             let batch = NotificationBatch(notifications: [
                 Self.notification(id: 101, studyId: "S1"), Self.notification(id: 102, studyId: nil),
             ])
-            let (status, reply) = try await deliver(h, batch)
+            let (status, reply) = try await h.deliver(batch)
             #expect(status == .ok)
             // S1: the joined participant only. App-wide: joined, withdrawn and browsing (muted is off).
             #expect(reply["devices"] == .number(4))
@@ -81,12 +54,12 @@ import TestSupport
             #expect(queued.first?.1 == ios)
 
             // Delivered again (the outbox is at least once): nothing more is queued.
-            let (again, repeated) = try await deliver(h, batch)
+            let (again, repeated) = try await h.deliver(batch)
             #expect(again == .ok)
             #expect(repeated["devices"] == .number(0))
 
             // Only study-metadata may send; unsigned or malformed calls are refused.
-            #expect(try await deliver(h, batch, as: .response).0 == .forbidden)
+            #expect(try await h.deliver(batch, as: .response).0 == .forbidden)
             let unsigned = try await h.client.execute(
                 uri: "/internal/v1/notifications", method: .post, body: ByteBuffer(string: "{}")) { $0.status }
             #expect(unsigned == .unauthorized)

@@ -171,3 +171,34 @@ extension RegistrationHarness {
         return Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 }
+
+extension RegistrationHarness {
+    /// Hands notifications over as study-metadata's outbox does.
+    func deliver(_ batch: NotificationBatch, as caller: ServiceName = .studyMetadata) async throws
+        -> (HTTPResponse.Status, [String: JSONValue])
+    {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let body = Array(try encoder.encode(batch))
+        var headers = TestApplication.signedHeaders(caller: caller, method: .post, path: "/internal/v1/notifications", body: body)
+        headers[.contentType] = "application/json"
+        return try await client.execute(
+            uri: "/internal/v1/notifications", method: .post, headers: headers, body: ByteBuffer(bytes: body)
+        ) { ($0.status, (try? JSONDecoder().decode([String: JSONValue].self, from: Data(buffer: $0.body))) ?? [:]) }
+    }
+
+    func device(_ user: (userId: String, auth: String, refresh: String), os: String, token: String,
+                remote: Bool = true) async throws {
+        let body: [String: Any] = [
+            "settings": ["remoteNotifications": remote], "info": ["os": os, "appVersion": "1.0", "deviceToken": token],
+        ]
+        #expect(try await call("updateUserProfile", body: body, auth: user.auth, userId: user.userId).status == .ok)
+    }
+
+    func join(_ user: (userId: String, auth: String, refresh: String), status: String, studyId: String = "S1") async throws {
+        #expect(try await call(
+            "updateStudyState", body: ["studies": [["studyId": studyId, "status": status, "participantId": "p"]]],
+            auth: user.auth, userId: user.userId).status == .ok)
+    }
+
+}

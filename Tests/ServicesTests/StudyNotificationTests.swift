@@ -69,9 +69,9 @@ import TestSupport
 
     /// Every notification handed to the registration service so far.
     func pushed(_ postgres: PostgresClient) async throws -> [NotificationMessage] {
-        try await queued(postgres, peer: "registration").flatMap {
-            #expect($0.path == "/internal/v1/notifications")
-            return try Self.decoder().decode(NotificationBatch.self, from: Data($0.body.utf8)).notifications
+        // App settings go to the registration service too; only notification batches count here.
+        try await queued(postgres, peer: "registration").filter { $0.path == InternalPaths.notifications }.flatMap {
+            try Self.decoder().decode(NotificationBatch.self, from: Data($0.body.utf8)).notifications
         }
     }
 

@@ -10,6 +10,13 @@ public final class CapturedLogs: Sendable {
     }
 
     public let lines = Mutex<[Line]>([])
+
+    /// Whether any captured message or metadata value contains `text`.
+    public func contains(_ text: String) -> Bool {
+        lines.withLock { lines in
+            lines.contains { $0.message.contains(text) || $0.metadata.values.contains { $0.contains(text) } }
+        }
+    }
 }
 
 public struct CapturingLogHandler: LogHandler {

@@ -67,6 +67,11 @@ public enum RegistrationService {
                     audience: PushAudienceStore(client: postgres, audit: environment.audit, logger: environment.logger)
                 ).add(to: routes.internalGroup)
                 InternalAppRoutes(settings: appSettings).add(to: routes.internalGroup)
+                let pushCredentials = PushCredentialStore(
+                    client: postgres, encryptionKey: registration.encryptionKey, audit: environment.audit,
+                    logger: environment.logger)
+                InternalPushCredentialRoutes(store: pushCredentials, keys: environment.settings.internalKeys)
+                    .add(to: routes.internalGroup)
 
                 let mailWorker = MailWorker(
                     outbox: mail,
@@ -78,7 +83,15 @@ public enum RegistrationService {
                 let windowCleanup = PeriodicJob(name: "rate-limit-cleanup", every: .seconds(60), logger: environment.logger) {
                     try await rateLimiter.deleteOldWindows()
                 }
-                return [mailWorker, windowCleanup]
+                let pushWorker = PushWorker(
+                    outbox: PushOutbox(client: postgres, audit: environment.audit, logger: environment.logger),
+                    credentials: pushCredentials,
+                    endpoints: .init(
+                        apnsProductionURL: registration.apnsProductionURL, apnsSandboxURL: registration.apnsSandboxURL,
+                        fcmURL: registration.fcmURL, trustRootsFile: registration.pushTrustRootsFile),
+                    pollInterval: .seconds(1), maxAttempts: 30,
+                    isReady: { environment.startup.isFinished }, logger: environment.logger)
+                return [mailWorker, pushWorker, windowCleanup]
             },
             routeCatalog: routeCatalog)
     }

@@ -35,6 +35,10 @@ public enum StudyMetadataService {
                 let apps = AppStore(
                     client: environment.postgres, catalog: catalog, outbox: environment.outbox, logger: environment.logger)
                 AppRoutes(store: apps, authenticator: authenticator, audit: environment.audit).add(to: routes.router)
+                PushCredentialRoutes(
+                    apps: apps, internalClient: environment.internalClient, authenticator: authenticator,
+                    audit: environment.audit
+                ).add(to: routes.router)
                 let studies = StudyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
                 StudyDraftRoutes(studies: studies, apps: apps, authenticator: authenticator).add(to: routes.router)
                 ActivityImportRoutes(studies: studies, authenticator: authenticator).add(to: routes.router)

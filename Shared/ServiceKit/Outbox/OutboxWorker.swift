@@ -147,7 +147,6 @@ public struct OutboxWorker: Service {
         var logger = self.logger
         logger[metadataKey: "outbox_id"] = "\(message.id)"
         if let requestID = message.requestID { logger[metadataKey: "request_id"] = "\(requestID)" }
-        let failure: String
         if let peer = ServiceName(rawValue: message.peer) {
             do {
                 let response = try await internalClient.send(

@@ -26,6 +26,10 @@ public struct RegistrationSettings: Sendable {
         public static let smtpUsername = Setting("smtp.username")
         public static let smtpPassword = Setting("smtp.password", secret: true)
         public static let smtpTrustRoots = Setting("smtp.trustRootsFile")
+        public static let apnsProductionURL = Setting("push.apnsProductionURL")
+        public static let apnsSandboxURL = Setting("push.apnsSandboxURL")
+        public static let fcmURL = Setting("push.fcmURL")
+        public static let pushTrustRoots = Setting("push.trustRootsFile")
     }
 
     /// How e-mail leaves: `file` writes `.eml` files (local use), `smtp` sends through a server.
@@ -61,6 +65,12 @@ public struct RegistrationSettings: Sendable {
     public var mailTransport: MailTransportKind
     /// The SMTP server, when `mailTransport` is `smtp`.
     public var smtp: SMTPClient.Configuration?
+    /// Where APNs and FCM are (overridden only to point at a test server).
+    public var apnsProductionURL: String
+    public var apnsSandboxURL: String
+    public var fcmURL: String
+    /// Extra CA certificates (PEM) trusted for push providers, besides the system's.
+    public var pushTrustRootsFile: String?
 
     public init(reader: ConfigReader) throws(ConfigurationError) {
         let settings = SettingsReader(reader)
@@ -81,6 +91,13 @@ public struct RegistrationSettings: Sendable {
         encryptionKey = key
         consentDirectory = settings.text(Settings.consentDirectory) ?? ".data/consents"
         maxConsentPDFBytes = try settings.integer(Settings.consentMaxBytes, default: 5 * 1024 * 1024, in: 1024...(50 * 1024 * 1024))
+        apnsProductionURL = try Self.httpsURL(settings, Settings.apnsProductionURL, default: "https://api.push.apple.com")
+        apnsSandboxURL = try Self.httpsURL(settings, Settings.apnsSandboxURL, default: "https://api.sandbox.push.apple.com")
+        fcmURL = try Self.httpsURL(settings, Settings.fcmURL, default: "https://fcm.googleapis.com")
+        pushTrustRootsFile = settings.text(Settings.pushTrustRoots)
+        if let roots = pushTrustRootsFile, !FileManager.default.isReadableFile(atPath: roots) {
+            throw ConfigurationError(Settings.pushTrustRoots, "names no readable file")
+        }
         mailTransport = try settings.choice(Settings.mailTransport, default: .file)
         if mailTransport == .smtp {
             let security: SMTPClient.Security = try settings.choice(Settings.smtpSecurity, default: .startTLS)
@@ -101,5 +118,17 @@ public struct RegistrationSettings: Sendable {
             configuration.heloName = ProcessInfo.processInfo.hostName
             smtp = configuration
         }
+    }
+
+    /// Push providers are only ever reached over TLS.
+    static func httpsURL(_ settings: SettingsReader, _ setting: Setting, default fallback: String) throws(ConfigurationError)
+        -> String
+    {
+        var text = settings.text(setting) ?? fallback
+        while text.hasSuffix("/") { text.removeLast() }
+        guard let url = URL(string: text), url.scheme == "https", url.host != nil else {
+            throw ConfigurationError(setting, "must be an https:// URL")
+        }
+        return text
     }
 }

@@ -240,5 +240,17 @@ enum RegistrationMigrations {
                 """,
             ]
         ),
+        Migration(
+            component: "registration", version: 7, name: "push_delivery",
+            statements: [
+                // The provider's id for a delivered push (apns-id, FCM message name).
+                "ALTER TABLE push_outbox ADD COLUMN provider_id text",
+                // A token the provider calls unregistered gives up every row still queued for it.
+                """
+                CREATE INDEX push_outbox_pending_token ON push_outbox (device_token)
+                WHERE sent_at IS NULL AND gave_up_at IS NULL
+                """,
+            ]
+        ),
     ]
 }
