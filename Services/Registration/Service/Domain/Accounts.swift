@@ -112,7 +112,11 @@ struct Accounts: Sendable {
         let expired = now.timeIntervalSince(account.passwordChangedAt) > settings.passwordExpiry.timeInterval
         return try await client.withTransaction(logger: logger) { connection in
             try await participants.recordLogin(userId: account.userId, usedTemporaryPassword: usedTemporary, on: connection)
-            let issued = try await sessions.open(userId: account.userId, now: now, on: connection)
+            let temporary = usedTemporary ? account.tempPasswordHash.flatMap { hash in
+                account.tempPasswordExpiresAt.map { (hash: hash, expiresAt: $0) }
+            } : nil
+            let issued = try await sessions.open(
+                userId: account.userId, now: now, temporaryPassword: temporary, on: connection)
             try await audit.record(
                 actor: actor, action: "participant.login",
                 details: usedTemporary ? ["with": "temporary password"] : [:], on: connection)
@@ -122,8 +126,8 @@ struct Accounts: Sendable {
         }
     }
 
-    func refresh(token: String, appId: String, orgId: String, now: Date = Date()) async throws -> SessionReply {
-        switch try await sessions.refresh(token: token, appId: appId, orgId: orgId, now: now) {
+    func refresh(token: String, auth: String?, appId: String, orgId: String, now: Date = Date()) async throws -> SessionReply {
+        switch try await sessions.refresh(token: token, auth: auth, appId: appId, orgId: orgId, now: now) {
         case .refreshed(let issued, let userId):
             let verified = try await participants.find(userId: userId)?.verified ?? false
             return SessionReply(
@@ -175,6 +179,11 @@ struct Accounts: Sendable {
         if !currentMatches, let temporary = account.tempPasswordHash, let expires = account.tempPasswordExpiresAt, expires > now {
             currentMatches = try await hasher.verify(current, hash: temporary)
         }
+        // The temporary password this session signed in with (the apps' change-password screen
+        // sends it as the current one).
+        if !currentMatches, let temporary = try await sessions.temporaryPasswordHash(sessionId: session.sessionId, now: now) {
+            currentMatches = try await hasher.verify(current, hash: temporary)
+        }
         guard currentMatches else { throw RegistrationError.invalid("Current password is invalid.") }
         let newHash = try await hasher.hash(new)
         try await client.withTransaction(logger: logger) { connection in
@@ -188,6 +197,7 @@ struct Accounts: Sendable {
                 userId: account.userId, hash: newHash, keep: settings.passwordHistory, on: connection)
             try await sessions.revokeAll(
                 userId: account.userId, except: session.sessionId, reason: "password changed", on: connection)
+            try await sessions.forgetTemporaryPasswords(userId: account.userId, on: connection)
             try await audit.record(
                 actor: account.userId.uuidString.lowercased(), action: "participant.password_changed", on: connection)
         }

@@ -69,7 +69,8 @@ struct AccountRoutes {
     @Sendable func refreshToken(_ request: Request, context: ServiceRequestContext) async throws -> SessionReply {
         let call = try await UserRegCall.read(request, context: context)
         try await limit("refreshToken", call)
-        return try await accounts.refresh(token: try call.required("refreshToken"), appId: call.appId, orgId: call.orgId)
+        return try await accounts.refresh(
+            token: try call.required("refreshToken"), auth: call.header("auth"), appId: call.appId, orgId: call.orgId)
     }
 
     @Sendable func forgotPassword(_ request: Request, context: ServiceRequestContext) async throws -> RegistrationSuccess {

@@ -252,5 +252,15 @@ enum RegistrationMigrations {
                 """,
             ]
         ),
+        Migration(
+            component: "registration", version: 8, name: "session_temporary_password",
+            statements: [
+                // A sign-in with a temporary password moves it here: it can no longer sign in, but
+                // the session it opened may still give it as the current password to changePassword
+                // (what the apps' change-password screen sends), until it expires.
+                "ALTER TABLE participant_sessions ADD COLUMN temp_password_hash text",
+                "ALTER TABLE participant_sessions ADD COLUMN temp_password_expires_at timestamptz",
+            ]
+        ),
     ]
 }

@@ -6,7 +6,8 @@ import ServiceKit
 /// Participant sessions, one per signed-in device. The `auth` key and the refresh token are
 /// random 256-bit values stored only as SHA-256; the key expires after `accessDuration`, the
 /// refresh token after `refreshDuration`, and each refresh replaces both. A refresh token that
-/// was already exchanged and comes back means a copy leaked: that device's session is revoked.
+/// was already exchanged and comes back without the session's newest key means a copy leaked:
+/// that device's session is revoked (see `refresh`).
 struct SessionStore: Sendable {
     struct Issued: Sendable {
         var sessionId: UUID
@@ -35,16 +36,41 @@ struct SessionStore: Sendable {
     let refreshDuration: Duration
     let logger: Logger
 
-    /// Opens a session for a device.
-    func open(userId: UUID, now: Date, on connection: PostgresConnection) async throws -> Issued {
+    /// Opens a session for a device; `temporaryPassword` (hash and expiry) when it was opened
+    /// with one, which `changePassword` on this session then accepts as the current password.
+    func open(
+        userId: UUID, now: Date, temporaryPassword: (hash: String, expiresAt: Date)? = nil, on connection: PostgresConnection
+    ) async throws -> Issued {
         let issued = Issued(sessionId: UUID(), auth: SecureToken.generate(), refreshToken: SecureToken.generate())
         try await connection.query(
             """
-            INSERT INTO participant_sessions (id, user_id, auth_hash, auth_expires_at, refresh_hash, refresh_expires_at)
+            INSERT INTO participant_sessions (id, user_id, auth_hash, auth_expires_at, refresh_hash, refresh_expires_at,
+                                              temp_password_hash, temp_password_expires_at)
             VALUES (\(issued.sessionId), \(userId), \(SecureToken.hash(issued.auth)), \(now + accessDuration.timeInterval),
-                    \(SecureToken.hash(issued.refreshToken)), \(now + refreshDuration.timeInterval))
+                    \(SecureToken.hash(issued.refreshToken)), \(now + refreshDuration.timeInterval),
+                    \(temporaryPassword?.hash), \(temporaryPassword?.expiresAt))
             """, logger: logger)
         return issued
+    }
+
+    /// A changed password makes the temporary one every session signed in with worthless.
+    func forgetTemporaryPasswords(userId: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            UPDATE participant_sessions SET temp_password_hash = NULL, temp_password_expires_at = NULL
+            WHERE user_id = \(userId) AND temp_password_hash IS NOT NULL
+            """, logger: logger)
+    }
+
+    /// The temporary password a session was opened with, while it is valid.
+    func temporaryPasswordHash(sessionId: UUID, now: Date) async throws -> String? {
+        let rows = try await client.query(
+            """
+            SELECT temp_password_hash FROM participant_sessions
+            WHERE id = \(sessionId) AND temp_password_expires_at > \(now)
+            """, logger: logger)
+        for try await hash in rows.decode(String?.self) { return hash }
+        return nil
     }
 
     /// The session an unexpired, unrevoked `auth` key opens.
@@ -62,21 +88,35 @@ struct SessionStore: Sendable {
     }
 
     /// Exchanges a refresh token for a new key and a new refresh token, within the app.
-    func refresh(token: String, appId: String, orgId: String, now: Date) async throws -> RefreshOutcome {
+    ///
+    /// The session's current refresh token is always accepted. A token that was already exchanged
+    /// is accepted only together with the session's newest `auth` key (expired or not), which
+    /// only the device that received the last exchange holds: the 2019-2020 iOS apps keep their
+    /// first refresh token and send it again with the key the last refresh gave them, while a
+    /// copy of an old token without that key is what a leak looks like, and revokes the session.
+    func refresh(token: String, auth presentedAuth: String?, appId: String, orgId: String, now: Date) async throws
+        -> RefreshOutcome
+    {
         let hash = SecureToken.hash(token)
+        let authHash = presentedAuth.map(SecureToken.hash)
         return try await client.withTransaction(logger: logger) { connection -> RefreshOutcome in
-            let current = try await connection.query(
+            let usable = try await connection.query(
                 """
-                SELECT s.id, s.user_id FROM participant_sessions s JOIN participants p ON p.user_id = s.user_id
-                WHERE s.refresh_hash = \(hash) AND s.revoked_at IS NULL AND s.refresh_expires_at > \(now)
+                SELECT s.id, s.user_id, s.refresh_hash FROM participant_sessions s
+                JOIN participants p ON p.user_id = s.user_id
+                LEFT JOIN retired_refresh_tokens r ON r.session_id = s.id AND r.refresh_hash = \(hash)
+                WHERE s.revoked_at IS NULL AND s.refresh_expires_at > \(now)
                   AND p.app_id = \(appId) AND p.org_id = \(orgId)
+                  AND (s.refresh_hash = \(hash) OR (r.refresh_hash IS NOT NULL AND s.auth_hash = \(authHash)))
                 FOR UPDATE OF s
                 """, logger: logger)
-            for try await (sessionId, userId) in current.decode((UUID, UUID).self) {
+            for try await (sessionId, userId, currentHash) in usable.decode((UUID, UUID, String).self) {
                 let issued = Issued(sessionId: sessionId, auth: SecureToken.generate(), refreshToken: SecureToken.generate())
                 try await connection.query(
-                    "INSERT INTO retired_refresh_tokens (refresh_hash, session_id) VALUES (\(hash), \(sessionId))",
-                    logger: logger)
+                    """
+                    INSERT INTO retired_refresh_tokens (refresh_hash, session_id) VALUES (\(currentHash), \(sessionId))
+                    ON CONFLICT (refresh_hash) DO NOTHING
+                    """, logger: logger)
                 try await connection.query(
                     """
                     UPDATE participant_sessions SET auth_hash = \(SecureToken.hash(issued.auth)),
@@ -90,7 +130,7 @@ struct SessionStore: Sendable {
             let retired = try await connection.query(
                 """
                 UPDATE participant_sessions s SET revoked_at = coalesce(s.revoked_at, \(now)),
-                    revoked_reason = coalesce(s.revoked_reason, 'refresh token reused')
+                    revoked_reason = coalesce(s.revoked_reason, 'refresh token reused'), device_token = NULL
                 FROM retired_refresh_tokens r
                 WHERE r.refresh_hash = \(hash) AND s.id = r.session_id
                 RETURNING s.user_id
