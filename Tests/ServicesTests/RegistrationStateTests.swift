@@ -1,4 +1,5 @@
 import Foundation
+@testable import RegistrationService
 import StudyModels
 import Testing
 import TestSupport
@@ -161,6 +162,45 @@ import TestSupport
             #expect(same["status"] == .string("inProgress"))
             #expect(try await h.call("updateActivityState", body: ["studyId": "SLEEPWELL", "activity": [["activityId": "daily", "activityState": "done"]]],
                                      auth: auth, userId: userId).status == .badRequest)
+        }
+    }
+
+    /// The stale-replay rule as the store applies it (inside its upsert) agrees with the rule as
+    /// `StudyStates.isFresher` states it, case by case.
+    @Test func theStoreAppliesTheFreshnessRule() async throws {
+        let cases: [(stored: (String, String), incoming: (String?, String?))] = [
+            (("2", "completed"), ("1", "completed")), (("2", "completed"), ("3", "yetToJoin")),
+            (("2", "completed"), ("2", "inProgress")), (("2", "inProgress"), ("2", "completed")),
+            (("2", "inProgress"), ("2", "yetToJoin")), (("2", "abandoned"), ("2", "completed")),
+            (("2", "completed"), (nil, "inProgress")), (("2", "completed"), ("2", nil)),
+            (("x", "completed"), ("1", "inProgress")), (("10", "completed"), ("9", "inProgress")),
+            (("9", "completed"), ("10", "inProgress")), (("2", "completed"), ("abc", "yetToJoin")),
+        ]
+        try await RegistrationHarness.run { h in
+            let (userId, auth, _) = try await h.signUp("rule@example.org")
+            for (index, test) in cases.enumerated() {
+                let activityId = "a\(index)"
+                func send(_ run: String?, _ state: String?, total: Int) async throws {
+                    var item: [String: Any] = ["activityId": activityId, "activityVersion": "1.0",
+                                               "activityRun": ["total": total, "completed": 0, "missed": 0]]
+                    if let run { item["activityRunId"] = run }
+                    if let state { item["activityState"] = state }
+                    let reply = try await h.call(
+                        "updateActivityState", body: ["studyId": "RULES", "activity": [item]], auth: auth, userId: userId)
+                    #expect(reply.status == .ok)
+                }
+                try await send(test.stored.0, test.stored.1, total: 1)
+                try await send(test.incoming.0, test.incoming.1, total: 2)
+                let listed = try await h.call("activityState", method: .get, query: "studyId=RULES", auth: auth, userId: userId)
+                guard case .array(let activities)? = listed.json["activities"],
+                    let row = activities.first(where: { $0["activityId"]?.text == activityId })
+                else {
+                    Issue.record("no state for case \(index)")
+                    continue
+                }
+                let expected = StudyStates.isFresher(runId: test.incoming.0, state: test.incoming.1, than: test.stored)
+                #expect(row["activityRun"]?["total"] == .number(expected ? 2 : 1), "case \(index): \(test)")
+            }
         }
     }
 

@@ -32,17 +32,30 @@ enum StudyStates {
         var customScheduleRuns: [ActivityStateReply.CustomRun]?
     }
 
-    /// Whether `incoming` should replace `stored` for the same activity. The apps replay updates
-    /// they made offline, possibly after newer ones: an update for an earlier run, or one that
-    /// would move the same run back (completed → inProgress), is stale and ignored.
+    /// Whether an update should replace what is stored for the same activity. The apps replay
+    /// updates they made offline, possibly after newer ones: an update for an earlier run, or one
+    /// that would move the same run back (completed → inProgress), is stale and ignored. An update
+    /// without a numeric run id, or over a stored one without, is always fresh.
+    ///
+    /// `StudyStateStore` applies this rule inside its upsert (one statement, no read first), from
+    /// `runNumber` and `rank` of the update; this function is the rule as the tests state it.
     static func isFresher(runId incomingRun: String?, state incomingState: String?, than stored: (runId: String, state: String)) -> Bool {
-        guard let incomingRun, let newRun = Int(incomingRun), let oldRun = Int(stored.runId) else { return true }
+        guard let newRun = runNumber(incomingRun), let oldRun = runNumber(stored.runId) else { return true }
         if newRun != oldRun { return newRun > oldRun }
         guard let incomingState else { return true }
         return rank(incomingState) >= rank(stored.state)
     }
 
-    private static func rank(_ state: String) -> Int {
+    /// An `activityRunId` as a run number ("3" → 3); nil when it is not one.
+    static func runNumber(_ runId: String?) -> Int64? {
+        guard let runId, (1...18).contains(runId.count), runId.allSatisfy(\.isASCII), runId.allSatisfy(\.isNumber) else {
+            return nil
+        }
+        return Int64(runId)
+    }
+
+    /// How far along a run is: yetToJoin, then inProgress, then completed or abandoned.
+    static func rank(_ state: String) -> Int {
         switch state {
         case "yetToJoin": 0
         case "inProgress": 1

@@ -97,51 +97,58 @@ struct StudyStateStore: Sendable {
         return activities
     }
 
-    /// Upserts each item; a stale replay (an earlier run, or a step back within a run) is skipped.
+    /// Upserts each item; a stale replay (an earlier run, or a step back within a run,
+    /// `StudyStates.isFresher`) leaves the stored row as it is. One statement per item, checked in
+    /// the statement itself: the usual single-item call is one round trip, and several items are
+    /// applied in one transaction.
     func update(_ updates: [StudyStates.ActivityUpdate], userId: UUID, now: Date = Date()) async throws {
+        if updates.count == 1 {
+            try await client.query(try upsert(updates[0], userId: userId, now: now), logger: logger)
+            return
+        }
         try await client.withTransaction(logger: logger) { connection in
             for update in updates {
-                let rows = try await connection.query(
-                    """
-                    SELECT activity_run_id, activity_state FROM participant_activities
-                    WHERE user_id = \(userId) AND study_id = \(update.studyId) AND activity_id = \(update.activityId)
-                    FOR UPDATE
-                    """, logger: logger)
-                var stored: (runId: String, state: String)?
-                for try await row in rows.decode((String, String).self) { stored = (row.0, row.1) }
-                if let stored, !StudyStates.isFresher(runId: update.activityRunId, state: update.activityState, than: stored) {
-                    continue
-                }
-                let runs = try update.customScheduleRuns.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-                try await connection.query(
-                    """
-                    INSERT INTO participant_activities (user_id, study_id, activity_id, activity_version, activity_state,
-                        activity_run_id, bookmarked, runs_total, runs_completed, runs_missed, activity_start_date,
-                        activity_end_date, anchor_date_version, anchor_date_created_date, custom_schedule_runs, updated_at)
-                    VALUES (\(userId), \(update.studyId), \(update.activityId), coalesce(\(update.activityVersion), ''),
-                        coalesce(\(update.activityState), 'yetToJoin'), coalesce(\(update.activityRunId), ''),
-                        coalesce(\(update.bookmarked), false), coalesce(\(update.run?.total), 0),
-                        coalesce(\(update.run?.completed), 0), coalesce(\(update.run?.missed), 0),
-                        coalesce(\(update.activityStartDate), ''), coalesce(\(update.activityEndDate), ''),
-                        coalesce(\(update.anchorDateVersion), ''), coalesce(\(update.anchorDatecreatedDate), ''),
-                        coalesce(\(runs)::jsonb, '[]'), \(now))
-                    ON CONFLICT (user_id, study_id, activity_id) DO UPDATE SET
-                        activity_version = coalesce(\(update.activityVersion), participant_activities.activity_version),
-                        activity_state = coalesce(\(update.activityState), participant_activities.activity_state),
-                        activity_run_id = coalesce(\(update.activityRunId), participant_activities.activity_run_id),
-                        bookmarked = coalesce(\(update.bookmarked), participant_activities.bookmarked),
-                        runs_total = coalesce(\(update.run?.total), participant_activities.runs_total),
-                        runs_completed = coalesce(\(update.run?.completed), participant_activities.runs_completed),
-                        runs_missed = coalesce(\(update.run?.missed), participant_activities.runs_missed),
-                        activity_start_date = coalesce(\(update.activityStartDate), participant_activities.activity_start_date),
-                        activity_end_date = coalesce(\(update.activityEndDate), participant_activities.activity_end_date),
-                        anchor_date_version = coalesce(\(update.anchorDateVersion), participant_activities.anchor_date_version),
-                        anchor_date_created_date = coalesce(\(update.anchorDatecreatedDate), participant_activities.anchor_date_created_date),
-                        custom_schedule_runs = coalesce(\(runs)::jsonb, participant_activities.custom_schedule_runs),
-                        updated_at = \(now)
-                    """, logger: logger)
+                try await connection.query(try upsert(update, userId: userId, now: now), logger: logger)
             }
         }
+    }
+
+    private func upsert(_ update: StudyStates.ActivityUpdate, userId: UUID, now: Date) throws -> PostgresQuery {
+        let runs = try update.customScheduleRuns.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let run = StudyStates.runNumber(update.activityRunId)
+        let rank = update.activityState.map(StudyStates.rank)
+        return """
+            INSERT INTO participant_activities AS stored (user_id, study_id, activity_id, activity_version, activity_state,
+                activity_run_id, bookmarked, runs_total, runs_completed, runs_missed, activity_start_date,
+                activity_end_date, anchor_date_version, anchor_date_created_date, custom_schedule_runs, updated_at)
+            VALUES (\(userId), \(update.studyId), \(update.activityId), coalesce(\(update.activityVersion), ''),
+                coalesce(\(update.activityState), 'yetToJoin'), coalesce(\(update.activityRunId), ''),
+                coalesce(\(update.bookmarked), false), coalesce(\(update.run?.total), 0),
+                coalesce(\(update.run?.completed), 0), coalesce(\(update.run?.missed), 0),
+                coalesce(\(update.activityStartDate), ''), coalesce(\(update.activityEndDate), ''),
+                coalesce(\(update.anchorDateVersion), ''), coalesce(\(update.anchorDatecreatedDate), ''),
+                coalesce(\(runs)::jsonb, '[]'), \(now))
+            ON CONFLICT (user_id, study_id, activity_id) DO UPDATE SET
+                activity_version = coalesce(\(update.activityVersion), stored.activity_version),
+                activity_state = coalesce(\(update.activityState), stored.activity_state),
+                activity_run_id = coalesce(\(update.activityRunId), stored.activity_run_id),
+                bookmarked = coalesce(\(update.bookmarked), stored.bookmarked),
+                runs_total = coalesce(\(update.run?.total), stored.runs_total),
+                runs_completed = coalesce(\(update.run?.completed), stored.runs_completed),
+                runs_missed = coalesce(\(update.run?.missed), stored.runs_missed),
+                activity_start_date = coalesce(\(update.activityStartDate), stored.activity_start_date),
+                activity_end_date = coalesce(\(update.activityEndDate), stored.activity_end_date),
+                anchor_date_version = coalesce(\(update.anchorDateVersion), stored.anchor_date_version),
+                anchor_date_created_date = coalesce(\(update.anchorDatecreatedDate), stored.anchor_date_created_date),
+                custom_schedule_runs = coalesce(\(runs)::jsonb, stored.custom_schedule_runs),
+                updated_at = \(now)
+            WHERE \(run)::bigint IS NULL
+                OR stored.activity_run_id !~ '^[0-9]{1,18}$'
+                OR \(run)::bigint > (CASE WHEN stored.activity_run_id ~ '^[0-9]{1,18}$' THEN stored.activity_run_id::bigint END)
+                OR (\(run)::bigint = (CASE WHEN stored.activity_run_id ~ '^[0-9]{1,18}$' THEN stored.activity_run_id::bigint END)
+                    AND (\(rank)::int IS NULL OR \(rank)::int >= CASE stored.activity_state
+                        WHEN 'yetToJoin' THEN 0 WHEN 'inProgress' THEN 1 ELSE 2 END))
+            """
     }
 }
 
