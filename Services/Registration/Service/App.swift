@@ -37,7 +37,8 @@ public enum RegistrationService {
                     secrets: OneTimeSecrets(encryptionKey: registration.encryptionKey), hasher: hasher,
                     audit: environment.audit, settings: registration, logger: environment.logger)
                 let rateLimiter = RateLimiter(
-                    client: postgres, perMinute: registration.rateLimitPerMinute, logger: environment.logger)
+                    client: postgres, perMinute: registration.rateLimitPerMinute,
+                    addresses: registration.clientAddresses, logger: environment.logger)
                 let authenticator = ParticipantAuthenticator(sessions: sessions)
                 AccountRoutes(accounts: accounts, authenticator: authenticator, rateLimiter: rateLimiter).add(to: routes.router)
                 SupportRoutes(

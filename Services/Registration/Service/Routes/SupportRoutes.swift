@@ -49,7 +49,7 @@ struct SupportRoutes {
     }
 
     private func limit(_ action: String, _ call: UserRegCall) async throws {
-        guard try await rateLimiter.allow(action, from: call.clientAddress) else { throw RegistrationError.tooMany }
+        guard try await rateLimiter.allow(action, from: call.clientAddress(using: rateLimiter.addresses)) else { throw RegistrationError.tooMany }
     }
 }
 

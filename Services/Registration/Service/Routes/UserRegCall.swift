@@ -12,8 +12,8 @@ struct UserRegCall: Sendable {
     let orgId: String
     let parameters: [String: JSONValue]
     let headers: HTTPFields
-    /// The client's address, for rate limits.
-    let clientAddress: String
+    /// The TCP peer's address (a proxy's, behind one).
+    let peerAddress: String?
 
     static let invalidInput = APIError(
         .badRequest, code: "invalid_request", message: "Invalid input.", statusMessageCode: .invalidInput)
@@ -37,7 +37,13 @@ struct UserRegCall: Sendable {
         }
         return UserRegCall(
             appId: appId, orgId: orgId, parameters: parameters, headers: request.headers,
-            clientAddress: context.remoteAddress ?? "unknown")
+            peerAddress: context.remoteAddress)
+    }
+
+    /// The client's address for rate limits: the peer, or behind a trusted proxy the address it
+    /// forwarded for.
+    func clientAddress(using resolver: ClientAddressResolver) -> String {
+        resolver.resolve(peer: peerAddress, forwardedFor: header("X-Forwarded-For"))
     }
 
     func header(_ name: String) -> String? {

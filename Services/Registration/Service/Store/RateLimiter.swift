@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceKit
 
 /// Counts requests per (action, client address) in one-minute windows kept in PostgreSQL, so the
 /// limit holds across replicas. The limit applies to a sliding minute, estimated from the current
@@ -9,6 +10,8 @@ import PostgresNIO
 struct RateLimiter: Sendable {
     let client: PostgresClient
     let perMinute: Int
+    /// How a request's client address is told (the peer, or what a trusted proxy forwarded).
+    let addresses: ClientAddressResolver
     let logger: Logger
 
     /// Counts one request; false when the bucket is over its limit for this minute.
