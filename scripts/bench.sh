@@ -114,6 +114,35 @@ wrk -t2 -c"$connections" -d"${duration}s" --latency "http://127.0.0.1:8082/healt
 wrk -t2 -c4 -d"${duration}s" --latency -s "$results.login.lua" "$reg/login.api" >"$results.login"
 wrk -t2 -c"$connections" -d"${duration}s" --latency -s "$results.activity.lua" "$reg/updateActivityState.api" >"$results.updateActivityState"
 
+# The database ceiling of updateActivityState: the service's two statements (the session lookup and
+# the guarded upsert), straight from pgbench with as many clients as the service's pool (20).
+{
+    echo "DROP TABLE IF EXISTS bench_sessions; CREATE TABLE bench_sessions (n int PRIMARY KEY, user_id uuid, auth_hash text);"
+    n=0
+    while read -r uid token; do
+        echo "INSERT INTO bench_sessions VALUES ($n, '$uid', encode(sha256(convert_to('$token', 'UTF8')), 'hex'));"
+        n=$((n + 1))
+    done <"$results.sessions"
+} | PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack studystack_registration >/dev/null
+cat >"$results.activity.sql" <<'SQL'
+\set n random(0, 499)
+SELECT s.id, s.user_id, p.app_id, p.org_id FROM participant_sessions s JOIN participants p ON p.user_id = s.user_id
+WHERE s.auth_hash = (SELECT auth_hash FROM bench_sessions WHERE n = :n) AND s.revoked_at IS NULL AND s.auth_expires_at > now();
+INSERT INTO participant_activities AS stored (user_id, study_id, activity_id, activity_version, activity_state,
+    activity_run_id, bookmarked, runs_total, runs_completed, runs_missed, activity_start_date, activity_end_date,
+    anchor_date_version, anchor_date_created_date, custom_schedule_runs, updated_at)
+SELECT user_id, 'BENCHSTUDY', 'a1', '1.0', 'inProgress', '1', false, 10, 0, 0, '', '', '', '', '[]'::jsonb, now()
+FROM bench_sessions WHERE n = :n
+ON CONFLICT (user_id, study_id, activity_id) DO UPDATE SET activity_state = excluded.activity_state,
+    activity_run_id = excluded.activity_run_id, runs_total = excluded.runs_total, updated_at = excluded.updated_at
+WHERE stored.activity_run_id !~ '^[0-9]{1,18}$' OR 1 >= (CASE WHEN stored.activity_run_id ~ '^[0-9]{1,18}$' THEN stored.activity_run_id::bigint END);
+SQL
+log "pgbench: updateActivityState's statements, 20 clients, ${duration}s (its database ceiling)"
+PGPASSWORD=$STUDYSTACK_DB_PASSWORD pgbench -n -M prepared -c 20 -j 2 -T "$duration" -f "$results.activity.sql" \
+    -h 127.0.0.1 -p 55432 -U studystack studystack_registration >"$results.pgbench-activity" 2>&1
+PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -h 127.0.0.1 -p 55432 -U studystack studystack_registration \
+    -c "DROP TABLE bench_sessions" >/dev/null
+
 log "pgbench: the current-version lookup, 20 clients, ${duration}s (the database ceiling)"
 cat >"$results.sql" <<'SQL'
 SELECT s.status, v.version FROM studies s
@@ -146,6 +175,13 @@ for name, label in (("reg-healthz", "healthz"), ("login", "login (4 conns)"), ("
     print(f"{label:<20}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / reg[0]:>20.3f}")
 kdf = float(open(f"{base}.kdf").read().strip() or 0)
 print(f"one login alone (bcrypt cost 12 plus the request): {kdf * 1000:.0f} ms")
+ceiling = re.search(r"tps = ([\d.]+)", open(f"{base}.pgbench-activity").read())
+if ceiling:
+    rps = wrk("updateActivityState")[0]
+    print(f"updateActivityState's statements straight from pgbench (20 clients): {float(ceiling.group(1)):.0f}/s;"
+          f" the service reaches {rps / float(ceiling.group(1)):.2f} of that")
+else:
+    print("pgbench of updateActivityState's statements failed")
 tps = re.search(r"tps = ([\d.]+)", open(f"{base}.pgbench").read())
 print(f"\npgbench (current-version lookup, 20 clients): {float(tps.group(1)):.0f} tps" if tps else "\npgbench failed")
 print("goal: ratio >= 0.8 and p99 < 10 ms at 64 connections")

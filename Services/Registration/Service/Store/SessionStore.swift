@@ -75,16 +75,35 @@ struct SessionStore: Sendable {
 
     /// The session an unexpired, unrevoked `auth` key opens.
     func authenticate(auth: String, now: Date = Date()) async throws -> Authenticated? {
-        let rows = try await client.query(
-            """
-            SELECT s.id, s.user_id, p.app_id, p.org_id FROM participant_sessions s
-            JOIN participants p ON p.user_id = s.user_id
-            WHERE s.auth_hash = \(SecureToken.hash(auth)) AND s.revoked_at IS NULL AND s.auth_expires_at > \(now)
-            """, logger: logger)
-        for try await (sessionId, userId, appId, orgId) in rows.decode((UUID, UUID, String, String).self) {
+        let rows = try await client.execute(AuthenticateStatement(authHash: SecureToken.hash(auth), now: now), logger: logger)
+        for try await (sessionId, userId, appId, orgId) in rows {
             return Authenticated(sessionId: sessionId, userId: userId, appId: appId, orgId: orgId)
         }
         return nil
+    }
+
+    /// Every authenticated call runs this, so it is prepared once per connection (PostgreSQL then
+    /// skips parsing and planning the join on each call).
+    struct AuthenticateStatement: PostgresPreparedStatement {
+        static let sql = """
+            SELECT s.id, s.user_id, p.app_id, p.org_id FROM participant_sessions s
+            JOIN participants p ON p.user_id = s.user_id
+            WHERE s.auth_hash = $1 AND s.revoked_at IS NULL AND s.auth_expires_at > $2
+            """
+        static let bindingDataTypes: [PostgresDataType] = [.text, .timestamptz]
+        typealias Row = (UUID, UUID, String, String)
+
+        var authHash: String
+        var now: Date
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(authHash)
+            bindings.append(now)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
     /// Exchanges a refresh token for a new key and a new refresh token, within the app.

@@ -98,58 +98,99 @@ struct StudyStateStore: Sendable {
     }
 
     /// Upserts each item; a stale replay (an earlier run, or a step back within a run,
-    /// `StudyStates.isFresher`) leaves the stored row as it is. One statement per item, checked in
-    /// the statement itself: the usual single-item call is one round trip, and several items are
-    /// applied in one transaction.
+    /// `StudyStates.isFresher`) leaves the stored row as it is. One prepared statement per item,
+    /// checked in the statement itself: the usual single-item call is one round trip, and several
+    /// items are applied in one transaction.
     func update(_ updates: [StudyStates.ActivityUpdate], userId: UUID, now: Date = Date()) async throws {
-        if updates.count == 1 {
-            try await client.query(try upsert(updates[0], userId: userId, now: now), logger: logger)
+        let statements = try updates.map { try UpsertActivityStatement(update: $0, userId: userId, now: now) }
+        if statements.count == 1 {
+            for try await _ in try await client.execute(statements[0], logger: logger) {}
             return
         }
         try await client.withTransaction(logger: logger) { connection in
-            for update in updates {
-                try await connection.query(try upsert(update, userId: userId, now: now), logger: logger)
+            for statement in statements {
+                for try await _ in try await connection.execute(statement, logger: logger) {}
             }
         }
     }
+}
 
-    private func upsert(_ update: StudyStates.ActivityUpdate, userId: UUID, now: Date) throws -> PostgresQuery {
-        let runs = try update.customScheduleRuns.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        let run = StudyStates.runNumber(update.activityRunId)
-        let rank = update.activityState.map(StudyStates.rank)
-        return """
-            INSERT INTO participant_activities AS stored (user_id, study_id, activity_id, activity_version, activity_state,
-                activity_run_id, bookmarked, runs_total, runs_completed, runs_missed, activity_start_date,
-                activity_end_date, anchor_date_version, anchor_date_created_date, custom_schedule_runs, updated_at)
-            VALUES (\(userId), \(update.studyId), \(update.activityId), coalesce(\(update.activityVersion), ''),
-                coalesce(\(update.activityState), 'yetToJoin'), coalesce(\(update.activityRunId), ''),
-                coalesce(\(update.bookmarked), false), coalesce(\(update.run?.total), 0),
-                coalesce(\(update.run?.completed), 0), coalesce(\(update.run?.missed), 0),
-                coalesce(\(update.activityStartDate), ''), coalesce(\(update.activityEndDate), ''),
-                coalesce(\(update.anchorDateVersion), ''), coalesce(\(update.anchorDatecreatedDate), ''),
-                coalesce(\(runs)::jsonb, '[]'), \(now))
-            ON CONFLICT (user_id, study_id, activity_id) DO UPDATE SET
-                activity_version = coalesce(\(update.activityVersion), stored.activity_version),
-                activity_state = coalesce(\(update.activityState), stored.activity_state),
-                activity_run_id = coalesce(\(update.activityRunId), stored.activity_run_id),
-                bookmarked = coalesce(\(update.bookmarked), stored.bookmarked),
-                runs_total = coalesce(\(update.run?.total), stored.runs_total),
-                runs_completed = coalesce(\(update.run?.completed), stored.runs_completed),
-                runs_missed = coalesce(\(update.run?.missed), stored.runs_missed),
-                activity_start_date = coalesce(\(update.activityStartDate), stored.activity_start_date),
-                activity_end_date = coalesce(\(update.activityEndDate), stored.activity_end_date),
-                anchor_date_version = coalesce(\(update.anchorDateVersion), stored.anchor_date_version),
-                anchor_date_created_date = coalesce(\(update.anchorDatecreatedDate), stored.anchor_date_created_date),
-                custom_schedule_runs = coalesce(\(runs)::jsonb, stored.custom_schedule_runs),
-                updated_at = \(now)
-            WHERE \(run)::bigint IS NULL
-                OR stored.activity_run_id !~ '^[0-9]{1,18}$'
-                OR \(run)::bigint > (CASE WHEN stored.activity_run_id ~ '^[0-9]{1,18}$' THEN stored.activity_run_id::bigint END)
-                OR (\(run)::bigint = (CASE WHEN stored.activity_run_id ~ '^[0-9]{1,18}$' THEN stored.activity_run_id::bigint END)
-                    AND (\(rank)::int IS NULL OR \(rank)::int >= CASE stored.activity_state
-                        WHEN 'yetToJoin' THEN 0 WHEN 'inProgress' THEN 1 ELSE 2 END))
-            """
+/// The activity-state upsert: what `updateActivityState` (the apps' most frequent write) runs, so
+/// it is prepared once per connection. The `WHERE` of the conflict branch is
+/// `StudyStates.isFresher`: a stored non-numeric run id, a later run, or the same run at the
+/// same or a later state replaces the row; anything else leaves it.
+struct UpsertActivityStatement: PostgresPreparedStatement {
+    static let sql = """
+        INSERT INTO participant_activities AS stored (user_id, study_id, activity_id, activity_version, activity_state,
+            activity_run_id, bookmarked, runs_total, runs_completed, runs_missed, activity_start_date,
+            activity_end_date, anchor_date_version, anchor_date_created_date, custom_schedule_runs, updated_at)
+        VALUES ($1, $2, $3, coalesce($4, ''), coalesce($5, 'yetToJoin'), coalesce($6, ''), coalesce($7, false),
+            coalesce($8, 0), coalesce($9, 0), coalesce($10, 0), coalesce($11, ''), coalesce($12, ''),
+            coalesce($13, ''), coalesce($14, ''), coalesce($15::jsonb, '[]'), $16)
+        ON CONFLICT (user_id, study_id, activity_id) DO UPDATE SET
+            activity_version = coalesce($4, stored.activity_version),
+            activity_state = coalesce($5, stored.activity_state),
+            activity_run_id = coalesce($6, stored.activity_run_id),
+            bookmarked = coalesce($7, stored.bookmarked),
+            runs_total = coalesce($8, stored.runs_total),
+            runs_completed = coalesce($9, stored.runs_completed),
+            runs_missed = coalesce($10, stored.runs_missed),
+            activity_start_date = coalesce($11, stored.activity_start_date),
+            activity_end_date = coalesce($12, stored.activity_end_date),
+            anchor_date_version = coalesce($13, stored.anchor_date_version),
+            anchor_date_created_date = coalesce($14, stored.anchor_date_created_date),
+            custom_schedule_runs = coalesce($15::jsonb, stored.custom_schedule_runs),
+            updated_at = $16
+        WHERE $17 IS NULL
+            OR stored.activity_run_id !~ '^[0-9]{1,18}$'
+            OR $17 > (CASE WHEN stored.activity_run_id ~ '^[0-9]{1,18}$' THEN stored.activity_run_id::bigint END)
+            OR ($17 = (CASE WHEN stored.activity_run_id ~ '^[0-9]{1,18}$' THEN stored.activity_run_id::bigint END)
+                AND ($18 IS NULL OR $18 >= CASE stored.activity_state
+                    WHEN 'yetToJoin' THEN 0 WHEN 'inProgress' THEN 1 ELSE 2 END))
+        """
+    static let bindingDataTypes: [PostgresDataType] = [
+        .uuid, .text, .text, .text, .text, .text, .bool, .int4, .int4, .int4, .text, .text, .text, .text, .text,
+        .timestamptz, .int8, .int4,
+    ]
+    typealias Row = Void
+
+    var update: StudyStates.ActivityUpdate
+    var userId: UUID
+    var now: Date
+    /// `customScheduleRuns` as JSON text.
+    var runs: String?
+
+    init(update: StudyStates.ActivityUpdate, userId: UUID, now: Date) throws {
+        self.update = update
+        self.userId = userId
+        self.now = now
+        runs = try update.customScheduleRuns.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
     }
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 18)
+        bindings.append(userId)
+        bindings.append(update.studyId)
+        bindings.append(update.activityId)
+        bindings.append(update.activityVersion)
+        bindings.append(update.activityState)
+        bindings.append(update.activityRunId)
+        bindings.append(update.bookmarked)
+        bindings.append(update.run.map { Int32(clamping: $0.total) })
+        bindings.append(update.run.map { Int32(clamping: $0.completed) })
+        bindings.append(update.run.map { Int32(clamping: $0.missed) })
+        bindings.append(update.activityStartDate)
+        bindings.append(update.activityEndDate)
+        bindings.append(update.anchorDateVersion)
+        bindings.append(update.anchorDatecreatedDate)
+        bindings.append(runs)
+        bindings.append(now)
+        bindings.append(StudyStates.runNumber(update.activityRunId))
+        bindings.append(update.activityState.map { Int32(StudyStates.rank($0)) })
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws {}
 }
 
 /// `yyyy-MM-dd'T'HH:mm:ss.SSSZ` in UTC, the registration server's date format.
