@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 @testable import RegistrationService
 import StudyModels
 import Testing
@@ -218,8 +219,35 @@ import TestSupport
             let write = try await h.call(
                 "updateStudyState", body: ["studies": [["studyId": "S1", "status": "Withdrawn"]]], auth: a.auth, userId: b.userId)
             #expect(write.status == .forbidden)
+            // B's consent, profile, activities and account are out of A's reach too.
+            let pdf = Data("%PDF-1.4\n% B's signature\n%%EOF\n".utf8).base64EncodedString()
+            #expect(try await h.call(
+                "updateEligibilityConsentStatus",
+                body: ["studyId": "S1", "eligibility": true, "consent": ["version": "1.0", "status": "completed", "pdf": pdf],
+                       "sharing": "true"], auth: b.auth, userId: b.userId).status == .ok)
+            let attempts: [(String, HTTPRequest.Method, [String: Any]?, String?)] = [
+                ("consentPDF", .get, nil, "studyId=S1&consentVersion="),
+                ("updateEligibilityConsentStatus", .post,
+                 ["studyId": "S1", "eligibility": true, "consent": ["version": "2.0", "status": "completed", "pdf": pdf],
+                  "sharing": "false"], nil),
+                ("updateUserProfile", .post, ["settings": ["remoteNotifications": false]], nil),
+                ("updateActivityState", .post,
+                 ["studyId": "S1", "activity": [["activityId": "x", "activityRunId": "1", "activityState": "completed"]]], nil),
+                ("withdraw", .delete, ["studyId": "S1", "deleteData": true], nil),
+                ("deactivate", .delete, ["deleteData": ["S1"]], nil),
+                ("logout", .delete, ["reason": "user_action"], nil),
+                ("changePassword", .post, ["currentPassword": "Passw0rd!", "newPassword": "Taken-0ver1"], nil),
+            ]
+            for (name, method, body, query) in attempts {
+                let reply = try await h.call(name, method: method, body: body, query: query, auth: a.auth, userId: b.userId)
+                #expect(reply.status == .forbidden, "\(name)")
+            }
             let bState = try await h.call("studyState", method: .get, auth: b.auth, userId: b.userId)
             #expect(bState.json["studies"]?.arrayCount == 1)
+            #expect(bState.json["studies"].flatMap { if case .array(let a) = $0 { a.first?["status"]?.text } else { nil } } == "inProgress")
+            let bConsent = try await h.call("consentPDF", method: .get, query: "studyId=S1&consentVersion=", auth: b.auth, userId: b.userId)
+            #expect(bConsent.json["consent"]?["version"]?.text == "1.0")
+            #expect(try await h.call("userProfile", method: .get, auth: b.auth, userId: b.userId).status == .ok)
             #expect(try await h.call("studyState", method: .get, auth: a.auth, userId: a.userId).json["studies"] == .array([]))
         }
     }
