@@ -40,7 +40,7 @@ public struct OutboxWorker: Service {
 
         /// The wait before attempt `attempts + 1`: doubling from `firstBackoff`, capped, with ±20% jitter
         /// so that messages that failed together do not retry together.
-        func backoff(afterAttempts attempts: Int) -> Duration {
+        public func backoff(afterAttempts attempts: Int) -> Duration {
             let base = Double(firstBackoff.components.seconds) * pow(2, Double(min(max(attempts - 1, 0), 30)))
             let capped = min(base, Double(maxBackoff.components.seconds))
             return .milliseconds(Int64(capped * 1000 * Double.random(in: 0.8...1.2)))

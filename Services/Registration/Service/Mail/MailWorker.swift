@@ -1,15 +1,18 @@
 import Foundation
 import Logging
+import ServiceKit
 import ServiceLifecycle
 
 /// Sends queued e-mail through the configured transport with retries and backoff (2 s doubling
-/// to 15 minutes, 30 attempts); a permanent refusal stops at once. Replicas share the queue
+/// to 15 minutes with jitter, 30 attempts); a permanent refusal stops at once. Replicas share the queue
 /// through `SKIP LOCKED`.
 struct MailWorker: Service {
     let outbox: MailOutbox
     let transport: any MailTransport
     let pollInterval: Duration
     let maxAttempts: Int
+    /// The backoff every StudyStack outbox uses: 2 s doubling to 15 minutes, with jitter.
+    var retry: OutboxWorker.Policy { OutboxWorker.Policy(maxAttempts: maxAttempts) }
     let isReady: @Sendable () -> Bool
     let logger: Logger
 
@@ -39,10 +42,9 @@ struct MailWorker: Service {
             } catch {
                 let permanent = (error as? MailDeliveryError)?.permanent ?? false
                 let giveUp = permanent || queued.attempts >= maxAttempts
-                let seconds = min(2 * pow(2, Double(queued.attempts - 1)), 900)
                 try await outbox.markFailed(
                     id: queued.id, error: String(describing: error).prefix(300).description,
-                    retryAfter: giveUp ? nil : .milliseconds(Int64(seconds * 1000)))
+                    retryAfter: giveUp ? nil : retry.backoff(afterAttempts: queued.attempts))
                 logger.warning(
                     giveUp ? "mail given up" : "mail will be retried",
                     metadata: ["mail_id": "\(queued.id)", "kind": "\(queued.kind)", "attempts": "\(queued.attempts)",

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOSSL
 import Metrics
+import ServiceKit
 import ServiceLifecycle
 import StudyModels
 
@@ -105,9 +106,9 @@ struct PushWorker: Service {
             try await outbox.removeUnregistered(queued, reason: reason)
             logger.info("push token removed", metadata: ["push_id": "\(queued.id)", "reason": "\(reason)"])
         case .retry(let reason) where queued.attempts < maxAttempts:
-            let seconds = min(2 * pow(2, Double(queued.attempts - 1)), 900)
             try await outbox.markFailed(
-                id: queued.id, error: String(reason.prefix(300)), retryAfter: .milliseconds(Int64(seconds * 1000)))
+                id: queued.id, error: String(reason.prefix(300)),
+                retryAfter: OutboxWorker.Policy(maxAttempts: maxAttempts).backoff(afterAttempts: queued.attempts))
             logger.warning("push will be retried", metadata: ["push_id": "\(queued.id)", "reason": "\(reason)"])
         case .retry(let reason), .failed(let reason):
             try await outbox.markFailed(id: queued.id, error: String(reason.prefix(300)), retryAfter: nil)
