@@ -97,11 +97,13 @@ signing_key() {
 }
 running() { [ -f "$data/run/$1.pid" ] && kill -0 "$(cat "$data/run/$1.pid")" 2>/dev/null; }
 # Settings only one service reads: study-metadata creates the first super-admin; registration
-# seals secrets at rest with the encryption key and writes e-mail as files under .data/mail.
+# seals secrets at rest with the encryption key and writes e-mail as files under .data/mail;
+# response seals enrollment tokens with the same key.
 service_env() {
     case "$1" in
     study-metadata) echo "STUDYSTACK_ADMIN_EMAIL=$STUDYSTACK_ADMIN_EMAIL STUDYSTACK_ADMIN_PASSWORD=$STUDYSTACK_ADMIN_PASSWORD" ;;
     registration) echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY MAIL_DIRECTORY=$data/mail CONSENT_DIRECTORY=$data/consents" ;;
+    response) echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY" ;;
     esac
 }
 

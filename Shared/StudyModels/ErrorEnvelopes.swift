@@ -66,6 +66,17 @@ public struct LabKeyErrorEnvelope: Codable, Sendable, Equatable {
     public var exception: String
     public var errors: [FieldError]
 
+    /// Several validation failures, `(field, message)`; `exception` is the first one's message.
+    public init(failures: [(field: String?, message: String)]) {
+        self.success = false
+        self.exception = failures.first?.message ?? ""
+        self.errors = failures.map { failure in
+            FieldError(
+                id: failure.field.map { "requiredError.\($0)" } ?? "Error", msg: failure.message,
+                field: failure.field ?? "form", message: failure.message, severity: "ERROR")
+        }
+    }
+
     /// A validation failure on one field (or on the whole form when `field` is `nil`).
     public init(exception: String, field: String? = nil) {
         self.success = false

@@ -20,6 +20,10 @@ public enum InternalPaths {
         "/internal/v1/studies/\(escape(studyId))/versions/\(version)/document"
     }
 
+    /// Study-metadata: `POST` an `AdminSessionQuery`; an `AdminIdentity`, or 404 for a token that is
+    /// unknown, expired or revoked.
+    public static let adminSessions = "/internal/v1/admin-sessions/verify"
+
     /// Registration service: `PUT` an `AppSettingsSync` when an app is created or changed.
     public static func appSettings(appId: String) -> String {
         "/internal/v1/apps/\(escape(appId))"

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceKit
 import RegistrationService
+@testable import ResponseService
 import StudyMetadataService
 import Testing
 import TestSupport
@@ -77,6 +78,24 @@ import TestSupport
         // /healthz, /readyz, /metrics and whoami are ServiceKit's, documented once.
         let shared = try Self.operations(in: ["study-metadata-internal.yaml"])
         #expect(mounted.count > 25)
+        #expect(mounted.subtracting(own.union(shared)).sorted() == [], "routes without a documented operation")
+        #expect(own.subtracting(mounted).sorted() == [], "documented operations without a route")
+    }
+
+    @Test func responseRoutesAreAllDocumented() throws {
+        let catalog = RouteCatalog()
+        let reader = TestConfiguration.reader(
+            for: .response, databaseURL: "postgres://nobody@127.0.0.1:9/unused?sslmode=disable")
+        _ = try ResponseService.buildApplication(reader: reader, logger: Logger(label: "routes"), routeCatalog: catalog)
+        // The app API is one route per path segment, dispatched on the action: it stands for the
+        // documented `/mobileappstudy-<action>.api` operations (the `response-` prefix and any
+        // casing reach the same actions and are described in the document).
+        var mounted = Set(catalog.routes.map { "\($0.method) \(Self.openAPIPath($0.path))" })
+        #expect(mounted.contains("POST /{call}"))
+        mounted.subtract(["POST /{call}", "GET /{call}"])
+        mounted.formUnion(MobileAppRoutes.actions.map { "POST /mobileappstudy-\($0).api" })
+        let own = try Self.operations(in: ["response-app.yaml", "response-admin.yaml", "response-internal.yaml"])
+        let shared = try Self.operations(in: ["study-metadata-internal.yaml"])
         #expect(mounted.subtracting(own.union(shared)).sorted() == [], "routes without a documented operation")
         #expect(own.subtracting(mounted).sorted() == [], "documented operations without a route")
     }

@@ -1,4 +1,6 @@
 import ServiceKit
 import ResponseService
 
-await ServiceMain.run(descriptor: ResponseService.descriptor, build: ResponseService.buildApplication(reader:settings:logger:))
+await ServiceMain.run(descriptor: ResponseService.descriptor) { reader, settings, logger in
+    try ResponseService.buildApplication(reader: reader, settings: settings, logger: logger)
+}

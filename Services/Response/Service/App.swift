@@ -14,13 +14,44 @@ public enum ResponseService {
 
     /// Builds the application from parsed settings (what `main` does).
     public static func buildApplication(
-        reader: ConfigReader, settings: ServiceSettings, logger: Logger
+        reader: ConfigReader, settings: ServiceSettings, logger: Logger, routeCatalog: RouteCatalog? = nil
     ) throws -> ServiceApplication {
-        try buildServiceApplication(descriptor: descriptor, settings: settings, logger: logger)
+        let response = try ResponseSettings(reader: reader)
+        return try buildServiceApplication(
+            descriptor: descriptor, settings: settings, logger: logger,
+            errorFormat: { path in LabKeyCall.isLabKeyPath(path) ? .labKey : .admin },
+            addRoutes: { routes, environment in
+                let postgres = environment.postgres
+                let catalog = StudyCatalog(client: postgres, audit: environment.audit, logger: environment.logger)
+                let tokens = TokenStore(
+                    client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit,
+                    logger: environment.logger)
+                let participants = ParticipantStore(
+                    client: postgres, tokens: tokens, audit: environment.audit, logger: environment.logger)
+                InternalStudyEventRoutes(catalog: catalog).add(to: routes.internalGroup)
+                AdminTokenRoutes(
+                    catalog: catalog, tokens: tokens, authenticator: AdminAuthenticator(client: environment.internalClient),
+                    audit: environment.audit, maxBatch: response.maxTokenBatch
+                ).add(to: routes.router)
+                MobileAppRoutes(
+                    enrollment: EnrollmentRoutes(
+                        enrollment: Enrollment(catalog: catalog, participants: participants), participants: participants,
+                        catalog: catalog)
+                ).add(to: routes.router)
+                let resync = StudyResync(
+                    catalog: catalog, client: environment.internalClient, isReady: { environment.startup.isFinished },
+                    logger: environment.logger)
+                return [resync]
+            },
+            routeCatalog: routeCatalog)
     }
 
     /// Builds the application from a configuration reader (what tests do).
-    public static func buildApplication(reader: ConfigReader, logger: Logger) throws -> ServiceApplication {
-        try buildApplication(reader: reader, settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger)
+    public static func buildApplication(
+        reader: ConfigReader, logger: Logger, routeCatalog: RouteCatalog? = nil
+    ) throws -> ServiceApplication {
+        try buildApplication(
+            reader: reader, settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger,
+            routeCatalog: routeCatalog)
     }
 }

@@ -59,6 +59,7 @@ public enum StudyMetadataService {
                     authenticator: AppClientAuthenticator(apps: apps)
                 ).add(to: routes.router)
                 InternalStudyRoutes(published: published).add(to: routes.internalGroup)
+                InternalAdminRoutes(store: store).add(to: routes.internalGroup)
                 // Due notifications go to the registration service within seconds of their time.
                 let dispatcher = PeriodicJob(name: "notification-dispatch", every: .seconds(5), logger: environment.logger) {
                     guard environment.startup.isFinished else { return }

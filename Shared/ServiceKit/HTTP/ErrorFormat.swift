@@ -29,7 +29,12 @@ extension APIError {
         case .admin:
             body = Self.encode(AdminErrorBody(code: code, message: message, problems: problems))
         case .labKey:
-            body = Self.encode(LabKeyErrorEnvelope(exception: message, field: field))
+            if let problems, !problems.isEmpty {
+                // Several failures of one request: each in `errors`, the first as `exception`.
+                body = Self.encode(LabKeyErrorEnvelope(failures: problems.map { (field: $0.pointer, message: $0.message) }))
+            } else {
+                body = Self.encode(LabKeyErrorEnvelope(exception: message, field: field))
+            }
         case .statusMessage:
             let code = statusMessageCode ?? Self.statusMessageCode(for: status)
             headers[Self.statusCodeHeader] = String(code.rawValue)

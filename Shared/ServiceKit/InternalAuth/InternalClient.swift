@@ -120,5 +120,10 @@ public struct SymmetricKeyBox: Sendable {
 public struct InternalCallError: Error, CustomStringConvertible, Sendable {
     public let peer: ServiceName
     public let reason: String
+
+    public init(peer: ServiceName, reason: String) {
+        self.peer = peer
+        self.reason = reason
+    }
     public var description: String { "internal call to \(peer.rawValue) failed: \(reason)" }
 }

@@ -1,7 +1,66 @@
 import ServiceKit
 
-/// The response service's own schema changes, applied after ServiceKit's. Append only: an
-/// applied migration must never change (its checksum is checked at every start).
+/// The response service's tables.
 enum ResponseMigrations {
-    static let all: [Migration] = []
+    static let all: [Migration] = [
+        Migration(
+            component: "response", version: 1, name: "studies_tokens_participants",
+            statements: [
+                // Studies as study-metadata last described them. `study_key` is the upper-cased
+                // id, which is how the apps' studyId is matched (the original upper-cased it).
+                """
+                CREATE TABLE studies (
+                    study_key text PRIMARY KEY,
+                    study_id text NOT NULL,
+                    app_id text NOT NULL,
+                    org_id text NOT NULL,
+                    status text NOT NULL,
+                    version integer NOT NULL,
+                    event_at timestamptz NOT NULL,
+                    event jsonb NOT NULL,
+                    collection_enabled boolean NOT NULL DEFAULT true,
+                    updated_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                """
+                CREATE TABLE token_batches (
+                    id uuid PRIMARY KEY,
+                    study_key text NOT NULL REFERENCES studies (study_key),
+                    count integer NOT NULL CHECK (count > 0),
+                    created_by text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                "CREATE INDEX token_batches_study ON token_batches (study_key, created_at)",
+                // One enrollment per participant: the participant's app token is stored only as
+                // its SHA-256 (it is the credential every response call carries).
+                """
+                CREATE TABLE participants (
+                    id bigserial PRIMARY KEY,
+                    study_key text NOT NULL REFERENCES studies (study_key),
+                    app_token_hash text UNIQUE,
+                    status text NOT NULL CHECK (status IN ('enrolled', 'withdrawn')),
+                    allow_data_sharing text NOT NULL CHECK (allow_data_sharing IN ('true', 'false', 'NA')),
+                    language text,
+                    enrolled_at timestamptz NOT NULL DEFAULT now(),
+                    withdrawn_at timestamptz
+                )
+                """,
+                // Tokens are looked up by an HMAC (a keyed hash: the 26^8 space is small enough to
+                // enumerate, so a plain hash would not hide them) and kept sealed for the
+                // researcher's download.
+                """
+                CREATE TABLE enrollment_tokens (
+                    token_hmac text PRIMARY KEY,
+                    batch_id uuid NOT NULL REFERENCES token_batches (id),
+                    position integer NOT NULL,
+                    sealed bytea NOT NULL,
+                    participant_id bigint UNIQUE REFERENCES participants (id),
+                    used_at timestamptz
+                )
+                """,
+                "CREATE INDEX enrollment_tokens_batch ON enrollment_tokens (batch_id, position)",
+            ]
+        )
+    ]
 }

@@ -1,3 +1,4 @@
+import StudyModels
 import Foundation
 import Hummingbird
 import ServiceKit

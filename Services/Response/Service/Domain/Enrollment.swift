@@ -1,0 +1,71 @@
+import Foundation
+import StudyModels
+
+/// `enroll` and `validateEnrollmentToken`: the original's checks, in its order and words
+/// (`spec/response-server.md` 2.1-2.2). Failures accumulate as the original's did; clients read
+/// the first.
+struct Enrollment: Sendable {
+    struct Request: Sendable {
+        var studyId: String?
+        var token: String?
+        var allowDataSharing: String?
+        var language: String?
+    }
+
+    let catalog: StudyCatalog
+    let participants: ParticipantStore
+
+    /// Steps 1-4 (and 5 when `enrolling`); an empty list means the request may go ahead.
+    func problems(_ request: Request, enrolling: Bool) async throws -> (study: StudyCatalog.Study?, problems: [LabKeyProblem]) {
+        var problems: [LabKeyProblem] = []
+        var study: StudyCatalog.Study?
+        if let studyId = EnrollmentToken.normalized(request.studyId) {
+            study = try await catalog.study(studyId)
+            if let found = study, found.status != .active {
+                // Not in the original (it had no study lifecycle): a study that is not running
+                // takes no new participants.
+                problems.append(.init(field: "studyId", message: "Study with StudyId '\(studyId)' is not enrolling participants"))
+            } else if let study {
+                problems += try await tokenProblems(request, study: study)
+            } else {
+                problems.append(.init(field: "studyId", message: "Study with StudyId '\(studyId)' does not exist"))
+            }
+        } else {
+            problems.append(.init(field: "studyId", message: "StudyId is required"))
+        }
+        if enrolling {
+            switch request.allowDataSharing?.trimmingCharacters(in: .whitespacesAndNewlines) {
+            case nil, "":
+                problems.append(.init(field: "allowDataSharing", message: "allowDataSharing is required"))
+            case "true", "false", "NA":
+                break
+            case let value?:
+                problems.append(.init(field: "allowDataSharing", message: "Invalid allowDataSharing value: '\(value)'"))
+            }
+        }
+        return (study, problems)
+    }
+
+    private func tokenProblems(_ request: Request, study: StudyCatalog.Study) async throws -> [LabKeyProblem] {
+        guard let token = EnrollmentToken.normalized(request.token) else {
+            guard try await participants.studyHasTokens(study.key) else { return [] }
+            return [.init(field: "token", message: request.language?.lowercased() == "es" ? "Se requiere un token" : "Token is required")]
+        }
+        // A used token is reported before the checksum is looked at, as the original did.
+        let state = try await participants.tokenState(token)
+        if let state, state.studyKey == study.key, state.used {
+            return [.init(field: "token", message: "Token already in use")]
+        }
+        guard EnrollmentToken.isValid(token) else { return [.init(field: "token", message: "Invalid token: '\(token)'")] }
+        guard let state, state.studyKey == study.key else {
+            return [.init(field: "token", message: "Unknown token: '\(token)'")]
+        }
+        return []
+    }
+}
+
+/// One validation failure in the LabKey envelope's `errors`.
+struct LabKeyProblem: Sendable, Equatable {
+    var field: String
+    var message: String
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Hummingbird
+import ServiceKit
+import StudyModels
+
+/// `enroll`, `validateEnrollmentToken`, `resolveEnrollmentToken` (POST; parameters in the query
+/// string or a JSON body), dispatched by `MobileAppRoutes`.
+struct EnrollmentRoutes: Sendable {
+    struct EnrollReply: Encodable {
+        struct Data: Encodable { var appToken: String }
+        var success = true
+        var data: Data
+    }
+
+    struct ValidateReply: Encodable {
+        struct Property: Encodable {
+            var propertyId: String
+            var value: JSONValue
+        }
+
+        var success = true
+        var preEnrollmentParticipantProperties: [Property]
+    }
+
+    struct ResolveReply: Encodable {
+        var success = true
+        var studyId: String
+    }
+
+    struct NotFoundReply: Encodable {
+        var success = false
+        var message: String
+    }
+
+    let enrollment: Enrollment
+    let participants: ParticipantStore
+    let catalog: StudyCatalog
+
+    func request(_ call: LabKeyCall) -> Enrollment.Request {
+        Enrollment.Request(
+            studyId: call.string("studyId") ?? call.string("shortName"), token: call.string("token"),
+            allowDataSharing: call.string("allowDataSharing"), language: call.language)
+    }
+
+    func enroll(_ call: LabKeyCall) async throws -> Response {
+        let request = request(call)
+        let (study, problems) = try await enrollment.problems(request, enrolling: true)
+        guard problems.isEmpty, let study else { throw LabKeyCall.invalid(problems) }
+        do {
+            let appToken = try await participants.enroll(
+                studyKey: study.key, token: EnrollmentToken.normalized(request.token),
+                allowDataSharing: request.allowDataSharing!.trimmingCharacters(in: .whitespacesAndNewlines),
+                language: request.language)
+            return try LabKeyCall.reply(EnrollReply(data: .init(appToken: appToken)))
+        } catch is ParticipantStore.TokenTaken {
+            // A concurrent enrollment spent the token between the checks and the insert.
+            throw LabKeyCall.invalid([.init(field: "token", message: "Token already in use")])
+        }
+    }
+
+    func validate(_ call: LabKeyCall) async throws -> Response {
+        let (_, problems) = try await enrollment.problems(request(call), enrolling: false)
+        guard problems.isEmpty else { throw LabKeyCall.invalid(problems) }
+        // Pre-enrollment participant properties come with the properties upload, not built yet.
+        return try LabKeyCall.reply(ValidateReply(preEnrollmentParticipantProperties: []))
+    }
+
+    func resolve(_ call: LabKeyCall) async throws -> Response {
+        guard let token = EnrollmentToken.normalized(call.string("token")) else {
+            throw LabKeyCall.invalid([.init(field: "token", message: "Token is required")])
+        }
+        guard EnrollmentToken.isValid(token) else {
+            throw LabKeyCall.invalid([.init(field: "token", message: "Invalid token: '\(token)'")])
+        }
+        guard let state = try await participants.tokenState(token), let study = try await catalog.study(state.studyKey) else {
+            return try LabKeyCall.reply(NotFoundReply(message: "Token is not associated with a study ID"), status: .notFound)
+        }
+        return try LabKeyCall.reply(ResolveReply(studyId: study.studyId))
+    }
+}
+
+/// The LabKey-style app API: one route per path segment, dispatched on the action name.
+struct MobileAppRoutes {
+    let enrollment: EnrollmentRoutes
+
+    /// The actions served, as the apps spell them (matched in any case). Each changes something
+    /// or spends a secret, so each answers only POST, as the original's mutating actions did.
+    static let actions = ["enroll", "validateEnrollmentToken", "resolveEnrollmentToken"]
+    static let postOnly = Set(actions.map { $0.lowercased() })
+
+    func add(to router: Router<ServiceRequestContext>) {
+        router.post(":call", use: handle)
+        router.get(":call", use: handle)
+    }
+
+    @Sendable func handle(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        guard let action = LabKeyCall.action(in: try context.parameters.require("call")) else {
+            throw APIError.notFound("no such path")
+        }
+        guard Self.postOnly.contains(action) else {
+            throw APIError(.notFound, code: "not_found", message: "Unknown action: \(action)")
+        }
+        if request.method != .post { throw LabKeyCall.postRequired }
+        let call = try await LabKeyCall.read(request, context: context, action: action)
+        switch action {
+        case "enroll": return try await enrollment.enroll(call)
+        case "validateenrollmenttoken": return try await enrollment.validate(call)
+        default: return try await enrollment.resolve(call)
+        }
+    }
+}

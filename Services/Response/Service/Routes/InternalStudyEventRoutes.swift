@@ -1,0 +1,33 @@
+import Foundation
+import Hummingbird
+import ServiceKit
+import StudyModels
+
+/// `POST /internal/v1/study-events`: study-metadata's outbox reports every lifecycle action
+/// (signed; only study-metadata may call it). Repeated or late events are harmless: the newest
+/// (by version, then time) is kept.
+struct InternalStudyEventRoutes {
+    struct Received: ResponseEncodable {
+        var applied: Bool
+    }
+
+    let catalog: StudyCatalog
+
+    func add(to group: RouterGroup<ServiceRequestContext>) {
+        group.post("/v1/study-events", use: receive)
+    }
+
+    @Sendable func receive(_ request: Request, context: ServiceRequestContext) async throws -> Received {
+        guard context.internalCaller == ServiceName.studyMetadata.rawValue else {
+            throw APIError.forbidden("only study-metadata sends study events")
+        }
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let event = try? decoder.decode(StudyEvent.self, from: Data(buffer: buffer)) else {
+            throw APIError.badRequest("the body is not a study event")
+        }
+        guard Identifiers.isValid(event.studyId) else { throw APIError.badRequest("the study id \(Identifiers.rule)") }
+        return Received(applied: try await catalog.apply(event))
+    }
+}

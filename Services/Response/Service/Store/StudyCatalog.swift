@@ -1,0 +1,81 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// The studies study-metadata has told this service about (its `StudyEvent`s), and the one
+/// setting that belongs here: whether responses are collected.
+struct StudyCatalog: Sendable {
+    struct Study: Sendable, Equatable {
+        /// The id as study-metadata spells it.
+        var studyId: String
+        /// The upper-cased id the apps' `studyId` is matched on.
+        var key: String
+        var appId: String
+        var status: StudyEvent.Status
+        var version: Int
+        var collectionEnabled: Bool
+    }
+
+    let client: PostgresClient
+    let audit: AuditLog
+    let logger: Logger
+
+    static func key(_ studyId: String) -> String { studyId.uppercased() }
+
+    /// Keeps `event` unless a newer one is stored (by version, then time: a pause keeps the version
+    /// but comes later); true when it was kept.
+    @discardableResult
+    func apply(_ event: StudyEvent) async throws -> Bool {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let json = String(decoding: try encoder.encode(event), as: UTF8.self)
+        let rows = try await client.query(
+            """
+            INSERT INTO studies (study_key, study_id, app_id, org_id, status, version, event_at, event)
+            VALUES (\(Self.key(event.studyId)), \(event.studyId), \(event.appId), \(event.orgId), \(event.status.rawValue),
+                    \(event.version), \(event.at), \(json)::jsonb)
+            ON CONFLICT (study_key) DO UPDATE SET
+                study_id = excluded.study_id, app_id = excluded.app_id, org_id = excluded.org_id,
+                status = excluded.status, version = excluded.version, event_at = excluded.event_at,
+                event = excluded.event, updated_at = now()
+            WHERE (studies.version, studies.event_at) <= (excluded.version, excluded.event_at)
+            RETURNING 1
+            """, logger: logger)
+        var kept = false
+        for try await _ in rows { kept = true }
+        return kept
+    }
+
+    func study(_ studyId: String) async throws -> Study? {
+        let rows = try await client.query(
+            """
+            SELECT study_id, study_key, app_id, status, version, collection_enabled FROM studies
+            WHERE study_key = \(Self.key(studyId))
+            """, logger: logger)
+        for try await (id, key, app, status, version, enabled) in rows.decode((String, String, String, String, Int, Bool).self) {
+            return Study(
+                studyId: id, key: key, appId: app, status: StudyEvent.Status(rawValue: status) ?? .deactivated,
+                version: version, collectionEnabled: enabled)
+        }
+        return nil
+    }
+
+    /// Turns response collection on or off; false when the study is unknown.
+    func setCollection(_ studyId: String, enabled: Bool, actor: String) async throws -> Bool {
+        try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                "UPDATE studies SET collection_enabled = \(enabled) WHERE study_key = \(Self.key(studyId)) RETURNING 1",
+                logger: logger)
+            var found = false
+            for try await _ in rows { found = true }
+            if found {
+                try await audit.record(
+                    actor: actor, action: enabled ? "study.collection_enabled" : "study.collection_disabled",
+                    studyId: studyId, on: connection)
+            }
+            return found
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PostgresNIO
+@testable import ResponseService
+import ServiceKit
+import StudyMetadataService
+import StudyModels
+import Testing
+import TestSupport
+
+/// Token batches through the admin API, with study-metadata (live) answering who a bearer token
+/// belongs to.
+@Suite struct ResponseAdminTokenTests {
+    /// study-metadata live, the response service (router) pointed at it, a super-admin's token,
+    /// and study SLEEPWELL known to the response service.
+    func withServices(
+        announce: Bool = true, beforeResponse: @escaping @Sendable (any TestClientProtocol, String) async throws -> Void = { _, _ in },
+        _ body: @escaping @Sendable (any TestClientProtocol, any TestClientProtocol, String, PostgresClient) async throws -> Void
+    ) async throws {
+        try await TestDatabase.withFreshDatabase { metadataURL in
+            let metadata = try StudyMetadataService.buildApplication(
+                reader: TestConfiguration.reader(
+                    for: .studyMetadata, databaseURL: metadataURL,
+                    overrides: ["studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!"]),
+                logger: Logger(label: "metadata"))
+            try await metadata.test(.live) { metadataClient in
+                try await TestApplication.waitUntilReady(metadataClient)
+                let root = try await StudyDraftTests().login(metadataClient, "root@studystack.test", "Sup3r-Secret!")
+                try await beforeResponse(metadataClient, root)
+                try await TestDatabase.withFreshDatabase { responseURL in
+                    let reader = TestConfiguration.reader(
+                        for: .response, databaseURL: responseURL,
+                        overrides: ["studyMetadata.url": "http://127.0.0.1:\(metadataClient.port!)"])
+                    let response = try ResponseService.buildApplication(reader: reader, logger: Logger(label: "response"))
+                    try await response.test(.router) { client in
+                        try await TestApplication.waitUntilReady(client)
+                        try await TestDatabase.withClient(url: responseURL) { postgres, _ in
+                            let h = ResponseHarness(client: client, postgres: postgres)
+                            if announce { #expect(try await h.studyEvent("SLEEPWELL") == .ok) }
+                            try await body(client, metadataClient, root, postgres)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    func send(_ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, token: String?, body: String? = nil)
+        async throws -> (HTTPResponse.Status, String, HTTPFields)
+    {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) {
+            ($0.status, String(buffer: $0.body), $0.headers)
+        }
+    }
+
+    @Test func aHundredThousandTokensAreCreatedListedAndDownloaded() async throws {
+        try await withServices { client, _, root, postgres in
+            let started = ContinuousClock.now
+            let (created, createdBody, _) = try await send(
+                client, .post, "/admin/v1/studies/sleepwell/token-batches", token: root, body: #"{"count": 100000}"#)
+            let took = ContinuousClock.now - started
+            #expect(created == .created, "\(createdBody)")
+            let reply = try JSONDecoder().decode([String: JSONValue].self, from: Data(createdBody.utf8))
+            #expect(reply["count"] == .number(100_000))
+            let batchId = try #require(reply["batchId"]?.text)
+            print("a 100,000-token batch took \(took) (debug build, through HTTP)")
+
+            let (listed, listBody, _) = try await send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: root)
+            #expect(listed == .ok)
+            let list = try JSONDecoder().decode(JSONValue.self, from: Data(listBody.utf8))
+            guard case .array(let batches)? = list["batches"], let first = batches.first else {
+                Issue.record("no batches: \(listBody)")
+                return
+            }
+            #expect(first["count"] == .number(100_000))
+            #expect(first["used"] == .number(0))
+            #expect(first["createdBy"]?.text == "root@studystack.test")
+
+            let (downloaded, csv, headers) = try await send(
+                client, .get, "/admin/v1/studies/SLEEPWELL/token-batches/\(batchId)/tokens.csv", token: root)
+            #expect(downloaded == .ok)
+            #expect(headers[.contentType] == "text/csv; charset=utf-8")
+            let lines = csv.split(separator: "\n")
+            #expect(lines.first == "token,used")
+            let tokens = lines.dropFirst().map { $0.split(separator: ",") }
+            #expect(tokens.count == 100_000)
+            #expect(Set(tokens.map { $0[0] }).count == 100_000)
+            #expect(tokens.allSatisfy { $0.count == 2 && $0[1] == "false" && $0[0].count == 9 && EnrollmentToken.isValid(String($0[0])) })
+
+            // Nothing of a token is stored in clear.
+            let sample = String(tokens[0][0])
+            let rows = try await postgres.query(
+                "SELECT count(*)::int FROM enrollment_tokens WHERE token_hmac = \(sample) OR position(\(sample)::bytea in sealed) > 0",
+                logger: Logger(label: "test"))
+            for try await count in rows.decode(Int.self) { #expect(count == 0) }
+            let audit = try await postgres.query(
+                "SELECT action FROM audit_events ORDER BY id", logger: Logger(label: "test"))
+            var actions: [String] = []
+            for try await action in audit.decode(String.self) { actions.append(action) }
+            #expect(actions == ["tokens.batch_created", "tokens.batch_downloaded"])
+        }
+    }
+
+    @Test func badRequestsAndOtherAdminsAreRefused() async throws {
+        try await withServices { client, metadataClient, root, postgres in
+            for body in [#"{"count": 0}"#, #"{"count": 100001}"#, #"{"count": "ten"}"#, "not json"] {
+                #expect(try await send(client, .post, "/admin/v1/studies/SLEEPWELL/token-batches", token: root, body: body).0
+                    == .badRequest, "\(body)")
+            }
+            #expect(try await send(client, .post, "/admin/v1/studies/NOSTUDY/token-batches", token: root, body: #"{"count": 1}"#).0
+                == .notFound)
+            #expect(try await send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: nil).0 == .unauthorized)
+            #expect(try await send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: "made-up").0 == .unauthorized)
+            // An admin without a role on the study.
+            let (_, other) = try await StudyDraftTests().makeAdmin(metadataClient, root: root, email: "norole@studystack.test")
+            #expect(try await send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: other).0 == .forbidden)
+            #expect(try await send(client, .post, "/admin/v1/studies/SLEEPWELL/token-batches", token: other, body: #"{"count": 1}"#).0
+                == .forbidden)
+            let rows = try await postgres.query("SELECT count(*)::int FROM token_batches", logger: Logger(label: "test"))
+            for try await count in rows.decode(Int.self) { #expect(count == 0) }
+
+            // Response collection can be turned off and on.
+            let (toggled, state, _) = try await send(
+                client, .put, "/admin/v1/studies/sleepwell/collection", token: root, body: #"{"enabled": false}"#)
+            #expect(toggled == .ok)
+            #expect(state.contains(#""collectionEnabled":false"#))
+            let enabled = try await postgres.query(
+                "SELECT collection_enabled FROM studies WHERE study_key = 'SLEEPWELL'", logger: Logger(label: "test"))
+            for try await value in enabled.decode(Bool.self) { #expect(value == false) }
+        }
+    }
+
+    @Test func studiesPublishedBeforeTheServiceStartedAreReadFromStudyMetadata() async throws {
+        let helper = StudyDraftTests()
+        try await withServices(announce: false, beforeResponse: { metadata, root in
+            _ = try await helper.send(metadata, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
+            let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+            _ = try await helper.send(metadata, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
+            #expect(try await helper.send(metadata, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
+        }) { client, _, root, postgres in
+            // The resync runs once the service has started; the study then answers here.
+            let deadline = ContinuousClock.now + .seconds(20)
+            var status: HTTPResponse.Status = .notFound
+            while ContinuousClock.now < deadline, status != .ok {
+                status = try await send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: root).0
+                if status != .ok { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(status == .ok)
+            let rows = try await postgres.query(
+                "SELECT study_id, status, version FROM studies", logger: Logger(label: "test"))
+            for try await (id, state, version) in rows.decode((String, String, Int).self) {
+                #expect(id == "SLEEPWELL")
+                #expect(state == "active")
+                #expect(version == 1)
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PostgresNIO
+@testable import ResponseService
+import ServiceKit
+import StudyModels
+import Testing
+import TestSupport
+
+/// Runs the response service against a fresh database and talks to it as the apps and
+/// study-metadata do.
+struct ResponseHarness: Sendable {
+    let client: any TestClientProtocol
+    let postgres: PostgresClient
+
+    static func run(
+        overrides: [String: String] = [:], _ body: @escaping @Sendable (ResponseHarness) async throws -> Void
+    ) async throws {
+        try await TestDatabase.withFreshDatabase { url in
+            let reader = TestConfiguration.reader(for: .response, databaseURL: url, overrides: overrides)
+            let app = try ResponseService.buildApplication(reader: reader, logger: Logger(label: "response-test"))
+            try await app.test(.router) { client in
+                try await TestApplication.waitUntilReady(client)
+                try await TestDatabase.withClient(url: url) { postgres, _ in
+                    try await body(ResponseHarness(client: client, postgres: postgres))
+                }
+            }
+        }
+    }
+
+    /// A study event as study-metadata's outbox delivers it.
+    @discardableResult
+    func studyEvent(
+        _ studyId: String, status: StudyEvent.Status = .active, version: Int = 1, at: Date = Date(),
+        as caller: ServiceName = .studyMetadata
+    ) async throws -> HTTPResponse.Status {
+        let event = StudyEvent(
+            studyId: studyId, appId: "DEMOAPP", orgId: "DEMOORG", status: status, version: version,
+            label: "1.\(version - 1)", consentVersion: 1, activities: [], participantProperties: [], action: "launch", at: at)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let body = Array(try encoder.encode(event))
+        var headers = TestApplication.signedHeaders(caller: caller, method: .post, path: InternalPaths.studyEvents, body: body)
+        headers[.contentType] = "application/json"
+        return try await client.execute(
+            uri: InternalPaths.studyEvents, method: .post, headers: headers, body: ByteBuffer(bytes: body)) { $0.status }
+    }
+
+    /// A call as the iOS app makes it (query string, empty body, no content type), or as Android
+    /// does (`json`: a JSON body).
+    func call(
+        _ path: String, query: [String: String] = [:], json: [String: Any]? = nil, method: HTTPRequest.Method = .post,
+        headers extra: HTTPFields = [:]
+    ) async throws -> (HTTPResponse.Status, JSONValue, HTTPFields) {
+        var components = URLComponents()
+        components.queryItems = query.isEmpty ? nil : query.map { URLQueryItem(name: $0.key, value: $0.value) }
+        let uri = "/\(path)" + (components.percentEncodedQuery.map { "?\($0)" } ?? "")
+        var headers = extra
+        var body: ByteBuffer?
+        if let json {
+            headers[.contentType] = "application/json"
+            body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json))
+        }
+        return try await client.execute(uri: uri, method: method, headers: headers, body: body) { response in
+            let value = (try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: response.body))) ?? .null
+            return (response.status, value, response.headers)
+        }
+    }
+
+    /// Creates a batch straight through the store (the admin API needs study-metadata; its own
+    /// tests run both) and returns its tokens in order.
+    func tokens(_ count: Int, study: String) async throws -> [String] {
+        let logger = Logger(label: "test")
+        let store = TokenStore(
+            client: postgres, encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!,
+            audit: AuditLog(client: postgres, logger: logger), logger: logger)
+        let batch = try await store.createBatch(studyKey: study.uppercased(), count: count, createdBy: "test")
+        var tokens: [String] = []
+        try await store.forEachToken(in: batch) { page in tokens += page.map(\.token) }
+        return tokens
+    }
+}
+
+extension JSONValue {
+    /// `exception` of a LabKey failure envelope.
+    var exception: String? { self["exception"]?.text }
+}
