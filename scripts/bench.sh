@@ -86,18 +86,18 @@ with open(sys.argv[1], "w") as out:
 PY
 {
     echo "BEGIN;"
-    while read -r uid token; do
+    while read -r uid session; do
         echo "INSERT INTO participants (user_id, app_id, org_id, email, email_key, password_hash, verified)
               VALUES ('$uid', 'BENCHAPP', 'BENCHORG', '$uid@bench.invalid', '$uid@bench.invalid', 'x', true);
               INSERT INTO participant_sessions (id, user_id, auth_hash, auth_expires_at, refresh_hash, refresh_expires_at)
-              VALUES (gen_random_uuid(), '$uid', encode(sha256(convert_to('$token', 'UTF8')), 'hex'), now() + interval '1 hour',
-                      encode(sha256(convert_to('r$token', 'UTF8')), 'hex'), now() + interval '1 hour');"
+              VALUES (gen_random_uuid(), '$uid', encode(sha256(convert_to('$session', 'UTF8')), 'hex'), now() + interval '1 hour',
+                      encode(sha256(convert_to('r$session', 'UTF8')), 'hex'), now() + interval '1 hour');"
     done <"$results.sessions"
     echo "COMMIT;"
 } | PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack studystack_registration >/dev/null
 {
     echo "local sessions = {"
-    while read -r uid token; do echo "  {\"$uid\", \"$token\"},"; done <"$results.sessions"
+    while read -r uid session; do echo "  {\"$uid\", \"$session\"},"; done <"$results.sessions"
     echo "}"
     cat <<'LUA'
 local counter = 0
@@ -120,8 +120,8 @@ wrk -t2 -c"$connections" -d"${duration}s" --latency -s "$results.activity.lua" "
 {
     echo "DROP TABLE IF EXISTS bench_sessions; CREATE TABLE bench_sessions (n int PRIMARY KEY, user_id uuid, auth_hash text);"
     n=0
-    while read -r uid token; do
-        echo "INSERT INTO bench_sessions VALUES ($n, '$uid', encode(sha256(convert_to('$token', 'UTF8')), 'hex'));"
+    while read -r uid session; do
+        echo "INSERT INTO bench_sessions VALUES ($n, '$uid', encode(sha256(convert_to('$session', 'UTF8')), 'hex'));"
         n=$((n + 1))
     done <"$results.sessions"
 } | PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack studystack_registration >/dev/null

@@ -84,6 +84,12 @@ struct ResponseHarness: Sendable {
     }
 }
 
+extension ResponseHarness {
+    func sql(_ query: PostgresQuery) async throws {
+        try await postgres.query(query, logger: Logger(label: "test"))
+    }
+}
+
 extension JSONValue {
     /// `exception` of a LabKey failure envelope.
     var exception: String? { self["exception"]?.text }

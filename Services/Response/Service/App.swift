@@ -36,7 +36,9 @@ public enum ResponseService {
                 MobileAppRoutes(
                     enrollment: EnrollmentRoutes(
                         enrollment: Enrollment(catalog: catalog, participants: participants), participants: participants,
-                        catalog: catalog)
+                        catalog: catalog),
+                    responses: ResponseRoutes(
+                        responses: ResponseStore(client: postgres, audit: environment.audit, logger: environment.logger))
                 ).add(to: routes.router)
                 let resync = StudyResync(
                     catalog: catalog, client: environment.internalClient, isReady: { environment.startup.isFinished },

@@ -4,7 +4,7 @@ import ServiceKit
 import StudyModels
 
 /// `enroll`, `validateEnrollmentToken`, `resolveEnrollmentToken` (POST; parameters in the query
-/// string or a JSON body), dispatched by `MobileAppRoutes`.
+/// string or a JSON body), dispatched by `MobileAppRoutes` below.
 struct EnrollmentRoutes: Sendable {
     struct EnrollReply: Encodable {
         struct Data: Encodable { var appToken: String }
@@ -82,10 +82,13 @@ struct EnrollmentRoutes: Sendable {
 /// The LabKey-style app API: one route per path segment, dispatched on the action name.
 struct MobileAppRoutes {
     let enrollment: EnrollmentRoutes
+    let responses: ResponseRoutes
 
     /// The actions served, as the apps spell them (matched in any case). Each changes something
     /// or spends a secret, so each answers only POST, as the original's mutating actions did.
-    static let actions = ["enroll", "validateEnrollmentToken", "resolveEnrollmentToken"]
+    static let actions = [
+        "enroll", "validateEnrollmentToken", "resolveEnrollmentToken", "processResponse", "withdrawFromStudy",
+    ]
     static let postOnly = Set(actions.map { $0.lowercased() })
 
     func add(to router: Router<ServiceRequestContext>) {
@@ -105,7 +108,9 @@ struct MobileAppRoutes {
         switch action {
         case "enroll": return try await enrollment.enroll(call)
         case "validateenrollmenttoken": return try await enrollment.validate(call)
-        default: return try await enrollment.resolve(call)
+        case "resolveenrollmenttoken": return try await enrollment.resolve(call)
+        case "processresponse": return try await responses.processResponse(call)
+        default: return try await responses.withdraw(call)
         }
     }
 }

@@ -61,6 +61,36 @@ enum ResponseMigrations {
                 """,
                 "CREATE INDEX enrollment_tokens_batch ON enrollment_tokens (batch_id, position)",
             ]
-        )
+        ),
+        Migration(
+            component: "response", version: 2, name: "responses",
+            statements: [
+                // Every submitted response, stored before the app is answered; processing into the
+                // study's tables reads from here. `fingerprint` makes an offline replay of the same
+                // response a no-op.
+                """
+                CREATE TABLE responses (
+                    id bigserial PRIMARY KEY,
+                    participant_id bigint NOT NULL REFERENCES participants (id),
+                    study_key text NOT NULL REFERENCES studies (study_key),
+                    activity_id text NOT NULL,
+                    activity_version text NOT NULL,
+                    activity_run_id text,
+                    language text,
+                    metadata jsonb NOT NULL,
+                    data jsonb NOT NULL,
+                    fingerprint text NOT NULL,
+                    status text NOT NULL DEFAULT 'pending'
+                        CHECK (status IN ('pending', 'processed', 'error', 'forwarded')),
+                    error_message text,
+                    received_at timestamptz NOT NULL DEFAULT now(),
+                    processed_at timestamptz,
+                    UNIQUE (participant_id, fingerprint)
+                )
+                """,
+                "CREATE INDEX responses_pending ON responses (id) WHERE status = 'pending'",
+                "CREATE INDEX responses_study ON responses (study_key, activity_id, status)",
+            ]
+        ),
     ]
 }

@@ -1,0 +1,106 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// Submitted responses and the participants they come from.
+struct ResponseStore: Sendable {
+    /// The participant an app token stands for.
+    struct Participant: Sendable, Equatable {
+        var id: Int64
+        var studyKey: String
+        var studyId: String
+        var withdrawn: Bool
+        var collectionEnabled: Bool
+    }
+
+    /// One response as `processResponse` accepts it.
+    struct Submission: Sendable {
+        var activityId: String
+        var activityVersion: String
+        var activityRunId: String?
+        var language: String?
+        var metadata: JSONValue
+        var data: JSONValue
+    }
+
+    let client: PostgresClient
+    let audit: AuditLog
+    let logger: Logger
+
+    func participant(appToken: String) async throws -> Participant? {
+        let rows = try await client.query(
+            """
+            SELECT p.id, p.study_key, s.study_id, p.status = 'withdrawn', s.collection_enabled
+            FROM participants p JOIN studies s ON s.study_key = p.study_key
+            WHERE p.app_token_hash = \(SecureToken.hash(appToken))
+            """, logger: logger)
+        for try await (id, key, studyId, withdrawn, enabled) in rows.decode((Int64, String, String, Bool, Bool).self) {
+            return Participant(id: id, studyKey: key, studyId: studyId, withdrawn: withdrawn, collectionEnabled: enabled)
+        }
+        return nil
+    }
+
+    /// What makes two submissions the same response: the activity, its version and run, and the
+    /// answers, in a canonical JSON form (keys sorted).
+    static func fingerprint(_ submission: Submission) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let canonical: JSONValue = .object([
+            "activityId": .string(submission.activityId), "version": .string(submission.activityVersion),
+            "activityRunId": submission.activityRunId.map(JSONValue.string) ?? .null, "data": submission.data,
+        ])
+        return SHA256.hash(data: try encoder.encode(canonical)).hexString
+    }
+
+    /// Stores the response (committed when this returns); a replay of one already stored is
+    /// recognised and stored nothing. Returns whether it was new.
+    @discardableResult
+    func store(_ submission: Submission, from participant: Participant) async throws -> Bool {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let metadata = String(decoding: try encoder.encode(submission.metadata), as: UTF8.self)
+        let data = String(decoding: try encoder.encode(submission.data), as: UTF8.self)
+        let rows = try await client.query(
+            """
+            INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, language,
+                                   metadata, data, fingerprint)
+            VALUES (\(participant.id), \(participant.studyKey), \(submission.activityId), \(submission.activityVersion),
+                    \(submission.activityRunId), \(submission.language), \(metadata)::jsonb, \(data)::jsonb,
+                    \(try Self.fingerprint(submission)))
+            ON CONFLICT (participant_id, fingerprint) DO NOTHING
+            RETURNING id
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    /// `withdrawFromStudy`: the participant is marked withdrawn and their app token stops working.
+    /// With `delete`, their responses and their enrollment token go too (the token then reports
+    /// `Unknown token`); without it everything stays and the token reports `Token already in use`.
+    /// False when no participant has the app token.
+    func withdraw(appToken: String, delete: Bool) async throws -> Bool {
+        try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE participants SET status = 'withdrawn', withdrawn_at = now(), app_token_hash = NULL
+                WHERE app_token_hash = \(SecureToken.hash(appToken))
+                RETURNING id, study_key
+                """, logger: logger)
+            var found: (Int64, String)?
+            for try await row in rows.decode((Int64, String).self) { found = row }
+            guard let (participantId, studyKey) = found else { return false }
+            if delete {
+                try await connection.query("DELETE FROM responses WHERE participant_id = \(participantId)", logger: logger)
+                try await connection.query(
+                    "DELETE FROM enrollment_tokens WHERE participant_id = \(participantId)", logger: logger)
+            }
+            try await audit.record(
+                actor: "participant:\(participantId)", action: delete ? "participant.withdrawn_deleted" : "participant.withdrawn",
+                studyId: studyKey, on: connection)
+            return true
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import HTTPTypes
+import Logging
+import PostgresNIO
+import StudyModels
+import Testing
+import TestSupport
+
+/// `processResponse` (stored durably before the answer, replays stored once, the original's
+/// checks and words) and `withdrawFromStudy` with and without deletion (`spec/response-server.md`
+/// 2.4-2.5), with the conformance data's complete request envelope.
+@Suite struct ResponseSubmissionTests {
+    static let envelopeURL = Conformance.labkey.appendingPathComponent("SurveyMetadata/MYTESTSTUDY_NewSurvey_1--RESPONSE.json")
+
+    /// The conformance envelope with this participant's app token in place of the original's.
+    static func envelope(appToken: String) throws -> [String: Any] {
+        var body = try JSONSerialization.jsonObject(with: Data(contentsOf: envelopeURL)) as! [String: Any]
+        body["participantId"] = appToken
+        return body
+    }
+
+    func enroll(_ h: ResponseHarness, study: String) async throws -> String {
+        let (status, body, _) = try await h.call(
+            "mobileappstudy-enroll.api", json: ["studyId": study, "allowDataSharing": "true"])
+        #expect(status == .ok)
+        return try #require(body["data"]?["appToken"]?.text)
+    }
+
+    func count(_ h: ResponseHarness, _ table: String) async throws -> Int {
+        let rows = try await h.postgres.query(
+            PostgresQueryText.count(table), logger: Logger(label: "test"))
+        for try await value in rows.decode(Int.self) { return value }
+        return -1
+    }
+
+    @Test func aResponseIsStoredOnceAndAnsweredAfterTheCommit() async throws {
+        try await ResponseHarness.run { h in
+            try await h.studyEvent("MYTESTSTUDY")
+            let appToken = try await enroll(h, study: "MYTESTSTUDY")
+            let envelope = try Self.envelope(appToken: appToken)
+            let (status, body, _) = try await h.call("mobileappstudy-processResponse.api", json: envelope)
+            #expect(status == .ok)
+            #expect(body == .object(["success": .bool(true)]))
+            // The app replays it after being offline: still success, still one row.
+            #expect(try await h.call("mobileappstudy-processresponse.api", json: envelope).0 == .ok)
+            #expect(try await count(h, "responses") == 1)
+            let rows = try await h.postgres.query(
+                "SELECT activity_id, activity_version, status, data FROM responses", logger: Logger(label: "test"))
+            for try await (activity, version, state, data) in rows.decode((String, String, String, String).self) {
+                #expect(activity == "NewSurvey")
+                #expect(version == "1")
+                #expect(state == "pending")
+                let stored = try JSONDecoder().decode(JSONValue.self, from: Data(data.utf8))
+                let sent = try JSONDecoder().decode(JSONValue.self, from: try JSONSerialization.data(withJSONObject: envelope["data"]!))
+                #expect(stored == sent)
+            }
+            // Another run of the same activity is another response.
+            var second = envelope
+            second["metadata"] = ["activityId": "NewSurvey", "version": "1", "activityRunId": "2"]
+            #expect(try await h.call("mobileappstudy-processResponse.api", json: second).0 == .ok)
+            #expect(try await count(h, "responses") == 2)
+        }
+    }
+
+    @Test func badSubmissionsGetTheOriginalsMessagesAndStoreNothing() async throws {
+        try await ResponseHarness.run { h in
+            try await h.studyEvent("MYTESTSTUDY")
+            let appToken = try await enroll(h, study: "MYTESTSTUDY")
+            let good = try Self.envelope(appToken: appToken)
+            func without(_ key: String) -> [String: Any] { good.filter { $0.key != key } }
+            func metadataWithout(_ key: String) -> [String: Any] {
+                var body = good
+                body["metadata"] = (good["metadata"] as! [String: Any]).filter { $0.key != key }
+                return body
+            }
+            var unknownKey = good
+            unknownKey["surprise"] = 1
+            var unknownToken = good
+            unknownToken["participantId"] = String(repeating: "0", count: 32)
+            let cases: [([String: Any]?, String)] = [
+                (nil, "Metadata not found"),
+                (without("metadata"), "Metadata not found"),
+                (without("participantId"), "ParticipantId not included in request"),
+                (unknownToken, "Unable to identify participant"),
+                (metadataWithout("activityId"), "ActivityId not included in request"),
+                (metadataWithout("version"), "SurveyVersion not included in request"),
+                (without("data"), "Response not included in request"),
+                (unknownKey, "Error binding property: Unrecognized field \"surprise\""),
+            ]
+            for (body, message) in cases {
+                let (status, reply, _) = try await h.call("mobileappstudy-processResponse.api", json: body)
+                #expect(status == .badRequest, "\(message)")
+                #expect(reply.exception == message)
+            }
+            // `appToken` is accepted and ignored, as the original did.
+            var withAppToken = good
+            withAppToken["appToken"] = "ignored"
+            #expect(try await count(h, "responses") == 0)
+            #expect(try await h.call("mobileappstudy-processResponse.api", json: withAppToken).0 == .ok)
+
+            // Collection turned off: refused with the study named.
+            try await h.sql("UPDATE studies SET collection_enabled = false")
+            var another = good
+            another["metadata"] = ["activityId": "NewSurvey", "version": "2"]
+            let (_, off, _) = try await h.call("mobileappstudy-processResponse.api", json: another)
+            #expect(off.exception == "Response collection is not currently enabled for study [ MYTESTSTUDY ]")
+            #expect(try await count(h, "responses") == 1)
+        }
+    }
+
+    @Test func withdrawalKeepsOrDeletesTheParticipantsData() async throws {
+        try await ResponseHarness.run { h in
+            try await h.studyEvent("MYTESTSTUDY")
+            let tokens = try await h.tokens(2, study: "MYTESTSTUDY")
+            var appTokens: [String] = []
+            for token in tokens {
+                let (status, body, _) = try await h.call(
+                    "mobileappstudy-enroll.api", query: ["studyId": "MYTESTSTUDY", "token": token, "allowDataSharing": "true"])
+                #expect(status == .ok)
+                let appToken = try #require(body["data"]?["appToken"]?.text)
+                appTokens.append(appToken)
+                #expect(try await h.call("mobileappstudy-processResponse.api", json: try Self.envelope(appToken: appToken)).0 == .ok)
+            }
+            #expect(try await count(h, "responses") == 2)
+
+            // Without deletion: the data and the token link stay; the app token stops working.
+            #expect(try await h.call("mobileappstudy-withdrawFromStudy.api", query: ["participantId": appTokens[0]]).0 == .ok)
+            #expect(try await count(h, "responses") == 2)
+            let (_, again, _) = try await h.call("mobileappstudy-withdrawFromStudy.api", query: ["participantId": appTokens[0]])
+            #expect(again.exception == "Invalid ParticipantId.")
+            let (_, kept, _) = try await h.call(
+                "mobileappstudy-validateEnrollmentToken.api", query: ["studyId": "MYTESTSTUDY", "token": tokens[0]])
+            #expect(kept.exception == "Token already in use")
+            let (_, gone, _) = try await h.call("mobileappstudy-processResponse.api", json: try Self.envelope(appToken: appTokens[0]))
+            #expect(gone.exception == "Unable to identify participant")
+
+            // With deletion: the responses and the token go.
+            #expect(try await h.call(
+                "mobileappstudy-withdrawFromStudy.api", json: ["participantId": appTokens[1], "delete": true]).0 == .ok)
+            #expect(try await count(h, "responses") == 1)
+            let (_, unknown, _) = try await h.call(
+                "mobileappstudy-validateEnrollmentToken.api", query: ["studyId": "MYTESTSTUDY", "token": tokens[1]])
+            #expect(unknown.exception == "Unknown token: '\(tokens[1])'")
+            #expect(try await h.call("mobileappstudy-withdrawFromStudy.api").1.exception == "ParticipantId not included in request")
+        }
+    }
+}
+
+/// Row counts for the tables these tests look at (names from this fixed list only).
+enum PostgresQueryText {
+    static func count(_ table: String) -> PostgresQuery {
+        switch table {
+        case "responses": "SELECT count(*)::int FROM responses"
+        case "participants": "SELECT count(*)::int FROM participants"
+        default: "SELECT -1"
+        }
+    }
+}
