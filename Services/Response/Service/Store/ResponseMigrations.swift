@@ -92,5 +92,43 @@ enum ResponseMigrations {
                 "CREATE INDEX responses_study ON responses (study_key, activity_id, status)",
             ]
         ),
+        Migration(
+            component: "response", version: 3, name: "study_tables",
+            statements: [
+                // Each study's responses live in real tables in a schema of its own; these rows
+                // describe them: the names as the designs spell them (matched in any case, as the
+                // original's lists were), the storage of each column, and the SQL names used.
+                """
+                CREATE TABLE study_schemas (
+                    study_key text PRIMARY KEY REFERENCES studies (study_key),
+                    schema_name text NOT NULL UNIQUE
+                )
+                """,
+                """
+                CREATE TABLE response_lists (
+                    id bigserial PRIMARY KEY,
+                    study_key text NOT NULL REFERENCES studies (study_key),
+                    name text NOT NULL,
+                    parent_id bigint REFERENCES response_lists (id),
+                    sql_name text NOT NULL,
+                    UNIQUE (study_key, sql_name)
+                )
+                """,
+                "CREATE UNIQUE INDEX response_lists_name ON response_lists (study_key, lower(name))",
+                """
+                CREATE TABLE response_columns (
+                    id bigserial PRIMARY KEY,
+                    list_id bigint NOT NULL REFERENCES response_lists (id),
+                    name text NOT NULL,
+                    storage text NOT NULL CHECK (storage IN ('DOUBLE', 'TIMESTAMP', 'BOOLEAN', 'VARCHAR', 'INTEGER')),
+                    max_length integer,
+                    system boolean NOT NULL DEFAULT false,
+                    sql_name text NOT NULL,
+                    UNIQUE (list_id, sql_name)
+                )
+                """,
+                "CREATE UNIQUE INDEX response_columns_name ON response_columns (list_id, lower(name))",
+            ]
+        ),
     ]
 }
