@@ -15,6 +15,11 @@ public enum InternalPaths {
         "/internal/v1/studies/\(escape(studyId))/activities/\(escape(activityId))/versions/\(version)"
     }
 
+    /// The same, with the version as the apps name it: a label ("1.0") or a number ("1").
+    public static func activity(studyId: String, activityId: String, version: String) -> String {
+        "/internal/v1/studies/\(escape(studyId))/activities/\(escape(activityId))/versions/\(escape(version))"
+    }
+
     /// Study-metadata: `GET` a frozen study version's whole document (`StudyDocument`).
     public static func document(studyId: String, version: Int) -> String {
         "/internal/v1/studies/\(escape(studyId))/versions/\(version)/document"

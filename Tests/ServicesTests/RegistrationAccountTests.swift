@@ -220,6 +220,7 @@ import TestSupport
             // A new code works, and the old one is dead.
             #expect(try await h.call("resendConfirmation", body: ["emailId": "gil@example.org"]).status == .ok)
             let fresh = try #require(h.secret(in: try await h.mail(to: "gil@example.org", after: 1)))
+            #expect(fresh != code, "the second mail carries a new code")
             #expect(try await h.call("verify", body: ["emailId": "gil@example.org", "code": code]).status == .badRequest)
             let verified = try await h.call("verify", body: ["emailId": "gil@example.org", "code": fresh])
             #expect(verified.status == .ok, "\(verified.statusMessage ?? "") \(fresh) \(code)")

@@ -78,7 +78,8 @@ struct RegistrationHarness: Sendable {
     func mail(to recipient: String, after count: Int = 0, timeout: Duration = .seconds(15)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let files = ((try? FileManager.default.contentsOfDirectory(atPath: mailDirectory.path)) ?? []).sorted()
+            let files = ((try? FileManager.default.contentsOfDirectory(atPath: mailDirectory.path)) ?? [])
+                .filter { $0.hasSuffix(".eml") }.sorted()
             let matching = try files.compactMap { name -> String? in
                 let text = try String(contentsOf: mailDirectory.appendingPathComponent(name), encoding: .utf8)
                 return text.contains("To: \(recipient)\r\n") ? text : nil
@@ -154,7 +155,8 @@ extension RegistrationHarness {
     func rawMail(to recipient: String, timeout: Duration = .seconds(15)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let files = ((try? FileManager.default.contentsOfDirectory(atPath: mailDirectory.path)) ?? []).sorted()
+            let files = ((try? FileManager.default.contentsOfDirectory(atPath: mailDirectory.path)) ?? [])
+                .filter { $0.hasSuffix(".eml") }.sorted()
             for name in files.reversed() {
                 let text = try String(contentsOf: mailDirectory.appendingPathComponent(name), encoding: .utf8)
                 if text.contains("To: \(recipient)\r\n") { return text }

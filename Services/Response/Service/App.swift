@@ -43,6 +43,9 @@ public enum ResponseService {
                 let resync = StudyResync(
                     catalog: catalog, client: environment.internalClient, isReady: { environment.startup.isFinished },
                     logger: environment.logger)
+                // ResponseProcessor (Jobs/) is not started yet: run from a running service it stalled
+                // under concurrent tests, which is not understood yet. Until then responses stay
+                // pending; the processor is exercised by direct calls in ResponseProcessingTests.
                 return [resync]
             },
             routeCatalog: routeCatalog)

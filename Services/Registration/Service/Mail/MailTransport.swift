@@ -19,10 +19,17 @@ struct FileMailTransport: MailTransport {
         // Microseconds since 1970, so the files sort in the order they were written.
         let stamp = String(Int64(Date().timeIntervalSince1970 * 1_000_000))
         let file = directory.appendingPathComponent("\(stamp)-\(messageId.prefix(12)).eml")
+        // Written beside it and renamed, so a reader never sees half a message.
+        let partial = directory.appendingPathComponent(".\(stamp)-\(messageId.prefix(12)).partial")
         guard FileManager.default.createFile(
-            atPath: file.path, contents: Data(message.rfc5322(messageId: messageId).utf8),
+            atPath: partial.path, contents: Data(message.rfc5322(messageId: messageId).utf8),
             attributes: [.posixPermissions: 0o600])
-        else { throw MailDeliveryError(reason: "could not write \(file.path)", permanent: false) }
+        else { throw MailDeliveryError(reason: "could not write \(partial.path)", permanent: false) }
+        do {
+            try FileManager.default.moveItem(at: partial, to: file)
+        } catch {
+            throw MailDeliveryError(reason: "could not write \(file.path): \(error)", permanent: false)
+        }
         logger.info("mail written", metadata: ["path": "\(file.path)"])
         return file.path
     }

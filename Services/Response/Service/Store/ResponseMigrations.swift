@@ -130,5 +130,49 @@ enum ResponseMigrations {
                 "CREATE UNIQUE INDEX response_columns_name ON response_columns (list_id, lower(name))",
             ]
         ),
+        Migration(
+            component: "response", version: 4, name: "response_metadata",
+            statements: [
+                // Each stored answer's timing (the original's ResponseMetadata): the list and field,
+                // the top row it belongs to, when it was started and ended, whether it was skipped.
+                """
+                CREATE TABLE response_metadata (
+                    id bigserial PRIMARY KEY,
+                    response_id bigint NOT NULL REFERENCES responses (id) ON DELETE CASCADE,
+                    participant_id bigint NOT NULL REFERENCES participants (id),
+                    list_name text NOT NULL,
+                    top_key bigint NOT NULL,
+                    field_name text NOT NULL,
+                    start_time timestamptz,
+                    end_time timestamptz,
+                    skipped boolean NOT NULL
+                )
+                """,
+                "CREATE INDEX response_metadata_participant ON response_metadata (participant_id)",
+                // Designs as study-metadata served them, kept for good per activity version, and
+                // whether the study's tables already have them.
+                """
+                CREATE TABLE activity_designs (
+                    study_key text NOT NULL REFERENCES studies (study_key),
+                    activity_id text NOT NULL,
+                    version text NOT NULL,
+                    design jsonb NOT NULL,
+                    applied_at timestamptz,
+                    fetched_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (study_key, activity_id, version)
+                )
+                """,
+            ]
+        ),
+        Migration(
+            component: "response", version: 5, name: "response_retries",
+            statements: [
+                // A response whose design cannot be fetched now waits without holding up the rest.
+                "ALTER TABLE responses ADD COLUMN attempts integer NOT NULL DEFAULT 0",
+                "ALTER TABLE responses ADD COLUMN next_attempt_at timestamptz NOT NULL DEFAULT now()",
+                "DROP INDEX responses_pending",
+                "CREATE INDEX responses_pending ON responses (next_attempt_at, id) WHERE status = 'pending'",
+            ]
+        ),
     ]
 }

@@ -83,6 +83,31 @@ struct StudyTables: Sendable {
         return name
     }
 
+    /// Every list of the study with its columns, by lower-cased name, and the study's schema
+    /// (nil before its first design).
+    func lists(studyKey: String, on connection: PostgresConnection) async throws -> (schema: String?, lists: [String: StoredList]) {
+        var schema: String?
+        for try await name in try await connection.query(
+            "SELECT schema_name FROM study_schemas WHERE study_key = \(studyKey)", logger: logger
+        ).decode(String.self) { schema = name }
+        var byId: [Int64: StoredList] = [:]
+        for try await (id, name, sqlName) in try await connection.query(
+            "SELECT id, name, sql_name FROM response_lists WHERE study_key = \(studyKey)", logger: logger
+        ).decode((Int64, String, String).self) {
+            byId[id] = StoredList(id: id, name: name, sqlName: sqlName, columns: [:])
+        }
+        for try await (listId, name, storage, length, system, sqlName) in try await connection.query(
+            """
+            SELECT c.list_id, c.name, c.storage, c.max_length, c.system, c.sql_name FROM response_columns c
+            JOIN response_lists l ON l.id = c.list_id WHERE l.study_key = \(studyKey)
+            """, logger: logger
+        ).decode((Int64, String, String, Int?, Bool, String).self) {
+            byId[listId]?.columns[name.lowercased()] = StoredColumn(
+                name: name, storage: storage, maxLength: length, system: system, sqlName: sqlName)
+        }
+        return (schema, Dictionary(uniqueKeysWithValues: byId.values.map { ($0.name.lowercased(), $0) }))
+    }
+
     /// A list by name (any case), with its columns.
     func list(_ name: String, studyKey: String, cached: [String: StoredList] = [:], on connection: PostgresConnection)
         async throws -> StoredList?

@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import ServiceLifecycle
+import StudyModels
+
+/// Processes pending responses into the study's tables (`spec/response-server.md` 4.3): the
+/// activity version's design is fetched and applied first, then the response is stored in one
+/// transaction with its status change. A response is claimed with `FOR UPDATE SKIP LOCKED` in that
+/// same transaction, so any number of replicas share the queue, and a worker that dies mid-way
+/// leaves nothing half-stored: its transaction rolls back and the response is still pending.
+/// A response the rules reject is marked `error` with the original's message; one whose design
+/// cannot be fetched now stays pending and is tried again later (backoff), while the responses
+/// behind it go on.
+struct ResponseProcessor: Service {
+    static let maxErrorLength = 977
+
+    let client: PostgresClient
+    let designs: DesignSource
+    let tables: StudyTables
+    let writer: ResponseWriter
+    let pollInterval: Duration
+    let isReady: @Sendable () -> Bool
+    let logger: Logger
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                if isReady() {
+                    do {
+                        while try await processNext() {}
+                    } catch {
+                        logger.warning("response processing paused", metadata: ["error": "\(String(reflecting: error))"])
+                    }
+                }
+                try await Task.sleep(for: pollInterval)
+            }
+        }
+    }
+
+    /// Processes the oldest unclaimed pending response; false when there is none (or it must wait).
+    @discardableResult
+    func processNext() async throws -> Bool {
+        try await client.withTransaction(logger: logger) { connection -> Bool in
+            let rows = try await connection.query(
+                """
+                SELECT r.id, r.participant_id, r.study_key, s.study_id, r.activity_id, r.activity_version, r.data::text,
+                       r.attempts
+                FROM responses r JOIN studies s ON s.study_key = r.study_key
+                WHERE r.status = 'pending' AND r.next_attempt_at <= now() ORDER BY r.id LIMIT 1
+                FOR UPDATE OF r SKIP LOCKED
+                """, logger: logger)
+            var claimed: (Int64, Int64, String, String, String, String, String, Int)?
+            for try await row in rows.decode((Int64, Int64, String, String, String, String, String, Int).self) { claimed = row }
+            guard let (id, participantId, studyKey, studyId, activityId, version, dataText, attempts) = claimed else { return false }
+            var logger = self.logger
+            logger[metadataKey: "response_id"] = "\(id)"
+            do {
+                try await designs.ensureApplied(studyKey: studyKey, studyId: studyId, activityId: activityId, version: version)
+            } catch is CancellationError {
+                throw CancellationError()  // shutting down: roll back, the response stays pending
+            } catch let error as DesignSource.Unavailable {
+                // Later, without holding up the responses behind it.
+                let wait = OutboxWorker.Policy().backoff(afterAttempts: attempts + 1).components
+                try await connection.query(
+                    """
+                    UPDATE responses SET attempts = attempts + 1, error_message = \(error.description),
+                        next_attempt_at = now() + make_interval(secs => \(Double(wait.seconds)))
+                    WHERE id = \(id)
+                    """, logger: logger)
+                logger.warning("design unavailable; the response waits", metadata: ["error": "\(error)"])
+                return true
+            } catch {
+                try await mark(id, status: "error", error: Self.message(error), on: connection)
+                return true
+            }
+            try await connection.query("SAVEPOINT store_response", logger: logger)
+            do {
+                let (schema, lists) = try await tables.lists(studyKey: studyKey, on: connection)
+                let data = try JSONDecoder().decode(JSONValue.self, from: Data(dataText.utf8))
+                let plan = try ResponseShredder(lists: lists, container: studyId).plan(activityId: activityId, data: data)
+                guard let schema else { throw ResponseShredder.Failure(description: "Invalid list '\(activityId)' for container '\(studyId)'") }
+                try await writer.insert(plan, schema: schema, participantId: participantId, responseId: id, on: connection)
+                try await mark(id, status: "processed", error: nil, on: connection)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                // Nothing of this response stays in the study's tables.
+                try await connection.query("ROLLBACK TO SAVEPOINT store_response", logger: logger)
+                try await mark(id, status: "error", error: Self.message(error), on: connection)
+                logger.info("response rejected", metadata: ["error": "\(Self.message(error))"])
+            }
+            return true
+        }
+    }
+
+    private func mark(_ id: Int64, status: String, error: String?, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            UPDATE responses SET status = \(status), error_message = \(error), processed_at = now() WHERE id = \(id)
+            """, logger: logger)
+    }
+
+    /// The error as the original stored it: its message, truncated like the original's column.
+    static func message(_ error: any Error) -> String {
+        let text: String =
+            switch error {
+            case let failure as ResponseShredder.Failure: failure.description
+            case let design as SurveySchema.DesignError: design.description
+            case is DecodingError: "Unable to parse the stored response"
+            default: "\(error)"
+            }
+        return text.count > maxErrorLength ? String(text.prefix(maxErrorLength)) + "... (message truncated)" : text
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import HTTPTypes
+import Logging
+import PostgresNIO
+@testable import ResponseService
+import ServiceKit
+import StudyModels
+import Testing
+import TestSupport
+
+/// Every design and response pair of the conformance data, submitted through the real HTTP API
+/// and processed into the study's tables (`spec/response-server.md` 4.3-4.5). The designs are put
+/// where the design source keeps what it fetched from study-metadata; fetching itself is tested
+/// against a running study-metadata below.
+@Suite(.serialized) struct ResponseProcessingTests {
+    static let study = "DYNAMICSCHEMASTUDY"
+
+    /// (activity, version) of every pair, in the order the original's tests applied them.
+    static let pairs: [(String, String)] = [
+        ("NewSurvey", "1"), ("NewSurvey", "2"), ("NewSurvey", "3"), ("NewSurvey", "4"), ("NewSurvey", "5"),
+        ("NewSurvey", "6"), ("NewSurvey", "7"), ("NewSurvey", "8"), ("NewSurvey", "9"), ("NewSurvey", "10"),
+        ("NewSurvey", "11"), ("NewSurvey", "13"), ("FKC-74", "1.0"), ("TOH-75", "1.0"), ("SSM-76", "1.0"),
+        ("OtherOption", "1"), ("OtherOptionUpdate", "1"), ("OtherOptionUpdate", "2"), ("OtherOptionBlanks", "1"),
+        ("empty", "1.0"),
+    ]
+
+    static func file(_ activity: String, _ version: String, response: Bool = false) -> URL {
+        Conformance.labkey.appendingPathComponent(
+            "SurveyMetadata/\(study)_\(activity)_\(version)\(response ? "--RESPONSE" : "").json")
+    }
+
+    func processor(_ h: ResponseHarness) -> ResponseProcessor {
+        let logger = Logger(label: "test")
+        let tables = StudyTables(client: h.postgres, logger: logger)
+        return ResponseProcessor(
+            client: h.postgres,
+            designs: DesignSource(
+                client: h.postgres,
+                internalClient: InternalClient(
+                    keys: try! InternalKeys(ownName: .response, signingKey: TestConfiguration.keys[.response]!, callerKeys: nil),
+                    peers: [:]),
+                tables: tables, logger: logger),
+            tables: tables, writer: ResponseWriter(logger: logger), pollInterval: .seconds(1), isReady: { true },
+            logger: logger)
+    }
+
+    /// Runs the processor until nothing is due, then reads response `id`'s status and error.
+    func settled(_ h: ResponseHarness, _ id: Int64) async throws -> (String, String?) {
+        let worker = processor(h)
+        while try await worker.processNext() {}
+        var found: (String, String?) = ("missing", nil)
+        let rows = try await h.postgres.query(
+            "SELECT status, error_message FROM responses WHERE id = \(id)", logger: Logger(label: "test"))
+        for try await row in rows.decode((String, String?).self) { found = row }
+        return found
+    }
+
+    /// Seeds the design as fetched (a malformed one as its raw text cannot be stored as JSON, so
+    /// it is left to be "fetched" and fail), submits the response, returns its id.
+    func submit(_ h: ResponseHarness, appToken: String, activity: String, version: String) async throws -> Int64 {
+        let designText = try String(contentsOf: Self.file(activity, version), encoding: .utf8)
+        if (try? JSONDecoder().decode(JSONValue.self, from: Data(designText.utf8))) != nil {
+            try await h.sql(
+                """
+                INSERT INTO activity_designs (study_key, activity_id, version, design)
+                VALUES (\(Self.study), \(activity), \(version), \(designText)::jsonb) ON CONFLICT DO NOTHING
+                """)
+        }
+        let data = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.file(activity, version, response: true)))
+        let (status, body, _) = try await h.call(
+            "mobileappstudy-processResponse.api",
+            json: ["type": "SurveyResponse", "participantId": appToken,
+                   "metadata": ["activityId": activity, "version": version], "data": data])
+        #expect(status == .ok, "\(activity) \(version): \(body)")
+        return try await latest(h)
+    }
+
+    @Test func everyConformancePairIsIngested() async throws {
+        try await ResponseHarness.run { h in
+            try await h.studyEvent(Self.study)
+            let (_, enrolled, _) = try await h.call(
+                "mobileappstudy-enroll.api", json: ["studyId": Self.study, "allowDataSharing": "true"])
+            let appToken = try #require(enrolled["data"]?["appToken"]?.text)
+            var outcome: [String: (String, String?)] = [:]
+            for (activity, version) in Self.pairs {
+                let id = try await submit(h, appToken: appToken, activity: activity, version: version)
+                outcome["\(activity)_\(version)"] = try await settled(h, id)
+            }
+            // Every pair is stored but two: the empty design, refused with the original's words, and
+            // version 11, whose design (malformed) is not here and cannot be fetched: it waits,
+            // without holding up the responses behind it.
+            for (activity, version) in Self.pairs {
+                let (status, error) = try #require(outcome["\(activity)_\(version)"])
+                switch (activity, version) {
+                case ("empty", _):
+                    #expect(status == "error")
+                    #expect(error == "Design document does not contain all the required fields (activityId, steps)")
+                case ("NewSurvey", "11"):
+                    #expect(status == "pending")
+                default:
+                    #expect(status == "processed", "\(activity) \(version): \(error ?? "")")
+                }
+            }
+
+            // What version 1's response became, value by value.
+            let survey = try await rows(h, "NewSurvey")
+            #expect(survey.count == 11)  // versions 1-10 and 13 write to NewSurvey; 11 waits
+            let first = try #require(survey.first)
+            #expect(first["ScaleField"] == .number(1.1))
+            #expect(first["ContinusousScaleField"] == .number(400.3))
+            #expect(first["IntegerField"] == .number(1))
+            #expect(first["DoubleField"] == .number(1.01))
+            #expect(first["DateTimeField"]?.text?.hasPrefix("2017-02-13T15:15:00") == true)
+            #expect(first["DateField"]?.text?.hasPrefix("2017-02-13T00:00:00") == true)
+            #expect(first["BooleanField"] == .bool(true))
+            #expect(first["TextScaleField"] == .string("Text Scale value v1"))
+            #expect(first["TimeOfDayField"] == .string("15:15:01"))
+            #expect(first["ShortTextField"] == .string("v1_defghijklmnopqrstuvwxyz"))
+            #expect(first["LocationField"] == .string("(47.6061\u{00B0} N, 122.3321\u{00B0} W)"))
+            #expect(first["ParticipantId"] != nil)
+            let key = try #require(first["Key"])
+            let choices = try await rows(h, "NewSurveyTextChoiceField").filter { $0["NewSurveyId"] == key }
+            #expect(choices.compactMap { $0["TextChoiceField"]?.text } == ["Survey", "Version1"])
+            let groups = try await rows(h, "NewSurveyGroupedList").filter { $0["NewSurveyId"] == key }
+            #expect(groups.count == 1)
+            let groupKey = try #require(groups.first?["Key"])
+            #expect(try await rows(h, "NewSurveyGroupedListTextChoiceField").filter { $0["NewSurveyGroupedListId"] == groupKey }
+                .compactMap { $0["TextChoiceField"]?.text } == ["Version", "1 grouped"])
+            #expect(try await rows(h, "NewSurveyGroupedListSubGroupedList").filter { $0["NewSurveyGroupedListId"] == groupKey }.count == 1)
+
+            // Active tasks and "other" choices.
+            let kicks = try await rows(h, "FKC-74counter")
+            #expect(kicks.count == 1)
+            #expect(kicks.first?["duration"] == .number(200))
+            #expect(kicks.first?["count"] == .number(33))
+            let other = try await rows(h, "OtherOptionOptionRequired")
+            #expect(other.compactMap { $0["OptionRequired"]?.text }.sorted() == ["I has other", "other choice name"])
+            #expect(other.compactMap { $0["OptionRequired_Other_Text"]?.text } == ["The other text value"])
+
+            // Each answer's timing is kept.
+            let timings = try await h.postgres.query(
+                "SELECT count(*)::int FROM response_metadata WHERE list_name = 'NewSurvey'", logger: Logger(label: "test"))
+            for try await count in timings.decode(Int.self) { #expect(count > 0) }
+        }
+    }
+
+    func latest(_ h: ResponseHarness) async throws -> Int64 {
+        for try await id in try await h.postgres.query("SELECT max(id) FROM responses", logger: Logger(label: "test")).decode(Int64.self) {
+            return id
+        }
+        return 0
+    }
+
+    /// A table of the study's schema as JSON objects, oldest row first.
+    func rows(_ h: ResponseHarness, _ table: String) async throws -> [JSONValue] {
+        let sql = "SELECT row_to_json(t)::text FROM \(SQLName.quoted(SQLName.schema(forStudy: Self.study))).\(SQLName.quoted(table)) t ORDER BY \"Key\""
+        var found: [JSONValue] = []
+        for try await text in try await h.postgres.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "test")).decode(String.self) {
+            found.append(try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)))
+        }
+        return found
+    }
+
+    @Test func rejectedResponsesGetTheOriginalsMessagesAndStoreNothing() async throws {
+        try await ResponseHarness.run { h in
+            try await h.studyEvent(Self.study)
+            let (_, enrolled, _) = try await h.call(
+                "mobileappstudy-enroll.api", json: ["studyId": Self.study, "allowDataSharing": "true"])
+            let appToken = try #require(enrolled["data"]?["appToken"]?.text)
+            // Version 1 first, so the lists exist.
+            #expect(try await settled(h, try await submit(h, appToken: appToken, activity: "NewSurvey", version: "1")).0 == "processed")
+            let before = try await rows(h, "NewSurvey").count
+
+            func result(_ type: String, _ key: String, _ value: Any) -> [String: Any] {
+                ["resultType": type, "key": key, "value": value, "skipped": false]
+            }
+            let cases: [([[String: Any]], String)] = [
+                ([result("scale", "ScaleField", "high")],
+                 "Value type for field 'ScaleField' expected to be Integer or Float but got class java.lang.String"),
+                ([result("numeric", "IntegerField", 5_000_000_000)],
+                 "Value type for field 'IntegerField' expected to be Integer or Float but got class java.lang.Long"),
+                ([result("boolean", "BooleanField", 1)],
+                 "Value type for field 'BooleanField' expected to be Boolean but got class java.lang.Integer"),
+                ([result("date", "DateField", "2017-02-13T15:15:00Z")],
+                 "Invalid date string format for field 'DateField' (2017-02-13T15:15:00Z)"),
+                ([result("date", "DateField", true)],
+                 "Value type for Date field 'DateField' expected to be String but got class java.lang.Boolean"),
+                ([result("text", "ShortTextField", 3.5)],
+                 "Value type for field 'ShortTextField' expected to be String but got class java.lang.Double"),
+                ([result("textChoice", "TextChoiceField", "one")],
+                 "Value type for choice field 'TextChoiceField' expected to be ArrayList but got class java.lang.String"),
+                ([result("scale", "NoSuchField", 1)], "Unable to find column 'NoSuchField' in list 'NewSurvey'"),
+                ([result("boolean", "ScaleField", true)],
+                 "Type 'boolean' (BOOLEAN) of result 'ScaleField' does not match expected type (DOUBLE)"),
+                ([result("grouped", "GroupedList", "x")],
+                 "Value type for grouped result field 'GroupedList' expected to be ArrayList but got class java.lang.String"),
+                // A fault deep in a form rolls back the whole response.
+                ([result("scale", "ScaleField", 2), result("grouped", "GroupedList", [[result("scale", "ScaleField", "deep")]])],
+                 "Value type for field 'ScaleField' expected to be Integer or Float but got class java.lang.String"),
+            ]
+            for (index, (results, message)) in cases.enumerated() {
+                let (status, _, _) = try await h.call(
+                    "mobileappstudy-processResponse.api",
+                    json: ["participantId": appToken, "metadata": ["activityId": "NewSurvey", "version": "1", "activityRunId": "\(index)"],
+                           "data": ["results": results]])
+                #expect(status == .ok)
+                let (state, error) = try await settled(h, try await latest(h))
+                #expect(state == "error")
+                #expect(error == "Problem storing data in list 'NewSurvey' in container '\(Self.study)'.\n\(message)")
+            }
+            #expect(try await rows(h, "NewSurvey").count == before)
+            // No results at all.
+            _ = try await h.call(
+                "mobileappstudy-processResponse.api",
+                json: ["participantId": appToken, "metadata": ["activityId": "NewSurvey", "version": "1", "activityRunId": "x"],
+                       "data": ["startTime": "2016-09-06T15:48:13.123+0000"]])
+            let (_, error) = try await settled(h, try await latest(h))
+            #expect(error == "Problem storing data in list 'NewSurvey' in container '\(Self.study)'.\nNo results provided in response.")
+        }
+    }
+}
