@@ -12,7 +12,7 @@ import TestSupport
 /// and processed into the study's tables (`spec/response-server.md` 4.3-4.5). The designs are put
 /// where the design source keeps what it fetched from study-metadata; fetching itself is tested
 /// against a running study-metadata below.
-@Suite(.serialized) struct ResponseProcessingTests {
+@Suite struct ResponseProcessingTests {
     static let study = "DYNAMICSCHEMASTUDY"
 
     /// (activity, version) of every pair, in the order the original's tests applied them.
@@ -44,15 +44,19 @@ import TestSupport
             logger: logger)
     }
 
-    /// Runs the processor until nothing is due, then reads response `id`'s status and error.
+    /// Waits for the service's own processor to settle response `id` (processed, error, or put
+    /// off because its design cannot be fetched); returns its status and error.
     func settled(_ h: ResponseHarness, _ id: Int64) async throws -> (String, String?) {
-        let worker = processor(h)
-        while try await worker.processNext() {}
-        var found: (String, String?) = ("missing", nil)
-        let rows = try await h.postgres.query(
-            "SELECT status, error_message FROM responses WHERE id = \(id)", logger: Logger(label: "test"))
-        for try await row in rows.decode((String, String?).self) { found = row }
-        return found
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            var found: (String, String?, Int)?
+            let rows = try await h.postgres.query(
+                "SELECT status, error_message, attempts FROM responses WHERE id = \(id)", logger: Logger(label: "test"))
+            for try await row in rows.decode((String, String?, Int).self) { found = row }
+            if let (status, error, attempts) = found, status != "pending" || attempts > 0 { return (status, error) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw HarnessError(description: "response \(id) was not processed")
     }
 
     /// Seeds the design as fetched (a malformed one as its raw text cannot be stored as JSON, so

@@ -43,10 +43,15 @@ public enum ResponseService {
                 let resync = StudyResync(
                     catalog: catalog, client: environment.internalClient, isReady: { environment.startup.isFinished },
                     logger: environment.logger)
-                // ResponseProcessor (Jobs/) is not started yet: run from a running service it stalled
-                // under concurrent tests, which is not understood yet. Until then responses stay
-                // pending; the processor is exercised by direct calls in ResponseProcessingTests.
-                return [resync]
+                let tables = StudyTables(client: postgres, logger: environment.logger)
+                let processor = ResponseProcessor(
+                    client: postgres,
+                    designs: DesignSource(
+                        client: postgres, internalClient: environment.internalClient, tables: tables,
+                        logger: environment.logger),
+                    tables: tables, writer: ResponseWriter(logger: environment.logger), pollInterval: .milliseconds(500),
+                    isReady: { environment.startup.isFinished }, logger: environment.logger)
+                return [resync, processor]
             },
             routeCatalog: routeCatalog)
     }

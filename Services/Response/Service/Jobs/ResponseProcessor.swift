@@ -6,10 +6,10 @@ import ServiceLifecycle
 import StudyModels
 
 /// Processes pending responses into the study's tables (`spec/response-server.md` 4.3): the
-/// activity version's design is fetched and applied first, then the response is stored in one
-/// transaction with its status change. A response is claimed with `FOR UPDATE SKIP LOCKED` in that
-/// same transaction, so any number of replicas share the queue, and a worker that dies mid-way
-/// leaves nothing half-stored: its transaction rolls back and the response is still pending.
+/// activity version's design is fetched and applied first (outside any transaction), then the
+/// response is claimed with `FOR UPDATE SKIP LOCKED` and stored in one transaction with its status
+/// change, so any number of replicas share the queue, and a worker that dies mid-way leaves
+/// nothing half-stored: its transaction rolls back and the response is still pending.
 /// A response the rules reject is marked `error` with the original's message; one whose design
 /// cannot be fetched now stays pending and is tried again later (backoff), while the responses
 /// behind it go on.
@@ -39,42 +39,64 @@ struct ResponseProcessor: Service {
         }
     }
 
-    /// Processes the oldest unclaimed pending response; false when there is none (or it must wait).
+    /// Processes the oldest due pending response; false when there is none.
+    ///
+    /// The design is made ready first, outside any transaction (it may take a call to
+    /// study-metadata, and no row lock or transaction should wait on the network); then the
+    /// response is claimed and stored in one transaction.
     @discardableResult
     func processNext() async throws -> Bool {
-        try await client.withTransaction(logger: logger) { connection -> Bool in
+        let due = try await client.query(
+            """
+            SELECT r.id, r.study_key, s.study_id, r.activity_id, r.activity_version, r.attempts
+            FROM responses r JOIN studies s ON s.study_key = r.study_key
+            WHERE r.status = 'pending' AND r.next_attempt_at <= now() ORDER BY r.id LIMIT 1
+            """, logger: logger)
+        var next: (Int64, String, String, String, String, Int)?
+        for try await row in due.decode((Int64, String, String, String, String, Int).self) { next = row }
+        guard let (id, studyKey, studyId, activityId, version, attempts) = next else { return false }
+        var logger = self.logger
+        logger[metadataKey: "response_id"] = "\(id)"
+        do {
+            try await designs.ensureApplied(studyKey: studyKey, studyId: studyId, activityId: activityId, version: version)
+        } catch let error as DesignSource.Unavailable {
+            // Later, without holding up the responses behind it.
+            let wait = OutboxWorker.Policy().backoff(afterAttempts: attempts + 1).components
+            try await client.query(
+                """
+                UPDATE responses SET attempts = attempts + 1, error_message = \(error.description),
+                    next_attempt_at = now() + make_interval(secs => \(Double(wait.seconds)))
+                WHERE id = \(id) AND status = 'pending'
+                """, logger: logger)
+            logger.warning("design unavailable; the response waits", metadata: ["error": "\(error)"])
+            return true
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            try await client.query(
+                """
+                UPDATE responses SET status = 'error', error_message = \(Self.message(error)), processed_at = now()
+                WHERE id = \(id) AND status = 'pending'
+                """, logger: logger)
+            return true
+        }
+        try await store(id, logger: logger)
+        return true
+    }
+
+    /// Claims response `id` (unless another worker has it) and stores it with its status change.
+    private func store(_ id: Int64, logger: Logger) async throws {
+        try await client.withTransaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
-                SELECT r.id, r.participant_id, r.study_key, s.study_id, r.activity_id, r.activity_version, r.data::text,
-                       r.attempts
+                SELECT r.participant_id, r.study_key, s.study_id, r.activity_id, r.data::text
                 FROM responses r JOIN studies s ON s.study_key = r.study_key
-                WHERE r.status = 'pending' AND r.next_attempt_at <= now() ORDER BY r.id LIMIT 1
+                WHERE r.id = \(id) AND r.status = 'pending'
                 FOR UPDATE OF r SKIP LOCKED
                 """, logger: logger)
-            var claimed: (Int64, Int64, String, String, String, String, String, Int)?
-            for try await row in rows.decode((Int64, Int64, String, String, String, String, String, Int).self) { claimed = row }
-            guard let (id, participantId, studyKey, studyId, activityId, version, dataText, attempts) = claimed else { return false }
-            var logger = self.logger
-            logger[metadataKey: "response_id"] = "\(id)"
-            do {
-                try await designs.ensureApplied(studyKey: studyKey, studyId: studyId, activityId: activityId, version: version)
-            } catch is CancellationError {
-                throw CancellationError()  // shutting down: roll back, the response stays pending
-            } catch let error as DesignSource.Unavailable {
-                // Later, without holding up the responses behind it.
-                let wait = OutboxWorker.Policy().backoff(afterAttempts: attempts + 1).components
-                try await connection.query(
-                    """
-                    UPDATE responses SET attempts = attempts + 1, error_message = \(error.description),
-                        next_attempt_at = now() + make_interval(secs => \(Double(wait.seconds)))
-                    WHERE id = \(id)
-                    """, logger: logger)
-                logger.warning("design unavailable; the response waits", metadata: ["error": "\(error)"])
-                return true
-            } catch {
-                try await mark(id, status: "error", error: Self.message(error), on: connection)
-                return true
-            }
+            var claimed: (Int64, String, String, String, String)?
+            for try await row in rows.decode((Int64, String, String, String, String).self) { claimed = row }
+            guard let (participantId, studyKey, studyId, activityId, dataText) = claimed else { return }
             try await connection.query("SAVEPOINT store_response", logger: logger)
             do {
                 let (schema, lists) = try await tables.lists(studyKey: studyKey, on: connection)
@@ -84,14 +106,13 @@ struct ResponseProcessor: Service {
                 try await writer.insert(plan, schema: schema, participantId: participantId, responseId: id, on: connection)
                 try await mark(id, status: "processed", error: nil, on: connection)
             } catch is CancellationError {
-                throw CancellationError()
+                throw CancellationError()  // shutting down: roll back, the response stays pending
             } catch {
                 // Nothing of this response stays in the study's tables.
                 try await connection.query("ROLLBACK TO SAVEPOINT store_response", logger: logger)
                 try await mark(id, status: "error", error: Self.message(error), on: connection)
                 logger.info("response rejected", metadata: ["error": "\(Self.message(error))"])
             }
-            return true
         }
     }
 
