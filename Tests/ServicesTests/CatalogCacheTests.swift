@@ -59,7 +59,13 @@ import TestSupport
                     }
 
                     // B really serves from memory: a change behind the services' back is not seen
-                    // until a notification says so.
+                    // until a notification says so. (First let any notification still on its way
+                    // from the app update arrive: on a loaded machine it can come after B already
+                    // reloaded when its copy expired, and would then show the change early.)
+                    try await Task.sleep(for: .seconds(1))
+                    try await eventually {
+                        try await api.get(b, "/StudyMetaData/termsPolicy", headers).1["terms"] as? String == "https://example.org/terms-v2"
+                    }
                     try await TestDatabase.withClient(url: url) { postgres, logger in
                         try await postgres.query(
                             "UPDATE apps SET definition = jsonb_set(definition, '{termsUrl}', '\"https://example.org/terms-v3\"')",
