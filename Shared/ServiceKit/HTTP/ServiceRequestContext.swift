@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import StudyModels
 
 /// The per-request context of every StudyStack route: only facts about this request.
 public struct ServiceRequestContext: RequestContext {
@@ -20,6 +21,12 @@ public struct ServiceRequestContext: RequestContext {
     }
 
     public var maxUploadSize: Int { bodyLimit }
+
+    /// Refuses (403) a signed internal call from any service but `service`: each internal
+    /// endpoint has one caller. `what` ends the message: "only study-metadata <what>".
+    public func requireCaller(_ service: ServiceName, _ what: String) throws {
+        guard internalCaller == service.rawValue else { throw APIError.forbidden("only \(service.rawValue) \(what)") }
+    }
 
     /// ISO 8601 dates, and `/` left unescaped so JSON Pointers and URLs read as written.
     public var responseEncoder: JSONEncoder {

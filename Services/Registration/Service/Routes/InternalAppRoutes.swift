@@ -18,9 +18,7 @@ struct InternalAppRoutes {
     }
 
     @Sendable func receive(_ request: Request, context: ServiceRequestContext) async throws -> Received {
-        guard context.internalCaller == ServiceName.studyMetadata.rawValue else {
-            throw APIError.forbidden("only study-metadata sends app settings")
-        }
+        try context.requireCaller(.studyMetadata, "sends app settings")
         let appId = try context.parameters.require("appId")
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         guard let sync = try? JSONDecoder().decode(AppSettingsSync.self, from: Data(buffer: buffer)) else {

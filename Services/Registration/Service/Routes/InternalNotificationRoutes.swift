@@ -17,9 +17,7 @@ struct InternalNotificationRoutes {
     }
 
     @Sendable func receive(_ request: Request, context: ServiceRequestContext) async throws -> Accepted {
-        guard context.internalCaller == ServiceName.studyMetadata.rawValue else {
-            throw APIError.forbidden("only study-metadata sends notifications")
-        }
+        try context.requireCaller(.studyMetadata, "sends notifications")
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

@@ -34,7 +34,7 @@ struct InternalPushCredentialRoutes {
     }
 
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> PushCredentialList {
-        try requireStudyMetadata(context)
+        try context.requireCaller(.studyMetadata, "manages push credentials")
         return PushCredentialList(credentials: try await store.summaries(appId: try context.parameters.require("appId")))
     }
 
@@ -47,18 +47,12 @@ struct InternalPushCredentialRoutes {
     }
 
     private func target(_ context: ServiceRequestContext) throws -> (String, Platform) {
-        try requireStudyMetadata(context)
+        try context.requireCaller(.studyMetadata, "manages push credentials")
         let appId = try context.parameters.require("appId")
         guard let platform = Platform(rawValue: try context.parameters.require("platform")) else {
             throw APIError.notFound("the platform is ios or android")
         }
         return (appId, platform)
-    }
-
-    private func requireStudyMetadata(_ context: ServiceRequestContext) throws {
-        guard context.internalCaller == ServiceName.studyMetadata.rawValue else {
-            throw APIError.forbidden("only study-metadata manages push credentials")
-        }
     }
 }
 

@@ -18,9 +18,7 @@ struct InternalStudyEventRoutes {
     }
 
     @Sendable func receive(_ request: Request, context: ServiceRequestContext) async throws -> Received {
-        guard context.internalCaller == ServiceName.studyMetadata.rawValue else {
-            throw APIError.forbidden("only study-metadata sends study events")
-        }
+        try context.requireCaller(.studyMetadata, "sends study events")
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

@@ -39,6 +39,7 @@ struct ResponseWriter: Sendable {
             case .timestamp(let date): bindings.append(date)
             }
         }
+        // Bind markers $1, $2, ... (one per column): every value travels as a parameter.
         let placeholders = (1...columns.count).map { "$\($0)" }.joined(separator: ", ")
         let sql = """
             INSERT INTO \(SQLName.quoted(schema)).\(SQLName.quoted(row.list.sqlName)) (\(columns.joined(separator: ", ")))
