@@ -51,6 +51,11 @@ fi
 chmod 600 "$secrets"
 # shellcheck disable=SC1090
 . "$secrets"
+# Added after the first secrets: the login participant queries run as (see docs/response-api.md).
+if [ -z "${STUDYSTACK_QUERY_DB_PASSWORD:-}" ]; then
+    STUDYSTACK_QUERY_DB_PASSWORD=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+    echo "STUDYSTACK_QUERY_DB_PASSWORD=$STUDYSTACK_QUERY_DB_PASSWORD" >>"$secrets"
+fi
 
 # --- PostgreSQL ---------------------------------------------------------------------------------
 pgbin=$(pg_bindir)
@@ -79,6 +84,14 @@ psql_admin -v pw="$STUDYSTACK_DB_PASSWORD" <<'SQL'
 SELECT format('CREATE ROLE studystack LOGIN PASSWORD %L', :'pw')
 WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'studystack') \gexec
 SQL
+# Participant queries (selectRows, executeSQL) log in as a role of their own, member of nothing,
+# read-only by default, so row-level security holds it whatever SQL reaches it.
+psql_admin -v pw="$STUDYSTACK_QUERY_DB_PASSWORD" <<'SQL'
+SELECT format('CREATE ROLE studystack_query LOGIN NOINHERIT PASSWORD %L', :'pw')
+WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'studystack_query') \gexec
+ALTER ROLE studystack_query SET default_transaction_read_only = on;
+ALTER ROLE studystack_query SET statement_timeout = '5s';
+SQL
 for svc in "${services[@]}"; do
     psql_admin -v db="${database[$svc]}" <<'SQL'
 SELECT format('CREATE DATABASE %I OWNER studystack', :'db')
@@ -98,12 +111,15 @@ signing_key() {
 running() { [ -f "$data/run/$1.pid" ] && kill -0 "$(cat "$data/run/$1.pid")" 2>/dev/null; }
 # Settings only one service reads: study-metadata creates the first super-admin; registration
 # seals secrets at rest with the encryption key and writes e-mail as files under .data/mail;
-# response seals enrollment tokens with the same key.
+# response seals enrollment tokens with the same key and runs participant queries as studystack_query.
 service_env() {
     case "$1" in
     study-metadata) echo "STUDYSTACK_ADMIN_EMAIL=$STUDYSTACK_ADMIN_EMAIL STUDYSTACK_ADMIN_PASSWORD=$STUDYSTACK_ADMIN_PASSWORD" ;;
     registration) echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY MAIL_DIRECTORY=$data/mail CONSENT_DIRECTORY=$data/consents" ;;
-    response) echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY" ;;
+    response)
+        echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY" \
+            "QUERY_DATABASE_URL=postgres://studystack_query:$STUDYSTACK_QUERY_DB_PASSWORD@127.0.0.1:$pgport/${database[response]}?sslmode=disable"
+        ;;
     esac
 }
 

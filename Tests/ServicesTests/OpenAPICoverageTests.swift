@@ -94,6 +94,9 @@ import TestSupport
         #expect(mounted.contains("POST /{call}"))
         mounted.subtract(["POST /{call}", "GET /{call}"])
         mounted.formUnion(MobileAppRoutes.actions.map { "POST /mobileappstudy-\($0).api" })
+        mounted.formUnion(
+            MobileAppRoutes.actions.filter { !MobileAppRoutes.postOnly.contains($0.lowercased()) }
+                .map { "GET /mobileappstudy-\($0).api" })
         let own = try Self.operations(in: ["response-app.yaml", "response-admin.yaml", "response-internal.yaml"])
         let shared = try Self.operations(in: ["study-metadata-internal.yaml"])
         #expect(mounted.subtracting(own.union(shared)).sorted() == [], "routes without a documented operation")

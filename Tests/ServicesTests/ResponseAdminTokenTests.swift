@@ -33,12 +33,15 @@ import TestSupport
                 try await TestDatabase.withFreshDatabase { responseURL in
                     let reader = TestConfiguration.reader(
                         for: .response, databaseURL: responseURL,
-                        overrides: ["studyMetadata.url": "http://127.0.0.1:\(metadataClient.port!)"])
+                        overrides: [
+                            "studyMetadata.url": "http://127.0.0.1:\(metadataClient.port!)",
+                            "query.databaseURL": try await ResponseHarness.readerURL(responseURL),
+                        ])
                     let response = try ResponseService.buildApplication(reader: reader, logger: Logger(label: "response"))
                     try await response.test(.router) { client in
                         try await TestApplication.waitUntilReady(client)
                         try await TestDatabase.withClient(url: responseURL) { postgres, _ in
-                            let h = ResponseHarness(client: client, postgres: postgres)
+                            let h = ResponseHarness(client: client, postgres: postgres, databaseURL: responseURL)
                             if announce { #expect(try await h.studyEvent("SLEEPWELL") == .ok) }
                             try await body(client, metadataClient, root, postgres)
                         }

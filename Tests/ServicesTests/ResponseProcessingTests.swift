@@ -31,7 +31,7 @@ import TestSupport
 
     func processor(_ h: ResponseHarness) -> ResponseProcessor {
         let logger = Logger(label: "test")
-        let tables = StudyTables(client: h.postgres, logger: logger)
+        let tables = StudyTables(client: h.postgres, access: h.access, logger: logger)
         return ResponseProcessor(
             client: h.postgres,
             designs: DesignSource(

@@ -15,17 +15,46 @@ import TestSupport
 struct ResponseHarness: Sendable {
     let client: any TestClientProtocol
     let postgres: PostgresClient
+    /// The database's URL as the service's own (superuser) role.
+    let databaseURL: String
+
+    /// The login participant queries run as (`query.databaseURL`).
+    static let readerRole = "studystack_query_reader"
+
+    var access: QueryAccess {
+        QueryAccess(readerRole: Self.readerRole, encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!)
+    }
+
+    /// `url` with the participant-query role as its user; the role is created once per cluster.
+    static func readerURL(_ url: String) async throws -> String {
+        try await TestDatabase.withAdminClient { client, logger in
+            // Tests run in parallel: a concurrent creation is as good as ours.
+            try await client.query(
+                """
+                DO $$ BEGIN
+                    CREATE ROLE studystack_query_reader LOGIN NOINHERIT;
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+                END $$
+                """, logger: logger)
+        }
+        var components = URLComponents(string: url)!
+        components.user = readerRole
+        components.password = nil
+        return components.string!
+    }
 
     static func run(
         overrides: [String: String] = [:], _ body: @escaping @Sendable (ResponseHarness) async throws -> Void
     ) async throws {
         try await TestDatabase.withFreshDatabase { url in
+            var overrides = overrides
+            if overrides["query.databaseURL"] == nil { overrides["query.databaseURL"] = try await readerURL(url) }
             let reader = TestConfiguration.reader(for: .response, databaseURL: url, overrides: overrides)
             let app = try ResponseService.buildApplication(reader: reader, logger: Logger(label: "response-test"))
             try await app.test(.router) { client in
                 try await TestApplication.waitUntilReady(client)
                 try await TestDatabase.withClient(url: url) { postgres, _ in
-                    try await body(ResponseHarness(client: client, postgres: postgres))
+                    try await body(ResponseHarness(client: client, postgres: postgres, databaseURL: url))
                 }
             }
         }

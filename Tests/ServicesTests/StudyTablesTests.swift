@@ -11,7 +11,7 @@ import TestSupport
 @Suite struct StudyTablesTests {
     static let study = "DYNAMICSCHEMASTUDY"
 
-    func tables(_ h: ResponseHarness) -> StudyTables { StudyTables(client: h.postgres, logger: Logger(label: "test")) }
+    func tables(_ h: ResponseHarness) -> StudyTables { StudyTables(client: h.postgres, access: h.access, logger: Logger(label: "test")) }
 
     func apply(_ h: ResponseHarness, _ design: String) async throws {
         try await tables(h).apply(try SurveySchemaTests.derive(design), studyKey: Self.study)

@@ -1,5 +1,6 @@
 import Configuration
 import Logging
+import PostgresNIO
 import ServiceKit
 import StudyModels
 
@@ -17,6 +18,16 @@ public enum ResponseService {
         reader: ConfigReader, settings: ServiceSettings, logger: Logger, routeCatalog: RouteCatalog? = nil
     ) throws -> ServiceApplication {
         let response = try ResponseSettings(reader: reader)
+        if let query = response.queryDatabase, query.username == settings.database.username {
+            // The service's own role owns the tables and is not held by their row-level security.
+            throw ConfigurationError(
+                ResponseSettings.Settings.queryDatabaseURL, "must name a role of its own, not the service's database user")
+        }
+        let access = QueryAccess(readerRole: response.queryDatabase?.username, encryptionKey: response.encryptionKey)
+        let queryClient = response.queryDatabase.map {
+            PostgresClient(
+                configuration: $0.clientConfiguration(applicationName: "response-participant-queries"), backgroundLogger: logger)
+        }
         return try buildServiceApplication(
             descriptor: descriptor, settings: settings, logger: logger,
             errorFormat: { path in LabKeyCall.isLabKeyPath(path) ? .labKey : .admin },
@@ -33,17 +44,23 @@ public enum ResponseService {
                     catalog: catalog, tokens: tokens, authenticator: AdminAuthenticator(client: environment.internalClient),
                     audit: environment.audit, maxBatch: response.maxTokenBatch
                 ).add(to: routes.router)
+                let responses = ResponseStore(client: postgres, audit: environment.audit, logger: environment.logger)
+                let queries = queryClient.map {
+                    ParticipantQueries(
+                        owner: postgres, reader: $0, access: access, timeout: response.queryTimeout,
+                        maxRows: response.queryMaxRows, timeZone: response.queryTimeZone, logger: environment.logger)
+                }
                 MobileAppRoutes(
                     enrollment: EnrollmentRoutes(
                         enrollment: Enrollment(catalog: catalog, participants: participants), participants: participants,
                         catalog: catalog),
-                    responses: ResponseRoutes(
-                        responses: ResponseStore(client: postgres, audit: environment.audit, logger: environment.logger))
+                    responses: ResponseRoutes(responses: responses),
+                    queries: QueryRoutes(responses: responses, queries: queries)
                 ).add(to: routes.router)
                 let resync = StudyResync(
                     catalog: catalog, client: environment.internalClient, isReady: { environment.startup.isFinished },
                     logger: environment.logger)
-                let tables = StudyTables(client: postgres, logger: environment.logger)
+                let tables = StudyTables(client: postgres, access: access, logger: environment.logger)
                 let processor = ResponseProcessor(
                     client: postgres,
                     designs: DesignSource(
@@ -51,7 +68,10 @@ public enum ResponseService {
                         logger: environment.logger),
                     tables: tables, writer: ResponseWriter(logger: environment.logger), pollInterval: .milliseconds(500),
                     isReady: { environment.startup.isFinished }, logger: environment.logger)
-                return [resync, processor]
+                return [resync, processor] + (queryClient.map { [$0] } ?? [])
+            },
+            afterMigrations: { environment in
+                try await access.prepare(client: environment.postgres, logger: environment.logger)
             },
             routeCatalog: routeCatalog)
     }

@@ -7,13 +7,25 @@ public struct ResponseSettings: Sendable {
     public enum Settings {
         public static let encryptionKey = Setting("studystack.encryptionKey", secret: true)
         public static let maxTokenBatch = Setting("tokens.maxBatch")
+        public static let queryDatabaseURL = Setting("query.databaseURL", secret: true)
+        public static let queryTimeout = Setting("query.timeoutMilliseconds")
+        public static let queryMaxRows = Setting("query.maxRows")
+        public static let queryTimeZone = Setting("query.timeZone")
     }
 
     /// AES-256 key (base64) for what is kept sealed at rest: enrollment tokens (the researcher
-    /// downloads them again) and, later, forwarding credentials.
+    /// downloads them again) and forwarding credentials; the participant-query scope key is
+    /// derived from it.
     public var encryptionKey: Data
     /// Largest enrollment-token batch one request may create.
     public var maxTokenBatch: Int
+    /// The role participant queries run as (`selectRows`, `executeSQL`): a login of its own,
+    /// never the service's, so row-level security applies to it. Nil: those calls are refused.
+    public var queryDatabase: DatabaseSettings?
+    public var queryTimeout: Duration
+    public var queryMaxRows: Int
+    /// The zone dates are written in for the apps, which parse them as New York time.
+    public var queryTimeZone: TimeZone
 
     public init(reader: ConfigReader) throws(ConfigurationError) {
         let settings = SettingsReader(reader)
@@ -23,5 +35,17 @@ public struct ResponseSettings: Sendable {
         }
         encryptionKey = key
         maxTokenBatch = try settings.integer(Settings.maxTokenBatch, default: 100_000, in: 1...1_000_000)
+        queryDatabase = try settings.text(Settings.queryDatabaseURL).map { (url: String) throws(ConfigurationError) in
+            var database = try DatabaseSettings(url: url, setting: Settings.queryDatabaseURL)
+            database.maxConnections = 10
+            return database
+        }
+        queryTimeout = .milliseconds(try settings.integer(Settings.queryTimeout, default: 2_000, in: 100...60_000))
+        queryMaxRows = try settings.integer(Settings.queryMaxRows, default: 10_000, in: 1...1_000_000)
+        let zone = settings.text(Settings.queryTimeZone) ?? "America/New_York"
+        guard let timeZone = TimeZone(identifier: zone) else {
+            throw ConfigurationError(Settings.queryTimeZone, "must be a time zone name such as America/New_York, got \"\(zone)\"")
+        }
+        queryTimeZone = timeZone
     }
 }

@@ -83,13 +83,18 @@ struct EnrollmentRoutes: Sendable {
 struct MobileAppRoutes {
     let enrollment: EnrollmentRoutes
     let responses: ResponseRoutes
+    let queries: QueryRoutes
 
-    /// The actions served, as the apps spell them (matched in any case). Each changes something
-    /// or spends a secret, so each answers only POST, as the original's mutating actions did.
+    /// The actions served, as the apps spell them (matched in any case).
     static let actions = [
         "enroll", "validateEnrollmentToken", "resolveEnrollmentToken", "processResponse", "withdrawFromStudy",
+        "selectRows", "executeSQL",
     ]
-    static let postOnly = Set(actions.map { $0.lowercased() })
+    /// Those that change something or spend a secret answer only POST, as the original's
+    /// mutating actions did; the two queries also answer GET.
+    static let postOnly: Set<String> = [
+        "enroll", "validateenrollmenttoken", "resolveenrollmenttoken", "processresponse", "withdrawfromstudy",
+    ]
 
     func add(to router: Router<ServiceRequestContext>) {
         router.post(":call", use: handle)
@@ -100,16 +105,18 @@ struct MobileAppRoutes {
         guard let action = LabKeyCall.action(in: try context.parameters.require("call")) else {
             throw APIError.notFound("no such path")
         }
-        guard Self.postOnly.contains(action) else {
+        guard Self.actions.contains(where: { $0.lowercased() == action }) else {
             throw APIError(.notFound, code: "not_found", message: "Unknown action: \(action)")
         }
-        if request.method != .post { throw LabKeyCall.postRequired }
+        if Self.postOnly.contains(action) && request.method != .post { throw LabKeyCall.postRequired }
         let call = try await LabKeyCall.read(request, context: context, action: action)
         switch action {
         case "enroll": return try await enrollment.enroll(call)
         case "validateenrollmenttoken": return try await enrollment.validate(call)
         case "resolveenrollmenttoken": return try await enrollment.resolve(call)
         case "processresponse": return try await responses.processResponse(call)
+        case "selectrows": return try await queries.selectRows(call)
+        case "executesql": return try await queries.executeSQL(call)
         default: return try await responses.withdraw(call)
         }
     }

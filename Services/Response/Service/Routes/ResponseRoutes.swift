@@ -24,7 +24,7 @@ struct ResponseRoutes: Sendable {
         guard case .object(let metadata)? = call.parameters["metadata"] else {
             throw LabKeyCall.invalid([.init(field: "form", message: "Metadata not found")])
         }
-        let participant = try await participant(call)
+        let participant = try await Self.participant(call, responses: responses)
         func text(_ key: String) -> String? {
             metadata[key]?.text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -51,7 +51,7 @@ struct ResponseRoutes: Sendable {
 
     /// `withdrawFromStudy` (`participantId`, `delete`).
     func withdraw(_ call: LabKeyCall) async throws -> Response {
-        guard let appToken = nonBlank(call.string("participantId")) else {
+        guard let appToken = Self.nonBlank(call.string("participantId")) else {
             throw LabKeyCall.invalid([.init(field: "participantId", message: "ParticipantId not included in request")])
         }
         let delete = ["true", "1"].contains(call.string("delete")?.lowercased() ?? "false")
@@ -62,7 +62,7 @@ struct ResponseRoutes: Sendable {
     }
 
     /// The participant an app token names, with the original's messages for each failure.
-    private func participant(_ call: LabKeyCall) async throws -> ResponseStore.Participant {
+    static func participant(_ call: LabKeyCall, responses: ResponseStore) async throws -> ResponseStore.Participant {
         guard let appToken = nonBlank(call.string("participantId")) else {
             throw LabKeyCall.invalid([.init(field: "participantId", message: "ParticipantId not included in request")])
         }
@@ -75,7 +75,7 @@ struct ResponseRoutes: Sendable {
         return participant
     }
 
-    private func nonBlank(_ text: String?) -> String? {
+    static func nonBlank(_ text: String?) -> String? {
         guard let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
         return trimmed
     }

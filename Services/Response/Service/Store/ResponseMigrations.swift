@@ -174,5 +174,34 @@ enum ResponseMigrations {
                 "CREATE INDEX responses_pending ON responses (next_attempt_at, id) WHERE status = 'pending'",
             ]
         ),
+        Migration(
+            component: "response", version: 6, name: "participant_query_scope",
+            statements: [
+                // Participant queries run as a role of their own under row-level security. The
+                // policy on every study table compares "ParticipantId" with the participant this
+                // function reads from a transaction setting the service signs with this key. The
+                // reader role can set the setting to anything, but cannot read the key, so it
+                // cannot name another participant.
+                """
+                CREATE TABLE query_scope_key (
+                    singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                    key bytea NOT NULL CHECK (length(key) = 32)
+                )
+                """,
+                "REVOKE ALL ON query_scope_key FROM PUBLIC",
+                """
+                CREATE FUNCTION public.query_scope_participant() RETURNS bigint
+                LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+                AS $$
+                    SELECT CASE WHEN r.m[2] = encode(sha256(k.key || sha256(k.key || convert_to(r.m[1], 'UTF8'))), 'hex')
+                                THEN r.m[1]::bigint END
+                    FROM public.query_scope_key k,
+                         regexp_match(coalesce(current_setting('studystack.query_scope', true), ''),
+                                      '^([0-9]{1,18}):([0-9a-f]{64})$') AS r(m)
+                $$
+                """,
+                "REVOKE ALL ON FUNCTION public.query_scope_participant() FROM PUBLIC",
+            ]
+        ),
     ]
 }

@@ -30,6 +30,8 @@ struct StudyTables: Sendable {
     }
 
     let client: PostgresClient
+    /// Row-level security and the participant-query role's grants for each new table.
+    let access: QueryAccess
     let logger: Logger
 
     static func changedType(_ key: String) -> SurveySchema.DesignError {
@@ -78,6 +80,7 @@ struct StudyTables: Sendable {
         for try await name in rows.decode(String.self) { return name }
         let name = SQLName.schema(forStudy: studyKey)
         try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(SQLName.quoted(name))"), logger: logger)
+        try await access.grantSchema(name, on: connection, logger: logger)
         try await connection.query(
             "INSERT INTO study_schemas (study_key, schema_name) VALUES (\(studyKey), \(name))", logger: logger)
         return name
@@ -159,6 +162,7 @@ struct StudyTables: Sendable {
             PostgresQuery(unsafeSQL: "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"), logger: logger)
         try await connection.query(
             PostgresQuery(unsafeSQL: "CREATE INDEX ON \(table) (\"ParticipantId\")"), logger: logger)
+        try await access.protect(table: table, on: connection, logger: logger)
         let rows = try await connection.query(
             """
             INSERT INTO response_lists (study_key, name, parent_id, sql_name)

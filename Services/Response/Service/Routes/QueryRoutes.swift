@@ -1,0 +1,89 @@
+import Foundation
+import Hummingbird
+import ServiceKit
+import StudyModels
+
+/// `selectRows` (LabKey's 8.3 format) and `executeSQL` (13.2 "reporting" format): a participant
+/// reads their own rows of their study's tables (`spec/response-server.md` 2.6, 2.7).
+struct QueryRoutes: Sendable {
+    struct SelectRowsReply: Encodable {
+        var schemaName = QueryTranslator.schemaName
+        var queryName: String
+        var formatVersion = 8.3
+        var rows: [[String: JSONValue]]
+        var rowCount: Int
+    }
+
+    struct ExecuteSQLReply: Encodable {
+        struct Row: Encodable {
+            var data: [String: Cell]
+        }
+
+        struct Cell: Encodable {
+            var value: JSONValue
+        }
+
+        var schemaName = [QueryTranslator.schemaName]
+        var queryName = "sql"
+        var formatVersion = 13.2
+        var rows: [Row]
+        var rowCount: Int
+    }
+
+    let responses: ResponseStore
+    /// Nil when no reader role is configured.
+    let queries: ParticipantQueries?
+
+    func selectRows(_ call: LabKeyCall) async throws -> Response {
+        let (participant, queries) = try await prepare(call)
+        let catalog = try await catalog(participant, queries: queries)
+        let parameters = call.parameters.compactMapValues(\.text)
+        do {
+            let request = try SelectRowsRequest(parameters: parameters, catalog: catalog)
+            let translation = try QueryTranslator(catalog: catalog, maxRows: queries.maxRows)
+                .translate(request.statement, countTotal: true)
+            let result = try await queries.run(translation, participantId: participant.id, countTotal: true)
+            let rows = result.rows.map { Dictionary(uniqueKeysWithValues: zip(result.columns, $0)) }
+            return try LabKeyCall.reply(SelectRowsReply(queryName: request.queryName, rows: rows, rowCount: result.total ?? rows.count))
+        } catch let error as QueryError {
+            throw LabKeyCall.invalid([.init(field: "queryName", message: error.message)])
+        }
+    }
+
+    func executeSQL(_ call: LabKeyCall) async throws -> Response {
+        let (participant, queries) = try await prepare(call)
+        guard let sql = ResponseRoutes.nonBlank(call.string("sql")) else {
+            throw LabKeyCall.invalid([.init(field: "sql", message: "No value was supplied for the required parameter 'sql'")])
+        }
+        let catalog = try await catalog(participant, queries: queries)
+        do {
+            let translation = try QueryTranslator(catalog: catalog, maxRows: queries.maxRows).translate(QueryParser.parse(sql))
+            let result = try await queries.run(translation, participantId: participant.id)
+            let rows = result.rows.map { values in
+                ExecuteSQLReply.Row(
+                    data: Dictionary(uniqueKeysWithValues: zip(result.columns, values.map { ExecuteSQLReply.Cell(value: $0) })))
+            }
+            return try LabKeyCall.reply(ExecuteSQLReply(rows: rows, rowCount: rows.count))
+        } catch let error as QueryError {
+            throw LabKeyCall.invalid([.init(field: "sql", message: error.message)])
+        }
+    }
+
+    /// The participant checks first, as in the original; then whether queries are served here.
+    private func prepare(_ call: LabKeyCall) async throws -> (ResponseStore.Participant, ParticipantQueries) {
+        let participant = try await ResponseRoutes.participant(call, responses: responses)
+        guard let queries else {
+            throw APIError(
+                .serviceUnavailable, code: "queries_unavailable",
+                message: "Participant queries are not configured on this server.")
+        }
+        return (participant, queries)
+    }
+
+    /// A study without tables yet has an empty catalog: every query is then "not found".
+    private func catalog(_ participant: ResponseStore.Participant, queries: ParticipantQueries) async throws
+        -> QueryTranslator.Catalog
+    {
+        try await queries.catalog(studyKey: participant.studyKey) ?? .init(schema: "", tables: [:])
+    }
+}

@@ -1,0 +1,372 @@
+import Foundation
+import HTTPTypes
+import Logging
+import PostgresNIO
+@testable import ResponseService
+import ServiceKit
+import StudyModels
+import Testing
+import TestSupport
+
+/// `selectRows` and `executeSQL` (`spec/response-server.md` 2.6, 2.7, 6): the shapes the apps
+/// parse, the queries they send, and a participant's isolation from everyone else's data, both
+/// through the API and straight against PostgreSQL as the reader role.
+@Suite struct ParticipantQueryTests {
+    static let study = "DYNAMICSCHEMASTUDY"
+    static let otherStudy = "MYTESTSTUDY"
+
+    /// Two participants of one study (A and B, with the same answers) and one (C) of another,
+    /// each with their responses processed into tables.
+    struct Population {
+        var a: String
+        var b: String
+        var c: String
+        var aId: Int64
+        var bId: Int64
+        var cId: Int64
+    }
+
+    func populate(_ h: ResponseHarness) async throws -> Population {
+        let processing = ResponseProcessingTests()
+        try await h.studyEvent(Self.study)
+        try await h.studyEvent(Self.otherStudy)
+        func enroll(_ study: String) async throws -> String {
+            let (_, body, _) = try await h.call("mobileappstudy-enroll.api", json: ["studyId": study, "allowDataSharing": "true"])
+            return try #require(body["data"]?["appToken"]?.text)
+        }
+        let a = try await enroll(Self.study)
+        let b = try await enroll(Self.study)
+        let c = try await enroll(Self.otherStudy)
+        for token in [a, b] {
+            for (activity, version) in [("NewSurvey", "1"), ("FKC-74", "1.0")] {
+                let id = try await processing.submit(h, appToken: token, activity: activity, version: version)
+                #expect(try await processing.settled(h, id).0 == "processed")
+            }
+        }
+        // MYTESTSTUDY's response file is a whole request, as the app sent it.
+        let design = try String(
+            contentsOf: Conformance.labkey.appendingPathComponent("SurveyMetadata/MYTESTSTUDY_NewSurvey_1.json"), encoding: .utf8)
+        try await h.sql(
+            """
+            INSERT INTO activity_designs (study_key, activity_id, version, design)
+            VALUES (\(Self.otherStudy), 'NewSurvey', '1', \(design)::jsonb)
+            """)
+        var request = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: Conformance.labkey.appendingPathComponent("SurveyMetadata/MYTESTSTUDY_NewSurvey_1--RESPONSE.json")))
+                as? [String: Any])
+        request["participantId"] = c
+        let (status, body, _) = try await h.call("mobileappstudy-processResponse.api", json: request)
+        #expect(status == .ok, "\(body)")
+        #expect(try await processing.settled(h, try await processing.latest(h)).0 == "processed")
+
+        var ids: [Int64] = []
+        for token in [a, b, c] {
+            for try await id in try await h.postgres.query(
+                "SELECT id FROM participants WHERE app_token_hash = \(SecureToken.hash(token))", logger: Logger(label: "test")
+            ).decode(Int64.self) { ids.append(id) }
+        }
+        return Population(a: a, b: b, c: c, aId: ids[0], bId: ids[1], cId: ids[2])
+    }
+
+    func executeSQL(_ h: ResponseHarness, _ token: String, _ sql: String, method: HTTPRequest.Method = .get)
+        async throws -> (HTTPResponse.Status, JSONValue)
+    {
+        let (status, body, _) = try await h.call(
+            "mobileappstudy-executeSQL.api", query: ["participantId": token, "sql": sql], method: method)
+        return (status, body)
+    }
+
+    /// The values of column `name` in a 13.2 reply.
+    func column(_ body: JSONValue, _ name: String) -> [JSONValue] {
+        (body["rows"]?.array ?? []).map { $0["data"]?[name]?["value"] ?? .null }
+    }
+
+    @Test func theAppsDashboardAndAnchorQueriesGetThe13_2Shape() async throws {
+        try await ResponseHarness.run { h in
+            let p = try await populate(h)
+            // The dashboard's statistic query, as the 2020 iOS app sends it (POST, query string, no body).
+            let (status, body) = try await executeSQL(h, p.a, "SELECT IntegerField,Created FROM NewSurvey", method: .post)
+            #expect(status == .ok, "\(body)")
+            #expect(body["schemaName"] == .array([.string("MobileAppResponse")]))
+            #expect(body["queryName"] == .string("sql"))
+            #expect(body["rowCount"] == .number(1))
+            #expect(column(body, "IntegerField") == [.number(1)])
+            let created = try #require(column(body, "Created").first?.text)
+            #expect(created.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}/) != nil, "\(created)")
+
+            // An active task's keys, one quoted, from a table whose name has a hyphen.
+            let (_, kicks) = try await executeSQL(h, p.a, "SELECT \"count\",duration,Created FROM \"FKC-74counter\"")
+            #expect(column(kicks, "count") == [.number(33)])
+            #expect(column(kicks, "duration") == [.number(200)])
+
+            // Names in any case; the reply uses the column's own name.
+            let (_, lower) = try await executeSQL(h, p.a, "select integerfield, created from newsurvey")
+            #expect(column(lower, "IntegerField") == [.number(1)])
+
+            // Joins and unions within the study.
+            let (_, joined) = try await executeSQL(
+                h, p.a,
+                "SELECT s.IntegerField, k.\"count\" FROM NewSurvey s JOIN \"FKC-74counter\" k ON k.ParticipantId = s.ParticipantId")
+            #expect(column(joined, "count") == [.number(33)])
+            let (_, union) = try await executeSQL(
+                h, p.a, "SELECT ParticipantId FROM NewSurvey UNION ALL SELECT ParticipantId FROM \"FKC-74counter\" ORDER BY 1")
+            #expect(column(union, "ParticipantId") == [.number(Double(p.aId)), .number(Double(p.aId))])
+            let (_, aggregate) = try await executeSQL(h, p.a, "SELECT COUNT(*) AS n, MAX(IntegerField) FROM NewSurvey")
+            #expect(column(aggregate, "n") == [.number(1)])
+            #expect(column(aggregate, "EXPR1") == [.number(1)])
+        }
+    }
+
+    @Test func selectRowsAnswersInThe8_3Shape() async throws {
+        try await ResponseHarness.run { h in
+            let p = try await populate(h)
+            let (status, body, _) = try await h.call(
+                "mobileappstudy-selectRows.api",
+                query: ["participantId": p.a, "queryName": "NewSurvey", "query.columns": "IntegerField,NoSuchColumn,Created"],
+                method: .get)
+            #expect(status == .ok, "\(body)")
+            #expect(body["schemaName"] == .string("MobileAppResponse"))
+            #expect(body["queryName"] == .string("NewSurvey"))
+            #expect(body["formatVersion"] == .number(8.3))
+            #expect(body["rowCount"] == .number(1))
+            let row = try #require(body["rows"]?.array?.first?.object)
+            // The unknown column is dropped silently, as LabKey drops it.
+            #expect(Set(row.keys) == ["IntegerField", "Created"])
+            #expect(row["IntegerField"] == .number(1))
+
+            let (_, filtered, _) = try await h.call(
+                "mobileappstudy-selectRows.api",
+                query: ["participantId": p.a, "query.queryName": "NewSurvey", "query.IntegerField~gt": "5"], method: .get)
+            #expect(filtered["rowCount"] == .number(0))
+
+            let (missing, missingBody, _) = try await h.call(
+                "mobileappstudy-selectRows.api", query: ["participantId": p.a], method: .get)
+            #expect(missing == .badRequest)
+            #expect(missingBody.exception == "No value was supplied for the required parameter 'queryName'")
+            let (_, unknownBody, _) = try await h.call(
+                "mobileappstudy-selectRows.api", query: ["participantId": p.a, "queryName": "Nope"], method: .get)
+            #expect(unknownBody.exception == "Query 'Nope' doesn't exist")
+        }
+    }
+
+    @Test func theParticipantChecksComeFirstWithTheOriginalsMessages() async throws {
+        try await ResponseHarness.run { h in
+            let p = try await populate(h)
+            let (_, noToken) = try await executeSQL(h, "", "SELECT * FROM NewSurvey")
+            #expect(noToken.exception == "ParticipantId not included in request")
+            let (_, unknown) = try await executeSQL(h, String(repeating: "0", count: 32), "SELECT * FROM NewSurvey")
+            #expect(unknown.exception == "Unable to identify participant")
+            let (status, noSQL) = try await executeSQL(h, p.a, "  ")
+            #expect(status == .badRequest)
+            #expect(noSQL.exception == "No value was supplied for the required parameter 'sql'")
+            let (_, syntax) = try await executeSQL(h, p.a, "SELECT * FROM NewSurvey WHERE never never")
+            #expect(syntax.exception == "Syntax error near 'never'")
+            let (_, users) = try await executeSQL(h, p.a, "SELECT * FROM core.Users")
+            #expect(users.exception == "Query or table not found: core.Users")
+            // A withdrawn participant's token no longer names anyone.
+            _ = try await h.call("mobileappstudy-withdrawFromStudy.api", query: ["participantId": p.b])
+            let (_, withdrawn) = try await executeSQL(h, p.b, "SELECT * FROM NewSurvey")
+            #expect(withdrawn.exception == "Unable to identify participant")
+        }
+    }
+
+    enum Expectation: Sendable {
+        /// 400 with a message.
+        case refused
+        /// 200, and every row's `ParticipantId` is the caller's.
+        case onlyOwn
+        /// 200 with exactly this many rows.
+        case rows(Int)
+        /// 200, and the first column of the single row is this number.
+        case number(Double)
+    }
+
+    /// At least thirty attempts at other participants' and other studies' data, the catalogs,
+    /// files and settings, or the sandbox itself, as participant A.
+    func attacks(_ p: Population) -> [(String, Expectation)] {
+        let deep = String(repeating: "(", count: 200) + "1" + String(repeating: ")", count: 200)
+        return [
+            ("SELECT * FROM NewSurvey", .onlyOwn),
+            ("SELECT * FROM NewSurvey WHERE ParticipantId = \(p.bId)", .rows(0)),
+            ("SELECT * FROM NewSurvey WHERE ParticipantId <> \(p.aId)", .rows(0)),
+            ("SELECT * FROM NewSurvey WHERE 1 = 1 OR ParticipantId = \(p.bId)", .onlyOwn),
+            ("SELECT COUNT(*) FROM NewSurvey", .number(1)),
+            ("SELECT COUNT(*) FROM NewSurvey a JOIN NewSurvey b ON TRUE", .number(1)),
+            ("SELECT a.ParticipantId FROM NewSurvey a, \"FKC-74counter\" b", .onlyOwn),
+            ("SELECT a.ParticipantId FROM NewSurvey a LEFT JOIN NewSurvey b ON a.Key <> b.Key", .onlyOwn),
+            ("SELECT ParticipantId FROM NewSurvey UNION SELECT ParticipantId FROM \"FKC-74counter\"", .onlyOwn),
+            ("SELECT ParticipantId FROM NewSurvey GROUP BY ParticipantId HAVING COUNT(*) >= 0", .onlyOwn),
+            ("SELECT * FROM NewSurvey WHERE TextScaleField LIKE '%'", .onlyOwn),
+            ("SELECT * FROM NewSurvey LIMIT 100000000", .onlyOwn),
+            ("SELECT * FROM NewSurvey /* comment */ -- ; DROP TABLE NewSurvey", .onlyOwn),
+            ("SELECT * FROM NewSurvey WHERE TextScaleField = 'x'' OR ''1''=''1'", .rows(0)),
+            ("SELECT CASE WHEN ParticipantId = \(p.bId) THEN 1 ELSE 0 END FROM NewSurvey", .number(0)),
+            ("SELECT * FROM core.Users", .refused),
+            ("SELECT * FROM pg_catalog.pg_authid", .refused),
+            ("SELECT * FROM pg_user", .refused),
+            ("SELECT * FROM information_schema.tables", .refused),
+            ("SELECT * FROM participants", .refused),
+            ("SELECT * FROM public.responses", .refused),
+            ("SELECT * FROM query_scope_key", .refused),
+            ("SELECT * FROM \"study_MYTESTSTUDY\".\"NewSurvey\"", .refused),
+            ("SELECT * FROM NewSurvey; DELETE FROM NewSurvey", .refused),
+            ("SELECT pg_read_file('/etc/passwd') FROM NewSurvey", .refused),
+            ("SELECT set_config('studystack.query_scope', '\(p.bId):00', false) FROM NewSurvey", .refused),
+            ("SELECT current_setting('studystack.query_scope') FROM NewSurvey", .refused),
+            ("SELECT pg_sleep(10) FROM NewSurvey", .refused),
+            ("SELECT query_scope_participant() FROM NewSurvey", .refused),
+            ("SELECT version()", .refused),
+            ("SELECT * FROM NewSurvey WHERE TextScaleField = E'\\x27'", .refused),
+            ("SELECT \"ParticipantId\"\" FROM participants --\" FROM NewSurvey", .refused),
+            ("SELECT * FROM \"NewSurvey\"\", participants --\"", .refused),
+            ("SELECT * FROM NewSurvey WHERE Key IN (SELECT id FROM participants)", .refused),
+            ("SELECT * FROM (SELECT * FROM NewSurvey) x", .refused),
+            ("WITH x AS (SELECT 1) SELECT * FROM NewSurvey", .refused),
+            ("SELECT $1 FROM NewSurvey", .refused),
+            ("SELECT IntegerField::text FROM NewSurvey", .refused),
+            ("SELECT * FROM NewSurvey WHERE \(deep) = 1", .refused),
+            ("SELECT * FROM NewSurvey WHERE TextScaleField = '" + String(repeating: "x", count: 11_000) + "'", .refused),
+            ("SET ROLE postgres", .refused),
+            ("COPY NewSurvey TO '/tmp/x'", .refused),
+        ]
+    }
+
+    @Test func aParticipantSeesOnlyTheirOwnRowsWhateverTheQuerySays() async throws {
+        try await ResponseHarness.run { h in
+            let p = try await populate(h)
+            let cases = attacks(p)
+            #expect(cases.count >= 30)
+            for (sql, expectation) in cases {
+                let (status, body) = try await executeSQL(h, p.a, sql)
+                let label = Comment(rawValue: "\(sql.prefix(120)): \(status) \(String(describing: body).prefix(300))")
+                switch expectation {
+                case .refused:
+                    #expect(status == .badRequest, label)
+                    #expect(body.exception?.isEmpty == false, label)
+                case .onlyOwn:
+                    #expect(status == .ok, label)
+                    let owners = column(body, "ParticipantId")
+                    #expect(!owners.isEmpty, label)
+                    #expect(owners.allSatisfy { $0 == .number(Double(p.aId)) }, label)
+                case .rows(let count):
+                    #expect(status == .ok, label)
+                    #expect(body["rows"]?.array?.count == count, label)
+                case .number(let value):
+                    #expect(status == .ok, label)
+                    let first = body["rows"]?.array?.first?["data"]?.object?.values.first?["value"]
+                    #expect(body["rows"]?.array?.count == 1 && first == .number(value), label)
+                }
+            }
+
+            // Another study's participant sees their own study's "NewSurvey", and not this study's
+            // active-task table at all.
+            let (_, own) = try await executeSQL(h, p.c, "SELECT ParticipantId FROM NewSurvey")
+            #expect(column(own, "ParticipantId") == [.number(Double(p.cId))])
+            let (_, other) = try await executeSQL(h, p.c, "SELECT * FROM \"FKC-74counter\"")
+            #expect(other.exception == "Query or table not found: FKC-74counter")
+
+            // selectRows' filters cannot widen the scope either.
+            for query in [
+                ["queryName": "NewSurvey", "query.ParticipantId~eq": "\(p.bId)"],
+                ["queryName": "NewSurvey", "query.ParticipantId~neq": "\(p.aId)"],
+                ["queryName": "NewSurvey", "query.TextScaleField~contains": "' OR '1'='1"],
+            ] {
+                let (status, body, _) = try await h.call(
+                    "mobileappstudy-selectRows.api", query: query.merging(["participantId": p.a]) { $1 }, method: .get)
+                #expect(status == .ok && body["rowCount"] == .number(0), "\(query): \(body)")
+            }
+            for name in ["participants", "query_scope_key", "pg_authid"] {
+                let (status, body, _) = try await h.call(
+                    "mobileappstudy-selectRows.api", query: ["participantId": p.a, "queryName": name, "schemaName": "core"],
+                    method: .get)
+                #expect(status == .badRequest && body.exception == "Query '\(name)' doesn't exist", "\(name): \(body)")
+            }
+        }
+    }
+
+    /// The second lock, without the translator: connected as the reader role, arbitrary SQL
+    /// still sees only the rows a scope signed by the service names.
+    @Test func postgresItselfHoldsTheReaderToItsSignedScope() async throws {
+        try await ResponseHarness.run { h in
+            let p = try await populate(h)
+            let table = "\(SQLName.quoted(SQLName.schema(forStudy: Self.study))).\"NewSurvey\""
+            let readerURL = try await ResponseHarness.readerURL(h.databaseURL)
+            let access = h.access
+            try await TestDatabase.withClient(url: readerURL) { reader, logger in
+                func owners(_ scope: String?) async throws -> [Int64] {
+                    try await reader.withConnection { connection in
+                        try await connection.query("BEGIN READ ONLY", logger: logger)
+                        if let scope {
+                            try await connection.query(
+                                "SELECT set_config('studystack.query_scope', \(scope), true)", logger: logger)
+                        }
+                        var found: [Int64] = []
+                        for try await id in try await connection.query(
+                            PostgresQuery(unsafeSQL: "SELECT \"ParticipantId\" FROM \(table)"), logger: logger
+                        ).decode(Int64.self) { found.append(id) }
+                        try await connection.query("COMMIT", logger: logger)
+                        return found
+                    }
+                }
+                let unscoped = try await owners(nil)
+                let scopedA = try await owners(access.scope(participantId: p.aId))
+                let scopedB = try await owners(access.scope(participantId: p.bId))
+                // A's signature with B's id, an unsigned id, a made-up signature: nothing.
+                let signatureOfA = String(access.scope(participantId: p.aId).split(separator: ":")[1])
+                let borrowed = try await owners("\(p.bId):\(signatureOfA)")
+                let unsigned = try await owners("\(p.bId)")
+                let madeUp = try await owners("\(p.bId):" + String(repeating: "0", count: 64))
+                #expect(unscoped.isEmpty)
+                #expect(scopedA == [p.aId])
+                #expect(scopedB == [p.bId])
+                #expect(borrowed.isEmpty && unsigned.isEmpty && madeUp.isEmpty)
+
+                func refused(_ sql: String) async -> Bool {
+                    do {
+                        try await reader.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+                        return false
+                    } catch {
+                        return error is PSQLError
+                    }
+                }
+                for sql in [
+                    "SET ROLE postgres", "SELECT * FROM participants", "SELECT * FROM query_scope_key",
+                    "SELECT pg_read_file('/etc/passwd')", "INSERT INTO \(table) (\"ParticipantId\") VALUES (\(p.aId))",
+                    "UPDATE query_scope_key SET key = key", "CREATE TABLE public.mine (x int)",
+                ] {
+                    let wasRefused = await refused(sql)
+                    #expect(wasRefused, "\(sql)")
+                }
+            }
+
+            // The statement timeout the service sets for each query stops a long one.
+            let timedOut = try await TestDatabase.withClient(url: readerURL) { reader, logger in
+                    await ParticipantQueries(
+                        owner: h.postgres, reader: reader, access: access, timeout: .milliseconds(100), maxRows: 10,
+                        timeZone: TimeZone(identifier: "UTC")!, logger: logger
+                    ).runCatching(QueryTranslator.Translation(sql: "SELECT pg_catalog.pg_sleep(2)", columns: ["x"]), participantId: p.aId)
+                }
+            #expect(timedOut == "The query ran longer than 100 ms and was stopped.")
+        }
+    }
+}
+
+extension ParticipantQueries {
+    /// The message a query fails with, or nil when it succeeds.
+    func runCatching(_ translation: QueryTranslator.Translation, participantId: Int64) async -> String? {
+        do {
+            _ = try await run(translation, participantId: participantId)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+}
+
+extension JSONValue {
+    var array: [JSONValue]? {
+        if case .array(let values) = self { return values }
+        return nil
+    }
+}
