@@ -171,6 +171,32 @@ import TestSupport
         }
     }
 
+    @Test func withdrawalWithDeleteEmptiesTheParticipantsRowsFromEveryTable() async throws {
+        try await ResponseHarness.run { h in
+            let p = try await populate(h)
+            let (status, _, _) = try await h.call(
+                "mobileappstudy-withdrawFromStudy.api", query: ["participantId": p.b, "delete": "true"])
+            #expect(status == .ok)
+            let schema = SQLName.quoted(SQLName.schema(forStudy: Self.study))
+            for table in ["NewSurvey", "NewSurveyTextChoiceField", "NewSurveyGroupedList", "FKC-74counter"] {
+                var owners: [Int64] = []
+                for try await owner in try await h.postgres.query(
+                    PostgresQuery(unsafeSQL: "SELECT DISTINCT \"ParticipantId\" FROM \(schema).\(SQLName.quoted(table))"),
+                    logger: Logger(label: "test")
+                ).decode(Int64.self) { owners.append(owner) }
+                #expect(owners == [p.aId], "\(table)")
+            }
+            for try await (responses, timings) in try await h.postgres.query(
+                """
+                SELECT (SELECT count(*)::int FROM responses WHERE participant_id = \(p.bId)),
+                       (SELECT count(*)::int FROM response_metadata WHERE participant_id = \(p.bId))
+                """, logger: Logger(label: "test")
+            ).decode((Int, Int).self) {
+                #expect(responses == 0 && timings == 0)
+            }
+        }
+    }
+
     enum Expectation: Sendable {
         /// 400 with a message.
         case refused
