@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Configuration
 import Logging
 import PostgresNIO
@@ -39,10 +40,19 @@ public enum ResponseService {
                     logger: environment.logger)
                 let participants = ParticipantStore(
                     client: postgres, tokens: tokens, audit: environment.audit, logger: environment.logger)
+                let authenticator = AdminAuthenticator(client: environment.internalClient)
+                let forwarding = ForwardingStore(
+                    client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit,
+                    logger: environment.logger)
                 InternalStudyEventRoutes(catalog: catalog).add(to: routes.internalGroup)
                 AdminTokenRoutes(
-                    catalog: catalog, tokens: tokens, authenticator: AdminAuthenticator(client: environment.internalClient),
+                    catalog: catalog, tokens: tokens, authenticator: authenticator,
                     audit: environment.audit, maxBatch: response.maxTokenBatch
+                ).add(to: routes.router)
+                AdminResponseRoutes(
+                    catalog: catalog, authenticator: authenticator,
+                    responses: ResponseAdminStore(client: postgres, audit: environment.audit, logger: environment.logger),
+                    forwarding: forwarding
                 ).add(to: routes.router)
                 let responses = ResponseStore(client: postgres, audit: environment.audit, logger: environment.logger)
                 let queries = queryClient.map {
@@ -68,7 +78,10 @@ public enum ResponseService {
                         logger: environment.logger),
                     tables: tables, writer: ResponseWriter(logger: environment.logger), pollInterval: .milliseconds(500),
                     isReady: { environment.startup.isFinished }, logger: environment.logger)
-                return [resync, processor] + (queryClient.map { [$0] } ?? [])
+                let forwarder = ResponseForwarder(
+                    store: forwarding, tokens: tokens, httpClient: .shared, oauth: OAuthTokenCache(),
+                    pollInterval: .milliseconds(500), isReady: { environment.startup.isFinished }, logger: environment.logger)
+                return [resync, processor, forwarder] + (queryClient.map { [$0] } ?? [])
             },
             afterMigrations: { environment in
                 try await access.prepare(client: environment.postgres, logger: environment.logger)

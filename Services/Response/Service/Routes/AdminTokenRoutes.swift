@@ -42,19 +42,10 @@ struct AdminTokenRoutes {
         router.put("/admin/v1/studies/:studyId/collection", use: setCollection)
     }
 
-    /// The study in the path, known here (from study-metadata's events), and the admin's right to it.
     private func study(_ role: StudyRole, _ request: Request, _ context: ServiceRequestContext) async throws
         -> (StudyCatalog.Study, AdminIdentity)
     {
-        let studyId = try context.parameters.require("studyId")
-        let admin = try await authenticator.authenticate(request, logger: context.logger)
-        guard let study = try await catalog.study(studyId) else {
-            throw APIError.notFound("no study \(studyId) here (study-metadata has not published it)")
-        }
-        guard admin.may(role, on: study.studyId) else {
-            throw APIError.forbidden("this needs the \(role.rawValue) role on study \(study.studyId)")
-        }
-        return (study, admin)
+        try await authenticator.study(role, request, context, catalog: catalog)
     }
 
     @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Created> {

@@ -203,5 +203,35 @@ enum ResponseMigrations {
                 "REVOKE ALL ON FUNCTION public.query_scope_participant() FROM PUBLIC",
             ]
         ),
+        Migration(
+            component: "response", version: 7, name: "forwarding",
+            statements: [
+                // Where a study's processed responses are forwarded, if anywhere. The Basic
+                // password is sealed (AES-GCM, the study as associated data); nothing else here is
+                // secret.
+                """
+                CREATE TABLE forwarding_settings (
+                    study_key text PRIMARY KEY REFERENCES studies (study_key),
+                    kind text NOT NULL CHECK (kind IN ('disabled', 'basic', 'oauth')),
+                    url text,
+                    username text,
+                    sealed_password bytea,
+                    token_request_url text,
+                    token_field text,
+                    token_header text,
+                    updated_by text NOT NULL,
+                    updated_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                // A processed response is due for forwarding from `forward_due_at`; a worker leases
+                // it while it sends, so replicas never send one twice at once.
+                "ALTER TABLE responses ADD COLUMN forward_attempts integer NOT NULL DEFAULT 0",
+                "ALTER TABLE responses ADD COLUMN forward_due_at timestamptz NOT NULL DEFAULT now()",
+                "ALTER TABLE responses ADD COLUMN forward_lease_until timestamptz",
+                "ALTER TABLE responses ADD COLUMN forward_error text",
+                "ALTER TABLE responses ADD COLUMN forwarded_at timestamptz",
+                "CREATE INDEX responses_forwarding ON responses (forward_due_at, id) WHERE status = 'processed'",
+            ]
+        ),
     ]
 }

@@ -140,4 +140,16 @@ struct TokenStore: Sendable {
             if tokens.count < page { return }
         }
     }
+
+    /// The enrollment token a participant spent, unsealed (forwarded with their responses); nil
+    /// when they enrolled without one.
+    func token(ofParticipant participantId: Int64) async throws -> String? {
+        let rows = try await client.query(
+            "SELECT sealed FROM enrollment_tokens WHERE participant_id = \(participantId)", logger: logger)
+        for try await sealed in rows.decode(ByteBuffer.self) {
+            let box = try AES.GCM.SealedBox(combined: Data(buffer: sealed))
+            return String(decoding: try AES.GCM.open(box, using: sealKey), as: UTF8.self)
+        }
+        return nil
+    }
 }

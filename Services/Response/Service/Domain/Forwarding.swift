@@ -1,0 +1,127 @@
+import Foundation
+import StudyModels
+
+/// Where a study's processed responses are forwarded (`spec/response-server.md` 4.8): nowhere,
+/// to a URL with HTTP Basic credentials, or to a URL with a bearer token first obtained from a
+/// token endpoint.
+enum ForwardingTarget: Sendable, Equatable {
+    case disabled
+    case basic(url: URL, username: String, password: String)
+    case oauth(tokenRequestURL: URL, tokenField: String, header: String, url: URL)
+
+    var kind: String {
+        switch self {
+        case .disabled: "disabled"
+        case .basic: "basic"
+        case .oauth: "oauth"
+        }
+    }
+
+    /// What the admin API shows for a stored password: never the password.
+    static let redacted = "***REDACTED***"
+
+    /// The settings an admin sends (`PUT /admin/v1/studies/{id}/forwarding`).
+    struct Request: Decodable, Sendable {
+        var type: String
+        var url: String?
+        var username: String?
+        var password: String?
+        var tokenRequestURL: String?
+        var tokenField: String?
+        var header: String?
+    }
+
+    /// A field the admin must correct, with the original's words where it had them.
+    struct Problem: Equatable, Sendable {
+        var field: String
+        var message: String
+    }
+
+    /// Every field to correct.
+    struct Invalid: Error, Equatable, Sendable {
+        var problems: [Problem]
+    }
+
+    /// The target a request describes. A blank or redacted Basic password keeps `storedPassword`,
+    /// as the original's settings page did.
+    static func parse(_ request: Request, storedPassword: String?) throws(Invalid) -> ForwardingTarget {
+        var problems: [Problem] = []
+        func required(_ value: String?, _ field: String) -> String? {
+            guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else {
+                problems.append(Problem(field: field, message: "Field cannot be blank."))
+                return nil
+            }
+            return trimmed
+        }
+        func endpoint(_ value: String?, _ field: String, malformed: String) -> URL? {
+            guard let text = required(value, field) else { return nil }
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
+                ["http", "https"].contains(scheme)
+            else {
+                problems.append(Problem(field: field, message: malformed))
+                return nil
+            }
+            // Credentials and health data go over TLS; plain HTTP only to this machine.
+            if scheme == "http" && !Self.isLoopback(host) {
+                problems.append(Problem(field: field, message: "\(malformed): use https (http only to localhost)"))
+                return nil
+            }
+            return url
+        }
+
+        switch request.type.lowercased() {
+        case "disabled":
+            return .disabled
+        case "basic":
+            let url = endpoint(request.url, "url", malformed: "Forwarding endpoint URL is malformed")
+            let username = required(request.username, "username")
+            let given = request.password.flatMap { $0.isEmpty || $0 == redacted ? nil : $0 }
+            let password = given ?? storedPassword
+            if password == nil { problems.append(Problem(field: "password", message: "Field cannot be blank.")) }
+            guard problems.isEmpty, let url, let username, let password else { throw Invalid(problems: problems) }
+            return .basic(url: url, username: username, password: password)
+        case "oauth":
+            let tokenURL = endpoint(request.tokenRequestURL, "tokenRequestURL", malformed: "Token request URL is malformed")
+            let field = required(request.tokenField, "tokenField")
+            let header = required(request.header, "header")
+            if let header, !header.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
+                problems.append(Problem(field: "header", message: "The header name may hold only letters, digits, - and _"))
+            }
+            let url = endpoint(request.url, "url", malformed: "Forwarding endpoint URL is malformed")
+            guard problems.isEmpty, let tokenURL, let field, let header, let url else { throw Invalid(problems: problems) }
+            return .oauth(tokenRequestURL: tokenURL, tokenField: field, header: header, url: url)
+        default:
+            throw Invalid(problems: [Problem(field: "type", message: "type must be Disabled, Basic or OAuth")])
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+    }
+}
+
+/// The body a forwarded response carries (`spec/response-server.md` 4.8), built as JSON rather
+/// than by string formatting: a participant enrolled without a token gets `"token": null`, not
+/// the string `"null"`.
+struct ForwardedResponse: Encodable, Sendable {
+    struct Metadata: Encodable, Sendable {
+        var activityid: String
+        var version: String
+    }
+
+    var type = "SurveyResponse"
+    var metadata: Metadata
+    var token: String?
+    var data: JSONValue
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(type, forKey: .type)
+        try container.encode(metadata, forKey: .metadata)
+        try container.encode(token, forKey: .token)
+        try container.encode(data, forKey: .data)
+    }
+
+    private enum CodingKeys: String, CodingKey { case type, metadata, token, data }
+}

@@ -1,0 +1,166 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceKit
+import ServiceLifecycle
+import StudyModels
+
+/// Sends processed responses to the study's forwarding target (`spec/response-server.md` 4.8),
+/// one POST per response. Any replica may run it: a response is leased before it is sent, so two
+/// workers never send the same one at once, and once the target answers 2xx it is `forwarded`
+/// and never sent again. Anything else (3xx included, which the original counted as success) is
+/// a failure, retried with backoff while the rest of the queue goes on.
+///
+/// A worker that dies between the target's answer and recording it leaves the lease to expire and
+/// the response is sent again; each request carries `X-StudyStack-Response-Id` so a target can
+/// recognise the repeat.
+struct ResponseForwarder: Service {
+    let store: ForwardingStore
+    let tokens: TokenStore
+    let httpClient: HTTPClient
+    let oauth: OAuthTokenCache
+    let pollInterval: Duration
+    let isReady: @Sendable () -> Bool
+    let logger: Logger
+
+    static let requestTimeout: TimeAmount = .seconds(30)
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                if isReady() {
+                    do {
+                        while try await forwardNext() {}
+                    } catch is CancellationError {
+                        return
+                    } catch {
+                        logger.warning("response forwarding paused", metadata: ["error": "\(String(reflecting: error))"])
+                    }
+                }
+                try await Task.sleep(for: pollInterval)
+            }
+        }
+    }
+
+    /// Sends the oldest due response; false when none is due.
+    @discardableResult
+    func forwardNext() async throws -> Bool {
+        guard let lease = try await store.leaseNext() else { return false }
+        var logger = self.logger
+        logger[metadataKey: "response_id"] = "\(lease.responseId)"
+        do {
+            try await send(lease)
+            try await store.markForwarded(lease)
+            logger.info("response forwarded")
+        } catch let failure as Failure {
+            let wait = OutboxWorker.Policy().backoff(afterAttempts: lease.attempts + 1)
+            try await store.markFailed(lease, error: failure.message, wait: wait)
+            logger.warning("forwarding failed; trying again later", metadata: ["error": "\(failure.message)", "retry_in": "\(wait)"])
+        }
+        return true
+    }
+
+    /// Why a send did not succeed, as the admin API shows it.
+    struct Failure: Error {
+        var message: String
+    }
+
+    private func send(_ lease: ForwardingStore.Lease) async throws {
+        guard let settings = try await store.settings(studyKey: lease.studyKey) else {
+            throw Failure(message: "Forwarding is not configured.")
+        }
+        let body = ForwardedResponse(
+            metadata: .init(activityid: lease.activityId, version: lease.version),
+            token: try await tokens.token(ofParticipant: lease.participantId), data: lease.data)
+        let bytes = try JSONEncoder().encode(body)
+        switch settings.target {
+        case .disabled:
+            throw Failure(message: "Forwarding is disabled.")
+        case .basic(let url, let username, let password):
+            // Sent with the first request: the original waited for a 401 challenge.
+            let credential = Data("\(username):\(password)".utf8).base64EncodedString()
+            let status = try await post(bytes, to: url, header: ("Authorization", "Basic \(credential)"), lease: lease)
+            try Self.check(status)
+        case .oauth(let tokenURL, let field, let header, let url):
+            let key = OAuthTokenCache.Key(studyKey: lease.studyKey, settingsVersion: settings.updatedAt)
+            var token = try await bearer(key, tokenURL: tokenURL, field: field, refresh: false)
+            var status = try await post(bytes, to: url, header: (header, "Bearer \(token)"), lease: lease)
+            if status.code == 401 {
+                // A stale token: fetch a new one and try once more (the original's retry never ran).
+                token = try await bearer(key, tokenURL: tokenURL, field: field, refresh: true)
+                status = try await post(bytes, to: url, header: (header, "Bearer \(token)"), lease: lease)
+            }
+            try Self.check(status)
+        }
+    }
+
+    static func check(_ status: (code: UInt, body: String)) throws {
+        guard (200...299).contains(status.code) else {
+            throw Failure(message: "The target answered \(status.code): \(status.body.prefix(300))")
+        }
+    }
+
+    private func post(_ body: Data, to url: URL, header: (String, String), lease: ForwardingStore.Lease) async throws
+        -> (code: UInt, body: String)
+    {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: header.0, value: header.1)
+        request.headers.add(name: "X-StudyStack-Response-Id", value: String(lease.responseId))
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await httpClient.execute(request, timeout: Self.requestTimeout)
+            let text = try await response.body.collect(upTo: 64 * 1024)
+            return (response.status.code, String(buffer: text))
+        } catch {
+            throw Failure(message: "Could not reach \(url.host ?? "the target"): \(error)")
+        }
+    }
+
+    private func bearer(_ key: OAuthTokenCache.Key, tokenURL: URL, field: String, refresh: Bool) async throws -> String {
+        if !refresh, let cached = await oauth.token(for: key) { return cached }
+        var request = HTTPClientRequest(url: tokenURL.absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        let token: String
+        do {
+            let response = try await httpClient.execute(request, timeout: Self.requestTimeout)
+            let body = try await response.body.collect(upTo: 64 * 1024)
+            guard (200...299).contains(response.status.code),
+                case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: body)),
+                let value = fields[field]?.text, !value.isEmpty
+            else { throw Failure(message: "Unable to obtain auth token.") }
+            token = value
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure(message: "Unable to obtain auth token.")
+        }
+        await oauth.store(token, for: key)
+        return token
+    }
+}
+
+/// OAuth tokens per study and version of its settings, kept for an hour as in the original.
+actor OAuthTokenCache {
+    struct Key: Hashable, Sendable {
+        var studyKey: String
+        var settingsVersion: Date
+    }
+
+    static let lifetime: Duration = .seconds(3600)
+    private var tokens: [Key: (token: String, until: ContinuousClock.Instant)] = [:]
+
+    func token(for key: Key) -> String? {
+        guard let entry = tokens[key], entry.until > .now else { return nil }
+        return entry.token
+    }
+
+    func store(_ token: String, for key: Key) {
+        tokens = tokens.filter { $0.key.studyKey != key.studyKey }
+        tokens[key] = (token, .now + Self.lifetime)
+    }
+}

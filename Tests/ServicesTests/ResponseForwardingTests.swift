@@ -1,0 +1,245 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PostgresNIO
+@testable import ResponseService
+import ServiceKit
+import StudyModels
+import Testing
+import TestSupport
+
+/// A forwarding target on this machine: it speaks plain HTTP as a researcher's endpoint would,
+/// checks the credentials it was told to expect, can be made to fail, and records every delivery.
+actor ForwardingTargetServer {
+    enum Auth: Sendable {
+        case basic(user: String, password: String)
+        /// Tokens come from `POST /token` as `{"access_token": ...}` and are expected in `X-Auth`.
+        case oauth
+    }
+
+    struct Delivery: Sendable {
+        var responseId: String
+        var body: JSONValue
+        var authorization: String?
+    }
+
+    let auth: Auth
+    private(set) var deliveries: [Delivery] = []
+    private(set) var attempts = 0
+    private(set) var tokenRequests = 0
+    /// Statuses to answer, in order, before accepting again.
+    var failures: [HTTPResponse.Status] = []
+    var currentToken = "token-1"
+
+    init(auth: Auth) { self.auth = auth }
+
+    func failNext(_ statuses: [HTTPResponse.Status]) { failures = statuses }
+    func rotateToken(_ token: String) { currentToken = token }
+
+    func issueToken() -> String {
+        tokenRequests += 1
+        return currentToken
+    }
+
+    func receive(_ request: Request, body: ByteBuffer) -> HTTPResponse.Status {
+        attempts += 1
+        switch auth {
+        case .basic(let user, let password):
+            let expected = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+            guard request.headers[.authorization] == expected else { return .unauthorized }
+        case .oauth:
+            guard request.headers[HTTPField.Name("X-Auth")!] == "Bearer \(currentToken)" else { return .unauthorized }
+        }
+        if !failures.isEmpty { return failures.removeFirst() }
+        deliveries.append(
+            Delivery(
+                responseId: request.headers[HTTPField.Name("X-StudyStack-Response-Id")!] ?? "",
+                body: (try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: body))) ?? .null,
+                authorization: request.headers[.authorization]))
+        return .ok
+    }
+
+    /// Runs the target on a free port for the length of `body`.
+    static func run(auth: Auth, _ body: @escaping @Sendable (ForwardingTargetServer, Int) async throws -> Void) async throws {
+        let target = ForwardingTargetServer(auth: auth)
+        let router = Router()
+        router.post("/forward") { request, context -> Response in
+            let bytes = try await request.body.collect(upTo: 1 << 20)
+            return Response(status: await target.receive(request, body: bytes))
+        }
+        router.post("/token") { _, _ -> Response in
+            let token = await target.issueToken()
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: #"{"access_token": "\#(token)", "expires_in": 3600}"#)))
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in try await body(target, client.port!) }
+    }
+}
+
+/// Forwarding (`spec/response-server.md` 4.8) against a local target: Basic and OAuth, a target
+/// that fails and comes back, and one delivery per response with two replicas sending.
+@Suite struct ResponseForwardingTests {
+    static let study = ResponseProcessingTests.study
+
+    func store(_ h: ResponseHarness) -> ForwardingStore {
+        let logger = Logger(label: "test")
+        return ForwardingStore(
+            client: h.postgres, encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!,
+            audit: AuditLog(client: h.postgres, logger: logger), logger: logger)
+    }
+
+    /// Enrolls with a fresh token; returns the app token and the enrollment token.
+    func enroll(_ h: ResponseHarness) async throws -> (String, String) {
+        try await h.studyEvent(Self.study)
+        let token = try #require(try await h.tokens(1, study: Self.study).first)
+        let (_, enrolled, _) = try await h.call(
+            "mobileappstudy-enroll.api", json: ["studyId": Self.study, "token": token, "allowDataSharing": "true"])
+        return (try #require(enrolled["data"]?["appToken"]?.text), token)
+    }
+
+    /// Waits until response `id` is forwarded; returns its forwarding attempts before success.
+    func forwarded(_ h: ResponseHarness, _ id: Int64, within limit: Duration = .seconds(40)) async throws -> Int {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            for try await (status, attempts) in try await h.postgres.query(
+                "SELECT status, forward_attempts FROM responses WHERE id = \(id)", logger: Logger(label: "test")
+            ).decode((String, Int).self) where status == "forwarded" { return attempts }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw HarnessError(description: "response \(id) was not forwarded")
+    }
+
+    @Test func basicForwardingSendsEachResponseOnceWithItsTokenAndData() async throws {
+        try await ForwardingTargetServer.run(auth: .basic(user: "forwarder", password: "s3cret-pass")) { target, port in
+            try await ResponseHarness.run { h in
+                let (appToken, enrollmentToken) = try await enroll(h)
+                try await store(h).save(
+                    .basic(url: URL(string: "http://127.0.0.1:\(port)/forward")!, username: "forwarder", password: "s3cret-pass"),
+                    studyKey: Self.study, actor: "test")
+                let processing = ResponseProcessingTests()
+                let id = try await processing.submit(h, appToken: appToken, activity: "NewSurvey", version: "1")
+                #expect(try await forwarded(h, id) == 0)
+
+                let deliveries = await target.deliveries
+                #expect(deliveries.count == 1)
+                let body = try #require(deliveries.first?.body)
+                #expect(deliveries.first?.responseId == String(id))
+                #expect(body["type"] == .string("SurveyResponse"))
+                #expect(body["metadata"]?["activityid"] == .string("NewSurvey"))
+                #expect(body["metadata"]?["version"] == .string("1"))
+                #expect(body["token"] == .string(enrollmentToken))
+                let submitted = try JSONDecoder().decode(
+                    JSONValue.self, from: Data(contentsOf: ResponseProcessingTests.file("NewSurvey", "1", response: true)))
+                #expect(body["data"] == submitted)
+
+                // Nothing is sent again, and the password is not stored in clear.
+                try await Task.sleep(for: .seconds(1.5))
+                #expect(await target.deliveries.count == 1)
+                for try await clear in try await h.postgres.query(
+                    "SELECT position('s3cret-pass'::bytea in sealed_password) FROM forwarding_settings",
+                    logger: Logger(label: "test")
+                ).decode(Int.self) { #expect(clear == 0) }
+            }
+        }
+    }
+
+    @Test func oauthFetchesATokenAndFetchesAgainOnceWhenItIsRefused() async throws {
+        try await ForwardingTargetServer.run(auth: .oauth) { target, port in
+            try await ResponseHarness.run { h in
+                let (appToken, _) = try await enroll(h)
+                try await store(h).save(
+                    .oauth(
+                        tokenRequestURL: URL(string: "http://127.0.0.1:\(port)/token")!, tokenField: "access_token",
+                        header: "X-Auth", url: URL(string: "http://127.0.0.1:\(port)/forward")!),
+                    studyKey: Self.study, actor: "test")
+                let processing = ResponseProcessingTests()
+                let first = try await processing.submit(h, appToken: appToken, activity: "NewSurvey", version: "1")
+                #expect(try await forwarded(h, first) == 0)
+                #expect(await target.tokenRequests == 1)
+
+                // The target now wants another token: the cached one gets a 401, a new one is
+                // fetched and the same attempt succeeds (the original gave up here).
+                await target.rotateToken("token-2")
+                let second = try await processing.submit(h, appToken: appToken, activity: "NewSurvey", version: "2")
+                #expect(try await forwarded(h, second) == 0)
+                #expect(await target.tokenRequests == 2)
+                #expect(await target.deliveries.map(\.responseId) == [String(first), String(second)])
+            }
+        }
+    }
+
+    @Test func aFailingTargetIsRetriedUntilItAcceptsAndOnly2xxCounts() async throws {
+        try await ForwardingTargetServer.run(auth: .basic(user: "u", password: "p")) { target, port in
+            try await ResponseHarness.run { h in
+                let (appToken, _) = try await enroll(h)
+                // 300 was success to the original; here it is a failure, as is a 503 while down.
+                await target.failNext([.multipleChoices, .serviceUnavailable])
+                try await store(h).save(
+                    .basic(url: URL(string: "http://127.0.0.1:\(port)/forward")!, username: "u", password: "p"),
+                    studyKey: Self.study, actor: "test")
+                let id = try await ResponseProcessingTests().submit(h, appToken: appToken, activity: "NewSurvey", version: "1")
+
+                // While it fails, the admin API's status says so.
+                let deadline = ContinuousClock.now + .seconds(20)
+                var status = try await store(h).status(studyKey: Self.study)
+                while status.failing == 0 && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                    status = try await store(h).status(studyKey: Self.study)
+                }
+                #expect(status.failing == 1 && status.waiting == 1)
+                #expect(status.lastError?.contains("answered 300") == true, "\(status)")
+
+                #expect(try await forwarded(h, id) == 2)
+                #expect(await target.attempts == 3)
+                #expect(await target.deliveries.count == 1)
+                let after = try await store(h).status(studyKey: Self.study)
+                #expect(after.forwarded == 1 && after.waiting == 0 && after.lastError == nil)
+            }
+        }
+    }
+
+    @Test func twoReplicasDeliverEachResponseExactlyOnce() async throws {
+        try await ForwardingTargetServer.run(auth: .basic(user: "u", password: "p")) { target, port in
+            try await ResponseHarness.run { h in
+                let reader = TestConfiguration.reader(
+                    for: .response, databaseURL: h.databaseURL,
+                    overrides: ["query.databaseURL": try await ResponseHarness.readerURL(h.databaseURL)])
+                let replica = try ResponseService.buildApplication(reader: reader, logger: Logger(label: "replica"))
+                try await replica.test(.router) { second in
+                    try await TestApplication.waitUntilReady(second)
+                    let (appToken, _) = try await enroll(h)
+                    let processing = ResponseProcessingTests()
+                    _ = try await processing.submit(h, appToken: appToken, activity: "NewSurvey", version: "1")
+                    let data = try JSONSerialization.jsonObject(
+                        with: Data(contentsOf: ResponseProcessingTests.file("NewSurvey", "1", response: true)))
+                    for run in 2...20 {
+                        let (status, _, _) = try await h.call(
+                            "mobileappstudy-processResponse.api",
+                            json: ["type": "SurveyResponse", "participantId": appToken,
+                                   "metadata": ["activityId": "NewSurvey", "version": "1", "activityRunId": "\(run)"],
+                                   "data": data])
+                        #expect(status == .ok)
+                    }
+                    // Both replicas process and forward from the same queue.
+                    try await store(h).save(
+                        .basic(url: URL(string: "http://127.0.0.1:\(port)/forward")!, username: "u", password: "p"),
+                        studyKey: Self.study, actor: "test")
+                    var ids: [Int64] = []
+                    for try await id in try await h.postgres.query(
+                        "SELECT id FROM responses ORDER BY id", logger: Logger(label: "test")
+                    ).decode(Int64.self) { ids.append(id) }
+                    #expect(ids.count == 20)
+                    for id in ids { _ = try await forwarded(h, id) }
+                    let delivered = await target.deliveries.map(\.responseId)
+                    #expect(delivered.count == 20)
+                    #expect(Set(delivered) == Set(ids.map(String.init)))
+                }
+            }
+        }
+    }
+}
