@@ -124,3 +124,107 @@ import TestSupport
         }
     }
 }
+
+/// Researcher exports: every participant's rows of every table, as CSV files in a zip (checked
+/// by Python's zipfile, an independent reader) and as JSON lines.
+@Suite struct ResponseExportTests {
+    let admin = ResponseAdminTokenTests()
+
+    @Test func aStudysTablesExportAsAZipOfCSVFilesAndAsJSONLines() async throws {
+        try await admin.withServices { client, _, root, postgres in
+            let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
+            let design = try String(contentsOf: ResponseProcessingTests.file("NewSurvey", "1"), encoding: .utf8)
+            try await h.sql(
+                """
+                INSERT INTO activity_designs (study_key, activity_id, version, design)
+                VALUES ('SLEEPWELL', 'NewSurvey', '1', \(design)::jsonb)
+                """)
+            let original = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: ResponseProcessingTests.file("NewSurvey", "1", response: true)))
+                    as? [String: Any])
+            // The second participant's short text is what a spreadsheet would run as a formula.
+            var tricky = original
+            var results = try #require(tricky["results"] as? [[String: Any]])
+            let index = try #require(results.firstIndex { $0["key"] as? String == "ShortTextField" })
+            results[index]["value"] = "=HYPERLINK(\"x\"), line\nbreak"
+            tricky["results"] = results
+            let processing = ResponseProcessingTests()
+            for data in [original, tricky] {
+                let (_, enrolled, _) = try await h.call(
+                    "mobileappstudy-enroll.api", json: ["studyId": "SLEEPWELL", "allowDataSharing": "true"])
+                let appToken = try #require(enrolled["data"]?["appToken"]?.text)
+                let (status, _, _) = try await h.call(
+                    "mobileappstudy-processResponse.api",
+                    json: ["type": "SurveyResponse", "participantId": appToken,
+                           "metadata": ["activityId": "NewSurvey", "version": "1"], "data": data])
+                #expect(status == .ok)
+                #expect(try await processing.settled(h, try await processing.latest(h)).0 == "processed")
+            }
+
+            // JSON lines: one object per row, every table, exact values.
+            let (linesStatus, lines, linesHeaders) = try await admin.send(
+                client, .get, "/admin/v1/studies/SLEEPWELL/export.jsonl", token: root)
+            #expect(linesStatus == .ok)
+            #expect(linesHeaders[.contentType] == "application/x-ndjson; charset=utf-8")
+            let objects = try lines.split(separator: "\n").map { try JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
+            let survey = objects.filter { $0["table"] == .string("NewSurvey") }.compactMap { $0["row"] }
+            #expect(survey.count == 2)
+            #expect(survey.map { $0["IntegerField"] } == [.number(1), .number(1)])
+            #expect(survey.last?["ShortTextField"] == .string("=HYPERLINK(\"x\"), line\nbreak"))
+            let tables = Set(objects.compactMap { $0["table"]?.text })
+            #expect(tables.isSuperset(of: ["NewSurvey", "NewSurveyTextChoiceField", "NewSurveyGroupedList"]))
+
+            // The zip, read by Python: every table a CSV with a header and the same rows.
+            let (zipStatus, _, zipHeaders) = try await admin.send(
+                client, .get, "/admin/v1/studies/SLEEPWELL/export.zip", token: root)
+            #expect(zipStatus == .ok)
+            #expect(zipHeaders[.contentType] == "application/zip")
+            let archive = try await client.execute(
+                uri: "/admin/v1/studies/SLEEPWELL/export.zip", method: .get, headers: [.authorization: "Bearer \(root)"]
+            ) { Data(buffer: $0.body) }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID()).zip")
+            try archive.write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let report = try Self.python(
+                """
+                import csv, io, json, sys, zipfile
+                z = zipfile.ZipFile(sys.argv[1])
+                assert z.testzip() is None
+                out = {}
+                for name in z.namelist():
+                    out[name] = list(csv.reader(io.StringIO(z.read(name).decode("utf-8"), newline="")))
+                print(json.dumps(out))
+                """, file.path)
+            let csvFiles = try JSONDecoder().decode([String: [[String]]].self, from: Data(report.utf8))
+            #expect(Set(csvFiles.keys) == Set(tables.map { StudyExport.fileName($0) }))
+            let sheet = try #require(csvFiles["NewSurvey.csv"])
+            #expect(sheet.count == 3)
+            let header = sheet[0]
+            #expect(Array(header.prefix(3)) == ["Key", "ParticipantId", "Created"])
+            let text = try #require(header.firstIndex(of: "ShortTextField"))
+            #expect(sheet[2][text] == "'=HYPERLINK(\"x\"), line\nbreak")
+            #expect(sheet[1][try #require(header.firstIndex(of: "BooleanField"))] == "true")
+
+            var exported: [String] = []
+            for try await format in try await postgres.query(
+                "SELECT details->>'format' FROM audit_events WHERE action = 'responses.exported' ORDER BY id",
+                logger: Logger(label: "test")
+            ).decode(String.self) { exported.append(format) }
+            #expect(exported == ["jsonl", "zip", "zip"])
+        }
+    }
+
+    /// Runs a Python script with arguments and returns what it printed.
+    static func python(_ script: String, _ arguments: String...) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [ProcessInfo.processInfo.environment["STUDYSTACK_TEST_PYTHON"] ?? "python3", "-c", script] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw HarnessError(description: "python failed") }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -41,6 +41,7 @@ public enum ResponseService {
                 let participants = ParticipantStore(
                     client: postgres, tokens: tokens, audit: environment.audit, logger: environment.logger)
                 let authenticator = AdminAuthenticator(client: environment.internalClient)
+                let tables = StudyTables(client: postgres, access: access, logger: environment.logger)
                 let forwarding = ForwardingStore(
                     client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit,
                     logger: environment.logger)
@@ -54,10 +55,14 @@ public enum ResponseService {
                     responses: ResponseAdminStore(client: postgres, audit: environment.audit, logger: environment.logger),
                     forwarding: forwarding
                 ).add(to: routes.router)
+                AdminExportRoutes(
+                    catalog: catalog, authenticator: authenticator, tables: tables,
+                    export: StudyExport(client: postgres, logger: environment.logger), audit: environment.audit
+                ).add(to: routes.router)
                 let responses = ResponseStore(client: postgres, audit: environment.audit, logger: environment.logger)
                 let queries = queryClient.map {
                     ParticipantQueries(
-                        owner: postgres, reader: $0, access: access, timeout: response.queryTimeout,
+                        reader: $0, access: access, timeout: response.queryTimeout,
                         maxRows: response.queryMaxRows, timeZone: response.queryTimeZone, logger: environment.logger)
                 }
                 MobileAppRoutes(
@@ -65,12 +70,11 @@ public enum ResponseService {
                         enrollment: Enrollment(catalog: catalog, participants: participants), participants: participants,
                         catalog: catalog),
                     responses: ResponseRoutes(responses: responses),
-                    queries: QueryRoutes(responses: responses, queries: queries)
+                    queries: QueryRoutes(responses: responses, tables: tables, queries: queries)
                 ).add(to: routes.router)
                 let resync = StudyResync(
                     catalog: catalog, client: environment.internalClient, isReady: { environment.startup.isFinished },
                     logger: environment.logger)
-                let tables = StudyTables(client: postgres, access: access, logger: environment.logger)
                 let processor = ResponseProcessor(
                     client: postgres,
                     designs: DesignSource(

@@ -31,6 +31,7 @@ struct QueryRoutes: Sendable {
     }
 
     let responses: ResponseStore
+    let tables: StudyTables
     /// Nil when no reader role is configured.
     let queries: ParticipantQueries?
 
@@ -84,6 +85,6 @@ struct QueryRoutes: Sendable {
     private func catalog(_ participant: ResponseStore.Participant, queries: ParticipantQueries) async throws
         -> QueryTranslator.Catalog
     {
-        try await queries.catalog(studyKey: participant.studyKey) ?? .init(schema: "", tables: [:])
+        try await tables.catalog(studyKey: participant.studyKey) ?? .init(schema: "", tables: [:])
     }
 }

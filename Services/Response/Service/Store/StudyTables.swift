@@ -86,6 +86,29 @@ struct StudyTables: Sendable {
         return name
     }
 
+    /// The study's lists as participant queries and exports see them: tables and their columns in creation order; nil before the study's first design.
+    func catalog(studyKey: String) async throws -> QueryTranslator.Catalog? {
+        var schema: String?
+        for try await name in try await client.query(
+            "SELECT schema_name FROM study_schemas WHERE study_key = \(studyKey)", logger: logger
+        ).decode(String.self) { schema = name }
+        guard let schema else { return nil }
+        var tables: [String: QueryTranslator.Catalog.Table] = [:]
+        var order: [String] = []
+        for try await (list, listSQL, column, columnSQL, storage) in try await client.query(
+            """
+            SELECT l.name, l.sql_name, c.name, c.sql_name, c.storage FROM response_lists l
+            JOIN response_columns c ON c.list_id = l.id
+            WHERE l.study_key = \(studyKey) ORDER BY l.id, c.system DESC, c.id
+            """, logger: logger
+        ).decode((String, String, String, String, String).self) {
+            if tables[list.lowercased()] == nil { order.append(list.lowercased()) }
+            tables[list.lowercased(), default: .init(name: list, sqlName: listSQL, columns: [])]
+                .columns.append(.init(name: column, sqlName: columnSQL, storage: storage))
+        }
+        return QueryTranslator.Catalog(schema: schema, tables: tables, order: order)
+    }
+
     /// Every list of the study with its columns, by lower-cased name, and the study's schema
     /// (nil before its first design).
     func lists(studyKey: String, on connection: PostgresConnection) async throws -> (schema: String?, lists: [String: StoredList]) {

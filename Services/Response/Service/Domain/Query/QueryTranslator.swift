@@ -22,12 +22,18 @@ struct QueryTranslator {
         struct Column: Sendable {
             var name: String
             var sqlName: String
+            /// DOUBLE, TIMESTAMP, BOOLEAN, VARCHAR, or INTEGER for system keys.
+            var storage: String
         }
 
         var schema: String
         var tables: [String: Table]
+        /// Lower-cased table names in creation order (parents before their children).
+        var order: [String] = []
 
         func table(_ name: String) -> Table? { tables[name.lowercased()] }
+
+        var orderedTables: [Table] { order.compactMap { tables[$0] } }
     }
 
     /// PostgreSQL for one query and the names its columns have in the reply.

@@ -16,34 +16,12 @@ struct ParticipantQueries: Sendable {
         var total: Int?
     }
 
-    let owner: PostgresClient
     let reader: PostgresClient
     let access: QueryAccess
     let timeout: Duration
     let maxRows: Int
     let timeZone: TimeZone
     let logger: Logger
-
-    /// The study's lists and their columns in creation order; nil before the study's first design.
-    func catalog(studyKey: String) async throws -> QueryTranslator.Catalog? {
-        var schema: String?
-        for try await name in try await owner.query(
-            "SELECT schema_name FROM study_schemas WHERE study_key = \(studyKey)", logger: logger
-        ).decode(String.self) { schema = name }
-        guard let schema else { return nil }
-        var tables: [String: QueryTranslator.Catalog.Table] = [:]
-        for try await (list, listSQL, column, columnSQL) in try await owner.query(
-            """
-            SELECT l.name, l.sql_name, c.name, c.sql_name FROM response_lists l
-            JOIN response_columns c ON c.list_id = l.id
-            WHERE l.study_key = \(studyKey) ORDER BY l.id, c.system DESC, c.id
-            """, logger: logger
-        ).decode((String, String, String, String).self) {
-            tables[list.lowercased(), default: .init(name: list, sqlName: listSQL, columns: [])]
-                .columns.append(.init(name: column, sqlName: columnSQL))
-        }
-        return QueryTranslator.Catalog(schema: schema, tables: tables)
-    }
 
     func run(_ translation: QueryTranslator.Translation, participantId: Int64, countTotal: Bool = false)
         async throws(QueryError) -> Result
