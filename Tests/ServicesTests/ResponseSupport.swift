@@ -64,11 +64,12 @@ struct ResponseHarness: Sendable {
     @discardableResult
     func studyEvent(
         _ studyId: String, status: StudyEvent.Status = .active, version: Int = 1, at: Date = Date(),
-        as caller: ServiceName = .studyMetadata
+        properties: [ParticipantProperty] = [], as caller: ServiceName = .studyMetadata
     ) async throws -> HTTPResponse.Status {
         let event = StudyEvent(
             studyId: studyId, appId: "DEMOAPP", orgId: "DEMOORG", status: status, version: version,
-            label: "1.\(version - 1)", consentVersion: 1, activities: [], participantProperties: [], action: "launch", at: at)
+            label: "1.\(version - 1)", consentVersion: 1, activities: [], participantProperties: properties,
+            action: "launch", at: at)
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         let body = Array(try encoder.encode(event))

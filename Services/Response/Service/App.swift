@@ -38,14 +38,17 @@ public enum ResponseService {
                 let tokens = TokenStore(
                     client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit,
                     logger: environment.logger)
-                let participants = ParticipantStore(
-                    client: postgres, tokens: tokens, audit: environment.audit, logger: environment.logger)
-                let authenticator = AdminAuthenticator(client: environment.internalClient)
                 let tables = StudyTables(client: postgres, access: access, logger: environment.logger)
+                let properties = ParticipantPropertyStore(
+                    client: postgres, tables: tables, tokens: tokens, audit: environment.audit, logger: environment.logger)
+                let participants = ParticipantStore(
+                    client: postgres, tokens: tokens, properties: properties, audit: environment.audit,
+                    logger: environment.logger)
+                let authenticator = AdminAuthenticator(client: environment.internalClient)
                 let forwarding = ForwardingStore(
                     client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit,
                     logger: environment.logger)
-                InternalStudyEventRoutes(catalog: catalog).add(to: routes.internalGroup)
+                InternalStudyEventRoutes(catalog: catalog, properties: properties).add(to: routes.internalGroup)
                 AdminTokenRoutes(
                     catalog: catalog, tokens: tokens, authenticator: authenticator,
                     audit: environment.audit, maxBatch: response.maxTokenBatch
@@ -55,6 +58,8 @@ public enum ResponseService {
                     responses: ResponseAdminStore(client: postgres, audit: environment.audit, logger: environment.logger),
                     forwarding: forwarding
                 ).add(to: routes.router)
+                AdminPropertyRoutes(catalog: catalog, authenticator: authenticator, properties: properties)
+                    .add(to: routes.router)
                 AdminExportRoutes(
                     catalog: catalog, authenticator: authenticator, tables: tables,
                     export: StudyExport(client: postgres, logger: environment.logger), audit: environment.audit
@@ -68,7 +73,7 @@ public enum ResponseService {
                 MobileAppRoutes(
                     enrollment: EnrollmentRoutes(
                         enrollment: Enrollment(catalog: catalog, participants: participants), participants: participants,
-                        catalog: catalog),
+                        properties: properties, catalog: catalog),
                     responses: ResponseRoutes(responses: responses),
                     queries: QueryRoutes(responses: responses, tables: tables, queries: queries)
                 ).add(to: routes.router)

@@ -34,6 +34,7 @@ struct EnrollmentRoutes: Sendable {
 
     let enrollment: Enrollment
     let participants: ParticipantStore
+    let properties: ParticipantPropertyStore
     let catalog: StudyCatalog
 
     func request(_ call: LabKeyCall) -> Enrollment.Request {
@@ -59,10 +60,16 @@ struct EnrollmentRoutes: Sendable {
     }
 
     func validate(_ call: LabKeyCall) async throws -> Response {
-        let (_, problems) = try await enrollment.problems(request(call), enrolling: false)
-        guard problems.isEmpty else { throw LabKeyCall.invalid(problems) }
-        // Pre-enrollment participant properties come with the properties upload, not built yet.
-        return try LabKeyCall.reply(ValidateReply(preEnrollmentParticipantProperties: []))
+        let request = request(call)
+        let (study, problems) = try await enrollment.problems(request, enrolling: false)
+        guard problems.isEmpty, let study else { throw LabKeyCall.invalid(problems) }
+        // What the research team uploaded for this token before enrollment (none without a token).
+        let values =
+            if let token = EnrollmentToken.normalized(request.token) {
+                try await properties.preEnrollment(token: token, studyKey: study.key)
+            } else { [(String, JSONValue)]() }
+        return try LabKeyCall.reply(
+            ValidateReply(preEnrollmentParticipantProperties: values.map { .init(propertyId: $0.0, value: $0.1) }))
     }
 
     func resolve(_ call: LabKeyCall) async throws -> Response {

@@ -12,6 +12,7 @@ struct InternalStudyEventRoutes {
     }
 
     let catalog: StudyCatalog
+    let properties: ParticipantPropertyStore
 
     func add(to group: RouterGroup<ServiceRequestContext>) {
         group.post("/v1/study-events", use: receive)
@@ -26,6 +27,12 @@ struct InternalStudyEventRoutes {
             throw APIError.badRequest("the body is not a study event")
         }
         guard Identifiers.isValid(event.studyId) else { throw APIError.badRequest("the study id \(Identifiers.rule)") }
-        return Received(applied: try await catalog.apply(event))
+        let applied = try await catalog.apply(event)
+        // The participant-properties table follows the study's published properties (only ever
+        // added to); a failure here answers 500 and study-metadata's outbox sends the event again.
+        if applied && !event.participantProperties.isEmpty {
+            try await properties.ensureTable(studyKey: StudyCatalog.key(event.studyId))
+        }
+        return Received(applied: applied)
     }
 }

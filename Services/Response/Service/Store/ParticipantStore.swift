@@ -15,6 +15,7 @@ struct ParticipantStore: Sendable {
 
     let client: PostgresClient
     let tokens: TokenStore
+    let properties: ParticipantPropertyStore
     let audit: AuditLog
     let logger: Logger
 
@@ -76,6 +77,8 @@ struct ParticipantStore: Sendable {
                 for try await _ in spent { taken = false }
                 if taken { throw TokenTaken() }
             }
+            try await properties.attach(
+                participantId: participantId, tokenHMAC: token.map(tokens.hmac), studyKey: studyKey, on: connection)
             try await audit.record(
                 actor: "participant:\(participantId)", action: "participant.enrolled", studyId: studyKey,
                 details: ["withToken": String(token != nil), "allowDataSharing": allowDataSharing], on: connection)
