@@ -1,0 +1,93 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import StudyModels
+
+/// One of the real service executables (`.build/debug/<name>`, built by `swift build
+/// --build-tests`), started on a free port with the settings given, for tests that need a real
+/// process: one that can be killed with SIGKILL mid-work and started again.
+public final class ServiceProcess: @unchecked Sendable {
+    public let name: String
+    public let port: Int
+    public let logFile: URL
+    private let process: Process
+
+    /// The package's root, from this file's place in it.
+    public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Starts `name` with `environment` (plus `HTTP_PORT`) and waits until `/readyz` answers 200.
+    public static func start(_ name: String, environment: [String: String], timeout: Duration = .seconds(60))
+        async throws -> ServiceProcess
+    {
+        let executable = packageRoot.appendingPathComponent(".build/debug/\(name)")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw TestServerError(description: "\(executable.path) is not built (swift build --build-tests)")
+        }
+        let port = try SMTPTestServer.freePort()
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(port)-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = executable
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DATABASE") }
+        env.merge(environment) { $1 }
+        env["HTTP_PORT"] = String(port)
+        env["HTTP_HOST"] = "127.0.0.1"
+        process.environment = env
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        let service = ServiceProcess(name: name, port: port, logFile: log, process: process)
+        try await service.waitUntilReady(timeout: timeout)
+        return service
+    }
+
+    private init(name: String, port: Int, logFile: URL, process: Process) {
+        self.name = name
+        self.port = port
+        self.logFile = logFile
+        self.process = process
+    }
+
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    public var isRunning: Bool { process.isRunning }
+
+    private func waitUntilReady(timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else {
+                let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+                throw TestServerError(description: "\(name) exited: \(log.suffix(2000))")
+            }
+            var request = HTTPClientRequest(url: "\(baseURL)/readyz")
+            request.method = .GET
+            if let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(2)), response.status.code == 200 {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        kill()
+        throw TestServerError(description: "\(name) was not ready within \(timeout)")
+    }
+
+    /// SIGKILL: no graceful shutdown, no chance to finish or roll back anything itself.
+    public func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM, and waits for the process to exit.
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    deinit {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: logFile)
+    }
+}
