@@ -62,6 +62,34 @@ import TestSupport
         }
     }
 
+    /// Many phones at once, some replaying: the responses share commits (group commit), each is
+    /// answered after the commit that holds it, and every distinct one is stored exactly once.
+    @Test func concurrentSubmissionsAndReplaysAreEachStoredOnce() async throws {
+        try await ResponseHarness.run { h in
+            try await h.studyEvent("MYTESTSTUDY")
+            let appTokens = [try await enroll(h, study: "MYTESTSTUDY"), try await enroll(h, study: "MYTESTSTUDY")]
+            let bodies = try appTokens.flatMap { token in
+                try (1...30).map { run in
+                    var envelope = try Self.envelope(appToken: token)
+                    envelope["metadata"] = ["activityId": "NewSurvey", "version": "1", "activityRunId": "\(run)"]
+                    return try JSONSerialization.data(withJSONObject: envelope)
+                }
+            }
+            // Each response sent three times, all at once.
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for body in bodies + bodies + bodies {
+                    group.addTask {
+                        let json = try JSONSerialization.jsonObject(with: body) as! [String: Any]
+                        return try await h.call("mobileappstudy-processResponse.api", json: json).0
+                    }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.count == 180 && statuses.allSatisfy { $0 == .ok })
+            #expect(try await count(h, "responses") == 60)
+        }
+    }
+
     @Test func badSubmissionsGetTheOriginalsMessagesAndStoreNothing() async throws {
         try await ResponseHarness.run { h in
             try await h.studyEvent("MYTESTSTUDY")

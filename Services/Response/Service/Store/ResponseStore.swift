@@ -27,20 +27,44 @@ struct ResponseStore: Sendable {
     }
 
     let client: PostgresClient
+    let ingest: ResponseIngest
     let audit: AuditLog
     let logger: Logger
 
+    init(client: PostgresClient, audit: AuditLog, logger: Logger) {
+        self.client = client
+        ingest = ResponseIngest(client: client, logger: logger)
+        self.audit = audit
+        self.logger = logger
+    }
+
     func participant(appToken: String) async throws -> Participant? {
-        let rows = try await client.query(
-            """
-            SELECT p.id, p.study_key, s.study_id, p.status = 'withdrawn', s.collection_enabled
-            FROM participants p JOIN studies s ON s.study_key = p.study_key
-            WHERE p.app_token_hash = \(SecureToken.hash(appToken))
-            """, logger: logger)
-        for try await (id, key, studyId, withdrawn, enabled) in rows.decode((Int64, String, String, Bool, Bool).self) {
+        let rows = try await client.execute(ParticipantStatement(appTokenHash: SecureToken.hash(appToken)), logger: logger)
+        for try await (id, key, studyId, withdrawn, enabled) in rows {
             return Participant(id: id, studyKey: key, studyId: studyId, withdrawn: withdrawn, collectionEnabled: enabled)
         }
         return nil
+    }
+
+    /// Every app call looks its participant up, so the lookup is prepared once per connection.
+    struct ParticipantStatement: PostgresPreparedStatement {
+        static let sql = """
+            SELECT p.id, p.study_key, s.study_id, p.status = 'withdrawn', s.collection_enabled
+            FROM participants p JOIN studies s ON s.study_key = p.study_key
+            WHERE p.app_token_hash = $1
+            """
+        static let bindingDataTypes: [PostgresDataType] = [.text]
+        typealias Row = (Int64, String, String, Bool, Bool)
+
+        var appTokenHash: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(appTokenHash)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
     /// What makes two submissions the same response: the activity, its version and run, and the
@@ -55,26 +79,21 @@ struct ResponseStore: Sendable {
         return SHA256.hash(data: try encoder.encode(canonical)).hexString
     }
 
-    /// Stores the response (committed when this returns); a replay of one already stored is
-    /// recognised and stored nothing. Returns whether it was new.
+    /// Stores the response (committed when this returns, possibly in one commit with others
+    /// submitted at the same moment); a replay of one already stored is recognised and stored
+    /// nothing. Returns whether it was new.
     @discardableResult
     func store(_ submission: Submission, from participant: Participant) async throws -> Bool {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let metadata = String(decoding: try encoder.encode(submission.metadata), as: UTF8.self)
-        let data = String(decoding: try encoder.encode(submission.data), as: UTF8.self)
-        let rows = try await client.query(
-            """
-            INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, language,
-                                   metadata, data, fingerprint)
-            VALUES (\(participant.id), \(participant.studyKey), \(submission.activityId), \(submission.activityVersion),
-                    \(submission.activityRunId), \(submission.language), \(metadata)::jsonb, \(data)::jsonb,
-                    \(try Self.fingerprint(submission)))
-            ON CONFLICT (participant_id, fingerprint) DO NOTHING
-            RETURNING id
-            """, logger: logger)
-        for try await _ in rows { return true }
-        return false
+        return try await ingest.store(
+            ResponseIngest.Row(
+                participantId: participant.id, studyKey: participant.studyKey, activityId: submission.activityId,
+                activityVersion: submission.activityVersion, activityRunId: submission.activityRunId,
+                language: submission.language,
+                metadata: String(decoding: try encoder.encode(submission.metadata), as: UTF8.self),
+                data: String(decoding: try encoder.encode(submission.data), as: UTF8.self),
+                fingerprint: try Self.fingerprint(submission)))
     }
 
     static func binds(_ id: Int64) -> PostgresBindings {
