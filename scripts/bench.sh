@@ -2,8 +2,10 @@
 # make bench: start the stack, publish a realistic study (20 activities, 200 steps), and drive
 # the study-metadata app API and /healthz of the same service with wrk in one run; then the
 # registration service: login (bounded by bcrypt) and updateActivityState beside its /healthz;
-# then a 100,000-token batch on the response service; then measure the database ceiling with
-# pgbench. Prints requests/s, p99 and the ratio to /healthz.
+# then a 100,000-token batch on the response service and processResponse with a 30-answer
+# response beside pgbench running the same database work (bench/pgbench-response.sql), then the
+# processing rate; then measure the database ceiling with pgbench. Prints requests/s, p99 and the
+# ratios.
 # The stack is restarted with the per-address rate limit lifted: wrk sends everything from one
 # address.
 set -euo pipefail
@@ -12,7 +14,9 @@ cd "$(dirname "$0")/.."
 
 ensure_commands wrk:wrk pgbench:postgresql-contrib python3:python3 curl:curl
 scripts/stop.sh >/dev/null 2>&1 || true
-RATE_LIMIT_PER_MINUTE=100000 scripts/run.sh >/dev/null
+# The response service takes submissions only (PROCESSING_ENABLED=false, as an ingest replica
+# would) while processResponse is measured; processing is measured on its own afterwards.
+PROCESSING_ENABLED=false RATE_LIMIT_PER_MINUTE=100000 scripts/run.sh >/dev/null
 . .data/secrets.env
 base=http://127.0.0.1:8081
 duration=${BENCH_SECONDS:-10}
@@ -158,6 +162,70 @@ curl -sf -o /dev/null -w '%{time_total}\n' -H "Authorization: Bearer $token" -H 
     http://127.0.0.1:8083/admin/v1/studies/BENCHSTUDY/token-batches -d '{"count": 100000}' >"$results.tokens" ||
     die "creating the token batch failed"
 
+# --- response: processResponse with a 30-answer response, beside pgbench doing its database work --
+# 200 enrolled participants, written straight into the database with app tokens whose SHA-256 is
+# what the service stores.
+python3 - "$results.apptokens" <<'PY'
+import secrets, sys
+with open(sys.argv[1], "w") as out:
+    for _ in range(200):
+        print(secrets.token_hex(16), file=out)
+PY
+rsql() { PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack studystack_response "$@"; }
+{
+    echo "INSERT INTO participants (study_key, app_token_hash, status, allow_data_sharing) SELECT 'BENCHSTUDY',"
+    echo "encode(sha256(convert_to(t, 'UTF8')), 'hex'), 'enrolled', 'true' FROM unnest(ARRAY["
+    sed "s/.*/'&'/" "$results.apptokens" | paste -sd, -
+    echo "]) t RETURNING id;"
+} | rsql >"$results.participant-ids"
+lo=$(sort -n "$results.participant-ids" | head -n 1)
+hi=$(sort -n "$results.participant-ids" | tail -n 1)
+python3 - "$results.apptokens" bench/response-30.json bench/pgbench-response.sql >"$results.respond.lua" <<'PY'
+import json, sys
+tokens = open(sys.argv[1]).read().split()
+data = json.load(open(sys.argv[2]))
+# pgbench must insert the answers wrk sends.
+assert json.dumps(data, sort_keys=True) in open(sys.argv[3]).read(), "bench/pgbench-response.sql is stale"
+print("local tokens = {" + ",".join(f'"{t}"' for t in tokens) + "}")
+print("local data = [[" + json.dumps(data, separators=(",", ":")) + "]]")
+print("""
+local counter = 0
+init = function(args) math.randomseed(os.time() * 1000 + math.floor(os.clock() * 1000000)) end
+request = function()
+    counter = counter + 1
+    local run = string.format("%d-%d", math.random(1, 1000000000), counter)
+    local body = '{"type":"SurveyResponse","participantId":"' .. tokens[(counter % #tokens) + 1] ..
+        '","metadata":{"activityId":"daily30","version":"1.0","activityRunId":"' .. run .. '"},"data":' .. data .. '}'
+    return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)
+end""")
+PY
+response_pid=$(cat .data/run/response.pid)
+log "wrk: response /healthz and processResponse (${connections} connections, ${duration}s)"
+wrk -t2 -c"$connections" -d"${duration}s" --latency "http://127.0.0.1:8083/healthz" >"$results.resp-healthz"
+rsql -c "SELECT count(*) FROM responses" >"$results.responses-before"
+( peak=0; while kill -0 "$response_pid" 2>/dev/null; do
+      rss=$(awk '/VmRSS/ {print $2}' "/proc/$response_pid/status" 2>/dev/null || echo 0)
+      [ "${rss:-0}" -gt "$peak" ] && peak=$rss && echo "$peak" >"$results.rss"
+      sleep 0.2
+  done ) &
+rss_sampler=$!
+wrk -t2 -c"$connections" -d"${duration}s" --latency -s "$results.respond.lua" \
+    "http://127.0.0.1:8083/mobileappstudy-processResponse.api" >"$results.processResponse"
+kill "$rss_sampler" 2>/dev/null || true
+rsql -c "SELECT count(*) FROM responses" >"$results.responses-after"
+log "pgbench: bench/pgbench-response.sql (processResponse's database work), 20 clients, ${duration}s"
+PGPASSWORD=$STUDYSTACK_DB_PASSWORD pgbench -n -M prepared -c 20 -j 2 -T "$duration" -D lo="$lo" -D hi="$hi" \
+    -f bench/pgbench-response.sql -h 127.0.0.1 -p 55432 -U studystack studystack_response >"$results.pgbench-response" 2>&1
+# Processing on its own: the response service restarted with its worker, the backlog it drains.
+kill "$response_pid" 2>/dev/null || true
+while kill -0 "$response_pid" 2>/dev/null; do sleep 0.2; done
+RATE_LIMIT_PER_MINUTE=100000 scripts/run.sh >/dev/null
+sleep 2
+rsql -c "SELECT count(*) FROM responses WHERE status <> 'pending'" >"$results.processed-before"
+sleep "$duration"
+rsql -c "SELECT count(*) FROM responses WHERE status <> 'pending'" >"$results.processed-after"
+rsql -c "SELECT count(*) FROM responses WHERE status = 'error'" >"$results.processed-errors"
+
 log "pgbench: the current-version lookup, 20 clients, ${duration}s (the database ceiling)"
 cat >"$results.sql" <<'SQL'
 SELECT s.status, v.version FROM studies s
@@ -167,9 +235,10 @@ SQL
 PGPASSWORD=$STUDYSTACK_DB_PASSWORD pgbench -n -M prepared -c 20 -j 2 -T "$duration" -f "$results.sql" \
     -h 127.0.0.1 -p 55432 -U studystack studystack_metadata >"$results.pgbench" 2>&1
 
-python3 - "$results" <<'PY'
+python3 - "$results" "$duration" <<'PY'
 import re, sys
 base = sys.argv[1]
+seconds = float(sys.argv[2])
 def wrk(name):
     text = open(f"{base}.{name}").read()
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
@@ -202,5 +271,28 @@ print(f"\nresponse service: a 100,000-token batch (POST token-batches, HTTP incl
 tps = re.search(r"tps = ([\d.]+)", open(f"{base}.pgbench").read())
 print(f"\npgbench (current-version lookup, 20 clients): {float(tps.group(1)):.0f} tps" if tps else "\npgbench failed")
 print("goal: ratio >= 0.8 and p99 < 10 ms at 64 connections")
+
+print("\nresponse service")
+resp = wrk("resp-healthz")
+rps, p99, errors = wrk("processResponse")
+stored = int(open(f"{base}.responses-after").read()) - int(open(f"{base}.responses-before").read())
+print(f"{'endpoint':<20}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio to /healthz':>20}")
+print(f"{'healthz':<20}{resp[0]:>12.1f}{resp[1]:>10.2f}{resp[2]:>9}{1:>20.3f}")
+print(f"{'processResponse':<20}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / resp[0]:>20.3f}")
+print(f"responses stored during the run: {stored} (a 30-answer response each)")
+ceiling = re.search(r"tps = ([\d.]+)", open(f"{base}.pgbench-response").read())
+if ceiling:
+    print(f"bench/pgbench-response.sql straight from pgbench (20 clients): {float(ceiling.group(1)):.0f}/s;"
+          f" the service reaches {rps / float(ceiling.group(1)):.2f} of that (goal >= 1.0)")
+else:
+    print("pgbench of processResponse's database work failed:\n" + open(f"{base}.pgbench-response").read()[-500:])
+try:
+    print(f"response service peak resident memory during processResponse: {int(open(f'{base}.rss').read()) / 1024:.0f} MB (goal < 200 MB)")
+except (FileNotFoundError, ValueError):
+    print("response service resident memory: not sampled")
+done = int(open(f"{base}.processed-after").read()) - int(open(f"{base}.processed-before").read())
+print(f"processing into tables (one worker, backlog of the run): {done / seconds:.0f} responses/s"
+      f" ({int(open(f'{base}.processed-errors').read())} in error)")
+print("goal: processResponse >= 1.0x pgbench, p99 < 50 ms, memory < 200 MB")
 PY
 rm -f "$results" "$results".*

@@ -1,5 +1,5 @@
 """Writes a realistic benchmark study document: 20 activities of 10 steps each (200 steps),
-mixing every response type, for `make bench`."""
+mixing every response type, and `daily30` (30 questions) that the response benchmark answers, for `make bench`."""
 import json
 import sys
 
@@ -32,11 +32,21 @@ def activity(index):
             "steps": steps}
 
 
+def daily30():
+    """The activity `make bench` submits responses to: 30 questions of every type."""
+    result = activity(21)
+    result["activityId"] = "daily30"
+    result["title"] = {"en": "Daily check-in", "es": "Control diario"}
+    result["steps"] = [dict(step, key=f"q{i}") for i, step in
+                       enumerate(activity(21)["steps"] + activity(31)["steps"] + activity(41)["steps"])]
+    return result
+
+
 document = {
     "studyId": "BENCHSTUDY", "appId": "BENCHAPP", "name": {"en": "Benchmark study", "es": "Estudio de referencia"},
     "category": "Benchmark", "sponsor": "StudyStack", "tagline": "Load test", "timeZone": "America/New_York",
     "languages": ["en", "es"], "eligibility": {"type": "token"},
     "consent": {"visualScreens": [{"type": "overview", "title": "Overview", "text": "About this study."}]},
-    "activities": [activity(i) for i in range(1, 21)],
+    "activities": [activity(i) for i in range(1, 21)] + [daily30()],
 }
 json.dump(document, sys.stdout)

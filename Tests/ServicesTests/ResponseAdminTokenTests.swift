@@ -163,4 +163,45 @@ import TestSupport
             }
         }
     }
+
+    /// A response's design comes from the running study-metadata over the signed internal call,
+    /// is kept, and becomes the activity's table.
+    @Test func aResponsesDesignIsFetchedFromStudyMetadataAndApplied() async throws {
+        let helper = StudyDraftTests()
+        try await withServices(announce: false, beforeResponse: { metadata, root in
+            _ = try await helper.send(metadata, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
+            let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+            _ = try await helper.send(metadata, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
+            #expect(try await helper.send(metadata, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
+        }) { client, _, root, postgres in
+            let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
+            let deadline = ContinuousClock.now + .seconds(20)
+            var appToken: String?
+            while appToken == nil && ContinuousClock.now < deadline {
+                let (_, enrolled, _) = try await h.call(
+                    "mobileappstudy-enroll.api", query: ["studyId": "SLEEPWELL", "allowDataSharing": "true"])
+                appToken = enrolled["data"]?["appToken"]?.text
+                if appToken == nil { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            let token = try #require(appToken)
+            let (status, _, _) = try await h.call(
+                "mobileappstudy-processResponse.api",
+                json: ["type": "SurveyResponse", "participantId": token,
+                       "metadata": ["activityId": "weekly", "version": "1.0"],
+                       "data": ["results": [["resultType": "numeric", "key": "hoursSlept", "value": 7.5, "skipped": false,
+                                             "startTime": "2026-11-21T08:00:00.000-0500", "endTime": "2026-11-21T08:00:05.000-0500"]]]])
+            #expect(status == .ok)
+            let processing = ResponseProcessingTests()
+            let (state, error) = try await processing.settled(h, try await processing.latest(h))
+            #expect(state == "processed", "\(error ?? "")")
+            for try await hours in try await postgres.query(
+                "SELECT \"hoursSlept\" FROM \"study_SLEEPWELL\".weekly", logger: Logger(label: "test")
+            ).decode(Double.self) { #expect(hours == 7.5) }
+            for try await applied in try await postgres.query(
+                "SELECT count(*)::int FROM activity_designs WHERE activity_id = 'weekly' AND applied_at IS NOT NULL",
+                logger: Logger(label: "test")
+            ).decode(Int.self) { #expect(applied == 1) }
+            _ = root
+        }
+    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import PostgresNIO
+@testable import ResponseService
 import StudyModels
 import Testing
 import TestSupport
@@ -86,6 +87,22 @@ import TestSupport
                 return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
             }
             #expect(statuses.count == 180 && statuses.allSatisfy { $0 == .ok })
+            #expect(try await count(h, "responses") == 60)
+            // The same answers with their keys in another order are the same response.
+            var reordered = try #require(try JSONSerialization.jsonObject(with: bodies[0]) as? [String: Any])
+            let data = try #require(reordered["data"] as? [String: Any])
+            let text = try JSONSerialization.data(withJSONObject: data, options: [.sortedKeys])
+            let reversed = String(decoding: text, as: UTF8.self)
+            #expect(try await h.call("mobileappstudy-processResponse.api", json: reordered).0 == .ok)
+            reordered["data"] = try JSONSerialization.jsonObject(with: Data(reversed.utf8))
+            #expect(try await h.call("mobileappstudy-processResponse.api", json: reordered).0 == .ok)
+            #expect(try await count(h, "responses") == 60)
+            // Text PostgreSQL cannot hold is refused on its own, storing nothing.
+            var nul = reordered
+            nul["data"] = ["results": [["key": "q", "resultType": "text", "value": "a\u{0}b"]]]
+            let (refused, refusal, _) = try await h.call("mobileappstudy-processResponse.api", json: nul)
+            #expect(refused == .badRequest)
+            #expect(refusal.exception?.contains("NUL") == true)
             #expect(try await count(h, "responses") == 60)
         }
     }
@@ -182,5 +199,15 @@ enum PostgresQueryText {
         case "participants": "SELECT count(*)::int FROM participants"
         default: "SELECT -1"
         }
+    }
+}
+
+@Suite struct NULEscapeTests {
+    @Test func onlyARealNULEscapeCounts() {
+        #expect(ResponseRoutes.escapesNUL(#"{"a":"x\u0000y"}"#))
+        #expect(ResponseRoutes.escapesNUL(#"{"a":"\u00\u0000"}"#))
+        #expect(ResponseRoutes.escapesNUL(#"{"a":"\\\u0000"}"#))
+        #expect(!ResponseRoutes.escapesNUL(#"{"a":"\\u0000"}"#))
+        #expect(!ResponseRoutes.escapesNUL(#"{"a":"u0000 \u0001"}"#))
     }
 }

@@ -3,6 +3,7 @@ import Configuration
 import Logging
 import PostgresNIO
 import ServiceKit
+import ServiceLifecycle
 import StudyModels
 
 /// Assembly point of the response service.
@@ -90,7 +91,8 @@ public enum ResponseService {
                 let forwarder = ResponseForwarder(
                     store: forwarding, tokens: tokens, httpClient: .shared, oauth: OAuthTokenCache(),
                     pollInterval: .milliseconds(500), isReady: { environment.startup.isFinished }, logger: environment.logger)
-                return [resync, processor, forwarder] + (queryClient.map { [$0] } ?? [])
+                let workers: [any Service] = response.processingEnabled ? [processor, forwarder] : [forwarder]
+                return [resync] + workers + (queryClient.map { [$0] } ?? [])
             },
             afterMigrations: { environment in
                 try await access.prepare(client: environment.postgres, logger: environment.logger)

@@ -11,6 +11,7 @@ public struct ResponseSettings: Sendable {
         public static let queryTimeout = Setting("query.timeoutMilliseconds")
         public static let queryMaxRows = Setting("query.maxRows")
         public static let queryTimeZone = Setting("query.timeZone")
+        public static let processingEnabled = Setting("processing.enabled")
     }
 
     /// AES-256 key (base64) for what is kept sealed at rest: enrollment tokens (the researcher
@@ -26,6 +27,9 @@ public struct ResponseSettings: Sendable {
     public var queryMaxRows: Int
     /// The zone dates are written in for the apps, which parse them as New York time.
     public var queryTimeZone: TimeZone
+    /// Whether this replica runs the processing worker. Off, it only takes submissions: a
+    /// deployment can keep ingest and processing on separate replicas of the same database.
+    public var processingEnabled: Bool
 
     public init(reader: ConfigReader) throws(ConfigurationError) {
         let settings = SettingsReader(reader)
@@ -47,5 +51,12 @@ public struct ResponseSettings: Sendable {
             throw ConfigurationError(Settings.queryTimeZone, "must be a time zone name such as America/New_York, got \"\(zone)\"")
         }
         queryTimeZone = timeZone
+        processingEnabled = try settings.value(Settings.processingEnabled, default: true) { (raw: String) throws(ConfigurationError) -> Bool in
+            switch raw.lowercased() {
+            case "true", "on", "1", "yes": return true
+            case "false", "off", "0", "no": return false
+            default: throw ConfigurationError(Settings.processingEnabled, "must be true or false, got \"\(raw)\"")
+            }
+        }
     }
 }

@@ -12,8 +12,21 @@ struct LabKeyCall: Sendable {
 
     /// The action, lower-cased (`enroll`, `validateenrollmenttoken`, ...).
     let action: String
+    /// Query parameters, and the body's members whose values are not objects or arrays.
     let parameters: [String: JSONValue]
+    /// The body's object and array members as the JSON text they arrived as: a response's answers
+    /// are passed on to PostgreSQL without being built here.
+    let compound: [String: String]
     let headers: HTTPFields
+
+    /// Every parameter name, simple or compound.
+    var names: Set<String> { Set(parameters.keys).union(compound.keys) }
+
+    /// A parameter as a JSON value (compound ones read on demand).
+    func json(_ name: String) -> JSONValue? {
+        if let raw = compound[name] { return try? JSONValue.parse(Array(raw.utf8)) }
+        return parameters[name]
+    }
 
     /// The action a path segment names, or nil when it is not a LabKey API path.
     static func action(in segment: String) -> String? {
@@ -33,15 +46,31 @@ struct LabKeyCall: Sendable {
 
     static func read(_ request: Request, context: ServiceRequestContext, action: String) async throws -> LabKeyCall {
         var parameters: [String: JSONValue] = [:]
+        var compound: [String: String] = [:]
         for (name, value) in request.uri.queryParameters { parameters[String(name)] = .string(String(value)) }
         let body = try await request.body.collect(upTo: context.maxUploadSize)
         if body.readableBytes > 0 {
-            guard case .object(let fields) = try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: body)) else {
+            let bytes = Array(body.readableBytesView)
+            // The body wins over the query string.
+            let read = bytes.withUnsafeBufferPointer { buffer -> [(String, JSONValue?, String?)]? in
+                guard let members = try? JSONValue.members(ofObject: buffer) else { return nil }
+                return members.map { member -> (String, JSONValue?, String?) in
+                    let slice = UnsafeBufferPointer(rebasing: buffer[member.value])
+                    if let first = slice.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+                        return (member.name, nil, String(decoding: slice, as: UTF8.self))
+                    }
+                    return (member.name, try? JSONValue.parse(slice), nil)
+                }
+            }
+            guard let read else {
                 throw APIError(.badRequest, code: "invalid_request", message: "The request body is not a JSON object.")
             }
-            parameters.merge(fields) { _, body in body }
+            for (name, value, raw) in read {
+                parameters[name] = value
+                compound[name] = raw
+            }
         }
-        return LabKeyCall(action: action, parameters: parameters, headers: request.headers)
+        return LabKeyCall(action: action, parameters: parameters, compound: compound, headers: request.headers)
     }
 
     /// A parameter as text (numbers and booleans as the apps' JSON has them).
@@ -61,10 +90,15 @@ struct LabKeyCall: Sendable {
     static func reply(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+        return reply(bytes: ByteBuffer(bytes: try encoder.encode(value)), status: status)
     }
+
+    static func reply(bytes: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: bytes))
+    }
+
+    /// `{"success": true}` as `reply` writes it, encoded once: most calls answer just that.
+    static let success: ByteBuffer = ByteBuffer(string: "{\n  \"success\" : true\n}")
 
     /// Validation failures as a 400 with every failure in `errors`, the first as `exception`.
     static func invalid(_ problems: [LabKeyProblem]) -> APIError {

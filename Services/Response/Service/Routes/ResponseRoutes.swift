@@ -17,14 +17,21 @@ struct ResponseRoutes: Sendable {
 
     /// The original's checks in its order (`spec/response-server.md` 2.4); the response is
     /// committed before the app is answered.
+    ///
+    /// When the request itself is complete, the participant is looked up by the same statement
+    /// that stores the response (group commit): the participant checks then come from its
+    /// outcome. Only an incomplete request looks the participant up first, so its errors still
+    /// come in the original's order.
     func processResponse(_ call: LabKeyCall) async throws -> Response {
-        if let unknown = call.parameters.keys.sorted().first(where: { !Self.responseKeys.contains($0) }) {
+        if let unknown = call.names.sorted().first(where: { !Self.responseKeys.contains($0) }) {
             throw LabKeyCall.invalid([.init(field: "form", message: "Error binding property: Unrecognized field \"\(unknown)\"")])
         }
-        guard case .object(let metadata)? = call.parameters["metadata"] else {
+        guard case .object(let metadata)? = call.json("metadata") else {
             throw LabKeyCall.invalid([.init(field: "form", message: "Metadata not found")])
         }
-        let participant = try await Self.participant(call, responses: responses)
+        guard let appToken = Self.nonBlank(call.string("participantId")) else {
+            throw LabKeyCall.invalid([.init(field: "participantId", message: "ParticipantId not included in request")])
+        }
         func text(_ key: String) -> String? {
             metadata[key]?.text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -33,20 +40,61 @@ struct ResponseRoutes: Sendable {
         let version = text("version")
         if activityId == nil { problems.append(.init(field: "activityId", message: "ActivityId not included in request")) }
         if version == nil { problems.append(.init(field: "version", message: "SurveyVersion not included in request")) }
-        let data = call.parameters["data"]
-        if data == nil || data == .null { problems.append(.init(field: "data", message: "Response not included in request")) }
-        if !participant.collectionEnabled {
-            problems.append(.init(
-                field: "form",
-                message: "Response collection is not currently enabled for study [ \(participant.studyKey) ]"))
+        // The answers stay the text they came as; PostgreSQL reads them (and derives the
+        // fingerprint from their canonical form).
+        let data = call.compound["data"] ?? call.parameters["data"].flatMap { $0 == .null ? nil : $0.serialized() }
+        if data == nil { problems.append(.init(field: "data", message: "Response not included in request")) }
+        // PostgreSQL text cannot hold NUL; JSON can escape it, so it is refused here.
+        if [data, call.compound["metadata"]].contains(where: { $0.map(Self.escapesNUL) ?? false }) {
+            problems.append(.init(field: "data", message: "The response contains a NUL character (\\u0000), which cannot be stored"))
         }
-        guard problems.isEmpty, let activityId, let version, let data else { throw LabKeyCall.invalid(problems) }
-        try await responses.store(
+        guard problems.isEmpty, let activityId, let version, let data else {
+            let participant = try await Self.participant(call, responses: responses)
+            if !participant.collectionEnabled { problems.append(Self.collectionDisabled(participant.studyKey)) }
+            throw LabKeyCall.invalid(problems)
+        }
+        let outcome = try await responses.store(
             ResponseStore.Submission(
                 activityId: activityId, activityVersion: version, activityRunId: text("activityRunId"),
-                language: text("language"), metadata: .object(metadata), data: data),
-            from: participant)
-        return try LabKeyCall.reply(Success())
+                language: text("language"), metadata: JSONValue.object(metadata).serialized(), data: data),
+            appToken: appToken)
+        switch outcome {
+        case .stored:
+            return LabKeyCall.reply(bytes: LabKeyCall.success)
+        case .unknownParticipant:
+            throw LabKeyCall.invalid([.init(field: "participantId", message: "Unable to identify participant")])
+        case .withdrawn:
+            throw LabKeyCall.invalid([.init(field: "participantId", message: "Participant has withdrawn from study")])
+        case .collectionDisabled(let studyKey):
+            throw LabKeyCall.invalid([Self.collectionDisabled(studyKey)])
+        }
+    }
+
+    /// Whether JSON text holds the escape `\u0000` (an escaped backslash before `u0000` does not
+    /// count), scanned byte by byte.
+    static func escapesNUL(_ json: String) -> Bool {
+        let bytes = Array(json.utf8)
+        let pattern = Array("u0000".utf8)
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "\\") else {
+                index += 1
+                continue
+            }
+            var run = 0
+            while index < bytes.count && bytes[index] == UInt8(ascii: "\\") {
+                run += 1
+                index += 1
+            }
+            if run % 2 == 1 && index + pattern.count <= bytes.count && Array(bytes[index..<index + pattern.count]) == pattern {
+                return true
+            }
+        }
+        return false
+    }
+
+    static func collectionDisabled(_ studyKey: String) -> LabKeyProblem {
+        LabKeyProblem(field: "form", message: "Response collection is not currently enabled for study [ \(studyKey) ]")
     }
 
     /// `withdrawFromStudy` (`participantId`, `delete`).

@@ -22,8 +22,9 @@ struct ResponseStore: Sendable {
         var activityVersion: String
         var activityRunId: String?
         var language: String?
-        var metadata: JSONValue
-        var data: JSONValue
+        /// The metadata and answers as JSON text.
+        var metadata: String
+        var data: String
     }
 
     let client: PostgresClient
@@ -67,33 +68,15 @@ struct ResponseStore: Sendable {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
-    /// What makes two submissions the same response: the activity, its version and run, and the
-    /// answers, in a canonical JSON form (keys sorted).
-    static func fingerprint(_ submission: Submission) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let canonical: JSONValue = .object([
-            "activityId": .string(submission.activityId), "version": .string(submission.activityVersion),
-            "activityRunId": submission.activityRunId.map(JSONValue.string) ?? .null, "data": submission.data,
-        ])
-        return SHA256.hash(data: try encoder.encode(canonical)).hexString
-    }
-
-    /// Stores the response (committed when this returns, possibly in one commit with others
-    /// submitted at the same moment); a replay of one already stored is recognised and stored
-    /// nothing. Returns whether it was new.
-    @discardableResult
-    func store(_ submission: Submission, from participant: Participant) async throws -> Bool {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try await ingest.store(
+    /// Stores the response for the participant with `appToken` (committed when this returns
+    /// `.stored`, possibly in one commit with others submitted at the same moment); a replay of
+    /// one already stored is recognised and stored nothing.
+    func store(_ submission: Submission, appToken: String) async throws -> ResponseIngest.Outcome {
+        try await ingest.store(
             ResponseIngest.Row(
-                participantId: participant.id, studyKey: participant.studyKey, activityId: submission.activityId,
+                appTokenHash: SecureToken.hash(appToken), activityId: submission.activityId,
                 activityVersion: submission.activityVersion, activityRunId: submission.activityRunId,
-                language: submission.language,
-                metadata: String(decoding: try encoder.encode(submission.metadata), as: UTF8.self),
-                data: String(decoding: try encoder.encode(submission.data), as: UTF8.self),
-                fingerprint: try Self.fingerprint(submission)))
+                language: submission.language, metadata: submission.metadata, data: submission.data))
     }
 
     static func binds(_ id: Int64) -> PostgresBindings {

@@ -1,0 +1,69 @@
+import Foundation
+import StudyModels
+import Testing
+import TestSupport
+
+/// The hand-written JSON reader and writer agree with Foundation's on real documents, and refuse
+/// what is not JSON.
+@Suite struct JSONValueTextTests {
+    /// Every conformance response and design, read both ways.
+    @Test func readsTheConformanceDocumentsAsFoundationDoes() throws {
+        let folder = Conformance.labkey.appendingPathComponent("SurveyMetadata")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+        var compared = 0
+        for file in files {
+            let data = try Data(contentsOf: folder.appendingPathComponent(file))
+            guard let expected = try? JSONDecoder().decode(JSONValue.self, from: data) else {
+                // The deliberately malformed files: refused by both.
+                #expect(throws: JSONValue.ParseError.self, "\(file)") { try JSONValue.parse(data) }
+                continue
+            }
+            let parsed = try JSONValue.parse(data)
+            #expect(parsed == expected, "\(file)")
+            // Written and read again, the same value; written twice, the same text.
+            #expect(try JSONValue.parse(Array(parsed.serialized().utf8)) == parsed, "\(file)")
+            #expect(parsed.serialized() == expected.serialized())
+            compared += 1
+        }
+        #expect(compared >= 40)
+    }
+
+    @Test func escapesAndNumbersRoundTrip() throws {
+        let text = #"{"b": [1, -2.5, 3e2, 0.1, true, false, null], "a": "quote \" slash \/ tab \t é \u00e9 😀 \ud83d\ude00 \u0001"}"#
+        let value = try JSONValue.parse(Array(text.utf8))
+        #expect(value["a"] == .string("quote \" slash / tab \t é é 😀 😀 \u{01}"))
+        #expect(value["b"] == .array([.number(1), .number(-2.5), .number(300), .number(0.1), .bool(true), .bool(false), .null]))
+        let written = value.serialized()
+        #expect(written.hasPrefix(#"{"a":"quote \"#))
+        #expect(written.contains(#""b":[1,-2.5,300,0.1,true,false,null]"#))
+        #expect(written.contains(#"\u0001"#))
+        #expect(try JSONValue.parse(Array(written.utf8)) == value)
+        // Keys are sorted whatever order they came in.
+        #expect(try JSONValue.parse(Array(#"{"z":1,"a":{"y":2,"b":3}}"#.utf8)).serialized() == #"{"a":{"b":3,"y":2},"z":1}"#)
+    }
+
+    @Test func whatIsNotJSONIsRefused() {
+        let bad = [
+            "", " ", "{", "}", "[1,]", "{\"a\":}", "{\"a\" 1}", "{a:1}", "'x'", "01", "1.", ".5", "-", "1e", "tru", "nul",
+            "\"unterminated", "\"bad \\x escape\"", "\"\\ud800\"", "\"\\udc00\"", "\"tab\there\"", "[1] 2", "NaN", "Infinity",
+            "1e999", String(repeating: "[", count: 300) + String(repeating: "]", count: 300),
+        ]
+        for text in bad {
+            #expect(throws: JSONValue.ParseError.self, "\(text.prefix(20))") { try JSONValue.parse(Array(text.utf8)) }
+        }
+    }
+
+    @Test func membersOfAnObjectComeWithTheirTextUnbuilt() throws {
+        let text = Array(#" {"type": "SurveyResponse", "data": {"results": [1, {"a": "\u00e9"}]}, "n": -1.5e3} "#.utf8)
+        let members = try text.withUnsafeBufferPointer { try JSONValue.members(ofObject: $0) }
+        #expect(members.map(\.name) == ["type", "data", "n"])
+        let values = members.map { String(decoding: text[$0.value], as: UTF8.self) }
+        #expect(values == [#""SurveyResponse""#, #"{"results": [1, {"a": "\u00e9"}]}"#, "-1.5e3"])
+        for bad in [#"{"a": [1,}"#, #"{"a": "\q"}"#, #"[1]"#, #"{"a": 1} x"#, #"{"a": "\ud800"}"#] {
+            let bytes = Array(bad.utf8)
+            #expect(throws: JSONValue.ParseError.self, "\(bad)") {
+                try bytes.withUnsafeBufferPointer { _ = try JSONValue.members(ofObject: $0) }
+            }
+        }
+    }
+}
