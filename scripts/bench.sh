@@ -36,6 +36,9 @@ if [ ! -s "$credential_file" ]; then
 fi
 python3 scripts/bench_study.py | curl -sf -o /dev/null "${auth[@]}" -X PUT "$base/admin/v1/studies/BENCHSTUDY/draft" --data-binary @-
 curl -s -o /dev/null "${auth[@]}" -X POST "$base/admin/v1/studies/BENCHSTUDY/launch" || true
+# Already launched by an earlier run: a changed document (daily30 was added later) is published as
+# an update (409 when nothing changed).
+curl -s -o /dev/null "${auth[@]}" -X POST "$base/admin/v1/studies/BENCHSTUDY/publish-updates" || true
 basic=$(printf '%s' "$(cat "$credential_file")" | base64 -w0)
 app_headers=(-H "Authorization: Basic $basic" -H "applicationId: BENCHAPP" -H "orgId: BENCHORG")
 curl -sf -o /dev/null "${app_headers[@]}" "$base/StudyMetaData/activityList?studyId=BENCHSTUDY" ||
@@ -172,6 +175,8 @@ with open(sys.argv[1], "w") as out:
         print(secrets.token_hex(16), file=out)
 PY
 rsql() { PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack studystack_response "$@"; }
+# Earlier runs' responses go first: the processing rate below is of this run's backlog.
+rsql -c "DELETE FROM responses WHERE study_key = 'BENCHSTUDY'"
 {
     echo "INSERT INTO participants (study_key, app_token_hash, status, allow_data_sharing) SELECT 'BENCHSTUDY',"
     echo "encode(sha256(convert_to(t, 'UTF8')), 'hex'), 'enrolled', 'true' FROM unnest(ARRAY["
@@ -225,6 +230,7 @@ rsql -c "SELECT count(*) FROM responses WHERE status <> 'pending'" >"$results.pr
 sleep "$duration"
 rsql -c "SELECT count(*) FROM responses WHERE status <> 'pending'" >"$results.processed-after"
 rsql -c "SELECT count(*) FROM responses WHERE status = 'error'" >"$results.processed-errors"
+rsql -c "SELECT coalesce(max(error_message), '') FROM responses WHERE status = 'error'" >"$results.processed-error"
 
 log "pgbench: the current-version lookup, 20 clients, ${duration}s (the database ceiling)"
 cat >"$results.sql" <<'SQL'
@@ -292,7 +298,7 @@ except (FileNotFoundError, ValueError):
     print("response service resident memory: not sampled")
 done = int(open(f"{base}.processed-after").read()) - int(open(f"{base}.processed-before").read())
 print(f"processing into tables (one worker, backlog of the run): {done / seconds:.0f} responses/s"
-      f" ({int(open(f'{base}.processed-errors').read())} in error)")
+      f" ({int(open(f'{base}.processed-errors').read())} in error {open(f'{base}.processed-error').read().strip()[:200]})")
 print("goal: processResponse >= 1.0x pgbench, p99 < 50 ms, memory < 200 MB")
 PY
 rm -f "$results" "$results".*

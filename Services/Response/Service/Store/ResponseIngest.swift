@@ -106,48 +106,20 @@ actor ResponseIngest {
     /// participants of collecting studies inserted; the outcome and fingerprint of each row by
     /// its position.
     ///
-    /// The fingerprint that recognises a replay is the SHA-256 of the activity, version, run and
-    /// the answers in jsonb's canonical text (keys ordered, whitespace normalised), so the same
-    /// answers re-serialised by a phone in another key order are still the same response.
+    /// The fingerprint that recognises a replay comes from the activity, version, run and the
+    /// answers as a jsonb value (see `IngestStatement`), so the same answers re-serialised by a
+    /// phone in another key order are still the same response.
     private func insert(_ rows: [Row]) async throws -> [Int: (Outcome, String)] {
-        var bindings = PostgresBindings(capacity: 7)
-        bindings.append(rows.map(\.appTokenHash))
-        bindings.append(rows.map(\.activityId))
-        bindings.append(rows.map(\.activityVersion))
-        // Arrays of optionals cannot be bound; empty stands for none (neither is ever empty).
-        bindings.append(rows.map { $0.activityRunId ?? "" })
-        bindings.append(rows.map { $0.language ?? "" })
-        bindings.append(rows.map(\.metadata))
-        bindings.append(rows.map(\.data))
-        let query = PostgresQuery(
-            unsafeSQL: """
-                WITH raw AS (
-                    SELECT h, a, v, r, l, m, d::jsonb AS d, n FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
-                        $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS t(h, a, v, r, l, m, d, n)
-                ), input AS (
-                    SELECT raw.*, encode(sha256(convert_to(a || chr(31) || v || chr(31) || r || chr(31) || d::text, 'UTF8')),
-                                         'hex') AS f
-                    FROM raw
-                ), resolved AS (
-                    SELECT i.*, p.id AS pid, p.study_key AS sk, p.status = 'withdrawn' AS withdrawn, s.collection_enabled AS enabled
-                    FROM input i
-                    LEFT JOIN participants p ON p.app_token_hash = i.h
-                    LEFT JOIN studies s ON s.study_key = p.study_key
-                ), stored AS (
-                    INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, language,
-                                           metadata, data, fingerprint)
-                    SELECT pid, sk, a, v, NULLIF(r, ''), NULLIF(l, ''), m::jsonb, d, f FROM resolved
-                    WHERE pid IS NOT NULL AND NOT withdrawn AND enabled
-                    ON CONFLICT (participant_id, fingerprint) DO NOTHING
-                    RETURNING participant_id, fingerprint
-                )
-                SELECT r.n, r.pid, r.sk, r.withdrawn, r.enabled, s.participant_id IS NOT NULL, r.f
-                FROM resolved r LEFT JOIN stored s ON s.participant_id = r.pid AND s.fingerprint = r.f
-                """, binds: bindings)
+        let statement = IngestStatement(
+            appTokenHashes: rows.map(\.appTokenHash), activityIds: rows.map(\.activityId),
+            versions: rows.map(\.activityVersion),
+            // Arrays of optionals cannot be bound; empty stands for none (neither is ever empty).
+            runs: rows.map { $0.activityRunId ?? "" }, languages: rows.map { $0.language ?? "" },
+            metadata: rows.map(\.metadata), data: rows.map(\.data))
         var outcomes: [Int: (Outcome, String)] = [:]
-        for try await (position, participant, studyKey, withdrawn, enabled, inserted, fingerprint) in try await client.query(
-            query, logger: logger
-        ).decode((Int, Int64?, String?, Bool?, Bool?, Bool, String).self) {
+        for try await (position, participant, studyKey, withdrawn, enabled, inserted, fingerprint) in try await client.execute(
+            statement, logger: logger)
+        {
             let outcome: Outcome =
                 if participant == nil { .unknownParticipant } else if withdrawn == true { .withdrawn } else if enabled != true {
                     .collectionDisabled(studyKey: studyKey ?? "")
@@ -156,4 +128,53 @@ actor ResponseIngest {
         }
         return outcomes
     }
+}
+
+/// The batch statement, prepared once per connection (it is parsed and planned once, not per
+/// batch). The fingerprint hashes the answers' canonical jsonb value with two seeds (128 bits)
+/// rather than printing it as text and hashing that: the same answers in another key order give
+/// the same jsonb, and so the same fingerprint.
+struct IngestStatement: PostgresPreparedStatement {
+    static let sql = """
+        WITH input AS (
+            SELECT t.h, t.a, t.v, t.r, t.l, t.m, t.d::jsonb AS d, t.n
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+                 WITH ORDINALITY AS t(h, a, v, r, l, m, d, n)
+        ), resolved AS (
+            SELECT i.*, p.id AS pid, p.study_key AS sk, p.status = 'withdrawn' AS withdrawn, s.collection_enabled AS enabled,
+                   encode(sha256(convert_to(i.a || chr(31) || i.v || chr(31) || i.r || chr(31), 'UTF8')
+                                 || int8send(jsonb_hash_extended(i.d, 0)) || int8send(jsonb_hash_extended(i.d, 1))),
+                          'hex') AS f
+            FROM input i
+            LEFT JOIN participants p ON p.app_token_hash = i.h
+            LEFT JOIN studies s ON s.study_key = p.study_key
+        ), stored AS (
+            INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, language,
+                                   metadata, data, fingerprint)
+            SELECT pid, sk, a, v, NULLIF(r, ''), NULLIF(l, ''), m::jsonb, d, f FROM resolved
+            WHERE pid IS NOT NULL AND NOT withdrawn AND enabled
+            ON CONFLICT (participant_id, fingerprint) DO NOTHING
+            RETURNING participant_id, fingerprint
+        )
+        SELECT r.n::int8, r.pid, r.sk, r.withdrawn, r.enabled, s.participant_id IS NOT NULL, r.f
+        FROM resolved r LEFT JOIN stored s ON s.participant_id = r.pid AND s.fingerprint = r.f
+        """
+    static let bindingDataTypes: [PostgresDataType] = Array(repeating: .textArray, count: 7)
+    typealias Row = (Int, Int64?, String?, Bool?, Bool?, Bool, String)
+
+    var appTokenHashes: [String]
+    var activityIds: [String]
+    var versions: [String]
+    var runs: [String]
+    var languages: [String]
+    var metadata: [String]
+    var data: [String]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 7)
+        for column in [appTokenHashes, activityIds, versions, runs, languages, metadata, data] { bindings.append(column) }
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }
