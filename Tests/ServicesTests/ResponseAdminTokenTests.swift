@@ -138,14 +138,17 @@ import TestSupport
         }
     }
 
-    @Test func studiesPublishedBeforeTheServiceStartedAreReadFromStudyMetadata() async throws {
+    /// The example study launched in study-metadata (with its app), before the response service starts.
+    @Sendable static func launchSleepwell(_ metadata: any TestClientProtocol, _ root: String) async throws {
         let helper = StudyDraftTests()
-        try await withServices(announce: false, beforeResponse: { metadata, root in
-            _ = try await helper.send(metadata, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
-            let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
-            _ = try await helper.send(metadata, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
-            #expect(try await helper.send(metadata, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
-        }) { client, _, root, postgres in
+        _ = try await helper.send(metadata, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
+        let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+        _ = try await helper.send(metadata, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
+        #expect(try await helper.send(metadata, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
+    }
+
+    @Test func studiesPublishedBeforeTheServiceStartedAreReadFromStudyMetadata() async throws {
+        try await withServices(announce: false, beforeResponse: Self.launchSleepwell) { client, _, root, postgres in
             // The resync runs once the service has started; the study then answers here.
             let deadline = ContinuousClock.now + .seconds(20)
             var status: HTTPResponse.Status = .notFound
@@ -167,13 +170,7 @@ import TestSupport
     /// A response's design comes from the running study-metadata over the signed internal call,
     /// is kept, and becomes the activity's table.
     @Test func aResponsesDesignIsFetchedFromStudyMetadataAndApplied() async throws {
-        let helper = StudyDraftTests()
-        try await withServices(announce: false, beforeResponse: { metadata, root in
-            _ = try await helper.send(metadata, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
-            let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
-            _ = try await helper.send(metadata, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
-            #expect(try await helper.send(metadata, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
-        }) { client, _, root, postgres in
+        try await withServices(announce: false, beforeResponse: Self.launchSleepwell) { client, _, root, postgres in
             let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
             let deadline = ContinuousClock.now + .seconds(20)
             var appToken: String?
