@@ -233,5 +233,13 @@ enum ResponseMigrations {
                 "CREATE INDEX responses_forwarding ON responses (forward_due_at, id) WHERE status = 'processed'",
             ]
         ),
+        Migration(
+            component: "response", version: 8, name: "response_metadata_by_response",
+            statements: [
+                // Deleting responses (withdrawal with delete, the benchmark's clean-up) cascades
+                // to their timing rows; without this index each deleted response scanned them all.
+                "CREATE INDEX response_metadata_response ON response_metadata (response_id)",
+            ]
+        ),
     ]
 }

@@ -181,10 +181,16 @@ struct StudyTables: Sendable {
             definitions.append(
                 "\(SQLName.quoted(parentColumn)) bigint NOT NULL REFERENCES \(SQLName.quoted(schemaName)).\(SQLName.quoted(parent.sqlName)) (\"Key\") ON DELETE CASCADE")
         }
+        // A deleted parent row finds its children through this index, not by scanning the table.
+        let parentIndex = parent.map { SQLName.identifier(for: $0.name + "Id") }
         try await connection.query(
             PostgresQuery(unsafeSQL: "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"), logger: logger)
         try await connection.query(
             PostgresQuery(unsafeSQL: "CREATE INDEX ON \(table) (\"ParticipantId\")"), logger: logger)
+        if let parentIndex {
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "CREATE INDEX ON \(table) (\(SQLName.quoted(parentIndex)))"), logger: logger)
+        }
         try await access.protect(table: table, on: connection, logger: logger)
         let rows = try await connection.query(
             """
