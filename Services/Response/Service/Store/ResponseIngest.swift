@@ -2,13 +2,14 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceKit
+import Synchronization
 
 /// Writes submitted responses with group commit: submissions that arrive while a write is in
 /// flight wait for the next one, which resolves all their participants and stores all of them in
 /// one statement (one round trip, one commit, one WAL flush). Each caller is answered only after
 /// the commit that holds its response, so nothing is acknowledged before it is durable; under
 /// load many responses share a commit instead of each paying for its own.
-actor ResponseIngest {
+final class ResponseIngest: Sendable {
     /// One response ready to store, from the participant whose app token hashes to `appTokenHash`.
     struct Row: Sendable {
         var appTokenHash: String
@@ -42,10 +43,23 @@ actor ResponseIngest {
     static let maxBatch = 256
     static let maxInFlight = 2
 
+    private struct Queue {
+        var waiting: [Waiting] = []
+        var inFlight = 0
+
+        /// The next batch, if a writer may take one.
+        mutating func take() -> [Waiting] {
+            let batch = Array(waiting.prefix(ResponseIngest.maxBatch))
+            waiting.removeFirst(batch.count)
+            return batch
+        }
+    }
+
     private let client: PostgresClient
     private let logger: Logger
-    private var waiting: [Waiting] = []
-    private var inFlight = 0
+    /// A lock rather than an actor: enqueueing is a few instructions, and a request should not
+    /// hop to another executor for them.
+    private let queue = Mutex(Queue())
 
     init(client: PostgresClient, logger: Logger) {
         self.client = client
@@ -55,24 +69,31 @@ actor ResponseIngest {
     /// Resolves the participant and stores `row` (committed when this returns `.stored`).
     func store(_ row: Row) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
-            waiting.append(Waiting(row: row, continuation: continuation))
-            startWritesIfIdle()
+            let batch = queue.withLock { queue -> [Waiting]? in
+                queue.waiting.append(Waiting(row: row, continuation: continuation))
+                guard queue.inFlight < Self.maxInFlight else { return nil }
+                queue.inFlight += 1
+                return queue.take()
+            }
+            if let batch { Task { await self.drain(startingWith: batch) } }
         }
     }
 
-    private func startWritesIfIdle() {
-        while inFlight < Self.maxInFlight && !waiting.isEmpty {
-            let batch = Array(waiting.prefix(Self.maxBatch))
-            waiting.removeFirst(batch.count)
-            inFlight += 1
-            Task { await self.write(batch) }
+    /// One writer: writes batches while there are waiting rows, then gives its slot back.
+    private func drain(startingWith first: [Waiting]) async {
+        var batch = first
+        while true {
+            await answer(batch)
+            let next = queue.withLock { queue -> [Waiting]? in
+                guard !queue.waiting.isEmpty else {
+                    queue.inFlight -= 1
+                    return nil
+                }
+                return queue.take()
+            }
+            guard let next else { return }
+            batch = next
         }
-    }
-
-    private func write(_ batch: [Waiting]) async {
-        await answer(batch)
-        inFlight -= 1
-        startWritesIfIdle()
     }
 
     /// Writes the batch and answers every caller in it.
