@@ -28,19 +28,8 @@ struct ResponseForwarder: Service {
     static let requestTimeout: TimeAmount = .seconds(30)
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                if isReady() {
-                    do {
-                        while try await forwardNext() {}
-                    } catch is CancellationError {
-                        return
-                    } catch {
-                        logger.warning("response forwarding paused", metadata: ["error": "\(String(reflecting: error))"])
-                    }
-                }
-                try await Task.sleep(for: pollInterval)
-            }
+        await QueueDrain.run("response forwarding", pollInterval: pollInterval, isReady: isReady, logger: logger) {
+            try await forwardNext()
         }
     }
 

@@ -25,17 +25,8 @@ struct ResponseProcessor: Service {
     let logger: Logger
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                if isReady() {
-                    do {
-                        while try await processNext() {}
-                    } catch {
-                        logger.warning("response processing paused", metadata: ["error": "\(String(reflecting: error))"])
-                    }
-                }
-                try await Task.sleep(for: pollInterval)
-            }
+        await QueueDrain.run("response processing", pollInterval: pollInterval, isReady: isReady, logger: logger) {
+            try await processNext()
         }
     }
 

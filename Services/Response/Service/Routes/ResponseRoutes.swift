@@ -29,9 +29,7 @@ struct ResponseRoutes: Sendable {
         guard case .object(let metadata)? = call.json("metadata") else {
             throw LabKeyCall.invalid([.init(field: "form", message: "Metadata not found")])
         }
-        guard let appToken = Self.nonBlank(call.string("participantId")) else {
-            throw LabKeyCall.invalid([.init(field: "participantId", message: "ParticipantId not included in request")])
-        }
+        let appToken = try Self.appToken(call)
         func text(_ key: String) -> String? {
             metadata[key]?.text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -99,9 +97,7 @@ struct ResponseRoutes: Sendable {
 
     /// `withdrawFromStudy` (`participantId`, `delete`).
     func withdraw(_ call: LabKeyCall) async throws -> Response {
-        guard let appToken = Self.nonBlank(call.string("participantId")) else {
-            throw LabKeyCall.invalid([.init(field: "participantId", message: "ParticipantId not included in request")])
-        }
+        let appToken = try Self.appToken(call)
         let delete = ["true", "1"].contains(call.string("delete")?.lowercased() ?? "false")
         guard try await responses.withdraw(appToken: appToken, delete: delete) else {
             throw LabKeyCall.invalid([.init(field: "participantId", message: "Invalid ParticipantId.")])
@@ -111,9 +107,7 @@ struct ResponseRoutes: Sendable {
 
     /// The participant an app token names, with the original's messages for each failure.
     static func participant(_ call: LabKeyCall, responses: ResponseStore) async throws -> ResponseStore.Participant {
-        guard let appToken = nonBlank(call.string("participantId")) else {
-            throw LabKeyCall.invalid([.init(field: "participantId", message: "ParticipantId not included in request")])
-        }
+        let appToken = try Self.appToken(call)
         guard let participant = try await responses.participant(appToken: appToken) else {
             throw LabKeyCall.invalid([.init(field: "participantId", message: "Unable to identify participant")])
         }
@@ -121,6 +115,14 @@ struct ResponseRoutes: Sendable {
             throw LabKeyCall.invalid([.init(field: "participantId", message: "Participant has withdrawn from study")])
         }
         return participant
+    }
+
+    /// The `participantId` (app token) parameter, or the original's error when it is blank.
+    static func appToken(_ call: LabKeyCall) throws -> String {
+        guard let appToken = nonBlank(call.string("participantId")) else {
+            throw LabKeyCall.invalid([.init(field: "participantId", message: "ParticipantId not included in request")])
+        }
+        return appToken
     }
 
     static func nonBlank(_ text: String?) -> String? {

@@ -82,14 +82,18 @@ struct ParticipantPropertyStore: Sendable {
         let byKey = Dictionary(properties.map { ($0.key.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         var problems: [ParticipantProperties.Problem] = []
         var records: [JSONValue] = []
-        var hmacs: [String] = []
+        // Each well-formed token once, by its row number: its HMAC is both the row's key and
+        // what is checked against the study's tokens.
+        var tokenRows: [(row: Int, token: String, hmac: String)] = []
         for (index, row) in rows.enumerated() {
             let number = index + 1
             guard let token = EnrollmentToken.normalized(row.token), EnrollmentToken.isValid(token) else {
                 problems.append(.init(row: number, field: "token", message: "Invalid token: '\(row.token)'"))
                 continue
             }
-            var record: [String: JSONValue] = ["token_hmac": .string(tokens.hmac(token))]
+            let hmac = tokens.hmac(token)
+            tokenRows.append((number, token, hmac))
+            var record: [String: JSONValue] = ["token_hmac": .string(hmac)]
             for (name, text) in row.values {
                 guard let property = byKey[name.lowercased()] else {
                     problems.append(.init(row: number, field: name, message: "no participant property '\(name)' in this study"))
@@ -101,7 +105,6 @@ struct ParticipantPropertyStore: Sendable {
                     problems.append(.init(row: number, field: name, message: error.message))
                 }
             }
-            hmacs.append(tokens.hmac(token))
             records.append(.object(record))
         }
         // Every token must be one of this study's.
@@ -109,14 +112,11 @@ struct ParticipantPropertyStore: Sendable {
         for try await hmac in try await client.query(
             """
             SELECT t.token_hmac FROM enrollment_tokens t JOIN token_batches b ON b.id = t.batch_id
-            WHERE b.study_key = \(studyKey) AND t.token_hmac = ANY(\(hmacs))
+            WHERE b.study_key = \(studyKey) AND t.token_hmac = ANY(\(tokenRows.map(\.hmac)))
             """, logger: logger
         ).decode(String.self) { known.insert(hmac) }
-        for (index, row) in rows.enumerated() {
-            guard let token = EnrollmentToken.normalized(row.token), EnrollmentToken.isValid(token) else { continue }
-            if !known.contains(tokens.hmac(token)) {
-                problems.append(.init(row: index + 1, field: "token", message: "Unknown token: '\(token)'"))
-            }
+        for entry in tokenRows where !known.contains(entry.hmac) {
+            problems.append(.init(row: entry.row, field: "token", message: "Unknown token: '\(entry.token)'"))
         }
         guard problems.isEmpty else { return problems.sorted { ($0.row, $0.field) < ($1.row, $1.field) } }
         guard let table = try await ensureTable(studyKey: studyKey) else { return [] }
