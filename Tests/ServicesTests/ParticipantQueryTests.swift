@@ -112,6 +112,11 @@ import TestSupport
             let (_, union) = try await executeSQL(
                 h, p.a, "SELECT ParticipantId FROM NewSurvey UNION ALL SELECT ParticipantId FROM \"FKC-74counter\" ORDER BY 1")
             #expect(column(union, "ParticipantId") == [.number(Double(p.aId)), .number(Double(p.aId))])
+            // Form-encoded, as curl's --data-urlencode sends it: `+` is a space.
+            let (formStatus, form, _) = try await h.call(
+                "mobileappstudy-executeSQL.api?participantId=\(p.a)&sql=SELECT+IntegerField%2C+Created+FROM+NewSurvey", method: .get)
+            #expect(formStatus == .ok, "\(form)")
+            #expect(column(form, "IntegerField") == [.number(1)])
             let (_, aggregate) = try await executeSQL(h, p.a, "SELECT COUNT(*) AS n, MAX(IntegerField) FROM NewSurvey")
             #expect(column(aggregate, "n") == [.number(1)])
             #expect(column(aggregate, "EXPR1") == [.number(1)])

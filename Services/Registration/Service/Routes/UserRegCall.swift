@@ -24,7 +24,7 @@ struct UserRegCall: Sendable {
         }
         guard let appId = header("applicationId"), let orgId = header("orgId") else { throw invalidInput }
         var parameters: [String: JSONValue] = [:]
-        for (name, value) in request.uri.queryParameters {
+        for (name, value) in request.uri.formParameters {
             parameters[String(name)] = .string(String(value))
         }
         let body = try await request.body.collect(upTo: context.maxUploadSize)

@@ -43,7 +43,7 @@ struct AdminResponseRoutes {
 
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> ResponseList {
         let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
-        let query = request.uri.queryParameters
+        let query = request.uri.formParameters
         let status = query["status"].map { String($0).lowercased() }
         if let status, !ResponseAdminStore.statuses.contains(status) {
             throw APIError.badRequest("status must be pending, processed, error or forwarded", field: "status")

@@ -47,7 +47,7 @@ struct LabKeyCall: Sendable {
     static func read(_ request: Request, context: ServiceRequestContext, action: String) async throws -> LabKeyCall {
         var parameters: [String: JSONValue] = [:]
         var compound: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters { parameters[String(name)] = .string(String(value)) }
+        for (name, value) in request.uri.formParameters { parameters[String(name)] = .string(String(value)) }
         let body = try await request.body.collect(upTo: context.maxUploadSize)
         if body.readableBytes > 0 {
             let bytes = Array(body.readableBytesView)

@@ -104,8 +104,8 @@ struct AdminAccountRoutes {
 
     @Sendable func auditEvents(_ request: Request, context: ServiceRequestContext) async throws -> AuditList {
         _ = try await authenticator.requireSuperAdmin(request)
-        let studyId = request.uri.queryParameters["studyId"].map(String.init)
-        let limit = request.uri.queryParameters["limit"].flatMap { Int($0) } ?? 100
+        let studyId = request.uri.formParameters["studyId"].map(String.init)
+        let limit = request.uri.formParameters["limit"].flatMap { Int($0) } ?? 100
         return AuditList(events: try await audit.list(studyId: studyId, limit: limit))
     }
 }

@@ -76,7 +76,7 @@ struct NotificationRoutes {
     /// Undelivered messages first (what an operator looks for), then the most recent ones.
     @Sendable func outboxMessages(_ request: Request, context: ServiceRequestContext) async throws -> OutboxList {
         _ = try await authenticator.requireSuperAdmin(request)
-        let undelivered = request.uri.queryParameters["undelivered"] == "true"
+        let undelivered = request.uri.formParameters["undelivered"] == "true"
         return OutboxList(messages: undelivered ? try await outbox.undelivered() : try await outbox.recent())
     }
 

@@ -30,7 +30,7 @@ struct AppClientAuthenticator: Sendable {
         if let claimed = request.headers[HTTPField.Name("applicationId")!], !claimed.isEmpty, claimed != appId {
             throw Self.invalidKey
         }
-        let query = request.uri.queryParameters
+        let query = request.uri.formParameters
         let language = request.headers[HTTPField.Name("language")!] ?? query["language"].map(String.init)
         return AppClient(appId: appId, platform: platform, language: language, query: query)
     }
