@@ -40,6 +40,10 @@ import TestSupport
                 routes.router.get("/mobileappstudy-fail.api") { _, _ -> String in
                     throw APIError.badRequest("Token is required", field: "token")
                 }
+                routes.router.get("/admin/v1/items/:id") { _, _ -> String in
+                    throw APIError.notFound("no such item")
+                }
+                routes.router.put("/admin/v1/items/:id") { _, _ -> String in "stored" }
                 routes.router.get("/admin/v1/crash") { _, _ -> String in
                     struct Unexpected: Error {}
                     throw Unexpected()
@@ -148,6 +152,27 @@ import TestSupport
                 let error = try response.body.decodeJSON(AdminErrorBody.self)
                 #expect(error.error.message == "internal server error")
             }
+        }
+    }
+
+    @Test func aMethodThePathDoesNotServeGets405WithAllow() async throws {
+        try await withApp { client in
+            try await client.execute(uri: "/healthz", method: .init("TRACE")!) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "GET")
+                #expect((try? response.body.decodeJSON(AdminErrorBody.self))?.error.code == "method_not_allowed")
+            }
+            try await client.execute(uri: "/admin/v1/items/7", method: .delete) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "GET, PUT")
+            }
+            try await client.execute(uri: "/mobileappstudy-fail.api", method: .post) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect((try? response.body.decodeJSON(LabKeyErrorEnvelope.self))?.success == false)
+            }
+            // A route's own 404 stays a 404, and a path no route serves is still not found.
+            try await client.execute(uri: "/admin/v1/items/7", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/admin/v1/items/7/parts", method: .delete) { #expect($0.status == .notFound) }
         }
     }
 

@@ -76,11 +76,13 @@ public func buildServiceApplication(
         outbox: Outbox(client: postgres, logger: logger), startup: startup, logger: logger)
 
     let router = Router(context: ServiceRequestContext.self)
+    let routeTable = MethodNotAllowedMiddleware.RouteTable()
     router.addMiddleware {
         RequestIDMiddleware()
         MetricsMiddleware(metrics: metrics)
         ErrorMiddleware(format: errorFormat)
         BodyLimitMiddleware(limit: settings.maxBodySize)
+        MethodNotAllowedMiddleware(table: routeTable)
     }
 
     router.get("/healthz") { _, _ in
@@ -106,7 +108,9 @@ public func buildServiceApplication(
     }
 
     let serviceJobs = try addRoutes(ServiceRoutes(router: router, internalGroup: internalGroup), environment)
-    routeCatalog?.record(router.routes.map { ($0.method.rawValue, $0.path.description) })
+    let mounted = router.routes.map { (method: $0.method.rawValue, path: $0.path.description) }
+    routeTable.record(mounted)
+    routeCatalog?.record(mounted.map { ($0.method, $0.path) })
 
     let nonceCleanup = PeriodicJob(name: "nonce-cleanup", every: .seconds(60), logger: logger) {
         try await nonces.deleteExpired()
