@@ -43,7 +43,8 @@ public enum JSONValue: Codable, Sendable, Hashable {
     public var text: String? {
         switch self {
         case .string(let value): value
-        case .number(let value): value.rounded() == value ? String(Int64(value)) : String(value)
+        // A whole number as digits; one too large for 64 bits (1e300) as Swift prints a double.
+        case .number(let value): Int64(exactly: value).map { String($0) } ?? String(value)
         case .bool(let value): String(value)
         default: nil
         }

@@ -216,6 +216,15 @@ import TestSupport
                 try JSONDecoder().decode(Events.self, from: Data(buffer: $0.body)).events
             }
             #expect(!forStudy.isEmpty && forStudy.allSatisfy { $0.studyId == "STUDY1" })
+            // Out of range is refused, not quietly clamped (found by fuzzing).
+            for query in ["limit=0", "limit=1001", "limit=ten"] {
+                try await client.execute(uri: "/admin/v1/audit?\(query)", method: .get, headers: bearer(root)) {
+                    #expect($0.status == .badRequest, "\(query)")
+                }
+            }
+            try await client.execute(uri: "/admin/v1/outbox?undelivered=maybe", method: .get, headers: bearer(root)) {
+                #expect($0.status == .badRequest)
+            }
         }
     }
 

@@ -118,9 +118,16 @@ import TestSupport
                 == "Invalid token: 'ABC1'")
 
             // These change state, so they answer POST only; unknown actions are 404.
-            let (method, refused, _) = try await h.call("mobileappstudy-enroll.api", query: ["studyId": "OTHER"], method: .get)
+            let (method, refused, refusedHeaders) = try await h.call("mobileappstudy-enroll.api", query: ["studyId": "OTHER"], method: .get)
             #expect(method == .methodNotAllowed)
             #expect(refused.exception == "You must use the POST method when calling this action.")
+            #expect(refusedHeaders[.allow] == "POST")
+            // A number no 64-bit integer holds, where text is expected, is read as its text (found
+            // by fuzzing: it used to stop the service).
+            let (huge, hugeBody, _) = try await h.call(
+                "mobileappstudy-withdrawFromStudy.api", json: ["participantId": -1e300, "delete": 1e300])
+            #expect(huge == .badRequest)
+            #expect(hugeBody.exception == "Invalid ParticipantId.")
             #expect(try await h.call("mobileappstudy-nothing.api").0 == .notFound)
         }
     }

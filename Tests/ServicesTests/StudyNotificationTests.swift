@@ -203,6 +203,13 @@ import TestSupport
             let pointers = try body.decodeJSON(StudyDraftTests.Problems.self).error.problems?.map(\.pointer)
             #expect(pointers == ["/notificationId", "/text", "/at"])
 
+            // PostgreSQL stores no NUL character: refused as the client's input, nothing stored
+            // (found by fuzzing: it was a 500).
+            let nul = #"{"notificationId": "nul", "text": "a\u0000b"}"#
+            let (nulStatus, nulBody) = try await helper.send(client, .post, "/admin/v1/apps/DEMOAPP/notifications", token: root, body: nul)
+            #expect(nulStatus == .badRequest)
+            #expect(try nulBody.decodeJSON(AdminErrorBody.self).error.message == "Text cannot contain the NUL character (\\u0000).")
+
             let (_, editor) = try await helper.makeAdmin(client, root: root, email: "editor@studystack.test")
             let announcement = #"{"notificationId": "maintenance", "title": "Demo", "text": {"en": "Down tonight", "es": "Cerrado esta noche"}}"#
             #expect(try await helper.send(client, .post, "/admin/v1/apps/DEMOAPP/notifications", token: editor, body: announcement).0 == .forbidden)

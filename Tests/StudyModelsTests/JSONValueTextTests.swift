@@ -66,4 +66,11 @@ import TestSupport
             }
         }
     }
+
+    @Test func aNumberAsTextIsItsDigitsOrItsDoubleWhenNoIntegerHoldsIt() {
+        #expect(JSONValue.number(3).text == "3")
+        #expect(JSONValue.number(-2.5).text == "-2.5")
+        #expect(JSONValue.number(-1e300).text == "-1e+300")
+        #expect(JSONValue.number(9.3e18).text == "9.3e+18")
+    }
 }

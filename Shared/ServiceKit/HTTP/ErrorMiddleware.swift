@@ -34,6 +34,12 @@ public struct ErrorMiddleware: RouterMiddleware {
         case let error as PostgresTransactionError:
             if let inner = error.closureError { return apiError(for: inner, context: context) }
             return unexpected(error, context: context)
+        case let error as PSQLError where unstorableText.contains(error.serverInfo?[.sqlState] ?? ""):
+            // PostgreSQL stores no NUL character in text or jsonb, so input holding one is refused
+            // by the statement itself; it is the client's input, not a fault of the service.
+            return APIError(
+                .badRequest, code: "invalid_request", message: "Text cannot contain the NUL character (\\u0000).",
+                statusMessageCode: .invalidInput)
         case let error as DecodingError:
             return JSONBody.apiError(for: error)
         case is NIOTooManyBytesError:
@@ -54,6 +60,10 @@ public struct ErrorMiddleware: RouterMiddleware {
             return unexpected(error, context: context)
         }
     }
+
+    /// `untranslatable_character` (a `\u0000` escape in jsonb) and `character_not_in_repertoire`
+    /// (a NUL byte in text).
+    static let unstorableText: Set<String> = ["22P05", "22021"]
 
     private static func unexpected(_ error: any Error, context: Context) -> APIError {
         context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])

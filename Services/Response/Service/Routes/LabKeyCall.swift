@@ -84,7 +84,8 @@ struct LabKeyCall: Sendable {
     }
 
     static let postRequired = APIError(
-        .methodNotAllowed, code: "method_not_allowed", message: "You must use the POST method when calling this action.")
+        .methodNotAllowed, code: "method_not_allowed", message: "You must use the POST method when calling this action.",
+        headers: [.allow: "POST"])
 
     /// A reply in the original's shape: pretty-printed JSON, `application/json; charset=utf-8`.
     static func reply(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {

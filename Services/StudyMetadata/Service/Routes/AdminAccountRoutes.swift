@@ -105,7 +105,9 @@ struct AdminAccountRoutes {
     @Sendable func auditEvents(_ request: Request, context: ServiceRequestContext) async throws -> AuditList {
         _ = try await authenticator.requireSuperAdmin(request)
         let studyId = request.uri.formParameters["studyId"].map(String.init)
-        let limit = request.uri.formParameters["limit"].flatMap { Int($0) } ?? 100
+        guard let limit = request.uri.formParameters["limit"].map({ Int(String($0)) }) ?? 100, (1...1000).contains(limit) else {
+            throw APIError.badRequest("limit must be 1 to 1000", field: "limit")
+        }
         return AuditList(events: try await audit.list(studyId: studyId, limit: limit))
     }
 }

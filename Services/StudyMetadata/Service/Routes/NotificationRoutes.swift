@@ -76,7 +76,11 @@ struct NotificationRoutes {
     /// Undelivered messages first (what an operator looks for), then the most recent ones.
     @Sendable func outboxMessages(_ request: Request, context: ServiceRequestContext) async throws -> OutboxList {
         _ = try await authenticator.requireSuperAdmin(request)
-        let undelivered = request.uri.formParameters["undelivered"] == "true"
+        let flag = request.uri.formParameters["undelivered"].map(String.init)
+        guard flag == nil || flag == "true" || flag == "false" else {
+            throw APIError.badRequest("undelivered must be true or false", field: "undelivered")
+        }
+        let undelivered = flag == "true"
         return OutboxList(messages: undelivered ? try await outbox.undelivered() : try await outbox.recent())
     }
 
