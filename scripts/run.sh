@@ -17,7 +17,7 @@ declare -A database=([study-metadata]=studystack_metadata [registration]=studyst
 
 ensure_swift
 ensure_postgres
-ensure_commands curl:curl python3:python3
+ensure_commands curl:curl python3:python3 jq:jq
 
 log "building the services (release)"
 swift build -c release --product study-metadata
@@ -150,6 +150,9 @@ for svc in "${services[@]}"; do
         { tail -n 20 "$data/logs/$svc.log" >&2; die "$svc is not ready after 60 s; see .data/logs/$svc.log"; }
 done
 
+# --- the demo, seeded once (docs/quickstart.md) -------------------------------------------------
+scripts/seed-demo.sh
+
 cat <<DONE
 
 StudyStack is running:
@@ -158,8 +161,14 @@ StudyStack is running:
   response        http://127.0.0.1:8083   (readyz 200)
   PostgreSQL      127.0.0.1:$pgport, data in .data/postgres
 
-Admin credentials and the local keys are in .data/secrets.env
-(STUDYSTACK_ADMIN_EMAIL, STUDYSTACK_ADMIN_PASSWORD). Logs are in .data/logs/; e-mail the registration
-service sends (verification codes, temporary passwords) is written to .data/mail/ as .eml files.
-Stop everything with: make stop
+Admin credentials, the demo app's credentials and the local keys are in .data/secrets.env
+(STUDYSTACK_ADMIN_EMAIL, STUDYSTACK_ADMIN_PASSWORD, DEMO_IOS_CREDENTIAL, DEMO_ANDROID_CREDENTIAL);
+the demo study DEMOSTUDY's enrollment tokens are in .data/demo-tokens.txt. Logs are in .data/logs/;
+e-mail the registration service sends (verification codes, temporary passwords) is written to
+.data/mail/ as .eml files. Stop everything with: make stop
+
+Try it as a participant (docs/quickstart.md explains each step); paste into bash:
 DONE
+# The walkthrough's shell blocks, from docs/quickstart.md, so the two cannot drift apart.
+awk '/<!-- walkthrough/ {on = 1} /<!-- end of walkthrough/ {on = 0}
+     on && /^```sh/ {block = 1; print ""; next} block && /^```/ {block = 0; next} block' docs/quickstart.md

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Seeds the demo once, through the admin APIs of the running services: the gateway app DEMOAPP
+# (org DEMOORG), whose iOS and Android credentials go into secrets.env as DEMO_IOS_CREDENTIAL and
+# DEMO_ANDROID_CREDENTIAL; the study DEMOSTUDY (scripts/demo_study.py), launched; and a batch of
+# 20 enrollment tokens in demo-tokens.txt. make run calls it; the fuzzing run calls it against its
+# own services.
+#
+# Settings (environment): STUDYSTACK_DATA (default .data) holds secrets.env, which must already
+# hold STUDYSTACK_ADMIN_EMAIL and STUDYSTACK_ADMIN_PASSWORD; STUDY_METADATA_URL and RESPONSE_URL
+# (defaults: make run's ports). Each step checks whether it is done, so a seed cut short is
+# finished by the next run; demo-seeded marks a finished seed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+data=${STUDYSTACK_DATA:-.data}
+metadata=${STUDY_METADATA_URL:-http://127.0.0.1:8081}
+response=${RESPONSE_URL:-http://127.0.0.1:8083}
+secrets="$data/secrets.env"
+tokens_file="$data/demo-tokens.txt"
+[ -f "$data/demo-seeded" ] && exit 0
+# shellcheck disable=SC1090
+. "$secrets"
+
+ensure_commands curl:curl jq:jq python3:python3
+# -sS: quiet, but say why a call failed; the HTTP status is checked by each caller.
+call() { curl -sS -H "Authorization: Bearer $admin_token" -H 'Content-Type: application/json' "$@"; }
+status_of() { curl -sS -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $admin_token" -H 'Content-Type: application/json' "$@"; }
+
+admin_token=$(jq -n --arg email "$STUDYSTACK_ADMIN_EMAIL" --arg password "$STUDYSTACK_ADMIN_PASSWORD" \
+    '{email: $email, password: $password}' |
+    curl -sS -f -H 'Content-Type: application/json' "$metadata/admin/v1/login" --data-binary @- | jq -r .token) ||
+    die "the demo seed could not log in as $STUDYSTACK_ADMIN_EMAIL"
+
+# --- the app: its credentials are shown once, so they are written down at once ------------------
+if [ -z "${DEMO_IOS_CREDENTIAL:-}" ]; then
+    log "creating the demo app DEMOAPP"
+    app=$(call -w '\n%{http_code}' "$metadata/admin/v1/apps" -d @- <<'APP'
+{"appId": "DEMOAPP", "orgId": "DEMOORG", "name": "StudyStack Demo", "kind": "gateway",
+ "ios": {"latestVersion": "1.0", "forceUpdate": false},
+ "android": {"latestVersion": "1.0", "forceUpdate": false},
+ "supportEmail": "support@studystack.local", "feedbackEmail": "feedback@studystack.local"}
+APP
+    )
+    [ "${app##*$'\n'}" = 201 ] || die "creating DEMOAPP failed (${app##*$'\n'}): ${app%$'\n'*}
+(an app created by an earlier seed whose credentials were lost cannot be recovered: make clean-data)"
+    app=${app%$'\n'*}
+    {
+        echo "DEMO_IOS_CREDENTIAL=$(jq -r .credentials.ios <<<"$app")"
+        echo "DEMO_ANDROID_CREDENTIAL=$(jq -r .credentials.android <<<"$app")"
+    } >>"$secrets"
+fi
+
+# --- the study: saving the draft is idempotent; launching is done once ---------------------------
+log "saving the demo study DEMOSTUDY"
+saved=$(python3 scripts/demo_study.py | call -w '\n%{http_code}' -X PUT "$metadata/admin/v1/studies/DEMOSTUDY/draft" --data-binary @-)
+case "${saved##*$'\n'}" in
+200 | 201) ;;
+*) die "saving DEMOSTUDY failed (${saved##*$'\n'}): ${saved%$'\n'*}" ;;
+esac
+study_status=$(call "$metadata/admin/v1/studies" | jq -r '.studies[] | select(.studyId == "DEMOSTUDY") | .status')
+if [ "$study_status" != active ]; then
+    log "launching DEMOSTUDY"
+    launched=$(call -w '\n%{http_code}' -X POST "$metadata/admin/v1/studies/DEMOSTUDY/launch")
+    [ "${launched##*$'\n'}" = 200 ] || die "launching DEMOSTUDY failed (${launched##*$'\n'}): ${launched%$'\n'*}"
+fi
+
+# --- 20 enrollment tokens: the response service takes them once the launch has reached it ---------
+if [ ! -s "$tokens_file" ]; then
+    log "creating 20 enrollment tokens"
+    batch=""
+    for _ in $(seq 1 100); do
+        reply=$(call -w '\n%{http_code}' "$response/admin/v1/studies/DEMOSTUDY/token-batches" -d '{"count": 20}')
+        if [ "${reply##*$'\n'}" = 201 ]; then batch=$(jq -r .batchId <<<"${reply%$'\n'*}"); break; fi
+        sleep 0.2
+    done
+    [ -n "$batch" ] || die "the response service did not take a token batch for DEMOSTUDY: ${reply%$'\n'*}"
+    call -f "$response/admin/v1/studies/DEMOSTUDY/token-batches/$batch/tokens.csv" | tail -n +2 | cut -d, -f1 >"$tokens_file.new"
+    [ "$(wc -l <"$tokens_file.new")" -eq 20 ] || die "the token download did not hold 20 tokens"
+    mv "$tokens_file.new" "$tokens_file"
+fi
+
+# The registration service learns of the app through study-metadata's outbox: wait for it, so a
+# participant can sign up the moment this returns.
+for _ in $(seq 1 100); do
+    [ "$(call "$metadata/admin/v1/outbox?undelivered=true" | jq '[.messages[] | select(.gaveUpAt == null)] | length')" = 0 ] && break
+    sleep 0.2
+done
+[ "$(status_of -X POST "$metadata/admin/v1/logout")" = 204 ] || true
+touch "$data/demo-seeded"
+log "seeded the demo: app DEMOAPP, study DEMOSTUDY (active), 20 tokens in $tokens_file"
