@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # make test: start a throwaway PostgreSQL cluster on a free port in a temporary directory,
-# run the whole test suite against it, and stop it again whatever happens.
+# run the whole test suite against it (swift test, then the platform run: the three executables,
+# the demo seed, the quickstart and the fuzzing, scripts/platform-test.sh), and stop it again
+# whatever happens. Arguments go to swift test (--filter X runs only those tests); --platform-only
+# runs only the platform part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -37,4 +40,11 @@ swift build --build-tests
 # At most three tests at a time: many start real services, a PostgreSQL load or a subprocess, and
 # on a 2-core machine an unbounded run starves them past their HTTP timeouts.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-3}
-swift test --skip-build "$@"
+if [ "${1:-}" = --platform-only ]; then
+    scripts/platform-test.sh
+elif [ $# -gt 0 ]; then
+    swift test --skip-build "$@" # a subset (--filter): the platform run is left out
+else
+    swift test --skip-build
+    scripts/platform-test.sh
+fi

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Fuzzes each service's OpenAPI documents with schemathesis against running services, with valid
+# credentials so that the authenticated paths are reached: the demo app's Basic credential and
+# headers (study-metadata app API), a super-admin bearer token (both admin APIs), a verified,
+# logged-in participant's auth and userId (registration) and an enrolled participant's app token
+# (response). The internal documents are fuzzed unsigned: every call must be refused, never fail.
+#
+# Checks: no 5xx, and every status, content type, header and body as the document says; methods
+# a path does not document get 405 with Allow; a missing required header is refused. The admin and
+# internal APIs must also refuse schema-invalid input (negative_data_rejection). The app APIs are
+# not held to that one: they read parameters as the original servers did (a number or boolean
+# where text is expected is taken as its text, as Jackson coerced it, and unknown fields are
+# ignored), which the real apps' traffic relies on. Not checked anywhere: positive_data_acceptance,
+# which expects any schema-valid input to succeed, and a random studyId or token cannot name a
+# study or token that exists.
+#
+# Run by scripts/platform-test.sh, which starts the services and seeds the demo; it exports
+# STUDY_METADATA_URL, REGISTRATION_URL, RESPONSE_URL and STUDYSTACK_DATA. FUZZ_EXAMPLES (default
+# 25) bounds the generated cases per operation and phase; FUZZ_SEED fixes the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+: "${STUDYSTACK_DATA:?run through scripts/platform-test.sh}"
+# shellcheck disable=SC1091
+. "$STUDYSTACK_DATA/secrets.env"
+work=${PLATFORM_WORK:-$(mktemp -d)}
+examples=${FUZZ_EXAMPLES:-25}
+seed=${FUZZ_SEED:-$(od -An -tu4 -N4 /dev/urandom | tr -d ' ')}
+schemathesis="$tools_venv/bin/schemathesis"
+
+# --- credentials ----------------------------------------------------------------------------------
+admin=$(jq -n --arg e "$STUDYSTACK_ADMIN_EMAIL" --arg p "$STUDYSTACK_ADMIN_PASSWORD" '{email: $e, password: $p}' |
+    curl -sf -H 'Content-Type: application/json' "$STUDY_METADATA_URL/admin/v1/login" -d @- | jq -r .token)
+app=(-H 'applicationId: DEMOAPP' -H 'orgId: DEMOORG' -H 'Content-Type: application/json')
+email="fuzz-$(date +%s)@example.org"
+curl -sf "${app[@]}" "$REGISTRATION_URL/fdahpUserRegWS/register.api" \
+    -d "{\"emailId\": \"$email\", \"password\": \"Fuzz-Passw0rd!\"}" >/dev/null
+code=$(scripts/mail-code.sh "$email")
+curl -sf "${app[@]}" "$REGISTRATION_URL/fdahpUserRegWS/verify.api" -d "{\"emailId\": \"$email\", \"code\": \"$code\"}" >/dev/null
+login=$(curl -sf "${app[@]}" "$REGISTRATION_URL/fdahpUserRegWS/login.api" -d "{\"emailId\": \"$email\", \"password\": \"Fuzz-Passw0rd!\"}")
+user_id=$(jq -r .userId <<<"$login")
+auth=$(jq -r .auth <<<"$login")
+for token in $(cat "$STUDYSTACK_DATA/demo-tokens.txt"); do
+    curl -sf -X POST "$RESPONSE_URL/mobileappstudy-validateEnrollmentToken.api?studyId=DEMOSTUDY&token=$token" >/dev/null && break
+done
+participant=$(curl -sf -X POST "$RESPONSE_URL/mobileappstudy-enroll.api?studyId=DEMOSTUDY&token=$token&allowDataSharing=true" |
+    jq -r .data.appToken)
+[ "${#participant}" -eq 32 ] || die "fuzz: could not enroll a participant"
+basic=$(printf %s "$DEMO_IOS_CREDENTIAL" | base64 -w0)
+
+# --- one run per document -------------------------------------------------------------------------
+checks=not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance
+checks=$checks,response_schema_conformance,unsupported_method,missing_required_header
+strict=$checks,negative_data_rejection
+summary="$work/fuzz-summary.txt"
+: >"$summary"
+failed=0
+# fuzz NAME DOCUMENT BASE_URL PARAMETERS_TOML -- [schemathesis options]
+fuzz() {
+    local name=$1 document=$2 base=$3 parameters=$4
+    shift 5
+    local config report
+    # FUZZ_ONLY=name[,name]: only those runs (while working on one document).
+    if [ -n "${FUZZ_ONLY:-}" ] && [[ ",$FUZZ_ONLY," != *",$name,"* ]]; then return; fi
+    config="$work/$name.toml"
+    printf '%s\n' "$parameters" >"$config"
+    report="$work/$name-report"
+    log "fuzz: $name ($examples examples per operation, seed $seed)"
+    local wanted=$checks
+    case $name in *admin* | *internal*) wanted=$strict ;; esac
+    if ! "$schemathesis" --config-file "$config" run "$document" --url "$base" --checks "$wanted" \
+        --phases examples,coverage,fuzzing --max-examples "$examples" --seed "$seed" --workers 2 \
+        --continue-on-failure --request-timeout 20 --no-color --output-truncate true --generation-database none \
+        --report ndjson --report-ndjson-path "$report.ndjson" "$@" >"$work/$name.log" 2>&1; then
+        failed=1
+        cat "$work/$name.log" >&2
+    fi
+    # The case count, from the summary line schemathesis prints ("N generated, ...").
+    printf '%-26s %s\n' "$name" "$(grep -Eo '[0-9]+ generated[^.]*' "$work/$name.log" | tail -n 1)" >>"$summary"
+}
+
+fuzz study-metadata-app docs/openapi/study-metadata-app.yaml "$STUDY_METADATA_URL" \
+    "[parameters]
+\"header.applicationId\" = \"DEMOAPP\"
+\"header.orgId\" = \"DEMOORG\"" \
+    -- -H "Authorization: Basic $basic"
+# The admin's own logout would end the token every other operation uses.
+fuzz study-metadata-admin docs/openapi/study-metadata-admin.yaml "$STUDY_METADATA_URL" "" \
+    -- -H "Authorization: Bearer $admin" --exclude-path /admin/v1/logout
+# Logging out, changing the password and deleting the account would end the session the others use.
+fuzz registration-app docs/openapi/registration-app.yaml "$REGISTRATION_URL" \
+    "[parameters]
+\"header.applicationId\" = \"DEMOAPP\"
+\"header.orgId\" = \"DEMOORG\"
+\"header.auth\" = \"$auth\"
+\"header.userId\" = \"$user_id\"" \
+    -- --exclude-path-regex '/(logout|deactivate|changePassword)\.api$'
+fuzz response-app docs/openapi/response-app.yaml "$RESPONSE_URL" \
+    "[parameters]
+\"query.participantId\" = \"$participant\"" --
+fuzz response-admin docs/openapi/response-admin.yaml "$RESPONSE_URL" "" -- -H "Authorization: Bearer $admin"
+for document in study-metadata-internal registration-internal response-internal; do
+    case $document in
+    study-metadata*) base=$STUDY_METADATA_URL ;;
+    registration*) base=$REGISTRATION_URL ;;
+    *) base=$RESPONSE_URL ;;
+    esac
+    fuzz "$document" "docs/openapi/$document.yaml" "$base" "" --
+done
+# Last, the session-ending calls, with the participant's session (now they may end it).
+fuzz registration-app-session-end docs/openapi/registration-app.yaml "$REGISTRATION_URL" \
+    "[parameters]
+\"header.applicationId\" = \"DEMOAPP\"
+\"header.orgId\" = \"DEMOORG\"
+\"header.auth\" = \"$auth\"
+\"header.userId\" = \"$user_id\"" \
+    -- --include-path-regex '/(logout|deactivate|changePassword)\.api$'
+
+log "fuzz: generated cases per document (seed $seed)"
+cat "$summary" >&2
+[ "$failed" -eq 0 ] || die "fuzzing found failures (above); FUZZ_SEED=$seed reproduces the run"

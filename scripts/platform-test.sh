@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# The platform as a whole, the last part of make test: start the three debug executables on free
+# ports against the test cluster (STUDYSTACK_TEST_DATABASE_URL, a superuser URL), seed the demo
+# (scripts/seed-demo.sh), paste the quickstart walkthrough (docs/quickstart.md) command by command
+# and check that the answers it submits come back, then fuzz every app and admin API with
+# schemathesis (scripts/fuzz.sh). The services' logs are printed when something fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+: "${STUDYSTACK_TEST_DATABASE_URL:?run through make test (scripts/test.sh), which starts the test cluster}"
+ensure_commands curl:curl jq:jq psql:postgresql-client
+ensure_tools_venv
+bin=.build/debug
+for svc in study-metadata registration response; do
+    [ -x "$bin/$svc" ] || die "$bin/$svc is not built (swift build)"
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/studystack-platform.XXXXXX")
+data="$work/data"
+mkdir -p "$data/mail" "$data/consents" "$work/logs"
+pids=()
+cleanup() {
+    local status=$?
+    if [ "${PLATFORM_KEEP:-}" = 1 ]; then
+        log "platform: PLATFORM_KEEP=1: the services stay up; logs and data in $work"
+        return
+    fi
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    if [ "$status" -ne 0 ]; then
+        for log in "$work"/logs/*.log; do
+            printf '\n--- %s\n' "$(basename "$log")" >&2
+            # A crash's report, from its first line; otherwise the last lines.
+            if grep -q -m1 -E '^(Fatal error|.*Crash|💣)' "$log"; then
+                grep -m1 -A60 -E '^(Fatal error|.*Crash|💣)' "$log" >&2
+            else
+                tail -n 15 "$log" >&2
+            fi
+        done
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+# --- databases: one per service, owned by a login role; participant queries log in as another ---
+cluster=${STUDYSTACK_TEST_DATABASE_URL%/*}
+hostport=${cluster#*@}
+suffix=$(head -c 4 /dev/urandom | od -An -tx1 | tr -d ' \n')
+owner="platform_$suffix"
+reader="platform_query_$suffix"
+psql -X -q -v ON_ERROR_STOP=1 "$STUDYSTACK_TEST_DATABASE_URL" <<SQL
+CREATE ROLE $owner LOGIN;
+CREATE ROLE $reader LOGIN NOINHERIT;
+ALTER ROLE $reader SET default_transaction_read_only = on;
+CREATE DATABASE ${owner}_metadata OWNER $owner;
+CREATE DATABASE ${owner}_registration OWNER $owner;
+CREATE DATABASE ${owner}_response OWNER $owner;
+SQL
+drop_databases() {
+    psql -X -q "$STUDYSTACK_TEST_DATABASE_URL" >/dev/null 2>&1 <<SQL || true
+DROP DATABASE IF EXISTS ${owner}_metadata WITH (FORCE);
+DROP DATABASE IF EXISTS ${owner}_registration WITH (FORCE);
+DROP DATABASE IF EXISTS ${owner}_response WITH (FORCE);
+DROP ROLE IF EXISTS $reader;
+DROP ROLE IF EXISTS $owner;
+SQL
+}
+trap 'cleanup; [ "${PLATFORM_KEEP:-}" = 1 ] || drop_databases' EXIT INT TERM
+
+# --- the three services, each knowing where the others are -------------------------------------
+key() { head -c 32 /dev/urandom | base64 | tr -d '\n'; }
+declare -A port signing
+for svc in study-metadata registration response; do port[$svc]=$(free_port); signing[$svc]=$(key); done
+encryption_key=$(key)
+callers="study-metadata=${signing[study-metadata]},registration=${signing[registration]},response=${signing[response]}"
+admin_password="Platform-$(head -c 9 /dev/urandom | base64 | tr -d '/+=')-1a"
+cat >"$data/secrets.env" <<SECRETS
+STUDYSTACK_ADMIN_EMAIL=admin@platform.test
+STUDYSTACK_ADMIN_PASSWORD=$admin_password
+SECRETS
+export STUDY_METADATA_URL="http://127.0.0.1:${port[study-metadata]}"
+export REGISTRATION_URL="http://127.0.0.1:${port[registration]}"
+export RESPONSE_URL="http://127.0.0.1:${port[response]}"
+declare -A database=([study-metadata]=metadata [registration]=registration [response]=response)
+for svc in study-metadata registration response; do
+    env HTTP_HOST=127.0.0.1 HTTP_PORT="${port[$svc]}" \
+        DATABASE_URL="postgres://$owner@$hostport/${owner}_${database[$svc]}?sslmode=disable" \
+        DATABASE_MAX_CONNECTIONS=8 \
+        INTERNAL_SIGNING_KEY="${signing[$svc]}" INTERNAL_CALLER_KEYS="$callers" \
+        STUDYSTACK_ENCRYPTION_KEY="$encryption_key" \
+        STUDYSTACK_ADMIN_EMAIL=admin@platform.test STUDYSTACK_ADMIN_PASSWORD="$admin_password" \
+        MAIL_DIRECTORY="$data/mail" CONSENT_DIRECTORY="$data/consents" \
+        QUERY_DATABASE_URL="postgres://$reader@$hostport/${owner}_response?sslmode=disable" \
+        RATE_LIMIT_PER_MINUTE=100000 LOG_FORMAT=json \
+        "$bin/$svc" >"$work/logs/$svc.log" 2>&1 &
+    pids+=($!)
+done
+for svc in study-metadata registration response; do
+    for _ in $(seq 1 300); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${port[$svc]}/readyz")" = 200 ] && break
+        sleep 0.2
+    done
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${port[$svc]}/readyz")" = 200 ] || die "$svc did not become ready"
+done
+log "platform: the three services run on ports ${port[study-metadata]}, ${port[registration]}, ${port[response]}"
+
+# --- the demo seed, as make run does it ---------------------------------------------------------
+export STUDYSTACK_DATA="$data"
+scripts/seed-demo.sh
+[ "$(wc -l <"$data/demo-tokens.txt")" -eq 20 ] || die "the seed did not write 20 tokens"
+grep -q '^DEMO_IOS_CREDENTIAL=ios-' "$data/secrets.env" || die "the seed did not write DEMO_IOS_CREDENTIAL"
+grep -q '^DEMO_ANDROID_CREDENTIAL=android-' "$data/secrets.env" || die "the seed did not write DEMO_ANDROID_CREDENTIAL"
+scripts/seed-demo.sh # a second run changes nothing
+[ "$(grep -c '^DEMO_IOS_CREDENTIAL=' "$data/secrets.env")" -eq 1 ] || die "a second seed wrote the credentials again"
+
+# --- the quickstart, pasted as written (only make run's addresses and folder replaced) ------------
+log "platform: the quickstart walkthrough"
+{
+    echo "set -euo pipefail"
+    awk '/<!-- walkthrough/ {on = 1} /<!-- end of walkthrough/ {on = 0}
+         on && /^```sh/ {block = 1; next} block && /^```/ {block = 0; next} block' docs/quickstart.md |
+        sed -e "s#http://127.0.0.1:8081#$STUDY_METADATA_URL#g" -e "s#http://127.0.0.1:8082#$REGISTRATION_URL#g" \
+            -e "s#http://127.0.0.1:8083#$RESPONSE_URL#g" -e "s#\.data/#$data/#g"
+    # What the walkthrough shows must be what happened: the participant is verified and enrolled,
+    # and the answers submitted come back from executeSQL.
+    cat <<'CHECK'
+jq -e '.verified == true' <<<"$LOGIN" >/dev/null || { echo "quickstart: login is not verified" >&2; exit 1; }
+[ "${#PARTICIPANT}" -eq 32 ] || { echo "quickstart: enroll gave no app token" >&2; exit 1; }
+curl -s "${SESSION[@]}" "$U/studyState.api" | jq -e --arg p "$PARTICIPANT" \
+    '.studies[] | select(.studyId == "DEMOSTUDY") | .status == "inProgress" and .participantId == $p' >/dev/null ||
+    { echo "quickstart: the study state is not inProgress" >&2; exit 1; }
+for _ in $(seq 1 50); do
+    rows=$(curl -s -G "$R/mobileappstudy-executeSQL.api" --data-urlencode "participantId=$PARTICIPANT" \
+        --data-urlencode "sql=SELECT sleepQuality, energy, caffeine, notes FROM daily")
+    jq -e '.rows | length == 1' <<<"$rows" >/dev/null && break
+    sleep 0.2
+done
+jq -e '.rows[0].data | .sleepQuality.value == 7 and .energy.value == 0.8 and .caffeine.value == false
+       and .notes.value == "Slept well"' <<<"$rows" >/dev/null ||
+    { echo "quickstart: executeSQL did not return the answers: $rows" >&2; exit 1; }
+CHECK
+} >"$work/quickstart.sh"
+(cd "$PWD" && bash "$work/quickstart.sh" >"$work/logs/quickstart.log" 2>&1) ||
+    { cat "$work/logs/quickstart.log" >&2; die "the quickstart walkthrough failed"; }
+log "platform: the quickstart walkthrough works as written"
+
+# --- fuzzing -------------------------------------------------------------------------------------
+PLATFORM_WORK="$work" scripts/fuzz.sh
