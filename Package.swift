@@ -222,5 +222,19 @@ let package = Package(
             path: "Tests/ServicesTests",
             swiftSettings: strictSettings
         ),
+        // The three real executables (built by `swift build --build-tests`) driven as the apps do.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "TestSupport", "ServiceKit", "StudyModels",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/EndToEndTests",
+            swiftSettings: strictSettings
+        ),
     ]
 )

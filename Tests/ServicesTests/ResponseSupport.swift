@@ -19,28 +19,15 @@ struct ResponseHarness: Sendable {
     let databaseURL: String
 
     /// The login participant queries run as (`query.databaseURL`).
-    static let readerRole = "studystack_query_reader"
+    static let readerRole = TestDatabase.queryReaderRole
 
     var access: QueryAccess {
         QueryAccess(readerRole: Self.readerRole, encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!)
     }
 
-    /// `url` with the participant-query role as its user; the role is created once per cluster.
+    /// `url` with the participant-query role as its user (see `TestDatabase.queryReaderURL`).
     static func readerURL(_ url: String) async throws -> String {
-        try await TestDatabase.withAdminClient { client, logger in
-            // Tests run in parallel: a concurrent creation is as good as ours.
-            try await client.query(
-                """
-                DO $$ BEGIN
-                    CREATE ROLE studystack_query_reader LOGIN NOINHERIT;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-                END $$
-                """, logger: logger)
-        }
-        var components = URLComponents(string: url)!
-        components.user = readerRole
-        components.password = nil
-        return components.string!
+        try await TestDatabase.queryReaderURL(url)
     }
 
     static func run(

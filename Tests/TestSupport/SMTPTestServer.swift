@@ -101,7 +101,7 @@ public final class SMTPTestServer: @unchecked Sendable {
         throw TestServerError(description: "fewer than \(count) messages within \(timeout) s")
     }
 
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(host: "127.0.0.1", port: 0).wait()
         defer { try? channel.close().wait() }
@@ -124,4 +124,8 @@ public final class SMTPTestServer: @unchecked Sendable {
 
 public struct TestServerError: Error, CustomStringConvertible {
     public var description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }

@@ -16,15 +16,16 @@ public final class ServiceProcess: @unchecked Sendable {
     public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Starts `name` with `environment` (plus `HTTP_PORT`) and waits until `/readyz` answers 200.
-    public static func start(_ name: String, environment: [String: String], timeout: Duration = .seconds(60))
-        async throws -> ServiceProcess
-    {
+    /// Starts `name` with `environment` (plus `HTTP_PORT`: `port`, or a free one) and waits until
+    /// `/readyz` answers 200. Services that call each other are given their ports up front.
+    public static func start(
+        _ name: String, environment: [String: String], port: Int? = nil, timeout: Duration = .seconds(60)
+    ) async throws -> ServiceProcess {
         let executable = packageRoot.appendingPathComponent(".build/debug/\(name)")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw TestServerError(description: "\(executable.path) is not built (swift build --build-tests)")
         }
-        let port = try SMTPTestServer.freePort()
+        let port = try port ?? SMTPTestServer.freePort()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(port)-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()

@@ -51,6 +51,27 @@ public enum TestDatabase {
         return result
     }
 
+    /// The login the response service's participant queries run as (`QUERY_DATABASE_URL`).
+    public static let queryReaderRole = "studystack_query_reader"
+
+    /// `url` with the participant-query role as its user; the role is created once per cluster.
+    public static func queryReaderURL(_ url: String) async throws -> String {
+        try await withAdminClient { client, logger in
+            // Tests run in parallel: a concurrent creation is as good as ours.
+            try await client.query(
+                """
+                DO $$ BEGIN
+                    CREATE ROLE studystack_query_reader LOGIN NOINHERIT;
+                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+                END $$
+                """, logger: logger)
+        }
+        var components = URLComponents(string: url)!
+        components.user = queryReaderRole
+        components.password = nil
+        return components.string!
+    }
+
     /// Makes `database` refuse new connections and closes the open ones, or accept them again:
     /// an outage of one database that other tests on the cluster do not notice.
     public static func setAcceptingConnections(_ accepting: Bool, database: String) async throws {

@@ -66,7 +66,10 @@ struct ResponseShredder: Sendable {
         var row = Row(list: list, values: [], metadata: [], children: [])
         var multi: [JSONValue] = []
         for result in results {
-            guard let type = result["resultType"]?.text, !type.isEmpty else { continue }  // instruction steps
+            // Instruction steps: no result type, or (as the iOS app sends them) the string "null".
+            // The original took "null" for an unknown type and failed the whole response for want
+            // of a column; an instruction step has none to fill.
+            guard let type = result["resultType"]?.text, !type.isEmpty, type.lowercased() != "null" else { continue }
             if Self.multiValued.contains(type.lowercased()) {
                 multi.append(result)
                 continue

@@ -1,0 +1,196 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+import StudyModels
+import Testing
+import TestSupport
+
+/// The three real executables (`.build/debug/<name>`) on free ports, each with a fresh database of
+/// the test cluster, calling each other over HTTP with signed requests, as `make run` starts them.
+/// The registration service writes e-mail as files into `mailDirectory`.
+struct Platform: Sendable {
+    let metadata: ServiceProcess
+    let registration: ServiceProcess
+    let response: ServiceProcess
+    /// Each service's database, as its own (superuser) login.
+    let registrationDatabase: String
+    let mailDirectory: URL
+    let adminToken: String
+    /// The demo app's `key:token` credentials, as `POST /admin/v1/apps` returned them.
+    let iosCredential: String
+    let androidCredential: String
+    /// DEMOSTUDY's enrollment tokens.
+    let tokens: [String]
+
+    static let adminEmail = "admin@e2e.test"
+    static let adminPassword = "E2e-Admin-Passw0rd!"
+
+    /// Starts the platform, seeds the demo (app DEMOAPP, study DEMOSTUDY launched, 20 tokens), runs
+    /// `body`, and stops everything.
+    static func run(_ body: @Sendable (Platform) async throws -> Void) async throws {
+        try await TestDatabase.withFreshDatabase { metadataDB in
+            try await TestDatabase.withFreshDatabase { registrationDB in
+                try await TestDatabase.withFreshDatabase { responseDB in
+                    let mail = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-mail-\(UUID().uuidString)")
+                    let consents = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-consents-\(UUID().uuidString)")
+                    defer {
+                        try? FileManager.default.removeItem(at: mail)
+                        try? FileManager.default.removeItem(at: consents)
+                    }
+                    let ports = (metadata: try SMTPTestServer.freePort(), registration: try SMTPTestServer.freePort(),
+                                 response: try SMTPTestServer.freePort())
+                    let common: [String: String] = [
+                        "INTERNAL_CALLER_KEYS": TestConfiguration.callerKeys,
+                        "STUDYSTACK_ENCRYPTION_KEY": TestConfiguration.encryptionKey,
+                        "STUDY_METADATA_URL": "http://127.0.0.1:\(ports.metadata)",
+                        "REGISTRATION_URL": "http://127.0.0.1:\(ports.registration)",
+                        "RESPONSE_URL": "http://127.0.0.1:\(ports.response)",
+                        "DATABASE_MAX_CONNECTIONS": "6",
+                        "LOG_LEVEL": "warning",
+                    ]
+                    let metadata = try await ServiceProcess.start(
+                        "study-metadata",
+                        environment: common.merging([
+                            "DATABASE_URL": metadataDB, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.studyMetadata]!,
+                            "STUDYSTACK_ADMIN_EMAIL": adminEmail, "STUDYSTACK_ADMIN_PASSWORD": adminPassword,
+                        ]) { $1 },
+                        port: ports.metadata)
+                    let registration = try await ServiceProcess.start(
+                        "registration",
+                        environment: common.merging([
+                            "DATABASE_URL": registrationDB, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.registration]!,
+                            "MAIL_DIRECTORY": mail.path, "CONSENT_DIRECTORY": consents.path,
+                        ]) { $1 },
+                        port: ports.registration)
+                    let response = try await ServiceProcess.start(
+                        "response",
+                        environment: common.merging([
+                            "DATABASE_URL": responseDB, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.response]!,
+                            "QUERY_DATABASE_URL": try await TestDatabase.queryReaderURL(responseDB),
+                        ]) { $1 },
+                        port: ports.response)
+                    defer {
+                        response.stop()
+                        registration.stop()
+                        metadata.stop()
+                    }
+                    let admin = try await Admin.login(metadata.baseURL)
+                    let credentials = try await admin.createDemoApp()
+                    try await admin.saveAndLaunchDemoStudy()
+                    let tokens = try await admin.tokens(responseBase: response.baseURL, count: 20)
+                    let platform = Platform(
+                        metadata: metadata, registration: registration, response: response,
+                        registrationDatabase: registrationDB, mailDirectory: mail, adminToken: admin.token,
+                        iosCredential: credentials.ios, androidCredential: credentials.android, tokens: tokens)
+                    try await body(platform)
+                }
+            }
+        }
+    }
+
+    var admin: Admin { Admin(base: metadata.baseURL, token: adminToken) }
+
+    /// An app of `platform` kind pointed at this platform, signed in as nobody yet.
+    func app(_ kind: MyStudiesApp.Kind) -> MyStudiesApp {
+        MyStudiesApp(
+            kind: kind, credential: kind == .ios ? iosCredential : androidCredential,
+            wcpBase: metadata.baseURL + "/StudyMetaData/", registrationBase: registration.baseURL + "/fdahpUserRegWS/",
+            responseBase: response.baseURL + "/mobileappstudy-")
+    }
+
+    /// The newest verification code mailed to `email` (the registration service's file transport).
+    func verificationCode(for email: String) async throws -> String {
+        for _ in 0..<100 {
+            if let code = try Self.newestCode(in: mailDirectory, to: email) { return code }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TestServerError(description: "no verification e-mail to \(email)")
+    }
+
+    static func newestCode(in directory: URL, to email: String) throws -> String? {
+        let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
+        // File names start with the microseconds they were written at.
+        for file in files.sorted(by: { $0.lastPathComponent > $1.lastPathComponent }) {
+            let message = try String(contentsOf: file, encoding: .utf8)
+            guard message.contains("To: \(email)\r\n") || message.contains("To: \(email)\n") else { continue }
+            // Each part is base64; the plain-text one says "code is XXXXXX".
+            for part in message.components(separatedBy: "Content-Transfer-Encoding: base64").dropFirst() {
+                let encoded = part.split(separator: "--", maxSplits: 1).first.map(String.init) ?? ""
+                let lines = encoded.split(whereSeparator: \.isNewline).joined()
+                guard let data = Data(base64Encoded: String(lines)), let text = String(data: data, encoding: .utf8),
+                    let match = text.firstMatch(of: /code is (\w+)\./)
+                else { continue }
+                return String(match.1)
+            }
+        }
+        return nil
+    }
+
+    /// Runs `body` with a client of the registration service's database.
+    func withRegistrationDatabase<T: Sendable>(_ body: @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
+        try await TestDatabase.withClient(url: registrationDatabase, body)
+    }
+}
+
+/// study-metadata's and the response service's admin APIs, as a research team scripts them.
+struct Admin: Sendable {
+    let base: String
+    let token: String
+
+    static func login(_ base: String) async throws -> Admin {
+        let reply = try await Wire.send(
+            .POST, base + "/admin/v1/login", json: ["email": Platform.adminEmail, "password": Platform.adminPassword])
+        guard reply.status == 200, let token = reply.json?["token"]?.text else {
+            throw TestServerError(description: "admin login failed: \(reply.status) \(reply.text)")
+        }
+        return Admin(base: base, token: token)
+    }
+
+    func send(_ method: HTTPMethod, _ url: String, json: Any? = nil, raw: Data? = nil) async throws -> Wire.Reply {
+        try await Wire.send(method, url.hasPrefix("http") ? url : base + url, headers: [("Authorization", "Bearer \(token)")], json: json, raw: raw)
+    }
+
+    func createDemoApp() async throws -> (ios: String, android: String) {
+        let reply = try await send(.POST, "/admin/v1/apps", json: [
+            "appId": "DEMOAPP", "orgId": "DEMOORG", "name": "StudyStack Demo", "kind": "gateway",
+            "ios": ["latestVersion": "1.0", "forceUpdate": false], "android": ["latestVersion": "1.0", "forceUpdate": false],
+        ])
+        guard reply.status == 201, let ios = reply.json?["credentials"]?["ios"]?.text,
+            let android = reply.json?["credentials"]?["android"]?.text
+        else { throw TestServerError(description: "creating DEMOAPP: \(reply.status) \(reply.text)") }
+        return (ios, android)
+    }
+
+    /// The study `make run` seeds (scripts/demo_study.py), launched.
+    func saveAndLaunchDemoStudy() async throws {
+        let script = ServiceProcess.packageRoot.appendingPathComponent("scripts/demo_study.py")
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", script.path]
+        let output = Pipe()
+        python.standardOutput = output
+        try python.run()
+        let document = output.fileHandleForReading.readDataToEndOfFile()
+        python.waitUntilExit()
+        let saved = try await send(.PUT, "/admin/v1/studies/DEMOSTUDY/draft", raw: document)
+        guard saved.status == 201 else { throw TestServerError(description: "saving DEMOSTUDY: \(saved.status) \(saved.text)") }
+        let launched = try await send(.POST, "/admin/v1/studies/DEMOSTUDY/launch")
+        guard launched.status == 200 else { throw TestServerError(description: "launching: \(launched.status) \(launched.text)") }
+    }
+
+    /// A batch of tokens from the response service, once the launch has reached it.
+    func tokens(responseBase: String, count: Int) async throws -> [String] {
+        for _ in 0..<100 {
+            let batch = try await send(.POST, responseBase + "/admin/v1/studies/DEMOSTUDY/token-batches", json: ["count": count])
+            if batch.status == 201, let id = batch.json?["batchId"]?.text {
+                let csv = try await send(.GET, responseBase + "/admin/v1/studies/DEMOSTUDY/token-batches/\(id)/tokens.csv")
+                return csv.text.split(whereSeparator: \.isNewline).dropFirst().map { String($0.split(separator: ",")[0]) }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TestServerError(description: "the response service never took a token batch for DEMOSTUDY")
+    }
+}
