@@ -70,7 +70,7 @@ fuzz() {
     local wanted=$checks
     case $name in *admin* | *internal*) wanted=$strict ;; esac
     if ! "$schemathesis" --config-file "$config" run "$document" --url "$base" --checks "$wanted" \
-        --phases examples,coverage,fuzzing --max-examples "$examples" --seed "$seed" --workers 2 \
+        --phases examples,coverage,fuzzing --max-examples "$examples" --seed "$seed" --workers 1 \
         --continue-on-failure --request-timeout 20 --no-color --output-truncate true --generation-database none \
         --report ndjson --report-ndjson-path "$report.ndjson" "$@" >"$work/$name.log" 2>&1; then
         failed=1

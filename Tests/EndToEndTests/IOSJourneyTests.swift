@@ -91,7 +91,7 @@ import TestSupport
             #expect(login.json?["verified"]?.bool == true)
             #expect(login.json?["resetPassword"]?.bool == false)
             app.signedIn(login)
-            try await expireAuth(platform, app)
+            try await platform.expireAuth(app)
             let profile = try await app.registration("userProfile", method: .GET)
             #expect(profile.status == 200, "\(profile.text)")
             #expect(profile.json?["profile"]?["emailId"]?.string == email)
@@ -259,26 +259,6 @@ import TestSupport
             let noAccount = try await platform.app(.ios).registration("login", body: ["emailId": other, "password": Self.password])
             #expect(noAccount.status != 200)
         }
-    }
-
-    /// Makes the app's `auth` expire now (as 30 minutes passing would).
-    func expireAuth(_ platform: Platform, _ app: MyStudiesApp) async throws {
-        let hash = SecureToken.hash(app.session.auth ?? "")
-        try await platform.withRegistrationDatabase { postgres, logger in
-            try await postgres.query(
-                "UPDATE participant_sessions SET auth_expires_at = now() - interval '1 second' WHERE auth_hash = \(hash)",
-                logger: logger)
-        }
-    }
-
-    /// Retries `body` for up to ten seconds until it gives a value (work the services finish
-    /// in the background: response processing, notification dispatch).
-    func eventually<T>(_ body: () async throws -> T?) async throws -> T {
-        for _ in 0..<100 {
-            if let value = try await body() { return value }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw TestServerError(description: "not within ten seconds")
     }
 
     /// The daily check-in answered as the app sends it: every response type, the form repeated twice.

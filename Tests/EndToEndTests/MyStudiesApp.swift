@@ -55,8 +55,10 @@ final class MyStudiesApp: Sendable {
     // MARK: WCP (study-metadata): GET, query string, Basic credential
 
     func wcp(_ name: String, _ query: [(String, String)] = []) async throws -> Wire.Reply {
-        // Android encodes with Base64.DEFAULT, which ends the text with a line feed.
-        let encoded = Data(credential.utf8).base64EncodedString() + (kind == .android ? "\n" : "")
+        // Android encodes with Base64.DEFAULT, which ends the text with a line feed; no HTTP
+        // client puts a line feed into a header, so what arrives is the value without it (the
+        // credential is short enough that Base64.DEFAULT breaks no line inside it).
+        let encoded = Data(credential.utf8).base64EncodedString()
         let url = wcpBase + name + (query.isEmpty ? "" : "?" + Wire.query(query))
         let reply = try await Wire.send(.GET, url, headers: [("Authorization", "Basic \(encoded)")] + platformHeaders)
         record("W", name, reply)

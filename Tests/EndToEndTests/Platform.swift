@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import PostgresNIO
+import ServiceKit
 import StudyModels
 import Testing
 import TestSupport
@@ -129,6 +130,16 @@ struct Platform: Sendable {
         return nil
     }
 
+    /// Makes the app's `auth` expire now (as 30 minutes passing would).
+    func expireAuth(_ app: MyStudiesApp) async throws {
+        let hash = SecureToken.hash(app.session.auth ?? "")
+        try await withRegistrationDatabase { postgres, logger in
+            try await postgres.query(
+                "UPDATE participant_sessions SET auth_expires_at = now() - interval '1 second' WHERE auth_hash = \(hash)",
+                logger: logger)
+        }
+    }
+
     /// Runs `body` with a client of the registration service's database.
     func withRegistrationDatabase<T: Sendable>(_ body: @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
         try await TestDatabase.withClient(url: registrationDatabase, body)
@@ -193,4 +204,14 @@ struct Admin: Sendable {
         }
         throw TestServerError(description: "the response service never took a token batch for DEMOSTUDY")
     }
+}
+
+/// Retries `body` for up to ten seconds until it gives a value: work the services finish in the
+/// background (response processing, notification dispatch every five seconds).
+func eventually<T>(seconds: Int = 10, _ body: () async throws -> T?) async throws -> T {
+    for _ in 0..<(seconds * 10) {
+        if let value = try await body() { return value }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw TestServerError(description: "not within \(seconds) seconds")
 }

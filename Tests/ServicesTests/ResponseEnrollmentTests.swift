@@ -41,7 +41,6 @@ import TestSupport
                 (["studyId": "sleepwell", "allowDataSharing": "true"], "Token is required"),
                 (["studyId": "sleepwell", "token": "ABCDEFGHZ", "allowDataSharing": "true"], "Invalid token: 'ABCDEFGHZ'"),
                 (["studyId": "sleepwell", "token": "ABCDEFGHI", "allowDataSharing": "true"], "Unknown token: 'ABCDEFGHI'"),
-                (["studyId": "sleepwell", "token": tokens[0]], "allowDataSharing is required"),
                 (["studyId": "sleepwell", "token": tokens[0], "allowDataSharing": "TRUE"], "Invalid allowDataSharing value: 'TRUE'"),
             ]
             for (query, message) in cases {
@@ -52,7 +51,7 @@ import TestSupport
             }
             let (_, both) = try await enroll([:])
             if case .array(let errors)? = both["errors"] {
-                #expect(errors.compactMap { $0["msg"]?.text } == ["StudyId is required", "allowDataSharing is required"])
+                #expect(errors.compactMap { $0["msg"]?.text } == ["StudyId is required"])
                 #expect(errors.first?["field"]?.text == "studyId")
             } else {
                 Issue.record("no errors array: \(both)")

@@ -80,6 +80,8 @@ import TestSupport
             let created = try JSONSerialization.jsonObject(with: Data(buffer: body)) as! [String: Any]
             let credentials = try #require(created["credentials"] as? [String: String])
             #expect(Set(credentials.keys) == ["ios", "android"])
+            // Android's Base64.DEFAULT breaks lines after 76 characters; the credential fits in one.
+            #expect(Data(credentials["android"]!.utf8).base64EncodedString().count <= 76)
 
             try await TestDatabase.withClient(url: url) { postgres, logger in
                 let store = AppStore(

@@ -13,6 +13,12 @@ struct Enrollment: Sendable {
     }
 
     let catalog: StudyCatalog
+
+    /// The data-sharing choice stored at enrollment: what was sent, or "NA" when nothing was.
+    static func sharing(_ value: String?) -> String {
+        let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        return trimmed.isEmpty ? "NA" : trimmed
+    }
     let participants: ParticipantStore
 
     /// Steps 1-4 (and 5 when `enrolling`); an empty list means the request may go ahead.
@@ -34,10 +40,11 @@ struct Enrollment: Sendable {
             problems.append(.init(field: "studyId", message: "StudyId is required"))
         }
         if enrolling {
+            // Absent is "NA": the Android app (2019-2021) never sends it, and the 2021 original's
+            // "allowDataSharing is required" kept it from enrolling. The participant's choice is
+            // also recorded with the consent (registration's `sharing`).
             switch request.allowDataSharing?.trimmingCharacters(in: .whitespacesAndNewlines) {
-            case nil, "":
-                problems.append(.init(field: "allowDataSharing", message: "allowDataSharing is required"))
-            case "true", "false", "NA":
+            case nil, "", "true", "false", "NA":
                 break
             case let value?:
                 problems.append(.init(field: "allowDataSharing", message: "Invalid allowDataSharing value: '\(value)'"))

@@ -50,7 +50,7 @@ struct EnrollmentRoutes: Sendable {
         do {
             let appToken = try await participants.enroll(
                 studyKey: study.key, token: EnrollmentToken.normalized(request.token),
-                allowDataSharing: request.allowDataSharing!.trimmingCharacters(in: .whitespacesAndNewlines),
+                allowDataSharing: Enrollment.sharing(request.allowDataSharing),
                 language: request.language)
             return try LabKeyCall.reply(EnrollReply(data: .init(appToken: appToken)))
         } catch is ParticipantStore.TokenTaken {

@@ -25,7 +25,7 @@ struct AppStore: Sendable {
     /// Creates the app with a fresh credential for each platform; nil when the id is taken.
     func create(_ app: AppDefinition) async throws -> [IssuedCredential]? {
         let issued = Platform.allCases.map { platform in
-            IssuedCredential(platform: platform, key: Self.makeKey(appId: app.appId, platform: platform), token: SecureToken.generate())
+            IssuedCredential(platform: platform, key: Self.makeKey(appId: app.appId, platform: platform), token: Self.makeToken(platform))
         }
         let definition = try Self.encode(app)
         return try await client.withTransaction(logger: logger) { connection in
@@ -125,7 +125,13 @@ struct AppStore: Sendable {
 
     /// A credential key: readable, unique, without ':' (it is the Basic user name).
     static func makeKey(appId: String, platform: Platform) -> String {
-        "\(platform.rawValue)-\(SecureToken.generate().prefix(16))"
+        "\(platform.rawValue)-\(SecureToken.generate().prefix(platform == .android ? 12 : 16))"
+    }
+
+    /// 256 bits for iOS; 192 for Android, whose app encodes `key:token` with Base64.DEFAULT,
+    /// which breaks lines after 76 characters: a credential of up to 57 bytes stays on one line.
+    static func makeToken(_ platform: Platform) -> String {
+        String(SecureToken.generate().prefix(platform == .android ? 32 : 43))
     }
 
     static func encode(_ app: AppDefinition) throws -> String {
