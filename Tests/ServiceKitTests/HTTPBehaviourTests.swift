@@ -187,6 +187,9 @@ import TestSupport
                 #expect(text.contains("studystack_db_pool_max_connections 5"))
                 #expect(text.contains("studystack_db_pool_up 1"))
                 #expect(text.contains(#"studystack_db_pool_connections{state="idle"}"#))
+                // Every service watches its internal outbox; nothing is queued here.
+                #expect(text.contains(#"studystack_queue_depth{queue="internal_outbox"} 0"#))
+                #expect(text.contains(#"studystack_queue_oldest_seconds{queue="internal_outbox"} 0"#))
             }
         }
     }

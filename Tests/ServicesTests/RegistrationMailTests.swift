@@ -1,4 +1,6 @@
 import Foundation
+import HummingbirdTesting
+import NIOCore
 import Testing
 import TestSupport
 
@@ -48,6 +50,14 @@ import TestSupport
                 #expect(deliveredTo?.hasPrefix("smtp://localhost:") == true)
             }
             #expect(try server.received().count == 1)
+            // /metrics counts the failed attempt and the delivery; nothing is left waiting.
+            try await h.client.execute(uri: "/metrics", method: .get) { response in
+                let text = String(buffer: response.body)
+                #expect(text.contains(#"studystack_mail_deliveries_total{kind="verification",outcome="retry"}"#))
+                #expect(text.contains(#"studystack_mail_deliveries_total{kind="verification",outcome="sent"} 1"#))
+                #expect(text.contains(#"studystack_queue_depth{queue="mail"} 0"#))
+                #expect(text.contains(#"studystack_queue_depth{queue="push"} 0"#))
+            }
         }
         server.stop()
     }

@@ -41,7 +41,7 @@ import TestSupport
                     peers: [:]),
                 tables: tables, logger: logger),
             tables: tables, writer: ResponseWriter(logger: logger), pollInterval: .seconds(1), isReady: { true },
-            logger: logger)
+            metrics: ServiceMetrics(service: .response), logger: logger)
     }
 
     /// Waits for the service's own processor to settle response `id` (processed, error, or put
@@ -104,6 +104,17 @@ import TestSupport
                 default:
                     #expect(status == "processed", "\(activity) \(version): \(error ?? "")")
                 }
+            }
+
+            // /metrics counts the outcomes, and the one response that waits is the backlog.
+            let processed = outcome.values.filter { $0.0 == "processed" }.count
+            try await h.client.execute(uri: "/metrics", method: .get) { response in
+                let text = String(buffer: response.body)
+                #expect(text.contains(#"studystack_response_processing_total{outcome="processed"} \#(processed)"#))
+                #expect(text.contains(#"studystack_response_processing_total{outcome="error"} 1"#))
+                #expect(text.contains(#"studystack_response_processing_total{outcome="deferred"}"#))
+                #expect(text.contains(#"studystack_queue_depth{queue="responses"} 1"#))
+                #expect(!text.contains(#"studystack_queue_oldest_seconds{queue="responses"} 0\#n"#))
             }
 
             // What version 1's response became, value by value.

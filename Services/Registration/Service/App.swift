@@ -80,7 +80,7 @@ public enum RegistrationService {
                         ?? FileMailTransport(
                             directory: URL(fileURLWithPath: registration.mailDirectory), logger: environment.logger),
                     pollInterval: .seconds(1), maxAttempts: 30, isReady: { environment.startup.isFinished },
-                    logger: environment.logger)
+                    metrics: environment.metrics, logger: environment.logger)
                 let windowCleanup = PeriodicJob(name: "rate-limit-cleanup", every: .seconds(60), logger: environment.logger) {
                     try await rateLimiter.deleteOldWindows()
                 }
@@ -91,7 +91,20 @@ public enum RegistrationService {
                         apnsProductionURL: registration.apnsProductionURL, apnsSandboxURL: registration.apnsSandboxURL,
                         fcmURL: registration.fcmURL, trustRootsFile: registration.pushTrustRootsFile),
                     pollInterval: .seconds(1), maxAttempts: 30,
-                    isReady: { environment.startup.isFinished }, logger: environment.logger)
+                    isReady: { environment.startup.isFinished }, metrics: environment.metrics,
+                    logger: environment.logger)
+                environment.metrics.watchQueue(
+                    "mail",
+                    query: """
+                        SELECT count(*)::int, extract(epoch FROM now() - min(created_at))::float8
+                        FROM mail_outbox WHERE sent_at IS NULL AND gave_up_at IS NULL
+                        """)
+                environment.metrics.watchQueue(
+                    "push",
+                    query: """
+                        SELECT count(*)::int, extract(epoch FROM now() - min(created_at))::float8
+                        FROM push_outbox WHERE sent_at IS NULL AND gave_up_at IS NULL
+                        """)
                 return [mailWorker, pushWorker, windowCleanup]
             },
             routeCatalog: routeCatalog)

@@ -87,10 +87,17 @@ public enum ResponseService {
                         client: postgres, internalClient: environment.internalClient, tables: tables,
                         logger: environment.logger),
                     tables: tables, writer: ResponseWriter(logger: environment.logger), pollInterval: .milliseconds(500),
-                    isReady: { environment.startup.isFinished }, logger: environment.logger)
+                    isReady: { environment.startup.isFinished }, metrics: environment.metrics, logger: environment.logger)
                 let forwarder = ResponseForwarder(
                     store: forwarding, tokens: tokens, httpClient: .shared, oauth: OAuthTokenCache(),
-                    pollInterval: .milliseconds(500), isReady: { environment.startup.isFinished }, logger: environment.logger)
+                    pollInterval: .milliseconds(500), isReady: { environment.startup.isFinished },
+                    metrics: environment.metrics, logger: environment.logger)
+                environment.metrics.watchQueue(
+                    "responses",
+                    query: """
+                        SELECT count(*)::int, extract(epoch FROM now() - min(received_at))::float8
+                        FROM responses WHERE status = 'pending'
+                        """)
                 let workers: [any Service] = response.processingEnabled ? [processor, forwarder] : [forwarder]
                 return [resync] + workers + (queryClient.map { [$0] } ?? [])
             },

@@ -2,6 +2,7 @@ import Logging
 import PostgresNIO
 import Prometheus
 import StudyModels
+import Synchronization
 
 /// The Prometheus registry of one service instance, and the metrics ServiceKit records.
 ///
@@ -10,6 +11,7 @@ import StudyModels
 public final class ServiceMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
     let service: ServiceName
+    private let queues = Mutex<[QueueProbe]>([])
 
     /// Upper bounds of the latency histogram, from 1 ms to 10 s.
     static let latencyBuckets: [Duration] = [
@@ -50,6 +52,41 @@ public final class ServiceMetrics: Sendable {
         ).increment()
     }
 
+    /// Counts one outcome of a background worker: `studystack_<worker>_<event>_total` with an
+    /// `outcome` label (and any others), for example mail deliveries by outcome.
+    public func countWorkerOutcome(
+        worker: String, event: String, outcome: String, help: String, labels: [(String, String)] = []
+    ) {
+        registry.makeCounter(
+            descriptor: .init(namespace: "studystack", subsystem: worker, metricName: event, unitName: "total", helpText: help),
+            labels: labels + [("outcome", outcome)]
+        ).increment()
+    }
+
+    /// Reports a work queue's backlog on every scrape: `studystack_queue_depth{queue=...}` and
+    /// `studystack_queue_oldest_seconds{queue=...}`. `query` returns one row: the number of items
+    /// waiting (int) and the age in seconds of the oldest (float8, NULL when none wait).
+    public func watchQueue(_ queue: String, query: PostgresQuery) {
+        queues.withLock { $0.append(QueueProbe(queue: queue, query: query)) }
+    }
+
+    var watchedQueues: [QueueProbe] { queues.withLock { $0 } }
+
+    func setQueueGauges(queue: String, depth: Int, oldestSeconds: Double) {
+        registry.makeGauge(
+            descriptor: .init(
+                namespace: "studystack", subsystem: "queue", metricName: "depth", unitName: "",
+                helpText: "Items waiting in a work queue (due or backing off), read at scrape time."),
+            labels: [("queue", queue)]
+        ).set(Double(depth))
+        registry.makeGauge(
+            descriptor: .init(
+                namespace: "studystack", subsystem: "queue", metricName: "oldest", unitName: "seconds",
+                helpText: "Age of the oldest item waiting in a work queue; 0 when it is empty."),
+            labels: [("queue", queue)]
+        ).set(oldestSeconds)
+    }
+
     /// Sets a database pool gauge.
     func setPoolGauge(_ name: String, help: String, labels: [(String, String)] = [], value: Double) {
         registry.makeGauge(
@@ -60,6 +97,12 @@ public final class ServiceMetrics: Sendable {
 
     /// The Prometheus text exposition of everything recorded.
     public func exposition() -> String { registry.emitToString() }
+}
+
+/// A work queue whose backlog `/metrics` reports.
+struct QueueProbe: Sendable {
+    let queue: String
+    let query: PostgresQuery
 }
 
 /// Reads this process's connection pool from PostgreSQL's `pg_stat_activity` when `/metrics`
@@ -96,6 +139,26 @@ struct PoolGaugeReader: Sendable {
             metrics.setPoolGauge(
                 "connections", help: "Open connections of this process's pool by state (the scrape's own excluded).",
                 labels: [("state", state)], value: Double(count))
+        }
+        await updateQueues()
+    }
+
+    /// Each watched queue's backlog. A queue whose query fails or takes over a second keeps its
+    /// last values; `db_pool_up` already says when the database is not answering.
+    private func updateQueues() async {
+        for probe in metrics.watchedQueues {
+            do {
+                let (depth, oldest) = try await withDeadline(.seconds(1)) { [client, logger] in
+                    var row: (Int, Double?) = (0, nil)
+                    for try await found in try await client.query(probe.query, logger: logger).decode((Int, Double?).self) {
+                        row = found
+                    }
+                    return row
+                }
+                metrics.setQueueGauges(queue: probe.queue, depth: depth, oldestSeconds: oldest ?? 0)
+            } catch {
+                logger.debug("queue gauge not read", metadata: ["queue": "\(probe.queue)", "error": "\(error)"])
+            }
         }
     }
 }

@@ -14,6 +14,7 @@ struct MailWorker: Service {
     /// The backoff every StudyStack outbox uses: 2 s doubling to 15 minutes, with jitter.
     var retry: OutboxWorker.Policy { OutboxWorker.Policy(maxAttempts: maxAttempts) }
     let isReady: @Sendable () -> Bool
+    let metrics: ServiceMetrics
     let logger: Logger
 
     func run() async throws {
@@ -39,12 +40,14 @@ struct MailWorker: Service {
             do {
                 let where_ = try await transport.deliver(queued.message, messageId: UUID().uuidString.lowercased())
                 try await outbox.markSent(id: queued.id, deliveredTo: where_)
+                count(queued, outcome: "sent")
             } catch {
                 let permanent = (error as? MailDeliveryError)?.permanent ?? false
                 let giveUp = permanent || queued.attempts >= maxAttempts
                 try await outbox.markFailed(
                     id: queued.id, error: String(describing: error).prefix(300).description,
                     retryAfter: giveUp ? nil : retry.backoff(afterAttempts: queued.attempts))
+                count(queued, outcome: giveUp ? "gave_up" : "retry")
                 logger.warning(
                     giveUp ? "mail given up" : "mail will be retried",
                     metadata: ["mail_id": "\(queued.id)", "kind": "\(queued.kind)", "attempts": "\(queued.attempts)",
@@ -52,5 +55,11 @@ struct MailWorker: Service {
             }
         }
         return batch.count
+    }
+
+    private func count(_ queued: MailOutbox.Queued, outcome: String) {
+        metrics.countWorkerOutcome(
+            worker: "mail", event: "deliveries", outcome: outcome,
+            help: "E-mail delivery attempts by kind and outcome (sent, retry, gave_up).", labels: [("kind", queued.kind)])
     }
 }

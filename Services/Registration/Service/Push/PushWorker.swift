@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOSSL
-import Metrics
 import ServiceKit
 import ServiceLifecycle
 import StudyModels
@@ -27,6 +26,7 @@ struct PushWorker: Service {
     let pollInterval: Duration
     let maxAttempts: Int
     let isReady: @Sendable () -> Bool
+    let metrics: ServiceMetrics
     let logger: Logger
 
     /// The HTTP client lives as long as the worker runs (created here, shut down on the way out).
@@ -97,8 +97,9 @@ struct PushWorker: Service {
     }
 
     private func settle(_ queued: PushOutbox.Queued, _ outcome: PushOutcome) async throws {
-        Counter(label: "studystack_push_deliveries_total", dimensions: [("os", queued.deviceOS), ("outcome", outcome.label)])
-            .increment()
+        metrics.countWorkerOutcome(
+            worker: "push", event: "deliveries", outcome: outcome.label,
+            help: "Push delivery attempts by device OS and outcome.", labels: [("os", queued.deviceOS)])
         switch outcome {
         case .delivered(let providerId):
             try await outbox.markSent(id: queued.id, providerId: providerId)

@@ -23,6 +23,7 @@ struct ResponseForwarder: Service {
     let oauth: OAuthTokenCache
     let pollInterval: Duration
     let isReady: @Sendable () -> Bool
+    let metrics: ServiceMetrics
     let logger: Logger
 
     static let requestTimeout: TimeAmount = .seconds(30)
@@ -43,12 +44,20 @@ struct ResponseForwarder: Service {
             try await send(lease)
             try await store.markForwarded(lease)
             logger.info("response forwarded")
+            count("forwarded")
         } catch let failure as Failure {
             let wait = OutboxWorker.Policy().backoff(afterAttempts: lease.attempts + 1)
             try await store.markFailed(lease, error: failure.message, wait: wait)
             logger.warning("forwarding failed; trying again later", metadata: ["error": "\(failure.message)", "retry_in": "\(wait)"])
+            count("retry")
         }
         return true
+    }
+
+    private func count(_ outcome: String) {
+        metrics.countWorkerOutcome(
+            worker: "response", event: "forwarding", outcome: outcome,
+            help: "Attempts to forward a processed response to the study's target, by outcome (forwarded, retry).")
     }
 
     /// Why a send did not succeed, as the admin API shows it.

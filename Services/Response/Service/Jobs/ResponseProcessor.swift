@@ -22,6 +22,7 @@ struct ResponseProcessor: Service {
     let writer: ResponseWriter
     let pollInterval: Duration
     let isReady: @Sendable () -> Bool
+    let metrics: ServiceMetrics
     let logger: Logger
 
     func run() async throws {
@@ -60,6 +61,7 @@ struct ResponseProcessor: Service {
                 WHERE id = \(id) AND status = 'pending'
                 """, logger: logger)
             logger.warning("design unavailable; the response waits", metadata: ["error": "\(error)"])
+            count("deferred")
             return true
         } catch is CancellationError {
             throw CancellationError()
@@ -69,15 +71,23 @@ struct ResponseProcessor: Service {
                 UPDATE responses SET status = 'error', error_message = \(Self.message(error)), processed_at = now()
                 WHERE id = \(id) AND status = 'pending'
                 """, logger: logger)
+            count("error")
             return true
         }
-        try await store(id, logger: logger)
+        if let outcome = try await store(id, logger: logger) { count(outcome) }
         return true
     }
 
-    /// Claims response `id` (unless another worker has it) and stores it with its status change.
-    private func store(_ id: Int64, logger: Logger) async throws {
-        try await client.withTransaction(logger: logger) { connection in
+    private func count(_ outcome: String) {
+        metrics.countWorkerOutcome(
+            worker: "response", event: "processing", outcome: outcome,
+            help: "Responses processed into the study tables, by outcome (processed, error, deferred).")
+    }
+
+    /// Claims response `id` (unless another worker has it) and stores it with its status change;
+    /// returns the status it was given, or nil when another worker had it.
+    private func store(_ id: Int64, logger: Logger) async throws -> String? {
+        try await client.withTransaction(logger: logger) { connection -> String? in
             let rows = try await connection.query(
                 """
                 SELECT r.participant_id, r.study_key, s.study_id, r.activity_id, r.data::text
@@ -87,7 +97,7 @@ struct ResponseProcessor: Service {
                 """, logger: logger)
             var claimed: (Int64, String, String, String, String)?
             for try await row in rows.decode((Int64, String, String, String, String).self) { claimed = row }
-            guard let (participantId, studyKey, studyId, activityId, dataText) = claimed else { return }
+            guard let (participantId, studyKey, studyId, activityId, dataText) = claimed else { return nil }
             try await connection.query("SAVEPOINT store_response", logger: logger)
             do {
                 let (schema, lists) = try await tables.lists(studyKey: studyKey, on: connection)
@@ -96,6 +106,7 @@ struct ResponseProcessor: Service {
                 guard let schema else { throw ResponseShredder.Failure(description: "Invalid list '\(activityId)' for container '\(studyId)'") }
                 try await writer.insert(plan, schema: schema, participantId: participantId, responseId: id, on: connection)
                 try await mark(id, status: "processed", error: nil, on: connection)
+                return "processed"
             } catch is CancellationError {
                 throw CancellationError()  // shutting down: roll back, the response stays pending
             } catch {
@@ -103,6 +114,7 @@ struct ResponseProcessor: Service {
                 try await connection.query("ROLLBACK TO SAVEPOINT store_response", logger: logger)
                 try await mark(id, status: "error", error: Self.message(error), on: connection)
                 logger.info("response rejected", metadata: ["error": "\(Self.message(error))"])
+                return "error"
             }
         }
     }
