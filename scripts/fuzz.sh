@@ -27,7 +27,7 @@ cd "$(dirname "$0")/.."
 work=${PLATFORM_WORK:-$(mktemp -d)}
 examples=${FUZZ_EXAMPLES:-25}
 seed=${FUZZ_SEED:-$(od -An -tu4 -N4 /dev/urandom | tr -d ' ')}
-schemathesis="$tools_venv/bin/schemathesis"
+schemathesis="$PWD/$tools_venv/bin/schemathesis"
 
 # --- credentials ----------------------------------------------------------------------------------
 admin=$(jq -n --arg e "$STUDYSTACK_ADMIN_EMAIL" --arg p "$STUDYSTACK_ADMIN_PASSWORD" '{email: $e, password: $p}' |
@@ -58,7 +58,7 @@ summary="$work/fuzz-summary.txt"
 failed=0
 # fuzz NAME DOCUMENT BASE_URL PARAMETERS_TOML -- [schemathesis options]
 fuzz() {
-    local name=$1 document=$2 base=$3 parameters=$4
+    local name=$1 document=$PWD/$2 base=$3 parameters=$4
     shift 5
     local config report
     # FUZZ_ONLY=name[,name]: only those runs (while working on one document).
@@ -69,10 +69,11 @@ fuzz() {
     log "fuzz: $name ($examples examples per operation, seed $seed)"
     local wanted=$checks
     case $name in *admin* | *internal*) wanted=$strict ;; esac
-    if ! "$schemathesis" --config-file "$config" run "$document" --url "$base" --checks "$wanted" \
+    # From the work folder: schemathesis keeps a cache in the folder it runs in.
+    if ! (cd "$work" && "$schemathesis" --config-file "$config" run "$document" --url "$base" --checks "$wanted" \
         --phases examples,coverage,fuzzing --max-examples "$examples" --seed "$seed" --workers 1 \
         --continue-on-failure --request-timeout 20 --no-color --output-truncate true --generation-database none \
-        --report ndjson --report-ndjson-path "$report.ndjson" "$@" >"$work/$name.log" 2>&1; then
+        --report ndjson --report-ndjson-path "$report.ndjson" "$@") >"$work/$name.log" 2>&1; then
         failed=1
         cat "$work/$name.log" >&2
     fi

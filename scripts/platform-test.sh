@@ -43,27 +43,29 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# --- databases: one per service, owned by a login role; participant queries log in as another ---
+# --- databases: made by deploy/postgres-init.sh, as the compose deployment makes them ---------------
+# One owner role per service database, CONNECT revoked from PUBLIC, and the query role.
 cluster=${STUDYSTACK_TEST_DATABASE_URL%/*}
 hostport=${cluster#*@}
+superuser=${cluster#postgres://}
+superuser=${superuser%@*}
 suffix=$(head -c 4 /dev/urandom | od -An -tx1 | tr -d ' \n')
-owner="platform_$suffix"
-reader="platform_query_$suffix"
-psql -X -q -v ON_ERROR_STOP=1 "$STUDYSTACK_TEST_DATABASE_URL" <<SQL
-CREATE ROLE $owner LOGIN;
-CREATE ROLE $reader LOGIN NOINHERIT;
-ALTER ROLE $reader SET default_transaction_read_only = on;
-CREATE DATABASE ${owner}_metadata OWNER $owner;
-CREATE DATABASE ${owner}_registration OWNER $owner;
-CREATE DATABASE ${owner}_response OWNER $owner;
-SQL
+prefix="platform_$suffix"
+password() { head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+declare -A db_password=([metadata]=$(password) [registration]=$(password) [response]=$(password) [query]=$(password))
+STUDYSTACK_DB_PREFIX=$prefix POSTGRES_USER=$superuser PGHOST=${hostport%:*} PGPORT=${hostport##*:} \
+    METADATA_DB_PASSWORD=${db_password[metadata]} REGISTRATION_DB_PASSWORD=${db_password[registration]} \
+    RESPONSE_DB_PASSWORD=${db_password[response]} QUERY_DB_PASSWORD=${db_password[query]} \
+    deploy/postgres-init.sh
 drop_databases() {
     psql -X -q "$STUDYSTACK_TEST_DATABASE_URL" >/dev/null 2>&1 <<SQL || true
-DROP DATABASE IF EXISTS ${owner}_metadata WITH (FORCE);
-DROP DATABASE IF EXISTS ${owner}_registration WITH (FORCE);
-DROP DATABASE IF EXISTS ${owner}_response WITH (FORCE);
-DROP ROLE IF EXISTS $reader;
-DROP ROLE IF EXISTS $owner;
+DROP DATABASE IF EXISTS ${prefix}_metadata WITH (FORCE);
+DROP DATABASE IF EXISTS ${prefix}_registration WITH (FORCE);
+DROP DATABASE IF EXISTS ${prefix}_response WITH (FORCE);
+DROP ROLE IF EXISTS ${prefix}_query;
+DROP ROLE IF EXISTS ${prefix}_metadata;
+DROP ROLE IF EXISTS ${prefix}_registration;
+DROP ROLE IF EXISTS ${prefix}_response;
 SQL
 }
 trap 'cleanup; [ "${PLATFORM_KEEP:-}" = 1 ] || drop_databases' EXIT INT TERM
@@ -85,13 +87,13 @@ export RESPONSE_URL="http://127.0.0.1:${port[response]}"
 declare -A database=([study-metadata]=metadata [registration]=registration [response]=response)
 for svc in study-metadata registration response; do
     env HTTP_HOST=127.0.0.1 HTTP_PORT="${port[$svc]}" \
-        DATABASE_URL="postgres://$owner@$hostport/${owner}_${database[$svc]}?sslmode=disable" \
+        DATABASE_URL="postgres://${prefix}_${database[$svc]}:${db_password[${database[$svc]}]}@$hostport/${prefix}_${database[$svc]}?sslmode=disable" \
         DATABASE_MAX_CONNECTIONS=8 \
         INTERNAL_SIGNING_KEY="${signing[$svc]}" INTERNAL_CALLER_KEYS="$callers" \
         STUDYSTACK_ENCRYPTION_KEY="$encryption_key" \
         STUDYSTACK_ADMIN_EMAIL=admin@platform.test STUDYSTACK_ADMIN_PASSWORD="$admin_password" \
         MAIL_DIRECTORY="$data/mail" CONSENT_DIRECTORY="$data/consents" \
-        QUERY_DATABASE_URL="postgres://$reader@$hostport/${owner}_response?sslmode=disable" \
+        QUERY_DATABASE_URL="postgres://${prefix}_query:${db_password[query]}@$hostport/${prefix}_response?sslmode=disable" \
         RATE_LIMIT_PER_MINUTE=100000 LOG_FORMAT=json \
         "$bin/$svc" >"$work/logs/$svc.log" 2>&1 &
     pids+=($!)
@@ -103,6 +105,16 @@ for svc in study-metadata registration response; do
     done
     [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${port[$svc]}/readyz")" = 200 ] || die "$svc did not become ready"
 done
+# The compose file's healthcheck (the run image has no curl), run against each real service; and
+# against a port nothing listens on, where it must fail.
+healthcheck=$("$tools_venv/bin/python" -c '
+import yaml
+print(yaml.safe_load(open("deploy/compose.yaml"))["services"]["registration"]["healthcheck"]["test"][-1])' |
+    sed 's/\$\$/$/g')
+for svc in study-metadata registration response; do
+    HTTP_PORT=${port[$svc]} bash -c "$healthcheck" || die "the compose healthcheck fails against a ready $svc"
+done
+HTTP_PORT=$(free_port) bash -c "$healthcheck" 2>/dev/null && die "the compose healthcheck passes with no service"
 log "platform: the three services run on ports ${port[study-metadata]}, ${port[registration]}, ${port[response]}"
 
 # --- the demo seed, as make run does it ---------------------------------------------------------

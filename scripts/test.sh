@@ -31,6 +31,7 @@ as_pg "$bindir/pg_ctl" -D "$workdir/data" -l "$workdir/postgres.log" -w -t 60 \
     start >/dev/null || { cat "$workdir/postgres.log" >&2; die "PostgreSQL did not start"; }
 
 scripts/check-openapi.sh
+scripts/check-deploy.sh
 # The registration tests start a real SMTP server with this interpreter.
 export STUDYSTACK_TEST_PYTHON="$PWD/$tools_venv/bin/python"
 
