@@ -22,6 +22,9 @@ extension URI {
 
     /// `+` as a space, then percent escapes; text with a malformed escape is kept as it came.
     static func formDecoded(_ text: Substring) -> String {
+        // Most parameters (ids, versions) need no decoding; Foundation's string calls cost more
+        // than the rest of a cached app-API request.
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) { return String(text) }
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
     }

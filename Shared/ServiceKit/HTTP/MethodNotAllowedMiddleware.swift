@@ -5,8 +5,8 @@ import Synchronization
 /// serves under other methods only (`TRACE /healthz`, `DELETE /mobileappstudy-enroll.api`).
 /// Hummingbird's router answers those 404, which tells a client the resource does not exist.
 ///
-/// The check runs before the route: a route that answers 404 itself (an unknown study) is never
-/// turned into a 405.
+/// The routes are consulted only when the answer is a 404, so other requests pay nothing. A route
+/// that answers 404 itself (an unknown study) serves the request's method, so it stays a 404.
 public struct MethodNotAllowedMiddleware: RouterMiddleware {
     public typealias Context = ServiceRequestContext
 
@@ -54,10 +54,14 @@ public struct MethodNotAllowedMiddleware: RouterMiddleware {
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let allowed = table.methods(matching: request.uri.path)
-        if !allowed.isEmpty, !allowed.contains(request.method.rawValue) {
-            throw HTTPError(.methodNotAllowed, headers: [.allow: allowed.joined(separator: ", ")])
+        do {
+            return try await next(request, context)
+        } catch let error as any HTTPResponseError where error.status == .notFound {
+            let allowed = table.methods(matching: request.uri.path)
+            if !allowed.isEmpty, !allowed.contains(request.method.rawValue) {
+                throw HTTPError(.methodNotAllowed, headers: [.allow: allowed.joined(separator: ", ")])
+            }
+            throw error
         }
-        return try await next(request, context)
     }
 }
