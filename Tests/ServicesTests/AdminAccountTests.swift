@@ -131,7 +131,17 @@ import TestSupport
     }
 
     @Test func invitationsRolesAndAudit() async throws {
-        try await withService { client, _ in
+        try await withService { client, url in
+            // Roles are granted on studies that exist.
+            try await TestDatabase.withClient(url: url) { postgres, logger in
+                try await postgres.query(
+                    "INSERT INTO apps (app_id, org_id, definition) VALUES ('APP1', 'ORG1', '{}')", logger: logger)
+                try await postgres.query(
+                    """
+                    INSERT INTO studies (study_id, app_id, draft, draft_updated_by, created_by)
+                    VALUES ('STUDY1', 'APP1', '{}', 'test', 'test')
+                    """, logger: logger)
+            }
             let (_, rootBody) = try await login(client, Self.adminEmail, Self.adminPassword)
             let root = try JSONDecoder.iso.decode(Session.self, from: Data(buffer: rootBody)).token
 

@@ -158,7 +158,7 @@ import TestSupport
             // The sixth try is refused even with the right password, for 15 minutes.
             let sixth = try await h.call("login", body: ["emailId": "di@example.org", "password": "Passw0rd!"])
             #expect(sixth.statusMessage?.hasPrefix("Your account is locked") == true)
-            try await h.sql("UPDATE participants SET locked_until = now() - interval '1 second'")
+            try await h.sql("UPDATE attempt_counters SET locked_until = now() - interval '1 second'")
             #expect(try await h.call("login", body: ["emailId": "di@example.org", "password": "Passw0rd!"]).status == .ok)
         }
     }

@@ -15,7 +15,7 @@ import TestSupport
         let reader = TestConfiguration.reader(
             for: .registration, databaseURL: "postgres://nobody@127.0.0.1:9/unused",
             overrides: ["rateLimit.trustedProxies": "10.0.0.0/8, proxy.internal"])
-        #expect(throws: ConfigurationError.self) { try RegistrationSettings(reader: reader) }
+        #expect(throws: ConfigurationError.self) { try ServiceSettings(reader: reader, descriptor: RegistrationService.descriptor) }
     }
 
     @Test func limitsFollowTheForwardedAddressFromATrustedProxyOnly() async throws {

@@ -35,10 +35,8 @@ public enum RegistrationService {
                     client: postgres, participants: ParticipantStore(client: postgres, logger: environment.logger),
                     sessions: sessions, mail: mail, templates: templates,
                     secrets: OneTimeSecrets(encryptionKey: registration.encryptionKey), hasher: hasher,
-                    audit: environment.audit, settings: registration, logger: environment.logger)
-                let rateLimiter = RateLimiter(
-                    client: postgres, perMinute: registration.rateLimitPerMinute,
-                    addresses: registration.clientAddresses, logger: environment.logger)
+                    attempts: environment.attempts, audit: environment.audit, settings: registration, logger: environment.logger)
+                let rateLimiter = environment.rateLimiter
                 let authenticator = ParticipantAuthenticator(sessions: sessions)
                 AccountRoutes(accounts: accounts, authenticator: authenticator, rateLimiter: rateLimiter).add(to: routes.router)
                 SupportRoutes(
@@ -81,9 +79,6 @@ public enum RegistrationService {
                             directory: URL(fileURLWithPath: registration.mailDirectory), logger: environment.logger),
                     pollInterval: .seconds(1), maxAttempts: 30, isReady: { environment.startup.isFinished },
                     metrics: environment.metrics, logger: environment.logger)
-                let windowCleanup = PeriodicJob(name: "rate-limit-cleanup", every: .seconds(60), logger: environment.logger) {
-                    try await rateLimiter.deleteOldWindows()
-                }
                 let pushWorker = PushWorker(
                     outbox: PushOutbox(client: postgres, audit: environment.audit, logger: environment.logger),
                     credentials: pushCredentials,
@@ -105,7 +100,7 @@ public enum RegistrationService {
                         SELECT count(*)::int, extract(epoch FROM now() - min(created_at))::float8
                         FROM push_outbox WHERE sent_at IS NULL AND gave_up_at IS NULL
                         """)
-                return [mailWorker, pushWorker, windowCleanup]
+                return [mailWorker, pushWorker]
             },
             routeCatalog: routeCatalog)
     }

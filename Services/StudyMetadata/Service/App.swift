@@ -25,8 +25,8 @@ public enum StudyMetadataService {
                 let store = AdminStore(client: environment.postgres, logger: environment.logger)
                 let authenticator = AdminAuthenticator(store: store)
                 AdminSessionRoutes(
-                    store: store, authenticator: authenticator, hasher: hasher, audit: environment.audit,
-                    settings: adminSettings
+                    store: store, authenticator: authenticator, hasher: hasher, attempts: environment.attempts,
+                    rateLimiter: environment.rateLimiter, audit: environment.audit, settings: adminSettings
                 ).add(to: routes.router)
                 AdminAccountRoutes(
                     store: store, authenticator: authenticator, audit: environment.audit, settings: adminSettings

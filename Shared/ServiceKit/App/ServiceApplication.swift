@@ -20,6 +20,10 @@ public struct ServiceEnvironment: Sendable {
     public let audit: AuditLog
     /// Calls to other services queued with the changes that cause them (see `Outbox`).
     public let outbox: Outbox
+    /// Per-minute request limits per client address (or account, or study).
+    public let rateLimiter: RateLimiter
+    /// Counted tries at passwords and codes, with lockout.
+    public let attempts: AttemptCounter
     /// Whether migrations and start-up work have finished.
     public let startup: StartupState
     public let logger: Logger
@@ -79,7 +83,11 @@ public func buildServiceApplication(
         descriptor: descriptor, settings: settings, postgres: postgres,
         internalClient: InternalClient(keys: settings.internalKeys, peers: settings.peers),
         metrics: metrics, audit: AuditLog(client: postgres, logger: logger),
-        outbox: Outbox(client: postgres, logger: logger), startup: startup, logger: logger)
+        outbox: Outbox(client: postgres, logger: logger),
+        rateLimiter: RateLimiter(
+            client: postgres, perMinute: settings.rateLimitPerMinute, addresses: settings.clientAddresses, logger: logger),
+        attempts: AttemptCounter(client: postgres, logger: logger),
+        startup: startup, logger: logger)
 
     let router = Router(context: ServiceRequestContext.self)
     let routeTable = MethodNotAllowedMiddleware.RouteTable()
@@ -121,12 +129,17 @@ public func buildServiceApplication(
     let nonceCleanup = PeriodicJob(name: "nonce-cleanup", every: .seconds(60), logger: logger) {
         try await nonces.deleteExpired()
     }
+    let counterCleanup = PeriodicJob(name: "rate-limit-cleanup", every: .seconds(60), logger: logger) {
+        try await environment.rateLimiter.deleteOldWindows()
+        try await environment.attempts.deleteStale()
+    }
     // The pool comes first so that, shutting down in reverse order, it closes last.
     let services: [any Service] =
         [
             postgres,
             MigrationService(migrator: migrator, logger: logger, state: startup) { try await afterMigrations(environment) },
             nonceCleanup,
+            counterCleanup,
             OutboxWorker(
                 client: postgres, internalClient: environment.internalClient, metrics: metrics,
                 isReady: { startup.isFinished }, logger: logger),

@@ -51,6 +51,8 @@ public struct ServiceSettings: Sendable {
         public static let studyMetadataURL = Setting("studyMetadata.url")
         public static let registrationURL = Setting("registration.url")
         public static let responseURL = Setting("response.url")
+        public static let rateLimit = Setting("rateLimit.perMinute")
+        public static let trustedProxies = Setting("rateLimit.trustedProxies")
     }
 
     /// Local port of the StudyStack PostgreSQL cluster that `make run` creates.
@@ -65,6 +67,10 @@ public struct ServiceSettings: Sendable {
     public var logFormat: LogFormat
     public var internalKeys: InternalKeys
     public var peers: [ServiceName: URL]
+    /// Requests per minute one client address may make to a rate-limited public route.
+    public var rateLimitPerMinute: Int
+    /// How a request's client address is told behind trusted proxies.
+    public var clientAddresses: ClientAddressResolver
 
     /// Reads and validates every setting; the first problem is thrown with the setting's name.
     public init(reader: ConfigReader, descriptor: ServiceDescriptor) throws(ConfigurationError) {
@@ -104,5 +110,11 @@ public struct ServiceSettings: Sendable {
             }
         }
         self.peers = peers
+        rateLimitPerMinute = try settings.integer(Settings.rateLimit, default: 30, in: 1...100_000)
+        switch ClientAddressResolver.parse(settings.text(Settings.trustedProxies) ?? "") {
+        case .success(let resolver): clientAddresses = resolver
+        case .failure(let error):
+            throw ConfigurationError(Settings.trustedProxies, "\"\(error.entry)\" is not an IP address or CIDR range")
+        }
     }
 }

@@ -91,5 +91,29 @@ public enum ServiceKitMigrations {
                 """,
             ]
         ),
+        Migration(
+            component: "servicekit", version: 4, name: "attempt_counters_and_rate_windows",
+            statements: [
+                // Tries at a secret per subject (`AttemptCounter`): counted before the secret is
+                // checked, so concurrent guesses cannot outrun the lock.
+                """
+                CREATE TABLE attempt_counters (
+                    subject text PRIMARY KEY,
+                    attempts integer NOT NULL,
+                    locked_until timestamptz,
+                    updated_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                // One-minute request counts per (action, key) (`RateLimiter`).
+                """
+                CREATE TABLE request_rate_windows (
+                    bucket text NOT NULL,
+                    window_start timestamptz NOT NULL,
+                    hits integer NOT NULL,
+                    PRIMARY KEY (bucket, window_start)
+                )
+                """,
+            ]
+        ),
     ]
 }

@@ -56,6 +56,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         APIError(.notFound, code: "not_found", message: message)
     }
 
+    /// 429 with `Retry-After: 60` (the rate limits count per minute).
+    public static func tooManyRequests(_ message: String) -> APIError {
+        APIError(.tooManyRequests, code: "rate_limited", message: message, headers: [.retryAfter: "60"])
+    }
+
     public static func conflict(_ message: String) -> APIError {
         APIError(.conflict, code: "conflict", message: message)
     }

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
 
 /// Which address a request comes from, for per-client limits.
 ///
@@ -55,6 +57,16 @@ public struct IPAddress: Sendable, Equatable, CustomStringConvertible {
             bytes = v6.prefix(12) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] ? Array(v6.suffix(4)) : v6
         } else {
             return nil
+        }
+    }
+
+    /// An address from its 4 or 16 bytes (an IPv4-mapped IPv6 address is that IPv4 address).
+    public init?(bytes: [UInt8]) {
+        switch bytes.count {
+        case 4: self.bytes = bytes
+        case 16:
+            self.bytes = bytes.prefix(12) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] ? Array(bytes.suffix(4)) : bytes
+        default: return nil
         }
     }
 
@@ -131,4 +143,16 @@ public struct IPRange: Sendable, Equatable {
         }
         return true
     }
+}
+
+extension ClientAddressResolver {
+    /// The address `request` comes from, by the same rule as `resolve(peer:forwardedFor:)`.
+    public func resolve(_ request: Request, context: ServiceRequestContext) -> String {
+        let forwarded = request.headers[values: .xForwardedFor]
+        return resolve(peer: context.remoteAddress, forwardedFor: forwarded.isEmpty ? nil : forwarded.joined(separator: ","))
+    }
+}
+
+extension HTTPField.Name {
+    public static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
 }

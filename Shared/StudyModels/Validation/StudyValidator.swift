@@ -39,7 +39,9 @@ public struct StudyValidator {
             checkProperty(property, at: "/participantProperties/\(index)")
         }
         checkDuplicates(document.participantProperties.map(\.key), at: "/participantProperties", field: "key")
-        checkDuplicates(document.activities.map(\.activityId), at: "/activities", field: "activityId")
+        // Activity ids name the study's response tables, whose names the response service and
+        // LabKey match case-insensitively: two ids that differ only in case would share a table.
+        checkDuplicates(document.activities.map(\.activityId), at: "/activities", field: "activityId", ignoringCase: true)
         for (index, activity) in document.activities.enumerated() {
             ActivityChecks(document: document, activity: activity, pointer: "/activities/\(index)")
                 .run(into: &problems, warnings: &warnings)
@@ -250,12 +252,14 @@ public struct StudyValidator {
 
     // MARK: - Shared checks
 
-    private mutating func checkDuplicates(_ values: [String], at pointer: String, field: String?) {
+    private mutating func checkDuplicates(_ values: [String], at pointer: String, field: String?, ignoringCase: Bool = false) {
         var seen: Set<String> = []
         for (index, value) in values.enumerated() {
-            if !seen.insert(value).inserted {
+            if !seen.insert(ignoringCase ? value.uppercased() : value).inserted {
                 let location = field.map { "\(pointer)/\(index)/\($0)" } ?? "\(pointer)/\(index)"
-                problem(location, "\"\(value)\" is used more than once")
+                problem(location, ignoringCase
+                    ? "\"\(value)\" is used more than once (ids are compared whatever their case)"
+                    : "\"\(value)\" is used more than once")
             }
         }
     }

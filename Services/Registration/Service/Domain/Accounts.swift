@@ -15,6 +15,8 @@ struct Accounts: Sendable {
     let templates: MailTemplates
     let secrets: OneTimeSecrets
     let hasher: PasswordHasher
+    /// Tries at a participant's password, code or current password, counted before they are checked.
+    let attempts: AttemptCounter
     let audit: AuditLog
     let settings: RegistrationSettings
     let logger: Logger
@@ -53,6 +55,12 @@ struct Accounts: Sendable {
         guard let account = try await participants.find(appId: appId, orgId: orgId, email: email) else {
             throw RegistrationError.invalid("Invalid code")
         }
+        if account.verified { throw RegistrationError.alreadyVerified }
+        // A code is six characters: without a count, it could be guessed in a few thousand calls.
+        let subject = Self.codeSubject(account.userId)
+        if case .locked = try await attempts.begin(subject, policy: lockout) {
+            throw RegistrationError.locked(minutes: lockMinutes)
+        }
         try await client.withTransaction(logger: logger) { connection in
             guard let locked = try await participants.lock(userId: account.userId, on: connection) else {
                 throw RegistrationError.invalid("Invalid code")
@@ -61,6 +69,7 @@ struct Accounts: Sendable {
             guard let stored = locked.codeHash, stored == secrets.hash(code: code, userId: locked.userId) else {
                 throw RegistrationError.invalid("Invalid code")
             }
+            try await attempts.succeeded(subject, on: connection)
             guard let expires = locked.codeExpiresAt, expires > now else { throw RegistrationError.codeExpired }
             try await participants.markVerified(userId: locked.userId, on: connection)
             try await audit.record(actor: locked.userId.uuidString.lowercased(), action: "participant.verified", on: connection)
@@ -90,28 +99,26 @@ struct Accounts: Sendable {
             _ = try await hasher.verify(password, hash: PasswordHasher.decoyHash)
             throw RegistrationError.wrongCredentials
         }
-        let lockMinutes = Int(settings.lockDuration.components.seconds / 60)
-        if account.isLocked(at: now) { throw RegistrationError.locked(minutes: lockMinutes) }
+        let actor = account.userId.uuidString.lowercased()
+        // Counted before the hash: concurrent guesses each take a try, so no burst checks more
+        // than the policy's number of passwords.
+        let subject = Self.loginSubject(account.userId)
+        guard case .allowed(let isLast) = try await attempts.begin(subject, policy: lockout) else {
+            throw RegistrationError.locked(minutes: lockMinutes)
+        }
         let matchesPassword = try await hasher.verify(password, hash: account.passwordHash)
         var usedTemporary = false
         if !matchesPassword, let temporary = account.tempPasswordHash, let expires = account.tempPasswordExpiresAt, expires > now {
             usedTemporary = try await hasher.verify(password, hash: temporary)
         }
-        let actor = account.userId.uuidString.lowercased()
         guard matchesPassword || usedTemporary else {
-            let lockedNow = try await client.withTransaction(logger: logger) { connection in
-                let locked = try await participants.recordFailedLogin(
-                    userId: account.userId, maxFailures: settings.maxFailedLogins,
-                    lockUntil: now + settings.lockDuration.timeInterval, on: connection)
-                try await audit.record(
-                    actor: actor, action: locked ? "participant.locked" : "participant.login_failed", on: connection)
-                return locked
-            }
-            throw lockedNow ? RegistrationError.locked(minutes: lockMinutes) : RegistrationError.wrongCredentials
+            try await audit.record(actor: actor, action: isLast ? "participant.locked" : "participant.login_failed")
+            throw isLast ? RegistrationError.locked(minutes: lockMinutes) : RegistrationError.wrongCredentials
         }
         let expired = now.timeIntervalSince(account.passwordChangedAt) > settings.passwordExpiry.timeInterval
         return try await client.withTransaction(logger: logger) { connection in
             try await participants.recordLogin(userId: account.userId, usedTemporaryPassword: usedTemporary, on: connection)
+            try await attempts.succeeded(subject, on: connection)
             let temporary = usedTemporary ? account.tempPasswordHash.flatMap { hash in
                 account.tempPasswordExpiresAt.map { (hash: hash, expiresAt: $0) }
             } : nil
@@ -154,8 +161,10 @@ struct Accounts: Sendable {
     func forgotPassword(email: String, appId: String, orgId: String, now: Date = Date()) async throws {
         guard let account = try await participants.find(appId: appId, orgId: orgId, email: email) else { return }
         guard account.verified else { throw RegistrationError.notVerified }
-        if account.isLocked(at: now) {
-            throw RegistrationError.locked(minutes: Int(settings.lockDuration.components.seconds / 60))
+        // A reset neither unlocks the account nor clears its count of failed sign-ins: a reset
+        // between guesses would otherwise make the lockout endless guessing.
+        if try await attempts.lockedUntil(Self.loginSubject(account.userId)) != nil {
+            throw RegistrationError.locked(minutes: lockMinutes)
         }
         let temporary = OneTimeSecrets.makeTemporaryPassword()
         let hash = try await hasher.hash(temporary)
@@ -175,6 +184,12 @@ struct Accounts: Sendable {
     ) async throws {
         if let problem = PasswordPolicy.problem(with: new) { throw RegistrationError.invalid(problem) }
         guard let account = try await participants.find(userId: session.userId) else { throw RegistrationError.sessionExpired }
+        // A stolen session must not become a password oracle: tries at the current password are
+        // counted like sign-ins.
+        let subject = Self.passwordSubject(account.userId)
+        if case .locked = try await attempts.begin(subject, policy: lockout) {
+            throw RegistrationError.locked(minutes: lockMinutes)
+        }
         var currentMatches = try await hasher.verify(current, hash: account.passwordHash)
         if !currentMatches, let temporary = account.tempPasswordHash, let expires = account.tempPasswordExpiresAt, expires > now {
             currentMatches = try await hasher.verify(current, hash: temporary)
@@ -185,6 +200,7 @@ struct Accounts: Sendable {
             currentMatches = try await hasher.verify(current, hash: temporary)
         }
         guard currentMatches else { throw RegistrationError.invalid("Current password is invalid.") }
+        try await attempts.succeeded(subject)
         let newHash = try await hasher.hash(new)
         try await client.withTransaction(logger: logger) { connection in
             for old in try await participants.recentPasswordHashes(
@@ -204,6 +220,16 @@ struct Accounts: Sendable {
     }
 
     // MARK: - Helpers
+
+    private var lockout: AttemptCounter.Policy {
+        AttemptCounter.Policy(maxAttempts: settings.maxFailedLogins, lockFor: settings.lockDuration)
+    }
+
+    private var lockMinutes: Int { Int(settings.lockDuration.components.seconds / 60) }
+
+    static func loginSubject(_ userId: UUID) -> String { "participant.login:\(userId.uuidString.lowercased())" }
+    static func codeSubject(_ userId: UUID) -> String { "participant.code:\(userId.uuidString.lowercased())" }
+    static func passwordSubject(_ userId: UUID) -> String { "participant.password:\(userId.uuidString.lowercased())" }
 
     private func sendMail(
         _ kind: MailKind, token: String, to recipient: String, appId: String, orgId: String,

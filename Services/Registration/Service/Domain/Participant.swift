@@ -13,12 +13,8 @@ struct Participant: Sendable {
     var verified: Bool
     var codeHash: String?
     var codeExpiresAt: Date?
-    var failedLogins: Int
-    var lockedUntil: Date?
     var firstName: String
     var lastName: String
-
-    func isLocked(at now: Date) -> Bool { lockedUntil.map { $0 > now } ?? false }
 }
 
 /// How e-mail addresses are compared: trimmed and case-folded (addresses are case-insensitive in

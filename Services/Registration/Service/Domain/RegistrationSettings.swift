@@ -13,8 +13,6 @@ public struct RegistrationSettings: Sendable {
         public static let passwordHistory = Setting("password.historyCount")
         public static let maxFailedLogins = Setting("login.maxFailures")
         public static let lockMinutes = Setting("login.lockMinutes")
-        public static let rateLimit = Setting("rateLimit.perMinute")
-        public static let trustedProxies = Setting("rateLimit.trustedProxies")
         public static let mailDirectory = Setting("mail.directory")
         public static let mailFrom = Setting("mail.from")
         public static let encryptionKey = Setting("studystack.encryptionKey", secret: true)
@@ -51,11 +49,6 @@ public struct RegistrationSettings: Sendable {
     /// Failed logins in a row that lock the account.
     public var maxFailedLogins: Int
     public var lockDuration: Duration
-    /// Requests per minute from one client address to `login`, `register`, `forgotPassword`
-    /// (each counted on its own) and the other unauthenticated calls that send e-mail.
-    public var rateLimitPerMinute: Int
-    /// Proxies whose `X-Forwarded-For` is believed when telling a client's address.
-    public var clientAddresses: ClientAddressResolver
     /// Where the file mail transport writes `.eml` files.
     public var mailDirectory: String
     public var mailFrom: String
@@ -84,12 +77,6 @@ public struct RegistrationSettings: Sendable {
         passwordHistory = try settings.integer(Settings.passwordHistory, default: 10, in: 0...50)
         maxFailedLogins = try settings.integer(Settings.maxFailedLogins, default: 5, in: 1...100)
         lockDuration = .seconds(60 * (try settings.integer(Settings.lockMinutes, default: 15, in: 1...1440)))
-        rateLimitPerMinute = try settings.integer(Settings.rateLimit, default: 30, in: 1...100_000)
-        switch ClientAddressResolver.parse(settings.text(Settings.trustedProxies) ?? "") {
-        case .success(let resolver): clientAddresses = resolver
-        case .failure(let error):
-            throw ConfigurationError(Settings.trustedProxies, "\"\(error.entry)\" is not an IP address or CIDR range")
-        }
         mailDirectory = settings.text(Settings.mailDirectory) ?? ".data/mail"
         mailFrom = settings.text(Settings.mailFrom) ?? "StudyStack <no-reply@studystack.local>"
         let keyText = try settings.requiredText(Settings.encryptionKey)

@@ -3,16 +3,16 @@ import Logging
 import PostgresNIO
 import ServiceKit
 
-/// Participant accounts: creation, look-ups, verification codes, temporary passwords, failed
-/// logins and password changes with their history.
+/// Participant accounts: creation, look-ups, verification codes, temporary passwords and
+/// password changes with their history. (Failed tries are counted by ServiceKit's
+/// `AttemptCounter`.)
 struct ParticipantStore: Sendable {
     let client: PostgresClient
     let logger: Logger
 
     static let columns = """
         user_id, app_id, org_id, email, password_hash, password_changed_at, temp_password_hash,
-        temp_password_expires_at, verified, code_hash, code_expires_at, failed_logins, locked_until,
-        first_name, last_name
+        temp_password_expires_at, verified, code_hash, code_expires_at, first_name, last_name
         """
 
     /// Creates an unverified account; nil when the e-mail is taken in this app and organisation.
@@ -68,29 +68,11 @@ struct ParticipantStore: Sendable {
             logger: logger)
     }
 
-    /// Counts a failed login; locks the account until `lockUntil` when it reaches `maxFailures`.
-    /// Returns whether this failure locked it (a locked account never gets here: login refuses it
-    /// first, so a lock in the future is this one).
-    func recordFailedLogin(
-        userId: UUID, maxFailures: Int, lockUntil: Date, on connection: PostgresConnection
-    ) async throws -> Bool {
-        let rows = try await connection.query(
-            """
-            UPDATE participants SET
-                failed_logins = CASE WHEN failed_logins + 1 >= \(maxFailures) THEN 0 ELSE failed_logins + 1 END,
-                locked_until = CASE WHEN failed_logins + 1 >= \(maxFailures) THEN \(lockUntil) ELSE locked_until END
-            WHERE user_id = \(userId)
-            RETURNING coalesce(locked_until > now(), false)
-            """, logger: logger)
-        for try await locked in rows.decode(Bool.self) { return locked }
-        return false
-    }
-
-    /// After a successful login: failures forgotten, a used temporary password spent.
+    /// After a successful login: a used temporary password is spent.
     func recordLogin(userId: UUID, usedTemporaryPassword: Bool, on connection: PostgresConnection) async throws {
         try await connection.query(
             """
-            UPDATE participants SET failed_logins = 0, locked_until = NULL,
+            UPDATE participants SET
                 temp_password_hash = CASE WHEN \(usedTemporaryPassword) THEN NULL ELSE temp_password_hash END,
                 temp_password_expires_at = CASE WHEN \(usedTemporaryPassword) THEN NULL ELSE temp_password_expires_at END
             WHERE user_id = \(userId)
@@ -100,8 +82,7 @@ struct ParticipantStore: Sendable {
     func setTemporaryPassword(userId: UUID, hash: String, expiresAt: Date, on connection: PostgresConnection) async throws {
         try await connection.query(
             """
-            UPDATE participants SET temp_password_hash = \(hash), temp_password_expires_at = \(expiresAt),
-                failed_logins = 0
+            UPDATE participants SET temp_password_hash = \(hash), temp_password_expires_at = \(expiresAt)
             WHERE user_id = \(userId)
             """, logger: logger)
     }
@@ -124,7 +105,7 @@ struct ParticipantStore: Sendable {
         try await connection.query(
             """
             UPDATE participants SET password_hash = \(hash), password_changed_at = now(),
-                temp_password_hash = NULL, temp_password_expires_at = NULL, failed_logins = 0, locked_until = NULL
+                temp_password_hash = NULL, temp_password_expires_at = NULL
             WHERE user_id = \(userId)
             """, logger: logger)
         try await connection.query(
@@ -151,8 +132,7 @@ struct ParticipantStore: Sendable {
                 passwordChangedAt: try column(5, Date.self), tempPasswordHash: try column(6, String?.self),
                 tempPasswordExpiresAt: try column(7, Date?.self), verified: try column(8, Bool.self),
                 codeHash: try column(9, String?.self), codeExpiresAt: try column(10, Date?.self),
-                failedLogins: try column(11, Int.self), lockedUntil: try column(12, Date?.self),
-                firstName: try column(13, String.self), lastName: try column(14, String.self))
+                firstName: try column(11, String.self), lastName: try column(12, String.self))
         }
         return nil
     }

@@ -262,5 +262,16 @@ enum RegistrationMigrations {
                 "ALTER TABLE participant_sessions ADD COLUMN temp_password_expires_at timestamptz",
             ]
         ),
+        Migration(
+            component: "registration", version: 9, name: "shared_attempt_counters",
+            statements: [
+                // Failed sign-ins are counted in ServiceKit's attempt_counters, before the password
+                // is checked; the per-row counter (read, hash, then written) could be raced.
+                "ALTER TABLE participants DROP COLUMN failed_logins",
+                "ALTER TABLE participants DROP COLUMN locked_until",
+                // Rate limits live in ServiceKit's request_rate_windows, shared by every service.
+                "DROP TABLE rate_limit_windows",
+            ]
+        ),
     ]
 }

@@ -42,7 +42,7 @@ struct StudyResync: Service {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let list = try decoder.decode(StudyEventList.self, from: Data(buffer: response.body))
-        for event in list.studies { try await catalog.apply(event) }
+        for event in list.studies { _ = try await catalog.apply(event) }
         return list.studies.count
     }
 }

@@ -27,7 +27,11 @@ struct InternalStudyEventRoutes {
             throw APIError.badRequest("the body is not a study event")
         }
         guard Identifiers.isValid(event.studyId) else { throw APIError.badRequest("the study id \(Identifiers.rule)") }
-        let applied = try await catalog.apply(event)
+        let outcome = try await catalog.apply(event)
+        if case .idConflict(let stored) = outcome {
+            throw APIError.conflict("study \(stored) exists here; study ids are unique whatever their case")
+        }
+        let applied = outcome == .applied
         // The participant-properties table follows the study's published properties (only ever
         // added to); a failure here answers 500 and study-metadata's outbox sends the event again.
         if applied && !event.participantProperties.isEmpty {

@@ -24,28 +24,51 @@ struct StudyCatalog: Sendable {
 
     static func key(_ studyId: String) -> String { studyId.uppercased() }
 
+    enum ApplyOutcome: Sendable, Equatable {
+        case applied
+        /// A newer event is stored (by version, then time); nothing changed.
+        case stale
+        /// The stored study has the same key but another spelling (`SECVX` against `secvx`).
+        /// study-metadata refuses such ids, so this is a forged or buggy event: it is refused and
+        /// the stored study keeps its id, its rows and its admins.
+        case idConflict(stored: String)
+    }
+
     /// Keeps `event` unless a newer one is stored (by version, then time: a pause keeps the version
-    /// but comes later); true when it was kept.
-    @discardableResult
-    func apply(_ event: StudyEvent) async throws -> Bool {
+    /// but comes later). An event never changes the id, and so the owner, of a stored study.
+    func apply(_ event: StudyEvent) async throws -> ApplyOutcome {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         let json = String(decoding: try encoder.encode(event), as: UTF8.self)
+        let key = Self.key(event.studyId)
+        // The outer SELECT sees the row as it was before the upsert, so it tells which id was stored.
         let rows = try await client.query(
             """
-            INSERT INTO studies (study_key, study_id, app_id, org_id, status, version, event_at, event)
-            VALUES (\(Self.key(event.studyId)), \(event.studyId), \(event.appId), \(event.orgId), \(event.status.rawValue),
-                    \(event.version), \(event.at), \(json)::jsonb)
-            ON CONFLICT (study_key) DO UPDATE SET
-                study_id = excluded.study_id, app_id = excluded.app_id, org_id = excluded.org_id,
-                status = excluded.status, version = excluded.version, event_at = excluded.event_at,
-                event = excluded.event, updated_at = now()
-            WHERE (studies.version, studies.event_at) <= (excluded.version, excluded.event_at)
-            RETURNING 1
+            WITH kept AS (
+                INSERT INTO studies (study_key, study_id, app_id, org_id, status, version, event_at, event)
+                VALUES (\(key), \(event.studyId), \(event.appId), \(event.orgId), \(event.status.rawValue),
+                        \(event.version), \(event.at), \(json)::jsonb)
+                ON CONFLICT (study_key) DO UPDATE SET
+                    app_id = excluded.app_id, org_id = excluded.org_id,
+                    status = excluded.status, version = excluded.version, event_at = excluded.event_at,
+                    event = excluded.event, updated_at = now()
+                WHERE studies.study_id = excluded.study_id
+                  AND (studies.version, studies.event_at) <= (excluded.version, excluded.event_at)
+                RETURNING 1
+            )
+            SELECT EXISTS (SELECT 1 FROM kept), (SELECT study_id FROM studies WHERE study_key = \(key))
             """, logger: logger)
-        var kept = false
-        for try await _ in rows { kept = true }
-        return kept
+        for try await (kept, stored) in rows.decode((Bool, String?).self) {
+            if kept { return .applied }
+            if let stored, stored != event.studyId {
+                logger.error(
+                    "a study event tried to rename a stored study; refused",
+                    metadata: ["stored": "\(stored)", "event": "\(event.studyId)"])
+                return .idConflict(stored: stored)
+            }
+            return .stale
+        }
+        return .stale
     }
 
     func study(_ studyId: String) async throws -> Study? {

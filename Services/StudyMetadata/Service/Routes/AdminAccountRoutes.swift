@@ -83,7 +83,9 @@ struct AdminAccountRoutes {
         let adminId = try context.parameters.require("adminId", as: UUID.self)
         let body = try await JSONBody.decode(GrantRequest.self, from: request, context: context)
         guard try await store.exists(adminId: adminId) else { throw APIError.notFound("no admin \(adminId)") }
-        try await store.grant(adminId: adminId, studyId: studyId, role: body.role)
+        guard try await store.grant(adminId: adminId, studyId: studyId, role: body.role) else {
+            throw APIError.notFound("no study \(studyId)")
+        }
         try await audit.record(
             actor: admin.email, action: "study.role_granted", studyId: studyId,
             details: ["adminId": adminId.uuidString, "role": body.role.rawValue])

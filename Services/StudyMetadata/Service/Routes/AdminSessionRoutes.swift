@@ -36,6 +36,8 @@ struct AdminSessionRoutes {
     let store: AdminStore
     let authenticator: AdminAuthenticator
     let hasher: PasswordHasher
+    let attempts: AttemptCounter
+    let rateLimiter: RateLimiter
     let audit: AuditLog
     let settings: AdminSettings
 
@@ -48,6 +50,14 @@ struct AdminSessionRoutes {
 
     @Sendable func login(_ request: Request, context: ServiceRequestContext) async throws -> LoginResponse {
         let body = try await JSONBody.decode(LoginRequest.self, from: request, context: context)
+        // Per address and per account, before any hashing: bcrypt is the expensive part.
+        let address = rateLimiter.addresses.resolve(request, context: context)
+        guard try await rateLimiter.allow("admin.login", from: address),
+            try await rateLimiter.allow("admin.login.account", from: body.email.lowercased())
+        else {
+            try await audit.record(actor: body.email, action: "admin.login_refused", details: ["reason": "rate limited"])
+            throw APIError.tooManyRequests("too many sign-in attempts; wait a minute and try again")
+        }
         let refused = APIError.unauthenticated("e-mail or password is wrong")
         guard let account = try await store.account(email: body.email), !account.disabled,
             let hash = account.passwordHash
@@ -56,18 +66,24 @@ struct AdminSessionRoutes {
             try await audit.record(actor: body.email, action: "admin.login_failed", details: ["reason": "unknown account"])
             throw refused
         }
-        if let lockedUntil = account.lockedUntil, lockedUntil > Date() {
+        // The try is counted before the hash, atomically: forty wrong passwords and the right one
+        // sent together check at most `lockout.maxAttempts` of them.
+        let subject = AdminStore.loginSubject(account.id)
+        let isLast: Bool
+        switch try await attempts.begin(subject, policy: AdminStore.lockout) {
+        case .locked(let lockedUntil):
             try await audit.record(actor: account.email, action: "admin.login_refused", details: ["reason": "locked"])
             throw APIError(.forbidden, code: "locked", message: "too many failed logins; try again after \(lockedUntil.formatted(.iso8601))")
+        case .allowed(let last):
+            isLast = last
         }
         guard try await hasher.verify(body.password, hash: hash) else {
-            let lockedUntil = try await store.recordFailedLogin(adminId: account.id)
             try await audit.record(
                 actor: account.email, action: "admin.login_failed",
-                details: lockedUntil.map { ["reason": "wrong password", "lockedUntil": $0.formatted(.iso8601)] }
-                    ?? ["reason": "wrong password"])
+                details: isLast ? ["reason": "wrong password", "locked": "true"] : ["reason": "wrong password"])
             throw refused
         }
+        try await attempts.succeeded(subject)
         let token = SecureToken.generate()
         let expiresAt = Date().addingTimeInterval(TimeInterval(settings.sessionDuration.components.seconds))
         try await store.startSession(adminId: account.id, tokenHash: SecureToken.hash(token), expiresAt: expiresAt)

@@ -31,8 +31,12 @@ struct AppRoutes {
         let app = try await DocumentBody.decode(AppDefinition.self, named: "app", from: request, context: context)
         let problems = app.problems()
         guard problems.isEmpty else { throw DocumentBody.rejected(problems, in: "app") }
-        guard let credentials = try await store.create(app) else {
-            throw APIError.conflict("an app with id \(app.appId) already exists")
+        let credentials: [AppStore.IssuedCredential]
+        switch try await store.create(app) {
+        case .created(let issued): credentials = issued
+        case .idTaken:
+            throw APIError.conflict("an app with id \(app.appId) already exists (app ids are unique whatever their case)")
+        case .orgSpelledOtherwise(let existing): throw Self.orgConflict(existing, app)
         }
         try await audit.record(actor: admin.email, action: "app.created", details: ["appId": app.appId])
         return EditedResponse(
@@ -63,9 +67,17 @@ struct AppRoutes {
             problems.append(ValidationProblem(pointer: "/appId", message: "must be \(appId), the app in the path; an app id never changes"))
         }
         guard problems.isEmpty else { throw DocumentBody.rejected(problems, in: "app") }
-        guard try await store.update(app) else { throw APIError.notFound("no app \(appId)") }
+        switch try await store.update(app) {
+        case .updated: break
+        case .notFound: throw APIError.notFound("no app \(appId)")
+        case .orgSpelledOtherwise(let existing): throw Self.orgConflict(existing, app)
+        }
         try await audit.record(actor: admin.email, action: "app.updated", details: ["appId": appId])
         return app
+    }
+
+    static func orgConflict(_ existing: String, _ app: AppDefinition) -> APIError {
+        APIError.conflict("org id \(app.orgId) is spelled \(existing) by another app; org ids are unique whatever their case")
     }
 }
 

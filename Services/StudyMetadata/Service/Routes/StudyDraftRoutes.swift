@@ -55,6 +55,9 @@ struct StudyDraftRoutes {
                 [ValidationProblem(
                     pointer: "/appId", message: "must stay \(appId): the study has been published in that app")],
                 in: "study document")
+        case .idTaken(let existing):
+            throw APIError.conflict(
+                "study id \(studyId) is taken: study \(existing) exists, and study ids are unique whatever their case")
         case .created:
             return EditedResponse(status: .created, response: Saved(studyId: studyId, created: true, warnings: warnings))
         case .updated:

@@ -11,7 +11,6 @@ struct AdminStore: Sendable {
         var email: String
         var passwordHash: String?
         var role: AdminRole
-        var lockedUntil: Date?
         var disabled: Bool
     }
 
@@ -24,9 +23,10 @@ struct AdminStore: Sendable {
         var studyRoles: [String: StudyRole]
     }
 
-    /// Failed logins before an account locks, and for how long.
-    static let lockoutThreshold = 5
-    static let lockoutMinutes = 15
+    /// Tries before an account locks, and for how long (counted by ServiceKit's `AttemptCounter`).
+    static let lockout = AttemptCounter.Policy(maxAttempts: 5, lockFor: .seconds(15 * 60))
+
+    static func loginSubject(_ adminId: UUID) -> String { "admin.login:\(adminId.uuidString.lowercased())" }
 
     let client: PostgresClient
     let logger: Logger
@@ -34,39 +34,19 @@ struct AdminStore: Sendable {
     func account(email: String) async throws -> Account? {
         let rows = try await client.query(
             """
-            SELECT id, email, password_hash, role, locked_until, disabled_at IS NOT NULL
+            SELECT id, email, password_hash, role, disabled_at IS NOT NULL
             FROM admins WHERE lower(email) = lower(\(email))
             """, logger: logger)
-        for try await (id, email, hash, role, lockedUntil, disabled) in rows.decode(
-            (UUID, String, String?, String, Date?, Bool).self)
-        {
+        for try await (id, email, hash, role, disabled) in rows.decode((UUID, String, String?, String, Bool).self) {
             return Account(
-                id: id, email: email, passwordHash: hash, role: AdminRole(rawValue: role) ?? .admin,
-                lockedUntil: lockedUntil, disabled: disabled)
+                id: id, email: email, passwordHash: hash, role: AdminRole(rawValue: role) ?? .admin, disabled: disabled)
         }
         return nil
     }
 
-    /// Counts a failed login; the fifth in a row locks the account. Returns the lock's end, if locked.
-    func recordFailedLogin(adminId: UUID) async throws -> Date? {
-        let rows = try await client.query(
-            """
-            UPDATE admins SET
-                failed_logins = CASE WHEN failed_logins + 1 >= \(Self.lockoutThreshold) THEN 0 ELSE failed_logins + 1 END,
-                locked_until = CASE WHEN failed_logins + 1 >= \(Self.lockoutThreshold)
-                    THEN now() + \(Self.lockoutMinutes) * interval '1 minute' ELSE locked_until END
-            WHERE id = \(adminId)
-            RETURNING locked_until
-            """, logger: logger)
-        for try await lockedUntil in rows.decode(Date?.self) { return lockedUntil }
-        return nil
-    }
-
-    /// Starts a session after a successful login and clears the failure count.
+    /// Starts a session after a successful login.
     func startSession(adminId: UUID, tokenHash: String, expiresAt: Date) async throws {
         try await client.withTransaction(logger: logger) { connection in
-            try await connection.query(
-                "UPDATE admins SET failed_logins = 0, locked_until = NULL WHERE id = \(adminId)", logger: logger)
             try await connection.query(
                 "INSERT INTO admin_sessions (token_hash, admin_id, expires_at) VALUES (\(tokenHash), \(adminId), \(expiresAt))",
                 logger: logger)
@@ -172,12 +152,18 @@ struct AdminStore: Sendable {
         return false
     }
 
-    func grant(adminId: UUID, studyId: String, role: StudyRole) async throws {
-        try await client.query(
+    /// Grants `role` on the study spelled exactly `studyId`; false when there is no such study (a
+    /// role on an id nobody created yet would hand its future creator's study to the grantee).
+    func grant(adminId: UUID, studyId: String, role: StudyRole) async throws -> Bool {
+        let rows = try await client.query(
             """
-            INSERT INTO study_roles (admin_id, study_id, role) VALUES (\(adminId), \(studyId), \(role.rawValue))
+            INSERT INTO study_roles (admin_id, study_id, role)
+            SELECT \(adminId), study_id, \(role.rawValue) FROM studies WHERE study_id = \(studyId)
             ON CONFLICT (admin_id, study_id) DO UPDATE SET role = EXCLUDED.role, granted_at = now()
+            RETURNING 1
             """, logger: logger)
+        for try await _ in rows { return true }
+        return false
     }
 
     /// Removes a study role; false when there was none.

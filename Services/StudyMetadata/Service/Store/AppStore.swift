@@ -22,21 +22,37 @@ struct AppStore: Sendable {
     let outbox: Outbox
     let logger: Logger
 
-    /// Creates the app with a fresh credential for each platform; nil when the id is taken.
-    func create(_ app: AppDefinition) async throws -> [IssuedCredential]? {
+    enum CreateOutcome: Sendable {
+        case created([IssuedCredential])
+        /// The app id is taken, whatever its case.
+        case idTaken
+        /// The org id is spelled otherwise by another app (carried).
+        case orgSpelledOtherwise(String)
+    }
+
+    enum UpdateOutcome: Sendable {
+        case updated
+        case notFound
+        case orgSpelledOtherwise(String)
+    }
+
+    /// Creates the app with a fresh credential for each platform.
+    func create(_ app: AppDefinition) async throws -> CreateOutcome {
         let issued = Platform.allCases.map { platform in
             IssuedCredential(platform: platform, key: Self.makeKey(appId: app.appId, platform: platform), token: Self.makeToken(platform))
         }
         let definition = try Self.encode(app)
-        return try await client.withTransaction(logger: logger) { connection in
+        return try await client.withTransaction(logger: logger) { connection -> CreateOutcome in
+            if let existing = try await otherOrgSpelling(app.orgId, on: connection) { return .orgSpelledOtherwise(existing) }
+            // No conflict target: an id taken in another case (the folded unique index) is taken.
             let rows = try await connection.query(
                 """
                 INSERT INTO apps (app_id, org_id, definition) VALUES (\(app.appId), \(app.orgId), \(definition)::jsonb)
-                ON CONFLICT (app_id) DO NOTHING RETURNING 1
+                ON CONFLICT DO NOTHING RETURNING 1
                 """, logger: logger)
             var created = false
             for try await _ in rows { created = true }
-            guard created else { return nil }
+            guard created else { return .idTaken }
             for credential in issued {
                 try await connection.query(
                     """
@@ -46,13 +62,14 @@ struct AppStore: Sendable {
             }
             try await syncToRegistration(app, revision: 1, on: connection)
             try await CatalogCache.notifyChange(on: connection, logger: logger)
-            return issued
+            return .created(issued)
         }
     }
 
-    /// Replaces an app's definition (its id stays); false when there is no such app.
-    func update(_ app: AppDefinition) async throws -> Bool {
-        let updated = try await client.withTransaction(logger: logger) { connection in
+    /// Replaces an app's definition (its id stays).
+    func update(_ app: AppDefinition) async throws -> UpdateOutcome {
+        let outcome = try await client.withTransaction(logger: logger) { connection -> UpdateOutcome in
+            if let existing = try await otherOrgSpelling(app.orgId, on: connection) { return .orgSpelledOtherwise(existing) }
             let rows = try await connection.query(
                 """
                 UPDATE apps SET definition = \(try Self.encode(app))::jsonb, org_id = \(app.orgId), updated_at = now(),
@@ -61,13 +78,24 @@ struct AppStore: Sendable {
                 """, logger: logger)
             var revision: Int64?
             for try await value in rows.decode(Int64.self) { revision = value }
-            guard let revision else { return false }
+            guard let revision else { return .notFound }
             try await syncToRegistration(app, revision: revision, on: connection)
             try await CatalogCache.notifyChange(on: connection, logger: logger)
-            return true
+            return .updated
         }
-        if updated { catalog.invalidateAll() }
-        return updated
+        if case .updated = outcome { catalog.invalidateAll() }
+        return outcome
+    }
+
+    /// The spelling another app gives `orgId` (`ORG` against `org`), if any. Org ids follow the
+    /// same rule as study and app ids: one organisation, one spelling. The advisory lock makes the
+    /// check and the write one step for concurrent app writes.
+    private func otherOrgSpelling(_ orgId: String, on connection: PostgresConnection) async throws -> String? {
+        try await connection.query("SELECT pg_advisory_xact_lock(hashtext('studystack.apps.org_id'))", logger: logger)
+        let rows = try await connection.query(
+            "SELECT org_id FROM apps WHERE upper(org_id) = upper(\(orgId)) AND org_id <> \(orgId) LIMIT 1", logger: logger)
+        for try await existing in rows.decode(String.self) { return existing }
+        return nil
     }
 
     private func syncToRegistration(_ app: AppDefinition, revision: Int64, on connection: PostgresConnection) async throws {

@@ -140,5 +140,25 @@ enum StudyMetadataMigrations {
                 "ALTER TABLE apps ADD COLUMN revision bigint NOT NULL DEFAULT 1",
             ]
         ),
+        Migration(
+            component: "study-metadata", version: 6, name: "case_insensitive_ids",
+            statements: [
+                // One identity rule for ids (docs/security.md): study and app ids are unique
+                // whatever their case, because the response service and the apps' LabKey calls
+                // match study ids case-insensitively. A deployment whose ids already collide stops
+                // here with the index's error; rename one of the pair before upgrading.
+                "CREATE UNIQUE INDEX studies_id_folded ON studies (upper(study_id))",
+                "CREATE UNIQUE INDEX apps_id_folded ON apps (upper(app_id))",
+            ]
+        ),
+        Migration(
+            component: "study-metadata", version: 7, name: "shared_attempt_counters",
+            statements: [
+                // Failed sign-ins are counted in ServiceKit's attempt_counters, before the password
+                // is checked; this per-row counter (read, hash, then written) could be raced.
+                "ALTER TABLE admins DROP COLUMN failed_logins",
+                "ALTER TABLE admins DROP COLUMN locked_until",
+            ]
+        ),
     ]
 }

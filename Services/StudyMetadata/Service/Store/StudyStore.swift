@@ -22,6 +22,9 @@ struct StudyStore: Sendable {
         case closed
         /// The study has been published in this app, and the draft names another.
         case appFixed(String)
+        /// Another study's id differs from this one only in case (ids are unique whatever their
+        /// case); it carries that study's id.
+        case idTaken(String)
     }
 
     let client: PostgresClient
@@ -51,11 +54,19 @@ struct StudyStore: Sendable {
                     WHERE study_id = \(document.studyId)
                     """, logger: logger)
             } else {
-                try await connection.query(
+                // No conflict target: the case-folded unique index counts too, so a concurrent
+                // creation of the same id in another case loses here instead of failing.
+                let inserted = try await connection.query(
                     """
                     INSERT INTO studies (study_id, app_id, draft, draft_updated_by, created_by)
                     VALUES (\(document.studyId), \(document.appId), \(json)::jsonb, \(admin.email), \(admin.email))
+                    ON CONFLICT DO NOTHING RETURNING 1
                     """, logger: logger)
+                var created = false
+                for try await _ in inserted { created = true }
+                guard created else {
+                    return .idTaken(try await foldedMatch(document.studyId, on: connection) ?? document.studyId)
+                }
                 if admin.role != .superAdmin {
                     try await connection.query(
                         """
@@ -127,6 +138,14 @@ struct StudyStore: Sendable {
             return LockedStudy(
                 status: StudyStatus(rawValue: status) ?? .preLaunch, appId: appId, draft: draft, published: published)
         }
+        return nil
+    }
+
+    /// The id of the study whose id equals `studyId` whatever the case, if any.
+    private func foldedMatch(_ studyId: String, on connection: PostgresConnection) async throws -> String? {
+        let rows = try await connection.query(
+            "SELECT study_id FROM studies WHERE upper(study_id) = upper(\(studyId))", logger: logger)
+        for try await id in rows.decode(String.self) { return id }
         return nil
     }
 
