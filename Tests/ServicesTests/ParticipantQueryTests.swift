@@ -374,7 +374,7 @@ import TestSupport
             // The statement timeout the service sets for each query stops a long one.
             let timedOut = try await TestDatabase.withClient(url: readerURL) { reader, logger in
                     await ParticipantQueries(
-                        reader: reader, access: access, timeout: .milliseconds(100), maxRows: 10,
+                        reader: reader, access: access, timeout: .milliseconds(100), maxRows: 10, maxReplyBytes: 1 << 20, maxConcurrent: 2,
                         timeZone: TimeZone(identifier: "UTC")!, logger: logger
                     ).runCatching(QueryTranslator.Translation(sql: "SELECT pg_catalog.pg_sleep(2)", columns: ["x"]), participantId: p.aId)
                 }

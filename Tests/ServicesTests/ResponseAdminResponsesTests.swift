@@ -51,20 +51,24 @@ import TestSupport
             #expect(try json(savedBody)["password"] == .string("***REDACTED***"))
             let (kept, _, _) = try await admin.send(
                 client, .put, path, token: root,
-                body: #"{"type": "basic", "url": "https://example.org/other", "username": "u2", "password": "***REDACTED***"}"#)
+                body: #"{"type": "basic", "url": "https://example.org/in", "username": "u", "password": "***REDACTED***"}"#)
             #expect(kept == .ok)
+            let (changed, _, _) = try await admin.send(
+                client, .put, path, token: root,
+                body: #"{"type": "basic", "url": "https://example.org/other", "username": "u2", "password": "second-secret"}"#)
+            #expect(changed == .ok)
             let logger = Logger(label: "test")
             let store = ForwardingStore(
                 client: postgres, encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!,
                 audit: AuditLog(client: postgres, logger: logger), logger: logger)
             #expect(
                 try await store.settings(studyKey: "SLEEPWELL")?.target
-                    == .basic(url: URL(string: "https://example.org/other")!, username: "u2", password: "first-secret"))
+                    == .basic(url: URL(string: "https://example.org/other")!, username: "u2", password: "second-secret"))
             var actions: [String] = []
             for try await action in try await postgres.query(
                 "SELECT action FROM audit_events WHERE action LIKE 'forwarding.%'", logger: logger
             ).decode(String.self) { actions.append(action) }
-            #expect(actions == ["forwarding.updated", "forwarding.updated"])
+            #expect(actions == ["forwarding.updated", "forwarding.updated", "forwarding.updated"])
 
             // Viewers of nothing, and anonymous callers, are refused.
             #expect(try await admin.send(client, .get, path, token: nil).0 == .unauthorized)

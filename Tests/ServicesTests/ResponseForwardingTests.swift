@@ -85,6 +85,8 @@ actor ForwardingTargetServer {
 /// that fails and comes back, and one delivery per response with two replicas sending.
 @Suite struct ResponseForwardingTests {
     static let study = ResponseProcessingTests.study
+    /// The targets here listen on 127.0.0.1, which only an operator's setting opens.
+    static let localTargets = ["forwarding.allowPrivateTargets": "true"]
 
     func store(_ h: ResponseHarness) -> ForwardingStore {
         let logger = Logger(label: "test")
@@ -116,7 +118,7 @@ actor ForwardingTargetServer {
 
     @Test func basicForwardingSendsEachResponseOnceWithItsTokenAndData() async throws {
         try await ForwardingTargetServer.run(auth: .basic(user: "forwarder", password: "s3cret-pass")) { target, port in
-            try await ResponseHarness.run { h in
+            try await ResponseHarness.run(overrides: Self.localTargets) { h in
                 let (appToken, enrollmentToken) = try await enroll(h)
                 try await store(h).save(
                     .basic(url: URL(string: "http://127.0.0.1:\(port)/forward")!, username: "forwarder", password: "s3cret-pass"),
@@ -150,7 +152,7 @@ actor ForwardingTargetServer {
 
     @Test func oauthFetchesATokenAndFetchesAgainOnceWhenItIsRefused() async throws {
         try await ForwardingTargetServer.run(auth: .oauth) { target, port in
-            try await ResponseHarness.run { h in
+            try await ResponseHarness.run(overrides: Self.localTargets) { h in
                 let (appToken, _) = try await enroll(h)
                 try await store(h).save(
                     .oauth(
@@ -175,7 +177,7 @@ actor ForwardingTargetServer {
 
     @Test func aFailingTargetIsRetriedUntilItAcceptsAndOnly2xxCounts() async throws {
         try await ForwardingTargetServer.run(auth: .basic(user: "u", password: "p")) { target, port in
-            try await ResponseHarness.run { h in
+            try await ResponseHarness.run(overrides: Self.localTargets) { h in
                 let (appToken, _) = try await enroll(h)
                 // 300 was success to the original; here it is a failure, as is a 503 while down.
                 await target.failNext([.multipleChoices, .serviceUnavailable])
@@ -205,10 +207,10 @@ actor ForwardingTargetServer {
 
     @Test func twoReplicasDeliverEachResponseExactlyOnce() async throws {
         try await ForwardingTargetServer.run(auth: .basic(user: "u", password: "p")) { target, port in
-            try await ResponseHarness.run { h in
+            try await ResponseHarness.run(overrides: Self.localTargets) { h in
                 let reader = TestConfiguration.reader(
                     for: .response, databaseURL: h.databaseURL,
-                    overrides: ["query.databaseURL": try await ResponseHarness.readerURL(h.databaseURL)])
+                    overrides: ["query.databaseURL": try await ResponseHarness.readerURL(h.databaseURL)].merging(Self.localTargets) { $1 })
                 let replica = try ResponseService.buildApplication(reader: reader, logger: Logger(label: "replica"))
                 try await replica.test(.router) { second in
                     try await TestApplication.waitUntilReady(second)

@@ -46,6 +46,7 @@ public enum ResponseService {
                     client: postgres, tokens: tokens, properties: properties, audit: environment.audit,
                     logger: environment.logger)
                 let authenticator = AdminAuthenticator(client: environment.internalClient)
+                let forwardingAddresses = OutboundAddressPolicy(allowPrivate: response.forwardingAllowPrivateTargets)
                 let forwarding = ForwardingStore(
                     client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit,
                     logger: environment.logger)
@@ -57,7 +58,7 @@ public enum ResponseService {
                 AdminResponseRoutes(
                     catalog: catalog, authenticator: authenticator,
                     responses: ResponseAdminStore(client: postgres, audit: environment.audit, logger: environment.logger),
-                    forwarding: forwarding
+                    forwarding: forwarding, addresses: forwardingAddresses
                 ).add(to: routes.router)
                 AdminPropertyRoutes(catalog: catalog, authenticator: authenticator, properties: properties)
                     .add(to: routes.router)
@@ -69,7 +70,9 @@ public enum ResponseService {
                 let queries = queryClient.map {
                     ParticipantQueries(
                         reader: $0, access: access, timeout: response.queryTimeout,
-                        maxRows: response.queryMaxRows, timeZone: response.queryTimeZone, logger: environment.logger)
+                        maxRows: response.queryMaxRows, maxReplyBytes: response.queryMaxReplyBytes,
+                        maxConcurrent: response.queryMaxConcurrent, timeZone: response.queryTimeZone,
+                        logger: environment.logger)
                 }
                 MobileAppRoutes(
                     enrollment: EnrollmentRoutes(
@@ -89,7 +92,7 @@ public enum ResponseService {
                     tables: tables, writer: ResponseWriter(logger: environment.logger), pollInterval: .milliseconds(500),
                     isReady: { environment.startup.isFinished }, metrics: environment.metrics, logger: environment.logger)
                 let forwarder = ResponseForwarder(
-                    store: forwarding, tokens: tokens, httpClient: .shared, oauth: OAuthTokenCache(),
+                    store: forwarding, tokens: tokens, addresses: forwardingAddresses, oauth: OAuthTokenCache(),
                     pollInterval: .milliseconds(500), isReady: { environment.startup.isFinished },
                     metrics: environment.metrics, logger: environment.logger)
                 environment.metrics.watchQueue(

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 import StudyModels
 
 /// Where a study's processed responses are forwarded (`spec/response-server.md` 4.8): nowhere,
@@ -42,9 +43,12 @@ enum ForwardingTarget: Sendable, Equatable {
         var problems: [Problem]
     }
 
-    /// The target a request describes. A blank or redacted Basic password keeps `storedPassword`,
-    /// as the original's settings page did.
-    static func parse(_ request: Request, storedPassword: String?) throws(Invalid) -> ForwardingTarget {
+    /// The target a request describes. A blank or redacted Basic password keeps the stored one
+    /// only while the URL and username stay the same: otherwise an admin could point the stored
+    /// credentials at a listener of their own.
+    static func parse(
+        _ request: Request, stored: ForwardingTarget?, addresses: OutboundAddressPolicy
+    ) throws(Invalid) -> ForwardingTarget {
         var problems: [Problem] = []
         func required(_ value: String?, _ field: String) -> String? {
             guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else {
@@ -55,15 +59,25 @@ enum ForwardingTarget: Sendable, Equatable {
         }
         func endpoint(_ value: String?, _ field: String, malformed: String) -> URL? {
             guard let text = required(value, field) else { return nil }
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
-                ["http", "https"].contains(scheme)
+            guard let url = URL(string: text), let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+                let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                let host = components.host, !host.isEmpty
             else {
                 problems.append(Problem(field: field, message: malformed))
                 return nil
             }
-            // Credentials and health data go over TLS; plain HTTP only to this machine.
-            if scheme == "http" && !Self.isLoopback(host) {
-                problems.append(Problem(field: field, message: "\(malformed): use https (http only to localhost)"))
+            if components.user != nil || components.password != nil {
+                problems.append(Problem(field: field, message: "\(malformed): credentials go in their own fields, not in the URL"))
+                return nil
+            }
+            if let refusal = addresses.refusal(host: host) {
+                problems.append(Problem(field: field, message: "\(malformed): \(refusal)"))
+                return nil
+            }
+            // Credentials and health data go over TLS; plain HTTP only to this machine, and only
+            // where the operator allows private targets (development and tests).
+            if scheme == "http" && !(addresses.allowPrivate && OutboundAddressPolicy.isLoopback(host: host)) {
+                problems.append(Problem(field: field, message: "\(malformed): use https"))
                 return nil
             }
             return url
@@ -76,8 +90,19 @@ enum ForwardingTarget: Sendable, Equatable {
             let url = endpoint(request.url, "url", malformed: "Forwarding endpoint URL is malformed")
             let username = required(request.username, "username")
             let given = request.password.flatMap { $0.isEmpty || $0 == redacted ? nil : $0 }
-            let password = given ?? storedPassword
-            if password == nil { problems.append(Problem(field: "password", message: "Field cannot be blank.")) }
+            var kept: String?
+            if case .basic(let storedURL, let storedUser, let storedPassword)? = stored {
+                if let url, storedURL == url, storedUser == username { kept = storedPassword }
+            }
+            let password = given ?? kept
+            if password == nil {
+                let message = if case .basic? = stored {
+                    "Enter the password again: the stored one is kept only while the URL and username stay the same."
+                } else {
+                    "Field cannot be blank."
+                }
+                problems.append(Problem(field: "password", message: message))
+            }
             guard problems.isEmpty, let url, let username, let password else { throw Invalid(problems: problems) }
             return .basic(url: url, username: username, password: password)
         case "oauth":
@@ -95,10 +120,6 @@ enum ForwardingTarget: Sendable, Equatable {
         }
     }
 
-    static func isLoopback(_ host: String) -> Bool {
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
-    }
 }
 
 /// The body a forwarded response carries (`spec/response-server.md` 4.8), built as JSON rather

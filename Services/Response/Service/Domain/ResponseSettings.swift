@@ -11,7 +11,10 @@ public struct ResponseSettings: Sendable {
         public static let queryTimeout = Setting("query.timeoutMilliseconds")
         public static let queryMaxRows = Setting("query.maxRows")
         public static let queryTimeZone = Setting("query.timeZone")
+        public static let queryMaxReplyBytes = Setting("query.maxReplyBytes")
+        public static let queryMaxConcurrent = Setting("query.maxConcurrentPerParticipant")
         public static let processingEnabled = Setting("processing.enabled")
+        public static let forwardingAllowPrivateTargets = Setting("forwarding.allowPrivateTargets")
     }
 
     /// AES-256 key (base64) for what is kept sealed at rest: enrollment tokens (the researcher
@@ -25,11 +28,19 @@ public struct ResponseSettings: Sendable {
     public var queryDatabase: DatabaseSettings?
     public var queryTimeout: Duration
     public var queryMaxRows: Int
+    /// Largest reply a participant query may build (about, in bytes of JSON): a participant can
+    /// cross-join their own rows into a reply far larger than what they uploaded.
+    public var queryMaxReplyBytes: Int
+    /// Queries one participant may have running at once, across replicas.
+    public var queryMaxConcurrent: Int
     /// The zone dates are written in for the apps, which parse them as New York time.
     public var queryTimeZone: TimeZone
     /// Whether this replica runs the processing worker. Off, it only takes submissions: a
     /// deployment can keep ingest and processing on separate replicas of the same database.
     public var processingEnabled: Bool
+    /// Whether forwarding may reach private, loopback and link-local addresses (and plain http to
+    /// this machine). Off by default: a study admin names the target.
+    public var forwardingAllowPrivateTargets: Bool
 
     public init(reader: ConfigReader) throws(ConfigurationError) {
         let settings = SettingsReader(reader)
@@ -46,16 +57,24 @@ public struct ResponseSettings: Sendable {
         }
         queryTimeout = .milliseconds(try settings.integer(Settings.queryTimeout, default: 2_000, in: 100...60_000))
         queryMaxRows = try settings.integer(Settings.queryMaxRows, default: 10_000, in: 1...1_000_000)
+        queryMaxReplyBytes = try settings.integer(
+            Settings.queryMaxReplyBytes, default: 4 * 1024 * 1024, in: 1024...(256 * 1024 * 1024))
+        queryMaxConcurrent = try settings.integer(Settings.queryMaxConcurrent, default: 2, in: 1...16)
         let zone = settings.text(Settings.queryTimeZone) ?? "America/New_York"
         guard let timeZone = TimeZone(identifier: zone) else {
             throw ConfigurationError(Settings.queryTimeZone, "must be a time zone name such as America/New_York, got \"\(zone)\"")
         }
         queryTimeZone = timeZone
-        processingEnabled = try settings.value(Settings.processingEnabled, default: true) { (raw: String) throws(ConfigurationError) -> Bool in
+        processingEnabled = try Self.flag(settings, Settings.processingEnabled, default: true)
+        forwardingAllowPrivateTargets = try Self.flag(settings, Settings.forwardingAllowPrivateTargets, default: false)
+    }
+
+    private static func flag(_ settings: SettingsReader, _ setting: Setting, default value: Bool) throws(ConfigurationError) -> Bool {
+        try settings.value(setting, default: value) { (raw: String) throws(ConfigurationError) -> Bool in
             switch raw.lowercased() {
             case "true", "on", "1", "yes": return true
             case "false", "off", "0", "no": return false
-            default: throw ConfigurationError(Settings.processingEnabled, "must be true or false, got \"\(raw)\"")
+            default: throw ConfigurationError(setting, "must be true or false, got \"\(raw)\"")
             }
         }
     }

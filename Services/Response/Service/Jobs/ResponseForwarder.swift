@@ -19,7 +19,8 @@ import StudyModels
 struct ResponseForwarder: Service {
     let store: ForwardingStore
     let tokens: TokenStore
-    let httpClient: HTTPClient
+    /// Checked before every request: the target is an address a study admin chose.
+    let addresses: OutboundAddressPolicy
     let oauth: OAuthTokenCache
     let pollInterval: Duration
     let isReady: @Sendable () -> Bool
@@ -28,20 +29,31 @@ struct ResponseForwarder: Service {
 
     static let requestTimeout: TimeAmount = .seconds(30)
 
+    /// The client forwarding uses: redirects are not followed (a redirect would take the request,
+    /// and a POST turned GET, to an address nobody checked).
+    static func makeHTTPClient() -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
     func run() async throws {
+        let httpClient = Self.makeHTTPClient()
         await QueueDrain.run("response forwarding", pollInterval: pollInterval, isReady: isReady, logger: logger) {
-            try await forwardNext()
+            try await forwardNext(using: httpClient)
         }
+        try? await httpClient.shutdown()
     }
 
     /// Sends the oldest due response; false when none is due.
     @discardableResult
-    func forwardNext() async throws -> Bool {
+    func forwardNext(using httpClient: HTTPClient) async throws -> Bool {
         guard let lease = try await store.leaseNext() else { return false }
         var logger = self.logger
         logger[metadataKey: "response_id"] = "\(lease.responseId)"
         do {
-            try await send(lease)
+            try await send(lease, using: httpClient)
             try await store.markForwarded(lease)
             logger.info("response forwarded")
             count("forwarded")
@@ -65,7 +77,7 @@ struct ResponseForwarder: Service {
         var message: String
     }
 
-    private func send(_ lease: ForwardingStore.Lease) async throws {
+    private func send(_ lease: ForwardingStore.Lease, using httpClient: HTTPClient) async throws {
         guard let settings = try await store.settings(studyKey: lease.studyKey) else {
             throw Failure(message: "Forwarding is not configured.")
         }
@@ -79,30 +91,43 @@ struct ResponseForwarder: Service {
         case .basic(let url, let username, let password):
             // Sent with the first request: the original waited for a 401 challenge.
             let credential = Data("\(username):\(password)".utf8).base64EncodedString()
-            let status = try await post(bytes, to: url, header: ("Authorization", "Basic \(credential)"), lease: lease)
+            let status = try await post(bytes, to: url, header: ("Authorization", "Basic \(credential)"), lease: lease, using: httpClient)
             try Self.check(status)
         case .oauth(let tokenURL, let field, let header, let url):
             let key = OAuthTokenCache.Key(studyKey: lease.studyKey, settingsVersion: settings.updatedAt)
-            var token = try await bearer(key, tokenURL: tokenURL, field: field, refresh: false)
-            var status = try await post(bytes, to: url, header: (header, "Bearer \(token)"), lease: lease)
-            if status.code == 401 {
+            var token = try await bearer(key, tokenURL: tokenURL, field: field, refresh: false, using: httpClient)
+            var status = try await post(bytes, to: url, header: (header, "Bearer \(token)"), lease: lease, using: httpClient)
+            if status == 401 {
                 // A stale token: fetch a new one and try once more (the original's retry never ran).
-                token = try await bearer(key, tokenURL: tokenURL, field: field, refresh: true)
-                status = try await post(bytes, to: url, header: (header, "Bearer \(token)"), lease: lease)
+                token = try await bearer(key, tokenURL: tokenURL, field: field, refresh: true, using: httpClient)
+                status = try await post(bytes, to: url, header: (header, "Bearer \(token)"), lease: lease, using: httpClient)
             }
             try Self.check(status)
         }
     }
 
-    static func check(_ status: (code: UInt, body: String)) throws {
-        guard (200...299).contains(status.code) else {
-            throw Failure(message: "The target answered \(status.code): \(status.body.prefix(300))")
+    /// Only the status is kept: the admin API shows this message, and a target's body (an
+    /// internal page, say) is none of the admin's business.
+    static func check(_ status: UInt) throws {
+        guard (200...299).contains(status) else {
+            throw Failure(message: "The target answered \(status).")
         }
     }
 
-    private func post(_ body: Data, to url: URL, header: (String, String), lease: ForwardingStore.Lease) async throws
-        -> (code: UInt, body: String)
-    {
+    /// Refuses a target whose address the policy does not allow, resolved just before the request.
+    private func checkAddress(_ url: URL) async throws {
+        guard let host = URLComponents(url: url, resolvingAgainstBaseURL: false)?.host else {
+            throw Failure(message: "The target URL has no host.")
+        }
+        if let refusal = await addresses.check(host: host) {
+            throw Failure(message: "The target is not allowed: \(refusal).")
+        }
+    }
+
+    private func post(
+        _ body: Data, to url: URL, header: (String, String), lease: ForwardingStore.Lease, using httpClient: HTTPClient
+    ) async throws -> UInt {
+        try await checkAddress(url)
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -111,15 +136,20 @@ struct ResponseForwarder: Service {
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
             let response = try await httpClient.execute(request, timeout: Self.requestTimeout)
-            let text = try await response.body.collect(upTo: 64 * 1024)
-            return (response.status.code, String(buffer: text))
+            // Read (and dropped) only so the connection can be reused.
+            _ = try await response.body.collect(upTo: 64 * 1024)
+            return response.status.code
         } catch {
-            throw Failure(message: "Could not reach \(url.host ?? "the target"): \(error)")
+            logger.info("forwarding target unreachable", metadata: ["error": "\(error)"])
+            throw Failure(message: "Could not reach \(url.host ?? "the target").")
         }
     }
 
-    private func bearer(_ key: OAuthTokenCache.Key, tokenURL: URL, field: String, refresh: Bool) async throws -> String {
+    private func bearer(
+        _ key: OAuthTokenCache.Key, tokenURL: URL, field: String, refresh: Bool, using httpClient: HTTPClient
+    ) async throws -> String {
         if !refresh, let cached = await oauth.token(for: key) { return cached }
+        try await checkAddress(tokenURL)
         var request = HTTPClientRequest(url: tokenURL.absoluteString)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

@@ -33,6 +33,8 @@ struct AdminResponseRoutes {
     let authenticator: AdminAuthenticator
     let responses: ResponseAdminStore
     let forwarding: ForwardingStore
+    /// Which forwarding targets may be named.
+    let addresses: OutboundAddressPolicy
 
     func add(to router: Router<ServiceRequestContext>) {
         router.get("/admin/v1/studies/:studyId/responses", use: list)
@@ -80,11 +82,10 @@ struct AdminResponseRoutes {
         guard let wanted = try? JSONDecoder().decode(ForwardingTarget.Request.self, from: Data(buffer: body)) else {
             throw APIError.badRequest("the body must be a JSON object with at least \"type\"", field: "type")
         }
-        var stored: String?
-        if case .basic(_, _, let password)? = try await forwarding.settings(studyKey: study.key)?.target { stored = password }
+        let stored = try await forwarding.settings(studyKey: study.key)?.target
         let target: ForwardingTarget
         do {
-            target = try ForwardingTarget.parse(wanted, storedPassword: stored)
+            target = try ForwardingTarget.parse(wanted, stored: stored, addresses: addresses)
         } catch {
             throw APIError.invalid(
                 error.problems[0].message,

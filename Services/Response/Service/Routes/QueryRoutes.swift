@@ -30,6 +30,9 @@ struct QueryRoutes: Sendable {
         var rowCount: Int
     }
 
+    /// The longest `sql` parsed: the apps' queries are a few hundred bytes.
+    static let maxSQLBytes = 16 * 1024
+
     let responses: ResponseStore
     let tables: StudyTables
     /// Nil when no reader role is configured.
@@ -55,6 +58,9 @@ struct QueryRoutes: Sendable {
         let (participant, queries) = try await prepare(call)
         guard let sql = ResponseRoutes.nonBlank(call.string("sql")) else {
             throw LabKeyCall.invalid([.init(field: "sql", message: "No value was supplied for the required parameter 'sql'")])
+        }
+        guard sql.utf8.count <= Self.maxSQLBytes else {
+            throw LabKeyCall.invalid([.init(field: "sql", message: "The query is longer than \(Self.maxSQLBytes) bytes.")])
         }
         let catalog = try await catalog(participant, queries: queries)
         do {

@@ -7,6 +7,11 @@ import StudyModels
 /// Runs participant queries (`selectRows`, `executeSQL`) as the reader role, each in its own
 /// read-only transaction with a statement timeout and the participant's signed scope, so
 /// PostgreSQL's row-level security shows the query only that participant's rows whatever it says.
+///
+/// Anyone can enroll in an open study, so a participant is an anonymous caller: a query's reply
+/// is read through a cursor a batch at a time and stops at `maxReplyBytes`, the whole query at
+/// the timeout, and each participant has at most `maxConcurrent` queries running (advisory locks,
+/// so the bound holds across replicas).
 struct ParticipantQueries: Sendable {
     /// Rows as the apps receive them: names in reply order, values as JSON.
     struct Result: Sendable {
@@ -20,6 +25,8 @@ struct ParticipantQueries: Sendable {
     let access: QueryAccess
     let timeout: Duration
     let maxRows: Int
+    let maxReplyBytes: Int
+    let maxConcurrent: Int
     let timeZone: TimeZone
     let logger: Logger
 
@@ -59,24 +66,75 @@ struct ParticipantQueries: Sendable {
                    pg_catalog.set_config('search_path', 'pg_catalog', true),
                    pg_catalog.set_config('standard_conforming_strings', 'on', true)
             """, logger: logger)
+        try await claimSlot(participantId: participantId, on: connection)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = timeZone
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
+        let deadline = ContinuousClock.now + timeout
         var result = Result(columns: translation.columns, rows: [], total: countTotal ? 0 : nil)
-        for try await row in try await connection.query(PostgresQuery(unsafeSQL: translation.sql), logger: logger) {
-            var values: [JSONValue] = []
-            values.reserveCapacity(translation.columns.count)
-            for cell in row {
-                if countTotal && cell.columnIndex == translation.columns.count {
-                    result.total = try cell.decode(Int.self)
-                } else {
-                    values.append(Self.value(cell, formatter: formatter))
+        var replyBytes = 0
+        let rowOverhead = translation.columns.reduce(16) { $0 + $1.utf8.count + 16 }
+        try await connection.query(
+            PostgresQuery(unsafeSQL: "DECLARE participant_query NO SCROLL CURSOR FOR \(translation.sql)"), logger: logger)
+        while true {
+            var fetched = 0
+            for try await row in try await connection.query(
+                "FETCH FORWARD \(unescaped: String(Self.fetchSize)) FROM participant_query", logger: logger)
+            {
+                fetched += 1
+                var values: [JSONValue] = []
+                values.reserveCapacity(translation.columns.count)
+                replyBytes += rowOverhead
+                for cell in row {
+                    if countTotal && cell.columnIndex == translation.columns.count {
+                        result.total = try cell.decode(Int.self)
+                    } else {
+                        let value = Self.value(cell, formatter: formatter)
+                        replyBytes += Self.encodedSize(value)
+                        values.append(value)
+                    }
                 }
+                guard replyBytes <= maxReplyBytes else {
+                    throw QueryError(
+                        "The query's reply is larger than \(maxReplyBytes) bytes and was stopped; select fewer rows or columns.")
+                }
+                result.rows.append(values)
             }
-            result.rows.append(values)
+            if fetched < Self.fetchSize { break }
+            // Each FETCH has the statement timeout; the whole query has it too.
+            guard ContinuousClock.now < deadline else {
+                throw QueryError("The query ran longer than \(Self.milliseconds(timeout)) ms and was stopped.")
+            }
         }
         return result
+    }
+
+    /// Rows read from the cursor at a time: what is held beyond the reply being built.
+    static let fetchSize = 500
+
+    /// First half of the advisory-lock keys of participant-query slots (slot `n` is this plus n).
+    static let slotLockSpace: Int32 = 0x5153_0000
+
+    /// Takes one of the participant's query slots for this transaction, or refuses the query.
+    private func claimSlot(participantId: Int64, on connection: PostgresConnection) async throws {
+        let participantKey = Int32(truncatingIfNeeded: participantId)
+        for slot in 0..<Int32(maxConcurrent) {
+            let rows = try await connection.query(
+                "SELECT pg_catalog.pg_try_advisory_xact_lock(\(Self.slotLockSpace + slot), \(participantKey))", logger: logger)
+            for try await taken in rows.decode(Bool.self) where taken { return }
+        }
+        throw QueryError("You already have \(maxConcurrent) queries running; send this one when one of them has finished.")
+    }
+
+    /// About how many bytes `value` takes in the JSON reply.
+    static func encodedSize(_ value: JSONValue) -> Int {
+        switch value {
+        case .string(let text): text.utf8.count + 2
+        case .null: 4
+        case .bool: 5
+        default: 24
+        }
     }
 
     /// A cell as JSON: numbers, booleans and text as themselves, dates in the apps' format.

@@ -1,0 +1,163 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+@testable import ResponseService
+import ServiceKit
+import StudyModels
+import Testing
+import TestSupport
+
+/// A study admin names the forwarding target, so the target is attacker-chosen input: it must
+/// not carry the stored partner credentials to a new address, reach private addresses, follow
+/// redirects, or read a body back into the admin API.
+@Suite struct ForwardingAttackTests {
+    let admin = ResponseAdminTokenTests()
+    let path = "/admin/v1/studies/SLEEPWELL/forwarding"
+
+    func problems(_ body: String) -> [String] {
+        let value = (try? JSONDecoder().decode(JSONValue.self, from: Data(body.utf8))) ?? .null
+        return (value["error"]?["problems"]?.array ?? []).compactMap { $0["message"]?.text }
+    }
+
+    @Test func aChangedURLNeedsThePasswordAgain() async throws {
+        try await admin.withServices { client, _, root, postgres in
+            let (saved, _, _) = try await admin.send(
+                client, .put, path, token: root,
+                body: #"{"type": "Basic", "url": "https://partner.example.org/in", "username": "u", "password": "partner-secret"}"#)
+            #expect(saved == .ok)
+            // The review's move: the stored password, redacted or blank, pointed at one's own listener.
+            for password in [#""***REDACTED***""#, #""""#, "null"] {
+                for (url, user) in [("https://attacker.example.org/x", "u"), ("https://partner.example.org/in", "other")] {
+                    let (status, body, _) = try await admin.send(
+                        client, .put, path, token: root,
+                        body: #"{"type": "Basic", "url": "\#(url)", "username": "\#(user)", "password": \#(password)}"#)
+                    #expect(status == .unprocessableContent, "\(url) \(user) \(password)")
+                    #expect(problems(body).contains { $0.hasPrefix("Enter the password again") }, "\(body)")
+                }
+            }
+            let logger = Logger(label: "test")
+            let store = ForwardingStore(
+                client: postgres, encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!,
+                audit: AuditLog(client: postgres, logger: logger), logger: logger)
+            #expect(
+                try await store.settings(studyKey: "SLEEPWELL")?.target
+                    == .basic(url: URL(string: "https://partner.example.org/in")!, username: "u", password: "partner-secret"))
+        }
+    }
+
+    @Test func privateLoopbackAndLinkLocalTargetsAreRefused() async throws {
+        try await admin.withServices { client, _, root, _ in
+            let refused = [
+                "http://127.0.0.1.attacker.example/in",  // the prefix test's bypass: plain http to a name
+                "https://127.0.0.1/in", "https://127.1.2.3:8083/internal/v1/whoami", "https://localhost/in",
+                "https://api.localhost/in", "https://10.0.0.5/in", "https://172.16.3.4/in", "https://192.168.1.1/in",
+                "https://169.254.169.254/latest/meta-data", "https://100.64.0.1/in", "https://0.0.0.0/in",
+                "https://[::1]/in", "https://[fe80::1]/in", "https://[fd00::1]/in", "https://[::ffff:127.0.0.1]/in",
+                "https://[64:ff9b::a00:1]/in", "https://partner@example.org/in", "ftp://example.org/in",
+            ]
+            for url in refused {
+                for kind in ["basic", "oauth"] {
+                    let body = kind == "basic"
+                        ? #"{"type": "Basic", "url": "\#(url)", "username": "u", "password": "p"}"#
+                        : #"{"type": "OAuth", "url": "https://example.org/in", "tokenRequestURL": "\#(url)", "tokenField": "t", "header": "X-Auth"}"#
+                    let (status, reply, _) = try await admin.send(client, .put, path, token: root, body: body)
+                    #expect(status == .unprocessableContent, "\(kind) \(url): \(reply)")
+                }
+            }
+            #expect(try await admin.send(client, .get, path, token: root).1.contains("\"disabled\""))
+        }
+    }
+
+    @Test func theAddressPolicyClassifiesLiteralsAndNames() async {
+        let strict = OutboundAddressPolicy(allowPrivate: false)
+        for host in ["127.0.0.1", "localhost", "LOCALHOST", "x.localhost", "[::1]", "10.1.2.3", "169.254.0.1", "::ffff:10.0.0.1", "fc00::2"] {
+            #expect(strict.refusal(host: host) != nil, "\(host)")
+            #expect(await strict.check(host: host) != nil, "\(host)")
+        }
+        for host in ["93.184.216.34", "2606:2800:220:1::", "example.org"] {
+            #expect(strict.refusal(host: host) == nil, "\(host)")
+        }
+        // A name that cannot be resolved is not sent to.
+        #expect(await strict.check(host: "no-such-host.invalid") != nil)
+        let open = OutboundAddressPolicy(allowPrivate: true)
+        #expect(open.refusal(host: "127.0.0.1") == nil)
+        #expect(await open.check(host: "10.0.0.1") == nil)
+    }
+
+    /// A target that redirects to an internal route and answers with a body worth reading.
+    struct RedirectingTarget {
+        static func run(_ body: @escaping @Sendable (Int, ReachedCounter) async throws -> Void) async throws {
+            let reached = ReachedCounter()
+            let router = Router()
+            router.post("/forward") { _, context -> Response in
+                Response(
+                    status: .found,
+                    headers: [.location: "/internal-secret", .contentType: "text/plain"],
+                    body: .init(byteBuffer: ByteBuffer(string: "SECRET-BODY internal page")))
+            }
+            router.on("/internal-secret", method: .get) { _, _ -> String in
+                await reached.hit()
+                return "SECRET-INTERNAL"
+            }
+            let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            try await app.test(.live) { client in try await body(client.port!, reached) }
+        }
+    }
+
+    actor ReachedCounter {
+        private(set) var count = 0
+        func hit() { count += 1 }
+    }
+
+    @Test func redirectsAreNotFollowedAndBodiesNotShown() async throws {
+        try await RedirectingTarget.run { port, reached in
+            try await ResponseHarness.run(overrides: ResponseForwardingTests.localTargets) { h in
+                let forwarding = ResponseForwardingTests()
+                let (appToken, _) = try await forwarding.enroll(h)
+                try await forwarding.store(h).save(
+                    .basic(url: URL(string: "http://127.0.0.1:\(port)/forward")!, username: "u", password: "p"),
+                    studyKey: ResponseForwardingTests.study, actor: "test")
+                let id = try await ResponseProcessingTests().submit(h, appToken: appToken, activity: "NewSurvey", version: "1")
+                let error = try await failedForwarding(h, id)
+                #expect(error == "The target answered 302.")
+                #expect(await reached.count == 0)
+                let status = try await forwarding.store(h).status(studyKey: ResponseForwardingTests.study)
+                #expect(status.lastError == "The target answered 302.")
+            }
+        }
+    }
+
+    @Test func aTargetResolvingToThisMachineIsNotSentToWithoutTheOperatorsSetting() async throws {
+        try await ForwardingTargetServer.run(auth: .basic(user: "u", password: "p")) { target, port in
+            // Stored behind the API's back (as an older version, or a name whose address changed, would leave it).
+            try await ResponseHarness.run { h in
+                let forwarding = ResponseForwardingTests()
+                let (appToken, _) = try await forwarding.enroll(h)
+                try await forwarding.store(h).save(
+                    .basic(url: URL(string: "http://localhost:\(port)/forward")!, username: "u", password: "p"),
+                    studyKey: ResponseForwardingTests.study, actor: "test")
+                let id = try await ResponseProcessingTests().submit(h, appToken: appToken, activity: "NewSurvey", version: "1")
+                let error = try await failedForwarding(h, id)
+                #expect(error == "The target is not allowed: localhost is this machine.")
+                #expect(await target.attempts == 0)
+            }
+        }
+    }
+
+    /// Waits for response `id`'s first failed forwarding; returns its error.
+    func failedForwarding(_ h: ResponseHarness, _ id: Int64) async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(40)
+        while ContinuousClock.now < deadline {
+            for try await (attempts, error) in try await h.postgres.query(
+                "SELECT forward_attempts, forward_error FROM responses WHERE id = \(id)", logger: Logger(label: "test")
+            ).decode((Int, String?).self) where attempts > 0 {
+                return error ?? ""
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw HarnessError(description: "response \(id) was never tried")
+    }
+}
