@@ -120,6 +120,37 @@ import TestSupport
         }
     }
 
+    @Test func aStudyAdminsPublishAndLaunchAnnounceNothingToTheWholeApp() async throws {
+        try await helper.withService { client, root, url in
+            #expect(try await helper.send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp).0 == .created)
+            // An admin with no role anywhere starts a study (and so becomes its study admin) whose
+            // name is the message they want every user of the gateway app to get.
+            let (_, outsider) = try await helper.makeAdmin(client, root: root, email: "outsider@studystack.test")
+            var document = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: StudyDraftTests.exampleURL)) as! [String: Any]
+            document["studyId"] = "SPAM"
+            document["name"] = ["en": "Claim your prize at evil.example"]
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+            let (created, createdBody) = try await helper.send(client, .put, "/admin/v1/studies/SPAM/draft", token: outsider, body: body)
+            #expect(created == .created, "\(String(buffer: createdBody))")
+            for action in ["publish", "launch"] {
+                let (status, reply) = try await helper.send(client, .post, "/admin/v1/studies/SPAM/\(action)", token: outsider)
+                #expect(status == .ok, "\(action): \(String(buffer: reply))")
+            }
+            try await TestDatabase.withClient(url: url) { postgres, _ in
+                try await dispatch(postgres)
+                let sent = try await pushed(postgres)
+                #expect(!sent.contains { $0.type == .gateway }, "\(sent.map(\.message))")
+                #expect(!sent.contains { $0.message.text(for: "en").contains("evil.example") && $0.type != .study })
+                let rows = try await postgres.query(
+                    "SELECT count(*)::int FROM notifications WHERE type = 'Gateway'", logger: Logger(label: "test"))
+                var gateway = -1
+                for try await count in rows.decode(Int.self) { gateway = count }
+                #expect(gateway == 0)
+            }
+        }
+    }
+
     @Test func notificationsGoOutWhenDueAndAreListedForTheApps() async throws {
         try await withStudy { client, root, ios, example, postgres in
             // Publishing as upcoming announces the study to the gateway app's users; the study's own

@@ -35,7 +35,7 @@ struct StudyLifecycleRoutes {
                 "no action \(actionName); one of \(LifecycleAction.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
-        switch try await versions.apply(action, studyId: studyId, by: admin.email) {
+        switch try await versions.apply(action, studyId: studyId, by: admin.email, mayAnnounceToApp: admin.role == .superAdmin) {
         case .done(let status, let frozen):
             return ActionResult(studyId: studyId, status: status, version: frozen)
         case .notFound:

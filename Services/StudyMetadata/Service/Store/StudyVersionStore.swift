@@ -36,7 +36,12 @@ struct StudyVersionStore: Sendable {
     /// Applies `action` to the study in one transaction: status change, a new version when the
     /// action freezes a changed draft, the audit event, the study's notifications, and the
     /// `StudyEvent` for the response service (sent through the outbox once this commits).
-    func apply(_ action: LifecycleAction, studyId: String, by actor: String, now: Date = Date()) async throws -> Outcome {
+    /// `mayAnnounceToApp`: whether the actor may address every user of the app (a super-admin).
+    /// A study admin's publish or launch in a gateway app announces nothing app-wide: the study's
+    /// name is text they chose, and an app's users are not theirs to message.
+    func apply(
+        _ action: LifecycleAction, studyId: String, by actor: String, mayAnnounceToApp: Bool, now: Date = Date()
+    ) async throws -> Outcome {
         let outcome = try await client.withTransaction(logger: logger) { connection -> Outcome in
             let rows = try await connection.query(
                 "SELECT status, draft::text FROM studies WHERE study_id = \(studyId) FOR UPDATE", logger: logger)
@@ -70,7 +75,8 @@ struct StudyVersionStore: Sendable {
             try await audit.record(
                 actor: actor, action: "study.\(action.rawValue)", studyId: studyId, studyVersion: frozen?.version,
                 details: details, on: connection)
-            try await announce(action, studyId: studyId, status: next, by: actor, now: now, on: connection)
+            try await announce(
+                action, studyId: studyId, status: next, by: actor, toApp: mayAnnounceToApp, now: now, on: connection)
             try await CatalogCache.notifyChange(on: connection, logger: logger)
             return Outcome.done(status: next, frozen: frozen)
         }
@@ -80,7 +86,7 @@ struct StudyVersionStore: Sendable {
 
     /// What other services and participants hear of a lifecycle action.
     private func announce(
-        _ action: LifecycleAction, studyId: String, status: StudyStatus, by actor: String, now: Date,
+        _ action: LifecycleAction, studyId: String, status: StudyStatus, by actor: String, toApp: Bool, now: Date,
         on connection: PostgresConnection
     ) async throws {
         let rows = try await connection.query(
@@ -97,7 +103,7 @@ struct StudyVersionStore: Sendable {
             try await notifications.syncStudyNotifications(
                 document: document, status: status, by: actor, now: now, on: connection)
             if let message = LifecycleMessage.message(
-                for: action, studyName: document.name, gatewayApp: app.kind == AppDefinition.Kind.gateway.rawValue)
+                for: action, studyName: document.name, gatewayApp: toApp && app.kind == AppDefinition.Kind.gateway.rawValue)
             {
                 try await notifications.queueLifecycleMessage(
                     studyId: studyId, appId: app.id, type: message.type, subtype: message.subtype, action: action.rawValue,
