@@ -77,7 +77,8 @@ public enum ResponseService {
                 MobileAppRoutes(
                     enrollment: EnrollmentRoutes(
                         enrollment: Enrollment(catalog: catalog, participants: participants), participants: participants,
-                        properties: properties, catalog: catalog),
+                        properties: properties, catalog: catalog,
+                        throttle: TokenGuessThrottle(rateLimiter: environment.rateLimiter, metrics: environment.metrics)),
                     responses: ResponseRoutes(responses: responses),
                     queries: QueryRoutes(responses: responses, tables: tables, queries: queries)
                 ).add(to: routes.router)

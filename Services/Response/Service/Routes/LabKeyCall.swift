@@ -18,6 +18,8 @@ struct LabKeyCall: Sendable {
     /// are passed on to PostgreSQL without being built here.
     let compound: [String: String]
     let headers: HTTPFields
+    /// Where the call comes from, for per-client limits (see `ClientAddressResolver`).
+    let clientAddress: String
 
     /// Every parameter name, simple or compound.
     var names: Set<String> { Set(parameters.keys).union(compound.keys) }
@@ -44,7 +46,9 @@ struct LabKeyCall: Sendable {
         return action(in: segment.split(separator: "?").first.map(String.init) ?? segment) != nil
     }
 
-    static func read(_ request: Request, context: ServiceRequestContext, action: String) async throws -> LabKeyCall {
+    static func read(
+        _ request: Request, context: ServiceRequestContext, action: String, addresses: ClientAddressResolver
+    ) async throws -> LabKeyCall {
         var parameters: [String: JSONValue] = [:]
         var compound: [String: String] = [:]
         for (name, value) in request.uri.formParameters { parameters[String(name)] = .string(String(value)) }
@@ -70,7 +74,9 @@ struct LabKeyCall: Sendable {
                 compound[name] = raw
             }
         }
-        return LabKeyCall(action: action, parameters: parameters, compound: compound, headers: request.headers)
+        return LabKeyCall(
+            action: action, parameters: parameters, compound: compound, headers: request.headers,
+            clientAddress: addresses.resolve(request, context: context))
     }
 
     /// A parameter as text (numbers and booleans as the apps' JSON has them).
