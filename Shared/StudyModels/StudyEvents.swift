@@ -9,6 +9,11 @@ public enum InternalPaths {
     /// Study-metadata: `GET` every published study as a `StudyEventList` (a receiver's resync).
     public static let studies = "/internal/v1/studies"
 
+    /// Study-metadata: `GET` one published study's `StudyStanding` (404 when none is published).
+    public static func studyStanding(studyId: String) -> String {
+        "/internal/v1/studies/\(escape(studyId))/standing"
+    }
+
     /// Study-metadata: `GET` the design of one activity version, in the app's wire JSON
     /// (`ActivityReply`, what `/StudyMetaData/activity` serves, with every step and English texts).
     public static func activity(studyId: String, activityId: String, version: Int) -> String {
@@ -158,5 +163,19 @@ public struct NotificationMessage: Codable, Sendable, Equatable {
         self.activityId = activityId
         self.resourceId = resourceId
         self.sentAt = sentAt
+    }
+}
+
+/// Reply of `GET /internal/v1/studies/{id}/standing`: which app a published study belongs to and
+/// its status, for a service that must check a study id a participant sent.
+public struct StudyStanding: Codable, Sendable, Equatable {
+    public var studyId: String
+    public var appId: String
+    public var status: StudyEvent.Status
+
+    public init(studyId: String, appId: String, status: StudyEvent.Status) {
+        self.studyId = studyId
+        self.appId = appId
+        self.status = status
     }
 }

@@ -82,6 +82,9 @@ struct Platform: Sendable {
                     let credentials = try await admin.createDemoApp()
                     try await admin.saveAndLaunchDemoStudy()
                     let tokens = try await admin.tokens(responseBase: response.baseURL, count: 20)
+                    // Registration learns of the app through study-metadata's outbox, and refuses
+                    // sign-ups for apps it does not know: wait for the delivery, as `make run` does.
+                    try await admin.waitForOutbox()
                     let platform = Platform(
                         metadata: metadata, registration: registration, response: response,
                         registrationDatabase: registrationDB, mailDirectory: mail, adminToken: admin.token,
@@ -190,6 +193,19 @@ struct Admin: Sendable {
         guard saved.status == 201 else { throw TestServerError(description: "saving DEMOSTUDY: \(saved.status) \(saved.text)") }
         let launched = try await send(.POST, "/admin/v1/studies/DEMOSTUDY/launch")
         guard launched.status == 200 else { throw TestServerError(description: "launching: \(launched.status) \(launched.text)") }
+    }
+
+    /// Polls study-metadata's outbox until every message is delivered.
+    func waitForOutbox(timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        var last = ""
+        while ContinuousClock.now < deadline {
+            let reply = try await send(.GET, "/admin/v1/outbox?undelivered=true")
+            last = reply.text
+            if reply.status == 200, case .array(let messages)? = reply.json?["messages"], messages.isEmpty { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TestServerError(description: "study-metadata's outbox did not drain: \(last)")
     }
 
     /// A batch of tokens from the response service, once the launch has reached it.

@@ -46,6 +46,9 @@ import TestSupport
             let duplicate = try await h.call("register", body: ["emailId": "ANA@example.org ", "password": "Passw0rd!"])
             #expect(duplicate.status == .badRequest)
             #expect(duplicate.statusMessage == "This email has already been used. Please try with different email address.")
+            var other = RegistrationHarness.demoApp
+            other.appId = "OTHERAPP"
+            #expect(try await h.sendApp(other, revision: 1).0 == .ok)
             let otherApp = try await h.call(
                 "register", body: ["emailId": "ana@example.org", "password": "Passw0rd!"], appId: "OTHERAPP")
             #expect(otherApp.status == .ok)

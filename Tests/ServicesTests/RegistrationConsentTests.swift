@@ -10,7 +10,7 @@ import TestSupport
     }
 
     @Test func consentVersionsAreKeptWithTheirPDFs() async throws {
-        try await RegistrationHarness.run(overrides: ["consent.maxBytes": "4096"]) { h in
+        try await RegistrationHarness.run(studies: ["SLEEPWELL"], overrides: ["consent.maxBytes": "4096"]) { h in
             let (userId, auth, _) = try await h.signUp("sam@example.org")
             let first = Self.pdf("signed version 1.0")
             let consent: [String: Any] = [

@@ -270,7 +270,7 @@ final class IOSRegistrationClient: Sendable {
     }
 
     @Test func j4EnrollConsentAndJ6ActivityProgress() async throws {
-        try await RegistrationHarness.run { h in
+        try await RegistrationHarness.run(studies: ["SLEEP"]) { h in
             let app = try await signUp(h, "j4@example.org")
             let appToken = String(repeating: "3c", count: 16)
             // J4.5: joined, with the response server's app token as participantId.

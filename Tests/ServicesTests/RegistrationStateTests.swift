@@ -206,7 +206,7 @@ import TestSupport
     }
 
     @Test func oneParticipantCannotTouchAnothersState() async throws {
-        try await RegistrationHarness.run { h in
+        try await RegistrationHarness.run(studies: ["S1"]) { h in
             let a = try await h.signUp("ned@example.org")
             let b = try await h.signUp("ola@example.org")
             _ = try await h.call(

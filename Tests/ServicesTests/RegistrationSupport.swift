@@ -19,6 +19,17 @@ struct RegistrationHarness: Sendable {
     let consentDirectory: URL
     let logs: CapturedLogs
 
+    static let demoApp = AppDefinition(appId: "DEMOAPP", orgId: "DEMOORG", name: "Demo", kind: .gateway)
+
+    /// The same, with a real study-metadata publishing `studies` in DEMOAPP (consent uploads ask it).
+    static func run(
+        studies: [String], overrides: [String: String] = [:], _ body: @escaping @Sendable (RegistrationHarness) async throws -> Void
+    ) async throws {
+        try await StudyMetadataFixture.run(studies: studies) { metadataURL in
+            try await run(overrides: overrides.merging(["studyMetadata.url": metadataURL]) { $1 }, body)
+        }
+    }
+
     static func run(
         overrides: [String: String] = [:], _ body: @escaping @Sendable (RegistrationHarness) async throws -> Void
     ) async throws {
@@ -35,7 +46,15 @@ struct RegistrationHarness: Sendable {
             let app = try RegistrationService.buildApplication(reader: reader, logger: logger)
             try await app.test(.router) { client in
                 try await TestApplication.waitUntilReady(client)
-                try await TestDatabase.withClient(url: url) { postgres, _ in
+                try await TestDatabase.withClient(url: url) { postgres, logger in
+                    // The app the calls name, as study-metadata would have sent it (revision 0, so
+                    // any revision a test sends is newer).
+                    let demo = String(decoding: try JSONEncoder().encode(Self.demoApp), as: UTF8.self)
+                    try await postgres.query(
+                        """
+                        INSERT INTO app_settings (app_id, org_id, revision, definition)
+                        VALUES ('DEMOAPP', 'DEMOORG', 0, \(demo)::jsonb)
+                        """, logger: logger)
                     try await body(RegistrationHarness(
                         client: client, postgres: postgres, mailDirectory: mail, consentDirectory: consents, logs: logs))
                 }

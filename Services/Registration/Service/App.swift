@@ -33,7 +33,7 @@ public enum RegistrationService {
                 let templates = MailTemplates(appSettings: appSettings, defaultFrom: registration.mailFrom)
                 let accounts = Accounts(
                     client: postgres, participants: ParticipantStore(client: postgres, logger: environment.logger),
-                    sessions: sessions, mail: mail, templates: templates,
+                    sessions: sessions, apps: appSettings, mail: mail, templates: templates,
                     secrets: OneTimeSecrets(encryptionKey: registration.encryptionKey), hasher: hasher,
                     attempts: environment.attempts, audit: environment.audit, settings: registration, logger: environment.logger)
                 let rateLimiter = environment.rateLimiter
@@ -59,6 +59,7 @@ public enum RegistrationService {
                             directory: URL(fileURLWithPath: registration.consentDirectory),
                             encryptionKey: registration.encryptionKey),
                         audit: environment.audit, logger: environment.logger),
+                    studies: StudyDirectory(client: environment.internalClient),
                     authenticator: authenticator, maxPDFBytes: registration.maxConsentPDFBytes
                 ).add(to: routes.router)
 

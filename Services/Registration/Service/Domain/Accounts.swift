@@ -11,6 +11,8 @@ struct Accounts: Sendable {
     let client: PostgresClient
     let participants: ParticipantStore
     let sessions: SessionStore
+    /// The apps study-metadata has sent: an account belongs to one of them.
+    let apps: AppSettingsStore
     let mail: MailOutbox
     let templates: MailTemplates
     let secrets: OneTimeSecrets
@@ -28,6 +30,11 @@ struct Accounts: Sendable {
             throw RegistrationError.invalid("Please enter a valid email address.")
         }
         if let problem = PasswordPolicy.problem(with: password) { throw RegistrationError.invalid(problem) }
+        // The original answered only for the app folder the headers named; an account under an
+        // app nobody created would be a session with nothing to belong to.
+        guard try await apps.app(appId: appId, orgId: orgId) != nil else {
+            throw RegistrationError.invalid("Unknown app: check the applicationId and orgId headers.")
+        }
         let passwordHash = try await hasher.hash(password)
         let userId = UUID()
         let code = OneTimeSecrets.makeCode()

@@ -6,6 +6,7 @@ import StudyModels
 /// `updateEligibilityConsentStatus` (store a consent and its signed PDF) and `consentPDF`.
 struct ConsentRoutes {
     let consents: ConsentStore
+    let studies: StudyDirectory
     let authenticator: ParticipantAuthenticator
     /// Largest signed PDF accepted, in bytes (after base64 decoding).
     let maxPDFBytes: Int
@@ -43,10 +44,25 @@ struct ConsentRoutes {
         }
         // `sharing` is "true", "false", "NA", or "" on re-consent.
         let sharing = call.string("sharing").map { String($0.prefix(16)) } ?? ""
-        try await consents.record(
+        // Only a study of the participant's own app that is published and not closed: any other
+        // id would let an account fill the disk with documents nobody asked for.
+        let standing: StudyStanding?
+        do { standing = try await studies.standing(of: studyId, logger: context.logger) } catch is StudyDirectory.Unavailable {
+            throw APIError(
+                .serviceUnavailable, code: "unavailable", message: "The study cannot be checked now; please try again.",
+                statusMessageCode: .invalidInput)
+        }
+        guard let standing, standing.appId == session.appId, standing.status != .deactivated, standing.status != .preLaunch else {
+            throw RegistrationError.invalid("This study is not available.")
+        }
+        switch try await consents.record(
             userId: session.userId, appId: session.appId, studyId: studyId, version: version, status: status,
             eligibility: call.bool("eligibility"), sharing: sharing, pdf: pdf)
-        return RegistrationSuccess()
+        {
+        case .recorded: return RegistrationSuccess()
+        case .notVerified: throw RegistrationError.notVerified
+        case .tooMany: throw RegistrationError.invalid("Too many consent documents for this study.")
+        }
     }
 
     /// The requested consent version, or the newest when `consentVersion` is empty (as the apps send it).

@@ -7,6 +7,8 @@ protocol ConsentStorage: Sendable {
     /// Stores `pdf` under a new key and returns the key.
     func store(_ pdf: Data) async throws -> String
     func load(_ key: String) async throws -> Data
+    /// Removes a stored PDF (one whose record was never written).
+    func remove(_ key: String) async throws
 }
 
 /// Files under a directory (mode 0700; files 0600), sealed with AES-256-GCM under a key derived
@@ -35,10 +37,18 @@ struct FileConsentStorage: ConsentStorage {
     }
 
     func load(_ name: String) async throws -> Data {
-        // Keys are our own file names; anything else (a path) is refused.
-        guard !name.contains("/"), !name.hasPrefix(".") else { throw ConsentStorageError(reason: "bad consent key") }
-        let sealed = try Data(contentsOf: directory.appendingPathComponent(name))
+        let sealed = try Data(contentsOf: try file(name))
         return try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key, authenticating: Data(name.utf8))
+    }
+
+    func remove(_ name: String) async throws {
+        try FileManager.default.removeItem(at: try file(name))
+    }
+
+    /// Keys are our own file names; anything else (a path) is refused.
+    private func file(_ name: String) throws -> URL {
+        guard !name.contains("/"), !name.hasPrefix(".") else { throw ConsentStorageError(reason: "bad consent key") }
+        return directory.appendingPathComponent(name)
     }
 }
 

@@ -19,15 +19,32 @@ struct ConsentStore: Sendable {
     let audit: AuditLog
     let logger: Logger
 
+    enum Outcome: Sendable, Equatable {
+        case recorded
+        /// The account has not verified its e-mail address: it may not store documents yet.
+        case notVerified
+        /// The participant already has `maxPerStudy` documents for this study.
+        case tooMany
+    }
+
+    /// Consent documents (records with a PDF) one participant may keep per study: a study asks
+    /// for consent again only when its consent changes, so this is far more than any real use.
+    static let maxPerStudy = 20
+
     /// Stores the PDF (when given) first, then the record with its hash, with the audit event.
+    /// The account row is locked while the documents are counted, so concurrent uploads cannot
+    /// pass the limit together; a PDF stored for an upload that is then refused is removed.
     func record(
         userId: UUID, appId: String, studyId: String, version: String, status: String, eligibility: Bool?, sharing: String,
         pdf: Data?
-    ) async throws {
+    ) async throws -> Outcome {
+        // A cheap check before the file is written; the locked one below decides.
+        if let refusal = try await refusal(userId: userId, studyId: studyId, on: nil) { return refusal }
         var key: String?
         if let pdf { key = try await storage.store(pdf) }
         let digest = pdf.map { SHA256.hash(data: $0).hexString }
-        try await client.withTransaction(logger: logger) { connection in
+        let outcome = try await client.withTransaction(logger: logger) { connection -> Outcome in
+            if let refusal = try await refusal(userId: userId, studyId: studyId, on: connection) { return refusal }
             try await connection.query(
                 """
                 INSERT INTO consent_records (user_id, app_id, study_id, version, status, eligibility, sharing, pdf_key,
@@ -40,7 +57,30 @@ struct ConsentStore: Sendable {
             try await audit.record(
                 actor: userId.uuidString.lowercased(), action: "participant.consent", studyId: studyId, details: details,
                 on: connection)
+            return .recorded
         }
+        if outcome != .recorded, let key { try? await storage.remove(key) }
+        return outcome
+    }
+
+    /// Why the participant may not store another document for the study, if they may not. With a
+    /// connection, the account row is locked for the rest of its transaction.
+    private func refusal(userId: UUID, studyId: String, on connection: PostgresConnection?) async throws -> Outcome? {
+        let query: PostgresQuery = """
+            SELECT p.verified,
+                   (SELECT count(*)::int FROM consent_records c
+                    WHERE c.user_id = p.user_id AND c.study_id = \(studyId) AND c.pdf_key IS NOT NULL)
+            FROM participants p WHERE p.user_id = \(userId)
+            \(unescaped: connection == nil ? "" : "FOR UPDATE OF p")
+            """
+        let rows = if let connection { try await connection.query(query, logger: logger) } else {
+            try await client.query(query, logger: logger)
+        }
+        for try await (verified, documents) in rows.decode((Bool, Int).self) {
+            if !verified { return .notVerified }
+            return documents >= Self.maxPerStudy ? .tooMany : nil
+        }
+        return .notVerified
     }
 
     /// The newest submission of `version`, or of any version when nil, that has a PDF.

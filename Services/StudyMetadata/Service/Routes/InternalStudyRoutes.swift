@@ -13,6 +13,17 @@ struct InternalStudyRoutes {
         group.get("/v1/studies", use: studies)
         group.get("/v1/studies/:studyId/activities/:activityId/versions/:version", use: activity)
         group.get("/v1/studies/:studyId/versions/:version/document", use: document)
+        group.get("/v1/studies/:studyId/standing", use: standing)
+    }
+
+    /// Registration checks a study id a participant sends (a consent upload) against this.
+    @Sendable func standing(_ request: Request, context: ServiceRequestContext) async throws -> StudyStanding {
+        try context.requireCaller(.registration, "checks the studies participants name")
+        let studyId = try context.parameters.require("studyId")
+        guard let standing = try await published.standing(studyId: studyId) else {
+            throw APIError.notFound("no published study \(studyId)")
+        }
+        return standing
     }
 
     @Sendable func studies(_ request: Request, context: ServiceRequestContext) async throws -> StudyEventList {
@@ -48,5 +59,6 @@ struct InternalStudyRoutes {
 }
 
 extension StudyEventList: ResponseEncodable {}
+extension StudyStanding: ResponseEncodable {}
 extension ActivityReply: ResponseEncodable {}
 extension StudyDocument: ResponseEncodable {}

@@ -84,6 +84,20 @@ struct PublishedStudies: Sendable {
     }
 
     /// Every study that has been published at least once, as the other services see it (a resync).
+    /// A published study's app and status; nil when the study has no published version.
+    func standing(studyId: String) async throws -> StudyStanding? {
+        let rows = try await client.query(
+            """
+            SELECT s.study_id, s.app_id, s.status FROM studies s
+            WHERE s.study_id = \(studyId) AND EXISTS (SELECT 1 FROM study_versions v WHERE v.study_id = s.study_id)
+            """, logger: logger)
+        for try await (id, appId, status) in rows.decode((String, String, String).self) {
+            guard let status = StudyEvent.Status(rawValue: status) else { return nil }
+            return StudyStanding(studyId: id, appId: appId, status: status)
+        }
+        return nil
+    }
+
     func studyEvents(now: Date = Date()) async throws -> [StudyEvent] {
         let rows = try await client.query(
             """
