@@ -75,7 +75,8 @@ key() { head -c 32 /dev/urandom | base64 | tr -d '\n'; }
 declare -A port signing
 for svc in study-metadata registration response; do port[$svc]=$(free_port); signing[$svc]=$(key); done
 encryption_key=$(key)
-callers="study-metadata=${signing[study-metadata]},registration=${signing[registration]},response=${signing[response]}"
+export STUDY_METADATA_INTERNAL_KEY=${signing[study-metadata]} REGISTRATION_INTERNAL_KEY=${signing[registration]} \
+    RESPONSE_INTERNAL_KEY=${signing[response]}
 admin_password="Platform-$(head -c 9 /dev/urandom | base64 | tr -d '/+=')-1a"
 cat >"$data/secrets.env" <<SECRETS
 STUDYSTACK_ADMIN_EMAIL=admin@platform.test
@@ -89,7 +90,7 @@ for svc in study-metadata registration response; do
     env HTTP_HOST=127.0.0.1 HTTP_PORT="${port[$svc]}" \
         DATABASE_URL="postgres://${prefix}_${database[$svc]}:${db_password[${database[$svc]}]}@$hostport/${prefix}_${database[$svc]}?sslmode=disable" \
         DATABASE_MAX_CONNECTIONS=8 \
-        INTERNAL_SIGNING_KEY="${signing[$svc]}" INTERNAL_CALLER_KEYS="$callers" \
+        INTERNAL_SIGNING_KEY="${signing[$svc]}" INTERNAL_CALLER_KEYS="$(python3 scripts/internal-keys.py callers "$svc")" \
         STUDYSTACK_ENCRYPTION_KEY="$encryption_key" \
         STUDYSTACK_ADMIN_EMAIL=admin@platform.test STUDYSTACK_ADMIN_PASSWORD="$admin_password" \
         MAIL_DIRECTORY="$data/mail" CONSENT_DIRECTORY="$data/consents" \

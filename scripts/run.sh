@@ -100,7 +100,11 @@ SQL
 done
 
 # --- services -----------------------------------------------------------------------------------
-caller_keys="study-metadata=$STUDY_METADATA_INTERNAL_KEY,registration=$REGISTRATION_INTERNAL_KEY,response=$RESPONSE_INTERNAL_KEY"
+# Each service accepts only the callers it serves, by their pair keys for it (docs/internal-auth.md).
+caller_keys() {
+    STUDY_METADATA_INTERNAL_KEY=$STUDY_METADATA_INTERNAL_KEY REGISTRATION_INTERNAL_KEY=$REGISTRATION_INTERNAL_KEY \
+        RESPONSE_INTERNAL_KEY=$RESPONSE_INTERNAL_KEY python3 scripts/internal-keys.py callers "$1"
+}
 signing_key() {
     case "$1" in
     study-metadata) echo "$STUDY_METADATA_INTERNAL_KEY" ;;
@@ -132,7 +136,7 @@ for svc in "${services[@]}"; do
     env DATABASE_URL="postgres://studystack:$STUDYSTACK_DB_PASSWORD@127.0.0.1:$pgport/${database[$svc]}?sslmode=disable" \
         HTTP_PORT="${port[$svc]}" \
         INTERNAL_SIGNING_KEY="$(signing_key "$svc")" \
-        INTERNAL_CALLER_KEYS="$caller_keys" \
+        INTERNAL_CALLER_KEYS="$(caller_keys "$svc")" \
         LOG_FORMAT="${LOG_FORMAT:-json}" \
         $(service_env "$svc") \
         setsid nohup "$bindir/$svc" >>"$data/logs/$svc.log" 2>&1 </dev/null &

@@ -29,6 +29,11 @@ struct Platform: Sendable {
     static let adminEmail = "admin@e2e.test"
     static let adminPassword = "E2e-Admin-Passw0rd!"
 
+    /// `INTERNAL_CALLER_KEYS` for `receiver` as `make run` writes it: only the callers it serves.
+    static func callers(_ receiver: ServiceName, accepting callers: [ServiceName]) -> String {
+        callers.map { "\($0.rawValue)=\(TestConfiguration.pairKey($0, to: receiver))" }.joined(separator: ",")
+    }
+
     /// Starts the platform, seeds the demo (app DEMOAPP, study DEMOSTUDY launched, 20 tokens), runs
     /// `body`, and stops everything.
     static func run(_ body: @Sendable (Platform) async throws -> Void) async throws {
@@ -44,7 +49,6 @@ struct Platform: Sendable {
                     let ports = (metadata: try SMTPTestServer.freePort(), registration: try SMTPTestServer.freePort(),
                                  response: try SMTPTestServer.freePort())
                     let common: [String: String] = [
-                        "INTERNAL_CALLER_KEYS": TestConfiguration.callerKeys,
                         "STUDYSTACK_ENCRYPTION_KEY": TestConfiguration.encryptionKey,
                         "STUDY_METADATA_URL": "http://127.0.0.1:\(ports.metadata)",
                         "REGISTRATION_URL": "http://127.0.0.1:\(ports.registration)",
@@ -56,6 +60,7 @@ struct Platform: Sendable {
                         "study-metadata",
                         environment: common.merging([
                             "DATABASE_URL": metadataDB, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.studyMetadata]!,
+                            "INTERNAL_CALLER_KEYS": callers(.studyMetadata, accepting: [.registration, .response]),
                             "STUDYSTACK_ADMIN_EMAIL": adminEmail, "STUDYSTACK_ADMIN_PASSWORD": adminPassword,
                         ]) { $1 },
                         port: ports.metadata)
@@ -63,6 +68,7 @@ struct Platform: Sendable {
                         "registration",
                         environment: common.merging([
                             "DATABASE_URL": registrationDB, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.registration]!,
+                            "INTERNAL_CALLER_KEYS": callers(.registration, accepting: [.studyMetadata]),
                             "MAIL_DIRECTORY": mail.path, "CONSENT_DIRECTORY": consents.path,
                         ]) { $1 },
                         port: ports.registration)
@@ -70,6 +76,7 @@ struct Platform: Sendable {
                         "response",
                         environment: common.merging([
                             "DATABASE_URL": responseDB, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.response]!,
+                            "INTERNAL_CALLER_KEYS": callers(.response, accepting: [.studyMetadata]),
                             "QUERY_DATABASE_URL": try await TestDatabase.queryReaderURL(responseDB),
                         ]) { $1 },
                         port: ports.response)

@@ -41,7 +41,7 @@ import TestSupport
 
     @Test func acceptsAValidSignatureAndNamesTheCaller() async throws {
         try await withApp { client, _ in
-            let headers = TestApplication.signedHeaders(caller: .registration, method: .get, path: "/internal/v1/whoami")
+            let headers = TestApplication.signedHeaders(caller: .registration, to: .studyMetadata, method: .get, path: "/internal/v1/whoami")
             try await client.execute(uri: "/internal/v1/whoami", method: .get, headers: headers) { response in
                 #expect(response.status == .ok)
                 let who = try response.body.decodeJSON(WhoAmIResponse.self)
@@ -53,7 +53,7 @@ import TestSupport
     @Test func acceptsASignedBodyAndQuery() async throws {
         try await withApp { client, _ in
             let headers = TestApplication.signedHeaders(
-                caller: .response, method: .post, path: "/internal/v1/echo", query: "a=1&b=two",
+                caller: .response, to: .studyMetadata, method: .post, path: "/internal/v1/echo", query: "a=1&b=two",
                 body: Array("{\"x\":1}".utf8))
             let (status, body) = try await send(
                 client, .post, "/internal/v1/echo?a=1&b=two", headers: headers, body: "{\"x\":1}")
@@ -76,7 +76,7 @@ import TestSupport
     @Test func refusesAWrongKey() async throws {
         try await withApp { client, _ in
             let headers = TestApplication.signedHeaders(
-                caller: .registration, key: InternalKeys.generateKey(), method: .get, path: "/internal/v1/whoami")
+                caller: .registration, to: .studyMetadata, key: InternalKeys.generateKey(), method: .get, path: "/internal/v1/whoami")
             let (status, body) = try await send(client, .get, "/internal/v1/whoami", headers: headers)
             #expect(status == .unauthorized)
             #expect(body.contains("signature does not match"))
@@ -87,7 +87,7 @@ import TestSupport
         try await withApp { client, _ in
             // Signed with response's key but claiming to be registration.
             let headers = TestApplication.signedHeaders(
-                caller: .registration, key: TestConfiguration.keys[.response]!, method: .get, path: "/internal/v1/whoami")
+                caller: .registration, to: .studyMetadata, key: TestConfiguration.keys[.response]!, method: .get, path: "/internal/v1/whoami")
             let (status, _) = try await send(client, .get, "/internal/v1/whoami", headers: headers)
             #expect(status == .unauthorized)
         }
@@ -96,7 +96,7 @@ import TestSupport
     @Test func refusesATamperedBody() async throws {
         try await withApp { client, _ in
             let headers = TestApplication.signedHeaders(
-                caller: .response, method: .post, path: "/internal/v1/echo", body: Array("{\"amount\":1}".utf8))
+                caller: .response, to: .studyMetadata, method: .post, path: "/internal/v1/echo", body: Array("{\"amount\":1}".utf8))
             let (status, body) = try await send(
                 client, .post, "/internal/v1/echo", headers: headers, body: "{\"amount\":1000}")
             #expect(status == .unauthorized)
@@ -106,10 +106,10 @@ import TestSupport
 
     @Test func refusesATamperedPath() async throws {
         try await withApp { client, _ in
-            let headers = TestApplication.signedHeaders(caller: .response, method: .post, path: "/internal/v1/echo")
+            let headers = TestApplication.signedHeaders(caller: .response, to: .studyMetadata, method: .post, path: "/internal/v1/echo")
             let (status, _) = try await send(client, .get, "/internal/v1/whoami", headers: headers)
             #expect(status == .unauthorized)
-            let sameMethod = TestApplication.signedHeaders(caller: .response, method: .get, path: "/internal/v1/whoami/")
+            let sameMethod = TestApplication.signedHeaders(caller: .response, to: .studyMetadata, method: .get, path: "/internal/v1/whoami/")
             let (status2, body2) = try await send(client, .get, "/internal/v1/whoami", headers: sameMethod)
             #expect(status2 == .unauthorized)
             #expect(body2.contains("signature does not match"))
@@ -119,10 +119,10 @@ import TestSupport
     @Test func refusesATamperedQueryOrMethod() async throws {
         try await withApp { client, _ in
             let headers = TestApplication.signedHeaders(
-                caller: .response, method: .post, path: "/internal/v1/echo", query: "studyId=A")
+                caller: .response, to: .studyMetadata, method: .post, path: "/internal/v1/echo", query: "studyId=A")
             let (status, _) = try await send(client, .post, "/internal/v1/echo?studyId=B", headers: headers)
             #expect(status == .unauthorized)
-            let getHeaders = TestApplication.signedHeaders(caller: .response, method: .get, path: "/internal/v1/echo")
+            let getHeaders = TestApplication.signedHeaders(caller: .response, to: .studyMetadata, method: .get, path: "/internal/v1/echo")
             let (status2, _) = try await send(client, .post, "/internal/v1/echo", headers: getHeaders)
             #expect(status2 == .unauthorized)
         }
@@ -132,7 +132,7 @@ import TestSupport
         try await withApp { client, _ in
             for offset in [-360.0, 360.0] {
                 let headers = TestApplication.signedHeaders(
-                    caller: .registration, method: .get, path: "/internal/v1/whoami",
+                    caller: .registration, to: .studyMetadata, method: .get, path: "/internal/v1/whoami",
                     timestamp: Date().addingTimeInterval(offset))
                 let (status, body) = try await send(client, .get, "/internal/v1/whoami", headers: headers)
                 #expect(status == .unauthorized, "offset \(offset)")
@@ -140,7 +140,7 @@ import TestSupport
             }
             // Four minutes of skew is within the window.
             let headers = TestApplication.signedHeaders(
-                caller: .registration, method: .get, path: "/internal/v1/whoami", timestamp: Date().addingTimeInterval(-240))
+                caller: .registration, to: .studyMetadata, method: .get, path: "/internal/v1/whoami", timestamp: Date().addingTimeInterval(-240))
             let (status, _) = try await send(client, .get, "/internal/v1/whoami", headers: headers)
             #expect(status == .ok)
         }
@@ -148,7 +148,7 @@ import TestSupport
 
     @Test func refusesAReplayedNonce() async throws {
         try await withApp { client, _ in
-            let headers = TestApplication.signedHeaders(caller: .registration, method: .get, path: "/internal/v1/whoami")
+            let headers = TestApplication.signedHeaders(caller: .registration, to: .studyMetadata, method: .get, path: "/internal/v1/whoami")
             let (first, _) = try await send(client, .get, "/internal/v1/whoami", headers: headers)
             let (second, body) = try await send(client, .get, "/internal/v1/whoami", headers: headers)
             #expect(first == .ok)
@@ -161,7 +161,7 @@ import TestSupport
         try await TestDatabase.withFreshDatabase { url in
             let first = try makeApp(databaseURL: url)
             let second = try makeApp(databaseURL: url)
-            let headers = TestApplication.signedHeaders(caller: .response, method: .get, path: "/internal/v1/whoami")
+            let headers = TestApplication.signedHeaders(caller: .response, to: .studyMetadata, method: .get, path: "/internal/v1/whoami")
             try await first.test(.router) { firstClient in
                 try await TestApplication.waitUntilReady(firstClient)
                 try await second.test(.router) { secondClient in
@@ -181,14 +181,14 @@ import TestSupport
 
     @Test func refusesAnUnknownCallerAndAMalformedNonce() async throws {
         try await withApp { client, _ in
-            var headers = TestApplication.signedHeaders(caller: .registration, method: .get, path: "/internal/v1/whoami")
+            var headers = TestApplication.signedHeaders(caller: .registration, to: .studyMetadata, method: .get, path: "/internal/v1/whoami")
             headers[HTTPField.Name("X-StudyStack-Service")!] = "operator"
             let (status, body) = try await send(client, .get, "/internal/v1/whoami", headers: headers)
             #expect(status == .unauthorized)
             #expect(body.contains("unknown caller"))
 
             let short = TestApplication.signedHeaders(
-                caller: .registration, method: .get, path: "/internal/v1/whoami", nonce: "abc")
+                caller: .registration, to: .studyMetadata, method: .get, path: "/internal/v1/whoami", nonce: "abc")
             let (status2, _) = try await send(client, .get, "/internal/v1/whoami", headers: short)
             #expect(status2 == .unauthorized)
         }

@@ -20,7 +20,7 @@ import TestSupport
         -> (HTTPResponse.Status, ByteBuffer)
     {
         try await client.execute(
-            uri: path, method: .get, headers: TestApplication.signedHeaders(caller: caller, method: .get, path: path)
+            uri: path, method: .get, headers: TestApplication.signedHeaders(caller: caller, to: .studyMetadata, method: .get, path: path)
         ) { ($0.status, $0.body) }
     }
 
@@ -41,7 +41,13 @@ import TestSupport
             _ = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: edited)
             #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates", token: root).0 == .ok)
 
-            (status, body) = try await signedGet(client, "/internal/v1/studies", as: .registration)
+            // Each route serves the caller that needs it, and no other.
+            for path in ["/internal/v1/studies", "/internal/v1/studies/SLEEPWELL/versions/1/document"] {
+                #expect(try await signedGet(client, path, as: .registration).0 == .forbidden, "\(path)")
+            }
+            #expect(try await signedGet(client, "/internal/v1/studies/SLEEPWELL/standing", as: .response).0 == .forbidden)
+            #expect(try await signedGet(client, "/internal/v1/studies/SLEEPWELL/standing", as: .registration).0 == .ok)
+            (status, body) = try await signedGet(client, "/internal/v1/studies")
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
             let studies = try decoder.decode(StudyEventList.self, from: Data(buffer: body)).studies

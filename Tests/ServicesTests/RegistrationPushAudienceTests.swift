@@ -65,7 +65,7 @@ import TestSupport
             #expect(unsigned == .unauthorized)
             let garbage = Array("{\"notifications\": 7}".utf8)
             var headers = TestApplication.signedHeaders(
-                caller: .studyMetadata, method: .post, path: "/internal/v1/notifications", body: garbage)
+                caller: .studyMetadata, to: .registration, method: .post, path: "/internal/v1/notifications", body: garbage)
             headers[.contentType] = "application/json"
             let bad = try await h.client.execute(
                 uri: "/internal/v1/notifications", method: .post, headers: headers, body: ByteBuffer(bytes: garbage)) { $0.status }

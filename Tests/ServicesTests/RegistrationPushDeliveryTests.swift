@@ -54,7 +54,7 @@ import TestSupport
         let keys = InternalKeys(
             ownName: caller, signingKey: SymmetricKey(data: Data(base64Encoded: TestConfiguration.keys[caller]!)!),
             callerKeys: [:])
-        let sealed = try SealedBody.seal(json, path: path ?? target, keys: keys)
+        let sealed = try SealedBody.seal(json, to: .registration, path: path ?? target, keys: keys)
         return try await h.signed(.put, target, body: sealed, as: caller)
     }
 

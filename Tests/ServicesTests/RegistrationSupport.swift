@@ -163,7 +163,7 @@ extension RegistrationHarness {
     func signed(_ method: HTTPRequest.Method, _ path: String, body: [UInt8] = [], as caller: ServiceName = .studyMetadata)
         async throws -> (HTTPResponse.Status, [String: JSONValue])
     {
-        var headers = TestApplication.signedHeaders(caller: caller, method: method, path: path, body: body)
+        var headers = TestApplication.signedHeaders(caller: caller, to: .registration, method: method, path: path, body: body)
         if !body.isEmpty { headers[.contentType] = "application/json" }
         return try await client.execute(
             uri: path, method: method, headers: headers, body: body.isEmpty ? nil : ByteBuffer(bytes: body)
@@ -201,7 +201,7 @@ extension RegistrationHarness {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         let body = Array(try encoder.encode(batch))
-        var headers = TestApplication.signedHeaders(caller: caller, method: .post, path: "/internal/v1/notifications", body: body)
+        var headers = TestApplication.signedHeaders(caller: caller, to: .registration, method: .post, path: "/internal/v1/notifications", body: body)
         headers[.contentType] = "application/json"
         return try await client.execute(
             uri: "/internal/v1/notifications", method: .post, headers: headers, body: ByteBuffer(bytes: body)

@@ -60,7 +60,7 @@ struct ResponseHarness: Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         let body = Array(try encoder.encode(event))
-        var headers = TestApplication.signedHeaders(caller: caller, method: .post, path: InternalPaths.studyEvents, body: body)
+        var headers = TestApplication.signedHeaders(caller: caller, to: .response, method: .post, path: InternalPaths.studyEvents, body: body)
         headers[.contentType] = "application/json"
         return try await client.execute(
             uri: InternalPaths.studyEvents, method: .post, headers: headers, body: ByteBuffer(bytes: body)) { $0.status }

@@ -20,7 +20,7 @@ import TestSupport
             "DATABASE_URL": url,
             "DATABASE_MAX_CONNECTIONS": "4",
             "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.response]!,
-            "INTERNAL_CALLER_KEYS": TestConfiguration.callerKeys,
+            "INTERNAL_CALLER_KEYS": TestConfiguration.callerKeys(for: .response),
             "STUDYSTACK_ENCRYPTION_KEY": TestConfiguration.encryptionKey,
             "STUDY_METADATA_URL": TestConfiguration.unreachablePeer,
             "REGISTRATION_URL": TestConfiguration.unreachablePeer,

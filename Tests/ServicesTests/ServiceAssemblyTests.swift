@@ -57,7 +57,7 @@ import TestSupport
                     #expect(response.status == .unauthorized)
                 }
                 for caller in ServiceName.allCases where caller != service {
-                    let headers = TestApplication.signedHeaders(caller: caller, method: .get, path: "/internal/v1/whoami")
+                    let headers = TestApplication.signedHeaders(caller: caller, to: service, method: .get, path: "/internal/v1/whoami")
                     try await client.execute(uri: "/internal/v1/whoami", method: .get, headers: headers) { response in
                         #expect(response.status == .ok)
                         let who = try response.body.decodeJSON(WhoAmIResponse.self)

@@ -24,12 +24,13 @@ public enum TestApplication {
         public var description: String { "service did not become ready in time" }
     }
 
-    /// Signature headers for a request to `path?query` signed as `caller` with `key`.
+    /// Signature headers for a request to `receiver`'s `path?query` signed as `caller` with `key`
+    /// (by default the caller's pair key for `receiver`).
     public static func signedHeaders(
-        caller: ServiceName, key: String? = nil, method: HTTPRequest.Method, path: String, query: String? = nil,
-        body: [UInt8] = [], timestamp: Date = Date(), nonce: String = RequestSignature.makeNonce()
+        caller: ServiceName, to receiver: ServiceName, key: String? = nil, method: HTTPRequest.Method, path: String,
+        query: String? = nil, body: [UInt8] = [], timestamp: Date = Date(), nonce: String = RequestSignature.makeNonce()
     ) -> HTTPFields {
-        let keyText = key ?? TestConfiguration.keys[caller]!
+        let keyText = key ?? TestConfiguration.pairKey(caller, to: receiver)
         var fields = HTTPFields()
         for (name, value) in InternalClient.signatureHeaders(
             caller: caller.rawValue, key: SymmetricKeyBox(base64: keyText)!, method: method.rawValue, path: path,

@@ -9,9 +9,17 @@ public enum TestConfiguration {
     public static let keys: [ServiceName: String] = Dictionary(
         uniqueKeysWithValues: ServiceName.allCases.map { ($0, InternalKeys.generateKey()) })
 
-    /// `INTERNAL_CALLER_KEYS` accepting all three services.
-    public static var callerKeys: String {
-        ServiceName.allCases.map { "\($0.rawValue)=\(keys[$0]!)" }.joined(separator: ",")
+    /// `INTERNAL_CALLER_KEYS` for `receiver` accepting all three services (their pair keys for
+    /// it), so tests can also check that a route refuses a caller it does not serve.
+    public static func callerKeys(for receiver: ServiceName) -> String {
+        ServiceName.allCases.map {
+            "\($0.rawValue)=\(InternalKeys.callerEntry(callerKey: keys[$0]!, caller: $0, receiver: receiver)!)"
+        }.joined(separator: ",")
+    }
+
+    /// The key `caller` signs its calls to `receiver` with.
+    public static func pairKey(_ caller: ServiceName, to receiver: ServiceName) -> String {
+        InternalKeys.callerEntry(callerKey: keys[caller]!, caller: caller, receiver: receiver)!
     }
 
     /// The services' key for secrets at rest, fixed for the test process.
@@ -28,7 +36,7 @@ public enum TestConfiguration {
             AbsoluteConfigKey(ConfigKey("database.url")): .init(.string(databaseURL), isSecret: true),
             AbsoluteConfigKey(ConfigKey("http.port")): .init(.string("0"), isSecret: false),
             AbsoluteConfigKey(ConfigKey("internal.signingKey")): .init(.string(keys[service]!), isSecret: true),
-            AbsoluteConfigKey(ConfigKey("internal.callerKeys")): .init(.string(callerKeys), isSecret: true),
+            AbsoluteConfigKey(ConfigKey("internal.callerKeys")): .init(.string(callerKeys(for: service)), isSecret: true),
             AbsoluteConfigKey(ConfigKey("database.maxConnections")): .init(.string("5"), isSecret: false),
         ]
         values[AbsoluteConfigKey(ConfigKey("studystack.encryptionKey"))] = .init(.string(encryptionKey), isSecret: true)

@@ -69,7 +69,7 @@ public struct InternalClient: Sendable {
         var request = HTTPClientRequest(url: url)
         request.method = method
         for (name, value) in Self.signatureHeaders(
-            caller: keys.ownName.rawValue, key: SymmetricKeyBox(keys.signingKey), method: method.rawValue,
+            caller: keys.ownName.rawValue, key: SymmetricKeyBox(keys.signingKey(for: peer)), method: method.rawValue,
             path: path, query: query, body: body)
         {
             request.headers.add(name: name, value: value)

@@ -4,10 +4,13 @@ import StudyModels
 
 /// The HMAC keys of service-to-service authentication.
 ///
-/// Each caller has its own key. A service signs its outbound calls with its own key
-/// (`INTERNAL_SIGNING_KEY`) and accepts the callers listed in `INTERNAL_CALLER_KEYS` as
-/// `name=base64key` pairs separated by commas. A name may appear more than once, so a new key
-/// can be rolled out next to the old one and the old one removed afterwards.
+/// Each service has its own key (`INTERNAL_SIGNING_KEY`), which never leaves it. It signs a call
+/// to a peer with the *pair key* derived from it for that peer (HKDF-SHA256, see `pairKey`), and a
+/// receiver lists in `INTERNAL_CALLER_KEYS`, as `name=base64key` pairs separated by commas, the
+/// pair keys of the callers it accepts, derived for itself. A receiver therefore holds nothing
+/// that signs a call to any other service: a compromised response service can forge study-metadata's
+/// calls to the response service, and nowhere else. A name may appear more than once, so a new
+/// key can be rolled out next to the old one and the old one removed afterwards.
 public struct InternalKeys: Sendable {
     /// Smallest key accepted: 256 bits, the HMAC-SHA256 block-size guidance.
     public static let minimumKeyBytes = 32
@@ -38,6 +41,28 @@ public struct InternalKeys: Sendable {
             parsed[pair[0], default: []].append(try Self.decodeKey(pair[1], setting: callerSetting))
         }
         self.callerKeys = parsed
+    }
+
+    /// The key `caller` signs its calls to `receiver` with: HKDF-SHA256 of the caller's own key
+    /// (no salt) with the info `studystack-internal-pair-v1 <caller> -> <receiver>`.
+    /// `scripts/internal-keys.py` computes the same for configuration.
+    public static func pairKey(callerKey: SymmetricKey, caller: String, receiver: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: callerKey, info: Data("studystack-internal-pair-v1 \(caller) -> \(receiver)".utf8),
+            outputByteCount: 32)
+    }
+
+    /// The key this service signs its calls to `peer` with.
+    public func signingKey(for peer: ServiceName) -> SymmetricKey {
+        Self.pairKey(callerKey: signingKey, caller: ownName.rawValue, receiver: peer.rawValue)
+    }
+
+    /// The `INTERNAL_CALLER_KEYS` entry value `receiver` needs to accept `caller`, from the
+    /// caller's base64 signing key.
+    public static func callerEntry(callerKey base64: String, caller: ServiceName, receiver: ServiceName) -> String? {
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return pairKey(callerKey: SymmetricKey(data: data), caller: caller.rawValue, receiver: receiver.rawValue)
+            .withUnsafeBytes { Data($0).base64EncodedString() }
     }
 
     /// A fresh random key, base64-encoded, as `make run` writes into `.data/secrets.env`.

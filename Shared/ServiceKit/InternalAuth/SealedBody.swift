@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
+import StudyModels
 
 /// Request bodies that carry secrets (an app's push keys) are sealed before they leave the
 /// caller, so they are never in clear on the wire or in a proxy's log even where the internal
 /// network has no TLS.
 ///
-/// AES-256-GCM under a key derived (HKDF-SHA256) from the caller's signing key, which the receiver
-/// already holds to verify the signature; the request path is the associated data, so a sealed
-/// body cannot be replayed to another app or platform.
+/// AES-256-GCM under a key derived (HKDF-SHA256) from the caller's pair key for the receiver, which
+/// the receiver already holds to verify the signature; the request path is the associated data, so
+/// a sealed body cannot be replayed to another app or platform.
 public enum SealedBody {
     static let info = Data("studystack-internal-sealed-body-v1".utf8)
 
@@ -15,9 +16,9 @@ public enum SealedBody {
         HKDF<SHA256>.deriveKey(inputKeyMaterial: signingKey, info: info, outputByteCount: 32)
     }
 
-    /// Seals `plaintext` for a request to `path`, under this service's own signing key.
-    public static func seal(_ plaintext: some DataProtocol, path: String, keys: InternalKeys) throws -> [UInt8] {
-        let box = try AES.GCM.seal(plaintext, using: key(from: keys.signingKey), authenticating: Data(path.utf8))
+    /// Seals `plaintext` for a request to `peer`'s `path`, under this service's pair key for `peer`.
+    public static func seal(_ plaintext: some DataProtocol, to peer: ServiceName, path: String, keys: InternalKeys) throws -> [UInt8] {
+        let box = try AES.GCM.seal(plaintext, using: key(from: keys.signingKey(for: peer)), authenticating: Data(path.utf8))
         return Array(box.combined!)
     }
 

@@ -14,6 +14,7 @@ struct InternalAdminRoutes {
     }
 
     @Sendable func verify(_ request: Request, context: ServiceRequestContext) async throws -> AdminIdentity {
+        try context.requireCaller(.response, "checks admin tokens")
         let buffer = try await request.body.collect(upTo: 4096)
         guard let query = try? JSONDecoder().decode(AdminSessionQuery.self, from: Data(buffer: buffer)),
             query.tokenHash.count == 64, query.tokenHash.allSatisfy(\.isHexDigit)

@@ -4,8 +4,9 @@ import ServiceKit
 import StudyModels
 
 /// The signed `/internal/v1` endpoints other services read studies from: the list of published
-/// studies (a resync), activity designs by version, and frozen documents. Only other StudyStack
-/// services reach them (`InternalAuthMiddleware` guards the group).
+/// studies (a resync), activity designs by version, and frozen documents (the response service),
+/// and a study's standing (registration). Only other StudyStack services reach them
+/// (`InternalAuthMiddleware` guards the group), and each route only the caller it serves.
 struct InternalStudyRoutes {
     let published: PublishedStudies
 
@@ -27,12 +28,14 @@ struct InternalStudyRoutes {
     }
 
     @Sendable func studies(_ request: Request, context: ServiceRequestContext) async throws -> StudyEventList {
-        StudyEventList(studies: try await published.studyEvents())
+        try context.requireCaller(.response, "resyncs studies")
+        return StudyEventList(studies: try await published.studyEvents())
     }
 
     /// The design of one activity version, as the apps read it from `/StudyMetaData/activity`, with
     /// every step (no platform filter) and English texts. The version is the integer or its label.
     @Sendable func activity(_ request: Request, context: ServiceRequestContext) async throws -> ActivityReply {
+        try context.requireCaller(.response, "reads activity designs")
         let studyId = try context.parameters.require("studyId")
         let activityId = try context.parameters.require("activityId")
         guard let activityVersion = WireDates.version(fromLabel: try context.parameters.require("version")) else {
@@ -50,6 +53,7 @@ struct InternalStudyRoutes {
     }
 
     @Sendable func document(_ request: Request, context: ServiceRequestContext) async throws -> StudyDocument {
+        try context.requireCaller(.response, "reads study documents")
         let studyId = try context.parameters.require("studyId")
         guard let version = Int(try context.parameters.require("version")), version >= 1 else {
             throw APIError.badRequest("the version must be a whole number from 1")

@@ -29,7 +29,7 @@ struct PushCredentialRoutes {
         let (appId, platform) = try await target(context)
         let upload = try await request.body.collect(upTo: Self.maxUploadBytes)
         let path = InternalPaths.pushCredentials(appId: appId, platform: platform)
-        let sealed = try SealedBody.seal(Data(buffer: upload), path: path, keys: internalClient.keys)
+        let sealed = try SealedBody.seal(Data(buffer: upload), to: .registration, path: path, keys: internalClient.keys)
         let response = try await relay(.PUT, path: path, body: sealed, contentType: "application/octet-stream", context)
         switch response.status.code {
         case 200:

@@ -1,0 +1,56 @@
+import Foundation
+import HTTPTypes
+import Logging
+import NIOCore
+import ServiceKit
+import StudyModels
+import Testing
+import TestSupport
+
+/// A service holds only what verifies its own callers: the key study-metadata signs its calls to
+/// the response service with signs nothing registration accepts, so a compromised response
+/// service cannot push to every participant as study-metadata.
+@Suite struct InternalKeyIsolationTests {
+    @Test func theKeyAReceiverHoldsForACallerIsRefusedByEveryOtherReceiver() async throws {
+        try await RegistrationHarness.run { h in
+            // What the response service holds for study-metadata (its INTERNAL_CALLER_KEYS entry).
+            let heldByResponse = TestConfiguration.pairKey(.studyMetadata, to: .response)
+            let batch = NotificationBatch(notifications: [])
+            let body = Array(try JSONEncoder().encode(batch))
+            var headers = TestApplication.signedHeaders(
+                caller: .studyMetadata, to: .registration, key: heldByResponse, method: .post, path: InternalPaths.notifications,
+                body: body)
+            headers[.contentType] = "application/json"
+            let forged = try await h.client.execute(
+                uri: InternalPaths.notifications, method: .post, headers: headers, body: ByteBuffer(bytes: body)) { $0.status }
+            #expect(forged == .unauthorized)
+            // Signed with study-metadata's pair key for registration, the same call is accepted.
+            #expect(try await h.deliver(batch).0 == .ok)
+        }
+    }
+
+    @Test func pairKeysDifferPerReceiverAndMatchTheScriptsDerivation() throws {
+        let caller = ServiceName.studyMetadata
+        let keys = ServiceName.allCases.map { TestConfiguration.pairKey(caller, to: $0) }
+        #expect(Set(keys).count == ServiceName.allCases.count)
+        #expect(!keys.contains(TestConfiguration.keys[caller]!))
+        // scripts/internal-keys.py, which make run and deploy/make-env.sh use, derives the same key.
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/internal-keys.py")
+        for receiver in ServiceName.allCases {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", script.path, "pair", caller.rawValue, receiver.rawValue]
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            input.fileHandleForWriting.write(Data(TestConfiguration.keys[caller]!.utf8))
+            try input.fileHandleForWriting.close()
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(printed.trimmingCharacters(in: .whitespacesAndNewlines) == TestConfiguration.pairKey(caller, to: receiver))
+        }
+    }
+}
