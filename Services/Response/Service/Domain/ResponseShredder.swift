@@ -43,6 +43,13 @@ struct ResponseShredder: Sendable {
 
     static let multiValued: Set<String> = ["textchoice", "grouped", "fetalkickcounter", "spatialspanmemory", "towerofhanoi"]
 
+    /// The most values one multi-valued result may hold (selections, repetitions, task rounds),
+    /// and the most rows one response may become. Not in the original: a participant's upload is
+    /// bounded only by the body limit, and one response of thousands of selections held the
+    /// processing of every study. No design comes near them (a choice question with 500 options).
+    static let maxValuesPerResult = 500
+    static let maxRowsPerResponse = 5_000
+
     func plan(activityId: String, data: JSONValue) throws(Failure) -> Row {
         guard let top = lists[activityId.lowercased()] else {
             throw Failure(description: "Invalid list '\(activityId)' for container '\(container)'")
@@ -58,7 +65,15 @@ struct ResponseShredder: Sendable {
             }
         }
         guard errors.isEmpty else { throw Failure(description: prefix + errors.joined(separator: "\n")) }
+        let count = Self.rowCount(row)
+        guard count <= Self.maxRowsPerResponse else {
+            throw Failure(description: prefix + "The response makes \(count) rows; at most \(Self.maxRowsPerResponse) are stored.")
+        }
         return row
+    }
+
+    static func rowCount(_ row: Row) -> Int {
+        row.children.reduce(1) { $0 + rowCount($1) }
     }
 
     /// One row of `list` from `results`, and its children.
@@ -120,6 +135,10 @@ struct ResponseShredder: Sendable {
             errors.append("Value type for choice field '\(key)' expected to be ArrayList but got class \(Self.javaClass(value))")
             return []
         }
+        guard elements.count <= Self.maxValuesPerResult else {
+            errors.append("Choice field '\(key)' has \(elements.count) selections; at most \(Self.maxValuesPerResult) are stored")
+            return []
+        }
         guard let column = child.columns[key.lowercased()], column.storage == "VARCHAR" else {
             errors.append("Unable to find column '\(key)' in list '\(child.name)'")
             return []
@@ -149,6 +168,10 @@ struct ResponseShredder: Sendable {
             return []
         }
         guard !elements.isEmpty else { return [] }
+        guard elements.count <= Self.maxValuesPerResult else {
+            errors.append("Grouped result field '\(key)' has \(elements.count) values; at most \(Self.maxValuesPerResult) are stored")
+            return []
+        }
         // A list of result objects is one row; a list of lists is one row per inner list.
         if elements.allSatisfy({ if case .object = $0 { true } else { false } }) {
             return [group(child, results: elements, errors: &errors)]

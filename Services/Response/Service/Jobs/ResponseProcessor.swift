@@ -4,6 +4,7 @@ import PostgresNIO
 import ServiceKit
 import ServiceLifecycle
 import StudyModels
+import Synchronization
 
 /// Processes pending responses into the study's tables (`spec/response-server.md` 4.3): the
 /// activity version's design is fetched and applied first (outside any transaction), then the
@@ -24,6 +25,8 @@ struct ResponseProcessor: Service {
     let isReady: @Sendable () -> Bool
     let metrics: ServiceMetrics
     let logger: Logger
+    /// The study served last: a hint for taking turns, not state (another replica has its own).
+    let turn = StudyTurn()
 
     func run() async throws {
         await QueueDrain.run("response processing", pollInterval: pollInterval, isReady: isReady, logger: logger) {
@@ -36,17 +39,31 @@ struct ResponseProcessor: Service {
     /// The design is made ready first, outside any transaction (it may take a call to
     /// study-metadata, and no row lock or transaction should wait on the network); then the
     /// response is claimed and stored in one transaction.
+    ///
+    /// Studies take turns: the next response is the oldest due one of the first study after the
+    /// one served last (by key, wrapping round), so a study with a large backlog gets one response
+    /// in turn with every other study that has any, instead of holding the worker until it drains.
     @discardableResult
     func processNext() async throws -> Bool {
+        let last = turn.last ?? ""
+        // The second branch runs only when the first finds nothing (Append stops at the LIMIT).
         let due = try await client.query(
             """
-            SELECT r.id, r.study_key, s.study_id, r.activity_id, r.activity_version, r.attempts
-            FROM responses r JOIN studies s ON s.study_key = r.study_key
-            WHERE r.status = 'pending' AND r.next_attempt_at <= now() ORDER BY r.id LIMIT 1
+            (SELECT r.id, r.study_key, s.study_id, r.activity_id, r.activity_version, r.attempts
+             FROM responses r JOIN studies s ON s.study_key = r.study_key
+             WHERE r.status = 'pending' AND r.next_attempt_at <= now() AND r.study_key > \(last)
+             ORDER BY r.study_key, r.id LIMIT 1)
+            UNION ALL
+            (SELECT r.id, r.study_key, s.study_id, r.activity_id, r.activity_version, r.attempts
+             FROM responses r JOIN studies s ON s.study_key = r.study_key
+             WHERE r.status = 'pending' AND r.next_attempt_at <= now()
+             ORDER BY r.study_key, r.id LIMIT 1)
+            LIMIT 1
             """, logger: logger)
         var next: (Int64, String, String, String, String, Int)?
         for try await row in due.decode((Int64, String, String, String, String, Int).self) { next = row }
         guard let (id, studyKey, studyId, activityId, version, attempts) = next else { return false }
+        turn.last = studyKey
         var logger = self.logger
         logger[metadataKey: "response_id"] = "\(id)"
         do {
@@ -136,5 +153,15 @@ struct ResponseProcessor: Service {
             default: "\(error)"
             }
         return text.count > maxErrorLength ? String(text.prefix(maxErrorLength)) + "... (message truncated)" : text
+    }
+}
+
+/// Which study a processor served last.
+final class StudyTurn: Sendable {
+    private let key = Mutex<String?>(nil)
+
+    var last: String? {
+        get { key.withLock { $0 } }
+        set { key.withLock { $0 = newValue } }
     }
 }

@@ -241,5 +241,13 @@ enum ResponseMigrations {
                 "CREATE INDEX response_metadata_response ON response_metadata (response_id)",
             ]
         ),
+        Migration(
+            component: "response", version: 9, name: "pending_responses_by_study",
+            statements: [
+                // The processor takes studies in turn (ResponseProcessor.processNext), so one
+                // study's backlog cannot hold up the others.
+                "CREATE INDEX responses_pending_by_study ON responses (study_key, id) WHERE status = 'pending'",
+            ]
+        ),
     ]
 }
