@@ -1,6 +1,6 @@
 /// The password rule of the MyStudies servers, enforced by StudyStack on the server: 8 to 64
 /// characters with an upper-case letter, a lower-case letter, a digit and a special character,
-/// and no whitespace.
+/// and no whitespace or control characters (a NUL would end the password for bcrypt).
 public enum PasswordPolicy {
     public static let description =
         "a password needs 8 to 64 characters, with an upper-case letter, a lower-case letter, a digit and a special character, and no spaces"
@@ -10,7 +10,9 @@ public enum PasswordPolicy {
         guard (8...64).contains(password.count) else { return description }
         var upper = false, lower = false, digit = false, special = false
         for character in password {
-            if character.isWhitespace { return description }
+            if character.isWhitespace || character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                return description
+            }
             if character.isUppercase {
                 upper = true
             } else if character.isLowercase {
