@@ -45,7 +45,9 @@ public enum RegistrationService {
                         logger: environment.logger),
                     appSettings: appSettings, rateLimiter: rateLimiter
                 ).add(to: routes.router)
-                let states = StudyStateStore(client: postgres, audit: environment.audit, logger: environment.logger)
+                let states = StudyStateStore(
+                    client: postgres, seal: AppTokenSeal(encryptionKey: registration.encryptionKey), audit: environment.audit,
+                    logger: environment.logger)
                 StateRoutes(
                     client: postgres,
                     profiles: ProfileStore(client: postgres, logger: environment.logger), states: states,
@@ -102,6 +104,13 @@ public enum RegistrationService {
                         FROM push_outbox WHERE sent_at IS NULL AND gave_up_at IS NULL
                         """)
                 return [mailWorker, pushWorker]
+            },
+            afterMigrations: { environment in
+                let sealed = try await StudyStateStore(
+                    client: environment.postgres, seal: AppTokenSeal(encryptionKey: registration.encryptionKey),
+                    audit: environment.audit, logger: environment.logger
+                ).sealLegacy()
+                if sealed > 0 { environment.logger.notice("sealed participant ids kept in clear", metadata: ["rows": "\(sealed)"]) }
             },
             routeCatalog: routeCatalog)
     }

@@ -273,5 +273,13 @@ enum RegistrationMigrations {
                 "DROP TABLE rate_limit_windows",
             ]
         ),
+        Migration(
+            component: "registration", version: 10, name: "sealed_participant_ids",
+            statements: [
+                // The response service's app token, sealed (AppTokenSeal). Rows still holding it in
+                // clear are sealed, and the clear value erased, at start (StudyStateStore.sealLegacy).
+                "ALTER TABLE participant_studies ADD COLUMN participant_id_sealed bytea",
+            ]
+        ),
     ]
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PostgresNIO
 import ServiceKit
 import StudyModels
@@ -7,24 +8,57 @@ import StudyModels
 /// A participant's state in each study (participation, bookmark, progress) and in each activity.
 struct StudyStateStore: Sendable {
     let client: PostgresClient
+    /// Seals each study's `participantId` (the response service's app token).
+    let seal: AppTokenSeal
     let audit: AuditLog
     let logger: Logger
 
     func studies(userId: UUID) async throws -> [StudyStateReply.Study] {
         let rows = try await client.query(
             """
-            SELECT study_id, status, bookmarked, coalesce(participant_id, ''), enrolled_at, completion, adherence
+            SELECT study_id, status, bookmarked, participant_id_sealed, coalesce(participant_id, ''), enrolled_at,
+                   completion, adherence
             FROM participant_studies WHERE user_id = \(userId) ORDER BY study_id
             """, logger: logger)
         var studies: [StudyStateReply.Study] = []
-        for try await (studyId, status, bookmarked, participantId, enrolled, completion, adherence) in rows.decode(
-            (String, String, Bool, String, Date?, Int, Int).self)
+        for try await (studyId, status, bookmarked, sealed, legacy, enrolled, completion, adherence) in rows.decode(
+            (String, String, Bool, ByteBuffer?, String, Date?, Int, Int).self)
         {
+            let participantId = sealed.flatMap { seal.open(Array($0.readableBytesView), userId: userId, studyId: studyId) } ?? legacy
             studies.append(.init(
                 studyId: studyId, status: status, bookmarked: bookmarked, participantId: participantId,
                 enrolledDate: enrolled.map(WireTime.format) ?? "", completion: completion, adherence: adherence))
         }
         return studies
+    }
+
+    /// Seals the participant ids that earlier versions kept in clear, and erases the clear copies;
+    /// run at start, after the migrations. Returns how many it sealed.
+    @discardableResult
+    func sealLegacy() async throws -> Int {
+        var sealed = 0
+        while true {
+            let batch = try await client.withTransaction(logger: logger) { connection -> Int in
+                let rows = try await connection.query(
+                    """
+                    SELECT user_id, study_id, participant_id FROM participant_studies
+                    WHERE participant_id IS NOT NULL LIMIT 500 FOR UPDATE SKIP LOCKED
+                    """, logger: logger)
+                var found: [(UUID, String, String)] = []
+                for try await row in rows.decode((UUID, String, String).self) { found.append(row) }
+                for (userId, studyId, participantId) in found {
+                    let box = ByteBuffer(bytes: try seal.seal(participantId, userId: userId, studyId: studyId))
+                    try await connection.query(
+                        """
+                        UPDATE participant_studies SET participant_id_sealed = \(box), participant_id = NULL
+                        WHERE user_id = \(userId) AND study_id = \(studyId)
+                        """, logger: logger)
+                }
+                return found.count
+            }
+            sealed += batch
+            if batch == 0 { return sealed }
+        }
     }
 
     /// Applies every item in one transaction. Becoming `inProgress` from another status stamps the
@@ -47,7 +81,9 @@ struct StudyStateStore: Sendable {
                     """
                     UPDATE participant_studies SET
                         status = coalesce(\(update.status), status),
-                        participant_id = coalesce(\(update.participantId), participant_id),
+                        participant_id_sealed = coalesce(\(try update.participantId.map {
+                            ByteBuffer(bytes: try seal.seal($0, userId: userId, studyId: update.studyId)) }), participant_id_sealed),
+                        participant_id = CASE WHEN \(update.participantId != nil) THEN NULL ELSE participant_id END,
                         bookmarked = coalesce(\(update.bookmarked), bookmarked),
                         completion = coalesce(\(update.completion), completion),
                         adherence = coalesce(\(update.adherence), adherence),
@@ -225,7 +261,8 @@ extension StudyStateStore {
             try await connection.query(
                 """
                 UPDATE participant_studies SET status = 'Withdrawn', updated_at = now(),
-                    participant_id = CASE WHEN \(deleteData) THEN NULL ELSE participant_id END
+                    participant_id = CASE WHEN \(deleteData) THEN NULL ELSE participant_id END,
+                    participant_id_sealed = CASE WHEN \(deleteData) THEN NULL ELSE participant_id_sealed END
                 WHERE user_id = \(userId) AND study_id = \(studyId)
                 """, logger: logger)
             if deleteData {
