@@ -50,6 +50,20 @@ import Testing
         expectProblem(found, at: "/activities/0/steps/2/key", containing: "duplicate step key \"sleepQuality\"")
         let inForm = try problems { $0.activities[0].steps[16].steps?[1].key = "symptom" }
         expectProblem(inForm, at: "/activities/0/steps/16/steps/1/key", containing: "duplicate step key")
+        // Keys name the response tables' columns, which match whatever their case.
+        let otherCase = try problems { $0.activities[0].steps[2].key = "SLEEPQUALITY" }
+        expectProblem(otherCase, at: "/activities/0/steps/2/key", containing: "duplicate step key \"SLEEPQUALITY\"")
+    }
+
+    @Test func participantPropertyKeysThatDifferOnlyInCase() throws {
+        let document = try Self.example()
+        try #require(!document.participantProperties.isEmpty)
+        let found = try problems {
+            var twin = $0.participantProperties[0]
+            twin.key = twin.key.uppercased() == twin.key ? twin.key.lowercased() : twin.key.uppercased()
+            $0.participantProperties.append(twin)
+        }
+        expectProblem(found, at: "/participantProperties/\(document.participantProperties.count)/key", containing: "used more than once")
     }
 
     @Test func destinationToAnUnknownStep() throws {

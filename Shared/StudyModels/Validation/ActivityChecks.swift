@@ -63,8 +63,9 @@ struct ActivityChecks {
         for (index, key) in keys.enumerated() {
             if key.isEmpty {
                 problem("\(pointer)/\(index)/key", "a step needs a key")
-            } else if !seen.insert(key).inserted {
-                problem("\(pointer)/\(index)/key", "duplicate step key \"\(key)\"")
+            } else if !seen.insert(key.uppercased()).inserted {
+                // Keys name columns and child tables, which match whatever their case.
+                problem("\(pointer)/\(index)/key", "duplicate step key \"\(key)\" (keys are compared whatever their case)")
             }
         }
     }

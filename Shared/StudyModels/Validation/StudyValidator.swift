@@ -38,7 +38,8 @@ public struct StudyValidator {
         for (index, property) in document.participantProperties.enumerated() {
             checkProperty(property, at: "/participantProperties/\(index)")
         }
-        checkDuplicates(document.participantProperties.map(\.key), at: "/participantProperties", field: "key")
+        // Property keys name the response service's property columns, matched whatever their case.
+        checkDuplicates(document.participantProperties.map(\.key), at: "/participantProperties", field: "key", ignoringCase: true)
         // Activity ids name the study's response tables, whose names the response service and
         // LabKey match case-insensitively: two ids that differ only in case would share a table.
         checkDuplicates(document.activities.map(\.activityId), at: "/activities", field: "activityId", ignoringCase: true)
