@@ -54,6 +54,11 @@ run_wrk activityList "$base/StudyMetaData/activityList?studyId=BENCHSTUDY"
 run_wrk activity "$base/StudyMetaData/activity?studyId=BENCHSTUDY&activityId=a7"
 
 # --- registration: a verified participant, then login and updateActivityState ------------------
+# Registration accepts sign-ups only for apps study-metadata has sent it: wait for the outbox.
+for _ in $(seq 1 100); do
+    [ "$(curl -sf "${auth[@]}" "$base/admin/v1/outbox?undelivered=true" | json '["messages"].__len__()')" = 0 ] && break
+    sleep 0.2
+done
 reg=http://127.0.0.1:8082/fdahpUserRegWS
 email="bench-$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')@example.org"
 reg_headers=(-H "applicationId: BENCHAPP" -H "orgId: BENCHORG" -H "Content-Type: application/json")

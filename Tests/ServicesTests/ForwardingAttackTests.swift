@@ -67,6 +67,10 @@ import TestSupport
                     #expect(status == .unprocessableContent, "\(kind) \(url): \(reply)")
                 }
             }
+            let (_, metadataReply, _) = try await admin.send(
+                client, .put, path, token: root,
+                body: #"{"type": "Basic", "url": "https://169.254.169.254/latest/meta-data", "username": "u", "password": "p"}"#)
+            #expect(problems(metadataReply) == ["Forwarding endpoint URL is not allowed: 169.254.169.254 is not a public address"])
             #expect(try await admin.send(client, .get, path, token: root).1.contains("\"disabled\""))
         }
     }

@@ -57,7 +57,9 @@ enum ForwardingTarget: Sendable, Equatable {
             }
             return trimmed
         }
-        func endpoint(_ value: String?, _ field: String, malformed: String) -> URL? {
+        func endpoint(_ value: String?, _ field: String, named name: String) -> URL? {
+            let malformed = "\(name) is malformed"
+            let refused = "\(name) is not allowed"
             guard let text = required(value, field) else { return nil }
             guard let url = URL(string: text), let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
                 let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
@@ -67,17 +69,17 @@ enum ForwardingTarget: Sendable, Equatable {
                 return nil
             }
             if components.user != nil || components.password != nil {
-                problems.append(Problem(field: field, message: "\(malformed): credentials go in their own fields, not in the URL"))
+                problems.append(Problem(field: field, message: "\(refused): credentials go in their own fields, not in the URL"))
                 return nil
             }
             if let refusal = addresses.refusal(host: host) {
-                problems.append(Problem(field: field, message: "\(malformed): \(refusal)"))
+                problems.append(Problem(field: field, message: "\(refused): \(refusal)"))
                 return nil
             }
             // Credentials and health data go over TLS; plain HTTP only to this machine, and only
             // where the operator allows private targets (development and tests).
             if scheme == "http" && !(addresses.allowPrivate && OutboundAddressPolicy.isLoopback(host: host)) {
-                problems.append(Problem(field: field, message: "\(malformed): use https"))
+                problems.append(Problem(field: field, message: "\(refused): use https"))
                 return nil
             }
             return url
@@ -87,7 +89,7 @@ enum ForwardingTarget: Sendable, Equatable {
         case "disabled":
             return .disabled
         case "basic":
-            let url = endpoint(request.url, "url", malformed: "Forwarding endpoint URL is malformed")
+            let url = endpoint(request.url, "url", named: "Forwarding endpoint URL")
             let username = required(request.username, "username")
             let given = request.password.flatMap { $0.isEmpty || $0 == redacted ? nil : $0 }
             var kept: String?
@@ -106,13 +108,13 @@ enum ForwardingTarget: Sendable, Equatable {
             guard problems.isEmpty, let url, let username, let password else { throw Invalid(problems: problems) }
             return .basic(url: url, username: username, password: password)
         case "oauth":
-            let tokenURL = endpoint(request.tokenRequestURL, "tokenRequestURL", malformed: "Token request URL is malformed")
+            let tokenURL = endpoint(request.tokenRequestURL, "tokenRequestURL", named: "Token request URL")
             let field = required(request.tokenField, "tokenField")
             let header = required(request.header, "header")
             if let header, !header.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
                 problems.append(Problem(field: "header", message: "The header name may hold only letters, digits, - and _"))
             }
-            let url = endpoint(request.url, "url", malformed: "Forwarding endpoint URL is malformed")
+            let url = endpoint(request.url, "url", named: "Forwarding endpoint URL")
             guard problems.isEmpty, let tokenURL, let field, let header, let url else { throw Invalid(problems: problems) }
             return .oauth(tokenRequestURL: tokenURL, tokenField: field, header: header, url: url)
         default:
