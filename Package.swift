@@ -219,6 +219,9 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/ServicesTests",
+            // The golden replies are read from the source tree (so a re-record lands there); as
+            // resources they are declared, not left for the build to warn about.
+            resources: [.copy("Golden")],
             swiftSettings: strictSettings
         ),
         // The three real executables (built by `swift build --build-tests`) driven as the apps do.

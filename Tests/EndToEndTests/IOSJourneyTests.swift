@@ -4,7 +4,7 @@ import StudyModels
 import Testing
 import TestSupport
 
-/// Journeys J0 to J11 of `spec/client-contract.md` §5, in order, as the 2020 MyStudies iOS app
+/// Journeys J0 to J11 (docs/compatibility.md), in order, as the 2020 MyStudies iOS app
 /// makes them against the three real services: its headers and encodings, the 401 → refresh →
 /// replay flow, offline replays, and every field the app reads (most of them force-unwrapped or
 /// force-cast in the app, so a missing one would crash it).

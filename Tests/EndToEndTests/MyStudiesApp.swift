@@ -3,7 +3,7 @@ import NIOHTTP1
 import StudyModels
 import Synchronization
 
-/// The MyStudies app's networking (`spec/client-contract.md` §1, §7), iOS (2020 build) or Android:
+/// The MyStudies app's networking, iOS (2020 build) or Android:
 /// base URL plus method name, the two encodings, each server's default headers, and the
 /// registration server's 401 → `refreshToken` → replay, with each platform's quirks.
 final class MyStudiesApp: Sendable {

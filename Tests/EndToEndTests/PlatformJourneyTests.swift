@@ -5,7 +5,7 @@ import StudyModels
 import Testing
 import TestSupport
 
-/// The Android app's variants (`spec/client-contract.md` §7), a study update published while a
+/// The Android app's variants, a study update published while a
 /// participant is in the study, and notifications from study-metadata reaching the registration
 /// service's push outbox for the right devices, all across the three real executables.
 @Suite struct PlatformJourneyTests {

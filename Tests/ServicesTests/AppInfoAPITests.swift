@@ -96,7 +96,7 @@ import TestSupport
     }
 
     /// The LabKey WCP's shape, as in the original server's test designs
-    /// (`conformance/labkey/ParticipantPropertiesMetadata`).
+    /// (`Tests/Fixtures/labkey/ParticipantPropertiesMetadata`).
     @Test func participantPropertiesHaveTheLabKeyShape() async throws {
         try await api.withPublishedStudies { client, _, ios, _ in
             let (head, reply) = try await api.get(

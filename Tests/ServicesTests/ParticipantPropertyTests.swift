@@ -10,7 +10,7 @@ import StudyModels
 import Testing
 import TestSupport
 
-/// Participant properties (`spec/response-server.md` 5): uploaded per enrollment token, checked
+/// Participant properties: uploaded per enrollment token, checked
 /// all or nothing, pre-enrollment values returned by `validateEnrollmentToken`, and each
 /// participant's row readable by them alone.
 @Suite struct ParticipantPropertyTests {

@@ -8,7 +8,7 @@ import StudyModels
 import Testing
 import TestSupport
 
-/// `selectRows` and `executeSQL` (`spec/response-server.md` 2.6, 2.7, 6): the shapes the apps
+/// `selectRows` and `executeSQL`: the shapes the apps
 /// parse, the queries they send, and a participant's isolation from everyone else's data, both
 /// through the API and straight against PostgreSQL as the reader role.
 @Suite struct ParticipantQueryTests {

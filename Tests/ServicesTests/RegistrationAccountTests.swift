@@ -3,7 +3,7 @@ import HTTPTypes
 import Testing
 import TestSupport
 
-/// The account journeys of `spec/client-contract.md`: J2 (sign up and verify), J3 (login, the
+/// The account journeys (docs/compatibility.md): J2 (sign up and verify), J3 (login, the
 /// wrong-password path, 401 → refreshToken → retry, forgot password), J11 (logout), and the
 /// security rules that replace the original's weaknesses.
 @Suite struct RegistrationAccountTests {

@@ -6,7 +6,7 @@ import StudyModels
 import Testing
 import TestSupport
 
-/// The 2019-2020 MyStudies iOS app's registration client (`spec/client-contract.md` §1.2-1.5):
+/// The 2019-2020 MyStudies iOS app's registration client:
 /// `applicationId`, `orgId` and the `auth` it holds on every call, per-call headers on top,
 /// pretty-printed JSON bodies, DELETE with a body, and on a 401 the refresh-and-replay with its
 /// quirks: only the new `auth` is kept (the first refresh token stays in use), and the replay
@@ -71,7 +71,7 @@ final class IOSRegistrationClient: Sendable {
     }
 }
 
-/// Journeys J2, J3, J4 steps 5-7, J6's state updates, J9, J10 and J11 of `spec/client-contract.md`
+/// Journeys J2, J3, J4 steps 5-7, J6's state updates, J9, J10 and J11 (docs/compatibility.md)
 /// replayed call by call as the apps make them, checking every field the apps read.
 @Suite struct RegistrationJourneyTests {
     static let bundleId = "org.studystack.mystudies"

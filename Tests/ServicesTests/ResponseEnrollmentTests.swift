@@ -6,7 +6,7 @@ import StudyModels
 import Testing
 import TestSupport
 
-/// Enrollment tokens (`spec/response-server.md` 3.1) and the enrollment calls' validation order,
+/// Enrollment tokens and the enrollment calls' validation order,
 /// messages and envelopes (2.1-2.3), through the real HTTP API.
 @Suite struct ResponseEnrollmentTests {
     @Test func checksumVectorsOfTheSpec() {

@@ -81,7 +81,7 @@ actor ForwardingTargetServer {
     }
 }
 
-/// Forwarding (`spec/response-server.md` 4.8) against a local target: Basic and OAuth, a target
+/// Forwarding against a local target: Basic and OAuth, a target
 /// that fails and comes back, and one delivery per response with two replicas sending.
 @Suite struct ResponseForwardingTests {
     static let study = ResponseProcessingTests.study

@@ -9,7 +9,7 @@ import Testing
 import TestSupport
 
 /// Every design and response pair of the conformance data, submitted through the real HTTP API
-/// and processed into the study's tables (`spec/response-server.md` 4.3-4.5). The designs are put
+/// and processed into the study's tables. The designs are put
 /// where the design source keeps what it fetched from study-metadata; fetching itself is tested
 /// against a running study-metadata below.
 @Suite struct ResponseProcessingTests {

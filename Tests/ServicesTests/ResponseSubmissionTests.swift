@@ -8,8 +8,8 @@ import Testing
 import TestSupport
 
 /// `processResponse` (stored durably before the answer, replays stored once, the original's
-/// checks and words) and `withdrawFromStudy` with and without deletion (`spec/response-server.md`
-/// 2.4-2.5), with the conformance data's complete request envelope.
+/// checks and words) and `withdrawFromStudy` with and without deletion, with the
+/// original's test data's complete request envelope (Tests/Fixtures).
 @Suite struct ResponseSubmissionTests {
     static let envelopeURL = Conformance.labkey.appendingPathComponent("SurveyMetadata/MYTESTSTUDY_NewSurvey_1--RESPONSE.json")
 

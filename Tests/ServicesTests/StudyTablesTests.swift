@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 
 /// Survey designs become real tables in the study's schema, and later designs only add or widen
-/// (`spec/response-server.md` 4.4), with the conformance data's DynamicSchema sequence.
+/// with the original's test data's DynamicSchema sequence.
 @Suite struct StudyTablesTests {
     static let study = "DYNAMICSCHEMASTUDY"
 

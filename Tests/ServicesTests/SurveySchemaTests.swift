@@ -4,7 +4,7 @@ import StudyModels
 import Testing
 import TestSupport
 
-/// Survey designs → lists, for every design in the conformance data (`spec/response-server.md` 4.4).
+/// Survey designs → lists, for every design in the conformance data.
 @Suite struct SurveySchemaTests {
     static func design(_ name: String) throws -> Data {
         try Data(contentsOf: Conformance.labkey.appendingPathComponent("SurveyMetadata/\(name)"))

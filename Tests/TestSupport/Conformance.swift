@@ -1,15 +1,13 @@
 import Foundation
 
-/// The shared conformance data (`../shared/conformance` beside the repository), used as it is.
+/// Test data of the original MyStudies response server, kept in `Tests/Fixtures` (where it comes
+/// from and under which licence: `Tests/Fixtures/PROVENANCE.md`).
 public enum Conformance {
+    /// `Tests/Fixtures`, found from this file's place in the repository.
     public static var root: URL {
-        if let path = ProcessInfo.processInfo.environment["STUDYSTACK_CONFORMANCE_DIR"] {
-            return URL(fileURLWithPath: path)
-        }
-        // Tests/TestSupport/Conformance.swift → repository → its parent → shared/conformance
-        return URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/conformance")
+        // Tests/TestSupport/Conformance.swift → Tests → Tests/Fixtures
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures")
     }
 
     /// The original LabKey response server's test data.
