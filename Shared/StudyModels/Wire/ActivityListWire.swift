@@ -1,4 +1,4 @@
-/// `activityList`: what the apps schedule from (`spec/wcp-registration.md` §3.3).
+/// `activityList`: what the apps schedule from (docs/app-api.md).
 public struct ActivityListReply: Codable, Sendable, Equatable {
     public var message = "SUCCESS"
     public var studyName: String

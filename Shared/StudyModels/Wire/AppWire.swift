@@ -81,7 +81,7 @@ public struct GatewayInfoReply: Codable, Sendable, Equatable {
     }
 }
 
-/// The LabKey WCP's `participantProperties` reply (`spec/response-server.md` §5).
+/// The LabKey WCP's `participantProperties` reply.
 public struct ParticipantPropertiesReply: Codable, Sendable, Equatable {
     public struct Metadata: Codable, Sendable, Equatable {
         public var studyId: String

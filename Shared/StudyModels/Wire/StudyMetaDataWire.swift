@@ -1,5 +1,5 @@
 /// Replies of the MyStudies study-metadata API (`/StudyMetaData/<name>`), field for field as the
-/// apps read them (`spec/client-contract.md` §2). Every reply carries `"message": "SUCCESS"`.
+/// apps read them (docs/app-api.md). Every reply carries `"message": "SUCCESS"`.
 
 /// `studyList` and `study`.
 public struct StudyListReply: Codable, Sendable, Equatable {

@@ -2,7 +2,7 @@ import Foundation
 import StudyModels
 
 /// `enroll` and `validateEnrollmentToken`: the original's checks, in its order and words
-/// (`spec/response-server.md` 2.1-2.2). Failures accumulate as the original's did; clients read
+/// (docs/response-api.md, App API). Failures accumulate as the original's did; clients read
 /// the first.
 struct Enrollment: Sendable {
     struct Request: Sendable {

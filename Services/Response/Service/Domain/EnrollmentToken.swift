@@ -1,6 +1,6 @@
 import Foundation
 
-/// Enrollment tokens in the original's format (`spec/response-server.md` 3.1): eight letters
+/// Enrollment tokens in the original's format (docs/response-api.md, Enrollment tokens): eight letters
 /// A-Z and a Luhn mod 26 check letter. Unlike the original (java.util.Random) they come from the
 /// system CSPRNG. Input is trimmed and upper-cased; as in the original, validation checks only
 /// the alphabet and the checksum, not the length.

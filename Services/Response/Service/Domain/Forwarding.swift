@@ -2,7 +2,7 @@ import Foundation
 import ServiceKit
 import StudyModels
 
-/// Where a study's processed responses are forwarded (`spec/response-server.md` 4.8): nowhere,
+/// Where a study's processed responses are forwarded (docs/response-api.md, Forwarding): nowhere,
 /// to a URL with HTTP Basic credentials, or to a URL with a bearer token first obtained from a
 /// token endpoint.
 enum ForwardingTarget: Sendable, Equatable {
@@ -124,7 +124,7 @@ enum ForwardingTarget: Sendable, Equatable {
 
 }
 
-/// The body a forwarded response carries (`spec/response-server.md` 4.8), built as JSON rather
+/// The body a forwarded response carries (docs/response-api.md, Forwarding), built as JSON rather
 /// than by string formatting: a participant enrolled without a token gets `"token": null`, not
 /// the string `"null"`.
 struct ForwardedResponse: Encodable, Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import StudyModels
 
-/// Participant properties (`spec/response-server.md` 5): values the research team knows about
+/// Participant properties (docs/response-api.md, Participant properties): values the research team knows about
 /// each enrollment token (pre-enrollment, returned by `validateEnrollmentToken`) or fills in
 /// later, kept in the study's `ParticipantProperties` table, one column per property, which the
 /// apps read with `executeSQL` like any other.

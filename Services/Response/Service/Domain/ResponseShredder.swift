@@ -2,7 +2,7 @@ import Foundation
 import StudyModels
 
 /// Turns a response's `data` into rows of the study's lists, with the original's rules and
-/// messages (`spec/response-server.md` 4.5): one row in the list the response's activity names,
+/// messages (docs/response-api.md, Processing into tables): one row in the list the response's activity names,
 /// a child row per form repetition, task result or chosen option, every value type-checked
 /// against its column. Pure: it plans rows and reports every problem; `ResponseWriter` inserts a
 /// plan only when it has none.

@@ -2,7 +2,7 @@ import Foundation
 import StudyModels
 
 /// What a survey design turns into: the lists (tables) its answers are stored in, as the
-/// original derived them (`spec/response-server.md` 4.4). The design's `metadata.activityId`
+/// original derived them (docs/response-api.md, Processing into tables). The design's `metadata.activityId`
 /// names the top list; a text choice, a form or an active task gets a child list named by its
 /// parent's name followed directly by the step key (`NewSurvey` + `GroupedList` →
 /// `NewSurveyGroupedList`). Every list also has the system columns `Key`, `ParticipantId` and,

@@ -7,7 +7,7 @@ import ServiceKit
 import ServiceLifecycle
 import StudyModels
 
-/// Sends processed responses to the study's forwarding target (`spec/response-server.md` 4.8),
+/// Sends processed responses to the study's forwarding target (docs/response-api.md, Forwarding),
 /// one POST per response. Any replica may run it: a response is leased before it is sent, so two
 /// workers never send the same one at once, and once the target answers 2xx it is `forwarded`
 /// and never sent again. Anything else (3xx included, which the original counted as success) is

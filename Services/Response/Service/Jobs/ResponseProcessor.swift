@@ -6,7 +6,7 @@ import ServiceLifecycle
 import StudyModels
 import Synchronization
 
-/// Processes pending responses into the study's tables (`spec/response-server.md` 4.3): the
+/// Processes pending responses into the study's tables (docs/response-api.md, Processing into tables): the
 /// activity version's design is fetched and applied first (outside any transaction), then the
 /// response is claimed with `FOR UPDATE SKIP LOCKED` and stored in one transaction with its status
 /// change, so any number of replicas share the queue, and a worker that dies mid-way leaves

@@ -6,7 +6,7 @@ import StudyModels
 
 /// One call to `/mobileappstudy-<action>.api` or `/response-<action>.api` as the apps send it:
 /// parameters from the query string or a JSON object body (iOS and Android differ), action names
-/// in any case, and replies in LabKey's envelopes (`spec/response-server.md` 1).
+/// in any case, and replies in LabKey's envelopes (docs/response-api.md, App API).
 struct LabKeyCall: Sendable {
     static let controllers = ["mobileappstudy-", "response-"]
 

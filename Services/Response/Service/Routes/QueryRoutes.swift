@@ -4,7 +4,7 @@ import ServiceKit
 import StudyModels
 
 /// `selectRows` (LabKey's 8.3 format) and `executeSQL` (13.2 "reporting" format): a participant
-/// reads their own rows of their study's tables (`spec/response-server.md` 2.6, 2.7).
+/// reads their own rows of their study's tables (docs/response-api.md, Participant queries).
 struct QueryRoutes: Sendable {
     struct SelectRowsReply: Encodable {
         var schemaName = QueryTranslator.schemaName

@@ -15,7 +15,7 @@ struct ResponseRoutes: Sendable {
 
     let responses: ResponseStore
 
-    /// The original's checks in its order (`spec/response-server.md` 2.4); the response is
+    /// The original's checks in its order (docs/response-api.md, App API); the response is
     /// committed before the app is answered.
     ///
     /// When the request itself is complete, the participant is looked up by the same statement

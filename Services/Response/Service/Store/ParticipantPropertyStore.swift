@@ -4,7 +4,7 @@ import PostgresNIO
 import ServiceKit
 import StudyModels
 
-/// The study's `ParticipantProperties` table (`spec/response-server.md` 5): one column per
+/// The study's `ParticipantProperties` table (docs/response-api.md, Participant properties): one column per
 /// property the study's published version declares, one row per enrollment token that has values
 /// or has enrolled. Rows are keyed by the token's HMAC (a hidden column: neither participant
 /// queries nor exports show it, and no token is stored in clear); `ParticipantId` is set when the

@@ -4,7 +4,7 @@ import PostgresNIO
 import ServiceKit
 
 /// What researchers see of and do to stored responses: their states, and reprocessing of those
-/// that failed (`spec/response-server.md` 4.7).
+/// that failed (docs/response-api.md, Admin API).
 struct ResponseAdminStore: Sendable {
     /// One response as the admin API lists it.
     struct Summary: Codable, Sendable, Equatable {

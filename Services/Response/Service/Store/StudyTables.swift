@@ -249,7 +249,7 @@ struct StudyTables: Sendable {
             """, logger: logger)
     }
 
-    /// Dates keep their offsets (`timestamptz`): the original dropped them (spec 4.6).
+    /// Dates keep their offsets (`timestamptz`): the original dropped them.
     static func sqlType(_ storage: SurveySchema.Storage) -> String {
         switch storage {
         case .double: "double precision"

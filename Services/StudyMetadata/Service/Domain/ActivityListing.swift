@@ -2,7 +2,7 @@ import Foundation
 import StudyModels
 
 /// Turns a study activity and its schedule into the `activityList` entry the apps schedule from,
-/// with times in the study's time zone (`spec/wcp-registration.md` §3.3).
+/// with times in the study's time zone (docs/app-api.md, `activityList`).
 struct ActivityListing {
     let zone: TimeZone
     let launchedAt: Date?

@@ -1,7 +1,7 @@
 import Foundation
 import StudyModels
 
-/// The states of a study and the admin actions between them (`spec/wcp-registration.md` §2).
+/// The states of a study and the admin actions between them (docs/admin-api.md, the study lifecycle).
 enum StudyStatus: String, Codable, Sendable {
     /// Being built; nothing is served.
     case preLaunch = "pre_launch"

@@ -137,7 +137,7 @@ struct QueryError: Error, Equatable, Sendable {
 
     init(_ message: String) { self.message = message }
 
-    /// LabKey's parser message (`spec/response-server.md` 2.7).
+    /// LabKey's parser message.
     static func syntax(near token: String) -> QueryError {
         QueryError(token.isEmpty ? "Syntax error at end of input" : "Syntax error near '\(token)'")
     }

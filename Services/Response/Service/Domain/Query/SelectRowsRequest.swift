@@ -1,4 +1,4 @@
-/// `selectRows` parameters (`spec/response-server.md` 2.6) as a query statement: `queryName`
+/// `selectRows` parameters as a query statement: `queryName`
 /// (or `query.queryName`), `query.columns`, `query.sort`, `query.<column>~<operator>` filters,
 /// `query.maxRows` and `query.offset`. Unknown columns in `query.columns`, sorts and filters are
 /// dropped silently, as LabKey drops them.
