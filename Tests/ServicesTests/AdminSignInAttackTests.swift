@@ -74,6 +74,21 @@ import TestSupport
         }
     }
 
+    @Test func aHugeEMailAddressKeepsItsRateLimitRowSmall() async throws {
+        try await withService { (client, url) async throws in
+            let huge = String(repeating: "a", count: 1_000_000) + "@studystack.test"
+            #expect(try await login(client, "Wrong-pass1", email: huge) == .unauthorized)
+            let longest = try await TestDatabase.withClient(url: url) { postgres, logger in
+                var length = -1
+                for try await value in try await postgres.query(
+                    "SELECT max(length(bucket))::int FROM request_rate_windows", logger: logger
+                ).decode(Int.self) { length = value }
+                return length
+            }
+            #expect((1..<200).contains(longest), "\(longest)")
+        }
+    }
+
     @Test func signInIsRateLimitedPerAddressAndPerAccount() async throws {
         try await withService(overrides: ["rateLimit.perMinute": "8", "rateLimit.trustedProxies": "127.0.0.1"]) { (client, _) async throws in
             // Per address: unknown accounts never lock, so only the limit stops this.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import PostgresNIO
@@ -29,7 +30,7 @@ public struct RateLimiter: Sendable {
         let seconds = now.timeIntervalSince1970
         let window = Date(timeIntervalSince1970: (seconds / 60).rounded(.down) * 60)
         let previous = window.addingTimeInterval(-60)
-        let bucket = "\(action)|\(key)"
+        let bucket = "\(action)|\(Self.bounded(key))"
         let rows = try await client.query(
             """
             WITH hit AS (
@@ -45,6 +46,13 @@ public struct RateLimiter: Sendable {
             return Double(current) + Double(before) * (1 - elapsed / 60) <= Double(allowance)
         }
         return true
+    }
+
+    /// Keys a caller chose (an e-mail, a study id) can be as long as a request body: past 100
+    /// bytes a key is counted under its SHA-256, so a bucket row stays small.
+    static func bounded(_ key: String) -> String {
+        guard key.utf8.count > 100 else { return key }
+        return "sha256:" + SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     public func deleteOldWindows() async throws {

@@ -46,6 +46,7 @@ struct ConsentRoutes {
         let sharing = call.string("sharing").map { String($0.prefix(16)) } ?? ""
         // Only a study of the participant's own app that is published and not closed: any other
         // id would let an account fill the disk with documents nobody asked for.
+        guard Identifiers.isValid(studyId) else { throw RegistrationError.invalid("This study is not available.") }
         let standing: StudyStanding?
         do { standing = try await studies.standing(of: studyId, logger: context.logger) } catch is StudyDirectory.Unavailable {
             throw APIError(
