@@ -63,8 +63,15 @@ enum StudyStates {
         }
     }
 
+    /// What one participant's call may carry (not in the original): the apps send one study or a
+    /// day's activities at a time; without bounds, an account could store megabytes of "state".
+    static let maxItems = 500
+    static let maxTextLength = 100
+    static let maxCustomRuns = 1_000
+
     static func parseStudies(_ items: [JSONValue]) throws -> [StudyUpdate] {
-        try items.map { item in
+        guard items.count <= maxItems else { throw RegistrationError.invalid("At most \(maxItems) items per call.") }
+        return try items.map { item in
             guard case .object(let fields) = item, let studyId = fields["studyId"]?.text, !studyId.isEmpty, studyId.count <= 100
             else { throw RegistrationError.invalid("Invalid input.") }
             var update = StudyUpdate(studyId: studyId)
@@ -72,7 +79,7 @@ enum StudyStates {
                 guard studyStatuses.contains(status) else { throw RegistrationError.invalid("Invalid study status \(status).") }
                 update.status = status
             }
-            update.participantId = fields["participantId"]?.text.flatMap { $0.isEmpty ? nil : $0 }
+            update.participantId = try bounded(fields["participantId"]?.text).flatMap { $0.isEmpty ? nil : $0 }
             update.bookmarked = boolean(fields["bookmarked"])
             update.completion = try percent(fields["completion"])
             update.adherence = try percent(fields["adherence"])
@@ -81,37 +88,46 @@ enum StudyStates {
     }
 
     static func parseActivities(_ items: [JSONValue], studyId: String?) throws -> [ActivityUpdate] {
-        try items.map { item in
+        guard items.count <= maxItems else { throw RegistrationError.invalid("At most \(maxItems) items per call.") }
+        return try items.map { item in
             guard case .object(let fields) = item,
                 let study = fields["studyId"]?.text ?? studyId, !study.isEmpty, study.count <= 100,
                 let activityId = fields["activityId"]?.text, !activityId.isEmpty, activityId.count <= 100
             else { throw RegistrationError.invalid("Invalid input.") }
             var update = ActivityUpdate(studyId: study, activityId: activityId)
-            update.activityVersion = fields["activityVersion"]?.text
+            update.activityVersion = try bounded(fields["activityVersion"]?.text)
             if let state = fields["activityState"]?.text {
                 guard activityStates.contains(state) else { throw RegistrationError.invalid("Invalid activity state \(state).") }
                 update.activityState = state
             }
-            update.activityRunId = fields["activityRunId"]?.text
+            update.activityRunId = try bounded(fields["activityRunId"]?.text)
             update.bookmarked = boolean(fields["bookmarked"])
             if case .object(let run)? = fields["activityRun"] {
                 update.run = .init(
                     total: try count(run["total"]), completed: try count(run["completed"]), missed: try count(run["missed"]))
             }
-            update.activityStartDate = fields["activityStartDate"]?.text
-            update.activityEndDate = fields["activityEndDate"]?.text
-            update.anchorDateVersion = fields["anchorDateVersion"]?.text
-            update.anchorDatecreatedDate = fields["anchorDatecreatedDate"]?.text
+            update.activityStartDate = try bounded(fields["activityStartDate"]?.text)
+            update.activityEndDate = try bounded(fields["activityEndDate"]?.text)
+            update.anchorDateVersion = try bounded(fields["anchorDateVersion"]?.text)
+            update.anchorDatecreatedDate = try bounded(fields["anchorDatecreatedDate"]?.text)
             if case .array(let runs)? = fields["customScheduleRuns"] {
+                guard runs.count <= maxCustomRuns else { throw RegistrationError.invalid("Invalid input.") }
                 update.customScheduleRuns = try runs.map { run in
-                    guard case .object(let window) = run, let start = window["runStartDate"]?.text,
-                        let end = window["runEndDate"]?.text
+                    guard case .object(let window) = run, let start = try bounded(window["runStartDate"]?.text),
+                        let end = try bounded(window["runEndDate"]?.text)
                     else { throw RegistrationError.invalid("Invalid input.") }
                     return .init(runStartDate: start, runEndDate: end)
                 }
             }
             return update
         }
+    }
+
+    /// A text field of at most `maxTextLength` characters (ids, versions, dates).
+    private static func bounded(_ text: String?) throws -> String? {
+        guard let text else { return nil }
+        guard text.count <= maxTextLength else { throw RegistrationError.invalid("Invalid input.") }
+        return text
     }
 
     private static func boolean(_ value: JSONValue?) -> Bool? {
