@@ -43,7 +43,7 @@ pg_bindir() {
 
 ensure_swift() {
     command -v swift >/dev/null 2>&1 ||
-        die "no Swift toolchain on PATH: install Swift 6.1 or later from swift.org (Debian does not package it), then run this again"
+        die "no Swift toolchain on PATH: install Swift 6.2 or later from swift.org (Debian does not package it), then run this again"
 }
 
 # PostgreSQL refuses to run as root: as root, run its programs as the postgres OS user.
