@@ -38,10 +38,7 @@ import TestSupport
                     #expect(problems(body).contains { $0.hasPrefix("Enter the password again") }, "\(body)")
                 }
             }
-            let logger = Logger(label: "test")
-            let store = ForwardingStore(
-                client: postgres, encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!,
-                audit: AuditLog(client: postgres, logger: logger), logger: logger)
+            let store = ResponseForwardingTests.store(on: postgres)
             #expect(
                 try await store.settings(studyKey: "SLEEPWELL")?.target
                     == .basic(url: URL(string: "https://partner.example.org/in")!, username: "u", password: "partner-secret"))
@@ -119,16 +116,10 @@ import TestSupport
     @Test func redirectsAreNotFollowedAndBodiesNotShown() async throws {
         try await RedirectingTarget.run { port, reached in
             try await ResponseHarness.run(overrides: ResponseForwardingTests.localTargets) { h in
-                let forwarding = ResponseForwardingTests()
-                let (appToken, _) = try await forwarding.enroll(h)
-                try await forwarding.store(h).save(
-                    .basic(url: URL(string: "http://127.0.0.1:\(port)/forward")!, username: "u", password: "p"),
-                    studyKey: ResponseForwardingTests.study, actor: "test")
-                let id = try await ResponseProcessingTests().submit(h, appToken: appToken, activity: "NewSurvey", version: "1")
-                let error = try await failedForwarding(h, id)
+                let error = try await firstForwardingError(h, to: "http://127.0.0.1:\(port)/forward")
                 #expect(error == "The target answered 302.")
                 #expect(await reached.count == 0)
-                let status = try await forwarding.store(h).status(studyKey: ResponseForwardingTests.study)
+                let status = try await ResponseForwardingTests().store(h).status(studyKey: ResponseForwardingTests.study)
                 #expect(status.lastError == "The target answered 302.")
             }
         }
@@ -138,17 +129,22 @@ import TestSupport
         try await ForwardingTargetServer.run(auth: .basic(user: "u", password: "p")) { target, port in
             // Stored behind the API's back (as an older version, or a name whose address changed, would leave it).
             try await ResponseHarness.run { h in
-                let forwarding = ResponseForwardingTests()
-                let (appToken, _) = try await forwarding.enroll(h)
-                try await forwarding.store(h).save(
-                    .basic(url: URL(string: "http://localhost:\(port)/forward")!, username: "u", password: "p"),
-                    studyKey: ResponseForwardingTests.study, actor: "test")
-                let id = try await ResponseProcessingTests().submit(h, appToken: appToken, activity: "NewSurvey", version: "1")
-                let error = try await failedForwarding(h, id)
+                let error = try await firstForwardingError(h, to: "http://localhost:\(port)/forward")
                 #expect(error == "The target is not allowed: localhost is this machine.")
                 #expect(await target.attempts == 0)
             }
         }
+    }
+
+    /// Enrolls, stores a Basic target at `url` behind the API's back, submits a response, and
+    /// returns the error of its first forwarding attempt.
+    func firstForwardingError(_ h: ResponseHarness, to url: String) async throws -> String {
+        let forwarding = ResponseForwardingTests()
+        let (appToken, _) = try await forwarding.enroll(h)
+        try await forwarding.store(h).save(
+            .basic(url: URL(string: url)!, username: "u", password: "p"), studyKey: ResponseForwardingTests.study, actor: "test")
+        let id = try await ResponseProcessingTests().submit(h, appToken: appToken, activity: "NewSurvey", version: "1")
+        return try await failedForwarding(h, id)
     }
 
     /// Waits for response `id`'s first failed forwarding; returns its error.

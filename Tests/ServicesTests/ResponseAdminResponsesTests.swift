@@ -57,16 +57,13 @@ import TestSupport
                 client, .put, path, token: root,
                 body: #"{"type": "basic", "url": "https://example.org/other", "username": "u2", "password": "second-secret"}"#)
             #expect(changed == .ok)
-            let logger = Logger(label: "test")
-            let store = ForwardingStore(
-                client: postgres, encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!,
-                audit: AuditLog(client: postgres, logger: logger), logger: logger)
+            let store = ResponseForwardingTests.store(on: postgres)
             #expect(
                 try await store.settings(studyKey: "SLEEPWELL")?.target
                     == .basic(url: URL(string: "https://example.org/other")!, username: "u2", password: "second-secret"))
             var actions: [String] = []
             for try await action in try await postgres.query(
-                "SELECT action FROM audit_events WHERE action LIKE 'forwarding.%'", logger: logger
+                "SELECT action FROM audit_events WHERE action LIKE 'forwarding.%'", logger: Logger(label: "test")
             ).decode(String.self) { actions.append(action) }
             #expect(actions == ["forwarding.updated", "forwarding.updated", "forwarding.updated"])
 

@@ -88,11 +88,14 @@ actor ForwardingTargetServer {
     /// The targets here listen on 127.0.0.1, which only an operator's setting opens.
     static let localTargets = ["forwarding.allowPrivateTargets": "true"]
 
-    func store(_ h: ResponseHarness) -> ForwardingStore {
+    func store(_ h: ResponseHarness) -> ForwardingStore { Self.store(on: h.postgres) }
+
+    /// The forwarding store over `postgres`, with the tests' encryption key.
+    static func store(on postgres: PostgresClient) -> ForwardingStore {
         let logger = Logger(label: "test")
         return ForwardingStore(
-            client: h.postgres, encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!,
-            audit: AuditLog(client: h.postgres, logger: logger), logger: logger)
+            client: postgres, encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!,
+            audit: AuditLog(client: postgres, logger: logger), logger: logger)
     }
 
     /// Enrolls with a fresh token; returns the app token and the enrollment token.

@@ -50,14 +50,8 @@ public struct IPAddress: Sendable, Equatable, CustomStringConvertible {
     public let bytes: [UInt8]
 
     public init?(_ text: String) {
-        if let v4 = Self.parseV4(text) {
-            bytes = v4
-        } else if let v6 = Self.parseV6(text) {
-            // An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is that IPv4 address.
-            bytes = v6.prefix(12) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] ? Array(v6.suffix(4)) : v6
-        } else {
-            return nil
-        }
+        guard let bytes = Self.parseV4(text) ?? Self.parseV6(text) else { return nil }
+        self.init(bytes: bytes)
     }
 
     /// An address from its 4 or 16 bytes (an IPv4-mapped IPv6 address is that IPv4 address).
@@ -65,6 +59,7 @@ public struct IPAddress: Sendable, Equatable, CustomStringConvertible {
         switch bytes.count {
         case 4: self.bytes = bytes
         case 16:
+            // An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is that IPv4 address.
             self.bytes = bytes.prefix(12) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] ? Array(bytes.suffix(4)) : bytes
         default: return nil
         }
