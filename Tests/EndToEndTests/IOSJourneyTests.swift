@@ -69,7 +69,7 @@ import TestSupport
             #expect(registered.json?["verified"]?.bool == false)
             app.signedIn(registered)
             #expect(try await app.registration("resendConfirmation", body: ["emailId": email]).status == 200)
-            let code = try await platform.verificationCode(for: email)
+            let code = try await platform.verificationCode(for: email, message: 2)
             let verified = try await app.registration("verify", body: ["code": code, "emailId": email])
             #expect(verified.status == 200)
             #expect(verified.json?["message"]?.string == "success")

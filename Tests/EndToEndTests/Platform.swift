@@ -113,20 +113,26 @@ struct Platform: Sendable {
     }
 
     /// The newest verification code mailed to `email` (the registration service's file transport).
-    func verificationCode(for email: String) async throws -> String {
-        for _ in 0..<100 {
-            if let code = try Self.newestCode(in: mailDirectory, to: email) { return code }
+    /// The code in the `ordinal`-th verification e-mail to `email` (1 is the first). Mail goes
+    /// out after the request that asks for it has answered, so a resend's code is read only once
+    /// its own message has arrived, never the older code it replaced.
+    func verificationCode(for email: String, message ordinal: Int = 1) async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let codes = try Self.codes(in: mailDirectory, to: email)
+            if codes.count >= ordinal { return codes[ordinal - 1] }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw TestServerError(description: "no verification e-mail to \(email)")
+        throw TestServerError(description: "no verification e-mail number \(ordinal) to \(email)")
     }
 
-    static func newestCode(in directory: URL, to email: String) throws -> String? {
+    /// The codes in the e-mails to `email`, oldest first.
+    static func codes(in directory: URL, to email: String) throws -> [String] {
         let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
         // File names start with the microseconds they were written at.
-        for file in files.sorted(by: { $0.lastPathComponent > $1.lastPathComponent }) {
+        return try files.sorted(by: { $0.lastPathComponent < $1.lastPathComponent }).compactMap { file in
             let message = try String(contentsOf: file, encoding: .utf8)
-            guard message.contains("To: \(email)\r\n") || message.contains("To: \(email)\n") else { continue }
+            guard message.contains("To: \(email)\r\n") || message.contains("To: \(email)\n") else { return nil }
             // Each part is base64; the plain-text one says "code is XXXXXX".
             for part in message.components(separatedBy: "Content-Transfer-Encoding: base64").dropFirst() {
                 let encoded = part.split(separator: "--", maxSplits: 1).first.map(String.init) ?? ""
@@ -136,8 +142,8 @@ struct Platform: Sendable {
                 else { continue }
                 return String(match.1)
             }
+            return nil
         }
-        return nil
     }
 
     /// Makes the app's `auth` expire now (as 30 minutes passing would).
