@@ -35,6 +35,8 @@ scripts/check-deploy.sh
 # The registration tests start a real SMTP server with this interpreter.
 export STUDYSTACK_TEST_PYTHON="$PWD/$tools_venv/bin/python"
 
+# The tests that start a cluster of their own (to restart it under load) use the same programs.
+export STUDYSTACK_TEST_PG_BINDIR="$bindir"
 export STUDYSTACK_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 log "building and running the tests"
 swift build --build-tests

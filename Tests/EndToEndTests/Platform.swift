@@ -17,7 +17,9 @@ struct Platform: Sendable {
     let registration: ServiceProcess
     let response: ServiceProcess
     /// Each service's database, as its own (superuser) login.
+    let metadataDatabase: String
     let registrationDatabase: String
+    let responseDatabase: String
     let mailDirectory: URL
     let adminToken: String
     /// The demo app's `key:token` credentials, as `POST /admin/v1/apps` returned them.
@@ -35,8 +37,11 @@ struct Platform: Sendable {
     }
 
     /// Starts the platform, seeds the demo (app DEMOAPP, study DEMOSTUDY launched, 20 tokens), runs
-    /// `body`, and stops everything.
-    static func run(_ body: @Sendable (Platform) async throws -> Void) async throws {
+    /// `body`, and stops everything. `responseSettings` are added to the response service's
+    /// environment.
+    static func run(
+        responseSettings: [String: String] = [:], _ body: @Sendable (Platform) async throws -> Void
+    ) async throws {
         try await TestDatabase.withFreshDatabase { metadataDB in
             try await TestDatabase.withFreshDatabase { registrationDB in
                 try await TestDatabase.withFreshDatabase { responseDB in
@@ -78,12 +83,12 @@ struct Platform: Sendable {
                             "DATABASE_URL": responseDB, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.response]!,
                             "INTERNAL_CALLER_KEYS": callers(.response, accepting: [.studyMetadata]),
                             "QUERY_DATABASE_URL": try await TestDatabase.queryReaderURL(responseDB),
-                        ]) { $1 },
+                        ]) { $1 }.merging(responseSettings) { $1 },
                         port: ports.response)
                     defer {
-                        response.stop()
-                        registration.stop()
-                        metadata.stop()
+                        for service in [response, registration, metadata] where !service.stop() {
+                            Issue.record("\(service.name) did not exit within 30 s of SIGTERM; its log ends:\n\(service.logTail())")
+                        }
                     }
                     let admin = try await Admin.login(metadata.baseURL)
                     let credentials = try await admin.createDemoApp()
@@ -94,7 +99,8 @@ struct Platform: Sendable {
                     try await admin.waitForOutbox()
                     let platform = Platform(
                         metadata: metadata, registration: registration, response: response,
-                        registrationDatabase: registrationDB, mailDirectory: mail, adminToken: admin.token,
+                        metadataDatabase: metadataDB, registrationDatabase: registrationDB, responseDatabase: responseDB,
+                        mailDirectory: mail, adminToken: admin.token,
                         iosCredential: credentials.ios, androidCredential: credentials.android, tokens: tokens)
                     try await body(platform)
                 }
@@ -112,7 +118,6 @@ struct Platform: Sendable {
             responseBase: response.baseURL + "/mobileappstudy-")
     }
 
-    /// The newest verification code mailed to `email` (the registration service's file transport).
     /// The code in the `ordinal`-th verification e-mail to `email` (1 is the first). Mail goes
     /// out after the request that asks for it has answered, so a resend's code is read only once
     /// its own message has arrived, never the older code it replaced.
@@ -233,14 +238,4 @@ struct Admin: Sendable {
         }
         throw TestServerError(description: "the response service never took a token batch for DEMOSTUDY")
     }
-}
-
-/// Retries `body` for up to ten seconds until it gives a value: work the services finish in the
-/// background (response processing, notification dispatch every five seconds).
-func eventually<T>(seconds: Int = 10, _ body: () async throws -> T?) async throws -> T {
-    for _ in 0..<(seconds * 10) {
-        if let value = try await body() { return value }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    throw TestServerError(description: "not within \(seconds) seconds")
 }

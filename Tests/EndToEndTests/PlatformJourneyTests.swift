@@ -162,7 +162,7 @@ import TestSupport
             let design = try await enrolled.wcp("activity", [("studyId", "DEMOSTUDY"), ("activityId", "weekly"), ("activityVersion", "1.1")])
             #expect(design.json?["activity"]?["metadata"]?["version"]?.string == "1.1")
             // Notifications go out with study-metadata's next dispatch (every five seconds).
-            let notices = try await eventually(seconds: 20) { () -> [JSONValue]? in
+            let notices = try await eventually(within: .seconds(20)) { () -> [JSONValue]? in
                 let list = try await enrolled.wcp("notifications", [("skip", "0")]).json?["notifications"]?.array ?? []
                 let texts = list.compactMap { $0["message"]?.string }
                 return texts.contains("The weekly survey is shorter now.") && texts.contains("Maintenance tonight.") ? list : nil
@@ -175,7 +175,7 @@ import TestSupport
             // study-metadata dispatches both to registration, which queues one push per device of
             // the audience: the study's to the enrolled iPhone only, the app's to both signed-in
             // devices, none to the signed-out one.
-            let queued = try await eventually(seconds: 20) { () -> [String: Set<String>]? in
+            let queued = try await eventually(within: .seconds(20)) { () -> [String: Set<String>]? in
                 let rows = try await platform.withRegistrationDatabase { postgres, logger in
                     var rows: [(String, String)] = []
                     for try await row in try await postgres.query(

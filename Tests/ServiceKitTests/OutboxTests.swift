@@ -59,7 +59,7 @@ import TestSupport
     }
 
     func worker(
-        _ client: PostgresClient, peer: URL, policy: OutboxWorker.Policy = .init(firstBackoff: .zero), logger: Logger
+        _ client: PostgresClient, peer: URL, policy: DrainPolicy = OutboxWorker.policy(firstBackoff: .zero), logger: Logger
     ) throws -> OutboxWorker {
         let keys = try InternalKeys(ownName: .studyMetadata, signingKey: TestConfiguration.keys[.studyMetadata]!, callerKeys: nil)
         // A short deadline: async-http-client keeps retrying a refused connection until it ends.
@@ -134,12 +134,12 @@ import TestSupport
             try await enqueue(1, client, logger)
             let outbox = Outbox(client: client, logger: logger)
             // With a real backoff the message is not due again straight away.
-            let patient = try worker(client, peer: Self.downPeer, policy: .init(firstBackoff: .seconds(60)), logger: logger)
+            let patient = try worker(client, peer: Self.downPeer, policy: OutboxWorker.policy(firstBackoff: .seconds(60)), logger: logger)
             #expect(try await patient.deliverDue() == 1)
             #expect(try await patient.deliverDue() == 0)
 
             try await client.query("UPDATE internal_outbox SET next_attempt_at = now()", logger: logger)
-            let limited = try worker(client, peer: Self.downPeer, policy: .init(maxAttempts: 3, firstBackoff: .zero), logger: logger)
+            let limited = try worker(client, peer: Self.downPeer, policy: OutboxWorker.policy(maxAttempts: 3, firstBackoff: .zero), logger: logger)
             #expect(try await limited.deliverDue() == 1)
             #expect(try await limited.deliverDue() == 1)
             #expect(try await limited.deliverDue() == 0)
@@ -164,7 +164,7 @@ import TestSupport
     @Test func competingWorkersDeliverEachMessageOnce() async throws {
         try await withReceiver { client, receiver, inbox, logger in
             for n in 0..<60 { try await enqueue(n, client, logger) }
-            let workers = try (0..<3).map { _ in try worker(client, peer: receiver, policy: .init(batchSize: 7), logger: logger) }
+            let workers = try (0..<3).map { _ in try worker(client, peer: receiver, policy: OutboxWorker.policy(batchSize: 7, firstBackoff: .zero), logger: logger) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for worker in workers {
                     group.addTask { while try await worker.deliverDue() > 0 {} }

@@ -40,8 +40,7 @@ import TestSupport
                     keys: try! InternalKeys(ownName: .response, signingKey: TestConfiguration.keys[.response]!, callerKeys: nil),
                     peers: [:]),
                 tables: tables, logger: logger),
-            tables: tables, writer: ResponseWriter(logger: logger), pollInterval: .seconds(1), isReady: { true },
-            metrics: ServiceMetrics(service: .response), logger: logger)
+            tables: tables, writer: ResponseWriter(logger: logger), metrics: ServiceMetrics(service: .response), logger: logger)
     }
 
     /// Waits for the service's own processor to settle response `id` (processed, error, or put
@@ -49,11 +48,12 @@ import TestSupport
     func settled(_ h: ResponseHarness, _ id: Int64) async throws -> (String, String?) {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            var found: (String, String?, Int)?
+            var found: (String, String?)?
             let rows = try await h.postgres.query(
-                "SELECT status, error_message, attempts FROM responses WHERE id = \(id)", logger: Logger(label: "test"))
-            for try await row in rows.decode((String, String?, Int).self) { found = row }
-            if let (status, error, attempts) = found, status != "pending" || attempts > 0 { return (status, error) }
+                "SELECT status, error_message FROM responses WHERE id = \(id)", logger: Logger(label: "test"))
+            for try await row in rows.decode((String, String?).self) { found = row }
+            // Claiming counts an attempt; a response put back to wait keeps the reason.
+            if let (status, error) = found, status != "pending" || error != nil { return (status, error) }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw HarnessError(description: "response \(id) was not processed")
@@ -110,9 +110,10 @@ import TestSupport
             let processed = outcome.values.filter { $0.0 == "processed" }.count
             try await h.client.execute(uri: "/metrics", method: .get) { response in
                 let text = String(buffer: response.body)
-                #expect(text.contains(#"studystack_response_processing_total{outcome="processed"} \#(processed)"#))
-                #expect(text.contains(#"studystack_response_processing_total{outcome="error"} 1"#))
-                #expect(text.contains(#"studystack_response_processing_total{outcome="deferred"}"#))
+                #expect(text.contains(#"studystack_queue_items_total{queue="responses",outcome="processed"} \#(processed)"#))
+                #expect(text.contains(#"studystack_queue_items_total{queue="responses",outcome="rejected"} 1"#))
+                #expect(text.contains(#"studystack_queue_items_total{queue="responses",outcome="retry"}"#))
+                #expect(text.contains(#"studystack_queue_last_round_timestamp_seconds{queue="responses"}"#))
                 #expect(text.contains(#"studystack_queue_depth{queue="responses"} 1"#))
                 #expect(!text.contains(#"studystack_queue_oldest_seconds{queue="responses"} 0\#n"#))
             }

@@ -73,6 +73,11 @@ public final class ServiceProcess: @unchecked Sendable {
         throw TestServerError(description: "\(name) was not ready within \(timeout)")
     }
 
+    /// The end of what the process wrote, for a failing test to show.
+    public func logTail(_ characters: Int = 4000) -> String {
+        String(((try? String(contentsOf: logFile, encoding: .utf8)) ?? "").suffix(characters))
+    }
+
     /// SIGKILL: no graceful shutdown, no chance to finish or roll back anything itself.
     public func kill() {
         guard process.isRunning else { return }
@@ -80,11 +85,20 @@ public final class ServiceProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    /// SIGTERM, and waits for the process to exit.
-    public func stop() {
-        guard process.isRunning else { return }
+    /// SIGTERM, and waits up to `grace` for the process to exit; past it, SIGKILL. Returns
+    /// whether it exited by itself: a service that does not end on SIGTERM has a worker that
+    /// ignores shutdown, which a test should report.
+    @discardableResult
+    public func stop(grace: Duration = .seconds(30)) -> Bool {
+        guard process.isRunning else { return true }
         process.terminate()
-        process.waitUntilExit()
+        let deadline = ContinuousClock.now + grace
+        while process.isRunning && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        guard process.isRunning else { return true }
+        kill()
+        return false
     }
 
     deinit {

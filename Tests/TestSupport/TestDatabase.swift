@@ -17,8 +17,13 @@ public enum TestDatabase {
         }
     }
 
+    /// A cluster that takes the shared one's place for a task and what it starts
+    /// (`PrivateCluster.run` sets it).
+    @TaskLocal public static var clusterOverride: String?
+
     /// The superuser URL of the test cluster.
     public static func adminURL() throws -> String {
+        if let clusterOverride { return clusterOverride }
         guard let url = ProcessInfo.processInfo.environment[environmentVariable], !url.isEmpty else {
             throw MissingCluster()
         }

@@ -80,17 +80,20 @@ public enum RegistrationService {
                     transport: registration.smtp.map { SMTPMailTransport(client: SMTPClient(configuration: $0)) }
                         ?? FileMailTransport(
                             directory: URL(fileURLWithPath: registration.mailDirectory), logger: environment.logger),
-                    pollInterval: .seconds(1), maxAttempts: 30, isReady: { environment.startup.isFinished },
-                    metrics: environment.metrics, logger: environment.logger)
-                let pushWorker = PushWorker(
-                    outbox: PushOutbox(client: postgres, audit: environment.audit, logger: environment.logger),
-                    credentials: pushCredentials,
-                    endpoints: .init(
-                        apnsProductionURL: registration.apnsProductionURL, apnsSandboxURL: registration.apnsSandboxURL,
-                        fcmURL: registration.fcmURL, trustRootsFile: registration.pushTrustRootsFile),
-                    pollInterval: .seconds(1), maxAttempts: 30,
-                    isReady: { environment.startup.isFinished }, metrics: environment.metrics,
-                    logger: environment.logger)
+                    maxAttempts: 30, metrics: environment.metrics, logger: environment.logger)
+                let pushOutbox = PushOutbox(client: postgres, audit: environment.audit, logger: environment.logger)
+                let pushEndpoints = PushWorker.Endpoints(
+                    apnsProductionURL: registration.apnsProductionURL, apnsSandboxURL: registration.apnsSandboxURL,
+                    fcmURL: registration.fcmURL, trustRootsFile: registration.pushTrustRootsFile)
+                // Registered now: the listener takes its channels when it starts.
+                let pushWake = environment.changes.wakeSignal(channel: PushWorker.channel)
+                let pushWorker = HTTPClientWorker(client: { PushWorker.makeHTTPClient(trustRootsFile: pushEndpoints.trustRootsFile) }) {
+                    httpClient in
+                    let push = PushWorker(
+                        outbox: pushOutbox, credentials: pushCredentials, endpoints: pushEndpoints, httpClient: httpClient,
+                        maxAttempts: 30, metrics: environment.metrics, logger: environment.logger)
+                    return environment.queueWorker("push", wake: pushWake) { try await push.sendDue() }
+                }
                 environment.metrics.watchQueue(
                     "mail",
                     query: """
@@ -103,7 +106,9 @@ public enum RegistrationService {
                         SELECT count(*)::int, extract(epoch FROM now() - min(created_at))::float8
                         FROM push_outbox WHERE sent_at IS NULL AND gave_up_at IS NULL
                         """)
-                return [mailWorker, pushWorker]
+                return [
+                    environment.queueWorker("mail", channel: MailWorker.channel) { try await mailWorker.sendDue() }, pushWorker,
+                ]
             },
             afterMigrations: { environment in
                 let sealed = try await StudyStateStore(

@@ -66,7 +66,9 @@ public enum ResponseService {
                     catalog: catalog, authenticator: authenticator, tables: tables,
                     export: StudyExport(client: postgres, logger: environment.logger), audit: environment.audit
                 ).add(to: routes.router)
-                let responses = ResponseStore(client: postgres, audit: environment.audit, logger: environment.logger)
+                let responsesStored = WakeSignal()
+                let responses = ResponseStore(
+                    client: postgres, audit: environment.audit, stored: responsesStored, logger: environment.logger)
                 let queries = queryClient.map {
                     ParticipantQueries(
                         reader: $0, access: access, timeout: response.queryTimeout,
@@ -90,19 +92,30 @@ public enum ResponseService {
                     designs: DesignSource(
                         client: postgres, internalClient: environment.internalClient, tables: tables,
                         logger: environment.logger),
-                    tables: tables, writer: ResponseWriter(logger: environment.logger), pollInterval: .milliseconds(500),
-                    isReady: { environment.startup.isFinished }, metrics: environment.metrics, logger: environment.logger)
-                let forwarder = ResponseForwarder(
-                    store: forwarding, tokens: tokens, addresses: forwardingAddresses, oauth: OAuthTokenCache(),
-                    pollInterval: .milliseconds(500), isReady: { environment.startup.isFinished },
-                    metrics: environment.metrics, logger: environment.logger)
+                    tables: tables, writer: ResponseWriter(logger: environment.logger), metrics: environment.metrics,
+                    logger: environment.logger)
+                let processing = environment.queueWorker(
+                    "responses", wake: responsesStored,
+                    // Ten responses, a design fetch (10 s at most) among them: 30 s is far more than a round takes.
+                    timing: .init(pollInterval: .milliseconds(500), roundDeadline: .seconds(30))
+                ) { try await processor.round() }
+                let oauthTokens = OAuthTokenCache()
+                let forwardingWorker = HTTPClientWorker(client: ResponseForwarder.makeHTTPClient) { httpClient in
+                    let forwarder = ResponseForwarder(
+                        store: forwarding, tokens: tokens, addresses: forwardingAddresses, oauth: oauthTokens,
+                        httpClient: httpClient, metrics: environment.metrics, logger: environment.logger)
+                    // Forwarding polls: a target is not waiting on the second.
+                    return environment.queueWorker("forwarding", timing: .init(pollInterval: .milliseconds(500))) {
+                        try await forwarder.round()
+                    }
+                }
                 environment.metrics.watchQueue(
                     "responses",
                     query: """
                         SELECT count(*)::int, extract(epoch FROM now() - min(received_at))::float8
                         FROM responses WHERE status = 'pending'
                         """)
-                let workers: [any Service] = response.processingEnabled ? [processor, forwarder] : [forwarder]
+                let workers: [any Service] = response.processingEnabled ? [processing, forwardingWorker] : [forwardingWorker]
                 return [resync] + workers + (queryClient.map { [$0] } ?? [])
             },
             afterMigrations: { environment in

@@ -60,15 +60,13 @@ public enum StudyMetadataService {
                 ).add(to: routes.router)
                 InternalStudyRoutes(published: published).add(to: routes.internalGroup)
                 InternalAdminRoutes(store: store).add(to: routes.internalGroup)
-                // Due notifications go to the registration service within seconds of their time.
-                let dispatcher = PeriodicJob(name: "notification-dispatch", every: .seconds(5), logger: environment.logger) {
-                    guard environment.startup.isFinished else { return }
-                    while try await notifications.dispatchDue(outbox: environment.outbox, audit: environment.audit) > 0 {}
+                catalog.listen(through: environment.changes)
+                // Due notifications go to the registration service within seconds of their time:
+                // the notification is due by the clock, so this queue polls (every 5 s).
+                let dispatcher = environment.queueWorker("notifications", timing: .init(pollInterval: .seconds(5))) {
+                    try await notifications.dispatchDue(outbox: environment.outbox, audit: environment.audit)
                 }
-                let listener = CatalogChangeListener(
-                    client: environment.postgres, cache: catalog, isReady: { environment.startup.isFinished },
-                    logger: environment.logger)
-                return [dispatcher, listener]
+                return [dispatcher]
             },
             afterMigrations: { environment in
                 try await AdminBootstrap(

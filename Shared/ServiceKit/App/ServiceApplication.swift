@@ -26,7 +26,22 @@ public struct ServiceEnvironment: Sendable {
     public let attempts: AttemptCounter
     /// Whether migrations and start-up work have finished.
     public let startup: StartupState
+    /// The service's one `LISTEN` connection: queue wake-ups and cache invalidation.
+    public let changes: ChangeListener
     public let logger: Logger
+
+    /// The worker of a queue, run only once the service is ready: woken by `wake` (when this
+    /// process queues work) or by a notification on `channel` (when any process does, in the
+    /// transaction that queues it), polling as the fallback.
+    public func queueWorker(
+        _ name: String, channel: String? = nil, wake: WakeSignal = WakeSignal(), timing: QueueWorker.Timing = .init(),
+        round: @escaping @Sendable () async throws -> Int
+    ) -> QueueWorker {
+        if let channel { changes.wake(wake, on: channel) }
+        return QueueWorker(
+            name, timing: timing, wake: wake, metrics: metrics, isReady: { [startup] in startup.isFinished }, logger: logger,
+            round: round)
+    }
 }
 
 /// Where a service mounts its routes.
@@ -87,7 +102,8 @@ public func buildServiceApplication(
         rateLimiter: RateLimiter(
             client: postgres, perMinute: settings.rateLimitPerMinute, addresses: settings.clientAddresses, logger: logger),
         attempts: AttemptCounter(client: postgres, logger: logger),
-        startup: startup, logger: logger)
+        startup: startup, changes: ChangeListener(client: postgres, isReady: { startup.isFinished }, logger: logger),
+        logger: logger)
 
     let router = Router(context: ServiceRequestContext.self)
     let routeTable = MethodNotAllowedMiddleware.RouteTable()
@@ -142,8 +158,9 @@ public func buildServiceApplication(
             counterCleanup,
             OutboxWorker(
                 client: postgres, internalClient: environment.internalClient, metrics: metrics,
-                isReady: { startup.isFinished }, logger: logger),
-        ] + serviceJobs
+                wake: environment.changes.wakeSignal(channel: Outbox.channel), isReady: { startup.isFinished },
+                logger: logger),
+        ] + serviceJobs + [environment.changes]
     return Application(
         router: router,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),

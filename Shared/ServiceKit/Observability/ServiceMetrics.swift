@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PostgresNIO
 import Prometheus
@@ -42,14 +43,32 @@ public final class ServiceMetrics: Sendable {
         ).record(duration)
     }
 
-    /// Counts one outbox delivery attempt by peer and outcome (`delivered`, `retry`, `gave_up`).
-    func recordOutboxDelivery(peer: String, outcome: String) {
+    /// Counts one settled item of a work queue: `studystack_queue_items_total{queue, outcome}`.
+    func recordQueueItem(queue: String, outcome: String) {
         registry.makeCounter(
             descriptor: .init(
-                namespace: "studystack", subsystem: "outbox", metricName: "deliveries", unitName: "total",
-                helpText: "Outbox delivery attempts to other services, by peer and outcome."),
-            labels: [("peer", peer), ("outcome", outcome)]
+                namespace: "studystack", subsystem: "queue", metricName: "items", unitName: "total",
+                helpText: "Items of a work queue settled, by queue and outcome (done or the queue's own word, retry, rejected, gave_up)."),
+            labels: [("queue", queue), ("outcome", outcome)]
         ).increment()
+    }
+
+    /// Counts one round of a queue worker by outcome (`completed`, `failed`, `timed_out`); a
+    /// completed round also sets `studystack_queue_last_round_timestamp_seconds{queue}`.
+    func recordQueueRound(worker: String, outcome: String) {
+        registry.makeCounter(
+            descriptor: .init(
+                namespace: "studystack", subsystem: "queue", metricName: "rounds", unitName: "total",
+                helpText: "Rounds of a queue worker, by outcome (completed, failed, timed_out)."),
+            labels: [("queue", worker), ("outcome", outcome)]
+        ).increment()
+        guard outcome == "completed" else { return }
+        registry.makeGauge(
+            descriptor: .init(
+                namespace: "studystack", subsystem: "queue", metricName: "last_round_timestamp", unitName: "seconds",
+                helpText: "When a queue worker last completed a round (Unix time); a worker that stops shows here."),
+            labels: [("queue", worker)]
+        ).set(Date().timeIntervalSince1970)
     }
 
     /// Counts one outcome of a background worker: `studystack_<worker>_<event>_total` with an

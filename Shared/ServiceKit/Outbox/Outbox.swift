@@ -25,6 +25,9 @@ public struct Outbox: Sendable {
         public var gaveUpAt: Date?
     }
 
+    /// Notified when a message is queued, so that the worker starts on it at once.
+    public static let channel = "studystack_queue_internal_outbox"
+
     let client: PostgresClient
     let logger: Logger
 
@@ -48,6 +51,7 @@ public struct Outbox: Sendable {
             INSERT INTO internal_outbox (peer, method, path, body, request_id)
             VALUES (\(peer.rawValue), \(method.rawValue), \(path), \(body), \(requestID))
             """, logger: logger)
+        try await ChangeListener.notify(Self.channel, on: connection, logger: logger)
     }
 
     /// Messages not yet delivered (including those given up on), oldest first.

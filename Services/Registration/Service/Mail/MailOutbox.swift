@@ -35,6 +35,7 @@ struct MailOutbox: Sendable {
             INSERT INTO mail_outbox (app_id, kind, recipient, sealed_message)
             VALUES (\(appId), \(kind.rawValue), \(message.to), \(ByteBuffer(bytes: sealed)))
             """, logger: logger)
+        try await ChangeListener.notify(MailWorker.channel, on: connection, logger: logger)
     }
 
     /// Claims due messages (`SKIP LOCKED`, leased for `lease`), opening their sealed bodies.
@@ -42,7 +43,7 @@ struct MailOutbox: Sendable {
         let rows = try await client.query(
             """
             UPDATE mail_outbox m SET attempts = m.attempts + 1,
-                next_attempt_at = now() + make_interval(secs => \(Double(lease.components.seconds)))
+                next_attempt_at = now() + make_interval(secs => \(lease.inSeconds))
             FROM (
                 SELECT id FROM mail_outbox
                 WHERE sent_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= now()
@@ -73,7 +74,7 @@ struct MailOutbox: Sendable {
             try await client.query(
                 """
                 UPDATE mail_outbox SET last_error = \(error),
-                    next_attempt_at = now() + make_interval(secs => \(Double(retryAfter.components.seconds)))
+                    next_attempt_at = now() + make_interval(secs => \(retryAfter.inSeconds))
                 WHERE id = \(id)
                 """, logger: logger)
         } else {

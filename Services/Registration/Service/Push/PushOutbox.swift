@@ -26,7 +26,7 @@ struct PushOutbox: Sendable {
             """
             WITH claimed AS (
                 UPDATE push_outbox o SET attempts = o.attempts + 1,
-                    next_attempt_at = now() + make_interval(secs => \(Double(lease.components.seconds)))
+                    next_attempt_at = now() + make_interval(secs => \(lease.inSeconds))
                 FROM (
                     SELECT id FROM push_outbox
                     WHERE sent_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= now()
@@ -61,7 +61,7 @@ struct PushOutbox: Sendable {
             try await client.query(
                 """
                 UPDATE push_outbox SET last_error = \(error),
-                    next_attempt_at = now() + make_interval(secs => \(Double(retryAfter.components.seconds)))
+                    next_attempt_at = now() + make_interval(secs => \(retryAfter.inSeconds))
                 WHERE id = \(id)
                 """, logger: logger)
         } else {

@@ -3,15 +3,18 @@ import Foundation
 import Logging
 import NIOSSL
 import ServiceKit
-import ServiceLifecycle
 import StudyModels
+import Synchronization
 
-/// Sends the queued pushes: iOS devices through APNs, Android devices through FCM, each with the
-/// app's credentials. A temporary failure is retried with backoff (2 s doubling to 15 minutes,
-/// 30 attempts); a token the provider calls unregistered is removed from its session; an app
-/// without credentials for the platform gives the row up with that reason. Replicas share the
-/// queue through `SKIP LOCKED`.
-struct PushWorker: Service {
+/// Sends the queued pushes, as a work queue: iOS devices through APNs, Android devices through
+/// FCM, each with the app's credentials. A temporary failure is retried with backoff (2 s
+/// doubling to 15 minutes, `maxAttempts`); a token the provider calls unregistered is removed
+/// from its session; an app without credentials for the platform gives the row up with that
+/// reason. Replicas share the queue through `SKIP LOCKED`.
+final class PushWorker: WorkQueue {
+    /// Writers notify this channel in the transaction that queues pushes.
+    static let channel = "studystack_queue_push"
+
     /// Where the providers are, and extra CAs to trust for them.
     struct Endpoints: Sendable {
         var apnsProductionURL: String
@@ -20,34 +23,32 @@ struct PushWorker: Service {
         var trustRootsFile: String?
     }
 
+    enum Delivered: Sendable {
+        case delivered(providerId: String)
+        case unregistered(reason: String)
+    }
+
     let outbox: PushOutbox
     let credentials: PushCredentialStore
-    let endpoints: Endpoints
-    let pollInterval: Duration
+    let apns: APNsSender
+    let fcm: FCMSender
     let maxAttempts: Int
-    let isReady: @Sendable () -> Bool
     let metrics: ServiceMetrics
     let logger: Logger
+    /// Credentials are read once per app and platform in a round.
+    private let loaded = Mutex<[String: Result<PushCredentials?, any Error>]>([:])
 
-    /// The HTTP client lives as long as the worker runs (created here, shut down on the way out).
-    func run() async throws {
-        let httpClient = Self.makeHTTPClient(trustRootsFile: endpoints.trustRootsFile)
-        let apns = APNsSender(
-            httpClient: httpClient, productionURL: endpoints.apnsProductionURL, sandboxURL: endpoints.apnsSandboxURL)
-        let fcm = FCMSender(httpClient: httpClient, baseURL: endpoints.fcmURL)
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                if isReady() {
-                    do {
-                        while try await sendDue(apns: apns, fcm: fcm) > 0 {}
-                    } catch {
-                        logger.warning("push delivery failed", metadata: ["error": "\(String(reflecting: error))"])
-                    }
-                }
-                try await Task.sleep(for: pollInterval)
-            }
-        }
-        try await httpClient.shutdown()
+    init(
+        outbox: PushOutbox, credentials: PushCredentialStore, endpoints: Endpoints, httpClient: HTTPClient, maxAttempts: Int,
+        metrics: ServiceMetrics, logger: Logger
+    ) {
+        self.outbox = outbox
+        self.credentials = credentials
+        apns = APNsSender(httpClient: httpClient, productionURL: endpoints.apnsProductionURL, sandboxURL: endpoints.apnsSandboxURL)
+        fcm = FCMSender(httpClient: httpClient, baseURL: endpoints.fcmURL)
+        self.maxAttempts = maxAttempts
+        self.metrics = metrics
+        self.logger = logger
     }
 
     /// HTTP/2 where the provider offers it (APNs requires it); the system's CA roots plus
@@ -61,60 +62,75 @@ struct PushWorker: Service {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    /// Tries every due push once; returns how many were claimed.
+    var policy: DrainPolicy { DrainPolicy(batchSize: 50, lease: .seconds(120), retry: RetryPolicy(maxAttempts: maxAttempts)) }
+
+    /// One round of the queue; returns how many pushes it claimed.
     @discardableResult
-    func sendDue(apns: APNsSender, fcm: FCMSender) async throws -> Int {
-        let batch = try await outbox.claim(batch: 50, lease: .seconds(120))
-        // Credentials are read once per app and platform in a batch.
-        var loaded: [String: Result<PushCredentials?, any Error>] = [:]
-        for queued in batch {
-            let appId = queued.notification.appId
-            let platform: Platform = queued.deviceOS == "ios" ? .ios : .android
-            let cacheKey = "\(appId)/\(platform.rawValue)"
-            if loaded[cacheKey] == nil {
-                do {
-                    loaded[cacheKey] = .success(try await credentials.credentials(appId: appId, platform: platform))
-                } catch {
-                    loaded[cacheKey] = .failure(error)
-                }
-            }
-            let outcome: PushOutcome
-            switch loaded[cacheKey]! {
-            case .success(.apns(let upload, let key)?):
-                outcome = await apns.send(
-                    Self.message(for: queued), to: queued.deviceToken, with: upload, key: key, logger: logger)
-            case .success(.fcm(let account, let key)?):
-                outcome = await fcm.send(
-                    Self.message(for: queued), to: queued.deviceToken, with: account, key: key, logger: logger)
-            case .success(nil):
-                outcome = .failed("no \(platform.rawValue) push credentials for app \(appId)")
-            case .failure(let error):
-                outcome = .retry("the \(platform.rawValue) push credentials of \(appId) could not be read: \(error)")
-            }
-            try await settle(queued, outcome)
-        }
-        return batch.count
+    func sendDue() async throws -> Int {
+        try await drain("push", policy: policy, metrics: metrics, logger: logger)
     }
 
-    private func settle(_ queued: PushOutbox.Queued, _ outcome: PushOutcome) async throws {
-        metrics.countWorkerOutcome(
-            worker: "push", event: "deliveries", outcome: outcome.label,
-            help: "Push delivery attempts by device OS and outcome.", labels: [("os", queued.deviceOS)])
+    func claim(limit: Int, lease: Duration) async throws -> [PushOutbox.Queued] {
+        loaded.withLock { $0.removeAll() }
+        return try await outbox.claim(batch: limit, lease: lease)
+    }
+
+    func attempts(of queued: PushOutbox.Queued) -> Int { queued.attempts }
+
+    func perform(_ queued: PushOutbox.Queued) async -> WorkResult<Delivered> {
+        let appId = queued.notification.appId
+        let platform: Platform = queued.deviceOS == "ios" ? .ios : .android
+        let outcome: PushOutcome
+        switch await credentials(appId: appId, platform: platform) {
+        case .success(.apns(let upload, let key)?):
+            outcome = await apns.send(Self.message(for: queued), to: queued.deviceToken, with: upload, key: key, logger: logger)
+        case .success(.fcm(let account, let key)?):
+            outcome = await fcm.send(Self.message(for: queued), to: queued.deviceToken, with: account, key: key, logger: logger)
+        case .success(nil):
+            outcome = .failed("no \(platform.rawValue) push credentials for app \(appId)")
+        case .failure(let error):
+            outcome = .retry("the \(platform.rawValue) push credentials of \(appId) could not be read: \(error)")
+        }
         switch outcome {
+        case .delivered(let providerId): return .done(.delivered(providerId: providerId))
+        case .unregistered(let reason): return .done(.unregistered(reason: reason))
+        case .retry(let reason): return .failed(String(reason.prefix(300)))
+        case .failed(let reason): return .rejected(String(reason.prefix(300)))
+        }
+    }
+
+    private func credentials(appId: String, platform: Platform) async -> Result<PushCredentials?, any Error> {
+        let key = "\(appId)/\(platform.rawValue)"
+        if let known = loaded.withLock({ $0[key] }) { return known }
+        let result: Result<PushCredentials?, any Error>
+        do {
+            result = .success(try await credentials.credentials(appId: appId, platform: platform))
+        } catch {
+            result = .failure(error)
+        }
+        loaded.withLock { $0[key] = result }
+        return result
+    }
+
+    func complete(_ queued: PushOutbox.Queued, with delivered: Delivered) async throws {
+        switch delivered {
         case .delivered(let providerId):
             try await outbox.markSent(id: queued.id, providerId: providerId)
         case .unregistered(let reason):
             try await outbox.removeUnregistered(queued, reason: reason)
             logger.info("push token removed", metadata: ["push_id": "\(queued.id)", "reason": "\(reason)"])
-        case .retry(let reason) where queued.attempts < maxAttempts:
-            try await outbox.markFailed(
-                id: queued.id, error: String(reason.prefix(300)),
-                retryAfter: OutboxWorker.Policy(maxAttempts: maxAttempts).backoff(afterAttempts: queued.attempts))
-            logger.warning("push will be retried", metadata: ["push_id": "\(queued.id)", "reason": "\(reason)"])
-        case .retry(let reason), .failed(let reason):
-            try await outbox.markFailed(id: queued.id, error: String(reason.prefix(300)), retryAfter: nil)
-            logger.warning("push given up", metadata: ["push_id": "\(queued.id)", "reason": "\(reason)"])
         }
+    }
+
+    func outcome(of delivered: Delivered) -> String {
+        switch delivered {
+        case .delivered: "delivered"
+        case .unregistered: "unregistered"
+        }
+    }
+
+    func fail(_ queued: PushOutbox.Queued, reason: String, retryAfter: Duration?) async throws {
+        try await outbox.markFailed(id: queued.id, error: reason, retryAfter: retryAfter)
     }
 
     /// The notification in the device's language, with the keys the apps read.
@@ -128,16 +144,5 @@ struct PushWorker: Service {
         return PushMessage(
             title: notification.title.text(for: queued.language), body: notification.message.text(for: queued.language),
             data: data)
-    }
-}
-
-extension PushOutcome {
-    var label: String {
-        switch self {
-        case .delivered: "delivered"
-        case .unregistered: "unregistered"
-        case .retry: "retry"
-        case .failed: "failed"
-        }
     }
 }

@@ -57,6 +57,7 @@ struct PushAudienceStore: Sendable {
                     details: ["notificationId": notification.notificationId, "devices": String(devices)], on: connection)
                 queued += devices
             }
+            if queued > 0 { try await ChangeListener.notify(PushWorker.channel, on: connection, logger: logger) }
             return queued
         }
     }

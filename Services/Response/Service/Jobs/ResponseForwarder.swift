@@ -16,18 +16,34 @@ import StudyModels
 /// A worker that dies between the target's answer and recording it leaves the lease to expire and
 /// the response is sent again; each request carries `X-StudyStack-Response-Id` so a target can
 /// recognise the repeat.
-struct ResponseForwarder: Service {
+final class ResponseForwarder: WorkQueue {
+    /// Batches of 10, each leased for as long as ten sends at the request timeout could take;
+    /// never given up (the study's admins see a failing target in the admin API).
+    static let policy = DrainPolicy(batchSize: 10, lease: .seconds(10 * 35), retry: RetryPolicy(maxAttempts: nil))
+
     let store: ForwardingStore
     let tokens: TokenStore
     /// Checked before every request: the target is an address a study admin chose.
     let addresses: OutboundAddressPolicy
     let oauth: OAuthTokenCache
-    let pollInterval: Duration
-    let isReady: @Sendable () -> Bool
+    let httpClient: HTTPClient
     let metrics: ServiceMetrics
     let logger: Logger
 
     static let requestTimeout: TimeAmount = .seconds(30)
+
+    init(
+        store: ForwardingStore, tokens: TokenStore, addresses: OutboundAddressPolicy, oauth: OAuthTokenCache,
+        httpClient: HTTPClient, metrics: ServiceMetrics, logger: Logger
+    ) {
+        self.store = store
+        self.tokens = tokens
+        self.addresses = addresses
+        self.oauth = oauth
+        self.httpClient = httpClient
+        self.metrics = metrics
+        self.logger = logger
+    }
 
     /// The client forwarding uses: redirects are not followed (a redirect would take the request,
     /// and a POST turned GET, to an address nobody checked).
@@ -38,38 +54,37 @@ struct ResponseForwarder: Service {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    func run() async throws {
-        let httpClient = Self.makeHTTPClient()
-        await QueueDrain.run("response forwarding", pollInterval: pollInterval, isReady: isReady, logger: logger) {
-            try await forwardNext(using: httpClient)
-        }
-        try? await httpClient.shutdown()
+    /// One round of the queue, as the worker runs it.
+    func round() async throws -> Int {
+        try await drain("forwarding", policy: Self.policy, metrics: metrics, logger: logger)
     }
 
-    /// Sends the oldest due response; false when none is due.
-    @discardableResult
-    func forwardNext(using httpClient: HTTPClient) async throws -> Bool {
-        guard let lease = try await store.leaseNext() else { return false }
+    func claim(limit: Int, lease: Duration) async throws -> [ForwardingStore.Lease] {
+        try await store.lease(limit: limit, for: lease)
+    }
+
+    func attempts(of lease: ForwardingStore.Lease) -> Int { lease.attempts + 1 }
+
+    func perform(_ lease: ForwardingStore.Lease) async -> WorkResult<Void> {
         var logger = self.logger
         logger[metadataKey: "response_id"] = "\(lease.responseId)"
         do {
             try await send(lease, using: httpClient)
-            try await store.markForwarded(lease)
             logger.info("response forwarded")
-            count("forwarded")
+            return .done(())
         } catch let failure as Failure {
-            let wait = OutboxWorker.Policy().backoff(afterAttempts: lease.attempts + 1)
-            try await store.markFailed(lease, error: failure.message, wait: wait)
-            logger.warning("forwarding failed; trying again later", metadata: ["error": "\(failure.message)", "retry_in": "\(wait)"])
-            count("retry")
+            return .failed(failure.message)
+        } catch {
+            return .failed(String(reflecting: error))
         }
-        return true
     }
 
-    private func count(_ outcome: String) {
-        metrics.countWorkerOutcome(
-            worker: "response", event: "forwarding", outcome: outcome,
-            help: "Attempts to forward a processed response to the study's target, by outcome (forwarded, retry).")
+    func complete(_ lease: ForwardingStore.Lease, with _: Void) async throws {
+        try await store.markForwarded(lease)
+    }
+
+    func fail(_ lease: ForwardingStore.Lease, reason: String, retryAfter: Duration?) async throws {
+        try await store.markFailed(lease, error: reason, wait: retryAfter ?? Self.policy.retry.maxBackoff)
     }
 
     /// Why a send did not succeed, as the admin API shows it.

@@ -2,106 +2,163 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceKit
-import ServiceLifecycle
 import StudyModels
 import Synchronization
 
-/// Processes pending responses into the study's tables (docs/response-api.md, Processing into tables): the
-/// activity version's design is fetched and applied first (outside any transaction), then the
-/// response is claimed with `FOR UPDATE SKIP LOCKED` and stored in one transaction with its status
-/// change, so any number of replicas share the queue, and a worker that dies mid-way leaves
-/// nothing half-stored: its transaction rolls back and the response is still pending.
-/// A response the rules reject is marked `error` with the original's message; one whose design
-/// cannot be fetched now stays pending and is tried again later (backoff), while the responses
-/// behind it go on.
-struct ResponseProcessor: Service {
+/// Processes pending responses into the study's tables (docs/response-api.md, Processing into
+/// tables), as a work queue. A response is claimed with a lease (`FOR UPDATE SKIP LOCKED`, its
+/// next attempt moved past the lease), its activity version's design is fetched and applied
+/// (outside any transaction: it may take a call to study-metadata), and then it is stored in one
+/// transaction with its status change, so any number of replicas share the queue and a worker
+/// that dies mid-way leaves nothing half-stored: its transaction rolls back and the response is
+/// claimed again once the lease ends. A response the rules reject is marked `error` with the
+/// original's message; one whose design cannot be fetched now is tried again later (backoff,
+/// never given up), while the responses behind it go on.
+///
+/// Studies take turns: the next response is the oldest due one of the first study after the one
+/// served last (by key, wrapping round), so a study with a large backlog gets one response in
+/// turn with every other study that has any, instead of holding the worker until it drains.
+final class ResponseProcessor: WorkQueue {
     static let maxErrorLength = 977
+    static let policy = DrainPolicy(batchSize: 10, lease: .seconds(120), retry: RetryPolicy(maxAttempts: nil))
+
+    struct Claimed: Sendable {
+        var id: Int64
+        var studyKey: String
+        var studyId: String
+        var activityId: String
+        var version: String
+        var attempts: Int
+    }
 
     let client: PostgresClient
     let designs: DesignSource
     let tables: StudyTables
     let writer: ResponseWriter
-    let pollInterval: Duration
-    let isReady: @Sendable () -> Bool
     let metrics: ServiceMetrics
     let logger: Logger
     /// The study served last: a hint for taking turns, not state (another replica has its own).
-    let turn = StudyTurn()
+    private let lastStudy = Mutex<String?>(nil)
 
-    func run() async throws {
-        await QueueDrain.run("response processing", pollInterval: pollInterval, isReady: isReady, logger: logger) {
-            try await processNext()
-        }
+    init(
+        client: PostgresClient, designs: DesignSource, tables: StudyTables, writer: ResponseWriter, metrics: ServiceMetrics,
+        logger: Logger
+    ) {
+        self.client = client
+        self.designs = designs
+        self.tables = tables
+        self.writer = writer
+        self.metrics = metrics
+        self.logger = logger
     }
 
-    /// Processes the oldest due pending response; false when there is none.
-    ///
-    /// The design is made ready first, outside any transaction (it may take a call to
-    /// study-metadata, and no row lock or transaction should wait on the network); then the
-    /// response is claimed and stored in one transaction.
-    ///
-    /// Studies take turns: the next response is the oldest due one of the first study after the
-    /// one served last (by key, wrapping round), so a study with a large backlog gets one response
-    /// in turn with every other study that has any, instead of holding the worker until it drains.
+    /// One round of the queue, as the worker runs it.
+    func round() async throws -> Int {
+        try await drain("responses", policy: Self.policy, metrics: metrics, logger: logger)
+    }
+
+    /// Processes the next due response, if any; false when none was due (tests drive it so).
     @discardableResult
     func processNext() async throws -> Bool {
-        let last = turn.last ?? ""
-        // The second branch runs only when the first finds nothing (Append stops at the LIMIT).
-        let due = try await client.query(
-            """
-            (SELECT r.id, r.study_key, s.study_id, r.activity_id, r.activity_version, r.attempts
-             FROM responses r JOIN studies s ON s.study_key = r.study_key
-             WHERE r.status = 'pending' AND r.next_attempt_at <= now() AND r.study_key > \(last)
-             ORDER BY r.study_key, r.id LIMIT 1)
-            UNION ALL
-            (SELECT r.id, r.study_key, s.study_id, r.activity_id, r.activity_version, r.attempts
-             FROM responses r JOIN studies s ON s.study_key = r.study_key
-             WHERE r.status = 'pending' AND r.next_attempt_at <= now()
-             ORDER BY r.study_key, r.id LIMIT 1)
-            LIMIT 1
-            """, logger: logger)
-        var next: (Int64, String, String, String, String, Int)?
-        for try await row in due.decode((Int64, String, String, String, String, Int).self) { next = row }
-        guard let (id, studyKey, studyId, activityId, version, attempts) = next else { return false }
-        turn.last = studyKey
-        var logger = self.logger
-        logger[metadataKey: "response_id"] = "\(id)"
-        do {
-            try await designs.ensureApplied(studyKey: studyKey, studyId: studyId, activityId: activityId, version: version)
-        } catch let error as DesignSource.Unavailable {
-            // Later, without holding up the responses behind it.
-            let wait = OutboxWorker.Policy().backoff(afterAttempts: attempts + 1).components
-            try await client.query(
-                """
-                UPDATE responses SET attempts = attempts + 1, error_message = \(error.description),
-                    next_attempt_at = now() + make_interval(secs => \(Double(wait.seconds)))
-                WHERE id = \(id) AND status = 'pending'
-                """, logger: logger)
-            logger.warning("design unavailable; the response waits", metadata: ["error": "\(error)"])
-            count("deferred")
-            return true
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            try await client.query(
-                """
-                UPDATE responses SET status = 'error', error_message = \(Self.message(error)), processed_at = now()
-                WHERE id = \(id) AND status = 'pending'
-                """, logger: logger)
-            count("error")
-            return true
+        var one = Self.policy
+        one.batchSize = 1
+        return try await drain("responses", policy: one, metrics: metrics, logger: logger) > 0
+    }
+
+    func claim(limit: Int, lease: Duration) async throws -> [Claimed] {
+        var claimed: [Claimed] = []
+        while claimed.count < limit, let next = try await claimNext(lease: lease) {
+            claimed.append(next)
         }
-        if let outcome = try await store(id, logger: logger) { count(outcome) }
-        return true
+        return claimed
     }
 
-    private func count(_ outcome: String) {
-        metrics.countWorkerOutcome(
-            worker: "response", event: "processing", outcome: outcome,
-            help: "Responses processed into the study tables, by outcome (processed, error, deferred).")
+    /// Leases the oldest due response of the next study in turn.
+    private func claimNext(lease: Duration) async throws -> Claimed? {
+        let last = lastStudy.withLock { $0 }
+        var next = try await claimOldest(afterStudy: last, lease: lease)
+        if next == nil, last != nil { next = try await claimOldest(afterStudy: nil, lease: lease) }
+        if let next { lastStudy.withLock { $0 = next.studyKey } }
+        return next
     }
 
-    /// Claims response `id` (unless another worker has it) and stores it with its status change;
+    private func claimOldest(afterStudy last: String?, lease: Duration) async throws -> Claimed? {
+        let rows = try await client.query(
+            """
+            UPDATE responses SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => \(lease.inSeconds))
+            FROM (
+                SELECT r.id FROM responses r
+                WHERE r.status = 'pending' AND r.next_attempt_at <= now() AND r.study_key > \(last ?? "")
+                ORDER BY r.study_key, r.id LIMIT 1
+                FOR UPDATE SKIP LOCKED
+            ) due, studies s
+            WHERE responses.id = due.id AND s.study_key = responses.study_key
+            RETURNING responses.id, responses.study_key, s.study_id, responses.activity_id, responses.activity_version,
+                responses.attempts
+            """, logger: logger)
+        for try await (id, studyKey, studyId, activityId, version, attempts) in rows.decode(
+            (Int64, String, String, String, String, Int).self)
+        {
+            return Claimed(
+                id: id, studyKey: studyKey, studyId: studyId, activityId: activityId, version: version, attempts: attempts)
+        }
+        return nil
+    }
+
+    func attempts(of response: Claimed) -> Int { response.attempts }
+
+    /// The design is made ready first, outside any transaction; then the response is stored in
+    /// one transaction. `done` carries the status it was given (nil: another worker had it).
+    func perform(_ response: Claimed) async -> WorkResult<String?> {
+        var logger = self.logger
+        logger[metadataKey: "response_id"] = "\(response.id)"
+        do {
+            try await designs.ensureApplied(
+                studyKey: response.studyKey, studyId: response.studyId, activityId: response.activityId,
+                version: response.version)
+        } catch let error as DesignSource.Unavailable {
+            return .failed(error.description)
+        } catch {
+            return Self.isRejection(error) ? .rejected(Self.message(error)) : .failed(String(reflecting: error))
+        }
+        do {
+            return .done(try await store(response.id, logger: logger))
+        } catch {
+            return .failed(String(reflecting: error))
+        }
+    }
+
+    func complete(_ response: Claimed, with status: String?) async throws {}
+
+    /// `processed`; `rejected` when the rules refused it (as a design the rules refuse is).
+    func outcome(of status: String?) -> String {
+        switch status {
+        case "processed": "processed"
+        case nil: "skipped"
+        default: "rejected"
+        }
+    }
+
+    /// A design that cannot be had now waits (`retryAfter`); one the rules refuse makes the
+    /// response an `error`, with the original's message.
+    func fail(_ response: Claimed, reason: String, retryAfter: Duration?) async throws {
+        if let retryAfter {
+            try await client.query(
+                """
+                UPDATE responses SET error_message = \(reason),
+                    next_attempt_at = now() + make_interval(secs => \(retryAfter.inSeconds))
+                WHERE id = \(response.id) AND status = 'pending'
+                """, logger: logger)
+        } else {
+            try await client.query(
+                """
+                UPDATE responses SET status = 'error', error_message = \(reason), processed_at = now()
+                WHERE id = \(response.id) AND status = 'pending'
+                """, logger: logger)
+        }
+    }
+
+    /// Locks response `id` (unless another worker has it) and stores it with its status change;
     /// returns the status it was given, or nil when another worker had it.
     private func store(_ id: Int64, logger: Logger) async throws -> String? {
         try await client.withTransaction(logger: logger) { connection -> String? in
@@ -124,13 +181,11 @@ struct ResponseProcessor: Service {
                 try await writer.insert(plan, schema: schema, participantId: participantId, responseId: id, on: connection)
                 try await mark(id, status: "processed", error: nil, on: connection)
                 return "processed"
-            } catch is CancellationError {
-                throw CancellationError()  // shutting down: roll back, the response stays pending
-            } catch {
+            } catch let rejection where Self.isRejection(rejection) {
                 // Nothing of this response stays in the study's tables.
                 try await connection.query("ROLLBACK TO SAVEPOINT store_response", logger: logger)
-                try await mark(id, status: "error", error: Self.message(error), on: connection)
-                logger.info("response rejected", metadata: ["error": "\(Self.message(error))"])
+                try await mark(id, status: "error", error: Self.message(rejection), on: connection)
+                logger.info("response rejected", metadata: ["error": "\(Self.message(rejection))"])
                 return "error"
             }
         }
@@ -143,6 +198,20 @@ struct ResponseProcessor: Service {
             """, logger: logger)
     }
 
+    /// Whether `error` is the response's fault (stored as its error) rather than the moment's
+    /// (a lost connection, shutting down: the transaction rolls back and the response is tried again).
+    static func isRejection(_ error: any Error) -> Bool {
+        switch error {
+        case is ResponseShredder.Failure, is SurveySchema.DesignError, is DecodingError: true
+        case let postgres as PSQLError:
+            // The server refused this response's values (a number out of range, say); not the
+            // classes that mean the moment was wrong: connection (08), transaction rollback (40),
+            // resources (53), operator intervention such as a shutdown (57), system errors (58).
+            postgres.serverInfo?[.sqlState].map { !["08", "40", "53", "57", "58"].contains(String($0.prefix(2))) } ?? false
+        default: false
+        }
+    }
+
     /// The error as the original stored it: its message, truncated like the original's column.
     static func message(_ error: any Error) -> String {
         let text: String =
@@ -153,15 +222,5 @@ struct ResponseProcessor: Service {
             default: "\(error)"
             }
         return text.count > maxErrorLength ? String(text.prefix(maxErrorLength)) + "... (message truncated)" : text
-    }
-}
-
-/// Which study a processor served last.
-final class StudyTurn: Sendable {
-    private let key = Mutex<String?>(nil)
-
-    var last: String? {
-        get { key.withLock { $0 } }
-        set { key.withLock { $0 = newValue } }
     }
 }

@@ -36,9 +36,6 @@ struct ForwardingStore: Sendable {
         var lastError: String?
     }
 
-    /// How long a worker may take to send one response before another may try it.
-    static let lease: Duration = .seconds(120)
-
     let client: PostgresClient
     let sealKey: SymmetricKey
     let audit: AuditLog
@@ -122,28 +119,29 @@ struct ForwardingStore: Sendable {
         }
     }
 
-    /// Leases the oldest due processed response of a study that forwards; nil when none is due.
-    func leaseNext() async throws -> Lease? {
+    /// Leases up to `limit` of the oldest due processed responses of studies that forward.
+    func lease(limit: Int, for lease: Duration) async throws -> [Lease] {
         let rows = try await client.query(
             """
-            UPDATE responses SET forward_lease_until = now() + make_interval(secs => \(Double(Self.lease.components.seconds)))
-            WHERE id = (
+            UPDATE responses SET forward_lease_until = now() + make_interval(secs => \(lease.inSeconds))
+            WHERE id IN (
                 SELECT r.id FROM responses r
                 JOIN forwarding_settings f ON f.study_key = r.study_key AND f.kind <> 'disabled'
                 WHERE r.status = 'processed' AND r.forward_due_at <= now()
                   AND (r.forward_lease_until IS NULL OR r.forward_lease_until < now())
-                ORDER BY r.forward_due_at, r.id LIMIT 1
+                ORDER BY r.forward_due_at, r.id LIMIT \(limit)
                 FOR UPDATE OF r SKIP LOCKED)
             RETURNING id, study_key, participant_id, activity_id, activity_version, data::text, forward_attempts
             """, logger: logger)
+        var leased: [Lease] = []
         for try await (id, study, participant, activity, version, data, attempts) in rows.decode(
             (Int64, String, Int64, String, String, String, Int).self)
         {
-            return Lease(
+            leased.append(Lease(
                 responseId: id, studyKey: study, participantId: participant, activityId: activity, version: version,
-                data: try JSONDecoder().decode(JSONValue.self, from: Data(data.utf8)), attempts: attempts)
+                data: try JSONDecoder().decode(JSONValue.self, from: Data(data.utf8)), attempts: attempts))
         }
-        return nil
+        return leased.sorted { $0.responseId < $1.responseId }
     }
 
     /// The target answered 2xx: the response is `forwarded`, and never sent again.
@@ -160,7 +158,7 @@ struct ForwardingStore: Sendable {
         try await client.query(
             """
             UPDATE responses SET forward_attempts = forward_attempts + 1, forward_error = \(String(error.prefix(1000))),
-                forward_due_at = now() + make_interval(secs => \(Double(wait.components.seconds))), forward_lease_until = NULL
+                forward_due_at = now() + make_interval(secs => \(wait.inSeconds)), forward_lease_until = NULL
             WHERE id = \(lease.responseId) AND status = 'processed'
             """, logger: logger)
     }

@@ -61,8 +61,13 @@ final class ResponseIngest: Sendable {
     /// hop to another executor for them.
     private let queue = Mutex(Queue())
 
-    init(client: PostgresClient, logger: Logger) {
+    /// Signalled when new responses are stored: this process's processing worker starts on them
+    /// at once (another replica's polls; a `NOTIFY` per batch would cost a round trip each).
+    let stored: WakeSignal
+
+    init(client: PostgresClient, stored: WakeSignal, logger: Logger) {
         self.client = client
+        self.stored = stored
         self.logger = logger
     }
 
@@ -109,6 +114,7 @@ final class ResponseIngest: Sendable {
                 for item in batch { await answer([item]) }
                 return
             }
+            if outcomes.values.contains(where: { if case .stored(true) = $0.0 { true } else { false } }) { stored.signal() }
             var answered: Set<String> = []
             for (index, item) in batch.enumerated() {
                 var (outcome, fingerprint) = outcomes[index] ?? (.unknownParticipant, "")

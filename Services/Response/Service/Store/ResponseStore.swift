@@ -32,9 +32,9 @@ struct ResponseStore: Sendable {
     let audit: AuditLog
     let logger: Logger
 
-    init(client: PostgresClient, audit: AuditLog, logger: Logger) {
+    init(client: PostgresClient, audit: AuditLog, stored: WakeSignal = WakeSignal(), logger: Logger) {
         self.client = client
-        ingest = ResponseIngest(client: client, logger: logger)
+        ingest = ResponseIngest(client: client, stored: stored, logger: logger)
         self.audit = audit
         self.logger = logger
     }

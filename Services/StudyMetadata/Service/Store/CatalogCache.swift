@@ -11,7 +11,7 @@ import Synchronization
 /// With them an app-API request that hits the reply cache touches no database at all.
 ///
 /// Whatever changes these writes `NOTIFY studystack_catalog` in its transaction; every replica's
-/// `CatalogChangeListener` clears its copies when the notification arrives (after the commit), and
+/// `ChangeListener` clears its copies when the notification arrives (after the commit), and
 /// the replica that made the change clears its own at once. The copies are only used while the
 /// listener is connected, and expire after `timeToLive` in any case, so a lost notification can
 /// leave a replica stale for at most that long.
@@ -96,45 +96,13 @@ final class CatalogCache: Sendable {
 
     /// Tells every replica, once `connection`'s transaction commits, that the catalog changed.
     static func notifyChange(on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("SELECT pg_notify(\(channel), '')", logger: logger)
+        try await ChangeListener.notify(channel, on: connection, logger: logger)
     }
-}
 
-/// Keeps one pooled connection listening on `studystack_catalog` and clears the cache on each
-/// notification; reconnects with backoff when the connection is lost.
-struct CatalogChangeListener: Service {
-    let client: PostgresClient
-    let cache: CatalogCache
-    let isReady: @Sendable () -> Bool
-    let logger: Logger
-
-    func run() async throws {
-        try? await cancelWhenGracefulShutdown { [client, cache, isReady, logger] in
-            var backoff = Duration.milliseconds(500)
-            while !Task.isCancelled {
-                if !isReady() {
-                    try await Task.sleep(for: .milliseconds(200))
-                    continue
-                }
-                let started = ContinuousClock.now
-                do {
-                    try await client.withConnection { connection in
-                        try await connection.listen(on: CatalogCache.channel) { notifications in
-                            cache.setListening(true)
-                            for try await _ in notifications { cache.invalidateAll() }
-                        }
-                    }
-                } catch {
-                    if Task.isCancelled { break }
-                    logger.warning("catalog listener lost its connection", metadata: ["error": "\(String(reflecting: error))"])
-                }
-                cache.setListening(false)
-                // A connection that held for a while was healthy: start the backoff over.
-                if ContinuousClock.now - started > .seconds(10) { backoff = .milliseconds(500) }
-                try await Task.sleep(for: backoff)
-                backoff = min(backoff * 2, .seconds(15))
-            }
-            cache.setListening(false)
-        }
+    /// Clears the cache on every change notification, and trusts it only while the service's
+    /// listener is listening (a change made while it was not would go unheard).
+    func listen(through changes: ChangeListener) {
+        changes.register(
+            channel: Self.channel, notified: { [self] in invalidateAll() }, listening: { [self] in setListening($0) })
     }
 }

@@ -1,0 +1,95 @@
+import Logging
+
+/// A durable queue of items that are claimed, worked on and settled: the shape shared by the
+/// internal outbox, mail, push, response processing and forwarding. Each queue's store owns its
+/// SQL (its table and columns differ); this protocol and `drain` own the order of things, the
+/// retry decision and the counting.
+///
+/// Claiming must lease: a claimed item is not claimed again until its lease ends (a
+/// `FOR UPDATE SKIP LOCKED` pick that moves its next attempt past the lease), so replicas share
+/// a queue and a worker that dies mid-item only delays that item.
+public protocol WorkQueue: Sendable {
+    associatedtype Item: Sendable
+    /// What a completed item's work produced, for `complete`.
+    associatedtype Completion: Sendable = Void
+
+    /// Claims up to `limit` due items, each leased for `lease`, oldest first.
+    func claim(limit: Int, lease: Duration) async throws -> [Item]
+    /// How many times `item` has been claimed, this claim included.
+    func attempts(of item: Item) -> Int
+    /// Does `item`'s work once.
+    func perform(_ item: Item) async -> WorkResult<Completion>
+    /// Records that `item` is done.
+    func complete(_ item: Item, with completion: Completion) async throws
+    /// The `outcome` label a completion is counted under ("done" unless the queue says more).
+    func outcome(of completion: Completion) -> String
+    /// Records a failed attempt: tried again after `retryAfter`, or given up when it is nil.
+    func fail(_ item: Item, reason: String, retryAfter: Duration?) async throws
+}
+
+/// What one attempt at an item came to.
+public enum WorkResult<Completion: Sendable>: Sendable {
+    case done(Completion)
+    /// Worth trying again later (a peer down, a timeout).
+    case failed(String)
+    /// Never worth trying again (a refusal that will not change).
+    case rejected(String)
+}
+
+/// How a queue is drained: batch size, lease and retries.
+public struct DrainPolicy: Sendable {
+    public var batchSize: Int
+    public var lease: Duration
+    public var retry: RetryPolicy
+
+    public init(batchSize: Int, lease: Duration, retry: RetryPolicy) {
+        self.batchSize = batchSize
+        self.lease = lease
+        self.retry = retry
+    }
+}
+
+extension WorkQueue {
+    public func outcome(of completion: Completion) -> String { "done" }
+
+    /// One round: claims a batch, works on each item in order and settles it. Returns how many
+    /// were claimed. Outcomes are counted as `studystack_queue_items_total{queue, outcome}`.
+    public func drain(
+        _ queue: String, policy: DrainPolicy, metrics: ServiceMetrics, logger: Logger
+    ) async throws -> Int {
+        let batch = try await claim(limit: policy.batchSize, lease: policy.lease)
+        for item in batch {
+            try Task.checkCancellation()
+            let attempts = attempts(of: item)
+            let result = await perform(item)
+            let reason: String
+            let permanent: Bool
+            switch result {
+            case .done(let completion):
+                try await complete(item, with: completion)
+                metrics.recordQueueItem(queue: queue, outcome: outcome(of: completion))
+                continue
+            case .failed(let why):
+                (reason, permanent) = (why, false)
+            case .rejected(let why):
+                (reason, permanent) = (why, true)
+            }
+            switch policy.retry.afterFailure(attempts: attempts, permanent: permanent) {
+            case .retry(let wait):
+                try await fail(item, reason: reason, retryAfter: wait)
+                metrics.recordQueueItem(queue: queue, outcome: "retry")
+                logger.warning(
+                    "\(queue) item will be retried",
+                    metadata: ["queue": "\(queue)", "attempts": "\(attempts)", "retry_in": "\(wait)", "error": "\(reason)"])
+            case .giveUp:
+                try await fail(item, reason: reason, retryAfter: nil)
+                // Refused outright, or out of attempts.
+                metrics.recordQueueItem(queue: queue, outcome: permanent ? "rejected" : "gave_up")
+                logger.log(
+                    level: permanent ? .warning : .error, permanent ? "\(queue) item rejected" : "\(queue) item given up",
+                    metadata: ["queue": "\(queue)", "attempts": "\(attempts)", "error": "\(reason)"])
+            }
+        }
+        return batch.count
+    }
+}
