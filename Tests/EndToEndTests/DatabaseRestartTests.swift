@@ -143,19 +143,27 @@ import TestSupport
                 "SELECT count(*)::int, count(*) FILTER (WHERE sent_at IS NOT NULL)::int FROM mail_outbox",
                 in: platform.registrationDatabase)
         } until: { $0[0] >= accounts.count && $0[1] == $0[0] }
+        // At least once: a message whose sending was done but not yet recorded when the
+        // connection went is sent again.
+        #expect(accounts.count > 0)
         for account in accounts {
-            #expect(try Platform.codes(in: platform.mailDirectory, to: account).count == 1, "\(account) got no code")
+            #expect(try Platform.codes(in: platform.mailDirectory, to: account).count >= 1, "\(account) got no code")
         }
 
-        // Both announcements reached the push queue for the devices, and every push is settled.
-        let pushes = try await eventually("both announcements pushed and every push settled", within: .seconds(60)) {
+        // Both announcements reached registration (the first may have found no device yet: it
+        // went out as the load began), the second was queued for the devices that signed up
+        // during the load, and every push is settled.
+        // [announcements received, pushes of the second, pushes in all, settled]
+        let pushes = try await eventually("both announcements received and every push settled", within: .seconds(120)) {
             try await Self.counts(
                 """
-                SELECT count(DISTINCT n.notification_id) FILTER (WHERE n.notification_id IN ('before', 'after'))::int,
-                    count(*)::int, count(*) FILTER (WHERE p.sent_at IS NOT NULL OR p.gave_up_at IS NOT NULL)::int
+                SELECT (SELECT count(DISTINCT notification_id) FROM received_notifications
+                        WHERE notification_id IN ('before', 'after'))::int,
+                    count(*) FILTER (WHERE n.notification_id = 'after')::int, count(*)::int,
+                    count(*) FILTER (WHERE p.sent_at IS NOT NULL OR p.gave_up_at IS NOT NULL)::int
                 FROM push_outbox p JOIN received_notifications n ON n.id = p.notification_id
                 """, in: platform.registrationDatabase)
-        } until: { $0[0] == 2 && $0[1] == $0[2] }
+        } until: { $0[0] == 2 && $0[1] > 0 && $0[2] == $0[3] }
         #expect(pushes[1] > 0)
 
         // study-metadata sent the announcements (and more) to registration; nothing is left anywhere.

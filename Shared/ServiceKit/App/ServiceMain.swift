@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// The entry point every service executable calls.
 public enum ServiceMain {
@@ -32,13 +33,26 @@ public enum ServiceMain {
         do {
             logger.info(
                 "starting", metadata: ["address": "\(settings.host):\(settings.port)", "database": "\(settings.database.database)"])
-            try await app.runService()
+            try await ServiceGroup(configuration: groupConfiguration(app, logger: logger)).run()
             logger.info("stopped")
             exit(0)
         } catch {
             logger.critical("stopping after a fatal error", metadata: ["error": "\(error)"])
             fail("\(descriptor.name.rawValue): fatal: \(error)", exitCode: 1)
         }
+    }
+
+    /// SIGTERM or SIGINT start a graceful shutdown: the server stops taking requests, and the
+    /// workers finish their round and stop. It is bounded: after 15 s the rest is cancelled, and
+    /// what still has not ended 10 s later (a database call that never returns after PostgreSQL
+    /// went away under it) ends the process with a fatal error, so that an orchestrator's restart
+    /// is never held up by a hung task.
+    static func groupConfiguration(_ app: ServiceApplication, logger: Logger) -> ServiceGroupConfiguration {
+        var configuration = ServiceGroupConfiguration(
+            services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(15)
+        configuration.maximumCancellationDuration = .seconds(10)
+        return configuration
     }
 
     private static func fail(_ line: String, exitCode: Int32) -> Never {

@@ -57,7 +57,11 @@ public final class ChangeListener: Service, Sendable {
 
     public func run() async throws {
         let registrations = self.registrations.withLock { $0 }
-        guard !registrations.isEmpty else { return }
+        guard !registrations.isEmpty else {
+            // Nothing to listen for; a service that returned would stop the whole application.
+            try? await gracefulShutdown()
+            return
+        }
         let (client, isReady, logger) = (self.client, self.isReady, self.logger)
         try? await cancelWhenGracefulShutdown {
             var backoff = Duration.milliseconds(500)
