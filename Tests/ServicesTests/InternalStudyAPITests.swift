@@ -130,11 +130,9 @@ import TestSupport
                         _ = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
                         #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
 
-                        let deadline = ContinuousClock.now + .seconds(20)
-                        while received.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
-                            try await Task.sleep(for: .milliseconds(200))
-                        }
-                        let events = received.withLock { $0 }
+                        let events = try await eventually("the study event delivered", within: .seconds(20)) {
+                            received.withLock { $0 }
+                        } until: { !$0.isEmpty }
                         #expect(events.count == 1)
                         #expect(events.first?.caller == "study-metadata")
                         #expect(events.first?.event.studyId == "SLEEPWELL")

@@ -46,17 +46,15 @@ import TestSupport
     /// Waits for the service's own processor to settle response `id` (processed, error, or put
     /// off because its design cannot be fetched); returns its status and error.
     func settled(_ h: ResponseHarness, _ id: Int64) async throws -> (String, String?) {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
+        try await eventually("response \(id) settled", within: .seconds(30), poll: .milliseconds(50)) { () -> (String, String?)? in
             var found: (String, String?)?
             let rows = try await h.postgres.query(
                 "SELECT status, error_message FROM responses WHERE id = \(id)", logger: Logger(label: "test"))
             for try await row in rows.decode((String, String?).self) { found = row }
             // Claiming counts an attempt; a response put back to wait keeps the reason.
-            if let (status, error) = found, status != "pending" || error != nil { return (status, error) }
-            try await Task.sleep(for: .milliseconds(50))
+            guard let (status, error) = found, status != "pending" || error != nil else { return nil }
+            return (status, error)
         }
-        throw HarnessError(description: "response \(id) was not processed")
     }
 
     /// Seeds the design as fetched (a malformed one as its raw text cannot be stored as JSON, so
