@@ -18,16 +18,15 @@ import TestSupport
             let registered = try await h.call("register", body: ["emailId": "kim@example.org", "password": "Passw0rd!"])
             #expect(registered.status == .ok)
             // The server is down: the attempt fails and the message waits, sealed.
-            var state = (attempts: 0, error: String?.none, sent: false, sealed: false)
             // Wait for the failed attempt to be recorded (claiming counts the attempt first).
-            let deadline = ContinuousClock.now + .seconds(20)
-            while state.error == nil, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(200))
+            let state = try await eventually("the failed attempt recorded", within: .seconds(20), poll: .milliseconds(200)) {
+                var found: [(attempts: Int, error: String?, sent: Bool, sealed: Bool)] = []
                 let rows = try await h.postgres.query(
                     "SELECT attempts, last_error, sent_at IS NOT NULL, sealed_message IS NOT NULL FROM mail_outbox",
                     logger: .init(label: "t"))
-                for try await row in rows.decode((Int, String?, Bool, Bool).self) { state = row }
-            }
+                for try await row in rows.decode((Int, String?, Bool, Bool).self) { found.append(row) }
+                return found
+            } until: { $0.count == 1 && $0[0].error != nil }[0]
             #expect(state.attempts >= 1)
             #expect(state.error != nil)
             #expect(!state.sent && state.sealed)

@@ -20,7 +20,10 @@ import Synchronization
 /// turn with every other study that has any, instead of holding the worker until it drains.
 final class ResponseProcessor: WorkQueue {
     static let maxErrorLength = 977
-    static let policy = DrainPolicy(batchSize: 10, lease: .seconds(120), retry: RetryPolicy(maxAttempts: nil))
+    /// The lease outlasts a round's deadline (30 s, set where the worker is made) with a margin:
+    /// a response claimed by a round that failed part-way (PostgreSQL went away) waits only that
+    /// long before it is claimed again.
+    static let policy = DrainPolicy(batchSize: 10, lease: .seconds(45), retry: RetryPolicy(maxAttempts: nil))
 
     struct Claimed: Sendable {
         var id: Int64
