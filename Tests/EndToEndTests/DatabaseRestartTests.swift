@@ -125,7 +125,9 @@ import TestSupport
         // Every queue drains. Counts are compared, so an empty table cannot pass.
         let acknowledged = tally.responses
         // [all, forwarded, processed, pending, error]
-        let responses = try await eventually("every response processed and forwarded", within: .seconds(120)) {
+        // A response claimed by a round the restart broke waits out its lease (45 s to process,
+        // 100 s to forward) before it is claimed again.
+        let responses = try await eventually("every response processed and forwarded", within: .seconds(180)) {
             try await Self.counts(
                 """
                 SELECT count(*)::int, count(*) FILTER (WHERE status = 'forwarded')::int,

@@ -69,9 +69,11 @@ import TestSupport
             #expect(registered.json?["verified"]?.bool == false)
             app.signedIn(registered)
             #expect(try await app.registration("resendConfirmation", body: ["emailId": email]).status == 200)
-            let code = try await platform.verificationCode(for: email, message: 2)
+            let code = try await platform.verificationCode(for: email, afterMessages: 2)
             let verified = try await app.registration("verify", body: ["code": code, "emailId": email])
-            #expect(verified.status == 200)
+            // The calls so far and the codes mailed, should this fail.
+            let mailed = try Platform.codes(in: platform.mailDirectory, to: email)
+            #expect(verified.status == 200, "code \(code) of \(mailed); calls \(app.session.trace)")
             #expect(verified.json?["message"]?.string == "success")
             let variantA: [String: Any] = [
                 "settings": ["remoteNotifications": true, "touchId": false, "passcode": true, "localNotifications": true,

@@ -118,24 +118,23 @@ struct Platform: Sendable {
             responseBase: response.baseURL + "/mobileappstudy-")
     }
 
-    /// The code in the `ordinal`-th verification e-mail to `email` (1 is the first). Mail goes
-    /// out after the request that asks for it has answered, so a resend's code is read only once
-    /// its own message has arrived, never the older code it replaced.
-    func verificationCode(for email: String, message ordinal: Int = 1) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            let codes = try Self.codes(in: mailDirectory, to: email)
-            if codes.count >= ordinal { return codes[ordinal - 1] }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw TestServerError(description: "no verification e-mail number \(ordinal) to \(email)")
+    /// The code in the newest verification e-mail to `email`, once at least `count` have come.
+    /// Mail goes out after the request that asks for it has answered, so a resend's code is read
+    /// only once its own message has arrived, never the older code it replaced.
+    func verificationCode(for email: String, afterMessages count: Int = 1) async throws -> String {
+        let codes = try await eventually("\(count) verification e-mails to \(email)") {
+            try Self.codes(in: mailDirectory, to: email)
+        } until: { $0.count >= count }
+        return codes[codes.count - 1]
     }
 
     /// The codes in the e-mails to `email`, oldest first.
     static func codes(in directory: URL, to email: String) throws -> [String] {
         let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
         // File names start with the microseconds they were written at.
-        return try files.sorted(by: { $0.lastPathComponent < $1.lastPathComponent }).compactMap { file in
+        // Only finished messages: each is written as a hidden `.partial` file and then renamed.
+        let messages = files.filter { $0.pathExtension == "eml" }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+        return try messages.compactMap { file in
             let message = try String(contentsOf: file, encoding: .utf8)
             guard message.contains("To: \(email)\r\n") || message.contains("To: \(email)\n") else { return nil }
             // Each part is base64; the plain-text one says "code is XXXXXX".

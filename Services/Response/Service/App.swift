@@ -105,7 +105,9 @@ public enum ResponseService {
                         store: forwarding, tokens: tokens, addresses: forwardingAddresses, oauth: oauthTokens,
                         httpClient: httpClient, metrics: environment.metrics, logger: environment.logger)
                     // Forwarding polls: a target is not waiting on the second.
-                    return environment.queueWorker("forwarding", timing: .init(pollInterval: .milliseconds(500))) {
+                    return environment.queueWorker(
+                        "forwarding", timing: .init(pollInterval: .milliseconds(500), roundDeadline: .seconds(120))
+                    ) {
                         try await forwarder.round()
                     }
                 }

@@ -17,9 +17,11 @@ import StudyModels
 /// the response is sent again; each request carries `X-StudyStack-Response-Id` so a target can
 /// recognise the repeat.
 final class ResponseForwarder: WorkQueue {
-    /// Batches of 10, each leased for as long as ten sends at the request timeout could take;
-    /// never given up (the study's admins see a failing target in the admin API).
-    static let policy = DrainPolicy(batchSize: 10, lease: .seconds(10 * 35), retry: RetryPolicy(maxAttempts: nil))
+    /// One response a claim, leased for as long as its send can take (a token request and two
+    /// posts at the 30 s request timeout): a response claimed by a round that failed (PostgreSQL
+    /// went away) waits at most that long. Never given up: the study's admins see a failing
+    /// target in the admin API.
+    static let policy = DrainPolicy(batchSize: 1, lease: .seconds(100), retry: RetryPolicy(maxAttempts: nil))
 
     let store: ForwardingStore
     let tokens: TokenStore
