@@ -131,6 +131,8 @@ final class ResponseProcessor: WorkQueue {
         }
     }
 
+    /// Nothing left to record: `store` set the status in the transaction that stored the rows,
+    /// so the two can never disagree.
     func complete(_ response: Claimed, with status: String?) async throws {}
 
     /// `processed`; `rejected` when the rules refused it (as a design the rules refuse is).
