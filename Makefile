@@ -14,7 +14,7 @@ bench:
 	@scripts/bench.sh
 
 build:
-	swift build
+	swift build --explicit-target-dependency-import-check error
 
 clean-data:
 	@scripts/clean-data.sh

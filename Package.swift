@@ -16,7 +16,9 @@ let package = Package(
         .executable(name: "registration", targets: ["registration"]),
         .executable(name: "response", targets: ["response"]),
         .library(name: "StudyModels", targets: ["StudyModels"]),
+        .library(name: "JSONText", targets: ["JSONText"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
+        .library(name: "ServiceKitHTTP", targets: ["ServiceKitHTTP"]),
         .library(name: "SMTPClient", targets: ["SMTPClient"]),
     ],
     dependencies: [
@@ -45,19 +47,26 @@ let package = Package(
     targets: [
         // MARK: Shared libraries
 
+        // A JSON value and its fast text reading and writing: what the study models are built of,
+        // and what the legacy request envelopes carry.
         .target(
-            name: "StudyModels",
-            path: "Shared/StudyModels",
+            name: "JSONText",
+            path: "Shared/JSONText",
             swiftSettings: strictSettings
         ),
         .target(
+            name: "StudyModels",
+            dependencies: ["JSONText"],
+            path: "Shared/StudyModels",
+            swiftSettings: strictSettings
+        ),
+        // The service kit's core: database, queues, configuration, security, observability. It
+        // has no HTTP server in it, so the services' cores can use it without Hummingbird.
+        .target(
             name: "ServiceKit",
             dependencies: [
-                "StudyModels",
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),  // bcrypt only: no HTTP
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -68,33 +77,74 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Shared/ServiceKit",
+            swiftSettings: strictSettings
+        ),
+        // The HTTP side every service shares: the application and its middleware chain, the wire
+        // error formats, request parsing, internal-call verification.
+        .target(
+            name: "ServiceKitHTTP",
+            dependencies: [
+                "ServiceKit", "JSONText",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Shared/ServiceKitHTTP",
             swiftSettings: strictSettings
         ),
 
         // MARK: Services (a library that tests import, and a thin executable)
 
+        // Each service is three targets. Its core (domain rules, use cases, stores, jobs) has no
+        // Hummingbird in its dependencies, so a store or rule that speaks HTTP does not compile;
+        // its HTTP target (routes, request parsing, authentication, error mapping) sees the core;
+        // its service target is the one assembly point that sees both.
         .target(
-            name: "StudyMetadataService",
+            name: "StudyMetadataCore",
             dependencies: [
                 "ServiceKit", "StudyModels",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/StudyMetadata/Core",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StudyMetadataHTTP",
+            dependencies: [
+                "StudyMetadataCore", "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Services/StudyMetadata/HTTP",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StudyMetadataService",
+            dependencies: [
+                "StudyMetadataCore", "StudyMetadataHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Services/StudyMetadata/Service",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "study-metadata",
-            dependencies: ["StudyMetadataService", "ServiceKit"],
+            dependencies: ["StudyMetadataService", "ServiceKitHTTP"],
             path: "Services/StudyMetadata/Main",
             swiftSettings: strictSettings
         ),
@@ -110,15 +160,41 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "RegistrationService",
+            name: "RegistrationCore",
             dependencies: [
                 "ServiceKit", "StudyModels", "SMTPClient",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Registration/Core",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RegistrationHTTP",
+            dependencies: [
+                "RegistrationCore", "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Services/Registration/HTTP",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "RegistrationService",
+            dependencies: [
+                "RegistrationCore", "RegistrationHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels", "SMTPClient",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Services/Registration/Service",
@@ -126,31 +202,52 @@ let package = Package(
         ),
         .executableTarget(
             name: "registration",
-            dependencies: ["RegistrationService", "ServiceKit"],
+            dependencies: ["RegistrationService", "ServiceKitHTTP"],
             path: "Services/Registration/Main",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ResponseCore",
+            dependencies: [
+                "ServiceKit", "StudyModels",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Services/Response/Core",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ResponseHTTP",
+            dependencies: [
+                "ResponseCore", "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Services/Response/HTTP",
             swiftSettings: strictSettings
         ),
         .target(
             name: "ResponseService",
             dependencies: [
-                "ServiceKit", "StudyModels",
+                "ResponseCore", "ResponseHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Services/Response/Service",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "response",
-            dependencies: ["ResponseService", "ServiceKit"],
+            dependencies: ["ResponseService", "ServiceKitHTTP"],
             path: "Services/Response/Main",
             swiftSettings: strictSettings
         ),
@@ -160,7 +257,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "ServiceKit", "StudyModels",
+                "ServiceKit", "ServiceKitHTTP", "StudyModels",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -189,7 +286,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "ServiceKit", "TestSupport", "StudyModels",
+                "ServiceKit", "ServiceKitHTTP", "TestSupport", "StudyModels",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -207,7 +304,7 @@ let package = Package(
         .testTarget(
             name: "ServicesTests",
             dependencies: [
-                "StudyMetadataService", "RegistrationService", "ResponseService", "TestSupport", "ServiceKit",
+                "StudyMetadataCore", "StudyMetadataHTTP", "StudyMetadataService", "RegistrationCore", "RegistrationHTTP", "RegistrationService", "ResponseCore", "ResponseHTTP", "ResponseService", "TestSupport", "ServiceKit", "ServiceKitHTTP",
                 "StudyModels",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -228,7 +325,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "TestSupport", "ServiceKit", "StudyModels",
+                "TestSupport", "ServiceKit", "ServiceKitHTTP", "StudyModels",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -39,7 +39,9 @@ export STUDYSTACK_TEST_PYTHON="$PWD/$tools_venv/bin/python"
 export STUDYSTACK_TEST_PG_BINDIR="$bindir"
 export STUDYSTACK_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 log "building and running the tests"
-swift build --build-tests
+# The import check makes an import a target has not declared a compile error: it is what keeps
+# the services' core targets from reaching Hummingbird (docs/architecture.md, Where code goes).
+swift build --build-tests --explicit-target-dependency-import-check error
 # At most three tests at a time: many start real services, a PostgreSQL load or a subprocess, and
 # on a 2-core machine an unbounded run starves them past their HTTP timeouts.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-3}

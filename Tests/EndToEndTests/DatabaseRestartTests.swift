@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Synchronization
 import Testing

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import PostgresNIO
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport

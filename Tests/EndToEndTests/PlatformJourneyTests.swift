@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport

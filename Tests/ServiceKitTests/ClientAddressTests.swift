@@ -1,4 +1,5 @@
 import ServiceKit
+import ServiceKitHTTP
 import Testing
 
 /// Telling a client's address behind trusted proxies, and the address parsing under it.

@@ -1,5 +1,6 @@
 import HummingbirdCore
 import ServiceKit
+import ServiceKitHTTP
 import Testing
 
 /// Query strings are read as servlet containers read them (`+` is a space), so a client that

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import ServiceKit
+import ServiceKitHTTP
 import ServiceLifecycle
 import Testing
 import TestSupport

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport

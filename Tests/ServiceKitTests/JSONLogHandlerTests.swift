@@ -1,5 +1,6 @@
 import Foundation
 import ServiceKit
+import ServiceKitHTTP
 import Testing
 
 @Suite struct JSONLogHandlerTests {

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import PostgresNIO
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Synchronization
 import Testing

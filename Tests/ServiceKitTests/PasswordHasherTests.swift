@@ -1,4 +1,5 @@
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport
@@ -54,17 +55,10 @@ import TestSupport
 
     /// Polls `/readyz` until it answers `status`, for at most 30 seconds.
     private func poll(_ client: some TestClientProtocol, until status: HTTPResponse.Status) async throws -> ReadinessReport {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while true {
-            let (current, report) = try await client.execute(uri: "/readyz", method: .get) {
+        try await eventually("/readyz answering \(status)", within: .seconds(30)) {
+            try await client.execute(uri: "/readyz", method: .get) {
                 ($0.status, try $0.body.decodeJSON(ReadinessReport.self))
             }
-            if current == status { return report }
-            guard ContinuousClock.now < deadline else {
-                Issue.record("readyz stayed \(current), last report \(report)")
-                return report
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        } until: { $0.0 == status }.1
     }
 }

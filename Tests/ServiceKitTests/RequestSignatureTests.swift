@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ServiceKit
+import ServiceKitHTTP
 import Testing
 
 /// The canonical string and HMAC, without HTTP.

@@ -1,5 +1,6 @@
 import Configuration
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceKit
+import ServiceKitHTTP
 import ServiceLifecycle
 import StudyModels
 import TestSupport

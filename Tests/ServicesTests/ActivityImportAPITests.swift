@@ -10,7 +10,7 @@ import TestSupport
 /// apps' own JSON, launched, and served back by `/StudyMetaData/activity` with the same steps.
 @Suite struct ActivityImportAPITests {
     let helper = StudyDraftTests()
-    let api = StudyMetaDataAPITests()
+    let api = WCPAPITests()
 
     /// An activity id from a design's file name (`NewStudy_Survey-1.json` → `NewStudy_Survey-1`).
     static func activityId(_ url: URL) -> String {
@@ -48,7 +48,7 @@ import TestSupport
             for (id, data) in imported {
                 let served = try await client.execute(
                     uri: "/StudyMetaData/activity?studyId=LABKEY&activityId=\(id)", method: .get,
-                    headers: StudyMetaDataAPITests.headers(ios)
+                    headers: WCPAPITests.headers(ios)
                 ) { response in
                     #expect(response.status == .ok, "\(id)")
                     return try JSONDecoder().decode(JSONValue.self, from: Data(buffer: response.body))
@@ -130,7 +130,7 @@ import TestSupport
 /// A study's app is fixed once it has been published.
 @Suite struct StudyAppTests {
     let helper = StudyDraftTests()
-    let api = StudyMetaDataAPITests()
+    let api = WCPAPITests()
 
     @Test func thePublishedStudysAppCannotChange() async throws {
         try await api.withPublishedStudies { client, root, _, _ in

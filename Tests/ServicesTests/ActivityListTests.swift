@@ -6,11 +6,11 @@ import TestSupport
 
 /// `/StudyMetaData/activityList`: schedules as the apps compute runs from them.
 @Suite struct ActivityListTests {
-    let api = StudyMetaDataAPITests()
+    let api = WCPAPITests()
 
     @Test func schedulesAreListedInTheStudysTimeZone() async throws {
         try await api.withPublishedStudies { client, root, ios, android in
-            let (response, reply) = try await api.get(client, "/StudyMetaData/activityList?studyId=SLEEPWELL", StudyMetaDataAPITests.headers(ios))
+            let (response, reply) = try await api.get(client, "/StudyMetaData/activityList?studyId=SLEEPWELL", WCPAPITests.headers(ios))
             #expect(response.status == .ok)
             #expect(reply["message"] as? String == "SUCCESS")
             #expect(reply["studyName"] as? String == "Sleep Well")
@@ -76,14 +76,14 @@ import TestSupport
             let edited = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
             #expect(try await api.helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: edited).0 == .ok)
             #expect(try await api.helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates", token: root).0 == .ok)
-            let (_, after) = try await api.get(client, "/StudyMetaData/activityList?studyId=SLEEPWELL", StudyMetaDataAPITests.headers(android, android: true))
+            let (_, after) = try await api.get(client, "/StudyMetaData/activityList?studyId=SLEEPWELL", WCPAPITests.headers(android, android: true))
             let removed = try #require((after["activities"] as? [[String: Any]])?.first { $0["activityId"] as? String == "anytimeLog" })
             #expect(removed["state"] as? String == "deleted")
             #expect((removed["endTime"] as? String)?.isEmpty == false)
             #expect((after["activities"] as? [[String: Any]])?.count == 9)
 
             // An upcoming study lists no activities.
-            let (_, upcoming) = try await api.get(client, "/StudyMetaData/activityList?studyId=IOSONLY", StudyMetaDataAPITests.headers(ios))
+            let (_, upcoming) = try await api.get(client, "/StudyMetaData/activityList?studyId=IOSONLY", WCPAPITests.headers(ios))
             #expect((upcoming["activities"] as? [Any])?.isEmpty == true)
         }
     }

@@ -5,6 +5,9 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import ServiceKit
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyMetadataHTTP
 import StudyMetadataService
 import StudyModels
 import Testing

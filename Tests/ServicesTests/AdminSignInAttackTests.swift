@@ -4,6 +4,9 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import ServiceKit
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyMetadataHTTP
 import StudyMetadataService
 import Testing
 import TestSupport

@@ -5,7 +5,10 @@ import Logging
 import NIOCore
 import PostgresNIO
 import ServiceKit
-@testable import StudyMetadataService
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyMetadataHTTP
+import StudyMetadataService
 import StudyModels
 import Testing
 import TestSupport
@@ -81,7 +84,7 @@ import TestSupport
         if Self.recording { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
         for (name, uri) in Self.endpoints {
             let (status, body) = try await client.execute(
-                uri: uri, method: .get, headers: StudyMetaDataAPITests.headers(ios)
+                uri: uri, method: .get, headers: WCPAPITests.headers(ios)
             ) { ($0.status, $0.body) }
             var reply = try JSONSerialization.jsonObject(with: Data(buffer: body))
             reply = ["status": Int(status.code), "body": Self.normalized(reply)]

@@ -8,7 +8,7 @@ import TestSupport
 
 /// `appUpdates`, `gatewayInfo` and `participantProperties`.
 @Suite struct AppInfoAPITests {
-    let api = StudyMetaDataAPITests()
+    let api = WCPAPITests()
     let helper = StudyDraftTests()
 
     static let gatewayApp = #"""
@@ -33,26 +33,26 @@ import TestSupport
             #expect(try await helper.send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: Self.gatewayApp).0 == .ok)
             // 1.9 is older than 1.10 (the original compared floats and said otherwise).
             let (head, old) = try await api.get(
-                client, "/StudyMetaData/appUpdates?appVersion=1.9&os=ios", StudyMetaDataAPITests.headers(ios))
+                client, "/StudyMetaData/appUpdates?appVersion=1.9&os=ios", WCPAPITests.headers(ios))
             #expect(head.status == .ok)
             #expect(old["currentVersion"] as? String == "1.10.0")
             #expect(old["forceUpdate"] as? Bool == true)
             #expect(old["message"] as? String == "Please update.")
             let (_, spanish) = try await api.get(
-                client, "/StudyMetaData/appUpdates?appVersion=1.9", StudyMetaDataAPITests.headers(ios, language: "es"))
+                client, "/StudyMetaData/appUpdates?appVersion=1.9", WCPAPITests.headers(ios, language: "es"))
             #expect(spanish["message"] as? String == "Actualice, por favor.")
             let (_, current) = try await api.get(
-                client, "/StudyMetaData/appUpdates?appVersion=1.10", StudyMetaDataAPITests.headers(ios))
+                client, "/StudyMetaData/appUpdates?appVersion=1.10", WCPAPITests.headers(ios))
             #expect(current["forceUpdate"] as? Bool == false)
             #expect(current["message"] as? String == "")
             // The credential's platform decides which release counts.
             let (_, androidReply) = try await api.get(
-                client, "/StudyMetaData/appUpdates?appVersion=1.9", StudyMetaDataAPITests.headers(android, android: true))
+                client, "/StudyMetaData/appUpdates?appVersion=1.9", WCPAPITests.headers(android, android: true))
             #expect(androidReply["currentVersion"] as? String == "2.0")
             #expect(androidReply["forceUpdate"] as? Bool == false)
 
             for bad in ["", "?appVersion=", "?appVersion=one"] {
-                let (invalid, _) = try await api.get(client, "/StudyMetaData/appUpdates\(bad)", StudyMetaDataAPITests.headers(ios))
+                let (invalid, _) = try await api.get(client, "/StudyMetaData/appUpdates\(bad)", WCPAPITests.headers(ios))
                 #expect(invalid.status == .badRequest)
                 #expect(invalid.headerFields[HTTPField.Name("status")!] == "102")
             }
@@ -61,13 +61,13 @@ import TestSupport
 
     @Test func gatewayInfoServesTheAppsHomeContent() async throws {
         try await api.withPublishedStudies { client, root, ios, _ in
-            let (none, _) = try await api.get(client, "/StudyMetaData/gatewayInfo", StudyMetaDataAPITests.headers(ios))
+            let (none, _) = try await api.get(client, "/StudyMetaData/gatewayInfo", WCPAPITests.headers(ios))
             #expect(none.status == .notFound)
             #expect(none.headerFields[HTTPField.Name("status")!] == "103")
 
             #expect(try await helper.send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: Self.gatewayApp).0 == .ok)
             let (head, reply) = try await api.get(
-                client, "/StudyMetaData/gatewayInfo", StudyMetaDataAPITests.headers(ios, language: "es"))
+                client, "/StudyMetaData/gatewayInfo", WCPAPITests.headers(ios, language: "es"))
             #expect(head.status == .ok)
             let info = reply["info"] as? [[String: String]] ?? []
             #expect(info.count == 2)
@@ -100,7 +100,7 @@ import TestSupport
     @Test func participantPropertiesHaveTheLabKeyShape() async throws {
         try await api.withPublishedStudies { client, _, ios, _ in
             let (head, reply) = try await api.get(
-                client, "/StudyMetaData/participantProperties?studyId=SLEEPWELL", StudyMetaDataAPITests.headers(ios))
+                client, "/StudyMetaData/participantProperties?studyId=SLEEPWELL", WCPAPITests.headers(ios))
             #expect(head.status == .ok)
             let conformance = try JSONSerialization.jsonObject(with: Data(contentsOf: Conformance.labkey
                 .appendingPathComponent("ParticipantPropertiesMetadata/OriginalParticipantProperty.json"))) as! [String: Any]
@@ -118,9 +118,9 @@ import TestSupport
 
             let (future, _) = try await api.get(
                 client, "/StudyMetaData/participantProperties?studyId=SLEEPWELL&studyVersion=1.5",
-                StudyMetaDataAPITests.headers(ios))
+                WCPAPITests.headers(ios))
             #expect(future.status == .notFound)
-            let (missing, _) = try await api.get(client, "/StudyMetaData/participantProperties", StudyMetaDataAPITests.headers(ios))
+            let (missing, _) = try await api.get(client, "/StudyMetaData/participantProperties", WCPAPITests.headers(ios))
             #expect(missing.status == .badRequest)
         }
     }

@@ -2,8 +2,11 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
-@testable import RegistrationService
+import RegistrationCore
+import RegistrationHTTP
+import RegistrationService
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport

@@ -3,7 +3,9 @@ import HTTPTypes
 import HummingbirdTesting
 import Logging
 import NIOCore
-@testable import StudyMetadataService
+import StudyMetadataCore
+import StudyMetadataHTTP
+import StudyMetadataService
 import StudyModels
 import Testing
 import TestSupport
@@ -12,7 +14,7 @@ import TestSupport
 /// both keep credentials, apps and current versions in memory.
 @Suite struct CatalogCacheTests {
     let helper = StudyDraftTests()
-    let api = StudyMetaDataAPITests()
+    let api = WCPAPITests()
 
     @Test func aChangeOnOneReplicaReachesTheOthersCache() async throws {
         try await TestDatabase.withFreshDatabase { url in
@@ -29,7 +31,7 @@ import TestSupport
                     let (_, created) = try await helper.send(a, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
                     let credentials = try JSONSerialization.jsonObject(with: Data(buffer: created)) as! [String: Any]
                     let ios = (credentials["credentials"] as! [String: String])["ios"]!
-                    let headers = StudyMetaDataAPITests.headers(ios)
+                    let headers = WCPAPITests.headers(ios)
 
                     // B learns the credential and caches an empty list.
                     let ids = { (reply: [String: Any]) in (reply["studies"] as? [[String: Any]] ?? []).compactMap { $0["studyId"] as? String } }
@@ -59,13 +61,14 @@ import TestSupport
                     }
 
                     // B really serves from memory: a change behind the services' back is not seen
-                    // until a notification says so. (First let any notification still on its way
-                    // from the app update arrive: on a loaded machine it can come after B already
-                    // reloaded when its copy expired, and would then show the change early.)
-                    try await Task.sleep(for: .seconds(1))
-                    try await eventually {
-                        try await api.get(b, "/StudyMetaData/termsPolicy", headers).1["terms"] as? String == "https://example.org/terms-v2"
-                    }
+                    // until a notification says so. First B must have heard every notification
+                    // so far (A hears them all too), or one still on its way from the app update
+                    // would show the change early.
+                    let heardByA = try await catalogNotifications(a)
+                    #expect(heardByA >= 3, "the launch, the pause and the app update each notify")
+                    try await TestSupport.eventually("B hearing the \(heardByA) notifications A heard") {
+                        try await catalogNotifications(b)
+                    } until: { $0 == heardByA }
                     try await TestDatabase.withClient(url: url) { postgres, logger in
                         try await postgres.query(
                             "UPDATE apps SET definition = jsonb_set(definition, '{termsUrl}', '\"https://example.org/terms-v3\"')",
@@ -86,12 +89,16 @@ import TestSupport
 
     /// Polls `condition` for up to five seconds.
     func eventually(_ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        #expect(try await condition(), "the other replica did not see the change within 5 s")
+        try await TestSupport.eventually(
+            "the other replica seeing the change", within: .seconds(5), poll: .milliseconds(50), condition, until: { $0 })
+    }
+
+    /// How many catalog change notifications a replica has heard (`/metrics`).
+    func catalogNotifications(_ client: some TestClientProtocol) async throws -> Int {
+        let text = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
+        let prefix = "studystack_change_notifications_total{channel=\"\(CatalogCache.channel)\"} "
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return 0 }
+        return Int(Double(line.dropFirst(prefix.count)) ?? 0)
     }
 
     @Test func aLoadThatRacesAnInvalidationIsNotKept() async throws {

@@ -3,8 +3,11 @@ import HTTPTypes
 import HummingbirdTesting
 import Logging
 import NIOCore
-@testable import ResponseService
+import ResponseCore
+import ResponseHTTP
+import ResponseService
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport

@@ -4,8 +4,11 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
-@testable import ResponseService
+import ResponseCore
+import ResponseHTTP
+import ResponseService
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport
@@ -149,15 +152,12 @@ import TestSupport
 
     /// Waits for response `id`'s first failed forwarding; returns its error.
     func failedForwarding(_ h: ResponseHarness, _ id: Int64) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(40)
-        while ContinuousClock.now < deadline {
+        try await eventually("response \(id) tried once", within: .seconds(40)) {
+            var tried: String?
             for try await (attempts, error) in try await h.postgres.query(
                 "SELECT forward_attempts, forward_error FROM responses WHERE id = \(id)", logger: Logger(label: "test")
-            ).decode((Int, String?).self) where attempts > 0 {
-                return error ?? ""
-            }
-            try await Task.sleep(for: .milliseconds(100))
+            ).decode((Int, String?).self) where attempts > 0 { tried = error ?? "" }
+            return tried
         }
-        throw HarnessError(description: "response \(id) was never tried")
     }
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import NIOCore
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport

@@ -5,7 +5,10 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import ServiceKit
-@testable import StudyMetadataService
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyMetadataHTTP
+import StudyMetadataService
 import StudyModels
 import Synchronization
 import Testing

@@ -1,8 +1,15 @@
 import Foundation
 import Logging
-import ServiceKit
+import RegistrationCore
+import RegistrationHTTP
 import RegistrationService
-@testable import ResponseService
+import ResponseCore
+import ResponseHTTP
+import ResponseService
+import ServiceKit
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyMetadataHTTP
 import StudyMetadataService
 import Testing
 import TestSupport
@@ -93,10 +100,8 @@ import TestSupport
         var mounted = Set(catalog.routes.map { "\($0.method) \(Self.openAPIPath($0.path))" })
         #expect(mounted.contains("POST /{call}"))
         mounted.subtract(["POST /{call}", "GET /{call}"])
-        mounted.formUnion(MobileAppRoutes.actions.map { "POST /mobileappstudy-\($0).api" })
-        mounted.formUnion(
-            MobileAppRoutes.actions.filter { !MobileAppRoutes.postOnly.contains($0.lowercased()) }
-                .map { "GET /mobileappstudy-\($0).api" })
+        mounted.formUnion(MobileAppRoutes.actions.map { "POST /mobileappstudy-\($0.name).api" })
+        mounted.formUnion(MobileAppRoutes.actions.filter { !$0.postOnly }.map { "GET /mobileappstudy-\($0.name).api" })
         let own = try Self.operations(in: ["response-app.yaml", "response-admin.yaml", "response-internal.yaml"])
         let shared = try Self.operations(in: ["study-metadata-internal.yaml"])
         #expect(mounted.subtracting(own.union(shared)).sorted() == [], "routes without a documented operation")

@@ -4,8 +4,11 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import PostgresNIO
-@testable import ResponseService
+import ResponseCore
+import ResponseHTTP
+import ResponseService
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport
@@ -45,9 +48,10 @@ import TestSupport
             #expect(messages.contains { $0.hasPrefix("expected a date") })
             #expect(messages.contains("no participant property 'height' in this study"))
             #expect(messages.contains { $0.hasPrefix("Invalid token") || $0.hasPrefix("Unknown token") })
-            for try await count in try await postgres.query(
-                "SELECT count(*)::int FROM \"study_SLEEPWELL\".\"ParticipantProperties\"", logger: Logger(label: "test")
-            ).decode(Int.self) { #expect(count == 0) }
+            #expect(
+                try await postgres.query(
+                    "SELECT count(*)::int FROM \"study_SLEEPWELL\".\"ParticipantProperties\"", logger: Logger(label: "test")
+                ).decode(Int.self).single() == 0)
 
             // Good values, one lower-case token with spaces (normalised as at enrollment).
             let good = """

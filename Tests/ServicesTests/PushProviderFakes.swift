@@ -60,7 +60,7 @@ final class FakeAPNs: Sendable {
         try await running?.stop()
     }
 
-    func handle(_ request: HTTP2TestServer.Request) async -> HTTP2TestServer.Response {
+    func handle(_ request: HTTP2TestServer.Request) async -> HTTP2TestServer.Reply {
         let response = await check(request)
         if response.status != 200 {
             let reason = (try? JSONDecoder().decode([String: String].self, from: Data(response.body)))?["reason"] ?? ""
@@ -69,8 +69,8 @@ final class FakeAPNs: Sendable {
         return response
     }
 
-    private func check(_ request: HTTP2TestServer.Request) async -> HTTP2TestServer.Response {
-        func refuse(_ status: Int, _ reason: String) -> HTTP2TestServer.Response {
+    private func check(_ request: HTTP2TestServer.Request) async -> HTTP2TestServer.Reply {
+        func refuse(_ status: Int, _ reason: String) -> HTTP2TestServer.Reply {
             .json(status, ["reason": reason])
         }
         guard request.method == "POST" else { return refuse(405, "MethodNotAllowed") }
@@ -95,7 +95,7 @@ final class FakeAPNs: Sendable {
         }
         let headers = Dictionary(request.headers.map { ($0.name.lowercased(), $0.value) }) { first, _ in first }
         state.withLock { $0.received.append(Received(deviceToken: token, headers: headers, payload: payload)) }
-        return HTTP2TestServer.Response(status: 200, headers: [("apns-id", UUID().uuidString)])
+        return HTTP2TestServer.Reply(status: 200, headers: [("apns-id", UUID().uuidString)])
     }
 
     struct Claims: JWTPayload {
@@ -162,8 +162,8 @@ final class FakeFCM: Sendable {
         _ = state.withLock { $0.unregistered.insert(token) }
     }
 
-    func handle(_ request: HTTP2TestServer.Request) async -> HTTP2TestServer.Response {
-        let response: HTTP2TestServer.Response
+    func handle(_ request: HTTP2TestServer.Request) async -> HTTP2TestServer.Reply {
+        let response: HTTP2TestServer.Reply
         if request.path == "/token" {
             response = await token(request)
         } else {
@@ -184,8 +184,8 @@ final class FakeFCM: Sendable {
         func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
-    private func token(_ request: HTTP2TestServer.Request) async -> HTTP2TestServer.Response {
-        let refused = HTTP2TestServer.Response.json(400, ["error": "invalid_grant", "error_description": "Invalid JWT."])
+    private func token(_ request: HTTP2TestServer.Request) async -> HTTP2TestServer.Reply {
+        let refused = HTTP2TestServer.Reply.json(400, ["error": "invalid_grant", "error_description": "Invalid JWT."])
         guard request.method == "POST", request.header("content-type") == "application/x-www-form-urlencoded" else {
             return refused
         }
@@ -210,8 +210,8 @@ final class FakeFCM: Sendable {
         return .json(200, ["access_token": accessToken, "expires_in": 3599, "token_type": "Bearer"])
     }
 
-    private func send(_ request: HTTP2TestServer.Request) -> HTTP2TestServer.Response {
-        func error(_ code: Int, _ status: String, _ errorCode: String? = nil) -> HTTP2TestServer.Response {
+    private func send(_ request: HTTP2TestServer.Request) -> HTTP2TestServer.Reply {
+        func error(_ code: Int, _ status: String, _ errorCode: String? = nil) -> HTTP2TestServer.Reply {
             var body: [String: Any] = ["code": code, "message": status, "status": status]
             if let errorCode {
                 body["details"] = [["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": errorCode]]

@@ -3,8 +3,11 @@ import HTTPTypes
 import HummingbirdTesting
 import Logging
 import NIOCore
+import RegistrationCore
+import RegistrationHTTP
 import RegistrationService
 import ServiceKit
+import ServiceKitHTTP
 import Testing
 import TestSupport
 

@@ -134,7 +134,9 @@ final class IOSRegistrationClient: Sendable {
             #expect(try await app.call("updateUserProfile", body: variantB).status == .ok)
             let rows = try await h.postgres.query(
                 "SELECT device_token, device_os FROM participant_sessions WHERE revoked_at IS NULL", logger: Logger(label: "test"))
-            for try await (token, os) in rows.decode((String?, String?).self) {
+            let devices = try await rows.decode((String?, String?).self).collect()
+            try #require(devices.count == 1)
+            for (token, os) in devices {
                 #expect(token == Self.apnsToken)
                 #expect(os == "ios")
             }
@@ -211,7 +213,7 @@ final class IOSRegistrationClient: Sendable {
             let events = try await h.postgres.query(
                 "SELECT count(*)::int FROM audit_events WHERE action = 'participant.refresh_token_reused'",
                 logger: Logger(label: "test"))
-            for try await count in events.decode(Int.self) { #expect(count == 1) }
+            #expect((try await events.decode(Int.self).single()) == 1)
         }
     }
 

@@ -4,6 +4,7 @@ import HTTPTypes
 import Logging
 import PostgresNIO
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport
@@ -73,26 +74,18 @@ import TestSupport
     func settled(_ h: RegistrationHarness, expecting total: Int, timeout: Duration = .seconds(20)) async throws
         -> (sent: Int, gaveUp: Int)
     {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let rows = try await h.postgres.query(
+        // Each row's state, so a wait that runs out says where every push stands.
+        let rows = try await eventually("\(total) push rows sent or given up", within: timeout) {
+            var rows: [(os: String, attempts: Int, error: String?, sent: Bool, gaveUp: Bool)] = []
+            for try await row in try await h.postgres.query(
                 """
-                SELECT count(*) FILTER (WHERE sent_at IS NOT NULL)::int, count(*) FILTER (WHERE gave_up_at IS NOT NULL)::int,
-                       count(*)::int
-                FROM push_outbox
-                """, logger: Logger(label: "test"))
-            for try await (sent, gaveUp, all) in rows.decode((Int, Int, Int).self) where all == total && sent + gaveUp == total {
-                return (sent, gaveUp)
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        let rows = try await h.postgres.query(
-            "SELECT device_os, attempts, last_error, sent_at IS NOT NULL FROM push_outbox ORDER BY id", logger: Logger(label: "test"))
-        var state: [String] = []
-        for try await (os, attempts, error, sent) in rows.decode((String, Int, String?, Bool).self) {
-            state.append("\(os) attempts=\(attempts) sent=\(sent) error=\(error ?? "-")")
-        }
-        throw HarnessError(description: "push rows not settled within \(timeout): \(state)")
+                SELECT device_os, attempts, last_error, sent_at IS NOT NULL, gave_up_at IS NOT NULL
+                FROM push_outbox ORDER BY id
+                """, logger: Logger(label: "test")
+            ).decode((String, Int, String?, Bool, Bool).self) { rows.append(row) }
+            return rows
+        } until: { rows in rows.count == total && rows.allSatisfy { $0.sent || $0.gaveUp } }
+        return (rows.filter(\.sent).count, rows.filter(\.gaveUp).count)
     }
 
     @Test func notificationsReachAPNsAndFCMWithValidProviderTokens() async throws {
@@ -162,7 +155,7 @@ import TestSupport
             #expect(try await settled(h, expecting: 2) == (0, 2))
             let rows = try await h.postgres.query(
                 "SELECT count(*)::int FROM participant_sessions WHERE device_token IS NOT NULL", logger: Logger(label: "test"))
-            for try await count in rows.decode(Int.self) { #expect(count == 0) }
+            #expect((try await rows.decode(Int.self).single()) == 0)
             let errors = try await h.postgres.query(
                 "SELECT last_error FROM push_outbox ORDER BY device_os", logger: Logger(label: "test"))
             var reasons: [String] = []
@@ -170,7 +163,7 @@ import TestSupport
             #expect(reasons == ["FCM 404 UNREGISTERED", "APNs 410 Unregistered"])
             let audit = try await h.postgres.query(
                 "SELECT count(*)::int FROM audit_events WHERE action = 'push.token_removed'", logger: Logger(label: "test"))
-            for try await count in audit.decode(Int.self) { #expect(count == 2) }
+            #expect((try await audit.decode(Int.self).single()) == 2)
 
             // Nothing more goes to those devices.
             try await notify(h, id: 2, studyId: nil)
@@ -187,16 +180,15 @@ import TestSupport
 
             try await notify(h, id: 1, studyId: nil)
             // The first attempt fails and is scheduled again.
-            let deadline = ContinuousClock.now + .seconds(15)
-            var lastError: String?
-            while ContinuousClock.now < deadline, lastError == nil {
-                let rows = try await h.postgres.query(
+            let lastError = try await eventually("a failed first attempt, scheduled again", within: .seconds(15)) {
+                var lastError: String?
+                for try await error in try await h.postgres.query(
                     "SELECT last_error FROM push_outbox WHERE sent_at IS NULL AND gave_up_at IS NULL",
-                    logger: Logger(label: "test"))
-                for try await error in rows.decode(String?.self) { lastError = error }
-                try await Task.sleep(for: .milliseconds(100))
+                    logger: Logger(label: "test")
+                ).decode(String?.self) { lastError = error }
+                return lastError
             }
-            #expect(lastError?.hasPrefix("APNs unreachable") == true)
+            #expect(lastError.hasPrefix("APNs unreachable"))
             #expect(apns.received.isEmpty)
 
             _ = try await apns.start(port: port)
@@ -242,7 +234,9 @@ import TestSupport
             #expect(!rendered.contains("PRIVATE KEY"))
             let rows = try await h.postgres.query(
                 "SELECT sealed, summary::text FROM push_credentials", logger: Logger(label: "test"))
-            for try await (sealed, summaryText) in rows.decode((ByteBuffer, String).self) {
+            let credentialRows = try await rows.decode((ByteBuffer, String).self).collect()
+            try #require(!credentialRows.isEmpty)
+            for (sealed, summaryText) in credentialRows {
                 #expect(!String(decoding: sealed.readableBytesView, as: UTF8.self).contains("PRIVATE KEY"))
                 #expect(!summaryText.contains("PRIVATE KEY"))
             }

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
-@testable import RegistrationService
+import RegistrationCore
+import RegistrationHTTP
+import RegistrationService
 import StudyModels
 import Testing
 import TestSupport

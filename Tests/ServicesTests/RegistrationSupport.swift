@@ -4,8 +4,11 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import PostgresNIO
-@testable import RegistrationService
+import RegistrationCore
+import RegistrationHTTP
+import RegistrationService
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport
@@ -95,18 +98,17 @@ struct RegistrationHarness: Sendable {
 
     /// The newest e-mail to `recipient`, waiting for the mail worker; its text part decoded.
     func mail(to recipient: String, after count: Int = 0, timeout: Duration = .seconds(15)) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let files = ((try? FileManager.default.contentsOfDirectory(atPath: mailDirectory.path)) ?? [])
-                .filter { $0.hasSuffix(".eml") }.sorted()
-            let matching = try files.compactMap { name -> String? in
-                let text = try String(contentsOf: mailDirectory.appendingPathComponent(name), encoding: .utf8)
-                return text.contains("To: \(recipient)\r\n") ? text : nil
-            }
-            if matching.count > count { return Self.textPart(of: matching[matching.count - 1]) }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw HarnessError(description: "no mail to \(recipient) within \(timeout)")
+        let matching = try await eventually("more than \(count) mails to \(recipient)", within: timeout) {
+            try mails().filter { $0.contains("To: \(recipient)\r\n") }
+        } until: { $0.count > count }
+        return Self.textPart(of: matching[matching.count - 1])
+    }
+
+    /// Every e-mail sent so far as its `.eml` text, oldest first.
+    func mails() throws -> [String] {
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: mailDirectory.path)) ?? [])
+            .filter { $0.hasSuffix(".eml") }.sorted()
+        return try files.map { try String(contentsOf: mailDirectory.appendingPathComponent($0), encoding: .utf8) }
     }
 
     /// The first bold value in a message's text: the code or temporary password.
@@ -172,17 +174,9 @@ extension RegistrationHarness {
 
     /// The newest e-mail to `recipient` as the whole `.eml` text (headers and parts).
     func rawMail(to recipient: String, timeout: Duration = .seconds(15)) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let files = ((try? FileManager.default.contentsOfDirectory(atPath: mailDirectory.path)) ?? [])
-                .filter { $0.hasSuffix(".eml") }.sorted()
-            for name in files.reversed() {
-                let text = try String(contentsOf: mailDirectory.appendingPathComponent(name), encoding: .utf8)
-                if text.contains("To: \(recipient)\r\n") { return text }
-            }
-            try await Task.sleep(for: .milliseconds(100))
+        try await eventually("a mail to \(recipient)", within: timeout) {
+            try mails().last { $0.contains("To: \(recipient)\r\n") }
         }
-        throw HarnessError(description: "no mail to \(recipient) within \(timeout)")
     }
 
     static func htmlPart(of eml: String) -> String {

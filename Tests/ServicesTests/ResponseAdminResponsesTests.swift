@@ -3,8 +3,11 @@ import HTTPTypes
 import HummingbirdTesting
 import Logging
 import PostgresNIO
-@testable import ResponseService
+import ResponseCore
+import ResponseHTTP
+import ResponseService
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport
@@ -108,15 +111,13 @@ import TestSupport
             #expect(done == .ok)
             #expect(try json(doneBody) == .object(["countReprocessed": .number(1), "notReprocessed": .array([.number(999_999)])]))
             // Processed again, from the start, with the same outcome.
-            let deadline = ContinuousClock.now + .seconds(20)
-            var status = ""
-            repeat {
-                try await Task.sleep(for: .milliseconds(100))
+            try await eventually("response \(id) processed again, to the same error", within: .seconds(20)) {
+                var status = ""
                 for try await value in try await postgres.query(
                     "SELECT status FROM responses WHERE id = \(id)", logger: Logger(label: "test")
                 ).decode(String.self) { status = value }
-            } while status != "error" && ContinuousClock.now < deadline
-            #expect(status == "error")
+                return status
+            } until: { $0 == "error" }
             var actions: [String] = []
             for try await action in try await postgres.query(
                 "SELECT action FROM audit_events WHERE action = 'responses.reprocessed'", logger: Logger(label: "test")

@@ -4,8 +4,13 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import PostgresNIO
-@testable import ResponseService
+import ResponseCore
+import ResponseHTTP
+import ResponseService
 import ServiceKit
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyMetadataHTTP
 import StudyMetadataService
 import StudyModels
 import Testing
@@ -100,7 +105,7 @@ import TestSupport
             let rows = try await postgres.query(
                 "SELECT count(*)::int FROM enrollment_tokens WHERE token_hmac = \(sample) OR position(\(sample)::bytea in sealed) > 0",
                 logger: Logger(label: "test"))
-            for try await count in rows.decode(Int.self) { #expect(count == 0) }
+            #expect((try await rows.decode(Int.self).single()) == 0)
             let audit = try await postgres.query(
                 "SELECT action FROM audit_events ORDER BY id", logger: Logger(label: "test"))
             var actions: [String] = []
@@ -125,7 +130,7 @@ import TestSupport
             #expect(try await send(client, .post, "/admin/v1/studies/SLEEPWELL/token-batches", token: other, body: #"{"count": 1}"#).0
                 == .forbidden)
             let rows = try await postgres.query("SELECT count(*)::int FROM token_batches", logger: Logger(label: "test"))
-            for try await count in rows.decode(Int.self) { #expect(count == 0) }
+            #expect((try await rows.decode(Int.self).single()) == 0)
 
             // Response collection can be turned off and on.
             let (toggled, state, _) = try await send(
@@ -134,7 +139,7 @@ import TestSupport
             #expect(state.contains(#""collectionEnabled":false"#))
             let enabled = try await postgres.query(
                 "SELECT collection_enabled FROM studies WHERE study_key = 'SLEEPWELL'", logger: Logger(label: "test"))
-            for try await value in enabled.decode(Bool.self) { #expect(value == false) }
+            #expect((try await enabled.decode(Bool.self).single()) == false)
         }
     }
 
@@ -150,20 +155,15 @@ import TestSupport
     @Test func studiesPublishedBeforeTheServiceStartedAreReadFromStudyMetadata() async throws {
         try await withServices(announce: false, beforeResponse: Self.launchSleepwell) { client, _, root, postgres in
             // The resync runs once the service has started; the study then answers here.
-            let deadline = ContinuousClock.now + .seconds(20)
-            var status: HTTPResponse.Status = .notFound
-            while ContinuousClock.now < deadline, status != .ok {
-                status = try await send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: root).0
-                if status != .ok { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            #expect(status == .ok)
+            try await eventually("SLEEPWELL known to the response service", within: .seconds(20)) {
+                try await send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: root).0
+            } until: { $0 == .ok }
             let rows = try await postgres.query(
                 "SELECT study_id, status, version FROM studies", logger: Logger(label: "test"))
-            for try await (id, state, version) in rows.decode((String, String, Int).self) {
-                #expect(id == "SLEEPWELL")
-                #expect(state == "active")
-                #expect(version == 1)
-            }
+            var studies: [(String, String, Int)] = []
+            for try await row in rows.decode((String, String, Int).self) { studies.append(row) }
+            try #require(studies.count == 1)
+            #expect(studies[0] == ("SLEEPWELL", "active", 1))
         }
     }
 
@@ -172,15 +172,11 @@ import TestSupport
     @Test func aResponsesDesignIsFetchedFromStudyMetadataAndApplied() async throws {
         try await withServices(announce: false, beforeResponse: Self.launchSleepwell) { client, _, root, postgres in
             let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
-            let deadline = ContinuousClock.now + .seconds(20)
-            var appToken: String?
-            while appToken == nil && ContinuousClock.now < deadline {
+            let token = try await eventually("an enrollment in SLEEPWELL once it is known", within: .seconds(20)) {
                 let (_, enrolled, _) = try await h.call(
                     "mobileappstudy-enroll.api", query: ["studyId": "SLEEPWELL", "allowDataSharing": "true"])
-                appToken = enrolled["data"]?["appToken"]?.text
-                if appToken == nil { try await Task.sleep(for: .milliseconds(100)) }
+                return enrolled["data"]?["appToken"]?.text
             }
-            let token = try #require(appToken)
             let (status, _, _) = try await h.call(
                 "mobileappstudy-processResponse.api",
                 json: ["type": "SurveyResponse", "participantId": token,
@@ -191,13 +187,15 @@ import TestSupport
             let processing = ResponseProcessingTests()
             let (state, error) = try await processing.settled(h, try await processing.latest(h))
             #expect(state == "processed", "\(error ?? "")")
-            for try await hours in try await postgres.query(
-                "SELECT \"hoursSlept\" FROM \"study_SLEEPWELL\".weekly", logger: Logger(label: "test")
-            ).decode(Double.self) { #expect(hours == 7.5) }
-            for try await applied in try await postgres.query(
-                "SELECT count(*)::int FROM activity_designs WHERE activity_id = 'weekly' AND applied_at IS NOT NULL",
-                logger: Logger(label: "test")
-            ).decode(Int.self) { #expect(applied == 1) }
+            #expect(
+                try await postgres.query(
+                    "SELECT \"hoursSlept\" FROM \"study_SLEEPWELL\".weekly", logger: Logger(label: "test")
+                ).decode(Double.self).single() == 7.5)
+            #expect(
+                try await postgres.query(
+                    "SELECT count(*)::int FROM activity_designs WHERE activity_id = 'weekly' AND applied_at IS NOT NULL",
+                    logger: Logger(label: "test")
+                ).decode(Int.self).single() == 1)
             _ = root
         }
     }

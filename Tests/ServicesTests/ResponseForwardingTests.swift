@@ -5,8 +5,11 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import PostgresNIO
-@testable import ResponseService
+import ResponseCore
+import ResponseHTTP
+import ResponseService
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport

@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import Logging
 import PostgresNIO
-@testable import ResponseService
+import ResponseCore
+import ResponseHTTP
+import ResponseService
 import StudyModels
 import Testing
 import TestSupport
@@ -47,7 +49,9 @@ import TestSupport
             #expect(try await count(h, "responses") == 1)
             let rows = try await h.postgres.query(
                 "SELECT activity_id, activity_version, status, data FROM responses", logger: Logger(label: "test"))
-            for try await (activity, version, state, data) in rows.decode((String, String, String, String).self) {
+            let stored = try await rows.decode((String, String, String, String).self).collect()
+            try #require(stored.count == 1)
+            for (activity, version, state, data) in stored {
                 #expect(activity == "NewSurvey")
                 #expect(version == "1")
                 #expect(state == "pending")

@@ -1,8 +1,11 @@
 import Foundation
 import Logging
 import PostgresNIO
-@testable import ResponseService
+import ResponseCore
+import ResponseHTTP
+import ResponseService
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 import Testing
 import TestSupport
@@ -29,29 +32,35 @@ import TestSupport
         ]
     }
 
-    /// Row counts of every table of the study, the timing rows, and the processed responses.
+    /// Row counts of every table of the study, the timing rows, and the processed responses, all
+    /// read in one snapshot: the worker commits between statements, and counts taken at different
+    /// moments would disagree without anything being wrong.
     func counts(_ postgres: PostgresClient) async throws -> (tables: [String: Int], timings: Int, processed: Int, other: Int) {
         let logger = Logger(label: "test")
-        var tables: [String: Int] = [:]
-        var names: [String] = []
-        for try await name in try await postgres.query(
-            "SELECT sql_name FROM response_lists WHERE study_key = \(Self.study)", logger: logger
-        ).decode(String.self) { names.append(name) }
-        let schema = SQLName.quoted(SQLName.schema(forStudy: Self.study))
-        for name in names {
-            for try await count in try await postgres.query(
-                PostgresQuery(unsafeSQL: "SELECT count(*)::int FROM \(schema).\(SQLName.quoted(name))"), logger: logger
-            ).decode(Int.self) { tables[name] = count }
+        return try await postgres.withConnection { connection in
+            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            var tables: [String: Int] = [:]
+            var names: [String] = []
+            for try await name in try await connection.query(
+                "SELECT sql_name FROM response_lists WHERE study_key = \(Self.study)", logger: logger
+            ).decode(String.self) { names.append(name) }
+            let schema = SQLName.quoted(SQLName.schema(forStudy: Self.study))
+            for name in names {
+                for try await count in try await connection.query(
+                    PostgresQuery(unsafeSQL: "SELECT count(*)::int FROM \(schema).\(SQLName.quoted(name))"), logger: logger
+                ).decode(Int.self) { tables[name] = count }
+            }
+            var result = (tables: tables, timings: 0, processed: 0, other: 0)
+            for try await (timings, processed, other) in try await connection.query(
+                """
+                SELECT (SELECT count(*)::int FROM response_metadata),
+                       (SELECT count(*)::int FROM responses WHERE status = 'processed'),
+                       (SELECT count(*)::int FROM responses WHERE status NOT IN ('processed', 'pending'))
+                """, logger: logger
+            ).decode((Int, Int, Int).self) { (result.timings, result.processed, result.other) = (timings, processed, other) }
+            try await connection.query("COMMIT", logger: logger)
+            return result
         }
-        var result = (tables: tables, timings: 0, processed: 0, other: 0)
-        for try await (timings, processed, other) in try await postgres.query(
-            """
-            SELECT (SELECT count(*)::int FROM response_metadata),
-                   (SELECT count(*)::int FROM responses WHERE status = 'processed'),
-                   (SELECT count(*)::int FROM responses WHERE status NOT IN ('processed', 'pending'))
-            """, logger: logger
-        ).decode((Int, Int, Int).self) { (result.timings, result.processed, result.other) = (timings, processed, other) }
-        return result
     }
 
     @Test func aWorkerKilledMidBatchLeavesNothingHalfStoredAndNothingLost() async throws {

@@ -2,9 +2,16 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import RegistrationCore
+import RegistrationHTTP
 import RegistrationService
+import ResponseCore
+import ResponseHTTP
 import ResponseService
 import ServiceKit
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyMetadataHTTP
 import StudyMetadataService
 import StudyModels
 import Testing

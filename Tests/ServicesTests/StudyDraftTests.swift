@@ -5,7 +5,10 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import ServiceKit
-@testable import StudyMetadataService
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyMetadataHTTP
+import StudyMetadataService
 import StudyModels
 import Testing
 import TestSupport
@@ -96,7 +99,9 @@ import TestSupport
                 let forged = Data((credentials["ios"]!.split(separator: ":")[0] + ":guess").utf8).base64EncodedString()
                 #expect(try await store.authenticate(basicHeader: "Basic \(forged)") == nil)
                 let rows = try await postgres.query("SELECT token_hash FROM app_credentials", logger: logger)
-                for try await hash in rows.decode(String.self) {
+                let hashes = try await rows.decode(String.self).collect()
+                try #require(hashes.count == credentials.count)
+                for hash in hashes {
                     #expect(!credentials.values.contains { $0.hasSuffix(hash) })
                     #expect(hash.count == 64)
                 }
@@ -135,7 +140,9 @@ import TestSupport
                 let rows = try await postgres.query(
                     "SELECT peer, method, path, body FROM internal_outbox ORDER BY id", logger: logger)
                 var syncs: [AppSettingsSync] = []
-                for try await (peer, method, path, body) in rows.decode((String, String, String, ByteBuffer).self) {
+                let queued = try await rows.decode((String, String, String, ByteBuffer).self).collect()
+                try #require(queued.count == 2)
+                for (peer, method, path, body) in queued {
                     #expect(peer == "registration")
                     #expect(method == "PUT")
                     #expect(path == "/internal/v1/apps/DEMOAPP")

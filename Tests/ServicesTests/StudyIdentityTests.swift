@@ -4,9 +4,14 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import PostgresNIO
-@testable import ResponseService
+import ResponseCore
+import ResponseHTTP
+import ResponseService
 import ServiceKit
-@testable import StudyMetadataService
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyMetadataHTTP
+import StudyMetadataService
 import StudyModels
 import Testing
 import TestSupport

@@ -2,6 +2,8 @@ import Foundation
 import HummingbirdTesting
 import Logging
 import NIOCore
+import StudyMetadataCore
+import StudyMetadataHTTP
 import StudyMetadataService
 import StudyModels
 import Testing

@@ -5,7 +5,10 @@ import Logging
 import NIOCore
 import PostgresNIO
 import ServiceKit
-@testable import StudyMetadataService
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyMetadataHTTP
+import StudyMetadataService
 import StudyModels
 import Testing
 import TestSupport
@@ -15,7 +18,7 @@ import TestSupport
 /// the apps list.
 @Suite struct StudyNotificationTests {
     let helper = StudyDraftTests()
-    let api = StudyMetaDataAPITests()
+    let api = WCPAPITests()
 
     struct Queued: Sendable {
         var peer: String
@@ -85,7 +88,7 @@ import TestSupport
         _ client: some TestClientProtocol, _ credential: String, language: String? = nil, skip: Int = 0
     ) async throws -> [[String: Any]] {
         let (head, body) = try await api.get(
-            client, "/StudyMetaData/notifications?skip=\(skip)", StudyMetaDataAPITests.headers(credential, language: language))
+            client, "/StudyMetaData/notifications?skip=\(skip)", WCPAPITests.headers(credential, language: language))
         #expect(head.status == .ok)
         #expect(body["message"] as? String == "SUCCESS")
         return body["notifications"] as? [[String: Any]] ?? []
@@ -144,9 +147,7 @@ import TestSupport
                 #expect(!sent.contains { $0.message.text(for: "en").contains("evil.example") && $0.type != .study })
                 let rows = try await postgres.query(
                     "SELECT count(*)::int FROM notifications WHERE type = 'Gateway'", logger: Logger(label: "test"))
-                var gateway = -1
-                for try await count in rows.decode(Int.self) { gateway = count }
-                #expect(gateway == 0)
+                #expect(try await rows.decode(Int.self).single() == 0)
             }
         }
     }
@@ -193,7 +194,7 @@ import TestSupport
             let spanish = try await appNotifications(client, ios, language: "es")
             #expect(spanish.contains { $0["message"] as? String == "Un nuevo estudio está abierto: Duerma Bien." })
             #expect(try await appNotifications(client, ios, skip: 3).isEmpty)
-            let (bad, _) = try await api.get(client, "/StudyMetaData/notifications?skip=-1", StudyMetaDataAPITests.headers(ios))
+            let (bad, _) = try await api.get(client, "/StudyMetaData/notifications?skip=-1", WCPAPITests.headers(ios))
             #expect(bad.status == .badRequest)
 
             // Paused: participants hear of it at once, but a new study notification waits.

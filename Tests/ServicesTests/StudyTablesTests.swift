@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import PostgresNIO
-@testable import ResponseService
+import ResponseCore
+import ResponseHTTP
+import ResponseService
 import StudyModels
 import Testing
 import TestSupport

@@ -1,5 +1,7 @@
 import Foundation
-@testable import ResponseService
+import ResponseCore
+import ResponseHTTP
+import ResponseService
 import StudyModels
 import Testing
 import TestSupport

@@ -1,5 +1,7 @@
 import Foundation
-@testable import StudyMetadataService
+import StudyMetadataCore
+import StudyMetadataHTTP
+import StudyMetadataService
 import Testing
 
 /// The apps' timestamp format, computed without DateFormatter, agrees with DateFormatter.

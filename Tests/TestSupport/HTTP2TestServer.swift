@@ -21,7 +21,7 @@ public final class HTTP2TestServer: Sendable {
         }
     }
 
-    public struct Response: Sendable {
+    public struct Reply: Sendable {
         public var status: Int
         public var headers: [(String, String)]
         public var body: [UInt8]
@@ -32,13 +32,13 @@ public final class HTTP2TestServer: Sendable {
             self.body = body
         }
 
-        public static func json(_ status: Int, _ object: Any, headers: [(String, String)] = []) -> Response {
+        public static func json(_ status: Int, _ object: Any, headers: [(String, String)] = []) -> Reply {
             let body = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
-            return Response(status: status, headers: [("content-type", "application/json")] + headers, body: Array(body))
+            return Reply(status: status, headers: [("content-type", "application/json")] + headers, body: Array(body))
         }
     }
 
-    public typealias Handler = @Sendable (Request) async -> Response
+    public typealias Handler = @Sendable (Request) async -> Reply
 
     let channel: any Channel
     public let port: Int

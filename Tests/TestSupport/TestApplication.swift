@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 
 /// Helpers for driving a service application in tests.

@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import ServiceKit
+import ServiceKitHTTP
 import StudyModels
 
 /// Keys and settings for services under test.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceKit
+import ServiceKitHTTP
 
 /// Databases for tests, on the throwaway cluster `make test` starts.
 ///

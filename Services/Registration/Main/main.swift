@@ -1,6 +1,4 @@
-import ServiceKit
 import RegistrationService
+import ServiceKitHTTP
 
-await ServiceMain.run(descriptor: RegistrationService.descriptor) { reader, settings, logger in
-    try RegistrationService.buildApplication(reader: reader, settings: settings, logger: logger)
-}
+await RegistrationService.main()

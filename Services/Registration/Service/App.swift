@@ -1,12 +1,15 @@
 import Configuration
 import Foundation
 import Logging
+import RegistrationCore
+import RegistrationHTTP
 import ServiceKit
+import ServiceKitHTTP
 import SMTPClient
 import StudyModels
 
 /// Assembly point of the registration service.
-public enum RegistrationService {
+public enum RegistrationService: ServiceAssembly {
     public static let descriptor = ServiceDescriptor(
         name: .registration,
         defaultPort: 8082,
@@ -16,7 +19,7 @@ public enum RegistrationService {
 
     /// Builds the application from parsed settings (what `main` does).
     public static func buildApplication(
-        reader: ConfigReader, settings: ServiceSettings, logger: Logger, routeCatalog: RouteCatalog? = nil
+        reader: ConfigReader, settings: ServiceSettings, logger: Logger, routeCatalog: RouteCatalog?
     ) throws -> ServiceApplication {
         let registration = try RegistrationSettings(reader: reader)
         let hasher = PasswordHasher()
@@ -32,7 +35,7 @@ public enum RegistrationService {
                 let appSettings = AppSettingsStore(client: postgres, audit: environment.audit, logger: environment.logger)
                 let templates = MailTemplates(appSettings: appSettings, defaultFrom: registration.mailFrom)
                 let accounts = Accounts(
-                    client: postgres, participants: ParticipantStore(client: postgres, logger: environment.logger),
+                    client: postgres, participants: AccountStore(client: postgres, logger: environment.logger),
                     sessions: sessions, apps: appSettings, mail: mail, templates: templates,
                     secrets: OneTimeSecrets(encryptionKey: registration.encryptionKey), hasher: hasher,
                     attempts: environment.attempts, audit: environment.audit, settings: registration, logger: environment.logger)
@@ -48,10 +51,11 @@ public enum RegistrationService {
                 let states = StudyStateStore(
                     client: postgres, seal: AppTokenSeal(encryptionKey: registration.encryptionKey), audit: environment.audit,
                     logger: environment.logger)
+                let profiles = ProfileStore(client: postgres, logger: environment.logger)
                 StateRoutes(
-                    client: postgres,
-                    profiles: ProfileStore(client: postgres, logger: environment.logger), states: states,
-                    authenticator: authenticator
+                    profiles: profiles,
+                    updates: ProfileUpdates(client: postgres, profiles: profiles, logger: environment.logger),
+                    states: states, authenticator: authenticator
                 ).add(to: routes.router)
                 LeavingRoutes(states: states, authenticator: authenticator).add(to: routes.router)
                 ConsentRoutes(
@@ -92,7 +96,9 @@ public enum RegistrationService {
                     let push = PushWorker(
                         outbox: pushOutbox, credentials: pushCredentials, endpoints: pushEndpoints, httpClient: httpClient,
                         maxAttempts: 30, metrics: environment.metrics, logger: environment.logger)
-                    return environment.queueWorker("push", wake: pushWake) { try await push.sendDue() }
+                    return environment.queueWorker("push", wake: pushWake, timing: .init(roundDeadline: .seconds(90))) {
+                        try await push.sendDue()
+                    }
                 }
                 environment.metrics.watchQueue(
                     "mail",
@@ -107,7 +113,10 @@ public enum RegistrationService {
                         FROM push_outbox WHERE sent_at IS NULL AND gave_up_at IS NULL
                         """)
                 return [
-                    environment.queueWorker("mail", channel: MailWorker.channel) { try await mailWorker.sendDue() }, pushWorker,
+                    environment.queueWorker(
+                        "mail", channel: MailWorker.channel, timing: .init(roundDeadline: MailWorker.roundDeadline)
+                    ) { try await mailWorker.sendDue() },
+                    pushWorker,
                 ]
             },
             afterMigrations: { environment in
@@ -117,15 +126,6 @@ public enum RegistrationService {
                 ).sealLegacy()
                 if sealed > 0 { environment.logger.notice("sealed participant ids kept in clear", metadata: ["rows": "\(sealed)"]) }
             },
-            routeCatalog: routeCatalog)
-    }
-
-    /// Builds the application from a configuration reader (what tests do).
-    public static func buildApplication(
-        reader: ConfigReader, logger: Logger, routeCatalog: RouteCatalog? = nil
-    ) throws -> ServiceApplication {
-        try buildApplication(
-            reader: reader, settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger,
             routeCatalog: routeCatalog)
     }
 }

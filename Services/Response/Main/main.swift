@@ -1,6 +1,4 @@
-import ServiceKit
 import ResponseService
+import ServiceKitHTTP
 
-await ServiceMain.run(descriptor: ResponseService.descriptor) { reader, settings, logger in
-    try ResponseService.buildApplication(reader: reader, settings: settings, logger: logger)
-}
+await ResponseService.main()

@@ -2,12 +2,15 @@ import AsyncHTTPClient
 import Configuration
 import Logging
 import PostgresNIO
+import ResponseCore
+import ResponseHTTP
 import ServiceKit
+import ServiceKitHTTP
 import ServiceLifecycle
 import StudyModels
 
 /// Assembly point of the response service.
-public enum ResponseService {
+public enum ResponseService: ServiceAssembly {
     public static let descriptor = ServiceDescriptor(
         name: .response,
         defaultPort: 8083,
@@ -17,13 +20,13 @@ public enum ResponseService {
 
     /// Builds the application from parsed settings (what `main` does).
     public static func buildApplication(
-        reader: ConfigReader, settings: ServiceSettings, logger: Logger, routeCatalog: RouteCatalog? = nil
+        reader: ConfigReader, settings: ServiceSettings, logger: Logger, routeCatalog: RouteCatalog?
     ) throws -> ServiceApplication {
         let response = try ResponseSettings(reader: reader)
         if let query = response.queryDatabase, query.username == settings.database.username {
             // The service's own role owns the tables and is not held by their row-level security.
             throw ConfigurationError(
-                ResponseSettings.Settings.queryDatabaseURL, "must name a role of its own, not the service's database user")
+                ResponseSettings.Keys.queryDatabaseURL, "must name a role of its own, not the service's database user")
         }
         let access = QueryAccess(readerRole: response.queryDatabase?.username, encryptionKey: response.encryptionKey)
         let queryClient = response.queryDatabase.map {
@@ -42,10 +45,10 @@ public enum ResponseService {
                 let tables = StudyTables(client: postgres, access: access, logger: environment.logger)
                 let properties = ParticipantPropertyStore(
                     client: postgres, tables: tables, tokens: tokens, audit: environment.audit, logger: environment.logger)
-                let participants = ParticipantStore(
+                let participants = EnrollmentStore(
                     client: postgres, tokens: tokens, properties: properties, audit: environment.audit,
                     logger: environment.logger)
-                let authenticator = AdminAuthenticator(client: environment.internalClient)
+                let authenticator = RemoteAdminAuthenticator(client: environment.internalClient)
                 let forwardingAddresses = OutboundAddressPolicy(allowPrivate: response.forwardingAllowPrivateTargets)
                 let forwarding = ForwardingStore(
                     client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit,
@@ -123,15 +126,6 @@ public enum ResponseService {
             afterMigrations: { environment in
                 try await access.prepare(client: environment.postgres, logger: environment.logger)
             },
-            routeCatalog: routeCatalog)
-    }
-
-    /// Builds the application from a configuration reader (what tests do).
-    public static func buildApplication(
-        reader: ConfigReader, logger: Logger, routeCatalog: RouteCatalog? = nil
-    ) throws -> ServiceApplication {
-        try buildApplication(
-            reader: reader, settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger,
             routeCatalog: routeCatalog)
     }
 }

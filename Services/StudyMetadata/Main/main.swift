@@ -1,6 +1,4 @@
-import ServiceKit
+import ServiceKitHTTP
 import StudyMetadataService
 
-await ServiceMain.run(descriptor: StudyMetadataService.descriptor) { reader, settings, logger in
-    try StudyMetadataService.buildApplication(reader: reader, settings: settings, logger: logger)
-}
+await StudyMetadataService.main()

@@ -1,10 +1,13 @@
 import Configuration
 import Logging
 import ServiceKit
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyMetadataHTTP
 import StudyModels
 
 /// Assembly point of the study-metadata service.
-public enum StudyMetadataService {
+public enum StudyMetadataService: ServiceAssembly {
     public static let descriptor = ServiceDescriptor(
         name: .studyMetadata,
         defaultPort: 8081,
@@ -14,7 +17,7 @@ public enum StudyMetadataService {
 
     /// Builds the application from parsed settings (what `main` does).
     public static func buildApplication(
-        reader: ConfigReader, settings: ServiceSettings, logger: Logger, routeCatalog: RouteCatalog? = nil
+        reader: ConfigReader, settings: ServiceSettings, logger: Logger, routeCatalog: RouteCatalog?
     ) throws -> ServiceApplication {
         let adminSettings = try AdminSettings(reader: reader)
         let hasher = PasswordHasher()
@@ -23,7 +26,7 @@ public enum StudyMetadataService {
             errorFormat: { path in path.hasPrefix("/StudyMetaData/") ? .statusMessage : .admin },
             addRoutes: { routes, environment in
                 let store = AdminStore(client: environment.postgres, logger: environment.logger)
-                let authenticator = AdminAuthenticator(store: store)
+                let authenticator = AdminTokenAuthenticator(store: store)
                 AdminSessionRoutes(
                     store: store, authenticator: authenticator, hasher: hasher, attempts: environment.attempts,
                     rateLimiter: environment.rateLimiter, audit: environment.audit, settings: adminSettings
@@ -44,9 +47,11 @@ public enum StudyMetadataService {
                 ActivityImportRoutes(studies: studies, authenticator: authenticator).add(to: routes.router)
                 let notifications = NotificationStore(client: environment.postgres, logger: environment.logger)
                 StudyLifecycleRoutes(
-                    versions: StudyVersionStore(
-                        client: environment.postgres, audit: environment.audit, outbox: environment.outbox,
-                        notifications: notifications, catalog: catalog, logger: environment.logger),
+                    actions: StudyLifecycleActions(
+                        client: environment.postgres,
+                        versions: StudyVersionStore(client: environment.postgres, logger: environment.logger),
+                        audit: environment.audit, outbox: environment.outbox, notifications: notifications,
+                        catalog: catalog, logger: environment.logger),
                     authenticator: authenticator
                 ).add(to: routes.router)
                 NotificationRoutes(
@@ -54,7 +59,7 @@ public enum StudyMetadataService {
                     audit: environment.audit
                 ).add(to: routes.router)
                 let published = PublishedStudies(client: environment.postgres, catalog: catalog, logger: environment.logger)
-                StudyMetaDataRoutes(
+                WCPRoutes(
                     published: published, apps: apps, notificationStore: notifications,
                     authenticator: AppClientAuthenticator(apps: apps)
                 ).add(to: routes.router)
@@ -74,15 +79,6 @@ public enum StudyMetadataService {
                     audit: environment.audit, settings: adminSettings, logger: environment.logger
                 ).run()
             },
-            routeCatalog: routeCatalog)
-    }
-
-    /// Builds the application from a configuration reader (what tests do).
-    public static func buildApplication(
-        reader: ConfigReader, logger: Logger, routeCatalog: RouteCatalog? = nil
-    ) throws -> ServiceApplication {
-        try buildApplication(
-            reader: reader, settings: ServiceSettings(reader: reader, descriptor: descriptor), logger: logger,
             routeCatalog: routeCatalog)
     }
 }

@@ -1,7 +1,6 @@
 import Configuration
 import Foundation
 import Logging
-import StudyModels
 
 /// What distinguishes one StudyStack service from another at start-up.
 public struct ServiceDescriptor: Sendable {
@@ -38,7 +37,7 @@ public struct ServiceSettings: Sendable {
     }
 
     /// The settings every service understands. `docs/configuration.md` lists them.
-    public enum Settings {
+    public enum Keys {
         public static let httpHost = Setting("http.host")
         public static let httpPort = Setting("http.port")
         public static let httpMaxBodySize = Setting("http.maxBodySize")
@@ -76,28 +75,28 @@ public struct ServiceSettings: Sendable {
     public init(reader: ConfigReader, descriptor: ServiceDescriptor) throws(ConfigurationError) {
         let settings = SettingsReader(reader)
         service = descriptor.name
-        host = settings.text(Settings.httpHost) ?? "127.0.0.1"
-        port = try settings.integer(Settings.httpPort, default: descriptor.defaultPort, in: 0...65535)
-        maxBodySize = try settings.integer(Settings.httpMaxBodySize, default: 8 * 1024 * 1024, in: 1024...(1 << 30))
+        host = settings.text(Keys.httpHost) ?? "127.0.0.1"
+        port = try settings.integer(Keys.httpPort, default: descriptor.defaultPort, in: 0...65535)
+        maxBodySize = try settings.integer(Keys.httpMaxBodySize, default: 8 * 1024 * 1024, in: 1024...(1 << 30))
         let defaultURL = "postgres://studystack@127.0.0.1:\(Self.localDatabasePort)/\(descriptor.defaultDatabase)?sslmode=disable"
         database = try DatabaseSettings(
-            url: settings.text(Settings.databaseURL) ?? defaultURL,
-            setting: Settings.databaseURL
+            url: settings.text(Keys.databaseURL) ?? defaultURL,
+            setting: Keys.databaseURL
         )
         database.maxConnections = try settings.integer(
-            Settings.databaseMaxConnections, default: database.maxConnections, in: 1...1000)
-        logLevel = try settings.choice(Settings.logLevel, default: .info)
-        logFormat = try settings.choice(Settings.logFormat, default: .text)
+            Keys.databaseMaxConnections, default: database.maxConnections, in: 1...1000)
+        logLevel = try settings.choice(Keys.logLevel, default: .info)
+        logFormat = try settings.choice(Keys.logFormat, default: .text)
         internalKeys = try InternalKeys(
             ownName: descriptor.name,
-            signingKey: settings.requiredText(Settings.internalSigningKey),
-            callerKeys: settings.text(Settings.internalCallerKeys)
+            signingKey: settings.requiredText(Keys.internalSigningKey),
+            callerKeys: settings.text(Keys.internalCallerKeys)
         )
         var peers: [ServiceName: URL] = [:]
         for (name, setting, port) in [
-            (ServiceName.studyMetadata, Settings.studyMetadataURL, 8081),
-            (.registration, Settings.registrationURL, 8082),
-            (.response, Settings.responseURL, 8083),
+            (ServiceName.studyMetadata, Keys.studyMetadataURL, 8081),
+            (.registration, Keys.registrationURL, 8082),
+            (.response, Keys.responseURL, 8083),
         ] {
             peers[name] = try settings.value(setting, default: URL(string: "http://127.0.0.1:\(port)")!) {
                 (raw: String) throws(ConfigurationError) -> URL in
@@ -110,11 +109,11 @@ public struct ServiceSettings: Sendable {
             }
         }
         self.peers = peers
-        rateLimitPerMinute = try settings.integer(Settings.rateLimit, default: 30, in: 1...100_000)
-        switch ClientAddressResolver.parse(settings.text(Settings.trustedProxies) ?? "") {
+        rateLimitPerMinute = try settings.integer(Keys.rateLimit, default: 30, in: 1...100_000)
+        switch ClientAddressResolver.parse(settings.text(Keys.trustedProxies) ?? "") {
         case .success(let resolver): clientAddresses = resolver
         case .failure(let error):
-            throw ConfigurationError(Settings.trustedProxies, "\"\(error.entry)\" is not an IP address or CIDR range")
+            throw ConfigurationError(Keys.trustedProxies, "\"\(error.entry)\" is not an IP address or CIDR range")
         }
     }
 }

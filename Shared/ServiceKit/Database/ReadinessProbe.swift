@@ -1,6 +1,5 @@
 import Logging
 import PostgresNIO
-import StudyModels
 
 /// Answers `/readyz`: the database answers within a short time and every migration of this
 /// binary is recorded. Nothing is cached, so readiness follows the database both ways.

@@ -1,15 +1,16 @@
-import Crypto
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import StudyModels
 
 /// The only way a StudyStack service calls another: every request is signed with this
 /// service's key and sent through async-http-client.
 public struct InternalClient: Sendable {
-    public struct Response: Sendable {
+    /// What the peer answered. (A `Reply`: in StudyStack, a "response" is a participant's
+    /// survey response.)
+    public struct Reply: Sendable {
         public var status: HTTPResponseStatus
         public var headers: HTTPHeaders
         public var body: ByteBuffer
@@ -58,7 +59,7 @@ public struct InternalClient: Sendable {
     public func send(
         _ method: HTTPMethod, to peer: ServiceName, path: String, query: String? = nil, body: [UInt8] = [],
         contentType: String? = "application/json", logger: Logger
-    ) async throws -> Response {
+    ) async throws -> Reply {
         precondition(path.hasPrefix("/internal/"), "internal calls go to /internal/ paths")
         guard let base = peers[peer] else { throw InternalCallError(peer: peer, reason: "no URL configured") }
         var url = base.absoluteString
@@ -82,7 +83,7 @@ public struct InternalClient: Sendable {
 
         let response = try await httpClient.execute(request, timeout: timeout, logger: logger)
         let bytes = try await response.body.collect(upTo: maxResponseBytes)
-        return Response(status: response.status, headers: response.headers, body: bytes)
+        return Reply(status: response.status, headers: response.headers, body: bytes)
     }
 
     /// Sends `payload` as JSON and decodes a JSON reply; a non-2xx status throws.

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import StudyModels
 
 /// The HMAC keys of service-to-service authentication.
 ///
@@ -27,8 +26,8 @@ public struct InternalKeys: Sendable {
 
     /// Parses the two settings; errors name the setting and never echo key material.
     public init(ownName: ServiceName, signingKey: String, callerKeys: String?) throws(ConfigurationError) {
-        let signingSetting = ServiceSettings.Settings.internalSigningKey
-        let callerSetting = ServiceSettings.Settings.internalCallerKeys
+        let signingSetting = ServiceSettings.Keys.internalSigningKey
+        let callerSetting = ServiceSettings.Keys.internalCallerKeys
         self.ownName = ownName
         self.signingKey = try Self.decodeKey(signingKey, setting: signingSetting)
         var parsed: [String: [SymmetricKey]] = [:]

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import StudyModels
 
 /// Request bodies that carry secrets (an app's push keys) are sealed before they leave the
 /// caller, so they are never in clear on the wire or in a proxy's log even where the internal

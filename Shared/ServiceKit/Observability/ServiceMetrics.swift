@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import PostgresNIO
 import Prometheus
-import StudyModels
 import Synchronization
 
 /// The Prometheus registry of one service instance, and the metrics ServiceKit records.
@@ -26,7 +25,7 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// Counts a finished request and records its latency, by route template and status.
-    func recordRequest(method: String, route: String, status: Int, duration: Duration) {
+    package func recordRequest(method: String, route: String, status: Int, duration: Duration) {
         let labels = [("method", method), ("route", route), ("status", String(status))]
         registry.makeCounter(
             descriptor: .init(
@@ -69,6 +68,18 @@ public final class ServiceMetrics: Sendable {
                 helpText: "When a queue worker last completed a round (Unix time); a worker that stops shows here."),
             labels: [("queue", worker)]
         ).set(Date().timeIntervalSince1970)
+    }
+
+    /// Counts one change notification heard: `studystack_change_notifications_total{channel}`.
+    /// Every instance hears every notification on its channels, so instances whose counts agree
+    /// have heard the same changes.
+    func recordChangeNotification(channel: String) {
+        registry.makeCounter(
+            descriptor: .init(
+                namespace: "studystack", subsystem: "change", metricName: "notifications", unitName: "total",
+                helpText: "PostgreSQL notifications heard by this instance's change listener, by channel."),
+            labels: [("channel", channel)]
+        ).increment()
     }
 
     /// Counts one outcome of a background worker: `studystack_<worker>_<event>_total` with an
@@ -127,14 +138,24 @@ struct QueueProbe: Sendable {
 /// Reads this process's connection pool from PostgreSQL's `pg_stat_activity` when `/metrics`
 /// is scraped. postgres-nio does not publish its pool state, but every connection of this
 /// process carries a unique `application_name`, so the server's view is exact.
-struct PoolGaugeReader: Sendable {
+package struct PoolGaugeReader: Sendable {
     let client: PostgresClient
     let applicationName: String
     let maxConnections: Int
     let metrics: ServiceMetrics
     let logger: Logger
 
-    func update() async {
+    package init(
+        client: PostgresClient, applicationName: String, maxConnections: Int, metrics: ServiceMetrics, logger: Logger
+    ) {
+        self.client = client
+        self.applicationName = applicationName
+        self.maxConnections = maxConnections
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    package func update() async {
         metrics.setPoolGauge(
             "max_connections", help: "Largest number of connections the pool may open.", value: Double(maxConnections))
         var counts = ["active": 0, "idle": 0, "idle in transaction": 0]

@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import NIOHTTP1
 import PostgresNIO
-import StudyModels
 
 /// Calls to other services that must happen because of a change in this one.
 ///

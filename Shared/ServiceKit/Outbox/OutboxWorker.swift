@@ -4,7 +4,6 @@ import NIOCore
 import NIOHTTP1
 import PostgresNIO
 import ServiceLifecycle
-import StudyModels
 import Synchronization
 
 /// Delivers queued outbox messages through the signed `InternalClient`, as a `QueueWorker`.
@@ -30,7 +29,7 @@ public struct OutboxWorker: Service {
 
     public init(
         client: PostgresClient, internalClient: InternalClient, metrics: ServiceMetrics, policy: DrainPolicy = Self.policy(),
-        timing: QueueWorker.Timing = .init(), wake: WakeSignal = WakeSignal(),
+        timing: QueueWorker.Timing = .init(roundDeadline: .seconds(45)), wake: WakeSignal = WakeSignal(),
         isReady: @escaping @Sendable () -> Bool = { true }, logger: Logger
     ) {
         let queue = OutboxQueue(client: client, internalClient: internalClient, logger: logger)

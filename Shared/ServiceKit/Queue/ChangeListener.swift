@@ -21,11 +21,15 @@ public final class ChangeListener: Service, Sendable {
     private let registrations = Mutex<[Registration]>([])
     let client: PostgresClient
     let isReady: @Sendable () -> Bool
+    let metrics: ServiceMetrics?
     let logger: Logger
 
-    public init(client: PostgresClient, isReady: @escaping @Sendable () -> Bool, logger: Logger) {
+    public init(
+        client: PostgresClient, isReady: @escaping @Sendable () -> Bool, metrics: ServiceMetrics? = nil, logger: Logger
+    ) {
         self.client = client
         self.isReady = isReady
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -62,7 +66,7 @@ public final class ChangeListener: Service, Sendable {
             try? await gracefulShutdown()
             return
         }
-        let (client, isReady, logger) = (self.client, self.isReady, self.logger)
+        let (client, isReady, metrics, logger) = (self.client, self.isReady, self.metrics, self.logger)
         try? await cancelWhenGracefulShutdown {
             var backoff = Duration.milliseconds(500)
             while !Task.isCancelled {
@@ -78,7 +82,10 @@ public final class ChangeListener: Service, Sendable {
                                 group.addTask {
                                     try await connection.listen(on: registration.channel) { notifications in
                                         registration.listening(true)
-                                        for try await _ in notifications { registration.notified() }
+                                        for try await _ in notifications {
+                                            registration.notified()
+                                            metrics?.recordChangeNotification(channel: registration.channel)
+                                        }
                                     }
                                 }
                             }

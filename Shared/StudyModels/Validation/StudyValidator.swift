@@ -1,7 +1,16 @@
 import Foundation
 
-/// One problem in a document, located by a JSON Pointer (RFC 6901).
-public typealias ValidationProblem = AdminErrorBody.Problem
+/// One problem in a document, located by a JSON Pointer (RFC 6901). The admin API sends these
+/// in its error body's `problems`, and as `warnings` beside a saved document.
+public struct ValidationProblem: Codable, Sendable, Equatable {
+    public var pointer: String
+    public var message: String
+
+    public init(pointer: String, message: String) {
+        self.pointer = pointer
+        self.message = message
+    }
+}
 
 /// Checks a study document and reports every problem at once, each with a JSON Pointer to
 /// where it is, so a researcher can fix a whole document in one pass.

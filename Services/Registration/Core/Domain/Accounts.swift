@@ -1,0 +1,270 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// The account rules: registration, verification, sign-in with lockout and password expiry,
+/// refresh, password help and changes. Each state change commits with its audit event and any
+/// e-mail it sends.
+package struct Accounts: Sendable {
+    package let client: PostgresClient
+    package let participants: AccountStore
+    package let sessions: SessionStore
+    /// The apps study-metadata has sent: an account belongs to one of them.
+    package let apps: AppSettingsStore
+    package let mail: MailOutbox
+    package let templates: MailTemplates
+    package let secrets: OneTimeSecrets
+    package let hasher: PasswordHasher
+    /// Tries at a participant's password, code or current password, counted before they are checked.
+    package let attempts: AttemptCounter
+    package let audit: AuditLog
+    package let settings: RegistrationSettings
+    package let logger: Logger
+
+    package init(
+        client: PostgresClient, participants: AccountStore, sessions: SessionStore, apps: AppSettingsStore,
+        mail: MailOutbox, templates: MailTemplates, secrets: OneTimeSecrets, hasher: PasswordHasher,
+        attempts: AttemptCounter, audit: AuditLog, settings: RegistrationSettings, logger: Logger
+    ) {
+        self.client = client
+        self.participants = participants
+        self.sessions = sessions
+        self.apps = apps
+        self.mail = mail
+        self.templates = templates
+        self.secrets = secrets
+        self.hasher = hasher
+        self.attempts = attempts
+        self.audit = audit
+        self.settings = settings
+        self.logger = logger
+    }
+
+    // MARK: - Registration and verification
+
+    package func register(email: String, password: String, appId: String, orgId: String, now: Date = Date()) async throws -> SessionReply {
+        guard EmailAddress.isPlausible(email.trimmingCharacters(in: .whitespaces)) else {
+            throw RegistrationError.invalid("Please enter a valid email address.")
+        }
+        if let problem = PasswordPolicy.problem(with: password) { throw RegistrationError.invalid(problem) }
+        // The original answered only for the app folder the headers named; an account under an
+        // app nobody created would be a session with nothing to belong to.
+        guard try await apps.app(appId: appId, orgId: orgId) != nil else {
+            throw RegistrationError.invalid("Unknown app: check the applicationId and orgId headers.")
+        }
+        let passwordHash = try await hasher.hash(password)
+        let userId = UUID()
+        let code = OneTimeSecrets.makeCode()
+        let email = email.trimmingCharacters(in: .whitespaces)
+        let reply = try await client.withTransaction(logger: logger) { connection -> SessionReply? in
+            guard try await participants.create(
+                userId: userId, appId: appId, orgId: orgId, email: email, passwordHash: passwordHash,
+                codeHash: secrets.hash(code: code, userId: userId), codeExpiresAt: now + settings.codeDuration.timeInterval,
+                on: connection)
+            else { return nil }
+            let issued = try await sessions.open(userId: userId, now: now, on: connection)
+            try await sendMail(.verification, token: code, to: email, appId: appId, orgId: orgId, on: connection)
+            try await audit.record(actor: userId.uuidString.lowercased(), action: "participant.registered",
+                                   details: ["appId": appId, "orgId": orgId], on: connection)
+            return SessionReply(
+                userId: userId.uuidString.lowercased(), verified: false, auth: issued.auth, refreshToken: issued.refreshToken)
+        }
+        guard let reply else {
+            throw RegistrationError.invalid("This email has already been used. Please try with different email address.")
+        }
+        return reply
+    }
+
+    package func verify(email: String, code: String, appId: String, orgId: String, now: Date = Date()) async throws {
+        guard let account = try await participants.find(appId: appId, orgId: orgId, email: email) else {
+            throw RegistrationError.invalid("Invalid code")
+        }
+        if account.verified { throw RegistrationError.alreadyVerified }
+        // A code is six characters: without a count, it could be guessed in a few thousand calls.
+        let subject = Self.codeSubject(account.userId)
+        if case .locked = try await attempts.begin(subject, policy: lockout) {
+            throw RegistrationError.locked(minutes: lockMinutes)
+        }
+        try await client.withTransaction(logger: logger) { connection in
+            guard let locked = try await participants.lock(userId: account.userId, on: connection) else {
+                throw RegistrationError.invalid("Invalid code")
+            }
+            if locked.verified { throw RegistrationError.alreadyVerified }
+            guard let stored = locked.codeHash, stored == secrets.hash(code: code, userId: locked.userId) else {
+                throw RegistrationError.invalid("Invalid code")
+            }
+            try await attempts.succeeded(subject, on: connection)
+            guard let expires = locked.codeExpiresAt, expires > now else { throw RegistrationError.codeExpired }
+            try await participants.markVerified(userId: locked.userId, on: connection)
+            try await audit.record(actor: locked.userId.uuidString.lowercased(), action: "participant.verified", on: connection)
+        }
+    }
+
+    /// A new code for an unverified account. An unknown address answers the same as a known one,
+    /// so the call cannot be used to learn who has an account.
+    package func resendCode(email: String, appId: String, orgId: String, now: Date = Date()) async throws {
+        guard let account = try await participants.find(appId: appId, orgId: orgId, email: email) else { return }
+        if account.verified { throw RegistrationError.alreadyVerified }
+        let code = OneTimeSecrets.makeCode()
+        try await client.withTransaction(logger: logger) { connection in
+            try await participants.setCode(
+                userId: account.userId, hash: secrets.hash(code: code, userId: account.userId),
+                expiresAt: now + settings.codeDuration.timeInterval, on: connection)
+            try await sendMail(.verification, token: code, to: account.email, appId: appId, orgId: orgId, on: connection)
+            try await audit.record(actor: account.userId.uuidString.lowercased(), action: "participant.code_resent", on: connection)
+        }
+    }
+
+    // MARK: - Sign-in
+
+    package func login(email: String, password: String, appId: String, orgId: String, now: Date = Date()) async throws -> SessionReply {
+        guard let account = try await participants.find(appId: appId, orgId: orgId, email: email) else {
+            // As slow as a wrong password, so timing does not tell which accounts exist.
+            _ = try await hasher.verify(password, hash: PasswordHasher.decoyHash)
+            throw RegistrationError.wrongCredentials
+        }
+        let actor = account.userId.uuidString.lowercased()
+        // Counted before the hash: concurrent guesses each take a try, so no burst checks more
+        // than the policy's number of passwords.
+        let subject = Self.loginSubject(account.userId)
+        guard case .allowed(let isLast) = try await attempts.begin(subject, policy: lockout) else {
+            throw RegistrationError.locked(minutes: lockMinutes)
+        }
+        let matchesPassword = try await hasher.verify(password, hash: account.passwordHash)
+        var usedTemporary = false
+        if !matchesPassword, let temporary = account.tempPasswordHash, let expires = account.tempPasswordExpiresAt, expires > now {
+            usedTemporary = try await hasher.verify(password, hash: temporary)
+        }
+        guard matchesPassword || usedTemporary else {
+            try await audit.record(actor: actor, action: isLast ? "participant.locked" : "participant.login_failed")
+            throw isLast ? RegistrationError.locked(minutes: lockMinutes) : RegistrationError.wrongCredentials
+        }
+        let expired = now.timeIntervalSince(account.passwordChangedAt) > settings.passwordExpiry.timeInterval
+        return try await client.withTransaction(logger: logger) { connection in
+            try await participants.recordLogin(userId: account.userId, usedTemporaryPassword: usedTemporary, on: connection)
+            try await attempts.succeeded(subject, on: connection)
+            let temporary = usedTemporary ? account.tempPasswordHash.flatMap { hash in
+                account.tempPasswordExpiresAt.map { (hash: hash, expiresAt: $0) }
+            } : nil
+            let issued = try await sessions.open(
+                userId: account.userId, now: now, temporaryPassword: temporary, on: connection)
+            try await audit.record(
+                actor: actor, action: "participant.login",
+                details: usedTemporary ? ["with": "temporary password"] : [:], on: connection)
+            return SessionReply(
+                userId: actor, verified: account.verified, auth: issued.auth, refreshToken: issued.refreshToken,
+                resetPassword: usedTemporary || expired)
+        }
+    }
+
+    package func refresh(token: String, auth: String?, appId: String, orgId: String, now: Date = Date()) async throws -> SessionReply {
+        switch try await sessions.refresh(token: token, auth: auth, appId: appId, orgId: orgId, now: now) {
+        case .refreshed(let issued, let userId):
+            let verified = try await participants.find(userId: userId)?.verified ?? false
+            return SessionReply(
+                userId: userId.uuidString.lowercased(), verified: verified, auth: issued.auth, refreshToken: issued.refreshToken)
+        case .reused(let userId):
+            try await audit.record(actor: userId.uuidString.lowercased(), action: "participant.refresh_token_reused")
+            throw RegistrationError.invalidRefreshToken
+        case .invalid:
+            throw RegistrationError.invalidRefreshToken
+        }
+    }
+
+    package func logout(_ session: SessionStore.Authenticated) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await sessions.revoke(sessionId: session.sessionId, reason: "logout", on: connection)
+            try await audit.record(actor: session.userId.uuidString.lowercased(), action: "participant.logout", on: connection)
+        }
+    }
+
+    // MARK: - Passwords
+
+    /// E-mails a temporary password to a verified account. Unknown addresses answer as known ones;
+    /// an unverified account gets 403 (the app then opens its verification screen).
+    package func forgotPassword(email: String, appId: String, orgId: String, now: Date = Date()) async throws {
+        guard let account = try await participants.find(appId: appId, orgId: orgId, email: email) else { return }
+        guard account.verified else { throw RegistrationError.notVerified }
+        // A reset neither unlocks the account nor clears its count of failed sign-ins: a reset
+        // between guesses would otherwise make the lockout endless guessing.
+        if try await attempts.lockedUntil(Self.loginSubject(account.userId)) != nil {
+            throw RegistrationError.locked(minutes: lockMinutes)
+        }
+        let temporary = OneTimeSecrets.makeTemporaryPassword()
+        let hash = try await hasher.hash(temporary)
+        try await client.withTransaction(logger: logger) { connection in
+            try await participants.setTemporaryPassword(
+                userId: account.userId, hash: hash, expiresAt: now + settings.codeDuration.timeInterval, on: connection)
+            try await sendMail(.passwordHelp, token: temporary, to: account.email, appId: appId, orgId: orgId, on: connection)
+            try await audit.record(
+                actor: account.userId.uuidString.lowercased(), action: "participant.password_help_sent", on: connection)
+        }
+    }
+
+    /// Accepts the current or a valid temporary password; refuses the policy's failures and any
+    /// of the last `passwordHistory` passwords; signs out the user's other devices.
+    package func changePassword(
+        _ session: SessionStore.Authenticated, current: String, new: String, now: Date = Date()
+    ) async throws {
+        if let problem = PasswordPolicy.problem(with: new) { throw RegistrationError.invalid(problem) }
+        guard let account = try await participants.find(userId: session.userId) else { throw RegistrationError.sessionExpired }
+        // A stolen session must not become a password oracle: tries at the current password are
+        // counted like sign-ins.
+        let subject = Self.passwordSubject(account.userId)
+        if case .locked = try await attempts.begin(subject, policy: lockout) {
+            throw RegistrationError.locked(minutes: lockMinutes)
+        }
+        var currentMatches = try await hasher.verify(current, hash: account.passwordHash)
+        if !currentMatches, let temporary = account.tempPasswordHash, let expires = account.tempPasswordExpiresAt, expires > now {
+            currentMatches = try await hasher.verify(current, hash: temporary)
+        }
+        // The temporary password this session signed in with (the apps' change-password screen
+        // sends it as the current one).
+        if !currentMatches, let temporary = try await sessions.temporaryPasswordHash(sessionId: session.sessionId, now: now) {
+            currentMatches = try await hasher.verify(current, hash: temporary)
+        }
+        guard currentMatches else { throw RegistrationError.invalid("Current password is invalid.") }
+        try await attempts.succeeded(subject)
+        let newHash = try await hasher.hash(new)
+        try await client.withTransaction(logger: logger) { connection in
+            for old in try await participants.recentPasswordHashes(
+                userId: account.userId, count: settings.passwordHistory, on: connection)
+            where try await hasher.verify(new, hash: old) {
+                throw RegistrationError.invalid(
+                    "The new password must differ from your last \(settings.passwordHistory) passwords.")
+            }
+            try await participants.changePassword(
+                userId: account.userId, hash: newHash, keep: settings.passwordHistory, on: connection)
+            try await sessions.revokeAll(
+                userId: account.userId, except: session.sessionId, reason: "password changed", on: connection)
+            try await sessions.forgetTemporaryPasswords(userId: account.userId, on: connection)
+            try await audit.record(
+                actor: account.userId.uuidString.lowercased(), action: "participant.password_changed", on: connection)
+        }
+    }
+
+    // MARK: - Helpers
+
+    private var lockout: AttemptCounter.Policy {
+        AttemptCounter.Policy(maxAttempts: settings.maxFailedLogins, lockFor: settings.lockDuration)
+    }
+
+    private var lockMinutes: Int { Int(settings.lockDuration.components.seconds / 60) }
+
+    package static func loginSubject(_ userId: UUID) -> String { "participant.login:\(userId.uuidString.lowercased())" }
+    package static func codeSubject(_ userId: UUID) -> String { "participant.code:\(userId.uuidString.lowercased())" }
+    package static func passwordSubject(_ userId: UUID) -> String { "participant.password:\(userId.uuidString.lowercased())" }
+
+    private func sendMail(
+        _ kind: MailKind, token: String, to recipient: String, appId: String, orgId: String,
+        on connection: PostgresConnection
+    ) async throws {
+        guard MailMessage.isSingleLine(recipient) else { throw RegistrationError.invalid("Please enter a valid email address.") }
+        let choice = try await templates.choose(kind, appId: appId, orgId: orgId, on: connection)
+        try await mail.enqueue(
+            choice.template.render(token: token, from: choice.from, to: recipient), kind: kind, appId: appId,
+            on: connection)
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// A participant account as the stores read it.
+package struct Participant: Sendable {
+    package var userId: UUID
+    package var appId: String
+    package var orgId: String
+    package var email: String
+    package var passwordHash: String
+    package var passwordChangedAt: Date
+    package var tempPasswordHash: String?
+    package var tempPasswordExpiresAt: Date?
+    package var verified: Bool
+    package var codeHash: String?
+    package var codeExpiresAt: Date?
+    package var firstName: String
+    package var lastName: String
+}
+
+/// How e-mail addresses are compared: trimmed and case-folded (addresses are case-insensitive in
+/// practice, and the apps send what people type).
+package enum EmailKey {
+    package static func of(_ email: String) -> String {
+        email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// `feedback` and `contactUs`: a participant's message, e-mailed to the address the app's
+/// definition names. The apps send these without a session, so the text is limited in size,
+/// escaped into the HTML (the original pasted it in raw), and the calls are rate-limited per
+/// client address by the route.
+package struct SupportMessages: Sendable {
+    package static let maxSubject = 200
+    package static let maxBody = 10_000
+    package static let maxName = 100
+
+    package let client: PostgresClient
+    package let templates: MailTemplates
+    package let mail: MailOutbox
+    package let audit: AuditLog
+    package let logger: Logger
+
+    package init(client: PostgresClient, templates: MailTemplates, mail: MailOutbox, audit: AuditLog, logger: Logger) {
+        self.client = client
+        self.templates = templates
+        self.mail = mail
+        self.audit = audit
+        self.logger = logger
+    }
+
+    package func sendFeedback(subject: String, body: String, appId: String, orgId: String) async throws {
+        try Self.check(subject: subject, body: body)
+        try await client.withTransaction(logger: logger) { connection in
+            let choice = try await templates.choose(.feedback, appId: appId, orgId: orgId, on: connection)
+            guard let recipient = choice.app?.feedbackEmail else {
+                throw RegistrationError.invalid("Feedback is not set up for this app.")
+            }
+            try await mail.enqueue(
+                choice.template.render(subjectText: subject, bodyText: body, from: choice.from, to: recipient),
+                kind: .feedback, appId: appId, on: connection)
+            try await audit.record(actor: "anonymous", action: "app.feedback_sent", details: ["appId": appId], on: connection)
+        }
+    }
+
+    /// The reply goes to the participant: their address is the message's `Reply-To`.
+    package func sendContact(
+        subject: String, body: String, email: String, firstName: String?, appId: String, orgId: String
+    ) async throws {
+        try Self.check(subject: subject, body: body)
+        guard EmailAddress.isPlausible(email), !email.contains(where: { "<>\",;".contains($0) }) else {
+            throw RegistrationError.invalid("Please enter a valid email address.")
+        }
+        if let firstName, firstName.count > Self.maxName || firstName.contains(where: \.isNewline) {
+            throw RegistrationError.invalid("The first name must be one line of up to \(Self.maxName) characters.")
+        }
+        let text = "From: \(firstName.map { "\($0) " } ?? "")<\(email)>\n\n\(body)"
+        try await client.withTransaction(logger: logger) { connection in
+            let choice = try await templates.choose(.contact, appId: appId, orgId: orgId, on: connection)
+            guard let recipient = choice.app?.supportEmail else {
+                throw RegistrationError.invalid("Contact is not set up for this app.")
+            }
+            try await mail.enqueue(
+                choice.template.render(subjectText: subject, bodyText: text, from: choice.from, to: recipient, replyTo: email),
+                kind: .contact, appId: appId, on: connection)
+            try await audit.record(actor: "anonymous", action: "app.contact_sent", details: ["appId": appId], on: connection)
+        }
+    }
+
+    package static func check(subject: String, body: String) throws {
+        guard subject.count <= maxSubject else {
+            throw RegistrationError.invalid("The subject must be at most \(maxSubject) characters.")
+        }
+        guard body.count <= maxBody else {
+            throw RegistrationError.invalid("The message must be at most \(maxBody) characters.")
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+
+/// E-mails waiting to be sent. A message is queued in the transaction of the change that needs
+/// it (a registration, a password request), sealed with AES-256-GCM because it carries codes and
+/// temporary passwords, and its sealed body is erased once it is sent.
+package struct MailOutbox: Sendable {
+    package struct Queued: Sendable {
+        package var id: Int64
+        package var kind: String
+        package var recipient: String
+        package var message: MailMessage
+        package var attempts: Int
+    }
+
+    package let client: PostgresClient
+    package let sealKey: SymmetricKey
+    package let logger: Logger
+
+    package init(client: PostgresClient, encryptionKey: Data, logger: Logger) {
+        self.client = client
+        sealKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: encryptionKey), info: Data("studystack-registration-mail".utf8),
+            outputByteCount: 32)
+        self.logger = logger
+    }
+
+    package func enqueue(_ message: MailMessage, kind: MailKind, appId: String, on connection: PostgresConnection) async throws {
+        let sealed = try AES.GCM.seal(try JSONEncoder().encode(message), using: sealKey).combined!
+        try await connection.query(
+            """
+            INSERT INTO mail_outbox (app_id, kind, recipient, sealed_message)
+            VALUES (\(appId), \(kind.rawValue), \(message.to), \(ByteBuffer(bytes: sealed)))
+            """, logger: logger)
+        try await ChangeListener.notify(MailWorker.channel, on: connection, logger: logger)
+    }
+
+    /// Claims due messages (`SKIP LOCKED`, leased for `lease`), opening their sealed bodies.
+    package func claim(batch: Int, lease: Duration) async throws -> [Queued] {
+        let rows = try await client.query(
+            """
+            UPDATE mail_outbox m SET attempts = m.attempts + 1,
+                next_attempt_at = now() + make_interval(secs => \(lease.inSeconds))
+            FROM (
+                SELECT id FROM mail_outbox
+                WHERE sent_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= now()
+                ORDER BY id LIMIT \(batch) FOR UPDATE SKIP LOCKED
+            ) due
+            WHERE m.id = due.id
+            RETURNING m.id, m.kind, m.recipient, m.sealed_message, m.attempts
+            """, logger: logger)
+        var claimed: [Queued] = []
+        for try await (id, kind, recipient, sealed, attempts) in rows.decode((Int64, String, String, ByteBuffer, Int).self) {
+            let box = try AES.GCM.SealedBox(combined: Data(buffer: sealed))
+            let message = try JSONDecoder().decode(MailMessage.self, from: try AES.GCM.open(box, using: sealKey))
+            claimed.append(Queued(id: id, kind: kind, recipient: recipient, message: message, attempts: attempts))
+        }
+        return claimed.sorted { $0.id < $1.id }
+    }
+
+    package func markSent(id: Int64, deliveredTo: String) async throws {
+        try await client.query(
+            """
+            UPDATE mail_outbox SET sent_at = now(), sealed_message = NULL, last_error = NULL, delivered_to = \(deliveredTo)
+            WHERE id = \(id)
+            """, logger: logger)
+    }
+
+    package func markFailed(id: Int64, error: String, retryAfter: Duration?) async throws {
+        if let retryAfter {
+            try await client.query(
+                """
+                UPDATE mail_outbox SET last_error = \(error),
+                    next_attempt_at = now() + make_interval(secs => \(retryAfter.inSeconds))
+                WHERE id = \(id)
+                """, logger: logger)
+        } else {
+            try await client.query(
+                "UPDATE mail_outbox SET last_error = \(error), gave_up_at = now(), sealed_message = NULL WHERE id = \(id)",
+                logger: logger)
+        }
+    }
+}

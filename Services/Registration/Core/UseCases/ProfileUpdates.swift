@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StudyModels
+
+/// `updateUserProfile`: settings changes and the device's push token, saved together.
+package struct ProfileUpdates: Sendable {
+    /// What one call asks to change: the settings members it sends, and its device's details.
+    package struct Change: Sendable {
+        package var settings: [String: JSONValue]?
+        package var info: [String: JSONValue]?
+
+        package init(settings: [String: JSONValue]?, info: [String: JSONValue]?) {
+            self.settings = settings
+            self.info = info
+        }
+    }
+
+    package let client: PostgresClient
+    package let profiles: ProfileStore
+    package let logger: Logger
+
+    package init(client: PostgresClient, profiles: ProfileStore, logger: Logger) {
+        self.client = client
+        self.profiles = profiles
+        self.logger = logger
+    }
+
+    /// Applies `change` to the session's participant and device in one transaction. Settings
+    /// members that are absent or null keep their value; one the rules refuse changes nothing.
+    package func apply(_ change: Change, session: SessionStore.Authenticated) async throws {
+        guard let current = try await profiles.profile(userId: session.userId) else { throw RegistrationError.sessionExpired }
+        let settings = try Self.merged(current.settings, with: change.settings ?? [:])
+        let device = Self.device(change.info ?? [:])
+        try await client.withTransaction(logger: logger) { connection in
+            try await profiles.saveSettings(settings, userId: session.userId, on: connection)
+            if device.token != nil || device.os != nil || device.appVersion != nil {
+                try await profiles.setDevice(
+                    sessionId: session.sessionId, token: device.token, os: device.os, appVersion: device.appVersion,
+                    on: connection)
+            }
+        }
+    }
+
+    static func merged(
+        _ current: UserProfileReply.Settings, with given: [String: JSONValue]
+    ) throws -> UserProfileReply.Settings {
+        func flag(_ key: String) throws -> Bool? {
+            switch given[key] {
+            case nil, .null: return nil
+            case .bool(let value): return value
+            case .number(let value): return value != 0
+            case .string(let text) where ["true", "false", "1", "0"].contains(text): return text == "true" || text == "1"
+            default: throw RegistrationError.invalid("Invalid input.")
+            }
+        }
+        var settings = current
+        settings.remoteNotifications = try flag("remoteNotifications") ?? settings.remoteNotifications
+        settings.localNotifications = try flag("localNotifications") ?? settings.localNotifications
+        settings.touchId = try flag("touchId") ?? settings.touchId
+        settings.passcode = try flag("passcode") ?? settings.passcode
+        if let lead = given["reminderLeadTime"]?.text {
+            guard lead.range(of: #"^\d{1,2}:\d{2}$"#, options: .regularExpression) != nil else {
+                throw RegistrationError.invalid("reminderLeadTime must be HH:mm.")
+            }
+            settings.reminderLeadTime = lead
+        }
+        if let locale = given["locale"]?.text {
+            guard locale.count <= 35 else { throw RegistrationError.invalid("Invalid input.") }
+            settings.locale = locale
+        }
+        return settings
+    }
+
+    /// The device's push token, platform and app version. The iOS app's first call after sign-up
+    /// puts its bundle id where the token goes; only values shaped like a push token are kept.
+    static func device(_ info: [String: JSONValue]) -> (token: String?, os: String?, appVersion: String?) {
+        let os = info["os"]?.text.map { $0.lowercased() }.flatMap { ["ios", "android"].contains($0) ? $0 : nil }
+        let token = info["deviceToken"]?.text.flatMap { DeviceToken.isPlausible($0, os: os) ? $0 : nil }
+        let appVersion = info["appVersion"]?.text.map { String($0.prefix(32)) }
+        return (token, os, appVersion)
+    }
+}
+
+/// Push tokens as the platforms issue them: APNs 64+ hex characters, FCM a long token of URL-safe
+/// characters and ':'. Anything else (a bundle id, say) is not a token.
+package enum DeviceToken {
+    package static func isPlausible(_ token: String, os: String?) -> Bool {
+        guard (32...4096).contains(token.count) else { return false }
+        let hex = token.allSatisfy(\.isHexDigit)
+        if os == "ios" { return hex && token.count >= 64 }
+        return hex || (token.contains(":") && token.allSatisfy { $0.isLetter || $0.isNumber || "-_:".contains($0) })
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import StudyModels
+
+/// Participant properties (docs/response-api.md, Participant properties): values the research team knows about
+/// each enrollment token (pre-enrollment, returned by `validateEnrollmentToken`) or fills in
+/// later, kept in the study's `ParticipantProperties` table, one column per property, which the
+/// apps read with `executeSQL` like any other.
+package enum ParticipantProperties {
+    /// The table's name in the study's schema and in participant queries.
+    package static let listName = "ParticipantProperties"
+
+    /// How a property of each type is stored: numbers as double precision (integer-valued ones
+    /// too, as every number in the response tables), dates with their offset, times and strings
+    /// as text.
+    package static func storage(_ type: ParticipantProperty.DataType) -> SurveySchema.Storage {
+        switch type {
+        case .boolean: .boolean
+        case .date: .timestamp
+        case .integer, .decimal, .number: .double
+        case .string, .time: .varchar(nil)
+        }
+    }
+
+    package static func schema(_ properties: [ParticipantProperty]) -> SurveySchema {
+        SurveySchema(
+            activityId: listName, version: "",
+            lists: [.init(name: listName, parent: nil, columns: properties.map { .init(name: $0.key, storage: storage($0.dataType)) })])
+    }
+
+    /// One uploaded row: an enrollment token and text values by property id.
+    package struct Row: Sendable, Equatable {
+        package var token: String
+        package var values: [String: String?]
+
+        package init(token: String, values: [String: String?]) {
+            self.token = token
+            self.values = values
+        }
+    }
+
+    /// A value an upload cannot use, located by row (1-based, the header not counted) and field.
+    package struct Problem: Error, Sendable, Equatable {
+        package var row: Int
+        package var field: String
+        package var message: String
+    }
+
+    /// Why a value does not fit its property.
+    package struct ValueError: Error, Equatable {
+        package var message: String
+    }
+
+    /// A value as typed JSON for its property.
+    package static func value(_ text: String?, as type: ParticipantProperty.DataType) throws(ValueError) -> JSONValue {
+        guard let raw = text?.trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return .null }
+        switch type {
+        case .boolean:
+            switch raw.lowercased() {
+            case "true", "yes", "1": return .bool(true)
+            case "false", "no", "0": return .bool(false)
+            default: throw ValueError(message: "expected true or false, got '\(raw)'")
+            }
+        case .integer:
+            guard let number = Int(raw) else { throw ValueError(message: "expected a whole number, got '\(raw)'") }
+            return .number(Double(number))
+        case .decimal, .number:
+            guard let number = Double(raw), number.isFinite else { throw ValueError(message: "expected a number, got '\(raw)'") }
+            return .number(number)
+        case .date:
+            guard let date = parseDate(raw) else {
+                throw ValueError(message: "expected a date (yyyy-MM-dd, or ISO 8601 with time and offset), got '\(raw)'")
+            }
+            return .string(ISO8601DateFormatter().string(from: date))
+        case .string, .time:
+            return .string(raw)
+        }
+    }
+
+    /// `yyyy-MM-dd` (midnight UTC) or an ISO 8601 date-time with an offset.
+    package static func parseDate(_ text: String) -> Date? {
+        if text.count == 10 {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withFullDate]
+            return formatter.date(from: text)
+        }
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+
+    /// Rows from CSV: a header `token,<propertyId>,...` then one line per token (RFC 4180
+    /// quoting). An empty cell clears the value.
+    package static func rows(csv: String) -> Result<[Row], Problem> {
+        let records = CSV.parse(csv)
+        guard let header = records.first?.map({ $0.trimmingCharacters(in: .whitespaces) }), header.first?.lowercased() == "token"
+        else { return .failure(Problem(row: 0, field: "token", message: "the first column of the header must be token")) }
+        var rows: [Row] = []
+        for (index, record) in records.dropFirst().enumerated() where !(record.count == 1 && record[0].isEmpty) {
+            guard record.count == header.count else {
+                return .failure(Problem(row: index + 1, field: "", message: "expected \(header.count) fields, got \(record.count)"))
+            }
+            var values: [String: String?] = [:]
+            for (name, cell) in zip(header.dropFirst(), record.dropFirst()) { values[name] = cell }
+            rows.append(Row(token: record[0], values: values))
+        }
+        return .success(rows)
+    }
+}
+
+/// RFC 4180 CSV reading: quoted fields may hold commas, quotes (doubled) and line breaks.
+package enum CSV {
+    package static func parse(_ text: String) -> [[String]] {
+        var records: [[String]] = []
+        var record: [String] = []
+        var field = ""
+        var quoted = false
+        var characters = Array(text.unicodeScalars)[...]
+        if characters.first == "\u{FEFF}" { characters = characters.dropFirst() }
+        var index = characters.startIndex
+        while index < characters.endIndex {
+            let character = characters[index]
+            if quoted {
+                if character == "\"" {
+                    if index + 1 < characters.endIndex && characters[index + 1] == "\"" {
+                        field.unicodeScalars.append("\"")
+                        index += 1
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.unicodeScalars.append(character)
+                }
+            } else if character == "\"" && field.isEmpty {
+                quoted = true
+            } else if character == "," {
+                record.append(field)
+                field = ""
+            } else if character == "\n" || character == "\r" {
+                if character == "\r" && index + 1 < characters.endIndex && characters[index + 1] == "\n" { index += 1 }
+                record.append(field)
+                records.append(record)
+                record = []
+                field = ""
+            } else {
+                field.unicodeScalars.append(character)
+            }
+            index += 1
+        }
+        if !field.isEmpty || !record.isEmpty {
+            record.append(field)
+            records.append(record)
+        }
+        return records
+    }
+}

@@ -1,0 +1,301 @@
+/// Writes PostgreSQL for a parsed participant query against one study's tables. Every table and
+/// column must resolve to one of the study's lists (names matched in any case, as LabKey does) and
+/// is written quoted and schema-qualified; literals are rewritten from their parsed values;
+/// functions are named in `pg_catalog`. The participant's own text is never copied through.
+///
+/// This is the first of two locks: whatever the SQL says, PostgreSQL itself shows the reader role
+/// only the participant's rows (`ParticipantQueries`).
+package struct QueryTranslator {
+    /// A study's lists as the translator sees them.
+    package struct Catalog: Sendable {
+        package struct Table: Sendable {
+            package var name: String
+            package var sqlName: String
+            /// In creation order: system columns first, then questions as designs added them.
+            package var columns: [Column]
+
+            package func column(_ name: String) -> Column? {
+                columns.first { $0.name.lowercased() == name.lowercased() }
+            }
+        }
+
+        package struct Column: Sendable {
+            package var name: String
+            package var sqlName: String
+            /// DOUBLE, TIMESTAMP, BOOLEAN, VARCHAR, or INTEGER for system keys.
+            package var storage: String
+        }
+
+        package var schema: String
+        package var tables: [String: Table]
+        /// Lower-cased table names in creation order (parents before their children).
+        package var order: [String] = []
+
+        package init(schema: String, tables: [String: Table], order: [String] = []) {
+            self.schema = schema
+            self.tables = tables
+            self.order = order
+        }
+
+        package func table(_ name: String) -> Table? { tables[name.lowercased()] }
+
+        package var orderedTables: [Table] { order.compactMap { tables[$0] } }
+    }
+
+    /// PostgreSQL for one query and the names its columns have in the reply.
+    package struct Translation: Sendable, Equatable {
+        package var sql: String
+        package var columns: [String]
+
+        package init(sql: String, columns: [String]) {
+            self.sql = sql
+            self.columns = columns
+        }
+    }
+
+    /// The schema name LabKey shows the participant; any other schema is not found.
+    package static let schemaName = "MobileAppResponse"
+
+    package let catalog: Catalog
+    /// The most rows a reply carries, whatever the query's LIMIT.
+    package let maxRows: Int
+
+    package init(catalog: Catalog, maxRows: Int) {
+        self.catalog = catalog
+        self.maxRows = maxRows
+    }
+
+    private struct Scope {
+        package struct Entry {
+            package var alias: String
+            package var internalAlias: String
+            package var table: Catalog.Table
+        }
+
+        package var entries: [Entry] = []
+    }
+
+    package func translate(_ statement: QueryStatement, countTotal: Bool = false) throws(QueryError) -> Translation {
+        var tableCounter = 0
+        var outputs: [String] = []
+        var parts: [String] = []
+        var firstScope = Scope()
+        for (index, select) in statement.selects.enumerated() {
+            let (sql, names, scope) = try translate(select, tableCounter: &tableCounter, countTotal: countTotal)
+            if index == 0 {
+                outputs = names
+                firstScope = scope
+            } else {
+                guard names.count == outputs.count else {
+                    throw QueryError("Each part of a UNION must select the same number of columns.")
+                }
+                parts.append(statement.unionAll[index - 1] ? "UNION ALL" : "UNION")
+            }
+            parts.append(sql)
+        }
+        var sql = parts.joined(separator: " ")
+        if !statement.orderBy.isEmpty {
+            var terms: [String] = []
+            for order in statement.orderBy {
+                let term: String
+                if let output = outputIndex(order.expression, outputs: outputs) {
+                    term = Self.quoted("c\(output + 1)")
+                } else if statement.selects.count == 1 {
+                    term = try expression(order.expression, scope: firstScope)
+                } else {
+                    throw QueryError("ORDER BY of a UNION must name one of its columns.")
+                }
+                terms.append(term + (order.descending ? " DESC" : " ASC"))
+            }
+            sql += " ORDER BY " + terms.joined(separator: ", ")
+        }
+        sql += " LIMIT \(min(statement.limit ?? maxRows, maxRows))"
+        if let offset = statement.offset, offset > 0 { sql += " OFFSET \(offset)" }
+        return Translation(sql: sql, columns: Self.unique(outputs))
+    }
+
+    /// The output column an ORDER BY term names: a bare name or a position.
+    private func outputIndex(_ expression: QueryExpression, outputs: [String]) -> Int? {
+        switch expression {
+        case .column(nil, let name):
+            return outputs.firstIndex { $0.lowercased() == name.lowercased() }
+        case .number(let digits):
+            guard let position = Int(digits), (1...outputs.count).contains(position) else { return nil }
+            return position - 1
+        default:
+            return nil
+        }
+    }
+
+    private func translate(
+        _ select: QuerySelect, tableCounter: inout Int, countTotal: Bool
+    ) throws(QueryError) -> (String, [String], Scope) {
+        var scope = Scope()
+        func add(_ reference: QueryTableReference) throws(QueryError) -> String {
+            if let schema = reference.schema, schema.lowercased() != Self.schemaName.lowercased() {
+                throw QueryError.tableNotFound("\(schema).\(reference.name)")
+            }
+            guard let table = catalog.table(reference.name) else {
+                throw QueryError.tableNotFound(
+                    reference.schema.map { "\($0).\(reference.name)" } ?? reference.name)
+            }
+            let alias = reference.alias ?? table.name
+            guard !scope.entries.contains(where: { $0.alias.lowercased() == alias.lowercased() }) else {
+                throw QueryError("The table name or alias '\(alias)' is used twice.")
+            }
+            tableCounter += 1
+            let internalAlias = "t\(tableCounter)"
+            scope.entries.append(.init(alias: alias, internalAlias: internalAlias, table: table))
+            return "\(Self.quoted(catalog.schema)).\(Self.quoted(table.sqlName)) AS \(Self.quoted(internalAlias))"
+        }
+
+        var from = try add(select.from)
+        for join in select.joins {
+            from += " \(join.kind.rawValue) " + (try add(join.table))
+            if let condition = join.condition { from += " ON " + (try expression(condition, scope: scope)) }
+        }
+
+        var items: [String] = []
+        var names: [String] = []
+        var expressionCount = 0
+        for item in select.items {
+            switch item {
+            case .all(let qualifier):
+                let entries = try qualifier.map { name throws(QueryError) in [try entry(name, scope: scope)] } ?? scope.entries
+                for entry in entries {
+                    for column in entry.table.columns {
+                        items.append("\(Self.quoted(entry.internalAlias)).\(Self.quoted(column.sqlName))")
+                        names.append(column.name)
+                    }
+                }
+            case .expression(let value, let alias):
+                items.append(try expression(value, scope: scope))
+                if let alias {
+                    names.append(alias)
+                } else if case .column(let qualifier, let name) = value {
+                    names.append(try resolve(qualifier, name, scope: scope).column.name)
+                } else {
+                    expressionCount += 1
+                    names.append("EXPR\(expressionCount)")
+                }
+            }
+        }
+        var columns = items.enumerated().map { "\($1) AS \(Self.quoted("c\($0 + 1)"))" }
+        if countTotal { columns.append("pg_catalog.count(*) OVER () AS \"total\"") }
+        var sql = "SELECT " + (select.distinct ? "DISTINCT " : "") + columns.joined(separator: ", ") + " FROM " + from
+        if let filter = select.filter { sql += " WHERE " + (try expression(filter, scope: scope)) }
+        if !select.groupBy.isEmpty {
+            var terms: [String] = []
+            for term in select.groupBy { terms.append(try expression(term, scope: scope)) }
+            sql += " GROUP BY " + terms.joined(separator: ", ")
+        }
+        if let having = select.having { sql += " HAVING " + (try expression(having, scope: scope)) }
+        return (sql, names, scope)
+    }
+
+    private func entry(_ alias: String, scope: Scope) throws(QueryError) -> Scope.Entry {
+        guard let entry = scope.entries.first(where: { $0.alias.lowercased() == alias.lowercased() }) else {
+            throw QueryError("Table '\(alias)' is not in the FROM clause.")
+        }
+        return entry
+    }
+
+    private func resolve(
+        _ qualifier: String?, _ name: String, scope: Scope
+    ) throws(QueryError) -> (entry: Scope.Entry, column: Catalog.Column) {
+        if let qualifier {
+            let entry = try entry(qualifier, scope: scope)
+            guard let column = entry.table.column(name) else { throw QueryError("Column '\(qualifier).\(name)' not found.") }
+            return (entry, column)
+        }
+        let matches = scope.entries.compactMap { entry in entry.table.column(name).map { (entry, $0) } }
+        guard let match = matches.first else { throw QueryError("Column '\(name)' not found.") }
+        guard matches.count == 1 else { throw QueryError("Column '\(name)' is ambiguous.") }
+        return match
+    }
+
+    private func expression(_ expression: QueryExpression, scope: Scope) throws(QueryError) -> String {
+        switch expression {
+        case .column(let qualifier, let name):
+            let (entry, column) = try resolve(qualifier, name, scope: scope)
+            return "\(Self.quoted(entry.internalAlias)).\(Self.quoted(column.sqlName))"
+        case .string(let value):
+            return Self.literal(value)
+        case .number(let digits):
+            // Digits, one point and an exponent, as the lexer let through.
+            return digits
+        case .boolean(let value):
+            return value ? "TRUE" : "FALSE"
+        case .null:
+            return "NULL"
+        case .negate(let inner):
+            return "(- " + (try self.expression(inner, scope: scope)) + ")"
+        case .not(let inner):
+            return "(NOT " + (try self.expression(inner, scope: scope)) + ")"
+        case .binary(let symbol, let left, let right):
+            return "(\(try self.expression(left, scope: scope)) \(symbol) \(try self.expression(right, scope: scope)))"
+        case .like(let value, let pattern, let negated):
+            return "(\(try self.expression(value, scope: scope)) \(negated ? "NOT LIKE" : "LIKE") \(try self.expression(pattern, scope: scope)))"
+        case .isNull(let value, let negated):
+            return "(\(try self.expression(value, scope: scope)) \(negated ? "IS NOT NULL" : "IS NULL"))"
+        case .inList(let value, let list, let negated):
+            var members: [String] = []
+            for member in list { members.append(try self.expression(member, scope: scope)) }
+            return "(\(try self.expression(value, scope: scope)) \(negated ? "NOT IN" : "IN") (\(members.joined(separator: ", "))))"
+        case .between(let value, let low, let high, let negated):
+            return "(\(try self.expression(value, scope: scope)) \(negated ? "NOT BETWEEN" : "BETWEEN") "
+                + "\(try self.expression(low, scope: scope)) AND \(try self.expression(high, scope: scope)))"
+        case .function(let function, let distinct, let arguments, let star):
+            var written: [String] = []
+            for argument in arguments { written.append(try self.expression(argument, scope: scope)) }
+            return Self.call(function, distinct: distinct, arguments: written, star: star)
+        case .caseWhen(let branches, let otherwise):
+            var sql = "CASE"
+            for (condition, value) in branches {
+                sql += " WHEN \(try self.expression(condition, scope: scope)) THEN \(try self.expression(value, scope: scope))"
+            }
+            if let otherwise { sql += " ELSE " + (try self.expression(otherwise, scope: scope)) }
+            return sql + " END"
+        }
+    }
+
+    private static func call(_ function: QueryFunction, distinct: Bool, arguments: [String], star: Bool) -> String {
+        let list = star ? "*" : (distinct ? "DISTINCT " : "") + arguments.joined(separator: ", ")
+        switch function {
+        case .coalesce:
+            // COALESCE is syntax in PostgreSQL, not a function to look up.
+            return "COALESCE(\(list))"
+        case .round:
+            // PostgreSQL rounds numerics; answers are stored as double precision.
+            let digits = arguments.count > 1 ? ", (\(arguments[1]))::pg_catalog.int4" : ""
+            return "pg_catalog.round((\(arguments[0]))::pg_catalog.numeric\(digits))"
+        case .length:
+            return "pg_catalog.length((\(arguments[0]))::pg_catalog.text)"
+        default:
+            return "pg_catalog.\(function.rawValue)(\(list))"
+        }
+    }
+
+    /// A string literal for PostgreSQL with `standard_conforming_strings` on (the reader's
+    /// transaction sets it): only the quote needs doubling; the lexer refused NUL.
+    package static func literal(_ value: String) -> String {
+        "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    package static func quoted(_ identifier: String) -> String { SQLName.quoted(identifier) }
+
+    /// Reply names, each unique: a repeated name gets a number (`Key`, `Key1`), as LabKey does.
+    package static func unique(_ names: [String]) -> [String] {
+        var seen: Set<String> = []
+        return names.map { name in
+            var candidate = name
+            var suffix = 0
+            while seen.contains(candidate.lowercased()) {
+                suffix += 1
+                candidate = "\(name)\(suffix)"
+            }
+            seen.insert(candidate.lowercased())
+            return candidate
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Configuration
+import Foundation
+import ServiceKit
+
+/// The settings only the response service reads.
+public struct ResponseSettings: Sendable {
+    public enum Keys {
+        public static let encryptionKey = Setting("studystack.encryptionKey", secret: true)
+        public static let maxTokenBatch = Setting("tokens.maxBatch")
+        public static let queryDatabaseURL = Setting("query.databaseURL", secret: true)
+        public static let queryTimeout = Setting("query.timeoutMilliseconds")
+        public static let queryMaxRows = Setting("query.maxRows")
+        public static let queryTimeZone = Setting("query.timeZone")
+        public static let queryMaxReplyBytes = Setting("query.maxReplyBytes")
+        public static let queryMaxConcurrent = Setting("query.maxConcurrentPerParticipant")
+        public static let processingEnabled = Setting("processing.enabled")
+        public static let forwardingAllowPrivateTargets = Setting("forwarding.allowPrivateTargets")
+    }
+
+    /// AES-256 key (base64) for what is kept sealed at rest: enrollment tokens (the researcher
+    /// downloads them again) and forwarding credentials; the participant-query scope key is
+    /// derived from it.
+    public var encryptionKey: Data
+    /// Largest enrollment-token batch one request may create.
+    public var maxTokenBatch: Int
+    /// The role participant queries run as (`selectRows`, `executeSQL`): a login of its own,
+    /// never the service's, so row-level security applies to it. Nil: those calls are refused.
+    public var queryDatabase: DatabaseSettings?
+    public var queryTimeout: Duration
+    public var queryMaxRows: Int
+    /// Largest reply a participant query may build (about, in bytes of JSON): a participant can
+    /// cross-join their own rows into a reply far larger than what they uploaded.
+    public var queryMaxReplyBytes: Int
+    /// Queries one participant may have running at once, across replicas.
+    public var queryMaxConcurrent: Int
+    /// The zone dates are written in for the apps, which parse them as New York time.
+    public var queryTimeZone: TimeZone
+    /// Whether this replica runs the processing worker. Off, it only takes submissions: a
+    /// deployment can keep ingest and processing on separate replicas of the same database.
+    public var processingEnabled: Bool
+    /// Whether forwarding may reach private, loopback and link-local addresses (and plain http to
+    /// this machine). Off by default: a study admin names the target.
+    public var forwardingAllowPrivateTargets: Bool
+
+    public init(reader: ConfigReader) throws(ConfigurationError) {
+        let settings = SettingsReader(reader)
+        let keyText = try settings.requiredText(Keys.encryptionKey)
+        guard let key = Data(base64Encoded: keyText), key.count == 32 else {
+            throw ConfigurationError(Keys.encryptionKey, "must be 32 bytes in base64 (openssl rand -base64 32)")
+        }
+        encryptionKey = key
+        maxTokenBatch = try settings.integer(Keys.maxTokenBatch, default: 100_000, in: 1...1_000_000)
+        queryDatabase = try settings.text(Keys.queryDatabaseURL).map { (url: String) throws(ConfigurationError) in
+            var database = try DatabaseSettings(url: url, setting: Keys.queryDatabaseURL)
+            database.maxConnections = 10
+            return database
+        }
+        queryTimeout = .milliseconds(try settings.integer(Keys.queryTimeout, default: 2_000, in: 100...60_000))
+        queryMaxRows = try settings.integer(Keys.queryMaxRows, default: 10_000, in: 1...1_000_000)
+        queryMaxReplyBytes = try settings.integer(
+            Keys.queryMaxReplyBytes, default: 4 * 1024 * 1024, in: 1024...(256 * 1024 * 1024))
+        queryMaxConcurrent = try settings.integer(Keys.queryMaxConcurrent, default: 2, in: 1...16)
+        let zone = settings.text(Keys.queryTimeZone) ?? "America/New_York"
+        guard let timeZone = TimeZone(identifier: zone) else {
+            throw ConfigurationError(Keys.queryTimeZone, "must be a time zone name such as America/New_York, got \"\(zone)\"")
+        }
+        queryTimeZone = timeZone
+        processingEnabled = try Self.flag(settings, Keys.processingEnabled, default: true)
+        forwardingAllowPrivateTargets = try Self.flag(settings, Keys.forwardingAllowPrivateTargets, default: false)
+    }
+
+    private static func flag(_ settings: SettingsReader, _ setting: Setting, default value: Bool) throws(ConfigurationError) -> Bool {
+        try settings.value(setting, default: value) { (raw: String) throws(ConfigurationError) -> Bool in
+            switch raw.lowercased() {
+            case "true", "on", "1", "yes": return true
+            case "false", "off", "0", "no": return false
+            default: throw ConfigurationError(setting, "must be true or false, got \"\(raw)\"")
+            }
+        }
+    }
+}

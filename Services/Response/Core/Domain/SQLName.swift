@@ -1,0 +1,34 @@
+import Crypto
+import Foundation
+
+/// Names from survey designs (list names, question keys) become PostgreSQL identifiers. They
+/// cannot be bound as parameters, so they are only ever written through `quoted`, and names longer
+/// than PostgreSQL keeps (63 bytes) are shortened with a hash of the whole name instead of being
+/// silently truncated into each other.
+package enum SQLName {
+    package static let maxBytes = 63
+
+    /// The identifier PostgreSQL will keep for `name`: the name itself when it fits, else a prefix
+    /// and eight hex digits of its SHA-256.
+    package static func identifier(for name: String) -> String {
+        guard name.utf8.count > maxBytes else { return name }
+        var prefix = ""
+        for character in name {
+            if prefix.utf8.count + String(character).utf8.count > maxBytes - 9 { break }
+            prefix.append(character)
+        }
+        let digest = SHA256.hash(data: Data(name.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
+        return "\(prefix)_\(digest)"
+    }
+
+    /// `identifier` in double quotes, inner quotes doubled: safe to splice into SQL text.
+    package static func quoted(_ identifier: String) -> String {
+        precondition(!identifier.contains("\0"), "identifiers cannot hold NUL")
+        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// The schema that holds a study's tables.
+    package static func schema(forStudy studyKey: String) -> String {
+        identifier(for: "study_" + studyKey)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceKit
+
+/// A study's tables for its researchers, every participant's rows, read in one repeatable-read
+/// transaction (the tables agree with each other) and streamed: rows go out in chunks as
+/// PostgreSQL sends them, so a large study never sits in memory.
+///
+/// Values come from PostgreSQL as JSON (`to_json`): numbers and booleans as written, dates as
+/// ISO 8601 with their offset, text as itself.
+package struct StudyExport: Sendable {
+    package let client: PostgresClient
+    package let logger: Logger
+
+    package init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// How much is gathered before it is written to the client.
+    package static let chunkSize = 64 * 1024
+
+    package enum Format {
+        /// One `<table>.csv` per table in a zip.
+        case csvZip
+        /// One `{"table": ..., "row": {...}}` object per line.
+        case jsonLines
+    }
+
+    /// Writes the export to `sink`, chunk by chunk.
+    package func write(
+        _ catalog: QueryTranslator.Catalog, as format: Format, to sink: (ByteBuffer) async throws -> Void
+    ) async throws {
+        try await client.withConnection { connection in
+            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            var archive = ZipStreamWriter()
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(Self.chunkSize * 2)
+            for table in catalog.orderedTables {
+                let names = table.columns.map(\.name)
+                if format == .csvZip {
+                    try await sink(ByteBuffer(bytes: archive.startFile(Self.fileName(table.name))))
+                    buffer += Array((names.map(Self.csvField).joined(separator: ",") + "\r\n").utf8)
+                }
+                let keys = names.map(Self.jsonString)
+                let tableKey = Self.jsonString(table.name)
+                let columns = table.columns.map { "pg_catalog.to_json(t.\(SQLName.quoted($0.sqlName)))::text" }
+                let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(SQLName.quoted(catalog.schema)).\(SQLName.quoted(table.sqlName)) t ORDER BY t.\"Key\""
+                for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+                    var values: [String?] = []
+                    values.reserveCapacity(names.count)
+                    for cell in row { values.append(try cell.decode(String?.self)) }
+                    switch format {
+                    case .csvZip:
+                        let fields = zip(values, table.columns).map { Self.csvValue($0, text: $1.storage == "VARCHAR") }
+                        buffer += Array((fields.joined(separator: ",") + "\r\n").utf8)
+                    case .jsonLines:
+                        let members = zip(keys, values).map { "\($0):\($1 ?? "null")" }.joined(separator: ",")
+                        buffer += Array("{\"table\":\(tableKey),\"row\":{\(members)}}\n".utf8)
+                    }
+                    if buffer.count >= Self.chunkSize {
+                        if format == .csvZip { try archive.account(buffer) }
+                        try await sink(ByteBuffer(bytes: buffer))
+                        buffer.removeAll(keepingCapacity: true)
+                    }
+                }
+                if !buffer.isEmpty {
+                    if format == .csvZip { try archive.account(buffer) }
+                    try await sink(ByteBuffer(bytes: buffer))
+                    buffer.removeAll(keepingCapacity: true)
+                }
+                if format == .csvZip { try await sink(ByteBuffer(bytes: archive.finishFile())) }
+            }
+            if format == .csvZip { try await sink(ByteBuffer(bytes: try archive.finish())) }
+            try await connection.query("COMMIT", logger: logger)
+        }
+    }
+
+    /// A table's file name in the zip: its name with anything a file system might object to
+    /// replaced.
+    package static func fileName(_ table: String) -> String {
+        String(table.map { $0.isLetter || $0.isNumber || "-_. ".contains($0) ? $0 : "_" }) + ".csv"
+    }
+
+    package static func jsonString(_ text: String) -> String {
+        String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+    }
+
+    /// A JSON value as a CSV field: strings unquoted from JSON, `null` empty. Text answers that a
+    /// spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, carriage return first) get a
+    /// leading `'`, the usual guard against formula injection; the JSON-lines export has them
+    /// exactly as written.
+    package static func csvValue(_ json: String?, text: Bool) -> String {
+        guard let json, json != "null" else { return "" }
+        guard json.hasPrefix("\""), let value = try? JSONDecoder().decode(String.self, from: Data(json.utf8)) else {
+            return csvField(json)
+        }
+        if text, let first = value.first, "=+-@\t\r".contains(first) { return csvField("'" + value) }
+        return csvField(value)
+    }
+
+    package static func csvField(_ value: String) -> String {
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

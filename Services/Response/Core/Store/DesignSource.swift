@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// Survey designs, fetched from study-metadata over a signed call the first time a response of
+/// that activity version arrives, kept for good, and applied to the study's tables once.
+package struct DesignSource: Sendable {
+    /// Study-metadata could not be asked: the response stays pending and is tried again.
+    package struct Unavailable: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    package let client: PostgresClient
+    package let internalClient: InternalClient
+    package let tables: StudyTables
+    package let logger: Logger
+
+    package init(client: PostgresClient, internalClient: InternalClient, tables: StudyTables, logger: Logger) {
+        self.client = client
+        self.internalClient = internalClient
+        self.tables = tables
+        self.logger = logger
+    }
+
+    /// Makes sure the study's tables hold the design of `activityId` at `version`.
+    package func ensureApplied(studyKey: String, studyId: String, activityId: String, version: String) async throws {
+        let rows = try await client.query(
+            """
+            SELECT design::text, applied_at IS NOT NULL FROM activity_designs
+            WHERE study_key = \(studyKey) AND activity_id = \(activityId) AND version = \(version)
+            """, logger: logger)
+        var stored: (String, Bool)?
+        for try await row in rows.decode((String, Bool).self) { stored = row }
+        if let (_, applied) = stored, applied { return }
+        let design: Data =
+            if let (text, _) = stored { Data(text.utf8) } else {
+                try await fetch(studyKey: studyKey, studyId: studyId, activityId: activityId, version: version)
+            }
+        let schema = try SurveySchema.derive(fromDesign: design)
+        try await tables.apply(schema, studyKey: studyKey)
+        try await client.query(
+            """
+            UPDATE activity_designs SET applied_at = now()
+            WHERE study_key = \(studyKey) AND activity_id = \(activityId) AND version = \(version)
+            """, logger: logger)
+    }
+
+    private func fetch(studyKey: String, studyId: String, activityId: String, version: String) async throws -> Data {
+        let path = InternalPaths.activity(studyId: studyId, activityId: activityId, version: version)
+        let response: InternalClient.Reply
+        do {
+            response = try await internalClient.send(.GET, to: .studyMetadata, path: path, logger: logger)
+        } catch {
+            throw Unavailable(description: "study-metadata could not be reached for \(path): \(error)")
+        }
+        guard (200...201).contains(response.status.code) else {
+            if response.status.code >= 500 { throw Unavailable(description: "study-metadata answered \(response.status.code) for \(path)") }
+            throw SurveySchema.DesignError(description: "Received response status \(response.status.code) using uri \(path)")
+        }
+        let design = Data(buffer: response.body)
+        guard (try? JSONDecoder().decode(JSONValue.self, from: design)) != nil else { throw SurveySchema.DesignError.unparsable }
+        try await client.query(
+            """
+            INSERT INTO activity_designs (study_key, activity_id, version, design)
+            VALUES (\(studyKey), \(activityId), \(version), \(String(decoding: design, as: UTF8.self))::jsonb)
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+        return design
+    }
+}

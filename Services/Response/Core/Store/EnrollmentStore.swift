@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+
+/// Enrolled participants. The app token the apps send as `participantId` is 128 bits from the
+/// CSPRNG, shown once at enrollment and stored only as its SHA-256.
+package struct EnrollmentStore: Sendable {
+    /// Where a token stands, for the enrollment checks.
+    package struct TokenState: Sendable, Equatable {
+        package var studyKey: String
+        package var used: Bool
+    }
+
+    package let client: PostgresClient
+    package let tokens: TokenStore
+    package let properties: ParticipantPropertyStore
+    package let audit: AuditLog
+    package let logger: Logger
+
+    package init(
+        client: PostgresClient, tokens: TokenStore, properties: ParticipantPropertyStore, audit: AuditLog,
+        logger: Logger
+    ) {
+        self.client = client
+        self.tokens = tokens
+        self.properties = properties
+        self.audit = audit
+        self.logger = logger
+    }
+
+    /// 32 lower-case hex characters, as the original's app tokens.
+    package static func makeAppToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }.hexString
+    }
+
+    package func tokenState(_ token: String) async throws -> TokenState? {
+        let rows = try await client.query(
+            """
+            SELECT b.study_key, t.participant_id IS NOT NULL FROM enrollment_tokens t
+            JOIN token_batches b ON b.id = t.batch_id WHERE t.token_hmac = \(tokens.hmac(token))
+            """, logger: logger)
+        for try await (study, used) in rows.decode((String, Bool).self) { return TokenState(studyKey: study, used: used) }
+        return nil
+    }
+
+    package func studyHasTokens(_ studyKey: String) async throws -> Bool {
+        let rows = try await client.query("SELECT 1 FROM token_batches WHERE study_key = \(studyKey) LIMIT 1", logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    /// Enrolls a participant, spending `token` when given, in one transaction; returns the app
+    /// token. Throws `TokenTaken` when another enrollment spent the token first.
+    package func enroll(studyKey: String, token: String?, allowDataSharing: String, language: String?) async throws -> String {
+        let appToken = Self.makeAppToken()
+        do {
+            return try await enrollOnce(
+                studyKey: studyKey, token: token, allowDataSharing: allowDataSharing, language: language, appToken: appToken)
+        } catch let error as PostgresTransactionError where error.closureError is TokenTaken {
+            throw TokenTaken()
+        } catch is TokenTaken {
+            throw TokenTaken()
+        }
+    }
+
+    private func enrollOnce(
+        studyKey: String, token: String?, allowDataSharing: String, language: String?, appToken: String
+    ) async throws -> String {
+        try await client.withTransaction(logger: logger) { connection -> String in
+            let inserted = try await connection.query(
+                """
+                INSERT INTO participants (study_key, app_token_hash, status, allow_data_sharing, language)
+                VALUES (\(studyKey), \(SecureToken.hash(appToken)), 'enrolled', \(allowDataSharing), \(language))
+                RETURNING id
+                """, logger: logger)
+            var participantId: Int64 = 0
+            for try await id in inserted.decode(Int64.self) { participantId = id }
+            if let token {
+                let spent = try await connection.query(
+                    """
+                    UPDATE enrollment_tokens SET participant_id = \(participantId), used_at = now()
+                    WHERE token_hmac = \(tokens.hmac(token)) AND participant_id IS NULL RETURNING 1
+                    """, logger: logger)
+                var taken = true
+                for try await _ in spent { taken = false }
+                if taken { throw TokenTaken() }
+            }
+            try await properties.attach(
+                participantId: participantId, tokenHMAC: token.map(tokens.hmac), studyKey: studyKey, on: connection)
+            try await audit.record(
+                actor: "participant:\(participantId)", action: "participant.enrolled", studyId: studyKey,
+                details: ["withToken": String(token != nil), "allowDataSharing": allowDataSharing], on: connection)
+            return appToken
+        }
+    }
+
+    /// Thrown inside the transaction so it rolls back.
+    package struct TokenTaken: Error {}
+}

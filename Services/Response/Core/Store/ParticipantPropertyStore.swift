@@ -1,0 +1,197 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// The study's `ParticipantProperties` table (docs/response-api.md, Participant properties): one column per
+/// property the study's published version declares, one row per enrollment token that has values
+/// or has enrolled. Rows are keyed by the token's HMAC (a hidden column: neither participant
+/// queries nor exports show it, and no token is stored in clear); `ParticipantId` is set when the
+/// token is used, and from then on the participant can read their row like any other.
+package struct ParticipantPropertyStore: Sendable {
+    package let client: PostgresClient
+    package let tables: StudyTables
+    package let tokens: TokenStore
+    package let audit: AuditLog
+    package let logger: Logger
+
+    package init(client: PostgresClient, tables: StudyTables, tokens: TokenStore, audit: AuditLog, logger: Logger) {
+        self.client = client
+        self.tables = tables
+        self.tokens = tokens
+        self.audit = audit
+        self.logger = logger
+    }
+
+    /// Rows per statement while an upload is written.
+    package static let chunk = 5_000
+    package static let maxRows = 100_000
+
+    /// The properties the study's last event declared.
+    package func definitions(studyKey: String) async throws -> [ParticipantProperty] {
+        let rows = try await client.query(
+            "SELECT coalesce(event->'participantProperties', '[]'::jsonb)::text FROM studies WHERE study_key = \(studyKey)",
+            logger: logger)
+        for try await text in rows.decode(String.self) {
+            return try JSONDecoder().decode([ParticipantProperty].self, from: Data(text.utf8))
+        }
+        return []
+    }
+
+    /// Creates or extends the table for the study's properties; nothing when it has none.
+    /// Returns the table's qualified name.
+    @discardableResult
+    package func ensureTable(studyKey: String) async throws -> String? {
+        let properties = try await definitions(studyKey: studyKey)
+        guard !properties.isEmpty else { return try await table(studyKey: studyKey) }
+        try await tables.apply(ParticipantProperties.schema(properties), studyKey: studyKey)
+        guard let table = try await table(studyKey: studyKey) else { return nil }
+        // Rows exist before anyone enrolls; the token's HMAC keys them.
+        try await client.query(
+            PostgresQuery(unsafeSQL: "ALTER TABLE \(table) ALTER COLUMN \"ParticipantId\" DROP NOT NULL"), logger: logger)
+        try await client.query(
+            PostgresQuery(unsafeSQL: "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS token_hmac text UNIQUE"), logger: logger)
+        return table
+    }
+
+    /// The table's qualified name, if the study has one.
+    package func table(studyKey: String) async throws -> String? {
+        try await table(studyKey: studyKey, on: nil)
+    }
+
+    private func table(studyKey: String, on connection: PostgresConnection?) async throws -> String? {
+        let query: PostgresQuery = """
+            SELECT s.schema_name, l.sql_name FROM response_lists l JOIN study_schemas s ON s.study_key = l.study_key
+            WHERE l.study_key = \(studyKey) AND l.name = \(ParticipantProperties.listName)
+            """
+        let rows =
+            if let connection { try await connection.query(query, logger: logger) } else {
+                try await client.query(query, logger: logger)
+            }
+        for try await (schema, table) in rows.decode((String, String).self) {
+            return "\(SQLName.quoted(schema)).\(SQLName.quoted(table))"
+        }
+        return nil
+    }
+
+    /// Checks every row (token of this study, known property, value of its type) and writes them
+    /// all, or nothing: returns the problems when there are any.
+    package func upload(_ rows: [ParticipantProperties.Row], studyKey: String, actor: String) async throws
+        -> [ParticipantProperties.Problem]
+    {
+        let properties = try await definitions(studyKey: studyKey)
+        guard !properties.isEmpty else {
+            return [.init(row: 0, field: "", message: "the study's published version declares no participant properties")]
+        }
+        guard rows.count <= Self.maxRows else {
+            return [.init(row: 0, field: "", message: "at most \(Self.maxRows) rows per upload")]
+        }
+        let byKey = Dictionary(properties.map { ($0.key.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        var problems: [ParticipantProperties.Problem] = []
+        var records: [JSONValue] = []
+        // Each well-formed token once, by its row number: its HMAC is both the row's key and
+        // what is checked against the study's tokens.
+        var tokenRows: [(row: Int, token: String, hmac: String)] = []
+        for (index, row) in rows.enumerated() {
+            let number = index + 1
+            guard let token = EnrollmentToken.normalized(row.token), EnrollmentToken.isValid(token) else {
+                problems.append(.init(row: number, field: "token", message: "Invalid token: '\(row.token)'"))
+                continue
+            }
+            let hmac = tokens.hmac(token)
+            tokenRows.append((number, token, hmac))
+            var record: [String: JSONValue] = ["token_hmac": .string(hmac)]
+            for (name, text) in row.values {
+                guard let property = byKey[name.lowercased()] else {
+                    problems.append(.init(row: number, field: name, message: "no participant property '\(name)' in this study"))
+                    continue
+                }
+                do {
+                    record[SQLName.identifier(for: property.key)] = try ParticipantProperties.value(text, as: property.dataType)
+                } catch {
+                    problems.append(.init(row: number, field: name, message: error.message))
+                }
+            }
+            records.append(.object(record))
+        }
+        // Every token must be one of this study's.
+        var known: Set<String> = []
+        for try await hmac in try await client.query(
+            """
+            SELECT t.token_hmac FROM enrollment_tokens t JOIN token_batches b ON b.id = t.batch_id
+            WHERE b.study_key = \(studyKey) AND t.token_hmac = ANY(\(tokenRows.map(\.hmac)))
+            """, logger: logger
+        ).decode(String.self) { known.insert(hmac) }
+        for entry in tokenRows where !known.contains(entry.hmac) {
+            problems.append(.init(row: entry.row, field: "token", message: "Unknown token: '\(entry.token)'"))
+        }
+        guard problems.isEmpty else { return problems.sorted { ($0.row, $0.field) < ($1.row, $1.field) } }
+        guard let table = try await ensureTable(studyKey: studyKey) else { return [] }
+
+        let columns = properties.map { SQLName.quoted(SQLName.identifier(for: $0.key)) }
+        // Only the columns the upload names change; the others keep their values.
+        let named = Set(rows.flatMap { $0.values.keys.compactMap { byKey[$0.lowercased()] } }.map(\.key))
+        let updates = properties.filter { named.contains($0.key) }.map { SQLName.quoted(SQLName.identifier(for: $0.key)) }
+        let assignments = updates.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let conflict = assignments.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(assignments)"
+        let encoder = JSONEncoder()
+        try await client.withTransaction(logger: logger) { connection in
+            for start in stride(from: 0, to: records.count, by: Self.chunk) {
+                let chunk = JSONValue.array(Array(records[start..<min(start + Self.chunk, records.count)]))
+                var binds = PostgresBindings()
+                binds.append(String(decoding: try encoder.encode(chunk), as: UTF8.self))
+                // The participant a token already enrolled gets the row at once.
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            INSERT INTO \(table) (token_hmac, "ParticipantId", \(columns.joined(separator: ", ")))
+                            SELECT r.token_hmac, t.participant_id, \(columns.map { "r.\($0)" }.joined(separator: ", "))
+                            FROM jsonb_populate_recordset(NULL::\(table), $1::jsonb) r
+                            LEFT JOIN public.enrollment_tokens t ON t.token_hmac = r.token_hmac
+                            ON CONFLICT (token_hmac) \(conflict)
+                            """, binds: binds), logger: logger)
+            }
+            try await audit.record(
+                actor: actor, action: "participant_properties.uploaded", studyId: studyKey,
+                details: ["rows": String(rows.count)], on: connection)
+        }
+        return []
+    }
+
+    /// The pre-enrollment values uploaded for a token, for `validateEnrollmentToken`.
+    package func preEnrollment(token: String, studyKey: String) async throws -> [(String, JSONValue)] {
+        let properties = try await definitions(studyKey: studyKey).filter { $0.timing == .preEnrollment }
+        guard !properties.isEmpty, let table = try await table(studyKey: studyKey) else { return [] }
+        let columns = properties.map { "pg_catalog.to_json(\(SQLName.quoted(SQLName.identifier(for: $0.key))))::text" }
+        var binds = PostgresBindings()
+        binds.append(tokens.hmac(token))
+        var found: [(String, JSONValue)] = []
+        for try await row in try await client.query(
+            PostgresQuery(unsafeSQL: "SELECT \(columns.joined(separator: ", ")) FROM \(table) WHERE token_hmac = $1", binds: binds),
+            logger: logger)
+        {
+            for (property, cell) in zip(properties, row) {
+                let text = try cell.decode(String?.self)
+                let value = try text.map { try JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) } ?? .null
+                found.append((property.key, value))
+            }
+        }
+        return found
+    }
+
+    /// At enrollment, in its transaction: the participant's row (made if none was uploaded) gets
+    /// their id, so their own queries see it.
+    package func attach(participantId: Int64, tokenHMAC: String?, studyKey: String, on connection: PostgresConnection) async throws {
+        guard let table = try await table(studyKey: studyKey, on: connection) else { return }
+        var binds = PostgresBindings()
+        binds.append(participantId)
+        binds.append(tokenHMAC)
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO \(table) ("ParticipantId", token_hmac) VALUES ($1, $2)
+                    ON CONFLICT (token_hmac) DO UPDATE SET "ParticipantId" = excluded."ParticipantId"
+                    """, binds: binds), logger: logger)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+
+/// What researchers see of and do to stored responses: their states, and reprocessing of those
+/// that failed (docs/response-api.md, Admin API).
+package struct ResponseAdminStore: Sendable {
+    /// One response as the admin API lists it.
+    package struct Summary: Codable, Sendable, Equatable {
+        package var id: Int64
+        package var participantId: Int64
+        package var activityId: String
+        package var version: String
+        package var status: String
+        package var errorMessage: String?
+        package var receivedAt: Date
+        package var processedAt: Date?
+        package var forwardAttempts: Int
+        package var forwardError: String?
+        package var forwardedAt: Date?
+    }
+
+    package struct Reprocessed: Codable, Sendable, Equatable {
+        package var countReprocessed: Int
+        /// Ids asked for that are not this study's responses in `error`.
+        package var notReprocessed: [Int64]
+    }
+
+    package static let statuses: Set<String> = ["pending", "processed", "error", "forwarded"]
+
+    package let client: PostgresClient
+    package let audit: AuditLog
+    package let logger: Logger
+
+    package init(client: PostgresClient, audit: AuditLog, logger: Logger) {
+        self.client = client
+        self.audit = audit
+        self.logger = logger
+    }
+
+    /// Up to `limit` responses with ids above `after`, oldest first, optionally of one status.
+    package func list(studyKey: String, status: String?, after: Int64, limit: Int) async throws -> [Summary] {
+        let rows = try await client.query(
+            """
+            SELECT id, participant_id, activity_id, activity_version, status, error_message, received_at, processed_at,
+                   forward_attempts, forward_error, forwarded_at
+            FROM responses WHERE study_key = \(studyKey) AND id > \(after) AND (\(status)::text IS NULL OR status = \(status))
+            ORDER BY id LIMIT \(limit)
+            """, logger: logger)
+        var found: [Summary] = []
+        for try await (id, participant, activity, version, state, error, received, processed, attempts, forwardError, forwarded)
+            in rows.decode((Int64, Int64, String, String, String, String?, Date, Date?, Int, String?, Date?).self)
+        {
+            found.append(
+                Summary(
+                    id: id, participantId: participant, activityId: activity, version: version, status: state,
+                    errorMessage: error, receivedAt: received, processedAt: processed, forwardAttempts: attempts,
+                    forwardError: forwardError, forwardedAt: forwarded))
+        }
+        return found
+    }
+
+    /// Puts the study's `error` responses among `ids` back in the queue; the whole algorithm,
+    /// design included, runs again. Any other id (processed, someone else's) is refused.
+    package func reprocess(_ ids: [Int64], studyKey: String, actor: String) async throws -> Reprocessed {
+        try await client.withTransaction(logger: logger) { connection in
+            var reprocessed: Set<Int64> = []
+            for try await id in try await connection.query(
+                """
+                UPDATE responses SET status = 'pending', error_message = NULL, processed_at = NULL, attempts = 0,
+                    next_attempt_at = now()
+                WHERE study_key = \(studyKey) AND status = 'error' AND id = ANY(\(ids))
+                RETURNING id
+                """, logger: logger
+            ).decode(Int64.self) { reprocessed.insert(id) }
+            if !reprocessed.isEmpty {
+                try await audit.record(
+                    actor: actor, action: "responses.reprocessed", studyId: studyKey,
+                    details: ["ids": reprocessed.sorted().map(String.init).joined(separator: ",")], on: connection)
+            }
+            return Reprocessed(
+                countReprocessed: reprocessed.count,
+                notReprocessed: Array(Set(ids).subtracting(reprocessed)).sorted())
+        }
+    }
+}

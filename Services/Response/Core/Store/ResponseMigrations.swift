@@ -1,0 +1,253 @@
+import ServiceKit
+
+/// The response service's tables.
+package enum ResponseMigrations {
+    package static let all: [Migration] = [
+        Migration(
+            component: "response", version: 1, name: "studies_tokens_participants",
+            statements: [
+                // Studies as study-metadata last described them. `study_key` is the upper-cased
+                // id, which is how the apps' studyId is matched (the original upper-cased it).
+                """
+                CREATE TABLE studies (
+                    study_key text PRIMARY KEY,
+                    study_id text NOT NULL,
+                    app_id text NOT NULL,
+                    org_id text NOT NULL,
+                    status text NOT NULL,
+                    version integer NOT NULL,
+                    event_at timestamptz NOT NULL,
+                    event jsonb NOT NULL,
+                    collection_enabled boolean NOT NULL DEFAULT true,
+                    updated_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                """
+                CREATE TABLE token_batches (
+                    id uuid PRIMARY KEY,
+                    study_key text NOT NULL REFERENCES studies (study_key),
+                    count integer NOT NULL CHECK (count > 0),
+                    created_by text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                "CREATE INDEX token_batches_study ON token_batches (study_key, created_at)",
+                // One enrollment per participant: the participant's app token is stored only as
+                // its SHA-256 (it is the credential every response call carries).
+                """
+                CREATE TABLE participants (
+                    id bigserial PRIMARY KEY,
+                    study_key text NOT NULL REFERENCES studies (study_key),
+                    app_token_hash text UNIQUE,
+                    status text NOT NULL CHECK (status IN ('enrolled', 'withdrawn')),
+                    allow_data_sharing text NOT NULL CHECK (allow_data_sharing IN ('true', 'false', 'NA')),
+                    language text,
+                    enrolled_at timestamptz NOT NULL DEFAULT now(),
+                    withdrawn_at timestamptz
+                )
+                """,
+                // Tokens are looked up by an HMAC (a keyed hash: the 26^8 space is small enough to
+                // enumerate, so a plain hash would not hide them) and kept sealed for the
+                // researcher's download.
+                """
+                CREATE TABLE enrollment_tokens (
+                    token_hmac text PRIMARY KEY,
+                    batch_id uuid NOT NULL REFERENCES token_batches (id),
+                    position integer NOT NULL,
+                    sealed bytea NOT NULL,
+                    participant_id bigint UNIQUE REFERENCES participants (id),
+                    used_at timestamptz
+                )
+                """,
+                "CREATE INDEX enrollment_tokens_batch ON enrollment_tokens (batch_id, position)",
+            ]
+        ),
+        Migration(
+            component: "response", version: 2, name: "responses",
+            statements: [
+                // Every submitted response, stored before the app is answered; processing into the
+                // study's tables reads from here. `fingerprint` makes an offline replay of the same
+                // response a no-op.
+                """
+                CREATE TABLE responses (
+                    id bigserial PRIMARY KEY,
+                    participant_id bigint NOT NULL REFERENCES participants (id),
+                    study_key text NOT NULL REFERENCES studies (study_key),
+                    activity_id text NOT NULL,
+                    activity_version text NOT NULL,
+                    activity_run_id text,
+                    language text,
+                    metadata jsonb NOT NULL,
+                    data jsonb NOT NULL,
+                    fingerprint text NOT NULL,
+                    status text NOT NULL DEFAULT 'pending'
+                        CHECK (status IN ('pending', 'processed', 'error', 'forwarded')),
+                    error_message text,
+                    received_at timestamptz NOT NULL DEFAULT now(),
+                    processed_at timestamptz,
+                    UNIQUE (participant_id, fingerprint)
+                )
+                """,
+                "CREATE INDEX responses_pending ON responses (id) WHERE status = 'pending'",
+                "CREATE INDEX responses_study ON responses (study_key, activity_id, status)",
+            ]
+        ),
+        Migration(
+            component: "response", version: 3, name: "study_tables",
+            statements: [
+                // Each study's responses live in real tables in a schema of its own; these rows
+                // describe them: the names as the designs spell them (matched in any case, as the
+                // original's lists were), the storage of each column, and the SQL names used.
+                """
+                CREATE TABLE study_schemas (
+                    study_key text PRIMARY KEY REFERENCES studies (study_key),
+                    schema_name text NOT NULL UNIQUE
+                )
+                """,
+                """
+                CREATE TABLE response_lists (
+                    id bigserial PRIMARY KEY,
+                    study_key text NOT NULL REFERENCES studies (study_key),
+                    name text NOT NULL,
+                    parent_id bigint REFERENCES response_lists (id),
+                    sql_name text NOT NULL,
+                    UNIQUE (study_key, sql_name)
+                )
+                """,
+                "CREATE UNIQUE INDEX response_lists_name ON response_lists (study_key, lower(name))",
+                """
+                CREATE TABLE response_columns (
+                    id bigserial PRIMARY KEY,
+                    list_id bigint NOT NULL REFERENCES response_lists (id),
+                    name text NOT NULL,
+                    storage text NOT NULL CHECK (storage IN ('DOUBLE', 'TIMESTAMP', 'BOOLEAN', 'VARCHAR', 'INTEGER')),
+                    max_length integer,
+                    system boolean NOT NULL DEFAULT false,
+                    sql_name text NOT NULL,
+                    UNIQUE (list_id, sql_name)
+                )
+                """,
+                "CREATE UNIQUE INDEX response_columns_name ON response_columns (list_id, lower(name))",
+            ]
+        ),
+        Migration(
+            component: "response", version: 4, name: "response_metadata",
+            statements: [
+                // Each stored answer's timing (the original's ResponseMetadata): the list and field,
+                // the top row it belongs to, when it was started and ended, whether it was skipped.
+                """
+                CREATE TABLE response_metadata (
+                    id bigserial PRIMARY KEY,
+                    response_id bigint NOT NULL REFERENCES responses (id) ON DELETE CASCADE,
+                    participant_id bigint NOT NULL REFERENCES participants (id),
+                    list_name text NOT NULL,
+                    top_key bigint NOT NULL,
+                    field_name text NOT NULL,
+                    start_time timestamptz,
+                    end_time timestamptz,
+                    skipped boolean NOT NULL
+                )
+                """,
+                "CREATE INDEX response_metadata_participant ON response_metadata (participant_id)",
+                // Designs as study-metadata served them, kept for good per activity version, and
+                // whether the study's tables already have them.
+                """
+                CREATE TABLE activity_designs (
+                    study_key text NOT NULL REFERENCES studies (study_key),
+                    activity_id text NOT NULL,
+                    version text NOT NULL,
+                    design jsonb NOT NULL,
+                    applied_at timestamptz,
+                    fetched_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (study_key, activity_id, version)
+                )
+                """,
+            ]
+        ),
+        Migration(
+            component: "response", version: 5, name: "response_retries",
+            statements: [
+                // A response whose design cannot be fetched now waits without holding up the rest.
+                "ALTER TABLE responses ADD COLUMN attempts integer NOT NULL DEFAULT 0",
+                "ALTER TABLE responses ADD COLUMN next_attempt_at timestamptz NOT NULL DEFAULT now()",
+                "DROP INDEX responses_pending",
+                "CREATE INDEX responses_pending ON responses (next_attempt_at, id) WHERE status = 'pending'",
+            ]
+        ),
+        Migration(
+            component: "response", version: 6, name: "participant_query_scope",
+            statements: [
+                // Participant queries run as a role of their own under row-level security. The
+                // policy on every study table compares "ParticipantId" with the participant this
+                // function reads from a transaction setting the service signs with this key. The
+                // reader role can set the setting to anything, but cannot read the key, so it
+                // cannot name another participant.
+                """
+                CREATE TABLE query_scope_key (
+                    singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                    key bytea NOT NULL CHECK (length(key) = 32)
+                )
+                """,
+                "REVOKE ALL ON query_scope_key FROM PUBLIC",
+                """
+                CREATE FUNCTION public.query_scope_participant() RETURNS bigint
+                LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+                AS $$
+                    SELECT CASE WHEN r.m[2] = encode(sha256(k.key || sha256(k.key || convert_to(r.m[1], 'UTF8'))), 'hex')
+                                THEN r.m[1]::bigint END
+                    FROM public.query_scope_key k,
+                         regexp_match(coalesce(current_setting('studystack.query_scope', true), ''),
+                                      '^([0-9]{1,18}):([0-9a-f]{64})$') AS r(m)
+                $$
+                """,
+                "REVOKE ALL ON FUNCTION public.query_scope_participant() FROM PUBLIC",
+            ]
+        ),
+        Migration(
+            component: "response", version: 7, name: "forwarding",
+            statements: [
+                // Where a study's processed responses are forwarded, if anywhere. The Basic
+                // password is sealed (AES-GCM, the study as associated data); nothing else here is
+                // secret.
+                """
+                CREATE TABLE forwarding_settings (
+                    study_key text PRIMARY KEY REFERENCES studies (study_key),
+                    kind text NOT NULL CHECK (kind IN ('disabled', 'basic', 'oauth')),
+                    url text,
+                    username text,
+                    sealed_password bytea,
+                    token_request_url text,
+                    token_field text,
+                    token_header text,
+                    updated_by text NOT NULL,
+                    updated_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                // A processed response is due for forwarding from `forward_due_at`; a worker leases
+                // it while it sends, so replicas never send one twice at once.
+                "ALTER TABLE responses ADD COLUMN forward_attempts integer NOT NULL DEFAULT 0",
+                "ALTER TABLE responses ADD COLUMN forward_due_at timestamptz NOT NULL DEFAULT now()",
+                "ALTER TABLE responses ADD COLUMN forward_lease_until timestamptz",
+                "ALTER TABLE responses ADD COLUMN forward_error text",
+                "ALTER TABLE responses ADD COLUMN forwarded_at timestamptz",
+                "CREATE INDEX responses_forwarding ON responses (forward_due_at, id) WHERE status = 'processed'",
+            ]
+        ),
+        Migration(
+            component: "response", version: 8, name: "response_metadata_by_response",
+            statements: [
+                // Deleting responses (withdrawal with delete, the benchmark's clean-up) cascades
+                // to their timing rows; without this index each deleted response scanned them all.
+                "CREATE INDEX response_metadata_response ON response_metadata (response_id)",
+            ]
+        ),
+        Migration(
+            component: "response", version: 9, name: "pending_responses_by_study",
+            statements: [
+                // The processor takes studies in turn (ResponseProcessor.processNext), so one
+                // study's backlog cannot hold up the others.
+                "CREATE INDEX responses_pending_by_study ON responses (study_key, id) WHERE status = 'pending'",
+            ]
+        ),
+    ]
+}

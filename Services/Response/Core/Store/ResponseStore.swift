@@ -1,0 +1,140 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// Submitted responses and the participants they come from.
+package struct ResponseStore: Sendable {
+    /// The participant an app token stands for.
+    package struct Participant: Sendable, Equatable {
+        package var id: Int64
+        package var studyKey: String
+        package var studyId: String
+        package var withdrawn: Bool
+        package var collectionEnabled: Bool
+    }
+
+    /// One response as `processResponse` accepts it.
+    package struct Submission: Sendable {
+        package var activityId: String
+        package var activityVersion: String
+        package var activityRunId: String?
+        package var language: String?
+        /// The metadata and answers as JSON text.
+        package var metadata: String
+        package var data: String
+
+        package init(
+            activityId: String, activityVersion: String, activityRunId: String?, language: String?, metadata: String,
+            data: String
+        ) {
+            self.activityId = activityId
+            self.activityVersion = activityVersion
+            self.activityRunId = activityRunId
+            self.language = language
+            self.metadata = metadata
+            self.data = data
+        }
+    }
+
+    package let client: PostgresClient
+    package let ingest: ResponseIngest
+    package let audit: AuditLog
+    package let logger: Logger
+
+    package init(client: PostgresClient, audit: AuditLog, stored: WakeSignal = WakeSignal(), logger: Logger) {
+        self.client = client
+        ingest = ResponseIngest(client: client, stored: stored, logger: logger)
+        self.audit = audit
+        self.logger = logger
+    }
+
+    package func participant(appToken: String) async throws -> Participant? {
+        let rows = try await client.execute(ParticipantStatement(appTokenHash: SecureToken.hash(appToken)), logger: logger)
+        for try await (id, key, studyId, withdrawn, enabled) in rows {
+            return Participant(id: id, studyKey: key, studyId: studyId, withdrawn: withdrawn, collectionEnabled: enabled)
+        }
+        return nil
+    }
+
+    /// Every app call looks its participant up, so the lookup is prepared once per connection.
+    package struct ParticipantStatement: PostgresPreparedStatement {
+        package static let sql = """
+            SELECT p.id, p.study_key, s.study_id, p.status = 'withdrawn', s.collection_enabled
+            FROM participants p JOIN studies s ON s.study_key = p.study_key
+            WHERE p.app_token_hash = $1
+            """
+        package static let bindingDataTypes: [PostgresDataType] = [.text]
+        package typealias Row = (Int64, String, String, Bool, Bool)
+
+        package var appTokenHash: String
+
+        package func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(appTokenHash)
+            return bindings
+        }
+
+        package func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+
+    /// Stores the response for the participant with `appToken` (committed when this returns
+    /// `.stored`, possibly in one commit with others submitted at the same moment); a replay of
+    /// one already stored is recognised and stored nothing.
+    package func store(_ submission: Submission, appToken: String) async throws -> ResponseIngest.Outcome {
+        try await ingest.store(
+            ResponseIngest.Row(
+                appTokenHash: SecureToken.hash(appToken), activityId: submission.activityId,
+                activityVersion: submission.activityVersion, activityRunId: submission.activityRunId,
+                language: submission.language, metadata: submission.metadata, data: submission.data))
+    }
+
+    package static func binds(_ id: Int64) -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(id)
+        return bindings
+    }
+
+    /// `withdrawFromStudy`: the participant is marked withdrawn and their app token stops working.
+    /// With `delete`, their rows in the study's tables, their responses and their enrollment token go too (the token then reports
+    /// `Unknown token`); without it everything stays and the token reports `Token already in use`.
+    /// False when no participant has the app token.
+    package func withdraw(appToken: String, delete: Bool) async throws -> Bool {
+        try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE participants SET status = 'withdrawn', withdrawn_at = now(), app_token_hash = NULL
+                WHERE app_token_hash = \(SecureToken.hash(appToken))
+                RETURNING id, study_key
+                """, logger: logger)
+            var found: (Int64, String)?
+            for try await row in rows.decode((Int64, String).self) { found = row }
+            guard let (participantId, studyKey) = found else { return false }
+            if delete {
+                // Their rows in every table of the study, children first (newer lists first), then
+                // the raw responses (their timing rows go with them) and the token.
+                var tables: [String] = []
+                for try await (schema, table) in try await connection.query(
+                    """
+                    SELECT s.schema_name, l.sql_name FROM response_lists l JOIN study_schemas s ON s.study_key = l.study_key
+                    WHERE l.study_key = \(studyKey) ORDER BY l.id DESC
+                    """, logger: logger
+                ).decode((String, String).self) { tables.append("\(SQLName.quoted(schema)).\(SQLName.quoted(table))") }
+                for table in tables {
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \"ParticipantId\" = $1", binds: Self.binds(participantId)),
+                        logger: logger)
+                }
+                try await connection.query("DELETE FROM responses WHERE participant_id = \(participantId)", logger: logger)
+                try await connection.query(
+                    "DELETE FROM enrollment_tokens WHERE participant_id = \(participantId)", logger: logger)
+            }
+            try await audit.record(
+                actor: "participant:\(participantId)", action: delete ? "participant.withdrawn_deleted" : "participant.withdrawn",
+                studyId: studyKey, on: connection)
+            return true
+        }
+    }
+}

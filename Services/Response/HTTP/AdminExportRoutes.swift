@@ -1,0 +1,67 @@
+import Foundation
+import Hummingbird
+import ResponseCore
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+
+/// A study's tables for its researchers (editors): every participant's rows, as CSV files in a
+/// zip or as JSON lines, streamed. Each export is audited: it is all the study's health data.
+package struct AdminExportRoutes {
+    package let catalog: StudyCatalog
+    package let authenticator: RemoteAdminAuthenticator
+    package let tables: StudyTables
+    package let export: StudyExport
+    package let audit: AuditLog
+
+    package init(
+        catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, tables: StudyTables, export: StudyExport,
+        audit: AuditLog
+    ) {
+        self.catalog = catalog
+        self.authenticator = authenticator
+        self.tables = tables
+        self.export = export
+        self.audit = audit
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/admin/v1/studies/:studyId/export.zip") { request, context in
+            try await self.export(request, context, format: .csvZip)
+        }
+        router.get("/admin/v1/studies/:studyId/export.jsonl") { request, context in
+            try await self.export(request, context, format: .jsonLines)
+        }
+    }
+
+    private func export(_ request: Request, _ context: ServiceRequestContext, format: StudyExport.Format) async throws
+        -> Response
+    {
+        let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
+        let lists = try await tables.catalog(studyKey: study.key) ?? .init(schema: "", tables: [:])
+        let (type, suffix) = format == .csvZip ? ("application/zip", "zip") : ("application/x-ndjson; charset=utf-8", "jsonl")
+        try await audit.record(
+            actor: admin.email, action: "responses.exported", studyId: study.key,
+            details: ["format": suffix, "tables": String(lists.order.count)])
+        let export = self.export
+        let logger = context.logger
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: type,
+                .contentDisposition: "attachment; filename=\"\(study.key)-responses.\(suffix)\"",
+                .cacheControl: "no-store",
+            ],
+            body: ResponseBody { writer in
+                do {
+                    try await export.write(lists, as: format) { chunk in try await writer.write(chunk) }
+                } catch {
+                    // The status is already sent: the download ends short (a zip without its
+                    // directory), which clients report as damaged.
+                    logger.error("export failed", metadata: ["error": "\(String(reflecting: error))"])
+                    throw error
+                }
+                try await writer.finish(nil)
+            })
+    }
+}

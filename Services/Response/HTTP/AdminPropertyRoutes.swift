@@ -1,0 +1,74 @@
+import Foundation
+import Hummingbird
+import ResponseCore
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+
+/// `PUT /admin/v1/studies/{id}/participant-properties` (editor): the research team's values per
+/// enrollment token, as CSV (`token,<propertyId>,...`) or JSON (`{"rows": [{"token", "values":
+/// {"<propertyId>": value}}]}`). Every row is checked first and nothing is written unless all are
+/// good.
+package struct AdminPropertyRoutes {
+    package struct Upload: Decodable {
+        package struct Row: Decodable {
+            package var token: String
+            package var values: [String: JSONValue]
+        }
+
+        package var rows: [Row]
+    }
+
+    package struct Uploaded: ResponseEncodable {
+        package var rows: Int
+    }
+
+    package let catalog: StudyCatalog
+    package let authenticator: RemoteAdminAuthenticator
+    package let properties: ParticipantPropertyStore
+
+    package init(catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, properties: ParticipantPropertyStore) {
+        self.catalog = catalog
+        self.authenticator = authenticator
+        self.properties = properties
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.put("/admin/v1/studies/:studyId/participant-properties", use: upload)
+    }
+
+    @Sendable package func upload(_ request: Request, context: ServiceRequestContext) async throws -> Uploaded {
+        let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        let rows: [ParticipantProperties.Row]
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        if type.hasPrefix("text/csv") {
+            switch ParticipantProperties.rows(csv: String(buffer: body)) {
+            case .success(let parsed): rows = parsed
+            case .failure(let problem): throw Self.invalid([problem])
+            }
+        } else if type.hasPrefix("application/json") {
+            guard let upload = try? JSONDecoder().decode(Upload.self, from: Data(buffer: body)) else {
+                throw APIError.badRequest("the body must be {\"rows\": [{\"token\", \"values\": {...}}]}", field: "rows")
+            }
+            rows = upload.rows.map { row in
+                ParticipantProperties.Row(
+                    token: row.token, values: row.values.mapValues { $0 == .null ? nil : $0.text })
+            }
+        } else {
+            throw APIError(
+                .unsupportedMediaType, code: "unsupported_media_type", message: "send text/csv or application/json")
+        }
+        let problems = try await properties.upload(rows, studyKey: study.key, actor: admin.email)
+        guard problems.isEmpty else { throw Self.invalid(problems) }
+        return Uploaded(rows: rows.count)
+    }
+
+    package static func invalid(_ problems: [ParticipantProperties.Problem]) -> APIError {
+        APIError.invalid(
+            problems.count == 1 ? problems[0].message : "\(problems.count) values cannot be used; nothing was stored",
+            problems: problems.prefix(1000).map {
+                AdminErrorBody.Problem(pointer: "/rows/\($0.row)/\($0.field)", message: $0.message)
+            })
+    }
+}

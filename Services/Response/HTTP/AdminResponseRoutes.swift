@@ -1,0 +1,135 @@
+import Foundation
+import Hummingbird
+import ResponseCore
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+
+/// A study's responses and their forwarding (admin API): viewers list responses and see how
+/// forwarding stands; study admins reprocess failed responses and set the forwarding target
+/// (the original left both to folder admins).
+package struct AdminResponseRoutes {
+    package struct ResponseList: ResponseEncodable {
+        package var responses: [ResponseAdminStore.Summary]
+    }
+
+    package struct ReprocessRequest: Decodable {
+        package var ids: [Int64]
+    }
+
+    /// The settings as shown: never the password.
+    package struct ForwardingView: ResponseEncodable {
+        package var type: String
+        package var url: String?
+        package var username: String?
+        package var password: String?
+        package var tokenRequestURL: String?
+        package var tokenField: String?
+        package var header: String?
+        package var updatedBy: String?
+        package var updatedAt: Date?
+        package var status: ForwardingStore.Status
+    }
+
+    package let catalog: StudyCatalog
+    package let authenticator: RemoteAdminAuthenticator
+    package let responses: ResponseAdminStore
+    package let forwarding: ForwardingStore
+    /// Which forwarding targets may be named.
+    package let addresses: OutboundAddressPolicy
+
+    package init(
+        catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, responses: ResponseAdminStore,
+        forwarding: ForwardingStore, addresses: OutboundAddressPolicy
+    ) {
+        self.catalog = catalog
+        self.authenticator = authenticator
+        self.responses = responses
+        self.forwarding = forwarding
+        self.addresses = addresses
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/admin/v1/studies/:studyId/responses", use: list)
+        router.post("/admin/v1/studies/:studyId/responses/reprocess", use: reprocess)
+        router.get("/admin/v1/studies/:studyId/forwarding", use: showForwarding)
+        router.put("/admin/v1/studies/:studyId/forwarding", use: setForwarding)
+    }
+
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> ResponseList {
+        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+        let query = request.uri.formParameters
+        let status = query["status"].map { String($0).lowercased() }
+        if let status, !ResponseAdminStore.statuses.contains(status) {
+            throw APIError.badRequest("status must be pending, processed, error or forwarded", field: "status")
+        }
+        guard let after = query["after"].map({ Int64(String($0)) }) ?? 0, after >= 0 else {
+            throw APIError.badRequest("after must be a response id", field: "after")
+        }
+        guard let limit = query["limit"].map({ Int(String($0)) }) ?? 100, (1...1000).contains(limit) else {
+            throw APIError.badRequest("limit must be 1 to 1000", field: "limit")
+        }
+        return ResponseList(responses: try await responses.list(studyKey: study.key, status: status, after: after, limit: limit))
+    }
+
+    @Sendable package func reprocess(_ request: Request, context: ServiceRequestContext) async throws -> ResponseAdminStore.Reprocessed {
+        let (study, admin) = try await authenticator.study(.studyAdmin, request, context, catalog: catalog)
+        let body = try await request.body.collect(upTo: 1 << 20)
+        guard let wanted = try? JSONDecoder().decode(ReprocessRequest.self, from: Data(buffer: body)) else {
+            throw APIError.badRequest("the body must be {\"ids\": [response ids]}", field: "ids")
+        }
+        guard !wanted.ids.isEmpty, wanted.ids.count <= 10_000 else {
+            throw APIError.badRequest(wanted.ids.isEmpty ? "No responses to reprocess" : "at most 10,000 ids at once", field: "ids")
+        }
+        return try await responses.reprocess(wanted.ids, studyKey: study.key, actor: admin.email)
+    }
+
+    @Sendable package func showForwarding(_ request: Request, context: ServiceRequestContext) async throws -> ForwardingView {
+        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+        return try await view(study)
+    }
+
+    @Sendable package func setForwarding(_ request: Request, context: ServiceRequestContext) async throws -> ForwardingView {
+        let (study, admin) = try await authenticator.study(.studyAdmin, request, context, catalog: catalog)
+        let body = try await request.body.collect(upTo: 16 * 1024)
+        guard let wanted = try? JSONDecoder().decode(ForwardingTarget.Request.self, from: Data(buffer: body)) else {
+            throw APIError.badRequest("the body must be a JSON object with at least \"type\"", field: "type")
+        }
+        let stored = try await forwarding.settings(studyKey: study.key)?.target
+        let target: ForwardingTarget
+        do {
+            target = try ForwardingTarget.parse(wanted, stored: stored, addresses: addresses)
+        } catch {
+            throw APIError.invalid(
+                error.problems[0].message,
+                problems: error.problems.map { AdminErrorBody.Problem(pointer: "/\($0.field)", message: $0.message) })
+        }
+        try await forwarding.save(target, studyKey: study.key, actor: admin.email)
+        return try await view(study)
+    }
+
+    private func view(_ study: StudyCatalog.Study) async throws -> ForwardingView {
+        let settings = try await forwarding.settings(studyKey: study.key)
+        let status = try await forwarding.status(studyKey: study.key)
+        var view = ForwardingView(type: "disabled", updatedBy: settings?.updatedBy, updatedAt: settings?.updatedAt, status: status)
+        switch settings?.target {
+        case .basic(let url, let username, _)?:
+            view.type = "basic"
+            view.url = url.absoluteString
+            view.username = username
+            view.password = ForwardingTarget.redacted
+        case .oauth(let tokenURL, let field, let header, let url)?:
+            view.type = "oauth"
+            view.tokenRequestURL = tokenURL.absoluteString
+            view.tokenField = field
+            view.header = header
+            view.url = url.absoluteString
+        default:
+            break
+        }
+        return view
+    }
+}
+
+extension ResponseAdminStore.Summary: ResponseEncodable {}
+extension ResponseAdminStore.Reprocessed: ResponseEncodable {}

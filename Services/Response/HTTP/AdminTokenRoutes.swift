@@ -1,0 +1,124 @@
+import Foundation
+import Hummingbird
+import ResponseCore
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+
+/// Enrollment-token batches and response collection, per study (admin API, study-metadata's
+/// bearer tokens): viewers list batches; editors create them, download their tokens and turn
+/// collection on or off.
+package struct AdminTokenRoutes {
+    package struct BatchRequest: Decodable {
+        package var count: Int
+    }
+
+    package struct Created: ResponseEncodable {
+        package var batchId: UUID
+        package var count: Int
+    }
+
+    package struct BatchList: ResponseEncodable {
+        package var batches: [TokenStore.Batch]
+    }
+
+    package struct CollectionRequest: Decodable {
+        package var enabled: Bool
+    }
+
+    package struct CollectionState: ResponseEncodable {
+        package var studyId: String
+        package var collectionEnabled: Bool
+    }
+
+    package let catalog: StudyCatalog
+    package let tokens: TokenStore
+    package let authenticator: RemoteAdminAuthenticator
+    package let audit: AuditLog
+    package let maxBatch: Int
+
+    package init(
+        catalog: StudyCatalog, tokens: TokenStore, authenticator: RemoteAdminAuthenticator, audit: AuditLog,
+        maxBatch: Int
+    ) {
+        self.catalog = catalog
+        self.tokens = tokens
+        self.authenticator = authenticator
+        self.audit = audit
+        self.maxBatch = maxBatch
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.post("/admin/v1/studies/:studyId/token-batches", use: create)
+        router.get("/admin/v1/studies/:studyId/token-batches", use: list)
+        router.get("/admin/v1/studies/:studyId/token-batches/:batchId/tokens.csv", use: download)
+        router.put("/admin/v1/studies/:studyId/collection", use: setCollection)
+    }
+
+    private func study(_ role: StudyRole, _ request: Request, _ context: ServiceRequestContext) async throws
+        -> (StudyCatalog.Study, AdminIdentity)
+    {
+        try await authenticator.study(role, request, context, catalog: catalog)
+    }
+
+    @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Created> {
+        let (study, admin) = try await study(.editor, request, context)
+        let body = try await request.body.collect(upTo: 4096)
+        guard let wanted = try? JSONDecoder().decode(BatchRequest.self, from: Data(buffer: body)) else {
+            throw APIError.badRequest("the body must be {\"count\": N}", field: "count")
+        }
+        guard (1...maxBatch).contains(wanted.count) else {
+            throw APIError.badRequest("count must be 1 to \(maxBatch)", field: "count")
+        }
+        let batchId = try await tokens.createBatch(studyKey: study.key, count: wanted.count, createdBy: admin.email)
+        return EditedResponse(status: .created, response: Created(batchId: batchId, count: wanted.count))
+    }
+
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> BatchList {
+        let (study, _) = try await study(.viewer, request, context)
+        return BatchList(batches: try await tokens.batches(studyKey: study.key))
+    }
+
+    /// `token,used` lines, streamed page by page.
+    @Sendable package func download(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let (study, admin) = try await study(.editor, request, context)
+        guard let batchId = UUID(uuidString: try context.parameters.require("batchId")),
+            try await tokens.batchExists(batchId, studyKey: study.key)
+        else {
+            throw APIError.notFound("study \(study.studyId) has no such batch")
+        }
+        try await audit.record(
+            actor: admin.email, action: "tokens.batch_downloaded", studyId: study.key,
+            details: ["batchId": batchId.uuidString.lowercased()])
+        let tokens = self.tokens
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/csv; charset=utf-8",
+                .contentDisposition: "attachment; filename=\"\(study.key)-\(batchId.uuidString.lowercased()).csv\"",
+                .cacheControl: "no-store",
+            ],
+            body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: "token,used\n"))
+                try await tokens.forEachToken(in: batchId) { page in
+                    var text = ""
+                    text.reserveCapacity(page.count * 16)
+                    for token in page { text += "\(token.token),\(token.used)\n" }
+                    try await writer.write(ByteBuffer(string: text))
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    @Sendable package func setCollection(_ request: Request, context: ServiceRequestContext) async throws -> CollectionState {
+        let (study, admin) = try await study(.editor, request, context)
+        let body = try await request.body.collect(upTo: 4096)
+        guard let wanted = try? JSONDecoder().decode(CollectionRequest.self, from: Data(buffer: body)) else {
+            throw APIError.badRequest("the body must be {\"enabled\": true|false}", field: "enabled")
+        }
+        _ = try await catalog.setCollection(study.studyId, enabled: wanted.enabled, actor: admin.email)
+        return CollectionState(studyId: study.studyId, collectionEnabled: wanted.enabled)
+    }
+}
+
+extension TokenStore.Batch: ResponseEncodable {}

@@ -1,0 +1,38 @@
+import Configuration
+import ServiceKit
+import StudyModels
+
+/// The settings only the study-metadata service reads.
+public struct AdminSettings: Sendable {
+    public enum Keys {
+        /// The first super-admin, created at start when no super-admin exists.
+        public static let bootstrapEmail = Setting("studystack.adminEmail")
+        public static let bootstrapPassword = Setting("studystack.adminPassword", secret: true)
+        public static let sessionHours = Setting("admin.sessionHours")
+        public static let invitationHours = Setting("admin.invitationHours")
+    }
+
+    public var bootstrapEmail: String?
+    public var bootstrapPassword: String?
+    /// How long an admin bearer token lasts.
+    public var sessionDuration: Duration
+    /// How long an invitation can be accepted.
+    public var invitationDuration: Duration
+
+    public init(reader: ConfigReader) throws(ConfigurationError) {
+        let settings = SettingsReader(reader)
+        bootstrapEmail = settings.text(Keys.bootstrapEmail)
+        bootstrapPassword = settings.text(Keys.bootstrapPassword)
+        if let email = bootstrapEmail, !EmailAddress.isPlausible(email) {
+            throw ConfigurationError(Keys.bootstrapEmail, "is not an e-mail address")
+        }
+        if bootstrapEmail != nil, bootstrapPassword == nil {
+            throw ConfigurationError(Keys.bootstrapPassword, "is required when STUDYSTACK_ADMIN_EMAIL is set")
+        }
+        if let password = bootstrapPassword, let problem = PasswordPolicy.problem(with: password) {
+            throw ConfigurationError(Keys.bootstrapPassword, problem)
+        }
+        sessionDuration = .seconds(3600 * (try settings.integer(Keys.sessionHours, default: 12, in: 1...720)))
+        invitationDuration = .seconds(3600 * (try settings.integer(Keys.invitationHours, default: 72, in: 1...720)))
+    }
+}

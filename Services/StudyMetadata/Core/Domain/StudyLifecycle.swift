@@ -1,0 +1,180 @@
+import Foundation
+import StudyModels
+
+/// The states of a study and the admin actions between them (docs/admin-api.md, the study lifecycle).
+package enum StudyStatus: String, Codable, Sendable {
+    /// Being built; nothing is served.
+    case preLaunch = "pre_launch"
+    /// Listed as "Upcoming"; no activities served.
+    case upcoming
+    case active
+    case paused
+    /// Listed as "Closed"; terminal.
+    case deactivated
+
+    /// The status the apps read in `studyList`.
+    package var wireName: String? {
+        switch self {
+        case .preLaunch: nil
+        case .upcoming: "Upcoming"
+        case .active: "Active"
+        case .paused: "Paused"
+        case .deactivated: "Closed"
+        }
+    }
+}
+
+package enum LifecycleAction: String, Sendable, CaseIterable {
+    case publish
+    case unpublish
+    case launch
+    case publishUpdates = "publish-updates"
+    case pause
+    case resume
+    case deactivate
+
+    /// Whether the action freezes the draft into a new version (when it changed).
+    package var freezesDraft: Bool { [.publish, .launch, .publishUpdates].contains(self) }
+
+    /// The status after the action from `status`, or nil when the action is not allowed there.
+    package func next(from status: StudyStatus) -> StudyStatus? {
+        switch (self, status) {
+        case (.publish, .preLaunch): .upcoming
+        case (.unpublish, .upcoming): .preLaunch
+        case (.launch, .preLaunch), (.launch, .upcoming): .active
+        case (.publishUpdates, .active): .active
+        case (.publishUpdates, .paused): .paused
+        case (.pause, .active): .paused
+        case (.resume, .paused): .active
+        case (.deactivate, .upcoming), (.deactivate, .active), (.deactivate, .paused): .deactivated
+        default: nil
+        }
+    }
+}
+
+/// Which parts of a study changed between two versions; this drives the version counters and
+/// what `studyUpdates` tells the apps to refetch.
+package struct StudyChanges: Codable, Sendable, Equatable {
+    package var consent: Bool
+    package var activities: Bool
+    package var resources: Bool
+    /// Anything else: listing, overview, eligibility, settings, notifications, dashboard.
+    package var info: Bool
+
+    package init(consent: Bool, activities: Bool, resources: Bool, info: Bool) {
+        self.consent = consent
+        self.activities = activities
+        self.resources = resources
+        self.info = info
+    }
+
+    package var any: Bool { consent || activities || resources || info }
+}
+
+/// The version counters of one frozen version. Versions are integers and only move when their
+/// part changed; the apps see them as "1.0", "1.1", ... (never floats).
+package struct VersionCounters: Codable, Sendable, Equatable {
+    package var study: Int
+    package var consent: Int
+    package var activities: [String: Int]
+
+    /// The counters for `document` frozen after `previous` (nil: the first version), with what changed.
+    package static func next(
+        for document: StudyDocument, after previous: (counters: VersionCounters, document: StudyDocument)?
+    ) -> (VersionCounters, StudyChanges) {
+        guard let previous else {
+            let activities = Dictionary(uniqueKeysWithValues: document.activities.map { ($0.activityId, 1) })
+            return (VersionCounters(study: 1, consent: 1, activities: activities),
+                    StudyChanges(consent: true, activities: true, resources: true, info: true))
+        }
+        let old = previous.document
+        let consentChanged = Canonical.json(document.consent) != Canonical.json(old.consent)
+        var activities: [String: Int] = [:]
+        var activitiesChanged = Set(old.activities.map(\.activityId)) != Set(document.activities.map(\.activityId))
+        for activity in document.activities {
+            let before = old.activities.first { $0.activityId == activity.activityId }
+            let current = previous.counters.activities[activity.activityId] ?? 0
+            if let before, Canonical.json(before) == Canonical.json(activity) {
+                activities[activity.activityId] = max(current, 1)
+            } else {
+                activities[activity.activityId] = current + 1
+                activitiesChanged = true
+            }
+        }
+        let resourcesChanged = Canonical.json(document.resources) != Canonical.json(old.resources)
+        // What is left once consent, activities and resources are set aside is the study info.
+        var oldInfo = old, newInfo = document
+        oldInfo.consent = Consent(); newInfo.consent = Consent()
+        oldInfo.activities = []; newInfo.activities = []
+        oldInfo.resources = []; newInfo.resources = []
+        let infoChanged = Canonical.json(oldInfo) != Canonical.json(newInfo)
+        let changes = StudyChanges(
+            consent: consentChanged, activities: activitiesChanged, resources: resourcesChanged, info: infoChanged)
+        return (VersionCounters(
+                    study: previous.counters.study + (changes.any ? 1 : 0),
+                    consent: previous.counters.consent + (consentChanged ? 1 : 0),
+                    activities: activities),
+                changes)
+    }
+
+    /// How the apps see a version number: 1 → "1.0", 2 → "1.1", 11 → "1.10".
+    package static func label(_ version: Int) -> String { "1.\(version - 1)" }
+}
+
+/// Deterministic JSON for comparing parts of documents.
+package enum Canonical {
+    package static func json(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(value)) ?? Data()
+    }
+}
+
+/// Checks a draft must pass before it is frozen into a version that participants will see.
+package enum PublishGuard {
+    /// Problems with `document` at `now`: anything the validator finds, and activities or
+    /// resources whose absolute schedule has already ended in the study's time zone.
+    package static func problems(_ document: StudyDocument, now: Date) -> [ValidationProblem] {
+        var problems = StudyValidator.validate(document)
+        guard let zone = TimeZone(identifier: document.timeZone) else { return problems }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let today = calendar.dateComponents([.year, .month, .day], from: now)
+        let todayValue = (today.year! * 100 + today.month!) * 100 + today.day!
+        for (index, activity) in document.activities.enumerated() where activity.schedule.anchor == nil {
+            let schedule = activity.schedule
+            let lastDay: Int? =
+                switch schedule.frequency {
+                case .manual: (schedule.runs ?? []).compactMap { LocalTimes.dateTime($0.end).map { $0 / 100_000 } }.max()
+                default: schedule.endDate.flatMap(LocalTimes.sortableDate)
+                }
+            if let lastDay, lastDay < todayValue {
+                problems.append(ValidationProblem(
+                    pointer: "/activities/\(index)/schedule",
+                    message: "\(activity.activityId) is scheduled entirely in the past; move or remove it before publishing"))
+            }
+        }
+        return problems
+    }
+}
+
+extension StudyEvent {
+    /// The event for a study in `status` whose newest version is `latest` (nil before the first publish).
+    package static func make(
+        studyId: String, appId: String, orgId: String, status: StudyStatus,
+        latest: (counters: VersionCounters, document: StudyDocument)?, action: String?, at: Date
+    ) -> StudyEvent {
+        let version = latest?.counters.study ?? 0
+        return StudyEvent(
+            studyId: studyId, appId: appId, orgId: orgId, status: Status(rawValue: status.rawValue) ?? .preLaunch,
+            version: version, label: version == 0 ? "" : VersionCounters.label(version),
+            consentVersion: latest?.counters.consent ?? 0,
+            activities: (latest?.document.activities ?? []).map { activity in
+                let number = latest?.counters.activities[activity.activityId] ?? 1
+                return ActivityVersion(
+                    activityId: activity.activityId, version: number, label: VersionCounters.label(number),
+                    type: activity.kind.rawValue)
+            },
+            participantProperties: latest?.document.participantProperties ?? [], action: action, at: at)
+    }
+}

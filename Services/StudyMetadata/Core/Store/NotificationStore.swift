@@ -1,0 +1,260 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// Notifications: those a study document defines, lifecycle messages ("the study is paused") and
+/// app-wide announcements. Each is a row that becomes due at a time; `dispatchDue` hands due rows
+/// to the registration service through the outbox and stamps them sent. Sent rows are what the
+/// apps list in `/StudyMetaData/notifications`.
+///
+/// Anchor-relative notifications are per participant (each has their own anchor date), so they
+/// are not rows here: the registration service schedules them from the study document.
+package struct NotificationStore: Sendable {
+    /// Where a notification comes from; it decides when it may go out.
+    package enum Origin: String, Codable, Sendable {
+        /// From a study document: sent only while the study is active.
+        case study
+        /// A lifecycle message: sent whatever the study's status.
+        case lifecycle
+        /// An admin's app-wide announcement.
+        case announcement
+    }
+
+    /// One notification, as the admin API lists it.
+    package struct Record: Codable, Sendable, Equatable {
+        package var id: Int64
+        package var notificationId: String
+        package var appId: String
+        package var studyId: String?
+        package var origin: Origin
+        package var type: NotificationMessage.Kind
+        package var subtype: String
+        package var title: LocalizedText?
+        package var message: LocalizedText
+        package var activityId: String?
+        package var resourceId: String?
+        package var dueAt: Date
+        package var sentAt: Date?
+    }
+
+    package let client: PostgresClient
+    package let logger: Logger
+
+    package init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    package static let columns = """
+        id, notification_id, app_id, study_id, origin, type, subtype, title::text, message::text, activity_id,
+        resource_id, due_at, sent_at
+        """
+
+    // MARK: - Written with lifecycle actions (in their transaction)
+
+    /// Brings the pending rows of a study's document notifications in line with `document`, now
+    /// that the study is `status`. Immediate ones are due now; scheduled ones at their local time in
+    /// the study's zone. A sent notification is history and is not sent again, even if edited (give
+    /// it a new id to send a new one). Pending rows the document no longer has are dropped, and a
+    /// closed study sends nothing more.
+    package func syncStudyNotifications(
+        document: StudyDocument, status: StudyStatus, by actor: String, now: Date, on connection: PostgresConnection
+    ) async throws {
+        let studyId = document.studyId
+        guard status == .active || status == .paused else {
+            try await connection.query(
+                "DELETE FROM notifications WHERE study_id = \(studyId) AND origin = 'study' AND sent_at IS NULL",
+                logger: logger)
+            return
+        }
+        let zone = TimeZone(identifier: document.timeZone) ?? .gmt
+        var kept: [String] = []
+        for notification in document.notifications {
+            let due: Date
+            switch notification.timing {
+            case .immediate:
+                due = now
+            case .scheduled:
+                guard let at = notification.at, let instant = Self.instant(localDateTime: at, in: zone) else { continue }
+                due = instant
+            case .anchorRelative:
+                continue
+            }
+            kept.append(notification.notificationId)
+            let encoder = JSONEncoder()
+            let title = try notification.title.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+            let message = String(decoding: try encoder.encode(notification.text), as: UTF8.self)
+            try await connection.query(
+                """
+                INSERT INTO notifications (source, notification_id, app_id, study_id, origin, type, subtype, title,
+                    message, activity_id, resource_id, due_at, created_by)
+                VALUES (\("study:\(studyId):\(notification.notificationId)"), \(notification.notificationId),
+                    \(document.appId), \(studyId), 'study', 'Study', \(notification.subtype.rawValue), \(title)::jsonb,
+                    \(message)::jsonb, \(notification.activityId), \(notification.resourceId), \(due), \(actor))
+                ON CONFLICT (source) DO UPDATE SET
+                    subtype = excluded.subtype, title = excluded.title, message = excluded.message,
+                    activity_id = excluded.activity_id, resource_id = excluded.resource_id, due_at = excluded.due_at
+                WHERE notifications.sent_at IS NULL
+                """, logger: logger)
+        }
+        try await connection.query(
+            """
+            DELETE FROM notifications
+            WHERE study_id = \(studyId) AND origin = 'study' AND sent_at IS NULL
+              AND NOT (notification_id = ANY(\(kept)))
+            """, logger: logger)
+    }
+
+    /// Queues a lifecycle message, due now.
+    package func queueLifecycleMessage(
+        studyId: String, appId: String, type: NotificationMessage.Kind, subtype: String, action: String,
+        title: LocalizedText, message: LocalizedText, by actor: String, on connection: PostgresConnection
+    ) async throws {
+        let encoder = JSONEncoder()
+        let id = "\(action)-\(UUID().uuidString.lowercased())"
+        try await connection.query(
+            """
+            INSERT INTO notifications (source, notification_id, app_id, study_id, origin, type, subtype, title,
+                message, due_at, created_by)
+            VALUES (\("study:\(studyId):\(id)"), \(id), \(appId), \(studyId), 'lifecycle', \(type.rawValue), \(subtype),
+                \(String(decoding: try encoder.encode(title), as: UTF8.self))::jsonb,
+                \(String(decoding: try encoder.encode(message), as: UTF8.self))::jsonb, now(), \(actor))
+            """, logger: logger)
+    }
+
+    // MARK: - Announcements
+
+    /// Queues an app-wide announcement; nil when the app already has one with this id.
+    package func announce(
+        appId: String, notificationId: String, title: LocalizedText?, message: LocalizedText, at due: Date,
+        by actor: String, audit: AuditLog
+    ) async throws -> Record? {
+        try await client.withTransaction(logger: logger) { connection in
+            let encoder = JSONEncoder()
+            let title = try title.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+            let rows = try await connection.query(
+                """
+                INSERT INTO notifications (source, notification_id, app_id, origin, type, subtype, title, message,
+                    due_at, created_by)
+                VALUES (\("app:\(appId):\(notificationId)"), \(notificationId), \(appId), 'announcement', 'Gateway',
+                    'Announcement', \(title)::jsonb, \(String(decoding: try encoder.encode(message), as: UTF8.self))::jsonb,
+                    \(due), \(actor))
+                ON CONFLICT (source) DO NOTHING
+                RETURNING \(unescaped: Self.columns)
+                """, logger: logger)
+            guard let record = try await Self.records(rows).first else { return nil }
+            try await audit.record(
+                actor: actor, action: "notification.announced",
+                details: ["appId": appId, "notificationId": notificationId], on: connection)
+            return record
+        }
+    }
+
+    /// Every notification of an app (pending and sent), newest first.
+    package func list(appId: String, limit: Int = 200) async throws -> [Record] {
+        try await Self.records(client.query(
+            """
+            SELECT \(unescaped: Self.columns) FROM notifications WHERE app_id = \(appId)
+            ORDER BY due_at DESC, id DESC LIMIT \(limit)
+            """, logger: logger))
+    }
+
+    /// Sent notifications of an app, newest first: a page of the apps' notification list.
+    package func sent(appId: String, skip: Int, limit: Int) async throws -> [Record] {
+        try await Self.records(client.query(
+            """
+            SELECT \(unescaped: Self.columns) FROM notifications WHERE app_id = \(appId) AND sent_at IS NOT NULL
+            ORDER BY sent_at DESC, id DESC OFFSET \(skip) LIMIT \(limit)
+            """, logger: logger))
+    }
+
+    // MARK: - Dispatch
+
+    /// Hands every due notification to the registration service (one outbox message per batch)
+    /// and stamps it sent, in one transaction; returns how many went. Replicas may run it together:
+    /// rows are claimed with `SKIP LOCKED`. Study notifications wait while their study is paused.
+    @discardableResult
+    package func dispatchDue(outbox: Outbox, audit: AuditLog, batchSize: Int = 100) async throws -> Int {
+        try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT n.id, n.notification_id, n.app_id, a.org_id, n.study_id, n.type, n.subtype,
+                    coalesce(
+                        n.title,
+                        (SELECT v.document -> 'name' FROM study_versions v WHERE v.study_id = n.study_id
+                         ORDER BY v.version DESC LIMIT 1),
+                        a.definition -> 'name')::text,
+                    n.message::text, n.activity_id, n.resource_id
+                FROM notifications n
+                JOIN apps a ON a.app_id = n.app_id
+                LEFT JOIN studies s ON s.study_id = n.study_id
+                WHERE n.sent_at IS NULL AND n.due_at <= now()
+                  AND (n.origin <> 'study' OR s.status = 'active')
+                ORDER BY n.due_at, n.id
+                LIMIT \(batchSize)
+                FOR UPDATE OF n SKIP LOCKED
+                """, logger: logger)
+            var messages: [NotificationMessage] = []
+            var titles: [String] = []
+            let decoder = JSONDecoder()
+            let now = Date()
+            for try await (id, notificationId, appId, orgId, studyId, type, subtype, title, message, activityId, resourceId)
+                in rows.decode((Int64, String, String, String, String?, String, String, String, String, String?, String?).self)
+            {
+                titles.append(title)
+                messages.append(NotificationMessage(
+                    id: id, notificationId: notificationId, appId: appId, orgId: orgId, studyId: studyId,
+                    type: NotificationMessage.Kind(rawValue: type) ?? .study, subtype: subtype,
+                    title: try decoder.decode(LocalizedText.self, from: Data(title.utf8)),
+                    message: try decoder.decode(LocalizedText.self, from: Data(message.utf8)),
+                    activityId: activityId, resourceId: resourceId, sentAt: now))
+            }
+            guard !messages.isEmpty else { return 0 }
+            // The title is fixed as sent (the study's or app's name when the notification had none).
+            try await connection.query(
+                """
+                UPDATE notifications n SET sent_at = \(now), title = t.title::jsonb
+                FROM unnest(\(messages.map(\.id)), \(titles)) AS t(id, title)
+                WHERE n.id = t.id
+                """, logger: logger)
+            try await outbox.enqueue(
+                .POST, to: .registration, path: InternalPaths.notifications,
+                payload: NotificationBatch(notifications: messages), on: connection)
+            for message in messages {
+                try await audit.record(
+                    actor: "system", action: "notification.sent", studyId: message.studyId,
+                    details: ["appId": message.appId, "notificationId": message.notificationId, "id": String(message.id)],
+                    on: connection)
+            }
+            return messages.count
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The instant of a local `yyyy-MM-ddTHH:mm` in `zone`.
+    package static func instant(localDateTime text: String, in zone: TimeZone) -> Date? {
+        let halves = text.split(separator: "T", maxSplits: 1).map(String.init)
+        guard halves.count == 2 else { return nil }
+        return WireDates.instant(date: halves[0], time: halves[1], in: zone)
+    }
+
+    package static func records(_ rows: PostgresRowSequence) async throws -> [Record] {
+        var records: [Record] = []
+        let decoder = JSONDecoder()
+        for try await (id, notificationId, appId, studyId, origin, type, subtype, title, message, activityId, resourceId, due, sent)
+            in rows.decode(
+                (Int64, String, String, String?, String, String, String, String?, String, String?, String?, Date, Date?).self)
+        {
+            records.append(Record(
+                id: id, notificationId: notificationId, appId: appId, studyId: studyId,
+                origin: Origin(rawValue: origin) ?? .study, type: NotificationMessage.Kind(rawValue: type) ?? .study,
+                subtype: subtype, title: try title.map { try decoder.decode(LocalizedText.self, from: Data($0.utf8)) },
+                message: try decoder.decode(LocalizedText.self, from: Data(message.utf8)), activityId: activityId,
+                resourceId: resourceId, dueAt: due, sentAt: sent))
+        }
+        return records
+    }
+}

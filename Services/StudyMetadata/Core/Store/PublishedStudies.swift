@@ -1,0 +1,235 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceKit
+import StudyModels
+import Synchronization
+
+/// What the apps are served: published studies, read from their frozen versions.
+///
+/// A frozen version never changes, so its decoded document is cached in memory for good, keyed
+/// by (study, version). Which version is current, in which status, comes from the `CatalogCache`,
+/// which every replica clears when a lifecycle action commits.
+package struct PublishedStudies: Sendable {
+    /// A study as the apps may see it now.
+    package struct Current: Sendable {
+        package var studyId: String
+        package var status: StudyStatus
+        package var version: Int
+        package var consentVersion: Int
+        package var activityVersions: [String: Int]
+        package var document: StudyDocument
+        package var launchedAt: Date?
+    }
+
+    /// One frozen version's date and activity versions, for `activityList`.
+    package struct VersionStamp: Sendable {
+        package var version: Int
+        package var publishedAt: Date
+        package var activityVersions: [String: Int]
+    }
+
+    package let client: PostgresClient
+    package let catalog: CatalogCache
+    package let logger: Logger
+    private let cache: DocumentCache
+    /// Replies rendered from a frozen version, keyed by everything they depend on (study, version,
+    /// platform, language, ...). Like the documents, they never go stale.
+    package let replies: ReplyCache
+
+    package init(client: PostgresClient, catalog: CatalogCache, logger: Logger) {
+        self.client = client
+        self.catalog = catalog
+        self.logger = logger
+        cache = DocumentCache()
+        replies = ReplyCache()
+    }
+
+    /// The app's published studies (never pre-launch ones), each at its newest version; from the
+    /// catalog cache when it is live.
+    package func current(appId: String, studyId: String? = nil) async throws -> [Current] {
+        let studies = try await catalog.studies(appId: appId) { try await load(appId: appId) }
+        return studyId.map { id in studies.filter { $0.studyId == id } } ?? studies
+    }
+
+    private func load(appId: String) async throws -> [Current] {
+        let rows = try await client.query(
+            """
+            SELECT s.study_id, s.status, v.version, v.consent_version, v.activity_versions::text, s.launched_at
+            FROM studies s
+            JOIN LATERAL (
+                SELECT version, consent_version, activity_versions FROM study_versions
+                WHERE study_id = s.study_id ORDER BY version DESC LIMIT 1
+            ) v ON true
+            WHERE s.app_id = \(appId) AND s.status <> 'pre_launch'
+            ORDER BY s.study_id
+            """, logger: logger)
+        var found: [(String, StudyStatus, Int, Int, [String: Int], Date?)] = []
+        for try await (id, status, version, consent, activities, launchedAt) in rows.decode(
+            (String, String, Int, Int, String, Date?).self)
+        {
+            guard let status = StudyStatus(rawValue: status) else { continue }
+            found.append(
+                (id, status, version, consent, try JSONDecoder().decode([String: Int].self, from: Data(activities.utf8)),
+                 launchedAt))
+        }
+        var studies: [Current] = []
+        for (id, status, version, consent, activities, launchedAt) in found {
+            studies.append(Current(
+                studyId: id, status: status, version: version, consentVersion: consent, activityVersions: activities,
+                document: try await document(studyId: id, version: version), launchedAt: launchedAt))
+        }
+        return studies
+    }
+
+    /// Every study that has been published at least once, as the other services see it (a resync).
+    /// A published study's app and status; nil when the study has no published version.
+    package func standing(studyId: String) async throws -> StudyStanding? {
+        let rows = try await client.query(
+            """
+            SELECT s.study_id, s.app_id, s.status FROM studies s
+            WHERE s.study_id = \(studyId) AND EXISTS (SELECT 1 FROM study_versions v WHERE v.study_id = s.study_id)
+            """, logger: logger)
+        for try await (id, appId, status) in rows.decode((String, String, String).self) {
+            guard let status = StudyEvent.Status(rawValue: status) else { return nil }
+            return StudyStanding(studyId: id, appId: appId, status: status)
+        }
+        return nil
+    }
+
+    package func studyEvents(now: Date = Date()) async throws -> [StudyEvent] {
+        let rows = try await client.query(
+            """
+            SELECT s.study_id, s.app_id, a.org_id, s.status, v.version, v.consent_version, v.activity_versions::text
+            FROM studies s
+            JOIN apps a ON a.app_id = s.app_id
+            JOIN LATERAL (
+                SELECT version, consent_version, activity_versions FROM study_versions
+                WHERE study_id = s.study_id ORDER BY version DESC LIMIT 1
+            ) v ON true
+            ORDER BY s.study_id
+            """, logger: logger)
+        var found: [(String, String, String, String, VersionCounters)] = []
+        for try await (id, appId, orgId, status, version, consent, activities) in rows.decode(
+            (String, String, String, String, Int, Int, String).self)
+        {
+            let counters = VersionCounters(
+                study: version, consent: consent,
+                activities: try JSONDecoder().decode([String: Int].self, from: Data(activities.utf8)))
+            found.append((id, appId, orgId, status, counters))
+        }
+        var events: [StudyEvent] = []
+        for (id, appId, orgId, status, counters) in found {
+            guard let status = StudyStatus(rawValue: status) else { continue }
+            let document = try await document(studyId: id, version: counters.study)
+            events.append(StudyEvent.make(
+                studyId: id, appId: appId, orgId: orgId, status: status, latest: (counters, document), action: nil, at: now))
+        }
+        return events
+    }
+
+    /// A frozen version's document, from the cache or, the first time, from PostgreSQL.
+    package func document(studyId: String, version: Int) async throws -> StudyDocument {
+        if let cached = cache.get(studyId, version) { return cached }
+        let rows = try await client.query(
+            "SELECT document::text FROM study_versions WHERE study_id = \(studyId) AND version = \(version)", logger: logger)
+        for try await text in rows.decode(String.self) {
+            let document = try JSONDecoder().decode(StudyDocument.self, from: Data(text.utf8))
+            cache.put(studyId, version, document)
+            return document
+        }
+        throw StudyVersionNotFound(studyId: studyId, version: version)
+    }
+
+    /// The newest version at which `activityId` had `activityVersion` (its document holds that design).
+    package func version(studyId: String, activityId: String, activityVersion: Int) async throws -> Int? {
+        let rows = try await client.query(
+            """
+            SELECT max(version) FROM study_versions
+            WHERE study_id = \(studyId) AND (activity_versions ->> \(activityId))::int = \(activityVersion)
+            """, logger: logger)
+        for try await version in rows.decode(Int?.self) { return version }
+        return nil
+    }
+
+    /// The newest study version holding consent version `consentVersion`.
+    package func version(studyId: String, consentVersion: Int) async throws -> Int? {
+        let rows = try await client.query(
+            "SELECT max(version) FROM study_versions WHERE study_id = \(studyId) AND consent_version = \(consentVersion)",
+            logger: logger)
+        for try await version in rows.decode(Int?.self) { return version }
+        return nil
+    }
+
+    /// Every version's date and activity versions, oldest first.
+    package func history(studyId: String) async throws -> [VersionStamp] {
+        let rows = try await client.query(
+            "SELECT version, published_at, activity_versions::text FROM study_versions WHERE study_id = \(studyId) ORDER BY version",
+            logger: logger)
+        var stamps: [VersionStamp] = []
+        for try await (version, at, activities) in rows.decode((Int, Date, String).self) {
+            stamps.append(VersionStamp(
+                version: version, publishedAt: at,
+                activityVersions: try JSONDecoder().decode([String: Int].self, from: Data(activities.utf8))))
+        }
+        return stamps
+    }
+
+    /// What changed in the versions after `version`.
+    package func changes(studyId: String, after version: Int) async throws -> StudyChanges {
+        let rows = try await client.query(
+            "SELECT changes::text FROM study_versions WHERE study_id = \(studyId) AND version > \(version)", logger: logger)
+        var total = StudyChanges(consent: false, activities: false, resources: false, info: false)
+        for try await text in rows.decode(String.self) {
+            let changes = try JSONDecoder().decode(StudyChanges.self, from: Data(text.utf8))
+            total.consent = total.consent || changes.consent
+            total.activities = total.activities || changes.activities
+            total.resources = total.resources || changes.resources
+            total.info = total.info || changes.info
+        }
+        return total
+    }
+}
+
+/// Encoded replies derived only from frozen versions.
+package final class ReplyCache: Sendable {
+    private let entries = Mutex<[String: ByteBuffer]>([:])
+    /// A bound on memory: a study has a handful of versions, platforms and languages.
+    private let capacity = 10_000
+
+    /// The cached reply for `key`, or `render()`'s, cached.
+    package func reply(_ key: String, render: () async throws -> ByteBuffer) async rethrows -> ByteBuffer {
+        if let cached = entries.withLock({ $0[key] }) { return cached }
+        let rendered = try await render()
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = rendered
+        }
+        return rendered
+    }
+}
+
+/// Decoded documents of frozen versions. They never change, so entries never go stale.
+package final class DocumentCache: Sendable {
+    private struct Key: Hashable {
+        package var studyId: String
+        package var version: Int
+    }
+
+    private let entries = Mutex<[Key: StudyDocument]>([:])
+
+    package func get(_ studyId: String, _ version: Int) -> StudyDocument? {
+        entries.withLock { $0[Key(studyId: studyId, version: version)] }
+    }
+
+    package func put(_ studyId: String, _ version: Int, _ document: StudyDocument) {
+        entries.withLock { $0[Key(studyId: studyId, version: version)] = document }
+    }
+}
+
+/// A study version that was asked for and does not exist.
+package struct StudyVersionNotFound: Error, Sendable {
+    package let studyId: String
+    package let version: Int
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// Studies and their editable drafts.
+package struct StudyStore: Sendable {
+    package struct Summary: Codable, Sendable {
+        package var studyId: String
+        package var appId: String
+        package var name: String
+        package var status: StudyStatus
+        package var draftUpdatedAt: Date
+        package var draftUpdatedBy: String
+    }
+
+    package enum SaveOutcome: Sendable {
+        case created
+        case updated
+        /// The study is deactivated; its draft no longer changes.
+        case closed
+        /// The study has been published in this app, and the draft names another.
+        case appFixed(String)
+        /// Another study's id differs from this one only in case (ids are unique whatever their
+        /// case); it carries that study's id.
+        case idTaken(String)
+    }
+
+    package let client: PostgresClient
+    package let audit: AuditLog
+    package let logger: Logger
+
+    package init(client: PostgresClient, audit: AuditLog, logger: Logger) {
+        self.client = client
+        self.audit = audit
+        self.logger = logger
+    }
+
+    package func exists(studyId: String) async throws -> Bool {
+        let rows = try await client.query("SELECT EXISTS (SELECT 1 FROM studies WHERE study_id = \(studyId))", logger: logger)
+        for try await exists in rows.decode(Bool.self) { return exists }
+        return false
+    }
+
+    /// Saves the draft, creating the study (and giving its creator the study admin role) when
+    /// new. The audit event commits with the change. Once a study has been published its app is
+    /// fixed: participants' records and enrollment tokens hang on it.
+    package func saveDraft(_ document: StudyDocument, by admin: AuthenticatedAdmin) async throws -> SaveOutcome {
+        let json = String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
+        return try await client.withTransaction(logger: logger) { connection in
+            let existing = try await lockStudy(document.studyId, on: connection)
+            if let existing {
+                if existing.status == .deactivated { return .closed }
+                if existing.published, existing.appId != document.appId { return .appFixed(existing.appId) }
+                try await connection.query(
+                    """
+                    UPDATE studies SET app_id = \(document.appId), draft = \(json)::jsonb, draft_updated_at = now(),
+                        draft_updated_by = \(admin.email)
+                    WHERE study_id = \(document.studyId)
+                    """, logger: logger)
+            } else {
+                // No conflict target: the case-folded unique index counts too, so a concurrent
+                // creation of the same id in another case loses here instead of failing.
+                let inserted = try await connection.query(
+                    """
+                    INSERT INTO studies (study_id, app_id, draft, draft_updated_by, created_by)
+                    VALUES (\(document.studyId), \(document.appId), \(json)::jsonb, \(admin.email), \(admin.email))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: logger)
+                var created = false
+                for try await _ in inserted { created = true }
+                guard created else {
+                    return .idTaken(try await foldedMatch(document.studyId, on: connection) ?? document.studyId)
+                }
+                if admin.role != .superAdmin {
+                    try await connection.query(
+                        """
+                        INSERT INTO study_roles (admin_id, study_id, role) VALUES (\(admin.id), \(document.studyId), 'study_admin')
+                        ON CONFLICT (admin_id, study_id) DO UPDATE SET role = 'study_admin'
+                        """, logger: logger)
+                }
+            }
+            try await audit.record(
+                actor: admin.email, action: existing == nil ? "study.created" : "study.draft_saved",
+                studyId: document.studyId, on: connection)
+            return existing == nil ? .created : .updated
+        }
+    }
+
+    package enum ActivityOutcome: Sendable {
+        case saved(StudyActivity, created: Bool, warnings: [ValidationProblem], index: Int)
+        case notFound
+        case closed
+        /// Problems of the draft with the activity in it, located in the draft.
+        case invalid([ValidationProblem], index: Int)
+    }
+
+    /// Puts one activity into a study's draft (replacing the one with its id, or appending it),
+    /// validating the whole draft, in one transaction that locks the study's row, so concurrent
+    /// edits are not lost. `make` receives the activity it replaces, if any.
+    package func saveActivity(
+        studyId: String, activityId: String, by admin: AuthenticatedAdmin,
+        make: @Sendable (StudyActivity?) -> StudyActivity
+    ) async throws -> ActivityOutcome {
+        try await client.withTransaction(logger: logger) { connection in
+            guard let existing = try await lockStudy(studyId, on: connection) else { return .notFound }
+            if existing.status == .deactivated { return .closed }
+            var draft = try JSONDecoder().decode(StudyDocument.self, from: Data(existing.draft.utf8))
+            let index = draft.activities.firstIndex { $0.activityId == activityId }
+            let activity = make(index.map { draft.activities[$0] })
+            if let index { draft.activities[index] = activity } else { draft.activities.append(activity) }
+            let position = index ?? draft.activities.count - 1
+            let (problems, warnings) = StudyValidator.review(draft)
+            guard problems.isEmpty else { return .invalid(problems, index: position) }
+            let json = String(decoding: try JSONEncoder().encode(draft), as: UTF8.self)
+            try await connection.query(
+                """
+                UPDATE studies SET draft = \(json)::jsonb, draft_updated_at = now(), draft_updated_by = \(admin.email)
+                WHERE study_id = \(studyId)
+                """, logger: logger)
+            try await audit.record(
+                actor: admin.email, action: "study.activity_saved", studyId: studyId,
+                details: ["activityId": activityId], on: connection)
+            return .saved(activity, created: index == nil, warnings: warnings, index: position)
+        }
+    }
+
+    private struct LockedStudy {
+        package var status: StudyStatus
+        package var appId: String
+        package var draft: String
+        /// Whether any version was ever frozen.
+        package var published: Bool
+    }
+
+    private func lockStudy(_ studyId: String, on connection: PostgresConnection) async throws -> LockedStudy? {
+        let rows = try await connection.query(
+            """
+            SELECT status, app_id, draft::text, EXISTS (SELECT 1 FROM study_versions v WHERE v.study_id = s.study_id)
+            FROM studies s WHERE study_id = \(studyId) FOR UPDATE
+            """, logger: logger)
+        for try await (status, appId, draft, published) in rows.decode((String, String, String, Bool).self) {
+            return LockedStudy(
+                status: StudyStatus(rawValue: status) ?? .preLaunch, appId: appId, draft: draft, published: published)
+        }
+        return nil
+    }
+
+    /// The id of the study whose id equals `studyId` whatever the case, if any.
+    private func foldedMatch(_ studyId: String, on connection: PostgresConnection) async throws -> String? {
+        let rows = try await connection.query(
+            "SELECT study_id FROM studies WHERE upper(study_id) = upper(\(studyId))", logger: logger)
+        for try await id in rows.decode(String.self) { return id }
+        return nil
+    }
+
+    /// The stored draft document, as JSON text.
+    package func draft(studyId: String) async throws -> String? {
+        let rows = try await client.query("SELECT draft::text FROM studies WHERE study_id = \(studyId)", logger: logger)
+        for try await text in rows.decode(String.self) { return text }
+        return nil
+    }
+
+    /// Studies `admin` may see: all for a super-admin, otherwise those they hold a role on.
+    package func list(visibleTo admin: AuthenticatedAdmin) async throws -> [Summary] {
+        let everything = admin.role == .superAdmin
+        let rows = try await client.query(
+            """
+            SELECT study_id, app_id, coalesce(draft->'name'->>'en', draft->>'name'), status, draft_updated_at, draft_updated_by
+            FROM studies
+            WHERE \(everything) OR study_id IN (SELECT study_id FROM study_roles WHERE admin_id = \(admin.id))
+            ORDER BY study_id
+            """, logger: logger)
+        var studies: [Summary] = []
+        for try await (studyId, appId, name, status, updatedAt, updatedBy) in rows.decode(
+            (String, String, String?, String, Date, String).self)
+        {
+            studies.append(
+                Summary(
+                    studyId: studyId, appId: appId, name: name ?? studyId, status: StudyStatus(rawValue: status) ?? .preLaunch,
+                    draftUpdatedAt: updatedAt, draftUpdatedBy: updatedBy))
+        }
+        return studies
+    }
+}

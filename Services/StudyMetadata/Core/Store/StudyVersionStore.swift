@@ -1,0 +1,135 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// The immutable versions lifecycle actions freeze, and the study status they change.
+package struct StudyVersionStore: Sendable {
+    /// One frozen version, as the admin API lists it.
+    package struct VersionRecord: Codable, Sendable, Equatable {
+        package var version: Int
+        /// How the apps see it ("1.0", "1.1", ...).
+        package var label: String
+        package var consentVersion: Int
+        package var activityVersions: [String: Int]
+        package var changes: StudyChanges
+        package var publishedAt: Date
+        package var publishedBy: String
+    }
+
+    package let client: PostgresClient
+    package let logger: Logger
+
+    package init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The study's status and draft, locked for the rest of the transaction; nil when there is
+    /// no such study.
+    package func lockDraft(
+        studyId: String, on connection: PostgresConnection
+    ) async throws -> (status: StudyStatus, draft: StudyDocument)? {
+        let rows = try await connection.query(
+            "SELECT status, draft::text FROM studies WHERE study_id = \(studyId) FOR UPDATE", logger: logger)
+        for try await (statusText, draftText) in rows.decode((String, String).self) {
+            guard let status = StudyStatus(rawValue: statusText) else { return nil }
+            return (status, try JSONDecoder().decode(StudyDocument.self, from: Data(draftText.utf8)))
+        }
+        return nil
+    }
+
+    /// Sets the study's status; `launching` also records the launch time.
+    package func setStatus(
+        _ status: StudyStatus, launching: Bool, studyId: String, on connection: PostgresConnection
+    ) async throws {
+        try await connection.query(
+            """
+            UPDATE studies SET status = \(status.rawValue),
+                launched_at = CASE WHEN \(launching) THEN now() ELSE launched_at END
+            WHERE study_id = \(studyId)
+            """, logger: logger)
+    }
+
+    /// The app the study belongs to.
+    package func app(
+        ofStudy studyId: String, on connection: PostgresConnection
+    ) async throws -> (id: String, orgId: String, kind: String)? {
+        let rows = try await connection.query(
+            """
+            SELECT a.app_id, a.org_id, a.definition ->> 'kind' FROM studies s JOIN apps a ON a.app_id = s.app_id
+            WHERE s.study_id = \(studyId)
+            """, logger: logger)
+        for try await row in rows.decode((String, String, String).self) { return row }
+        return nil
+    }
+
+
+    /// The newest version's counters and document.
+    package func latest(
+        studyId: String, on connection: PostgresConnection
+    ) async throws -> (counters: VersionCounters, document: StudyDocument)? {
+        let rows = try await connection.query(
+            """
+            SELECT version, consent_version, activity_versions::text, document::text FROM study_versions
+            WHERE study_id = \(studyId) ORDER BY version DESC LIMIT 1
+            """, logger: logger)
+        for try await (version, consent, activities, document) in rows.decode((Int, Int, String, String).self) {
+            let counters = VersionCounters(
+                study: version, consent: consent,
+                activities: try JSONDecoder().decode([String: Int].self, from: Data(activities.utf8)))
+            return (counters, try JSONDecoder().decode(StudyDocument.self, from: Data(document.utf8)))
+        }
+        return nil
+    }
+
+    package func insertVersion(
+        studyId: String, document: StudyDocument, counters: VersionCounters, changes: StudyChanges, by actor: String,
+        on connection: PostgresConnection
+    ) async throws -> VersionRecord {
+        let encoder = JSONEncoder()
+        let rows = try await connection.query(
+            """
+            INSERT INTO study_versions (study_id, version, consent_version, activity_versions, changes, document, published_by)
+            VALUES (\(studyId), \(counters.study), \(counters.consent),
+                    \(String(decoding: try encoder.encode(counters.activities), as: UTF8.self))::jsonb,
+                    \(String(decoding: try encoder.encode(changes), as: UTF8.self))::jsonb,
+                    \(String(decoding: try encoder.encode(document), as: UTF8.self))::jsonb, \(actor))
+            RETURNING published_at
+            """, logger: logger)
+        var publishedAt = Date()
+        for try await at in rows.decode(Date.self) { publishedAt = at }
+        return VersionRecord(
+            version: counters.study, label: VersionCounters.label(counters.study), consentVersion: counters.consent,
+            activityVersions: counters.activities, changes: changes, publishedAt: publishedAt, publishedBy: actor)
+    }
+
+    /// Every version of the study, oldest first.
+    package func versions(studyId: String) async throws -> [VersionRecord] {
+        let rows = try await client.query(
+            """
+            SELECT version, consent_version, activity_versions::text, changes::text, published_at, published_by
+            FROM study_versions WHERE study_id = \(studyId) ORDER BY version
+            """, logger: logger)
+        var records: [VersionRecord] = []
+        let decoder = JSONDecoder()
+        for try await (version, consent, activities, changes, at, by) in rows.decode(
+            (Int, Int, String, String, Date, String).self)
+        {
+            records.append(VersionRecord(
+                version: version, label: VersionCounters.label(version), consentVersion: consent,
+                activityVersions: try decoder.decode([String: Int].self, from: Data(activities.utf8)),
+                changes: try decoder.decode(StudyChanges.self, from: Data(changes.utf8)), publishedAt: at, publishedBy: by))
+        }
+        return records
+    }
+
+    /// A frozen version's document, as JSON text.
+    package func document(studyId: String, version: Int) async throws -> String? {
+        let rows = try await client.query(
+            "SELECT document::text FROM study_versions WHERE study_id = \(studyId) AND version = \(version)", logger: logger)
+        for try await text in rows.decode(String.self) { return text }
+        return nil
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// Applies lifecycle actions (publish, launch, pause, ...) to a study: the use case that owns
+/// the transaction; the stores it calls only run SQL on its connection.
+package struct StudyLifecycleActions: Sendable {
+    package enum Outcome: Sendable {
+        case done(status: StudyStatus, frozen: StudyVersionStore.VersionRecord?)
+        case notFound
+        case notAllowed(current: StudyStatus)
+        case invalid([ValidationProblem])
+        case nothingToPublish
+    }
+
+    package let client: PostgresClient
+    package let versions: StudyVersionStore
+    package let audit: AuditLog
+    package let outbox: Outbox
+    package let notifications: NotificationStore
+    package let catalog: CatalogCache
+    package let logger: Logger
+
+    package init(
+        client: PostgresClient, versions: StudyVersionStore, audit: AuditLog, outbox: Outbox,
+        notifications: NotificationStore, catalog: CatalogCache, logger: Logger
+    ) {
+        self.client = client
+        self.versions = versions
+        self.audit = audit
+        self.outbox = outbox
+        self.notifications = notifications
+        self.catalog = catalog
+        self.logger = logger
+    }
+
+    /// Applies `action` to the study in one transaction: status change, a new version when the
+    /// action freezes a changed draft, the audit event, the study's notifications, and the
+    /// `StudyEvent` for the response service (sent through the outbox once this commits).
+    /// `mayAnnounceToApp`: whether the actor may address every user of the app (a super-admin).
+    /// A study admin's publish or launch in a gateway app announces nothing app-wide: the study's
+    /// name is text they chose, and an app's users are not theirs to message.
+    package func apply(
+        _ action: LifecycleAction, studyId: String, by actor: String, mayAnnounceToApp: Bool, now: Date = Date()
+    ) async throws -> Outcome {
+        let outcome = try await client.withTransaction(logger: logger) { connection -> Outcome in
+            guard let (status, draft) = try await versions.lockDraft(studyId: studyId, on: connection) else { return .notFound }
+            guard let next = action.next(from: status) else { return .notAllowed(current: status) }
+
+            var frozen: StudyVersionStore.VersionRecord?
+            if action.freezesDraft {
+                let problems = PublishGuard.problems(draft, now: now)
+                guard problems.isEmpty else { return .invalid(problems) }
+                let previous = try await versions.latest(studyId: studyId, on: connection)
+                let (counters, changes) = VersionCounters.next(for: draft, after: previous)
+                if previous == nil || changes.any {
+                    frozen = try await versions.insertVersion(
+                        studyId: studyId, document: draft, counters: counters, changes: changes, by: actor, on: connection)
+                } else if action == .publishUpdates {
+                    return .nothingToPublish
+                }
+            }
+            try await versions.setStatus(next, launching: action == .launch, studyId: studyId, on: connection)
+            var details = ["from": status.rawValue, "to": next.rawValue]
+            if let frozen { details["label"] = frozen.label }
+            try await audit.record(
+                actor: actor, action: "study.\(action.rawValue)", studyId: studyId, studyVersion: frozen?.version,
+                details: details, on: connection)
+            try await announce(
+                action, studyId: studyId, status: next, by: actor, toApp: mayAnnounceToApp, now: now, on: connection)
+            try await CatalogCache.notifyChange(on: connection, logger: logger)
+            return Outcome.done(status: next, frozen: frozen)
+        }
+        if case .done = outcome { catalog.invalidateAll() }
+        return outcome
+    }
+
+    /// What other services and participants hear of a lifecycle action.
+    private func announce(
+        _ action: LifecycleAction, studyId: String, status: StudyStatus, by actor: String, toApp: Bool, now: Date,
+        on connection: PostgresConnection
+    ) async throws {
+        guard let app = try await versions.app(ofStudy: studyId, on: connection) else { return }
+        let latest = try await versions.latest(studyId: studyId, on: connection)
+
+        if let document = latest?.document {
+            try await notifications.syncStudyNotifications(
+                document: document, status: status, by: actor, now: now, on: connection)
+            if let message = LifecycleMessage.message(
+                for: action, studyName: document.name, gatewayApp: toApp && app.kind == AppDefinition.Kind.gateway.rawValue)
+            {
+                try await notifications.queueLifecycleMessage(
+                    studyId: studyId, appId: app.id, type: message.type, subtype: message.subtype, action: action.rawValue,
+                    title: document.name, message: message.message, by: actor, on: connection)
+            }
+        }
+        let event = StudyEvent.make(
+            studyId: studyId, appId: app.id, orgId: app.orgId, status: status, latest: latest, action: action.rawValue,
+            at: now)
+        try await outbox.enqueue(.POST, to: .response, path: InternalPaths.studyEvents, payload: event, on: connection)
+    }
+}

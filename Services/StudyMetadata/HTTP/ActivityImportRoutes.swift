@@ -1,0 +1,92 @@
+import Foundation
+import Hummingbird
+import ServiceKit
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyModels
+
+/// `PUT /admin/v1/studies/{studyId}/draft/activities/{activityId}`: one activity in exactly the
+/// JSON the apps read from `/StudyMetaData/activity` (the whole reply or its `activity` object),
+/// so designs from the original servers import unchanged.
+///
+/// The activity id comes from the path. The title is `metadata.name` (or the replaced activity's
+/// title); the schedule is the replaced activity's, or for a new activity "one time, from launch,
+/// for the study's lifetime" until the draft says otherwise.
+package struct ActivityImportRoutes {
+    package struct Saved: ResponseEncodable {
+        package var studyId: String
+        package var activityId: String
+        package var created: Bool
+        package var activity: StudyActivity
+        /// Incomplete content that does not block saving or publishing, located in the body.
+        package var warnings: [ValidationProblem]
+    }
+
+    package let studies: StudyStore
+    package let authenticator: AdminTokenAuthenticator
+
+    package init(studies: StudyStore, authenticator: AdminTokenAuthenticator) {
+        self.studies = studies
+        self.authenticator = authenticator
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.put("/admin/v1/studies/:studyId/draft/activities/:activityId", use: save)
+    }
+
+    @Sendable package func save(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Saved> {
+        let studyId = try context.parameters.require("studyId")
+        let activityId = try context.parameters.require("activityId")
+        let admin = try await authenticator.require(.editor, on: studyId, request)
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        let design: ActivityDesign
+        do {
+            design = try ActivityImport.parse(Data(buffer: buffer))
+        } catch {
+            throw APIError.invalid(
+                "the activity could not be read", problems: [ValidationProblem(pointer: error.pointer, message: error.message)])
+        }
+        if !Identifiers.isValid(activityId) {
+            throw DocumentBody.rejected([ValidationProblem(pointer: "", message: "the activity id in the path: \(Identifiers.rule)")], in: "activity")
+        }
+        let outcome = try await studies.saveActivity(studyId: studyId, activityId: activityId, by: admin) { existing in
+            Self.activity(from: design, id: activityId, replacing: existing)
+        }
+        switch outcome {
+        case .notFound:
+            throw APIError.notFound("no study \(studyId); create its draft first")
+        case .closed:
+            throw APIError.conflict("study \(studyId) is deactivated; its draft can no longer change")
+        case .invalid(let problems, let index):
+            throw DocumentBody.rejected(Self.locate(problems, activityIndex: index), in: "activity")
+        case .saved(let activity, let created, let warnings, let index):
+            return EditedResponse(
+                status: created ? .created : .ok,
+                response: Saved(
+                    studyId: studyId, activityId: activityId, created: created, activity: activity,
+                    warnings: Self.locate(warnings, activityIndex: index).filter { $0.pointer == "/activity" || $0.pointer.hasPrefix("/activity/") }))
+        }
+    }
+
+    /// Problems of this activity located in the body (`/activity/...`); any others stay located
+    /// in the draft.
+    package static func locate(_ problems: [ValidationProblem], activityIndex index: Int) -> [ValidationProblem] {
+        let prefix = "/activities/\(index)"
+        return problems.map { problem in
+            guard problem.pointer == prefix || problem.pointer.hasPrefix(prefix + "/") else { return problem }
+            return ValidationProblem(pointer: "/activity" + problem.pointer.dropFirst(prefix.count), message: problem.message)
+        }
+    }
+
+    package static func activity(from design: ActivityDesign, id: String, replacing existing: StudyActivity?) -> StudyActivity {
+        var schedule = Schedule(frequency: .oneTime)
+        schedule.launchWithStudy = true
+        schedule.studyLifetime = true
+        let branches = design.allSteps.contains { step in (step.destinations ?? []).contains { !$0.condition.isEmpty } }
+        return StudyActivity(
+            activityId: id, title: design.metadata.name ?? existing?.title ?? LocalizedText(id), type: design.kind,
+            branching: branches, schedule: existing?.schedule ?? schedule, steps: design.steps)
+    }
+}
+
+extension StudyActivity: ResponseEncodable {}

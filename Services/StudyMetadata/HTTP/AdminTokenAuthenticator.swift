@@ -1,0 +1,43 @@
+import Foundation
+import Hummingbird
+import ServiceKit
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyModels
+
+/// Resolves `Authorization: Bearer <token>` to an admin. Handlers call it first, so no admin
+/// route can forget authentication, and then check the role they need.
+package struct AdminTokenAuthenticator: Sendable {
+    package let store: AdminStore
+
+    package init(store: AdminStore) {
+        self.store = store
+    }
+
+    package func authenticate(_ request: Request) async throws -> AuthenticatedAdmin {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            throw APIError.unauthenticated("send Authorization: Bearer <token> from POST /admin/v1/login")
+        }
+        let token = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty, let admin = try await store.authenticated(tokenHash: SecureToken.hash(token)) else {
+            throw APIError.unauthenticated("the token is unknown, expired or revoked; log in again")
+        }
+        return admin
+    }
+
+    /// Only super-admins.
+    package func requireSuperAdmin(_ request: Request) async throws -> AuthenticatedAdmin {
+        let admin = try await authenticate(request)
+        guard admin.role == .superAdmin else { throw APIError.forbidden("only a super-admin may do this") }
+        return admin
+    }
+
+    /// Admins holding at least `role` on `studyId`.
+    package func require(_ role: StudyRole, on studyId: String, _ request: Request) async throws -> AuthenticatedAdmin {
+        let admin = try await authenticate(request)
+        guard admin.may(role, on: studyId) else {
+            throw APIError.forbidden("this needs the \(role.rawValue) role on study \(studyId)")
+        }
+        return admin
+    }
+}

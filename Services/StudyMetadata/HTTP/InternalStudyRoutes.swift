@@ -1,0 +1,74 @@
+import Foundation
+import Hummingbird
+import ServiceKit
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyModels
+
+/// The signed `/internal/v1` endpoints other services read studies from: the list of published
+/// studies (a resync), activity designs by version, and frozen documents (the response service),
+/// and a study's standing (registration). Only other StudyStack services reach them
+/// (`InternalAuthMiddleware` guards the group), and each route only the caller it serves.
+package struct InternalStudyRoutes {
+    package let published: PublishedStudies
+
+    package init(published: PublishedStudies) {
+        self.published = published
+    }
+
+    package func add(to group: RouterGroup<ServiceRequestContext>) {
+        group.get("/v1/studies", use: studies)
+        group.get("/v1/studies/:studyId/activities/:activityId/versions/:version", use: activity)
+        group.get("/v1/studies/:studyId/versions/:version/document", use: document)
+        group.get("/v1/studies/:studyId/standing", use: standing)
+    }
+
+    /// Registration checks a study id a participant sends (a consent upload) against this.
+    @Sendable package func standing(_ request: Request, context: ServiceRequestContext) async throws -> StudyStanding {
+        try context.requireCaller(.registration, "checks the studies participants name")
+        let studyId = try context.parameters.require("studyId")
+        guard let standing = try await published.standing(studyId: studyId) else {
+            throw APIError.notFound("no published study \(studyId)")
+        }
+        return standing
+    }
+
+    @Sendable package func studies(_ request: Request, context: ServiceRequestContext) async throws -> StudyEventList {
+        try context.requireCaller(.response, "resyncs studies")
+        return StudyEventList(studies: try await published.studyEvents())
+    }
+
+    /// The design of one activity version, as the apps read it from `/StudyMetaData/activity`, with
+    /// every step (no platform filter) and English texts. The version is the integer or its label.
+    @Sendable package func activity(_ request: Request, context: ServiceRequestContext) async throws -> ActivityReply {
+        try context.requireCaller(.response, "reads activity designs")
+        let studyId = try context.parameters.require("studyId")
+        let activityId = try context.parameters.require("activityId")
+        guard let activityVersion = WireDates.version(fromLabel: try context.parameters.require("version")) else {
+            throw APIError.badRequest("the version must be a whole number or a label like 1.2")
+        }
+        let missing = APIError.notFound("study \(studyId) has no activity \(activityId) at version \(activityVersion)")
+        guard let version = try await published.version(
+            studyId: studyId, activityId: activityId, activityVersion: activityVersion)
+        else { throw missing }
+        let document = try await published.document(studyId: studyId, version: version)
+        guard let activity = document.activities.first(where: { $0.activityId == activityId }) else { throw missing }
+        return ActivityReply(
+            activity: ActivityDesign(activity, in: document, activityVersion: activityVersion)
+                .served(language: nil))
+    }
+
+    @Sendable package func document(_ request: Request, context: ServiceRequestContext) async throws -> StudyDocument {
+        try context.requireCaller(.response, "reads study documents")
+        let studyId = try context.parameters.require("studyId")
+        guard let version = Int(try context.parameters.require("version")), version >= 1 else {
+            throw APIError.badRequest("the version must be a whole number from 1")
+        }
+        return try await published.document(studyId: studyId, version: version)
+    }
+}
+
+extension StudyEventList: ResponseEncodable {}
+extension StudyStanding: ResponseEncodable {}
+extension ActivityReply: ResponseEncodable {}
+extension StudyDocument: ResponseEncodable {}

@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import ServiceKit
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyModels
+
+/// `POST /admin/v1/studies/{studyId}/{action}` (publish, unpublish, launch, publish-updates,
+/// pause, resume, deactivate) and the versions they freeze.
+package struct StudyLifecycleRoutes {
+    package struct ActionResult: ResponseEncodable {
+        package var studyId: String
+        package var status: StudyStatus
+        /// The version this action froze, when it froze one.
+        package var version: StudyVersionStore.VersionRecord?
+    }
+
+    package struct VersionList: ResponseEncodable {
+        package var versions: [StudyVersionStore.VersionRecord]
+    }
+
+    package let actions: StudyLifecycleActions
+    package let versions: StudyVersionStore
+    package let authenticator: AdminTokenAuthenticator
+
+    package init(actions: StudyLifecycleActions, authenticator: AdminTokenAuthenticator) {
+        self.actions = actions
+        self.versions = actions.versions
+        self.authenticator = authenticator
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.post("/admin/v1/studies/:studyId/:action", use: perform)
+        router.get("/admin/v1/studies/:studyId/versions", use: list)
+        router.get("/admin/v1/studies/:studyId/versions/:version", use: document)
+    }
+
+    @Sendable package func perform(_ request: Request, context: ServiceRequestContext) async throws -> ActionResult {
+        let studyId = try context.parameters.require("studyId")
+        let actionName = try context.parameters.require("action")
+        guard let action = LifecycleAction(rawValue: actionName) else {
+            throw APIError.notFound(
+                "no action \(actionName); one of \(LifecycleAction.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
+        switch try await actions.apply(action, studyId: studyId, by: admin.email, mayAnnounceToApp: admin.role == .superAdmin) {
+        case .done(let status, let frozen):
+            return ActionResult(studyId: studyId, status: status, version: frozen)
+        case .notFound:
+            throw APIError.notFound("no study \(studyId)")
+        case .notAllowed(let current):
+            throw APIError.conflict("a study that is \(current.rawValue) cannot be given the action \(action.rawValue)")
+        case .invalid(let problems):
+            throw DocumentBody.rejected(problems, in: "draft")
+        case .nothingToPublish:
+            throw APIError.conflict("the draft has not changed since the last published version")
+        }
+    }
+
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> VersionList {
+        let studyId = try context.parameters.require("studyId")
+        _ = try await authenticator.require(.viewer, on: studyId, request)
+        return VersionList(versions: try await versions.versions(studyId: studyId))
+    }
+
+    @Sendable package func document(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        let version = try context.parameters.require("version", as: Int.self)
+        _ = try await authenticator.require(.viewer, on: studyId, request)
+        guard let json = try await versions.document(studyId: studyId, version: version) else {
+            throw APIError.notFound("study \(studyId) has no version \(version)")
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: json)))
+    }
+}

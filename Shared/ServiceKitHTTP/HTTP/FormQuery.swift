@@ -1,0 +1,32 @@
+import Foundation
+import HummingbirdCore
+import ServiceKit
+
+extension URI {
+    /// The query string's parameters decoded as HTML forms and servlet containers decode them:
+    /// `+` is a space, then percent escapes, in names as well as values.
+    ///
+    /// Hummingbird's `queryParameters` decodes percent escapes in values only, so
+    /// `sql=SELECT+energy+FROM+daily` (what curl's `--data-urlencode`, browsers and most HTTP
+    /// libraries send) would reach a handler with its `+` signs. The original servers (Tomcat under
+    /// LabKey and Jersey) read it as spaces, and so do these services. The iOS app leaves a literal
+    /// `+` in a value unescaped; the original servers read that as a space too.
+    public var formParameters: FlatDictionary<Substring, Substring> {
+        guard let query, !query.isEmpty else { return [:] }
+        return FlatDictionary(
+            query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let value = parts.count > 1 ? Self.formDecoded(parts[1]) : ""
+                return (key: Self.formDecoded(parts[0])[...], value: value[...])
+            })
+    }
+
+    /// `+` as a space, then percent escapes; text with a malformed escape is kept as it came.
+    static func formDecoded(_ text: Substring) -> String {
+        // Most parameters (ids, versions) need no decoding; Foundation's string calls cost more
+        // than the rest of a cached app-API request.
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) { return String(text) }
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+}

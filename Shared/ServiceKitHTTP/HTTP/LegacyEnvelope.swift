@@ -1,0 +1,53 @@
+import Hummingbird
+import JSONText
+import NIOCore
+
+/// The parameters of a call to an API the MyStudies apps learned from the original servers: in
+/// the query string, or in a JSON object body, or both (iOS and Android differ, and the order of
+/// members is free). A body member wins over a query parameter of the same name. The three
+/// services read their app APIs through this one parser.
+public struct LegacyEnvelope: Sendable {
+    /// Query parameters (as strings) and the body's members, parsed; with `keepingCompoundText`,
+    /// only the body's scalar members.
+    public var parameters: [String: JSONValue]
+    /// With `keepingCompoundText`, the body's object and array members as the JSON text they
+    /// arrived as, so a large member (a survey response) is passed on without being built.
+    public var compound: [String: String]
+
+    /// Every parameter name, simple or compound.
+    public var names: Set<String> { Set(parameters.keys).union(compound.keys) }
+
+    /// The request's query parameters alone (an API that only takes GET).
+    public init(query request: Request) {
+        var parameters: [String: JSONValue] = [:]
+        for (name, value) in request.uri.formParameters { parameters[String(name)] = .string(String(value)) }
+        self.parameters = parameters
+        self.compound = [:]
+    }
+
+    /// Reads the query string and the body (up to the upload limit). A body that is present but
+    /// is not one JSON object throws `notAnObject`, which each API answers in its own format.
+    public static func read(
+        _ request: Request, context: ServiceRequestContext, keepingCompoundText: Bool = false, notAnObject: any Error
+    ) async throws -> LegacyEnvelope {
+        var envelope = LegacyEnvelope(query: request)
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        guard body.readableBytes > 0 else { return envelope }
+        let members = Array(body.readableBytesView).withUnsafeBufferPointer { buffer -> [(String, JSONValue?, String?)]? in
+            guard let members = try? JSONValue.members(ofObject: buffer) else { return nil }
+            return members.map { member -> (String, JSONValue?, String?) in
+                let slice = UnsafeBufferPointer(rebasing: buffer[member.value])
+                if keepingCompoundText, let first = slice.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+                    return (member.name, nil, String(decoding: slice, as: UTF8.self))
+                }
+                return (member.name, try? JSONValue.parse(slice), nil)
+            }
+        }
+        guard let members else { throw notAnObject }
+        for (name, value, text) in members {
+            envelope.parameters[name] = value
+            envelope.compound[name] = text
+        }
+        return envelope
+    }
+}
