@@ -87,6 +87,7 @@ let package = Package(
             name: "ServiceKitHTTP",
             dependencies: [
                 "ServiceKit", "JSONText",
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

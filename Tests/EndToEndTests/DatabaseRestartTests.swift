@@ -74,7 +74,7 @@ import TestSupport
                         round += 1
                         // Wire errors (a connection the service dropped) count as failures too.
                         let reply = try? await app.processResponse(
-                            IOSJourneyTests.dailyResponse(participant: participant, name: "daily", version: "1.0"))
+                            JourneyResponses.dailyResponse(participant: participant, name: "daily", version: "1.0"))
                         if reply?.status == 200 { tally.acknowledged(response: ()) } else { tally.failed(reply?.status ?? 0) }
                         if round % 8 == 0 {
                             // A sign-up, which queues a verification e-mail, and the device's push token.

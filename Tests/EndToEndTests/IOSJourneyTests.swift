@@ -19,13 +19,6 @@ import TestSupport
         text?.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{4}/) != nil
     }
 
-    static func now() -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSSZ"
-        return formatter.string(from: Date())
-    }
-
     /// A signed consent as the app renders it: a PDF, base64.
     static let consentPDF = Data("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n% signed by the journey\n%%EOF\n".utf8)
 
@@ -172,7 +165,7 @@ import TestSupport
             let metadataName = try #require(design.json?["activity"]?["metadata"]?["name"]?.string)
             let steps = try #require(design.json?["activity"]?["steps"]?.array)
             #expect(steps.count == 17)
-            let submission = Self.dailyResponse(participant: participant, name: metadataName, version: dailyVersion)
+            let submission = JourneyResponses.dailyResponse(participant: participant, name: metadataName, version: dailyVersion)
             let submitted = try await app.processResponse(submission)
             #expect(submitted.status == 200, "\(submitted.text)")
             #expect(submitted.json?["success"]?.bool == true)
@@ -182,7 +175,7 @@ import TestSupport
             #expect(try await app.registration("updateActivityState", body: completed).status == 200)
             #expect(try await app.registration(
                 "updateStudyState", body: ["studies": [["studyId": "DEMOSTUDY", "completion": 50, "adherence": 100]]]).status == 200)
-            let kicks = try Self.kickResponse(participant: participant)
+            let kicks = try JourneyResponses.kickResponse(participant: participant)
             #expect(try await app.processResponse(kicks).status == 200)
             // Offline replays of the same calls, delivered late: stored once, state unchanged.
             #expect(try await app.processResponse(submission).status == 200)
@@ -264,44 +257,4 @@ import TestSupport
         }
     }
 
-    /// The daily check-in answered as the app sends it: every response type, the form repeated twice.
-    static func dailyResponse(participant: String, name: String, version: String) -> [String: Any] {
-        let time = now()
-        func result(_ type: String, _ key: String, _ value: Any) -> [String: Any] {
-            ["resultType": type, "key": key, "startTime": time, "endTime": time, "skipped": false, "value": value]
-        }
-        return [
-            "type": "questionnaire", "participantId": participant,
-            "metadata": ["studyId": "DEMOSTUDY", "activityId": "daily", "name": name, "version": version, "activityRunId": "1"],
-            "data": [
-                "resultType": "questionnaire", "startTime": time, "endTime": time,
-                "results": [
-                    ["resultType": "null", "key": "intro", "startTime": time, "endTime": time, "skipped": false],
-                    result("scale", "sleepQuality", 7), result("continuousScale", "energy", 0.64),
-                    result("textScale", "mood", "high"), result("valuePicker", "naps", "1"),
-                    result("imageChoice", "weather", "sun"), result("boolean", "caffeine", true),
-                    result("numeric", "caffeineCups", 2), result("textChoice", "activities", ["read", "other"]),
-                    result("timeOfDay", "bedtime", "22:45:00"), result("date", "lastAlcohol", time),
-                    result("text", "notes", "Woke once"), result("email", "contactEmail", "me@example.org"),
-                    result("timeInterval", "timeToSleep", 900), result("height", "height", 172),
-                    result("location", "place", "42.36,-71.06"),
-                    result("grouped", "symptoms", [
-                        [result("text", "symptom", "headache"), result("scale", "severity", 2)],
-                        [result("text", "symptom", "fatigue"), result("scale", "severity", 4)],
-                    ]),
-                ],
-            ],
-        ]
-    }
-
-    /// The kick counter's result from the original server's test data (conformance), as it is.
-    static func kickResponse(participant: String) throws -> [String: Any] {
-        let file = Conformance.labkey.appendingPathComponent("SurveyMetadata/DYNAMICSCHEMASTUDY_FKC-74_1.0--RESPONSE.json")
-        let data = try JSONSerialization.jsonObject(with: Data(contentsOf: file))
-        return [
-            "type": "task", "participantId": participant,
-            "metadata": ["studyId": "DEMOSTUDY", "activityId": "kicks", "name": "kicks", "version": "1.0", "activityRunId": "1"],
-            "data": data,
-        ]
-    }
 }

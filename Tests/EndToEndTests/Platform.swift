@@ -215,27 +215,21 @@ struct Admin: Sendable {
 
     /// Polls study-metadata's outbox until every message is delivered.
     func waitForOutbox(timeout: Duration = .seconds(30)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        var last = ""
-        while ContinuousClock.now < deadline {
-            let reply = try await send(.GET, "/admin/v1/outbox?undelivered=true")
-            last = reply.text
-            if reply.status == 200, case .array(let messages)? = reply.json?["messages"], messages.isEmpty { return }
-            try await Task.sleep(for: .milliseconds(100))
+        try await eventually("study-metadata's outbox drained", within: timeout) {
+            try await send(.GET, "/admin/v1/outbox?undelivered=true")
+        } until: { reply in
+            guard reply.status == 200, case .array(let messages)? = reply.json?["messages"] else { return false }
+            return messages.isEmpty
         }
-        throw TestServerError(description: "study-metadata's outbox did not drain: \(last)")
     }
 
     /// A batch of tokens from the response service, once the launch has reached it.
     func tokens(responseBase: String, count: Int) async throws -> [String] {
-        for _ in 0..<100 {
+        let id = try await eventually("a token batch for DEMOSTUDY, once the launch has reached the response service") {
             let batch = try await send(.POST, responseBase + "/admin/v1/studies/DEMOSTUDY/token-batches", json: ["count": count])
-            if batch.status == 201, let id = batch.json?["batchId"]?.text {
-                let csv = try await send(.GET, responseBase + "/admin/v1/studies/DEMOSTUDY/token-batches/\(id)/tokens.csv")
-                return csv.text.split(whereSeparator: \.isNewline).dropFirst().map { String($0.split(separator: ",")[0]) }
-            }
-            try await Task.sleep(for: .milliseconds(100))
+            return batch.status == 201 ? batch.json?["batchId"]?.text : nil
         }
-        throw TestServerError(description: "the response service never took a token batch for DEMOSTUDY")
+        let csv = try await send(.GET, responseBase + "/admin/v1/studies/DEMOSTUDY/token-batches/\(id)/tokens.csv")
+        return csv.text.split(whereSeparator: \.isNewline).dropFirst().map { String($0.split(separator: ",")[0]) }
     }
 }

@@ -80,7 +80,7 @@ import TestSupport
             #expect(app.session.refreshToken != before.refreshToken && app.session.auth != before.auth)
 
             // The kick counter, submitted and read back with the app's headers.
-            #expect(try await app.processResponse(try IOSJourneyTests.kickResponse(participant: participant)).status == 200)
+            #expect(try await app.processResponse(try JourneyResponses.kickResponse(participant: participant)).status == 200)
             let rows = try await eventually {
                 try await app.executeSQL(participantId: participant, "SELECT \"count\",duration,Created FROM kickscounter")
                     .json?["rows"]?.array.flatMap { $0.isEmpty ? nil : $0 }

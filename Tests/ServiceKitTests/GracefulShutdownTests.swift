@@ -63,11 +63,8 @@ import TestSupport
     }
 
     private func waitUntilReady(_ base: String) async throws {
-        for _ in 0..<300 {
-            let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/readyz"), timeout: .seconds(5))
-            if response?.status == .ok { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw TestApplication.NotReady()
+        try await eventually("\(base)/readyz answering 200", within: .seconds(30), poll: .milliseconds(50)) {
+            try? await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/readyz"), timeout: .seconds(5)).status
+        } until: { $0 == .ok }
     }
 }

@@ -9,8 +9,8 @@ import TestSupport
 /// The original LabKey server's survey designs, imported through the admin API one by one in the
 /// apps' own JSON, launched, and served back by `/StudyMetaData/activity` with the same steps.
 @Suite struct ActivityImportAPITests {
-    let helper = StudyDraftTests()
-    let api = WCPAPITests()
+    let helper = MetadataAdmin()
+    let api = WCPApp()
 
     /// An activity id from a design's file name (`NewStudy_Survey-1.json` → `NewStudy_Survey-1`).
     static func activityId(_ url: URL) -> String {
@@ -19,7 +19,7 @@ import TestSupport
 
     @Test func everyLabKeyDesignImportsAndIsServedBackTheSame() async throws {
         try await api.withPublishedStudies { client, root, ios, _ in
-            let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+            let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
                 .replacingOccurrences(of: #""studyId": "SLEEPWELL""#, with: #""studyId": "LABKEY""#)
             #expect(try await helper.send(client, .put, "/admin/v1/studies/LABKEY/draft", token: root, body: example).0 == .created)
 
@@ -33,7 +33,7 @@ import TestSupport
                 if url.lastPathComponent == Conformance.malformedDesign {
                     // The one the original suite keeps broken on purpose: a clear parse error.
                     #expect(status == .unprocessableContent)
-                    let problem = try body.decodeJSON(StudyDraftTests.Problems.self).error.problems?.first
+                    let problem = try body.decodeJSON(MetadataAdmin.Problems.self).error.problems?.first
                     #expect(problem?.pointer == "")
                     #expect(problem?.message.hasPrefix("activity is not valid JSON") == true)
                     continue
@@ -48,7 +48,7 @@ import TestSupport
             for (id, data) in imported {
                 let served = try await client.execute(
                     uri: "/StudyMetaData/activity?studyId=LABKEY&activityId=\(id)", method: .get,
-                    headers: WCPAPITests.headers(ios)
+                    headers: WCPApp.headers(ios)
                 ) { response in
                     #expect(response.status == .ok, "\(id)")
                     return try JSONDecoder().decode(JSONValue.self, from: Data(buffer: response.body))
@@ -99,7 +99,7 @@ import TestSupport
                 of: #""steps": [{"#, with: #""steps": [{"type": "question", "resultType": "boolean", "key": "ok", "title": "Again"}, {"#)
             (status, body) = try await helper.send(client, .put, path, token: root, body: duplicate)
             #expect(status == .unprocessableContent)
-            #expect(try body.decodeJSON(StudyDraftTests.Problems.self).error.problems?.map(\.pointer) == ["/activity/steps/1/key"])
+            #expect(try body.decodeJSON(MetadataAdmin.Problems.self).error.problems?.map(\.pointer) == ["/activity/steps/1/key"])
             let (_, after) = try await helper.send(client, .get, "/admin/v1/studies/SLEEPWELL/draft", token: root)
             #expect(!String(buffer: after).contains("Again"))
 
@@ -117,7 +117,7 @@ import TestSupport
             (status, body) = try await helper.send(
                 client, .put, path, token: root, body: design.replacingOccurrences(of: #""key": "ok""#, with: #""key": 7"#))
             #expect(status == .unprocessableContent)
-            #expect(try body.decodeJSON(StudyDraftTests.Problems.self).error.problems?.first?.pointer == "/activity/steps/0/key")
+            #expect(try body.decodeJSON(MetadataAdmin.Problems.self).error.problems?.first?.pointer == "/activity/steps/0/key")
             #expect(try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft/activities/no%20way", token: root, body: design).0
                 == .unprocessableContent)
             #expect(try await helper.send(client, .put, "/admin/v1/studies/NOSTUDY/draft/activities/mood", token: root, body: design).0 == .notFound)
@@ -129,18 +129,18 @@ import TestSupport
 
 /// A study's app is fixed once it has been published.
 @Suite struct StudyAppTests {
-    let helper = StudyDraftTests()
-    let api = WCPAPITests()
+    let helper = MetadataAdmin()
+    let api = WCPApp()
 
     @Test func thePublishedStudysAppCannotChange() async throws {
         try await api.withPublishedStudies { client, root, _, _ in
-            let other = StudyDraftTests.demoApp.replacingOccurrences(of: "DEMOAPP", with: "OTHERAPP")
+            let other = MetadataAdmin.demoApp.replacingOccurrences(of: "DEMOAPP", with: "OTHERAPP")
             #expect(try await helper.send(client, .post, "/admin/v1/apps", token: root, body: other).0 == .created)
-            let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+            let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
             let moved = example.replacingOccurrences(of: #""appId": "DEMOAPP""#, with: #""appId": "OTHERAPP""#)
             let (status, body) = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: moved)
             #expect(status == .unprocessableContent)
-            let problems = try body.decodeJSON(StudyDraftTests.Problems.self).error.problems
+            let problems = try body.decodeJSON(MetadataAdmin.Problems.self).error.problems
             #expect(problems?.map(\.pointer) == ["/appId"])
             #expect(problems?.first?.message == "must stay DEMOAPP: the study has been published in that app")
             // A study never published may still move.

@@ -6,11 +6,11 @@ import TestSupport
 
 /// `/StudyMetaData/activityList`: schedules as the apps compute runs from them.
 @Suite struct ActivityListTests {
-    let api = WCPAPITests()
+    let api = WCPApp()
 
     @Test func schedulesAreListedInTheStudysTimeZone() async throws {
         try await api.withPublishedStudies { client, root, ios, android in
-            let (response, reply) = try await api.get(client, "/StudyMetaData/activityList?studyId=SLEEPWELL", WCPAPITests.headers(ios))
+            let (response, reply) = try await api.get(client, "/StudyMetaData/activityList?studyId=SLEEPWELL", WCPApp.headers(ios))
             #expect(response.status == .ok)
             #expect(reply["message"] as? String == "SUCCESS")
             #expect(reply["studyName"] as? String == "Sleep Well")
@@ -71,19 +71,19 @@ import TestSupport
             #expect(kicks["taskSubType"] as? String == "fetalKickCounter")
 
             // An activity removed by an update stays listed as deleted, with its removal as end.
-            var document = try JSONSerialization.jsonObject(with: Data(contentsOf: StudyDraftTests.exampleURL)) as! [String: Any]
+            var document = try JSONSerialization.jsonObject(with: Data(contentsOf: MetadataAdmin.exampleURL)) as! [String: Any]
             document["activities"] = (document["activities"] as! [[String: Any]]).filter { $0["activityId"] as? String != "anytimeLog" }
             let edited = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
             #expect(try await api.helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: edited).0 == .ok)
             #expect(try await api.helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates", token: root).0 == .ok)
-            let (_, after) = try await api.get(client, "/StudyMetaData/activityList?studyId=SLEEPWELL", WCPAPITests.headers(android, android: true))
+            let (_, after) = try await api.get(client, "/StudyMetaData/activityList?studyId=SLEEPWELL", WCPApp.headers(android, android: true))
             let removed = try #require((after["activities"] as? [[String: Any]])?.first { $0["activityId"] as? String == "anytimeLog" })
             #expect(removed["state"] as? String == "deleted")
             #expect((removed["endTime"] as? String)?.isEmpty == false)
             #expect((after["activities"] as? [[String: Any]])?.count == 9)
 
             // An upcoming study lists no activities.
-            let (_, upcoming) = try await api.get(client, "/StudyMetaData/activityList?studyId=IOSONLY", WCPAPITests.headers(ios))
+            let (_, upcoming) = try await api.get(client, "/StudyMetaData/activityList?studyId=IOSONLY", WCPApp.headers(ios))
             #expect((upcoming["activities"] as? [Any])?.isEmpty == true)
         }
     }

@@ -15,8 +15,6 @@ import TestSupport
 
 /// study-metadata's admin accounts: bootstrap, login, tokens, lockout, invitations, roles, audit.
 @Suite struct AdminAccountTests {
-    static let adminEmail = "root@studystack.test"
-    static let adminPassword = "Sup3r-Secret!"
 
     struct Session: Decodable {
         struct Me: Decodable {
@@ -51,7 +49,7 @@ import TestSupport
         try await TestDatabase.withFreshDatabase { url in
             let reader = TestConfiguration.reader(
                 for: .studyMetadata, databaseURL: url,
-                overrides: ["studystack.adminEmail": Self.adminEmail, "studystack.adminPassword": Self.adminPassword])
+                overrides: ["studystack.adminEmail": MetadataAdmin.adminEmail, "studystack.adminPassword": MetadataAdmin.adminPassword])
             let app = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "admin-test"))
             try await app.test(.router) { client in
                 try await TestApplication.waitUntilReady(client)
@@ -74,7 +72,7 @@ import TestSupport
 
     @Test func theBootstrapAdminLogsInWithAHashedExpiringToken() async throws {
         try await withService { client, url in
-            let (status, body) = try await login(client, Self.adminEmail, Self.adminPassword)
+            let (status, body) = try await login(client, MetadataAdmin.adminEmail, MetadataAdmin.adminPassword)
             #expect(status == .ok)
             let session = try JSONDecoder.iso.decode(Session.self, from: Data(buffer: body))
             #expect(session.admin.role == "super_admin")
@@ -83,7 +81,7 @@ import TestSupport
 
             try await client.execute(uri: "/admin/v1/me", method: .get, headers: bearer(session.token)) {
                 #expect($0.status == .ok)
-                #expect(String(buffer: $0.body).contains(Self.adminEmail))
+                #expect(String(buffer: $0.body).contains(MetadataAdmin.adminEmail))
             }
             // Only the SHA-256 of the token is stored.
             let stored = try await TestDatabase.withClient(url: url) { client, logger in
@@ -107,13 +105,13 @@ import TestSupport
 
     @Test func wrongPasswordsAndUnknownAccountsLookTheSameAndFiveLockTheAccount() async throws {
         try await withService { client, _ in
-            let (unknown, unknownBody) = try await login(client, "nobody@studystack.test", Self.adminPassword)
-            let (wrong, wrongBody) = try await login(client, Self.adminEmail, "Wrong-pass1")
+            let (unknown, unknownBody) = try await login(client, "nobody@studystack.test", MetadataAdmin.adminPassword)
+            let (wrong, wrongBody) = try await login(client, MetadataAdmin.adminEmail, "Wrong-pass1")
             #expect(unknown == .unauthorized)
             #expect(wrong == .unauthorized)
             #expect(String(buffer: unknownBody) == String(buffer: wrongBody))
-            for _ in 0..<4 { _ = try await login(client, Self.adminEmail, "Wrong-pass1") }
-            let (locked, lockedBody) = try await login(client, Self.adminEmail, Self.adminPassword)
+            for _ in 0..<4 { _ = try await login(client, MetadataAdmin.adminEmail, "Wrong-pass1") }
+            let (locked, lockedBody) = try await login(client, MetadataAdmin.adminEmail, MetadataAdmin.adminPassword)
             #expect(locked == .forbidden)
             #expect(String(buffer: lockedBody).contains("\"code\":\"locked\""))
         }
@@ -121,7 +119,7 @@ import TestSupport
 
     @Test func logoutRevokesTheToken() async throws {
         try await withService { client, _ in
-            let (_, body) = try await login(client, Self.adminEmail, Self.adminPassword)
+            let (_, body) = try await login(client, MetadataAdmin.adminEmail, MetadataAdmin.adminPassword)
             let token = try JSONDecoder.iso.decode(Session.self, from: Data(buffer: body)).token
             try await client.execute(uri: "/admin/v1/logout", method: .post, headers: bearer(token)) {
                 #expect($0.status == .noContent)
@@ -145,7 +143,7 @@ import TestSupport
                     VALUES ('STUDY1', 'APP1', '{}', 'test', 'test')
                     """, logger: logger)
             }
-            let (_, rootBody) = try await login(client, Self.adminEmail, Self.adminPassword)
+            let (_, rootBody) = try await login(client, MetadataAdmin.adminEmail, MetadataAdmin.adminPassword)
             let root = try JSONDecoder.iso.decode(Session.self, from: Data(buffer: rootBody)).token
 
             // Invite two admins; each invitation token is shown once.
@@ -244,7 +242,7 @@ import TestSupport
     @Test func aWeakBootstrapPasswordStopsTheServiceWithTheSettingNamed() throws {
         let reader = TestConfiguration.reader(
             for: .studyMetadata, databaseURL: "postgres://x@127.0.0.1:1/x",
-            overrides: ["studystack.adminEmail": Self.adminEmail, "studystack.adminPassword": "password"])
+            overrides: ["studystack.adminEmail": MetadataAdmin.adminEmail, "studystack.adminPassword": "password"])
         let error = #expect(throws: ConfigurationError.self) {
             try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "test"))
         }

@@ -14,13 +14,12 @@ import TestSupport
 /// Admin sign-in under attack: a burst of guesses cannot outrun the lockout, and sign-in is rate
 /// limited per client address and per account.
 @Suite struct AdminSignInAttackTests {
-    let accounts = AdminAccountTests()
 
     func withService(
         overrides: [String: String] = [:], _ body: @escaping @Sendable (any TestClientProtocol, String) async throws -> Void
     ) async throws {
         try await TestDatabase.withFreshDatabase { url in
-            var settings = ["studystack.adminEmail": AdminAccountTests.adminEmail, "studystack.adminPassword": AdminAccountTests.adminPassword]
+            var settings = ["studystack.adminEmail": MetadataAdmin.adminEmail, "studystack.adminPassword": MetadataAdmin.adminPassword]
             settings.merge(overrides) { $1 }
             let reader = TestConfiguration.reader(for: .studyMetadata, databaseURL: url, overrides: settings)
             let app = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "admin-attack-test"))
@@ -31,14 +30,14 @@ import TestSupport
         }
     }
 
-    func login(_ client: some TestClientProtocol, _ password: String, email: String = AdminAccountTests.adminEmail, from address: String? = nil)
+    func login(_ client: some TestClientProtocol, _ password: String, email: String = MetadataAdmin.adminEmail, from address: String? = nil)
         async throws -> HTTPResponse.Status
     {
         var headers: HTTPFields = [:]
         if let address { headers[.xForwardedFor] = address }
         return try await client.execute(
             uri: "/admin/v1/login", method: .post, headers: headers,
-            body: accounts.json(["email": email, "password": password])
+            body: ByteBuffer(bytes: try JSONEncoder().encode(["email": email, "password": password]))
         ) { $0.status }
     }
 
@@ -56,7 +55,7 @@ import TestSupport
             #expect(checked <= 5, "\(checked) passwords were checked")
             #expect(statuses.filter { $0 == .forbidden }.count == 40 - checked)
             // The right password now meets the lock.
-            #expect(try await login(client, AdminAccountTests.adminPassword) == .forbidden)
+            #expect(try await login(client, MetadataAdmin.adminPassword) == .forbidden)
             let failures = try await TestDatabase.withClient(url: url) { postgres, logger in
                 let rows = try await postgres.query(
                     "SELECT count(*)::int FROM audit_events WHERE action = 'admin.login_failed'", logger: logger)
@@ -71,9 +70,9 @@ import TestSupport
     @Test func aRightPasswordClearsTheCountOfEarlierMistakes() async throws {
         try await withService { (client, _) async throws in
             for _ in 0..<4 { #expect(try await login(client, "Wrong-pass1") == .unauthorized) }
-            #expect(try await login(client, AdminAccountTests.adminPassword) == .ok)
+            #expect(try await login(client, MetadataAdmin.adminPassword) == .ok)
             for _ in 0..<4 { #expect(try await login(client, "Wrong-pass1") == .unauthorized) }
-            #expect(try await login(client, AdminAccountTests.adminPassword) == .ok)
+            #expect(try await login(client, MetadataAdmin.adminPassword) == .ok)
         }
     }
 

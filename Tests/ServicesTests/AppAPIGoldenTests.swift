@@ -21,8 +21,8 @@ import TestSupport
 /// After an intended change, re-record with `STUDYSTACK_RECORD_GOLDEN=1 scripts/test.sh --filter
 /// AppAPIGoldenTests` and review the diff.
 @Suite struct AppAPIGoldenTests {
-    let helper = StudyDraftTests()
-    let notifications = StudyNotificationTests()
+    let helper = MetadataAdmin()
+    let notifications = NotificationFixture()
 
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
     static let recording = ProcessInfo.processInfo.environment["STUDYSTACK_RECORD_GOLDEN"] == "1"
@@ -51,7 +51,7 @@ import TestSupport
 
     @Test func everyAppEndpointAtEveryStep() async throws {
         try await notifications.withStudy { client, root, ios, example, postgres in
-            #expect(try await helper.send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: AppInfoAPITests.gatewayApp).0 == .ok)
+            #expect(try await helper.send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: MetadataAdmin.gatewayApp).0 == .ok)
 
             #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
             try await check(step: "1-launched", client, ios, postgres)
@@ -84,7 +84,7 @@ import TestSupport
         if Self.recording { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
         for (name, uri) in Self.endpoints {
             let (status, body) = try await client.execute(
-                uri: uri, method: .get, headers: WCPAPITests.headers(ios)
+                uri: uri, method: .get, headers: WCPApp.headers(ios)
             ) { ($0.status, $0.body) }
             var reply = try JSONSerialization.jsonObject(with: Data(buffer: body))
             reply = ["status": Int(status.code), "body": Self.normalized(reply)]

@@ -8,51 +8,34 @@ import TestSupport
 
 /// `appUpdates`, `gatewayInfo` and `participantProperties`.
 @Suite struct AppInfoAPITests {
-    let api = WCPAPITests()
-    let helper = StudyDraftTests()
-
-    static let gatewayApp = #"""
-        {"appId": "DEMOAPP", "orgId": "DEMOORG", "name": "Demo", "kind": "gateway",
-         "ios": {"latestVersion": "1.10.0", "forceUpdate": true, "message": {"en": "Please update.", "es": "Actualice, por favor."}},
-         "android": {"latestVersion": "2.0", "forceUpdate": false},
-         "gateway": {
-           "info": [
-             {"title": "Welcome", "text": {"en": "Research from your phone.", "es": "Investigación desde su teléfono."},
-              "image": "https://example.org/a.png", "videoUrl": "https://example.org/v.mp4"},
-             {"title": "Privacy", "text": "Your data is protected.", "image": "https://example.org/b.png"}
-           ],
-           "resources": [
-             {"resourceId": "about", "title": "About", "type": "html", "content": "<p>About us</p>"},
-             {"resourceId": "faq", "title": "FAQ", "type": "pdf", "content": "https://example.org/faq.pdf"}
-           ]
-         }}
-        """#
+    let api = WCPApp()
+    let helper = MetadataAdmin()
 
     @Test func appUpdatesComparesVersionsNumberByNumber() async throws {
         try await api.withPublishedStudies { client, root, ios, android in
-            #expect(try await helper.send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: Self.gatewayApp).0 == .ok)
+            #expect(try await helper.send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: MetadataAdmin.gatewayApp).0 == .ok)
             // 1.9 is older than 1.10 (the original compared floats and said otherwise).
             let (head, old) = try await api.get(
-                client, "/StudyMetaData/appUpdates?appVersion=1.9&os=ios", WCPAPITests.headers(ios))
+                client, "/StudyMetaData/appUpdates?appVersion=1.9&os=ios", WCPApp.headers(ios))
             #expect(head.status == .ok)
             #expect(old["currentVersion"] as? String == "1.10.0")
             #expect(old["forceUpdate"] as? Bool == true)
             #expect(old["message"] as? String == "Please update.")
             let (_, spanish) = try await api.get(
-                client, "/StudyMetaData/appUpdates?appVersion=1.9", WCPAPITests.headers(ios, language: "es"))
+                client, "/StudyMetaData/appUpdates?appVersion=1.9", WCPApp.headers(ios, language: "es"))
             #expect(spanish["message"] as? String == "Actualice, por favor.")
             let (_, current) = try await api.get(
-                client, "/StudyMetaData/appUpdates?appVersion=1.10", WCPAPITests.headers(ios))
+                client, "/StudyMetaData/appUpdates?appVersion=1.10", WCPApp.headers(ios))
             #expect(current["forceUpdate"] as? Bool == false)
             #expect(current["message"] as? String == "")
             // The credential's platform decides which release counts.
             let (_, androidReply) = try await api.get(
-                client, "/StudyMetaData/appUpdates?appVersion=1.9", WCPAPITests.headers(android, android: true))
+                client, "/StudyMetaData/appUpdates?appVersion=1.9", WCPApp.headers(android, android: true))
             #expect(androidReply["currentVersion"] as? String == "2.0")
             #expect(androidReply["forceUpdate"] as? Bool == false)
 
             for bad in ["", "?appVersion=", "?appVersion=one"] {
-                let (invalid, _) = try await api.get(client, "/StudyMetaData/appUpdates\(bad)", WCPAPITests.headers(ios))
+                let (invalid, _) = try await api.get(client, "/StudyMetaData/appUpdates\(bad)", WCPApp.headers(ios))
                 #expect(invalid.status == .badRequest)
                 #expect(invalid.headerFields[HTTPField.Name("status")!] == "102")
             }
@@ -61,13 +44,13 @@ import TestSupport
 
     @Test func gatewayInfoServesTheAppsHomeContent() async throws {
         try await api.withPublishedStudies { client, root, ios, _ in
-            let (none, _) = try await api.get(client, "/StudyMetaData/gatewayInfo", WCPAPITests.headers(ios))
+            let (none, _) = try await api.get(client, "/StudyMetaData/gatewayInfo", WCPApp.headers(ios))
             #expect(none.status == .notFound)
             #expect(none.headerFields[HTTPField.Name("status")!] == "103")
 
-            #expect(try await helper.send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: Self.gatewayApp).0 == .ok)
+            #expect(try await helper.send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: MetadataAdmin.gatewayApp).0 == .ok)
             let (head, reply) = try await api.get(
-                client, "/StudyMetaData/gatewayInfo", WCPAPITests.headers(ios, language: "es"))
+                client, "/StudyMetaData/gatewayInfo", WCPApp.headers(ios, language: "es"))
             #expect(head.status == .ok)
             let info = reply["info"] as? [[String: String]] ?? []
             #expect(info.count == 2)
@@ -84,13 +67,13 @@ import TestSupport
             ])
 
             // A PDF resource without a URL, a repeated id and a bad image are all reported.
-            let broken = Self.gatewayApp
+            let broken = MetadataAdmin.gatewayApp
                 .replacingOccurrences(of: "https://example.org/faq.pdf", with: "faq.pdf")
                 .replacingOccurrences(of: #""resourceId": "faq""#, with: #""resourceId": "about""#)
                 .replacingOccurrences(of: "https://example.org/b.png", with: "b.png")
             let (status, body) = try await helper.send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: broken)
             #expect(status == .unprocessableContent)
-            let pointers = try body.decodeJSON(StudyDraftTests.Problems.self).error.problems?.map(\.pointer)
+            let pointers = try body.decodeJSON(MetadataAdmin.Problems.self).error.problems?.map(\.pointer)
             #expect(pointers == ["/gateway/info/1/image", "/gateway/resources/1/resourceId", "/gateway/resources/1/content"])
         }
     }
@@ -100,7 +83,7 @@ import TestSupport
     @Test func participantPropertiesHaveTheLabKeyShape() async throws {
         try await api.withPublishedStudies { client, _, ios, _ in
             let (head, reply) = try await api.get(
-                client, "/StudyMetaData/participantProperties?studyId=SLEEPWELL", WCPAPITests.headers(ios))
+                client, "/StudyMetaData/participantProperties?studyId=SLEEPWELL", WCPApp.headers(ios))
             #expect(head.status == .ok)
             let conformance = try JSONSerialization.jsonObject(with: Data(contentsOf: Conformance.labkey
                 .appendingPathComponent("ParticipantPropertiesMetadata/OriginalParticipantProperty.json"))) as! [String: Any]
@@ -118,9 +101,9 @@ import TestSupport
 
             let (future, _) = try await api.get(
                 client, "/StudyMetaData/participantProperties?studyId=SLEEPWELL&studyVersion=1.5",
-                WCPAPITests.headers(ios))
+                WCPApp.headers(ios))
             #expect(future.status == .notFound)
-            let (missing, _) = try await api.get(client, "/StudyMetaData/participantProperties", WCPAPITests.headers(ios))
+            let (missing, _) = try await api.get(client, "/StudyMetaData/participantProperties", WCPApp.headers(ios))
             #expect(missing.status == .badRequest)
         }
     }

@@ -13,8 +13,8 @@ import TestSupport
 /// Two replicas on one database: what one publishes, the other serves without a restart, though
 /// both keep credentials, apps and current versions in memory.
 @Suite struct CatalogCacheTests {
-    let helper = StudyDraftTests()
-    let api = WCPAPITests()
+    let helper = MetadataAdmin()
+    let api = WCPApp()
 
     @Test func aChangeOnOneReplicaReachesTheOthersCache() async throws {
         try await TestDatabase.withFreshDatabase { url in
@@ -28,10 +28,10 @@ import TestSupport
                 try await second.test(.router) { b in
                     try await TestApplication.waitUntilReady(b)
                     let root = try await helper.login(a, "root@studystack.test", "Sup3r-Secret!")
-                    let (_, created) = try await helper.send(a, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
+                    let (_, created) = try await helper.send(a, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
                     let credentials = try JSONSerialization.jsonObject(with: Data(buffer: created)) as! [String: Any]
                     let ios = (credentials["credentials"] as! [String: String])["ios"]!
-                    let headers = WCPAPITests.headers(ios)
+                    let headers = WCPApp.headers(ios)
 
                     // B learns the credential and caches an empty list.
                     let ids = { (reply: [String: Any]) in (reply["studies"] as? [[String: Any]] ?? []).compactMap { $0["studyId"] as? String } }
@@ -39,7 +39,7 @@ import TestSupport
                     #expect(ids(try await api.get(b, "/StudyMetaData/studyList", headers).1) == [])
 
                     // A launches a study; B serves it once the notification arrives (well under a second).
-                    let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+                    let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
                     _ = try await helper.send(a, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
                     #expect(try await helper.send(a, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
                     // A itself sees it at once.
@@ -54,7 +54,7 @@ import TestSupport
                     }
 
                     // An app update on A: B serves the new terms URL.
-                    let updated = StudyDraftTests.demoApp.replacingOccurrences(of: "https://example.org/terms", with: "https://example.org/terms-v2")
+                    let updated = MetadataAdmin.demoApp.replacingOccurrences(of: "https://example.org/terms", with: "https://example.org/terms-v2")
                     #expect(try await helper.send(a, .put, "/admin/v1/apps/DEMOAPP", token: root, body: updated).0 == .ok)
                     try await eventually {
                         try await api.get(b, "/StudyMetaData/termsPolicy", headers).1["terms"] as? String == "https://example.org/terms-v2"

@@ -14,7 +14,7 @@ import TestSupport
     func upload(_ h: RegistrationHarness, studyId: String, version: String, auth: String, userId: String)
         async throws -> RegistrationHarness.Reply
     {
-        let pdf = RegistrationConsentTests.pdf("signed \(version)").base64EncodedString()
+        let pdf = ConsentPDF.pdf("signed \(version)").base64EncodedString()
         return try await h.call(
             "updateEligibilityConsentStatus",
             body: ["studyId": studyId, "eligibility": true, "sharing": "true",

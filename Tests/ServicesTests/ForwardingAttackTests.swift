@@ -17,7 +17,7 @@ import TestSupport
 /// not carry the stored partner credentials to a new address, reach private addresses, follow
 /// redirects, or read a body back into the admin API.
 @Suite struct ForwardingAttackTests {
-    let admin = ResponseAdminTokenTests()
+    let admin = ResponseAdmin()
     let path = "/admin/v1/studies/SLEEPWELL/forwarding"
 
     func problems(_ body: String) -> [String] {
@@ -41,7 +41,7 @@ import TestSupport
                     #expect(problems(body).contains { $0.hasPrefix("Enter the password again") }, "\(body)")
                 }
             }
-            let store = ResponseForwardingTests.store(on: postgres)
+            let store = ForwardingFixture.store(on: postgres)
             #expect(
                 try await store.settings(studyKey: "SLEEPWELL")?.target
                     == .basic(url: URL(string: "https://partner.example.org/in")!, username: "u", password: "partner-secret"))
@@ -118,11 +118,11 @@ import TestSupport
 
     @Test func redirectsAreNotFollowedAndBodiesNotShown() async throws {
         try await RedirectingTarget.run { port, reached in
-            try await ResponseHarness.run(overrides: ResponseForwardingTests.localTargets) { h in
+            try await ResponseHarness.run(overrides: ForwardingFixture.localTargets) { h in
                 let error = try await firstForwardingError(h, to: "http://127.0.0.1:\(port)/forward")
                 #expect(error == "The target answered 302.")
                 #expect(await reached.count == 0)
-                let status = try await ResponseForwardingTests().store(h).status(studyKey: ResponseForwardingTests.study)
+                let status = try await ForwardingFixture().store(h).status(studyKey: ForwardingFixture.study)
                 #expect(status.lastError == "The target answered 302.")
             }
         }
@@ -142,11 +142,11 @@ import TestSupport
     /// Enrolls, stores a Basic target at `url` behind the API's back, submits a response, and
     /// returns the error of its first forwarding attempt.
     func firstForwardingError(_ h: ResponseHarness, to url: String) async throws -> String {
-        let forwarding = ResponseForwardingTests()
+        let forwarding = ForwardingFixture()
         let (appToken, _) = try await forwarding.enroll(h)
         try await forwarding.store(h).save(
-            .basic(url: URL(string: url)!, username: "u", password: "p"), studyKey: ResponseForwardingTests.study, actor: "test")
-        let id = try await ResponseProcessingTests().submit(h, appToken: appToken, activity: "NewSurvey", version: "1")
+            .basic(url: URL(string: url)!, username: "u", password: "p"), studyKey: ForwardingFixture.study, actor: "test")
+        let id = try await ProcessingFixture().submit(h, appToken: appToken, activity: "NewSurvey", version: "1")
         return try await failedForwarding(h, id)
     }
 

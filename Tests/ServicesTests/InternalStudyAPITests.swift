@@ -17,7 +17,7 @@ import TestSupport
 /// The signed endpoints other services read studies from, and real delivery of study events to a
 /// live receiver through the outbox.
 @Suite struct InternalStudyAPITests {
-    let helper = StudyDraftTests()
+    let helper = MetadataAdmin()
 
     func signedGet(_ client: some TestClientProtocol, _ path: String, as caller: ServiceName = .response) async throws
         -> (HTTPResponse.Status, ByteBuffer)
@@ -29,8 +29,8 @@ import TestSupport
 
     @Test func otherServicesReadStudiesDesignsAndDocuments() async throws {
         try await helper.withService { client, root, _ in
-            _ = try await helper.send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
-            let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+            _ = try await helper.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
+            let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
             _ = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
 
             // Nothing published yet: an empty list.
@@ -128,8 +128,8 @@ import TestSupport
                     try await app.test(.router) { client in
                         try await TestApplication.waitUntilReady(client)
                         let root = try await helper.login(client, "root@studystack.test", "Sup3r-Secret!")
-                        _ = try await helper.send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
-                        let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+                        _ = try await helper.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
+                        let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
                         _ = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
                         #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
 

@@ -24,7 +24,7 @@ import TestSupport
     ]
 
     @Test func uploadedValuesReachValidationAndTheParticipantsOwnQueries() async throws {
-        let admin = ResponseAdminTokenTests()
+        let admin = ResponseAdmin()
         try await admin.withServices { client, _, root, postgres in
             let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
             let path = "/admin/v1/studies/SLEEPWELL/participant-properties"
@@ -102,21 +102,5 @@ import TestSupport
             #expect(mine["rows"]?.array?.first?["data"]?["weight"]?["value"] == .number(72.5))
             #expect(mine["rows"]?.array?.first?["data"]?["externalId"]?["value"] == .string("EXT-1"))
         }
-    }
-}
-
-extension ResponseAdminTokenTests {
-    /// `send` with a body of a given type (`csvBody` is sent as `text/csv`).
-    func sendTyped(
-        _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, token: String?, body: String? = nil,
-        csvBody: String? = nil, type: String? = nil
-    ) async throws -> (HTTPResponse.Status, String, HTTPFields) {
-        var headers: HTTPFields = [:]
-        if let token { headers[.authorization] = "Bearer \(token)" }
-        if csvBody != nil { headers[.contentType] = "text/csv" }
-        if let type { headers[.contentType] = type }
-        return try await client.execute(
-            uri: uri, method: method, headers: headers, body: (csvBody ?? body).map { ByteBuffer(string: $0) }
-        ) { ($0.status, String(buffer: $0.body), $0.headers) }
     }
 }

@@ -15,7 +15,7 @@ import TestSupport
 /// one `executeSQL` may cost is bounded: the reply's size, the query's length and how many of a
 /// participant's queries run at once.
 @Suite struct ParticipantQueryLimitTests {
-    let queries = ParticipantQueryTests()
+    let queries = QueryFixture()
 
     /// Doubles participant rows of `list` `times` times, straight in PostgreSQL (as the service's
     /// own role): many rows without many submissions.
@@ -25,7 +25,7 @@ import TestSupport
         for try await row in try await h.postgres.query(
             """
             SELECT s.schema_name, l.sql_name FROM response_lists l JOIN study_schemas s ON s.study_key = l.study_key
-            WHERE l.study_key = \(ParticipantQueryTests.study) AND lower(l.name) = lower(\(list))
+            WHERE l.study_key = \(QueryFixture.study) AND lower(l.name) = lower(\(list))
             """, logger: logger
         ).decode((String, String).self) { location = row }
         let (schema, table) = try #require(location)

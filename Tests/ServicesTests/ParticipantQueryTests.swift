@@ -15,70 +15,7 @@ import TestSupport
 /// parse, the queries they send, and a participant's isolation from everyone else's data, both
 /// through the API and straight against PostgreSQL as the reader role.
 @Suite struct ParticipantQueryTests {
-    static let study = "DYNAMICSCHEMASTUDY"
-    static let otherStudy = "MYTESTSTUDY"
-
-    /// Two participants of one study (A and B, with the same answers) and one (C) of another,
-    /// each with their responses processed into tables.
-    struct Population {
-        var a: String
-        var b: String
-        var c: String
-        var aId: Int64
-        var bId: Int64
-        var cId: Int64
-    }
-
-    func populate(_ h: ResponseHarness) async throws -> Population {
-        let processing = ResponseProcessingTests()
-        try await h.studyEvent(Self.study)
-        try await h.studyEvent(Self.otherStudy)
-        func enroll(_ study: String) async throws -> String {
-            let (_, body, _) = try await h.call("mobileappstudy-enroll.api", json: ["studyId": study, "allowDataSharing": "true"])
-            return try #require(body["data"]?["appToken"]?.text)
-        }
-        let a = try await enroll(Self.study)
-        let b = try await enroll(Self.study)
-        let c = try await enroll(Self.otherStudy)
-        for token in [a, b] {
-            for (activity, version) in [("NewSurvey", "1"), ("FKC-74", "1.0")] {
-                let id = try await processing.submit(h, appToken: token, activity: activity, version: version)
-                #expect(try await processing.settled(h, id).0 == "processed")
-            }
-        }
-        // MYTESTSTUDY's response file is a whole request, as the app sent it.
-        let design = try String(
-            contentsOf: Conformance.labkey.appendingPathComponent("SurveyMetadata/MYTESTSTUDY_NewSurvey_1.json"), encoding: .utf8)
-        try await h.sql(
-            """
-            INSERT INTO activity_designs (study_key, activity_id, version, design)
-            VALUES (\(Self.otherStudy), 'NewSurvey', '1', \(design)::jsonb)
-            """)
-        var request = try #require(
-            try JSONSerialization.jsonObject(
-                with: Data(contentsOf: Conformance.labkey.appendingPathComponent("SurveyMetadata/MYTESTSTUDY_NewSurvey_1--RESPONSE.json")))
-                as? [String: Any])
-        request["participantId"] = c
-        let (status, body, _) = try await h.call("mobileappstudy-processResponse.api", json: request)
-        #expect(status == .ok, "\(body)")
-        #expect(try await processing.settled(h, try await processing.latest(h)).0 == "processed")
-
-        var ids: [Int64] = []
-        for token in [a, b, c] {
-            for try await id in try await h.postgres.query(
-                "SELECT id FROM participants WHERE app_token_hash = \(SecureToken.hash(token))", logger: Logger(label: "test")
-            ).decode(Int64.self) { ids.append(id) }
-        }
-        return Population(a: a, b: b, c: c, aId: ids[0], bId: ids[1], cId: ids[2])
-    }
-
-    func executeSQL(_ h: ResponseHarness, _ token: String, _ sql: String, method: HTTPRequest.Method = .get)
-        async throws -> (HTTPResponse.Status, JSONValue)
-    {
-        let (status, body, _) = try await h.call(
-            "mobileappstudy-executeSQL.api", query: ["participantId": token, "sql": sql], method: method)
-        return (status, body)
-    }
+    let fixture = QueryFixture()
 
     /// The values of column `name` in a 13.2 reply.
     func column(_ body: JSONValue, _ name: String) -> [JSONValue] {
@@ -87,9 +24,9 @@ import TestSupport
 
     @Test func theAppsDashboardAndAnchorQueriesGetThe13_2Shape() async throws {
         try await ResponseHarness.run { h in
-            let p = try await populate(h)
+            let p = try await fixture.populate(h)
             // The dashboard's statistic query, as the 2020 iOS app sends it (POST, query string, no body).
-            let (status, body) = try await executeSQL(h, p.a, "SELECT IntegerField,Created FROM NewSurvey", method: .post)
+            let (status, body) = try await fixture.executeSQL(h, p.a, "SELECT IntegerField,Created FROM NewSurvey", method: .post)
             #expect(status == .ok, "\(body)")
             #expect(body["schemaName"] == .array([.string("MobileAppResponse")]))
             #expect(body["queryName"] == .string("sql"))
@@ -99,20 +36,20 @@ import TestSupport
             #expect(created.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}/) != nil, "\(created)")
 
             // An active task's keys, one quoted, from a table whose name has a hyphen.
-            let (_, kicks) = try await executeSQL(h, p.a, "SELECT \"count\",duration,Created FROM \"FKC-74counter\"")
+            let (_, kicks) = try await fixture.executeSQL(h, p.a, "SELECT \"count\",duration,Created FROM \"FKC-74counter\"")
             #expect(column(kicks, "count") == [.number(33)])
             #expect(column(kicks, "duration") == [.number(200)])
 
             // Names in any case; the reply uses the column's own name.
-            let (_, lower) = try await executeSQL(h, p.a, "select integerfield, created from newsurvey")
+            let (_, lower) = try await fixture.executeSQL(h, p.a, "select integerfield, created from newsurvey")
             #expect(column(lower, "IntegerField") == [.number(1)])
 
             // Joins and unions within the study.
-            let (_, joined) = try await executeSQL(
+            let (_, joined) = try await fixture.executeSQL(
                 h, p.a,
                 "SELECT s.IntegerField, k.\"count\" FROM NewSurvey s JOIN \"FKC-74counter\" k ON k.ParticipantId = s.ParticipantId")
             #expect(column(joined, "count") == [.number(33)])
-            let (_, union) = try await executeSQL(
+            let (_, union) = try await fixture.executeSQL(
                 h, p.a, "SELECT ParticipantId FROM NewSurvey UNION ALL SELECT ParticipantId FROM \"FKC-74counter\" ORDER BY 1")
             #expect(column(union, "ParticipantId") == [.number(Double(p.aId)), .number(Double(p.aId))])
             // Form-encoded, as curl's --data-urlencode sends it: `+` is a space.
@@ -120,7 +57,7 @@ import TestSupport
                 "mobileappstudy-executeSQL.api?participantId=\(p.a)&sql=SELECT+IntegerField%2C+Created+FROM+NewSurvey", method: .get)
             #expect(formStatus == .ok, "\(form)")
             #expect(column(form, "IntegerField") == [.number(1)])
-            let (_, aggregate) = try await executeSQL(h, p.a, "SELECT COUNT(*) AS n, MAX(IntegerField) FROM NewSurvey")
+            let (_, aggregate) = try await fixture.executeSQL(h, p.a, "SELECT COUNT(*) AS n, MAX(IntegerField) FROM NewSurvey")
             #expect(column(aggregate, "n") == [.number(1)])
             #expect(column(aggregate, "EXPR1") == [.number(1)])
         }
@@ -128,7 +65,7 @@ import TestSupport
 
     @Test func selectRowsAnswersInThe8_3Shape() async throws {
         try await ResponseHarness.run { h in
-            let p = try await populate(h)
+            let p = try await fixture.populate(h)
             let (status, body, _) = try await h.call(
                 "mobileappstudy-selectRows.api",
                 query: ["participantId": p.a, "queryName": "NewSurvey", "query.columns": "IntegerField,NoSuchColumn,Created"],
@@ -160,32 +97,32 @@ import TestSupport
 
     @Test func theParticipantChecksComeFirstWithTheOriginalsMessages() async throws {
         try await ResponseHarness.run { h in
-            let p = try await populate(h)
-            let (_, noToken) = try await executeSQL(h, "", "SELECT * FROM NewSurvey")
+            let p = try await fixture.populate(h)
+            let (_, noToken) = try await fixture.executeSQL(h, "", "SELECT * FROM NewSurvey")
             #expect(noToken.exception == "ParticipantId not included in request")
-            let (_, unknown) = try await executeSQL(h, String(repeating: "0", count: 32), "SELECT * FROM NewSurvey")
+            let (_, unknown) = try await fixture.executeSQL(h, String(repeating: "0", count: 32), "SELECT * FROM NewSurvey")
             #expect(unknown.exception == "Unable to identify participant")
-            let (status, noSQL) = try await executeSQL(h, p.a, "  ")
+            let (status, noSQL) = try await fixture.executeSQL(h, p.a, "  ")
             #expect(status == .badRequest)
             #expect(noSQL.exception == "No value was supplied for the required parameter 'sql'")
-            let (_, syntax) = try await executeSQL(h, p.a, "SELECT * FROM NewSurvey WHERE never never")
+            let (_, syntax) = try await fixture.executeSQL(h, p.a, "SELECT * FROM NewSurvey WHERE never never")
             #expect(syntax.exception == "Syntax error near 'never'")
-            let (_, users) = try await executeSQL(h, p.a, "SELECT * FROM core.Users")
+            let (_, users) = try await fixture.executeSQL(h, p.a, "SELECT * FROM core.Users")
             #expect(users.exception == "Query or table not found: core.Users")
             // A withdrawn participant's token no longer names anyone.
             _ = try await h.call("mobileappstudy-withdrawFromStudy.api", query: ["participantId": p.b])
-            let (_, withdrawn) = try await executeSQL(h, p.b, "SELECT * FROM NewSurvey")
+            let (_, withdrawn) = try await fixture.executeSQL(h, p.b, "SELECT * FROM NewSurvey")
             #expect(withdrawn.exception == "Unable to identify participant")
         }
     }
 
     @Test func withdrawalWithDeleteEmptiesTheParticipantsRowsFromEveryTable() async throws {
         try await ResponseHarness.run { h in
-            let p = try await populate(h)
+            let p = try await fixture.populate(h)
             let (status, _, _) = try await h.call(
                 "mobileappstudy-withdrawFromStudy.api", query: ["participantId": p.b, "delete": "true"])
             #expect(status == .ok)
-            let schema = SQLName.quoted(SQLName.schema(forStudy: Self.study))
+            let schema = SQLName.quoted(SQLName.schema(forStudy: QueryFixture.study))
             for table in ["NewSurvey", "NewSurveyTextChoiceField", "NewSurveyGroupedList", "FKC-74counter"] {
                 var owners: [Int64] = []
                 for try await owner in try await h.postgres.query(
@@ -218,7 +155,7 @@ import TestSupport
 
     /// At least thirty attempts at other participants' and other studies' data, the catalogs,
     /// files and settings, or the sandbox itself, as participant A.
-    func attacks(_ p: Population) -> [(String, Expectation)] {
+    func attacks(_ p: QueryFixture.Population) -> [(String, Expectation)] {
         let deep = String(repeating: "(", count: 200) + "1" + String(repeating: ")", count: 200)
         return [
             ("SELECT * FROM NewSurvey", .onlyOwn),
@@ -268,11 +205,11 @@ import TestSupport
 
     @Test func aParticipantSeesOnlyTheirOwnRowsWhateverTheQuerySays() async throws {
         try await ResponseHarness.run { h in
-            let p = try await populate(h)
+            let p = try await fixture.populate(h)
             let cases = attacks(p)
             #expect(cases.count >= 30)
             for (sql, expectation) in cases {
-                let (status, body) = try await executeSQL(h, p.a, sql)
+                let (status, body) = try await fixture.executeSQL(h, p.a, sql)
                 let label = Comment(rawValue: "\(sql.prefix(120)): \(status) \(String(describing: body).prefix(300))")
                 switch expectation {
                 case .refused:
@@ -295,9 +232,9 @@ import TestSupport
 
             // Another study's participant sees their own study's "NewSurvey", and not this study's
             // active-task table at all.
-            let (_, own) = try await executeSQL(h, p.c, "SELECT ParticipantId FROM NewSurvey")
+            let (_, own) = try await fixture.executeSQL(h, p.c, "SELECT ParticipantId FROM NewSurvey")
             #expect(column(own, "ParticipantId") == [.number(Double(p.cId))])
-            let (_, other) = try await executeSQL(h, p.c, "SELECT * FROM \"FKC-74counter\"")
+            let (_, other) = try await fixture.executeSQL(h, p.c, "SELECT * FROM \"FKC-74counter\"")
             #expect(other.exception == "Query or table not found: FKC-74counter")
 
             // selectRows' filters cannot widen the scope either.
@@ -323,8 +260,8 @@ import TestSupport
     /// still sees only the rows a scope signed by the service names.
     @Test func postgresItselfHoldsTheReaderToItsSignedScope() async throws {
         try await ResponseHarness.run { h in
-            let p = try await populate(h)
-            let table = "\(SQLName.quoted(SQLName.schema(forStudy: Self.study))).\"NewSurvey\""
+            let p = try await fixture.populate(h)
+            let table = "\(SQLName.quoted(SQLName.schema(forStudy: QueryFixture.study))).\"NewSurvey\""
             let readerURL = try await ResponseHarness.readerURL(h.databaseURL)
             let access = h.access
             try await TestDatabase.withClient(url: readerURL) { reader, logger in

@@ -13,8 +13,8 @@ import TestSupport
 /// One participant's upload must not hold up processing for everyone: arrays are bounded, rows
 /// are written set-wise, and studies take turns at the processor.
 @Suite struct ProcessingAttackTests {
-    let processing = ResponseProcessingTests()
-    static let study = ResponseProcessingTests.study
+    let processing = ProcessingFixture()
+    static let study = ProcessingFixture.study
 
     func enroll(_ h: ResponseHarness, study: String) async throws -> String {
         try await h.studyEvent(study)
@@ -24,14 +24,14 @@ import TestSupport
 
     /// NewSurvey version 1's conformance response with `selections` options chosen, as run `run`.
     func submit(_ h: ResponseHarness, appToken: String, study: String = study, selections: Int?, run: Int) async throws -> Int64 {
-        let design = try String(contentsOf: ResponseProcessingTests.file("NewSurvey", "1"), encoding: .utf8)
+        let design = try String(contentsOf: ProcessingFixture.file("NewSurvey", "1"), encoding: .utf8)
         try await h.sql(
             """
             INSERT INTO activity_designs (study_key, activity_id, version, design)
             VALUES (\(study), 'NewSurvey', '1', \(design)::jsonb) ON CONFLICT DO NOTHING
             """)
         var data = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: ResponseProcessingTests.file("NewSurvey", "1", response: true)))
+            try JSONSerialization.jsonObject(with: Data(contentsOf: ProcessingFixture.file("NewSurvey", "1", response: true)))
                 as? [String: Any])
         if let selections {
             var results = try #require(data["results"] as? [[String: Any]])

@@ -47,8 +47,8 @@ import TestSupport
                     let app = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "metadata"))
                     try await app.test(.router) { client in
                         try await TestApplication.waitUntilReady(client)
-                        let root = try await StudyDraftTests().login(client, "root@studystack.test", "Sup3r-Secret!")
-                        #expect(try await StudyDraftTests().send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp).0 == .created)
+                        let root = try await MetadataAdmin().login(client, "root@studystack.test", "Sup3r-Secret!")
+                        #expect(try await MetadataAdmin().send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp).0 == .created)
                         try await TestDatabase.withClient(url: metadataURL) { metadata, _ in
                             try await TestDatabase.withClient(url: registrationURL) { registrationDB, _ in
                                 try await body(client, root, metadata, registrationDB)

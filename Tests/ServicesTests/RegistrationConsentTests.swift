@@ -5,14 +5,10 @@ import TestSupport
 
 /// J4 step 6 and J8: consent records with their signed PDFs, by version.
 @Suite struct RegistrationConsentTests {
-    static func pdf(_ text: String) -> Data {
-        Data("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n% \(text)\n%%EOF\n".utf8)
-    }
-
     @Test func consentVersionsAreKeptWithTheirPDFs() async throws {
         try await RegistrationHarness.run(studies: ["SLEEPWELL"], overrides: ["consent.maxBytes": "4096"]) { h in
             let (userId, auth, _) = try await h.signUp("sam@example.org")
-            let first = Self.pdf("signed version 1.0")
+            let first = ConsentPDF.pdf("signed version 1.0")
             let consent: [String: Any] = [
                 "studyId": "SLEEPWELL", "eligibility": true, "sharing": "true",
                 "consent": ["version": "1.0", "status": "completed", "pdf": first.base64EncodedString()],
@@ -27,7 +23,7 @@ import TestSupport
             #expect(reply.json["consent"]?.object?["content"]?.text.flatMap { Data(base64Encoded: $0) } == first)
 
             // Re-consent to 1.1 (sharing "" as the 2020 app sends it): the newest is served, 1.0 stays.
-            let second = Self.pdf("signed version 1.1")
+            let second = ConsentPDF.pdf("signed version 1.1")
             let reconsent: [String: Any] = [
                 "studyId": "SLEEPWELL", "eligibility": true, "sharing": "",
                 "consent": ["version": "1.1", "status": "completed", "pdf": second.base64EncodedString()],
@@ -58,7 +54,7 @@ import TestSupport
                 (["studyId": "SLEEPWELL", "consent": ["status": "completed"]], "Consent version is required"),
                 (["studyId": "SLEEPWELL", "consent": ["version": "1.2", "pdf": Data("hello".utf8).base64EncodedString()]],
                  "The consent document is not a PDF."),
-                (["studyId": "SLEEPWELL", "consent": ["version": "1.2", "pdf": Self.pdf(String(repeating: "x", count: 5000)).base64EncodedString()]],
+                (["studyId": "SLEEPWELL", "consent": ["version": "1.2", "pdf": ConsentPDF.pdf(String(repeating: "x", count: 5000)).base64EncodedString()]],
                  "The consent PDF is too large."),
             ] as [([String: Any], String)] {
                 let refused = try await h.call("updateEligibilityConsentStatus", body: body, auth: auth, userId: userId)

@@ -33,7 +33,7 @@ import TestSupport
 
             // It comes up: the retry delivers, over TLS, authenticated, once.
             try server.start()
-            let received = try await server.waitForMessages(1, timeout: 30)
+            let received = try await server.waitForMessages(1, timeout: .seconds(30))
             #expect(received.count == 1)
             #expect(received[0].tls && received[0].authenticated)
             #expect(received[0].to == ["kim@example.org"])

@@ -15,7 +15,7 @@ import TestSupport
 /// The admin API for a study's responses and forwarding, with study-metadata (live) answering
 /// who a bearer token belongs to.
 @Suite struct ResponseAdminResponsesTests {
-    let admin = ResponseAdminTokenTests()
+    let admin = ResponseAdmin()
 
     func json(_ text: String) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
@@ -60,7 +60,7 @@ import TestSupport
                 client, .put, path, token: root,
                 body: #"{"type": "basic", "url": "https://example.org/other", "username": "u2", "password": "second-secret"}"#)
             #expect(changed == .ok)
-            let store = ResponseForwardingTests.store(on: postgres)
+            let store = ForwardingFixture.store(on: postgres)
             #expect(
                 try await store.settings(studyKey: "SLEEPWELL")?.target
                     == .basic(url: URL(string: "https://example.org/other")!, username: "u2", password: "second-secret"))
@@ -79,7 +79,7 @@ import TestSupport
         try await admin.withServices { client, _, root, postgres in
             let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
             // A design the rules refuse: its response fails, and fails again when reprocessed.
-            let empty = try String(contentsOf: ResponseProcessingTests.file("empty", "1.0"), encoding: .utf8)
+            let empty = try String(contentsOf: ProcessingFixture.file("empty", "1.0"), encoding: .utf8)
             try await h.sql(
                 """
                 INSERT INTO activity_designs (study_key, activity_id, version, design)
@@ -93,7 +93,7 @@ import TestSupport
                 json: ["type": "SurveyResponse", "participantId": appToken, "metadata": ["activityId": "empty", "version": "1.0"],
                        "data": ["results": []]])
             #expect(submitted == .ok)
-            let processing = ResponseProcessingTests()
+            let processing = ProcessingFixture()
             let id = try await processing.latest(h)
             #expect(try await processing.settled(h, id).0 == "error")
 
@@ -130,19 +130,19 @@ import TestSupport
 /// Researcher exports: every participant's rows of every table, as CSV files in a zip (checked
 /// by Python's zipfile, an independent reader) and as JSON lines.
 @Suite struct ResponseExportTests {
-    let admin = ResponseAdminTokenTests()
+    let admin = ResponseAdmin()
 
     @Test func aStudysTablesExportAsAZipOfCSVFilesAndAsJSONLines() async throws {
         try await admin.withServices { client, _, root, postgres in
             let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
-            let design = try String(contentsOf: ResponseProcessingTests.file("NewSurvey", "1"), encoding: .utf8)
+            let design = try String(contentsOf: ProcessingFixture.file("NewSurvey", "1"), encoding: .utf8)
             try await h.sql(
                 """
                 INSERT INTO activity_designs (study_key, activity_id, version, design)
                 VALUES ('SLEEPWELL', 'NewSurvey', '1', \(design)::jsonb)
                 """)
             let original = try #require(
-                try JSONSerialization.jsonObject(with: Data(contentsOf: ResponseProcessingTests.file("NewSurvey", "1", response: true)))
+                try JSONSerialization.jsonObject(with: Data(contentsOf: ProcessingFixture.file("NewSurvey", "1", response: true)))
                     as? [String: Any])
             // The second participant's short text is what a spreadsheet would run as a formula.
             var tricky = original
@@ -150,7 +150,7 @@ import TestSupport
             let index = try #require(results.firstIndex { $0["key"] as? String == "ShortTextField" })
             results[index]["value"] = "=HYPERLINK(\"x\"), line\nbreak"
             tricky["results"] = results
-            let processing = ResponseProcessingTests()
+            let processing = ProcessingFixture()
             for data in [original, tricky] {
                 let (_, enrolled, _) = try await h.call(
                     "mobileappstudy-enroll.api", json: ["studyId": "SLEEPWELL", "allowDataSharing": "true"])

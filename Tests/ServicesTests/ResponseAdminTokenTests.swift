@@ -19,57 +19,12 @@ import TestSupport
 /// Token batches through the admin API, with study-metadata (live) answering who a bearer token
 /// belongs to.
 @Suite struct ResponseAdminTokenTests {
-    /// study-metadata live, the response service (router) pointed at it, a super-admin's token,
-    /// and study SLEEPWELL known to the response service.
-    func withServices(
-        announce: Bool = true, beforeResponse: @escaping @Sendable (any TestClientProtocol, String) async throws -> Void = { _, _ in },
-        _ body: @escaping @Sendable (any TestClientProtocol, any TestClientProtocol, String, PostgresClient) async throws -> Void
-    ) async throws {
-        try await TestDatabase.withFreshDatabase { metadataURL in
-            let metadata = try StudyMetadataService.buildApplication(
-                reader: TestConfiguration.reader(
-                    for: .studyMetadata, databaseURL: metadataURL,
-                    overrides: ["studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!"]),
-                logger: Logger(label: "metadata"))
-            try await metadata.test(.live) { metadataClient in
-                try await TestApplication.waitUntilReady(metadataClient)
-                let root = try await StudyDraftTests().login(metadataClient, "root@studystack.test", "Sup3r-Secret!")
-                try await beforeResponse(metadataClient, root)
-                try await TestDatabase.withFreshDatabase { responseURL in
-                    let reader = TestConfiguration.reader(
-                        for: .response, databaseURL: responseURL,
-                        overrides: [
-                            "studyMetadata.url": "http://127.0.0.1:\(metadataClient.port!)",
-                            "query.databaseURL": try await ResponseHarness.readerURL(responseURL),
-                        ])
-                    let response = try ResponseService.buildApplication(reader: reader, logger: Logger(label: "response"))
-                    try await response.test(.router) { client in
-                        try await TestApplication.waitUntilReady(client)
-                        try await TestDatabase.withClient(url: responseURL) { postgres, _ in
-                            let h = ResponseHarness(client: client, postgres: postgres, databaseURL: responseURL)
-                            if announce { #expect(try await h.studyEvent("SLEEPWELL") == .ok) }
-                            try await body(client, metadataClient, root, postgres)
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    func send(_ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, token: String?, body: String? = nil)
-        async throws -> (HTTPResponse.Status, String, HTTPFields)
-    {
-        var headers: HTTPFields = [:]
-        if let token { headers[.authorization] = "Bearer \(token)" }
-        return try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) {
-            ($0.status, String(buffer: $0.body), $0.headers)
-        }
-    }
+    let admin = ResponseAdmin()
 
     @Test func aHundredThousandTokensAreCreatedListedAndDownloaded() async throws {
-        try await withServices { client, _, root, postgres in
+        try await admin.withServices { client, _, root, postgres in
             let started = ContinuousClock.now
-            let (created, createdBody, _) = try await send(
+            let (created, createdBody, _) = try await admin.send(
                 client, .post, "/admin/v1/studies/sleepwell/token-batches", token: root, body: #"{"count": 100000}"#)
             let took = ContinuousClock.now - started
             #expect(created == .created, "\(createdBody)")
@@ -78,7 +33,7 @@ import TestSupport
             let batchId = try #require(reply["batchId"]?.text)
             print("a 100,000-token batch took \(took) (debug build, through HTTP)")
 
-            let (listed, listBody, _) = try await send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: root)
+            let (listed, listBody, _) = try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: root)
             #expect(listed == .ok)
             let list = try JSONDecoder().decode(JSONValue.self, from: Data(listBody.utf8))
             guard case .array(let batches)? = list["batches"], let first = batches.first else {
@@ -89,7 +44,7 @@ import TestSupport
             #expect(first["used"] == .number(0))
             #expect(first["createdBy"]?.text == "root@studystack.test")
 
-            let (downloaded, csv, headers) = try await send(
+            let (downloaded, csv, headers) = try await admin.send(
                 client, .get, "/admin/v1/studies/SLEEPWELL/token-batches/\(batchId)/tokens.csv", token: root)
             #expect(downloaded == .ok)
             #expect(headers[.contentType] == "text/csv; charset=utf-8")
@@ -115,25 +70,25 @@ import TestSupport
     }
 
     @Test func badRequestsAndOtherAdminsAreRefused() async throws {
-        try await withServices { client, metadataClient, root, postgres in
+        try await admin.withServices { client, metadataClient, root, postgres in
             for body in [#"{"count": 0}"#, #"{"count": 100001}"#, #"{"count": "ten"}"#, "not json"] {
-                #expect(try await send(client, .post, "/admin/v1/studies/SLEEPWELL/token-batches", token: root, body: body).0
+                #expect(try await admin.send(client, .post, "/admin/v1/studies/SLEEPWELL/token-batches", token: root, body: body).0
                     == .badRequest, "\(body)")
             }
-            #expect(try await send(client, .post, "/admin/v1/studies/NOSTUDY/token-batches", token: root, body: #"{"count": 1}"#).0
+            #expect(try await admin.send(client, .post, "/admin/v1/studies/NOSTUDY/token-batches", token: root, body: #"{"count": 1}"#).0
                 == .notFound)
-            #expect(try await send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: nil).0 == .unauthorized)
-            #expect(try await send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: "made-up").0 == .unauthorized)
+            #expect(try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: nil).0 == .unauthorized)
+            #expect(try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: "made-up").0 == .unauthorized)
             // An admin without a role on the study.
-            let (_, other) = try await StudyDraftTests().makeAdmin(metadataClient, root: root, email: "norole@studystack.test")
-            #expect(try await send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: other).0 == .forbidden)
-            #expect(try await send(client, .post, "/admin/v1/studies/SLEEPWELL/token-batches", token: other, body: #"{"count": 1}"#).0
+            let (_, other) = try await MetadataAdmin().makeAdmin(metadataClient, root: root, email: "norole@studystack.test")
+            #expect(try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: other).0 == .forbidden)
+            #expect(try await admin.send(client, .post, "/admin/v1/studies/SLEEPWELL/token-batches", token: other, body: #"{"count": 1}"#).0
                 == .forbidden)
             let rows = try await postgres.query("SELECT count(*)::int FROM token_batches", logger: Logger(label: "test"))
             #expect((try await rows.decode(Int.self).single()) == 0)
 
             // Response collection can be turned off and on.
-            let (toggled, state, _) = try await send(
+            let (toggled, state, _) = try await admin.send(
                 client, .put, "/admin/v1/studies/sleepwell/collection", token: root, body: #"{"enabled": false}"#)
             #expect(toggled == .ok)
             #expect(state.contains(#""collectionEnabled":false"#))
@@ -145,18 +100,18 @@ import TestSupport
 
     /// The example study launched in study-metadata (with its app), before the response service starts.
     @Sendable static func launchSleepwell(_ metadata: any TestClientProtocol, _ root: String) async throws {
-        let helper = StudyDraftTests()
-        _ = try await helper.send(metadata, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
-        let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+        let helper = MetadataAdmin()
+        _ = try await helper.send(metadata, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
+        let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
         _ = try await helper.send(metadata, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
         #expect(try await helper.send(metadata, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
     }
 
     @Test func studiesPublishedBeforeTheServiceStartedAreReadFromStudyMetadata() async throws {
-        try await withServices(announce: false, beforeResponse: Self.launchSleepwell) { client, _, root, postgres in
+        try await admin.withServices(announce: false, beforeResponse: Self.launchSleepwell) { client, _, root, postgres in
             // The resync runs once the service has started; the study then answers here.
             try await eventually("SLEEPWELL known to the response service", within: .seconds(20)) {
-                try await send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: root).0
+                try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: root).0
             } until: { $0 == .ok }
             let rows = try await postgres.query(
                 "SELECT study_id, status, version FROM studies", logger: Logger(label: "test"))
@@ -170,7 +125,7 @@ import TestSupport
     /// A response's design comes from the running study-metadata over the signed internal call,
     /// is kept, and becomes the activity's table.
     @Test func aResponsesDesignIsFetchedFromStudyMetadataAndApplied() async throws {
-        try await withServices(announce: false, beforeResponse: Self.launchSleepwell) { client, _, root, postgres in
+        try await admin.withServices(announce: false, beforeResponse: Self.launchSleepwell) { client, _, root, postgres in
             let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
             let token = try await eventually("an enrollment in SLEEPWELL once it is known", within: .seconds(20)) {
                 let (_, enrolled, _) = try await h.call(
@@ -184,7 +139,7 @@ import TestSupport
                        "data": ["results": [["resultType": "numeric", "key": "hoursSlept", "value": 7.5, "skipped": false,
                                              "startTime": "2026-11-21T08:00:00.000-0500", "endTime": "2026-11-21T08:00:05.000-0500"]]]])
             #expect(status == .ok)
-            let processing = ResponseProcessingTests()
+            let processing = ProcessingFixture()
             let (state, error) = try await processing.settled(h, try await processing.latest(h))
             #expect(state == "processed", "\(error ?? "")")
             #expect(

@@ -16,85 +16,23 @@ import TestSupport
 /// where the design source keeps what it fetched from study-metadata; fetching itself is tested
 /// against a running study-metadata below.
 @Suite struct ResponseProcessingTests {
-    static let study = "DYNAMICSCHEMASTUDY"
-
-    /// (activity, version) of every pair, in the order the original's tests applied them.
-    static let pairs: [(String, String)] = [
-        ("NewSurvey", "1"), ("NewSurvey", "2"), ("NewSurvey", "3"), ("NewSurvey", "4"), ("NewSurvey", "5"),
-        ("NewSurvey", "6"), ("NewSurvey", "7"), ("NewSurvey", "8"), ("NewSurvey", "9"), ("NewSurvey", "10"),
-        ("NewSurvey", "11"), ("NewSurvey", "13"), ("FKC-74", "1.0"), ("TOH-75", "1.0"), ("SSM-76", "1.0"),
-        ("OtherOption", "1"), ("OtherOptionUpdate", "1"), ("OtherOptionUpdate", "2"), ("OtherOptionBlanks", "1"),
-        ("empty", "1.0"),
-    ]
-
-    static func file(_ activity: String, _ version: String, response: Bool = false) -> URL {
-        Conformance.labkey.appendingPathComponent(
-            "SurveyMetadata/\(study)_\(activity)_\(version)\(response ? "--RESPONSE" : "").json")
-    }
-
-    func processor(_ h: ResponseHarness) -> ResponseProcessor {
-        let logger = Logger(label: "test")
-        let tables = StudyTables(client: h.postgres, access: h.access, logger: logger)
-        return ResponseProcessor(
-            client: h.postgres,
-            designs: DesignSource(
-                client: h.postgres,
-                internalClient: InternalClient(
-                    keys: try! InternalKeys(ownName: .response, signingKey: TestConfiguration.keys[.response]!, callerKeys: nil),
-                    peers: [:]),
-                tables: tables, logger: logger),
-            tables: tables, writer: ResponseWriter(logger: logger), metrics: ServiceMetrics(service: .response), logger: logger)
-    }
-
-    /// Waits for the service's own processor to settle response `id` (processed, error, or put
-    /// off because its design cannot be fetched); returns its status and error.
-    func settled(_ h: ResponseHarness, _ id: Int64) async throws -> (String, String?) {
-        try await eventually("response \(id) settled", within: .seconds(30), poll: .milliseconds(50)) { () -> (String, String?)? in
-            var found: (String, String?)?
-            let rows = try await h.postgres.query(
-                "SELECT status, error_message FROM responses WHERE id = \(id)", logger: Logger(label: "test"))
-            for try await row in rows.decode((String, String?).self) { found = row }
-            // Claiming counts an attempt; a response put back to wait keeps the reason.
-            guard let (status, error) = found, status != "pending" || error != nil else { return nil }
-            return (status, error)
-        }
-    }
-
-    /// Seeds the design as fetched (a malformed one as its raw text cannot be stored as JSON, so
-    /// it is left to be "fetched" and fail), submits the response, returns its id.
-    func submit(_ h: ResponseHarness, appToken: String, activity: String, version: String) async throws -> Int64 {
-        let designText = try String(contentsOf: Self.file(activity, version), encoding: .utf8)
-        if (try? JSONDecoder().decode(JSONValue.self, from: Data(designText.utf8))) != nil {
-            try await h.sql(
-                """
-                INSERT INTO activity_designs (study_key, activity_id, version, design)
-                VALUES (\(Self.study), \(activity), \(version), \(designText)::jsonb) ON CONFLICT DO NOTHING
-                """)
-        }
-        let data = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.file(activity, version, response: true)))
-        let (status, body, _) = try await h.call(
-            "mobileappstudy-processResponse.api",
-            json: ["type": "SurveyResponse", "participantId": appToken,
-                   "metadata": ["activityId": activity, "version": version], "data": data])
-        #expect(status == .ok, "\(activity) \(version): \(body)")
-        return try await latest(h)
-    }
+    let fixture = ProcessingFixture()
 
     @Test func everyConformancePairIsIngested() async throws {
         try await ResponseHarness.run { h in
-            try await h.studyEvent(Self.study)
+            try await h.studyEvent(ProcessingFixture.study)
             let (_, enrolled, _) = try await h.call(
-                "mobileappstudy-enroll.api", json: ["studyId": Self.study, "allowDataSharing": "true"])
+                "mobileappstudy-enroll.api", json: ["studyId": ProcessingFixture.study, "allowDataSharing": "true"])
             let appToken = try #require(enrolled["data"]?["appToken"]?.text)
             var outcome: [String: (String, String?)] = [:]
-            for (activity, version) in Self.pairs {
-                let id = try await submit(h, appToken: appToken, activity: activity, version: version)
-                outcome["\(activity)_\(version)"] = try await settled(h, id)
+            for (activity, version) in ProcessingFixture.pairs {
+                let id = try await fixture.submit(h, appToken: appToken, activity: activity, version: version)
+                outcome["\(activity)_\(version)"] = try await fixture.settled(h, id)
             }
             // Every pair is stored but two: the empty design, refused with the original's words, and
             // version 11, whose design (malformed) is not here and cannot be fetched: it waits,
             // without holding up the responses behind it.
-            for (activity, version) in Self.pairs {
+            for (activity, version) in ProcessingFixture.pairs {
                 let (status, error) = try #require(outcome["\(activity)_\(version)"])
                 switch (activity, version) {
                 case ("empty", _):
@@ -120,7 +58,7 @@ import TestSupport
             }
 
             // What version 1's response became, value by value.
-            let survey = try await rows(h, "NewSurvey")
+            let survey = try await fixture.rows(h, "NewSurvey")
             #expect(survey.count == 11)  // versions 1-10 and 13 write to NewSurvey; 11 waits
             let first = try #require(survey.first)
             #expect(first["ScaleField"] == .number(1.1))
@@ -136,21 +74,21 @@ import TestSupport
             #expect(first["LocationField"] == .string("(47.6061\u{00B0} N, 122.3321\u{00B0} W)"))
             #expect(first["ParticipantId"] != nil)
             let key = try #require(first["Key"])
-            let choices = try await rows(h, "NewSurveyTextChoiceField").filter { $0["NewSurveyId"] == key }
+            let choices = try await fixture.rows(h, "NewSurveyTextChoiceField").filter { $0["NewSurveyId"] == key }
             #expect(choices.compactMap { $0["TextChoiceField"]?.text } == ["Survey", "Version1"])
-            let groups = try await rows(h, "NewSurveyGroupedList").filter { $0["NewSurveyId"] == key }
+            let groups = try await fixture.rows(h, "NewSurveyGroupedList").filter { $0["NewSurveyId"] == key }
             #expect(groups.count == 1)
             let groupKey = try #require(groups.first?["Key"])
-            #expect(try await rows(h, "NewSurveyGroupedListTextChoiceField").filter { $0["NewSurveyGroupedListId"] == groupKey }
+            #expect(try await fixture.rows(h, "NewSurveyGroupedListTextChoiceField").filter { $0["NewSurveyGroupedListId"] == groupKey }
                 .compactMap { $0["TextChoiceField"]?.text } == ["Version", "1 grouped"])
-            #expect(try await rows(h, "NewSurveyGroupedListSubGroupedList").filter { $0["NewSurveyGroupedListId"] == groupKey }.count == 1)
+            #expect(try await fixture.rows(h, "NewSurveyGroupedListSubGroupedList").filter { $0["NewSurveyGroupedListId"] == groupKey }.count == 1)
 
             // Active tasks and "other" choices.
-            let kicks = try await rows(h, "FKC-74counter")
+            let kicks = try await fixture.rows(h, "FKC-74counter")
             #expect(kicks.count == 1)
             #expect(kicks.first?["duration"] == .number(200))
             #expect(kicks.first?["count"] == .number(33))
-            let other = try await rows(h, "OtherOptionOptionRequired")
+            let other = try await fixture.rows(h, "OtherOptionOptionRequired")
             #expect(other.compactMap { $0["OptionRequired"]?.text }.sorted() == ["I has other", "other choice name"])
             #expect(other.compactMap { $0["OptionRequired_Other_Text"]?.text } == ["The other text value"])
 
@@ -161,32 +99,15 @@ import TestSupport
         }
     }
 
-    func latest(_ h: ResponseHarness) async throws -> Int64 {
-        for try await id in try await h.postgres.query("SELECT max(id) FROM responses", logger: Logger(label: "test")).decode(Int64.self) {
-            return id
-        }
-        return 0
-    }
-
-    /// A table of the study's schema as JSON objects, oldest row first.
-    func rows(_ h: ResponseHarness, _ table: String) async throws -> [JSONValue] {
-        let sql = "SELECT row_to_json(t)::text FROM \(SQLName.quoted(SQLName.schema(forStudy: Self.study))).\(SQLName.quoted(table)) t ORDER BY \"Key\""
-        var found: [JSONValue] = []
-        for try await text in try await h.postgres.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "test")).decode(String.self) {
-            found.append(try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)))
-        }
-        return found
-    }
-
     @Test func rejectedResponsesGetTheOriginalsMessagesAndStoreNothing() async throws {
         try await ResponseHarness.run { h in
-            try await h.studyEvent(Self.study)
+            try await h.studyEvent(ProcessingFixture.study)
             let (_, enrolled, _) = try await h.call(
-                "mobileappstudy-enroll.api", json: ["studyId": Self.study, "allowDataSharing": "true"])
+                "mobileappstudy-enroll.api", json: ["studyId": ProcessingFixture.study, "allowDataSharing": "true"])
             let appToken = try #require(enrolled["data"]?["appToken"]?.text)
             // Version 1 first, so the lists exist.
-            #expect(try await settled(h, try await submit(h, appToken: appToken, activity: "NewSurvey", version: "1")).0 == "processed")
-            let before = try await rows(h, "NewSurvey").count
+            #expect(try await fixture.settled(h, try await fixture.submit(h, appToken: appToken, activity: "NewSurvey", version: "1")).0 == "processed")
+            let before = try await fixture.rows(h, "NewSurvey").count
 
             func result(_ type: String, _ key: String, _ value: Any) -> [String: Any] {
                 ["resultType": type, "key": key, "value": value, "skipped": false]
@@ -221,18 +142,18 @@ import TestSupport
                     json: ["participantId": appToken, "metadata": ["activityId": "NewSurvey", "version": "1", "activityRunId": "\(index)"],
                            "data": ["results": results]])
                 #expect(status == .ok)
-                let (state, error) = try await settled(h, try await latest(h))
+                let (state, error) = try await fixture.settled(h, try await fixture.latest(h))
                 #expect(state == "error")
-                #expect(error == "Problem storing data in list 'NewSurvey' in container '\(Self.study)'.\n\(message)")
+                #expect(error == "Problem storing data in list 'NewSurvey' in container '\(ProcessingFixture.study)'.\n\(message)")
             }
-            #expect(try await rows(h, "NewSurvey").count == before)
+            #expect(try await fixture.rows(h, "NewSurvey").count == before)
             // No results at all.
             _ = try await h.call(
                 "mobileappstudy-processResponse.api",
                 json: ["participantId": appToken, "metadata": ["activityId": "NewSurvey", "version": "1", "activityRunId": "x"],
                        "data": ["startTime": "2016-09-06T15:48:13.123+0000"]])
-            let (_, error) = try await settled(h, try await latest(h))
-            #expect(error == "Problem storing data in list 'NewSurvey' in container '\(Self.study)'.\nNo results provided in response.")
+            let (_, error) = try await fixture.settled(h, try await fixture.latest(h))
+            #expect(error == "Problem storing data in list 'NewSurvey' in container '\(ProcessingFixture.study)'.\nNo results provided in response.")
         }
     }
 }

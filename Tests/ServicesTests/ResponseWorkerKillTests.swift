@@ -15,7 +15,7 @@ import TestSupport
 /// the rows of the responses marked processed) and nothing is lost (all are processed once, after
 /// the restart).
 @Suite struct ResponseWorkerKillTests {
-    static let study = ResponseProcessingTests.study
+    static let study = ProcessingFixture.study
     static let backlog = 400
 
     func environment(_ url: String) async throws -> [String: String] {
@@ -69,8 +69,8 @@ import TestSupport
             try await TestDatabase.withClient(url: url) { postgres, logger in
                 // A backlog as offline phones would leave it: one participant, many pending
                 // responses of one design, written at once.
-                let design = try String(contentsOf: ResponseProcessingTests.file("NewSurvey", "1"), encoding: .utf8)
-                let data = try String(contentsOf: ResponseProcessingTests.file("NewSurvey", "1", response: true), encoding: .utf8)
+                let design = try String(contentsOf: ProcessingFixture.file("NewSurvey", "1"), encoding: .utf8)
+                let data = try String(contentsOf: ProcessingFixture.file("NewSurvey", "1", response: true), encoding: .utf8)
                 try await postgres.query(
                     """
                     INSERT INTO studies (study_key, study_id, app_id, org_id, status, version, event_at, event)
@@ -94,12 +94,9 @@ import TestSupport
                     """, logger: logger)
 
                 // Kill it while it is part-way through.
-                let deadline = ContinuousClock.now + .seconds(60)
-                var processed = 0
-                while processed < 30 && ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(20))
-                    processed = try await counts(postgres).processed
-                }
+                try await eventually("30 responses processed", within: .seconds(60), poll: .milliseconds(20)) {
+                    try await counts(postgres).processed
+                } until: { $0 >= 30 }
                 first.kill()
                 let atKill = try await counts(postgres)
                 #expect(atKill.processed > 0 && atKill.processed < Self.backlog, "killed at \(atKill.processed)")
@@ -108,12 +105,9 @@ import TestSupport
                 // Started again, it finishes the backlog.
                 let second = try await ServiceProcess.start("response", environment: try await environment(url))
                 defer { second.stop() }
-                let finish = ContinuousClock.now + .seconds(240)
-                var final = try await counts(postgres)
-                while final.processed < Self.backlog && ContinuousClock.now < finish {
-                    try await Task.sleep(for: .milliseconds(200))
-                    final = try await counts(postgres)
-                }
+                let final = try await eventually("the whole backlog processed", within: .seconds(240), poll: .milliseconds(200)) {
+                    try await counts(postgres)
+                } until: { $0.processed == Self.backlog }
                 #expect(final.processed == Self.backlog)
                 #expect(final.other == 0)
 

@@ -6,11 +6,11 @@ import TestSupport
 
 /// `termsPolicy`, `studyInfo`, `resources` and `studyDashboard` of the app API.
 @Suite struct StudyContentAPITests {
-    let api = WCPAPITests()
+    let api = WCPApp()
 
     @Test func servesOverviewResourcesDashboardAndTerms() async throws {
         try await api.withPublishedStudies { client, _, ios, android in
-            let headers = WCPAPITests.headers(ios, language: "es")
+            let headers = WCPApp.headers(ios, language: "es")
             let (_, terms) = try await api.get(client, "/StudyMetaData/termsPolicy", headers)
             #expect(terms["terms"] as? String == "https://example.org/terms")
             #expect(terms["privacy"] as? String == "")
@@ -45,7 +45,7 @@ import TestSupport
             #expect((upcoming["resources"] as? [Any])?.isEmpty == true)
 
             let (_, dashboardReply) = try await api.get(
-                client, "/StudyMetaData/studyDashboard?studyId=SLEEPWELL", WCPAPITests.headers(android, android: true))
+                client, "/StudyMetaData/studyDashboard?studyId=SLEEPWELL", WCPApp.headers(android, android: true))
             let dashboard = try #require(dashboardReply["dashboard"] as? [String: Any])
             let statistics = try #require(dashboard["statistics"] as? [[String: Any]])
             #expect(statistics.map { $0["title"] as? String } == ["avgSleep", "kickTotal"])

@@ -15,70 +15,11 @@ import TestSupport
 
 /// Apps and study drafts through the admin API, against PostgreSQL.
 @Suite struct StudyDraftTests {
-    static let exampleURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("docs/examples/complete-study.json")
-    static let demoApp = #"{"appId":"DEMOAPP","orgId":"DEMOORG","name":"Demo","kind":"gateway","ios":{"latestVersion":"1.10.0","forceUpdate":false},"termsUrl":"https://example.org/terms"}"#
-
-    struct Problems: Decodable {
-        struct Body: Decodable {
-            var code: String
-            var problems: [ValidationProblem]?
-        }
-
-        var error: Body
-    }
-
-    /// Runs `body` with a client, a super-admin token and the database URL.
-    func withService(_ body: @escaping @Sendable (any TestClientProtocol, String, String) async throws -> Void) async throws {
-        try await TestDatabase.withFreshDatabase { url in
-            let reader = TestConfiguration.reader(
-                for: .studyMetadata, databaseURL: url,
-                overrides: ["studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!"])
-            let app = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "draft-test"))
-            try await app.test(.router) { client in
-                try await TestApplication.waitUntilReady(client)
-                let token = try await login(client, "root@studystack.test", "Sup3r-Secret!")
-                try await body(client, token, url)
-            }
-        }
-    }
-
-    func login(_ client: some TestClientProtocol, _ email: String, _ password: String) async throws -> String {
-        let body = ByteBuffer(string: #"{"email":"\#(email)","password":"\#(password)"}"#)
-        return try await client.execute(uri: "/admin/v1/login", method: .post, body: body) { response in
-            let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
-            return try #require(object?["token"] as? String)
-        }
-    }
-
-    /// Invites an admin, accepts the invitation and logs in; returns the token.
-    func makeAdmin(_ client: some TestClientProtocol, root: String, email: String) async throws -> (String, String) {
-        let invitation = try await client.execute(
-            uri: "/admin/v1/admins", method: .post, headers: [.authorization: "Bearer \(root)"],
-            body: ByteBuffer(string: #"{"email":"\#(email)"}"#)
-        ) { response in
-            try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as! [String: Any]
-        }
-        let id = invitation["id"] as! String
-        let token = (invitation["invitation"] as! [String: Any])["token"] as! String
-        try await client.execute(
-            uri: "/admin/v1/invitations/accept", method: .post,
-            body: ByteBuffer(string: #"{"token":"\#(token)","password":"Passw0rd!"}"#)
-        ) { #expect($0.status == .ok) }
-        return (id, try await login(client, email, "Passw0rd!"))
-    }
-
-    func send(
-        _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, token: String, body: String? = nil
-    ) async throws -> (HTTPResponse.Status, ByteBuffer) {
-        try await client.execute(
-            uri: uri, method: method, headers: [.authorization: "Bearer \(token)"], body: body.map { ByteBuffer(string: $0) }
-        ) { ($0.status, $0.body) }
-    }
+    let admin = MetadataAdmin()
 
     @Test func appsGetCredentialsShownOnceAndStoredHashed() async throws {
-        try await withService { client, root, url in
-            let (status, body) = try await send(client, .post, "/admin/v1/apps", token: root, body: Self.demoApp)
+        try await admin.withService { client, root, url in
+            let (status, body) = try await admin.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
             #expect(status == .created)
             let created = try JSONSerialization.jsonObject(with: Data(buffer: body)) as! [String: Any]
             let credentials = try #require(created["credentials"] as? [String: String])
@@ -107,33 +48,33 @@ import TestSupport
                 }
             }
 
-            let (again, _) = try await send(client, .post, "/admin/v1/apps", token: root, body: Self.demoApp)
+            let (again, _) = try await admin.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
             #expect(again == .conflict)
-            let (listed, listBody) = try await send(client, .get, "/admin/v1/apps", token: root)
+            let (listed, listBody) = try await admin.send(client, .get, "/admin/v1/apps", token: root)
             #expect(listed == .ok)
             #expect(String(buffer: listBody).contains("DEMOORG"))
             #expect(!String(buffer: listBody).contains(credentials["ios"]!.split(separator: ":")[1]))
 
-            let bad = Self.demoApp.replacingOccurrences(of: "https://example.org/terms", with: "ftp://x")
-            let (invalid, invalidBody) = try await send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: bad)
+            let bad = MetadataAdmin.demoApp.replacingOccurrences(of: "https://example.org/terms", with: "ftp://x")
+            let (invalid, invalidBody) = try await admin.send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: bad)
             #expect(invalid == .unprocessableContent)
-            let problems = try JSONDecoder().decode(Problems.self, from: Data(buffer: invalidBody))
+            let problems = try JSONDecoder().decode(MetadataAdmin.Problems.self, from: Data(buffer: invalidBody))
             #expect(problems.error.problems?.map(\.pointer) == ["/termsUrl"])
         }
     }
 
     @Test func everyAppChangeIsQueuedForTheRegistrationServiceWithAGrowingRevision() async throws {
-        try await withService { client, root, url in
-            #expect(try await send(client, .post, "/admin/v1/apps", token: root, body: Self.demoApp).0 == .created)
-            let withMail = Self.demoApp.replacingOccurrences(
+        try await admin.withService { client, root, url in
+            #expect(try await admin.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp).0 == .created)
+            let withMail = MetadataAdmin.demoApp.replacingOccurrences(
                 of: #""kind":"gateway""#,
                 with: #""kind":"gateway","feedbackEmail":"fb@example.org","mail":{"fromAddress":"s@example.org","verification":{"subject":"Code","body":"<p><<< TOKEN HERE >>></p>"}}"#)
-            #expect(try await send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: withMail).0 == .ok)
+            #expect(try await admin.send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: withMail).0 == .ok)
             // A refused change queues nothing.
             let noMarker = withMail.replacingOccurrences(of: "<<< TOKEN HERE >>>", with: "code")
-            let (refused, refusedBody) = try await send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: noMarker)
+            let (refused, refusedBody) = try await admin.send(client, .put, "/admin/v1/apps/DEMOAPP", token: root, body: noMarker)
             #expect(refused == .unprocessableContent)
-            let problems = try JSONDecoder().decode(Problems.self, from: Data(buffer: refusedBody))
+            let problems = try JSONDecoder().decode(MetadataAdmin.Problems.self, from: Data(buffer: refusedBody))
             #expect(problems.error.problems?.map(\.pointer) == ["/mail/verification/body"])
 
             try await TestDatabase.withClient(url: url) { postgres, logger in
@@ -156,28 +97,28 @@ import TestSupport
     }
 
     @Test func aDraftIsSavedWholeAndReturnedAsWritten() async throws {
-        try await withService { client, root, _ in
-            _ = try await send(client, .post, "/admin/v1/apps", token: root, body: Self.demoApp)
-            let example = try String(contentsOf: Self.exampleURL, encoding: .utf8)
-            let (created, _) = try await send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
+        try await admin.withService { client, root, _ in
+            _ = try await admin.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
+            let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
+            let (created, _) = try await admin.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
             #expect(created == .created)
-            let (updated, _) = try await send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
+            let (updated, _) = try await admin.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
             #expect(updated == .ok)
-            let (status, body) = try await send(client, .get, "/admin/v1/studies/SLEEPWELL/draft", token: root)
+            let (status, body) = try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/draft", token: root)
             #expect(status == .ok)
             let returned = try JSONDecoder().decode(StudyDocument.self, from: Data(buffer: body))
             #expect(returned == (try JSONDecoder().decode(StudyDocument.self, from: Data(example.utf8))))
-            let (_, list) = try await send(client, .get, "/admin/v1/studies", token: root)
+            let (_, list) = try await admin.send(client, .get, "/admin/v1/studies", token: root)
             #expect(String(buffer: list).contains(#""studyId":"SLEEPWELL""#))
             #expect(String(buffer: list).contains(#""status":"pre_launch""#))
         }
     }
 
     @Test func anInvalidDraftChangesNothingAndListsEveryProblem() async throws {
-        try await withService { client, root, _ in
-            _ = try await send(client, .post, "/admin/v1/apps", token: root, body: Self.demoApp)
-            let example = try String(contentsOf: Self.exampleURL, encoding: .utf8)
-            _ = try await send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
+        try await admin.withService { client, root, _ in
+            _ = try await admin.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
+            let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
+            _ = try await admin.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
 
             var broken = try JSONSerialization.jsonObject(with: Data(example.utf8)) as! [String: Any]
             broken["timeZone"] = "Nowhere/Else"
@@ -189,26 +130,26 @@ import TestSupport
             broken["activities"] = activities
             let body = String(decoding: try JSONSerialization.data(withJSONObject: broken), as: UTF8.self)
 
-            let (status, response) = try await send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: body)
+            let (status, response) = try await admin.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: body)
             #expect(status == .unprocessableContent)
-            let problems = try JSONDecoder().decode(Problems.self, from: Data(buffer: response))
+            let problems = try JSONDecoder().decode(MetadataAdmin.Problems.self, from: Data(buffer: response))
             #expect(problems.error.code == "validation_failed")
             let pointers = Set(problems.error.problems?.map(\.pointer) ?? [])
             #expect(pointers.isSuperset(of: ["/timeZone", "/appId", "/activities/0/steps/2/key"]))
 
             // Unchanged.
-            let (_, stored) = try await send(client, .get, "/admin/v1/studies/SLEEPWELL/draft", token: root)
+            let (_, stored) = try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/draft", token: root)
             #expect(try JSONDecoder().decode(StudyDocument.self, from: Data(buffer: stored)).timeZone == "America/New_York")
 
             // A wrongly typed field is located too.
             let mistyped = example.replacingOccurrences(of: #""enrolling": true"#, with: #""enrolling": "yes""#)
-            let (typeStatus, typeBody) = try await send(
+            let (typeStatus, typeBody) = try await admin.send(
                 client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: mistyped)
             #expect(typeStatus == .unprocessableContent)
-            let typeProblems = try JSONDecoder().decode(Problems.self, from: Data(buffer: typeBody))
+            let typeProblems = try JSONDecoder().decode(MetadataAdmin.Problems.self, from: Data(buffer: typeBody))
             #expect(typeProblems.error.problems == [ValidationProblem(pointer: "/enrolling", message: "must be true or false")])
 
-            let (mismatch, mismatchBody) = try await send(
+            let (mismatch, mismatchBody) = try await admin.send(
                 client, .put, "/admin/v1/studies/OTHER/draft", token: root, body: example)
             #expect(mismatch == .unprocessableContent)
             #expect(String(buffer: mismatchBody).contains(#""pointer":"/studyId""#))
@@ -216,29 +157,29 @@ import TestSupport
     }
 
     @Test func studyRolesGuardTheDraft() async throws {
-        try await withService { client, root, _ in
-            _ = try await send(client, .post, "/admin/v1/apps", token: root, body: Self.demoApp)
-            let example = try String(contentsOf: Self.exampleURL, encoding: .utf8)
-            let (_, creator) = try await makeAdmin(client, root: root, email: "creator@studystack.test")
-            let (outsiderId, outsider) = try await makeAdmin(client, root: root, email: "outsider@studystack.test")
+        try await admin.withService { client, root, _ in
+            _ = try await admin.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
+            let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
+            let (_, creator) = try await admin.makeAdmin(client, root: root, email: "creator@studystack.test")
+            let (outsiderId, outsider) = try await admin.makeAdmin(client, root: root, email: "outsider@studystack.test")
 
             // Whoever starts a study becomes its study admin.
-            let (created, _) = try await send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: creator, body: example)
+            let (created, _) = try await admin.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: creator, body: example)
             #expect(created == .created)
-            let (_, me) = try await send(client, .get, "/admin/v1/me", token: creator)
+            let (_, me) = try await admin.send(client, .get, "/admin/v1/me", token: creator)
             #expect(String(buffer: me).contains(#""SLEEPWELL":"study_admin""#))
 
             // Others can neither read nor write it, nor see it listed.
-            #expect(try await send(client, .get, "/admin/v1/studies/SLEEPWELL/draft", token: outsider).0 == .forbidden)
-            #expect(try await send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: outsider, body: example).0 == .forbidden)
-            #expect(!String(buffer: try await send(client, .get, "/admin/v1/studies", token: outsider).1).contains("SLEEPWELL"))
+            #expect(try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/draft", token: outsider).0 == .forbidden)
+            #expect(try await admin.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: outsider, body: example).0 == .forbidden)
+            #expect(!String(buffer: try await admin.send(client, .get, "/admin/v1/studies", token: outsider).1).contains("SLEEPWELL"))
 
             // A viewer reads but does not write.
-            let (granted, _) = try await send(
+            let (granted, _) = try await admin.send(
                 client, .put, "/admin/v1/studies/SLEEPWELL/roles/\(outsiderId)", token: creator, body: #"{"role":"viewer"}"#)
             #expect(granted == .ok)
-            #expect(try await send(client, .get, "/admin/v1/studies/SLEEPWELL/draft", token: outsider).0 == .ok)
-            #expect(try await send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: outsider, body: example).0 == .forbidden)
+            #expect(try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/draft", token: outsider).0 == .ok)
+            #expect(try await admin.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: outsider, body: example).0 == .forbidden)
         }
     }
 }

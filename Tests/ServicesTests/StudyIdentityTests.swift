@@ -21,26 +21,21 @@ import TestSupport
 /// only in case would be one study there. The review's attack: an admin with no role on `SECVX`
 /// creates and launches `secvx` and, through the response service, reads `SECVX`'s data.
 @Suite struct StudyIdentityTests {
-    let drafts = StudyDraftTests()
+    let example = ExampleStudy()
 
-    func document(studyId: String) throws -> String {
-        let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
-        var object = try JSONSerialization.jsonObject(with: Data(example.utf8)) as! [String: Any]
-        object["studyId"] = studyId
-        return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
-    }
+    let drafts = MetadataAdmin()
 
     @Test func aStudyIdTakenInAnotherCaseIsRefusedAndGivesNoRole() async throws {
         try await drafts.withService { client, root, url in
-            #expect(try await drafts.send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp).0 == .created)
+            #expect(try await drafts.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp).0 == .created)
             let (_, owner) = try await drafts.makeAdmin(client, root: root, email: "owner@studystack.test")
             let (_, attacker) = try await drafts.makeAdmin(client, root: root, email: "attacker@studystack.test")
             #expect(try await drafts.send(
-                client, .put, "/admin/v1/studies/SECVX/draft", token: owner, body: try document(studyId: "SECVX")).0 == .created)
+                client, .put, "/admin/v1/studies/SECVX/draft", token: owner, body: try example.document(studyId: "SECVX")).0 == .created)
 
             for spelling in ["secvx", "SecVX"] {
                 let (status, body) = try await drafts.send(
-                    client, .put, "/admin/v1/studies/\(spelling)/draft", token: attacker, body: try document(studyId: spelling))
+                    client, .put, "/admin/v1/studies/\(spelling)/draft", token: attacker, body: try example.document(studyId: spelling))
                 #expect(status == .conflict, "\(spelling): \(String(buffer: body))")
                 #expect(String(buffer: body).contains("study SECVX exists"))
             }
@@ -57,12 +52,12 @@ import TestSupport
 
     @Test func appAndOrgIdsAreUniqueWhateverTheirCase() async throws {
         try await drafts.withService { client, root, _ in
-            #expect(try await drafts.send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp).0 == .created)
-            let sameAppOtherCase = StudyDraftTests.demoApp.replacingOccurrences(of: #""appId":"DEMOAPP""#, with: #""appId":"demoapp""#)
+            #expect(try await drafts.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp).0 == .created)
+            let sameAppOtherCase = MetadataAdmin.demoApp.replacingOccurrences(of: #""appId":"DEMOAPP""#, with: #""appId":"demoapp""#)
             let (appStatus, appBody) = try await drafts.send(client, .post, "/admin/v1/apps", token: root, body: sameAppOtherCase)
             #expect(appStatus == .conflict, "\(String(buffer: appBody))")
 
-            let otherAppSameOrgOtherCase = StudyDraftTests.demoApp
+            let otherAppSameOrgOtherCase = MetadataAdmin.demoApp
                 .replacingOccurrences(of: #""appId":"DEMOAPP""#, with: #""appId":"SECONDAPP""#)
                 .replacingOccurrences(of: #""orgId":"DEMOORG""#, with: #""orgId":"demoorg""#)
             let (orgStatus, orgBody) = try await drafts.send(client, .post, "/admin/v1/apps", token: root, body: otherAppSameOrgOtherCase)
@@ -70,7 +65,7 @@ import TestSupport
             #expect(String(buffer: orgBody).contains("DEMOORG"))
 
             // The org spelled as it is stored is fine.
-            let otherAppSameOrg = StudyDraftTests.demoApp.replacingOccurrences(of: #""appId":"DEMOAPP""#, with: #""appId":"SECONDAPP""#)
+            let otherAppSameOrg = MetadataAdmin.demoApp.replacingOccurrences(of: #""appId":"DEMOAPP""#, with: #""appId":"SECONDAPP""#)
             #expect(try await drafts.send(client, .post, "/admin/v1/apps", token: root, body: otherAppSameOrg).0 == .created)
         }
     }
@@ -86,7 +81,7 @@ import TestSupport
     }
 
     @Test func activityIdsThatDifferOnlyInCaseAreOneIdTwice() throws {
-        let example = try Data(contentsOf: StudyDraftTests.exampleURL)
+        let example = try Data(contentsOf: MetadataAdmin.exampleURL)
         var document = try JSONDecoder().decode(StudyDocument.self, from: example)
         try #require(!document.activities.isEmpty)
         var twin = document.activities[0]

@@ -8,7 +8,7 @@ import Testing
 /// The lifecycle's pure rules: transitions, version counters, the publish guard.
 @Suite struct StudyLifecycleRuleTests {
     static func example() throws -> StudyDocument {
-        try JSONDecoder().decode(StudyDocument.self, from: Data(contentsOf: StudyDraftTests.exampleURL))
+        try JSONDecoder().decode(StudyDocument.self, from: Data(contentsOf: MetadataAdmin.exampleURL))
     }
 
     @Test func transitionsFollowTheOriginalStateMachine() {

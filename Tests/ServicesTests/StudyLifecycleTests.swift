@@ -7,7 +7,7 @@ import TestSupport
 
 /// The lifecycle through the admin API: guards, roles, immutable versions.
 @Suite struct StudyLifecycleTests {
-    let helper = StudyDraftTests()
+    let helper = MetadataAdmin()
 
     func act(_ client: some TestClientProtocol, _ action: String, token: String) async throws -> (HTTPResponse.Status, [String: Any]) {
         let (status, body) = try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/\(action)", token: token)
@@ -16,8 +16,8 @@ import TestSupport
 
     @Test func aStudyIsPublishedLaunchedUpdatedPausedResumedAndDeactivated() async throws {
         try await helper.withService { client, root, _ in
-            _ = try await helper.send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
-            let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+            _ = try await helper.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
+            let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
             _ = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
 
             // An editor may edit but not launch.

@@ -13,7 +13,7 @@ import TestSupport
 /// `studies`: what the registration service asks about the studies participants name.
 enum StudyMetadataFixture {
     static func run(studies: [String], _ body: @escaping @Sendable (_ url: String) async throws -> Void) async throws {
-        let drafts = StudyDraftTests()
+        let drafts = MetadataAdmin()
         try await TestDatabase.withFreshDatabase { url in
             let reader = TestConfiguration.reader(
                 for: .studyMetadata, databaseURL: url,
@@ -22,9 +22,9 @@ enum StudyMetadataFixture {
             try await app.test(.live) { client in
                 try await TestApplication.waitUntilReady(client)
                 let root = try await drafts.login(client, "root@studystack.test", "Sup3r-Secret!")
-                #expect(try await drafts.send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp).0 == .created)
+                #expect(try await drafts.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp).0 == .created)
                 for studyId in studies {
-                    let document = try StudyIdentityTests().document(studyId: studyId)
+                    let document = try ExampleStudy().document(studyId: studyId)
                     let (saved, savedBody) = try await drafts.send(client, .put, "/admin/v1/studies/\(studyId)/draft", token: root, body: document)
                     try #require(saved == .created, "\(String(buffer: savedBody))")
                     let (published, publishedBody) = try await drafts.send(client, .post, "/admin/v1/studies/\(studyId)/publish", token: root)

@@ -17,42 +17,18 @@ import TestSupport
 /// notifications for the registration service, both through the outbox, and the notifications
 /// the apps list.
 @Suite struct StudyNotificationTests {
-    let helper = StudyDraftTests()
-    let api = WCPAPITests()
+    let fixture = NotificationFixture()
 
-    struct Queued: Sendable {
-        var peer: String
-        var path: String
-        var body: String
-    }
+    let helper = MetadataAdmin()
+    let api = WCPApp()
 
-    /// Runs `body` with the service, a super-admin token, DEMOAPP's iOS credential, the draft of
-    /// SLEEPWELL (the complete example) and a database client.
-    func withStudy(
-        _ body: @escaping @Sendable (any TestClientProtocol, String, String, String, PostgresClient) async throws -> Void
-    ) async throws {
-        try await helper.withService { client, root, url in
-            let (_, created) = try await helper.send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
-            let credentials = try created.decodeJSON([String: JSONValue].self)["credentials"]
-            guard case .object(let byPlatform) = credentials, case .string(let ios) = byPlatform["ios"] else {
-                Issue.record("no credentials")
-                return
-            }
-            let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
-            #expect(try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example).0 == .created)
-            try await TestDatabase.withClient(url: url) { postgres, _ in
-                try await body(client, root, ios, example, postgres)
-            }
-        }
-    }
-
-    func queued(_ postgres: PostgresClient, peer: String) async throws -> [Queued] {
+    func queued(_ postgres: PostgresClient, peer: String) async throws -> [NotificationFixture.Queued] {
         let rows = try await postgres.query(
             "SELECT peer, path, convert_from(body, 'UTF8') FROM internal_outbox WHERE peer = \(peer) ORDER BY id",
             logger: Logger(label: "test"))
-        var found: [Queued] = []
+        var found: [NotificationFixture.Queued] = []
         for try await (peer, path, body) in rows.decode((String, String, String).self) {
-            found.append(Queued(peer: peer, path: path, body: body))
+            found.append(NotificationFixture.Queued(peer: peer, path: path, body: body))
         }
         return found
     }
@@ -78,24 +54,18 @@ import TestSupport
         }
     }
 
-    func dispatch(_ postgres: PostgresClient) async throws {
-        let logger = Logger(label: "test")
-        try await NotificationStore(client: postgres, logger: logger).dispatchDue(
-            outbox: Outbox(client: postgres, logger: logger), audit: AuditLog(client: postgres, logger: logger))
-    }
-
     func appNotifications(
         _ client: some TestClientProtocol, _ credential: String, language: String? = nil, skip: Int = 0
     ) async throws -> [[String: Any]] {
         let (head, body) = try await api.get(
-            client, "/StudyMetaData/notifications?skip=\(skip)", WCPAPITests.headers(credential, language: language))
+            client, "/StudyMetaData/notifications?skip=\(skip)", WCPApp.headers(credential, language: language))
         #expect(head.status == .ok)
         #expect(body["message"] as? String == "SUCCESS")
         return body["notifications"] as? [[String: Any]] ?? []
     }
 
     @Test func everyLifecycleActionQueuesAStudyEventForTheResponseService() async throws {
-        try await withStudy { client, root, _, _, postgres in
+        try await fixture.withStudy { client, root, _, _, postgres in
             #expect(try await events(postgres).isEmpty)
             #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish", token: root).0 == .ok)
             #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
@@ -125,12 +95,12 @@ import TestSupport
 
     @Test func aStudyAdminsPublishAndLaunchAnnounceNothingToTheWholeApp() async throws {
         try await helper.withService { client, root, url in
-            #expect(try await helper.send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp).0 == .created)
+            #expect(try await helper.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp).0 == .created)
             // An admin with no role anywhere starts a study (and so becomes its study admin) whose
             // name is the message they want every user of the gateway app to get.
             let (_, outsider) = try await helper.makeAdmin(client, root: root, email: "outsider@studystack.test")
             var document = try JSONSerialization.jsonObject(
-                with: Data(contentsOf: StudyDraftTests.exampleURL)) as! [String: Any]
+                with: Data(contentsOf: MetadataAdmin.exampleURL)) as! [String: Any]
             document["studyId"] = "SPAM"
             document["name"] = ["en": "Claim your prize at evil.example"]
             let body = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
@@ -141,7 +111,7 @@ import TestSupport
                 #expect(status == .ok, "\(action): \(String(buffer: reply))")
             }
             try await TestDatabase.withClient(url: url) { postgres, _ in
-                try await dispatch(postgres)
+                try await fixture.dispatch(postgres)
                 let sent = try await pushed(postgres)
                 #expect(!sent.contains { $0.type == .gateway }, "\(sent.map(\.message))")
                 #expect(!sent.contains { $0.message.text(for: "en").contains("evil.example") && $0.type != .study })
@@ -153,18 +123,18 @@ import TestSupport
     }
 
     @Test func notificationsGoOutWhenDueAndAreListedForTheApps() async throws {
-        try await withStudy { client, root, ios, example, postgres in
+        try await fixture.withStudy { client, root, ios, example, postgres in
             // Publishing as upcoming announces the study to the gateway app's users; the study's own
             // notifications wait for the launch.
             _ = try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish", token: root)
-            try await dispatch(postgres)
+            try await fixture.dispatch(postgres)
             var sent = try await pushed(postgres)
             #expect(sent.map(\.subtype) == ["Study"])
             #expect(sent.first?.type == .gateway)
             #expect(sent.first?.message.text(for: "en") == "A new study is coming soon: Sleep Well.")
 
             _ = try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root)
-            try await dispatch(postgres)
+            try await fixture.dispatch(postgres)
             sent = try await pushed(postgres)
             // The immediate "welcome" goes out with the launch message; "midpoint" (2027) waits, and
             // the anchor-relative reminder is per participant (the registration service's job).
@@ -194,7 +164,7 @@ import TestSupport
             let spanish = try await appNotifications(client, ios, language: "es")
             #expect(spanish.contains { $0["message"] as? String == "Un nuevo estudio está abierto: Duerma Bien." })
             #expect(try await appNotifications(client, ios, skip: 3).isEmpty)
-            let (bad, _) = try await api.get(client, "/StudyMetaData/notifications?skip=-1", WCPAPITests.headers(ios))
+            let (bad, _) = try await api.get(client, "/StudyMetaData/notifications?skip=-1", WCPApp.headers(ios))
             #expect(bad.status == .badRequest)
 
             // Paused: participants hear of it at once, but a new study notification waits.
@@ -204,18 +174,18 @@ import TestSupport
                 with: #""notifications": [{"notificationId": "news", "subtype": "Announcement", "text": "News", "timing": "immediate"},"#)
             #expect(try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: withNews).0 == .ok)
             #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates", token: root).0 == .ok)
-            try await dispatch(postgres)
+            try await fixture.dispatch(postgres)
             sent = try await pushed(postgres)
             #expect(sent.contains { $0.notificationId.hasPrefix("pause-") && $0.subtype == "studyEvent" })
             #expect(!sent.contains { $0.notificationId == "news" })
 
             _ = try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/resume", token: root)
-            try await dispatch(postgres)
+            try await fixture.dispatch(postgres)
             sent = try await pushed(postgres)
             #expect(sent.filter { $0.notificationId == "news" }.count == 1)
             #expect(sent.contains { $0.notificationId.hasPrefix("resume-") })
             // Sent is sent: publishing again does not send "welcome" twice.
-            try await dispatch(postgres)
+            try await fixture.dispatch(postgres)
             #expect(try await pushed(postgres).filter { $0.notificationId == "welcome" }.count == 1)
 
             // Closing the study drops what has not gone out.
@@ -228,11 +198,11 @@ import TestSupport
     }
 
     @Test func adminsAnnounceToEveryUserOfAnApp() async throws {
-        try await withStudy { client, root, ios, _, postgres in
+        try await fixture.withStudy { client, root, ios, _, postgres in
             let invalid = #"{"notificationId": "no spaces", "text": {"es": "Hola"}, "at": "tomorrow"}"#
             let (status, body) = try await helper.send(client, .post, "/admin/v1/apps/DEMOAPP/notifications", token: root, body: invalid)
             #expect(status == .unprocessableContent)
-            let pointers = try body.decodeJSON(StudyDraftTests.Problems.self).error.problems?.map(\.pointer)
+            let pointers = try body.decodeJSON(MetadataAdmin.Problems.self).error.problems?.map(\.pointer)
             #expect(pointers == ["/notificationId", "/text", "/at"])
 
             // PostgreSQL stores no NUL character: refused as the client's input, nothing stored
@@ -251,7 +221,7 @@ import TestSupport
             let later = #"{"notificationId": "later", "text": "Next year", "at": "2099-01-01T09:00:00+01:00"}"#
             #expect(try await helper.send(client, .post, "/admin/v1/apps/DEMOAPP/notifications", token: root, body: later).0 == .created)
 
-            try await dispatch(postgres)
+            try await fixture.dispatch(postgres)
             let pushed = try await pushed(postgres)
             #expect(pushed.map(\.notificationId) == ["maintenance"])
             #expect(pushed.first?.studyId == nil)

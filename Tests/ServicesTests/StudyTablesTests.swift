@@ -16,7 +16,7 @@ import TestSupport
     func tables(_ h: ResponseHarness) -> StudyTables { StudyTables(client: h.postgres, access: h.access, logger: Logger(label: "test")) }
 
     func apply(_ h: ResponseHarness, _ design: String) async throws {
-        try await tables(h).apply(try SurveySchemaTests.derive(design), studyKey: Self.study)
+        try await tables(h).apply(try LabKeyDesigns.derive(design), studyKey: Self.study)
     }
 
     /// `table → column → data type` of the study's schema, from the catalog.
@@ -37,7 +37,7 @@ import TestSupport
             try await h.studyEvent(Self.study)
             try await apply(h, "DYNAMICSCHEMASTUDY_NewSurvey_1.json")
             let found = try await catalog(h)
-            #expect(Set(found.keys) == Set(try SurveySchemaTests.derive("DYNAMICSCHEMASTUDY_NewSurvey_1.json").lists.map(\.name)))
+            #expect(Set(found.keys) == Set(try LabKeyDesigns.derive("DYNAMICSCHEMASTUDY_NewSurvey_1.json").lists.map(\.name)))
             let top = try #require(found["NewSurvey"])
             #expect(top["Key"] == "bigint")
             #expect(top["ParticipantId"] == "bigint")

@@ -8,14 +8,6 @@ import TestSupport
 
 /// Survey designs → lists, for every design in the conformance data.
 @Suite struct SurveySchemaTests {
-    static func design(_ name: String) throws -> Data {
-        try Data(contentsOf: Conformance.labkey.appendingPathComponent("SurveyMetadata/\(name)"))
-    }
-
-    static func derive(_ name: String) throws -> SurveySchema {
-        try SurveySchema.derive(fromDesign: try design(name))
-    }
-
     @Test func everyConformanceDesignDerivesOrFailsWithTheOriginalsMessage() throws {
         var derived = 0
         for url in Conformance.labKeySurveyDesigns {
@@ -37,7 +29,7 @@ import TestSupport
     }
 
     @Test func newSurveyGivesTheOriginalsListsAndTypes() throws {
-        let schema = try Self.derive("DYNAMICSCHEMASTUDY_NewSurvey_1.json")
+        let schema = try LabKeyDesigns.derive("DYNAMICSCHEMASTUDY_NewSurvey_1.json")
         #expect(schema.activityId == "NewSurvey")
         #expect(schema.version == "1")
         let names = schema.lists.map(\.name)
@@ -68,26 +60,26 @@ import TestSupport
     }
 
     @Test func activeTasksAndOtherOptionsGetTheirChildLists() throws {
-        let kicks = try Self.derive("DYNAMICSCHEMASTUDY_FKC-74_1.0.json")
+        let kicks = try LabKeyDesigns.derive("DYNAMICSCHEMASTUDY_FKC-74_1.0.json")
         #expect(kicks.lists.count == 2)
         #expect(kicks.lists[1].columns.map(\.name) == ["duration", "count"])
         #expect(kicks.lists[1].name.hasPrefix("FKC-74"))
-        let hanoi = try Self.derive("DYNAMICSCHEMASTUDY_TOH-75_1.0.json")
+        let hanoi = try LabKeyDesigns.derive("DYNAMICSCHEMASTUDY_TOH-75_1.0.json")
         #expect(hanoi.lists[1].columns == [.init(name: "puzzleWasSolved", storage: .boolean), .init(name: "numberOfMoves", storage: .double)])
-        let memory = try Self.derive("DYNAMICSCHEMASTUDY_SSM-76_1.0.json")
+        let memory = try LabKeyDesigns.derive("DYNAMICSCHEMASTUDY_SSM-76_1.0.json")
         #expect(memory.lists[1].columns.map(\.name) == ["score", "numberOfGames", "numberOfFailures"])
         // An "other" option that asks for text adds <key>_Other_Text.
-        let other = try Self.derive("DYNAMICSCHEMASTUDY_OtherOption_1.json")
+        let other = try LabKeyDesigns.derive("DYNAMICSCHEMASTUDY_OtherOption_1.json")
         let withText = other.lists.filter { list in list.columns.contains { $0.name.hasSuffix("_Other_Text") } }
         #expect(!withText.isEmpty)
         #expect(withText.allSatisfy { list in list.columns.last?.storage == .varchar(4000) })
         // The update adds the text column where version 1 had none.
-        let before = try Self.derive("DYNAMICSCHEMASTUDY_OtherOptionUpdate_1.json")
-        let after = try Self.derive("DYNAMICSCHEMASTUDY_OtherOptionUpdate_2.json")
+        let before = try LabKeyDesigns.derive("DYNAMICSCHEMASTUDY_OtherOptionUpdate_1.json")
+        let after = try LabKeyDesigns.derive("DYNAMICSCHEMASTUDY_OtherOptionUpdate_2.json")
         #expect(before.lists.allSatisfy { list in !list.columns.contains { $0.name.hasSuffix("_Other_Text") } })
         #expect(after.lists.contains { list in list.columns.contains { $0.name.hasSuffix("_Other_Text") } })
         // Empty steps: a top list with no question columns.
-        #expect(try Self.derive("FORWARDINGSUCCESS_FakeForwardingSurvey_1.json").lists.map(\.columns) == [[]])
+        #expect(try LabKeyDesigns.derive("FORWARDINGSUCCESS_FakeForwardingSurvey_1.json").lists.map(\.columns) == [[]])
     }
 
     @Test func badDesignsFailWithTheOriginalsWords() throws {

@@ -7,79 +7,40 @@ import TestSupport
 
 /// The MyStudies app API (`/StudyMetaData/...`) against published studies.
 @Suite struct WCPAPITests {
-    let helper = StudyDraftTests()
+    let app = WCPApp()
 
-    /// The app's headers for a platform's credential.
-    static func headers(_ credential: String, android: Bool = false, language: String? = nil, appId: String = "DEMOAPP")
-        -> HTTPFields
-    {
-        // Android's Base64 encoder ends with a newline; the iOS app's does not.
-        let encoded = Data(credential.utf8).base64EncodedString() + (android ? "\n" : "")
-        var fields: HTTPFields = [
-            .authorization: "Basic \(encoded)", HTTPField.Name("applicationId")!: appId, HTTPField.Name("orgId")!: "DEMOORG",
-        ]
-        if let language { fields[HTTPField.Name("language")!] = language }
-        return fields
-    }
-
-    func get(_ client: some TestClientProtocol, _ uri: String, _ headers: HTTPFields) async throws -> (HTTPResponse, [String: Any]) {
-        try await client.execute(uri: uri, method: .get, headers: headers) { response in
-            (response.head, (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:])
-        }
-    }
-
-    /// Sets up DEMOAPP with SLEEPWELL (both platforms, launched) and IOSONLY (iOS, upcoming);
-    /// runs `body` with the client, the admin token and the iOS and Android credentials.
-    func withPublishedStudies(
-        _ body: @escaping @Sendable (any TestClientProtocol, String, String, String) async throws -> Void
-    ) async throws {
-        try await helper.withService { client, root, _ in
-            let (_, created) = try await helper.send(client, .post, "/admin/v1/apps", token: root, body: StudyDraftTests.demoApp)
-            let credentials = (try JSONSerialization.jsonObject(with: Data(buffer: created)) as! [String: Any])["credentials"] as! [String: String]
-            let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
-            _ = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
-            #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
-            let iosOnly = example.replacingOccurrences(of: #""studyId": "SLEEPWELL""#, with: #""studyId": "IOSONLY""#)
-                .replacingOccurrences(of: #""platforms": ["ios", "android"]"#, with: #""platforms": ["ios"]"#)
-            _ = try await helper.send(client, .put, "/admin/v1/studies/IOSONLY/draft", token: root, body: iosOnly)
-            #expect(try await helper.send(client, .post, "/admin/v1/studies/IOSONLY/publish", token: root).0 == .ok)
-            // A draft that was never published is invisible.
-            let hidden = example.replacingOccurrences(of: #""studyId": "SLEEPWELL""#, with: #""studyId": "HIDDEN""#)
-            _ = try await helper.send(client, .put, "/admin/v1/studies/HIDDEN/draft", token: root, body: hidden)
-            try await body(client, root, credentials["ios"]!, credentials["android"]!)
-        }
-    }
+    let helper = MetadataAdmin()
 
     @Test func credentialsIdentifyTheAppAndPlatform() async throws {
-        try await withPublishedStudies { client, _, ios, android in
-            let (missing, _) = try await get(client, "/StudyMetaData/studyList", [HTTPField.Name("applicationId")!: "DEMOAPP"])
+        try await app.withPublishedStudies { client, _, ios, android in
+            let (missing, _) = try await app.get(client, "/StudyMetaData/studyList", [HTTPField.Name("applicationId")!: "DEMOAPP"])
             #expect(missing.status == .unauthorized)
             #expect(missing.headerFields[HTTPField.Name("StatusMessage")!] == "Invalid Authorization key")
             #expect(missing.headerFields[HTTPField.Name("status")!] == "101")
             let forged = ios.split(separator: ":")[0] + ":not-the-token"
-            #expect(try await get(client, "/StudyMetaData/studyList", Self.headers(String(forged))).0.status == .unauthorized)
-            #expect(try await get(client, "/StudyMetaData/studyList", Self.headers(ios, appId: "OTHERAPP")).0.status == .unauthorized)
+            #expect(try await app.get(client, "/StudyMetaData/studyList", WCPApp.headers(String(forged))).0.status == .unauthorized)
+            #expect(try await app.get(client, "/StudyMetaData/studyList", WCPApp.headers(ios, appId: "OTHERAPP")).0.status == .unauthorized)
 
-            var noOrg = Self.headers(ios)
+            var noOrg = WCPApp.headers(ios)
             noOrg[HTTPField.Name("orgId")!] = nil
-            let (invalid, _) = try await get(client, "/StudyMetaData/studyList", noOrg)
+            let (invalid, _) = try await app.get(client, "/StudyMetaData/studyList", noOrg)
             #expect(invalid.status == .badRequest)
             #expect(invalid.headerFields[HTTPField.Name("StatusMessage")!] == "Invalid input.")
 
-            let (_, iosList) = try await get(client, "/StudyMetaData/studyList", Self.headers(ios))
-            let (_, androidList) = try await get(client, "/StudyMetaData/studyList", Self.headers(android, android: true))
+            let (_, iosList) = try await app.get(client, "/StudyMetaData/studyList", WCPApp.headers(ios))
+            let (_, androidList) = try await app.get(client, "/StudyMetaData/studyList", WCPApp.headers(android, android: true))
             let ids = { (reply: [String: Any]) in (reply["studies"] as? [[String: Any]] ?? []).map { $0["studyId"] as? String } }
             #expect(ids(iosList) == ["IOSONLY", "SLEEPWELL"])
             #expect(ids(androidList) == ["SLEEPWELL"])
-            let (androidStudy, _) = try await get(client, "/StudyMetaData/study?studyId=IOSONLY", Self.headers(android, android: true))
+            let (androidStudy, _) = try await app.get(client, "/StudyMetaData/study?studyId=IOSONLY", WCPApp.headers(android, android: true))
             #expect(androidStudy.status == .notFound)
             #expect(androidStudy.headerFields[HTTPField.Name("status")!] == "103")
         }
     }
 
     @Test func studyListIsExactlyWhatTheAppsRead() async throws {
-        try await withPublishedStudies { client, _, ios, _ in
-            let (response, reply) = try await get(client, "/StudyMetaData/study?studyId=SLEEPWELL", Self.headers(ios))
+        try await app.withPublishedStudies { client, _, ios, _ in
+            let (response, reply) = try await app.get(client, "/StudyMetaData/study?studyId=SLEEPWELL", WCPApp.headers(ios))
             #expect(response.status == .ok)
             let golden: [String: Any] = [
                 "message": "SUCCESS",
@@ -92,7 +53,7 @@ import TestSupport
             ]
             #expect(NSDictionary(dictionary: reply).isEqual(to: golden))
 
-            let (_, spanish) = try await get(client, "/StudyMetaData/study?studyId=SLEEPWELL", Self.headers(ios, language: "es"))
+            let (_, spanish) = try await app.get(client, "/StudyMetaData/study?studyId=SLEEPWELL", WCPApp.headers(ios, language: "es"))
             let study = try #require((spanish["studies"] as? [[String: Any]])?.first)
             #expect(study["title"] as? String == "Duerma Bien")
             #expect(study["tagline"] as? String == "¿Cómo influye el sueño en su día?")
@@ -102,10 +63,10 @@ import TestSupport
     }
 
     @Test func activitiesAreServedByVersionInTheRequestedLanguage() async throws {
-        try await withPublishedStudies { client, root, ios, android in
-            let (status, reply) = try await get(
+        try await app.withPublishedStudies { client, root, ios, android in
+            let (status, reply) = try await app.get(
                 client, "/StudyMetaData/activity?studyId=SLEEPWELL&activityId=daily&activityVersion=1.0",
-                Self.headers(ios, language: "es"))
+                WCPApp.headers(ios, language: "es"))
             #expect(status.status == .ok)
             let activity = try #require(reply["activity"] as? [String: Any])
             #expect(activity["type"] as? String == "questionnaire")
@@ -121,35 +82,35 @@ import TestSupport
             #expect((steps[1]["format"] as? [String: Any])?["maxValue"] as? Int == 10)
 
             // Upcoming studies serve no activities.
-            #expect(try await get(client, "/StudyMetaData/activity?studyId=IOSONLY&activityId=daily", Self.headers(ios)).0.status == .notFound)
+            #expect(try await app.get(client, "/StudyMetaData/activity?studyId=IOSONLY&activityId=daily", WCPApp.headers(ios)).0.status == .notFound)
 
             // An update: the new version is current, the old one stays readable, the app is told.
-            let example = try String(contentsOf: StudyDraftTests.exampleURL, encoding: .utf8)
+            let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
             let edited = example.replacingOccurrences(of: #""title": "Weekly survey""#, with: #""title": "Weekly sleep survey""#)
             _ = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: edited)
             #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates", token: root).0 == .ok)
-            let (_, current) = try await get(client, "/StudyMetaData/activity?studyId=SLEEPWELL&activityId=weekly", Self.headers(android, android: true))
+            let (_, current) = try await app.get(client, "/StudyMetaData/activity?studyId=SLEEPWELL&activityId=weekly", WCPApp.headers(android, android: true))
             #expect(((current["activity"] as? [String: Any])?["metadata"] as? [String: Any])?["name"] as? String == "Weekly sleep survey")
             #expect(((current["activity"] as? [String: Any])?["metadata"] as? [String: Any])?["version"] as? String == "1.1")
-            let (_, old) = try await get(
-                client, "/StudyMetaData/activity?studyId=SLEEPWELL&activityId=weekly&activityVersion=1.0", Self.headers(ios))
+            let (_, old) = try await app.get(
+                client, "/StudyMetaData/activity?studyId=SLEEPWELL&activityId=weekly&activityVersion=1.0", WCPApp.headers(ios))
             #expect(((old["activity"] as? [String: Any])?["metadata"] as? [String: Any])?["name"] as? String == "Weekly survey")
 
-            let (_, updates) = try await get(client, "/StudyMetaData/studyUpdates?studyId=SLEEPWELL&studyVersion=1.0", Self.headers(ios))
+            let (_, updates) = try await app.get(client, "/StudyMetaData/studyUpdates?studyId=SLEEPWELL&studyVersion=1.0", WCPApp.headers(ios))
             #expect(updates["currentVersion"] as? String == "1.1")
             #expect(NSDictionary(dictionary: updates["updates"] as? [String: Any] ?? [:]).isEqual(to: [
                 "consent": false, "activities": true, "resources": false, "info": false, "status": "Active",
             ]))
-            let (_, upToDate) = try await get(client, "/StudyMetaData/studyUpdates?studyId=SLEEPWELL&studyVersion=1.1", Self.headers(ios))
+            let (_, upToDate) = try await app.get(client, "/StudyMetaData/studyUpdates?studyId=SLEEPWELL&studyVersion=1.1", WCPApp.headers(ios))
             #expect((upToDate["updates"] as? [String: Any])?["activities"] as? Bool == false)
         }
     }
 
     @Test func statusChangesReachTheApps() async throws {
-        try await withPublishedStudies { client, root, ios, _ in
+        try await app.withPublishedStudies { client, root, ios, _ in
             func status() async throws -> (String?, String?) {
-                let (_, list) = try await get(client, "/StudyMetaData/study?studyId=SLEEPWELL", Self.headers(ios))
-                let (_, updates) = try await get(client, "/StudyMetaData/studyUpdates?studyId=SLEEPWELL&studyVersion=1.0", Self.headers(ios))
+                let (_, list) = try await app.get(client, "/StudyMetaData/study?studyId=SLEEPWELL", WCPApp.headers(ios))
+                let (_, updates) = try await app.get(client, "/StudyMetaData/studyUpdates?studyId=SLEEPWELL&studyVersion=1.0", WCPApp.headers(ios))
                 return ((list["studies"] as? [[String: Any]])?.first?["status"] as? String,
                         (updates["updates"] as? [String: Any])?["status"] as? String)
             }
@@ -160,12 +121,12 @@ import TestSupport
             _ = try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/deactivate", token: root)
             #expect(try await status() == ("Closed", "Closed"))
 
-            let (_, versions) = try await get(client, "/StudyMetaData/versionInfo", Self.headers(ios))
+            let (_, versions) = try await app.get(client, "/StudyMetaData/versionInfo", WCPApp.headers(ios))
             #expect(NSDictionary(dictionary: versions).isEqual(to: [
                 "message": "SUCCESS", "ios": ["latestVersion": "1.10.0", "forceUpdate": "false"],
                 "android": ["latestVersion": "1.0", "forceUpdate": "false"],
             ]))
-            let (ping, _) = try await get(client, "/StudyMetaData/ping", [:])
+            let (ping, _) = try await app.get(client, "/StudyMetaData/ping", [:])
             #expect(ping.status == .ok)
         }
     }

@@ -91,14 +91,8 @@ public final class SMTPTestServer: @unchecked Sendable {
     }
 
     /// Waits until at least `count` messages arrived.
-    public func waitForMessages(_ count: Int, timeout: TimeInterval = 20) async throws -> [Received] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let messages = try received()
-            if messages.count >= count { return messages }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw TestServerError(description: "fewer than \(count) messages within \(timeout) s")
+    public func waitForMessages(_ count: Int, timeout: Duration = .seconds(20)) async throws -> [Received] {
+        try await eventually("\(count) messages at the SMTP server", within: timeout) { try received() } until: { $0.count >= count }
     }
 
     public static func freePort() throws -> Int {

@@ -56,21 +56,20 @@ public final class ServiceProcess: @unchecked Sendable {
     public var isRunning: Bool { process.isRunning }
 
     private func waitUntilReady(timeout: Duration) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            guard process.isRunning else {
-                let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
-                throw TestServerError(description: "\(name) exited: \(log.suffix(2000))")
-            }
-            var request = HTTPClientRequest(url: "\(baseURL)/readyz")
-            request.method = .GET
-            if let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(2)), response.status.code == 200 {
-                return
-            }
-            try await Task.sleep(for: .milliseconds(100))
+        do {
+            try await eventually("\(name) answering /readyz with 200", within: timeout) { () async throws -> UInt? in
+                guard process.isRunning else {
+                    let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+                    throw TestServerError(description: "\(name) exited: \(log.suffix(2000))")
+                }
+                var request = HTTPClientRequest(url: "\(baseURL)/readyz")
+                request.method = .GET
+                return try? await HTTPClient.shared.execute(request, timeout: .seconds(2)).status.code
+            } until: { $0 == 200 }
+        } catch {
+            kill()
+            throw error
         }
-        kill()
-        throw TestServerError(description: "\(name) was not ready within \(timeout)")
     }
 
     /// The end of what the process wrote, for a failing test to show.

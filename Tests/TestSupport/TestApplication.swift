@@ -11,18 +11,9 @@ import StudyModels
 public enum TestApplication {
     /// Polls `/readyz` until it answers 200 (migrations applied), failing after `timeout`.
     public static func waitUntilReady(_ client: some TestClientProtocol, timeout: Duration = .seconds(30)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let status = try await client.execute(uri: "/readyz", method: .get) { $0.status }
-            if status == .ok { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw NotReady()
-    }
-
-    public struct NotReady: Error, CustomStringConvertible {
-        public init() {}
-        public var description: String { "service did not become ready in time" }
+        try await eventually("/readyz answering 200", within: timeout, poll: .milliseconds(50)) {
+            try await client.execute(uri: "/readyz", method: .get) { $0.status }
+        } until: { $0 == .ok }
     }
 
     /// Signature headers for a request to `receiver`'s `path?query` signed as `caller` with `key`

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import ServiceKit
 import ServiceLifecycle
+import UnixSignals
 
 /// The entry point every service executable calls.
 public enum ServiceMain {
@@ -31,6 +32,8 @@ public enum ServiceMain {
         } catch {
             fail("\(descriptor.name.rawValue): fatal: \(error)", exitCode: 1)
         }
+        let watchdog = Task.detached { await exitIfStopping(takesLongerThan: shutdownLimit, logger: logger) }
+        defer { watchdog.cancel() }
         do {
             logger.info(
                 "starting", metadata: ["address": "\(settings.host):\(settings.port)", "database": "\(settings.database.database)"])
@@ -44,16 +47,33 @@ public enum ServiceMain {
     }
 
     /// SIGTERM or SIGINT start a graceful shutdown: the server stops taking requests, and the
-    /// workers finish their round and stop. It is bounded: after 15 s the rest is cancelled, and
-    /// what still has not ended 10 s later (a database call that never returns after PostgreSQL
-    /// went away under it) ends the process with a fatal error, so that an orchestrator's restart
-    /// is never held up by a hung task.
+    /// workers finish their round and stop. After 15 s what is still running is cancelled.
     static func groupConfiguration(_ app: ServiceApplication, logger: Logger) -> ServiceGroupConfiguration {
         var configuration = ServiceGroupConfiguration(
             services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(15)
-        configuration.maximumCancellationDuration = .seconds(10)
         return configuration
+    }
+
+    /// How long stopping may take in all, from the signal.
+    static let shutdownLimit: Duration = .seconds(25)
+
+    /// Stopping is bounded: what has not ended `limit` after the signal (a database call that
+    /// never returns after PostgreSQL went away under it) ends the process with exit status 1 and
+    /// a critical log line, so that an orchestrator's restart is never held up by a hung task.
+    /// (ServiceGroup's own limit would end it with a crash and a backtrace, which can take minutes
+    /// to write.)
+    static func exitIfStopping(takesLongerThan limit: Duration, logger: Logger) async {
+        for await signal in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
+            logger.info("stopping", metadata: ["signal": "\(signal)"])
+            do {
+                try await Task.sleep(for: limit)
+            } catch {
+                return
+            }
+            logger.critical("still not stopped \(limit) after the signal; exiting", metadata: ["signal": "\(signal)"])
+            fail("stopping took longer than \(limit); exiting", exitCode: 1)
+        }
     }
 
     private static func fail(_ line: String, exitCode: Int32) -> Never {
