@@ -38,12 +38,12 @@ package struct StudyLifecycleRoutes {
 
     @Sendable package func perform(_ request: Request, context: ServiceRequestContext) async throws -> ActionResult {
         let studyId = try context.parameters.require("studyId")
+        let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let actionName = try context.parameters.require("action")
         guard let action = LifecycleAction(rawValue: actionName) else {
             throw APIError.notFound(
                 "no action \(actionName); one of \(LifecycleAction.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         switch try await actions.apply(action, studyId: studyId, by: admin.email, mayAnnounceToApp: admin.role == .superAdmin) {
         case .done(let status, let frozen):
             return ActionResult(studyId: studyId, status: status, version: frozen)
@@ -66,8 +66,8 @@ package struct StudyLifecycleRoutes {
 
     @Sendable package func document(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.require("studyId")
-        let version = try context.parameters.require("version", as: Int.self)
         _ = try await authenticator.require(.viewer, on: studyId, request)
+        let version = try context.parameters.require("version", as: Int.self)
         guard let json = try await versions.document(studyId: studyId, version: version) else {
             throw APIError.notFound("study \(studyId) has no version \(version)")
         }
