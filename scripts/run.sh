@@ -20,9 +20,10 @@ ensure_postgres
 ensure_commands curl:curl python3:python3 jq:jq
 
 log "building the services (release)"
-swift build -c release --product study-metadata
-swift build -c release --product registration
-swift build -c release --product response
+# The same import check as make build and make test (docs/architecture.md, Where code goes).
+for product in study-metadata registration response; do
+    swift build -c release --explicit-target-dependency-import-check error --product "$product"
+done
 bindir=$(swift build -c release --show-bin-path)
 
 mkdir -p "$data/logs" "$data/run"
