@@ -193,6 +193,26 @@ import TestSupport
             #expect(try await h.call("mobileappstudy-withdrawFromStudy.api").1.exception == "ParticipantId not included in request")
         }
     }
+
+    /// The dispatcher once sent any action it did not name to `withdrawFromStudy`. An action the
+    /// table does not name answers 404 and changes nothing.
+    @Test func anActionTheTableDoesNotNameIsRefusedAndWithdrawsNobody() async throws {
+        try await ResponseHarness.run { h in
+            try await h.studyEvent("MYTESTSTUDY")
+            let token = try #require(try await h.tokens(1, study: "MYTESTSTUDY").first)
+            let (_, enrolled, _) = try await h.call(
+                "mobileappstudy-enroll.api", query: ["studyId": "MYTESTSTUDY", "token": token, "allowDataSharing": "true"])
+            let appToken = try #require(enrolled["data"]?["appToken"]?.text)
+            for action in ["withdrawFromStudies", "deleteParticipant", "withdraw"] {
+                let (status, body, _) = try await h.call(
+                    "mobileappstudy-\(action).api", query: ["participantId": appToken, "delete": "true"])
+                #expect(status == .notFound, "\(action)")
+                #expect(body.exception == "Unknown action: \(action.lowercased())", "\(action)")
+            }
+            // Still enrolled: a response is taken.
+            #expect(try await h.call("mobileappstudy-processResponse.api", json: try Self.envelope(appToken: appToken)).0 == .ok)
+        }
+    }
 }
 
 /// Row counts for the tables these tests look at (names from this fixed list only).

@@ -21,12 +21,10 @@ package struct StudyLifecycleRoutes {
     }
 
     package let actions: StudyLifecycleActions
-    package let versions: StudyVersionStore
     package let authenticator: AdminTokenAuthenticator
 
     package init(actions: StudyLifecycleActions, authenticator: AdminTokenAuthenticator) {
         self.actions = actions
-        self.versions = actions.versions
         self.authenticator = authenticator
     }
 
@@ -61,14 +59,14 @@ package struct StudyLifecycleRoutes {
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> VersionList {
         let studyId = try context.parameters.require("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request)
-        return VersionList(versions: try await versions.versions(studyId: studyId))
+        return VersionList(versions: try await actions.versions.versions(studyId: studyId))
     }
 
     @Sendable package func document(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.require("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request)
         let version = try context.parameters.require("version", as: Int.self)
-        guard let json = try await versions.document(studyId: studyId, version: version) else {
+        guard let json = try await actions.versions.document(studyId: studyId, version: version) else {
             throw APIError.notFound("study \(studyId) has no version \(version)")
         }
         return Response(
