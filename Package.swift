@@ -253,6 +253,16 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // The researcher console (issue 16, in progress): its core holds the session cookie.
+        .target(
+            name: "ConsoleCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/Console/Core",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Tests
 
         .target(
@@ -320,6 +330,15 @@ let package = Package(
             // The golden replies are read from the source tree (so a re-record lands there); as
             // resources they are declared, not left for the build to warn about.
             resources: [.copy("Golden")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ConsoleTests",
+            dependencies: [
+                "ConsoleCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/ConsoleTests",
             swiftSettings: strictSettings
         ),
         // The three real executables (built by `swift build --build-tests`) driven as the apps do.
