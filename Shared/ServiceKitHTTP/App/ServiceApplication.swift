@@ -18,9 +18,9 @@ public struct ServiceRoutes {
     public let internalGroup: RouterGroup<ServiceRequestContext>
 }
 
-/// Builds a service: PostgreSQL pool, migrations, the shared middleware chain, operational
-/// endpoints (`/healthz`, `/readyz`, `/metrics`), the signed `/internal` group with `whoami`,
-/// and then whatever the service adds.
+/// Builds a service with a database: PostgreSQL pool, migrations, the `HTTPShell` (middleware
+/// chain, `/healthz`, `/readyz`, `/metrics`), the signed `/internal` group with `whoami`, and then
+/// whatever the service adds.
 ///
 /// - Parameters:
 ///   - errorFormat: which error format a request path uses (admin JSON by default).
@@ -72,30 +72,10 @@ public func buildServiceApplication(
         changes: ChangeListener(client: postgres, isReady: { startup.isFinished }, metrics: metrics, logger: logger),
         logger: logger)
 
-    let router = Router(context: ServiceRequestContext.self)
-    let routeTable = MethodNotAllowedMiddleware.RouteTable()
-    router.addMiddleware {
-        RequestIDMiddleware()
-        MetricsMiddleware(metrics: metrics)
-        ErrorMiddleware(format: errorFormat)
-        BodyLimitMiddleware(limit: settings.maxBodySize)
-        MethodNotAllowedMiddleware(table: routeTable)
-    }
-
-    router.get("/healthz") { _, _ in
-        HealthReport(status: "ok", service: descriptor.name.rawValue)
-    }
-    router.get("/readyz") { _, _ -> EditedResponse<ReadinessReport> in
-        let report = await readiness.check()
-        return EditedResponse(status: report.ready ? .ok : .serviceUnavailable, response: report)
-    }
-    router.get("/metrics") { _, _ -> Response in
-        await poolGauges.update()
-        return Response(
-            status: .ok,
-            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
-    }
+    let shell = HTTPShell(
+        name: descriptor.name.rawValue, metrics: metrics, maxBodySize: settings.maxBodySize, errorFormat: errorFormat,
+        readiness: { await readiness.check() }, beforeScrape: { await poolGauges.update() })
+    let router = shell.router
 
     let internalGroup = router.group("/internal")
         .add(middleware: InternalAuthMiddleware(keys: settings.internalKeys, nonces: nonces))
@@ -105,9 +85,6 @@ public func buildServiceApplication(
     }
 
     let serviceJobs = try addRoutes(ServiceRoutes(router: router, internalGroup: internalGroup), environment)
-    let mounted = router.routes.map { (method: $0.method.rawValue, path: $0.path.description) }
-    routeTable.record(mounted)
-    routeCatalog?.record(mounted.map { ($0.method, $0.path) })
 
     let nonceCleanup = PeriodicJob(name: "nonce-cleanup", every: .seconds(60), logger: logger) {
         try await nonces.deleteExpired()
@@ -128,12 +105,9 @@ public func buildServiceApplication(
                 wake: environment.changes.wakeSignal(channel: Outbox.channel), isReady: { startup.isFinished },
                 logger: logger),
         ] + serviceJobs + [environment.changes]
-    return Application(
-        router: router,
-        configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
-        services: services,
-        onServerRunning: onServerRunning,
-        logger: logger)
+    return shell.application(
+        host: settings.host, port: settings.port, services: services, logger: logger, onServerRunning: onServerRunning,
+        routeCatalog: routeCatalog)
 }
 
 /// The routes an application mounted, as `(method, path)` with Hummingbird's `:parameter`
