@@ -257,6 +257,8 @@ let package = Package(
         .target(
             name: "ConsoleCore",
             dependencies: [
+                "ServiceKit",
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/Console/Core",
@@ -336,6 +338,7 @@ let package = Package(
             name: "ConsoleTests",
             dependencies: [
                 "ConsoleCore",
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/ConsoleTests",

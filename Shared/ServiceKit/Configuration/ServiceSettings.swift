@@ -98,15 +98,7 @@ public struct ServiceSettings: Sendable {
             (.registration, Keys.registrationURL, 8082),
             (.response, Keys.responseURL, 8083),
         ] {
-            peers[name] = try settings.value(setting, default: URL(string: "http://127.0.0.1:\(port)")!) {
-                (raw: String) throws(ConfigurationError) -> URL in
-                guard let url = URL(string: raw), let scheme = url.scheme, ["http", "https"].contains(scheme),
-                    url.host != nil
-                else {
-                    throw ConfigurationError(setting, "must be an http:// or https:// URL, got \"\(raw)\"")
-                }
-                return url
-            }
+            peers[name] = try settings.httpURL(setting, default: URL(string: "http://127.0.0.1:\(port)")!)
         }
         self.peers = peers
         rateLimitPerMinute = try settings.integer(Keys.rateLimit, default: 30, in: 1...100_000)

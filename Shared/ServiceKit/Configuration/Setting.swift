@@ -98,6 +98,17 @@ public struct SettingsReader: Sendable {
         return try parse(raw)
     }
 
+    /// An absolute `http://` or `https://` URL.
+    public func httpURL(_ setting: Setting, default defaultValue: URL) throws(ConfigurationError) -> URL {
+        try value(setting, default: defaultValue) { (raw: String) throws(ConfigurationError) -> URL in
+            guard let url = URL(string: raw), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil
+            else {
+                throw ConfigurationError(setting, "must be an http:// or https:// URL, got \"\(raw)\"")
+            }
+            return url
+        }
+    }
+
     /// An integer within `range`.
     public func integer(_ setting: Setting, default defaultValue: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
         try value(setting, default: defaultValue) { (raw: String) throws(ConfigurationError) -> Int in

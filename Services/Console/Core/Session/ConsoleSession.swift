@@ -10,14 +10,21 @@ package struct ConsoleSession: Codable, Sendable, Equatable {
     package var email: String
     /// The form token this session's pages carry; a POST whose form token differs is refused.
     package var csrf: String
-    /// When the cookie stops being accepted, whatever the token's own expiry.
-    package var expiresAt: Date
+    /// When the cookie stops being accepted, whatever the token's own expiry (whole seconds, as
+    /// the cookie carries it).
+    package var expiresAt: Date {
+        didSet { expiresAt = Self.wholeSeconds(expiresAt) }
+    }
 
     package init(token: String, email: String, csrf: String = ConsoleSession.makeCSRFToken(), expiresAt: Date) {
         self.token = token
         self.email = email
         self.csrf = csrf
-        self.expiresAt = expiresAt
+        self.expiresAt = Self.wholeSeconds(expiresAt)
+    }
+
+    static func wholeSeconds(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     }
 
     /// 32 bytes from the CSPRNG, base64url.

@@ -1,0 +1,47 @@
+import Configuration
+import Crypto
+import Foundation
+import ServiceKit
+
+/// What the console reads from its configuration. It has no database: it reaches the services'
+/// admin APIs at their URLs, with the signed-in admin's token.
+package struct ConsoleSettings: Sendable {
+    package enum Keys {
+        package static let host = Setting("http.host")
+        package static let port = Setting("http.port")
+        package static let consoleKey = Setting("console.key", secret: true)
+        package static let publicURL = Setting("console.publicUrl")
+        package static let sessionHours = Setting("console.sessionHours")
+        package static let studyMetadataURL = Setting("studyMetadata.url")
+        package static let responseURL = Setting("response.url")
+    }
+
+    package var host: String
+    package var port: Int
+    /// 32 random bytes (`CONSOLE_KEY`, base64): the session cookies are sealed under it, so every
+    /// replica must have the same one.
+    package var consoleKey: SymmetricKey
+    /// Where admins open the console; `https` there makes the session cookie `Secure`.
+    package var publicURL: URL
+    /// How long a sign-in lasts, at most (study-metadata's token may end sooner).
+    package var sessionDuration: Duration
+    package var studyMetadataURL: URL
+    package var responseURL: URL
+
+    package var secureCookies: Bool { publicURL.scheme == "https" }
+
+    package init(reader: ConfigReader) throws(ConfigurationError) {
+        let settings = SettingsReader(reader)
+        host = settings.text(Keys.host) ?? "127.0.0.1"
+        port = try settings.integer(Keys.port, default: 8080, in: 0...65_535)
+        let keyText = try settings.requiredText(Keys.consoleKey)
+        guard let key = Data(base64Encoded: keyText), key.count == 32 else {
+            throw ConfigurationError(Keys.consoleKey, "must be 32 bytes in base64 (openssl rand -base64 32)")
+        }
+        consoleKey = SymmetricKey(data: key)
+        publicURL = try settings.httpURL(Keys.publicURL, default: URL(string: "http://127.0.0.1:\(port)")!)
+        sessionDuration = .seconds(3600 * (try settings.integer(Keys.sessionHours, default: 12, in: 1...168)))
+        studyMetadataURL = try settings.httpURL(Keys.studyMetadataURL, default: URL(string: "http://127.0.0.1:8081")!)
+        responseURL = try settings.httpURL(Keys.responseURL, default: URL(string: "http://127.0.0.1:8083")!)
+    }
+}
