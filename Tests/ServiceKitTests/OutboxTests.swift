@@ -66,7 +66,7 @@ import TestSupport
         // A short deadline: async-http-client keeps retrying a refused connection until it ends.
         return OutboxWorker(
             client: client, internalClient: InternalClient(keys: keys, peers: [.response: peer], timeout: .seconds(1)),
-            metrics: ServiceMetrics(service: .studyMetadata), policy: policy, logger: logger)
+            metrics: ServiceMetrics(), policy: policy, logger: logger)
     }
 
     func enqueue(_ n: Int, _ client: PostgresClient, _ logger: Logger) async throws {

@@ -17,40 +17,8 @@ import TestSupport
 /// Every route a service mounts has an operation in its OpenAPI documents under `docs/openapi/`,
 /// and every documented operation exists: the documents cannot drift from the code.
 @Suite struct OpenAPICoverageTests {
-    static let documents = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("docs/openapi")
-
-    /// `(METHOD, /path/{param})` of every operation in the YAML documents named, read from their
-    /// `paths:` section (two-space indented paths, four-space indented methods, as they are written).
-    static func operations(in names: [String]) throws -> Set<String> {
-        var found: Set<String> = []
-        for name in names {
-            let text = try String(contentsOf: documents.appendingPathComponent(name), encoding: .utf8)
-            var inPaths = false
-            var path: String?
-            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-                if line.hasPrefix("paths:") { inPaths = true; continue }
-                if inPaths, let first = line.first, first != " ", first != "#" { inPaths = false }
-                guard inPaths else { continue }
-                if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
-                    path = String(line.dropFirst(2).dropLast())
-                } else if let path, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
-                    let method = line.trimmingCharacters(in: .whitespaces).dropLast()
-                    if ["get", "post", "put", "delete", "patch", "head"].contains(String(method)) {
-                        found.insert("\(method.uppercased()) \(path)")
-                    }
-                }
-            }
-        }
-        return found
-    }
-
-    /// Hummingbird writes parameters `:name`; OpenAPI `{name}`.
-    static func openAPIPath(_ path: String) -> String {
-        path.split(separator: "/", omittingEmptySubsequences: false)
-            .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
-            .joined(separator: "/")
-    }
+    static func operations(in names: [String]) throws -> Set<String> { try OpenAPIDocuments.operations(in: names) }
+    static func openAPIPath(_ path: String) -> String { OpenAPIDocuments.openAPIPath(path) }
 
     @Test func studyMetadataRoutesAreAllDocumented() throws {
         let catalog = RouteCatalog()

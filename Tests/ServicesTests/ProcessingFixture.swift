@@ -37,7 +37,7 @@ struct ProcessingFixture: Sendable {
                     keys: try! InternalKeys(ownName: .response, signingKey: TestConfiguration.keys[.response]!, callerKeys: nil),
                     peers: [:]),
                 tables: tables, logger: logger),
-            tables: tables, writer: ResponseWriter(logger: logger), metrics: ServiceMetrics(service: .response), logger: logger)
+            tables: tables, writer: ResponseWriter(logger: logger), metrics: ServiceMetrics(), logger: logger)
     }
 
     /// Waits for the service's own processor to settle response `id` (processed, error, or put

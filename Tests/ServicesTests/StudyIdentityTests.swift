@@ -88,7 +88,7 @@ import TestSupport
         twin.activityId = document.activities[0].activityId.lowercased() == document.activities[0].activityId
             ? document.activities[0].activityId.uppercased() : document.activities[0].activityId.lowercased()
         document.activities.append(twin)
-        let (problems, _) = StudyValidator.review(document)
+        let (problems, _, _) = StudyValidator.review(document)
         #expect(problems.contains { $0.pointer == "/activities/\(document.activities.count - 1)/activityId" }, "\(problems)")
     }
 

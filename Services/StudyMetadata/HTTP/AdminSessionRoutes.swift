@@ -8,24 +8,6 @@ import StudyModels
 /// `POST /admin/v1/login`, `POST /admin/v1/logout`, `GET /admin/v1/me`,
 /// `POST /admin/v1/invitations/accept`.
 package struct AdminSessionRoutes {
-    package struct LoginRequest: Decodable {
-        package var email: String
-        package var password: String
-    }
-
-    package struct LoginResponse: ResponseEncodable {
-        package var token: String
-        package var expiresAt: Date
-        package var admin: Me
-    }
-
-    package struct Me: ResponseEncodable {
-        package var id: UUID
-        package var email: String
-        package var role: AdminRole
-        package var studyRoles: [String: StudyRole]
-    }
-
     package struct AcceptRequest: Decodable {
         package var token: String
         package var password: String
@@ -63,8 +45,8 @@ package struct AdminSessionRoutes {
         router.post("/admin/v1/invitations/accept", use: acceptInvitation)
     }
 
-    @Sendable package func login(_ request: Request, context: ServiceRequestContext) async throws -> LoginResponse {
-        let body = try await JSONBody.decode(LoginRequest.self, from: request, context: context)
+    @Sendable package func login(_ request: Request, context: ServiceRequestContext) async throws -> AdminSignedIn {
+        let body = try await JSONBody.decode(AdminSignIn.self, from: request, context: context)
         // Per address and per account, before any hashing: bcrypt is the expensive part.
         let address = rateLimiter.addresses.resolve(request, context: context)
         guard try await rateLimiter.allow("admin.login", from: address),
@@ -104,9 +86,9 @@ package struct AdminSessionRoutes {
         try await store.startSession(adminId: account.id, tokenHash: SecureToken.hash(token), expiresAt: expiresAt)
         try await audit.record(actor: account.email, action: "admin.login")
         let roles = try await store.studyRoles(adminId: account.id)
-        return LoginResponse(
+        return AdminSignedIn(
             token: token, expiresAt: expiresAt,
-            admin: Me(id: account.id, email: account.email, role: account.role, studyRoles: roles))
+            admin: AdminProfile(id: account.id, email: account.email, role: account.role, studyRoles: roles))
     }
 
     @Sendable package func logout(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
@@ -116,9 +98,9 @@ package struct AdminSessionRoutes {
         return .noContent
     }
 
-    @Sendable package func me(_ request: Request, context: ServiceRequestContext) async throws -> Me {
+    @Sendable package func me(_ request: Request, context: ServiceRequestContext) async throws -> AdminProfile {
         let admin = try await authenticator.authenticate(request)
-        return Me(id: admin.id, email: admin.email, role: admin.role, studyRoles: admin.studyRoles)
+        return AdminProfile(id: admin.id, email: admin.email, role: admin.role, studyRoles: admin.studyRoles)
     }
 
     @Sendable package func acceptInvitation(_ request: Request, context: ServiceRequestContext) async throws -> Accepted {

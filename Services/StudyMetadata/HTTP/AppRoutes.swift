@@ -13,10 +13,6 @@ package struct AppRoutes {
         package var credentials: [String: String]
     }
 
-    package struct AppList: ResponseEncodable {
-        package var apps: [AppDefinition]
-    }
-
     package let store: AppStore
     package let authenticator: AdminTokenAuthenticator
     package let audit: AuditLog

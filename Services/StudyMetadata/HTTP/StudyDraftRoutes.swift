@@ -11,17 +11,6 @@ import StudyModels
 /// The draft is the whole study as one document; a PUT with any problem changes nothing and
 /// answers 422 with every problem and its JSON Pointer.
 package struct StudyDraftRoutes {
-    package struct Saved: ResponseEncodable {
-        package var studyId: String
-        package var created: Bool
-        /// Incomplete content that does not block saving or publishing (see `StudyValidator.review`).
-        package var warnings: [ValidationProblem]
-    }
-
-    package struct StudyList: ResponseEncodable {
-        package var studies: [StudyStore.Summary]
-    }
-
     package let studies: StudyStore
     package let apps: AppStore
     package let authenticator: AdminTokenAuthenticator
@@ -36,9 +25,10 @@ package struct StudyDraftRoutes {
         router.put("/admin/v1/studies/:studyId/draft", use: saveDraft)
         router.get("/admin/v1/studies/:studyId/draft", use: draft)
         router.get("/admin/v1/studies", use: list)
+        router.get("/admin/v1/studies/:studyId", use: summary)
     }
 
-    @Sendable package func saveDraft(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Saved> {
+    @Sendable package func saveDraft(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<DraftSaved> {
         let studyId = try context.parameters.require("studyId")
         let admin = try await authenticator.authenticate(request)
         // An existing study needs an editor; anyone signed in may start a new one and becomes
@@ -47,7 +37,9 @@ package struct StudyDraftRoutes {
             throw APIError.forbidden("this needs the editor role on study \(studyId)")
         }
         let document = try await DocumentBody.decode(StudyDocument.self, named: "study document", from: request, context: context)
-        var (problems, warnings) = StudyValidator.review(document)
+        let review = StudyValidator.review(document)
+        // What is unfinished saves with a warning; publishing refuses it (PublishGuard).
+        var (problems, warnings) = (review.problems, review.warnings + review.unfinished)
         if document.studyId != studyId {
             problems.insert(ValidationProblem(pointer: "/studyId", message: "must be \(studyId), the study in the path"), at: 0)
         }
@@ -55,7 +47,16 @@ package struct StudyDraftRoutes {
             problems.append(ValidationProblem(pointer: "/appId", message: "there is no app \(document.appId); create it first"))
         }
         guard problems.isEmpty else { throw DocumentBody.rejected(problems, in: "study document") }
-        switch try await studies.saveDraft(document, by: admin) {
+        let expecting = try Self.precondition(request)
+        switch try await studies.saveDraft(document, by: admin, expecting: expecting) {
+        case .preconditionFailed(let current):
+            throw APIError(
+                .preconditionFailed, code: expecting == .absent ? "study_exists" : "draft_changed",
+                message: expecting == .absent
+                    ? "study \(studyId) exists already (If-None-Match: * creates only)"
+                    : current == 0
+                    ? "study \(studyId) does not exist, so no revision of its draft can match If-Match"
+                    : "the draft changed since it was read (it is at revision \(current) now); read it again and redo the change")
         case .closed:
             throw APIError.conflict("study \(studyId) is deactivated; its draft can no longer change")
         case .appFixed(let appId):
@@ -67,19 +68,42 @@ package struct StudyDraftRoutes {
             throw APIError.conflict(
                 "study id \(studyId) is taken: study \(existing) exists, and study ids are unique whatever their case")
         case .created:
-            return EditedResponse(status: .created, response: Saved(studyId: studyId, created: true, warnings: warnings))
+            return EditedResponse(status: .created, response: DraftSaved(studyId: studyId, created: true, warnings: warnings))
         case .updated:
-            return EditedResponse(status: .ok, response: Saved(studyId: studyId, created: false, warnings: warnings))
+            return EditedResponse(status: .ok, response: DraftSaved(studyId: studyId, created: false, warnings: warnings))
         }
     }
 
     @Sendable package func draft(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.require("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request)
-        guard let json = try await studies.draft(studyId: studyId) else { throw APIError.notFound("no study \(studyId)") }
+        guard let draft = try await studies.draft(studyId: studyId) else { throw APIError.notFound("no study \(studyId)") }
         return Response(
-            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: json)))
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .eTag: "\"\(draft.revision)\""],
+            body: .init(byteBuffer: ByteBuffer(string: draft.json)))
+    }
+
+    @Sendable package func summary(_ request: Request, context: ServiceRequestContext) async throws -> StudySummary {
+        let studyId = try context.parameters.require("studyId")
+        _ = try await authenticator.require(.viewer, on: studyId, request)
+        guard let summary = try await studies.summary(studyId: studyId) else { throw APIError.notFound("no study \(studyId)") }
+        return summary
+    }
+
+    /// What the save expects: the revision an `If-Match` names (`"7"`, as `GET .../draft` sent it
+    /// in `ETag`), a new study for `If-None-Match: *`, or nothing in particular.
+    static func precondition(_ request: Request) throws -> StudyStore.DraftPrecondition {
+        if let noneMatch = request.headers[.ifNoneMatch]?.trimmingCharacters(in: .whitespaces) {
+            guard noneMatch == "*" else { throw APIError.badRequest("If-None-Match may only be * (create only)", field: "If-None-Match") }
+            return .absent
+        }
+        guard let value = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces) else { return .none }
+        var tag = Substring(value)
+        if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+        guard tag.count >= 3, tag.first == "\"", tag.last == "\"", let revision = Int(tag.dropFirst().dropLast()), revision > 0 else {
+            throw APIError.badRequest("If-Match must be the ETag that GET .../draft sent, such as \"3\"", field: "If-Match")
+        }
+        return .revision(revision)
     }
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> StudyList {

@@ -10,7 +10,6 @@ import Synchronization
 /// `MetricsSystem`, so several instances in one test process keep separate counts.
 public final class ServiceMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
-    let service: ServiceName
     private let queues = Mutex<[QueueProbe]>([])
 
     /// Upper bounds of the latency histogram, from 1 ms to 10 s.
@@ -20,9 +19,7 @@ public final class ServiceMetrics: Sendable {
         .milliseconds(2500), .seconds(5), .seconds(10),
     ]
 
-    public init(service: ServiceName) {
-        self.service = service
-    }
+    public init() {}
 
     /// Counts a finished request and records its latency, by route template and status.
     package func recordRequest(method: String, route: String, status: Int, duration: Duration) {

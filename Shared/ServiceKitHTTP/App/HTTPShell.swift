@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -16,14 +17,18 @@ public struct HTTPShell {
     ///   - name: the process's name in `/healthz`.
     ///   - readiness: what `/readyz` reports (200 when ready, 503 otherwise).
     ///   - beforeScrape: refreshes gauges read at scrape time (the database pool's).
+    ///   - responseHeaders: fields every response carries, error responses included (the
+    ///     console's security headers).
     public init(
         name: String, metrics: ServiceMetrics, maxBodySize: Int,
         errorFormat: @escaping @Sendable (_ path: String) -> ErrorFormat,
         readiness: @escaping @Sendable () async -> ReadinessReport,
-        beforeScrape: @escaping @Sendable () async -> Void = {}
+        beforeScrape: @escaping @Sendable () async -> Void = {},
+        responseHeaders: HTTPFields = [:]
     ) {
         router = Router(context: ServiceRequestContext.self)
         router.addMiddleware { [routeTable] in
+            ResponseHeadersMiddleware(fields: responseHeaders)
             RequestIDMiddleware()
             MetricsMiddleware(metrics: metrics)
             ErrorMiddleware(format: errorFormat)
@@ -61,5 +66,17 @@ public struct HTTPShell {
             services: services,
             onServerRunning: onServerRunning,
             logger: logger)
+    }
+}
+
+/// Adds fixed fields to every response (outermost, so error responses carry them too).
+struct ResponseHeadersMiddleware: RouterMiddleware {
+    typealias Context = ServiceRequestContext
+    let fields: HTTPFields
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        for field in fields where response.headers[field.name] == nil { response.headers.append(field) }
+        return response
     }
 }

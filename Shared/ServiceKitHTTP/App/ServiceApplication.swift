@@ -50,7 +50,7 @@ public func buildServiceApplication(
     let startup = StartupState()
     let readiness = ReadinessProbe(service: descriptor.name, migrator: migrator, startup: startup, logger: logger)
     let nonces = NonceStore(client: postgres, logger: logger)
-    let metrics = ServiceMetrics(service: descriptor.name)
+    let metrics = ServiceMetrics()
     metrics.watchQueue(
         "internal_outbox",
         query: """

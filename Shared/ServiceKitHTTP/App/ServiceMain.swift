@@ -15,34 +15,47 @@ public enum ServiceMain {
         descriptor: ServiceDescriptor,
         build: (ConfigReader, ServiceSettings, Logger) throws -> ServiceApplication
     ) async -> Never {
+        await run(name: descriptor.name.rawValue, settings: { reader throws(ConfigurationError) in
+            try ServiceSettings(reader: reader, descriptor: descriptor)
+        }, build: build)
+    }
+
+    /// The same for any process: `settings` parses what it reads (a process without a database,
+    /// such as the console, has settings of its own).
+    public static func run<Settings: ProcessSettings>(
+        name: String,
+        settings parse: (ConfigReader) throws(ConfigurationError) -> Settings,
+        build: (ConfigReader, Settings, Logger) throws -> ServiceApplication
+    ) async -> Never {
         let reader = ConfigReader(providers: [CommandLineArgumentsProvider(), EnvironmentVariablesProvider()])
-        let settings: ServiceSettings
+        let settings: Settings
         do {
-            settings = try ServiceSettings(reader: reader, descriptor: descriptor)
+            settings = try parse(reader)
         } catch {
-            fail("\(descriptor.name.rawValue): \(error)", exitCode: 78)  // EX_CONFIG
+            fail("\(name): \(error)", exitCode: 78)  // EX_CONFIG
         }
         LoggingSetup.bootstrap(format: settings.logFormat, level: settings.logLevel.level)
-        let logger = Logger(label: "studystack.\(descriptor.name.rawValue)")
+        let logger = Logger(label: "studystack.\(name)")
         let app: ServiceApplication
         do {
             app = try build(reader, settings, logger)
         } catch let error as ConfigurationError {
-            fail("\(descriptor.name.rawValue): \(error)", exitCode: 78)
+            fail("\(name): \(error)", exitCode: 78)
         } catch {
-            fail("\(descriptor.name.rawValue): fatal: \(error)", exitCode: 1)
+            fail("\(name): fatal: \(error)", exitCode: 1)
         }
         let watchdog = Task.detached { await exitIfStopping(takesLongerThan: shutdownLimit, logger: logger) }
         defer { watchdog.cancel() }
         do {
             logger.info(
-                "starting", metadata: ["address": "\(settings.host):\(settings.port)", "database": "\(settings.database.database)"])
+                "starting",
+                metadata: settings.startMetadata.merging(["address": "\(settings.host):\(settings.port)"]) { $1 })
             try await ServiceGroup(configuration: groupConfiguration(app, logger: logger)).run()
             logger.info("stopped")
             exit(0)
         } catch {
             logger.critical("stopping after a fatal error", metadata: ["error": "\(error)"])
-            fail("\(descriptor.name.rawValue): fatal: \(error)", exitCode: 1)
+            fail("\(name): fatal: \(error)", exitCode: 1)
         }
     }
 

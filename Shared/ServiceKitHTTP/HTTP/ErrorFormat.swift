@@ -13,6 +13,8 @@ public enum ErrorFormat: Sendable {
     case statusMessage
     /// `{"success": false, "exception": ..., "errors": [...]}`: the LabKey-style response API.
     case labKey
+    /// A page for people: the console draws its own (HTML, in its layout).
+    case page(@Sendable (APIError) -> Response)
 }
 
 extension APIError {
@@ -35,6 +37,8 @@ extension APIError {
             } else {
                 body = Self.encode(LabKeyErrorEnvelope(exception: message, field: field))
             }
+        case .page(let render):
+            return render(self)
         case .statusMessage:
             let code = statusMessageCode ?? Self.statusMessageCode(for: status)
             headers[Self.statusCodeHeader] = String(code.rawValue)

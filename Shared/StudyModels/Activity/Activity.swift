@@ -113,16 +113,11 @@ public enum ActivityImport {
     }
 }
 
-/// JSON Pointers (RFC 6901) for locating problems in documents.
-public enum JSONPointer {
+/// JSON Pointers (JSONText's) for locating problems in documents.
+extension JSONPointer {
     /// `/activity/steps/3/format/textChoices/0/value` from a decoding path.
     public static func from(_ path: [any CodingKey]) -> String {
         path.map { key in "/" + (key.intValue.map(String.init) ?? escape(key.stringValue)) }.joined()
-    }
-
-    /// Escapes `~` and `/` in one reference token.
-    public static func escape(_ token: String) -> String {
-        token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 
     /// The problem a decoding error describes, located by JSON Pointer; `document` names what

@@ -17,19 +17,26 @@ public struct ValidationProblem: Codable, Sendable, Equatable {
 public struct StudyValidator {
     private var problems: [ValidationProblem] = []
     private var warnings: [ValidationProblem] = []
+    /// What a draft may still lack while it is being built, page by page, but a version that
+    /// participants see must have (a consent with something to consent to).
+    private var unfinished: [ValidationProblem] = []
     private let document: StudyDocument
 
-    /// What is wrong with `document`: anything here keeps it from being saved or published.
+    /// What keeps `document` from being published: its problems and what it has not finished.
     public static func validate(_ document: StudyDocument) -> [ValidationProblem] {
-        review(document).problems
+        let review = review(document)
+        return review.problems + review.unfinished
     }
 
-    /// Problems, and warnings about content that is incomplete (a question without choices, an
-    /// activity without steps) but that the original servers accepted; warnings do not block.
-    public static func review(_ document: StudyDocument) -> (problems: [ValidationProblem], warnings: [ValidationProblem]) {
+    /// Problems (they keep a draft from being saved), what is unfinished (a draft saves, a version
+    /// is not frozen), and warnings about content that is incomplete (a question without choices,
+    /// an activity without steps) but that the original servers accepted; warnings never block.
+    public static func review(
+        _ document: StudyDocument
+    ) -> (problems: [ValidationProblem], warnings: [ValidationProblem], unfinished: [ValidationProblem]) {
         var validator = StudyValidator(document: document)
         validator.run()
-        return (validator.problems, validator.warnings)
+        return (validator.problems, validator.warnings, validator.unfinished)
     }
 
     private init(document: StudyDocument) {
@@ -146,10 +153,13 @@ public struct StudyValidator {
             }
         }
         if consent.review.type == .html, consent.review.html == nil {
-            problem("/consent/review/html", "an html review needs the consent document's HTML")
+            unfinished.append(ValidationProblem(
+                pointer: "/consent/review/html", message: "an html review needs the consent document's HTML before publishing"))
         }
         if consent.review.type == .sections, consent.visualScreens.isEmpty {
-            problem("/consent/visualScreens", "a sections review is built from the visual screens; add at least one")
+            unfinished.append(ValidationProblem(
+                pointer: "/consent/visualScreens",
+                message: "a sections review is built from the visual screens; add at least one before publishing"))
         }
     }
 

@@ -160,5 +160,13 @@ package enum StudyMetadataMigrations {
                 "ALTER TABLE admins DROP COLUMN locked_until",
             ]
         ),
+        Migration(
+            component: "study-metadata", version: 8, name: "draft_revisions",
+            statements: [
+                // Counts changes to a draft, so an editor who saves what they read long ago is told
+                // that someone changed it since (If-Match), instead of overwriting their work.
+                "ALTER TABLE studies ADD COLUMN draft_revision bigint NOT NULL DEFAULT 1",
+            ]
+        ),
     ]
 }

@@ -6,15 +6,6 @@ import StudyModels
 
 /// Studies and their editable drafts.
 package struct StudyStore: Sendable {
-    package struct Summary: Codable, Sendable {
-        package var studyId: String
-        package var appId: String
-        package var name: String
-        package var status: StudyStatus
-        package var draftUpdatedAt: Date
-        package var draftUpdatedBy: String
-    }
-
     package enum SaveOutcome: Sendable {
         case created
         case updated
@@ -25,6 +16,19 @@ package struct StudyStore: Sendable {
         /// Another study's id differs from this one only in case (ids are unique whatever their
         /// case); it carries that study's id.
         case idTaken(String)
+        /// The draft is not what the save expected (`DraftPrecondition`); it carries the draft's
+        /// current revision, 0 when there is no such study.
+        case preconditionFailed(Int)
+    }
+
+    /// What a save expects to find, from its `If-Match` or `If-None-Match: *`.
+    package enum DraftPrecondition: Sendable, Equatable {
+        /// Save whatever is there.
+        case none
+        /// Save only over this revision of an existing draft.
+        case revision(Int)
+        /// Save only when the study does not exist yet.
+        case absent
     }
 
     package let client: PostgresClient
@@ -46,20 +50,30 @@ package struct StudyStore: Sendable {
     /// Saves the draft, creating the study (and giving its creator the study admin role) when
     /// new. The audit event commits with the change. Once a study has been published its app is
     /// fixed: participants' records and enrollment tokens hang on it.
-    package func saveDraft(_ document: StudyDocument, by admin: AuthenticatedAdmin) async throws -> SaveOutcome {
+    ///
+    /// - Parameter expecting: what the caller read; a draft that is otherwise is left as it is.
+    package func saveDraft(
+        _ document: StudyDocument, by admin: AuthenticatedAdmin, expecting: DraftPrecondition = .none
+    ) async throws -> SaveOutcome {
         let json = String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
         return try await client.withTransaction(logger: logger) { connection in
             let existing = try await lockStudy(document.studyId, on: connection)
             if let existing {
                 if existing.status == .deactivated { return .closed }
+                switch expecting {
+                case .none: break
+                case .revision(let revision) where revision == existing.revision: break
+                case .revision, .absent: return .preconditionFailed(existing.revision)
+                }
                 if existing.published, existing.appId != document.appId { return .appFixed(existing.appId) }
                 try await connection.query(
                     """
                     UPDATE studies SET app_id = \(document.appId), draft = \(json)::jsonb, draft_updated_at = now(),
-                        draft_updated_by = \(admin.email)
+                        draft_updated_by = \(admin.email), draft_revision = draft_revision + 1
                     WHERE study_id = \(document.studyId)
                     """, logger: logger)
             } else {
+                if case .revision = expecting { return .preconditionFailed(0) }
                 // No conflict target: the case-folded unique index counts too, so a concurrent
                 // creation of the same id in another case loses here instead of failing.
                 let inserted = try await connection.query(
@@ -111,12 +125,14 @@ package struct StudyStore: Sendable {
             let activity = make(index.map { draft.activities[$0] })
             if let index { draft.activities[index] = activity } else { draft.activities.append(activity) }
             let position = index ?? draft.activities.count - 1
-            let (problems, warnings) = StudyValidator.review(draft)
+            let review = StudyValidator.review(draft)
+            let (problems, warnings) = (review.problems, review.warnings + review.unfinished)
             guard problems.isEmpty else { return .invalid(problems, index: position) }
             let json = String(decoding: try JSONEncoder().encode(draft), as: UTF8.self)
             try await connection.query(
                 """
-                UPDATE studies SET draft = \(json)::jsonb, draft_updated_at = now(), draft_updated_by = \(admin.email)
+                UPDATE studies SET draft = \(json)::jsonb, draft_updated_at = now(), draft_updated_by = \(admin.email),
+                    draft_revision = draft_revision + 1
                 WHERE study_id = \(studyId)
                 """, logger: logger)
             try await audit.record(
@@ -132,17 +148,20 @@ package struct StudyStore: Sendable {
         package var draft: String
         /// Whether any version was ever frozen.
         package var published: Bool
+        package var revision: Int
     }
 
     private func lockStudy(_ studyId: String, on connection: PostgresConnection) async throws -> LockedStudy? {
         let rows = try await connection.query(
             """
-            SELECT status, app_id, draft::text, EXISTS (SELECT 1 FROM study_versions v WHERE v.study_id = s.study_id)
+            SELECT status, app_id, draft::text, EXISTS (SELECT 1 FROM study_versions v WHERE v.study_id = s.study_id),
+                draft_revision
             FROM studies s WHERE study_id = \(studyId) FOR UPDATE
             """, logger: logger)
-        for try await (status, appId, draft, published) in rows.decode((String, String, String, Bool).self) {
+        for try await (status, appId, draft, published, revision) in rows.decode((String, String, String, Bool, Int).self) {
             return LockedStudy(
-                status: StudyStatus(rawValue: status) ?? .preLaunch, appId: appId, draft: draft, published: published)
+                status: StudyStatus(rawValue: status) ?? .preLaunch, appId: appId, draft: draft, published: published,
+                revision: revision)
         }
         return nil
     }
@@ -155,31 +174,48 @@ package struct StudyStore: Sendable {
         return nil
     }
 
-    /// The stored draft document, as JSON text.
-    package func draft(studyId: String) async throws -> String? {
-        let rows = try await client.query("SELECT draft::text FROM studies WHERE study_id = \(studyId)", logger: logger)
-        for try await text in rows.decode(String.self) { return text }
+    /// The stored draft document, as JSON text, and its revision.
+    package func draft(studyId: String) async throws -> (json: String, revision: Int)? {
+        let rows = try await client.query(
+            "SELECT draft::text, draft_revision FROM studies WHERE study_id = \(studyId)", logger: logger)
+        for try await (text, revision) in rows.decode((String, Int).self) { return (text, revision) }
         return nil
     }
 
+    /// One study as the list shows it.
+    package func summary(studyId: String) async throws -> StudySummary? {
+        let rows = try await client.query(
+            """
+            SELECT study_id, app_id, coalesce(draft->'name'->>'en', draft->>'name'), status, draft_updated_at,
+                draft_updated_by, draft_revision
+            FROM studies WHERE study_id = \(studyId)
+            """, logger: logger)
+        return try await Self.summaries(rows).first
+    }
+
     /// Studies `admin` may see: all for a super-admin, otherwise those they hold a role on.
-    package func list(visibleTo admin: AuthenticatedAdmin) async throws -> [Summary] {
+    package func list(visibleTo admin: AuthenticatedAdmin) async throws -> [StudySummary] {
         let everything = admin.role == .superAdmin
         let rows = try await client.query(
             """
-            SELECT study_id, app_id, coalesce(draft->'name'->>'en', draft->>'name'), status, draft_updated_at, draft_updated_by
+            SELECT study_id, app_id, coalesce(draft->'name'->>'en', draft->>'name'), status, draft_updated_at,
+                draft_updated_by, draft_revision
             FROM studies
             WHERE \(everything) OR study_id IN (SELECT study_id FROM study_roles WHERE admin_id = \(admin.id))
             ORDER BY study_id
             """, logger: logger)
-        var studies: [Summary] = []
-        for try await (studyId, appId, name, status, updatedAt, updatedBy) in rows.decode(
-            (String, String, String?, String, Date, String).self)
+        return try await Self.summaries(rows)
+    }
+
+    private static func summaries(_ rows: PostgresRowSequence) async throws -> [StudySummary] {
+        var studies: [StudySummary] = []
+        for try await (studyId, appId, name, status, updatedAt, updatedBy, revision) in rows.decode(
+            (String, String, String?, String, Date, String, Int).self)
         {
             studies.append(
-                Summary(
+                StudySummary(
                     studyId: studyId, appId: appId, name: name ?? studyId, status: StudyStatus(rawValue: status) ?? .preLaunch,
-                    draftUpdatedAt: updatedAt, draftUpdatedBy: updatedBy))
+                    draftUpdatedAt: updatedAt, draftUpdatedBy: updatedBy, draftRevision: revision))
         }
         return studies
     }

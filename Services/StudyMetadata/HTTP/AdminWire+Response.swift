@@ -1,0 +1,11 @@
+import Hummingbird
+import StudyModels
+
+// The admin API's reply types are shared with the console (StudyModels' AdminWire); here they
+// become route results.
+extension AdminSignedIn: ResponseEncodable {}
+extension AdminProfile: ResponseEncodable {}
+extension StudyList: ResponseEncodable {}
+extension DraftSaved: ResponseEncodable {}
+extension AppList: ResponseEncodable {}
+extension StudySummary: ResponseEncodable {}

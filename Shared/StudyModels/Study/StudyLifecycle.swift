@@ -1,0 +1,72 @@
+/// The states of a study and the admin actions between them (docs/admin-api.md, the study
+/// lifecycle). study-metadata enforces them; the console reads them to offer only the actions
+/// the study's status allows.
+public enum StudyStatus: String, Codable, Sendable {
+    /// Being built; nothing is served.
+    case preLaunch = "pre_launch"
+    /// Listed as "Upcoming"; no activities served.
+    case upcoming
+    case active
+    case paused
+    /// Listed as "Closed"; terminal.
+    case deactivated
+
+    /// The status the apps read in `studyList`.
+    public var wireName: String? {
+        switch self {
+        case .preLaunch: nil
+        case .upcoming: "Upcoming"
+        case .active: "Active"
+        case .paused: "Paused"
+        case .deactivated: "Closed"
+        }
+    }
+}
+
+public enum LifecycleAction: String, Sendable, CaseIterable {
+    case publish
+    case unpublish
+    case launch
+    case publishUpdates = "publish-updates"
+    case pause
+    case resume
+    case deactivate
+
+    /// Whether the action freezes the draft into a new version (when it changed).
+    public var freezesDraft: Bool { [.publish, .launch, .publishUpdates].contains(self) }
+
+    /// The status after the action from `status`, or nil when the action is not allowed there.
+    public func next(from status: StudyStatus) -> StudyStatus? {
+        switch (self, status) {
+        case (.publish, .preLaunch): .upcoming
+        case (.unpublish, .upcoming): .preLaunch
+        case (.launch, .preLaunch), (.launch, .upcoming): .active
+        case (.publishUpdates, .active): .active
+        case (.publishUpdates, .paused): .paused
+        case (.pause, .active): .paused
+        case (.resume, .paused): .active
+        case (.deactivate, .upcoming), (.deactivate, .active), (.deactivate, .paused): .deactivated
+        default: nil
+        }
+    }
+}
+
+/// Which parts of a study changed between two versions; this drives the version counters and
+/// what `studyUpdates` tells the apps to refetch.
+public struct StudyChanges: Codable, Sendable, Equatable {
+    public var consent: Bool
+    public var activities: Bool
+    public var resources: Bool
+    /// Anything else: listing, overview, eligibility, settings, notifications, dashboard.
+    public var info: Bool
+
+    public init(consent: Bool, activities: Bool, resources: Bool, info: Bool) {
+        self.consent = consent
+        self.activities = activities
+        self.resources = resources
+        self.info = info
+    }
+
+    public var any: Bool { consent || activities || resources || info }
+}
+

@@ -1,0 +1,107 @@
+import Foundation
+
+// The study-metadata admin API's replies, as the service writes them and the console reads them
+// (docs/admin-api.md): one definition for both sides.
+
+/// `POST /admin/v1/login`'s body.
+public struct AdminSignIn: Codable, Sendable {
+    public var email: String
+    public var password: String
+
+    public init(email: String, password: String) {
+        self.email = email
+        self.password = password
+    }
+}
+
+/// `POST /admin/v1/login`'s reply: the bearer token, shown this once.
+public struct AdminSignedIn: Codable, Sendable {
+    public var token: String
+    public var expiresAt: Date
+    public var admin: AdminProfile
+
+    public init(token: String, expiresAt: Date, admin: AdminProfile) {
+        self.token = token
+        self.expiresAt = expiresAt
+        self.admin = admin
+    }
+}
+
+/// `GET /admin/v1/me`: who a token belongs to and what they hold.
+public struct AdminProfile: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var email: String
+    public var role: AdminRole
+    public var studyRoles: [String: StudyRole]
+
+    public init(id: UUID, email: String, role: AdminRole, studyRoles: [String: StudyRole]) {
+        self.id = id
+        self.email = email
+        self.role = role
+        self.studyRoles = studyRoles
+    }
+
+    /// The admin's role on `studyId`: super-admins hold every role.
+    public func role(on studyId: String) -> StudyRole? {
+        role == .superAdmin ? .studyAdmin : studyRoles[studyId]
+    }
+}
+
+/// One study in `GET /admin/v1/studies`.
+public struct StudySummary: Codable, Sendable, Equatable {
+    public var studyId: String
+    public var appId: String
+    /// The English name.
+    public var name: String
+    public var status: StudyStatus
+    public var draftUpdatedAt: Date
+    public var draftUpdatedBy: String
+    /// Counts the draft's changes; `GET .../draft` sends it as its `ETag`, and a `PUT` with
+    /// `If-Match` saves only over that revision.
+    public var draftRevision: Int
+
+    public init(
+        studyId: String, appId: String, name: String, status: StudyStatus, draftUpdatedAt: Date, draftUpdatedBy: String,
+        draftRevision: Int
+    ) {
+        self.studyId = studyId
+        self.appId = appId
+        self.name = name
+        self.status = status
+        self.draftUpdatedAt = draftUpdatedAt
+        self.draftUpdatedBy = draftUpdatedBy
+        self.draftRevision = draftRevision
+    }
+}
+
+/// `GET /admin/v1/studies`.
+public struct StudyList: Codable, Sendable {
+    public var studies: [StudySummary]
+
+    public init(studies: [StudySummary]) {
+        self.studies = studies
+    }
+}
+
+/// `PUT /admin/v1/studies/{studyId}/draft` (and an activity import): what was saved, with the
+/// incomplete content that did not block it.
+public struct DraftSaved: Codable, Sendable {
+    public var studyId: String
+    public var created: Bool
+    public var warnings: [ValidationProblem]
+
+    public init(studyId: String, created: Bool, warnings: [ValidationProblem]) {
+        self.studyId = studyId
+        self.created = created
+        self.warnings = warnings
+    }
+}
+
+/// `GET /admin/v1/apps`.
+public struct AppList: Codable, Sendable {
+    public var apps: [AppDefinition]
+
+    public init(apps: [AppDefinition]) {
+        self.apps = apps
+    }
+}
