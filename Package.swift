@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "study-metadata", targets: ["study-metadata"]),
         .executable(name: "registration", targets: ["registration"]),
         .executable(name: "response", targets: ["response"]),
+        .executable(name: "console", targets: ["console"]),
         .library(name: "StudyModels", targets: ["StudyModels"]),
         .library(name: "JSONText", targets: ["JSONText"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
@@ -43,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // MARK: Shared libraries
@@ -253,15 +255,53 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // The researcher console (issue 16, in progress): its core holds the session cookie.
+        // The researcher console: pages over the admin APIs, no database.
         .target(
             name: "ConsoleCore",
             dependencies: [
-                "ServiceKit",
+                "ServiceKit", "StudyModels", "JSONText",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Services/Console/Core",
+            swiftSettings: strictSettings
+        ),
+
+        .target(
+            name: "ConsoleHTTP",
+            dependencies: [
+                "ConsoleCore", "ServiceKit", "ServiceKitHTTP", "StudyModels", "JSONText",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/Console/HTTP",
+            resources: [.copy("Resources/Templates"), .copy("Resources/Static")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ConsoleService",
+            dependencies: [
+                "ConsoleCore", "ConsoleHTTP", "ServiceKit", "ServiceKitHTTP",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Services/Console/Service",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "console",
+            dependencies: ["ConsoleService"],
+            path: "Services/Console/Main",
             swiftSettings: strictSettings
         ),
 
@@ -337,9 +377,14 @@ let package = Package(
         .testTarget(
             name: "ConsoleTests",
             dependencies: [
-                "ConsoleCore",
+                "ConsoleCore", "ConsoleHTTP", "ConsoleService", "StudyMetadataService", "TestSupport", "StudyModels", "JSONText",
+                "ServiceKit", "ServiceKitHTTP",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/ConsoleTests",
             swiftSettings: strictSettings

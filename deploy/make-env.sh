@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes deploy/.env for deploy/compose.yaml: database passwords, the internal signing keys, one
-# encryption key per service that seals data at rest, and the first admin's password. Run once;
+# encryption key per service that seals data at rest, the console's cookie key, and the first
+# admin's password. Run once;
 # it refuses to overwrite an existing file, because the keys seal data that would become
 # unreadable. Back the file up with the database (docs/operations.md).
 # Usage: deploy/make-env.sh [ADMIN_EMAIL]; ENV_FILE=path writes elsewhere.
@@ -34,6 +35,7 @@ REGISTRATION_CALLER_KEYS=$(python3 "$keys" callers registration)
 RESPONSE_CALLER_KEYS=$(python3 "$keys" callers response)
 REGISTRATION_ENCRYPTION_KEY=$(key)
 RESPONSE_ENCRYPTION_KEY=$(key)
+CONSOLE_KEY=$(key)
 STUDYSTACK_ADMIN_EMAIL=$admin_email
 STUDYSTACK_ADMIN_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -d '\n/+=' | cut -c1-16)-Aa1
 ENV

@@ -68,15 +68,21 @@ free_port() {
 }
 
 # Python tools the tests use, from PyPI, in a virtual environment under .build/ (kept with the
-# build, never committed): openapi-spec-validator, aiosmtpd (a real SMTP server for tests) and
-# schemathesis (the fuzzing run).
+# build, never committed): openapi-spec-validator, aiosmtpd (a real SMTP server for tests),
+# schemathesis (the fuzzing run) and selenium (the console's browser test).
 tools_venv=.build/tools-venv
 ensure_tools_venv() {
     ensure_commands python3:python3 openssl:openssl
-    if ! "$tools_venv/bin/python" -c "import openapi_spec_validator, aiosmtpd, schemathesis, check_jsonschema" >/dev/null 2>&1; then
-        log "installing openapi-spec-validator, aiosmtpd, schemathesis and check-jsonschema into $tools_venv"
+    if ! "$tools_venv/bin/python" -c "import openapi_spec_validator, aiosmtpd, schemathesis, check_jsonschema, selenium" >/dev/null 2>&1; then
+        log "installing openapi-spec-validator, aiosmtpd, schemathesis, check-jsonschema and selenium into $tools_venv"
         python3 -m venv "$tools_venv" >/dev/null 2>&1 || { apt_install python3-venv && python3 -m venv "$tools_venv"; }
         "$tools_venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-            "openapi-spec-validator>=0.7,<0.8" "aiosmtpd>=1.4,<2" "schemathesis>=4.3,<5" "check-jsonschema>=0.33,<1"
+            "openapi-spec-validator>=0.7,<0.8" "aiosmtpd>=1.4,<2" "schemathesis>=4.3,<5" "check-jsonschema>=0.33,<1" \
+            "selenium>=4.20,<5"
     fi
+}
+
+# Headless Chromium and its driver, from Debian, for the console's browser test.
+ensure_browser() {
+    ensure_commands chromium:chromium chromedriver:chromium-driver
 }

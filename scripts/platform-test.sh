@@ -2,8 +2,8 @@
 # The platform as a whole, the last part of make test: start the three debug executables on free
 # ports against the test cluster (STUDYSTACK_TEST_DATABASE_URL, a superuser URL), seed the demo
 # (scripts/seed-demo.sh), paste the quickstart walkthrough (docs/quickstart.md) command by command
-# and check that the answers it submits come back, then fuzz every app and admin API with
-# schemathesis (scripts/fuzz.sh). The services' logs are printed when something fails.
+# and check that the answers it submits come back, start the console and drive it in headless
+# Chromium (Tests/Browser), then fuzz every app and admin API with schemathesis (scripts/fuzz.sh). The services' logs are printed when something fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 ensure_commands curl:curl jq:jq psql:postgresql-client
 ensure_tools_venv
 bin=.build/debug
-for svc in study-metadata registration response; do
+for svc in study-metadata registration response console; do
     [ -x "$bin/$svc" ] || die "$bin/$svc is not built (swift build)"
 done
 
@@ -157,6 +157,25 @@ CHECK
 (cd "$PWD" && bash "$work/quickstart.sh" >"$work/logs/quickstart.log" 2>&1) ||
     { cat "$work/logs/quickstart.log" >&2; die "the quickstart walkthrough failed"; }
 log "platform: the quickstart walkthrough works as written"
+
+# --- the console, in a real browser --------------------------------------------------------------
+ensure_browser
+console_port=$(free_port)
+env HTTP_PORT="$console_port" CONSOLE_KEY="$(key)" LOG_FORMAT=json "$bin/console" >"$work/logs/console.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 300); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$console_port/readyz")" = 200 ] && break
+    sleep 0.2
+done
+[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$console_port/readyz")" = 200 ] || die "the console did not become ready"
+# The screenshots stay after the run, under the build folder (docs/console.md shows them).
+screenshots=.build/test-output/console
+rm -rf "$screenshots"
+log "platform: the console in headless Chromium"
+CONSOLE_URL="http://127.0.0.1:$console_port" ADMIN_EMAIL=admin@platform.test ADMIN_PASSWORD="$admin_password" \
+    SCREENSHOTS="$screenshots" "$tools_venv/bin/python" Tests/Browser/console_journey.py >"$work/logs/browser.log" 2>&1 ||
+    { cat "$work/logs/browser.log" >&2; die "the console's browser test failed"; }
+log "platform: $(tail -n 1 "$work/logs/browser.log")"
 
 # --- fuzzing -------------------------------------------------------------------------------------
 PLATFORM_WORK="$work" scripts/fuzz.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make run: install what is missing, build in release mode, start a local PostgreSQL cluster
-# under .data/postgres and the three services, and wait until all three are ready.
+# under .data/postgres, the three services and the console, and wait until all are ready.
 # Safe to run again while the stack is up: what is running is left alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,9 +19,9 @@ ensure_swift
 ensure_postgres
 ensure_commands curl:curl python3:python3 jq:jq
 
-log "building the services (release)"
+log "building the services and the console (release)"
 # The same import check as make build and make test (docs/architecture.md, Where code goes).
-for product in study-metadata registration response; do
+for product in study-metadata registration response console; do
     swift build -c release --explicit-target-dependency-import-check error --product "$product"
 done
 bindir=$(swift build -c release --show-bin-path)
@@ -56,6 +56,12 @@ chmod 600 "$secrets"
 if [ -z "${STUDYSTACK_QUERY_DB_PASSWORD:-}" ]; then
     STUDYSTACK_QUERY_DB_PASSWORD=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
     echo "STUDYSTACK_QUERY_DB_PASSWORD=$STUDYSTACK_QUERY_DB_PASSWORD" >>"$secrets"
+fi
+
+# Added with the console: the key its session cookies are sealed with.
+if [ -z "${CONSOLE_KEY:-}" ]; then
+    CONSOLE_KEY=$(head -c 32 /dev/urandom | base64 | tr -d '\n')
+    echo "CONSOLE_KEY=$CONSOLE_KEY" >>"$secrets"
 fi
 
 # --- PostgreSQL ---------------------------------------------------------------------------------
@@ -114,12 +120,17 @@ signing_key() {
     esac
 }
 running() { [ -f "$data/run/$1.pid" ] && kill -0 "$(cat "$data/run/$1.pid")" 2>/dev/null; }
-# Settings only one service reads: study-metadata creates the first super-admin; registration
+# Settings only one service reads: study-metadata creates the first super-admin, and counts
+# sign-ins through the console by the browser's address (the console, on loopback, is a trusted
+# proxy; docs/console.md); registration
 # seals secrets at rest with the encryption key and writes e-mail as files under .data/mail;
 # response seals enrollment tokens with the same key and runs participant queries as studystack_query.
 service_env() {
     case "$1" in
-    study-metadata) echo "STUDYSTACK_ADMIN_EMAIL=$STUDYSTACK_ADMIN_EMAIL STUDYSTACK_ADMIN_PASSWORD=$STUDYSTACK_ADMIN_PASSWORD" ;;
+    study-metadata)
+        echo "STUDYSTACK_ADMIN_EMAIL=$STUDYSTACK_ADMIN_EMAIL STUDYSTACK_ADMIN_PASSWORD=$STUDYSTACK_ADMIN_PASSWORD" \
+            "RATE_LIMIT_TRUSTED_PROXIES=127.0.0.1"
+        ;;
     registration) echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY MAIL_DIRECTORY=$data/mail CONSENT_DIRECTORY=$data/consents" ;;
     response)
         echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY" \
@@ -155,12 +166,30 @@ for svc in "${services[@]}"; do
         { tail -n 20 "$data/logs/$svc.log" >&2; die "$svc is not ready after 60 s; see .data/logs/$svc.log"; }
 done
 
+# --- the console: no database, only the services' admin APIs ------------------------------------
+if running console; then
+    log "the console is already running (pid $(cat "$data/run/console.pid")); make stop to restart it"
+else
+    log "starting the console on port 8080"
+    env HTTP_PORT=8080 CONSOLE_KEY="$CONSOLE_KEY" STUDY_METADATA_URL=http://127.0.0.1:8081 RESPONSE_URL=http://127.0.0.1:8083 \
+        LOG_FORMAT="${LOG_FORMAT:-json}" setsid nohup "$bindir/console" >>"$data/logs/console.log" 2>&1 </dev/null &
+    echo $! >"$data/run/console.pid"
+fi
+for _ in $(seq 1 120); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8080/readyz)" = 200 ] && break
+    running console || { tail -n 20 "$data/logs/console.log" >&2; die "the console exited; see .data/logs/console.log"; }
+    sleep 0.5
+done
+[ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8080/readyz)" = 200 ] ||
+    { tail -n 20 "$data/logs/console.log" >&2; die "the console is not ready after 60 s; see .data/logs/console.log"; }
+
 # --- the demo, seeded once (docs/quickstart.md) -------------------------------------------------
 scripts/seed-demo.sh
 
 cat <<DONE
 
 StudyStack is running:
+  console         http://127.0.0.1:8080   sign in as $STUDYSTACK_ADMIN_EMAIL with the password $STUDYSTACK_ADMIN_PASSWORD
   study-metadata  http://127.0.0.1:8081   (readyz 200)
   registration    http://127.0.0.1:8082   (readyz 200)
   response        http://127.0.0.1:8083   (readyz 200)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# make stop: stop the three services (SIGTERM, so in-flight requests finish) and the cluster.
+# make stop: stop the console and the three services (SIGTERM, so in-flight requests finish) and the cluster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 data="$(pwd)/.data"
 
-for svc in response registration study-metadata; do
+for svc in console response registration study-metadata; do
     pidfile="$data/run/$svc.pid"
     [ -f "$pidfile" ] || continue
     pid=$(cat "$pidfile")

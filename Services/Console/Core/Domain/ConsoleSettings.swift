@@ -1,11 +1,12 @@
 import Configuration
 import Crypto
 import Foundation
+import Logging
 import ServiceKit
 
 /// What the console reads from its configuration. It has no database: it reaches the services'
 /// admin APIs at their URLs, with the signed-in admin's token.
-package struct ConsoleSettings: Sendable {
+package struct ConsoleSettings: ProcessSettings {
     package enum Keys {
         package static let host = Setting("http.host")
         package static let port = Setting("http.port")
@@ -14,6 +15,7 @@ package struct ConsoleSettings: Sendable {
         package static let sessionHours = Setting("console.sessionHours")
         package static let studyMetadataURL = Setting("studyMetadata.url")
         package static let responseURL = Setting("response.url")
+        package static let maxBodySize = Setting("http.maxBodySize")
     }
 
     package var host: String
@@ -27,8 +29,14 @@ package struct ConsoleSettings: Sendable {
     package var sessionDuration: Duration
     package var studyMetadataURL: URL
     package var responseURL: URL
+    /// The largest request body the console reads (a whole study document uploaded as JSON).
+    package var maxBodySize: Int
+    package var logLevel: ServiceSettings.LogLevel
+    package var logFormat: ServiceSettings.LogFormat
 
     package var secureCookies: Bool { publicURL.scheme == "https" }
+
+    package var startMetadata: Logger.Metadata { ["studyMetadata": "\(studyMetadataURL)", "publicUrl": "\(publicURL)"] }
 
     package init(reader: ConfigReader) throws(ConfigurationError) {
         let settings = SettingsReader(reader)
@@ -43,5 +51,8 @@ package struct ConsoleSettings: Sendable {
         sessionDuration = .seconds(3600 * (try settings.integer(Keys.sessionHours, default: 12, in: 1...168)))
         studyMetadataURL = try settings.httpURL(Keys.studyMetadataURL, default: URL(string: "http://127.0.0.1:8081")!)
         responseURL = try settings.httpURL(Keys.responseURL, default: URL(string: "http://127.0.0.1:8083")!)
+        maxBodySize = try settings.integer(Keys.maxBodySize, default: 8 * 1024 * 1024, in: 1024...(1 << 30))
+        logLevel = try settings.choice(ServiceSettings.Keys.logLevel, default: .info)
+        logFormat = try settings.choice(ServiceSettings.Keys.logFormat, default: .text)
     }
 }

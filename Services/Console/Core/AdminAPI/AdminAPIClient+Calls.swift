@@ -1,0 +1,69 @@
+import Foundation
+import JSONText
+import Logging
+import NIOCore
+import StudyModels
+
+/// The admin API calls the console's pages make (docs/admin-api.md).
+extension AdminAPIClient {
+    package func signIn(email: String, password: String, forwardedFor: String?, logger: Logger) async throws(AdminAPIError) -> AdminSignedIn {
+        let body = Array((try? JSONEncoder().encode(AdminSignIn(email: email, password: password))) ?? Data())
+        return try await json(.POST, "/admin/v1/login", token: nil, body: body, forwardedFor: forwardedFor, as: AdminSignedIn.self, logger: logger)
+    }
+
+    /// Revokes the token at study-metadata: it stops working everywhere at once.
+    package func signOut(token: String, logger: Logger) async throws(AdminAPIError) {
+        _ = try await send(.POST, "/admin/v1/logout", token: token, logger: logger)
+    }
+
+    package func me(token: String, logger: Logger) async throws(AdminAPIError) -> AdminProfile {
+        try await json(.GET, "/admin/v1/me", token: token, as: AdminProfile.self, logger: logger)
+    }
+
+    package func studies(token: String, logger: Logger) async throws(AdminAPIError) -> [StudySummary] {
+        try await json(.GET, "/admin/v1/studies", token: token, as: StudyList.self, logger: logger).studies
+    }
+
+    package func study(_ studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> StudySummary {
+        try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))", token: token, as: StudySummary.self, logger: logger)
+    }
+
+    package func apps(token: String, logger: Logger) async throws(AdminAPIError) -> [AppDefinition] {
+        try await json(.GET, "/admin/v1/apps", token: token, as: AppList.self, logger: logger).apps
+    }
+
+    /// A study's draft as JSON, and its revision (the reply's `ETag`).
+    package func draft(_ studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> (document: JSONValue, revision: String) {
+        let reply = try await send(.GET, "/admin/v1/studies/\(Self.segment(studyId))/draft", token: token, logger: logger)
+        guard let document = try? JSONValue.parse(reply.body.readableBytesView) else {
+            throw AdminAPIError(status: reply.status, code: "unexpected_reply", message: "study-metadata sent a draft that is not JSON")
+        }
+        return (document, reply.headers.first(name: "ETag") ?? "")
+    }
+
+    /// Saves a whole draft. `precondition`: `If-Match` with the revision it was based on, or
+    /// `If-None-Match: *` to create only.
+    package func saveDraft(
+        _ studyId: String, document: JSONValue, precondition: DraftPrecondition, token: String, logger: Logger
+    ) async throws(AdminAPIError) -> DraftSaved {
+        let header: [(String, String)] =
+            switch precondition {
+            case .revision(let etag): [("If-Match", etag)]
+            case .new: [("If-None-Match", "*")]
+            }
+        let reply = try await send(
+            .PUT, "/admin/v1/studies/\(Self.segment(studyId))/draft", token: token,
+            body: Array(document.serialized(sortedKeys: false).utf8), headers: header, logger: logger)
+        guard let saved = try? Self.decoder.decode(DraftSaved.self, from: Data(buffer: reply.body)) else {
+            throw AdminAPIError(status: reply.status, code: "unexpected_reply", message: "study-metadata answered something unexpected")
+        }
+        return saved
+    }
+
+    package enum DraftPrecondition: Sendable {
+        /// Only over the draft with this `ETag`.
+        case revision(String)
+        /// Only a study that does not exist yet.
+        case new
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import StudyModels
+
+/// What an admin API answered instead of success, or why it could not be asked. The console
+/// shows the message; `problems` (JSON Pointers into what was sent) go next to the fields.
+package struct AdminAPIError: Error, Sendable, CustomStringConvertible {
+    /// The HTTP status, or nil when the service could not be reached or answered nonsense.
+    package var status: Int?
+    package var code: String
+    package var message: String
+    package var problems: [ValidationProblem]
+
+    package init(status: Int?, code: String, message: String, problems: [ValidationProblem] = []) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.problems = problems
+    }
+
+    package var description: String { "\(status.map(String.init) ?? "-") \(code): \(message)" }
+
+    /// The token was refused: the session ended (signed out elsewhere, expired, revoked).
+    package var endsSession: Bool { status == 401 }
+
+    static func unreachable(_ service: String, _ error: any Error) -> AdminAPIError {
+        AdminAPIError(status: nil, code: "unavailable", message: "\(service) cannot be reached; try again in a moment")
+    }
+
+    /// The admin API's error body: `{"error": {"code", "message", "problems"}}`.
+    struct Body: Decodable {
+        struct Detail: Decodable {
+            var code: String
+            var message: String
+            var problems: [ValidationProblem]?
+        }
+
+        var error: Detail
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// A submitted HTML form (`application/x-www-form-urlencoded`): names and values in the order
+/// the browser sent them; a name may repeat (a group of checkboxes).
+package struct FormFields: Sendable, Equatable {
+    package private(set) var pairs: [(name: String, value: String)]
+
+    /// More fields than any console page has; a body past it is refused before it is looked at.
+    package static let maxFields = 10_000
+
+    package init(_ pairs: [(name: String, value: String)] = []) {
+        self.pairs = pairs
+    }
+
+    package static func == (lhs: FormFields, rhs: FormFields) -> Bool {
+        lhs.pairs.elementsEqual(rhs.pairs) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    package enum ParseError: Error, Equatable {
+        case tooManyFields
+        case notText
+    }
+
+    /// Parses a urlencoded body: `+` is a space, then percent escapes (malformed ones are kept).
+    package init(urlencoded body: some Collection<UInt8>) throws(ParseError) {
+        guard let text = String(validating: Array(body), as: UTF8.self) else { throw .notText }
+        var pairs: [(name: String, value: String)] = []
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            guard pairs.count < Self.maxFields else { throw .tooManyFields }
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            pairs.append((Self.decode(parts[0]), parts.count > 1 ? Self.decode(parts[1]) : ""))
+        }
+        self.pairs = pairs
+    }
+
+    static func decode(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+
+    /// The first value of `name`.
+    package subscript(name: String) -> String? {
+        pairs.first { $0.name == name }?.value
+    }
+
+    /// Every value of `name`, in order.
+    package func all(_ name: String) -> [String] {
+        pairs.filter { $0.name == name }.map(\.value)
+    }
+
+    package mutating func append(_ name: String, _ value: String) {
+        pairs.append((name, value))
+    }
+}

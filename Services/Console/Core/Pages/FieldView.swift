@@ -1,0 +1,93 @@
+import Foundation
+import JSONText
+import StudyModels
+
+/// What a template needs to draw one field: its label, its current value (as the document holds
+/// it, or as the admin typed it when a save failed), its problems, and whether it may change.
+package struct FieldView: Sendable {
+    package struct OptionView: Sendable {
+        package var value: String
+        package var label: String
+        package var selected: Bool
+    }
+
+    package var id: String
+    package var name: String
+    package var label: String
+    package var help: String?
+    package var isText = false
+    package var isLongText = false
+    package var isLocalized = false
+    /// A localized field of several lines.
+    package var long = false
+    package var isNumber = false
+    package var isCheckbox = false
+    package var isChoice = false
+    package var isChoices = false
+    package var value = ""
+    /// Localized fields: the Spanish input is shown when the study offers Spanish.
+    package var spanish = false
+    package var valueEs = ""
+    package var checked = false
+    package var options: [OptionView] = []
+    package var problems: [String] = []
+    /// Stored, not computed: templates read values by reflection, which sees stored properties only.
+    package var invalid = false
+    /// A viewer sees the value as text, without a control.
+    package var readOnly: Bool
+    /// The value as a viewer reads it (a choice's label, the chosen options).
+    package var shown: String = ""
+
+    package init(field: FormField, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) {
+        id = Self.elementID(field.pointer)
+        name = field.name
+        label = field.label
+        help = field.help
+        self.readOnly = readOnly
+        self.problems = problems.filter { JSONPointer($0.pointer)?.isWithin(field.pointer) ?? false }.map(\.message)
+        invalid = !self.problems.isEmpty
+        switch field.kind {
+        case .text:
+            isText = true
+            value = values[name] ?? ""
+            shown = value
+        case .longText:
+            isLongText = true
+            value = values[name] ?? ""
+            shown = value
+        case .number:
+            isNumber = true
+            value = values[name] ?? ""
+            shown = value
+        case .localized(let long):
+            isLocalized = true
+            self.long = long
+            value = values[name + "/en"] ?? ""
+            valueEs = values[name + "/es"] ?? ""
+            self.spanish = spanish || !valueEs.isEmpty
+            shown = value
+        case .checkbox:
+            isCheckbox = true
+            checked = values[name] == "true"
+            shown = checked ? "yes" : "no"
+        case .choice(let options):
+            isChoice = true
+            value = values[name] ?? ""
+            var listed = options
+            // A value the list does not offer (an app since removed) stays visible and selected.
+            if !value.isEmpty, !options.contains(where: { $0.value == value }) { listed.insert(.init(value, value), at: 0) }
+            self.options = listed.map { OptionView(value: $0.value, label: $0.label, selected: $0.value == value) }
+            shown = listed.first { $0.value == value }?.label ?? ""
+        case .choices(let options):
+            isChoices = true
+            let chosen = Set(values.all(name))
+            self.options = options.map { OptionView(value: $0.value, label: $0.label, selected: chosen.contains($0.value)) }
+            shown = options.filter { chosen.contains($0.value) }.map(\.label).joined(separator: ", ")
+        }
+    }
+
+    /// `/overview/0/title` → `f-overview-0-title`: an id that needs no escaping in a URL fragment.
+    package static func elementID(_ pointer: JSONPointer) -> String {
+        "f" + pointer.tokens.map { "-" + $0.map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined() }.joined()
+    }
+}

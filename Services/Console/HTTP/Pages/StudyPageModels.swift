@@ -1,0 +1,67 @@
+import ConsoleCore
+import Foundation
+import StudyModels
+
+/// How the study pages show studies, roles and problems (values for the templates).
+enum StudyPageModels {
+    static func study(_ summary: StudySummary, role: StudyRole?) -> [String: Any] {
+        [
+            "studyId": summary.studyId, "appId": summary.appId, "name": summary.name,
+            "statusLabel": statusLabel(summary.status), "statusClass": summary.status.rawValue,
+            "roleLabel": roleLabel(role), "updatedAt": timestamp(summary.draftUpdatedAt), "updatedBy": summary.draftUpdatedBy,
+        ]
+    }
+
+    static func statusLabel(_ status: StudyStatus) -> String {
+        switch status {
+        case .preLaunch: "Draft (not published)"
+        case .upcoming: "Upcoming"
+        case .active: "Active"
+        case .paused: "Paused"
+        case .deactivated: "Closed"
+        }
+    }
+
+    static func roleLabel(_ role: StudyRole?) -> String {
+        switch role {
+        case .studyAdmin: "study admin"
+        case .editor: "editor"
+        case .viewer: "viewer"
+        case nil: "none"
+        }
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon))
+            .replacingOccurrences(of: "T", with: " ") + " UTC"
+    }
+
+    /// The builder's menu, with the current page marked.
+    static func sections(_ sections: [StudySection], current: String?) -> [[String: Any]] {
+        sections.map { ["slug": $0.slug, "title": $0.title, "intro": $0.intro, "current": $0.slug == current] }
+    }
+
+    /// Each problem with a link to the field it concerns: on this page (`#id`) or on the section
+    /// page that has it.
+    static func problems(
+        _ problems: [ValidationProblem], page: StudySection?, sections: [StudySection], studyId: String
+    ) -> [[String: Any]] {
+        problems.map { problem in
+            var item: [String: Any] = ["message": problem.message, "pointer": problem.pointer]
+            guard let pointer = JSONPointer(problem.pointer) else { return item }
+            if let page, let field = page.fields.first(where: { pointer.isWithin($0.pointer) }) {
+                item["href"] = "#\(FieldView.elementID(field.pointer))-field"
+                item["label"] = field.label
+            } else {
+                for section in sections {
+                    if let field = section.fields.first(where: { pointer.isWithin($0.pointer) }) {
+                        item["href"] = "/studies/\(studyId)/\(section.slug)#\(FieldView.elementID(field.pointer))-field"
+                        item["label"] = "\(section.title): \(field.label)"
+                        break
+                    }
+                }
+            }
+            return item
+        }
+    }
+}

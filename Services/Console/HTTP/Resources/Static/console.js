@@ -1,0 +1,16 @@
+// StudyStack console: small improvements on pages that work without it. No framework.
+"use strict";
+document.addEventListener("DOMContentLoaded", () => {
+  // After a refused save, move the keyboard focus to the list of what to fix.
+  const problems = document.getElementById("problems");
+  if (problems) {
+    problems.setAttribute("tabindex", "-1");
+    problems.focus();
+  }
+  // Buttons that change something for good ask once more before the form goes.
+  for (const button of document.querySelectorAll("button[data-confirm]")) {
+    button.addEventListener("click", (event) => {
+      if (!window.confirm(button.dataset.confirm)) event.preventDefault();
+    });
+  }
+});

@@ -1,0 +1,224 @@
+import ConsoleCore
+import Foundation
+import Hummingbird
+import JSONText
+import ServiceKitHTTP
+import StudyModels
+
+/// The studies list, a new study, a study's overview and its section pages (`/studies/...`).
+///
+/// A section page reads the draft, shows the section's fields, and on save puts them into the
+/// draft it reads again and saves the whole draft with `If-Match`, so nothing between the read and
+/// the write is overwritten; the page also carries a fingerprint of the section as it was drawn,
+/// so a colleague's change to the same section meanwhile is shown instead of lost.
+package struct StudyRoutes: Sendable {
+    let pages: ConsolePages
+
+    package init(pages: ConsolePages) {
+        self.pages = pages
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/", use: list)
+        router.get("/studies/new", use: newStudyForm)
+        router.post("/studies/new", use: createStudy)
+        router.get("/studies/:studyId", use: overview)
+        router.get("/studies/:studyId/:section", use: section)
+        router.post("/studies/:studyId/:section", use: saveSection)
+    }
+
+    // MARK: The list and a new study
+
+    @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await pages.signedIn(request, context) { session, _ in
+            async let studies = pages.api.studies(token: session.token, logger: context.logger)
+            let me = try await pages.api.me(token: session.token, logger: context.logger)
+            var page = pages.base(title: "Studies", session: session)
+            let rows = try await studies.map { StudyPageModels.study($0, role: me.role(on: $0.studyId)) }
+            page["studies"] = rows
+            page["hasStudies"] = !rows.isEmpty
+            return pages.renderer.page("studies", page)
+        }
+    }
+
+    @Sendable func newStudyForm(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await pages.signedIn(request, context) { session, _ in
+            let apps = try await pages.api.apps(token: session.token, logger: context.logger)
+            var values = FormFields()
+            values.append("/timeZone", "UTC")
+            if apps.count == 1 { values.append("/appId", apps[0].appId) }
+            return newStudyPage(session, apps: apps, values: values, problems: [], status: .ok)
+        }
+    }
+
+    @Sendable func createStudy(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await pages.signedIn(request, context) { session, form in
+            let form = form ?? FormFields()
+            let apps = try await pages.api.apps(token: session.token, logger: context.logger)
+            let section = StudySection.newStudy(apps: apps)
+            let studyId = FormField.trimmed(form["/studyId"])
+            guard !studyId.isEmpty else {
+                return newStudyPage(
+                    session, apps: apps, values: form, problems: [.init(pointer: "/studyId", message: "enter the study's id")],
+                    status: .unprocessableContent)
+            }
+            let document = try section.applying(form, to: StudySection.newStudySkeleton)
+            let outcome = await ConsolePages.outcome {
+                () async throws(AdminAPIError) in
+                try await pages.api.saveDraft(studyId, document: document, precondition: .new, token: session.token, logger: context.logger)
+            }
+            if case .failure(let error) = outcome {
+                guard [409, 412, 422].contains(error.status) else { throw error }
+                let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "/studyId", message: error.message)] : error.problems
+                return newStudyPage(session, apps: apps, values: form, problems: problems, status: .unprocessableContent)
+            }
+            return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/basics?created=1")
+        }
+    }
+
+    func newStudyPage(
+        _ session: ConsoleSession, apps: [AppDefinition], values: FormFields, problems: [ValidationProblem],
+        status: HTTPResponse.Status
+    ) -> Response {
+        let section = StudySection.newStudy(apps: apps)
+        var page = pages.base(title: "New study", session: session)
+        page["hasApps"] = !apps.isEmpty
+        page["fields"] = section.fields.map { FieldView(field: $0, values: values, problems: problems, spanish: false, readOnly: false) }
+        page["problems"] = StudyPageModels.problems(problems, page: section, sections: [], studyId: "")
+        page["hasProblems"] = !problems.isEmpty
+        page["problemsHeading"] = "The study was not created: \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
+        return pages.renderer.page("study-new", page, status: status)
+    }
+
+    // MARK: A study
+
+    @Sendable func overview(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        return try await pages.signedIn(request, context) { session, _ in
+            async let summary = pages.api.study(studyId, token: session.token, logger: context.logger)
+            async let apps = pages.api.apps(token: session.token, logger: context.logger)
+            let me = try await pages.api.me(token: session.token, logger: context.logger)
+            let sections = StudySection.all(apps: try await apps)
+            var page = pages.base(title: try await summary.name, session: session)
+            page["study"] = StudyPageModels.study(try await summary, role: me.role(on: studyId))
+            page["sections"] = StudyPageModels.sections(sections, current: nil)
+            page["overviewCurrent"] = true
+            return pages.renderer.page("study", page)
+        }
+    }
+
+    @Sendable func section(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        let slug = try context.parameters.require("section")
+        return try await pages.signedIn(request, context) { session, _ in
+            let state = try await load(studyId, session: session, context: context)
+            guard let section = state.sections.first(where: { $0.slug == slug }) else {
+                return pages.errorPage(session, status: .notFound, heading: "Not found", message: "A study has no section \(slug).")
+            }
+            return sectionPage(
+                session, state: state, section: section, values: section.values(in: state.draft), problems: [],
+                base: section.fingerprint(of: state.draft), saved: request.uri.queryParameters["saved"] != nil, warnings: [],
+                status: .ok)
+        }
+    }
+
+    @Sendable func saveSection(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        let slug = try context.parameters.require("section")
+        return try await pages.signedIn(request, context) { session, form in
+            let form = form ?? FormFields()
+            let state = try await load(studyId, session: session, context: context)
+            guard let section = state.sections.first(where: { $0.slug == slug }) else {
+                return pages.errorPage(session, status: .notFound, heading: "Not found", message: "A study has no section \(slug).")
+            }
+            let current = section.fingerprint(of: state.draft)
+            // (Someone without the editor role has no form to be stale; the admin API refuses them.)
+            guard form["base"] == current || !state.editable else {
+                let message = "This section changed while you were editing it (the draft was last saved by \(state.summary.draftUpdatedBy) at \(StudyPageModels.timestamp(state.summary.draftUpdatedAt))). Your version is below and is not saved: compare, then save again to replace theirs."
+                return sectionPage(
+                    session, state: state, section: section, values: form, problems: [.init(pointer: "", message: message)],
+                    base: current, saved: false, warnings: [], status: .conflict)
+            }
+            let document = try section.applying(form, to: state.draft)
+            let outcome = await ConsolePages.outcome {
+                () async throws(AdminAPIError) in
+                try await pages.api.saveDraft(
+                    studyId, document: document, precondition: .revision(state.revision), token: session.token, logger: context.logger)
+            }
+            let saved: DraftSaved
+            switch outcome {
+            case .success(let reply):
+                saved = reply
+            case .failure(let error) where [409, 412, 422].contains(error.status):
+                let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "", message: error.message)] : error.problems
+                return sectionPage(
+                    session, state: state, section: section, values: form, problems: problems, base: current, saved: false,
+                    warnings: [], status: error.status == 422 ? .unprocessableContent : .conflict)
+            case .failure(let error):
+                throw error
+            }
+            guard saved.warnings.isEmpty else {
+                let reloaded = try await load(studyId, session: session, context: context)
+                return sectionPage(
+                    session, state: reloaded, section: section, values: section.values(in: reloaded.draft), problems: [],
+                    base: section.fingerprint(of: reloaded.draft), saved: true, warnings: saved.warnings, status: .ok)
+            }
+            return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/\(slug)?saved=1")
+        }
+    }
+
+    /// What a study page needs, read at once.
+    struct StudyState {
+        var summary: StudySummary
+        var me: AdminProfile
+        var draft: JSONValue
+        var revision: String
+        var sections: [StudySection]
+
+        var role: StudyRole? { me.role(on: summary.studyId) }
+        /// Editors change the draft until the study is closed (the admin API decides in the end).
+        var editable: Bool { (role ?? .viewer) >= .editor && summary.status != .deactivated }
+        var spanish: Bool {
+            if case .array(let languages) = draft[pointer: JSONPointer(tokens: ["languages"])] {
+                return languages.contains(.string("es"))
+            }
+            return false
+        }
+    }
+
+    func load(_ studyId: String, session: ConsoleSession, context: ServiceRequestContext) async throws -> StudyState {
+        async let summary = pages.api.study(studyId, token: session.token, logger: context.logger)
+        async let me = pages.api.me(token: session.token, logger: context.logger)
+        async let draft = pages.api.draft(studyId, token: session.token, logger: context.logger)
+        async let apps = pages.api.apps(token: session.token, logger: context.logger)
+        let (document, revision) = try await draft
+        return StudyState(
+            summary: try await summary, me: try await me, draft: document, revision: revision,
+            sections: StudySection.all(apps: try await apps))
+    }
+
+    func sectionPage(
+        _ session: ConsoleSession, state: StudyState, section: StudySection, values: FormFields, problems: [ValidationProblem],
+        base: String, saved: Bool, warnings: [ValidationProblem], status: HTTPResponse.Status
+    ) -> Response {
+        var page = pages.base(title: "\(section.title) · \(state.summary.name)", session: session)
+        page["study"] = StudyPageModels.study(state.summary, role: state.role)
+        page["sections"] = StudyPageModels.sections(state.sections, current: section.slug)
+        page["slug"] = section.slug
+        page["sectionTitle"] = section.title
+        page["intro"] = section.intro
+        page["readOnly"] = !state.editable
+        page["revision"] = state.revision
+        page["base"] = base
+        page["saved"] = saved
+        page["fields"] = section.fields.map {
+            FieldView(field: $0, values: values, problems: problems, spanish: state.spanish, readOnly: !state.editable)
+        }
+        page["problems"] = StudyPageModels.problems(problems, page: section, sections: state.sections, studyId: state.summary.studyId)
+        page["hasProblems"] = !problems.isEmpty
+        page["problemsHeading"] = "Not saved: \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
+        page["warnings"] = warnings.map { ["message": $0.message, "pointer": $0.pointer] }
+        page["hasWarnings"] = !warnings.isEmpty
+        return pages.renderer.page("section", page, status: status)
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import HTTPTypes
+import Testing
+import TestSupport
+
+/// The study builder's pages over the admin API: a save lands in the draft, a refused save says
+/// where and keeps what was typed, a viewer cannot change anything, a colleague's change is not
+/// overwritten unseen, and a new study never replaces an existing one.
+@Suite struct ConsoleStudyPageTests {
+    @Test func aSavedSectionLandsInTheDraftAndTheRestIsKept() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let page = try await browser.get("/studies/CONSOLE1/basics")
+            #expect(page.status == .ok)
+            #expect(page.input("/name/en") == "Console study")
+            let saved = try await browser.post(
+                "/studies/CONSOLE1/basics",
+                browser.form(of: page, ["/tagline/en": "Sleep <better> & \"more\"", "/sponsor/en": "Sleep Lab"]))
+            #expect(saved.status == .seeOther)
+            #expect(saved.location == "/studies/CONSOLE1/basics?saved=1")
+            let draft = try await fixture.draft()
+            #expect(draft.json["tagline"] as? String == "Sleep <better> & \"more\"")
+            #expect(draft.json["sponsor"] as? String == "Sleep Lab")
+            #expect(draft.json["timeZone"] as? String == "Europe/Madrid")
+            #expect(draft.json["name"] as? String == "Console study")
+            // Shown back escaped: the text is text, never markup.
+            let shown = try await browser.get("/studies/CONSOLE1/basics?saved=1")
+            #expect(shown.html.contains("Saved to the draft."))
+            #expect(shown.html.contains("value=\"Sleep &lt;better&gt; &amp; &quot;more&quot;\""))
+            #expect(!shown.html.contains("<better>"))
+        }
+    }
+
+    @Test func aRefusedSaveShowsEachProblemAtItsFieldAndKeepsWhatWasTyped() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let before = try await fixture.draft()
+            let page = try await browser.get("/studies/CONSOLE1/settings")
+            let refused = try await browser.post(
+                "/studies/CONSOLE1/settings",
+                browser.form(of: page, ["/languages": "es", "/rejoin/message/en": "Typed and kept"]))
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.html.contains("id=\"problems\""))
+            #expect(refused.html.contains("href=\"#f-languages-field\""))
+            // The message next to the field, and the field marked for assistive technology.
+            let field = try #require(refused.html.range(of: "id=\"f-languages-field\""))
+            let fieldHTML = refused.html[field.lowerBound...].prefix(1500)
+            #expect(fieldHTML.contains("id=\"f-languages-problems\""))
+            #expect(fieldHTML.contains("en"))
+            #expect(refused.input("/rejoin/message/en") == "Typed and kept")
+            let after = try await fixture.draft()
+            #expect(after.etag == before.etag)
+        }
+    }
+
+    @Test func aViewerSeesNoControlsAndACraftedPostIsRefused() async throws {
+        try await ConsoleFixture.run { fixture in
+            let password = try await fixture.makeAdmin("viewer@console.test", role: "viewer")
+            let browser = fixture.browser
+            try await browser.signIn("viewer@console.test", password)
+            let page = try await browser.get("/studies/CONSOLE1/basics")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("Console study"))
+            #expect(!page.html.contains("action=\"/studies/CONSOLE1/basics\""))
+            #expect(!page.html.contains("name=\"/name/en\""))
+            #expect(!page.html.contains("<textarea"))
+            #expect(!page.html.contains("<select"))
+            let before = try await fixture.draft()
+            let csrf = try #require(page.input("csrf"))
+            let crafted = try await browser.post(
+                "/studies/CONSOLE1/basics", [("csrf", csrf), ("/name/en", "Taken over"), ("/appId", "CONSOLEAPP")])
+            #expect(crafted.status == .forbidden)
+            let after = try await fixture.draft()
+            #expect(after.etag == before.etag)
+            #expect(after.json["name"] as? String == "Console study")
+        }
+    }
+
+    @Test func aColleaguesChangeToTheSameSectionIsShownNotOverwritten() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let page = try await browser.get("/studies/CONSOLE1/basics")
+            // Meanwhile, a colleague renames the study through the admin API.
+            var document = try await fixture.draft().json
+            document["name"] = "Renamed by a colleague"
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+            #expect(try await ConsoleFixture.send(fixture.metadata, .put, "/admin/v1/studies/CONSOLE1/draft", token: fixture.rootToken, body: body).0 == .ok)
+
+            let stale = try await browser.post("/studies/CONSOLE1/basics", browser.form(of: page, ["/tagline/en": "Mine"]))
+            #expect(stale.status == .conflict)
+            #expect(stale.html.contains("changed while you were editing it"))
+            #expect(stale.input("/tagline/en") == "Mine")
+            #expect(try await fixture.draft().json["name"] as? String == "Renamed by a colleague")
+            // Having seen it, the admin saves again and it goes through.
+            let again = try await browser.post("/studies/CONSOLE1/basics", browser.form(of: stale, [:]))
+            #expect(again.status == .seeOther)
+            let draft = try await fixture.draft().json
+            #expect(draft["tagline"] as? String == "Mine")
+            #expect(draft["name"] as? String == "Console study")
+
+            // A change to another section meanwhile does not stop a save, and is kept.
+            let settings = try await browser.get("/studies/CONSOLE1/settings")
+            var other = try await fixture.draft().json
+            other["tagline"] = "Colleague's tagline"
+            let otherBody = String(decoding: try JSONSerialization.data(withJSONObject: other), as: UTF8.self)
+            #expect(try await ConsoleFixture.send(fixture.metadata, .put, "/admin/v1/studies/CONSOLE1/draft", token: fixture.rootToken, body: otherBody).0 == .ok)
+            let saved = try await browser.post("/studies/CONSOLE1/settings", browser.form(of: settings, ["/enrolling": nil]))
+            #expect(saved.status == .seeOther)
+            let final = try await fixture.draft().json
+            #expect(final["enrolling"] as? Bool == false)
+            #expect(final["tagline"] as? String == "Colleague's tagline")
+        }
+    }
+
+    @Test func aNewStudyIsCreatedOnlyUnderAnIdThatIsFree() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let form = try await browser.get("/studies/new")
+            #expect(form.status == .ok)
+            let before = try await fixture.draft()
+            let taken = try await browser.post(
+                "/studies/new", browser.form(of: form, ["/studyId": "CONSOLE1", "/name/en": "Would replace it", "/appId": "CONSOLEAPP"]))
+            #expect(taken.status == .unprocessableContent)
+            #expect(taken.html.contains("href=\"#f-studyId-field\""))
+            #expect(taken.html.contains("exists already"))
+            #expect(try await fixture.draft().etag == before.etag)
+
+            let created = try await browser.post(
+                "/studies/new",
+                browser.form(of: form, ["/studyId": "SLEEP2", "/name/en": "Sleep two", "/appId": "CONSOLEAPP", "/timeZone": "Asia/Tokyo"]))
+            #expect(created.status == .seeOther)
+            #expect(created.location == "/studies/SLEEP2/basics?created=1")
+            let (status, body, _) = try await ConsoleFixture.send(fixture.metadata, .get, "/admin/v1/studies/SLEEP2/draft", token: fixture.rootToken)
+            #expect(status == .ok)
+            let draft = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any])
+            #expect(draft["name"] as? String == "Sleep two")
+            #expect(draft["timeZone"] as? String == "Asia/Tokyo")
+            #expect(try await browser.get("/").html.contains("/studies/SLEEP2"))
+        }
+    }
+}
+
+extension ConsoleStudyPageTests {
+    @Test func aNewStudySavesUnfinishedAndThePageSaysWhatIsMissingBeforePublishing() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let form = try await browser.get("/studies/new")
+            let created = try await browser.post(
+                "/studies/new", browser.form(of: form, ["/studyId": "FRESH", "/name/en": "Fresh", "/appId": "CONSOLEAPP"]))
+            #expect(created.status == .seeOther)
+            let basics = try await browser.get(created.location ?? "")
+            let saved = try await browser.post("/studies/FRESH/basics", browser.form(of: basics, ["/tagline/en": "New line"]))
+            #expect(saved.status == .ok)
+            #expect(saved.html.contains("Saved, but incomplete"))
+            #expect(saved.html.contains("add at least one before publishing"))
+            #expect(saved.input("/tagline/en") == "New line")
+            // Publishing it is refused by the admin API until the consent has screens.
+            let (status, _, _) = try await ConsoleFixture.send(fixture.metadata, .post, "/admin/v1/studies/FRESH/publish", token: fixture.rootToken)
+            #expect(status == .unprocessableContent)
+        }
+    }
+}
