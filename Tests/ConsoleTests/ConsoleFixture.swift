@@ -34,7 +34,12 @@ struct ConsoleFixture: Sendable {
             let reader = TestConfiguration.reader(
                 for: .studyMetadata, databaseURL: url,
                 overrides: ["studystack.adminEmail": rootEmail, "studystack.adminPassword": rootPassword])
-            let metadataApp = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "console-test.metadata"))
+            let logger = { () -> Logger in
+                var logger = Logger(label: "console-test")
+                logger.logLevel = .warning
+                return logger
+            }()
+            let metadataApp = try StudyMetadataService.buildApplication(reader: reader, logger: logger)
             try await metadataApp.test(.live) { metadata in
                 try await TestApplication.waitUntilReady(metadata)
                 let root = try await login(metadata, rootEmail, rootPassword)
@@ -47,7 +52,7 @@ struct ConsoleFixture: Sendable {
                         "studyMetadata.url": .init(.string("http://127.0.0.1:\(metadata.port!)"), isSecret: false),
                         "log.level": "warning",
                     ])),
-                    logger: Logger(label: "console-test.console"))
+                    logger: logger)
                 try await console.test(.live) { client in
                     try await TestApplication.waitUntilReady(client)
                     try await body(ConsoleFixture(metadata: metadata, rootToken: root, browser: Browser(client: client)))
