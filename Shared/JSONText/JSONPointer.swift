@@ -81,8 +81,10 @@ extension JSONValue {
     }
 
     /// Puts `value` at `pointer`, making the objects on the way that are missing; nil removes the
-    /// member (or array element). An array index may be at most the array's length (which appends).
+    /// member (or array element), and makes nothing where there is nothing to remove. An array
+    /// index may be at most the array's length (which appends).
     public mutating func set(_ value: JSONValue?, at pointer: JSONPointer) throws(PointerError) {
+        if value == nil, self[pointer: pointer] == nil { return }
         try set(value, at: pointer.tokens[...], whole: pointer)
     }
 

@@ -39,3 +39,11 @@ import Testing
         #expect(!JSONPointer("/rejoin/messages")!.isWithin(field))
     }
 }
+
+extension JSONPointerTests {
+    @Test func removingWhatIsNotThereMakesNothing() throws {
+        var document = JSONValue.object(["name": .string("x")])
+        try document.set(nil, at: JSONPointer("/rejoin/message")!)
+        #expect(document == .object(["name": .string("x")]))
+    }
+}

@@ -23,7 +23,7 @@ import Testing
     @Test func savingEveryUntouchedPageOfTheExampleChangesNothing() throws {
         let document = try Self.example()
         let sections = StudySection.all(apps: Self.apps)
-        #expect(sections.map(\.slug) == ["basics", "settings"])
+        #expect(sections.map(\.slug) == ["basics", "settings", "overview", "eligibility", "consent", "properties", "resources", "notifications", "dashboard"])
         for section in sections {
             let saved = try section.applying(section.values(in: document), to: document)
             #expect(try Self.study(saved) == Self.study(document), "page \(section.slug)")
@@ -56,7 +56,8 @@ import Testing
         form.append("/website", "")
         let saved = try StudySection.basics(apps: Self.apps).applying(form, to: document)
         #expect(saved[pointer: JSONPointer("/name")!] == .object(["en": .string("Sleep better"), "es": .string("Dormir mejor")]))
-        #expect(saved[pointer: JSONPointer("/tagline")!] == .string("One line"))
+        // Spanish emptied: the translation map keeps English alone (the spelling the document had).
+        #expect(saved[pointer: JSONPointer("/tagline")!] == .object(["en": .string("One line")]))
         #expect(saved[pointer: JSONPointer("/website")!] == nil)
 
         var settingsForm = StudySection.settings.values(in: document)
@@ -97,5 +98,84 @@ import Testing
         var thisSection = document
         try thisSection.set(.string("Renamed"), at: JSONPointer("/name")!)
         #expect(basics.fingerprint(of: thisSection) != basics.fingerprint(of: document))
+    }
+}
+
+/// Rows added, removed and moved on a page before it is saved, and optional parts behind a
+/// checkbox.
+@Suite struct FormListTests {
+    static let consent = StudySection.consent
+
+    static func document() throws -> JSONValue {
+        try StudySectionTests.example()
+    }
+
+    @Test func rowsAreAddedRemovedAndMovedWithTheMembersThePageDoesNotShow() throws {
+        var document = try Self.document()
+        // A member the page does not show, on the second section: it must follow its row.
+        try document.set(.string("https://example.org/privacy"), at: JSONPointer("/consent/visualScreens/1/url")!)
+        let screens = try #require(document[pointer: JSONPointer("/consent/visualScreens")!])
+        guard case .array(let original) = screens else { Issue.record("no screens"); return }
+        #expect(original.count >= 3)
+        var form = Self.consent.values(in: document)
+
+        form = try #require(FormListEdit("up /consent/visualScreens/1")?.applied(to: form))
+        form = try #require(FormListEdit("remove /consent/visualScreens/2")?.applied(to: form))
+        let add = try #require(FormListEdit("add /consent/visualScreens"))
+        form = try #require(Self.consent.editing(form, add))
+        #expect(form["/consent/visualScreens#count"] == String(original.count))
+        let last = original.count - 1
+        form.set("/consent/visualScreens/\(last)/title/en", "Added")
+        form.set("/consent/visualScreens/\(last)/text/en", "A new section")
+
+        let saved = try Self.consent.applying(form, to: document)
+        guard case .array(let rows) = saved[pointer: JSONPointer("/consent/visualScreens")!] else { Issue.record("no rows"); return }
+        #expect(rows.count == original.count)
+        #expect(rows[0] == original[1], "moved up, with its url")
+        #expect(rows[0][pointer: JSONPointer("/url")!] == .string("https://example.org/privacy"))
+        #expect(rows[1] == original[0])
+        #expect(Array(rows[2..<last]) == Array(original[3...]), "the removed row is gone, the rest keep their order")
+        // An added section starts as the list's new item: custom, shown as a screen.
+        #expect(rows[last] == .object(["type": .string("custom"), "title": .string("Added"), "text": .string("A new section")]))
+    }
+
+    @Test func anEditThatCannotBeMadeIsRefused() throws {
+        let form = Self.consent.values(in: try Self.document())
+        #expect(FormListEdit("remove /consent/visualScreens/99")?.applied(to: form) == nil)
+        #expect(FormListEdit("up /consent/visualScreens/0")?.applied(to: form) == nil)
+        let addElsewhere = try #require(FormListEdit("add /not/a/list"))
+        #expect(Self.consent.editing(form, addElsewhere) == nil)
+        #expect(FormListEdit("explode /consent/visualScreens/0") == nil)
+        var full = FormFields([("/x#count", String(FormList.maxRows))])
+        #expect(FormListEdit("add /x")?.applied(to: full) == nil)
+        full = FormFields([("/x#count", "2"), ("/x/1/a", "gone"), ("/x/10/a", "kept")])
+        let removed = try #require(FormListEdit("remove /x/1")?.applied(to: full))
+        #expect(removed["/x/1/a"] == nil)
+        #expect(removed["/x/9/a"] == "kept", "row 10 is not row 1; it moves up one")
+    }
+
+    @Test func aCraftedFormWithoutTheListOrGroupLeavesThemAlone() throws {
+        let document = try Self.document()
+        let saved = try Self.consent.applying(FormFields([("/consent/review/title/en", "Review")]), to: document)
+        #expect(saved[pointer: JSONPointer("/consent/visualScreens")!] == document[pointer: JSONPointer("/consent/visualScreens")!])
+        #expect(saved[pointer: JSONPointer("/consent/sharing")!] == document[pointer: JSONPointer("/consent/sharing")!])
+    }
+
+    @Test func anOptionalPartIsLeftOutWhenItsCheckboxIsNot() throws {
+        let document = try Self.document()
+        #expect(document[pointer: JSONPointer("/consent/sharing")!] != nil)
+        var form = Self.consent.values(in: document)
+        form = FormFields(form.pairs.filter { $0.name != "/consent/sharing#on" })
+        let saved = try Self.consent.applying(form, to: document)
+        #expect(saved[pointer: JSONPointer("/consent/sharing")!] == nil)
+        #expect(saved[pointer: JSONPointer("/consent/comprehension")!] == document[pointer: JSONPointer("/consent/comprehension")!])
+    }
+
+    @Test func aProblemInARowFindsItsField() throws {
+        let document = try Self.document()
+        let form = Self.consent.values(in: document)
+        let found = try #require(Self.consent.field(holding: JSONPointer("/consent/comprehension/questions/0/choices/1/value")!, form: form))
+        #expect(found.name == "/consent/comprehension/questions/0/choices/1/value")
+        #expect(found.0.label == "Value")
     }
 }

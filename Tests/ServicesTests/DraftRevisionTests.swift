@@ -107,3 +107,43 @@ extension JSONDecoder {
         return decoder
     }()
 }
+
+/// What the lifecycle fixes once a study has launched: participants joined by its eligibility.
+@Suite struct LaunchedStudyRuleTests {
+    let admin = MetadataAdmin()
+
+    @Test func theEligibilityTypeCannotChangeAfterLaunchButCanBefore() async throws {
+        try await admin.withService { client, root, _ in
+            _ = try await admin.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
+            let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
+            #expect(example.contains(#""type": "combined""#))
+            let tokenOnly = try Self.withTokenEligibility(example)
+            // Before launch (and while only upcoming) the type may change.
+            #expect(try await admin.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example).0 == .created)
+            #expect(try await admin.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish", token: root).0 == .ok)
+            #expect(try await admin.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: tokenOnly).0 == .ok)
+            #expect(try await admin.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example).0 == .ok)
+            #expect(try await admin.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
+            for action in ["", "pause"] {
+                if !action.isEmpty {
+                    #expect(try await admin.send(client, .post, "/admin/v1/studies/SLEEPWELL/\(action)", token: root).0 == .ok)
+                }
+                let (status, body) = try await admin.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: tokenOnly)
+                #expect(status == .unprocessableContent)
+                #expect(String(buffer: body).contains("/eligibility/type"))
+                #expect(String(buffer: body).contains("must stay combined"))
+            }
+            let (_, draft) = try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/draft", token: root)
+            #expect(try JSONDecoder().decode(StudyDocument.self, from: Data(buffer: draft)).eligibility.type == .combined)
+        }
+    }
+
+    static func withTokenEligibility(_ json: String) throws -> String {
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        var eligibility = try #require(object["eligibility"] as? [String: Any])
+        eligibility["type"] = "token"
+        eligibility["questions"] = []
+        object["eligibility"] = eligibility
+        return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+    }
+}

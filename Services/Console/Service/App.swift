@@ -57,6 +57,7 @@ public enum ConsoleService {
         try StaticFiles().add(to: shell.router)
         SignInRoutes(pages: pages).add(to: shell.router)
         StudyRoutes(pages: pages).add(to: shell.router)
+        StudyActionRoutes(pages: pages).add(to: shell.router)
         return shell.application(
             host: settings.host, port: settings.port, services: [http], logger: logger, routeCatalog: routeCatalog)
     }

@@ -9,3 +9,5 @@ extension StudyList: ResponseEncodable {}
 extension DraftSaved: ResponseEncodable {}
 extension AppList: ResponseEncodable {}
 extension StudySummary: ResponseEncodable {}
+extension StudyVersionList: ResponseEncodable {}
+extension StudyActionResult: ResponseEncodable {}

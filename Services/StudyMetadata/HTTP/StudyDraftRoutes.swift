@@ -64,6 +64,12 @@ package struct StudyDraftRoutes {
                 [ValidationProblem(
                     pointer: "/appId", message: "must stay \(appId): the study has been published in that app")],
                 in: "study document")
+        case .eligibilityFixed(let type):
+            throw DocumentBody.rejected(
+                [ValidationProblem(
+                    pointer: "/eligibility/type",
+                    message: "must stay \(type): the study has launched, and participants joined by it")],
+                in: "study document")
         case .idTaken(let existing):
             throw APIError.conflict(
                 "study id \(studyId) is taken: study \(existing) exists, and study ids are unique whatever their case")

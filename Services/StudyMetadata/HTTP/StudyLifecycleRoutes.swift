@@ -9,17 +9,6 @@ import StudyModels
 /// `POST /admin/v1/studies/{studyId}/{action}` (publish, unpublish, launch, publish-updates,
 /// pause, resume, deactivate) and the versions they freeze.
 package struct StudyLifecycleRoutes {
-    package struct ActionResult: ResponseEncodable {
-        package var studyId: String
-        package var status: StudyStatus
-        /// The version this action froze, when it froze one.
-        package var version: StudyVersionStore.VersionRecord?
-    }
-
-    package struct VersionList: ResponseEncodable {
-        package var versions: [StudyVersionStore.VersionRecord]
-    }
-
     package let actions: StudyLifecycleActions
     package let authenticator: AdminTokenAuthenticator
 
@@ -34,7 +23,7 @@ package struct StudyLifecycleRoutes {
         router.get("/admin/v1/studies/:studyId/versions/:version", use: document)
     }
 
-    @Sendable package func perform(_ request: Request, context: ServiceRequestContext) async throws -> ActionResult {
+    @Sendable package func perform(_ request: Request, context: ServiceRequestContext) async throws -> StudyActionResult {
         let studyId = try context.parameters.require("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let actionName = try context.parameters.require("action")
@@ -44,7 +33,7 @@ package struct StudyLifecycleRoutes {
         }
         switch try await actions.apply(action, studyId: studyId, by: admin.email, mayAnnounceToApp: admin.role == .superAdmin) {
         case .done(let status, let frozen):
-            return ActionResult(studyId: studyId, status: status, version: frozen)
+            return StudyActionResult(studyId: studyId, status: status, version: frozen)
         case .notFound:
             throw APIError.notFound("no study \(studyId)")
         case .notAllowed(let current):
@@ -56,10 +45,10 @@ package struct StudyLifecycleRoutes {
         }
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> VersionList {
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> StudyVersionList {
         let studyId = try context.parameters.require("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request)
-        return VersionList(versions: try await actions.versions.versions(studyId: studyId))
+        return StudyVersionList(versions: try await actions.versions.versions(studyId: studyId))
     }
 
     @Sendable package func document(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -105,3 +105,51 @@ public struct AppList: Codable, Sendable {
         self.apps = apps
     }
 }
+
+/// One frozen version in `GET /admin/v1/studies/{studyId}/versions`.
+public struct StudyVersionRecord: Codable, Sendable, Equatable {
+    public var version: Int
+    /// How the apps see it ("1.0", "1.1", ...).
+    public var label: String
+    public var consentVersion: Int
+    public var activityVersions: [String: Int]
+    public var changes: StudyChanges
+    public var publishedAt: Date
+    public var publishedBy: String
+
+    public init(
+        version: Int, label: String, consentVersion: Int, activityVersions: [String: Int], changes: StudyChanges,
+        publishedAt: Date, publishedBy: String
+    ) {
+        self.version = version
+        self.label = label
+        self.consentVersion = consentVersion
+        self.activityVersions = activityVersions
+        self.changes = changes
+        self.publishedAt = publishedAt
+        self.publishedBy = publishedBy
+    }
+}
+
+/// `GET /admin/v1/studies/{studyId}/versions`.
+public struct StudyVersionList: Codable, Sendable {
+    public var versions: [StudyVersionRecord]
+
+    public init(versions: [StudyVersionRecord]) {
+        self.versions = versions
+    }
+}
+
+/// `POST /admin/v1/studies/{studyId}/{action}`: the status after the action, and the version it
+/// froze, when it froze one.
+public struct StudyActionResult: Codable, Sendable {
+    public var studyId: String
+    public var status: StudyStatus
+    public var version: StudyVersionRecord?
+
+    public init(studyId: String, status: StudyStatus, version: StudyVersionRecord?) {
+        self.studyId = studyId
+        self.status = status
+        self.version = version
+    }
+}

@@ -67,3 +67,17 @@ extension AdminAPIClient {
         case new
     }
 }
+
+extension AdminAPIClient {
+    /// A lifecycle action (`publish`, `launch`, ...): study-metadata decides whether it may happen.
+    package func perform(_ action: String, on studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> StudyActionResult {
+        try await json(
+            .POST, "/admin/v1/studies/\(Self.segment(studyId))/\(Self.segment(action))", token: token, as: StudyActionResult.self,
+            logger: logger)
+    }
+
+    package func versions(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [StudyVersionRecord] {
+        try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))/versions", token: token, as: StudyVersionList.self, logger: logger)
+            .versions
+    }
+}

@@ -2,8 +2,9 @@ import Foundation
 import JSONText
 import StudyModels
 
-/// One input of a console page, bound to a place in the study document by its JSON Pointer. The
-/// pointer is also the input's name, so a problem the admin API locates finds its field.
+/// One input of a console page, bound to a member of the study document by its JSON Pointer. The
+/// pointer (after the pointer of the list row it is in, if any) is also the input's name, so a
+/// problem the admin API locates finds its field.
 package struct FormField: Sendable {
     package struct Option: Sendable, Equatable {
         package var value: String
@@ -24,14 +25,19 @@ package struct FormField: Sendable {
         case localized(long: Bool)
         /// A number; text that is not one is sent as it was typed, so the admin API names it.
         case number
-        /// true or false.
+        /// true or false, as a checkbox.
         case checkbox
+        /// true or false, as a choice of two labels (`yes` for true).
+        case yesNo(yes: String, no: String)
         /// One of `options`.
         case choice([Option])
         /// Any of `options`, as an array of their values.
         case choices([Option])
+        /// Values typed as a list, one per line (written as an array of strings).
+        case lines
     }
 
+    /// Where the member is, from the item the field belongs to (the document, or a list's row).
     package var pointer: JSONPointer
     package var label: String
     package var help: String?
@@ -48,21 +54,15 @@ package struct FormField: Sendable {
         self.absent = absent
     }
 
-    /// The input's name (also its element id, made safe for CSS and fragment links).
-    package var name: String { pointer.description }
-
-    /// The same field for the element `index` of a list at `list` (a row of a repeated group).
-    package func inRow(of list: JSONPointer, _ index: Int) -> FormField {
-        var field = self
-        field.pointer = JSONPointer(tokens: list.tokens + [String(index)] + pointer.tokens)
-        return field
-    }
+    /// The input's name for the field in the item at `prefix`.
+    package func name(at prefix: JSONPointer) -> String { JSONPointer(tokens: prefix.tokens + pointer.tokens).description }
 
     // MARK: Reading the document
 
-    /// The form's values for this field, as the document holds them.
-    package func values(in document: JSONValue) -> [(name: String, value: String)] {
-        let current = document[pointer: pointer] ?? absent
+    /// The form's values for this field of `item` (whose own pointer is `prefix`).
+    package func values(in item: JSONValue, at prefix: JSONPointer) -> [(name: String, value: String)] {
+        let name = name(at: prefix)
+        let current = item[pointer: pointer] ?? absent
         switch kind {
         case .text, .longText, .number, .choice:
             return [(name, current?.text ?? "")]
@@ -70,9 +70,15 @@ package struct FormField: Sendable {
             return [(name + "/en", Self.translation(current, "en")), (name + "/es", Self.translation(current, "es"))]
         case .checkbox:
             return current == .bool(true) ? [(name, "true")] : []
+        case .yesNo:
+            if case .bool(let value) = current { return [(name, value ? "true" : "false")] }
+            return [(name, "")]
         case .choices:
             guard case .array(let items) = current else { return [] }
             return items.compactMap { $0.text.map { (name, $0) } }
+        case .lines:
+            guard case .array(let items) = current else { return [(name, "")] }
+            return [(name, items.compactMap(\.text).joined(separator: "\n"))]
         }
     }
 
@@ -86,17 +92,27 @@ package struct FormField: Sendable {
 
     // MARK: Writing the document
 
-    /// Puts what the form says for this field into `document`.
-    package func apply(_ form: FormFields, to document: inout JSONValue) throws(JSONValue.PointerError) {
-        try document.set(value(from: form), at: pointer)
+    /// Puts what the form says for this field into `item` (whose own pointer is `prefix`).
+    package func apply(_ form: FormFields, at prefix: JSONPointer, to item: inout JSONValue) throws(JSONValue.PointerError) {
+        let existing = item[pointer: pointer]
+        let value = value(from: form, at: prefix, existing: existing)
+        // A member left out stays out while the form says what leaving it out means.
+        if existing == nil, let absent, value == absent { return }
+        try item.set(value, at: pointer)
     }
 
-    /// The JSON the form's inputs make, or nil when the member should be left out.
-    package func value(from form: FormFields) -> JSONValue? {
+    /// The JSON the form's inputs make, or nil when the member should be left out. `existing` is
+    /// what the member holds now: where the form cannot tell two spellings of one meaning apart
+    /// (an empty text and none; a translation map with English only and a plain string), the
+    /// member keeps its spelling, so saving an untouched page changes nothing.
+    package func value(
+        from form: FormFields, at prefix: JSONPointer = JSONPointer(tokens: []), existing: JSONValue? = nil
+    ) -> JSONValue? {
+        let name = name(at: prefix)
         switch kind {
         case .text, .longText, .choice:
             let text = Self.trimmed(form[name])
-            return text.isEmpty ? nil : .string(text)
+            return text.isEmpty ? (existing == .string("") ? existing : nil) : .string(text)
         case .number:
             let text = Self.trimmed(form[name])
             if text.isEmpty { return nil }
@@ -105,13 +121,31 @@ package struct FormField: Sendable {
         case .localized:
             let english = Self.trimmed(form[name + "/en"])
             let spanish = Self.trimmed(form[name + "/es"])
-            if spanish.isEmpty { return english.isEmpty ? nil : .string(english) }
+            if case .object(var translations) = existing {
+                // Other languages the form does not show are kept.
+                translations["en"] = english.isEmpty ? nil : .string(english)
+                translations["es"] = spanish.isEmpty ? nil : .string(spanish)
+                return translations.isEmpty ? nil : .object(translations)
+            }
+            if spanish.isEmpty { return english.isEmpty ? (existing == .string("") ? existing : nil) : .string(english) }
             return .object(["en": .string(english), "es": .string(spanish)])
         case .checkbox:
-            return .bool(form[name] == "true")
+            if form[name] == "true" { return .bool(true) }
+            // Unchecked: false where the member is spelled out or defaults to true; else left out.
+            if case .bool = existing { return .bool(false) }
+            return absent == .bool(true) ? .bool(false) : nil
+        case .yesNo:
+            switch form[name] {
+            case "true": return .bool(true)
+            case "false": return .bool(false)
+            default: return nil
+            }
         case .choices(let options):
             let chosen = Set(form.all(name))
             return .array(options.filter { chosen.contains($0.value) }.map { .string($0.value) })
+        case .lines:
+            let lines = Self.trimmed(form[name]).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            return .array(lines.filter { !$0.isEmpty }.map { .string($0) })
         }
     }
 

@@ -51,4 +51,10 @@ package struct FormFields: Sendable, Equatable {
     package mutating func append(_ name: String, _ value: String) {
         pairs.append((name, value))
     }
+
+    /// `name` with this one value, wherever it was.
+    package mutating func set(_ name: String, _ value: String) {
+        pairs.removeAll { $0.name == name }
+        pairs.append((name, value))
+    }
 }

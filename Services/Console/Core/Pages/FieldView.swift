@@ -14,7 +14,10 @@ package struct FieldView: Sendable {
     package var id: String
     package var name: String
     package var label: String
-    package var help: String?
+    /// Empty when the field has none. (Never optional: a template that finds no value in the
+    /// field looks in the page around it, and would show another field's help.)
+    package var help: String
+    package var hasHelp: Bool
     package var isText = false
     package var isLongText = false
     package var isLocalized = false
@@ -24,6 +27,7 @@ package struct FieldView: Sendable {
     package var isCheckbox = false
     package var isChoice = false
     package var isChoices = false
+    package var isLines = false
     package var value = ""
     /// Localized fields: the Spanish input is shown when the study offers Spanish.
     package var spanish = false
@@ -38,13 +42,20 @@ package struct FieldView: Sendable {
     /// The value as a viewer reads it (a choice's label, the chosen options).
     package var shown: String = ""
 
-    package init(field: FormField, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) {
-        id = Self.elementID(field.pointer)
-        name = field.name
+    /// - Parameter prefix: the pointer of the item the field belongs to (the document, or a row).
+    package init(
+        field: FormField, at prefix: JSONPointer = JSONPointer(tokens: []), values: FormFields, problems: [ValidationProblem],
+        spanish: Bool, readOnly: Bool
+    ) {
+        let absolute = JSONPointer(tokens: prefix.tokens + field.pointer.tokens)
+        id = Self.elementID(absolute)
+        let name = field.name(at: prefix)
+        self.name = name
         label = field.label
-        help = field.help
+        help = field.help ?? ""
+        hasHelp = field.help != nil
         self.readOnly = readOnly
-        self.problems = problems.filter { JSONPointer($0.pointer)?.isWithin(field.pointer) ?? false }.map(\.message)
+        self.problems = problems.filter { JSONPointer($0.pointer)?.isWithin(absolute) ?? false }.map(\.message)
         invalid = !self.problems.isEmpty
         switch field.kind {
         case .text:
@@ -70,6 +81,11 @@ package struct FieldView: Sendable {
             isCheckbox = true
             checked = values[name] == "true"
             shown = checked ? "yes" : "no"
+        case .yesNo(let yes, let no):
+            isChoice = true
+            value = values[name] ?? ""
+            options = [OptionView(value: "true", label: yes, selected: value == "true"), OptionView(value: "false", label: no, selected: value == "false")]
+            shown = value == "true" ? yes : value == "false" ? no : ""
         case .choice(let options):
             isChoice = true
             value = values[name] ?? ""
@@ -83,6 +99,10 @@ package struct FieldView: Sendable {
             let chosen = Set(values.all(name))
             self.options = options.map { OptionView(value: $0.value, label: $0.label, selected: chosen.contains($0.value)) }
             shown = options.filter { chosen.contains($0.value) }.map(\.label).joined(separator: ", ")
+        case .lines:
+            isLines = true
+            value = values[name] ?? ""
+            shown = value
         }
     }
 

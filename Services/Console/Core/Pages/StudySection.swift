@@ -12,11 +12,55 @@ package struct StudySection: Sendable {
     package var title: String
     /// What the section is for, shown above the fields.
     package var intro: String
-    package var fields: [FormField]
+    package var elements: [FormElement]
 
-    /// The form values the document holds for this section's fields.
+    package init(slug: String, title: String, intro: String, elements: [FormElement]) {
+        self.slug = slug
+        self.title = title
+        self.intro = intro
+        self.elements = elements
+    }
+
+    /// A section of fields only.
+    package init(slug: String, title: String, intro: String, fields: [FormField]) {
+        self.init(slug: slug, title: title, intro: intro, elements: fields.map { .field($0) })
+    }
+
+    static let root = JSONPointer(tokens: [])
+
+    /// The form values the document holds for this section.
     package func values(in document: JSONValue) -> FormFields {
-        FormFields(fields.flatMap { $0.values(in: document) })
+        FormFields(elements.flatMap { $0.values(in: document, at: Self.root) })
+    }
+
+    /// The field a problem lies in, and its input's name, with the rows as `form` has them.
+    package func field(holding pointer: JSONPointer, form: FormFields) -> (FormField, name: String)? {
+        for element in elements {
+            if let found = element.field(holding: pointer, at: Self.root, form: form) { return found }
+        }
+        return nil
+    }
+
+    /// The page after a row was added, removed or moved: an added row starts with what the
+    /// list's new item holds (a checkbox that defaults to checked is checked). Nil when the edit
+    /// cannot be made.
+    package func editing(_ form: FormFields, _ edit: FormListEdit) -> FormFields? {
+        guard var edited = edit.applied(to: form) else { return nil }
+        if case .add(let name) = edit {
+            guard let list = elements.lazy.compactMap({ $0.list(named: name, at: Self.root, form: form) }).first,
+                let count = edited[name + "#count"].flatMap(Int.init)
+            else { return nil }
+            let row = JSONPointer(name)!.appending(count - 1)
+            for element in list.elements {
+                for pair in element.values(in: list.newItem, at: row) { edited.append(pair.name, pair.value) }
+            }
+        }
+        return edited
+    }
+
+    /// What the template draws.
+    package func views(values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) -> [ElementView] {
+        elements.map { ElementView.make($0, at: Self.root, values: values, problems: problems, spanish: spanish, readOnly: readOnly) }
     }
 
     /// A digest of what the document holds for this section. A page carries it from when it was
@@ -36,81 +80,8 @@ package struct StudySection: Sendable {
     /// The document with this section's fields as `form` says.
     package func applying(_ form: FormFields, to document: JSONValue) throws(JSONValue.PointerError) -> JSONValue {
         var document = document
-        for field in fields { try field.apply(form, to: &document) }
+        for element in elements { try element.apply(form, at: Self.root, to: &document) }
         return document
     }
 }
 
-extension StudySection {
-    /// The builder's pages, in the order of the original portal's menu. `apps` are the choices
-    /// for the study's app.
-    package static func all(apps: [AppDefinition]) -> [StudySection] {
-        [basics(apps: apps), settings]
-    }
-
-    /// The first page of a new study: what cannot be left out.
-    package static func newStudy(apps: [AppDefinition]) -> StudySection {
-        StudySection(
-            slug: "new", title: "New study", intro: "",
-            fields: [
-                FormField("/studyId", "Study id", help: "Letters, digits, _ and -; permanent, and unique whatever the case."),
-                FormField("/appId", "App", .choice(apps.map { .init($0.appId, "\($0.name) (\($0.appId))") })),
-                FormField("/name", "Title", .localized(long: false)),
-                FormField(
-                    "/timeZone", "Time zone", .choice(timeZones),
-                    help: "Schedules are computed in this zone; it can be changed later."),
-            ])
-    }
-
-    /// What a new study starts from before its first page is applied: an enrollment-token
-    /// eligibility and an empty consent, which the builder's pages then fill in.
-    package static let newStudySkeleton = JSONValue.object([
-        "eligibility": .object(["type": .string("token")]),
-        "consent": .object([:]),
-    ])
-
-    static let timeZones: [FormField.Option] = TimeZone.knownTimeZoneIdentifiers.sorted().map { .init($0, $0) }
-
-    package static func basics(apps: [AppDefinition]) -> StudySection {
-        StudySection(
-            slug: "basics", title: "Basic information",
-            intro: "How the study is listed in the app. The study id never changes; the app is fixed once a version is published.",
-            fields: [
-                FormField("/appId", "App", .choice(apps.map { .init($0.appId, "\($0.name) (\($0.appId))") }),
-                          help: "The app the study appears in."),
-                FormField("/name", "Title", .localized(long: false)),
-                FormField("/category", "Category", .localized(long: false), help: "For example Wellness, Chronic condition."),
-                FormField("/sponsor", "Sponsor", .localized(long: false)),
-                FormField("/tagline", "Tagline", .localized(long: false), help: "One line under the title in the study list."),
-                FormField("/description", "Description", .localized(long: true)),
-                FormField("/website", "Website", help: "https://…"),
-                FormField("/logo", "Thumbnail image URL", help: "The image beside the study in the list (https://…)."),
-            ])
-    }
-
-    package static let settings = StudySection(
-        slug: "settings", title: "Settings",
-        intro: "Who can join, on which platforms, in which languages, and what happens when a participant leaves.",
-        fields: [
-            FormField(
-                "/platforms", "Platforms", .choices([.init("ios", "iOS"), .init("android", "Android")]),
-                absent: .array([.string("ios"), .string("android")])),
-            FormField("/enrolling", "Enrolling: new participants may join", .checkbox, absent: .bool(true)),
-            FormField("/rejoin/allowed", "A participant who left may join again", .checkbox, absent: .bool(true)),
-            FormField("/rejoin/message", "Message when rejoining is not allowed", .localized(long: false)),
-            FormField(
-                "/withdrawal/type", "When a participant withdraws",
-                .choice([
-                    .init("no_action", "Keep their data"), .init("delete_data", "Delete their data"),
-                    .init("ask_user", "Ask the participant"),
-                ]), absent: .string("no_action")),
-            FormField("/withdrawal/message", "Message shown on withdrawal", .localized(long: true)),
-            FormField(
-                "/timeZone", "Time zone", .choice(timeZones),
-                help: "Every schedule's dates and times are in this zone."),
-            FormField(
-                "/languages", "Languages", .choices([.init("en", "English"), .init("es", "Spanish")]),
-                help: "English is required. With Spanish, every text has a Spanish field beside it.",
-                absent: .array([.string("en")])),
-        ])
-}

@@ -1,5 +1,6 @@
 import ConsoleCore
 import Foundation
+import JSONText
 import StudyModels
 
 /// How the study pages show studies, roles and problems (values for the templates).
@@ -41,24 +42,25 @@ enum StudyPageModels {
         sections.map { ["slug": $0.slug, "title": $0.title, "intro": $0.intro, "current": $0.slug == current] }
     }
 
-    /// Each problem with a link to the field it concerns: on this page (`#id`) or on the section
-    /// page that has it.
+    /// Each problem with a link to the field it concerns: on this page (`#id`), whose rows are
+    /// as `values` has them, or on the section page that has it (rows as in `draft`).
     static func problems(
-        _ problems: [ValidationProblem], page: StudySection?, sections: [StudySection], studyId: String
+        _ problems: [ValidationProblem], page: StudySection?, values: FormFields, sections: [StudySection], draft: JSONValue,
+        studyId: String
     ) -> [[String: Any]] {
         problems.map { problem in
             var item: [String: Any] = ["message": problem.message, "pointer": problem.pointer]
-            guard let pointer = JSONPointer(problem.pointer) else { return item }
-            if let page, let field = page.fields.first(where: { pointer.isWithin($0.pointer) }) {
-                item["href"] = "#\(FieldView.elementID(field.pointer))-field"
+            guard let pointer = JSONPointer(problem.pointer), !pointer.tokens.isEmpty else { return item }
+            if let page, let (field, name) = page.field(holding: pointer, form: values) {
+                item["href"] = "#\(FieldView.elementID(JSONPointer(name)!))-field"
                 item["label"] = field.label
-            } else {
-                for section in sections {
-                    if let field = section.fields.first(where: { pointer.isWithin($0.pointer) }) {
-                        item["href"] = "/studies/\(studyId)/\(section.slug)#\(FieldView.elementID(field.pointer))-field"
-                        item["label"] = "\(section.title): \(field.label)"
-                        break
-                    }
+                return item
+            }
+            for section in sections where section.slug != page?.slug {
+                if let (field, name) = section.field(holding: pointer, form: section.values(in: draft)) {
+                    item["href"] = "/studies/\(studyId)/\(section.slug)#\(FieldView.elementID(JSONPointer(name)!))-field"
+                    item["label"] = "\(section.title): \(field.label)"
+                    break
                 }
             }
             return item

@@ -83,8 +83,8 @@ package struct StudyRoutes: Sendable {
         let section = StudySection.newStudy(apps: apps)
         var page = pages.base(title: "New study", session: session)
         page["hasApps"] = !apps.isEmpty
-        page["fields"] = section.fields.map { FieldView(field: $0, values: values, problems: problems, spanish: false, readOnly: false) }
-        page["problems"] = StudyPageModels.problems(problems, page: section, sections: [], studyId: "")
+        page["elements"] = section.views(values: values, problems: problems, spanish: false, readOnly: false)
+        page["problems"] = StudyPageModels.problems(problems, page: section, values: values, sections: [], draft: .null, studyId: "")
         page["hasProblems"] = !problems.isEmpty
         page["problemsHeading"] = "The study was not created: \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
         return pages.renderer.page("study-new", page, status: status)
@@ -98,11 +98,10 @@ package struct StudyRoutes: Sendable {
             async let summary = pages.api.study(studyId, token: session.token, logger: context.logger)
             async let apps = pages.api.apps(token: session.token, logger: context.logger)
             let me = try await pages.api.me(token: session.token, logger: context.logger)
-            let sections = StudySection.all(apps: try await apps)
-            var page = pages.base(title: try await summary.name, session: session)
-            page["study"] = StudyPageModels.study(try await summary, role: me.role(on: studyId))
-            page["sections"] = StudyPageModels.sections(sections, current: nil)
-            page["overviewCurrent"] = true
+            let study = try await summary
+            let page = pages.studyPage(
+                title: study.name, session: session, summary: study, role: me.role(on: studyId),
+                sections: StudySection.all(apps: try await apps), current: nil)
             return pages.renderer.page("study", page)
         }
     }
@@ -111,7 +110,7 @@ package struct StudyRoutes: Sendable {
         let studyId = try context.parameters.require("studyId")
         let slug = try context.parameters.require("section")
         return try await pages.signedIn(request, context) { session, _ in
-            let state = try await load(studyId, session: session, context: context)
+            let state = try await pages.load(studyId, session: session, context: context)
             guard let section = state.sections.first(where: { $0.slug == slug }) else {
                 return pages.errorPage(session, status: .notFound, heading: "Not found", message: "A study has no section \(slug).")
             }
@@ -127,9 +126,22 @@ package struct StudyRoutes: Sendable {
         let slug = try context.parameters.require("section")
         return try await pages.signedIn(request, context) { session, form in
             let form = form ?? FormFields()
-            let state = try await load(studyId, session: session, context: context)
+            let state = try await pages.load(studyId, session: session, context: context)
             guard let section = state.sections.first(where: { $0.slug == slug }) else {
                 return pages.errorPage(session, status: .notFound, heading: "Not found", message: "A study has no section \(slug).")
+            }
+            // A row added, removed or moved: the page again, changed, and nothing saved yet.
+            if let op = form["op"] {
+                let base = form["base"] ?? ""
+                guard let edit = FormListEdit(op), let edited = section.editing(form, edit) else {
+                    return sectionPage(
+                        session, state: state, section: section, values: form,
+                        problems: [.init(pointer: "", message: "That row cannot be changed (the list is full, or the row is gone).")],
+                        base: base, saved: false, warnings: [], status: .unprocessableContent)
+                }
+                return sectionPage(
+                    session, state: state, section: section, values: edited, problems: [], base: base, saved: false, warnings: [],
+                    status: .ok, unsaved: true)
             }
             let current = section.fingerprint(of: state.draft)
             // (Someone without the editor role has no form to be stale; the admin API refuses them.)
@@ -158,7 +170,7 @@ package struct StudyRoutes: Sendable {
                 throw error
             }
             guard saved.warnings.isEmpty else {
-                let reloaded = try await load(studyId, session: session, context: context)
+                let reloaded = try await pages.load(studyId, session: session, context: context)
                 return sectionPage(
                     session, state: reloaded, section: section, values: section.values(in: reloaded.draft), problems: [],
                     base: section.fingerprint(of: reloaded.draft), saved: true, warnings: saved.warnings, status: .ok)
@@ -167,43 +179,13 @@ package struct StudyRoutes: Sendable {
         }
     }
 
-    /// What a study page needs, read at once.
-    struct StudyState {
-        var summary: StudySummary
-        var me: AdminProfile
-        var draft: JSONValue
-        var revision: String
-        var sections: [StudySection]
-
-        var role: StudyRole? { me.role(on: summary.studyId) }
-        /// Editors change the draft until the study is closed (the admin API decides in the end).
-        var editable: Bool { (role ?? .viewer) >= .editor && summary.status != .deactivated }
-        var spanish: Bool {
-            if case .array(let languages) = draft[pointer: JSONPointer(tokens: ["languages"])] {
-                return languages.contains(.string("es"))
-            }
-            return false
-        }
-    }
-
-    func load(_ studyId: String, session: ConsoleSession, context: ServiceRequestContext) async throws -> StudyState {
-        async let summary = pages.api.study(studyId, token: session.token, logger: context.logger)
-        async let me = pages.api.me(token: session.token, logger: context.logger)
-        async let draft = pages.api.draft(studyId, token: session.token, logger: context.logger)
-        async let apps = pages.api.apps(token: session.token, logger: context.logger)
-        let (document, revision) = try await draft
-        return StudyState(
-            summary: try await summary, me: try await me, draft: document, revision: revision,
-            sections: StudySection.all(apps: try await apps))
-    }
-
     func sectionPage(
-        _ session: ConsoleSession, state: StudyState, section: StudySection, values: FormFields, problems: [ValidationProblem],
-        base: String, saved: Bool, warnings: [ValidationProblem], status: HTTPResponse.Status
+        _ session: ConsoleSession, state: StudyPageState, section: StudySection, values: FormFields, problems: [ValidationProblem],
+        base: String, saved: Bool, warnings: [ValidationProblem], status: HTTPResponse.Status, unsaved: Bool = false
     ) -> Response {
-        var page = pages.base(title: "\(section.title) · \(state.summary.name)", session: session)
-        page["study"] = StudyPageModels.study(state.summary, role: state.role)
-        page["sections"] = StudyPageModels.sections(state.sections, current: section.slug)
+        var page = pages.studyPage(
+            title: "\(section.title) · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
+            sections: state.sections, current: section.slug)
         page["slug"] = section.slug
         page["sectionTitle"] = section.title
         page["intro"] = section.intro
@@ -211,10 +193,10 @@ package struct StudyRoutes: Sendable {
         page["revision"] = state.revision
         page["base"] = base
         page["saved"] = saved
-        page["fields"] = section.fields.map {
-            FieldView(field: $0, values: values, problems: problems, spanish: state.spanish, readOnly: !state.editable)
-        }
-        page["problems"] = StudyPageModels.problems(problems, page: section, sections: state.sections, studyId: state.summary.studyId)
+        page["unsaved"] = unsaved
+        page["elements"] = section.views(values: values, problems: problems, spanish: state.spanish, readOnly: !state.editable)
+        page["problems"] = StudyPageModels.problems(
+            problems, page: section, values: values, sections: state.sections, draft: state.draft, studyId: state.summary.studyId)
         page["hasProblems"] = !problems.isEmpty
         page["problemsHeading"] = "Not saved: \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
         page["warnings"] = warnings.map { ["message": $0.message, "pointer": $0.pointer] }

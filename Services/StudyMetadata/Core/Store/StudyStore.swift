@@ -13,6 +13,9 @@ package struct StudyStore: Sendable {
         case closed
         /// The study has been published in this app, and the draft names another.
         case appFixed(String)
+        /// The study has launched with this eligibility type, and the draft names another:
+        /// participants joined by it.
+        case eligibilityFixed(String)
         /// Another study's id differs from this one only in case (ids are unique whatever their
         /// case); it carries that study's id.
         case idTaken(String)
@@ -66,6 +69,11 @@ package struct StudyStore: Sendable {
                 case .revision, .absent: return .preconditionFailed(existing.revision)
                 }
                 if existing.published, existing.appId != document.appId { return .appFixed(existing.appId) }
+                if [.active, .paused].contains(existing.status), let launched = existing.publishedEligibility,
+                    launched != document.eligibility.type.rawValue
+                {
+                    return .eligibilityFixed(launched)
+                }
                 try await connection.query(
                     """
                     UPDATE studies SET app_id = \(document.appId), draft = \(json)::jsonb, draft_updated_at = now(),
@@ -149,19 +157,25 @@ package struct StudyStore: Sendable {
         /// Whether any version was ever frozen.
         package var published: Bool
         package var revision: Int
+        /// The eligibility type of the newest frozen version.
+        package var publishedEligibility: String?
     }
 
     private func lockStudy(_ studyId: String, on connection: PostgresConnection) async throws -> LockedStudy? {
         let rows = try await connection.query(
             """
             SELECT status, app_id, draft::text, EXISTS (SELECT 1 FROM study_versions v WHERE v.study_id = s.study_id),
-                draft_revision
+                draft_revision,
+                (SELECT v.document->'eligibility'->>'type' FROM study_versions v WHERE v.study_id = s.study_id
+                 ORDER BY v.version DESC LIMIT 1)
             FROM studies s WHERE study_id = \(studyId) FOR UPDATE
             """, logger: logger)
-        for try await (status, appId, draft, published, revision) in rows.decode((String, String, String, Bool, Int).self) {
+        for try await (status, appId, draft, published, revision, eligibility) in rows.decode(
+            (String, String, String, Bool, Int, String?).self)
+        {
             return LockedStudy(
                 status: StudyStatus(rawValue: status) ?? .preLaunch, appId: appId, draft: draft, published: published,
-                revision: revision)
+                revision: revision, publishedEligibility: eligibility)
         }
         return nil
     }

@@ -7,17 +7,6 @@ import StudyModels
 /// The immutable versions lifecycle actions freeze, and the study status they change.
 package struct StudyVersionStore: Sendable {
     /// One frozen version, as the admin API lists it.
-    package struct VersionRecord: Codable, Sendable, Equatable {
-        package var version: Int
-        /// How the apps see it ("1.0", "1.1", ...).
-        package var label: String
-        package var consentVersion: Int
-        package var activityVersions: [String: Int]
-        package var changes: StudyChanges
-        package var publishedAt: Date
-        package var publishedBy: String
-    }
-
     package let client: PostgresClient
     package let logger: Logger
 
@@ -87,7 +76,7 @@ package struct StudyVersionStore: Sendable {
     package func insertVersion(
         studyId: String, document: StudyDocument, counters: VersionCounters, changes: StudyChanges, by actor: String,
         on connection: PostgresConnection
-    ) async throws -> VersionRecord {
+    ) async throws -> StudyVersionRecord {
         let encoder = JSONEncoder()
         let rows = try await connection.query(
             """
@@ -100,24 +89,24 @@ package struct StudyVersionStore: Sendable {
             """, logger: logger)
         var publishedAt = Date()
         for try await at in rows.decode(Date.self) { publishedAt = at }
-        return VersionRecord(
+        return StudyVersionRecord(
             version: counters.study, label: VersionCounters.label(counters.study), consentVersion: counters.consent,
             activityVersions: counters.activities, changes: changes, publishedAt: publishedAt, publishedBy: actor)
     }
 
     /// Every version of the study, oldest first.
-    package func versions(studyId: String) async throws -> [VersionRecord] {
+    package func versions(studyId: String) async throws -> [StudyVersionRecord] {
         let rows = try await client.query(
             """
             SELECT version, consent_version, activity_versions::text, changes::text, published_at, published_by
             FROM study_versions WHERE study_id = \(studyId) ORDER BY version
             """, logger: logger)
-        var records: [VersionRecord] = []
+        var records: [StudyVersionRecord] = []
         let decoder = JSONDecoder()
         for try await (version, consent, activities, changes, at, by) in rows.decode(
             (Int, Int, String, String, Date, String).self)
         {
-            records.append(VersionRecord(
+            records.append(StudyVersionRecord(
                 version: version, label: VersionCounters.label(version), consentVersion: consent,
                 activityVersions: try decoder.decode([String: Int].self, from: Data(activities.utf8)),
                 changes: try decoder.decode(StudyChanges.self, from: Data(changes.utf8)), publishedAt: at, publishedBy: by))

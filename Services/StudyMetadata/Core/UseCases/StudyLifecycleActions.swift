@@ -8,7 +8,7 @@ import StudyModels
 /// the transaction; the stores it calls only run SQL on its connection.
 package struct StudyLifecycleActions: Sendable {
     package enum Outcome: Sendable {
-        case done(status: StudyStatus, frozen: StudyVersionStore.VersionRecord?)
+        case done(status: StudyStatus, frozen: StudyVersionRecord?)
         case notFound
         case notAllowed(current: StudyStatus)
         case invalid([ValidationProblem])
@@ -49,7 +49,7 @@ package struct StudyLifecycleActions: Sendable {
             guard let (status, draft) = try await versions.lockDraft(studyId: studyId, on: connection) else { return .notFound }
             guard let next = action.next(from: status) else { return .notAllowed(current: status) }
 
-            var frozen: StudyVersionStore.VersionRecord?
+            var frozen: StudyVersionRecord?
             if action.freezesDraft {
                 let problems = PublishGuard.problems(draft, now: now)
                 guard problems.isEmpty else { return .invalid(problems) }

@@ -7,6 +7,15 @@ document.addEventListener("DOMContentLoaded", () => {
     problems.setAttribute("tabindex", "-1");
     problems.focus();
   }
+  // An optional part's fields are shown only while its checkbox is checked (without this
+  // script they are always shown, and ignored when it is unchecked).
+  for (const box of document.querySelectorAll("input[data-toggles]")) {
+    const body = document.getElementById(box.dataset.toggles);
+    if (!body) continue;
+    const sync = () => body.classList.toggle("off", !box.checked);
+    box.addEventListener("change", sync);
+    sync();
+  }
   // Buttons that change something for good ask once more before the form goes.
   for (const button of document.querySelectorAll("button[data-confirm]")) {
     button.addEventListener("click", (event) => {

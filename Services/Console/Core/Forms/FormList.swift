@@ -1,0 +1,262 @@
+import Foundation
+import JSONText
+
+/// What a page is made of: fields, and lists of items that each have fields (and lists) of their
+/// own, such as the overview's pages or a consent's sections.
+package indirect enum FormElement: Sendable {
+    case field(FormField)
+    case list(FormList)
+    case group(FormGroup)
+
+    package func values(in item: JSONValue, at prefix: JSONPointer) -> [(name: String, value: String)] {
+        switch self {
+        case .field(let field): field.values(in: item, at: prefix)
+        case .list(let list): list.values(in: item, at: prefix)
+        case .group(let group): group.values(in: item, at: prefix)
+        }
+    }
+
+    package func apply(_ form: FormFields, at prefix: JSONPointer, to item: inout JSONValue) throws(JSONValue.PointerError) {
+        switch self {
+        case .field(let field): try field.apply(form, at: prefix, to: &item)
+        case .list(let list): try list.apply(form, at: prefix, to: &item)
+        case .group(let group): try group.apply(form, at: prefix, to: &item)
+        }
+    }
+
+    /// The field whose member holds `pointer` (an absolute pointer), for a problem's link, with its
+    /// input's name. Rows come from `form`, as the page shows them.
+    package func field(holding pointer: JSONPointer, at prefix: JSONPointer, form: FormFields) -> (FormField, name: String)? {
+        switch self {
+        case .field(let field):
+            let absolute = JSONPointer(tokens: prefix.tokens + field.pointer.tokens)
+            return pointer.isWithin(absolute) ? (field, field.name(at: prefix)) : nil
+        case .list(let list):
+            let absolute = JSONPointer(tokens: prefix.tokens + list.pointer.tokens)
+            guard pointer.isWithin(absolute), pointer.tokens.count > absolute.tokens.count,
+                let row = Int(pointer.tokens[absolute.tokens.count])
+            else { return nil }
+            let rowPointer = absolute.appending(row)
+            for element in list.elements {
+                if let found = element.field(holding: pointer, at: rowPointer, form: form) { return found }
+            }
+            return nil
+        case .group(let group):
+            let absolute = JSONPointer(tokens: prefix.tokens + group.pointer.tokens)
+            guard pointer.isWithin(absolute) else { return nil }
+            for element in group.elements {
+                if let found = element.field(holding: pointer, at: absolute, form: form) { return found }
+            }
+            return nil
+        }
+    }
+}
+
+extension FormElement {
+    /// The list whose input names start `name` (rows as `form` has them), for adding a row.
+    package func list(named name: String, at prefix: JSONPointer, form: FormFields) -> FormList? {
+        switch self {
+        case .field:
+            return nil
+        case .list(let list):
+            let absolute = list.name(at: prefix)
+            if absolute == name { return list }
+            guard name.hasPrefix(absolute + "/"), let row = FormListEdit.row(of: name, in: absolute) else { return nil }
+            let rowPointer = JSONPointer(absolute)!.appending(row)
+            return list.elements.lazy.compactMap { $0.list(named: name, at: rowPointer, form: form) }.first
+        case .group(let group):
+            let absolute = group.name(at: prefix)
+            guard name.hasPrefix(absolute + "/") else { return nil }
+            return group.elements.lazy.compactMap { $0.list(named: name, at: JSONPointer(absolute)!, form: form) }.first
+        }
+    }
+}
+
+/// An object the document may leave out (a consent's sharing screen, a resource's period),
+/// edited behind a checkbox: checked, the object is there with its fields; unchecked, it is left
+/// out, whatever its fields say.
+package struct FormGroup: Sendable {
+    package var pointer: JSONPointer
+    package var label: String
+    /// The checkbox's label ("Ask whether data may be shared").
+    package var toggle: String
+    package var help: String?
+    package var elements: [FormElement]
+
+    package init(_ pointer: String, _ label: String, toggle: String, help: String? = nil, _ elements: [FormElement]) {
+        self.pointer = JSONPointer(pointer)!
+        self.label = label
+        self.toggle = toggle
+        self.help = help
+        self.elements = elements
+    }
+
+    package func name(at prefix: JSONPointer) -> String { JSONPointer(tokens: prefix.tokens + pointer.tokens).description }
+
+    package func values(in item: JSONValue, at prefix: JSONPointer) -> [(name: String, value: String)] {
+        let name = name(at: prefix)
+        let object = item[pointer: pointer]
+        var pairs: [(name: String, value: String)] = [(name + "#group", "1")]
+        if case .object = object { pairs.append((name + "#on", "true")) }
+        let absolute = JSONPointer(name)!
+        for element in elements { pairs += element.values(in: object ?? .object([:]), at: absolute) }
+        return pairs
+    }
+
+    /// A form without the group's marker (a crafted one) leaves the object as it is.
+    package func apply(_ form: FormFields, at prefix: JSONPointer, to item: inout JSONValue) throws(JSONValue.PointerError) {
+        let name = name(at: prefix)
+        guard form[name + "#group"] != nil else { return }
+        guard form[name + "#on"] == "true" else {
+            try item.set(nil, at: pointer)
+            return
+        }
+        var object = item[pointer: pointer] ?? .object([:])
+        if case .object = object {} else { object = .object([:]) }
+        for element in elements { try element.apply(form, at: JSONPointer(name)!, to: &object) }
+        try item.set(object, at: pointer)
+    }
+}
+
+/// A list in the document (`/overview`, `/consent/visualScreens`) edited as rows.
+///
+/// The form says how many rows there are (`<list>#count`) and, for each row, which item of the
+/// document it was drawn from (`<list>/<row>#from`), so a row keeps the members the page does not
+/// show, and rows can be added, removed and moved on the page before anything is saved.
+package struct FormList: Sendable {
+    package var pointer: JSONPointer
+    package var label: String
+    /// What one item is called ("Page", "Question").
+    package var itemLabel: String
+    package var help: String?
+    package var elements: [FormElement]
+    /// What an added row starts as.
+    package var newItem: JSONValue
+
+    /// More rows than any study needs in one list; a form asking for more is cut here.
+    package static let maxRows = 200
+
+    package init(
+        _ pointer: String, _ label: String, item itemLabel: String, help: String? = nil, newItem: JSONValue = .object([:]),
+        _ elements: [FormElement]
+    ) {
+        self.pointer = JSONPointer(pointer)!
+        self.label = label
+        self.itemLabel = itemLabel
+        self.help = help
+        self.elements = elements
+        self.newItem = newItem
+    }
+
+    package func name(at prefix: JSONPointer) -> String { JSONPointer(tokens: prefix.tokens + pointer.tokens).description }
+
+    package func values(in item: JSONValue, at prefix: JSONPointer) -> [(name: String, value: String)] {
+        let name = name(at: prefix)
+        guard case .array(let rows) = item[pointer: pointer] else { return [(name + "#count", "0")] }
+        var pairs: [(name: String, value: String)] = [(name + "#count", String(rows.count))]
+        for (index, row) in rows.enumerated() {
+            let rowPointer = JSONPointer(name)!.appending(index)
+            pairs.append((rowPointer.description + "#from", String(index)))
+            for element in elements { pairs += element.values(in: row, at: rowPointer) }
+        }
+        return pairs
+    }
+
+    /// The list as the form has it. A form without the list's count (a crafted one) leaves the
+    /// list as it is.
+    package func apply(_ form: FormFields, at prefix: JSONPointer, to item: inout JSONValue) throws(JSONValue.PointerError) {
+        let name = name(at: prefix)
+        guard let countText = form[name + "#count"], let count = Int(countText), count >= 0 else { return }
+        let original: [JSONValue]
+        if case .array(let rows) = item[pointer: pointer] { original = rows } else { original = [] }
+        var rows: [JSONValue] = []
+        for index in 0..<min(count, Self.maxRows) {
+            let rowPointer = JSONPointer(name)!.appending(index)
+            var row = form[rowPointer.description + "#from"].flatMap(Int.init).flatMap { original.indices.contains($0) ? original[$0] : nil }
+                ?? newItem
+            for element in elements { try element.apply(form, at: rowPointer, to: &row) }
+            rows.append(row)
+        }
+        try item.set(.array(rows), at: pointer)
+    }
+}
+
+/// Adding, removing and moving rows of a list on the page, before anything is saved: the
+/// submitted form with its rows renamed.
+package enum FormListEdit: Equatable, Sendable {
+    case add(list: String)
+    case remove(list: String, row: Int)
+    case move(list: String, row: Int, to: Int)
+
+    /// Reads the `op` of a submit button: `add /overview`, `remove /overview/2`, `up /overview/2`,
+    /// `down /overview/2`.
+    package init?(_ op: String) {
+        let parts = op.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let pointer = JSONPointer(parts[1]), !pointer.tokens.isEmpty else { return nil }
+        if parts[0] == "add" {
+            self = .add(list: pointer.description)
+            return
+        }
+        guard let row = Int(pointer.tokens.last!), row >= 0 else { return nil }
+        let list = JSONPointer(tokens: Array(pointer.tokens.dropLast())).description
+        switch parts[0] {
+        case "remove": self = .remove(list: list, row: row)
+        case "up": self = .move(list: list, row: row, to: row - 1)
+        case "down": self = .move(list: list, row: row, to: row + 1)
+        default: return nil
+        }
+    }
+
+    /// The form with the edit made; nil when it cannot be (no such row, or the list is full).
+    package func applied(to form: FormFields) -> FormFields? {
+        switch self {
+        case .add(let list):
+            guard let count = form[list + "#count"].flatMap(Int.init), count < FormList.maxRows else { return nil }
+            var pairs = form.pairs.filter { $0.name != list + "#count" }
+            pairs.append((list + "#count", String(count + 1)))
+            pairs.append(("\(list)/\(count)#from", ""))
+            return FormFields(pairs)
+        case .remove(let list, let row):
+            guard let count = form[list + "#count"].flatMap(Int.init), (0..<count).contains(row) else { return nil }
+            var pairs: [(name: String, value: String)] = []
+            for pair in form.pairs {
+                if pair.name == list + "#count" {
+                    pairs.append((pair.name, String(count - 1)))
+                } else if let index = Self.row(of: pair.name, in: list) {
+                    if index == row { continue }
+                    pairs.append((index > row ? Self.renamed(pair.name, in: list, from: index, to: index - 1) : pair.name, pair.value))
+                } else {
+                    pairs.append(pair)
+                }
+            }
+            return FormFields(pairs)
+        case .move(let list, let row, let target):
+            guard let count = form[list + "#count"].flatMap(Int.init), (0..<count).contains(row), (0..<count).contains(target) else {
+                return nil
+            }
+            return FormFields(form.pairs.map { pair in
+                switch Self.row(of: pair.name, in: list) {
+                case row: (Self.renamed(pair.name, in: list, from: row, to: target), pair.value)
+                case target: (Self.renamed(pair.name, in: list, from: target, to: row), pair.value)
+                default: pair
+                }
+            })
+        }
+    }
+
+    /// The row of `list` an input belongs to (`/overview/2/title/en` → 2), if any.
+    static func row(of name: String, in list: String) -> Int? {
+        guard name.hasPrefix(list + "/") else { return nil }
+        let rest = name.dropFirst(list.count + 1)
+        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, let index = Int(digits) else { return nil }
+        let after = rest.dropFirst(digits.count)
+        guard after.isEmpty || after.first == "/" || after.first == "#" else { return nil }
+        return index
+    }
+
+    static func renamed(_ name: String, in list: String, from: Int, to: Int) -> String {
+        let rest = name.dropFirst(list.count + 1 + String(from).count)
+        return "\(list)/\(to)\(rest)"
+    }
+}

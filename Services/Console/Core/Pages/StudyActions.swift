@@ -1,0 +1,55 @@
+import Foundation
+import StudyModels
+
+/// The lifecycle actions as the actions page offers them: only those the study's status allows
+/// (the same rule study-metadata enforces, `LifecycleAction.next(from:)`), each explained before
+/// the click.
+package struct ActionChoice: Sendable {
+    package var action: String
+    package var label: String
+    package var explanation: String
+    /// Cannot be undone: the page asks for a confirmation.
+    package var irreversible: Bool
+
+    package static func available(from status: StudyStatus) -> [ActionChoice] {
+        LifecycleAction.allCases.filter { $0.next(from: status) != nil }.map(choice)
+    }
+
+    package static func choice(_ action: LifecycleAction) -> ActionChoice {
+        switch action {
+        case .publish:
+            ActionChoice(
+                action: action.rawValue, label: "Publish as upcoming",
+                explanation: "The study appears in the app as Upcoming; nobody can join and no activity is shown yet. A version is frozen from the draft, and the study's app can no longer change.",
+                irreversible: false)
+        case .unpublish:
+            ActionChoice(
+                action: action.rawValue, label: "Back to draft",
+                explanation: "The study leaves the app's list until it is published again.", irreversible: false)
+        case .launch:
+            ActionChoice(
+                action: action.rawValue, label: "Launch",
+                explanation: "Participants can join and answer activities. A version is frozen from the draft (refused while something is unfinished or an activity is scheduled entirely in the past). From now on the eligibility type and the app are fixed: participants join by them.",
+                irreversible: false)
+        case .publishUpdates:
+            ActionChoice(
+                action: action.rawValue, label: "Publish updates",
+                explanation: "The draft's changes become a new version, and the apps are told what changed and fetch it again (consent, activities, resources, information). Refused when nothing changed.",
+                irreversible: false)
+        case .pause:
+            ActionChoice(
+                action: action.rawValue, label: "Pause",
+                explanation: "Participants stay enrolled but cannot answer activities until the study is resumed; no notification is sent while it is paused.",
+                irreversible: false)
+        case .resume:
+            ActionChoice(
+                action: action.rawValue, label: "Resume", explanation: "Activities and notifications start again.",
+                irreversible: false)
+        case .deactivate:
+            ActionChoice(
+                action: action.rawValue, label: "Close the study",
+                explanation: "Nobody can join any more, the activities end, and the draft can no longer change. This cannot be undone.",
+                irreversible: true)
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import ConsoleCore
+import Foundation
+import Hummingbird
+import ServiceKitHTTP
+import StudyModels
+
+/// `GET|POST /studies/{studyId}/actions`: the lifecycle actions the study's status allows, each
+/// explained before the click, and the versions frozen so far. The admin API decides: the role,
+/// the status, and what must be finished before a version is frozen.
+package struct StudyActionRoutes: Sendable {
+    let pages: ConsolePages
+
+    package init(pages: ConsolePages) {
+        self.pages = pages
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/studies/:studyId/actions", use: page)
+        router.post("/studies/:studyId/actions", use: perform)
+    }
+
+    @Sendable func page(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        return try await pages.signedIn(request, context) { session, _ in
+            let done = request.uri.queryParameters["done"].flatMap { LifecycleAction(rawValue: String($0)) }
+            return try await actionsPage(
+                studyId, session: session, context: context, problems: [],
+                done: done.map { "Done: \(ActionChoice.choice($0).label.lowercased())." }, status: .ok)
+        }
+    }
+
+    @Sendable func perform(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        return try await pages.signedIn(request, context) { session, form in
+            let form = form ?? FormFields()
+            guard let action = form["action"].flatMap(LifecycleAction.init(rawValue:)) else {
+                return try await actionsPage(
+                    studyId, session: session, context: context,
+                    problems: [.init(pointer: "", message: "There is no such action.")], done: nil, status: .unprocessableContent)
+            }
+            if ActionChoice.choice(action).irreversible, form["confirm"] != "yes" {
+                return try await actionsPage(
+                    studyId, session: session, context: context,
+                    problems: [.init(pointer: "", message: "Tick “I understand that this cannot be undone” to \(ActionChoice.choice(action).label.lowercased()).")],
+                    done: nil, status: .unprocessableContent)
+            }
+            let outcome = await ConsolePages.outcome {
+                () async throws(AdminAPIError) in
+                try await pages.api.perform(action.rawValue, on: studyId, token: session.token, logger: context.logger)
+            }
+            switch outcome {
+            case .success:
+                return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/actions?done=\(action.rawValue)")
+            case .failure(let error) where [403, 409, 422].contains(error.status):
+                let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "", message: error.message)] : error.problems
+                return try await actionsPage(
+                    studyId, session: session, context: context, problems: problems, done: nil,
+                    status: HTTPResponse.Status(code: error.status ?? 422))
+            case .failure(let error):
+                throw error
+            }
+        }
+    }
+
+    func actionsPage(
+        _ studyId: String, session: ConsoleSession, context: ServiceRequestContext, problems: [ValidationProblem], done: String?,
+        status: HTTPResponse.Status
+    ) async throws -> Response {
+        async let versions = pages.api.versions(of: studyId, token: session.token, logger: context.logger)
+        let state = try await pages.load(studyId, session: session, context: context)
+        var page = pages.studyPage(
+            title: "Actions · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
+            sections: state.sections, current: "actions")
+        let choices = ActionChoice.available(from: state.summary.status)
+        page["choices"] = choices
+        page["hasChoices"] = !choices.isEmpty
+        page["mayAct"] = state.role == .studyAdmin
+        if let done { page["done"] = done }
+        let rows = try await versions.reversed().map { version -> [String: Any] in
+            let changed = [
+                version.changes.consent ? "consent" : nil, version.changes.activities ? "activities" : nil,
+                version.changes.resources ? "resources" : nil, version.changes.info ? "information" : nil,
+            ].compactMap { $0 }
+            return [
+                "label": version.label, "publishedAt": StudyPageModels.timestamp(version.publishedAt),
+                "publishedBy": version.publishedBy, "changes": changed.isEmpty ? "nothing" : changed.joined(separator: ", "),
+                "consentVersion": "1.\(version.consentVersion - 1)",
+            ]
+        }
+        page["versions"] = rows
+        page["hasVersions"] = !rows.isEmpty
+        page["problems"] = StudyPageModels.problems(
+            problems, page: nil, values: FormFields(), sections: state.sections, draft: state.draft, studyId: studyId)
+        page["hasProblems"] = !problems.isEmpty
+        page["problemsHeading"] = "Not done"
+        return pages.renderer.page("actions", page, status: status)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import HTTPTypes
+import Testing
+import TestSupport
+
+/// Pages with lists (rows added on the page, then saved) and the actions page over the
+/// lifecycle: what the status allows, the confirmation of what cannot be undone, and the admin
+/// API's refusals shown where they apply.
+@Suite struct ConsoleListAndActionTests {
+    @Test func aRowAddedOnThePageIsSavedOnlyWithSave() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let page = try await browser.get("/studies/CONSOLE1/eligibility")
+            #expect(page.status == .ok)
+            #expect(page.input("/eligibility/questions#count") == "0")
+            let added = try await browser.post(
+                "/studies/CONSOLE1/eligibility",
+                browser.form(of: page, ["/eligibility/type": "combined", "op": "add /eligibility/questions"]))
+            #expect(added.status == .ok)
+            #expect(added.html.contains("The rows changed on this page only"))
+            #expect(added.input("/eligibility/questions#count") == "1")
+            #expect(added.html.contains("name=\"/eligibility/questions/0/key\""))
+            let unsaved = try #require(try await fixture.draft().json["eligibility"] as? [String: Any])
+            #expect(unsaved["type"] as? String == "token", "nothing saved yet")
+            #expect((unsaved["questions"] as? [Any] ?? []).isEmpty)
+
+            let saved = try await browser.post(
+                "/studies/CONSOLE1/eligibility",
+                browser.form(of: added, [
+                    "/eligibility/questions/0/key": "adult", "/eligibility/questions/0/text/en": "Are you 18 or older?",
+                    "/eligibility/questions/0/passingAnswer": "true", "op": nil,
+                ]))
+            #expect(saved.status == .seeOther)
+            let eligibility = try #require(try await fixture.draft().json["eligibility"] as? [String: Any])
+            #expect(eligibility["type"] as? String == "combined")
+            let questions = try #require(eligibility["questions"] as? [[String: Any]])
+            #expect(questions.count == 1)
+            #expect(questions.first?["key"] as? String == "adult")
+            #expect(questions.first?["passingAnswer"] as? Bool == true)
+
+            // A problem inside a row is shown at the row's field.
+            let again = try await browser.get("/studies/CONSOLE1/eligibility")
+            let refused = try await browser.post(
+                "/studies/CONSOLE1/eligibility", browser.form(of: again, ["/eligibility/questions/0/text/en": ""]))
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.html.contains("href=\"#f-eligibility-questions-0-text-field\""))
+            #expect(refused.html.contains("id=\"f-eligibility-questions-0-text-problems\""))
+        }
+    }
+
+    @Test func theActionsPageOffersWhatTheStatusAllowsAndTheAPIDecides() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let page = try await browser.get("/studies/CONSOLE1/actions")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("value=\"publish\""))
+            #expect(page.html.contains("value=\"launch\""))
+            #expect(!page.html.contains("value=\"pause\""), "a draft cannot be paused")
+            #expect(page.html.contains("Nothing has been published yet."))
+            let csrf = try #require(page.input("csrf"))
+
+            let launched = try await browser.post("/studies/CONSOLE1/actions", [("csrf", csrf), ("action", "launch")])
+            #expect(launched.status == .seeOther)
+            let after = try await browser.get(launched.location ?? "")
+            #expect(after.html.contains("Done: launch."))
+            #expect(after.html.contains("value=\"pause\""))
+            #expect(after.html.contains("<td>1.0</td>"))
+            let (_, summary, _) = try await ConsoleFixture.send(fixture.metadata, .get, "/admin/v1/studies/CONSOLE1", token: fixture.rootToken)
+            #expect(String(buffer: summary).contains(#""status":"active""#))
+
+            // Nothing changed since: the admin API refuses an update, and the page says why.
+            let nothing = try await browser.post("/studies/CONSOLE1/actions", [("csrf", csrf), ("action", "publish-updates")])
+            #expect(nothing.status == .conflict)
+            #expect(nothing.html.contains("id=\"problems\""))
+
+            // Closing for good needs the confirmation; without it nothing happens.
+            let unconfirmed = try await browser.post("/studies/CONSOLE1/actions", [("csrf", csrf), ("action", "deactivate")])
+            #expect(unconfirmed.status == .unprocessableContent)
+            #expect(unconfirmed.html.contains("cannot be undone"))
+            let (_, still, _) = try await ConsoleFixture.send(fixture.metadata, .get, "/admin/v1/studies/CONSOLE1", token: fixture.rootToken)
+            #expect(String(buffer: still).contains(#""status":"active""#))
+            let closed = try await browser.post("/studies/CONSOLE1/actions", [("csrf", csrf), ("action", "deactivate"), ("confirm", "yes")])
+            #expect(closed.status == .seeOther)
+            let final = try await browser.get("/studies/CONSOLE1/basics")
+            #expect(!final.html.contains("name=\"/name/en\""), "a closed study's draft is read-only")
+        }
+    }
+
+    @Test func anEditorSeesTheActionsButCannotTakeThem() async throws {
+        try await ConsoleFixture.run { fixture in
+            let password = try await fixture.makeAdmin("editor@console.test", role: "editor")
+            let browser = fixture.browser
+            try await browser.signIn("editor@console.test", password)
+            let page = try await browser.get("/studies/CONSOLE1/actions")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("need the study admin role"))
+            #expect(!page.html.contains("<button type=\"submit\" class=\"primary\">Launch</button>"))
+            let csrf = try #require(page.input("csrf"))
+            let crafted = try await browser.post("/studies/CONSOLE1/actions", [("csrf", csrf), ("action", "launch")])
+            #expect(crafted.status == .forbidden)
+            let (_, summary, _) = try await ConsoleFixture.send(fixture.metadata, .get, "/admin/v1/studies/CONSOLE1", token: fixture.rootToken)
+            #expect(String(buffer: summary).contains(#""status":"pre_launch""#))
+        }
+    }
+}
