@@ -4,8 +4,10 @@ prints, creates a study through the forms only, edits its sections, sees a refus
 at the field, and signs out. What the forms saved is then read back from the admin API, so the
 test checks what an app would be served, not what the page shows.
 
-Environment: CONSOLE_URL, STUDY_METADATA_URL, ADMIN_EMAIL, ADMIN_PASSWORD, SCREENSHOTS (a folder).
+Environment: CONSOLE_URL, STUDY_METADATA_URL, ADMIN_EMAIL, ADMIN_PASSWORD, SCREENSHOTS (a folder),
+APP_CREDENTIAL (the demo app's iOS `key:token`, to read the launched study as the app does).
 """
+import base64
 import json
 import os
 import sys
@@ -65,6 +67,26 @@ def api_draft(study):
     token = json.load(urllib.request.urlopen(login))["token"]
     request = urllib.request.Request(f"{METADATA}/admin/v1/studies/{study}/draft", headers={"Authorization": f"Bearer {token}"})
     return json.load(urllib.request.urlopen(request))
+
+
+def app_call(name, study):
+    """A WCP call as the MyStudies app makes it, with the demo app's credential."""
+    credential = base64.b64encode(os.environ["APP_CREDENTIAL"].encode()).decode()
+    request = urllib.request.Request(
+        f"{METADATA}/StudyMetaData/{name}?studyId={study}",
+        headers={"Authorization": f"Basic {credential}", "applicationId": "DEMOAPP", "orgId": "DEMOORG"})
+    return json.load(urllib.request.urlopen(request))
+
+
+def save(driver, what):
+    driver.find_element(By.CSS_SELECTOR, "form button.primary[type=submit]").click()
+    wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Saved"), f"the saved notice on {what}")
+
+
+def press(driver, op):
+    """A row button (add, remove, up, down): the page comes back with the rows changed."""
+    driver.find_element(By.CSS_SELECTOR, f"button[name=op][value='{op}']").click()
+    wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "The rows changed on this page only"), f"the page after {op}")
 
 
 def no_browser_errors(driver):
@@ -158,6 +180,86 @@ def main():
         assert draft["languages"] == ["en", "es"], draft["languages"]
         assert draft["enrolling"] is False, draft
         assert "withdrawal" not in draft or draft["withdrawal"].get("message") is None, "the refused save changed nothing"
+        driver.find_element(By.ID, "f-languages")  # still on the refused settings page
+
+        # Settings again, with English back.
+        driver.find_element(By.CSS_SELECTOR, "input[name='/languages'][value='en']").click()
+        fill(driver, "f-withdrawal-message-en", "Your answers are kept.")
+        save(driver, "settings with English again")
+
+        # An overview page, added as a row.
+        driver.find_element(By.LINK_TEXT, "Overview").click()
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "button[name=op][value='add /overview']")), "the overview page")
+        press(driver, "add /overview")
+        fill(driver, "f-overview-0-title-en", "Welcome")
+        fill(driver, "f-overview-0-text-en", "Two weeks, two minutes a day.")
+        fill(driver, "f-overview-0-image", "https://studystack.example.org/welcome.png")
+        save(driver, "the overview")
+
+        # Eligibility: a token, then a test of one question.
+        driver.find_element(By.LINK_TEXT, "Eligibility").click()
+        wait(driver, EC.presence_of_element_located((By.ID, "f-eligibility-type")), "the eligibility page")
+        Select(driver.find_element(By.ID, "f-eligibility-type")).select_by_value("combined")
+        fill(driver, "f-eligibility-tokenTitle-en", "Your enrollment token")
+        press(driver, "add /eligibility/questions")
+        fill(driver, "f-eligibility-questions-0-key", "adult")
+        fill(driver, "f-eligibility-questions-0-text-en", "Are you 18 or older?")
+        Select(driver.find_element(By.ID, "f-eligibility-questions-0-passingAnswer")).select_by_value("true")
+        save(driver, "eligibility")
+        shot(driver, "study-eligibility")
+
+        # Consent: two sections, the second moved up; a comprehension test with two choices.
+        driver.find_element(By.LINK_TEXT, "Consent").click()
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "button[name=op][value='add /consent/visualScreens']")), "the consent page")
+        press(driver, "add /consent/visualScreens")
+        Select(driver.find_element(By.ID, "f-consent-visualScreens-0-type")).select_by_value("privacy")
+        fill(driver, "f-consent-visualScreens-0-title-en", "Privacy")
+        fill(driver, "f-consent-visualScreens-0-text-en", "Your answers are coded.")
+        press(driver, "add /consent/visualScreens")
+        Select(driver.find_element(By.ID, "f-consent-visualScreens-1-type")).select_by_value("overview")
+        fill(driver, "f-consent-visualScreens-1-title-en", "About the study")
+        fill(driver, "f-consent-visualScreens-1-text-en", "What we ask of you.")
+        press(driver, "up /consent/visualScreens/1")
+        assert driver.find_element(By.ID, "f-consent-visualScreens-0-title-en").get_attribute("value") == "About the study"
+        driver.find_element(By.ID, "f-consent-comprehension-on").click()
+        fill(driver, "f-consent-comprehension-passScore", "1")
+        press(driver, "add /consent/comprehension/questions")
+        fill(driver, "f-consent-comprehension-questions-0-key", "leave")
+        fill(driver, "f-consent-comprehension-questions-0-text-en", "Can you leave at any time?")
+        press(driver, "add /consent/comprehension/questions/0/choices")
+        press(driver, "add /consent/comprehension/questions/0/choices")
+        fill(driver, "f-consent-comprehension-questions-0-choices-0-text-en", "Yes")
+        fill(driver, "f-consent-comprehension-questions-0-choices-0-value", "yes")
+        fill(driver, "f-consent-comprehension-questions-0-choices-1-text-en", "No")
+        fill(driver, "f-consent-comprehension-questions-0-choices-1-value", "no")
+        fill(driver, "f-consent-comprehension-questions-0-correctAnswers", "yes")
+        Select(driver.find_element(By.ID, "f-consent-comprehension-questions-0-evaluation")).select_by_value("any")
+        save(driver, "consent")
+        shot(driver, "study-consent")
+        no_browser_errors(driver)
+
+        # Launch, from the actions page.
+        driver.find_element(By.LINK_TEXT, "Actions and versions").click()
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=launch]")), "the actions page")
+        driver.find_element(By.XPATH, "//input[@value='launch']/ancestor::form//button").click()
+        wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Done: launch."), "the launch")
+        assert "1.0" in driver.find_element(By.CSS_SELECTOR, "table.list").text
+        shot(driver, "study-actions")
+
+        # What the app is served is what was typed.
+        consent = app_call("eligibilityConsent", STUDY)
+        assert consent["eligibility"]["type"] == "combined", consent["eligibility"]
+        assert consent["eligibility"]["tokenTitle"] == "Your enrollment token", consent["eligibility"]
+        assert [step["key"] for step in consent["eligibility"]["test"]] == ["adult"], consent["eligibility"]
+        assert consent["eligibility"]["correctAnswers"] == [{"key": "adult", "answer": True}], consent["eligibility"]
+        screens = consent["consent"]["visualScreens"]
+        assert [(screen["type"], screen["title"]) for screen in screens] == [("overview", "About the study"), ("privacy", "Privacy")], screens
+        comprehension = consent["consent"]["comprehension"]
+        assert comprehension["passScore"] == 1, comprehension
+        assert len(comprehension["questions"]) == 1, comprehension
+        assert comprehension["correctAnswers"][0]["answer"] == ["yes"], comprehension
+        info = app_call("studyInfo", STUDY)
+        assert [(page["title"], page["text"]) for page in info["info"]] == [("Welcome", "Two weeks, two minutes a day.")], info["info"]
 
         # The overview, then signing out ends the session.
         driver.find_element(By.LINK_TEXT, "Overview").click()
