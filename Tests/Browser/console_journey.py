@@ -40,9 +40,9 @@ def wait(driver, condition, what, seconds=15):
     """A poll with a deadline: the condition, or a failure that says what never happened."""
     try:
         return WebDriverWait(driver, seconds, poll_frequency=0.1).until(condition)
-    except Exception:
+    except Exception as error:
         shot(driver, "failure")
-        raise AssertionError(f"{what} (after {seconds} s, at {driver.current_url})")
+        raise AssertionError(f"{what} (after {seconds} s, at {driver.current_url}): {type(error).__name__} {error}")
 
 
 def shot(driver, name):
@@ -78,15 +78,60 @@ def app_call(name, study):
     return json.load(urllib.request.urlopen(request))
 
 
+def app_activity(study, activity):
+    credential = base64.b64encode(os.environ["APP_CREDENTIAL"].encode()).decode()
+    request = urllib.request.Request(
+        f"{METADATA}/StudyMetaData/activity?studyId={study}&activityId={activity}&activityVersion=1.0",
+        headers={"Authorization": f"Basic {credential}", "applicationId": "DEMOAPP", "orgId": "DEMOORG"})
+    return json.load(urllib.request.urlopen(request))
+
+
 def save(driver, what):
+    page = driver.find_element(By.CSS_SELECTOR, "main")
     driver.find_element(By.CSS_SELECTOR, "form button.primary[type=submit]").click()
+    wait(driver, EC.staleness_of(page), f"the page after saving {what}")
     wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Saved"), f"the saved notice on {what}")
 
 
 def press(driver, op):
     """A row button (add, remove, up, down): the page comes back with the rows changed."""
+    page = driver.find_element(By.CSS_SELECTOR, "main")
     driver.find_element(By.CSS_SELECTOR, f"button[name=op][value='{op}']").click()
+    wait(driver, EC.staleness_of(page), f"the page after {op}")
     wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "The rows changed on this page only"), f"the page after {op}")
+
+
+def choose(driver, select_id, value):
+    """Chooses in a select that shows other fields for each choice: the script submits the page
+    (without saving) and it comes back with the chosen case's fields."""
+    select = driver.find_element(By.ID, select_id)
+    if Select(select).first_selected_option.get_attribute("value") == value:
+        return  # already chosen: its fields are on the page
+    Select(select).select_by_value(value)
+    wait(driver, EC.staleness_of(select), f"the page after choosing {value} in {select_id}")
+    wait(driver, EC.presence_of_element_located((By.ID, select_id)), f"{select_id} again")
+
+
+# One question of each of the 15 response types, with the format fields each needs.
+RESPONSE_TYPES = [
+    ("scale", {"format-minValue": "0", "format-maxValue": "10", "format-step": "1", "format-default": "5"}, []),
+    ("continuousScale", {"format-minValue": "0", "format-maxValue": "1", "format-maxFractionDigits": "2"}, []),
+    ("textScale", {}, [("format/textChoices", ["text-en", "value"])]),
+    ("valuePicker", {}, [("format/textChoices", ["text-en", "value"])]),
+    ("imageChoice", {}, [("format/imageChoices", ["image", "selectedImage", "text-en", "value"])]),
+    ("textChoice", {}, [("format/textChoices", ["text-en", "value"])]),
+    ("boolean", {}, []),
+    ("numeric", {"format-unit-en": "cups", "format-minValue": "0", "format-maxValue": "20"}, []),
+    ("timeOfDay", {}, []),
+    ("date", {}, []),
+    ("text", {"format-maxLength": "200", "format-placeholder-en": "A few words"}, []),
+    ("email", {}, []),
+    ("timeInterval", {"format-step": "5"}, []),
+    ("height", {}, []),
+    ("location", {}, []),
+]
+SELECTS = {"numeric": ("format-style", "Integer"), "date": ("format-style", "Date"), "textChoice": ("format-selectionStyle", "Single"),
+           "height": ("format-measurementSystem", "Metric")}
 
 
 def no_browser_errors(driver):
@@ -238,6 +283,75 @@ def main():
         shot(driver, "study-consent")
         no_browser_errors(driver)
 
+        # Two activities: a questionnaire and an active task.
+        driver.find_element(By.LINK_TEXT, "Activities").click()
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "button[name=op][value='add /activities']")), "the activities page")
+        press(driver, "add /activities")
+        fill(driver, "f-activities-0-activityId", "daily")
+        fill(driver, "f-activities-0-title-en", "Daily check-in")
+        Select(driver.find_element(By.ID, "f-activities-0-type")).select_by_value("questionnaire")
+        press(driver, "add /activities")
+        fill(driver, "f-activities-1-activityId", "kicks")
+        fill(driver, "f-activities-1-title-en", "Kick counter")
+        Select(driver.find_element(By.ID, "f-activities-1-type")).select_by_value("task")
+        save(driver, "the activities")
+
+        # The questionnaire: a schedule anchored to enrollment, a question of every response type, a form.
+        driver.find_element(By.PARTIAL_LINK_TEXT, "Open activity 1").click()
+        wait(driver, EC.presence_of_element_located((By.ID, "f-activities-0-schedule-frequency")), "the questionnaire's page")
+        choose(driver, "f-activities-0-schedule-frequency", "daily")
+        fill(driver, "f-activities-0-schedule-startDays", "0")
+        fill(driver, "f-activities-0-schedule-endDays", "14")
+        fill(driver, "f-activities-0-schedule-dailyTimes", "08:00\n20:00")
+        driver.find_element(By.ID, "f-activities-0-schedule-anchor-on").click()
+        Select(driver.find_element(By.ID, "f-activities-0-schedule-anchor-source")).select_by_value("enrollmentDate")
+        for index, (kind, fields, lists) in enumerate(RESPONSE_TYPES):
+            step = f"f-activities-0-steps-{index}"
+            press(driver, "add /activities/0/steps")
+            fill(driver, f"{step}-key", f"q{index + 1}")
+            fill(driver, f"{step}-title-en", f"Question {index + 1}: {kind}")
+            choose(driver, f"{step}-type", "question")
+            choose(driver, f"{step}-resultType", kind)
+            for field, value in fields.items():
+                fill(driver, f"{step}-{field}", value)
+            if kind in SELECTS:
+                field, value = SELECTS[kind]
+                Select(driver.find_element(By.ID, f"{step}-{field}")).select_by_value(value)
+            for list_name, row_fields in lists:
+                for row in range(2):
+                    press(driver, f"add /activities/0/steps/{index}/{list_name}")
+                    prefix = f"{step}-{list_name.replace('/', '-')}-{row}"
+                    for field in row_fields:
+                        fill(driver, f"{prefix}-{field}", f"{['low', 'high'][row]}" if field != "image" and field != "selectedImage" else "aW1n")
+        form_index = len(RESPONSE_TYPES)
+        step = f"f-activities-0-steps-{form_index}"
+        press(driver, "add /activities/0/steps")
+        fill(driver, f"{step}-key", "symptoms")
+        fill(driver, f"{step}-title-en", "Symptoms")
+        choose(driver, f"{step}-type", "form")
+        press(driver, f"add /activities/0/steps/{form_index}/steps")
+        fill(driver, f"{step}-steps-0-key", "symptom")
+        fill(driver, f"{step}-steps-0-title-en", "Which symptom?")
+        choose(driver, f"{step}-steps-0-resultType", "text")
+        fill(driver, f"{step}-steps-0-format-maxLength", "100")
+        save(driver, "the questionnaire")
+        shot(driver, "study-activity")
+        no_browser_errors(driver)
+
+        # The active task: a fetal kick counter, available from the launch for the study's lifetime.
+        driver.find_element(By.LINK_TEXT, "Activities").click()
+        wait(driver, EC.presence_of_element_located((By.PARTIAL_LINK_TEXT, "Open activity 2")), "the activities page again")
+        driver.find_element(By.PARTIAL_LINK_TEXT, "Open activity 2").click()
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "button[name=op][value='add /activities/1/steps']")), "the task's page")
+        press(driver, "add /activities/1/steps")
+        fill(driver, "f-activities-1-steps-0-key", "counter")
+        fill(driver, "f-activities-1-steps-0-title-en", "Count the kicks")
+        choose(driver, "f-activities-1-steps-0-type", "task")
+        choose(driver, "f-activities-1-steps-0-resultType", "fetalKickCounter")
+        fill(driver, "f-activities-1-steps-0-format-duration", "3600")
+        fill(driver, "f-activities-1-steps-0-format-kickCount", "10")
+        save(driver, "the task")
+
         # Launch, from the actions page.
         driver.find_element(By.LINK_TEXT, "Actions and versions").click()
         wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=launch]")), "the actions page")
@@ -258,6 +372,21 @@ def main():
         assert comprehension["passScore"] == 1, comprehension
         assert len(comprehension["questions"]) == 1, comprehension
         assert comprehension["correctAnswers"][0]["answer"] == ["yes"], comprehension
+        activities = {activity["activityId"]: activity for activity in app_call("activityList", STUDY)["activities"]}
+        assert sorted(activities) == ["daily", "kicks"], sorted(activities)
+        assert activities["daily"]["frequency"]["type"] == "Daily", activities["daily"]["frequency"]
+        assert activities["daily"]["schedulingType"] == "AnchorDate", activities["daily"]
+        assert activities["kicks"]["type"] == "task", activities["kicks"]
+        daily = app_activity(STUDY, "daily")
+        steps = daily["activity"]["steps"]
+        assert len(steps) == len(RESPONSE_TYPES) + 1, len(steps)
+        assert [step["resultType"] for step in steps[:-1]] == [kind for kind, _, _ in RESPONSE_TYPES], [step["resultType"] for step in steps]
+        assert steps[0]["format"]["maxValue"] == 10 and steps[0]["format"]["minValue"] == 0, steps[0]["format"]
+        assert [choice["value"] for choice in steps[5]["format"]["textChoices"]] == ["low", "high"], steps[5]["format"]
+        assert steps[7]["format"]["style"] == "Integer" and steps[7]["format"]["unit"] == "cups", steps[7]["format"]
+        assert steps[-1]["type"] == "form" and steps[-1]["steps"][0]["key"] == "symptom", steps[-1]
+        kicks = app_activity(STUDY, "kicks")["activity"]["steps"]
+        assert kicks[0]["resultType"] == "fetalKickCounter" and kicks[0]["format"]["kickCount"] == 10, kicks
         info = app_call("studyInfo", STUDY)
         assert [(page["title"], page["text"]) for page in info["info"]] == [("Welcome", "Two weeks, two minutes a day.")], info["info"]
 

@@ -105,3 +105,59 @@ import TestSupport
         }
     }
 }
+
+extension ConsoleListAndActionTests {
+    @Test func anActivityIsBuiltStepByStepAndAChangedTypeLeavesNoOldFormat() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let list = try await browser.get("/studies/CONSOLE1/activities")
+            #expect(list.status == .ok)
+            let added = try await browser.post("/studies/CONSOLE1/activities", browser.form(of: list, ["op": "add /activities"]))
+            let saved = try await browser.post(
+                "/studies/CONSOLE1/activities",
+                browser.form(of: added, ["op": nil, "/activities/0/activityId": "sleep", "/activities/0/title/en": "Sleep", "/activities/0/type": "questionnaire"]))
+            // Saved, with the warning that it has no steps yet.
+            #expect(saved.status == .ok)
+            #expect(saved.html.contains("Saved, but incomplete"))
+            #expect(saved.html.contains("the activity has no steps"))
+            let listed = try await browser.get("/studies/CONSOLE1/activities")
+            #expect(listed.html.contains("href=\"/studies/CONSOLE1/activities/sleep\""))
+
+            var page = try await browser.get("/studies/CONSOLE1/activities/sleep")
+            #expect(page.status == .ok)
+            page = try await browser.post("/studies/CONSOLE1/activities/sleep", browser.form(of: page, ["op": "add /activities/0/steps"]))
+            page = try await browser.post(
+                "/studies/CONSOLE1/activities/sleep",
+                browser.form(of: page, ["op": "show /activities/0/steps/0/resultType", "/activities/0/steps/0/resultType": "scale"]))
+            #expect(page.html.contains("name=\"/activities/0/steps/0/format/maxValue\""))
+            let first = try await browser.post(
+                "/studies/CONSOLE1/activities/sleep",
+                browser.form(of: page, [
+                    "op": nil, "/activities/0/steps/0/key": "quality", "/activities/0/steps/0/title/en": "How well?",
+                    "/activities/0/steps/0/format/minValue": "0", "/activities/0/steps/0/format/maxValue": "10",
+                    "/activities/0/steps/0/format/step": "1",
+                ]))
+            #expect(first.status == .seeOther)
+            var step = try #require(((try await fixture.draft().json["activities"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])?.first)
+            #expect(step["resultType"] as? String == "scale")
+            #expect((step["format"] as? [String: Any])?["maxValue"] as? Int == 10)
+
+            // Another type: its own fields, and nothing of the scale's is left.
+            page = try await browser.get("/studies/CONSOLE1/activities/sleep")
+            page = try await browser.post(
+                "/studies/CONSOLE1/activities/sleep",
+                browser.form(of: page, ["op": "show /activities/0/steps/0/resultType", "/activities/0/steps/0/resultType": "text"]))
+            #expect(!page.html.contains("name=\"/activities/0/steps/0/format/maxValue\""))
+            let second = try await browser.post(
+                "/studies/CONSOLE1/activities/sleep", browser.form(of: page, ["op": nil, "/activities/0/steps/0/format/maxLength": "80"]))
+            #expect(second.status == .seeOther)
+            step = try #require(((try await fixture.draft().json["activities"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])?.first)
+            #expect(step["resultType"] as? String == "text")
+            let format = try #require(step["format"] as? [String: Any])
+            #expect(format["maxLength"] as? Int == 80)
+            #expect(format["maxValue"] == nil && format["minValue"] == nil)
+            #expect(try await browser.get("/studies/CONSOLE1/activities/nosuch").status == .notFound)
+        }
+    }
+}

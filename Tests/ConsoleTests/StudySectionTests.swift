@@ -23,8 +23,13 @@ import Testing
     @Test func savingEveryUntouchedPageOfTheExampleChangesNothing() throws {
         let document = try Self.example()
         let sections = StudySection.all(apps: Self.apps)
-        #expect(sections.map(\.slug) == ["basics", "settings", "overview", "eligibility", "consent", "properties", "resources", "notifications", "dashboard"])
-        for section in sections {
+        #expect(sections.map(\.slug) == [
+            "basics", "settings", "overview", "eligibility", "consent", "activities", "properties", "resources", "notifications", "dashboard",
+        ])
+        let activities = try Self.study(document).activities
+        #expect(activities.count == 9)
+        let pages = sections + activities.enumerated().map { StudySection.activity(index: $0.offset, activityId: $0.element.activityId) }
+        for section in pages {
             let saved = try section.applying(section.values(in: document), to: document)
             #expect(try Self.study(saved) == Self.study(document), "page \(section.slug)")
         }
@@ -119,9 +124,9 @@ import Testing
         #expect(original.count >= 3)
         var form = Self.consent.values(in: document)
 
-        form = try #require(FormListEdit("up /consent/visualScreens/1")?.applied(to: form))
-        form = try #require(FormListEdit("remove /consent/visualScreens/2")?.applied(to: form))
-        let add = try #require(FormListEdit("add /consent/visualScreens"))
+        form = try #require(FormEdit("up /consent/visualScreens/1")?.applied(to: form))
+        form = try #require(FormEdit("remove /consent/visualScreens/2")?.applied(to: form))
+        let add = try #require(FormEdit("add /consent/visualScreens"))
         form = try #require(Self.consent.editing(form, add))
         #expect(form["/consent/visualScreens#count"] == String(original.count))
         let last = original.count - 1
@@ -141,15 +146,15 @@ import Testing
 
     @Test func anEditThatCannotBeMadeIsRefused() throws {
         let form = Self.consent.values(in: try Self.document())
-        #expect(FormListEdit("remove /consent/visualScreens/99")?.applied(to: form) == nil)
-        #expect(FormListEdit("up /consent/visualScreens/0")?.applied(to: form) == nil)
-        let addElsewhere = try #require(FormListEdit("add /not/a/list"))
+        #expect(FormEdit("remove /consent/visualScreens/99")?.applied(to: form) == nil)
+        #expect(FormEdit("up /consent/visualScreens/0")?.applied(to: form) == nil)
+        let addElsewhere = try #require(FormEdit("add /not/a/list"))
         #expect(Self.consent.editing(form, addElsewhere) == nil)
-        #expect(FormListEdit("explode /consent/visualScreens/0") == nil)
+        #expect(FormEdit("explode /consent/visualScreens/0") == nil)
         var full = FormFields([("/x#count", String(FormList.maxRows))])
-        #expect(FormListEdit("add /x")?.applied(to: full) == nil)
+        #expect(FormEdit("add /x")?.applied(to: full) == nil)
         full = FormFields([("/x#count", "2"), ("/x/1/a", "gone"), ("/x/10/a", "kept")])
-        let removed = try #require(FormListEdit("remove /x/1")?.applied(to: full))
+        let removed = try #require(FormEdit("remove /x/1")?.applied(to: full))
         #expect(removed["/x/1/a"] == nil)
         #expect(removed["/x/9/a"] == "kept", "row 10 is not row 1; it moves up one")
     }

@@ -140,6 +140,9 @@ import Testing
     @Test func taskActivitiesHoldOneTaskStep() throws {
         let found = try problems { $0.activities[8].steps.append(ActivityStep(type: .question, resultType: "boolean", key: "extra")) }
         expectProblem(found, at: "/activities/8/steps", containing: "exactly one step, of type task")
+        // One still without its step is incomplete (a warning), as a questionnaire without steps is.
+        let empty = try problems { $0.activities[8].steps = [] }
+        #expect(!empty.contains { $0.pointer == "/activities/8/steps" })
     }
 
     @Test func identifiersAreChecked() throws {

@@ -26,7 +26,8 @@ struct ActivityChecks {
         if activity.steps.isEmpty { warning("\(pointer)/steps", "the activity has no steps") }
 
         let tasks = activity.steps.filter { $0.type == .task }
-        if activity.kind == .task, !(tasks.count == 1 && activity.steps.count == 1) {
+        // A task activity still without its step is incomplete (the warning above), not wrong.
+        if activity.kind == .task, !activity.steps.isEmpty, !(tasks.count == 1 && activity.steps.count == 1) {
             problem("\(pointer)/steps", "a task activity has exactly one step, of type task")
         }
         if activity.kind == .questionnaire, !tasks.isEmpty {

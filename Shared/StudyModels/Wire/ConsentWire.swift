@@ -129,6 +129,44 @@ public struct EligibilityConsentReply: Codable, Sendable, Equatable {
             self.sharing = sharing
             self.review = review
         }
+
+        enum CodingKeys: String, CodingKey { case version, visualScreens, comprehension, sharing, review }
+
+        /// A study without a comprehension test or a sharing screen still sends both, as empty
+        /// objects: the iOS app reads them as dictionaries unchecked (a missing one crashes it),
+        /// and skips an empty one.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(version, forKey: .version)
+            try c.encode(visualScreens, forKey: .visualScreens)
+            if let comprehension { try c.encode(comprehension, forKey: .comprehension) } else { try c.encode(Empty(), forKey: .comprehension) }
+            if let sharing { try c.encode(sharing, forKey: .sharing) } else { try c.encode(Empty(), forKey: .sharing) }
+            try c.encode(review, forKey: .review)
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            version = try c.decode(String.self, forKey: .version)
+            visualScreens = try c.decode([VisualScreen].self, forKey: .visualScreens)
+            comprehension = try Self.unlessEmpty(Comprehension.self, c, .comprehension)
+            sharing = try Self.unlessEmpty(Sharing.self, c, .sharing)
+            review = try c.decode(Review.self, forKey: .review)
+        }
+
+        static func unlessEmpty<T: Decodable>(_ type: T.Type, _ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> T? {
+            guard c.contains(key), try c.decodeNil(forKey: key) == false else { return nil }
+            if let object = try? c.nestedContainer(keyedBy: AnyKey.self, forKey: key), object.allKeys.isEmpty { return nil }
+            return try c.decode(T.self, forKey: key)
+        }
+
+        struct Empty: Codable {}
+
+        struct AnyKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
     }
 
     public var message = "SUCCESS"

@@ -35,6 +35,8 @@ package struct FormField: Sendable {
         case choices([Option])
         /// Values typed as a list, one per line (written as an array of strings).
         case lines
+        /// Always this value, and nothing to type (a form step's `resultType`).
+        case fixed(JSONValue)
     }
 
     /// Where the member is, from the item the field belongs to (the document, or a list's row).
@@ -79,6 +81,8 @@ package struct FormField: Sendable {
         case .lines:
             guard case .array(let items) = current else { return [(name, "")] }
             return [(name, items.compactMap(\.text).joined(separator: "\n"))]
+        case .fixed:
+            return []
         }
     }
 
@@ -146,6 +150,8 @@ package struct FormField: Sendable {
         case .lines:
             let lines = Self.trimmed(form[name]).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             return .array(lines.filter { !$0.isEmpty }.map { .string($0) })
+        case .fixed(let value):
+            return value
         }
     }
 

@@ -7,12 +7,14 @@ package indirect enum FormElement: Sendable {
     case field(FormField)
     case list(FormList)
     case group(FormGroup)
+    case variant(FormVariant)
 
     package func values(in item: JSONValue, at prefix: JSONPointer) -> [(name: String, value: String)] {
         switch self {
         case .field(let field): field.values(in: item, at: prefix)
         case .list(let list): list.values(in: item, at: prefix)
         case .group(let group): group.values(in: item, at: prefix)
+        case .variant(let variant): variant.values(in: item, at: prefix)
         }
     }
 
@@ -21,6 +23,7 @@ package indirect enum FormElement: Sendable {
         case .field(let field): try field.apply(form, at: prefix, to: &item)
         case .list(let list): try list.apply(form, at: prefix, to: &item)
         case .group(let group): try group.apply(form, at: prefix, to: &item)
+        case .variant(let variant): try variant.apply(form, at: prefix, to: &item)
         }
     }
 
@@ -48,6 +51,15 @@ package indirect enum FormElement: Sendable {
                 if let found = element.field(holding: pointer, at: absolute, form: form) { return found }
             }
             return nil
+        case .variant(let variant):
+            let absolute = JSONPointer(tokens: prefix.tokens + variant.discriminator.tokens)
+            if pointer.isWithin(absolute) {
+                return (FormField(variant.discriminator.description, variant.label), absolute.description)
+            }
+            for element in variant.drawnCase(in: form, at: prefix)?.elements ?? [] {
+                if let found = element.field(holding: pointer, at: prefix, form: form) { return found }
+            }
+            return nil
         }
     }
 }
@@ -61,13 +73,16 @@ extension FormElement {
         case .list(let list):
             let absolute = list.name(at: prefix)
             if absolute == name { return list }
-            guard name.hasPrefix(absolute + "/"), let row = FormListEdit.row(of: name, in: absolute) else { return nil }
+            guard name.hasPrefix(absolute + "/"), let row = FormEdit.row(of: name, in: absolute) else { return nil }
             let rowPointer = JSONPointer(absolute)!.appending(row)
             return list.elements.lazy.compactMap { $0.list(named: name, at: rowPointer, form: form) }.first
         case .group(let group):
             let absolute = group.name(at: prefix)
             guard name.hasPrefix(absolute + "/") else { return nil }
             return group.elements.lazy.compactMap { $0.list(named: name, at: JSONPointer(absolute)!, form: form) }.first
+        case .variant(let variant):
+            return (variant.drawnCase(in: form, at: prefix)?.elements ?? []).lazy
+                .compactMap { $0.list(named: name, at: prefix, form: form) }.first
         }
     }
 }
@@ -132,14 +147,18 @@ package struct FormList: Sendable {
     package var elements: [FormElement]
     /// What an added row starts as.
     package var newItem: JSONValue
+    /// A page of its own for a saved row, named by the row's member at this pointer (an
+    /// activity's steps and schedule: `activities/<activityId>`).
+    package var rowPage: (path: String, member: JSONPointer)?
 
     /// More rows than any study needs in one list; a form asking for more is cut here.
     package static let maxRows = 200
 
     package init(
         _ pointer: String, _ label: String, item itemLabel: String, help: String? = nil, newItem: JSONValue = .object([:]),
-        _ elements: [FormElement]
+        rowPage: (path: String, member: String)? = nil, _ elements: [FormElement]
     ) {
+        self.rowPage = rowPage.map { ($0.path, JSONPointer($0.member)!) }
         self.pointer = JSONPointer(pointer)!
         self.label = label
         self.itemLabel = itemLabel
@@ -167,6 +186,8 @@ package struct FormList: Sendable {
     package func apply(_ form: FormFields, at prefix: JSONPointer, to item: inout JSONValue) throws(JSONValue.PointerError) {
         let name = name(at: prefix)
         guard let countText = form[name + "#count"], let count = Int(countText), count >= 0 else { return }
+        // A list left out stays out while it is empty.
+        if count == 0, item[pointer: pointer] == nil { return }
         let original: [JSONValue]
         if case .array(let rows) = item[pointer: pointer] { original = rows } else { original = [] }
         var rows: [JSONValue] = []
@@ -181,20 +202,26 @@ package struct FormList: Sendable {
     }
 }
 
-/// Adding, removing and moving rows of a list on the page, before anything is saved: the
-/// submitted form with its rows renamed.
-package enum FormListEdit: Equatable, Sendable {
+/// What a page's buttons change before anything is saved: rows added, removed and moved (the
+/// submitted form with its rows renamed), or the fields of another case shown.
+package enum FormEdit: Equatable, Sendable {
     case add(list: String)
     case remove(list: String, row: Int)
     case move(list: String, row: Int, to: Int)
+    /// The fields of the case now chosen in a variant (the page draws the chosen case's fields).
+    case show(variant: String)
 
     /// Reads the `op` of a submit button: `add /overview`, `remove /overview/2`, `up /overview/2`,
-    /// `down /overview/2`.
+    /// `down /overview/2`, `show /activities/0/steps/1/resultType`.
     package init?(_ op: String) {
         let parts = op.split(separator: " ", maxSplits: 1).map(String.init)
         guard parts.count == 2, let pointer = JSONPointer(parts[1]), !pointer.tokens.isEmpty else { return nil }
         if parts[0] == "add" {
             self = .add(list: pointer.description)
+            return
+        }
+        if parts[0] == "show" {
+            self = .show(variant: pointer.description)
             return
         }
         guard let row = Int(pointer.tokens.last!), row >= 0 else { return nil }
@@ -210,6 +237,8 @@ package enum FormListEdit: Equatable, Sendable {
     /// The form with the edit made; nil when it cannot be (no such row, or the list is full).
     package func applied(to form: FormFields) -> FormFields? {
         switch self {
+        case .show(let variant):
+            return form[variant] == nil ? nil : form
         case .add(let list):
             guard let count = form[list + "#count"].flatMap(Int.init), count < FormList.maxRows else { return nil }
             var pairs = form.pairs.filter { $0.name != list + "#count" }

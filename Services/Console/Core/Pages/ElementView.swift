@@ -12,6 +12,8 @@ package struct ElementView: Sendable {
     package var list: [ListView]
     package var isGroup = false
     package var group: [GroupView] = []
+    package var isVariant = false
+    package var variant: [VariantView] = []
 
     package static func make(
         _ element: FormElement, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool,
@@ -31,6 +33,10 @@ package struct ElementView: Sendable {
             return ElementView(
                 isField: false, field: [], isList: false, list: [], isGroup: true,
                 group: [GroupView(group: group, at: prefix, values: values, problems: problems, spanish: spanish, readOnly: readOnly)])
+        case .variant(let variant):
+            return ElementView(
+                isField: false, field: [], isList: false, list: [], isVariant: true,
+                variant: [VariantView(variant: variant, at: prefix, values: values, problems: problems, spanish: spanish, readOnly: readOnly)])
         }
     }
 }
@@ -49,6 +55,10 @@ package struct ListView: Sendable {
         package var isLast: Bool
         package var rowProblems: [String]
         package var rowInvalid: Bool
+        /// The row's own page, under the study (`activities/sleep`); empty for a row not saved yet.
+        package var rowPage: String
+        package var hasRowPage: Bool
+        package var rowPageLabel: String
     }
 
     package var id: String
@@ -87,11 +97,18 @@ package struct ListView: Sendable {
                 ElementView.make($0, at: row, values: values, problems: problems, spanish: spanish, readOnly: readOnly)
             }
             let rowProblems = problems.filter { $0.pointer == row.description }.map(\.message)
+            var rowPage = ""
+            if let page = list.rowPage, !(values[row.description + "#from"] ?? "").isEmpty,
+                let id = values[JSONPointer(tokens: row.tokens + page.member.tokens).description], !id.isEmpty
+            {
+                rowPage = page.path + "/" + (id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id)
+            }
             rows.append(RowView(
                 id: FieldView.elementID(row), title: "\(list.itemLabel) \(index + 1)", fromName: row.description + "#from",
                 fromValue: values[row.description + "#from"] ?? "", elements: elements, removeOp: "remove \(row)",
                 upOp: "up \(row)", downOp: "down \(row)", isFirst: index == 0, isLast: index == count - 1,
-                rowProblems: rowProblems, rowInvalid: !rowProblems.isEmpty))
+                rowProblems: rowProblems, rowInvalid: !rowProblems.isEmpty, rowPage: rowPage, hasRowPage: !rowPage.isEmpty,
+                rowPageLabel: "Open \(list.itemLabel.lowercased()) \(index + 1)"))
         }
         self.rows = rows
         hasRows = !rows.isEmpty
@@ -126,6 +143,49 @@ package struct GroupView: Sendable {
         // A viewer sees the fields only when the object is there.
         elements = readOnly && !on ? [] : group.elements.map {
             ElementView.make($0, at: JSONPointer(name)!, values: values, problems: problems, spanish: spanish, readOnly: readOnly)
+        }
+    }
+}
+
+/// A variant: the select that chooses the case, and the chosen case's fields. The page always
+/// draws the case the select shows, and says so in its marker.
+package struct VariantView: Sendable {
+    package var id: String
+    package var label: String
+    package var help: String
+    package var hasHelp: Bool
+    package var name: String
+    package var options: [FieldView.OptionView]
+    package var markerName: String
+    package var markerValue: String
+    package var showOp: String
+    package var shown: String
+    package var elements: [ElementView]
+    package var readOnly: Bool
+    package var problems: [String]
+    package var invalid: Bool
+
+    init(variant: FormVariant, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) {
+        let name = variant.name(at: prefix)
+        self.name = name
+        id = FieldView.elementID(JSONPointer(name)!)
+        label = variant.label
+        help = variant.help ?? ""
+        hasHelp = variant.help != nil
+        let chosen = values[name] ?? ""
+        var cases = variant.cases
+        if !chosen.isEmpty, !cases.contains(where: { $0.value == chosen }) { cases.insert(.init(chosen, chosen), at: 0) }
+        options = cases.map { .init(value: $0.value, label: $0.label, selected: $0.value == chosen) }
+        markerName = name + "#variant"
+        markerValue = chosen
+        showOp = "show \(name)"
+        shown = cases.first { $0.value == chosen }?.label ?? ""
+        self.readOnly = readOnly
+        self.problems = problems.filter { $0.pointer == name }.map(\.message)
+        invalid = !self.problems.isEmpty
+        // The fields of the chosen case, with what the form holds for them.
+        elements = (variant.cases.first { $0.value == chosen }?.elements ?? []).map {
+            ElementView.make($0, at: prefix, values: values, problems: problems, spanish: spanish, readOnly: readOnly)
         }
     }
 }

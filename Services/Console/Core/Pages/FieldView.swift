@@ -28,6 +28,8 @@ package struct FieldView: Sendable {
     package var isChoice = false
     package var isChoices = false
     package var isLines = false
+    /// Nothing to type or show: the value is always the same.
+    package var isFixed = false
     package var value = ""
     /// Localized fields: the Spanish input is shown when the study offers Spanish.
     package var spanish = false
@@ -103,6 +105,9 @@ package struct FieldView: Sendable {
             isLines = true
             value = values[name] ?? ""
             shown = value
+        case .fixed(let value):
+            isFixed = true
+            shown = value.text ?? ""
         }
     }
 

@@ -13,11 +13,15 @@ package struct StudySection: Sendable {
     /// What the section is for, shown above the fields.
     package var intro: String
     package var elements: [FormElement]
+    /// The part of the document the page edits (an activity: `/activities/2`); the elements'
+    /// pointers start there.
+    package var root: JSONPointer
 
-    package init(slug: String, title: String, intro: String, elements: [FormElement]) {
+    package init(slug: String, title: String, intro: String, root: JSONPointer = JSONPointer(tokens: []), elements: [FormElement]) {
         self.slug = slug
         self.title = title
         self.intro = intro
+        self.root = root
         self.elements = elements
     }
 
@@ -26,17 +30,16 @@ package struct StudySection: Sendable {
         self.init(slug: slug, title: title, intro: intro, elements: fields.map { .field($0) })
     }
 
-    static let root = JSONPointer(tokens: [])
-
     /// The form values the document holds for this section.
     package func values(in document: JSONValue) -> FormFields {
-        FormFields(elements.flatMap { $0.values(in: document, at: Self.root) })
+        let item = document[pointer: root] ?? .object([:])
+        return FormFields(elements.flatMap { $0.values(in: item, at: root) })
     }
 
     /// The field a problem lies in, and its input's name, with the rows as `form` has them.
     package func field(holding pointer: JSONPointer, form: FormFields) -> (FormField, name: String)? {
         for element in elements {
-            if let found = element.field(holding: pointer, at: Self.root, form: form) { return found }
+            if let found = element.field(holding: pointer, at: root, form: form) { return found }
         }
         return nil
     }
@@ -44,10 +47,10 @@ package struct StudySection: Sendable {
     /// The page after a row was added, removed or moved: an added row starts with what the
     /// list's new item holds (a checkbox that defaults to checked is checked). Nil when the edit
     /// cannot be made.
-    package func editing(_ form: FormFields, _ edit: FormListEdit) -> FormFields? {
+    package func editing(_ form: FormFields, _ edit: FormEdit) -> FormFields? {
         guard var edited = edit.applied(to: form) else { return nil }
         if case .add(let name) = edit {
-            guard let list = elements.lazy.compactMap({ $0.list(named: name, at: Self.root, form: form) }).first,
+            guard let list = elements.lazy.compactMap({ $0.list(named: name, at: root, form: form) }).first,
                 let count = edited[name + "#count"].flatMap(Int.init)
             else { return nil }
             let row = JSONPointer(name)!.appending(count - 1)
@@ -60,7 +63,7 @@ package struct StudySection: Sendable {
 
     /// What the template draws.
     package func views(values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) -> [ElementView] {
-        elements.map { ElementView.make($0, at: Self.root, values: values, problems: problems, spanish: spanish, readOnly: readOnly) }
+        elements.map { ElementView.make($0, at: root, values: values, problems: problems, spanish: spanish, readOnly: readOnly) }
     }
 
     /// A digest of what the document holds for this section. A page carries it from when it was
@@ -80,7 +83,9 @@ package struct StudySection: Sendable {
     /// The document with this section's fields as `form` says.
     package func applying(_ form: FormFields, to document: JSONValue) throws(JSONValue.PointerError) -> JSONValue {
         var document = document
-        for element in elements { try element.apply(form, at: Self.root, to: &document) }
+        var item = document[pointer: root] ?? .object([:])
+        for element in elements { try element.apply(form, at: root, to: &item) }
+        try document.set(item, at: root)
         return document
     }
 }

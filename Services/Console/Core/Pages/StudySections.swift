@@ -6,7 +6,10 @@ extension StudySection {
     /// The builder's pages, in the order of the original portal's menu. `apps` are the choices
     /// for the study's app.
     package static func all(apps: [AppDefinition]) -> [StudySection] {
-        [basics(apps: apps), settings, overview, eligibility, consent, participantProperties, resources, notifications, dashboard]
+        [
+            basics(apps: apps), settings, overview, eligibility, consent, activities, participantProperties, resources, notifications,
+            dashboard,
+        ]
     }
 
     /// The first page of a new study: what cannot be left out.

@@ -39,7 +39,10 @@ enum StudyPageModels {
 
     /// The builder's menu, with the current page marked.
     static func sections(_ sections: [StudySection], current: String?) -> [[String: Any]] {
-        sections.map { ["slug": $0.slug, "title": $0.title, "intro": $0.intro, "current": $0.slug == current] }
+        sections.map { section in
+            let isCurrent = current == section.slug || (current?.hasPrefix(section.slug + "/") ?? false)
+            return ["slug": section.slug, "title": section.title, "intro": section.intro, "current": isCurrent]
+        }
     }
 
     /// Each problem with a link to the field it concerns: on this page (`#id`), whose rows are

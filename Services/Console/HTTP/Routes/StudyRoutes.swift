@@ -25,6 +25,11 @@ package struct StudyRoutes: Sendable {
         router.get("/studies/:studyId", use: overview)
         router.get("/studies/:studyId/:section", use: section)
         router.post("/studies/:studyId/:section", use: saveSection)
+        // (The router does not fall back from the constant `activities` to `:section`.)
+        router.get("/studies/:studyId/activities", use: activities)
+        router.post("/studies/:studyId/activities", use: saveActivities)
+        router.get("/studies/:studyId/activities/:activityId", use: activity)
+        router.post("/studies/:studyId/activities/:activityId", use: saveActivity)
     }
 
     // MARK: The list and a new study
@@ -107,12 +112,54 @@ package struct StudyRoutes: Sendable {
     }
 
     @Sendable func section(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
         let slug = try context.parameters.require("section")
+        return try await showSection(request, context, named: "a section \(slug)") { state in
+            state.sections.first { $0.slug == slug }
+        }
+    }
+
+    @Sendable func saveSection(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let slug = try context.parameters.require("section")
+        return try await saveSection(request, context, named: "a section \(slug)") { state in
+            state.sections.first { $0.slug == slug }
+        }
+    }
+
+    @Sendable func activities(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await showSection(request, context, named: "activities list") { $0.sections.first { $0.slug == "activities" } }
+    }
+
+    @Sendable func saveActivities(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await saveSection(request, context, named: "activities list") { $0.sections.first { $0.slug == "activities" } }
+    }
+
+    /// An activity's own page: its steps and schedule.
+    @Sendable func activity(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let activityId = try context.parameters.require("activityId")
+        return try await showSection(request, context, named: "an activity \(activityId)") { Self.activitySection($0, activityId) }
+    }
+
+    @Sendable func saveActivity(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let activityId = try context.parameters.require("activityId")
+        return try await saveSection(request, context, named: "an activity \(activityId)") { Self.activitySection($0, activityId) }
+    }
+
+    static func activitySection(_ state: StudyPageState, _ activityId: String) -> StudySection? {
+        guard case .array(let activities) = state.draft[pointer: JSONPointer(tokens: ["activities"])],
+            let index = activities.firstIndex(where: { $0["activityId"] == .string(activityId) })
+        else { return nil }
+        return StudySection.activity(index: index, activityId: activityId)
+    }
+
+    func showSection(
+        _ request: Request, _ context: ServiceRequestContext, named what: String,
+        _ resolve: @escaping @Sendable (StudyPageState) -> StudySection?
+    ) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             let state = try await pages.load(studyId, session: session, context: context)
-            guard let section = state.sections.first(where: { $0.slug == slug }) else {
-                return pages.errorPage(session, status: .notFound, heading: "Not found", message: "A study has no section \(slug).")
+            guard let section = resolve(state) else {
+                return pages.errorPage(session, status: .notFound, heading: "Not found", message: "The study has no \(what).")
             }
             return sectionPage(
                 session, state: state, section: section, values: section.values(in: state.draft), problems: [],
@@ -121,19 +168,21 @@ package struct StudyRoutes: Sendable {
         }
     }
 
-    @Sendable func saveSection(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+    func saveSection(
+        _ request: Request, _ context: ServiceRequestContext, named what: String,
+        _ resolve: @escaping @Sendable (StudyPageState) -> StudySection?
+    ) async throws -> Response {
         let studyId = try context.parameters.require("studyId")
-        let slug = try context.parameters.require("section")
         return try await pages.signedIn(request, context) { session, form in
             let form = form ?? FormFields()
             let state = try await pages.load(studyId, session: session, context: context)
-            guard let section = state.sections.first(where: { $0.slug == slug }) else {
-                return pages.errorPage(session, status: .notFound, heading: "Not found", message: "A study has no section \(slug).")
+            guard let section = resolve(state) else {
+                return pages.errorPage(session, status: .notFound, heading: "Not found", message: "The study has no \(what).")
             }
             // A row added, removed or moved: the page again, changed, and nothing saved yet.
             if let op = form["op"] {
                 let base = form["base"] ?? ""
-                guard let edit = FormListEdit(op), let edited = section.editing(form, edit) else {
+                guard let edit = FormEdit(op), let edited = section.editing(form, edit) else {
                     return sectionPage(
                         session, state: state, section: section, values: form,
                         problems: [.init(pointer: "", message: "That row cannot be changed (the list is full, or the row is gone).")],
@@ -175,7 +224,7 @@ package struct StudyRoutes: Sendable {
                     session, state: reloaded, section: section, values: section.values(in: reloaded.draft), problems: [],
                     base: section.fingerprint(of: reloaded.draft), saved: true, warnings: saved.warnings, status: .ok)
             }
-            return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/\(slug)?saved=1")
+            return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/\(section.slug)?saved=1")
         }
     }
 

@@ -1,6 +1,15 @@
 // StudyStack console: small improvements on pages that work without it. No framework.
 "use strict";
 document.addEventListener("DOMContentLoaded", () => {
+  document.documentElement.classList.add("js");
+  // Choosing another response type (or frequency) shows its fields at once: the page's own
+  // "Show its fields" button is pressed for the admin. Nothing is saved by it.
+  for (const select of document.querySelectorAll("select[data-show]")) {
+    select.addEventListener("change", () => {
+      const button = document.getElementById(select.dataset.show);
+      if (button && select.form) select.form.requestSubmit(button);
+    });
+  }
   // After a refused save, move the keyboard focus to the list of what to fix.
   const problems = document.getElementById("problems");
   if (problems) {

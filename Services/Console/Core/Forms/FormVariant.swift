@@ -1,0 +1,82 @@
+import Foundation
+import JSONText
+
+/// Fields that depend on a choice in the same item: a question's format on its response type, a
+/// schedule's fields on its frequency. The page shows the fields of the chosen case; choosing
+/// another case shows its fields (a button without JavaScript, at once with it) and, when saved,
+/// starts the part the cases share (`reset`: a question's `format`) afresh, so nothing of the old
+/// case is left behind.
+package struct FormVariant: Sendable {
+    package struct Case: Sendable {
+        package var value: String
+        package var label: String
+        package var elements: [FormElement]
+
+        package init(_ value: String, _ label: String, _ elements: [FormElement] = []) {
+            self.value = value
+            self.label = label
+            self.elements = elements
+        }
+    }
+
+    /// The member that chooses the case (`/resultType`), from the item.
+    package var discriminator: JSONPointer
+    package var label: String
+    package var help: String?
+    package var cases: [Case]
+    /// What is emptied when the case changes (`/format`), from the item; nil: nothing.
+    package var reset: JSONPointer?
+    /// What an emptied `reset` starts as.
+    package var resetValue: JSONValue
+
+    package init(
+        _ discriminator: String, _ label: String, help: String? = nil, reset: String? = nil, resetValue: JSONValue = .object([:]),
+        _ cases: [Case]
+    ) {
+        self.discriminator = JSONPointer(discriminator)!
+        self.label = label
+        self.help = help
+        self.cases = cases
+        self.reset = reset.map { JSONPointer($0)! }
+        self.resetValue = resetValue
+    }
+
+    package func name(at prefix: JSONPointer) -> String { JSONPointer(tokens: prefix.tokens + discriminator.tokens).description }
+
+    /// The case the form shows (by its marker: the case its fields were drawn for).
+    package func drawnCase(in form: FormFields, at prefix: JSONPointer) -> Case? {
+        let name = name(at: prefix)
+        let value = form[name + "#variant"] ?? form[name] ?? ""
+        return cases.first { $0.value == value }
+    }
+
+    package func values(in item: JSONValue, at prefix: JSONPointer) -> [(name: String, value: String)] {
+        let name = name(at: prefix)
+        let value = item[pointer: discriminator]?.text ?? ""
+        var pairs: [(name: String, value: String)] = [(name, value), (name + "#variant", value)]
+        if let chosen = cases.first(where: { $0.value == value }) {
+            for element in chosen.elements { pairs += element.values(in: item, at: prefix) }
+        }
+        return pairs
+    }
+
+    package func apply(_ form: FormFields, at prefix: JSONPointer, to item: inout JSONValue) throws(JSONValue.PointerError) {
+        let name = name(at: prefix)
+        guard let chosen = form[name] else { return }  // not on the form: left as it is
+        let drawn = form[name + "#variant"] ?? chosen
+        if item[pointer: discriminator]?.text != chosen, let reset {
+            try item.set(resetValue, at: reset)
+        }
+        try item.set(chosen.isEmpty ? nil : .string(chosen), at: discriminator)
+        // Fields drawn for another case than the one chosen belong to that case: not applied.
+        guard drawn == chosen, let current = cases.first(where: { $0.value == chosen }) else { return }
+        for element in current.elements { try element.apply(form, at: prefix, to: &item) }
+    }
+
+    /// The form with the marker moved to the chosen case: the page then draws its fields.
+    package static func refreshed(_ form: FormFields, variant name: String) -> FormFields {
+        var form = form
+        form.set(name + "#variant", form[name] ?? "")
+        return form
+    }
+}

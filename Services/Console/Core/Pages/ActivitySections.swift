@@ -1,0 +1,202 @@
+import Foundation
+import JSONText
+import StudyModels
+
+// The activities: a list page (ids, titles, kinds), and a page per activity for its steps and
+// schedule, with every response type's and every active task's format fields.
+extension StudySection {
+    package static let activities = StudySection(
+        slug: "activities", title: "Activities",
+        intro: "Questionnaires and active tasks. Add one here, then open it for its steps and schedule.",
+        elements: [
+            .list(FormList(
+                "/activities", "Activities", item: "Activity",
+                newItem: .object([
+                    "schedule": .object(["frequency": .string("oneTime"), "launchWithStudy": .bool(true), "studyLifetime": .bool(true)]),
+                    "steps": .array([]),
+                ]),
+                rowPage: (path: "activities", member: "/activityId"),
+                [
+                    plain("/activityId", "Id", help: "Letters, digits, _ and -; it names the activity's table of answers."),
+                    text("/title", "Title"),
+                    .field(FormField("/type", "Kind", .choice([.init("questionnaire", "Questionnaire"), .init("task", "Active task")]))),
+                ]))
+        ])
+
+    /// The page of the activity at `index` of the draft.
+    package static func activity(index: Int, activityId: String) -> StudySection {
+        StudySection(
+            slug: "activities/\(activityId)", title: "Activity \(activityId)",
+            intro: "Its steps as the app shows them, in order, and when it is available.",
+            root: JSONPointer(tokens: ["activities", String(index)]),
+            elements: [
+                text("/title", "Title"),
+                .field(FormField("/branching", "The steps branch (choices lead to different next steps)", .checkbox)),
+                schedule,
+                .list(FormList("/steps", "Steps", item: "Step", newItem: .object(["type": .string("question"), "resultType": .string("")]), [
+                    plain("/key", "Key", help: "Unique in the activity; it names the answer's column."),
+                    text("/title", "Title"),
+                    longText("/text", "Text"),
+                    .variant(FormVariant("/type", "Kind of step", reset: "/resultType", resetValue: .string(""), [
+                        .init("instruction", "Instruction (text only)", [.field(FormField("/resultType", "", .fixed(.string(""))))]),
+                        .init("question", "Question", [
+                            .field(FormField("/skippable", "May be skipped", .checkbox)),
+                            responseType,
+                            destinations,
+                        ]),
+                        .init("form", "Form (several questions on one screen)", [
+                            .field(FormField("/resultType", "", .fixed(.string("grouped")))),
+                            .field(FormField("/repeatable", "May be answered several times", .checkbox)),
+                            text("/repeatableText", "Label of the button that repeats it"),
+                            .list(FormList("/steps", "Questions of the form", item: "Question",
+                                           newItem: .object(["type": .string("question"), "resultType": .string("")]), [
+                                plain("/key", "Key"), text("/title", "Title"), longText("/text", "Text"),
+                                .field(FormField("/type", "", .fixed(.string("question")))),
+                                .field(FormField("/skippable", "May be skipped", .checkbox)),
+                                responseType,
+                            ])),
+                        ]),
+                        .init("task", "Active task", [taskType]),
+                    ])),
+                ])),
+            ])
+    }
+
+    static func number(_ pointer: String, _ label: String, help: String? = nil) -> FormElement {
+        .field(FormField(pointer, label, .number, help: help))
+    }
+
+    static func checkbox(_ pointer: String, _ label: String) -> FormElement {
+        .field(FormField(pointer, label, .checkbox))
+    }
+
+    static func textChoices(_ withDetail: Bool) -> FormElement {
+        var elements: [FormElement] = [text("/text", "Text"), plain("/value", "Value", help: "What is stored as the answer.")]
+        if withDetail {
+            elements += [
+                text("/detail", "Detail"),
+                checkbox("/exclusive", "Exclusive (choosing it clears the others)"),
+                .group(FormGroup("/other", "Other", toggle: "Has a free-text “other” answer", [
+                    text("/placeholder", "Placeholder"), checkbox("/isMandatory", "The text is required"),
+                    checkbox("/textfieldReq", "Shows a text field"),
+                ])),
+            ]
+        }
+        return .list(FormList("/format/textChoices", "Choices", item: "Choice", elements))
+    }
+
+    static let scaleFields: [FormElement] = [
+        number("/format/minValue", "Lowest value"), number("/format/maxValue", "Highest value"), number("/format/step", "Step"),
+        number("/format/default", "Starting value"), checkbox("/format/vertical", "Vertical"),
+        text("/format/minDesc", "Label of the lowest value"), text("/format/maxDesc", "Label of the highest value"),
+        plain("/format/minImage", "Image of the lowest value"), plain("/format/maxImage", "Image of the highest value"),
+    ]
+
+    /// The 15 response types and their format fields (docs/study-document.md).
+    static let responseType = FormElement.variant(FormVariant("/resultType", "Response type", reset: "/format", [
+        .init("scale", "Scale (whole numbers)", scaleFields),
+        .init("continuousScale", "Continuous scale", scaleFields + [number("/format/maxFractionDigits", "Decimals")]),
+        .init("textScale", "Text scale", [textChoices(false), number("/format/default", "Starting choice (from 1)"), checkbox("/format/vertical", "Vertical")]),
+        .init("valuePicker", "Value picker", [textChoices(false)]),
+        .init("imageChoice", "Image choice", [
+            .list(FormList("/format/imageChoices", "Images", item: "Image", [
+                plain("/image", "Image (base64 or URL)"), plain("/selectedImage", "Image when selected"), text("/text", "Text"),
+                plain("/value", "Value"),
+            ]))
+        ]),
+        .init("textChoice", "Text choice", [
+            .field(FormField("/format/selectionStyle", "Answers", .choice([.init("Single", "One choice"), .init("Multiple", "Several choices")]))),
+            textChoices(true),
+        ]),
+        .init("boolean", "Yes or no"),
+        .init("numeric", "Number", [
+            .field(FormField("/format/style", "Kind", .choice([.init("Integer", "Whole number"), .init("Decimal", "Decimal")]))),
+            text("/format/unit", "Unit"), number("/format/minValue", "Lowest"), number("/format/maxValue", "Highest"),
+            text("/format/placeholder", "Placeholder"),
+        ]),
+        .init("timeOfDay", "Time of day"),
+        .init("date", "Date", [
+            .field(FormField("/format/style", "Kind", .choice([.init("Date", "Date"), .init("Date-Time", "Date and time")]))),
+            plain("/format/minDate", "Earliest"), plain("/format/maxDate", "Latest"), plain("/format/default", "Starting value"),
+            plain("/format/dateRange", "Range", help: "untilCurrent, afterCurrent or custom (with earliest and latest)."),
+        ]),
+        .init("text", "Text", [
+            number("/format/maxLength", "Longest (0: no limit)"), plain("/format/validationRegex", "Must match (regular expression)"),
+            text("/format/invalidMessage", "Message when it does not match"), checkbox("/format/multipleLines", "Several lines"),
+            text("/format/placeholder", "Placeholder"),
+        ]),
+        .init("email", "E-mail address", [text("/format/placeholder", "Placeholder")]),
+        .init("timeInterval", "Time interval", [number("/format/default", "Starting value (seconds)"), number("/format/step", "Step (minutes)")]),
+        .init("height", "Height", [
+            .field(FormField("/format/measurementSystem", "Units", .choice([.init("Local", "The phone's"), .init("Metric", "Metric"), .init("US", "US")]))),
+            text("/format/placeholder", "Placeholder"),
+        ]),
+        .init("location", "Location", [checkbox("/format/useCurrentLocation", "Start from the current location")]),
+    ]))
+
+    /// The three active tasks and their parameters.
+    static let taskType = FormElement.variant(FormVariant("/resultType", "Task", reset: "/format", [
+        .init("fetalKickCounter", "Fetal kick counter (iOS and Android)", [
+            number("/format/duration", "Duration (seconds)"), number("/format/kickCount", "Kicks to count"),
+        ]),
+        .init("towerOfHanoi", "Tower of Hanoi (iOS)", [number("/format/numberOfDisks", "Disks")]),
+        .init("spatialSpanMemory", "Spatial span memory (iOS)", [
+            number("/format/initialSpan", "First span"), number("/format/minimumSpan", "Shortest span"),
+            number("/format/maximumSpan", "Longest span"), number("/format/playSpeed", "Play speed (seconds)"),
+            number("/format/maximumTests", "Tests"), number("/format/maximumConsecutiveFailures", "Failures in a row that end it"),
+            checkbox("/format/requireReversal", "Repeat in reverse order"), plain("/format/customTargetImage", "Target image"),
+            plain("/format/customTargetPluralName", "Targets called"),
+        ]),
+    ]))
+
+    static let destinations = FormElement.list(FormList(
+        "/destinations", "Branching", item: "Destination",
+        help: "Where an answer leads: a choice value (true or false for yes/no), or a number compared with the operator. The one without a condition is the default; an empty destination ends the activity.",
+        [
+            plain("/condition", "When the answer is"),
+            .field(FormField("/operator", "Compared with", .choice(Destination.Operator.allCases.map { .init($0.rawValue, $0.rawValue) }))),
+            plain("/destination", "Go to step (key)"),
+        ]))
+
+    /// Every kind of schedule: one time, daily windows, weekly, monthly, custom runs, ongoing;
+    /// absolute, or anchored to a participant's date.
+    static let schedule = FormElement.variant(FormVariant("/schedule/frequency", "Schedule", reset: "/schedule", [
+        .init("oneTime", "One time", [
+            checkbox("/schedule/launchWithStudy", "From the launch"), plain("/schedule/startDate", "Or from (yyyy-MM-dd)"),
+            checkbox("/schedule/studyLifetime", "Until the study ends"), plain("/schedule/endDate", "Or until (yyyy-MM-dd)"),
+            plain("/schedule/time", "At (HH:mm)"),
+            number("/schedule/startDays", "From day (anchored)"), number("/schedule/endDays", "Until day (anchored)"),
+            anchor("/schedule/anchor"),
+        ]),
+        .init("daily", "Daily", [
+            plain("/schedule/startDate", "From (yyyy-MM-dd)"), plain("/schedule/endDate", "Until (yyyy-MM-dd)"),
+            .field(FormField("/schedule/dailyTimes", "Times (HH:mm, one per line)", .lines, help: "Each window lasts until the next time.")),
+            number("/schedule/startDays", "From day (anchored)"), number("/schedule/endDays", "Until day (anchored)"),
+            anchor("/schedule/anchor"),
+        ]),
+        .init("weekly", "Weekly", [
+            plain("/schedule/startDate", "From (yyyy-MM-dd; its weekday)"), plain("/schedule/time", "At (HH:mm)"),
+            number("/schedule/repeatCount", "Weeks"), plain("/schedule/endDate", "Or until (yyyy-MM-dd)"),
+            number("/schedule/dayOfWeek", "Weekday (anchored; 1 = Sunday)"),
+            number("/schedule/startDays", "From day (anchored)"), number("/schedule/endDays", "Until day (anchored)"),
+            anchor("/schedule/anchor"),
+        ]),
+        .init("monthly", "Monthly", [
+            plain("/schedule/startDate", "From (yyyy-MM-dd; its day of the month)"), plain("/schedule/time", "At (HH:mm)"),
+            number("/schedule/repeatCount", "Months"), plain("/schedule/endDate", "Or until (yyyy-MM-dd)"),
+            number("/schedule/dateOfMonth", "Day of the month (anchored)"),
+            number("/schedule/startDays", "From day (anchored)"), number("/schedule/endDays", "Until day (anchored)"),
+            anchor("/schedule/anchor"),
+        ]),
+        .init("manual", "Custom runs", [
+            .list(FormList("/schedule/runs", "Runs", item: "Run", [
+                plain("/start", "From (yyyy-MM-ddTHH:mm)"), plain("/end", "Until (yyyy-MM-ddTHH:mm)"),
+            ])),
+            .list(FormList("/schedule/anchorRuns", "Runs after the anchor", item: "Run", [
+                number("/startDays", "From day"), number("/endDays", "Until day"), plain("/time", "At (HH:mm)"),
+            ])),
+            anchor("/schedule/anchor"),
+        ]),
+        .init("ongoing", "Ongoing (always available)"),
+    ]))
+}
