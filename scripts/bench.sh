@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: start the stack, publish a realistic study (20 activities, 200 steps), and drive
-# the study-metadata app API and /healthz of the same service with wrk in one run; then the
+# the study-metadata app API and /healthz of the same service with wrk in one run, and the
+# console's heaviest page (an activity with every response type) beside that /healthz; then the
 # registration service: login (bounded by bcrypt) and updateActivityState beside its /healthz;
 # then a 100,000-token batch on the response service and processResponse with a 30-answer
 # response beside pgbench running the same database work (bench/pgbench-response.sql), then the
@@ -52,6 +53,24 @@ run_wrk() { # name url
 run_wrk healthz "$base/healthz"
 run_wrk activityList "$base/StudyMetaData/activityList?studyId=BENCHSTUDY"
 run_wrk activity "$base/StudyMetaData/activity?studyId=BENCHSTUDY&activityId=a7"
+
+# --- the console: the study builder's heaviest page, through the admin APIs ----------------------
+# DEMOSTUDY's daily activity has a question of every response type and a form: its page reads the
+# study, the admin, the draft and the apps from study-metadata, then renders every step's fields.
+console=http://127.0.0.1:8080
+jar=$(mktemp)
+csrf=$(curl -s -c "$jar" -b "$jar" "$console/signin" | sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' | head -n 1)
+curl -s -o /dev/null -c "$jar" -b "$jar" --data-urlencode "csrf=$csrf" --data-urlencode "email=$STUDYSTACK_ADMIN_EMAIL" \
+    --data-urlencode "password=$STUDYSTACK_ADMIN_PASSWORD" "$console/signin"
+session=$(awk -F'\t' '$6 == "studystack_session" {print $6 "=" $7}' "$jar")
+rm -f "$jar"
+[ -n "$session" ] || die "could not sign in to the console"
+page="$console/studies/DEMOSTUDY/activities/daily"
+[ "$(curl -s -o "$results.console-page" -w '%{http_code}' -H "Cookie: $session" "$page")" = 200 ] ||
+    die "the console does not serve $page"
+log "wrk: console $page (${connections} connections, ${duration}s; $(wc -c <"$results.console-page") bytes)"
+wrk -t2 -c"$connections" -d"${duration}s" --latency -H "Cookie: $session" "$page" >"$results.console"
+wc -c <"$results.console-page" >"$results.console-bytes"
 
 # --- registration: a verified participant, then login and updateActivityState ------------------
 # Registration accepts sign-ups only for apps study-metadata has sent it: wait for the outbox.
@@ -264,6 +283,11 @@ print(f"\n{'endpoint':<16}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio 
 for name in ("healthz", "activityList", "activity"):
     rps, p99, errors = wrk(name)
     print(f"{name:<16}{rps:>12.0f}{p99:>10.2f}{errors:>9}{rps / health[0]:>20.2f}")
+rps, p99, errors = wrk("console")
+size = int(open(f"{base}.console-bytes").read())
+print(f"{'console page':<16}{rps:>12.0f}{p99:>10.2f}{errors:>9}{rps / health[0]:>20.2f}")
+print(f"(console page: DEMOSTUDY's activity with every response type, {size // 1024} KB of HTML from four admin API"
+      f" calls; goal: p99 < 50 ms at 64 connections)")
 print("\nregistration service")
 reg = wrk("reg-healthz")
 print(f"{'endpoint':<20}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio to /healthz':>20}")

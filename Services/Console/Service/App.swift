@@ -35,7 +35,8 @@ public enum ConsoleService {
             api: api, renderer: renderer,
             cookies: SessionCookies(
                 sealer: SessionSealer(consoleKey: settings.consoleKey), secure: settings.secureCookies,
-                duration: settings.sessionDuration))
+                duration: settings.sessionDuration),
+            publicURL: settings.publicURL)
         let shell = HTTPShell(
             name: name, metrics: ServiceMetrics(), maxBodySize: settings.maxBodySize,
             errorFormat: { path in
@@ -58,6 +59,8 @@ public enum ConsoleService {
         SignInRoutes(pages: pages).add(to: shell.router)
         StudyRoutes(pages: pages).add(to: shell.router)
         StudyActionRoutes(pages: pages).add(to: shell.router)
+        TeamRoutes(pages: pages).add(to: shell.router)
+        AccountRoutes(pages: pages).add(to: shell.router)
         return shell.application(
             host: settings.host, port: settings.port, services: [http], logger: logger, routeCatalog: routeCatalog)
     }

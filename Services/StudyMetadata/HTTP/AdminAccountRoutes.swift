@@ -5,31 +5,9 @@ import ServiceKitHTTP
 import StudyMetadataCore
 import StudyModels
 
-/// Super-admins invite admins; super-admins and study admins grant per-study roles;
-/// super-admins read the audit log.
+/// Super-admins invite admins; super-admins and study admins grant per-study roles; super-admins
+/// read the audit log, and study admins their study's part of it.
 package struct AdminAccountRoutes {
-    package struct InviteRequest: Decodable {
-        package var email: String
-        package var role: AdminRole?
-    }
-
-    package struct Invited: ResponseEncodable {
-        package struct Invitation: Encodable {
-            /// Shown once: the invitee sends it to `POST /admin/v1/invitations/accept`.
-            package var token: String
-            package var expiresAt: Date
-        }
-
-        package var id: UUID
-        package var email: String
-        package var role: AdminRole
-        package var invitation: Invitation
-    }
-
-    package struct AdminList: ResponseEncodable {
-        package var admins: [AdminStore.Summary]
-    }
-
     package struct GrantRequest: Decodable {
         package var role: StudyRole
     }
@@ -38,10 +16,6 @@ package struct AdminAccountRoutes {
         package var adminId: UUID
         package var studyId: String
         package var role: StudyRole
-    }
-
-    package struct AuditList: ResponseEncodable {
-        package var events: [AuditLog.Event]
     }
 
     package let store: AdminStore
@@ -61,12 +35,14 @@ package struct AdminAccountRoutes {
         router.get("/admin/v1/admins", use: list)
         router.put("/admin/v1/studies/:studyId/roles/:adminId", use: grant)
         router.delete("/admin/v1/studies/:studyId/roles/:adminId", use: revoke)
+        router.get("/admin/v1/studies/:studyId/team", use: team)
+        router.put("/admin/v1/studies/:studyId/team", use: grantByEmail)
         router.get("/admin/v1/audit", use: auditEvents)
     }
 
-    @Sendable package func invite(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Invited> {
+    @Sendable package func invite(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<AdminInvited> {
         let admin = try await authenticator.requireSuperAdmin(request)
-        let body = try await JSONBody.decode(InviteRequest.self, from: request, context: context)
+        let body = try await JSONBody.decode(AdminInvite.self, from: request, context: context)
         guard EmailAddress.isPlausible(body.email) else { throw APIError.badRequest("not an e-mail address", field: "email") }
         let role = body.role ?? .admin
         guard let id = try await store.createAdmin(email: body.email, role: role, passwordHash: nil) else {
@@ -78,12 +54,37 @@ package struct AdminAccountRoutes {
         try await audit.record(actor: admin.email, action: "admin.invited", details: ["email": body.email, "role": role.rawValue])
         return EditedResponse(
             status: .created,
-            response: Invited(id: id, email: body.email, role: role, invitation: .init(token: token, expiresAt: expiresAt)))
+            response: AdminInvited(id: id, email: body.email, role: role, invitation: .init(token: token, expiresAt: expiresAt)))
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AdminList {
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AdminAccountList {
         _ = try await authenticator.requireSuperAdmin(request)
-        return AdminList(admins: try await store.list())
+        return AdminAccountList(admins: try await store.list())
+    }
+
+    /// Who holds a role on the study: what its study admins manage.
+    @Sendable package func team(_ request: Request, context: ServiceRequestContext) async throws -> StudyTeam {
+        let studyId = try context.parameters.require("studyId")
+        _ = try await authenticator.require(.studyAdmin, on: studyId, request)
+        return StudyTeam(members: try await store.team(studyId: studyId))
+    }
+
+    /// A role for the admin with an e-mail: a study admin knows colleagues by their e-mail, not
+    /// by their account id. (A study admin learns from a 404 that no account has an e-mail.)
+    @Sendable package func grantByEmail(_ request: Request, context: ServiceRequestContext) async throws -> Granted {
+        let studyId = try context.parameters.require("studyId")
+        let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
+        let body = try await JSONBody.decode(StudyTeamGrant.self, from: request, context: context)
+        guard let adminId = try await store.adminId(email: body.email) else {
+            throw APIError.notFound("no admin account has the e-mail \(body.email); a super-admin invites admins")
+        }
+        guard try await store.grant(adminId: adminId, studyId: studyId, role: body.role) else {
+            throw APIError.notFound("no study \(studyId)")
+        }
+        try await audit.record(
+            actor: admin.email, action: "study.role_granted", studyId: studyId,
+            details: ["adminId": adminId.uuidString, "role": body.role.rawValue])
+        return Granted(adminId: adminId, studyId: studyId, role: body.role)
     }
 
     @Sendable package func grant(_ request: Request, context: ServiceRequestContext) async throws -> Granted {
@@ -113,12 +114,17 @@ package struct AdminAccountRoutes {
         return .noContent
     }
 
-    @Sendable package func auditEvents(_ request: Request, context: ServiceRequestContext) async throws -> AuditList {
-        _ = try await authenticator.requireSuperAdmin(request)
+    /// Every event for a super-admin; a study's own events for its study admins.
+    @Sendable package func auditEvents(_ request: Request, context: ServiceRequestContext) async throws -> AuditLog.EventList {
         let studyId = request.uri.formParameters["studyId"].map(String.init)
+        let admin = try await authenticator.authenticate(request)
+        if admin.role != .superAdmin {
+            guard let studyId else { throw APIError.forbidden("only super-admins read the whole audit log; name a study (studyId)") }
+            _ = try await authenticator.require(.studyAdmin, on: studyId, request)
+        }
         guard let limit = request.uri.formParameters["limit"].map({ Int(String($0)) }) ?? 100, (1...1000).contains(limit) else {
             throw APIError.badRequest("limit must be 1 to 1000", field: "limit")
         }
-        return AuditList(events: try await audit.list(studyId: studyId, limit: limit))
+        return AuditLog.EventList(events: try await audit.list(studyId: studyId, limit: limit))
     }
 }

@@ -8,11 +8,6 @@ import StudyModels
 /// `POST /admin/v1/login`, `POST /admin/v1/logout`, `GET /admin/v1/me`,
 /// `POST /admin/v1/invitations/accept`.
 package struct AdminSessionRoutes {
-    package struct AcceptRequest: Decodable {
-        package var token: String
-        package var password: String
-    }
-
     package struct Accepted: ResponseEncodable {
         package var email: String
     }
@@ -104,7 +99,7 @@ package struct AdminSessionRoutes {
     }
 
     @Sendable package func acceptInvitation(_ request: Request, context: ServiceRequestContext) async throws -> Accepted {
-        let body = try await JSONBody.decode(AcceptRequest.self, from: request, context: context)
+        let body = try await JSONBody.decode(AdminInvitationAcceptance.self, from: request, context: context)
         if let problem = PasswordPolicy.problem(with: body.password) {
             throw APIError.badRequest(problem, field: "password")
         }

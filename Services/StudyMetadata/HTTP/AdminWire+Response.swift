@@ -1,4 +1,5 @@
 import Hummingbird
+import ServiceKit
 import StudyModels
 
 // The admin API's reply types are shared with the console (StudyModels' AdminWire); here they
@@ -11,3 +12,7 @@ extension AppList: ResponseEncodable {}
 extension StudySummary: ResponseEncodable {}
 extension StudyVersionList: ResponseEncodable {}
 extension StudyActionResult: ResponseEncodable {}
+extension AdminAccountList: ResponseEncodable {}
+extension AdminInvited: ResponseEncodable {}
+extension StudyTeam: ResponseEncodable {}
+extension AuditLog.EventList: ResponseEncodable {}

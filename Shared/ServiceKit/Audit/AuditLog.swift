@@ -18,6 +18,15 @@ public struct AuditLog: Sendable {
         public var details: [String: String]
     }
 
+    /// `GET /admin/v1/audit`'s reply.
+    public struct EventList: Codable, Sendable {
+        public var events: [Event]
+
+        public init(events: [Event]) {
+            self.events = events
+        }
+    }
+
     let client: PostgresClient
     let logger: Logger
 

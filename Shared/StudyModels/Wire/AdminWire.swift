@@ -153,3 +153,109 @@ public struct StudyActionResult: Codable, Sendable {
         self.version = version
     }
 }
+
+/// One admin account in `GET /admin/v1/admins` (super-admin).
+public struct AdminAccount: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var email: String
+    public var role: AdminRole
+    /// False until the invitation is accepted.
+    public var active: Bool
+    public var studyRoles: [String: StudyRole]
+
+    public init(id: UUID, email: String, role: AdminRole, active: Bool, studyRoles: [String: StudyRole]) {
+        self.id = id
+        self.email = email
+        self.role = role
+        self.active = active
+        self.studyRoles = studyRoles
+    }
+}
+
+public struct AdminAccountList: Codable, Sendable {
+    public var admins: [AdminAccount]
+
+    public init(admins: [AdminAccount]) {
+        self.admins = admins
+    }
+}
+
+/// `POST /admin/v1/admins`'s body.
+public struct AdminInvite: Codable, Sendable {
+    public var email: String
+    public var role: AdminRole?
+
+    public init(email: String, role: AdminRole?) {
+        self.email = email
+        self.role = role
+    }
+}
+
+/// `POST /admin/v1/admins`'s reply: the invitation token, shown this once.
+public struct AdminInvited: Codable, Sendable {
+    public struct Invitation: Codable, Sendable {
+        /// The invitee sends it to `POST /admin/v1/invitations/accept`.
+        public var token: String
+        public var expiresAt: Date
+
+        public init(token: String, expiresAt: Date) {
+            self.token = token
+            self.expiresAt = expiresAt
+        }
+    }
+
+    public var id: UUID
+    public var email: String
+    public var role: AdminRole
+    public var invitation: Invitation
+
+    public init(id: UUID, email: String, role: AdminRole, invitation: Invitation) {
+        self.id = id
+        self.email = email
+        self.role = role
+        self.invitation = invitation
+    }
+}
+
+/// `POST /admin/v1/invitations/accept`'s body.
+public struct AdminInvitationAcceptance: Codable, Sendable {
+    public var token: String
+    public var password: String
+
+    public init(token: String, password: String) {
+        self.token = token
+        self.password = password
+    }
+}
+
+/// Someone holding a role on a study, in `GET /admin/v1/studies/{studyId}/team`.
+public struct StudyTeamMember: Codable, Sendable, Equatable {
+    public var adminId: UUID
+    public var email: String
+    public var role: StudyRole
+
+    public init(adminId: UUID, email: String, role: StudyRole) {
+        self.adminId = adminId
+        self.email = email
+        self.role = role
+    }
+}
+
+public struct StudyTeam: Codable, Sendable {
+    public var members: [StudyTeamMember]
+
+    public init(members: [StudyTeamMember]) {
+        self.members = members
+    }
+}
+
+/// `PUT /admin/v1/studies/{studyId}/team`'s body: a role for the admin with this e-mail.
+public struct StudyTeamGrant: Codable, Sendable {
+    public var email: String
+    public var role: StudyRole
+
+    public init(email: String, role: StudyRole) {
+        self.email = email
+        self.role = role
+    }
+}

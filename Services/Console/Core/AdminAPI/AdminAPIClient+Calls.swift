@@ -2,6 +2,7 @@ import Foundation
 import JSONText
 import Logging
 import NIOCore
+import ServiceKit
 import StudyModels
 
 /// The admin API calls the console's pages make (docs/admin-api.md).
@@ -79,5 +80,45 @@ extension AdminAPIClient {
     package func versions(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [StudyVersionRecord] {
         try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))/versions", token: token, as: StudyVersionList.self, logger: logger)
             .versions
+    }
+}
+
+// Accounts, a study's team and the audit log.
+extension AdminAPIClient {
+    package func admins(token: String, logger: Logger) async throws(AdminAPIError) -> [AdminAccount] {
+        try await json(.GET, "/admin/v1/admins", token: token, as: AdminAccountList.self, logger: logger).admins
+    }
+
+    package func invite(_ invite: AdminInvite, token: String, logger: Logger) async throws(AdminAPIError) -> AdminInvited {
+        let body = Array((try? JSONEncoder().encode(invite)) ?? Data())
+        return try await json(.POST, "/admin/v1/admins", token: token, body: body, as: AdminInvited.self, logger: logger)
+    }
+
+    package func acceptInvitation(_ acceptance: AdminInvitationAcceptance, forwardedFor: String?, logger: Logger) async throws(AdminAPIError) {
+        let body = Array((try? JSONEncoder().encode(acceptance)) ?? Data())
+        _ = try await send(.POST, "/admin/v1/invitations/accept", token: nil, body: body, forwardedFor: forwardedFor, logger: logger)
+    }
+
+    package func team(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [StudyTeamMember] {
+        try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))/team", token: token, as: StudyTeam.self, logger: logger).members
+    }
+
+    package func grant(_ grant: StudyTeamGrant, on studyId: String, token: String, logger: Logger) async throws(AdminAPIError) {
+        let body = Array((try? JSONEncoder().encode(grant)) ?? Data())
+        _ = try await send(.PUT, "/admin/v1/studies/\(Self.segment(studyId))/team", token: token, body: body, logger: logger)
+    }
+
+    package func revoke(_ adminId: UUID, on studyId: String, token: String, logger: Logger) async throws(AdminAPIError) {
+        _ = try await send(.DELETE, "/admin/v1/studies/\(Self.segment(studyId))/roles/\(adminId.uuidString)", token: token, logger: logger)
+    }
+
+    package func audit(of studyId: String, limit: Int, token: String, logger: Logger) async throws(AdminAPIError) -> [AuditLog.Event] {
+        try await json(
+            .GET, "/admin/v1/audit?studyId=\(Self.query(studyId))&limit=\(limit)", token: token, as: AuditLog.EventList.self, logger: logger
+        ).events
+    }
+
+    static func query(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
     }
 }

@@ -15,11 +15,14 @@ package struct ConsolePages: Sendable {
     package let api: AdminAPIClient
     package let renderer: PageRenderer
     package let cookies: SessionCookies
+    /// Where admins open the console (the address an invitation names).
+    package let publicURL: URL
 
-    package init(api: AdminAPIClient, renderer: PageRenderer, cookies: SessionCookies) {
+    package init(api: AdminAPIClient, renderer: PageRenderer, cookies: SessionCookies, publicURL: URL) {
         self.api = api
         self.renderer = renderer
         self.cookies = cookies
+        self.publicURL = publicURL
     }
 
     /// A signed-in page. For a POST, `body` receives the submitted form, already checked to

@@ -22,7 +22,10 @@ package struct SignInRoutes: Sendable {
 
     @Sendable func form(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         if pages.cookies.session(request) != nil { return PageRenderer.redirect(to: "/") }
-        let notice = request.uri.queryParameters["ended"] != nil ? "Your session ended. Sign in again." : nil
+        let notice =
+            request.uri.queryParameters["ended"] != nil
+            ? "Your session ended. Sign in again."
+            : request.uri.queryParameters["ready"] != nil ? "Your account is ready. Sign in with your e-mail and new password." : nil
         return try page(next: request.uri.queryParameters["next"].map(String.init), email: "", message: nil, notice: notice, status: .ok)
     }
 

@@ -42,6 +42,8 @@ extension ConsolePages {
         page["sections"] = StudyPageModels.sections(sections, current: current)
         page["overviewCurrent"] = current == nil
         page["actionsCurrent"] = current == "actions"
+        page["teamCurrent"] = current == "team"
+        page["auditCurrent"] = current == "audit"
         return page
     }
 }

@@ -14,15 +14,6 @@ package struct AdminStore: Sendable {
         package var disabled: Bool
     }
 
-    package struct Summary: Codable, Sendable, Equatable {
-        package var id: UUID
-        package var email: String
-        package var role: AdminRole
-        /// False until the invitation is accepted.
-        package var active: Bool
-        package var studyRoles: [String: StudyRole]
-    }
-
     /// Tries before an account locks, and for how long (counted by ServiceKit's `AttemptCounter`).
     package static let lockout = AttemptCounter.Policy(maxAttempts: 5, lockFor: .seconds(15 * 60))
 
@@ -133,7 +124,7 @@ package struct AdminStore: Sendable {
         }
     }
 
-    package func list() async throws -> [Summary] {
+    package func list() async throws -> [AdminAccount] {
         let rows = try await client.query(
             """
             SELECT a.id, a.email, a.role, a.password_hash IS NOT NULL,
@@ -142,12 +133,34 @@ package struct AdminStore: Sendable {
             WHERE a.disabled_at IS NULL
             GROUP BY a.id ORDER BY lower(a.email)
             """, logger: logger)
-        var admins: [Summary] = []
+        var admins: [AdminAccount] = []
         for try await (id, email, role, active, rolesJSON) in rows.decode((UUID, String, String, Bool, String).self) {
             let roles = (try? JSONDecoder().decode([String: StudyRole].self, from: Data(rolesJSON.utf8))) ?? [:]
-            admins.append(Summary(id: id, email: email, role: AdminRole(rawValue: role) ?? .admin, active: active, studyRoles: roles))
+            admins.append(AdminAccount(id: id, email: email, role: AdminRole(rawValue: role) ?? .admin, active: active, studyRoles: roles))
         }
         return admins
+    }
+
+    /// Who holds a role on `studyId`, by e-mail.
+    package func team(studyId: String) async throws -> [StudyTeamMember] {
+        let rows = try await client.query(
+            """
+            SELECT a.id, a.email, r.role FROM study_roles r JOIN admins a ON a.id = r.admin_id
+            WHERE r.study_id = \(studyId) AND a.disabled_at IS NULL ORDER BY lower(a.email)
+            """, logger: logger)
+        var members: [StudyTeamMember] = []
+        for try await (id, email, role) in rows.decode((UUID, String, String).self) {
+            if let role = StudyRole(rawValue: role) { members.append(StudyTeamMember(adminId: id, email: email, role: role)) }
+        }
+        return members
+    }
+
+    /// The active account with this e-mail (whatever its case), if any.
+    package func adminId(email: String) async throws -> UUID? {
+        let rows = try await client.query(
+            "SELECT id FROM admins WHERE lower(email) = lower(\(email)) AND disabled_at IS NULL", logger: logger)
+        for try await id in rows.decode(UUID.self) { return id }
+        return nil
     }
 
     package func exists(adminId: UUID) async throws -> Bool {

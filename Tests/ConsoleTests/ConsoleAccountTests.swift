@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTypes
+import Testing
+import TestSupport
+
+/// Accounts through the console: a super-admin invites, the invitee sets a password with the code
+/// and signs in, a study admin gives and removes a role on the study's Team page, and the audit
+/// log shows it; each refused to whoever may not.
+@Suite struct ConsoleAccountTests {
+    @Test func anInvitedAdminJoinsAndIsGivenARoleOnTheTeamPage() async throws {
+        try await ConsoleFixture.run { fixture in
+            let root = fixture.browser
+            try await root.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let admins = try await root.get("/admins")
+            #expect(admins.status == .ok)
+            #expect(admins.html.contains(ConsoleFixture.rootEmail))
+            let invited = try await root.post("/admins", [("csrf", try #require(admins.input("csrf"))), ("email", "new@console.test"), ("role", "admin")])
+            #expect(invited.status == .created)
+            let codeStart = try #require(invited.html.range(of: "id=\"invitation-code\">"))
+            let code = String(invited.html[codeStart.upperBound...].prefix { $0 != "<" })
+            #expect(code.count >= 40)
+            #expect(!(try await root.get("/admins")).html.contains(code), "the code is shown once")
+
+            // The invitee, in a browser of their own.
+            let invitee = Browser(client: fixture.browser.client)
+            let form = try await invitee.get("/invitation")
+            let csrf = try #require(form.input("csrf"))
+            let weak = try await invitee.post("/invitation", [("csrf", csrf), ("code", code), ("password", "short"), ("again", "short")])
+            #expect(weak.status == .unprocessableContent)
+            let again = try #require(weak.input("csrf"))
+            let accepted = try await invitee.post(
+                "/invitation", [("csrf", again), ("code", code), ("password", "New-Admin-Passw0rd!"), ("again", "New-Admin-Passw0rd!")])
+            #expect(accepted.status == .seeOther)
+            #expect(accepted.location == "/signin?ready=1")
+            let studies = try await invitee.signIn("new@console.test", "New-Admin-Passw0rd!")
+            #expect(!studies.html.contains("/studies/CONSOLE1"), "no role yet")
+            #expect(try await invitee.get("/admins").status == .forbidden, "only super-admins list accounts")
+
+            // The study admin gives them the editor role by e-mail.
+            let team = try await root.get("/studies/CONSOLE1/team")
+            #expect(team.status == .ok)
+            let teamCSRF = try #require(team.input("csrf"))
+            let unknown = try await root.post("/studies/CONSOLE1/team", [("csrf", teamCSRF), ("email", "nobody@console.test"), ("role", "editor")])
+            #expect(unknown.status == .unprocessableContent)
+            let granted = try await root.post("/studies/CONSOLE1/team", [("csrf", teamCSRF), ("email", "new@console.test"), ("role", "editor")])
+            #expect(granted.status == .seeOther)
+            #expect(try await root.get("/studies/CONSOLE1/team").html.contains("new@console.test"))
+            let basics = try await invitee.get("/studies/CONSOLE1/basics")
+            #expect(basics.status == .ok)
+            #expect(basics.html.contains("name=\"/name/en\""), "an editor has the form")
+            #expect(try await invitee.get("/studies/CONSOLE1/team").status == .forbidden, "an editor does not manage the team")
+
+            // The audit log shows the grant; then the role is removed.
+            let audit = try await root.get("/studies/CONSOLE1/audit")
+            #expect(audit.status == .ok)
+            #expect(audit.html.contains("study.role_granted"))
+            let teamPage = try await root.get("/studies/CONSOLE1/team")
+            let idRange = try #require(teamPage.html.range(of: #"name="adminId" value=""#))
+            let adminId = String(teamPage.html[idRange.upperBound...].prefix { $0 != "\"" })
+            let removed = try await root.post("/studies/CONSOLE1/team/remove", [("csrf", teamCSRF), ("adminId", adminId)])
+            #expect(removed.status == .seeOther)
+            #expect(try await invitee.get("/studies/CONSOLE1/basics").status == .forbidden)
+        }
+    }
+}
