@@ -14,6 +14,7 @@ import sys
 import urllib.request
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -43,6 +44,18 @@ def wait(driver, condition, what, seconds=15):
     except Exception as error:
         shot(driver, "failure")
         raise AssertionError(f"{what} (after {seconds} s, at {driver.current_url}): {type(error).__name__} {error}")
+
+
+def gone(element):
+    """The page that held `element` has been replaced (Chromium reports a node of a page that
+    is gone either as stale or as not belonging to the document)."""
+    def check(_driver):
+        try:
+            element.is_enabled()
+            return False
+        except (StaleElementReferenceException, WebDriverException):
+            return True
+    return check
 
 
 def shot(driver, name):
@@ -89,7 +102,7 @@ def app_activity(study, activity):
 def save(driver, what):
     page = driver.find_element(By.CSS_SELECTOR, "main")
     driver.find_element(By.CSS_SELECTOR, "form button.primary[type=submit]").click()
-    wait(driver, EC.staleness_of(page), f"the page after saving {what}")
+    wait(driver, gone(page), f"the page after saving {what}")
     wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Saved"), f"the saved notice on {what}")
 
 
@@ -97,7 +110,7 @@ def press(driver, op):
     """A row button (add, remove, up, down): the page comes back with the rows changed."""
     page = driver.find_element(By.CSS_SELECTOR, "main")
     driver.find_element(By.CSS_SELECTOR, f"button[name=op][value='{op}']").click()
-    wait(driver, EC.staleness_of(page), f"the page after {op}")
+    wait(driver, gone(page), f"the page after {op}")
     wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "The rows changed on this page only"), f"the page after {op}")
 
 
@@ -108,7 +121,7 @@ def choose(driver, select_id, value):
     if Select(select).first_selected_option.get_attribute("value") == value:
         return  # already chosen: its fields are on the page
     Select(select).select_by_value(value)
-    wait(driver, EC.staleness_of(select), f"the page after choosing {value} in {select_id}")
+    wait(driver, gone(select), f"the page after choosing {value} in {select_id}")
     wait(driver, EC.presence_of_element_located((By.ID, select_id)), f"{select_id} again")
 
 

@@ -63,3 +63,41 @@ import TestSupport
         }
     }
 }
+
+/// The whole study document: downloaded, and replaced by an edited one that the admin API
+/// validates; nothing is saved from JSON that does not parse or from a page older than the draft.
+@Suite struct ConsoleDocumentTests {
+    @Test func theDocumentIsDownloadedAndAnEditedOneSavedWhole() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let download = try await browser.get("/studies/CONSOLE1/document.json")
+            #expect(download.status == .ok)
+            #expect(download.headers[.contentDisposition] == "attachment; filename=\"CONSOLE1.json\"")
+            var document = try #require(try JSONSerialization.jsonObject(with: Data(download.html.utf8)) as? [String: Any])
+            #expect(document["studyId"] as? String == "CONSOLE1")
+
+            let page = try await browser.get("/studies/CONSOLE1/document")
+            let csrf = try #require(page.input("csrf"))
+            let revision = try #require(page.input("revision"))
+            let broken = try await browser.post("/studies/CONSOLE1/document", [("csrf", csrf), ("revision", revision), ("document", "{not json")])
+            #expect(broken.status == .unprocessableContent)
+            #expect(broken.html.contains("This is not JSON"))
+            #expect(broken.html.contains("{not json"), "what was typed is kept")
+
+            document["tagline"] = "Edited as JSON"
+            let edited = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+            let saved = try await browser.post("/studies/CONSOLE1/document", [("csrf", csrf), ("revision", revision), ("document", edited)])
+            #expect(saved.status == .seeOther)
+            #expect(try await fixture.draft().json["tagline"] as? String == "Edited as JSON")
+
+            // The same page again: its revision is old now, and the draft is not overwritten.
+            document["tagline"] = "From an old page"
+            let stale = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+            let refused = try await browser.post("/studies/CONSOLE1/document", [("csrf", csrf), ("revision", revision), ("document", stale)])
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.html.contains("changed since it was read"))
+            #expect(try await fixture.draft().json["tagline"] as? String == "Edited as JSON")
+        }
+    }
+}

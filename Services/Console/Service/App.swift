@@ -61,6 +61,7 @@ public enum ConsoleService {
         StudyActionRoutes(pages: pages).add(to: shell.router)
         TeamRoutes(pages: pages).add(to: shell.router)
         AccountRoutes(pages: pages).add(to: shell.router)
+        DocumentRoutes(pages: pages).add(to: shell.router)
         return shell.application(
             host: settings.host, port: settings.port, services: [http], logger: logger, routeCatalog: routeCatalog)
     }

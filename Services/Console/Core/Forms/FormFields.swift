@@ -3,13 +3,25 @@ import Foundation
 /// A submitted HTML form (`application/x-www-form-urlencoded`): names and values in the order
 /// the browser sent them; a name may repeat (a group of checkboxes).
 package struct FormFields: Sendable, Equatable {
-    package private(set) var pairs: [(name: String, value: String)]
+    package private(set) var pairs: [(name: String, value: String)] {
+        didSet { index = Self.index(pairs) }
+    }
+    /// Where each name first appears: a page of an activity reads a thousand names.
+    private var index: [String: Int]
 
     /// More fields than any console page has; a body past it is refused before it is looked at.
     package static let maxFields = 10_000
 
     package init(_ pairs: [(name: String, value: String)] = []) {
         self.pairs = pairs
+        index = Self.index(pairs)
+    }
+
+    static func index(_ pairs: [(name: String, value: String)]) -> [String: Int] {
+        var index: [String: Int] = [:]
+        index.reserveCapacity(pairs.count)
+        for (position, pair) in pairs.enumerated() where index[pair.name] == nil { index[pair.name] = position }
+        return index
     }
 
     package static func == (lhs: FormFields, rhs: FormFields) -> Bool {
@@ -31,6 +43,7 @@ package struct FormFields: Sendable, Equatable {
             pairs.append((Self.decode(parts[0]), parts.count > 1 ? Self.decode(parts[1]) : ""))
         }
         self.pairs = pairs
+        index = Self.index(pairs)
     }
 
     static func decode(_ text: Substring) -> String {
@@ -40,7 +53,7 @@ package struct FormFields: Sendable, Equatable {
 
     /// The first value of `name`.
     package subscript(name: String) -> String? {
-        pairs.first { $0.name == name }?.value
+        index[name].map { pairs[$0].value }
     }
 
     /// Every value of `name`, in order.

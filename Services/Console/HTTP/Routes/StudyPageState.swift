@@ -44,6 +44,7 @@ extension ConsolePages {
         page["actionsCurrent"] = current == "actions"
         page["teamCurrent"] = current == "team"
         page["auditCurrent"] = current == "audit"
+        page["documentCurrent"] = current == "document"
         return page
     }
 }
