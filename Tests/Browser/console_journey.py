@@ -403,8 +403,27 @@ def main():
         info = app_call("studyInfo", STUDY)
         assert [(page["title"], page["text"]) for page in info["info"]] == [("Welcome", "Two weeks, two minutes a day.")], info["info"]
 
-        # The overview, then signing out ends the session.
-        driver.find_element(By.LINK_TEXT, "Overview").click()
+        # The demo app's push credentials: a key that is not one is refused, and nothing is stored.
+        driver.find_element(By.LINK_TEXT, "Apps").click()
+        wait(driver, EC.presence_of_element_located((By.LINK_TEXT, "Push credentials")), "the apps page")
+        shot(driver, "apps")
+        driver.get(CONSOLE + "/apps/DEMOAPP/push")
+        wait(driver, EC.presence_of_element_located((By.ID, "teamId")), "the push credentials page")
+        fill(driver, "teamId", "TEAM123456")
+        fill(driver, "keyId", "KEY1234567")
+        fill(driver, "privateKey", "not a key")
+        fill(driver, "topic", "org.studystack.demo")
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.CSS_SELECTOR, "form[action$='/push/ios'] button[type=submit]").click()
+        wait(driver, gone(page), "the push page after a refused upload")
+        assert driver.find_elements(By.CSS_SELECTOR, ".alert.error"), "the refusal is shown"
+        assert "No push credentials yet" in driver.find_element(By.CSS_SELECTOR, "main").text
+        shot(driver, "app-push")
+
+        # The study's summary, then signing out ends the session.
+        driver.get(CONSOLE + f"/studies/{STUDY}/basics")
+        wait(driver, EC.presence_of_element_located((By.LINK_TEXT, "Summary")), "the study's pages again")
+        driver.find_element(By.LINK_TEXT, "Summary").click()
         wait(driver, EC.title_contains("Sleep and mood"), "the study overview")
         shot(driver, "study-overview")
         driver.find_element(By.CSS_SELECTOR, "form[action='/signout'] button").click()

@@ -62,6 +62,7 @@ public enum ConsoleService {
         TeamRoutes(pages: pages).add(to: shell.router)
         AccountRoutes(pages: pages).add(to: shell.router)
         DocumentRoutes(pages: pages).add(to: shell.router)
+        AppPageRoutes(pages: pages).add(to: shell.router)
         return shell.application(
             host: settings.host, port: settings.port, services: [http], logger: logger, routeCatalog: routeCatalog)
     }

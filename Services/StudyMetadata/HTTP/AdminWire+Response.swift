@@ -16,3 +16,4 @@ extension AdminAccountList: ResponseEncodable {}
 extension AdminInvited: ResponseEncodable {}
 extension StudyTeam: ResponseEncodable {}
 extension AuditLog.EventList: ResponseEncodable {}
+extension AppCreated: ResponseEncodable {}

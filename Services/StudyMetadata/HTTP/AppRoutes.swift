@@ -7,12 +7,6 @@ import StudyModels
 
 /// `POST|GET /admin/v1/apps`, `GET|PUT /admin/v1/apps/{appId}`.
 package struct AppRoutes {
-    package struct Created: ResponseEncodable {
-        package var app: AppDefinition
-        /// Shown once: `key:token` for each platform's `Authorization: Basic` header.
-        package var credentials: [String: String]
-    }
-
     package let store: AppStore
     package let authenticator: AdminTokenAuthenticator
     package let audit: AuditLog
@@ -30,7 +24,7 @@ package struct AppRoutes {
         router.put("/admin/v1/apps/:appId", use: update)
     }
 
-    @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Created> {
+    @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<AppCreated> {
         let admin = try await authenticator.requireSuperAdmin(request)
         let app = try await DocumentBody.decode(AppDefinition.self, named: "app", from: request, context: context)
         let problems = app.problems()
@@ -45,7 +39,7 @@ package struct AppRoutes {
         try await audit.record(actor: admin.email, action: "app.created", details: ["appId": app.appId])
         return EditedResponse(
             status: .created,
-            response: Created(
+            response: AppCreated(
                 app: app,
                 credentials: Dictionary(uniqueKeysWithValues: credentials.map { ($0.platform.rawValue, $0.basic) })))
     }

@@ -259,3 +259,15 @@ public struct StudyTeamGrant: Codable, Sendable {
         self.role = role
     }
 }
+
+/// `POST /admin/v1/apps`'s reply: the definition, and each platform's `key:token` credential,
+/// shown this once.
+public struct AppCreated: Codable, Sendable {
+    public var app: AppDefinition
+    public var credentials: [String: String]
+
+    public init(app: AppDefinition, credentials: [String: String]) {
+        self.app = app
+        self.credentials = credentials
+    }
+}

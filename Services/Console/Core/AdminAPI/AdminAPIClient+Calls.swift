@@ -122,3 +122,36 @@ extension AdminAPIClient {
         value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
     }
 }
+
+// Apps and their push credentials.
+extension AdminAPIClient {
+    /// An app's definition as JSON (the page edits it as a document).
+    package func app(_ appId: String, token: String, logger: Logger) async throws(AdminAPIError) -> JSONValue {
+        let reply = try await send(.GET, "/admin/v1/apps/\(Self.segment(appId))", token: token, logger: logger)
+        guard let definition = try? JSONValue.parse(reply.body.readableBytesView) else {
+            throw AdminAPIError(status: reply.status, code: "unexpected_reply", message: "study-metadata sent an app that is not JSON")
+        }
+        return definition
+    }
+
+    package func createApp(_ definition: JSONValue, token: String, logger: Logger) async throws(AdminAPIError) -> AppCreated {
+        try await json(.POST, "/admin/v1/apps", token: token, body: Array(definition.serialized().utf8), as: AppCreated.self, logger: logger)
+    }
+
+    package func updateApp(_ appId: String, _ definition: JSONValue, token: String, logger: Logger) async throws(AdminAPIError) {
+        _ = try await send(.PUT, "/admin/v1/apps/\(Self.segment(appId))", token: token, body: Array(definition.serialized().utf8), logger: logger)
+    }
+
+    package func pushCredentials(_ appId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [PushCredentialSummary] {
+        try await json(.GET, "/admin/v1/apps/\(Self.segment(appId))/push", token: token, as: PushCredentialList.self, logger: logger).credentials
+    }
+
+    /// `platform`: `ios` (an APNs key as JSON) or `android` (the service-account file as it is).
+    package func uploadPush(_ appId: String, platform: String, body: [UInt8], token: String, logger: Logger) async throws(AdminAPIError) {
+        _ = try await send(.PUT, "/admin/v1/apps/\(Self.segment(appId))/push/\(Self.segment(platform))", token: token, body: body, logger: logger)
+    }
+
+    package func removePush(_ appId: String, platform: String, token: String, logger: Logger) async throws(AdminAPIError) {
+        _ = try await send(.DELETE, "/admin/v1/apps/\(Self.segment(appId))/push/\(Self.segment(platform))", token: token, logger: logger)
+    }
+}

@@ -25,6 +25,19 @@ document.addEventListener("DOMContentLoaded", () => {
     box.addEventListener("change", sync);
     sync();
   }
+  // Copy buttons beside values shown once (an app's credentials).
+  for (const button of document.querySelectorAll("button[data-copy]")) {
+    button.addEventListener("click", async () => {
+      const field = document.getElementById(button.dataset.copy);
+      if (!field) return;
+      try {
+        await navigator.clipboard.writeText(field.value);
+        button.textContent = "Copied";
+      } catch {
+        field.select();
+      }
+    });
+  }
   // Buttons that change something for good ask once more before the form goes.
   for (const button of document.querySelectorAll("button[data-confirm]")) {
     button.addEventListener("click", (event) => {

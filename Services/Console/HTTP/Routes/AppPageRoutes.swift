@@ -1,0 +1,221 @@
+import ConsoleCore
+import Foundation
+import Hummingbird
+import JSONText
+import ServiceKitHTTP
+import StudyModels
+
+/// Apps: the list, a new app (its iOS and Android credentials shown once), an app's definition,
+/// and its push credentials. Super-admins change them; the admin API refuses anyone else.
+package struct AppPageRoutes: Sendable {
+    let pages: ConsolePages
+
+    package init(pages: ConsolePages) {
+        self.pages = pages
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/apps", use: list)
+        router.get("/apps/new", use: newForm)
+        router.post("/apps/new", use: create)
+        router.get("/apps/:appId", use: edit)
+        router.post("/apps/:appId", use: save)
+        router.get("/apps/:appId/push", use: push)
+        router.post("/apps/:appId/push/ios", use: uploadAPNs)
+        router.post("/apps/:appId/push/android", use: uploadFCM)
+        router.post("/apps/:appId/push/remove", use: removePush)
+    }
+
+    // MARK: The list and a new app
+
+    @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await pages.signedIn(request, context) { session, _ in
+            let apps = try await pages.api.apps(token: session.token, logger: context.logger)
+            var page = pages.base(title: "Apps", session: session)
+            page["apps"] = apps.map { app -> [String: Any] in
+                [
+                    "appId": app.appId, "orgId": app.orgId, "name": app.name.text(for: "en"), "kind": app.kind.rawValue,
+                    "ios": app.ios?.latestVersion ?? "", "android": app.android?.latestVersion ?? "",
+                ]
+            }
+            page["hasApps"] = !apps.isEmpty
+            return pages.renderer.page("apps", page)
+        }
+    }
+
+    static let skeleton = JSONValue.object(["kind": .string("gateway")])
+
+    @Sendable func newForm(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await pages.signedIn(request, context) { session, _ in
+            let section = StudySection.app(isNew: true)
+            return appPage(session, section: section, appId: nil, values: section.values(in: Self.skeleton), problems: [], saved: false, status: .ok)
+        }
+    }
+
+    @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await pages.signedIn(request, context) { session, form in
+            let form = form ?? FormFields()
+            let section = StudySection.app(isNew: true)
+            if let edited = try edited(form, section: section) {
+                return appPage(session, section: section, appId: nil, values: edited, problems: [], saved: false, status: .ok)
+            }
+            let definition = try section.applying(form, to: Self.skeleton)
+            let outcome = await ConsolePages.outcome {
+                () async throws(AdminAPIError) in try await pages.api.createApp(definition, token: session.token, logger: context.logger)
+            }
+            switch outcome {
+            case .success(let created):
+                var page = pages.base(title: "App created", session: session)
+                page["appId"] = created.app.appId
+                page["credentials"] = created.credentials.sorted { $0.key > $1.key }.map { ["platform": $0.key == "ios" ? "iOS" : "Android", "id": $0.key, "value": $0.value] }
+                return pages.renderer.page("app-created", page, status: .created)
+            case .failure(let error) where [400, 409, 422].contains(error.status):
+                let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "/appId", message: error.message)] : error.problems
+                return appPage(session, section: section, appId: nil, values: form, problems: problems, saved: false, status: .unprocessableContent)
+            case .failure(let error):
+                throw error
+            }
+        }
+    }
+
+    // MARK: An app
+
+    @Sendable func edit(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let appId = try context.parameters.require("appId")
+        return try await pages.signedIn(request, context) { session, _ in
+            let definition = try await pages.api.app(appId, token: session.token, logger: context.logger)
+            let section = StudySection.app(isNew: false)
+            return appPage(
+                session, section: section, appId: appId, values: section.values(in: definition), problems: [],
+                saved: request.uri.queryParameters["saved"] != nil, status: .ok)
+        }
+    }
+
+    @Sendable func save(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let appId = try context.parameters.require("appId")
+        return try await pages.signedIn(request, context) { session, form in
+            let form = form ?? FormFields()
+            let section = StudySection.app(isNew: false)
+            if let edited = try edited(form, section: section) {
+                return appPage(session, section: section, appId: appId, values: edited, problems: [], saved: false, status: .ok)
+            }
+            let current = try await pages.api.app(appId, token: session.token, logger: context.logger)
+            let definition = try section.applying(form, to: current)
+            let outcome = await ConsolePages.outcome {
+                () async throws(AdminAPIError) in try await pages.api.updateApp(appId, definition, token: session.token, logger: context.logger)
+            }
+            switch outcome {
+            case .success:
+                return PageRenderer.redirect(to: "/apps/\(AdminAPIClient.segment(appId))?saved=1")
+            case .failure(let error) where [400, 409, 422].contains(error.status):
+                let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "", message: error.message)] : error.problems
+                return appPage(session, section: section, appId: appId, values: form, problems: problems, saved: false, status: .unprocessableContent)
+            case .failure(let error):
+                throw error
+            }
+        }
+    }
+
+    /// The page again after a row or a choice changed on it (nothing saved), or nil for a save.
+    func edited(_ form: FormFields, section: StudySection) throws -> FormFields? {
+        guard let op = form["op"] else { return nil }
+        guard let edit = FormEdit(op), let edited = section.editing(form, edit) else {
+            throw APIError.badRequest("that row cannot be changed (the list is full, or the row is gone)")
+        }
+        return edited
+    }
+
+    func appPage(
+        _ session: ConsoleSession, section: StudySection, appId: String?, values: FormFields, problems: [ValidationProblem], saved: Bool,
+        status: HTTPResponse.Status
+    ) -> Response {
+        var page = pages.base(title: appId.map { "App \($0)" } ?? "New app", session: session)
+        page["heading"] = appId.map { "App \($0)" } ?? "New app"
+        page["action"] = appId.map { "/apps/\(AdminAPIClient.segment($0))" } ?? "/apps/new"
+        page["appId"] = appId ?? ""
+        page["existing"] = appId != nil
+        page["saved"] = saved
+        page["elements"] = section.views(values: values, problems: problems, spanish: true, readOnly: false)
+        page["problems"] = StudyPageModels.problems(problems, page: section, values: values, sections: [], draft: .null, studyId: "")
+        page["hasProblems"] = !problems.isEmpty
+        page["problemsHeading"] = "Not saved: \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
+        return pages.renderer.page("app", page, status: status)
+    }
+
+    // MARK: Push credentials
+
+    @Sendable func push(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let appId = try context.parameters.require("appId")
+        return try await pages.signedIn(request, context) { session, _ in
+            try await pushPage(appId, session: session, context: context, message: nil, status: .ok)
+        }
+    }
+
+    @Sendable func uploadAPNs(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let appId = try context.parameters.require("appId")
+        return try await pages.signedIn(request, context) { session, form in
+            let form = form ?? FormFields()
+            let credentials = APNsCredentials(
+                teamId: FormField.trimmed(form["teamId"]), keyId: FormField.trimmed(form["keyId"]),
+                privateKey: FormField.trimmed(form["privateKey"]), topic: FormField.trimmed(form["topic"]),
+                environment: APNsCredentials.Environment(rawValue: form["environment"] ?? "") ?? .production)
+            let body = Array((try? JSONEncoder().encode(credentials)) ?? Data())
+            return try await upload(appId, platform: "ios", body: body, session: session, context: context)
+        }
+    }
+
+    @Sendable func uploadFCM(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let appId = try context.parameters.require("appId")
+        return try await pages.signedIn(request, context) { session, form in
+            try await upload(appId, platform: "android", body: Array((form?["serviceAccount"] ?? "").utf8), session: session, context: context)
+        }
+    }
+
+    func upload(_ appId: String, platform: String, body: [UInt8], session: ConsoleSession, context: ServiceRequestContext) async throws -> Response {
+        let outcome = await ConsolePages.outcome {
+            () async throws(AdminAPIError) in
+            try await pages.api.uploadPush(appId, platform: platform, body: body, token: session.token, logger: context.logger)
+        }
+        switch outcome {
+        case .success:
+            return PageRenderer.redirect(to: "/apps/\(AdminAPIClient.segment(appId))/push")
+        case .failure(let error) where [400, 422, 502].contains(error.status):
+            let details = error.problems.map { "\($0.pointer): \($0.message)" }.joined(separator: "; ")
+            return try await pushPage(
+                appId, session: session, context: context, message: details.isEmpty ? error.message : "\(error.message): \(details)",
+                status: .unprocessableContent)
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    @Sendable func removePush(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let appId = try context.parameters.require("appId")
+        return try await pages.signedIn(request, context) { session, form in
+            guard let platform = form?["platform"], ["ios", "android"].contains(platform) else {
+                return try await pushPage(appId, session: session, context: context, message: "There is no such platform.", status: .unprocessableContent)
+            }
+            try await pages.api.removePush(appId, platform: platform, token: session.token, logger: context.logger)
+            return PageRenderer.redirect(to: "/apps/\(AdminAPIClient.segment(appId))/push")
+        }
+    }
+
+    func pushPage(_ appId: String, session: ConsoleSession, context: ServiceRequestContext, message: String?, status: HTTPResponse.Status) async throws -> Response {
+        let summaries = try await pages.api.pushCredentials(appId, token: session.token, logger: context.logger)
+        var page = pages.base(title: "Push · \(appId)", session: session)
+        page["appId"] = appId
+        page["credentials"] = summaries.map { summary -> [String: Any] in
+            [
+                "platform": summary.platform.rawValue, "label": summary.platform == .ios ? "iOS (APNs)" : "Android (Firebase)",
+                "details": [
+                    summary.teamId.map { "team \($0)" }, summary.keyId.map { "key \($0)" }, summary.topic.map { "topic \($0)" },
+                    summary.environment, summary.projectId.map { "project \($0)" }, summary.clientEmail,
+                ].compactMap { $0 }.joined(separator: ", "),
+                "fingerprint": summary.publicKeySHA256, "updatedAt": StudyPageModels.timestamp(summary.updatedAt),
+            ]
+        }
+        page["hasCredentials"] = !summaries.isEmpty
+        if let message { page["message"] = message }
+        return pages.renderer.page("push", page, status: status)
+    }
+}
