@@ -51,13 +51,17 @@ import TestSupport
             await #expect(throws: (any Error).self) {
                 _ = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/healthz"), timeout: .seconds(2))
             }
-            let remaining = try await TestDatabase.withAdminClient { client, logger in
-                let rows = try await client.query(
-                    "SELECT count(*)::int FROM pg_stat_activity WHERE datname = \(database)", logger: logger)
-                var count = -1
-                for try await value in rows.decode(Int.self) { count = value }
-                return count
-            }
+            // The pool has closed its connections; a PostgreSQL backend leaves pg_stat_activity a
+            // moment after its client hung up, so this waits (with a deadline) for it to go.
+            let remaining = try await eventually("no connection left to \(database)", within: .seconds(10)) {
+                try await TestDatabase.withAdminClient { client, logger in
+                    let rows = try await client.query(
+                        "SELECT count(*)::int FROM pg_stat_activity WHERE datname = \(database)", logger: logger)
+                    var count = -1
+                    for try await value in rows.decode(Int.self) { count = value }
+                    return count
+                }
+            } until: { $0 == 0 }
             #expect(remaining == 0)
         }
     }
