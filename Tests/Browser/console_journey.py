@@ -40,7 +40,9 @@ def browser():
 def wait(driver, condition, what, seconds=15):
     """A poll with a deadline: the condition, or a failure that says what never happened."""
     try:
-        return WebDriverWait(driver, seconds, poll_frequency=0.1).until(condition)
+        # A page being replaced can answer for a moment from a document that is going away
+        # (stale, or "does not belong to the document"): asked again at the next poll.
+        return WebDriverWait(driver, seconds, poll_frequency=0.1, ignored_exceptions=(WebDriverException,)).until(condition)
     except Exception as error:
         shot(driver, "failure")
         raise AssertionError(f"{what} (after {seconds} s, at {driver.current_url}): {type(error).__name__} {error}")

@@ -161,3 +161,41 @@ extension ConsoleListAndActionTests {
         }
     }
 }
+
+extension ConsoleListAndActionTests {
+    @Test func aDesignFromAnotherServerIsImportedAndPreviewedScreenByScreen() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let form = try await browser.get("/studies/CONSOLE1/import")
+            #expect(form.status == .ok)
+            let csrf = try #require(form.input("csrf"))
+            let design = #"""
+                {"message": "SUCCESS", "activity": {"type": "questionnaire", "metadata": {"name": "Mood", "activityId": "mood"},
+                 "steps": [
+                   {"type": "question", "resultType": "scale", "key": "level", "title": "How is your mood?", "skippable": false,
+                    "format": {"minValue": 0, "maxValue": 10, "step": 1, "default": 5, "minDesc": "Low", "maxDesc": "High"}},
+                   {"type": "question", "resultType": "textChoice", "key": "why", "title": "Why?", "skippable": true,
+                    "format": {"selectionStyle": "Single", "textChoices": [{"text": "Sleep", "value": "sleep"}, {"text": "Work", "value": "work"}]}}
+                 ]}}
+                """#
+            let broken = try await browser.post("/studies/CONSOLE1/import", [("csrf", csrf), ("activityId", "mood"), ("design", "{\"activity\": 3}")])
+            #expect(broken.status == .unprocessableContent)
+            #expect(broken.html.contains("Not imported"))
+            let imported = try await browser.post("/studies/CONSOLE1/import", [("csrf", csrf), ("activityId", "mood"), ("design", design)])
+            #expect(imported.status == .seeOther)
+            #expect(imported.location == "/studies/CONSOLE1/activities/mood?saved=1")
+            let activities = try #require(try await fixture.draft().json["activities"] as? [[String: Any]])
+            #expect(activities.map { $0["activityId"] as? String } == ["mood"])
+            #expect((activities.first?["steps"] as? [Any])?.count == 2)
+
+            let preview = try await browser.get("/studies/CONSOLE1/activities/mood/preview")
+            #expect(preview.status == .ok)
+            #expect(preview.html.contains("How is your mood?"))
+            #expect(preview.html.contains("type=\"range\" min=\"0\" max=\"10\""))
+            #expect(preview.html.contains("○ Sleep"))
+            #expect(preview.html.contains("may be skipped"))
+            #expect(try await browser.get("/studies/CONSOLE1/activities/nosuch/preview").status == .notFound)
+        }
+    }
+}

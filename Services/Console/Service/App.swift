@@ -63,6 +63,7 @@ public enum ConsoleService {
         AccountRoutes(pages: pages).add(to: shell.router)
         DocumentRoutes(pages: pages).add(to: shell.router)
         AppPageRoutes(pages: pages).add(to: shell.router)
+        ActivityToolRoutes(pages: pages).add(to: shell.router)
         return shell.application(
             host: settings.host, port: settings.port, services: [http], logger: logger, routeCatalog: routeCatalog)
     }

@@ -155,3 +155,14 @@ extension AdminAPIClient {
         _ = try await send(.DELETE, "/admin/v1/apps/\(Self.segment(appId))/push/\(Self.segment(platform))", token: token, logger: logger)
     }
 }
+
+extension AdminAPIClient {
+    /// Puts an activity designed elsewhere into the draft (the admin API validates it whole).
+    package func importActivity(
+        _ activityId: String, into studyId: String, design: [UInt8], token: String, logger: Logger
+    ) async throws(AdminAPIError) {
+        _ = try await send(
+            .PUT, "/admin/v1/studies/\(Self.segment(studyId))/draft/activities/\(Self.segment(activityId))", token: token, body: design,
+            logger: logger)
+    }
+}

@@ -45,6 +45,12 @@ enum StudyPageModels {
         }
     }
 
+    /// A problem for the template; a problem about the whole document has no pointer to show
+    /// (an empty string would still open a Mustache section).
+    static func item(_ problem: ValidationProblem) -> [String: Any] {
+        problem.pointer.isEmpty ? ["message": problem.message] : ["message": problem.message, "pointer": problem.pointer]
+    }
+
     /// Each problem with a link to the field it concerns: on this page (`#id`), whose rows are
     /// as `values` has them, or on the section page that has it (rows as in `draft`).
     static func problems(
@@ -52,7 +58,7 @@ enum StudyPageModels {
         studyId: String
     ) -> [[String: Any]] {
         problems.map { problem in
-            var item: [String: Any] = ["message": problem.message, "pointer": problem.pointer]
+            var item = item(problem)
             guard let pointer = JSONPointer(problem.pointer), !pointer.tokens.isEmpty else { return item }
             if let page, let (field, name) = page.field(holding: pointer, form: values) {
                 item["href"] = "#\(FieldView.elementID(JSONPointer(name)!))-field"

@@ -243,6 +243,12 @@ package struct StudyRoutes: Sendable {
         page["base"] = base
         page["saved"] = saved
         page["unsaved"] = unsaved
+        let study = AdminAPIClient.segment(state.summary.studyId)
+        if section.slug == "activities" {
+            page["pageLinks"] = [["label": "Import an activity designed elsewhere", "href": "/studies/\(study)/import"]]
+        } else if section.slug.hasPrefix("activities/") {
+            page["pageLinks"] = [["label": "Preview it as the app shows it", "href": "/studies/\(study)/\(section.slug)/preview"]]
+        }
         page["elements"] = section.views(values: values, problems: problems, spanish: state.spanish, readOnly: !state.editable)
         page["problems"] = StudyPageModels.problems(
             problems, page: section, values: values, sections: state.sections, draft: state.draft, studyId: state.summary.studyId)

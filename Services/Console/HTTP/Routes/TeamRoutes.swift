@@ -78,7 +78,7 @@ package struct TeamRoutes: Sendable {
             ["adminId": member.adminId.uuidString, "email": member.email, "role": StudyPageModels.roleLabel(member.role)]
         }
         page["email"] = email
-        page["problems"] = problems.map { ["message": $0.message, "pointer": ""] }
+        page["problems"] = problems.map(StudyPageModels.item)
         page["hasProblems"] = !problems.isEmpty
         page["problemsHeading"] = "Not changed"
         return pages.renderer.page("team", page, status: status)
