@@ -53,3 +53,29 @@ import TestSupport
         }
     }
 }
+
+extension ConsoleAppTests {
+    @Test func anAnnouncementIsSentToTheWholeAppAndListed() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let page = try await browser.get("/apps/CONSOLEAPP/announcements")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("None yet."))
+            let csrf = try #require(page.input("csrf"))
+            let empty = try await browser.post("/apps/CONSOLEAPP/announcements", [("csrf", csrf), ("/text/en", "")])
+            #expect(empty.status == .unprocessableContent)
+            let badTime = try await browser.post("/apps/CONSOLEAPP/announcements", [("csrf", csrf), ("/text/en", "Maintenance"), ("at", "tomorrow")])
+            #expect(badTime.status == .unprocessableContent)
+            #expect(badTime.input("at") == "tomorrow")
+            let sent = try await browser.post(
+                "/apps/CONSOLEAPP/announcements",
+                [("csrf", csrf), ("/title/en", "Maintenance"), ("/text/en", "Down tonight"), ("/text/es", "Sin servicio esta noche"), ("at", "2030-01-01T22:00")])
+            #expect(sent.status == .seeOther)
+            let listed = try await browser.get("/apps/CONSOLEAPP/announcements")
+            #expect(listed.html.contains("Down tonight"))
+            #expect(listed.html.contains("2030-01-01 22:00:00 UTC"))
+            #expect(listed.html.contains("<td>announcement</td>"))
+        }
+    }
+}

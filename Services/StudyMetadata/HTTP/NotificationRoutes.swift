@@ -8,21 +8,6 @@ import StudyModels
 /// App-wide announcements (`/admin/v1/apps/{appId}/notifications`) and, for operators, the
 /// outbox of calls to the other services (`/admin/v1/outbox`).
 package struct NotificationRoutes {
-    /// `POST` body: an announcement to every user of the app, now or at `at`.
-    package struct Announcement: Decodable {
-        /// Defaults to a generated id; a repeated id is refused, so a script can be re-run safely.
-        package var notificationId: String?
-        /// Defaults to the app's name.
-        package var title: LocalizedText?
-        package var text: LocalizedText
-        /// ISO 8601 instant with an offset (`2026-12-01T09:00:00+01:00`); absent: now.
-        package var at: String?
-    }
-
-    package struct NotificationList: ResponseEncodable {
-        package var notifications: [NotificationStore.Record]
-    }
-
     package struct OutboxList: ResponseEncodable {
         package var messages: [Outbox.Message]
     }
@@ -55,7 +40,7 @@ package struct NotificationRoutes {
     ) async throws -> EditedResponse<NotificationStore.Record> {
         let admin = try await authenticator.requireSuperAdmin(request)
         let appId = try context.parameters.require("appId")
-        let body = try await DocumentBody.decode(Announcement.self, named: "announcement", from: request, context: context)
+        let body = try await DocumentBody.decode(AppAnnouncement.self, named: "announcement", from: request, context: context)
         var problems: [ValidationProblem] = []
         let notificationId = body.notificationId ?? "announcement-\(UUID().uuidString.prefix(8).lowercased())"
         if !Identifiers.isValid(notificationId) {
@@ -79,11 +64,11 @@ package struct NotificationRoutes {
         return EditedResponse(status: .created, response: record)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> NotificationList {
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AppNotificationList {
         _ = try await authenticator.authenticate(request)
         let appId = try context.parameters.require("appId")
         guard try await apps.app(id: appId) != nil else { throw APIError.notFound("no app \(appId)") }
-        return NotificationList(notifications: try await notifications.list(appId: appId))
+        return AppNotificationList(notifications: try await notifications.list(appId: appId))
     }
 
     /// Undelivered messages first (what an operator looks for), then the most recent ones.
@@ -106,3 +91,4 @@ package struct NotificationRoutes {
 }
 
 extension NotificationStore.Record: ResponseEncodable {}
+extension AppNotificationList: ResponseEncodable {}

@@ -271,3 +271,78 @@ public struct AppCreated: Codable, Sendable {
         self.credentials = credentials
     }
 }
+
+/// One notification of an app, as `GET /admin/v1/apps/{appId}/notifications` lists it (and
+/// `POST` answers for a new announcement).
+public struct AppNotificationRecord: Codable, Sendable, Equatable {
+    /// Where a notification comes from; it decides when it may go out.
+    public enum Origin: String, Codable, Sendable {
+        /// From a study document: sent only while the study is active.
+        case study
+        /// A lifecycle message: sent whatever the study's status.
+        case lifecycle
+        /// An admin's app-wide announcement.
+        case announcement
+    }
+
+    public var id: Int64
+    public var notificationId: String
+    public var appId: String
+    public var studyId: String?
+    public var origin: Origin
+    public var type: NotificationMessage.Kind
+    public var subtype: String
+    public var title: LocalizedText?
+    public var message: LocalizedText
+    public var activityId: String?
+    public var resourceId: String?
+    public var dueAt: Date
+    public var sentAt: Date?
+
+    public init(
+        id: Int64, notificationId: String, appId: String, studyId: String?, origin: Origin, type: NotificationMessage.Kind,
+        subtype: String, title: LocalizedText?, message: LocalizedText, activityId: String?, resourceId: String?, dueAt: Date,
+        sentAt: Date?
+    ) {
+        self.id = id
+        self.notificationId = notificationId
+        self.appId = appId
+        self.studyId = studyId
+        self.origin = origin
+        self.type = type
+        self.subtype = subtype
+        self.title = title
+        self.message = message
+        self.activityId = activityId
+        self.resourceId = resourceId
+        self.dueAt = dueAt
+        self.sentAt = sentAt
+    }
+}
+
+public struct AppNotificationList: Codable, Sendable {
+    public var notifications: [AppNotificationRecord]
+
+    public init(notifications: [AppNotificationRecord]) {
+        self.notifications = notifications
+    }
+}
+
+/// `POST /admin/v1/apps/{appId}/notifications`: an announcement to every user of the app, now
+/// or at `at`.
+public struct AppAnnouncement: Codable, Sendable {
+    /// Defaults to a generated id; a repeated id is refused, so a script can be re-run safely.
+    public var notificationId: String?
+    /// Defaults to the app's name.
+    public var title: LocalizedText?
+    public var text: LocalizedText
+    /// ISO 8601 instant with an offset (`2026-12-01T09:00:00+01:00`); absent: now.
+    public var at: String?
+
+    public init(notificationId: String?, title: LocalizedText?, text: LocalizedText, at: String?) {
+        self.notificationId = notificationId
+        self.title = title
+        self.text = text
+        self.at = at
+    }
+}

@@ -166,3 +166,15 @@ extension AdminAPIClient {
             logger: logger)
     }
 }
+
+extension AdminAPIClient {
+    package func notifications(of appId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [AppNotificationRecord] {
+        try await json(.GET, "/admin/v1/apps/\(Self.segment(appId))/notifications", token: token, as: AppNotificationList.self, logger: logger)
+            .notifications
+    }
+
+    package func announce(_ announcement: AppAnnouncement, in appId: String, token: String, logger: Logger) async throws(AdminAPIError) {
+        let body = Array((try? JSONEncoder().encode(announcement)) ?? Data())
+        _ = try await send(.POST, "/admin/v1/apps/\(Self.segment(appId))/notifications", token: token, body: body, logger: logger)
+    }
+}

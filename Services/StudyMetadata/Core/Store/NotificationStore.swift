@@ -12,32 +12,10 @@ import StudyModels
 /// Anchor-relative notifications are per participant (each has their own anchor date), so they
 /// are not rows here: the registration service schedules them from the study document.
 package struct NotificationStore: Sendable {
-    /// Where a notification comes from; it decides when it may go out.
-    package enum Origin: String, Codable, Sendable {
-        /// From a study document: sent only while the study is active.
-        case study
-        /// A lifecycle message: sent whatever the study's status.
-        case lifecycle
-        /// An admin's app-wide announcement.
-        case announcement
-    }
-
+    /// Where a notification comes from (shared with the console: StudyModels' AdminWire).
+    package typealias Origin = AppNotificationRecord.Origin
     /// One notification, as the admin API lists it.
-    package struct Record: Codable, Sendable, Equatable {
-        package var id: Int64
-        package var notificationId: String
-        package var appId: String
-        package var studyId: String?
-        package var origin: Origin
-        package var type: NotificationMessage.Kind
-        package var subtype: String
-        package var title: LocalizedText?
-        package var message: LocalizedText
-        package var activityId: String?
-        package var resourceId: String?
-        package var dueAt: Date
-        package var sentAt: Date?
-    }
+    package typealias Record = AppNotificationRecord
 
     package let client: PostgresClient
     package let logger: Logger
