@@ -4,6 +4,9 @@
 # headers (study-metadata app API), a super-admin bearer token (both admin APIs), a verified,
 # logged-in participant's auth and userId (registration) and an enrolled participant's app token
 # (response). The internal documents are fuzzed unsigned: every call must be refused, never fail.
+# The console (CONSOLE_URL, when set) is fuzzed signed in, every form with the session's form token
+# (scripts/fuzz_console_hooks.py), so the cases reach its pages' handling of what they are sent;
+# it must never answer 5xx, and always with the documented content types.
 #
 # Checks: no 5xx, and every status, content type, header and body as the document says; methods
 # a path does not document get 405 with Allow; a missing required header is refused. The admin and
@@ -109,6 +112,26 @@ for document in study-metadata-internal registration-internal response-internal;
     esac
     fuzz "$document" "docs/openapi/$document.yaml" "$base" "" --
 done
+# The console, signed in as the super-admin. Signing out would end the session the others use;
+# closing a study is left out so the demo study stays open for what follows.
+if [ -n "${CONSOLE_URL:-}" ]; then
+    jar="$work/console-cookies"
+    page=$(curl -s -c "$jar" -b "$jar" "$CONSOLE_URL/signin")
+    form_token=$(sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' <<<"$page" | head -n 1)
+    curl -s -o /dev/null -c "$jar" -b "$jar" --data-urlencode "csrf=$form_token" \
+        --data-urlencode "email=$STUDYSTACK_ADMIN_EMAIL" --data-urlencode "password=$STUDYSTACK_ADMIN_PASSWORD" "$CONSOLE_URL/signin"
+    session=$(awk -F'\t' '$6 == "studystack_session" {print $6 "=" $7}' "$jar")
+    [ -n "$session" ] || die "fuzz: could not sign in to the console"
+    CONSOLE_CSRF=$(curl -s -b "$jar" "$CONSOLE_URL/" | sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' | head -n 1)
+    [ -n "$CONSOLE_CSRF" ] || die "fuzz: the console's pages carry no form token"
+    export CONSOLE_CSRF PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}" SCHEMATHESIS_HOOKS=fuzz_console_hooks
+    checks_before=$checks
+    checks=not_a_server_error,content_type_conformance
+    fuzz console docs/openapi/console.yaml "$CONSOLE_URL" "" \
+        -- -H "Cookie: $session" --exclude-path /signout --exclude-path /studies/{studyId}/actions
+    checks=$checks_before
+    unset SCHEMATHESIS_HOOKS
+fi
 # Last, the session-ending calls, with the participant's session (now they may end it).
 fuzz registration-app-session-end docs/openapi/registration-app.yaml "$REGISTRATION_URL" \
     "[parameters]

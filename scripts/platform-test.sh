@@ -177,6 +177,7 @@ CONSOLE_URL="http://127.0.0.1:$console_port" ADMIN_EMAIL=admin@platform.test ADM
     SCREENSHOTS="$screenshots" "$tools_venv/bin/python" Tests/Browser/console_journey.py >"$work/logs/browser.log" 2>&1 ||
     { cat "$work/logs/browser.log" >&2; die "the console's browser test failed"; }
 log "platform: $(tail -n 1 "$work/logs/browser.log")"
+export CONSOLE_URL="http://127.0.0.1:$console_port"
 
 # --- fuzzing -------------------------------------------------------------------------------------
 PLATFORM_WORK="$work" scripts/fuzz.sh
