@@ -158,6 +158,12 @@ extension StudySection {
             plain("/destination", "Go to step (key)"),
         ]))
 
+    /// The days of a schedule anchored to a participant's date, and the anchor itself.
+    static let anchoredWindow: [FormElement] = [
+        number("/schedule/startDays", "From day (anchored)"), number("/schedule/endDays", "Until day (anchored)"),
+        anchor("/schedule/anchor"),
+    ]
+
     /// Every kind of schedule: one time, daily windows, weekly, monthly, custom runs, ongoing;
     /// absolute, or anchored to a participant's date.
     static let schedule = FormElement.variant(FormVariant("/schedule/frequency", "Schedule", reset: "/schedule", [
@@ -165,29 +171,21 @@ extension StudySection {
             checkbox("/schedule/launchWithStudy", "From the launch"), plain("/schedule/startDate", "Or from (yyyy-MM-dd)"),
             checkbox("/schedule/studyLifetime", "Until the study ends"), plain("/schedule/endDate", "Or until (yyyy-MM-dd)"),
             plain("/schedule/time", "At (HH:mm)"),
-            number("/schedule/startDays", "From day (anchored)"), number("/schedule/endDays", "Until day (anchored)"),
-            anchor("/schedule/anchor"),
-        ]),
+        ] + anchoredWindow),
         .init("daily", "Daily", [
             plain("/schedule/startDate", "From (yyyy-MM-dd)"), plain("/schedule/endDate", "Until (yyyy-MM-dd)"),
             .field(FormField("/schedule/dailyTimes", "Times (HH:mm, one per line)", .lines, help: "Each window lasts until the next time.")),
-            number("/schedule/startDays", "From day (anchored)"), number("/schedule/endDays", "Until day (anchored)"),
-            anchor("/schedule/anchor"),
-        ]),
+        ] + anchoredWindow),
         .init("weekly", "Weekly", [
             plain("/schedule/startDate", "From (yyyy-MM-dd; its weekday)"), plain("/schedule/time", "At (HH:mm)"),
             number("/schedule/repeatCount", "Weeks"), plain("/schedule/endDate", "Or until (yyyy-MM-dd)"),
             number("/schedule/dayOfWeek", "Weekday (anchored; 1 = Sunday)"),
-            number("/schedule/startDays", "From day (anchored)"), number("/schedule/endDays", "Until day (anchored)"),
-            anchor("/schedule/anchor"),
-        ]),
+        ] + anchoredWindow),
         .init("monthly", "Monthly", [
             plain("/schedule/startDate", "From (yyyy-MM-dd; its day of the month)"), plain("/schedule/time", "At (HH:mm)"),
             number("/schedule/repeatCount", "Months"), plain("/schedule/endDate", "Or until (yyyy-MM-dd)"),
             number("/schedule/dateOfMonth", "Day of the month (anchored)"),
-            number("/schedule/startDays", "From day (anchored)"), number("/schedule/endDays", "Until day (anchored)"),
-            anchor("/schedule/anchor"),
-        ]),
+        ] + anchoredWindow),
         .init("manual", "Custom runs", [
             .list(FormList("/schedule/runs", "Runs", item: "Run", [
                 plain("/start", "From (yyyy-MM-ddTHH:mm)"), plain("/end", "Until (yyyy-MM-ddTHH:mm)"),
