@@ -51,6 +51,19 @@ participant=$(curl -sf -X POST "$RESPONSE_URL/mobileappstudy-enroll.api?studyId=
     jq -r .data.appToken)
 [ "${#participant}" -eq 32 ] || die "fuzz: could not enroll a participant"
 basic=$(printf %s "$DEMO_IOS_CREDENTIAL" | base64 -w0)
+# The console's session, before any fuzzing: the admin API's run tries sign-ins of its own.
+if [ -n "${CONSOLE_URL:-}" ]; then
+    jar="$work/console-cookies"
+    page=$(curl -s -c "$jar" -b "$jar" "$CONSOLE_URL/signin")
+    form_token=$(sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' <<<"$page" | head -n 1)
+    reply=$(curl -s -w '\n%{http_code}' -c "$jar" -b "$jar" --data-urlencode "csrf=$form_token" \
+        --data-urlencode "email=$STUDYSTACK_ADMIN_EMAIL" --data-urlencode "password=$STUDYSTACK_ADMIN_PASSWORD" "$CONSOLE_URL/signin")
+    session=$(awk -F'\t' '$6 == "studystack_session" {print $6 "=" $7}' "$jar")
+    [ -n "$session" ] ||
+        die "fuzz: could not sign in to the console (HTTP $(tail -n 1 <<<"$reply")): $(grep -o 'role="alert">[^<]*' <<<"$reply" | head -n 1)"
+    CONSOLE_CSRF=$(curl -s -b "$jar" "$CONSOLE_URL/" | sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' | head -n 1)
+    [ -n "$CONSOLE_CSRF" ] || die "fuzz: the console's pages carry no form token"
+fi
 
 # --- one run per document -------------------------------------------------------------------------
 checks=not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance
@@ -115,15 +128,6 @@ done
 # The console, signed in as the super-admin. Signing out would end the session the others use;
 # closing a study is left out so the demo study stays open for what follows.
 if [ -n "${CONSOLE_URL:-}" ]; then
-    jar="$work/console-cookies"
-    page=$(curl -s -c "$jar" -b "$jar" "$CONSOLE_URL/signin")
-    form_token=$(sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' <<<"$page" | head -n 1)
-    curl -s -o /dev/null -c "$jar" -b "$jar" --data-urlencode "csrf=$form_token" \
-        --data-urlencode "email=$STUDYSTACK_ADMIN_EMAIL" --data-urlencode "password=$STUDYSTACK_ADMIN_PASSWORD" "$CONSOLE_URL/signin"
-    session=$(awk -F'\t' '$6 == "studystack_session" {print $6 "=" $7}' "$jar")
-    [ -n "$session" ] || die "fuzz: could not sign in to the console"
-    CONSOLE_CSRF=$(curl -s -b "$jar" "$CONSOLE_URL/" | sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' | head -n 1)
-    [ -n "$CONSOLE_CSRF" ] || die "fuzz: the console's pages carry no form token"
     export CONSOLE_CSRF PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}" SCHEMATHESIS_HOOKS=fuzz_console_hooks
     checks_before=$checks
     checks=not_a_server_error,content_type_conformance
