@@ -320,13 +320,37 @@ def main():
         fill(driver, "f-activities-0-schedule-dailyTimes", "08:00\n20:00")
         driver.find_element(By.ID, "f-activities-0-schedule-anchor-on").click()
         Select(driver.find_element(By.ID, "f-activities-0-schedule-anchor-source")).select_by_value("enrollmentDate")
-        for index, (kind, fields, lists) in enumerate(RESPONSE_TYPES):
+        # The steps in order on the activity's page: key, title, kind and response type.
+        for index, (kind, _, _) in enumerate(RESPONSE_TYPES):
             step = f"f-activities-0-steps-{index}"
             press(driver, "add /activities/0/steps")
             fill(driver, f"{step}-key", f"q{index + 1}")
             fill(driver, f"{step}-title-en", f"Question {index + 1}: {kind}")
             choose(driver, f"{step}-type", "question")
             choose(driver, f"{step}-resultType", kind)
+        form_index = len(RESPONSE_TYPES)
+        press(driver, "add /activities/0/steps")
+        fill(driver, f"f-activities-0-steps-{form_index}-key", "symptoms")
+        fill(driver, f"f-activities-0-steps-{form_index}-title-en", "Symptoms")
+        choose(driver, f"f-activities-0-steps-{form_index}-type", "form")
+        save(driver, "the questionnaire")
+        shot(driver, "study-activity")
+        no_browser_errors(driver)
+
+        # Each step's format on the step's own page, reached from the activity's page.
+        def open_step(number, what):
+            driver.find_element(By.PARTIAL_LINK_TEXT, f"Open step {number}:").click()
+            wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main h1"), "Step"), f"the page of {what}")
+
+        def back_to_activity(activity):
+            driver.find_element(By.PARTIAL_LINK_TEXT, f"Back to activity {activity}").click()
+            wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main h1"), f"Activity {activity}"), f"activity {activity}")
+
+        for index, (kind, fields, lists) in enumerate(RESPONSE_TYPES):
+            if not fields and not lists and kind not in SELECTS:
+                continue
+            step = f"f-activities-0-steps-{index}"
+            open_step(index + 1, kind)
             for field, value in fields.items():
                 fill(driver, f"{step}-{field}", value)
             if kind in SELECTS:
@@ -338,19 +362,18 @@ def main():
                     prefix = f"{step}-{list_name.replace('/', '-')}-{row}"
                     for field in row_fields:
                         fill(driver, f"{prefix}-{field}", f"{['low', 'high'][row]}" if field != "image" and field != "selectedImage" else "aW1n")
-        form_index = len(RESPONSE_TYPES)
+            save(driver, f"the {kind} question")
+            if kind == "textChoice":
+                shot(driver, "study-step")
+            back_to_activity("daily")
         step = f"f-activities-0-steps-{form_index}"
-        press(driver, "add /activities/0/steps")
-        fill(driver, f"{step}-key", "symptoms")
-        fill(driver, f"{step}-title-en", "Symptoms")
-        choose(driver, f"{step}-type", "form")
+        open_step(form_index + 1, "the form")
         press(driver, f"add /activities/0/steps/{form_index}/steps")
         fill(driver, f"{step}-steps-0-key", "symptom")
         fill(driver, f"{step}-steps-0-title-en", "Which symptom?")
         choose(driver, f"{step}-steps-0-resultType", "text")
         fill(driver, f"{step}-steps-0-format-maxLength", "100")
-        save(driver, "the questionnaire")
-        shot(driver, "study-activity")
+        save(driver, "the form")
         no_browser_errors(driver)
 
         # The active task: a fetal kick counter, available from the launch for the study's lifetime.
@@ -363,9 +386,11 @@ def main():
         fill(driver, "f-activities-1-steps-0-title-en", "Count the kicks")
         choose(driver, "f-activities-1-steps-0-type", "task")
         choose(driver, "f-activities-1-steps-0-resultType", "fetalKickCounter")
+        save(driver, "the task")
+        open_step(1, "the task's step")
         fill(driver, "f-activities-1-steps-0-format-duration", "3600")
         fill(driver, "f-activities-1-steps-0-format-kickCount", "10")
-        save(driver, "the task")
+        save(driver, "the task's step")
 
         # Launch, from the actions page.
         driver.find_element(By.LINK_TEXT, "Actions and versions").click()

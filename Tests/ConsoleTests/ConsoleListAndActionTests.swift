@@ -107,7 +107,7 @@ import TestSupport
 }
 
 extension ConsoleListAndActionTests {
-    @Test func anActivityIsBuiltStepByStepAndAChangedTypeLeavesNoOldFormat() async throws {
+    @Test func anActivityIsBuiltStepByStepEachStepOnItsPageAndAChangedTypeLeavesNoOldFormat() async throws {
         try await ConsoleFixture.run { fixture in
             let browser = fixture.browser
             try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
@@ -124,39 +124,64 @@ extension ConsoleListAndActionTests {
             let listed = try await browser.get("/studies/CONSOLE1/activities")
             #expect(listed.html.contains("href=\"/studies/CONSOLE1/activities/sleep\""))
 
+            // The activity's page adds the step with its kind and response type.
             var page = try await browser.get("/studies/CONSOLE1/activities/sleep")
             #expect(page.status == .ok)
             page = try await browser.post("/studies/CONSOLE1/activities/sleep", browser.form(of: page, ["op": "add /activities/0/steps"]))
-            page = try await browser.post(
-                "/studies/CONSOLE1/activities/sleep",
-                browser.form(of: page, ["op": "show /activities/0/steps/0/resultType", "/activities/0/steps/0/resultType": "scale"]))
-            #expect(page.html.contains("name=\"/activities/0/steps/0/format/maxValue\""))
+            #expect(page.html.contains("name=\"/activities/0/steps/0/resultType\""))
+            #expect(!page.html.contains("name=\"/activities/0/steps/0/format/maxValue\""))
             let first = try await browser.post(
                 "/studies/CONSOLE1/activities/sleep",
                 browser.form(of: page, [
                     "op": nil, "/activities/0/steps/0/key": "quality", "/activities/0/steps/0/title/en": "How well?",
-                    "/activities/0/steps/0/format/minValue": "0", "/activities/0/steps/0/format/maxValue": "10",
-                    "/activities/0/steps/0/format/step": "1",
+                    "/activities/0/steps/0/resultType": "scale",
                 ]))
             #expect(first.status == .seeOther)
             var step = try #require(((try await fixture.draft().json["activities"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])?.first)
             #expect(step["resultType"] as? String == "scale")
+            page = try await browser.get("/studies/CONSOLE1/activities/sleep")
+            #expect(page.html.contains("href=\"/studies/CONSOLE1/activities/sleep/steps/quality\""))
+
+            // The step's page: its format.
+            page = try await browser.get("/studies/CONSOLE1/activities/sleep/steps/quality")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("name=\"/activities/0/steps/0/format/maxValue\""))
+            // A problem of the format is shown at its field, and nothing is saved.
+            let refused = try await browser.post(
+                "/studies/CONSOLE1/activities/sleep/steps/quality",
+                browser.form(of: page, ["/activities/0/steps/0/format/minValue": "10", "/activities/0/steps/0/format/maxValue": "0"]))
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.html.contains("href=\"#f-activities-0-steps-0-format-maxValue-field\""))
+            step = try #require(((try await fixture.draft().json["activities"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])?.first)
+            #expect((step["format"] as? [String: Any])?["maxValue"] == nil)
+            let formatted = try await browser.post(
+                "/studies/CONSOLE1/activities/sleep/steps/quality",
+                browser.form(of: page, [
+                    "/activities/0/steps/0/format/minValue": "0", "/activities/0/steps/0/format/maxValue": "10",
+                    "/activities/0/steps/0/format/step": "1",
+                ]))
+            #expect(formatted.location == "/studies/CONSOLE1/activities/sleep/steps/quality?saved=1")
+            step = try #require(((try await fixture.draft().json["activities"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])?.first)
             #expect((step["format"] as? [String: Any])?["maxValue"] as? Int == 10)
 
-            // Another type: its own fields, and nothing of the scale's is left.
-            page = try await browser.get("/studies/CONSOLE1/activities/sleep")
+            // Another type: its own fields, and nothing of the scale's is left; a new key moves the page.
+            page = try await browser.get("/studies/CONSOLE1/activities/sleep/steps/quality")
             page = try await browser.post(
-                "/studies/CONSOLE1/activities/sleep",
+                "/studies/CONSOLE1/activities/sleep/steps/quality",
                 browser.form(of: page, ["op": "show /activities/0/steps/0/resultType", "/activities/0/steps/0/resultType": "text"]))
             #expect(!page.html.contains("name=\"/activities/0/steps/0/format/maxValue\""))
             let second = try await browser.post(
-                "/studies/CONSOLE1/activities/sleep", browser.form(of: page, ["op": nil, "/activities/0/steps/0/format/maxLength": "80"]))
-            #expect(second.status == .seeOther)
+                "/studies/CONSOLE1/activities/sleep/steps/quality",
+                browser.form(of: page, ["op": nil, "/activities/0/steps/0/format/maxLength": "80", "/activities/0/steps/0/key": "notes"]))
+            #expect(second.location == "/studies/CONSOLE1/activities/sleep/steps/notes?saved=1")
             step = try #require(((try await fixture.draft().json["activities"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])?.first)
             #expect(step["resultType"] as? String == "text")
+            #expect(step["key"] as? String == "notes")
             let format = try #require(step["format"] as? [String: Any])
             #expect(format["maxLength"] as? Int == 80)
             #expect(format["maxValue"] == nil && format["minValue"] == nil)
+            #expect(try await browser.get("/studies/CONSOLE1/activities/sleep/steps/quality").status == .notFound)
+            #expect(try await browser.get("/studies/CONSOLE1/activities/sleep/steps/notes").status == .ok)
             #expect(try await browser.get("/studies/CONSOLE1/activities/nosuch").status == .notFound)
         }
     }

@@ -28,11 +28,36 @@ import Testing
         ])
         let activities = try Self.study(document).activities
         #expect(activities.count == 9)
+        let steps = activities.enumerated().flatMap { activity in
+            activity.element.steps.enumerated().map {
+                StudySection.step(index: activity.offset, activityId: activity.element.activityId, stepIndex: $0.offset, key: $0.element.key)
+            }
+        }
+        #expect(steps.count == activities.map(\.steps.count).reduce(0, +))
+        #expect(steps.count > 9)
         let pages = sections + activities.enumerated().map { StudySection.activity(index: $0.offset, activityId: $0.element.activityId) }
+            + steps
         for section in pages {
             let saved = try section.applying(section.values(in: document), to: document)
             #expect(try Self.study(saved) == Self.study(document), "page \(section.slug)")
         }
+    }
+
+    @Test func aProblemInsideAnActivityLeadsToItsActivityOrStepPage() throws {
+        let document = try Self.example()
+        let activity = try #require(try Self.study(document).activities.first)
+        let step = try #require(activity.steps.first)
+        let stepPage = StudySection.activityPage(holding: JSONPointer("/activities/0/steps/0/format/maxValue")!, in: document)
+        #expect(stepPage?.slug == "activities/\(activity.activityId)/steps/\(step.key)")
+        #expect(stepPage?.field(holding: JSONPointer("/activities/0/steps/0/title")!, form: stepPage!.values(in: document)) != nil)
+        let activityPage = StudySection.activityPage(holding: JSONPointer("/activities/0/schedule/frequency")!, in: document)
+        #expect(activityPage?.slug == "activities/\(activity.activityId)")
+        #expect(StudySection.activityPage(holding: JSONPointer("/activities/99/title")!, in: document) == nil)
+        #expect(StudySection.activityPage(holding: JSONPointer("/activities/0/steps/99/key")!, in: document)?.slug == activityPage?.slug)
+        #expect(StudySection.activityPage(holding: JSONPointer("/consent/review")!, in: document) == nil)
+        // A problem with a list itself (no rows, too many) finds the list.
+        let list = StudySection.activities.field(holding: JSONPointer("/activities")!, form: StudySection.activities.values(in: document))
+        #expect(list?.0.label == "Activities" && list?.name == "/activities")
     }
 
     @Test func anUntouchedPageOfAStudyThatLeftDefaultsOutKeepsThem() throws {

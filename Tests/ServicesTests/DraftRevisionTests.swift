@@ -64,6 +64,7 @@ import TestSupport
             let decoded = try JSONDecoder.iso8601.decode(StudySummary.self, from: Data(buffer: summary))
             #expect(decoded.draftRevision == 3)
             #expect(decoded.status == .preLaunch)
+            #expect(decoded.role == .studyAdmin)  // a super-admin holds every role
             #expect(try await admin.send(client, .get, "/admin/v1/studies/NOSUCH", token: root).0 == .notFound)
         }
     }

@@ -32,6 +32,15 @@ import TestSupport
                                          body: #"{"email":"COLLEAGUE@team.test","role":"viewer"}"#).0 == .ok)
             let (_, after) = try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/team", token: owner)
             #expect(try JSONDecoder().decode(StudyTeam.self, from: Data(buffer: after)).members.map(\.email) == ["colleague@team.test", "owner@team.test"])
+            // Each sees their own role in the study's summary and in the list.
+            let (_, ownerSummary) = try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL", token: owner)
+            #expect(try JSONDecoder.iso8601.decode(StudySummary.self, from: Data(buffer: ownerSummary)).role == .studyAdmin)
+            let (_, viewerSummary) = try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL", token: colleague)
+            #expect(try JSONDecoder.iso8601.decode(StudySummary.self, from: Data(buffer: viewerSummary)).role == .viewer)
+            let (_, viewerList) = try await admin.send(client, .get, "/admin/v1/studies", token: colleague)
+            let listedStudies = try JSONDecoder.iso8601.decode(StudyList.self, from: Data(buffer: viewerList)).studies
+            #expect(listedStudies.count == 1)
+            #expect(listedStudies.first?.role == .viewer)
             // A viewer neither lists nor grants.
             #expect(try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/team", token: colleague).0 == .forbidden)
             #expect(try await admin.send(client, .put, "/admin/v1/studies/SLEEPWELL/team", token: colleague,

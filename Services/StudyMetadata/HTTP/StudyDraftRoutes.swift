@@ -91,8 +91,9 @@ package struct StudyDraftRoutes {
 
     @Sendable package func summary(_ request: Request, context: ServiceRequestContext) async throws -> StudySummary {
         let studyId = try context.parameters.require("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request)
-        guard let summary = try await studies.summary(studyId: studyId) else { throw APIError.notFound("no study \(studyId)") }
+        let admin = try await authenticator.require(.viewer, on: studyId, request)
+        guard var summary = try await studies.summary(studyId: studyId) else { throw APIError.notFound("no study \(studyId)") }
+        summary.role = admin.role(on: summary.studyId)
         return summary
     }
 
@@ -114,6 +115,8 @@ package struct StudyDraftRoutes {
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> StudyList {
         let admin = try await authenticator.authenticate(request)
-        return StudyList(studies: try await studies.list(visibleTo: admin))
+        var list = try await studies.list(visibleTo: admin)
+        for index in list.indices { list[index].role = admin.role(on: list[index].studyId) }
+        return StudyList(studies: list)
     }
 }

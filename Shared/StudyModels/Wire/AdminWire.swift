@@ -59,11 +59,15 @@ public struct StudySummary: Codable, Sendable, Equatable {
     /// Counts the draft's changes; `GET .../draft` sends it as its `ETag`, and a `PUT` with
     /// `If-Match` saves only over that revision.
     public var draftRevision: Int
+    /// The role the admin asking holds on the study (super-admins hold every role, shown as
+    /// studyAdmin), so a page needs no second call to know what it may offer.
+    public var role: StudyRole?
 
     public init(
         studyId: String, appId: String, name: String, status: StudyStatus, draftUpdatedAt: Date, draftUpdatedBy: String,
-        draftRevision: Int
+        draftRevision: Int, role: StudyRole? = nil
     ) {
+        self.role = role
         self.studyId = studyId
         self.appId = appId
         self.name = name

@@ -33,14 +33,30 @@ extension AdminAPIClient {
         try await json(.GET, "/admin/v1/apps", token: token, as: AppList.self, logger: logger).apps
     }
 
-    /// A study's draft as JSON, and its revision (the reply's `ETag`).
-    package func draft(_ studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> (document: JSONValue, revision: String) {
+    /// A study's draft as JSON, and its revision (the reply's `ETag`). `summary`: the study's
+    /// summary, just read with the same token; a draft already read at the revision it names (and
+    /// saved at the same time, so a database restored to an older state is not mistaken for it) is
+    /// not fetched again.
+    package func draft(
+        _ studyId: String, summary: StudySummary? = nil, token: String, logger: Logger
+    ) async throws(AdminAPIError) -> (document: JSONValue, revision: String) {
+        let known = summary.map { Self.etag($0.draftRevision) }
+        let cacheKey = summary.map { "\(Self.etag($0.draftRevision)) \($0.draftUpdatedAt.timeIntervalSince1970)" }
+        if let known, let cacheKey, let document = drafts.draft(studyId, version: cacheKey) {
+            return (document, known)
+        }
         let reply = try await send(.GET, "/admin/v1/studies/\(Self.segment(studyId))/draft", token: token, logger: logger)
         guard let document = try? JSONValue.parse(reply.body.readableBytesView) else {
             throw AdminAPIError(status: reply.status, code: "unexpected_reply", message: "study-metadata sent a draft that is not JSON")
         }
-        return (document, reply.headers.first(name: "ETag") ?? "")
+        let etag = reply.headers.first(name: "ETag") ?? ""
+        // Kept only when it is the revision the summary named (a save in between is newer).
+        if let cacheKey, etag == known { drafts.keep(document, of: studyId, version: cacheKey, bytes: reply.body.readableBytes) }
+        return (document, etag)
     }
+
+    /// The `ETag` study-metadata sends for a draft revision.
+    package static func etag(_ revision: Int) -> String { "\"\(revision)\"" }
 
     /// Saves a whole draft. `precondition`: `If-Match` with the revision it was based on, or
     /// `If-None-Match: *` to create only.

@@ -19,11 +19,14 @@ package struct AdminAPIClient: Sendable {
     /// Largest reply accepted (a study document, a version list).
     let maxReplyBytes: Int
     let timeout: TimeAmount
+    /// The drafts read last, by revision (see `draft(_:revision:token:logger:)`).
+    let drafts: DraftCache
 
     package init(
         studyMetadata: URL, response: URL, http: ManagedHTTPClient, maxReplyBytes: Int = 16 * 1024 * 1024,
-        timeout: TimeAmount = .seconds(15)
+        timeout: TimeAmount = .seconds(15), drafts: DraftCache = DraftCache()
     ) {
+        self.drafts = drafts
         baseURLs = [.studyMetadata: studyMetadata, .response: response]
         self.http = http
         self.maxReplyBytes = maxReplyBytes

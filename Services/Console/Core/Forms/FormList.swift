@@ -36,6 +36,8 @@ package indirect enum FormElement: Sendable {
             return pointer.isWithin(absolute) ? (field, field.name(at: prefix)) : nil
         case .list(let list):
             let absolute = JSONPointer(tokens: prefix.tokens + list.pointer.tokens)
+            // The list itself (it has no rows, too many): its fieldset.
+            if pointer == absolute { return (FormField(list.pointer.description, list.label), absolute.description) }
             guard pointer.isWithin(absolute), pointer.tokens.count > absolute.tokens.count,
                 let row = Int(pointer.tokens[absolute.tokens.count])
             else { return nil }
@@ -147,18 +149,33 @@ package struct FormList: Sendable {
     package var elements: [FormElement]
     /// What an added row starts as.
     package var newItem: JSONValue
-    /// A page of its own for a saved row, named by the row's member at this pointer (an
-    /// activity's steps and schedule: `activities/<activityId>`).
-    package var rowPage: (path: String, member: JSONPointer)?
+    /// A page of its own for a saved row, named by one of the row's members: an activity's page
+    /// `activities/<activityId>`, a step's `activities/<activityId>/steps/<key>`.
+    package struct RowPage: Sendable {
+        /// The pages' folder under the study.
+        package var path: String
+        /// The row's member that names its page.
+        package var member: JSONPointer
+        /// What the link says after "Open step 3".
+        package var what: String
+
+        package init(path: String, member: String, what: String) {
+            self.path = path
+            self.member = JSONPointer(member)!
+            self.what = what
+        }
+    }
+
+    package var rowPage: RowPage?
 
     /// More rows than any study needs in one list; a form asking for more is cut here.
     package static let maxRows = 200
 
     package init(
         _ pointer: String, _ label: String, item itemLabel: String, help: String? = nil, newItem: JSONValue = .object([:]),
-        rowPage: (path: String, member: String)? = nil, _ elements: [FormElement]
+        rowPage: RowPage? = nil, _ elements: [FormElement]
     ) {
-        self.rowPage = rowPage.map { ($0.path, JSONPointer($0.member)!) }
+        self.rowPage = rowPage
         self.pointer = JSONPointer(pointer)!
         self.label = label
         self.itemLabel = itemLabel

@@ -41,6 +41,15 @@ package struct FormVariant: Sendable {
         self.resetValue = resetValue
     }
 
+    /// The choice alone, without the cases' fields: what a list shows of each row (a step's
+    /// response type on the activity's page) when the fields are on the row's own page. Changing
+    /// the choice there still starts `reset` afresh.
+    package var choiceOnly: FormVariant {
+        var variant = self
+        variant.cases = cases.map { Case($0.value, $0.label) }
+        return variant
+    }
+
     package func name(at prefix: JSONPointer) -> String { JSONPointer(tokens: prefix.tokens + discriminator.tokens).description }
 
     /// The case the form shows (by its marker: the case its fields were drawn for).

@@ -15,7 +15,7 @@ extension StudySection {
                     "schedule": .object(["frequency": .string("oneTime"), "launchWithStudy": .bool(true), "studyLifetime": .bool(true)]),
                     "steps": .array([]),
                 ]),
-                rowPage: (path: "activities", member: "/activityId"),
+                rowPage: .init(path: "activities", member: "/activityId", what: "steps and schedule"),
                 [
                     plain("/activityId", "Id", help: "Letters, digits, _ and -; it names the activity's table of answers."),
                     text("/title", "Title"),
@@ -23,44 +23,96 @@ extension StudySection {
                 ]))
         ])
 
-    /// The page of the activity at `index` of the draft.
+    /// The page of the activity at `index` of the draft: its title, schedule and the list of its
+    /// steps (key, title, kind), in order. Each saved step opens on a page of its own, as the
+    /// original portal's questionnaire page listed its steps and edited each on its own page.
     package static func activity(index: Int, activityId: String) -> StudySection {
         StudySection(
             slug: "activities/\(activityId)", title: "Activity \(activityId)",
-            intro: "Its steps as the app shows them, in order, and when it is available.",
-            root: JSONPointer(tokens: ["activities", String(index)]),
+            intro: "When it is available, and its steps in order. Add, remove and order steps here; open a step for its text, response format and branching.",
+            root: JSONPointer(tokens: ["activities", String(index)]), activityId: activityId,
             elements: [
                 text("/title", "Title"),
                 .field(FormField("/branching", "The steps branch (choices lead to different next steps)", .checkbox)),
                 schedule,
-                .list(FormList("/steps", "Steps", item: "Step", newItem: .object(["type": .string("question"), "resultType": .string("")]), [
-                    plain("/key", "Key", help: "Unique in the activity; it names the answer's column."),
-                    text("/title", "Title"),
-                    longText("/text", "Text"),
-                    .variant(FormVariant("/type", "Kind of step", reset: "/resultType", resetValue: .string(""), [
-                        .init("instruction", "Instruction (text only)", [.field(FormField("/resultType", "", .fixed(.string(""))))]),
-                        .init("question", "Question", [
-                            .field(FormField("/skippable", "May be skipped", .checkbox)),
-                            responseType,
-                            destinations,
-                        ]),
-                        .init("form", "Form (several questions on one screen)", [
-                            .field(FormField("/resultType", "", .fixed(.string("grouped")))),
-                            .field(FormField("/repeatable", "May be answered several times", .checkbox)),
-                            text("/repeatableText", "Label of the button that repeats it"),
-                            .list(FormList("/steps", "Questions of the form", item: "Question",
-                                           newItem: .object(["type": .string("question"), "resultType": .string("")]), [
-                                plain("/key", "Key"), text("/title", "Title"), longText("/text", "Text"),
-                                .field(FormField("/type", "", .fixed(.string("question")))),
-                                .field(FormField("/skippable", "May be skipped", .checkbox)),
-                                responseType,
-                            ])),
-                        ]),
-                        .init("task", "Active task", [taskType]),
-                    ])),
-                ])),
+                .list(FormList(
+                    "/steps", "Steps", item: "Step", newItem: .object(["type": .string("question"), "resultType": .string("")]),
+                    rowPage: .init(
+                        path: "activities/\(AdminAPIClient.segment(activityId))/steps", member: "/key",
+                        what: "text, format and branching"),
+                    stepSummary)),
             ])
     }
+
+    /// The page of one step: the step at `stepIndex` of the activity at `index`, named by its key.
+    package static func step(index: Int, activityId: String, stepIndex: Int, key: String) -> StudySection {
+        let folder = "activities/\(AdminAPIClient.segment(activityId))/steps/"
+        return StudySection(
+            slug: "activities/\(activityId)/steps/\(key)", title: "Step \(key) of \(activityId)",
+            intro: "What the step shows, how it is answered, and where its answers lead. The activity's page orders its steps.",
+            root: JSONPointer(tokens: ["activities", String(index), "steps", String(stepIndex)]),
+            namedBy: .init(folder: folder, member: JSONPointer(tokens: ["key"])), activityId: activityId,
+            elements: stepElements)
+    }
+
+    /// The activity or step page that edits what `pointer` names in `draft`, if it lies in an
+    /// activity (so a problem found on another page links to the page that fixes it).
+    package static func activityPage(holding pointer: JSONPointer, in draft: JSONValue) -> StudySection? {
+        let tokens = pointer.tokens
+        guard tokens.count >= 2, tokens[0] == "activities", let index = Int(tokens[1]),
+            case .array(let activities) = draft[pointer: JSONPointer(tokens: ["activities"])], activities.indices.contains(index),
+            case .string(let activityId) = activities[index]["activityId"]
+        else { return nil }
+        if tokens.count >= 4, tokens[2] == "steps", let stepIndex = Int(tokens[3]),
+            case .array(let steps) = activities[index]["steps"], steps.indices.contains(stepIndex),
+            case .string(let key) = steps[stepIndex]["key"], !key.isEmpty
+        {
+            return step(index: index, activityId: activityId, stepIndex: stepIndex, key: key)
+        }
+        return activity(index: index, activityId: activityId)
+    }
+
+    /// A step as the activity's page lists it: key, title and kind (with the response type or
+    /// task chosen there, so a step added on that page is whole; its format waits for its page).
+    static let stepSummary: [FormElement] = [
+        plain("/key", "Key", help: "Unique in the activity; it names the answer's column."),
+        text("/title", "Title"),
+        .variant(FormVariant("/type", "Kind of step", reset: "/resultType", resetValue: .string(""), [
+            .init("instruction", "Instruction (text only)", [.field(FormField("/resultType", "", .fixed(.string(""))))]),
+            .init("question", "Question", [.variant(responseTypes.choiceOnly)]),
+            .init("form", "Form (several questions on one screen)", [.field(FormField("/resultType", "", .fixed(.string("grouped"))))]),
+            .init("task", "Active task", [.variant(taskTypes.choiceOnly)]),
+        ])),
+    ]
+
+    /// A step whole: what its page edits.
+    static let stepElements: [FormElement] = [
+        plain("/key", "Key", help: "Unique in the activity; it names the answer's column."),
+        text("/title", "Title"),
+        longText("/text", "Text"),
+        .variant(FormVariant("/type", "Kind of step", reset: "/resultType", resetValue: .string(""), [
+            .init("instruction", "Instruction (text only)", [.field(FormField("/resultType", "", .fixed(.string(""))))]),
+            .init("question", "Question", [
+                .field(FormField("/skippable", "May be skipped", .checkbox)),
+                .variant(responseTypes),
+                destinations,
+            ]),
+            .init("form", "Form (several questions on one screen)", [
+                .field(FormField("/resultType", "", .fixed(.string("grouped")))),
+                .field(FormField("/repeatable", "May be answered several times", .checkbox)),
+                text("/repeatableText", "Label of the button that repeats it"),
+                destinations,
+                .list(FormList("/steps", "Questions of the form", item: "Question",
+                               newItem: .object(["type": .string("question"), "resultType": .string("")]), [
+                    plain("/key", "Key"), text("/title", "Title"), longText("/text", "Text"),
+                    .field(FormField("/type", "", .fixed(.string("question")))),
+                    .field(FormField("/skippable", "May be skipped", .checkbox)),
+                    .variant(responseTypes),
+                ])),
+            ]),
+            .init("task", "Active task", [.variant(taskTypes)]),
+        ])),
+    ]
 
     static func number(_ pointer: String, _ label: String, help: String? = nil) -> FormElement {
         .field(FormField(pointer, label, .number, help: help))
@@ -93,7 +145,7 @@ extension StudySection {
     ]
 
     /// The 15 response types and their format fields (docs/study-document.md).
-    static let responseType = FormElement.variant(FormVariant("/resultType", "Response type", reset: "/format", [
+    static let responseTypes = FormVariant("/resultType", "Response type", reset: "/format", [
         .init("scale", "Scale (whole numbers)", scaleFields),
         .init("continuousScale", "Continuous scale", scaleFields + [number("/format/maxFractionDigits", "Decimals")]),
         .init("textScale", "Text scale", [textChoices(false), number("/format/default", "Starting choice (from 1)"), checkbox("/format/vertical", "Vertical")]),
@@ -132,10 +184,10 @@ extension StudySection {
             text("/format/placeholder", "Placeholder"),
         ]),
         .init("location", "Location", [checkbox("/format/useCurrentLocation", "Start from the current location")]),
-    ]))
+    ])
 
     /// The three active tasks and their parameters.
-    static let taskType = FormElement.variant(FormVariant("/resultType", "Task", reset: "/format", [
+    static let taskTypes = FormVariant("/resultType", "Task", reset: "/format", [
         .init("fetalKickCounter", "Fetal kick counter (iOS and Android)", [
             number("/format/duration", "Duration (seconds)"), number("/format/kickCount", "Kicks to count"),
         ]),
@@ -147,7 +199,7 @@ extension StudySection {
             checkbox("/format/requireReversal", "Repeat in reverse order"), plain("/format/customTargetImage", "Target image"),
             plain("/format/customTargetPluralName", "Targets called"),
         ]),
-    ]))
+    ])
 
     static let destinations = FormElement.list(FormList(
         "/destinations", "Branching", item: "Destination",

@@ -101,14 +101,14 @@ package struct ListView: Sendable {
             if let page = list.rowPage, !(values[row.description + "#from"] ?? "").isEmpty,
                 let id = values[JSONPointer(tokens: row.tokens + page.member.tokens).description], !id.isEmpty
             {
-                rowPage = page.path + "/" + (id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id)
+                rowPage = page.path + "/" + AdminAPIClient.segment(id)
             }
             rows.append(RowView(
                 id: FieldView.elementID(row), title: "\(list.itemLabel) \(index + 1)", fromName: row.description + "#from",
                 fromValue: values[row.description + "#from"] ?? "", elements: elements, removeOp: "remove \(row)",
                 upOp: "up \(row)", downOp: "down \(row)", isFirst: index == 0, isLast: index == count - 1,
                 rowProblems: rowProblems, rowInvalid: !rowProblems.isEmpty, rowPage: rowPage, hasRowPage: !rowPage.isEmpty,
-                rowPageLabel: "Open \(list.itemLabel.lowercased()) \(index + 1)"))
+                rowPageLabel: "Open \(list.itemLabel.lowercased()) \(index + 1): \(list.rowPage?.what ?? "")"))
         }
         self.rows = rows
         hasRows = !rows.isEmpty

@@ -16,13 +16,43 @@ package struct StudySection: Sendable {
     /// The part of the document the page edits (an activity: `/activities/2`); the elements'
     /// pointers start there.
     package var root: JSONPointer
+    /// A page named by a member of what it edits (a step by its key), whose name follows that
+    /// member when a save changes it.
+    package var namedBy: NamedBy?
+    /// The activity an activity's or a step's page belongs to.
+    package var activityId: String?
 
-    package init(slug: String, title: String, intro: String, root: JSONPointer = JSONPointer(tokens: []), elements: [FormElement]) {
+    package struct NamedBy: Sendable {
+        /// The pages' folder under the study, escaped for a URL (`activities/daily/steps/`).
+        package var folder: String
+        /// The member that names the page, from `root`.
+        package var member: JSONPointer
+
+        package init(folder: String, member: JSONPointer) {
+            self.folder = folder
+            self.member = member
+        }
+    }
+
+    package init(
+        slug: String, title: String, intro: String, root: JSONPointer = JSONPointer(tokens: []), namedBy: NamedBy? = nil,
+        activityId: String? = nil, elements: [FormElement]
+    ) {
+        self.activityId = activityId
         self.slug = slug
         self.title = title
         self.intro = intro
         self.root = root
+        self.namedBy = namedBy
         self.elements = elements
+    }
+
+    /// The page's path under the study once `document` is saved (a renamed step's new page).
+    package func path(after document: JSONValue) -> String {
+        guard let namedBy, case .string(let name) = document[pointer: JSONPointer(tokens: root.tokens + namedBy.member.tokens)],
+            !name.isEmpty
+        else { return slug }
+        return namedBy.folder + AdminAPIClient.segment(name)
     }
 
     /// A section of fields only.

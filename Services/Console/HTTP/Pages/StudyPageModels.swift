@@ -52,7 +52,8 @@ enum StudyPageModels {
     }
 
     /// Each problem with a link to the field it concerns: on this page (`#id`), whose rows are
-    /// as `values` has them, or on the section page that has it (rows as in `draft`).
+    /// as `values` has them, or on the page that has it (rows as in `draft`): a section, an
+    /// activity's page or a step's.
     static func problems(
         _ problems: [ValidationProblem], page: StudySection?, values: FormFields, sections: [StudySection], draft: JSONValue,
         studyId: String
@@ -65,7 +66,9 @@ enum StudyPageModels {
                 item["label"] = field.label
                 return item
             }
-            for section in sections where section.slug != page?.slug {
+            // An activity's or a step's own page first: it is where the field is whole.
+            let candidates = [StudySection.activityPage(holding: pointer, in: draft)].compactMap { $0 } + sections
+            for section in candidates where section.slug != page?.slug {
                 if let (field, name) = section.field(holding: pointer, form: section.values(in: draft)) {
                     item["href"] = "/studies/\(studyId)/\(section.slug)#\(FieldView.elementID(JSONPointer(name)!))-field"
                     item["label"] = "\(section.title): \(field.label)"

@@ -7,12 +7,12 @@ import StudyModels
 /// What a study page needs, read at once through the admin API.
 struct StudyPageState {
     var summary: StudySummary
-    var me: AdminProfile
     var draft: JSONValue
     var revision: String
     var sections: [StudySection]
 
-    var role: StudyRole? { me.role(on: summary.studyId) }
+    /// The signed-in admin's role on the study, as the summary says.
+    var role: StudyRole? { summary.role }
     /// Editors change the draft until the study is closed (the admin API decides in the end).
     var editable: Bool { (role ?? .viewer) >= .editor && summary.status != .deactivated }
     var spanish: Bool {
@@ -24,15 +24,14 @@ struct StudyPageState {
 }
 
 extension ConsolePages {
-    func load(_ studyId: String, session: ConsoleSession, context: ServiceRequestContext) async throws -> StudyPageState {
-        async let summary = api.study(studyId, token: session.token, logger: context.logger)
-        async let me = api.me(token: session.token, logger: context.logger)
-        async let draft = api.draft(studyId, token: session.token, logger: context.logger)
-        async let apps = api.apps(token: session.token, logger: context.logger)
-        let (document, revision) = try await draft
-        return StudyPageState(
-            summary: try await summary, me: try await me, draft: document, revision: revision,
-            sections: StudySection.all(apps: try await apps))
+    /// The study's summary (with the admin's role) and its draft: one admin API call when the
+    /// draft at the summary's revision was read before. `withApps`: the apps too, for the page
+    /// that chooses the study's app.
+    func load(_ studyId: String, session: ConsoleSession, context: ServiceRequestContext, withApps: Bool = false) async throws -> StudyPageState {
+        async let apps = withApps ? api.apps(token: session.token, logger: context.logger) : []
+        let summary = try await api.study(studyId, token: session.token, logger: context.logger)
+        let (document, revision) = try await api.draft(studyId, summary: summary, token: session.token, logger: context.logger)
+        return StudyPageState(summary: summary, draft: document, revision: revision, sections: StudySection.all(apps: try await apps))
     }
 
     /// What every study page's layout reads: the study, its sections, the current page.

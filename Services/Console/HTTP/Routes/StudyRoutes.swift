@@ -30,16 +30,17 @@ package struct StudyRoutes: Sendable {
         router.post("/studies/:studyId/activities", use: saveActivities)
         router.get("/studies/:studyId/activities/:activityId", use: activity)
         router.post("/studies/:studyId/activities/:activityId", use: saveActivity)
+        router.get("/studies/:studyId/activities/:activityId/steps/:stepKey", use: step)
+        router.post("/studies/:studyId/activities/:activityId/steps/:stepKey", use: saveStep)
     }
 
     // MARK: The list and a new study
 
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await pages.signedIn(request, context) { session, _ in
-            async let studies = pages.api.studies(token: session.token, logger: context.logger)
-            let me = try await pages.api.me(token: session.token, logger: context.logger)
+            let studies = try await pages.api.studies(token: session.token, logger: context.logger)
             var page = pages.base(title: "Studies", session: session)
-            let rows = try await studies.map { StudyPageModels.study($0, role: me.role(on: $0.studyId)) }
+            let rows = studies.map { StudyPageModels.study($0, role: $0.role) }
             page["studies"] = rows
             page["hasStudies"] = !rows.isEmpty
             return pages.renderer.page("studies", page)
@@ -100,27 +101,23 @@ package struct StudyRoutes: Sendable {
     @Sendable func overview(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.require("studyId")
         return try await pages.signedIn(request, context) { session, _ in
-            async let summary = pages.api.study(studyId, token: session.token, logger: context.logger)
-            async let apps = pages.api.apps(token: session.token, logger: context.logger)
-            let me = try await pages.api.me(token: session.token, logger: context.logger)
-            let study = try await summary
+            let study = try await pages.api.study(studyId, token: session.token, logger: context.logger)
             let page = pages.studyPage(
-                title: study.name, session: session, summary: study, role: me.role(on: studyId),
-                sections: StudySection.all(apps: try await apps), current: nil)
+                title: study.name, session: session, summary: study, role: study.role, sections: StudySection.all(apps: []), current: nil)
             return pages.renderer.page("study", page)
         }
     }
 
     @Sendable func section(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let slug = try context.parameters.require("section")
-        return try await showSection(request, context, named: "a section \(slug)") { state in
+        return try await showSection(request, context, named: "a section \(slug)", withApps: true) { state in
             state.sections.first { $0.slug == slug }
         }
     }
 
     @Sendable func saveSection(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let slug = try context.parameters.require("section")
-        return try await saveSection(request, context, named: "a section \(slug)") { state in
+        return try await saveSection(request, context, named: "a section \(slug)", withApps: true) { state in
             state.sections.first { $0.slug == slug }
         }
     }
@@ -144,6 +141,32 @@ package struct StudyRoutes: Sendable {
         return try await saveSection(request, context, named: "an activity \(activityId)") { Self.activitySection($0, activityId) }
     }
 
+    /// A step's own page: its text, response format and branching.
+    @Sendable func step(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let activityId = try context.parameters.require("activityId")
+        let key = try context.parameters.require("stepKey")
+        return try await showSection(request, context, named: "step \(key) in an activity \(activityId)") {
+            Self.stepSection($0, activityId, key)
+        }
+    }
+
+    @Sendable func saveStep(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let activityId = try context.parameters.require("activityId")
+        let key = try context.parameters.require("stepKey")
+        return try await saveSection(request, context, named: "step \(key) in an activity \(activityId)") {
+            Self.stepSection($0, activityId, key)
+        }
+    }
+
+    static func stepSection(_ state: StudyPageState, _ activityId: String, _ key: String) -> StudySection? {
+        guard case .array(let activities) = state.draft[pointer: JSONPointer(tokens: ["activities"])],
+            let index = activities.firstIndex(where: { $0["activityId"] == .string(activityId) }),
+            case .array(let steps) = activities[index]["steps"],
+            let stepIndex = steps.firstIndex(where: { $0["key"] == .string(key) })
+        else { return nil }
+        return StudySection.step(index: index, activityId: activityId, stepIndex: stepIndex, key: key)
+    }
+
     static func activitySection(_ state: StudyPageState, _ activityId: String) -> StudySection? {
         guard case .array(let activities) = state.draft[pointer: JSONPointer(tokens: ["activities"])],
             let index = activities.firstIndex(where: { $0["activityId"] == .string(activityId) })
@@ -151,13 +174,14 @@ package struct StudyRoutes: Sendable {
         return StudySection.activity(index: index, activityId: activityId)
     }
 
+    /// `withApps`: the page may be the one that chooses the study's app (the section pages).
     func showSection(
-        _ request: Request, _ context: ServiceRequestContext, named what: String,
+        _ request: Request, _ context: ServiceRequestContext, named what: String, withApps: Bool = false,
         _ resolve: @escaping @Sendable (StudyPageState) -> StudySection?
     ) async throws -> Response {
         let studyId = try context.parameters.require("studyId")
         return try await pages.signedIn(request, context) { session, _ in
-            let state = try await pages.load(studyId, session: session, context: context)
+            let state = try await pages.load(studyId, session: session, context: context, withApps: withApps)
             guard let section = resolve(state) else {
                 return pages.errorPage(session, status: .notFound, heading: "Not found", message: "The study has no \(what).")
             }
@@ -169,13 +193,13 @@ package struct StudyRoutes: Sendable {
     }
 
     func saveSection(
-        _ request: Request, _ context: ServiceRequestContext, named what: String,
+        _ request: Request, _ context: ServiceRequestContext, named what: String, withApps: Bool = false,
         _ resolve: @escaping @Sendable (StudyPageState) -> StudySection?
     ) async throws -> Response {
         let studyId = try context.parameters.require("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let form = form ?? FormFields()
-            let state = try await pages.load(studyId, session: session, context: context)
+            let state = try await pages.load(studyId, session: session, context: context, withApps: withApps)
             guard let section = resolve(state) else {
                 return pages.errorPage(session, status: .notFound, heading: "Not found", message: "The study has no \(what).")
             }
@@ -219,12 +243,12 @@ package struct StudyRoutes: Sendable {
                 throw error
             }
             guard saved.warnings.isEmpty else {
-                let reloaded = try await pages.load(studyId, session: session, context: context)
+                let reloaded = try await pages.load(studyId, session: session, context: context, withApps: withApps)
                 return sectionPage(
                     session, state: reloaded, section: section, values: section.values(in: reloaded.draft), problems: [],
                     base: section.fingerprint(of: reloaded.draft), saved: true, warnings: saved.warnings, status: .ok)
             }
-            return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/\(section.slug)?saved=1")
+            return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/\(section.path(after: document))?saved=1")
         }
     }
 
@@ -246,15 +270,19 @@ package struct StudyRoutes: Sendable {
         let study = AdminAPIClient.segment(state.summary.studyId)
         if section.slug == "activities" {
             page["pageLinks"] = [["label": "Import an activity designed elsewhere", "href": "/studies/\(study)/import"]]
-        } else if section.slug.hasPrefix("activities/") {
-            page["pageLinks"] = [["label": "Preview it as the app shows it", "href": "/studies/\(study)/\(section.slug)/preview"]]
+        } else if let activity = section.activityId {
+            let activityPath = "/studies/\(study)/activities/\(AdminAPIClient.segment(activity))"
+            var links = [["label": "Preview it as the app shows it", "href": activityPath + "/preview"]]
+            if section.namedBy != nil { links.insert(["label": "Back to activity \(activity) and its steps", "href": activityPath], at: 0) }
+            page["pageLinks"] = links
         }
         page["elements"] = section.views(values: values, problems: problems, spanish: state.spanish, readOnly: !state.editable)
         page["problems"] = StudyPageModels.problems(
             problems, page: section, values: values, sections: state.sections, draft: state.draft, studyId: state.summary.studyId)
         page["hasProblems"] = !problems.isEmpty
         page["problemsHeading"] = "Not saved: \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
-        page["warnings"] = warnings.map { ["message": $0.message, "pointer": $0.pointer] }
+        page["warnings"] = StudyPageModels.problems(
+            warnings, page: section, values: values, sections: state.sections, draft: state.draft, studyId: state.summary.studyId)
         page["hasWarnings"] = !warnings.isEmpty
         return pages.renderer.page("section", page, status: status)
     }
