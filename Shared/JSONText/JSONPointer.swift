@@ -18,17 +18,24 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        tokens.map { "/" + Self.escape($0) }.joined()
+        var text = ""
+        for token in tokens {
+            text += "/"
+            text += Self.escape(token)
+        }
+        return text
     }
 
     /// Escapes `~` and `/` in one reference token.
     public static func escape(_ token: String) -> String {
-        guard token.contains(where: { $0 == "~" || $0 == "/" }) else { return token }
+        // (Bytes, not Characters: a page names thousands of fields, and this is on that path.)
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
         return token.map { $0 == "~" ? "~0" : $0 == "/" ? "~1" : String($0) }.joined()
     }
 
     /// `~1` is `/` and `~0` is `~` (in that order, so `~01` is `~1`).
     static func unescaped(_ token: Substring) -> String {
+        guard token.utf8.contains(UInt8(ascii: "~")) else { return String(token) }
         var result = ""
         var index = token.startIndex
         while index < token.endIndex {
@@ -47,6 +54,8 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     /// The pointer one level further down.
     public func appending(_ token: String) -> JSONPointer { JSONPointer(tokens: tokens + [token]) }
     public func appending(_ index: Int) -> JSONPointer { appending(String(index)) }
+    /// `other`, read from where `self` points.
+    public func appending(_ other: JSONPointer) -> JSONPointer { JSONPointer(tokens: tokens + other.tokens) }
 
     /// Whether `self` is `other` or lies inside it.
     public func isWithin(_ other: JSONPointer) -> Bool {

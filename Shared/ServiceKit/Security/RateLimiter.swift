@@ -52,7 +52,7 @@ public struct RateLimiter: Sendable {
     /// bytes a key is counted under its SHA-256, so a bucket row stays small.
     static func bounded(_ key: String) -> String {
         guard key.utf8.count > 100 else { return key }
-        return "sha256:" + SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        return "sha256:" + SHA256.hash(data: Data(key.utf8)).hexString
     }
 
     public func deleteOldWindows() async throws {

@@ -76,12 +76,12 @@ extension FormElement {
             let absolute = list.name(at: prefix)
             if absolute == name { return list }
             guard name.hasPrefix(absolute + "/"), let row = FormEdit.row(of: name, in: absolute) else { return nil }
-            let rowPointer = JSONPointer(absolute)!.appending(row)
+            let rowPointer = prefix.appending(list.pointer).appending(row)
             return list.elements.lazy.compactMap { $0.list(named: name, at: rowPointer, form: form) }.first
         case .group(let group):
             let absolute = group.name(at: prefix)
             guard name.hasPrefix(absolute + "/") else { return nil }
-            return group.elements.lazy.compactMap { $0.list(named: name, at: JSONPointer(absolute)!, form: form) }.first
+            return group.elements.lazy.compactMap { $0.list(named: name, at: prefix.appending(group.pointer), form: form) }.first
         case .variant(let variant):
             return (variant.drawnCase(in: form, at: prefix)?.elements ?? []).lazy
                 .compactMap { $0.list(named: name, at: prefix, form: form) }.first
@@ -108,14 +108,14 @@ package struct FormGroup: Sendable {
         self.elements = elements
     }
 
-    package func name(at prefix: JSONPointer) -> String { JSONPointer(tokens: prefix.tokens + pointer.tokens).description }
+    package func name(at prefix: JSONPointer) -> String { prefix.appending(pointer).description }
 
     package func values(in item: JSONValue, at prefix: JSONPointer) -> [(name: String, value: String)] {
         let name = name(at: prefix)
         let object = item[pointer: pointer]
         var pairs: [(name: String, value: String)] = [(name + "#group", "1")]
         if case .object = object { pairs.append((name + "#on", "true")) }
-        let absolute = JSONPointer(name)!
+        let absolute = prefix.appending(pointer)
         for element in elements { pairs += element.values(in: object ?? .object([:]), at: absolute) }
         return pairs
     }
@@ -130,7 +130,7 @@ package struct FormGroup: Sendable {
         }
         var object = item[pointer: pointer] ?? .object([:])
         if case .object = object {} else { object = .object([:]) }
-        for element in elements { try element.apply(form, at: JSONPointer(name)!, to: &object) }
+        for element in elements { try element.apply(form, at: prefix.appending(pointer), to: &object) }
         try item.set(object, at: pointer)
     }
 }
@@ -184,14 +184,14 @@ package struct FormList: Sendable {
         self.newItem = newItem
     }
 
-    package func name(at prefix: JSONPointer) -> String { JSONPointer(tokens: prefix.tokens + pointer.tokens).description }
+    package func name(at prefix: JSONPointer) -> String { prefix.appending(pointer).description }
 
     package func values(in item: JSONValue, at prefix: JSONPointer) -> [(name: String, value: String)] {
         let name = name(at: prefix)
         guard case .array(let rows) = item[pointer: pointer] else { return [(name + "#count", "0")] }
         var pairs: [(name: String, value: String)] = [(name + "#count", String(rows.count))]
         for (index, row) in rows.enumerated() {
-            let rowPointer = JSONPointer(name)!.appending(index)
+            let rowPointer = prefix.appending(pointer).appending(index)
             pairs.append((rowPointer.description + "#from", String(index)))
             for element in elements { pairs += element.values(in: row, at: rowPointer) }
         }
@@ -209,7 +209,7 @@ package struct FormList: Sendable {
         if case .array(let rows) = item[pointer: pointer] { original = rows } else { original = [] }
         var rows: [JSONValue] = []
         for index in 0..<min(count, Self.maxRows) {
-            let rowPointer = JSONPointer(name)!.appending(index)
+            let rowPointer = prefix.appending(pointer).appending(index)
             var row = form[rowPointer.description + "#from"].flatMap(Int.init).flatMap { original.indices.contains($0) ? original[$0] : nil }
                 ?? newItem
             for element in elements { try element.apply(form, at: rowPointer, to: &row) }

@@ -77,8 +77,8 @@ package struct ListView: Sendable {
     package var listInvalid: Bool
 
     init(list: FormList, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) {
-        let name = list.name(at: prefix)
-        let absolute = JSONPointer(name)!
+        let absolute = prefix.appending(list.pointer)
+        let name = absolute.description
         id = FieldView.elementID(absolute)
         label = list.label
         help = list.help ?? ""
@@ -130,7 +130,7 @@ package struct GroupView: Sendable {
 
     init(group: FormGroup, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) {
         let name = group.name(at: prefix)
-        id = FieldView.elementID(JSONPointer(name)!)
+        id = FieldView.elementID(prefix.appending(group.pointer))
         label = group.label
         toggle = group.toggle
         help = group.help ?? ""
@@ -142,7 +142,7 @@ package struct GroupView: Sendable {
         self.readOnly = readOnly
         // A viewer sees the fields only when the object is there.
         elements = readOnly && !on ? [] : group.elements.map {
-            ElementView.make($0, at: JSONPointer(name)!, values: values, problems: problems, spanish: spanish, readOnly: readOnly)
+            ElementView.make($0, at: prefix.appending(group.pointer), values: values, problems: problems, spanish: spanish, readOnly: readOnly)
         }
     }
 }
@@ -168,7 +168,7 @@ package struct VariantView: Sendable {
     init(variant: FormVariant, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) {
         let name = variant.name(at: prefix)
         self.name = name
-        id = FieldView.elementID(JSONPointer(name)!)
+        id = FieldView.elementID(prefix.appending(variant.discriminator))
         label = variant.label
         help = variant.help ?? ""
         hasHelp = variant.help != nil

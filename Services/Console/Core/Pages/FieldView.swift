@@ -113,6 +113,17 @@ package struct FieldView: Sendable {
 
     /// `/overview/0/title` → `f-overview-0-title`: an id that needs no escaping in a URL fragment.
     package static func elementID(_ pointer: JSONPointer) -> String {
-        "f" + pointer.tokens.map { "-" + $0.map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined() }.joined()
+        var id = "f"
+        for token in pointer.tokens {
+            id += "-"
+            for scalar in token.unicodeScalars {
+                // ASCII letters and digits at once (nearly every name), Unicode's properties beyond.
+                let kept = scalar.isASCII
+                    ? ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                    : scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                id.unicodeScalars.append(kept ? scalar : "_")
+            }
+        }
+        return id
     }
 }

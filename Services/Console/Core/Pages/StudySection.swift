@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JSONText
+import ServiceKit
 import StudyModels
 
 /// One page of the study builder: a part of the study document edited on its own, as the
@@ -100,14 +101,19 @@ package struct StudySection: Sendable {
     /// drawn; a save whose section changed meanwhile (someone else saved it) is stopped, so
     /// nobody overwrites a colleague's change without seeing it.
     package func fingerprint(of document: JSONValue) -> String {
+        fingerprint(of: values(in: document))
+    }
+
+    /// The fingerprint of the section whose values (as `values(in:)` reads them) are `values`.
+    package func fingerprint(of values: FormFields) -> String {
         var digest = SHA256()
-        for (name, value) in values(in: document).pairs {
+        for (name, value) in values.pairs {
             digest.update(data: Data(name.utf8))
             digest.update(data: [0])
             digest.update(data: Data(value.utf8))
             digest.update(data: [1])
         }
-        return digest.finalize().map { String(format: "%02x", $0) }.joined()
+        return digest.finalize().hexString
     }
 
     /// The document with this section's fields as `form` says.

@@ -5,13 +5,37 @@ import Mustache
 import NIOCore
 
 /// The console's HTML: Mustache templates from the target's resources, loaded once at start.
-/// Every `{{value}}` is HTML-escaped (quotes too, so values are safe inside attributes); the
-/// templates use no unescaped form.
+/// Every `{{value}}` is HTML-escaped (quotes too, so values are safe inside attributes). The one
+/// unescaped tag allowed is `{{{form}}}`, which draws `SafeHTML` (escaped as it was written, by
+/// FormHTML); a template with any other unescaped tag is refused at start.
 package struct PageRenderer: Sendable {
     let library: MustacheLibrary
 
     package struct MissingTemplates: Error, CustomStringConvertible {
         package var description: String { "the console's templates are missing from its resources" }
+    }
+
+    package struct UnescapedTag: Error, CustomStringConvertible {
+        var template: String
+        var tag: String
+        package var description: String { "template \(template) draws \(tag) unescaped; only {{{form}}} may be" }
+    }
+
+    /// The unescaped tags of a template (`{{{name}}}`, `{{& name}}`) other than `{{{form}}}`.
+    package static func unescapedTags(in text: String) -> [String] {
+        var found: [String] = []
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{") {
+            let after = rest[open.upperBound...]
+            guard let close = after.range(of: "}}") else { break }
+            let inside = after[..<close.lowerBound]
+            if inside.hasPrefix("{") || inside.hasPrefix("&") {
+                let tag = "{{" + inside + "}}" + (inside.hasPrefix("{") && after[close.upperBound...].hasPrefix("}") ? "}" : "")
+                if tag != "{{{form}}}" { found.append(tag) }
+            }
+            rest = after[close.upperBound...]
+        }
+        return found
     }
 
     /// Loads every `*.mustache` of `Resources/Templates`.
@@ -20,8 +44,10 @@ package struct PageRenderer: Sendable {
         var templates: [String: MustacheTemplate] = [:]
         for file in try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
         where file.pathExtension == "mustache" {
-            templates[file.deletingPathExtension().lastPathComponent] = try MustacheTemplate(
-                string: String(contentsOf: file, encoding: .utf8))
+            let name = file.deletingPathExtension().lastPathComponent
+            let text = try String(contentsOf: file, encoding: .utf8)
+            if let tag = Self.unescapedTags(in: text).first { throw UnescapedTag(template: name, tag: tag) }
+            templates[name] = try MustacheTemplate(string: text)
         }
         library = MustacheLibrary(templates: templates)
     }

@@ -71,7 +71,9 @@ package struct AnnouncementRoutes: Sendable {
             ]
         }
         page["hasNotifications"] = !records.isEmpty
-        page["elements"] = [Self.title, Self.text].map { ElementView.make(.field($0), at: .init(tokens: []), values: form, problems: problems, spanish: true, readOnly: false) }
+        page["form"] = FormHTML.render(
+            [Self.title, Self.text].map { ElementView.make(.field($0), at: .init(tokens: []), values: form, problems: problems, spanish: true, readOnly: false) },
+            studyId: nil)
         page["at"] = form["at"] ?? ""
         page["problems"] = problems.map(StudyPageModels.item)
         page["hasProblems"] = !problems.isEmpty

@@ -135,7 +135,7 @@ package struct AppPageRoutes: Sendable {
         page["appId"] = appId ?? ""
         page["existing"] = appId != nil
         page["saved"] = saved
-        page["elements"] = section.views(values: values, problems: problems, spanish: true, readOnly: false)
+        page["form"] = FormHTML.render(section.views(values: values, problems: problems, spanish: true, readOnly: false), studyId: nil)
         page["problems"] = StudyPageModels.problems(problems, page: section, values: values, sections: [], draft: .null, studyId: "")
         page["hasProblems"] = !problems.isEmpty
         page["problemsHeading"] = "Not saved: \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"

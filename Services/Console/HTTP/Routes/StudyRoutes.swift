@@ -89,7 +89,7 @@ package struct StudyRoutes: Sendable {
         let section = StudySection.newStudy(apps: apps)
         var page = pages.base(title: "New study", session: session)
         page["hasApps"] = !apps.isEmpty
-        page["elements"] = section.views(values: values, problems: problems, spanish: false, readOnly: false)
+        page["form"] = FormHTML.render(section.views(values: values, problems: problems, spanish: false, readOnly: false), studyId: nil)
         page["problems"] = StudyPageModels.problems(problems, page: section, values: values, sections: [], draft: .null, studyId: "")
         page["hasProblems"] = !problems.isEmpty
         page["problemsHeading"] = "The study was not created: \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
@@ -185,9 +185,10 @@ package struct StudyRoutes: Sendable {
             guard let section = resolve(state) else {
                 return pages.errorPage(session, status: .notFound, heading: "Not found", message: "The study has no \(what).")
             }
+            let values = section.values(in: state.draft)
             return sectionPage(
-                session, state: state, section: section, values: section.values(in: state.draft), problems: [],
-                base: section.fingerprint(of: state.draft), saved: request.uri.queryParameters["saved"] != nil, warnings: [],
+                session, state: state, section: section, values: values, problems: [],
+                base: section.fingerprint(of: values), saved: request.uri.queryParameters["saved"] != nil, warnings: [],
                 status: .ok)
         }
     }
@@ -276,7 +277,8 @@ package struct StudyRoutes: Sendable {
             if section.namedBy != nil { links.insert(["label": "Back to activity \(activity) and its steps", "href": activityPath], at: 0) }
             page["pageLinks"] = links
         }
-        page["elements"] = section.views(values: values, problems: problems, spanish: state.spanish, readOnly: !state.editable)
+        page["form"] = FormHTML.render(
+            section.views(values: values, problems: problems, spanish: state.spanish, readOnly: !state.editable), studyId: state.summary.studyId)
         page["problems"] = StudyPageModels.problems(
             problems, page: section, values: values, sections: state.sections, draft: state.draft, studyId: state.summary.studyId)
         page["hasProblems"] = !problems.isEmpty
