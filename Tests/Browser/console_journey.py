@@ -10,7 +10,9 @@ APP_CREDENTIAL (the demo app's iOS `key:token`, to read the launched study as th
 import base64
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import urllib.request
 
 from selenium import webdriver
@@ -445,7 +447,42 @@ def main():
         wait(driver, gone(page), "the push page after a refused upload")
         assert driver.find_elements(By.CSS_SELECTOR, ".alert.error"), "the refusal is shown"
         assert "No push credentials yet" in driver.find_element(By.CSS_SELECTOR, "main").text
+
+        # Then the real files, chosen in the file inputs as an admin does: an APNs .p8 key and a
+        # Firebase service-account file (keys made here by openssl, as Apple and Google make them).
+        keys = tempfile.mkdtemp()
+        p8 = os.path.join(keys, "AuthKey_KEY1234567.p8")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p8], check=True,
+                       capture_output=True)
+        rsa = subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"], check=True,
+                             capture_output=True, text=True).stdout
+        account = os.path.join(keys, "demo-firebase-adminsdk.json")
+        with open(account, "w") as out:
+            json.dump({"type": "service_account", "project_id": "studystack-demo", "private_key_id": "k1", "private_key": rsa,
+                       "client_email": "push@studystack-demo.iam.gserviceaccount.com",
+                       "token_uri": "https://oauth2.googleapis.com/token"}, out)
+        fill(driver, "teamId", "TEAM123456")
+        fill(driver, "keyId", "KEY1234567")
+        fill(driver, "topic", "org.studystack.demo")
+        driver.find_element(By.ID, "privateKeyFile").send_keys(p8)
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.CSS_SELECTOR, "form[action$='/push/ios'] button[type=submit]").click()
+        wait(driver, gone(page), "the push page after uploading the .p8 file")
+        driver.find_element(By.ID, "serviceAccountFile").send_keys(account)
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.CSS_SELECTOR, "form[action$='/push/android'] button[type=submit]").click()
+        wait(driver, gone(page), "the push page after uploading the service-account file")
+        table = driver.find_element(By.CSS_SELECTOR, "table.list").text
+        assert "iOS (APNs)" in table and "KEY1234567" in table, table
+        assert "Android (Firebase)" in table and "studystack-demo" in table, table
+        assert not driver.find_elements(By.CSS_SELECTOR, ".alert.error"), driver.find_element(By.CSS_SELECTOR, "main").text
         shot(driver, "app-push")
+        # Removed again, one platform at a time (the app then sends no notifications).
+        for _ in range(2):
+            page = driver.find_element(By.CSS_SELECTOR, "main")
+            driver.find_element(By.CSS_SELECTOR, "form[action$='/push/remove'] button[type=submit]").click()
+            wait(driver, gone(page), "the push page after removing a credential")
+        assert "No push credentials yet" in driver.find_element(By.CSS_SELECTOR, "main").text
 
         # The study's summary, then signing out ends the session.
         driver.get(CONSOLE + f"/studies/{STUDY}/basics")

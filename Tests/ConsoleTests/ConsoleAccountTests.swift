@@ -91,13 +91,36 @@ import TestSupport
             #expect(saved.status == .seeOther)
             #expect(try await fixture.draft().json["tagline"] as? String == "Edited as JSON")
 
+            // An edited file chosen instead (the page's form is multipart): it wins over the text.
+            let current = try #require(try await browser.get("/studies/CONSOLE1/document").input("revision"))
+            document["tagline"] = "Uploaded as a file"
+            let file = try JSONSerialization.data(withJSONObject: document)
+            let uploaded = try await browser.post(
+                "/studies/CONSOLE1/document", [("csrf", csrf), ("revision", current), ("document", "{ignored")],
+                files: [("documentFile", "CONSOLE1.json", Array(file))])
+            #expect(uploaded.status == .seeOther)
+            #expect(try await fixture.draft().json["tagline"] as? String == "Uploaded as a file")
+            // A file that is not text is refused as such, and nothing changes.
+            let binary = try await browser.post(
+                "/studies/CONSOLE1/document", [("csrf", csrf), ("revision", current)], files: [("documentFile", "photo.jpg", [0xFF, 0xD8, 0xFF, 0xE0])])
+            #expect(binary.status == .badRequest)
+            #expect(binary.html.contains("not a text file"))
+            #expect(try await fixture.draft().json["tagline"] as? String == "Uploaded as a file")
+            // A multipart form without the session's form token is refused like any other.
+            document["tagline"] = "Forged"
+            let forgedFile = try JSONSerialization.data(withJSONObject: document)
+            let forged = try await browser.post(
+                "/studies/CONSOLE1/document", [("revision", current)], files: [("documentFile", "x.json", Array(forgedFile))])
+            #expect(forged.status == .forbidden)
+            #expect(try await fixture.draft().json["tagline"] as? String == "Uploaded as a file")
+
             // The same page again: its revision is old now, and the draft is not overwritten.
             document["tagline"] = "From an old page"
             let stale = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
             let refused = try await browser.post("/studies/CONSOLE1/document", [("csrf", csrf), ("revision", revision), ("document", stale)])
             #expect(refused.status == .unprocessableContent)
             #expect(refused.html.contains("changed since it was read"))
-            #expect(try await fixture.draft().json["tagline"] as? String == "Edited as JSON")
+            #expect(try await fixture.draft().json["tagline"] as? String == "Uploaded as a file")
         }
     }
 }

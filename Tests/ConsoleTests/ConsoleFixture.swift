@@ -154,11 +154,31 @@ final class Browser: @unchecked Sendable {
         return try await request(.post, path, body: body)
     }
 
+    /// Posts `fields` and `files` (name, file name, bytes) as `multipart/form-data`, as a form
+    /// with a file input does.
+    func post(_ path: String, _ fields: [(String, String)], files: [(String, String, [UInt8])]) async throws -> Page {
+        let boundary = "----StudyStackTest\(UInt64.random(in: 1...UInt64.max))"
+        var body: [UInt8] = []
+        for (name, value) in fields {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+        for (name, filename, bytes) in files {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
+            body += bytes + Array("\r\n".utf8)
+        }
+        body += Array("--\(boundary)--\r\n".utf8)
+        return try await request(.post, path, body: ByteBuffer(bytes: body), contentType: "multipart/form-data; boundary=\(boundary)")
+    }
+
     func request(_ method: HTTPRequest.Method, _ path: String, body: String?) async throws -> Page {
+        try await request(method, path, body: body.map { ByteBuffer(string: $0) }, contentType: "application/x-www-form-urlencoded")
+    }
+
+    func request(_ method: HTTPRequest.Method, _ path: String, body: ByteBuffer?, contentType: String) async throws -> Page {
         var headers: HTTPFields = [:]
         if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ") }
-        if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
-        let page = try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) {
+        if body != nil { headers[.contentType] = contentType }
+        let page = try await client.execute(uri: path, method: method, headers: headers, body: body) {
             Page(status: $0.status, headers: $0.headers, html: String(buffer: $0.body))
         }
         lastSetCookies = page.headers[values: .setCookie]

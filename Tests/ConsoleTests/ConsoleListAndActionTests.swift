@@ -207,7 +207,9 @@ extension ConsoleListAndActionTests {
             let broken = try await browser.post("/studies/CONSOLE1/import", [("csrf", csrf), ("activityId", "mood"), ("design", "{\"activity\": 3}")])
             #expect(broken.status == .unprocessableContent)
             #expect(broken.html.contains("Not imported"))
-            let imported = try await browser.post("/studies/CONSOLE1/import", [("csrf", csrf), ("activityId", "mood"), ("design", design)])
+            // The design as a file (the page's form is multipart), as an admin exports it from another server.
+            let imported = try await browser.post(
+                "/studies/CONSOLE1/import", [("csrf", csrf), ("activityId", "mood"), ("design", "")], files: [("designFile", "mood.json", Array(design.utf8))])
             #expect(imported.status == .seeOther)
             #expect(imported.location == "/studies/CONSOLE1/activities/mood?saved=1")
             let activities = try #require(try await fixture.draft().json["activities"] as? [[String: Any]])

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A submitted HTML form (`application/x-www-form-urlencoded`): names and values in the order
-/// the browser sent them; a name may repeat (a group of checkboxes).
+/// A submitted HTML form (`application/x-www-form-urlencoded`, or `multipart/form-data` when it
+/// carries a file): names and values in the order the browser sent them; a name may repeat (a
+/// group of checkboxes).
 package struct FormFields: Sendable, Equatable {
     package private(set) var pairs: [(name: String, value: String)] {
         didSet { index = Self.index(pairs) }
@@ -31,6 +32,10 @@ package struct FormFields: Sendable, Equatable {
     package enum ParseError: Error, Equatable {
         case tooManyFields
         case notText
+        /// A multipart body that does not follow RFC 7578 (what is wrong).
+        case malformed(String)
+        /// The file chosen for this field is not UTF-8 text.
+        case fileNotText(String)
     }
 
     /// Parses a urlencoded body: `+` is a space, then percent escapes (malformed ones are kept).

@@ -55,11 +55,11 @@ package struct ActivityToolRoutes: Sendable {
         let studyId = try context.parameters.require("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let activityId = FormField.trimmed(form?["activityId"])
-            let design = form?["design"] ?? ""
+            let design = (form ?? FormFields()).text(file: "designFile", orPasted: "design")
             guard !activityId.isEmpty, !design.isEmpty else {
                 return try await importPage(
                     studyId, session: session, context: context, activityId: activityId, design: design,
-                    problems: [.init(pointer: "", message: "Enter the activity's id and paste its design.")], status: .unprocessableContent)
+                    problems: [.init(pointer: "", message: "Enter the activity's id, and choose its design file or paste it.")], status: .unprocessableContent)
             }
             let outcome = await ConsolePages.outcome {
                 () async throws(AdminAPIError) in

@@ -157,7 +157,7 @@ package struct AppPageRoutes: Sendable {
             let form = form ?? FormFields()
             let credentials = APNsCredentials(
                 teamId: FormField.trimmed(form["teamId"]), keyId: FormField.trimmed(form["keyId"]),
-                privateKey: FormField.trimmed(form["privateKey"]), topic: FormField.trimmed(form["topic"]),
+                privateKey: FormField.trimmed(form.text(file: "privateKeyFile", orPasted: "privateKey")), topic: FormField.trimmed(form["topic"]),
                 environment: APNsCredentials.Environment(rawValue: form["environment"] ?? "") ?? .production)
             let body = Array((try? JSONEncoder().encode(credentials)) ?? Data())
             return try await upload(appId, platform: "ios", body: body, session: session, context: context)
@@ -167,7 +167,8 @@ package struct AppPageRoutes: Sendable {
     @Sendable func uploadFCM(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let appId = try context.parameters.require("appId")
         return try await pages.signedIn(request, context) { session, form in
-            try await upload(appId, platform: "android", body: Array((form?["serviceAccount"] ?? "").utf8), session: session, context: context)
+            let serviceAccount = (form ?? FormFields()).text(file: "serviceAccountFile", orPasted: "serviceAccount")
+            return try await upload(appId, platform: "android", body: Array(serviceAccount.utf8), session: session, context: context)
         }
     }
 

@@ -109,19 +109,29 @@ package struct ConsolePages: Sendable {
         return context
     }
 
-    /// The submitted form of a POST (`application/x-www-form-urlencoded`, within the body limit).
+    /// The submitted form of a POST (`application/x-www-form-urlencoded`, or `multipart/form-data`
+    /// from a form with a file), within the body limit.
     static func form(_ request: Request, _ context: ServiceRequestContext) async throws -> FormFields {
-        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard type == "application/x-www-form-urlencoded" else {
-            throw APIError(.unsupportedMediaType, code: "unsupported_media_type", message: "console forms are sent as application/x-www-form-urlencoded")
+        let contentType = request.headers[.contentType] ?? ""
+        let type = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        let boundary = FormFields.multipartBoundary(contentType: contentType)
+        guard type == "application/x-www-form-urlencoded" || boundary != nil else {
+            throw APIError(
+                .unsupportedMediaType, code: "unsupported_media_type",
+                message: "console forms are sent as application/x-www-form-urlencoded, or multipart/form-data with a boundary")
         }
         let body = try await request.body.collect(upTo: context.maxUploadSize)
         do {
+            if let boundary { return try FormFields(multipart: body.readableBytesView, boundary: boundary) }
             return try FormFields(urlencoded: body.readableBytesView)
         } catch .tooManyFields {
             throw APIError.badRequest("the form has more than \(FormFields.maxFields) fields")
         } catch .notText {
             throw APIError.badRequest("the form is not UTF-8 text")
+        } catch .fileNotText(let field) {
+            throw APIError.badRequest("the file chosen for \(field) is not a text file (UTF-8); choose the JSON or key file itself")
+        } catch .malformed(let problem) {
+            throw APIError.badRequest("the form cannot be read: \(problem)")
         }
     }
 

@@ -52,7 +52,7 @@ package struct DocumentRoutes: Sendable {
     @Sendable func upload(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.require("studyId")
         return try await pages.signedIn(request, context) { session, form in
-            let text = form?["document"] ?? ""
+            let text = (form ?? FormFields()).text(file: "documentFile", orPasted: "document")
             let state = try await pages.load(studyId, session: session, context: context)
             guard text.utf8.count <= Self.maxDocumentBytes else {
                 return documentPage(
