@@ -341,7 +341,7 @@ def main():
 
         # Each step's format on the step's own page, reached from the activity's page.
         def open_step(number, what):
-            driver.find_element(By.PARTIAL_LINK_TEXT, f"Open step {number}:").click()
+            driver.find_element(By.CSS_SELECTOR, f"a[aria-label^='Open step {number}:']").click()
             wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main h1"), "Step"), f"the page of {what}")
 
         def back_to_activity(activity):

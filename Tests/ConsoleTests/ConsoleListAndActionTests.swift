@@ -182,6 +182,29 @@ extension ConsoleListAndActionTests {
             #expect(format["maxValue"] == nil && format["minValue"] == nil)
             #expect(try await browser.get("/studies/CONSOLE1/activities/sleep/steps/quality").status == .notFound)
             #expect(try await browser.get("/studies/CONSOLE1/activities/sleep/steps/notes").status == .ok)
+
+            // The activity's page shows a saved step and moves it, but changes it only on its page:
+            // a second step added, the saved one still shown; then moved first; a crafted key ignored.
+            page = try await browser.get("/studies/CONSOLE1/activities/sleep")
+            #expect(!page.html.contains("name=\"/activities/0/steps/0/key\""))
+            page = try await browser.post("/studies/CONSOLE1/activities/sleep", browser.form(of: page, ["op": "add /activities/0/steps"]))
+            #expect(page.html.contains(">notes<"), "the saved step is still shown on the page drawn again")
+            #expect(page.html.contains("name=\"/activities/0/steps/1/key\""))
+            page = try await browser.post(
+                "/studies/CONSOLE1/activities/sleep",
+                browser.form(of: page, [
+                    "/activities/0/steps/1/key": "welcome", "/activities/0/steps/1/type": "instruction", "/activities/0/steps/1/resultType": nil,
+                ]))
+            #expect(page.status == .seeOther)
+            page = try await browser.get("/studies/CONSOLE1/activities/sleep")
+            page = try await browser.post("/studies/CONSOLE1/activities/sleep", browser.form(of: page, ["op": "up /activities/0/steps/1"]))
+            let moved = try await browser.post(
+                "/studies/CONSOLE1/activities/sleep", browser.form(of: page, ["op": nil, "/activities/0/steps/0/key": "crafted"]))
+            #expect(moved.status == .seeOther)
+            let steps = try #require((try await fixture.draft().json["activities"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])
+            #expect(steps.count == 2)
+            #expect(steps.map { $0["key"] as? String } == ["welcome", "notes"])
+            #expect((steps[1]["format"] as? [String: Any])?["maxLength"] as? Int == 80)
             #expect(try await browser.get("/studies/CONSOLE1/activities/nosuch").status == .notFound)
         }
     }

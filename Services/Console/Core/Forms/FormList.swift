@@ -9,6 +9,16 @@ package indirect enum FormElement: Sendable {
     case group(FormGroup)
     case variant(FormVariant)
 
+    /// What the element is called on the page (a table's column heading).
+    package var label: String {
+        switch self {
+        case .field(let field): field.label
+        case .list(let list): list.label
+        case .group(let group): group.label
+        case .variant(let variant): variant.label
+        }
+    }
+
     package func values(in item: JSONValue, at prefix: JSONPointer) -> [(name: String, value: String)] {
         switch self {
         case .field(let field): field.values(in: item, at: prefix)
@@ -167,15 +177,21 @@ package struct FormList: Sendable {
     }
 
     package var rowPage: RowPage?
+    /// Rows drawn as the lines of a table, one column per element, for a list whose rows are
+    /// edited on their own pages (`rowPage`; an activity's steps). A saved row is shown, moved and
+    /// removed here, never changed: what it holds comes from the document, whatever a form says.
+    /// A row added on the page has its fields, so it is whole when saved.
+    package var table: Bool
 
     /// More rows than any study needs in one list; a form asking for more is cut here.
     package static let maxRows = 200
 
     package init(
         _ pointer: String, _ label: String, item itemLabel: String, help: String? = nil, newItem: JSONValue = .object([:]),
-        rowPage: RowPage? = nil, _ elements: [FormElement]
+        rowPage: RowPage? = nil, table: Bool = false, _ elements: [FormElement]
     ) {
         self.rowPage = rowPage
+        self.table = table
         self.pointer = JSONPointer(pointer)!
         self.label = label
         self.itemLabel = itemLabel
@@ -210,8 +226,12 @@ package struct FormList: Sendable {
         var rows: [JSONValue] = []
         for index in 0..<min(count, Self.maxRows) {
             let rowPointer = prefix.appending(pointer).appending(index)
-            var row = form[rowPointer.description + "#from"].flatMap(Int.init).flatMap { original.indices.contains($0) ? original[$0] : nil }
-                ?? newItem
+            let saved = form[rowPointer.description + "#from"].flatMap(Int.init).flatMap { original.indices.contains($0) ? original[$0] : nil }
+            if table, let saved {
+                rows.append(saved)
+                continue
+            }
+            var row = saved ?? newItem
             for element in elements { try element.apply(form, at: rowPointer, to: &row) }
             rows.append(row)
         }

@@ -36,11 +36,13 @@ extension StudySection {
                 .field(FormField("/branching", "The steps branch (choices lead to different next steps)", .checkbox)),
                 schedule,
                 .list(FormList(
-                    "/steps", "Steps", item: "Step", newItem: .object(["type": .string("question"), "resultType": .string("")]),
+                    "/steps", "Steps", item: "Step",
+                    help: "A step's key is unique in the activity and names its answer's column. Open a step for its text, format and branching.",
+                    newItem: .object(["type": .string("question"), "resultType": .string("")]),
                     rowPage: .init(
                         path: "activities/\(AdminAPIClient.segment(activityId))/steps", member: "/key",
                         what: "text, format and branching"),
-                    stepSummary)),
+                    table: true, stepSummary)),
             ])
     }
 
@@ -75,7 +77,7 @@ extension StudySection {
     /// A step as the activity's page lists it: key, title and kind (with the response type or
     /// task chosen there, so a step added on that page is whole; its format waits for its page).
     static let stepSummary: [FormElement] = [
-        plain("/key", "Key", help: "Unique in the activity; it names the answer's column."),
+        plain("/key", "Key"),
         text("/title", "Title"),
         .variant(FormVariant("/type", "Kind of step", reset: "/resultType", resetValue: .string(""), [
             .init("instruction", "Instruction (text only)", [.field(FormField("/resultType", "", .fixed(.string(""))))]),

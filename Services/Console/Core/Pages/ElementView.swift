@@ -75,6 +75,9 @@ package struct ListView: Sendable {
     /// Problems about the list itself (`/overview`: too many, none).
     package var listProblems: [String]
     package var listInvalid: Bool
+    /// Drawn as a table; `columns`: the heading of each element's column.
+    package var table: Bool
+    package var columns: [String]
 
     init(list: FormList, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) {
         let absolute = prefix.appending(list.pointer)
@@ -90,11 +93,15 @@ package struct ListView: Sendable {
         self.readOnly = readOnly
         listProblems = problems.filter { $0.pointer == name }.map(\.message)
         listInvalid = !listProblems.isEmpty
+        table = list.table
+        columns = list.elements.map(\.label)
         var rows: [RowView] = []
         for index in 0..<count {
             let row = absolute.appending(index)
+            // A table's saved row is changed on its own page: here its values are shown.
+            let shownOnly = readOnly || (list.table && !(values[row.description + "#from"] ?? "").isEmpty)
             let elements = list.elements.map {
-                ElementView.make($0, at: row, values: values, problems: problems, spanish: spanish, readOnly: readOnly)
+                ElementView.make($0, at: row, values: values, problems: problems, spanish: spanish, readOnly: shownOnly)
             }
             let rowProblems = problems.filter { $0.pointer == row.description }.map(\.message)
             var rowPage = ""

@@ -92,6 +92,30 @@ package struct StudySection: Sendable {
         return edited
     }
 
+    /// `form` with what a table's saved rows hold in `document` (a form carries only their
+    /// places, since they are changed on their own pages), so a page drawn again from a form
+    /// still shows them.
+    package func completingSavedRows(_ form: FormFields, from document: JSONValue) -> FormFields {
+        var completed = form
+        let item = document[pointer: root] ?? .object([:])
+        for case .list(let list) in elements where list.table {
+            let name = list.name(at: root)
+            guard let count = form[name + "#count"].flatMap(Int.init), case .array(let originals) = item[pointer: list.pointer] else {
+                continue
+            }
+            for index in 0..<min(count, FormList.maxRows) {
+                let row = root.appending(list.pointer).appending(index)
+                guard let from = form[row.description + "#from"].flatMap(Int.init), originals.indices.contains(from) else { continue }
+                for element in list.elements {
+                    for pair in element.values(in: originals[from], at: row) where completed[pair.name] == nil {
+                        completed.append(pair.name, pair.value)
+                    }
+                }
+            }
+        }
+        return completed
+    }
+
     /// What the template draws.
     package func views(values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) -> [ElementView] {
         elements.map { ElementView.make($0, at: root, values: values, problems: problems, spanish: spanish, readOnly: readOnly) }

@@ -286,6 +286,10 @@ package struct FormHTML {
     }
 
     private mutating func list(_ list: ListView) {
+        if list.table {
+            table(list)
+            return
+        }
         out += list.listInvalid ? "<fieldset class=\"list invalid\" id=\"" : "<fieldset class=\"list\" id=\""
         escaped(list.id)
         out += "-field\">\n<legend>"
@@ -323,6 +327,133 @@ package struct FormHTML {
         if !list.hasRows { out += "<p class=\"none\">None yet.</p>\n" }
         if !list.readOnly { button(op: list.addOp, label: list.addLabel, cssClass: "add") }
         out += "</fieldset>\n"
+    }
+
+    /// A list as a table: a line per row, a column per element, its controls without visible
+    /// labels (each has one for screen readers, naming its row), the row's buttons at the end.
+    private mutating func table(_ list: ListView) {
+        out += list.listInvalid ? "<fieldset class=\"list table invalid\" id=\"" : "<fieldset class=\"list table\" id=\""
+        escaped(list.id)
+        out += "-field\">\n<legend>"
+        escaped(list.label)
+        out += "</legend>\n"
+        help(list.help, list.hasHelp)
+        problems(list.listProblems, id: nil)
+        if !list.readOnly { hidden(list.countName, String(list.count)) }
+        if list.hasRows {
+            out += "<table class=\"rows\">\n<thead><tr><th scope=\"col\">#</th>"
+            for column in list.columns {
+                out += "<th scope=\"col\">"
+                escaped(column)
+                out += "</th>"
+            }
+            out += list.readOnly ? "</tr></thead>\n<tbody>\n" : "<th scope=\"col\"><span class=\"visually-hidden\">Order and removal</span></th></tr></thead>\n<tbody>\n"
+            for (index, row) in list.rows.enumerated() {
+                out += row.rowInvalid ? "<tr class=\"invalid\" id=\"" : "<tr id=\""
+                escaped(row.id)
+                out += "-field\"><th scope=\"row\">\(index + 1)"
+                if row.hasRowPage {
+                    out += " <a class=\"row-open\" href=\""
+                    escaped(studyPath + "/" + row.rowPage)
+                    out += "\" aria-label=\""
+                    escaped(row.rowPageLabel)
+                    out += "\">Open</a>"
+                }
+                problems(row.rowProblems, id: nil)
+                out += "</th>"
+                for element in row.elements {
+                    out += "<td>"
+                    cell(element, row: row.title)
+                    out += "</td>"
+                }
+                if !list.readOnly {
+                    out += "<td class=\"row-actions\">"
+                    button(op: row.upOp, label: "Up", cssClass: "small", disabled: row.isFirst, ariaLabel: "Move \(row.title) up")
+                    button(op: row.downOp, label: "Down", cssClass: "small", disabled: row.isLast, ariaLabel: "Move \(row.title) down")
+                    button(op: row.removeOp, label: "Remove", cssClass: "small remove", ariaLabel: "Remove \(row.title)")
+                    hidden(row.fromName, row.fromValue)
+                    out += "</td>"
+                }
+                out += "</tr>\n"
+            }
+            out += "</tbody></table>\n"
+        } else {
+            out += "<p class=\"none\">None yet.</p>\n"
+        }
+        if !list.readOnly { button(op: list.addOp, label: list.addLabel, cssClass: "add") }
+        out += "</fieldset>\n"
+    }
+
+    /// One element in a table's cell: the control alone, labelled for screen readers as
+    /// "<label> of <row>", with its problems under it. (A nested list or group in a table row
+    /// is drawn whole.)
+    private mutating func cell(_ element: ElementView, row: String) {
+        for field in element.field where !(field.isFixed && !field.invalid) {
+            out += field.invalid ? "<div class=\"field invalid\" id=\"" : "<div class=\"field\" id=\""
+            escaped(field.id)
+            out += "-field\">"
+            if field.readOnly {
+                if field.shown.isEmpty { out += "<span class=\"none\">not set</span>" } else { escaped(field.shown) }
+                if field.isLocalized, field.spanish, !field.valueEs.isEmpty {
+                    out += "<div class=\"es\" lang=\"es\">"
+                    escaped(field.valueEs)
+                    out += "</div>"
+                }
+            } else if field.isLocalized {
+                hiddenLabel("\(field.label) of \(row)" + (field.spanish ? " (English)" : ""), for: field.id + "-en")
+                input(id: field.id + "-en", name: field.name + "/en", value: field.value, invalid: field.invalid, field: field.id, lang: nil, numeric: false)
+                if field.spanish {
+                    hiddenLabel("\(field.label) of \(row) (Spanish)", for: field.id + "-es")
+                    input(id: field.id + "-es", name: field.name + "/es", value: field.valueEs, invalid: false, field: field.id, lang: "es", numeric: false)
+                }
+            } else if field.isChoice {
+                hiddenLabel("\(field.label) of \(row)", for: field.id)
+                select(id: field.id, name: field.name, options: field.options, invalid: field.invalid, show: nil)
+            } else if field.isCheckbox {
+                out += "<label class=\"check\"><input type=\"checkbox\" id=\""
+                escaped(field.id)
+                out += "\" name=\""
+                escaped(field.name)
+                out += field.checked ? "\" value=\"true\" checked" : "\" value=\"true\""
+                invalidAttributes(field.invalid, id: field.id)
+                out += "><span class=\"visually-hidden\"> "
+                escaped("\(field.label) of \(row)")
+                out += "</span></label>"
+            } else if !field.isFixed {
+                hiddenLabel("\(field.label) of \(row)", for: field.id)
+                input(id: field.id, name: field.name, value: field.value, invalid: field.invalid, field: field.id, lang: nil, numeric: field.isNumber)
+            }
+            problems(field.problems, id: field.id)
+            out += "</div>"
+        }
+        for variant in element.variant {
+            out += variant.invalid ? "<div class=\"variant invalid\" id=\"" : "<div class=\"variant\" id=\""
+            escaped(variant.id)
+            out += "-field\">"
+            if variant.readOnly {
+                escaped(variant.shown)
+            } else {
+                hiddenLabel("\(variant.label) of \(row)", for: variant.id)
+                out += "<div class=\"variant-choice\">"
+                select(id: variant.id, name: variant.name, options: variant.options, invalid: variant.invalid, show: variant.id + "-show")
+                button(op: variant.showOp, label: "Show", cssClass: "small", ariaLabel: "Show the fields of the chosen \(variant.label.lowercased()) of \(row)", id: variant.id + "-show")
+                out += "</div>"
+                hidden(variant.markerName, variant.markerValue)
+            }
+            problems(variant.problems, id: variant.id)
+            for nested in variant.elements { cell(nested, row: row) }
+            out += "</div>"
+        }
+        for list in element.list { self.list(list) }
+        for group in element.group { self.group(group) }
+    }
+
+    private mutating func hiddenLabel(_ label: String, for id: String) {
+        out += "<label class=\"visually-hidden\" for=\""
+        escaped(id)
+        out += "\">"
+        escaped(label)
+        out += "</label>"
     }
 
     private mutating func group(_ group: GroupView) {

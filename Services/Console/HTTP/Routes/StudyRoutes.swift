@@ -277,6 +277,7 @@ package struct StudyRoutes: Sendable {
             if section.namedBy != nil { links.insert(["label": "Back to activity \(activity) and its steps", "href": activityPath], at: 0) }
             page["pageLinks"] = links
         }
+        let values = section.completingSavedRows(values, from: state.draft)
         page["form"] = FormHTML.render(
             section.views(values: values, problems: problems, spanish: state.spanish, readOnly: !state.editable), studyId: state.summary.studyId)
         page["problems"] = StudyPageModels.problems(

@@ -51,16 +51,23 @@ package struct AdminStore: Sendable {
 
     /// The admin holding a live session with this token hash.
     package func authenticated(tokenHash: String) async throws -> AuthenticatedAdmin? {
+        // One round trip with the study roles: every admin API request starts here.
         let rows = try await client.query(
             """
-            SELECT a.id, a.email, a.role FROM admin_sessions s JOIN admins a ON a.id = s.admin_id
+            SELECT a.id, a.email, a.role,
+                   COALESCE(array_agg(r.study_id ORDER BY r.study_id) FILTER (WHERE r.study_id IS NOT NULL), '{}'),
+                   COALESCE(array_agg(r.role ORDER BY r.study_id) FILTER (WHERE r.study_id IS NOT NULL), '{}')
+            FROM admin_sessions s JOIN admins a ON a.id = s.admin_id
+            LEFT JOIN study_roles r ON r.admin_id = a.id
             WHERE s.token_hash = \(tokenHash) AND s.revoked_at IS NULL AND s.expires_at > now()
               AND a.disabled_at IS NULL
+            GROUP BY a.id, a.email, a.role
             """, logger: logger)
-        for try await (id, email, role) in rows.decode((UUID, String, String).self) {
+        for try await (id, email, role, studies, roles) in rows.decode((UUID, String, String, [String], [String]).self) {
+            var studyRoles: [String: StudyRole] = [:]
+            for (study, role) in zip(studies, roles) { studyRoles[study] = StudyRole(rawValue: role) }
             return AuthenticatedAdmin(
-                id: id, email: email, role: AdminRole(rawValue: role) ?? .admin,
-                studyRoles: try await studyRoles(adminId: id), tokenHash: tokenHash)
+                id: id, email: email, role: AdminRole(rawValue: role) ?? .admin, studyRoles: studyRoles, tokenHash: tokenHash)
         }
         return nil
     }
