@@ -16,9 +16,13 @@ package struct SafeHTML: MustacheCustomRenderable, Sendable {
 /// string. The page around them is a Mustache template; the elements were Mustache partials too,
 /// and drew a questionnaire's page at 150 pages a second on two cores, 78% of the time in
 /// swift-mustache finding each value by name through dynamic casts. The elements are the bulk of
-/// every builder page and nest (rows of rows), so they are written here: literal markup as
-/// written, every value through `escaped`, which escapes what swift-mustache escapes.
+/// every builder page and nest (rows of rows), so they are written here. Markup goes through
+/// `open`, whose attribute values are escaped, and text through `text`: both escape what
+/// swift-mustache escapes (`& < > " '`).
 package struct FormHTML {
+    /// An attribute: a nil value leaves it out, an empty one is written bare (`checked`).
+    typealias Attribute = (name: String, value: String?)
+
     private var out = ""
     /// `/studies/<id>`: where a row's own page lies (an activity's, a step's).
     private let studyPath: String
@@ -34,7 +38,7 @@ package struct FormHTML {
         return SafeHTML(writer.out)
     }
 
-    // MARK: Escaping
+    // MARK: Writing
 
     /// `value` with `& < > " '` as character references: safe in text and in quoted attributes.
     static func escape(_ value: String, into out: inout String) {
@@ -54,40 +58,130 @@ package struct FormHTML {
         }
     }
 
-    private mutating func escaped(_ value: String) {
+    private mutating func text(_ value: String) {
         Self.escape(value, into: &out)
     }
 
-    /// Marks an input invalid and points it at the field's problems (`id`: the field's).
-    private mutating func invalidAttributes(_ invalid: Bool, id: String) {
-        guard invalid else { return }
-        out += " aria-invalid=\"true\" aria-describedby=\""
-        escaped(id)
-        out += "-problems\""
+    /// `<name attributes…>`; the name is always a literal of this file.
+    private mutating func open(_ name: String, _ attributes: [Attribute] = []) {
+        out += "<"
+        out += name
+        for attribute in attributes {
+            guard let value = attribute.value else { continue }
+            out += " "
+            out += attribute.name
+            if !value.isEmpty {
+                out += "=\""
+                text(value)
+                out += "\""
+            }
+        }
+        out += ">"
+    }
+
+    private mutating func close(_ name: String) {
+        out += "</"
+        out += name
+        out += ">\n"
+    }
+
+    /// An element holding only text.
+    private mutating func element(_ name: String, _ attributes: [Attribute] = [], text value: String) {
+        open(name, attributes)
+        text(value)
+        close(name)
+    }
+
+    /// `aria-invalid` and `aria-describedby` of an input whose field (`id`) has problems.
+    private static func invalid(_ invalid: Bool, _ id: String) -> [Attribute] {
+        invalid ? [("aria-invalid", "true"), ("aria-describedby", id + "-problems")] : []
     }
 
     private mutating func help(_ help: String, _ hasHelp: Bool) {
-        guard hasHelp else { return }
-        out += "<p class=\"help\">"
-        escaped(help)
-        out += "</p>\n"
+        if hasHelp { element("p", [("class", "help")], text: help) }
     }
 
+    /// A list of problems; `id`: the field's, so its inputs can point at the list.
     private mutating func problems(_ problems: [String], id: String?) {
         guard !problems.isEmpty else { return }
-        out += "<ul class=\"problems\""
-        if let id {
-            out += " id=\""
-            escaped(id)
-            out += "-problems\""
+        open("ul", [("class", "problems"), ("id", id.map { $0 + "-problems" })])
+        for problem in problems { element("li", text: problem) }
+        close("ul")
+    }
+
+    // MARK: Controls
+
+    private mutating func label(_ label: String, for id: String, hidden: Bool = false) {
+        element("label", [("class", hidden ? "visually-hidden" : nil), ("for", id)], text: label)
+    }
+
+    /// `field`: the id of the field whose problems describe the input when `invalid`.
+    private mutating func input(id: String, name: String, value: String, invalid: Bool, field: String, lang: String? = nil, numeric: Bool = false) {
+        open("input", [("type", "text"), ("inputmode", numeric ? "decimal" : nil), ("id", id), ("name", name), ("value", value), ("lang", lang)] + Self.invalid(invalid, field))
+        out += "\n"
+    }
+
+    private mutating func textarea(id: String, name: String, rows: Int, value: String, invalid: Bool, field: String, lang: String? = nil) {
+        element("textarea", [("id", id), ("name", name), ("rows", String(rows)), ("lang", lang)] + Self.invalid(invalid, field), text: value)
+    }
+
+    /// A checkbox inside its label; `hiddenLabel`: the label is for screen readers only.
+    private mutating func checkbox(id: String?, name: String, value: String, checked: Bool, label: String, extra: [Attribute] = [], hiddenLabel: Bool = false) {
+        open("label", [("class", "check"), ("for", id)])
+        open("input", [("type", "checkbox"), ("id", id), ("name", name), ("value", value), ("checked", checked ? "" : nil)] + extra)
+        if hiddenLabel {
+            element("span", [("class", "visually-hidden")], text: label)
+            out += "</label>"
+        } else {
+            out += " "
+            text(label)
+            close("label")
         }
-        out += ">"
-        for problem in problems {
-            out += "<li>"
-            escaped(problem)
-            out += "</li>"
+    }
+
+    /// A select; `show`: the id of the button that shows the chosen case's fields (a variant).
+    private mutating func select(id: String, name: String, options: [FieldView.OptionView], invalid: Bool, show: String?) {
+        open("select", [("id", id), ("name", name), ("data-show", show)] + Self.invalid(invalid, id))
+        out += "\n<option value=\"\">Choose…</option>\n"
+        for option in options {
+            element("option", [("value", option.value), ("selected", option.selected ? "" : nil)], text: option.label)
         }
-        out += "</ul>\n"
+        close("select")
+    }
+
+    private mutating func button(op: String, label: String, cssClass: String, disabled: Bool = false, ariaLabel: String? = nil, id: String? = nil) {
+        element(
+            "button",
+            [("type", "submit"), ("name", "op"), ("value", op), ("class", cssClass), ("id", id), ("disabled", disabled ? "" : nil), ("aria-label", ariaLabel)],
+            text: label)
+    }
+
+    private mutating func hidden(_ name: String, _ value: String) {
+        open("input", [("type", "hidden"), ("name", name), ("value", value)])
+        out += "\n"
+    }
+
+    /// A variant's select with its "Show its fields" button (for pages without JavaScript) and
+    /// the marker of the case drawn.
+    private mutating func variantChoice(_ variant: VariantView, showLabel: String, showAriaLabel: String?) {
+        open("div", [("class", "variant-choice")])
+        select(id: variant.id, name: variant.name, options: variant.options, invalid: variant.invalid, show: variant.id + "-show")
+        button(op: variant.showOp, label: showLabel, cssClass: "small", ariaLabel: showAriaLabel, id: variant.id + "-show")
+        close("div")
+        hidden(variant.markerName, variant.markerValue)
+    }
+
+    /// A row's buttons (up, down, remove) and where the row came from.
+    private mutating func rowActions(_ row: ListView.RowView) {
+        button(op: row.upOp, label: "Up", cssClass: "small", disabled: row.isFirst, ariaLabel: "Move \(row.title) up")
+        button(op: row.downOp, label: "Down", cssClass: "small", disabled: row.isLast, ariaLabel: "Move \(row.title) down")
+        button(op: row.removeOp, label: "Remove", cssClass: "small remove", ariaLabel: "Remove \(row.title)")
+        hidden(row.fromName, row.fromValue)
+    }
+
+    /// The `<div>` around a field or variant, with the id its problems link to.
+    private mutating func wrapper(_ kind: String, id: String, invalid: Bool) {
+        open("div", [("class", invalid ? kind + " invalid" : kind), ("id", id + "-field")])
     }
 
     // MARK: Elements
@@ -102,416 +196,215 @@ package struct FormHTML {
     private mutating func field(_ field: FieldView) {
         // A fixed value has nothing to type or read; it is drawn only to carry its problems.
         if field.isFixed, !field.invalid { return }
-        out += field.invalid ? "<div class=\"field invalid\" id=\"" : "<div class=\"field\" id=\""
-        escaped(field.id)
-        out += "-field\">\n"
+        wrapper("field", id: field.id, invalid: field.invalid)
+        out += "\n"
         if field.readOnly {
-            out += "<span class=\"label\">"
-            escaped(field.label)
-            out += "</span><div class=\"value\">"
-            if field.shown.isEmpty { out += "<span class=\"none\">not set</span>" } else { escaped(field.shown) }
-            if field.isLocalized, field.spanish {
-                out += "<div class=\"es\" lang=\"es\">"
-                escaped(field.valueEs)
-                out += "</div>"
-            }
-            out += "</div>\n"
+            element("span", [("class", "label")], text: field.label)
+            shownValue(field)
         } else if field.isLocalized {
             localized(field)
         } else if field.isCheckbox {
-            out += "<label class=\"check\" for=\""
-            escaped(field.id)
-            out += "\"><input type=\"checkbox\" id=\""
-            escaped(field.id)
-            out += "\" name=\""
-            escaped(field.name)
-            out += "\" value=\"true\""
-            if field.checked { out += " checked" }
-            invalidAttributes(field.invalid, id: field.id)
-            out += "> "
-            escaped(field.label)
-            out += "</label>\n"
+            checkbox(id: field.id, name: field.name, value: "true", checked: field.checked, label: field.label, extra: Self.invalid(field.invalid, field.id))
+            out += "\n"
         } else if field.isChoices {
-            out += "<fieldset id=\""
-            escaped(field.id)
-            out += "\""
-            if field.invalid {
-                out += " aria-describedby=\""
-                escaped(field.id)
-                out += "-problems\""
-            }
-            out += "><legend>"
-            escaped(field.label)
-            out += "</legend>\n"
+            open("fieldset", [("id", field.id), ("aria-describedby", field.invalid ? field.id + "-problems" : nil)])
+            element("legend", text: field.label)
             for option in field.options {
-                out += "<label class=\"check\"><input type=\"checkbox\" name=\""
-                escaped(field.name)
-                out += "\" value=\""
-                escaped(option.value)
-                out += option.selected ? "\" checked> " : "\"> "
-                escaped(option.label)
-                out += "</label>\n"
+                checkbox(id: nil, name: field.name, value: option.value, checked: option.selected, label: option.label)
             }
-            out += "</fieldset>\n"
+            close("fieldset")
         } else if !field.isFixed {
             label(field.label, for: field.id)
-            if field.isChoice {
-                select(id: field.id, name: field.name, options: field.options, invalid: field.invalid, show: nil)
-            } else if field.isLongText || field.isLines {
-                textarea(id: field.id, name: field.name, rows: field.isLines ? 4 : 6, value: field.value, invalid: field.invalid, field: field.id, lang: nil)
-            } else {
-                input(id: field.id, name: field.name, value: field.value, invalid: field.invalid, field: field.id, lang: nil, numeric: field.isNumber)
-            }
+            control(field)
         }
         help(field.help, field.hasHelp)
         problems(field.problems, id: field.id)
-        out += "</div>\n"
+        close("div")
+    }
+
+    /// A field's value as a viewer reads it.
+    private mutating func shownValue(_ field: FieldView) {
+        open("div", [("class", "value")])
+        if field.shown.isEmpty { out += "<span class=\"none\">not set</span>" } else { text(field.shown) }
+        if field.isLocalized, field.spanish, !field.valueEs.isEmpty { element("div", [("class", "es"), ("lang", "es")], text: field.valueEs) }
+        close("div")
+    }
+
+    /// The input of a text, number, choice, lines or long-text field.
+    private mutating func control(_ field: FieldView) {
+        if field.isChoice {
+            select(id: field.id, name: field.name, options: field.options, invalid: field.invalid, show: nil)
+        } else if field.isLongText || field.isLines {
+            textarea(id: field.id, name: field.name, rows: field.isLines ? 4 : 6, value: field.value, invalid: field.invalid, field: field.id)
+        } else {
+            input(id: field.id, name: field.name, value: field.value, invalid: field.invalid, field: field.id, numeric: field.isNumber)
+        }
     }
 
     /// English, and Spanish beside it when the study offers Spanish.
     private mutating func localized(_ field: FieldView) {
-        out += field.spanish ? "<div class=\"localized two\">\n<div>" : "<div class=\"localized\">\n<div>"
-        out += "<label for=\""
-        escaped(field.id)
-        out += "-en\">"
-        escaped(field.label)
-        out += field.spanish ? " <span class=\"lang\">English</span></label>\n" : "</label>\n"
-        if field.long {
-            textarea(id: field.id + "-en", name: field.name + "/en", rows: 5, value: field.value, invalid: field.invalid, field: field.id, lang: nil)
-        } else {
-            input(id: field.id + "-en", name: field.name + "/en", value: field.value, invalid: field.invalid, field: field.id, lang: nil, numeric: false)
-        }
-        out += "</div>\n"
-        if field.spanish {
-            out += "<div><label for=\""
-            escaped(field.id)
-            out += "-es\">"
-            escaped(field.label)
-            out += " <span class=\"lang\">Spanish</span></label>\n"
+        open("div", [("class", field.spanish ? "localized two" : "localized")])
+        for language in field.spanish ? ["en", "es"] : ["en"] {
+            let id = field.id + "-" + language
+            let (value, invalid, lang) = language == "en" ? (field.value, field.invalid, nil) : (field.valueEs, false, "es")
+            open("div")
+            open("label", [("for", id)])
+            text(field.label)
+            if field.spanish { out += language == "en" ? " <span class=\"lang\">English</span>" : " <span class=\"lang\">Spanish</span>" }
+            close("label")
             if field.long {
-                textarea(id: field.id + "-es", name: field.name + "/es", rows: 5, value: field.valueEs, invalid: false, field: field.id, lang: "es")
+                textarea(id: id, name: field.name + "/" + language, rows: 5, value: value, invalid: invalid, field: field.id, lang: lang)
             } else {
-                input(id: field.id + "-es", name: field.name + "/es", value: field.valueEs, invalid: false, field: field.id, lang: "es", numeric: false)
+                input(id: id, name: field.name + "/" + language, value: value, invalid: invalid, field: field.id, lang: lang)
             }
-            out += "</div>\n"
+            close("div")
         }
-        out += "</div>\n"
-    }
-
-    private mutating func label(_ label: String, for id: String) {
-        out += "<label for=\""
-        escaped(id)
-        out += "\">"
-        escaped(label)
-        out += "</label>\n"
-    }
-
-    /// `field`: the id of the field whose problems describe the input when `invalid`.
-    private mutating func input(id: String, name: String, value: String, invalid: Bool, field: String, lang: String?, numeric: Bool) {
-        out += numeric ? "<input type=\"text\" inputmode=\"decimal\" id=\"" : "<input type=\"text\" id=\""
-        escaped(id)
-        out += "\" name=\""
-        escaped(name)
-        out += "\" value=\""
-        escaped(value)
-        out += "\""
-        if let lang { out += " lang=\"\(lang)\"" }
-        invalidAttributes(invalid, id: field)
-        out += ">\n"
-    }
-
-    private mutating func textarea(id: String, name: String, rows: Int, value: String, invalid: Bool, field: String, lang: String?) {
-        out += "<textarea id=\""
-        escaped(id)
-        out += "\" name=\""
-        escaped(name)
-        out += "\" rows=\"\(rows)\""
-        if let lang { out += " lang=\"\(lang)\"" }
-        invalidAttributes(invalid, id: field)
-        out += ">"
-        escaped(value)
-        out += "</textarea>\n"
-    }
-
-    /// A select; `show`: the id of the button that shows the chosen case's fields (a variant).
-    private mutating func select(id: String, name: String, options: [FieldView.OptionView], invalid: Bool, show: String?) {
-        out += "<select id=\""
-        escaped(id)
-        out += "\" name=\""
-        escaped(name)
-        out += "\""
-        if let show {
-            out += " data-show=\""
-            escaped(show)
-            out += "\""
-        }
-        invalidAttributes(invalid, id: id)
-        out += ">\n<option value=\"\">Choose…</option>\n"
-        for option in options {
-            out += "<option value=\""
-            escaped(option.value)
-            out += option.selected ? "\" selected>" : "\">"
-            escaped(option.label)
-            out += "</option>\n"
-        }
-        out += "</select>\n"
-    }
-
-    private mutating func button(op: String, label: String, cssClass: String, disabled: Bool = false, ariaLabel: String? = nil, id: String? = nil) {
-        out += "<button type=\"submit\" name=\"op\" value=\""
-        escaped(op)
-        out += "\" class=\"\(cssClass)\""
-        if let id {
-            out += " id=\""
-            escaped(id)
-            out += "\""
-        }
-        if disabled { out += " disabled" }
-        if let ariaLabel {
-            out += " aria-label=\""
-            escaped(ariaLabel)
-            out += "\""
-        }
-        out += ">"
-        escaped(label)
-        out += "</button>\n"
-    }
-
-    private mutating func hidden(_ name: String, _ value: String) {
-        out += "<input type=\"hidden\" name=\""
-        escaped(name)
-        out += "\" value=\""
-        escaped(value)
-        out += "\">\n"
+        close("div")
     }
 
     private mutating func list(_ list: ListView) {
-        if list.table {
-            table(list)
-            return
-        }
-        out += list.listInvalid ? "<fieldset class=\"list invalid\" id=\"" : "<fieldset class=\"list\" id=\""
-        escaped(list.id)
-        out += "-field\">\n<legend>"
-        escaped(list.label)
-        out += "</legend>\n"
+        open("fieldset", [("class", "list" + (list.table ? " table" : "") + (list.listInvalid ? " invalid" : "")), ("id", list.id + "-field")])
+        element("legend", text: list.label)
         help(list.help, list.hasHelp)
         problems(list.listProblems, id: nil)
         if !list.readOnly { hidden(list.countName, String(list.count)) }
-        for row in list.rows {
-            out += row.rowInvalid ? "<div class=\"row invalid\" id=\"" : "<div class=\"row\" id=\""
-            escaped(row.id)
-            out += "-field\">\n<div class=\"row-head\">\n<h3 class=\"row-title\">"
-            escaped(row.title)
-            out += "</h3>\n"
-            if !list.readOnly {
-                out += "<div class=\"row-actions\">\n"
-                button(op: row.upOp, label: "Up", cssClass: "small", disabled: row.isFirst, ariaLabel: "Move \(row.title) up")
-                button(op: row.downOp, label: "Down", cssClass: "small", disabled: row.isLast, ariaLabel: "Move \(row.title) down")
-                button(op: row.removeOp, label: "Remove", cssClass: "small remove", ariaLabel: "Remove \(row.title)")
-                out += "</div>\n"
-                hidden(row.fromName, row.fromValue)
+        if !list.hasRows {
+            out += "<p class=\"none\">None yet.</p>\n"
+        } else if list.table {
+            table(list)
+        } else {
+            for row in list.rows {
+                open("div", [("class", row.rowInvalid ? "row invalid" : "row"), ("id", row.id + "-field")])
+                open("div", [("class", "row-head")])
+                element("h3", [("class", "row-title")], text: row.title)
+                if !list.readOnly {
+                    open("div", [("class", "row-actions")])
+                    rowActions(row)
+                    close("div")
+                }
+                close("div")
+                problems(row.rowProblems, id: nil)
+                if row.hasRowPage {
+                    open("p", [("class", "row-page")])
+                    element("a", [("href", studyPath + "/" + row.rowPage)], text: row.rowPageLabel)
+                    close("p")
+                }
+                for element in row.elements { self.element(element) }
+                close("div")
             }
-            out += "</div>\n"
-            problems(row.rowProblems, id: nil)
-            if row.hasRowPage {
-                out += "<p class=\"row-page\"><a href=\""
-                escaped(studyPath + "/" + row.rowPage)
-                out += "\">"
-                escaped(row.rowPageLabel)
-                out += "</a></p>\n"
-            }
-            for element in row.elements { self.element(element) }
-            out += "</div>\n"
         }
-        if !list.hasRows { out += "<p class=\"none\">None yet.</p>\n" }
         if !list.readOnly { button(op: list.addOp, label: list.addLabel, cssClass: "add") }
-        out += "</fieldset>\n"
+        close("fieldset")
     }
 
-    /// A list as a table: a line per row, a column per element, its controls without visible
-    /// labels (each has one for screen readers, naming its row), the row's buttons at the end.
+    /// A list's rows as a table: a line per row, a column per element, the controls labelled
+    /// for screen readers only (naming their row), the row's buttons at the end.
     private mutating func table(_ list: ListView) {
-        out += list.listInvalid ? "<fieldset class=\"list table invalid\" id=\"" : "<fieldset class=\"list table\" id=\""
-        escaped(list.id)
-        out += "-field\">\n<legend>"
-        escaped(list.label)
-        out += "</legend>\n"
-        help(list.help, list.hasHelp)
-        problems(list.listProblems, id: nil)
-        if !list.readOnly { hidden(list.countName, String(list.count)) }
-        if list.hasRows {
-            out += "<table class=\"rows\">\n<thead><tr><th scope=\"col\">#</th>"
-            for column in list.columns {
-                out += "<th scope=\"col\">"
-                escaped(column)
-                out += "</th>"
+        out += "<table class=\"rows\">\n<thead><tr><th scope=\"col\">#</th>"
+        for column in list.columns { element("th", [("scope", "col")], text: column) }
+        if !list.readOnly { out += "<th scope=\"col\"><span class=\"visually-hidden\">Order and removal</span></th>" }
+        out += "</tr></thead>\n<tbody>\n"
+        for (index, row) in list.rows.enumerated() {
+            open("tr", [("class", row.rowInvalid ? "invalid" : nil), ("id", row.id + "-field")])
+            open("th", [("scope", "row")])
+            out += String(index + 1)
+            if row.hasRowPage {
+                out += " "
+                element("a", [("class", "row-open"), ("href", studyPath + "/" + row.rowPage), ("aria-label", row.rowPageLabel)], text: "Open")
             }
-            out += list.readOnly ? "</tr></thead>\n<tbody>\n" : "<th scope=\"col\"><span class=\"visually-hidden\">Order and removal</span></th></tr></thead>\n<tbody>\n"
-            for (index, row) in list.rows.enumerated() {
-                out += row.rowInvalid ? "<tr class=\"invalid\" id=\"" : "<tr id=\""
-                escaped(row.id)
-                out += "-field\"><th scope=\"row\">\(index + 1)"
-                if row.hasRowPage {
-                    out += " <a class=\"row-open\" href=\""
-                    escaped(studyPath + "/" + row.rowPage)
-                    out += "\" aria-label=\""
-                    escaped(row.rowPageLabel)
-                    out += "\">Open</a>"
-                }
-                problems(row.rowProblems, id: nil)
-                out += "</th>"
-                for element in row.elements {
-                    out += "<td>"
-                    cell(element, row: row.title)
-                    out += "</td>"
-                }
-                if !list.readOnly {
-                    out += "<td class=\"row-actions\">"
-                    button(op: row.upOp, label: "Up", cssClass: "small", disabled: row.isFirst, ariaLabel: "Move \(row.title) up")
-                    button(op: row.downOp, label: "Down", cssClass: "small", disabled: row.isLast, ariaLabel: "Move \(row.title) down")
-                    button(op: row.removeOp, label: "Remove", cssClass: "small remove", ariaLabel: "Remove \(row.title)")
-                    hidden(row.fromName, row.fromValue)
-                    out += "</td>"
-                }
-                out += "</tr>\n"
+            problems(row.rowProblems, id: nil)
+            close("th")
+            for element in row.elements {
+                open("td")
+                cell(element, row: row.title)
+                close("td")
             }
-            out += "</tbody></table>\n"
-        } else {
-            out += "<p class=\"none\">None yet.</p>\n"
+            if !list.readOnly {
+                open("td", [("class", "row-actions")])
+                rowActions(row)
+                close("td")
+            }
+            close("tr")
         }
-        if !list.readOnly { button(op: list.addOp, label: list.addLabel, cssClass: "add") }
-        out += "</fieldset>\n"
+        out += "</tbody></table>\n"
     }
 
     /// One element in a table's cell: the control alone, labelled for screen readers as
-    /// "<label> of <row>", with its problems under it. (A nested list or group in a table row
-    /// is drawn whole.)
+    /// "<label> of <row>", with its problems under it. (A list or group in a row is drawn whole.)
     private mutating func cell(_ element: ElementView, row: String) {
         for field in element.field where !(field.isFixed && !field.invalid) {
-            out += field.invalid ? "<div class=\"field invalid\" id=\"" : "<div class=\"field\" id=\""
-            escaped(field.id)
-            out += "-field\">"
+            wrapper("field", id: field.id, invalid: field.invalid)
+            let name = "\(field.label) of \(row)"
             if field.readOnly {
-                if field.shown.isEmpty { out += "<span class=\"none\">not set</span>" } else { escaped(field.shown) }
-                if field.isLocalized, field.spanish, !field.valueEs.isEmpty {
-                    out += "<div class=\"es\" lang=\"es\">"
-                    escaped(field.valueEs)
-                    out += "</div>"
-                }
+                shownValue(field)
             } else if field.isLocalized {
-                hiddenLabel("\(field.label) of \(row)" + (field.spanish ? " (English)" : ""), for: field.id + "-en")
-                input(id: field.id + "-en", name: field.name + "/en", value: field.value, invalid: field.invalid, field: field.id, lang: nil, numeric: false)
-                if field.spanish {
-                    hiddenLabel("\(field.label) of \(row) (Spanish)", for: field.id + "-es")
-                    input(id: field.id + "-es", name: field.name + "/es", value: field.valueEs, invalid: false, field: field.id, lang: "es", numeric: false)
+                for language in field.spanish ? ["en", "es"] : ["en"] {
+                    let id = field.id + "-" + language
+                    label(name + (field.spanish ? (language == "en" ? " (English)" : " (Spanish)") : ""), for: id, hidden: true)
+                    input(
+                        id: id, name: field.name + "/" + language, value: language == "en" ? field.value : field.valueEs,
+                        invalid: language == "en" && field.invalid, field: field.id, lang: language == "en" ? nil : "es")
                 }
-            } else if field.isChoice {
-                hiddenLabel("\(field.label) of \(row)", for: field.id)
-                select(id: field.id, name: field.name, options: field.options, invalid: field.invalid, show: nil)
             } else if field.isCheckbox {
-                out += "<label class=\"check\"><input type=\"checkbox\" id=\""
-                escaped(field.id)
-                out += "\" name=\""
-                escaped(field.name)
-                out += field.checked ? "\" value=\"true\" checked" : "\" value=\"true\""
-                invalidAttributes(field.invalid, id: field.id)
-                out += "><span class=\"visually-hidden\"> "
-                escaped("\(field.label) of \(row)")
-                out += "</span></label>"
+                checkbox(id: field.id, name: field.name, value: "true", checked: field.checked, label: name, extra: Self.invalid(field.invalid, field.id), hiddenLabel: true)
             } else if !field.isFixed {
-                hiddenLabel("\(field.label) of \(row)", for: field.id)
-                input(id: field.id, name: field.name, value: field.value, invalid: field.invalid, field: field.id, lang: nil, numeric: field.isNumber)
+                label(name, for: field.id, hidden: true)
+                control(field)
             }
             problems(field.problems, id: field.id)
-            out += "</div>"
+            close("div")
         }
         for variant in element.variant {
-            out += variant.invalid ? "<div class=\"variant invalid\" id=\"" : "<div class=\"variant\" id=\""
-            escaped(variant.id)
-            out += "-field\">"
+            wrapper("variant", id: variant.id, invalid: variant.invalid)
             if variant.readOnly {
-                escaped(variant.shown)
+                text(variant.shown)
             } else {
-                hiddenLabel("\(variant.label) of \(row)", for: variant.id)
-                out += "<div class=\"variant-choice\">"
-                select(id: variant.id, name: variant.name, options: variant.options, invalid: variant.invalid, show: variant.id + "-show")
-                button(op: variant.showOp, label: "Show", cssClass: "small", ariaLabel: "Show the fields of the chosen \(variant.label.lowercased()) of \(row)", id: variant.id + "-show")
-                out += "</div>"
-                hidden(variant.markerName, variant.markerValue)
+                label("\(variant.label) of \(row)", for: variant.id, hidden: true)
+                variantChoice(variant, showLabel: "Show", showAriaLabel: "Show the fields of the chosen \(variant.label.lowercased()) of \(row)")
             }
             problems(variant.problems, id: variant.id)
             for nested in variant.elements { cell(nested, row: row) }
-            out += "</div>"
+            close("div")
         }
         for list in element.list { self.list(list) }
         for group in element.group { self.group(group) }
     }
 
-    private mutating func hiddenLabel(_ label: String, for id: String) {
-        out += "<label class=\"visually-hidden\" for=\""
-        escaped(id)
-        out += "\">"
-        escaped(label)
-        out += "</label>"
-    }
-
     private mutating func group(_ group: GroupView) {
-        out += "<fieldset class=\"group\" id=\""
-        escaped(group.id)
-        out += "-field\">\n<legend>"
-        escaped(group.label)
-        out += "</legend>\n"
+        open("fieldset", [("class", "group"), ("id", group.id + "-field")])
+        element("legend", text: group.label)
         help(group.help, group.hasHelp)
         if group.readOnly {
-            out += "<p class=\"value\">"
-            escaped(group.toggle)
-            out += ": "
-            escaped(group.shown)
-            out += "</p>\n"
+            element("p", [("class", "value")], text: "\(group.toggle): \(group.shown)")
         } else {
             hidden(group.markerName, "1")
-            out += "<label class=\"check\" for=\""
-            escaped(group.id)
-            out += "-on\"><input type=\"checkbox\" id=\""
-            escaped(group.id)
-            out += "-on\" name=\""
-            escaped(group.toggleName)
-            out += "\" value=\"true\" data-toggles=\""
-            escaped(group.id)
-            out += group.on ? "-body\" checked> " : "-body\"> "
-            escaped(group.toggle)
-            out += "</label>\n"
+            checkbox(
+                id: group.id + "-on", name: group.toggleName, value: "true", checked: group.on, label: group.toggle,
+                extra: [("data-toggles", group.id + "-body")])
         }
-        out += "<div class=\"group-body\" id=\""
-        escaped(group.id)
-        out += "-body\">\n"
+        open("div", [("class", "group-body"), ("id", group.id + "-body")])
+        out += "\n"
         for element in group.elements { self.element(element) }
-        out += "</div>\n</fieldset>\n"
+        close("div")
+        close("fieldset")
     }
 
     private mutating func variant(_ variant: VariantView) {
-        out += variant.invalid ? "<div class=\"variant invalid\" id=\"" : "<div class=\"variant\" id=\""
-        escaped(variant.id)
-        out += "-field\">\n"
+        wrapper("variant", id: variant.id, invalid: variant.invalid)
+        out += "\n"
         if variant.readOnly {
-            out += "<span class=\"label\">"
-            escaped(variant.label)
-            out += "</span><div class=\"value\">"
-            escaped(variant.shown)
-            out += "</div>\n"
+            element("span", [("class", "label")], text: variant.label)
+            element("div", [("class", "value")], text: variant.shown)
         } else {
             label(variant.label, for: variant.id)
-            out += "<div class=\"variant-choice\">\n"
-            select(id: variant.id, name: variant.name, options: variant.options, invalid: variant.invalid, show: variant.id + "-show")
-            button(op: variant.showOp, label: "Show its fields", cssClass: "small", id: variant.id + "-show")
-            out += "</div>\n"
-            hidden(variant.markerName, variant.markerValue)
+            variantChoice(variant, showLabel: "Show its fields", showAriaLabel: nil)
         }
         help(variant.help, variant.hasHelp)
         problems(variant.problems, id: variant.id)
-        out += "<div class=\"variant-body\">\n"
+        open("div", [("class", "variant-body")])
+        out += "\n"
         for element in variant.elements { self.element(element) }
-        out += "</div>\n</div>\n"
+        close("div")
+        close("div")
     }
 }
