@@ -1,8 +1,11 @@
 """The console in a real browser: headless Chromium driven by selenium, against the running
 platform (scripts/platform-test.sh starts it). An admin signs in with the credentials make run
 prints, creates a study through the forms only, edits its sections, sees a refused save explained
-at the field, and signs out. What the forms saved is then read back from the admin API, so the
-test checks what an app would be served, not what the page shows.
+at the field, launches the study and publishes an update; a viewer, invited and given the role in
+the console, sees no control and is refused a crafted POST; a POST without the form token and a
+cookie altered by one byte are refused; push keys are uploaded as files; signing out ends the
+token, so the old cookie opens nothing. What the forms saved is read back from the admin API and
+the app API, so the test checks what an app would be served, not what the page shows.
 
 Environment: CONSOLE_URL, STUDY_METADATA_URL, ADMIN_EMAIL, ADMIN_PASSWORD, SCREENSHOTS (a folder),
 APP_CREDENTIAL (the demo app's iOS `key:token`, to read the launched study as the app does).
@@ -13,6 +16,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import traceback
+import urllib.error
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
@@ -93,6 +99,48 @@ def app_call(name, study):
         f"{METADATA}/StudyMetaData/{name}?studyId={study}",
         headers={"Authorization": f"Basic {credential}", "applicationId": "DEMOAPP", "orgId": "DEMOORG"})
     return json.load(urllib.request.urlopen(request))
+
+
+def app_updates(study, version):
+    """`studyUpdates` as the app asks it: what changed since the version it holds."""
+    credential = base64.b64encode(os.environ["APP_CREDENTIAL"].encode()).decode()
+    request = urllib.request.Request(
+        f"{METADATA}/StudyMetaData/studyUpdates?studyId={study}&studyVersion={version}",
+        headers={"Authorization": f"Basic {credential}", "applicationId": "DEMOAPP", "orgId": "DEMOORG"})
+    return json.load(urllib.request.urlopen(request))
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def raw(method, path, cookie, fields=None):
+    """A request made by a script, not the browser (a crafted POST, a replayed or altered
+    cookie): the status, the Location and the page, without following a redirect."""
+    data = urllib.parse.urlencode(fields).encode() if fields is not None else None
+    request = urllib.request.Request(CONSOLE + path, data=data, method=method, headers={"Cookie": cookie})
+    if data is not None:
+        request.add_header("Content-Type", "application/x-www-form-urlencoded")
+    try:
+        reply = urllib.request.build_opener(NoRedirect).open(request)
+        return reply.status, reply.headers.get("Location"), reply.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("Location"), error.read().decode()
+
+
+def session_cookie(driver):
+    cookie = next(c for c in driver.get_cookies() if c["name"].endswith("studystack_session"))
+    return cookie["name"], cookie["value"]
+
+
+def sign_in(driver, email, password, what):
+    driver.get(CONSOLE + "/signin")
+    wait(driver, EC.presence_of_element_located((By.ID, "email")), f"the sign-in form for {what}")
+    fill(driver, "email", email)
+    fill(driver, "password", password)
+    driver.find_element(By.CSS_SELECTOR, "form[action='/signin'] button[type=submit]").click()
+    wait(driver, EC.title_contains("Studies"), f"the studies list after {what} signs in")
 
 
 def app_activity(study, activity):
@@ -432,6 +480,86 @@ def main():
         info = app_call("studyInfo", STUDY)
         assert [(page["title"], page["text"]) for page in info["info"]] == [("Welcome", "Two weeks, two minutes a day.")], info["info"]
 
+        # An update after the launch: the questionnaire's title changes, "Publish updates"
+        # freezes version 1.1, and an app that holds 1.0 is told its activities changed.
+        assert app_updates(STUDY, "1.0")["currentVersion"] == "1.0"
+        driver.get(CONSOLE + f"/studies/{STUDY}/activities/daily")
+        wait(driver, EC.presence_of_element_located((By.ID, "f-activities-0-title-en")), "the questionnaire's page after the launch")
+        fill(driver, "f-activities-0-title-en", "Daily check-in, shorter")
+        save(driver, "the questionnaire after the launch")
+        driver.find_element(By.LINK_TEXT, "Actions and versions").click()
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=publish-updates]")), "the update action")
+        driver.find_element(By.XPATH, "//input[@value='publish-updates']/ancestor::form//button").click()
+        wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Done: publish updates."), "the published update")
+        updates = app_updates(STUDY, "1.0")
+        assert updates["currentVersion"] == "1.1", updates
+        assert updates["updates"]["activities"] is True and updates["updates"]["consent"] is False, updates
+        listed = {activity["activityId"]: activity for activity in app_call("activityList", STUDY)["activities"]}
+        assert (listed["daily"]["title"], listed["daily"]["activityVersion"]) == ("Daily check-in, shorter", "1.1"), listed["daily"]
+        assert listed["kicks"]["activityVersion"] == "1.0", listed["kicks"]
+
+        # A viewer: invited on the Admins page, the invitation accepted in a browser of their own,
+        # the viewer role given on the Team page. They see every page without a control, and a
+        # POST they craft with their own session and form token is refused by the admin API.
+        viewer_email, viewer_password = "viewer@browser.test", "Viewer-Pass-123!"
+        driver.get(CONSOLE + "/admins")
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "form[action='/admins'] #email")), "the admins page")
+        fill(driver, "email", viewer_email)
+        driver.find_element(By.CSS_SELECTOR, "form[action='/admins'] button[type=submit]").click()
+        code = wait(driver, EC.presence_of_element_located((By.ID, "invitation-code")), "the invitation code").text
+        driver.get(CONSOLE + f"/studies/{STUDY}/team")
+        wait(driver, EC.presence_of_element_located((By.ID, "role")), "the team page")
+        fill(driver, "email", viewer_email)
+        Select(driver.find_element(By.ID, "role")).select_by_value("viewer")
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.CSS_SELECTOR, f"form[action='/studies/{STUDY}/team'] button.primary").click()
+        wait(driver, gone(page), "the team page after giving the role")
+        assert viewer_email in driver.find_element(By.CSS_SELECTOR, "main").text
+        viewer = browser()
+        try:
+            viewer.get(CONSOLE + "/invitation")
+            wait(viewer, EC.presence_of_element_located((By.ID, "code")), "the invitation page")
+            fill(viewer, "code", code)
+            fill(viewer, "password", viewer_password)
+            fill(viewer, "again", viewer_password)
+            viewer.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+            wait(viewer, EC.presence_of_element_located((By.ID, "email")), "the sign-in form after accepting the invitation")
+            sign_in(viewer, viewer_email, viewer_password, "the viewer")
+            viewer.get(CONSOLE + f"/studies/{STUDY}/basics")
+            wait(viewer, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "You can read this study but not change it"), "the read-only page")
+            assert not viewer.find_elements(By.CSS_SELECTOR, "main input:not([type=hidden]), main textarea, main select, main button[type=submit]"), \
+                "a viewer's page has no form controls"
+            viewer.get(CONSOLE + f"/studies/{STUDY}/activities/daily")
+            wait(viewer, EC.presence_of_element_located((By.CSS_SELECTOR, "table.rows")), "the viewer's activity page")
+            assert not viewer.find_elements(By.CSS_SELECTOR, "main input:not([type=hidden]), main select, main button[type=submit]")
+            shot(viewer, "study-viewer")
+            name, value = session_cookie(viewer)
+            csrf = viewer.find_element(By.CSS_SELECTOR, "form[action='/signout'] input[name=csrf]").get_attribute("value")
+            before = api_draft(STUDY)
+            status, _, body = raw("POST", f"/studies/{STUDY}/basics", f"{name}={value}",
+                                  {"csrf": csrf, "base": "", "/tagline/en": "Changed by a viewer"})
+            assert status == 403 and "Not allowed" in body, (status, body[:300])
+            assert api_draft(STUDY) == before, "the viewer's crafted POST changed nothing"
+        finally:
+            viewer.quit()
+
+        # The admin's own session, attacked: a POST without the form token, and the cookie
+        # altered by one byte. Neither changes anything.
+        name, value = session_cookie(driver)
+        before = api_draft(STUDY)
+        status, _, body = raw("POST", f"/studies/{STUDY}/basics", f"{name}={value}", {"/tagline/en": "No form token"})
+        assert status == 403 and "This form cannot be accepted" in body, (status, body[:300])
+        altered = value[:20] + ("A" if value[20] != "A" else "B") + value[21:]
+        status, location, _ = raw("GET", f"/studies/{STUDY}/basics", f"{name}={altered}")
+        assert status == 303 and location.startswith("/signin"), (status, location)
+        csrf = driver.find_element(By.CSS_SELECTOR, "form[action='/signout'] input[name=csrf]").get_attribute("value")
+        status, location, _ = raw("POST", f"/studies/{STUDY}/basics", f"{name}={altered}", {"csrf": csrf, "/tagline/en": "Altered cookie"})
+        assert status == 303 and location.startswith("/signin"), (status, location)
+        assert api_draft(STUDY) == before, "nothing changed"
+        # The session as it is, for the replay after signing out.
+        signed_in_cookie = f"{name}={value}"
+        assert raw("GET", f"/studies/{STUDY}/basics", signed_in_cookie)[0] == 200
+
         # The demo app's push credentials: a key that is not one is refused, and nothing is stored.
         driver.find_element(By.LINK_TEXT, "Apps").click()
         wait(driver, EC.presence_of_element_located((By.LINK_TEXT, "Push credentials")), "the apps page")
@@ -495,6 +623,10 @@ def main():
         driver.get(CONSOLE + f"/studies/{STUDY}/basics")
         wait(driver, EC.url_contains("/signin"), "a page after signing out sends the browser to sign in")
         assert not [c for c in driver.get_cookies() if "session" in c["name"]], driver.get_cookies()
+        # The token ended everywhere: the cookie as it was before signing out (a copy someone
+        # kept, or another replica) still opens, but study-metadata refuses its token.
+        status, location, _ = raw("GET", f"/studies/{STUDY}/basics", signed_in_cookie)
+        assert status == 303 and location.startswith("/signin"), (status, location)
         print(f"console journey: passed; screenshots in {SHOTS}")
     finally:
         driver.quit()
@@ -504,5 +636,7 @@ if __name__ == "__main__":
     try:
         main()
     except AssertionError as failure:
-        print(f"console journey: FAILED: {failure}", file=sys.stderr)
+        # The line that failed, too: not every check has a message of its own.
+        where = traceback.extract_tb(failure.__traceback__)[-1]
+        print(f"console journey: FAILED at line {where.lineno} ({where.line}): {failure}", file=sys.stderr)
         sys.exit(1)
