@@ -205,6 +205,19 @@ extension ConsoleListAndActionTests {
             #expect(steps.count == 2)
             #expect(steps.map { $0["key"] as? String } == ["welcome", "notes"])
             #expect((steps[1]["format"] as? [String: Any])?["maxLength"] as? Int == 80)
+
+            // Renamed while saved with a warning (a choice question without choices): the page
+            // shown is the new key's, so its next save goes there.
+            page = try await browser.get("/studies/CONSOLE1/activities/sleep/steps/welcome")
+            page = try await browser.post(
+                "/studies/CONSOLE1/activities/sleep/steps/welcome",
+                browser.form(of: page, ["op": "show /activities/0/steps/0/type", "/activities/0/steps/0/type": "question"]))
+            let renamed = try await browser.post(
+                "/studies/CONSOLE1/activities/sleep/steps/welcome",
+                browser.form(of: page, ["op": nil, "/activities/0/steps/0/resultType": "textChoice", "/activities/0/steps/0/key": "hello"]))
+            #expect(renamed.status == .ok)
+            #expect(renamed.html.contains("Saved, but incomplete"))
+            #expect(renamed.html.contains("action=\"/studies/CONSOLE1/activities/sleep/steps/hello\""))
             #expect(try await browser.get("/studies/CONSOLE1/activities/nosuch").status == .notFound)
         }
     }

@@ -245,9 +245,11 @@ package struct StudyRoutes: Sendable {
             }
             guard saved.warnings.isEmpty else {
                 let reloaded = try await pages.load(studyId, session: session, context: context, withApps: withApps)
+                // A step saved under a new key is that key's page now (its form posts there).
+                let current = section.namedBy == nil ? section : StudySection.activityPage(holding: section.root, in: reloaded.draft) ?? section
                 return sectionPage(
-                    session, state: reloaded, section: section, values: section.values(in: reloaded.draft), problems: [],
-                    base: section.fingerprint(of: reloaded.draft), saved: true, warnings: saved.warnings, status: .ok)
+                    session, state: reloaded, section: current, values: current.values(in: reloaded.draft), problems: [],
+                    base: current.fingerprint(of: reloaded.draft), saved: true, warnings: saved.warnings, status: .ok)
             }
             return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/\(section.path(after: document))?saved=1")
         }
