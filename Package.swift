@@ -102,6 +102,18 @@ let package = Package(
             path: "Shared/ServiceKitHTTP",
             swiftSettings: strictSettings
         ),
+        // The admin bearer tokens study-metadata issues, checked by the other services' admin
+        // APIs (response, registration) through study-metadata's internal API.
+        .target(
+            name: "AdminAuthHTTP",
+            dependencies: [
+                "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Shared/AdminAuthHTTP",
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Services (a library that tests import, and a thin executable)
 
@@ -183,7 +195,7 @@ let package = Package(
         .target(
             name: "RegistrationHTTP",
             dependencies: [
-                "RegistrationCore", "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                "RegistrationCore", "AdminAuthHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -195,7 +207,7 @@ let package = Package(
         .target(
             name: "RegistrationService",
             dependencies: [
-                "RegistrationCore", "RegistrationHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels", "SMTPClient",
+                "RegistrationCore", "RegistrationHTTP", "AdminAuthHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels", "SMTPClient",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -228,7 +240,7 @@ let package = Package(
         .target(
             name: "ResponseHTTP",
             dependencies: [
-                "ResponseCore", "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                "ResponseCore", "AdminAuthHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -240,7 +252,7 @@ let package = Package(
         .target(
             name: "ResponseService",
             dependencies: [
-                "ResponseCore", "ResponseHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                "ResponseCore", "ResponseHTTP", "AdminAuthHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -117,6 +117,7 @@ fuzz response-app docs/openapi/response-app.yaml "$RESPONSE_URL" \
     "[parameters]
 \"query.participantId\" = \"$participant\"" --
 fuzz response-admin docs/openapi/response-admin.yaml "$RESPONSE_URL" "" -- -H "Authorization: Bearer $admin"
+fuzz registration-admin docs/openapi/registration-admin.yaml "$REGISTRATION_URL" "" -- -H "Authorization: Bearer $admin"
 for document in study-metadata-internal registration-internal response-internal; do
     case $document in
     study-metadata*) base=$STUDY_METADATA_URL ;;

@@ -49,7 +49,7 @@ import TestSupport
         let mounted = Set(catalog.routes.map { "\($0.method) \(Self.openAPIPath($0.path))" })
             .filter { !$0.contains("/fdahpuserregws/") }
             .subtracting(refusals)
-        let own = try Self.operations(in: ["registration-app.yaml", "registration-internal.yaml"])
+        let own = try Self.operations(in: ["registration-app.yaml", "registration-admin.yaml", "registration-internal.yaml"])
         // /healthz, /readyz, /metrics and whoami are ServiceKit's, documented once.
         let shared = try Self.operations(in: ["study-metadata-internal.yaml"])
         #expect(mounted.count > 25)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StudyModels
 import Testing
 import TestSupport
@@ -38,6 +39,13 @@ import TestSupport
             #expect(byId["KEEP"]?["participantId"] == .string("p-KEEP"))
             #expect(byId["DROP"]?["status"] == .string("Withdrawn"))
             #expect(byId["DROP"]?["participantId"] == .string(""))
+            // When each withdrew, for the study's admins.
+            let withdrawnAt = try await h.postgres.query(
+                "SELECT count(*)::int FROM participant_studies WHERE status = 'Withdrawn' AND withdrawn_at IS NOT NULL",
+                logger: Logger(label: "test"))
+            var counts: [Int] = []
+            for try await count in withdrawnAt.decode(Int.self) { counts.append(count) }
+            #expect(counts == [2])
             #expect(try await h.call("activityState", method: .get, query: "studyId=KEEP", auth: auth, userId: userId)
                 .json["activities"]?.arrayCount == 1)
             #expect(try await h.call("activityState", method: .get, query: "studyId=DROP", auth: auth, userId: userId)

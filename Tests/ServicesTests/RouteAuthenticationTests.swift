@@ -72,6 +72,21 @@ import TestSupport
         }
     }
 
+    @Test func everyRegistrationAdminRouteNeedsAToken() async throws {
+        try await TestDatabase.withFreshDatabase { url in
+            let catalog = RouteCatalog()
+            let app = try RegistrationService.buildApplication(
+                reader: TestConfiguration.reader(for: .registration, databaseURL: url), logger: Logger(label: "auth"),
+                routeCatalog: catalog)
+            try await app.test(.router) { client in
+                try await TestApplication.waitUntilReady(client)
+                let routes = Self.adminRoutes(catalog)
+                #expect(routes.count >= 1, "\(routes.count) admin routes")
+                try await expectEachRefused(routes, on: client)
+            }
+        }
+    }
+
     /// The registration calls the apps make before they have a session.
     static let openParticipantCalls: Set<String> = [
         "ping", "register", "verify", "resendConfirmation", "confirmRegistration", "login", "refreshToken",

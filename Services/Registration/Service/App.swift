@@ -1,3 +1,4 @@
+import AdminAuthHTTP
 import Configuration
 import Foundation
 import Logging
@@ -67,6 +68,11 @@ public enum RegistrationService: ServiceAssembly {
                         audit: environment.audit, logger: environment.logger),
                     studies: StudyDirectory(client: environment.internalClient),
                     authenticator: authenticator, maxPDFBytes: registration.maxConsentPDFBytes
+                ).add(to: routes.router)
+
+                AdminParticipantRoutes(
+                    directory: ParticipantDirectory(client: postgres, logger: environment.logger),
+                    authenticator: RemoteAdminAuthenticator(client: environment.internalClient), audit: environment.audit
                 ).add(to: routes.router)
 
                 InternalNotificationRoutes(

@@ -1,3 +1,4 @@
+import AdminAuthHTTP
 import Foundation
 import Hummingbird
 import ResponseCore

@@ -1,3 +1,4 @@
+import AdminAuthHTTP
 import AsyncHTTPClient
 import Configuration
 import Logging

@@ -5,9 +5,10 @@ import ServiceKitHTTP
 import StudyMetadataCore
 import StudyModels
 
-/// `POST /internal/v1/admin-sessions/verify`: the other services' admin APIs accept the bearer
-/// tokens this service issues, and ask here who one belongs to. They send the token's SHA-256
-/// (what is stored), so the token itself never travels between services.
+/// `POST /internal/v1/admin-sessions/verify`: the other services' admin APIs (response,
+/// registration) accept the bearer tokens this service issues, and ask here who one belongs to.
+/// They send the token's SHA-256 (what is stored), so the token itself never travels between
+/// services.
 package struct InternalAdminRoutes {
     package let store: AdminStore
 
@@ -20,7 +21,7 @@ package struct InternalAdminRoutes {
     }
 
     @Sendable package func verify(_ request: Request, context: ServiceRequestContext) async throws -> AdminIdentity {
-        try context.requireCaller(.response, "checks admin tokens")
+        try context.requireCaller(oneOf: [.response, .registration], "check admin tokens")
         let buffer = try await request.body.collect(upTo: 4096)
         guard let query = try? JSONDecoder().decode(AdminSessionQuery.self, from: Data(buffer: buffer)),
             query.tokenHash.count == 64, query.tokenHash.allSatisfy(\.isHexDigit)

@@ -22,10 +22,17 @@ public struct ServiceRequestContext: RequestContext {
 
     public var maxUploadSize: Int { bodyLimit }
 
-    /// Refuses (403) a signed internal call from any service but `service`: each internal
+    /// Refuses (403) a signed internal call from any service but `service`: nearly every internal
     /// endpoint has one caller. `what` ends the message: "only study-metadata <what>".
     public func requireCaller(_ service: ServiceName, _ what: String) throws {
-        guard internalCaller == service.rawValue else { throw APIError.forbidden("only \(service.rawValue) \(what)") }
+        try requireCaller(oneOf: [service], what)
+    }
+
+    /// Refuses (403) a signed internal call from any service not in `services`.
+    public func requireCaller(oneOf services: [ServiceName], _ what: String) throws {
+        guard services.contains(where: { $0.rawValue == internalCaller }) else {
+            throw APIError.forbidden("only \(services.map(\.rawValue).joined(separator: " and ")) \(what)")
+        }
     }
 
     /// ISO 8601 dates, and `/` left unescaped so JSON Pointers and URLs read as written.

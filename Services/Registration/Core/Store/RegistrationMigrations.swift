@@ -281,5 +281,17 @@ package enum RegistrationMigrations {
                 "ALTER TABLE participant_studies ADD COLUMN participant_id_sealed bytea",
             ]
         ),
+        Migration(
+            component: "registration", version: 11, name: "participant_admin_view",
+            statements: [
+                // What the admin API shows of a participant in a study: a random id of its own
+                // (neither the account's id nor the response service's token, and different in
+                // each study), and when they withdrew.
+                "ALTER TABLE participant_studies ADD COLUMN pseudonym uuid NOT NULL DEFAULT gen_random_uuid()",
+                "CREATE UNIQUE INDEX participant_studies_pseudonym ON participant_studies (study_id, pseudonym)",
+                "ALTER TABLE participant_studies ADD COLUMN withdrawn_at timestamptz",
+                "UPDATE participant_studies SET withdrawn_at = updated_at WHERE status = 'Withdrawn'",
+            ]
+        ),
     ]
 }

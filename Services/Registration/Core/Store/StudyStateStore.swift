@@ -95,6 +95,8 @@ package struct StudyStateStore: Sendable {
                         completion = coalesce(\(update.completion), completion),
                         adherence = coalesce(\(update.adherence), adherence),
                         enrolled_at = CASE WHEN \(enrolls) THEN \(now) ELSE enrolled_at END,
+                        withdrawn_at = CASE WHEN \(update.status)::text = 'Withdrawn' AND status <> 'Withdrawn' THEN \(now)
+                            WHEN \(update.status)::text <> 'Withdrawn' THEN NULL ELSE withdrawn_at END,
                         updated_at = \(now)
                     WHERE user_id = \(userId) AND study_id = \(update.studyId)
                     """, logger: logger)
@@ -267,7 +269,7 @@ extension StudyStateStore {
             if status == "Withdrawn" { return .alreadyWithdrawn }
             try await connection.query(
                 """
-                UPDATE participant_studies SET status = 'Withdrawn', updated_at = now(),
+                UPDATE participant_studies SET status = 'Withdrawn', updated_at = now(), withdrawn_at = now(),
                     participant_id = CASE WHEN \(deleteData) THEN NULL ELSE participant_id END,
                     participant_id_sealed = CASE WHEN \(deleteData) THEN NULL ELSE participant_id_sealed END
                 WHERE user_id = \(userId) AND study_id = \(studyId)

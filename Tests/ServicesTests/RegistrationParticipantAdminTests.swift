@@ -1,0 +1,188 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PostgresNIO
+import RegistrationService
+import StudyMetadataService
+import StudyModels
+import Testing
+import TestSupport
+
+/// The registration service's admin API: a study's participants for its admins, signed in at
+/// study-metadata (asked per request), e-mail addresses only for study admins, and every reading
+/// of them audited.
+@Suite struct RegistrationParticipantAdminTests {
+    let metadata = MetadataAdmin()
+
+    /// study-metadata live with study SLEEPWELL and a viewer on it; registration (router) pointed
+    /// at it, with three participants in SLEEPWELL and one in another study.
+    func withServices(
+        _ body: @escaping @Sendable (_ client: any TestClientProtocol, _ root: String, _ viewer: String, _ stranger: String, PostgresClient) async throws -> Void
+    ) async throws {
+        try await TestDatabase.withFreshDatabase { metadataURL in
+            let app = try StudyMetadataService.buildApplication(
+                reader: TestConfiguration.reader(
+                    for: .studyMetadata, databaseURL: metadataURL,
+                    overrides: ["studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!"]),
+                logger: Logger(label: "metadata"))
+            try await app.test(.live) { metadataClient in
+                try await TestApplication.waitUntilReady(metadataClient)
+                let root = try await metadata.login(metadataClient, "root@studystack.test", "Sup3r-Secret!")
+                #expect(try await metadata.send(metadataClient, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp).0 == .created)
+                let document = try ExampleStudy().document(studyId: "SLEEPWELL")
+                #expect(try await metadata.send(metadataClient, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: document).0 == .created)
+                let (_, viewer) = try await metadata.makeAdmin(metadataClient, root: root, email: "viewer@team.test")
+                #expect(try await metadata.send(
+                    metadataClient, .put, "/admin/v1/studies/SLEEPWELL/team", token: root,
+                    body: #"{"email":"viewer@team.test","role":"viewer"}"#).0 == .ok)
+                let (_, stranger) = try await metadata.makeAdmin(metadataClient, root: root, email: "stranger@team.test")
+                try await TestDatabase.withFreshDatabase { registrationURL in
+                    let reader = TestConfiguration.reader(
+                        for: .registration, databaseURL: registrationURL,
+                        overrides: ["studyMetadata.url": "http://127.0.0.1:\(metadataClient.port!)"])
+                    let registration = try RegistrationService.buildApplication(reader: reader, logger: Logger(label: "registration"))
+                    try await registration.test(.router) { client in
+                        try await TestApplication.waitUntilReady(client)
+                        try await TestDatabase.withClient(url: registrationURL) { postgres, logger in
+                            try await Self.seed(postgres, logger: logger)
+                            try await body(client, root, viewer, stranger, postgres)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ann enrolled and signed two consent versions; Bob withdrew; Cleo has not joined; Dan is in
+    /// another study.
+    static func seed(_ postgres: PostgresClient, logger: Logger) async throws {
+        for (name, study, status) in [("ann", "SLEEPWELL", "inProgress"), ("bob", "SLEEPWELL", "Withdrawn"), ("cleo", "SLEEPWELL", "yetToJoin"), ("dan", "OTHER", "inProgress")] {
+            let userId = UUID()
+            let email = "\(name)@participants.test"
+            try await postgres.query(
+                """
+                INSERT INTO participants (user_id, app_id, org_id, email, email_key, password_hash, verified)
+                VALUES (\(userId), 'DEMOAPP', 'DEMOORG', \(email), \(email), 'x', true)
+                """, logger: logger)
+            try await postgres.query(
+                """
+                INSERT INTO participant_studies (user_id, study_id, status, enrolled_at, withdrawn_at, completion, adherence)
+                VALUES (\(userId), \(study), \(status),
+                        CASE WHEN \(status) = 'yetToJoin' THEN NULL ELSE timestamptz '2026-11-01 10:00:00+00' END,
+                        CASE WHEN \(status) = 'Withdrawn' THEN timestamptz '2026-11-10 09:00:00+00' ELSE NULL END, 40, 75)
+                """, logger: logger)
+            if name == "ann" {
+                for (version, sharing) in [("1.0", "Provided"), ("1.1", "Not Provided")] {
+                    try await postgres.query(
+                        """
+                        INSERT INTO consent_records (user_id, app_id, study_id, version, status, sharing)
+                        VALUES (\(userId), 'DEMOAPP', 'SLEEPWELL', \(version), 'completed', \(sharing))
+                        """, logger: logger)
+                }
+                try await postgres.query(
+                    """
+                    INSERT INTO participant_activities (user_id, study_id, activity_id, updated_at)
+                    VALUES (\(userId), 'SLEEPWELL', 'sleep', timestamptz '2026-11-20 08:30:00+00')
+                    """, logger: logger)
+            }
+        }
+    }
+
+    func list(_ client: some TestClientProtocol, _ query: String, token: String?) async throws -> (HTTPResponse.Status, ParticipantList?, String) {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return try await client.execute(uri: "/admin/v1/studies/SLEEPWELL/participants\(query)", method: .get, headers: headers) {
+            ($0.status, try? JSONDecoder.iso8601.decode(ParticipantList.self, from: Data(buffer: $0.body)), String(buffer: $0.body))
+        }
+    }
+
+    static func at(_ text: String) -> Date? { ISO8601DateFormatter().date(from: text) }
+
+    func identityReads(_ postgres: PostgresClient) async throws -> [String] {
+        let rows = try await postgres.query(
+            "SELECT actor FROM audit_events WHERE action = 'participants.identities_read' ORDER BY id", logger: Logger(label: "test"))
+        var actors: [String] = []
+        for try await actor in rows.decode(String.self) { actors.append(actor) }
+        return actors
+    }
+
+    @Test func aStudyAdminSeesEachParticipantsStateAndIdentityAndTheReadingIsAudited() async throws {
+        try await withServices { client, root, _, _, postgres in
+            let (status, listed, body) = try await list(client, "", token: root)
+            #expect(status == .ok, "\(body)")
+            let page = try #require(listed)
+            #expect(page.identities)
+            #expect(page.next == nil)
+            #expect(page.participants.count == 3)
+            let byEmail = Dictionary(uniqueKeysWithValues: page.participants.map { ($0.email ?? "", $0) })
+            #expect(byEmail.keys.sorted() == ["ann@participants.test", "bob@participants.test", "cleo@participants.test"])
+            let ann = try #require(byEmail["ann@participants.test"])
+            #expect(ann.status == "inProgress")
+            #expect(ann.consentVersions == ["1.0", "1.1"])
+            #expect(ann.sharing == "Not Provided")
+            #expect(ann.enrolledAt == Self.at("2026-11-01T10:00:00Z"))
+            #expect(ann.lastActivityAt == Self.at("2026-11-20T08:30:00Z"))
+            #expect((ann.completion, ann.adherence) == (40, 75))
+            let bob = try #require(byEmail["bob@participants.test"])
+            #expect(bob.status == "Withdrawn" && bob.withdrawnAt == Self.at("2026-11-10T09:00:00Z"))
+            #expect(bob.consentVersions.isEmpty && bob.sharing == nil && bob.lastActivityAt == nil)
+            // Ids are neither the accounts' ids nor anything the apps hold, and differ per participant.
+            #expect(Set(page.participants.map(\.participantId)).count == 3)
+            #expect(try await identityReads(postgres) == ["root@studystack.test"])
+
+            // Search by part of an e-mail, and by status.
+            #expect(try await list(client, "?q=BOB%40", token: root).1?.participants.map(\.email) == ["bob@participants.test"])
+            let withdrawn = try #require(try await list(client, "?status=Withdrawn", token: root).1)
+            #expect(withdrawn.participants.map(\.email) == ["bob@participants.test"])
+        }
+    }
+
+    @Test func aViewerSeesPseudonymousIdsOnlyAndCannotSearchByEmail() async throws {
+        try await withServices { client, root, viewer, _, postgres in
+            let page = try #require(try await list(client, "", token: viewer).1)
+            #expect(!page.identities)
+            #expect(page.participants.count == 3)
+            #expect(page.participants.allSatisfy { $0.email == nil })
+            #expect(try await identityReads(postgres).isEmpty, "nothing identifying was read")
+            // An e-mail search would tell a viewer who takes part: it matches nothing for them.
+            #expect(try await list(client, "?q=ann", token: viewer).1?.participants.isEmpty == true)
+            // A participant id's beginning finds the participant.
+            let id = page.participants[1].participantId
+            #expect(try await list(client, "?q=\(id.prefix(8))", token: viewer).1?.participants.map(\.participantId) == [id])
+            // The same participants carry the same ids for a study admin.
+            let full = try #require(try await list(client, "", token: root).1)
+            #expect(full.participants.map(\.participantId) == page.participants.map(\.participantId))
+        }
+    }
+
+    @Test func pagesFollowOneAnotherWithoutGapOrRepeat() async throws {
+        try await withServices { client, root, _, _, _ in
+            let all = try #require(try await list(client, "", token: root).1).participants.map(\.participantId)
+            #expect(all.count == 3)
+            #expect(all == all.sorted())
+            let first = try #require(try await list(client, "?limit=2", token: root).1)
+            #expect(first.participants.count == 2)
+            let next = try #require(first.next)
+            let second = try #require(try await list(client, "?limit=2&after=\(next)", token: root).1)
+            #expect(second.participants.count == 1)
+            #expect(second.next == nil)
+            #expect((first.participants + second.participants).map(\.participantId) == all)
+        }
+    }
+
+    @Test func aCallerWithoutTheRoleOrWithBadParametersGetsNothing() async throws {
+        try await withServices { client, _, viewer, stranger, postgres in
+            #expect(try await list(client, "", token: nil).0 == .unauthorized)
+            #expect(try await list(client, "", token: "not-a-token").0 == .unauthorized)
+            #expect(try await list(client, "", token: stranger).0 == .forbidden)
+            for bad in ["?status=enrolled", "?limit=0", "?limit=501", "?limit=x", "?after=nope", "?q=" + String(repeating: "a", count: 101)] {
+                let (status, listed, body) = try await list(client, bad, token: viewer)
+                #expect(status == .badRequest, "\(bad): \(body)")
+                #expect(listed == nil)
+            }
+            #expect(try await identityReads(postgres).isEmpty)
+        }
+    }
+}
