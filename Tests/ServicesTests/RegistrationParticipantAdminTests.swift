@@ -4,8 +4,6 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import PostgresNIO
-import RegistrationService
-import StudyMetadataService
 import StudyModels
 import Testing
 import TestSupport
@@ -14,44 +12,14 @@ import TestSupport
 /// study-metadata (asked per request), e-mail addresses only for study admins, and every reading
 /// of them audited.
 @Suite struct RegistrationParticipantAdminTests {
-    let metadata = MetadataAdmin()
-
-    /// study-metadata live with study SLEEPWELL and a viewer on it; registration (router) pointed
-    /// at it, with three participants in SLEEPWELL and one in another study.
+    /// Registration with study-metadata live (study SLEEPWELL, a viewer on it, a stranger), and
+    /// three participants in SLEEPWELL and one in another study.
     func withServices(
         _ body: @escaping @Sendable (_ client: any TestClientProtocol, _ root: String, _ viewer: String, _ stranger: String, PostgresClient) async throws -> Void
     ) async throws {
-        try await TestDatabase.withFreshDatabase { metadataURL in
-            let app = try StudyMetadataService.buildApplication(
-                reader: TestConfiguration.reader(
-                    for: .studyMetadata, databaseURL: metadataURL,
-                    overrides: ["studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!"]),
-                logger: Logger(label: "metadata"))
-            try await app.test(.live) { metadataClient in
-                try await TestApplication.waitUntilReady(metadataClient)
-                let root = try await metadata.login(metadataClient, "root@studystack.test", "Sup3r-Secret!")
-                #expect(try await metadata.send(metadataClient, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp).0 == .created)
-                let document = try ExampleStudy().document(studyId: "SLEEPWELL")
-                #expect(try await metadata.send(metadataClient, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: document).0 == .created)
-                let (_, viewer) = try await metadata.makeAdmin(metadataClient, root: root, email: "viewer@team.test")
-                #expect(try await metadata.send(
-                    metadataClient, .put, "/admin/v1/studies/SLEEPWELL/team", token: root,
-                    body: #"{"email":"viewer@team.test","role":"viewer"}"#).0 == .ok)
-                let (_, stranger) = try await metadata.makeAdmin(metadataClient, root: root, email: "stranger@team.test")
-                try await TestDatabase.withFreshDatabase { registrationURL in
-                    let reader = TestConfiguration.reader(
-                        for: .registration, databaseURL: registrationURL,
-                        overrides: ["studyMetadata.url": "http://127.0.0.1:\(metadataClient.port!)"])
-                    let registration = try RegistrationService.buildApplication(reader: reader, logger: Logger(label: "registration"))
-                    try await registration.test(.router) { client in
-                        try await TestApplication.waitUntilReady(client)
-                        try await TestDatabase.withClient(url: registrationURL) { postgres, logger in
-                            try await Self.seed(postgres, logger: logger)
-                            try await body(client, root, viewer, stranger, postgres)
-                        }
-                    }
-                }
-            }
+        try await RegistrationHarness.run(studies: ["SLEEPWELL"], team: true) { h, team in
+            try await Self.seed(h.postgres, logger: Logger(label: "seed"))
+            try await body(h.client, team.root, team.viewer, team.stranger, h.postgres)
         }
     }
 

@@ -33,6 +33,16 @@ struct RegistrationHarness: Sendable {
         }
     }
 
+    /// The same, with study-metadata's admins for the admin API (a viewer on the first study).
+    static func run(
+        studies: [String], team: Bool, _ body: @escaping @Sendable (RegistrationHarness, StudyMetadataFixture.Team) async throws -> Void
+    ) async throws {
+        try await StudyMetadataFixture.run(studies: studies, team: team) { metadataURL, members in
+            let members = try #require(members)
+            try await run(overrides: ["studyMetadata.url": metadataURL]) { h in try await body(h, members) }
+        }
+    }
+
     static func run(
         overrides: [String: String] = [:], _ body: @escaping @Sendable (RegistrationHarness) async throws -> Void
     ) async throws {
@@ -135,6 +145,42 @@ struct RegistrationHarness: Sendable {
         #expect(verified.status == .ok)
         return (try #require(registered.string("userId")), try #require(registered.string("auth")),
                 try #require(registered.string("refreshToken")))
+    }
+
+    /// An admin API call with study-metadata's bearer `token`; the body as it came.
+    func admin(
+        _ method: HTTPRequest.Method, _ path: String, token: String?, body: String? = nil
+    ) async throws -> (status: HTTPResponse.Status, body: Data, headers: HTTPFields) {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if body != nil { headers[.contentType] = "application/json" }
+        return try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) {
+            ($0.status, Data(buffer: $0.body), $0.headers)
+        }
+    }
+
+    /// The actors of the audit events named `action`, oldest first.
+    func auditActors(_ action: String) async throws -> [String] {
+        let rows = try await postgres.query(
+            "SELECT actor FROM audit_events WHERE action = \(action) ORDER BY id", logger: Logger(label: "test"))
+        var actors: [String] = []
+        for try await actor in rows.decode(String.self) { actors.append(actor) }
+        return actors
+    }
+
+    /// Joins `studyId` as the app does after enrolling, with `token` as the response service's id.
+    func join(_ studyId: String, auth: String, userId: String, token: String = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()) async throws {
+        let joined = try await call(
+            "updateStudyState", body: ["studies": [["studyId": studyId, "status": "inProgress", "participantId": token]]],
+            auth: auth, userId: userId)
+        #expect(joined.status == .ok, "\(joined.statusMessage ?? "")")
+    }
+
+    /// The one integer `query` selects.
+    func count(_ query: PostgresQuery) async throws -> Int {
+        let rows = try await postgres.query(query, logger: Logger(label: "test"))
+        for try await value in rows.decode(Int.self) { return value }
+        throw HarnessError(description: "no row")
     }
 
     func sql(_ query: PostgresQuery) async throws {

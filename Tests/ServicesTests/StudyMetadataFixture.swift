@@ -12,7 +12,24 @@ import TestSupport
 /// A real study-metadata service with app DEMOAPP and the example study published under each of
 /// `studies`: what the registration service asks about the studies participants name.
 enum StudyMetadataFixture {
+    /// Admin bearer tokens of study-metadata's, for the other services' admin APIs.
+    struct Team: Sendable {
+        /// The super-admin.
+        var root: String
+        /// A viewer on the first study.
+        var viewer: String
+        /// An admin with no role on any study.
+        var stranger: String
+    }
+
     static func run(studies: [String], _ body: @escaping @Sendable (_ url: String) async throws -> Void) async throws {
+        try await run(studies: studies, team: false) { url, _ in try await body(url) }
+    }
+
+    /// The same, with a team of admins when `team` is true.
+    static func run(
+        studies: [String], team: Bool, _ body: @escaping @Sendable (_ url: String, Team?) async throws -> Void
+    ) async throws {
         let drafts = MetadataAdmin()
         try await TestDatabase.withFreshDatabase { url in
             let reader = TestConfiguration.reader(
@@ -30,7 +47,16 @@ enum StudyMetadataFixture {
                     let (published, publishedBody) = try await drafts.send(client, .post, "/admin/v1/studies/\(studyId)/publish", token: root)
                     try #require(published == .ok, "\(String(buffer: publishedBody))")
                 }
-                try await body("http://127.0.0.1:\(client.port!)")
+                var members: Team?
+                if team, let first = studies.first {
+                    let (_, viewer) = try await drafts.makeAdmin(client, root: root, email: "viewer@team.test")
+                    try #require(try await drafts.send(
+                        client, .put, "/admin/v1/studies/\(first)/team", token: root,
+                        body: #"{"email":"viewer@team.test","role":"viewer"}"#).0 == .ok)
+                    let (_, stranger) = try await drafts.makeAdmin(client, root: root, email: "stranger@team.test")
+                    members = Team(root: root, viewer: viewer, stranger: stranger)
+                }
+                try await body("http://127.0.0.1:\(client.port!)", members)
             }
         }
     }

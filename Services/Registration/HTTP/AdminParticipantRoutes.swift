@@ -6,26 +6,31 @@ import ServiceKit
 import ServiceKitHTTP
 import StudyModels
 
-/// `GET /admin/v1/studies/{studyId}/participants`: who joined a study, with their state, for the
-/// study's admins. The caller signs in at study-metadata; each request asks it who the token
-/// belongs to (`RemoteAdminAuthenticator`). E-mail addresses are shown only to a study admin or
-/// a super-admin, and each time they are, the audit log says who read them.
+/// `GET /admin/v1/studies/{studyId}/participants[/{participantId}]`: who joined a study, with
+/// their state, consent history and activity states, for the study's admins; and the signed
+/// consent PDFs. The caller signs in at study-metadata; each request asks it who the token
+/// belongs to (`RemoteAdminAuthenticator`). E-mail addresses and consent PDFs are shown only to a
+/// study admin or a super-admin, and each time they are, the audit log says who read them.
 package struct AdminParticipantRoutes: Sendable {
     package let directory: ParticipantDirectory
+    package let consents: ConsentStore
     package let authenticator: RemoteAdminAuthenticator
     package let audit: AuditLog
 
     /// The most rows of a page.
     package static let maxLimit = 500
 
-    package init(directory: ParticipantDirectory, authenticator: RemoteAdminAuthenticator, audit: AuditLog) {
+    package init(directory: ParticipantDirectory, consents: ConsentStore, authenticator: RemoteAdminAuthenticator, audit: AuditLog) {
         self.directory = directory
+        self.consents = consents
         self.authenticator = authenticator
         self.audit = audit
     }
 
     package func add(to router: Router<ServiceRequestContext>) {
         router.get("/admin/v1/studies/:studyId/participants", use: list)
+        router.get("/admin/v1/studies/:studyId/participants/:participantId", use: show)
+        router.get("/admin/v1/studies/:studyId/participants/:participantId/consents/:consentId/pdf", use: consentPDF)
     }
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> ParticipantList {
@@ -41,31 +46,72 @@ package struct AdminParticipantRoutes: Sendable {
         return list
     }
 
+    @Sendable package func show(_ request: Request, context: ServiceRequestContext) async throws -> ParticipantDetail {
+        let studyId = try context.parameters.require("studyId")
+        let admin = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
+        let participantId = try Self.participantId(context)
+        let identities = admin.may(.studyAdmin, on: studyId)
+        guard
+            let detail = try await directory.participant(
+                studyId: studyId, participantId: participantId, identities: identities, mayReadConsentPDFs: identities)
+        else { throw APIError.notFound("study \(studyId) has no participant \(participantId.uuidString.lowercased())") }
+        if identities {
+            try await audit.record(
+                actor: admin.email, action: "participants.identities_read", studyId: studyId,
+                details: ["count": "1", "participantId": participantId.uuidString.lowercased()])
+        }
+        return detail
+    }
+
+    /// The signed PDF as the participant's app uploaded it, checked against the SHA-256 recorded
+    /// then. Study admins only: the document carries the participant's name and signature.
+    @Sendable package func consentPDF(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
+        let participantId = try Self.participantId(context)
+        guard let consentId = Int64(try context.parameters.require("consentId")), consentId > 0 else {
+            throw APIError.badRequest("consentId must be a consent's id, as the participant's page lists it", field: "consentId")
+        }
+        guard let (userId, _) = try await directory.account(studyId: studyId, participantId: participantId),
+            let record = try await consents.record(consentId: consentId, userId: userId, studyId: studyId)
+        else { throw APIError.notFound("the participant has no such consent in study \(studyId)") }
+        guard let pdf = try await consents.pdf(of: record) else {
+            throw APIError.notFound("this consent was recorded without a signed PDF")
+        }
+        try await audit.record(
+            actor: admin.email, action: "participants.consent_pdf_read", studyId: studyId,
+            details: [
+                "participantId": participantId.uuidString.lowercased(), "consentId": String(consentId),
+                "version": record.version,
+            ])
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/pdf",
+                .contentDisposition: "attachment; filename=\"consent-\(consentId).pdf\"",
+                .cacheControl: "no-store",
+            ],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: pdf)))
+    }
+
+    static func participantId(_ context: ServiceRequestContext) throws -> UUID {
+        guard let id = UUID(uuidString: try context.parameters.require("participantId")) else {
+            throw APIError.notFound("participant ids are UUIDs, as the participants list gives them")
+        }
+        return id
+    }
+
     /// The page asked for, each parameter checked: a wrong one is refused (400) by name.
     static func query(_ parameters: Parameters, studyId: String, identities: Bool) throws -> ParticipantDirectory.Query {
         let status = parameters["status"].map(String.init)
         if let status, !ParticipantList.statuses.contains(status) {
             throw APIError.badRequest("status must be one of \(ParticipantList.statuses.joined(separator: ", "))", field: "status")
         }
-        var limit = 50
-        if let text = parameters["limit"] {
-            guard let value = Int(text), (1...maxLimit).contains(value) else {
-                throw APIError.badRequest("limit must be 1 to \(maxLimit)", field: "limit")
-            }
-            limit = value
-        }
-        var after: UUID?
-        if let text = parameters["after"] {
-            guard let value = UUID(uuidString: String(text)) else {
-                throw APIError.badRequest("after must be a participantId, as the previous page's next gave it", field: "after")
-            }
-            after = value
-        }
-        var search = parameters["q"].map { $0.trimmingCharacters(in: .whitespaces) }
-        if search?.isEmpty ?? false { search = nil }
-        if let search, search.count > 100 { throw APIError.badRequest("q is at most 100 characters", field: "q") }
-        return .init(studyId: studyId, status: status, search: search, limit: limit, after: after, identities: identities)
+        let page = try AdminPage(parameters, maxLimit: maxLimit, afterName: "a participantId")
+        return .init(
+            studyId: studyId, status: status, search: page.search, limit: page.limit, after: page.after, identities: identities)
     }
 }
 
 extension ParticipantList: ResponseEncodable {}
+extension ParticipantDetail: ResponseEncodable {}

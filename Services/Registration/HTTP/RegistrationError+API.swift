@@ -13,6 +13,8 @@ extension RegistrationError: APIErrorConvertible {
             APIError(.unauthorized, code: "unauthenticated", message: message, statusMessageCode: .invalidAuthorization)
         case .locked:
             APIError(.unauthorized, code: "locked", message: message, statusMessageCode: .invalidAuthorization)
+        case .disabled:
+            APIError(.unauthorized, code: "disabled", message: message, statusMessageCode: .invalidAuthorization)
         case .notYourSession, .invalidRefreshToken:
             APIError(.forbidden, code: "forbidden", message: message, statusMessageCode: .noData)
         case .codeExpired:

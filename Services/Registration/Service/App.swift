@@ -59,20 +59,26 @@ public enum RegistrationService: ServiceAssembly {
                     states: states, authenticator: authenticator
                 ).add(to: routes.router)
                 LeavingRoutes(states: states, authenticator: authenticator).add(to: routes.router)
+                let consents = ConsentStore(
+                    client: postgres,
+                    storage: FileConsentStorage(
+                        directory: URL(fileURLWithPath: registration.consentDirectory),
+                        encryptionKey: registration.encryptionKey),
+                    audit: environment.audit, logger: environment.logger)
                 ConsentRoutes(
-                    consents: ConsentStore(
-                        client: postgres,
-                        storage: FileConsentStorage(
-                            directory: URL(fileURLWithPath: registration.consentDirectory),
-                            encryptionKey: registration.encryptionKey),
-                        audit: environment.audit, logger: environment.logger),
-                    studies: StudyDirectory(client: environment.internalClient),
+                    consents: consents, studies: StudyDirectory(client: environment.internalClient),
                     authenticator: authenticator, maxPDFBytes: registration.maxConsentPDFBytes
                 ).add(to: routes.router)
 
+                let adminAuthenticator = RemoteAdminAuthenticator(client: environment.internalClient)
                 AdminParticipantRoutes(
-                    directory: ParticipantDirectory(client: postgres, logger: environment.logger),
-                    authenticator: RemoteAdminAuthenticator(client: environment.internalClient), audit: environment.audit
+                    directory: ParticipantDirectory(client: postgres, logger: environment.logger), consents: consents,
+                    authenticator: adminAuthenticator, audit: environment.audit
+                ).add(to: routes.router)
+                AdminAccountRoutes(
+                    users: AppUserDirectory(client: postgres, logger: environment.logger),
+                    administration: AccountAdministration(client: postgres, accounts: accounts, logger: environment.logger),
+                    authenticator: adminAuthenticator, rateLimiter: rateLimiter, audit: environment.audit
                 ).add(to: routes.router)
 
                 InternalNotificationRoutes(

@@ -56,3 +56,150 @@ public struct ParticipantList: Codable, Sendable, Equatable {
     /// The statuses a participant can have in a study.
     public static let statuses = ["yetToJoin", "inProgress", "completed", "notEligible", "Withdrawn"]
 }
+
+/// Where an app account stands: what the admin API shows of it beside a participant or an app user.
+public struct AccountState: Codable, Sendable, Equatable {
+    /// Whether the e-mail address was confirmed with the code sent to it.
+    public var verified: Bool
+    /// Set while too many failed sign-ins keep the account locked.
+    public var lockedUntil: Date?
+    /// Set while an admin has disabled the account: it cannot sign in.
+    public var disabledAt: Date?
+
+    public init(verified: Bool, lockedUntil: Date?, disabledAt: Date?) {
+        self.verified = verified
+        self.lockedUntil = lockedUntil
+        self.disabledAt = disabledAt
+    }
+}
+
+/// `GET /admin/v1/studies/{studyId}/participants/{participantId}`: one participant of a study, with
+/// their consent history and the state of each activity as their app reported it.
+public struct ParticipantDetail: Codable, Sendable, Equatable {
+    public struct Consent: Codable, Sendable, Equatable {
+        /// Names the consent in `.../consents/{consentId}/pdf`.
+        public var consentId: String
+        public var version: String
+        /// `completed` (signed) or `pending`.
+        public var status: String
+        public var eligibility: Bool?
+        /// The data-sharing choice given with it (empty when not asked).
+        public var sharing: String
+        public var recordedAt: Date
+        /// The signed PDF's SHA-256 (hex) and size, when the app sent one.
+        public var pdfSHA256: String?
+        public var pdfBytes: Int?
+
+        public init(
+            consentId: String, version: String, status: String, eligibility: Bool?, sharing: String, recordedAt: Date,
+            pdfSHA256: String?, pdfBytes: Int?
+        ) {
+            self.consentId = consentId
+            self.version = version
+            self.status = status
+            self.eligibility = eligibility
+            self.sharing = sharing
+            self.recordedAt = recordedAt
+            self.pdfSHA256 = pdfSHA256
+            self.pdfBytes = pdfBytes
+        }
+    }
+
+    public struct Activity: Codable, Sendable, Equatable {
+        public var activityId: String
+        public var version: String
+        /// `yetToJoin`, `inProgress`, `completed` or `abandoned`.
+        public var state: String
+        public var runId: String
+        public var runsTotal: Int
+        public var runsCompleted: Int
+        public var runsMissed: Int
+        public var updatedAt: Date
+
+        public init(
+            activityId: String, version: String, state: String, runId: String, runsTotal: Int, runsCompleted: Int,
+            runsMissed: Int, updatedAt: Date
+        ) {
+            self.activityId = activityId
+            self.version = version
+            self.state = state
+            self.runId = runId
+            self.runsTotal = runsTotal
+            self.runsCompleted = runsCompleted
+            self.runsMissed = runsMissed
+            self.updatedAt = updatedAt
+        }
+    }
+
+    public var participant: ParticipantList.Participant
+    public var account: AccountState
+    /// Oldest first.
+    public var consents: [Consent]
+    /// In activity-id order.
+    public var activities: [Activity]
+    /// Whether the caller may download the signed PDFs (a study admin or super-admin).
+    public var mayReadConsentPDFs: Bool
+
+    public init(
+        participant: ParticipantList.Participant, account: AccountState, consents: [Consent], activities: [Activity],
+        mayReadConsentPDFs: Bool
+    ) {
+        self.participant = participant
+        self.account = account
+        self.consents = consents
+        self.activities = activities
+        self.mayReadConsentPDFs = mayReadConsentPDFs
+    }
+}
+
+/// `GET /admin/v1/apps/{appId}/users`: the accounts of an app, whether or not they joined a study
+/// (super-admins only: an account spans the app's studies).
+public struct AppUserList: Codable, Sendable, Equatable {
+    public struct User: Codable, Sendable, Equatable {
+        /// The account's id (the `userId` the apps send).
+        public var userId: String
+        public var email: String
+        public var orgId: String
+        public var account: AccountState
+        public var createdAt: Date
+        /// When one of its sessions was last used.
+        public var lastSignInAt: Date?
+        /// The studies it joined, with its status in each.
+        public var studies: [Study]
+
+        public init(
+            userId: String, email: String, orgId: String, account: AccountState, createdAt: Date, lastSignInAt: Date?,
+            studies: [Study]
+        ) {
+            self.userId = userId
+            self.email = email
+            self.orgId = orgId
+            self.account = account
+            self.createdAt = createdAt
+            self.lastSignInAt = lastSignInAt
+            self.studies = studies
+        }
+    }
+
+    public struct Study: Codable, Sendable, Equatable {
+        public var studyId: String
+        public var status: String
+
+        public init(studyId: String, status: String) {
+            self.studyId = studyId
+            self.status = status
+        }
+    }
+
+    public var users: [User]
+    /// The `after` of the next page; absent on the last page.
+    public var next: String?
+
+    public init(users: [User], next: String?) {
+        self.users = users
+        self.next = next
+    }
+
+    /// The `state` filter's values.
+    public static let states = ["unverified", "verified", "locked", "disabled"]
+}

@@ -95,6 +95,7 @@ package struct Accounts: Sendable {
             guard let stored = locked.codeHash, stored == secrets.hash(code: code, userId: locked.userId) else {
                 throw RegistrationError.invalid("Invalid code")
             }
+            if locked.disabledAt != nil { throw RegistrationError.disabled }
             try await attempts.succeeded(subject, on: connection)
             guard let expires = locked.codeExpiresAt, expires > now else { throw RegistrationError.codeExpired }
             try await participants.markVerified(userId: locked.userId, on: connection)
@@ -105,15 +106,25 @@ package struct Accounts: Sendable {
     /// A new code for an unverified account. An unknown address answers the same as a known one,
     /// so the call cannot be used to learn who has an account.
     package func resendCode(email: String, appId: String, orgId: String, now: Date = Date()) async throws {
-        guard let account = try await participants.find(appId: appId, orgId: orgId, email: email) else { return }
+        guard let account = try await participants.find(appId: appId, orgId: orgId, email: email), account.disabledAt == nil
+        else { return }
         if account.verified { throw RegistrationError.alreadyVerified }
+        try await sendNewCode(to: account, actor: account.userId.uuidString.lowercased(), now: now)
+    }
+
+    /// Replaces the account's verification code with a new one and e-mails it, with the audit
+    /// event naming `actor` (the participant, or the admin who asked for it).
+    package func sendNewCode(to account: Participant, actor: String, now: Date = Date()) async throws {
         let code = OneTimeSecrets.makeCode()
         try await client.withTransaction(logger: logger) { connection in
             try await participants.setCode(
                 userId: account.userId, hash: secrets.hash(code: code, userId: account.userId),
                 expiresAt: now + settings.codeDuration.timeInterval, on: connection)
-            try await sendMail(.verification, token: code, to: account.email, appId: appId, orgId: orgId, on: connection)
-            try await audit.record(actor: account.userId.uuidString.lowercased(), action: "participant.code_resent", on: connection)
+            try await sendMail(
+                .verification, token: code, to: account.email, appId: account.appId, orgId: account.orgId, on: connection)
+            try await audit.record(
+                actor: actor, action: "participant.code_resent",
+                details: ["userId": account.userId.uuidString.lowercased()], on: connection)
         }
     }
 
@@ -140,6 +151,11 @@ package struct Accounts: Sendable {
         guard matchesPassword || usedTemporary else {
             try await audit.record(actor: actor, action: isLast ? "participant.locked" : "participant.login_failed")
             throw isLast ? RegistrationError.locked(minutes: lockMinutes) : RegistrationError.wrongCredentials
+        }
+        // Said only to whoever knows the password, so it does not tell others the account exists.
+        if account.disabledAt != nil {
+            try await audit.record(actor: actor, action: "participant.login_refused", details: ["reason": "disabled"])
+            throw RegistrationError.disabled
         }
         let expired = now.timeIntervalSince(account.passwordChangedAt) > settings.passwordExpiry.timeInterval
         return try await client.withTransaction(logger: logger) { connection in
@@ -185,7 +201,8 @@ package struct Accounts: Sendable {
     /// E-mails a temporary password to a verified account. Unknown addresses answer as known ones;
     /// an unverified account gets 403 (the app then opens its verification screen).
     package func forgotPassword(email: String, appId: String, orgId: String, now: Date = Date()) async throws {
-        guard let account = try await participants.find(appId: appId, orgId: orgId, email: email) else { return }
+        guard let account = try await participants.find(appId: appId, orgId: orgId, email: email), account.disabledAt == nil
+        else { return }
         guard account.verified else { throw RegistrationError.notVerified }
         // A reset neither unlocks the account nor clears its count of failed sign-ins: a reset
         // between guesses would otherwise make the lockout endless guessing.
@@ -253,7 +270,9 @@ package struct Accounts: Sendable {
 
     private var lockMinutes: Int { Int(settings.lockDuration.components.seconds / 60) }
 
-    package static func loginSubject(_ userId: UUID) -> String { "participant.login:\(userId.uuidString.lowercased())" }
+    /// Failed sign-ins are counted under this prefix and the account id (the admin API reads it too).
+    package static let loginSubjectPrefix = "participant.login:"
+    package static func loginSubject(_ userId: UUID) -> String { loginSubjectPrefix + userId.uuidString.lowercased() }
     package static func codeSubject(_ userId: UUID) -> String { "participant.code:\(userId.uuidString.lowercased())" }
     package static func passwordSubject(_ userId: UUID) -> String { "participant.password:\(userId.uuidString.lowercased())" }
 

@@ -15,6 +15,8 @@ package struct Participant: Sendable {
     package var codeExpiresAt: Date?
     package var firstName: String
     package var lastName: String
+    /// Set while an admin has disabled the account.
+    package var disabledAt: Date?
 }
 
 /// How e-mail addresses are compared: trimmed and case-folded (addresses are case-insensitive in

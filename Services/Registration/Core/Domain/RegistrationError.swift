@@ -16,6 +16,8 @@ package enum RegistrationError: Error, Sendable, Equatable {
     case invalidRefreshToken
     /// Over the per-minute allowance.
     case tooMany
+    /// An admin disabled the account.
+    case disabled
 
     package var message: String {
         switch self {
@@ -30,6 +32,7 @@ package enum RegistrationError: Error, Sendable, Equatable {
         case .notVerified: "Your email is not verified. Please verify your email."
         case .invalidRefreshToken: "Invalid refresh token."
         case .tooMany: "Too many requests. Please try again in a minute."
+        case .disabled: "Your account has been deactivated. Please contact the study team."
         }
     }
 }

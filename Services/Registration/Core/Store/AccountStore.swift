@@ -17,7 +17,7 @@ package struct AccountStore: Sendable {
 
     package static let columns = """
         user_id, app_id, org_id, email, password_hash, password_changed_at, temp_password_hash,
-        temp_password_expires_at, verified, code_hash, code_expires_at, first_name, last_name
+        temp_password_expires_at, verified, code_hash, code_expires_at, first_name, last_name, disabled_at
         """
 
     /// Creates an unverified account; nil when the e-mail is taken in this app and organisation.
@@ -125,6 +125,18 @@ package struct AccountStore: Sendable {
             """, logger: logger)
     }
 
+    /// Disables (`disabled` true) or enables the account; false when it already was so.
+    package func setDisabled(userId: UUID, _ disabled: Bool, on connection: PostgresConnection) async throws -> Bool {
+        let rows = try await connection.query(
+            """
+            UPDATE participants SET disabled_at = CASE WHEN \(disabled) THEN now() ELSE NULL END
+            WHERE user_id = \(userId) AND (disabled_at IS NOT NULL) <> \(disabled)
+            RETURNING 1
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
     package static func first(_ rows: PostgresRowSequence) async throws -> Participant? {
         for try await row in rows {
             let c = row.makeRandomAccess()
@@ -137,7 +149,8 @@ package struct AccountStore: Sendable {
                 passwordChangedAt: try column(5, Date.self), tempPasswordHash: try column(6, String?.self),
                 tempPasswordExpiresAt: try column(7, Date?.self), verified: try column(8, Bool.self),
                 codeHash: try column(9, String?.self), codeExpiresAt: try column(10, Date?.self),
-                firstName: try column(11, String.self), lastName: try column(12, String.self))
+                firstName: try column(11, String.self), lastName: try column(12, String.self),
+                disabledAt: try column(13, Date?.self))
         }
         return nil
     }

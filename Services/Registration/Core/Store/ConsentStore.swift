@@ -105,6 +105,19 @@ package struct ConsentStore: Sendable {
         return nil
     }
 
+    /// One consent record of the participant's in the study, by its id.
+    package func record(consentId: Int64, userId: UUID, studyId: String) async throws -> Record? {
+        let rows = try await client.query(
+            """
+            SELECT version, status, sharing, pdf_key, pdf_sha256 FROM consent_records
+            WHERE id = \(consentId) AND user_id = \(userId) AND study_id = \(studyId)
+            """, logger: logger)
+        for try await (version, status, sharing, key, digest) in rows.decode((String, String, String, String?, String?).self) {
+            return Record(version: version, status: status, sharing: sharing, pdfKey: key, pdfSHA256: digest)
+        }
+        return nil
+    }
+
     /// The stored PDF, checked against the hash recorded with it.
     package func pdf(of record: Record) async throws -> Data? {
         guard let key = record.pdfKey else { return nil }

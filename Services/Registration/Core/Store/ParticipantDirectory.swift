@@ -15,14 +15,20 @@ package struct ParticipantDirectory: Sendable {
         package var after: UUID?
         /// Whether e-mail addresses are read (and may be searched).
         package var identities: Bool
+        /// One participant only.
+        package var participantId: UUID?
 
-        package init(studyId: String, status: String?, search: String?, limit: Int, after: UUID?, identities: Bool) {
+        package init(
+            studyId: String, status: String? = nil, search: String? = nil, limit: Int, after: UUID? = nil, identities: Bool,
+            participantId: UUID? = nil
+        ) {
             self.studyId = studyId
             self.status = status
             self.search = search
             self.limit = limit
             self.after = after
             self.identities = identities
+            self.participantId = participantId
         }
     }
 
@@ -52,6 +58,7 @@ package struct ParticipantDirectory: Sendable {
             WHERE ps.study_id = \(query.studyId)
               AND (\(query.status)::text IS NULL OR ps.status = \(query.status))
               AND (\(query.after)::uuid IS NULL OR ps.pseudonym > \(query.after))
+              AND (\(query.participantId)::uuid IS NULL OR ps.pseudonym = \(query.participantId))
               AND (\(search)::text IS NULL
                    OR left(ps.pseudonym::text, length(\(search))) = \(search)
                    OR (\(query.identities) AND position(\(search) IN p.email_key) > 0))
@@ -73,5 +80,63 @@ package struct ParticipantDirectory: Sendable {
         if more { found.removeLast() }
         return ParticipantList(
             participants: found, next: more ? pseudonyms[query.limit - 1].uuidString.lowercased() : nil, identities: query.identities)
+    }
+
+    /// One participant of the study with their account's state, consent history and activity
+    /// states; nil when the study has no participant by that id.
+    package func participant(studyId: String, participantId: UUID, identities: Bool, mayReadConsentPDFs: Bool) async throws
+        -> ParticipantDetail?
+    {
+        guard
+            let listed = try await participants(
+                Query(studyId: studyId, limit: 1, identities: identities, participantId: participantId)
+            ).participants.first,
+            let (userId, account) = try await account(studyId: studyId, participantId: participantId)
+        else { return nil }
+        let consentRows = try await client.query(
+            """
+            SELECT id, version, status, eligibility, sharing, created_at, pdf_sha256, pdf_bytes FROM consent_records
+            WHERE user_id = \(userId) AND study_id = \(studyId) ORDER BY id
+            """, logger: logger)
+        var consents: [ParticipantDetail.Consent] = []
+        for try await (id, version, status, eligibility, sharing, created, digest, bytes) in consentRows.decode(
+            (Int64, String, String, Bool?, String, Date, String?, Int?).self)
+        {
+            consents.append(.init(
+                consentId: String(id), version: version, status: status, eligibility: eligibility, sharing: sharing,
+                recordedAt: created, pdfSHA256: digest, pdfBytes: bytes))
+        }
+        let activityRows = try await client.query(
+            """
+            SELECT activity_id, activity_version, activity_state, activity_run_id, runs_total, runs_completed, runs_missed,
+                   updated_at
+            FROM participant_activities WHERE user_id = \(userId) AND study_id = \(studyId) ORDER BY activity_id
+            """, logger: logger)
+        var activities: [ParticipantDetail.Activity] = []
+        for try await (id, version, state, run, total, completed, missed, updated) in activityRows.decode(
+            (String, String, String, String, Int, Int, Int, Date).self)
+        {
+            activities.append(.init(
+                activityId: id, version: version, state: state, runId: run, runsTotal: total, runsCompleted: completed,
+                runsMissed: missed, updatedAt: updated))
+        }
+        return ParticipantDetail(
+            participant: listed, account: account, consents: consents, activities: activities,
+            mayReadConsentPDFs: mayReadConsentPDFs)
+    }
+
+    /// The account behind a study's participant id, and its state.
+    package func account(studyId: String, participantId: UUID) async throws -> (userId: UUID, state: AccountState)? {
+        let rows = try await client.query(
+            """
+            SELECT p.user_id, p.verified, a.locked_until, p.disabled_at
+            FROM participant_studies ps JOIN participants p ON p.user_id = ps.user_id
+            LEFT JOIN attempt_counters a ON a.subject = \(Accounts.loginSubjectPrefix) || p.user_id::text AND a.locked_until > now()
+            WHERE ps.study_id = \(studyId) AND ps.pseudonym = \(participantId)
+            """, logger: logger)
+        for try await (userId, verified, lockedUntil, disabledAt) in rows.decode((UUID, Bool, Date?, Date?).self) {
+            return (userId, AccountState(verified: verified, lockedUntil: lockedUntil, disabledAt: disabledAt))
+        }
+        return nil
     }
 }

@@ -293,5 +293,15 @@ package enum RegistrationMigrations {
                 "UPDATE participant_studies SET withdrawn_at = updated_at WHERE status = 'Withdrawn'",
             ]
         ),
+        Migration(
+            component: "registration", version: 12, name: "account_administration",
+            statements: [
+                // An admin may disable an account (it cannot sign in until enabled again); who did
+                // it is in the audit log.
+                "ALTER TABLE participants ADD COLUMN disabled_at timestamptz",
+                // The admin API lists an app's accounts a page at a time.
+                "CREATE INDEX participants_app ON participants (app_id, user_id)",
+            ]
+        ),
     ]
 }

@@ -95,7 +95,7 @@ package struct SessionStore: Sendable {
         package static let sql = """
             SELECT s.id, s.user_id, p.app_id, p.org_id FROM participant_sessions s
             JOIN participants p ON p.user_id = s.user_id
-            WHERE s.auth_hash = $1 AND s.revoked_at IS NULL AND s.auth_expires_at > $2
+            WHERE s.auth_hash = $1 AND s.revoked_at IS NULL AND s.auth_expires_at > $2 AND p.disabled_at IS NULL
             """
         package static let bindingDataTypes: [PostgresDataType] = [.text, .timestamptz]
         package typealias Row = (UUID, UUID, String, String)
@@ -132,7 +132,7 @@ package struct SessionStore: Sendable {
                 JOIN participants p ON p.user_id = s.user_id
                 LEFT JOIN retired_refresh_tokens r ON r.session_id = s.id AND r.refresh_hash = \(hash)
                 WHERE s.revoked_at IS NULL AND s.refresh_expires_at > \(now)
-                  AND p.app_id = \(appId) AND p.org_id = \(orgId)
+                  AND p.app_id = \(appId) AND p.org_id = \(orgId) AND p.disabled_at IS NULL
                   AND (s.refresh_hash = \(hash) OR (r.refresh_hash IS NOT NULL AND s.auth_hash = \(authHash)))
                 FOR UPDATE OF s
                 """, logger: logger)

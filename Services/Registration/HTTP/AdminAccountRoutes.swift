@@ -1,0 +1,130 @@
+import AdminAuthHTTP
+import Foundation
+import Hummingbird
+import RegistrationCore
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+
+/// `/admin/v1/apps/{appId}/users`: an app's accounts with their state, and what an admin may do
+/// to one (disable, enable, unlock, send a new verification code). Super-admins only: an account
+/// spans every study of its app, so no one study's role may reach it. Listing shows e-mail
+/// addresses, so each page read is audited.
+package struct AdminAccountRoutes: Sendable {
+    package struct Sent: ResponseEncodable {
+        package var sent: Bool
+    }
+
+    package let users: AppUserDirectory
+    package let administration: AccountAdministration
+    package let authenticator: RemoteAdminAuthenticator
+    package let rateLimiter: RateLimiter
+    package let audit: AuditLog
+
+    /// Verification e-mails an admin may have sent to one account per minute.
+    package static let resendsPerMinute = 2
+
+    package init(
+        users: AppUserDirectory, administration: AccountAdministration, authenticator: RemoteAdminAuthenticator,
+        rateLimiter: RateLimiter, audit: AuditLog
+    ) {
+        self.users = users
+        self.administration = administration
+        self.authenticator = authenticator
+        self.rateLimiter = rateLimiter
+        self.audit = audit
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/admin/v1/apps/:appId/users", use: list)
+        router.get("/admin/v1/apps/:appId/users/:userId", use: show)
+        router.post("/admin/v1/apps/:appId/users/:userId/disable") { try await change($0, $1, to: .disable) }
+        router.post("/admin/v1/apps/:appId/users/:userId/enable") { try await change($0, $1, to: .enable) }
+        router.post("/admin/v1/apps/:appId/users/:userId/unlock") { try await change($0, $1, to: .unlock) }
+        router.post("/admin/v1/apps/:appId/users/:userId/verification-email", use: resendVerification)
+    }
+
+    private func superAdmin(_ request: Request, _ context: ServiceRequestContext) async throws -> AdminIdentity {
+        let admin = try await authenticator.authenticate(request, logger: context.logger)
+        guard admin.role == .superAdmin else {
+            throw APIError.forbidden("app accounts span every study of the app: only a super-admin may read or change them")
+        }
+        return admin
+    }
+
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AppUserList {
+        let admin = try await superAdmin(request, context)
+        let appId = try context.parameters.require("appId")
+        let query = try Self.query(request.uri.queryParameters, appId: appId)
+        let list = try await users.users(query)
+        if !list.users.isEmpty {
+            try await audit.record(
+                actor: admin.email, action: "app_users.identities_read",
+                details: ["appId": appId, "count": String(list.users.count), "search": query.search ?? "", "state": query.state ?? ""])
+        }
+        return list
+    }
+
+    @Sendable package func show(_ request: Request, context: ServiceRequestContext) async throws -> AppUserList.User {
+        let admin = try await superAdmin(request, context)
+        let (appId, userId) = try Self.account(context)
+        guard let user = try await users.user(appId: appId, userId: userId) else { throw Self.notFound(appId) }
+        try await audit.record(
+            actor: admin.email, action: "app_users.identities_read",
+            details: ["appId": appId, "count": "1", "userId": userId.uuidString.lowercased()])
+        return user
+    }
+
+    enum Change { case disable, enable, unlock }
+
+    /// Answers the account as it is after the change; asking for what already holds changes nothing.
+    private func change(_ request: Request, _ context: ServiceRequestContext, to change: Change) async throws -> AppUserList.User {
+        let admin = try await superAdmin(request, context)
+        let (appId, userId) = try Self.account(context)
+        let outcome =
+            switch change {
+            case .disable: try await administration.setDisabled(true, userId: userId, appId: appId, actor: admin.email)
+            case .enable: try await administration.setDisabled(false, userId: userId, appId: appId, actor: admin.email)
+            case .unlock: try await administration.unlock(userId: userId, appId: appId, actor: admin.email)
+            }
+        guard outcome != .notFound, let user = try await users.user(appId: appId, userId: userId) else { throw Self.notFound(appId) }
+        return user
+    }
+
+    @Sendable package func resendVerification(_ request: Request, context: ServiceRequestContext) async throws
+        -> EditedResponse<Sent>
+    {
+        let admin = try await superAdmin(request, context)
+        let (appId, userId) = try Self.account(context)
+        guard try await rateLimiter.allow("admin.verification_email", from: userId.uuidString, limit: Self.resendsPerMinute) else {
+            throw APIError.tooManyRequests("a verification e-mail was just sent to this account; try again in a minute")
+        }
+        switch try await administration.resendVerification(userId: userId, appId: appId, actor: admin.email) {
+        case .done: return EditedResponse(status: .accepted, response: Sent(sent: true))
+        case .alreadyVerified: throw APIError.conflict("the account has already confirmed its e-mail address")
+        case .disabled: throw APIError.conflict("the account is disabled: enable it first")
+        case .notFound, .unchanged: throw Self.notFound(appId)
+        }
+    }
+
+    static func notFound(_ appId: String) -> APIError { APIError.notFound("app \(appId) has no such account") }
+
+    static func account(_ context: ServiceRequestContext) throws -> (appId: String, userId: UUID) {
+        let appId = try context.parameters.require("appId")
+        guard let userId = UUID(uuidString: try context.parameters.require("userId")) else { throw notFound(appId) }
+        return (appId, userId)
+    }
+
+    /// The page asked for, each parameter checked: a wrong one is refused (400) by name.
+    static func query(_ parameters: Parameters, appId: String) throws -> AppUserDirectory.Query {
+        let state = parameters["state"].map(String.init)
+        if let state, !AppUserList.states.contains(state) {
+            throw APIError.badRequest("state must be one of \(AppUserList.states.joined(separator: ", "))", field: "state")
+        }
+        let page = try AdminPage(parameters, maxLimit: AdminParticipantRoutes.maxLimit, afterName: "a userId")
+        return .init(appId: appId, state: state, search: page.search, limit: page.limit, after: page.after)
+    }
+}
+
+extension AppUserList: ResponseEncodable {}
+extension AppUserList.User: ResponseEncodable {}
