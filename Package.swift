@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "ServiceKitHTTP", targets: ["ServiceKitHTTP"]),
         .library(name: "SMTPClient", targets: ["SMTPClient"]),
+        .library(name: "QRCode", targets: ["QRCode"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -174,6 +175,20 @@ let package = Package(
             path: "Shared/SMTPClient",
             swiftSettings: strictSettings
         ),
+        // libqrencode from the system (Debian's libqrencode-dev), and QR codes drawn from it as SVG,
+        // PNG and printable PDF sheets.
+        .systemLibrary(
+            name: "CQRencode",
+            path: "Shared/CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
+        .target(
+            name: "QRCode",
+            dependencies: ["CQRencode"],
+            path: "Shared/QRCode",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "RegistrationCore",
             dependencies: [
@@ -224,6 +239,7 @@ let package = Package(
         .target(
             name: "ResponseCore",
             dependencies: [
+                "QRCode",
                 "ServiceKit", "StudyModels",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
@@ -340,6 +356,12 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "QRCodeTests",
+            dependencies: ["QRCode", "TestSupport"],
+            path: "Tests/QRCodeTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -41,6 +41,11 @@ pg_bindir() {
     if command -v initdb >/dev/null 2>&1; then dirname "$(command -v initdb)"; fi
 }
 
+# C libraries the build links (headers from Debian's -dev packages): libqrencode for QR codes.
+ensure_build_libraries() {
+    [ -f /usr/include/qrencode.h ] || apt_install libqrencode-dev pkg-config
+}
+
 ensure_swift() {
     command -v swift >/dev/null 2>&1 ||
         die "no Swift toolchain on PATH: install Swift 6.2 or later from swift.org (Debian does not package it), then run this again"

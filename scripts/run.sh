@@ -16,6 +16,7 @@ declare -A port=([study-metadata]=8081 [registration]=8082 [response]=8083)
 declare -A database=([study-metadata]=studystack_metadata [registration]=studystack_registration [response]=studystack_response)
 
 ensure_swift
+ensure_build_libraries
 ensure_postgres
 ensure_commands curl:curl python3:python3 jq:jq
 

@@ -39,18 +39,8 @@ import TestSupport
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("scripts/internal-keys.py")
         for receiver in ServiceName.allCases {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script.path, "pair", caller.rawValue, receiver.rawValue]
-            let input = Pipe(), output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            input.fileHandleForWriting.write(Data(TestConfiguration.keys[caller]!.utf8))
-            try input.fileHandleForWriting.close()
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            let printed = try ExternalTool.run(
+                "python3", [script.path, "pair", caller.rawValue, receiver.rawValue], input: Data(TestConfiguration.keys[caller]!.utf8))
             #expect(printed.trimmingCharacters(in: .whitespacesAndNewlines) == TestConfiguration.pairKey(caller, to: receiver))
         }
     }

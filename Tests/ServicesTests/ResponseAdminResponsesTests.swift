@@ -218,15 +218,6 @@ import TestSupport
 
     /// Runs a Python script with arguments and returns what it printed.
     static func python(_ script: String, _ arguments: String...) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [ProcessInfo.processInfo.environment["STUDYSTACK_TEST_PYTHON"] ?? "python3", "-c", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw HarnessError(description: "python failed") }
-        return String(decoding: data, as: UTF8.self)
+        try ExternalTool.run(ProcessInfo.processInfo.environment["STUDYSTACK_TEST_PYTHON"] ?? "python3", ["-c", script] + arguments)
     }
 }

@@ -69,6 +69,52 @@ import TestSupport
         }
     }
 
+    @Test func theQRSheetOfFiveHundredTokensReadsBackAsExactlyTheBatch() async throws {
+        try await admin.withServices(beforeResponse: Self.launchSleepwell) { client, metadataClient, root, postgres in
+            let (_, createdBody, _) = try await admin.send(
+                client, .post, "/admin/v1/studies/SLEEPWELL/token-batches", token: root, body: #"{"count": 500}"#)
+            let batchId = try #require(try JSONDecoder().decode([String: JSONValue].self, from: Data(createdBody.utf8))["batchId"]?.text)
+            let (_, csv, _) = try await admin.send(
+                client, .get, "/admin/v1/studies/SLEEPWELL/token-batches/\(batchId)/tokens.csv", token: root)
+            let tokens = csv.split(separator: "\n").dropFirst().map { String($0.split(separator: ",")[0]) }
+            try #require(tokens.count == 500)
+
+            let path = "/admin/v1/studies/SLEEPWELL/token-batches/\(batchId)/qr.pdf"
+            let (status, pdf, headers) = try await client.execute(
+                uri: path, method: .get, headers: [.authorization: "Bearer \(root)"]
+            ) { ($0.status, Data(buffer: $0.body), $0.headers) }
+            #expect(status == .ok)
+            #expect(headers[.contentType] == "application/pdf")
+            #expect(headers[.cacheControl] == "no-store")
+            #expect(pdf.starts(with: Array("%PDF-1.4".utf8)))
+            let text = try ExternalTool.run("pdftotext", ["-", "-"], input: pdf)
+            #expect(text.contains("SLEEPWELL enrollment tokens: batch \(batchId.prefix(8).lowercased()), 500 tokens"))
+            #expect(text.contains("page 25 of 25"))
+            let read = try ExternalTool.qrCodes(inPDF: pdf)
+            #expect(read.count == 500)
+            #expect(read.sorted() == tokens.sorted(), "one code per token")
+
+            // Only editors print tokens; a batch is found only under its own study.
+            let (_, viewer) = try await MetadataAdmin().makeAdmin(metadataClient, root: root, email: "viewer@studystack.test")
+            let (granted, grantedBody) = try await MetadataAdmin().send(
+                metadataClient, .put, "/admin/v1/studies/SLEEPWELL/team", token: root,
+                body: #"{"email":"viewer@studystack.test","role":"viewer"}"#)
+            #expect(granted == .ok, "\(String(buffer: grantedBody))")
+            #expect(try await admin.send(client, .get, path, token: viewer).0 == .forbidden)
+            #expect(try await admin.send(client, .get, path, token: nil).0 == .unauthorized)
+            #expect(try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches/\(UUID())/qr.pdf", token: root).0
+                == .notFound)
+            #expect(try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches/nope/qr.pdf", token: root).0
+                == .notFound)
+            var formats: [String] = []
+            for try await format in try await postgres.query(
+                "SELECT details->>'format' FROM audit_events WHERE action = 'tokens.batch_downloaded' ORDER BY id",
+                logger: Logger(label: "test")
+            ).decode(String.self) { formats.append(format) }
+            #expect(formats == ["csv", "qr.pdf"])
+        }
+    }
+
     @Test func badRequestsAndOtherAdminsAreRefused() async throws {
         try await admin.withServices { client, metadataClient, root, postgres in
             for body in [#"{"count": 0}"#, #"{"count": 100001}"#, #"{"count": "ten"}"#, "not json"] {

@@ -34,6 +34,7 @@ package struct AdminTokenRoutes {
 
     package let catalog: StudyCatalog
     package let tokens: TokenStore
+    package let sheet: EnrollmentTokenSheet
     package let authenticator: RemoteAdminAuthenticator
     package let audit: AuditLog
     package let maxBatch: Int
@@ -44,6 +45,7 @@ package struct AdminTokenRoutes {
     ) {
         self.catalog = catalog
         self.tokens = tokens
+        self.sheet = EnrollmentTokenSheet(tokens: tokens)
         self.authenticator = authenticator
         self.audit = audit
         self.maxBatch = maxBatch
@@ -53,6 +55,7 @@ package struct AdminTokenRoutes {
         router.post("/admin/v1/studies/:studyId/token-batches", use: create)
         router.get("/admin/v1/studies/:studyId/token-batches", use: list)
         router.get("/admin/v1/studies/:studyId/token-batches/:batchId/tokens.csv", use: download)
+        router.get("/admin/v1/studies/:studyId/token-batches/:batchId/qr.pdf", use: printableSheet)
         router.put("/admin/v1/studies/:studyId/collection", use: setCollection)
     }
 
@@ -90,7 +93,7 @@ package struct AdminTokenRoutes {
         }
         try await audit.record(
             actor: admin.email, action: "tokens.batch_downloaded", studyId: study.key,
-            details: ["batchId": batchId.uuidString.lowercased()])
+            details: ["batchId": batchId.uuidString.lowercased(), "format": "csv"])
         let tokens = self.tokens
         return Response(
             status: .ok,
@@ -106,6 +109,35 @@ package struct AdminTokenRoutes {
                     text.reserveCapacity(page.count * 16)
                     for token in page { text += "\(token.token),\(token.used)\n" }
                     try await writer.write(ByteBuffer(string: text))
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// The printable sheet: a QR code per token, the token printed under it, streamed a page at a
+    /// time. Editors only, like the CSV: it is the batch's tokens.
+    @Sendable package func printableSheet(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let (study, admin) = try await study(.editor, request, context)
+        guard let batchId = UUID(uuidString: try context.parameters.require("batchId")),
+            let batch = try await tokens.batch(batchId, studyKey: study.key)
+        else {
+            throw APIError.notFound("study \(study.studyId) has no such batch")
+        }
+        try await audit.record(
+            actor: admin.email, action: "tokens.batch_downloaded", studyId: study.key,
+            details: ["batchId": batchId.uuidString.lowercased(), "format": "qr.pdf"])
+        let sheet = self.sheet
+        let studyId = study.studyId
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/pdf",
+                .contentDisposition: "attachment; filename=\"\(study.key)-\(batchId.uuidString.lowercased())-qr.pdf\"",
+                .cacheControl: "no-store",
+            ],
+            body: ResponseBody { writer in
+                try await sheet.write(batch: batch, studyId: studyId) { bytes in
+                    try await writer.write(ByteBuffer(bytes: bytes))
                 }
                 try await writer.finish(nil)
             })

@@ -98,11 +98,21 @@ package struct TokenStore: Sendable {
     }
 
     package func batches(studyKey: String) async throws -> [Batch] {
+        try await batches(studyKey: studyKey, only: nil)
+    }
+
+    /// The batch, when it belongs to the study.
+    package func batch(_ batchId: UUID, studyKey: String) async throws -> Batch? {
+        try await batches(studyKey: studyKey, only: batchId).first
+    }
+
+    private func batches(studyKey: String, only batchId: UUID?) async throws -> [Batch] {
         let rows = try await client.query(
             """
             SELECT b.id, b.count, b.created_by, b.created_at,
                    (SELECT count(*) FROM enrollment_tokens t WHERE t.batch_id = b.id AND t.participant_id IS NOT NULL)::int
-            FROM token_batches b WHERE b.study_key = \(studyKey) ORDER BY b.created_at, b.id
+            FROM token_batches b WHERE b.study_key = \(studyKey) AND (\(batchId)::uuid IS NULL OR b.id = \(batchId))
+            ORDER BY b.created_at, b.id
             """, logger: logger)
         var batches: [Batch] = []
         for try await (id, count, by, at, used) in rows.decode((UUID, Int, String, Date, Int).self) {

@@ -1,0 +1,2 @@
+// libqrencode (Debian's libqrencode-dev): QR Code symbols from text.
+#include <qrencode.h>

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Programs from Debian's packages that tests check the services' output with.
+public enum ExternalTool {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Runs `tool` (looked up on PATH) with `arguments`, `input` on its standard input; returns
+    /// what it printed. Throws when it cannot start or exits with a failure.
+    @discardableResult
+    public static func run(_ tool: String, _ arguments: [String], input: Data? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        let output = Pipe()
+        let feed = Pipe()
+        process.standardOutput = output
+        if input != nil { process.standardInput = feed }
+        try process.run()
+        if let input {
+            feed.fileHandleForWriting.write(input)
+            try feed.fileHandleForWriting.close()
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The text of every QR code on the document's pages, as a phone would read them: each page
+    /// rendered at 100 dpi by pdftoppm (poppler-utils), then decoded by zbarimg (zbar-tools).
+    /// One line per code found, in page order.
+    public static func qrCodes(inPDF pdf: Data) throws -> [String] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("studystack-qr-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("document.pdf")
+        try pdf.write(to: file)
+        try run("pdftoppm", ["-r", "100", "-gray", "-png", file.path, directory.appendingPathComponent("page").path])
+        let pages = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".png") }.sorted()
+        guard !pages.isEmpty else { throw Failure(description: "pdftoppm rendered no page") }
+        let decoded = try run(
+            "zbarimg", ["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable"] + pages.map { directory.appendingPathComponent($0).path })
+        return decoded.split(separator: "\n").map(String.init)
+    }
+}
