@@ -20,7 +20,11 @@ import TestSupport
         try await TestDatabase.withFreshDatabase { url in
             let reader = TestConfiguration.reader(
                 for: .studyMetadata, databaseURL: url,
-                overrides: ["studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!"])
+                // Copies kept long enough that only a notification can refresh them, however slow the machine.
+                overrides: [
+                    "studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!",
+                    "catalog.cacheSeconds": "3600",
+                ])
             let first = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "replica-a"))
             let second = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "replica-b"))
             try await first.test(.router) { a in

@@ -34,7 +34,7 @@ public enum StudyMetadataService: ServiceAssembly {
                 AdminAccountRoutes(
                     store: store, authenticator: authenticator, audit: environment.audit, settings: adminSettings
                 ).add(to: routes.router)
-                let catalog = CatalogCache()
+                let catalog = CatalogCache(timeToLive: adminSettings.catalogCacheDuration)
                 let apps = AppStore(
                     client: environment.postgres, catalog: catalog, outbox: environment.outbox, logger: environment.logger)
                 AppRoutes(store: apps, authenticator: authenticator, audit: environment.audit).add(to: routes.router)

@@ -10,6 +10,7 @@ public struct AdminSettings: Sendable {
         public static let bootstrapPassword = Setting("studystack.adminPassword", secret: true)
         public static let sessionHours = Setting("admin.sessionHours")
         public static let invitationHours = Setting("admin.invitationHours")
+        public static let catalogCacheSeconds = Setting("catalog.cacheSeconds")
     }
 
     public var bootstrapEmail: String?
@@ -18,6 +19,9 @@ public struct AdminSettings: Sendable {
     public var sessionDuration: Duration
     /// How long an invitation can be accepted.
     public var invitationDuration: Duration
+    /// How long a replica serves the apps' catalogue from memory when no change notification
+    /// reaches it (notifications normally refresh it within a second).
+    public var catalogCacheDuration: Duration
 
     public init(reader: ConfigReader) throws(ConfigurationError) {
         let settings = SettingsReader(reader)
@@ -34,5 +38,6 @@ public struct AdminSettings: Sendable {
         }
         sessionDuration = .seconds(3600 * (try settings.integer(Keys.sessionHours, default: 12, in: 1...720)))
         invitationDuration = .seconds(3600 * (try settings.integer(Keys.invitationHours, default: 72, in: 1...720)))
+        catalogCacheDuration = .seconds(try settings.integer(Keys.catalogCacheSeconds, default: 30, in: 1...3600))
     }
 }
