@@ -192,6 +192,7 @@ let package = Package(
         .target(
             name: "RegistrationCore",
             dependencies: [
+                "QRCode",
                 "ServiceKit", "StudyModels", "SMTPClient",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),

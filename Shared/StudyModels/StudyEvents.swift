@@ -9,6 +9,19 @@ public enum InternalPaths {
     /// Study-metadata: `GET` every published study as a `StudyEventList` (a receiver's resync).
     public static let studies = "/internal/v1/studies"
 
+    /// Response service: `POST` an `InvitationTokenRequest`; an `InvitationTokenReply`.
+    public static func invitationTokens(studyId: String) -> String {
+        "/internal/v1/studies/\(escape(studyId))/invitation-tokens"
+    }
+
+    /// Response service: `POST` an `InvitationRevocation`; an `InvitationRevocationReply`.
+    public static func invitationRevocations(studyId: String) -> String {
+        "/internal/v1/studies/\(escape(studyId))/invitation-tokens/revoke"
+    }
+
+    /// Registration service: `POST` an `InvitationEnrollment` when an invitation's token is spent.
+    public static let invitationEnrollments = "/internal/v1/invitations/enrolled"
+
     /// Study-metadata: `GET` one published study's `StudyStanding` (404 when none is published).
     public static func studyStanding(studyId: String) -> String {
         "/internal/v1/studies/\(escape(studyId))/standing"
@@ -172,10 +185,13 @@ public struct StudyStanding: Codable, Sendable, Equatable {
     public var studyId: String
     public var appId: String
     public var status: StudyEvent.Status
+    /// The newest published version's name, in the study's default language.
+    public var name: String?
 
-    public init(studyId: String, appId: String, status: StudyEvent.Status) {
+    public init(studyId: String, appId: String, status: StudyEvent.Status, name: String? = nil) {
         self.studyId = studyId
         self.appId = appId
         self.status = status
+        self.name = name
     }
 }

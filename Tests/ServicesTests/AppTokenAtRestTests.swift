@@ -47,7 +47,7 @@ import TestSupport
                 """)
             let logger = Logger(label: "test")
             let store = StudyStateStore(
-                client: h.postgres, seal: AppTokenSeal(encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!),
+                client: h.postgres, seal: RowSeal.appTokens(encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!),
                 audit: AuditLog(client: h.postgres, logger: logger), logger: logger)
             #expect(try await store.sealLegacy() == 1)
             #expect(try await store.sealLegacy() == 0)

@@ -43,8 +43,11 @@ struct RegistrationHarness: Sendable {
         }
     }
 
+    /// `peerPort`: a second replica of the service also runs, on that port of the loopback, on the
+    /// same database and directories, for other services to call (the test's own client talks
+    /// to the first).
     static func run(
-        overrides: [String: String] = [:], _ body: @escaping @Sendable (RegistrationHarness) async throws -> Void
+        overrides: [String: String] = [:], peerPort: Int? = nil, _ body: @escaping @Sendable (RegistrationHarness) async throws -> Void
     ) async throws {
         try await TestDatabase.withFreshDatabase { url in
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("studystack-registration-\(UUID().uuidString)")
@@ -54,8 +57,8 @@ struct RegistrationHarness: Sendable {
             let logs = CapturedLogs()
             var logger = Logger(label: "registration-test") { _ in CapturingLogHandler(records: logs) }
             logger.logLevel = .trace
-            let reader = TestConfiguration.reader(
-                for: .registration, databaseURL: url, overrides: ["mail.directory": mail.path, "consent.directory": consents.path].merging(overrides) { $1 })
+            let settings = ["mail.directory": mail.path, "consent.directory": consents.path].merging(overrides) { $1 }
+            let reader = TestConfiguration.reader(for: .registration, databaseURL: url, overrides: settings)
             let app = try RegistrationService.buildApplication(reader: reader, logger: logger)
             try await app.test(.router) { client in
                 try await TestApplication.waitUntilReady(client)
@@ -68,8 +71,18 @@ struct RegistrationHarness: Sendable {
                         INSERT INTO app_settings (app_id, org_id, revision, definition)
                         VALUES ('DEMOAPP', 'DEMOORG', 0, \(demo)::jsonb)
                         """, logger: logger)
-                    try await body(RegistrationHarness(
-                        client: client, postgres: postgres, mailDirectory: mail, consentDirectory: consents, logs: logs))
+                    let harness = RegistrationHarness(
+                        client: client, postgres: postgres, mailDirectory: mail, consentDirectory: consents, logs: logs)
+                    guard let peerPort else { return try await body(harness) }
+                    let replica = try RegistrationService.buildApplication(
+                        reader: TestConfiguration.reader(
+                            for: .registration, databaseURL: url, overrides: settings.merging(["http.port": String(peerPort)]) { $1 }),
+                        logger: Logger(label: "registration-replica"))
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask { try await replica.runService(gracefulShutdownSignals: []) }
+                        defer { group.cancelAll() }
+                        try await body(harness)
+                    }
                 }
             }
         }
@@ -138,9 +151,11 @@ struct RegistrationHarness: Sendable {
 
     /// Registers and verifies an account; returns its user id, auth and refresh token.
     func signUp(_ email: String, password: String = "Passw0rd!") async throws -> (userId: String, auth: String, refresh: String) {
+        // Mail already sent to the address (an invitation) is not the verification.
+        let before = try mails().filter { $0.contains("To: \(email)\r\n") }.count
         let registered = try await call("register", body: ["emailId": email, "password": password, "appId": "org.example.app"])
         #expect(registered.status == .ok, "\(registered.statusMessage ?? "")")
-        let code = try #require(secret(in: try await mail(to: email)))
+        let code = try #require(secret(in: try await mail(to: email, after: before)))
         let verified = try await call("verify", body: ["emailId": email, "code": code], auth: registered.string("auth"))
         #expect(verified.status == .ok)
         return (try #require(registered.string("userId")), try #require(registered.string("auth")),

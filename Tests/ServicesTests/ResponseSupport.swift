@@ -33,15 +33,16 @@ struct ResponseHarness: Sendable {
         try await TestDatabase.queryReaderURL(url)
     }
 
+    /// `live`: on a real port (for peers that call it), as `client.port` tells.
     static func run(
-        overrides: [String: String] = [:], _ body: @escaping @Sendable (ResponseHarness) async throws -> Void
+        overrides: [String: String] = [:], live: Bool = false, _ body: @escaping @Sendable (ResponseHarness) async throws -> Void
     ) async throws {
         try await TestDatabase.withFreshDatabase { url in
             var overrides = overrides
             if overrides["query.databaseURL"] == nil { overrides["query.databaseURL"] = try await readerURL(url) }
             let reader = TestConfiguration.reader(for: .response, databaseURL: url, overrides: overrides)
             let app = try ResponseService.buildApplication(reader: reader, logger: Logger(label: "response-test"))
-            try await app.test(.router) { client in
+            try await app.test(live ? .live : .router) { client in
                 try await TestApplication.waitUntilReady(client)
                 try await TestDatabase.withClient(url: url) { postgres, _ in
                     try await body(ResponseHarness(client: client, postgres: postgres, databaseURL: url))

@@ -46,4 +46,13 @@ public enum ExternalTool {
             "zbarimg", ["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable"] + pages.map { directory.appendingPathComponent($0).path })
         return decoded.split(separator: "\n").map(String.init)
     }
+
+    /// The text of every QR code in an image file's bytes (PNG), decoded by zbarimg.
+    public static func qrCodes(inImage image: Data) throws -> [String] {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("studystack-qr-\(UUID().uuidString).png")
+        try image.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try run("zbarimg", ["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", file.path])
+            .split(separator: "\n").map(String.init)
+    }
 }

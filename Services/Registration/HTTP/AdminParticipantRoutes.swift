@@ -107,9 +107,15 @@ package struct AdminParticipantRoutes: Sendable {
         if let status, !ParticipantList.statuses.contains(status) {
             throw APIError.badRequest("status must be one of \(ParticipantList.statuses.joined(separator: ", "))", field: "status")
         }
+        var siteId: UUID?
+        if let text = parameters["site"] {
+            guard let id = UUID(uuidString: String(text)) else { throw APIError.badRequest("site must be a siteId", field: "site") }
+            siteId = id
+        }
         let page = try AdminPage(parameters, maxLimit: maxLimit, afterName: "a participantId")
         return .init(
-            studyId: studyId, status: status, search: page.search, limit: page.limit, after: page.after, identities: identities)
+            studyId: studyId, status: status, search: page.search, limit: page.limit, after: page.after, identities: identities,
+            siteId: siteId)
     }
 }
 

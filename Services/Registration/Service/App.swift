@@ -50,7 +50,7 @@ public enum RegistrationService: ServiceAssembly {
                     appSettings: appSettings, rateLimiter: rateLimiter
                 ).add(to: routes.router)
                 let states = StudyStateStore(
-                    client: postgres, seal: AppTokenSeal(encryptionKey: registration.encryptionKey), audit: environment.audit,
+                    client: postgres, seal: RowSeal.appTokens(encryptionKey: registration.encryptionKey), audit: environment.audit,
                     logger: environment.logger)
                 let profiles = ProfileStore(client: postgres, logger: environment.logger)
                 StateRoutes(
@@ -75,6 +75,20 @@ public enum RegistrationService: ServiceAssembly {
                     directory: ParticipantDirectory(client: postgres, logger: environment.logger), consents: consents,
                     authenticator: adminAuthenticator, audit: environment.audit
                 ).add(to: routes.router)
+                let sites = SiteStore(client: postgres, audit: environment.audit, logger: environment.logger)
+                let invitations = Invitations(
+                    client: postgres,
+                    store: InvitationStore(
+                        client: postgres, seal: .invitationTokens(encryptionKey: registration.encryptionKey),
+                        logger: environment.logger),
+                    sites: sites, tokens: InvitationTokens(client: environment.internalClient),
+                    studies: StudyDirectory(client: environment.internalClient), apps: appSettings, mail: mail,
+                    templates: templates, audit: environment.audit, validFor: registration.invitationDuration,
+                    logger: environment.logger)
+                AdminSiteRoutes(sites: sites, authenticator: adminAuthenticator).add(to: routes.router)
+                AdminInvitationRoutes(invitations: invitations, authenticator: adminAuthenticator, audit: environment.audit)
+                    .add(to: routes.router)
+                InternalInvitationRoutes(invitations: invitations).add(to: routes.internalGroup)
                 AdminAccountRoutes(
                     users: AppUserDirectory(client: postgres, logger: environment.logger),
                     administration: AccountAdministration(client: postgres, accounts: accounts, logger: environment.logger),
@@ -133,7 +147,7 @@ public enum RegistrationService: ServiceAssembly {
             },
             afterMigrations: { environment in
                 let sealed = try await StudyStateStore(
-                    client: environment.postgres, seal: AppTokenSeal(encryptionKey: registration.encryptionKey),
+                    client: environment.postgres, seal: RowSeal.appTokens(encryptionKey: registration.encryptionKey),
                     audit: environment.audit, logger: environment.logger
                 ).sealLegacy()
                 if sealed > 0 { environment.logger.notice("sealed participant ids kept in clear", metadata: ["rows": "\(sealed)"]) }

@@ -65,7 +65,7 @@ package struct EnrollmentRoutes: Sendable {
         guard problems.isEmpty, let study else { throw LabKeyCall.invalid(problems) }
         do {
             let appToken = try await participants.enroll(
-                studyKey: study.key, token: EnrollmentToken.normalized(request.token),
+                study: study, token: EnrollmentToken.normalized(request.token),
                 allowDataSharing: Enrollment.sharing(request.allowDataSharing),
                 language: request.language)
             return try LabKeyCall.reply(EnrollReply(data: .init(appToken: appToken)))

@@ -48,13 +48,14 @@ public enum ResponseService: ServiceAssembly {
                     client: postgres, tables: tables, tokens: tokens, audit: environment.audit, logger: environment.logger)
                 let participants = EnrollmentStore(
                     client: postgres, tokens: tokens, properties: properties, audit: environment.audit,
-                    logger: environment.logger)
+                    outbox: environment.outbox, logger: environment.logger)
                 let authenticator = RemoteAdminAuthenticator(client: environment.internalClient)
                 let forwardingAddresses = OutboundAddressPolicy(allowPrivate: response.forwardingAllowPrivateTargets)
                 let forwarding = ForwardingStore(
                     client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit,
                     logger: environment.logger)
                 InternalStudyEventRoutes(catalog: catalog, properties: properties).add(to: routes.internalGroup)
+                InternalInvitationTokenRoutes(catalog: catalog, tokens: tokens, properties: properties).add(to: routes.internalGroup)
                 AdminTokenRoutes(
                     catalog: catalog, tokens: tokens, authenticator: authenticator,
                     audit: environment.audit, maxBatch: response.maxTokenBatch

@@ -23,11 +23,17 @@ public struct ParticipantList: Codable, Sendable, Equatable {
         /// The study's completion and adherence, in percent, as the app reports them.
         public var completion: Int
         public var adherence: Int
+        /// The site whose invitation they joined with, if any.
+        public var siteId: String?
+        public var siteName: String?
 
         public init(
             participantId: String, email: String?, status: String, enrolledAt: Date?, withdrawnAt: Date?,
-            consentVersions: [String], sharing: String?, lastActivityAt: Date?, completion: Int, adherence: Int
+            consentVersions: [String], sharing: String?, lastActivityAt: Date?, completion: Int, adherence: Int,
+            siteId: String? = nil, siteName: String? = nil
         ) {
+            self.siteId = siteId
+            self.siteName = siteName
             self.participantId = participantId
             self.email = email
             self.status = status

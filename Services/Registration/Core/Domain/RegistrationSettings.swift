@@ -9,6 +9,7 @@ public struct RegistrationSettings: Sendable {
         public static let accessMinutes = Setting("session.accessMinutes")
         public static let refreshDays = Setting("session.refreshDays")
         public static let codeHours = Setting("codes.validHours")
+        public static let invitationDays = Setting("invitations.validDays")
         public static let passwordExpiryDays = Setting("password.expiryDays")
         public static let passwordHistory = Setting("password.historyCount")
         public static let maxFailedLogins = Setting("login.maxFailures")
@@ -42,6 +43,8 @@ public struct RegistrationSettings: Sendable {
     public var refreshDuration: Duration
     /// How long a verification code or temporary password can be used.
     public var codeDuration: Duration
+    /// How long an invitation's enrollment token may be used (a resend starts it again).
+    public var invitationDuration: Duration
     /// Age after which login answers `resetPassword: true`.
     public var passwordExpiry: Duration
     /// How many earlier passwords a new one may not repeat.
@@ -73,6 +76,7 @@ public struct RegistrationSettings: Sendable {
         accessDuration = .seconds(60 * (try settings.integer(Keys.accessMinutes, default: 30, in: 1...1440)))
         refreshDuration = .seconds(86_400 * (try settings.integer(Keys.refreshDays, default: 30, in: 1...365)))
         codeDuration = .seconds(3600 * (try settings.integer(Keys.codeHours, default: 48, in: 1...168)))
+        invitationDuration = .seconds(86_400 * (try settings.integer(Keys.invitationDays, default: 14, in: 1...365)))
         passwordExpiry = .seconds(86_400 * (try settings.integer(Keys.passwordExpiryDays, default: 90, in: 1...3650)))
         passwordHistory = try settings.integer(Keys.passwordHistory, default: 10, in: 0...50)
         maxFailedLogins = try settings.integer(Keys.maxFailedLogins, default: 5, in: 1...100)

@@ -1,7 +1,25 @@
 import Foundation
 
-/// One e-mail: plain text and HTML alternatives.
+/// One e-mail: plain text and HTML alternatives, and images the HTML shows (an invitation's QR code).
 package struct MailMessage: Codable, Sendable, Equatable {
+    /// A file sent inline with the message, which the HTML part shows as `cid:<contentId>`.
+    package struct Attachment: Codable, Sendable, Equatable {
+        package var filename: String
+        package var contentType: String
+        package var contentId: String
+        package var data: Data
+
+        package init(filename: String, contentType: String, contentId: String, data: Data) {
+            self.filename = filename
+            self.contentType = contentType
+            self.contentId = contentId
+            self.data = data
+        }
+
+        /// The content id of an invitation's QR code.
+        package static let qrCodeId = "enrollment-token@studystack"
+    }
+
     package var from: String
     package var to: String
     package var subject: String
@@ -9,19 +27,73 @@ package struct MailMessage: Codable, Sendable, Equatable {
     package var html: String
     /// Where replies go (a contact message's sender), checked like `to`.
     package var replyTo: String?
+    /// Absent in messages queued before attachments existed.
+    package var attachments: [Attachment]?
+
+    package init(
+        from: String, to: String, subject: String, text: String, html: String, replyTo: String? = nil,
+        attachments: [Attachment]? = nil
+    ) {
+        self.from = from
+        self.to = to
+        self.subject = subject
+        self.text = text
+        self.html = html
+        self.replyTo = replyTo
+        self.attachments = attachments
+    }
 
     /// RFC 5322 with a MIME multipart/alternative body, CRLF line ends, UTF-8 parts in base64
     /// (so no line is too long and no header injection survives: `to` and `subject` are checked
     /// to be one line when the message is built).
     package func rfc5322(messageId: String, date: Date = Date()) -> String {
         let boundary = "studystack-\(messageId.prefix(16))"
-        func base64Lines(_ text: String) -> String {
-            let encoded = Data(text.utf8).base64EncodedString()
+        func base64Lines(_ data: Data) -> String {
+            let encoded = data.base64EncodedString()
             return stride(from: 0, to: encoded.count, by: 76).map { start in
                 let from = encoded.index(encoded.startIndex, offsetBy: start)
                 let to = encoded.index(from, offsetBy: min(76, encoded.count - start))
                 return String(encoded[from..<to])
             }.joined(separator: "\r\n")
+        }
+        let alternative = [
+            "--\(boundary)",
+            "Content-Type: text/plain; charset=utf-8",
+            "Content-Transfer-Encoding: base64",
+            "",
+            base64Lines(Data(text.utf8)),
+            "--\(boundary)",
+            "Content-Type: text/html; charset=utf-8",
+            "Content-Transfer-Encoding: base64",
+            "",
+            base64Lines(Data(html.utf8)),
+            "--\(boundary)--",
+        ]
+        var body: [String]
+        if let attachments, !attachments.isEmpty {
+            // multipart/related: the alternatives, then the images the HTML part shows.
+            let related = "\(boundary)-related"
+            body = [
+                "Content-Type: multipart/related; type=\"multipart/alternative\"; boundary=\"\(related)\"",
+                "",
+                "--\(related)",
+                "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
+                "",
+            ] + alternative
+            for attachment in attachments {
+                body += [
+                    "--\(related)",
+                    "Content-Type: \(Self.headerToken(attachment.contentType))",
+                    "Content-Transfer-Encoding: base64",
+                    "Content-ID: <\(Self.headerToken(attachment.contentId))>",
+                    "Content-Disposition: inline; filename=\"\(Self.headerToken(attachment.filename))\"",
+                    "",
+                    base64Lines(attachment.data),
+                ]
+            }
+            body.append("--\(related)--")
+        } else {
+            body = ["Content-Type: multipart/alternative; boundary=\"\(boundary)\"", ""] + alternative
         }
         let lines = [
             "From: \(from)",
@@ -31,22 +103,14 @@ package struct MailMessage: Codable, Sendable, Equatable {
             "Date: \(Self.rfc2822Date(date))",
             "Message-ID: <\(messageId)@studystack>",
             "MIME-Version: 1.0",
-            "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
-            "",
-            "--\(boundary)",
-            "Content-Type: text/plain; charset=utf-8",
-            "Content-Transfer-Encoding: base64",
-            "",
-            base64Lines(text),
-            "--\(boundary)",
-            "Content-Type: text/html; charset=utf-8",
-            "Content-Transfer-Encoding: base64",
-            "",
-            base64Lines(html),
-            "--\(boundary)--",
-            "",
-        ]
+        ] + body + [""]
         return lines.joined(separator: "\r\n")
+    }
+
+    /// A header parameter the service writes itself, kept to safe characters.
+    static func headerToken(_ value: String) -> String {
+        String(value.unicodeScalars.filter { $0.isASCII && $0.value > 0x20 && !"\"<>\\;".unicodeScalars.contains($0) }
+            .map(Character.init))
     }
 
     /// Whether a header value is a single line (no CR or LF that could start another header).

@@ -10,6 +10,8 @@ package enum MailKind: String, Codable, Sendable {
     case passwordHelp = "password_help"
     case feedback
     case contact
+    /// An invitation to a study, with its enrollment token (written by `Invitations`, not a template).
+    case invitation
 }
 
 package struct MailTemplate: Codable, Sendable, Equatable {
@@ -42,6 +44,10 @@ package struct MailTemplate: Codable, Sendable, Equatable {
             MailTemplate(subject: "Feedback: \(tokenMarker)", body: "\(tokenMarker)")
         case .contact:
             MailTemplate(subject: "Contact: \(tokenMarker)", body: "\(tokenMarker)")
+        case .invitation:
+            // The subject, with the study's name at the marker; `Invitations` writes the body
+            // around the token (the study, the app, the QR code, the expiry).
+            MailTemplate(subject: "Your invitation to \(tokenMarker)", body: "<p>\(tokenMarker)</p>")
         }
     }
 
@@ -91,6 +97,7 @@ package struct MailTemplates: Sendable {
             case .passwordHelp: mail?.passwordHelp
             case .feedback: mail?.feedback
             case .contact: mail?.contact
+            case .invitation: nil
             }
         return Choice(
             template: custom.map { MailTemplate(subject: $0.subject, body: $0.body) } ?? .builtIn(kind),

@@ -55,4 +55,14 @@ package struct AppSettingsStore: Sendable {
         }
         return nil
     }
+
+    /// The app by its id alone (an invitation names a study, and the study its app).
+    package func app(appId: String) async throws -> AppDefinition? {
+        let rows = try await client.query(
+            "SELECT definition::text FROM app_settings WHERE app_id = \(appId) ORDER BY org_id LIMIT 1", logger: logger)
+        for try await text in rows.decode(String.self) {
+            return try JSONDecoder().decode(AppDefinition.self, from: Data(text.utf8))
+        }
+        return nil
+    }
 }

@@ -17,11 +17,14 @@ package struct ParticipantDirectory: Sendable {
         package var identities: Bool
         /// One participant only.
         package var participantId: UUID?
+        /// Those who joined through an invitation to this site.
+        package var siteId: UUID?
 
         package init(
             studyId: String, status: String? = nil, search: String? = nil, limit: Int, after: UUID? = nil, identities: Bool,
-            participantId: UUID? = nil
+            participantId: UUID? = nil, siteId: UUID? = nil
         ) {
+            self.siteId = siteId
             self.studyId = studyId
             self.status = status
             self.search = search
@@ -53,9 +56,12 @@ package struct ParticipantDirectory: Sendable {
                     WHERE c.user_id = ps.user_id AND c.study_id = ps.study_id AND c.status = 'completed'
                     ORDER BY c.id DESC LIMIT 1),
                    (SELECT max(a.updated_at) FROM participant_activities a
-                    WHERE a.user_id = ps.user_id AND a.study_id = ps.study_id)
+                    WHERE a.user_id = ps.user_id AND a.study_id = ps.study_id),
+                   ps.site_id, s.name
             FROM participant_studies ps JOIN participants p ON p.user_id = ps.user_id
+            LEFT JOIN study_sites s ON s.id = ps.site_id
             WHERE ps.study_id = \(query.studyId)
+              AND (\(query.siteId)::uuid IS NULL OR ps.site_id = \(query.siteId))
               AND (\(query.status)::text IS NULL OR ps.status = \(query.status))
               AND (\(query.after)::uuid IS NULL OR ps.pseudonym > \(query.after))
               AND (\(query.participantId)::uuid IS NULL OR ps.pseudonym = \(query.participantId))
@@ -67,14 +73,14 @@ package struct ParticipantDirectory: Sendable {
             """, logger: logger)
         var found: [ParticipantList.Participant] = []
         var pseudonyms: [UUID] = []
-        for try await (pseudonym, email, status, enrolled, withdrawn, completion, adherence, versions, sharing, lastActivity) in rows.decode(
-            (UUID, String?, String, Date?, Date?, Int, Int, [String], String?, Date?).self)
-        {
+        for try await row in rows {
+            let (pseudonym, email, status, enrolled, withdrawn, completion, adherence, versions, sharing, lastActivity, site, siteName) =
+                try row.decode((UUID, String?, String, Date?, Date?, Int, Int, [String], String?, Date?, UUID?, String?).self)
             pseudonyms.append(pseudonym)
             found.append(.init(
                 participantId: pseudonym.uuidString.lowercased(), email: email, status: status, enrolledAt: enrolled,
                 withdrawnAt: withdrawn, consentVersions: versions, sharing: sharing, lastActivityAt: lastActivity,
-                completion: completion, adherence: adherence))
+                completion: completion, adherence: adherence, siteId: site?.uuidString.lowercased(), siteName: siteName))
         }
         let more = found.count > query.limit
         if more { found.removeLast() }

@@ -276,7 +276,7 @@ package enum RegistrationMigrations {
         Migration(
             component: "registration", version: 10, name: "sealed_participant_ids",
             statements: [
-                // The response service's app token, sealed (AppTokenSeal). Rows still holding it in
+                // The response service's app token, sealed (RowSeal.appTokens). Rows still holding it in
                 // clear are sealed, and the clear value erased, at start (StudyStateStore.sealLegacy).
                 "ALTER TABLE participant_studies ADD COLUMN participant_id_sealed bytea",
             ]
@@ -301,6 +301,62 @@ package enum RegistrationMigrations {
                 "ALTER TABLE participants ADD COLUMN disabled_at timestamptz",
                 // The admin API lists an app's accounts a page at a time.
                 "CREATE INDEX participants_app ON participants (app_id, user_id)",
+            ]
+        ),
+        Migration(
+            component: "registration", version: 13, name: "sites_and_invitations",
+            statements: [
+                """
+                CREATE TABLE study_sites (
+                    id uuid PRIMARY KEY,
+                    study_id text NOT NULL,
+                    name text NOT NULL CHECK (length(name) BETWEEN 1 AND 100),
+                    location text NOT NULL DEFAULT '',
+                    target_enrollment integer CHECK (target_enrollment IS NULL OR target_enrollment > 0),
+                    created_by text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    decommissioned_at timestamptz
+                )
+                """,
+                "CREATE UNIQUE INDEX study_sites_name ON study_sites (study_id, lower(name))",
+                // The token is sealed (RowSeal.invitationTokens) so a resend can e-mail it again; the
+                // response service, which checks enrollments, keeps its own lookup form.
+                """
+                CREATE TABLE invitations (
+                    id uuid PRIMARY KEY,
+                    study_id text NOT NULL,
+                    site_id uuid REFERENCES study_sites (id),
+                    email text NOT NULL,
+                    email_key text NOT NULL,
+                    token_sealed bytea NOT NULL,
+                    expires_at timestamptz NOT NULL,
+                    created_by text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    sent_count integer NOT NULL DEFAULT 1,
+                    last_sent_at timestamptz NOT NULL DEFAULT now(),
+                    revoked_at timestamptz,
+                    enrolled_at timestamptz,
+                    participant_token_hash text,
+                    user_id uuid
+                )
+                """,
+                // One open invitation per address and study: a second is refused; resending is the way.
+                """
+                CREATE UNIQUE INDEX invitations_open ON invitations (study_id, email_key)
+                WHERE revoked_at IS NULL AND enrolled_at IS NULL
+                """,
+                """
+                CREATE INDEX invitations_participant ON invitations (study_id, participant_token_hash)
+                WHERE participant_token_hash IS NOT NULL
+                """,
+                // The SHA-256 of the participant id the app reports, to meet the response service's
+                // word that an invitation's token was spent for it; and the site joined through it.
+                "ALTER TABLE participant_studies ADD COLUMN participant_token_hash text",
+                "ALTER TABLE participant_studies ADD COLUMN site_id uuid REFERENCES study_sites (id)",
+                """
+                CREATE INDEX participant_studies_token_hash ON participant_studies (study_id, participant_token_hash)
+                WHERE participant_token_hash IS NOT NULL
+                """,
             ]
         ),
     ]

@@ -9,11 +9,11 @@ import StudyModels
 package struct StudyStateStore: Sendable {
     package let client: PostgresClient
     /// Seals each study's `participantId` (the response service's app token).
-    package let seal: AppTokenSeal
+    package let seal: RowSeal
     package let audit: AuditLog
     package let logger: Logger
 
-    package init(client: PostgresClient, seal: AppTokenSeal, audit: AuditLog, logger: Logger) {
+    package init(client: PostgresClient, seal: RowSeal, audit: AuditLog, logger: Logger) {
         self.client = client
         self.seal = seal
         self.audit = audit
@@ -31,7 +31,7 @@ package struct StudyStateStore: Sendable {
         for try await (studyId, status, bookmarked, sealed, legacy, enrolled, completion, adherence) in rows.decode(
             (String, String, Bool, ByteBuffer?, String, Date?, Int, Int).self)
         {
-            let participantId = sealed.flatMap { seal.open(Array($0.readableBytesView), userId: userId, studyId: studyId) } ?? legacy
+            let participantId = sealed.flatMap { seal.open(Array($0.readableBytesView), row: userId, studyId: studyId) } ?? legacy
             studies.append(.init(
                 studyId: studyId, status: status, bookmarked: bookmarked, participantId: participantId,
                 enrolledDate: enrolled.map(WireTime.format) ?? "", completion: completion, adherence: adherence))
@@ -54,7 +54,7 @@ package struct StudyStateStore: Sendable {
                 var found: [(UUID, String, String)] = []
                 for try await row in rows.decode((UUID, String, String).self) { found.append(row) }
                 for (userId, studyId, participantId) in found {
-                    let box = ByteBuffer(bytes: try seal.seal(participantId, userId: userId, studyId: studyId))
+                    let box = ByteBuffer(bytes: try seal.seal(participantId, row: userId, studyId: studyId))
                     try await connection.query(
                         """
                         UPDATE participant_studies SET participant_id_sealed = \(box), participant_id = NULL
@@ -89,8 +89,10 @@ package struct StudyStateStore: Sendable {
                     UPDATE participant_studies SET
                         status = coalesce(\(update.status), status),
                         participant_id_sealed = coalesce(\(try update.participantId.map {
-                            ByteBuffer(bytes: try seal.seal($0, userId: userId, studyId: update.studyId)) }), participant_id_sealed),
+                            ByteBuffer(bytes: try seal.seal($0, row: userId, studyId: update.studyId)) }), participant_id_sealed),
                         participant_id = CASE WHEN \(update.participantId != nil) THEN NULL ELSE participant_id END,
+                        participant_token_hash = coalesce(\(update.participantId.map(InvitationStore.participantTokenHash)),
+                            participant_token_hash),
                         bookmarked = coalesce(\(update.bookmarked), bookmarked),
                         completion = coalesce(\(update.completion), completion),
                         adherence = coalesce(\(update.adherence), adherence),
@@ -104,6 +106,11 @@ package struct StudyStateStore: Sendable {
                     try await connection.query(
                         "DELETE FROM participant_activities WHERE user_id = \(userId) AND study_id = \(update.studyId)",
                         logger: logger)
+                }
+                if let participantId = update.participantId {
+                    try await InvitationStore.link(
+                        userId: userId, studyId: update.studyId,
+                        participantTokenHash: InvitationStore.participantTokenHash(participantId), on: connection, logger: logger)
                 }
                 if let status = update.status, status != previous {
                     try await audit.record(

@@ -79,6 +79,9 @@ package struct Enrollment: Sendable {
         guard let state, state.studyKey == study.key else {
             return [.init(field: "token", message: "Unknown token: '\(token)'")]
         }
+        // Not in the original (its tokens never ended): an invitation's token can be withdrawn or run out.
+        if state.revoked { return [.init(field: "token", message: "Token '\(token)' has been withdrawn by the study team")] }
+        if state.expired { return [.init(field: "token", message: "Token '\(token)' has expired; ask the study team to send it again")] }
         return []
     }
 }

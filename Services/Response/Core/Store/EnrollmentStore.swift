@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceKit
+import StudyModels
 
 /// Enrolled participants. The app token the apps send as `participantId` is 128 bits from the
 /// CSPRNG, shown once at enrollment and stored only as its SHA-256.
@@ -11,22 +12,28 @@ package struct EnrollmentStore: Sendable {
     package struct TokenState: Sendable, Equatable {
         package var studyKey: String
         package var used: Bool
+        /// An invitation's token that was revoked, or whose time ran out.
+        package var revoked: Bool
+        package var expired: Bool
     }
 
     package let client: PostgresClient
     package let tokens: TokenStore
     package let properties: ParticipantPropertyStore
     package let audit: AuditLog
+    /// Tells registration when an invitation's token is spent.
+    package let outbox: Outbox
     package let logger: Logger
 
     package init(
-        client: PostgresClient, tokens: TokenStore, properties: ParticipantPropertyStore, audit: AuditLog,
+        client: PostgresClient, tokens: TokenStore, properties: ParticipantPropertyStore, audit: AuditLog, outbox: Outbox,
         logger: Logger
     ) {
         self.client = client
         self.tokens = tokens
         self.properties = properties
         self.audit = audit
+        self.outbox = outbox
         self.logger = logger
     }
 
@@ -39,10 +46,13 @@ package struct EnrollmentStore: Sendable {
     package func tokenState(_ token: String) async throws -> TokenState? {
         let rows = try await client.query(
             """
-            SELECT b.study_key, t.participant_id IS NOT NULL FROM enrollment_tokens t
+            SELECT b.study_key, t.participant_id IS NOT NULL, t.revoked_at IS NOT NULL, coalesce(t.expires_at <= now(), false)
+            FROM enrollment_tokens t
             JOIN token_batches b ON b.id = t.batch_id WHERE t.token_hmac = \(tokens.hmac(token))
             """, logger: logger)
-        for try await (study, used) in rows.decode((String, Bool).self) { return TokenState(studyKey: study, used: used) }
+        for try await (study, used, revoked, expired) in rows.decode((String, Bool, Bool, Bool).self) {
+            return TokenState(studyKey: study, used: used, revoked: revoked, expired: expired)
+        }
         return nil
     }
 
@@ -53,12 +63,14 @@ package struct EnrollmentStore: Sendable {
     }
 
     /// Enrolls a participant, spending `token` when given, in one transaction; returns the app
-    /// token. Throws `TokenTaken` when another enrollment spent the token first.
-    package func enroll(studyKey: String, token: String?, allowDataSharing: String, language: String?) async throws -> String {
+    /// token. Throws `TokenTaken` when another enrollment spent the token first (or it was
+    /// revoked or ran out meanwhile). Spending an invitation's token queues the news for
+    /// registration in the same transaction.
+    package func enroll(study: StudyCatalog.Study, token: String?, allowDataSharing: String, language: String?) async throws -> String {
         let appToken = Self.makeAppToken()
         do {
             return try await enrollOnce(
-                studyKey: studyKey, token: token, allowDataSharing: allowDataSharing, language: language, appToken: appToken)
+                study: study, token: token, allowDataSharing: allowDataSharing, language: language, appToken: appToken)
         } catch let error as PostgresTransactionError where error.closureError is TokenTaken {
             throw TokenTaken()
         } catch is TokenTaken {
@@ -67,13 +79,15 @@ package struct EnrollmentStore: Sendable {
     }
 
     private func enrollOnce(
-        studyKey: String, token: String?, allowDataSharing: String, language: String?, appToken: String
+        study: StudyCatalog.Study, token: String?, allowDataSharing: String, language: String?, appToken: String
     ) async throws -> String {
-        try await client.withTransaction(logger: logger) { connection -> String in
+        let studyKey = study.key
+        return try await client.withTransaction(logger: logger) { connection -> String in
+            let now = Date()
             let inserted = try await connection.query(
                 """
-                INSERT INTO participants (study_key, app_token_hash, status, allow_data_sharing, language)
-                VALUES (\(studyKey), \(SecureToken.hash(appToken)), 'enrolled', \(allowDataSharing), \(language))
+                INSERT INTO participants (study_key, app_token_hash, status, allow_data_sharing, language, enrolled_at)
+                VALUES (\(studyKey), \(SecureToken.hash(appToken)), 'enrolled', \(allowDataSharing), \(language), \(now))
                 RETURNING id
                 """, logger: logger)
             var participantId: Int64 = 0
@@ -81,12 +95,26 @@ package struct EnrollmentStore: Sendable {
             if let token {
                 let spent = try await connection.query(
                     """
-                    UPDATE enrollment_tokens SET participant_id = \(participantId), used_at = now()
-                    WHERE token_hmac = \(tokens.hmac(token)) AND participant_id IS NULL RETURNING 1
+                    UPDATE enrollment_tokens SET participant_id = \(participantId), used_at = \(now)
+                    WHERE token_hmac = \(tokens.hmac(token)) AND participant_id IS NULL AND revoked_at IS NULL
+                      AND (expires_at IS NULL OR expires_at > \(now))
+                    RETURNING invitation_id
                     """, logger: logger)
                 var taken = true
-                for try await _ in spent { taken = false }
+                var invitation: UUID?
+                for try await id in spent.decode(UUID?.self) {
+                    taken = false
+                    invitation = id
+                }
                 if taken { throw TokenTaken() }
+                if let invitation {
+                    try await outbox.enqueue(
+                        .POST, to: .registration, path: InternalPaths.invitationEnrollments,
+                        payload: InvitationEnrollment(
+                            studyId: study.studyId, invitationId: invitation, participantTokenHash: SecureToken.hash(appToken),
+                            enrolledAt: now),
+                        on: connection)
+                }
             }
             try await properties.attach(
                 participantId: participantId, tokenHMAC: token.map(tokens.hmac), studyKey: studyKey, on: connection)

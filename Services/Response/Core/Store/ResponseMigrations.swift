@@ -249,5 +249,17 @@ package enum ResponseMigrations {
                 "CREATE INDEX responses_pending_by_study ON responses (study_key, id) WHERE status = 'pending'",
             ]
         ),
+        Migration(
+            component: "response", version: 10, name: "invitation_tokens",
+            statements: [
+                // Registration's invitations each get one token here, in batches of their own kind
+                // (not listed with the printable batches); a token may expire and be revoked.
+                "ALTER TABLE token_batches ADD COLUMN kind text NOT NULL DEFAULT 'batch' CHECK (kind IN ('batch', 'invitations'))",
+                "ALTER TABLE enrollment_tokens ADD COLUMN invitation_id uuid",
+                "CREATE UNIQUE INDEX enrollment_tokens_invitation ON enrollment_tokens (invitation_id) WHERE invitation_id IS NOT NULL",
+                "ALTER TABLE enrollment_tokens ADD COLUMN expires_at timestamptz",
+                "ALTER TABLE enrollment_tokens ADD COLUMN revoked_at timestamptz",
+            ]
+        ),
     ]
 }

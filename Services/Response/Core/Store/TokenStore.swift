@@ -111,7 +111,8 @@ package struct TokenStore: Sendable {
             """
             SELECT b.id, b.count, b.created_by, b.created_at,
                    (SELECT count(*) FROM enrollment_tokens t WHERE t.batch_id = b.id AND t.participant_id IS NOT NULL)::int
-            FROM token_batches b WHERE b.study_key = \(studyKey) AND (\(batchId)::uuid IS NULL OR b.id = \(batchId))
+            FROM token_batches b
+            WHERE b.study_key = \(studyKey) AND b.kind = 'batch' AND (\(batchId)::uuid IS NULL OR b.id = \(batchId))
             ORDER BY b.created_at, b.id
             """, logger: logger)
         var batches: [Batch] = []
@@ -121,10 +122,10 @@ package struct TokenStore: Sendable {
         return batches
     }
 
-    /// Whether the batch belongs to the study.
+    /// Whether the printable batch belongs to the study.
     package func batchExists(_ batchId: UUID, studyKey: String) async throws -> Bool {
         let rows = try await client.query(
-            "SELECT 1 FROM token_batches WHERE id = \(batchId) AND study_key = \(studyKey)", logger: logger)
+            "SELECT 1 FROM token_batches WHERE id = \(batchId) AND study_key = \(studyKey) AND kind = 'batch'", logger: logger)
         for try await _ in rows { return true }
         return false
     }
@@ -141,8 +142,7 @@ package struct TokenStore: Sendable {
                 """, logger: logger)
             var tokens: [Token] = []
             for try await (position, sealed, used) in rows.decode((Int, ByteBuffer, Bool).self) {
-                let box = try AES.GCM.SealedBox(combined: Data(buffer: sealed))
-                tokens.append(Token(token: String(decoding: try AES.GCM.open(box, using: sealKey), as: UTF8.self), used: used))
+                tokens.append(Token(token: try unseal(sealed), used: used))
                 after = position
             }
             if tokens.isEmpty { return }
@@ -156,10 +156,7 @@ package struct TokenStore: Sendable {
     package func token(ofParticipant participantId: Int64) async throws -> String? {
         let rows = try await client.query(
             "SELECT sealed FROM enrollment_tokens WHERE participant_id = \(participantId)", logger: logger)
-        for try await sealed in rows.decode(ByteBuffer.self) {
-            let box = try AES.GCM.SealedBox(combined: Data(buffer: sealed))
-            return String(decoding: try AES.GCM.open(box, using: sealKey), as: UTF8.self)
-        }
+        for try await sealed in rows.decode(ByteBuffer.self) { return try unseal(sealed) }
         return nil
     }
 }

@@ -88,12 +88,15 @@ package struct PublishedStudies: Sendable {
     package func standing(studyId: String) async throws -> StudyStanding? {
         let rows = try await client.query(
             """
-            SELECT s.study_id, s.app_id, s.status FROM studies s
-            WHERE s.study_id = \(studyId) AND EXISTS (SELECT 1 FROM study_versions v WHERE v.study_id = s.study_id)
+            SELECT s.study_id, s.app_id, s.status, v.document->'name'
+            FROM studies s
+            JOIN LATERAL (SELECT document FROM study_versions WHERE study_id = s.study_id ORDER BY version DESC LIMIT 1) v ON true
+            WHERE s.study_id = \(studyId)
             """, logger: logger)
-        for try await (id, appId, status) in rows.decode((String, String, String).self) {
+        for try await (id, appId, status, name) in rows.decode((String, String, String, String?).self) {
             guard let status = StudyEvent.Status(rawValue: status) else { return nil }
-            return StudyStanding(studyId: id, appId: appId, status: status)
+            let title = name.flatMap { try? JSONDecoder().decode(LocalizedText.self, from: Data($0.utf8)) }?.text(for: nil)
+            return StudyStanding(studyId: id, appId: appId, status: status, name: title)
         }
         return nil
     }

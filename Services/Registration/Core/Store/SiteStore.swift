@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// A study's sites, with their invitations and participants counted.
+package struct SiteStore: Sendable {
+    package enum Outcome: Sendable, Equatable {
+        case saved(Site)
+        /// Another site of the study has that name (compared without case).
+        case nameTaken
+        case notFound
+    }
+
+    /// What an invitation needs of a site.
+    package struct Reference: Sendable, Equatable {
+        package var id: UUID
+        package var name: String
+        package var decommissioned: Bool
+    }
+
+    package let client: PostgresClient
+    package let audit: AuditLog
+    package let logger: Logger
+
+    package init(client: PostgresClient, audit: AuditLog, logger: Logger) {
+        self.client = client
+        self.audit = audit
+        self.logger = logger
+    }
+
+    /// Every site in name order, and the study's own counts (invitations to no site included).
+    package func sites(studyId: String) async throws -> SiteList {
+        var counts: [UUID?: InvitationCounts] = [:]
+        let countRows = try await client.query(
+            """
+            WITH counted AS (
+                SELECT i.site_id, \(unescaped: InvitationStore.stateSQL) AS state, false AS member
+                FROM invitations i
+                LEFT JOIN participant_studies ps ON ps.user_id = i.user_id AND ps.study_id = i.study_id
+                WHERE i.study_id = \(studyId)
+                UNION ALL
+                SELECT site_id, NULL, true FROM participant_studies
+                WHERE study_id = \(studyId) AND status IN ('inProgress', 'completed')
+            )
+            SELECT site_id,
+                   count(*) FILTER (WHERE state = 'invited')::int, count(*) FILTER (WHERE state = 'enrolled')::int,
+                   count(*) FILTER (WHERE state = 'withdrawn')::int, count(*) FILTER (WHERE state = 'revoked')::int,
+                   count(*) FILTER (WHERE state = 'expired')::int, count(*) FILTER (WHERE member)::int
+            FROM counted GROUP BY site_id
+            """, logger: logger)
+        for try await (site, invited, enrolled, withdrawn, revoked, expired, participants) in countRows.decode(
+            (UUID?, Int, Int, Int, Int, Int, Int).self)
+        {
+            counts[site] = InvitationCounts(
+                invited: invited, enrolled: enrolled, withdrawn: withdrawn, revoked: revoked, expired: expired,
+                participants: participants)
+        }
+        var study = InvitationCounts()
+        for count in counts.values {
+            study.invited += count.invited
+            study.enrolled += count.enrolled
+            study.withdrawn += count.withdrawn
+            study.revoked += count.revoked
+            study.expired += count.expired
+            study.participants += count.participants
+        }
+        let rows = try await client.query(
+            """
+            SELECT id, name, location, target_enrollment, created_at, decommissioned_at FROM study_sites
+            WHERE study_id = \(studyId) ORDER BY lower(name), id
+            """, logger: logger)
+        var sites: [Site] = []
+        for try await (id, name, location, target, created, decommissioned) in rows.decode(
+            (UUID, String, String, Int?, Date, Date?).self)
+        {
+            sites.append(Site(
+                siteId: id.uuidString.lowercased(), name: name, location: location, targetEnrollment: target, createdAt: created,
+                decommissionedAt: decommissioned, counts: counts[id] ?? InvitationCounts()))
+        }
+        return SiteList(sites: sites, study: study)
+    }
+
+    package func create(studyId: String, _ request: SiteRequest, actor: String) async throws -> Outcome {
+        let id = UUID()
+        do {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query(
+                    """
+                    INSERT INTO study_sites (id, study_id, name, location, target_enrollment, created_by)
+                    VALUES (\(id), \(studyId), \(request.name), \(request.location ?? ""), \(request.targetEnrollment), \(actor))
+                    """, logger: logger)
+                try await audit.record(
+                    actor: actor, action: "sites.created", studyId: studyId,
+                    details: ["siteId": id.uuidString.lowercased(), "name": request.name], on: connection)
+            }
+        } catch let error as PostgresTransactionError where Self.isNameTaken(error.closureError ?? error) {
+            return .nameTaken
+        }
+        return try await site(studyId: studyId, siteId: id).map(Outcome.saved) ?? .notFound
+    }
+
+    /// Changes the name, location and target; `decommissioned` (when given) takes the site out of
+    /// use or puts it back.
+    package func update(studyId: String, siteId: UUID, _ request: SiteRequest, actor: String) async throws -> Outcome {
+        let updated: Bool
+        do {
+            updated = try await client.withTransaction(logger: logger) { connection -> Bool in
+                let rows = try await connection.query(
+                    """
+                    UPDATE study_sites SET name = \(request.name), location = \(request.location ?? ""),
+                        target_enrollment = \(request.targetEnrollment),
+                        decommissioned_at = CASE WHEN \(request.decommissioned)::boolean IS NULL THEN decommissioned_at
+                            WHEN \(request.decommissioned)::boolean THEN coalesce(decommissioned_at, now()) ELSE NULL END
+                    WHERE id = \(siteId) AND study_id = \(studyId)
+                    RETURNING 1
+                    """, logger: logger)
+                var found = false
+                for try await _ in rows { found = true }
+                guard found else { return false }
+                var details = ["siteId": siteId.uuidString.lowercased(), "name": request.name]
+                if let decommissioned = request.decommissioned { details["decommissioned"] = String(decommissioned) }
+                try await audit.record(actor: actor, action: "sites.updated", studyId: studyId, details: details, on: connection)
+                return true
+            }
+        } catch let error as PostgresTransactionError where Self.isNameTaken(error.closureError ?? error) {
+            return .nameTaken
+        }
+        guard updated, let site = try await site(studyId: studyId, siteId: siteId) else { return .notFound }
+        return .saved(site)
+    }
+
+    package func site(studyId: String, siteId: UUID) async throws -> Site? {
+        try await sites(studyId: studyId).sites.first { $0.siteId == siteId.uuidString.lowercased() }
+    }
+
+    /// The study's sites, found by id or by name (without case), for invitations that name one.
+    package func references(studyId: String) async throws -> [String: Reference] {
+        let rows = try await client.query(
+            "SELECT id, name, decommissioned_at IS NOT NULL FROM study_sites WHERE study_id = \(studyId)", logger: logger)
+        var found: [String: Reference] = [:]
+        for try await (id, name, decommissioned) in rows.decode((UUID, String, Bool).self) {
+            let reference = Reference(id: id, name: name, decommissioned: decommissioned)
+            found[id.uuidString.lowercased()] = reference
+            found[name.lowercased()] = reference
+        }
+        return found
+    }
+
+    static func isNameTaken(_ error: any Error) -> Bool {
+        (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+    }
+}

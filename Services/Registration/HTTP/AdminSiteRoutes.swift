@@ -1,0 +1,81 @@
+import AdminAuthHTTP
+import Foundation
+import Hummingbird
+import RegistrationCore
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+
+/// `/admin/v1/studies/{studyId}/sites`: a study's sites with their invitations and participants
+/// counted (viewer), created, renamed, moved and decommissioned (study admin; audited).
+package struct AdminSiteRoutes: Sendable {
+    package let sites: SiteStore
+    package let authenticator: RemoteAdminAuthenticator
+
+    package init(sites: SiteStore, authenticator: RemoteAdminAuthenticator) {
+        self.sites = sites
+        self.authenticator = authenticator
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/admin/v1/studies/:studyId/sites", use: list)
+        router.post("/admin/v1/studies/:studyId/sites", use: create)
+        router.put("/admin/v1/studies/:studyId/sites/:siteId", use: update)
+    }
+
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> SiteList {
+        let studyId = try context.parameters.require("studyId")
+        _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
+        return try await sites.sites(studyId: studyId)
+    }
+
+    @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Site> {
+        let studyId = try context.parameters.require("studyId")
+        let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
+        let wanted = try await Self.site(request, creating: true)
+        return EditedResponse(status: .created, response: try Self.answer(try await sites.create(studyId: studyId, wanted, actor: admin.email)))
+    }
+
+    @Sendable package func update(_ request: Request, context: ServiceRequestContext) async throws -> Site {
+        let studyId = try context.parameters.require("studyId")
+        let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
+        guard let siteId = UUID(uuidString: try context.parameters.require("siteId")) else {
+            throw APIError.notFound("study \(studyId) has no such site")
+        }
+        let wanted = try await Self.site(request, creating: false)
+        return try Self.answer(try await sites.update(studyId: studyId, siteId: siteId, wanted, actor: admin.email))
+    }
+
+    static func answer(_ outcome: SiteStore.Outcome) throws -> Site {
+        switch outcome {
+        case .saved(let site): return site
+        case .nameTaken: throw APIError.conflict("the study has another site by that name")
+        case .notFound: throw APIError.notFound("the study has no such site")
+        }
+    }
+
+    /// The body, checked: a name of 1 to 100 characters, a location of at most 200, a positive
+    /// target; `decommissioned` only when changing a site.
+    static func site(_ request: Request, creating: Bool) async throws -> SiteRequest {
+        let body = try await request.body.collect(upTo: 16 * 1024)
+        guard var wanted = try? JSONDecoder().decode(SiteRequest.self, from: Data(buffer: body)) else {
+            throw APIError.badRequest("the body must be {\"name\", \"location\", \"targetEnrollment\"}")
+        }
+        wanted.name = wanted.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        wanted.location = wanted.location?.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...100).contains(wanted.name.count), MailMessage.isSingleLine(wanted.name) else {
+            throw APIError.badRequest("name must be 1 to 100 characters on one line", field: "name")
+        }
+        guard (wanted.location?.count ?? 0) <= 200 else { throw APIError.badRequest("location is at most 200 characters", field: "location") }
+        if let target = wanted.targetEnrollment, !(1...1_000_000).contains(target) {
+            throw APIError.badRequest("targetEnrollment must be 1 to 1,000,000", field: "targetEnrollment")
+        }
+        if creating, wanted.decommissioned != nil {
+            throw APIError.badRequest("a new site is in use; decommission it with PUT", field: "decommissioned")
+        }
+        return wanted
+    }
+}
+
+extension Site: ResponseEncodable {}
+extension SiteList: ResponseEncodable {}
