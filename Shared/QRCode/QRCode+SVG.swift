@@ -1,7 +1,8 @@
 extension QRCode {
     /// The symbol as a standalone SVG image, `moduleSize` user units per module, with the quiet zone
-    /// drawn light. Dark modules are one path of horizontal runs, so the file stays small.
-    public func svg(moduleSize: Int = 4, title: String? = nil) -> String {
+    /// drawn light. Dark modules are one path of horizontal runs, so the file stays small. The
+    /// page that shows it gives it its accessible name.
+    public func svg(moduleSize: Int = 4) -> String {
         let side = (size + 2 * Self.quietZone) * moduleSize
         var path = ""
         for row in 0..<size {
@@ -18,26 +19,10 @@ extension QRCode {
                 path += "M\(x) \(y)h\((column - start) * moduleSize)v\(moduleSize)h-\((column - start) * moduleSize)z"
             }
         }
-        let label = title.map { "<title>\(Self.escapeXML($0))</title>" } ?? ""
         return """
             <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(side) \(side)" width="\(side)" height="\(side)" \
-            role="img" shape-rendering="crispEdges">\(label)<rect width="\(side)" height="\(side)" fill="#fff"/>\
+            shape-rendering="crispEdges"><rect width="\(side)" height="\(side)" fill="#fff"/>\
             <path fill="#000" d="\(path)"/></svg>
             """
-    }
-
-    static func escapeXML(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
     }
 }

@@ -1,5 +1,6 @@
 import ConsoleCore
 import Mustache
+import StudyModels
 
 /// HTML drawn by `FormHTML`, with every value in it escaped: the one thing a template may draw
 /// unescaped (`{{{form}}}`; `PageRenderer` refuses templates with any other unescaped tag).
@@ -42,20 +43,7 @@ package struct FormHTML {
 
     /// `value` with `& < > " '` as character references: safe in text and in quoted attributes.
     static func escape(_ value: String, into out: inout String) {
-        guard value.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
-            out += value
-            return
-        }
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
+        HTMLText.escape(value, into: &out)
     }
 
     private mutating func text(_ value: String) {

@@ -114,21 +114,7 @@ package struct MailTemplates: Sendable {
 }
 
 package enum HTML {
-    package static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
+    package static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
     /// A readable plain-text version of simple HTML.
     package static func text(of html: String) -> String {

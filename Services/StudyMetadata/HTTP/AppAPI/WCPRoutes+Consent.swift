@@ -90,13 +90,8 @@ extension WCPRoutes {
         if consent.review.type == .html, let html = consent.review.html { return html.text(for: language) }
         return consent.visualScreens.map { screen in
             let body = (screen.description ?? screen.text).text(for: language)
-            return "<h2>\(escapeHTML(screen.title.text(for: language)))</h2><p>\(escapeHTML(body))</p>"
+            return "<h2>\(HTMLText.escape(screen.title.text(for: language)))</h2><p>\(HTMLText.escape(body))</p>"
         }.joined()
-    }
-
-    package static func escapeHTML(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }
 
