@@ -153,4 +153,49 @@ import TestSupport
             #expect(try await identityReads(postgres).isEmpty)
         }
     }
+
+    @Test func adherenceCountsEachActivitysParticipantsUpToDateBehindOrNotStarted() async throws {
+        try await withServices { client, _, viewer, stranger, postgres in
+            // Ann (in progress) has reported `sleep` started with no run missed (the seed); Cleo
+            // has not joined and Bob withdrew, so neither counts. Ann and a new participant, Eva,
+            // report `diary`: Ann missed a run, Eva has not started it.
+            let logger = Logger(label: "test")
+            let eva = UUID()
+            try await postgres.query(
+                """
+                INSERT INTO participants (user_id, app_id, org_id, email, email_key, password_hash, verified)
+                VALUES (\(eva), 'DEMOAPP', 'DEMOORG', 'eva@participants.test', 'eva@participants.test', 'x', true)
+                """, logger: logger)
+            try await postgres.query(
+                "INSERT INTO participant_studies (user_id, study_id, status) VALUES (\(eva), 'SLEEPWELL', 'completed')", logger: logger)
+            try await postgres.query(
+                """
+                INSERT INTO participant_activities (user_id, study_id, activity_id, activity_state, runs_total, runs_completed, runs_missed)
+                SELECT user_id, 'SLEEPWELL', 'diary', 'inProgress', 10, 3, 2 FROM participants WHERE email = 'ann@participants.test'
+                UNION ALL SELECT \(eva), 'SLEEPWELL', 'diary', 'yetToJoin', 10, 0, 0
+                UNION ALL SELECT user_id, 'SLEEPWELL', 'diary', 'inProgress', 10, 9, 0 FROM participants WHERE email = 'bob@participants.test'
+                """, logger: logger)
+            try await postgres.query(
+                "UPDATE participant_activities SET activity_state = 'inProgress', runs_completed = 1 WHERE activity_id = 'sleep'",
+                logger: logger)
+            var headers: HTTPFields = [.authorization: "Bearer \(viewer)"]
+            let (status, adherence) = try await client.execute(
+                uri: "/admin/v1/studies/SLEEPWELL/adherence", method: .get, headers: headers
+            ) { ($0.status, try? JSONDecoder().decode(ActivityAdherence.self, from: Data(buffer: $0.body))) }
+            #expect(status == .ok)
+            let result = try #require(adherence)
+            #expect(result.participants == 2, "Ann and Eva; Bob withdrew and Cleo has not joined")
+            try #require(result.activities.count == 2)
+            let diary = result.activities[0]
+            #expect(diary.activityId == "diary")
+            #expect((diary.upToDate, diary.behind, diary.notStarted) == (0, 1, 1))
+            #expect((diary.runsCompleted, diary.runsMissed) == (3, 2), "the withdrawn participant's runs are not counted")
+            let sleep = result.activities[1]
+            #expect(sleep.activityId == "sleep")
+            #expect((sleep.upToDate, sleep.behind, sleep.notStarted) == (1, 0, 1), "Eva never reported it: not started")
+            headers[.authorization] = "Bearer \(stranger)"
+            #expect(try await client.execute(uri: "/admin/v1/studies/SLEEPWELL/adherence", method: .get, headers: headers) { $0.status }
+                == .forbidden)
+        }
+    }
 }

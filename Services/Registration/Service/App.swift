@@ -86,6 +86,9 @@ public enum RegistrationService: ServiceAssembly {
                     templates: templates, audit: environment.audit, validFor: registration.invitationDuration,
                     logger: environment.logger)
                 AdminSiteRoutes(sites: sites, authenticator: adminAuthenticator).add(to: routes.router)
+                AdminAdherenceRoutes(
+                    adherence: AdherenceStore(client: postgres, logger: environment.logger), authenticator: adminAuthenticator
+                ).add(to: routes.router)
                 AdminInvitationRoutes(invitations: invitations, authenticator: adminAuthenticator, audit: environment.audit)
                     .add(to: routes.router)
                 InternalInvitationRoutes(invitations: invitations).add(to: routes.internalGroup)

@@ -209,3 +209,39 @@ public struct AppUserList: Codable, Sendable, Equatable {
     /// The `state` filter's values.
     public static let states = ["unverified", "verified", "locked", "disabled"]
 }
+
+/// `GET /admin/v1/studies/{studyId}/adherence`: per activity, how the participants in the study
+/// stand, from the run counts their apps report.
+public struct ActivityAdherence: Codable, Sendable, Equatable {
+    public struct Activity: Codable, Sendable, Equatable {
+        public var activityId: String
+        /// Started, and no run missed.
+        public var upToDate: Int
+        /// At least one run missed.
+        public var behind: Int
+        /// Not started (or never reported by their app).
+        public var notStarted: Int
+        /// Runs completed and missed, all participants together.
+        public var runsCompleted: Int
+        public var runsMissed: Int
+
+        public init(activityId: String, upToDate: Int, behind: Int, notStarted: Int, runsCompleted: Int, runsMissed: Int) {
+            self.activityId = activityId
+            self.upToDate = upToDate
+            self.behind = behind
+            self.notStarted = notStarted
+            self.runsCompleted = runsCompleted
+            self.runsMissed = runsMissed
+        }
+    }
+
+    /// Participants in the study now (`inProgress` or `completed`).
+    public var participants: Int
+    /// In activity-id order; an activity no participant's app has reported is absent.
+    public var activities: [Activity]
+
+    public init(participants: Int, activities: [Activity]) {
+        self.participants = participants
+        self.activities = activities
+    }
+}
