@@ -2,7 +2,8 @@
 platform (scripts/platform-test.sh starts it). An admin signs in with the credentials make run
 prints, creates a study through the forms only, edits its sections, sees a refused save explained
 at the field, launches the study and publishes an update; a viewer, invited and given the role in
-the console, sees no control and is refused a crafted POST; a POST without the form token and a
+the console, sees no control and is refused a crafted POST; a batch of 500 enrollment tokens is made,
+its CSV checked and its QR sheet read back with zbarimg; a POST without the form token and a
 cookie altered by one byte are refused; push keys are uploaded as files; signing out ends the
 token, so the old cookie opens nothing. What the forms saved is read back from the admin API and
 the app API, so the test checks what an app would be served, not what the page shows.
@@ -127,6 +128,40 @@ def raw(method, path, cookie, fields=None):
         return reply.status, reply.headers.get("Location"), reply.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, error.headers.get("Location"), error.read().decode()
+
+
+def download(url, cookie):
+    """A file the page links to, fetched with the browser's session cookie."""
+    request = urllib.request.Request(url, headers={"Cookie": cookie})
+    with urllib.request.urlopen(request) as reply:
+        assert reply.status == 200, reply.status
+        return reply.read()
+
+
+def token_is_valid(token):
+    """An enrollment token's check letter: Luhn mod 26, from the right, factors 1 and 2, each
+    product's base-26 digits summed."""
+    if not token.isascii() or not token.isalpha() or not token.isupper():
+        return False
+    total, factor = 0, 1
+    for letter in reversed(token):
+        product = factor * (ord(letter) - 65)
+        total += product // 26 + product % 26
+        factor = 1 if factor == 2 else 2
+    return total % 26 == 0
+
+
+def qr_codes(pdf):
+    """What every QR code on the PDF's pages says: pages rendered by pdftoppm, read by zbarimg."""
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "sheet.pdf")
+    with open(path, "wb") as out:
+        out.write(pdf)
+    subprocess.run(["pdftoppm", "-r", "100", "-gray", "-png", path, os.path.join(folder, "page")], check=True)
+    pages = sorted(os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".png"))
+    read = subprocess.run(["zbarimg", "--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", *pages], check=True,
+                          capture_output=True, text=True).stdout
+    return read.split()
 
 
 def session_cookie(driver):
@@ -559,6 +594,29 @@ def main():
         # The session as it is, for the replay after signing out.
         signed_in_cookie = f"{name}={value}"
         assert raw("GET", f"/studies/{STUDY}/basics", signed_in_cookie)[0] == 200
+
+        # Enrollment tokens: a batch of 500 made in the console (the running study is known to the
+        # response service by now). Its CSV holds 500 distinct tokens whose check letters hold, and
+        # the printable sheet's QR codes, rendered by pdftoppm and read by zbarimg, are exactly them.
+        driver.get(CONSOLE + f"/studies/{STUDY}/tokens")
+        wait(driver, EC.presence_of_element_located((By.ID, "count")), "the tokens page")
+        fill(driver, "count", "500")
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.CSS_SELECTOR, "form[data-progress] button[type=submit]").click()
+        wait(driver, gone(page), "the tokens page after making a batch")
+        row = driver.find_element(By.CSS_SELECTOR, "#batches tr.new").text
+        assert "500" in row, row
+        shot(driver, "study-tokens")
+        cookie = "=".join(session_cookie(driver))
+        csv_link = driver.find_element(By.CSS_SELECTOR, "#batches tr.new a[href$='tokens.csv']").get_attribute("href")
+        pdf_link = driver.find_element(By.CSS_SELECTOR, "#batches tr.new a[href$='qr.pdf']").get_attribute("href")
+        lines = download(csv_link, cookie).decode().splitlines()
+        assert lines[0] == "token,used", lines[:2]
+        tokens = [line.split(",")[0] for line in lines[1:]]
+        assert len(tokens) == 500 and len(set(tokens)) == 500, len(tokens)
+        assert all(token_is_valid(token) for token in tokens), [t for t in tokens if not token_is_valid(t)][:3]
+        codes = qr_codes(download(pdf_link, cookie))
+        assert len(codes) == 500 and sorted(codes) == sorted(tokens), (len(codes), sorted(set(codes) ^ set(tokens))[:5])
 
         # The demo app's push credentials: a key that is not one is refused, and nothing is stored.
         driver.find_element(By.LINK_TEXT, "Apps").click()

@@ -5,7 +5,9 @@ import HTTPTypes
 import HummingbirdTesting
 import Logging
 import NIOCore
+import ResponseService
 import StudyMetadataService
+import StudyModels
 import Testing
 import TestSupport
 
@@ -29,7 +31,9 @@ struct ConsoleFixture: Sendable {
          "consent": {"visualScreens": [{"type": "overview", "title": "About", "text": "What the study is."}]}}
         """#
 
-    static func run(_ body: @escaping @Sendable (ConsoleFixture) async throws -> Void) async throws {
+    /// `withResponse`: a response service too (its own database, on a port), knowing CONSOLE1 as
+    /// running, for the pages over its admin API.
+    static func run(withResponse: Bool = false, _ body: @escaping @Sendable (ConsoleFixture) async throws -> Void) async throws {
         try await TestDatabase.withFreshDatabase { url in
             let reader = TestConfiguration.reader(
                 for: .studyMetadata, databaseURL: url,
@@ -45,23 +49,54 @@ struct ConsoleFixture: Sendable {
                 let root = try await login(metadata, rootEmail, rootPassword)
                 #expect(try await send(metadata, .post, "/admin/v1/apps", token: root, body: app).0 == .created)
                 #expect(try await send(metadata, .put, "/admin/v1/studies/CONSOLE1/draft", token: root, body: study).0 == .created)
-                let console = try ConsoleService.buildApplication(
-                    reader: ConfigReader(provider: InMemoryProvider(values: [
+                let metadataURL = "http://127.0.0.1:\(metadata.port!)"
+                let console = { @Sendable (responseURL: String?) in
+                    var values: [AbsoluteConfigKey: ConfigValue] = [
                         "console.key": .init(.string(consoleKey), isSecret: true),
                         "http.port": "0",
-                        "studyMetadata.url": .init(.string("http://127.0.0.1:\(metadata.port!)"), isSecret: false),
+                        "studyMetadata.url": .init(.string(metadataURL), isSecret: false),
                         "log.level": "warning",
-                    ])),
-                    logger: logger)
-                try await console.test(.live) { client in
-                    try await TestApplication.waitUntilReady(client)
-                    try await body(ConsoleFixture(metadata: metadata, rootToken: root, browser: Browser(client: client)))
+                    ]
+                    if let responseURL { values["response.url"] = .init(.string(responseURL), isSecret: false) }
+                    return try ConsoleService.buildApplication(reader: ConfigReader(provider: InMemoryProvider(values: values)), logger: logger)
+                }
+                let run = { @Sendable (responseURL: String?) in
+                    try await console(responseURL).test(.live) { client in
+                        try await TestApplication.waitUntilReady(client)
+                        try await body(ConsoleFixture(metadata: metadata, rootToken: root, browser: Browser(client: client)))
+                    }
+                }
+                guard withResponse else { return try await run(nil) }
+                try await TestDatabase.withFreshDatabase { responseDatabase in
+                    let response = try ResponseService.buildApplication(
+                        reader: TestConfiguration.reader(
+                            for: .response, databaseURL: responseDatabase, overrides: ["studyMetadata.url": metadataURL]),
+                        logger: logger)
+                    try await response.test(.live) { responseClient in
+                        try await TestApplication.waitUntilReady(responseClient)
+                        #expect(try await announce("CONSOLE1", to: responseClient) == .ok)
+                        try await run("http://127.0.0.1:\(responseClient.port!)")
+                    }
                 }
             }
         }
     }
 
-    // MARK: The admin API, directly
+    /// CONSOLE1 running, as study-metadata's outbox tells the response service.
+    static func announce(_ studyId: String, to response: some TestClientProtocol) async throws -> HTTPResponse.Status {
+        let event = StudyEvent(
+            studyId: studyId, appId: "CONSOLEAPP", orgId: "ORG", status: .active, version: 99, label: "1.0", consentVersion: 1,
+            activities: [], participantProperties: [], action: "launch", at: Date())
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let body = Array(try encoder.encode(event))
+        var headers = TestApplication.signedHeaders(
+            caller: .studyMetadata, to: .response, method: .post, path: InternalPaths.studyEvents, body: body)
+        headers[.contentType] = "application/json"
+        return try await response.execute(uri: InternalPaths.studyEvents, method: .post, headers: headers, body: ByteBuffer(bytes: body)) {
+            $0.status
+        }
+    }
 
     static func login(_ client: some TestClientProtocol, _ email: String, _ password: String) async throws -> String {
         let body = ByteBuffer(string: #"{"email":"\#(email)","password":"\#(password)"}"#)
@@ -116,6 +151,8 @@ final class Browser: @unchecked Sendable {
         var status: HTTPResponse.Status
         var headers: HTTPFields
         var html: String
+        /// The body as it came (a download).
+        var data: Data = Data()
 
         var location: String? { headers[.location] }
 
@@ -179,7 +216,7 @@ final class Browser: @unchecked Sendable {
         if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ") }
         if body != nil { headers[.contentType] = contentType }
         let page = try await client.execute(uri: path, method: method, headers: headers, body: body) {
-            Page(status: $0.status, headers: $0.headers, html: String(buffer: $0.body))
+            Page(status: $0.status, headers: $0.headers, html: String(buffer: $0.body), data: Data(buffer: $0.body))
         }
         lastSetCookies = page.headers[values: .setCookie]
         for line in lastSetCookies {

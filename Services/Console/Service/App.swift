@@ -60,6 +60,7 @@ public enum ConsoleService {
         StudyRoutes(pages: pages).add(to: shell.router)
         StudyActionRoutes(pages: pages).add(to: shell.router)
         TeamRoutes(pages: pages).add(to: shell.router)
+        TokenRoutes(pages: pages).add(to: shell.router)
         AccountRoutes(pages: pages).add(to: shell.router)
         DocumentRoutes(pages: pages).add(to: shell.router)
         AppPageRoutes(pages: pages).add(to: shell.router)

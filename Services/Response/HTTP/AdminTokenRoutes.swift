@@ -14,14 +14,6 @@ package struct AdminTokenRoutes {
         package var count: Int
     }
 
-    package struct Created: ResponseEncodable {
-        package var batchId: UUID
-        package var count: Int
-    }
-
-    package struct BatchList: ResponseEncodable {
-        package var batches: [TokenStore.Batch]
-    }
 
     package struct CollectionRequest: Decodable {
         package var enabled: Bool
@@ -65,7 +57,7 @@ package struct AdminTokenRoutes {
         try await authenticator.study(role, request, context, catalog: catalog)
     }
 
-    @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Created> {
+    @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<TokenBatchCreated> {
         let (study, admin) = try await study(.editor, request, context)
         let body = try await request.body.collect(upTo: 4096)
         guard let wanted = try? JSONDecoder().decode(BatchRequest.self, from: Data(buffer: body)) else {
@@ -75,12 +67,12 @@ package struct AdminTokenRoutes {
             throw APIError.badRequest("count must be 1 to \(maxBatch)", field: "count")
         }
         let batchId = try await tokens.createBatch(studyKey: study.key, count: wanted.count, createdBy: admin.email)
-        return EditedResponse(status: .created, response: Created(batchId: batchId, count: wanted.count))
+        return EditedResponse(status: .created, response: TokenBatchCreated(batchId: batchId, count: wanted.count))
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> BatchList {
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> TokenBatchList {
         let (study, _) = try await study(.viewer, request, context)
-        return BatchList(batches: try await tokens.batches(studyKey: study.key))
+        return TokenBatchList(batches: try await tokens.batches(studyKey: study.key))
     }
 
     /// `token,used` lines, streamed page by page.
@@ -155,3 +147,6 @@ package struct AdminTokenRoutes {
 }
 
 extension TokenStore.Batch: ResponseEncodable {}
+
+extension TokenBatchCreated: ResponseEncodable {}
+extension TokenBatchList: ResponseEncodable {}

@@ -73,14 +73,16 @@ package struct AdminAPIClient: Sendable {
             logger.warning("admin API call failed", metadata: ["peer": "\(peer.rawValue)", "path": "\(path)", "error": "\(error)"])
             throw .unreachable(peer.rawValue, error)
         }
-        guard (200..<300).contains(status) else {
-            if let body = try? JSONDecoder().decode(AdminAPIError.Body.self, from: Data(buffer: reply)) {
-                throw AdminAPIError(
-                    status: status, code: body.error.code, message: body.error.message, problems: body.error.problems ?? [])
-            }
-            throw AdminAPIError(status: status, code: "unexpected_reply", message: "\(peer.rawValue) answered \(status)")
-        }
+        guard (200..<300).contains(status) else { throw Self.error(status: status, reply: reply, peer: peer) }
         return Reply(status: status, headers: headers, body: reply)
+    }
+
+    /// A refusal as the admin API words it, or a plain one when its body is not the error envelope.
+    static func error(status: Int, reply: ByteBuffer, peer: Peer) -> AdminAPIError {
+        if let body = try? JSONDecoder().decode(AdminAPIError.Body.self, from: Data(buffer: reply)) {
+            return AdminAPIError(status: status, code: body.error.code, message: body.error.message, problems: body.error.problems ?? [])
+        }
+        return AdminAPIError(status: status, code: "unexpected_reply", message: "\(peer.rawValue) answered \(status)")
     }
 
     /// A call whose reply is JSON of type `Reply`.

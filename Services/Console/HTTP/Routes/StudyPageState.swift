@@ -42,6 +42,7 @@ extension ConsolePages {
         page["overviewCurrent"] = current == nil
         page["actionsCurrent"] = current == "actions"
         page["teamCurrent"] = current == "team"
+        page["tokensCurrent"] = current == "tokens"
         page["auditCurrent"] = current == "audit"
         page["documentCurrent"] = current == "document"
         return page

@@ -3,18 +3,14 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceKit
+import StudyModels
 
 /// Enrollment-token batches. A token is found by its HMAC (under a key derived from
 /// `STUDYSTACK_ENCRYPTION_KEY`) and kept sealed with AES-256-GCM so the researcher can download
 /// the batch again; neither form reveals a token without the key.
 package struct TokenStore: Sendable {
-    package struct Batch: Codable, Sendable, Equatable {
-        package var batchId: UUID
-        package var count: Int
-        package var used: Int
-        package var createdBy: String
-        package var createdAt: Date
-    }
+    /// A batch as the admin API lists it (`TokenBatch`, shared with the console).
+    package typealias Batch = TokenBatch
 
     /// One token of a batch, opened, with whether a participant has used it.
     package struct Token: Sendable, Equatable {

@@ -25,6 +25,14 @@ document.addEventListener("DOMContentLoaded", () => {
     box.addEventListener("change", sync);
     sync();
   }
+  // A form that takes a while (a large token batch) shows its progress note and cannot be sent twice.
+  for (const form of document.querySelectorAll("form[data-progress]")) {
+    form.addEventListener("submit", () => {
+      const note = document.getElementById(form.dataset.progress);
+      if (note) note.hidden = false;
+      for (const button of form.querySelectorAll("button[type=submit]")) button.disabled = true;
+    });
+  }
   // Copy buttons beside values shown once (an app's credentials).
   for (const button of document.querySelectorAll("button[data-copy]")) {
     button.addEventListener("click", async () => {
