@@ -412,8 +412,8 @@ let package = Package(
         .testTarget(
             name: "ConsoleTests",
             dependencies: [
-                "ConsoleCore", "ConsoleHTTP", "ConsoleService", "StudyMetadataService", "ResponseService", "TestSupport", "StudyModels",
-                "JSONText",
+                "ConsoleCore", "ConsoleHTTP", "ConsoleService", "StudyMetadataService", "ResponseService", "RegistrationService",
+                "RegistrationCore", "TestSupport", "StudyModels", "JSONText",
                 "ServiceKit", "ServiceKitHTTP",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),

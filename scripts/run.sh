@@ -172,7 +172,7 @@ if running console; then
     log "the console is already running (pid $(cat "$data/run/console.pid")); make stop to restart it"
 else
     log "starting the console on port 8080"
-    env HTTP_PORT=8080 CONSOLE_KEY="$CONSOLE_KEY" STUDY_METADATA_URL=http://127.0.0.1:8081 RESPONSE_URL=http://127.0.0.1:8083 \
+    env HTTP_PORT=8080 CONSOLE_KEY="$CONSOLE_KEY" STUDY_METADATA_URL=http://127.0.0.1:8081 REGISTRATION_URL=http://127.0.0.1:8082 RESPONSE_URL=http://127.0.0.1:8083 \
         LOG_FORMAT="${LOG_FORMAT:-json}" setsid nohup "$bindir/console" >>"$data/logs/console.log" 2>&1 </dev/null &
     echo $! >"$data/run/console.pid"
 fi

@@ -3,12 +3,15 @@ platform (scripts/platform-test.sh starts it). An admin signs in with the creden
 prints, creates a study through the forms only, edits its sections, sees a refused save explained
 at the field, launches the study and publishes an update; a viewer, invited and given the role in
 the console, sees no control and is refused a crafted POST; a batch of 500 enrollment tokens is made,
-its CSV checked and its QR sheet read back with zbarimg; a POST without the form token and a
+its CSV checked and its QR sheet read back with zbarimg; a site is added and three people invited
+from a CSV file (each e-mail's token and QR code read), one revoked and refused at enrollment, and a
+CSV with a bad line refused whole; a POST without the form token and a
 cookie altered by one byte are refused; push keys are uploaded as files; signing out ends the
 token, so the old cookie opens nothing. What the forms saved is read back from the admin API and
 the app API, so the test checks what an app would be served, not what the page shows.
 
-Environment: CONSOLE_URL, STUDY_METADATA_URL, ADMIN_EMAIL, ADMIN_PASSWORD, SCREENSHOTS (a folder),
+Environment: CONSOLE_URL, STUDY_METADATA_URL, RESPONSE_URL, MAIL_DIR (registration's mail folder),
+ADMIN_EMAIL, ADMIN_PASSWORD, SCREENSHOTS (a folder),
 APP_CREDENTIAL (the demo app's iOS `key:token`, to read the launched study as the app does).
 """
 import base64
@@ -34,6 +37,8 @@ METADATA = os.environ["STUDY_METADATA_URL"].rstrip("/")
 EMAIL = os.environ["ADMIN_EMAIL"]
 PASSWORD = os.environ["ADMIN_PASSWORD"]
 SHOTS = os.environ["SCREENSHOTS"]
+MAIL_DIR = os.environ["MAIL_DIR"]
+RESPONSE = os.environ["RESPONSE_URL"].rstrip("/")
 STUDY = "BROWSER1"
 
 
@@ -162,6 +167,50 @@ def qr_codes(pdf):
     read = subprocess.run(["zbarimg", "--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", *pages], check=True,
                           capture_output=True, text=True).stdout
     return read.split()
+
+
+def invitation_token(email, seconds=30):
+    """The token in the newest invitation e-mail to `email` in the mail folder, waiting for the mail
+    worker; and the QR code in the same e-mail must read as that token."""
+    import email as mime
+    import re
+    import time
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for name in sorted(os.listdir(MAIL_DIR), reverse=True):
+            with open(os.path.join(MAIL_DIR, name), "rb") as eml:
+                message = mime.message_from_bytes(eml.read())
+            if message["To"] != email or "invitation" not in (message["Subject"] or ""):
+                continue
+            text = next(part for part in message.walk() if part.get_content_type() == "text/plain").get_payload(decode=True).decode()
+            token = re.search(r"enter ([A-Z]{9}) or scan", text).group(1)
+            image = next(part for part in message.walk() if part.get_content_type() == "image/png").get_payload(decode=True)
+            path = os.path.join(tempfile.mkdtemp(), "qr.png")
+            with open(path, "wb") as out:
+                out.write(image)
+            read = subprocess.run(["zbarimg", "--quiet", "--raw", path], check=True, capture_output=True, text=True).stdout.split()
+            assert read == [token], (read, token)
+            return token
+        time.sleep(0.2)
+    raise AssertionError(f"no invitation e-mail to {email} within {seconds} s")
+
+
+def labkey(call, token):
+    body = json.dumps({"studyId": STUDY, "token": token, "allowDataSharing": "true"}).encode()
+    request = urllib.request.Request(f"{RESPONSE}/{call}", data=body, method="POST", headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request) as reply:
+            return json.load(reply)
+    except urllib.error.HTTPError as error:
+        return json.load(error)
+
+
+def enroll(token):
+    return labkey("mobileappstudy-enroll.api", token)
+
+
+def validate(token):
+    return labkey("mobileappstudy-validateEnrollmentToken.api", token)
 
 
 def session_cookie(driver):
@@ -617,6 +666,55 @@ def main():
         assert all(token_is_valid(token) for token in tokens), [t for t in tokens if not token_is_valid(t)][:3]
         codes = qr_codes(download(pdf_link, cookie))
         assert len(codes) == 500 and sorted(codes) == sorted(tokens), (len(codes), sorted(set(codes) ^ set(tokens))[:5])
+
+        # Sites and invitations: a site added, then three people invited from a CSV file chosen in
+        # the form. Three e-mails arrive in the mail folder, each with its own token (and the QR
+        # code of it); one invitation is revoked, and the response service then refuses its token.
+        # A CSV with a malformed address is refused whole: nobody in it is invited.
+        driver.get(CONSOLE + f"/studies/{STUDY}/invitations")
+        wait(driver, EC.presence_of_element_located((By.ID, "site-name")), "the invitations page")
+        driver.find_element(By.CSS_SELECTOR, "details.add summary").click()
+        fill(driver, "site-name", "North Clinic")
+        fill(driver, "site-location", "Leeds")
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.CSS_SELECTOR, "form[action$='/sites'] button[type=submit]").click()
+        wait(driver, gone(page), "the invitations page after adding a site")
+        assert "North Clinic" in driver.find_element(By.ID, "sites").text
+        invitees = ["ana@browser.test", "ben@browser.test", "cai@browser.test"]
+        folder = tempfile.mkdtemp()
+        bad = os.path.join(folder, "bad.csv")
+        with open(bad, "w") as out:
+            out.write("email,site\nzoe@browser.test,North Clinic\nnot-an-address,North Clinic\n")
+        driver.find_element(By.ID, "csvFile").send_keys(bad)
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.CSS_SELECTOR, "#invite-csv button[type=submit]").click()
+        wait(driver, gone(page), "the invitations page after a refused CSV")
+        refusal = driver.find_element(By.ID, "problems").text
+        assert "line 3" in refusal and "not-an-address" in refusal, refusal
+        assert not driver.find_elements(By.ID, "invitations"), "nobody in the refused file is invited"
+        shot(driver, "study-invitations-refused")
+        good = os.path.join(folder, "invite.csv")
+        with open(good, "w") as out:
+            out.write("email,site\n" + "".join(f"{email},North Clinic\n" for email in invitees))
+        driver.find_element(By.ID, "csvFile").send_keys(good)
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.CSS_SELECTOR, "#invite-csv button[type=submit]").click()
+        wait(driver, gone(page), "the invitations page after inviting from a CSV")
+        rows = driver.find_elements(By.CSS_SELECTOR, "#invitations tbody tr")
+        assert len(rows) == 3 and all("invited" in row.text and "North Clinic" in row.text for row in rows), [r.text for r in rows]
+        tokens = {email: invitation_token(email) for email in invitees}
+        assert len(set(tokens.values())) == 3, tokens
+        revoked = next(row for row in rows if invitees[0] in row.text)
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        revoked.find_element(By.CSS_SELECTOR, "form[action$='/revoke'] button").click()
+        wait(driver, gone(page), "the invitations page after revoking")
+        row = next(r for r in driver.find_elements(By.CSS_SELECTOR, "#invitations tbody tr") if invitees[0] in r.text)
+        assert "revoked" in row.text, row.text
+        assert "3" in driver.find_element(By.ID, "sites").text
+        shot(driver, "study-invitations")
+        refused = enroll(tokens[invitees[0]])
+        assert refused.get("success") is False and "withdrawn by the study team" in refused.get("exception", ""), refused
+        assert validate(tokens[invitees[1]]).get("success") is True
 
         # The demo app's push credentials: a key that is not one is refused, and nothing is stored.
         driver.find_element(By.LINK_TEXT, "Apps").click()

@@ -5,6 +5,8 @@ import HTTPTypes
 import HummingbirdTesting
 import Logging
 import NIOCore
+import PostgresNIO
+import RegistrationService
 import ResponseService
 import StudyMetadataService
 import StudyModels
@@ -31,9 +33,20 @@ struct ConsoleFixture: Sendable {
          "consent": {"visualScreens": [{"type": "overview", "title": "About", "text": "What the study is."}]}}
         """#
 
-    /// `withResponse`: a response service too (its own database, on a port), knowing CONSOLE1 as
-    /// running, for the pages over its admin API.
-    static func run(withResponse: Bool = false, _ body: @escaping @Sendable (ConsoleFixture) async throws -> Void) async throws {
+    /// The registration service, when the fixture runs one: its database (to seed participants)
+    /// and where it keeps consent PDFs and writes e-mails.
+    struct Registration: Sendable {
+        let postgres: PostgresClient
+        let consentDirectory: URL
+        let mailDirectory: URL
+    }
+
+    var registration: Registration?
+
+    /// `withPeers`: the response and registration services too (each with its own database, on a
+    /// port), CONSOLE1 published and known to the response service as running, for the pages over
+    /// their admin APIs.
+    static func run(withPeers: Bool = false, _ body: @escaping @Sendable (ConsoleFixture) async throws -> Void) async throws {
         try await TestDatabase.withFreshDatabase { url in
             let reader = TestConfiguration.reader(
                 for: .studyMetadata, databaseURL: url,
@@ -50,23 +63,26 @@ struct ConsoleFixture: Sendable {
                 #expect(try await send(metadata, .post, "/admin/v1/apps", token: root, body: app).0 == .created)
                 #expect(try await send(metadata, .put, "/admin/v1/studies/CONSOLE1/draft", token: root, body: study).0 == .created)
                 let metadataURL = "http://127.0.0.1:\(metadata.port!)"
-                let console = { @Sendable (responseURL: String?) in
+                let console = { @Sendable (peers: [String: String]) in
                     var values: [AbsoluteConfigKey: ConfigValue] = [
                         "console.key": .init(.string(consoleKey), isSecret: true),
                         "http.port": "0",
                         "studyMetadata.url": .init(.string(metadataURL), isSecret: false),
                         "log.level": "warning",
                     ]
-                    if let responseURL { values["response.url"] = .init(.string(responseURL), isSecret: false) }
+                    for (key, url) in peers { values[AbsoluteConfigKey(ConfigKey(key))] = .init(.string(url), isSecret: false) }
                     return try ConsoleService.buildApplication(reader: ConfigReader(provider: InMemoryProvider(values: values)), logger: logger)
                 }
-                let run = { @Sendable (responseURL: String?) in
-                    try await console(responseURL).test(.live) { client in
+                let run = { @Sendable (peers: [String: String], registration: Registration?) in
+                    try await console(peers).test(.live) { client in
                         try await TestApplication.waitUntilReady(client)
-                        try await body(ConsoleFixture(metadata: metadata, rootToken: root, browser: Browser(client: client)))
+                        try await body(ConsoleFixture(
+                            metadata: metadata, rootToken: root, browser: Browser(client: client), registration: registration))
                     }
                 }
-                guard withResponse else { return try await run(nil) }
+                guard withPeers else { return try await run([:], nil) }
+                let (published, publishedBody, _) = try await send(metadata, .post, "/admin/v1/studies/CONSOLE1/publish", token: root)
+                #expect(published == .ok, "\(String(buffer: publishedBody))")
                 try await TestDatabase.withFreshDatabase { responseDatabase in
                     let response = try ResponseService.buildApplication(
                         reader: TestConfiguration.reader(
@@ -75,7 +91,29 @@ struct ConsoleFixture: Sendable {
                     try await response.test(.live) { responseClient in
                         try await TestApplication.waitUntilReady(responseClient)
                         #expect(try await announce("CONSOLE1", to: responseClient) == .ok)
-                        try await run("http://127.0.0.1:\(responseClient.port!)")
+                        let responseURL = "http://127.0.0.1:\(responseClient.port!)"
+                        try await TestDatabase.withFreshDatabase { registrationDatabase in
+                            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("console-registration-\(UUID())")
+                            defer { try? FileManager.default.removeItem(at: folder) }
+                            let consents = folder.appendingPathComponent("consents")
+                            let mail = folder.appendingPathComponent("mail")
+                            let registration = try RegistrationService.buildApplication(
+                                reader: TestConfiguration.reader(
+                                    for: .registration, databaseURL: registrationDatabase,
+                                    overrides: [
+                                        "studyMetadata.url": metadataURL, "response.url": responseURL,
+                                        "consent.directory": consents.path, "mail.directory": mail.path,
+                                    ]),
+                                logger: logger)
+                            try await registration.test(.live) { registrationClient in
+                                try await TestApplication.waitUntilReady(registrationClient)
+                                try await TestDatabase.withClient(url: registrationDatabase) { postgres, _ in
+                                    try await run(
+                                        ["response.url": responseURL, "registration.url": "http://127.0.0.1:\(registrationClient.port!)"],
+                                        Registration(postgres: postgres, consentDirectory: consents, mailDirectory: mail))
+                                }
+                            }
+                        }
                     }
                 }
             }

@@ -7,7 +7,7 @@ import TestSupport
 /// a new batch, and each batch's CSV and QR sheet passed on from the response service.
 @Suite struct ConsoleTokenTests {
     @Test func anEditorMakesABatchAndDownloadsItsCSVAndQRSheet() async throws {
-        try await ConsoleFixture.run(withResponse: true) { f in
+        try await ConsoleFixture.run(withPeers: true) { f in
             try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
             let empty = try await f.browser.get("/studies/CONSOLE1/tokens")
             #expect(empty.status == .ok)
@@ -45,7 +45,7 @@ import TestSupport
     }
 
     @Test func aViewerSeesTheBatchesButCanNeitherMakeNorDownloadThem() async throws {
-        try await ConsoleFixture.run(withResponse: true) { f in
+        try await ConsoleFixture.run(withPeers: true) { f in
             try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
             let csrf = try #require(try await f.browser.get("/studies/CONSOLE1/tokens").input("csrf"))
             let location = try #require(try await f.browser.post("/studies/CONSOLE1/tokens", [("csrf", csrf), ("count", "3")]).location)

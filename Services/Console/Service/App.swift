@@ -29,7 +29,8 @@ public enum ConsoleService {
             configuration.timeout = .init(connect: .seconds(5), read: .seconds(30))
             return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         }
-        let api = AdminAPIClient(studyMetadata: settings.studyMetadataURL, response: settings.responseURL, http: http)
+        let api = AdminAPIClient(
+            studyMetadata: settings.studyMetadataURL, registration: settings.registrationURL, response: settings.responseURL, http: http)
         let renderer = try PageRenderer()
         let pages = ConsolePages(
             api: api, renderer: renderer,
@@ -61,6 +62,8 @@ public enum ConsoleService {
         StudyActionRoutes(pages: pages).add(to: shell.router)
         TeamRoutes(pages: pages).add(to: shell.router)
         TokenRoutes(pages: pages).add(to: shell.router)
+        ParticipantPageRoutes(pages: pages).add(to: shell.router)
+        InvitationPageRoutes(pages: pages).add(to: shell.router)
         AccountRoutes(pages: pages).add(to: shell.router)
         DocumentRoutes(pages: pages).add(to: shell.router)
         AppPageRoutes(pages: pages).add(to: shell.router)

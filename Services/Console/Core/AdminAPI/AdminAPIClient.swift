@@ -11,6 +11,7 @@ import StudyModels
 package struct AdminAPIClient: Sendable {
     package enum Peer: String, Sendable {
         case studyMetadata = "study-metadata"
+        case registration
         case response
     }
 
@@ -23,11 +24,11 @@ package struct AdminAPIClient: Sendable {
     let drafts: DraftCache
 
     package init(
-        studyMetadata: URL, response: URL, http: ManagedHTTPClient, maxReplyBytes: Int = 16 * 1024 * 1024,
+        studyMetadata: URL, registration: URL, response: URL, http: ManagedHTTPClient, maxReplyBytes: Int = 16 * 1024 * 1024,
         timeout: TimeAmount = .seconds(15), drafts: DraftCache = DraftCache()
     ) {
         self.drafts = drafts
-        baseURLs = [.studyMetadata: studyMetadata, .response: response]
+        baseURLs = [.studyMetadata: studyMetadata, .registration: registration, .response: response]
         self.http = http
         self.maxReplyBytes = maxReplyBytes
         self.timeout = timeout

@@ -14,6 +14,7 @@ package struct ConsoleSettings: ProcessSettings {
         package static let publicURL = Setting("console.publicUrl")
         package static let sessionHours = Setting("console.sessionHours")
         package static let studyMetadataURL = Setting("studyMetadata.url")
+        package static let registrationURL = Setting("registration.url")
         package static let responseURL = Setting("response.url")
         package static let maxBodySize = Setting("http.maxBodySize")
     }
@@ -28,6 +29,7 @@ package struct ConsoleSettings: ProcessSettings {
     /// How long a sign-in lasts, at most (study-metadata's token may end sooner).
     package var sessionDuration: Duration
     package var studyMetadataURL: URL
+    package var registrationURL: URL
     package var responseURL: URL
     /// The largest request body the console reads (a whole study document uploaded as JSON).
     package var maxBodySize: Int
@@ -50,6 +52,7 @@ package struct ConsoleSettings: ProcessSettings {
         publicURL = try settings.httpURL(Keys.publicURL, default: URL(string: "http://127.0.0.1:\(port)")!)
         sessionDuration = .seconds(3600 * (try settings.integer(Keys.sessionHours, default: 12, in: 1...168)))
         studyMetadataURL = try settings.httpURL(Keys.studyMetadataURL, default: URL(string: "http://127.0.0.1:8081")!)
+        registrationURL = try settings.httpURL(Keys.registrationURL, default: URL(string: "http://127.0.0.1:8082")!)
         responseURL = try settings.httpURL(Keys.responseURL, default: URL(string: "http://127.0.0.1:8083")!)
         maxBodySize = try settings.integer(Keys.maxBodySize, default: 8 * 1024 * 1024, in: 1024...(1 << 30))
         logLevel = try settings.choice(ServiceSettings.Keys.logLevel, default: .info)

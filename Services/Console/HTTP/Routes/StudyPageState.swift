@@ -43,6 +43,8 @@ extension ConsolePages {
         page["actionsCurrent"] = current == "actions"
         page["teamCurrent"] = current == "team"
         page["tokensCurrent"] = current == "tokens"
+        page["participantsCurrent"] = current == "participants"
+        page["invitationsCurrent"] = current == "invitations"
         page["auditCurrent"] = current == "audit"
         page["documentCurrent"] = current == "document"
         return page

@@ -74,15 +74,7 @@ package struct TokenRoutes: Sendable {
             let download = try await pages.api.download(
                 "/admin/v1/studies/\(AdminAPIClient.segment(studyId))/token-batches/\(batchId.uuidString.lowercased())/\(file)",
                 on: .response, token: session.token, logger: context.logger)
-            var headers: HTTPFields = [.contentType: download.contentType, .cacheControl: "no-store"]
-            headers[.contentDisposition] = download.contentDisposition
-            let body = download.body
-            return Response(
-                status: .ok, headers: headers,
-                body: ResponseBody { writer in
-                    for try await chunk in body { try await writer.write(chunk) }
-                    try await writer.finish(nil)
-                })
+            return download.response
         }
     }
 

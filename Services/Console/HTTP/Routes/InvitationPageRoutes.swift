@@ -1,0 +1,181 @@
+import ConsoleCore
+import Foundation
+import Hummingbird
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+
+/// A study's sites and invitations (`/studies/{studyId}/invitations`), over registration's admin
+/// API: the sites with their counts, the invitations with their states (addresses for a study
+/// admin), and for a study admin: a new site, one invitation, a CSV of them (refused whole, each
+/// bad line named), and resending or revoking one.
+package struct InvitationPageRoutes: Sendable {
+    let pages: ConsolePages
+
+    /// Invitations shown on the page, newest state first in id order (the API's order).
+    static let pageSize = 200
+
+    package init(pages: ConsolePages) {
+        self.pages = pages
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/studies/:studyId/invitations", use: show)
+        router.post("/studies/:studyId/invitations", use: inviteOne)
+        router.post("/studies/:studyId/invitations/import", use: importCSV)
+        router.post("/studies/:studyId/invitations/:invitationId/resend") { try await change($0, $1, "resend") }
+        router.post("/studies/:studyId/invitations/:invitationId/revoke") { try await change($0, $1, "revoke") }
+        router.post("/studies/:studyId/sites", use: createSite)
+    }
+
+    /// What the page was asked to show, kept across a refused form.
+    struct Filter {
+        var state = ""
+        var site = ""
+        var query: [(String, String)] { [("state", state), ("site", site), ("limit", String(InvitationPageRoutes.pageSize))] }
+    }
+
+    @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        let parameters = request.uri.queryParameters
+        let filter = Filter(
+            state: parameters["state"].map(String.init).flatMap { Invitation.states.contains($0) ? $0 : nil } ?? "",
+            site: parameters["site"].map(String.init).flatMap { UUID(uuidString: $0)?.uuidString.lowercased() } ?? "")
+        let done = parameters["done"].map(String.init) ?? ""
+        return try await pages.signedIn(request, context) { session, _ in
+            try await page(studyId, session: session, context: context, filter: filter, notice: Self.notice(done), problems: [], status: .ok)
+        }
+    }
+
+    static func notice(_ done: String) -> String {
+        switch done {
+        case "invited": "Invited: the e-mail is on its way."
+        case "imported": "Everyone in the file is invited: the e-mails are on their way."
+        case "resent": "Sent again, valid for another period."
+        case "revoked": "Revoked: the token no longer works."
+        case "site": "The site is added."
+        default: ""
+        }
+    }
+
+    @Sendable func inviteOne(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        return try await pages.signedIn(request, context) { session, form in
+            let wanted = InvitationRequest(
+                email: FormField.trimmed(form?["email"]), siteId: FormField.trimmed(form?["siteId"]).nilIfEmpty)
+            return try await perform(studyId, session: session, context: context, done: "invited") { () async throws(AdminAPIError) in
+                _ = try await pages.api.invite(wanted, in: studyId, token: session.token, logger: context.logger)
+            }
+        }
+    }
+
+    @Sendable func importCSV(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        return try await pages.signedIn(request, context) { session, form in
+            let csv = (form ?? FormFields()).text(file: "csvFile", orPasted: "csv")
+            guard !csv.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                return try await page(
+                    studyId, session: session, context: context, filter: Filter(), notice: "",
+                    problems: [.init(pointer: "/csv", message: "Choose a CSV file or paste its lines.")], status: .unprocessableContent)
+            }
+            return try await perform(studyId, session: session, context: context, done: "imported") { () async throws(AdminAPIError) in
+                _ = try await pages.api.importInvitations(csv: csv, in: studyId, token: session.token, logger: context.logger)
+            }
+        }
+    }
+
+    func change(_ request: Request, _ context: ServiceRequestContext, _ action: String) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        let invitationId = try context.parameters.require("invitationId")
+        return try await pages.signedIn(request, context) { session, _ in
+            try await perform(studyId, session: session, context: context, done: action == "resend" ? "resent" : "revoked") {
+                () async throws(AdminAPIError) in
+                _ = try await pages.api.changeInvitation(invitationId, action, in: studyId, token: session.token, logger: context.logger)
+            }
+        }
+    }
+
+    @Sendable func createSite(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        return try await pages.signedIn(request, context) { session, form in
+            let site = SiteRequest(
+                name: FormField.trimmed(form?["name"]), location: FormField.trimmed(form?["location"]).nilIfEmpty,
+                targetEnrollment: Int(FormField.trimmed(form?["targetEnrollment"])))
+            return try await perform(studyId, session: session, context: context, done: "site") { () async throws(AdminAPIError) in
+                _ = try await pages.api.createSite(site, in: studyId, token: session.token, logger: context.logger)
+            }
+        }
+    }
+
+    /// Runs a change; back to the page with its notice, or the page again with what the API
+    /// refused (a refused CSV lists every bad line).
+    func perform(
+        _ studyId: String, session: ConsoleSession, context: ServiceRequestContext, done: String,
+        _ call: () async throws(AdminAPIError) -> Void
+    ) async throws -> Response {
+        if case .failure(let error) = await ConsolePages.outcome(call) {
+            guard [400, 404, 409, 413, 422].contains(error.status) else { throw error }
+            let problems = error.problems.isEmpty
+                ? [ValidationProblem(pointer: "", message: error.message)]
+                : error.problems.map { ValidationProblem(pointer: $0.pointer, message: $0.message) }
+            return try await page(
+                studyId, session: session, context: context, filter: Filter(), notice: "", problems: problems, status: .unprocessableContent)
+        }
+        return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/invitations?done=\(done)")
+    }
+
+    func page(
+        _ studyId: String, session: ConsoleSession, context: ServiceRequestContext, filter: Filter, notice: String,
+        problems: [ValidationProblem], status: HTTPResponse.Status
+    ) async throws -> Response {
+        async let sites = pages.api.sites(of: studyId, token: session.token, logger: context.logger)
+        async let invitations = pages.api.invitations(of: studyId, query: filter.query, token: session.token, logger: context.logger)
+        let state = try await pages.load(studyId, session: session, context: context)
+        var page = pages.studyPage(
+            title: "Invitations · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
+            sections: state.sections, current: "invitations")
+        let studyAdmin = (state.role ?? .viewer) >= .studyAdmin
+        let siteList = try await sites
+        page["sites"] = siteList.sites.map { site -> [String: Any] in
+            [
+                "siteId": site.siteId, "name": site.name, "location": site.location,
+                "target": site.targetEnrollment.map { $0.formatted() } ?? "", "invited": site.counts.invited,
+                "enrolled": site.counts.enrolled, "withdrawn": site.counts.withdrawn, "revoked": site.counts.revoked,
+                "expired": site.counts.expired, "participants": site.counts.participants,
+                "decommissioned": site.decommissionedAt != nil, "selected": site.siteId == filter.site,
+            ]
+        }
+        page["hasSites"] = !siteList.sites.isEmpty
+        page["study"] = (page["study"] as? [String: Any] ?? [:]).merging(["counts": [
+            "invited": siteList.study.invited, "enrolled": siteList.study.enrolled, "withdrawn": siteList.study.withdrawn,
+            "revoked": siteList.study.revoked, "expired": siteList.study.expired, "participants": siteList.study.participants,
+        ]]) { $1 }
+        let list = try await invitations
+        page["invitations"] = list.invitations.map { invitation -> [String: Any] in
+            let open = invitation.state == "invited" || invitation.state == "expired"
+            return [
+                "invitationId": invitation.invitationId, "shortId": String(invitation.invitationId.prefix(8)),
+                "email": invitation.email ?? "", "site": invitation.siteName ?? "", "state": invitation.state,
+                "stateClass": "state-\(invitation.state)", "expiresAt": StudyPageModels.timestamp(invitation.expiresAt),
+                "sent": invitation.sentCount, "participantId": invitation.participantId ?? "",
+                "hasParticipant": invitation.participantId != nil, "otherAddress": invitation.sameEmail == false,
+                "actions": studyAdmin && open,
+            ]
+        }
+        page["hasInvitations"] = !list.invitations.isEmpty
+        page["identities"] = list.identities
+        page["more"] = list.next != nil
+        page["states"] = Invitation.states.map { ["value": $0, "selected": $0 == filter.state] }
+        page["studyAdmin"] = studyAdmin
+        page["notice"] = notice
+        page["hasNotice"] = !notice.isEmpty
+        page["problems"] = problems.map(StudyPageModels.item)
+        page["hasProblems"] = !problems.isEmpty
+        page["problemsHeading"] = "Nothing was changed"
+        return pages.renderer.page("invitations", page, status: status)
+    }
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,130 @@
+import ConsoleCore
+import Foundation
+import Hummingbird
+import NIOCore
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+
+/// A study's participants (`/studies/{studyId}/participants`), over registration's admin API: a
+/// searchable, paged table (status, site, enrolled, consent, last activity; addresses for a study
+/// admin), the adherence per activity, and one participant's page with their consent history,
+/// their signed PDFs (study admin) and their activity states.
+package struct ParticipantPageRoutes: Sendable {
+    let pages: ConsolePages
+
+    static let pageSize = 50
+
+    package init(pages: ConsolePages) {
+        self.pages = pages
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/studies/:studyId/participants", use: list)
+        router.get("/studies/:studyId/participants/:participantId", use: show)
+        router.get("/studies/:studyId/participants/:participantId/consents/:consentId/pdf", use: consentPDF)
+    }
+
+    @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        let parameters = request.uri.queryParameters
+        let status = parameters["status"].map(String.init).flatMap { ParticipantList.statuses.contains($0) ? $0 : nil } ?? ""
+        let site = parameters["site"].map(String.init).flatMap { UUID(uuidString: $0)?.uuidString.lowercased() } ?? ""
+        let search = String((parameters["q"].map(String.init) ?? "").prefix(100)).trimmingCharacters(in: .whitespaces)
+        let after = parameters["after"].map(String.init).flatMap { UUID(uuidString: $0)?.uuidString.lowercased() } ?? ""
+        return try await pages.signedIn(request, context) { session, _ in
+            async let participants = pages.api.participants(
+                of: studyId, query: [("status", status), ("site", site), ("q", search), ("after", after), ("limit", String(Self.pageSize))],
+                token: session.token, logger: context.logger)
+            async let sites = pages.api.sites(of: studyId, token: session.token, logger: context.logger)
+            async let adherence = pages.api.adherence(of: studyId, token: session.token, logger: context.logger)
+            let state = try await pages.load(studyId, session: session, context: context)
+            var page = pages.studyPage(
+                title: "Participants · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
+                sections: state.sections, current: "participants")
+            let list = try await participants
+            page["participants"] = list.participants.map { participant -> [String: Any] in
+                [
+                    "participantId": participant.participantId, "shortId": String(participant.participantId.prefix(8)),
+                    "email": participant.email ?? "", "status": participant.status, "site": participant.siteName ?? "",
+                    "enrolledAt": participant.enrolledAt.map(StudyPageModels.timestamp) ?? "",
+                    "consent": participant.consentVersions.last ?? "", "sharing": participant.sharing ?? "",
+                    "lastActivityAt": participant.lastActivityAt.map(StudyPageModels.timestamp) ?? "",
+                    "completion": participant.completion, "adherence": participant.adherence,
+                ]
+            }
+            page["hasParticipants"] = !list.participants.isEmpty
+            page["identities"] = list.identities
+            if let next = list.next {
+                page["nextHref"] = "/studies/\(AdminAPIClient.segment(studyId))/participants"
+                    + AdminAPIClient.queryString([("status", status), ("site", site), ("q", search), ("after", next)])
+            }
+            page["statuses"] = ParticipantList.statuses.map { ["value": $0, "selected": $0 == status] }
+            page["sites"] = try await sites.sites.map { ["siteId": $0.siteId, "name": $0.name, "selected": $0.siteId == site] }
+            page["search"] = search
+            let adherenceCounts = try await adherence
+            page["adherence"] = adherenceCounts.activities.map { activity -> [String: Any] in
+                ["activityId": activity.activityId, "upToDate": activity.upToDate, "behind": activity.behind, "notStarted": activity.notStarted]
+            }
+            page["hasAdherence"] = !adherenceCounts.activities.isEmpty
+            page["inStudy"] = adherenceCounts.participants
+            return pages.renderer.page("participants", page)
+        }
+    }
+
+    @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        let participantId = try context.parameters.require("participantId")
+        return try await pages.signedIn(request, context) { session, _ in
+            async let detail = pages.api.participant(participantId, of: studyId, token: session.token, logger: context.logger)
+            let state = try await pages.load(studyId, session: session, context: context)
+            let found = try await detail
+            var page = pages.studyPage(
+                title: "Participant \(found.participant.participantId.prefix(8)) · \(state.summary.name)", session: session,
+                summary: state.summary, role: state.role, sections: state.sections, current: "participants")
+            let participant = found.participant
+            page["participant"] = [
+                "participantId": participant.participantId, "email": participant.email ?? "", "hasEmail": participant.email != nil,
+                "status": participant.status, "site": participant.siteName ?? "none",
+                "enrolledAt": participant.enrolledAt.map(StudyPageModels.timestamp) ?? "not yet",
+                "withdrawnAt": participant.withdrawnAt.map(StudyPageModels.timestamp) ?? "",
+                "hasWithdrawn": participant.withdrawnAt != nil, "sharing": participant.sharing ?? "not asked",
+                "completion": participant.completion, "adherence": participant.adherence,
+                "verified": found.account.verified ? "yes" : "not yet",
+                "locked": found.account.lockedUntil.map { "until \(StudyPageModels.timestamp($0))" } ?? "no",
+                "disabled": found.account.disabledAt.map { "since \(StudyPageModels.timestamp($0))" } ?? "no",
+            ] as [String: Any]
+            page["consents"] = found.consents.map { consent -> [String: Any] in
+                [
+                    "consentId": consent.consentId, "version": consent.version, "status": consent.status, "sharing": consent.sharing,
+                    "recordedAt": StudyPageModels.timestamp(consent.recordedAt), "hasPDF": consent.pdfSHA256 != nil,
+                    "pdfBytes": consent.pdfBytes.map { "\(($0 + 1023) / 1024) KB" } ?? "", "sha": String((consent.pdfSHA256 ?? "").prefix(16)),
+                    "download": found.mayReadConsentPDFs && consent.pdfSHA256 != nil,
+                ]
+            }
+            page["hasConsents"] = !found.consents.isEmpty
+            page["activities"] = found.activities.map { activity -> [String: Any] in
+                [
+                    "activityId": activity.activityId, "version": activity.version, "state": activity.state, "runId": activity.runId,
+                    "runs": "\(activity.runsCompleted) of \(activity.runsTotal)", "missed": activity.runsMissed,
+                    "updatedAt": StudyPageModels.timestamp(activity.updatedAt),
+                ]
+            }
+            page["hasActivities"] = !found.activities.isEmpty
+            return pages.renderer.page("participant", page)
+        }
+    }
+
+    /// The signed PDF, passed on from registration (which checks its hash and audits the reading).
+    @Sendable func consentPDF(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        let participantId = try context.parameters.require("participantId")
+        let consentId = try context.parameters.require("consentId")
+        return try await pages.signedIn(request, context) { session, _ in
+            let download = try await pages.api.download(
+                pages.api.consentPDFPath(consentId, of: participantId, in: studyId), on: .registration, token: session.token,
+                logger: context.logger)
+            return download.response
+        }
+    }
+}

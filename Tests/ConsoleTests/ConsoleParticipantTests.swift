@@ -1,0 +1,138 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Logging
+import PostgresNIO
+import RegistrationCore
+import ServiceKit
+import Testing
+import TestSupport
+
+/// Running the study in the console, over registration's admin API: the participants table and
+/// one participant's page (consent history, the signed PDF passed on byte for byte, activities),
+/// and the invitations page (a CSV refused whole with its bad line named, three people invited,
+/// one revoked), as a study admin and as a viewer.
+@Suite struct ConsoleParticipantTests {
+    static let pdf = Data("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n% signed by Pat\n%%EOF\n".utf8)
+
+    /// Pat joined CONSOLE1 and signed consent 1.0 with a PDF (stored as the service stores it);
+    /// Quinn joined without consenting. Returns Pat's participant id in the study.
+    static func seed(_ registration: ConsoleFixture.Registration) async throws -> String {
+        let logger = Logger(label: "seed")
+        let storage = FileConsentStorage(
+            directory: registration.consentDirectory, encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!)
+        let key = try await storage.store(pdf)
+        var pat = ""
+        for (name, consent) in [("pat", true), ("quinn", false)] {
+            let userId = UUID()
+            let email = "\(name)@participants.test"
+            try await registration.postgres.query(
+                """
+                INSERT INTO participants (user_id, app_id, org_id, email, email_key, password_hash, verified)
+                VALUES (\(userId), 'CONSOLEAPP', 'ORG', \(email), \(email), 'x', true)
+                """, logger: logger)
+            let rows = try await registration.postgres.query(
+                """
+                INSERT INTO participant_studies (user_id, study_id, status, enrolled_at)
+                VALUES (\(userId), 'CONSOLE1', 'inProgress', now()) RETURNING pseudonym
+                """, logger: logger)
+            for try await pseudonym in rows.decode(UUID.self) where consent { pat = pseudonym.uuidString.lowercased() }
+            if consent {
+                try await registration.postgres.query(
+                    """
+                    INSERT INTO consent_records (user_id, app_id, study_id, version, status, sharing, pdf_key, pdf_sha256, pdf_bytes)
+                    VALUES (\(userId), 'CONSOLEAPP', 'CONSOLE1', '1.0', 'completed', 'true', \(key),
+                            \(SHA256.hash(data: pdf).hexString), \(pdf.count))
+                    """, logger: logger)
+                try await registration.postgres.query(
+                    """
+                    INSERT INTO participant_activities (user_id, study_id, activity_id, activity_state, runs_total, runs_completed, runs_missed)
+                    VALUES (\(userId), 'CONSOLE1', 'diary', 'inProgress', 10, 4, 1)
+                    """, logger: logger)
+            }
+        }
+        return pat
+    }
+
+    @Test func aStudyAdminSeesParticipantsAndGetsTheSignedPDFAndAViewerSeesNoAddressOrPDF() async throws {
+        try await ConsoleFixture.run(withPeers: true) { f in
+            let pat = try await Self.seed(try #require(f.registration))
+            try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let list = try await f.browser.get("/studies/CONSOLE1/participants")
+            #expect(list.status == .ok)
+            #expect(list.html.contains("pat@participants.test") && list.html.contains("quinn@participants.test"))
+            #expect(list.html.contains(#"data-participant="\#(pat)""#))
+            #expect(list.html.contains("<th scope=\"row\"><code>diary</code></th><td class=\"number\">0</td><td class=\"number\">1</td><td class=\"number\">1</td>"),
+                    "diary: Pat is behind (a run missed), Quinn never reported it")
+            let search = try await f.browser.get("/studies/CONSOLE1/participants?q=quinn")
+            #expect(search.html.contains("quinn@participants.test") && !search.html.contains("pat@participants.test"))
+
+            let detail = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)")
+            #expect(detail.status == .ok)
+            #expect(detail.html.contains("pat@participants.test"))
+            #expect(detail.html.contains("<td><code>diary</code></td>"))
+            let link = try #require(detail.html.firstMatch(of: /href="(\/studies\/CONSOLE1\/participants\/[^"]+\/pdf)"/)?.1)
+            let pdf = try await f.browser.get(String(link))
+            #expect(pdf.status == .ok)
+            #expect(pdf.headers[.contentType] == "application/pdf")
+            #expect(pdf.data == Self.pdf, "the same bytes the app uploaded")
+
+            let password = try await f.makeAdmin("viewer@console.test", role: "viewer")
+            let viewer = Browser(client: f.browser.client)
+            try await viewer.signIn("viewer@console.test", password)
+            let viewed = try await viewer.get("/studies/CONSOLE1/participants")
+            #expect(viewed.status == .ok)
+            #expect(viewed.html.contains(#"data-participant="\#(pat)""#))
+            #expect(!viewed.html.contains("@participants.test"), "a viewer sees pseudonymous ids only")
+            let viewedDetail = try await viewer.get("/studies/CONSOLE1/participants/\(pat)")
+            #expect(!viewedDetail.html.contains("@participants.test"))
+            #expect(!viewedDetail.html.contains("/pdf\""), "no download link for a viewer")
+            let refused = try await viewer.get(String(link))
+            #expect(refused.status == .forbidden)
+            #expect(!refused.data.starts(with: Array("%PDF".utf8)))
+        }
+    }
+
+    @Test func aCSVWithABadLineIsRefusedWholeThenThreeAreInvitedAndOneRevoked() async throws {
+        try await ConsoleFixture.run(withPeers: true) { f in
+            try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let empty = try await f.browser.get("/studies/CONSOLE1/invitations")
+            #expect(empty.status == .ok)
+            let csrf = try #require(empty.input("csrf"))
+            let site = try await f.browser.post("/studies/CONSOLE1/sites", [("csrf", csrf), ("name", "North Clinic"), ("location", "Leeds")])
+            #expect(site.status == .seeOther)
+
+            let bad = "email,site\nzoe@example.org,North Clinic\nnot-an-address,North Clinic\n"
+            let refused = try await f.browser.post(
+                "/studies/CONSOLE1/invitations/import", [("csrf", csrf)], files: [("csvFile", "bad.csv", Array(bad.utf8))])
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.html.contains("line 3: &#39;not-an-address&#39; is not an e-mail address"))
+            #expect(!refused.html.contains(#"id="invitations""#), "nobody was invited")
+
+            let good = "email,site\nana@example.org,North Clinic\nben@example.org,North Clinic\ncai@example.org,\n"
+            let done = try await f.browser.post(
+                "/studies/CONSOLE1/invitations/import", [("csrf", csrf)], files: [("csvFile", "invite.csv", Array(good.utf8))])
+            #expect(done.status == .seeOther)
+            let page = try await f.browser.get(try #require(done.location))
+            #expect(page.html.contains("Everyone in the file is invited"))
+            let rows = page.html.components(separatedBy: "<tr data-invitation=").dropFirst()
+            try #require(rows.count == 3)
+            #expect(rows.allSatisfy { $0.contains("state-invited") })
+            let registration = try #require(f.registration)
+            let mails = try await eventually("three invitation e-mails", within: .seconds(20)) {
+                (try? FileManager.default.contentsOfDirectory(atPath: registration.mailDirectory.path))?.filter { $0.hasSuffix(".eml") }.count ?? 0
+            } until: { $0 == 3 }
+            #expect(mails == 3)
+
+            let ana = try #require(rows.first { $0.contains("ana@example.org") })
+            let anaId = try #require(ana.firstMatch(of: /^"([0-9a-f-]{36})"/)?.1)
+            let revoked = try await f.browser.post("/studies/CONSOLE1/invitations/\(anaId)/revoke", [("csrf", csrf)])
+            #expect(revoked.status == .seeOther)
+            let after = try await f.browser.get(try #require(revoked.location))
+            let anaRow = try #require(after.html.components(separatedBy: "<tr data-invitation=").first { $0.contains("ana@example.org") })
+            #expect(anaRow.contains("state-revoked"))
+            #expect(!anaRow.contains("/revoke"), "a revoked invitation has no actions left")
+            #expect(after.html.contains(#"<td class="number">2</td>"#), "the site counts two open invitations")
+        }
+    }
+}
