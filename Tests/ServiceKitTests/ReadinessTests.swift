@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HTTPTypes
 import HummingbirdTesting
 import ServiceKit
@@ -60,5 +61,29 @@ import TestSupport
                 ($0.status, try $0.body.decodeJSON(ReadinessReport.self))
             }
         } until: { $0.0 == status }.1
+    }
+}
+
+/// `withDeadline` answers at its deadline even when the operation ignores cancellation, as a
+/// connection pool waiting for a database that accepts no connection can.
+@Suite struct DeadlineTests {
+    @Test func theDeadlineAnswersBeforeAnOperationThatIgnoresCancellation() async throws {
+        let finished = Mutex(false)
+        await #expect(throws: DeadlineExceeded.self) {
+            try await withDeadline(.milliseconds(100)) {
+                // A wait that cancellation cannot end.
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 3) { continuation.resume() }
+                }
+                finished.withLock { $0 = true }
+            }
+        }
+        #expect(finished.withLock { $0 } == false, "the caller was answered while the operation still ran")
+    }
+
+    @Test func aResultOrAnErrorBeforeTheDeadlineIsPassedOn() async throws {
+        #expect(try await withDeadline(.seconds(5)) { 42 } == 42)
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) { try await withDeadline(.seconds(5)) { throw Refused() } }
     }
 }
