@@ -73,6 +73,10 @@ import TestSupport
                     try await TestSupport.eventually("B hearing the \(heardByA) notifications A heard") {
                         try await catalogNotifications(b)
                     } until: { $0 == heardByA }
+                    // B's earlier read may have come before the app update's notification, which
+                    // then emptied its cache: read once more, so B now holds the terms in memory.
+                    #expect(try await api.get(b, "/StudyMetaData/termsPolicy", headers).1["terms"] as? String
+                        == "https://example.org/terms-v2")
                     try await TestDatabase.withClient(url: url) { postgres, logger in
                         try await postgres.query(
                             "UPDATE apps SET definition = jsonb_set(definition, '{termsUrl}', '\"https://example.org/terms-v3\"')",

@@ -9,6 +9,7 @@ import RegistrationHTTP
 import RegistrationService
 import ServiceKit
 import ServiceKitHTTP
+import ServiceLifecycle
 import StudyModels
 import Testing
 import TestSupport
@@ -78,10 +79,20 @@ struct RegistrationHarness: Sendable {
                         reader: TestConfiguration.reader(
                             for: .registration, databaseURL: url, overrides: settings.merging(["http.port": String(peerPort)]) { $1 }),
                         logger: Logger(label: "registration-replica"))
+                    // Stopped as a deployment stops it (a graceful shutdown), so its workers and
+                    // connections close at once rather than waiting out their deadlines.
+                    let services = ServiceGroup(
+                        configuration: .init(services: [replica], gracefulShutdownSignals: [], logger: Logger(label: "registration-replica")))
                     try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask { try await replica.runService(gracefulShutdownSignals: []) }
-                        defer { group.cancelAll() }
-                        try await body(harness)
+                        group.addTask { try await services.run() }
+                        do {
+                            try await body(harness)
+                        } catch {
+                            await services.triggerGracefulShutdown()
+                            throw error
+                        }
+                        await services.triggerGracefulShutdown()
+                        try await group.waitForAll()
                     }
                 }
             }
