@@ -21,8 +21,8 @@ import sys
 # The callers each service serves; the internal routes check the same (requireCaller).
 CALLERS = {
     "study-metadata": ["registration", "response"],
-    "registration": ["study-metadata"],
-    "response": ["study-metadata"],
+    "registration": ["study-metadata", "response"],
+    "response": ["study-metadata", "registration"],
 }
 
 

@@ -710,7 +710,10 @@ def main():
         wait(driver, gone(page), "the invitations page after revoking")
         row = next(r for r in driver.find_elements(By.CSS_SELECTOR, "#invitations tbody tr") if invitees[0] in r.text)
         assert "revoked" in row.text, row.text
-        assert "3" in driver.find_element(By.ID, "sites").text
+        # The site's counts: location, target, invited, enrolled, withdrawn, revoked, expired, in the study.
+        cells = [cell.text for cell in driver.find_element(
+            By.XPATH, "//table[@id='sites']//tr[th[contains(., 'North Clinic')]]").find_elements(By.TAG_NAME, "td")]
+        assert cells[2:] == ["2", "0", "0", "1", "0", "0"], cells
         shot(driver, "study-invitations")
         refused = enroll(tokens[invitees[0]])
         assert refused.get("success") is False and "withdrawn by the study team" in refused.get("exception", ""), refused

@@ -95,7 +95,7 @@ package struct SiteStore: Sendable {
                     actor: actor, action: "sites.created", studyId: studyId,
                     details: ["siteId": id.uuidString.lowercased(), "name": request.name], on: connection)
             }
-        } catch let error as PostgresTransactionError where Self.isNameTaken(error.closureError ?? error) {
+        } catch where PostgresErrors.isUniqueViolation(error) {
             return .nameTaken
         }
         return try await site(studyId: studyId, siteId: id).map(Outcome.saved) ?? .notFound
@@ -124,7 +124,7 @@ package struct SiteStore: Sendable {
                 try await audit.record(actor: actor, action: "sites.updated", studyId: studyId, details: details, on: connection)
                 return true
             }
-        } catch let error as PostgresTransactionError where Self.isNameTaken(error.closureError ?? error) {
+        } catch where PostgresErrors.isUniqueViolation(error) {
             return .nameTaken
         }
         guard updated, let site = try await site(studyId: studyId, siteId: siteId) else { return .notFound }
@@ -146,9 +146,5 @@ package struct SiteStore: Sendable {
             found[name.lowercased()] = reference
         }
         return found
-    }
-
-    static func isNameTaken(_ error: any Error) -> Bool {
-        (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
     }
 }

@@ -155,7 +155,7 @@ package struct Invitations: Sendable {
         } catch {
             // The tokens the response service made would otherwise stay usable with no invitation.
             _ = try? await tokens.revoke(ids, studyId: studyId, logger: logger)
-            if let failure = error as? PostgresTransactionError, SiteStore.isNameTaken(failure.closureError ?? failure) {
+            if PostgresErrors.isUniqueViolation(error) {
                 throw Failure.refused([.init(line: 0, field: "email", message: "an address was invited by someone else meanwhile; try again")])
             }
             throw error
