@@ -344,9 +344,9 @@ for name, label in (("reg-healthz", "healthz"), ("login", "login (4 conns)"), ("
     print(f"{label:<20}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / reg[0]:>20.3f}")
 print("(participants: a page of 50 of BENCHSTUDY's 10,000, read by the super-admin, so audited; goal: p99 < 100 ms)")
 invites = [line.split() for line in open(f"{base}.invite").read().splitlines() if line.strip()]
-seconds = sorted(float(t) for code, t in invites if code == "201")
-if len(seconds) == len(invites) == 3:
-    print(f"invite 1,000 from one CSV (median of 3, the whole request): {seconds[1]:.2f} s")
+invite_seconds = sorted(float(t) for code, t in invites if code == "201")
+if len(invite_seconds) == len(invites) == 3:
+    print(f"invite 1,000 from one CSV (median of 3, the whole request): {invite_seconds[1]:.2f} s")
 else:
     print(f"invite 1,000 from one CSV: FAILED ({invites})")
 kdf = float(open(f"{base}.kdf").read().strip() or 0)
