@@ -64,6 +64,15 @@ import TestSupport
             #expect(list.html.contains(#"data-participant="\#(pat)""#))
             #expect(list.html.contains("<th scope=\"row\"><code>diary</code></th><td class=\"number\">0</td><td class=\"number\">1</td><td class=\"number\">1</td>"),
                     "diary: Pat is behind (a run missed), Quinn never reported it")
+            // Sorted by a column's heading: newest enrollment first (Quinn joined after Pat).
+            let newest = try await f.browser.get("/studies/CONSOLE1/participants?sort=enrolledAt&order=desc")
+            let quinnAt = try #require(newest.html.range(of: "quinn@participants.test")).lowerBound
+            let patAt = try #require(newest.html.range(of: "pat@participants.test")).lowerBound
+            #expect(quinnAt < patAt)
+            #expect(newest.html.contains(#"aria-sort="descending"><a href="/studies/CONSOLE1/participants?sort=enrolledAt&amp;order=asc">Enrolled</a>"#))
+            let oldest = try await f.browser.get("/studies/CONSOLE1/participants?sort=enrolledAt")
+            #expect(try #require(oldest.html.range(of: "pat@participants.test")).lowerBound
+                < (try #require(oldest.html.range(of: "quinn@participants.test")).lowerBound))
             let search = try await f.browser.get("/studies/CONSOLE1/participants?q=quinn")
             #expect(search.html.contains("quinn@participants.test") && !search.html.contains("pat@participants.test"))
 

@@ -198,4 +198,41 @@ import TestSupport
                 == .forbidden)
         }
     }
+
+    @Test func sortedPagesFollowOneAnotherInEveryOrder() async throws {
+        try await withServices { client, root, viewer, _, postgres in
+            // Distinct enrollment dates; Cleo has none (sorts first ascending, last descending).
+            try await postgres.query(
+                """
+                UPDATE participant_studies ps SET enrolled_at = timestamptz '2026-11-05 10:00:00+00'
+                FROM participants p WHERE p.user_id = ps.user_id AND p.email = 'bob@participants.test'
+                """, logger: Logger(label: "test"))
+            let byEmail = { (page: ParticipantList?) in page?.participants.compactMap(\.email) ?? [] }
+            for (query, expected) in [
+                ("sort=status", ["bob@participants.test", "ann@participants.test", "cleo@participants.test"]),
+                ("sort=status&order=desc", ["cleo@participants.test", "ann@participants.test", "bob@participants.test"]),
+                ("sort=enrolledAt", ["cleo@participants.test", "ann@participants.test", "bob@participants.test"]),
+                ("sort=enrolledAt&order=desc", ["bob@participants.test", "ann@participants.test", "cleo@participants.test"]),
+                ("sort=lastActivityAt&order=desc", ["ann@participants.test"]),
+            ] {
+                let whole = try await list(client, "?\(query)", token: root).1
+                if expected.count == 1 {
+                    #expect(byEmail(whole).first == expected[0], "\(query): the one with an activity first")
+                    continue
+                }
+                #expect(byEmail(whole) == expected, "\(query)")
+                // Two pages of one and two: the second continues from the first's last row.
+                let first = try #require(try await list(client, "?\(query)&limit=1", token: root).1)
+                let next = try #require(first.next)
+                let rest = try await list(client, "?\(query)&limit=2&after=\(next)", token: root).1
+                #expect(byEmail(first) + byEmail(rest) == expected, "\(query), paged")
+            }
+            // A viewer gets the same order, without addresses.
+            let ids = try #require(try await list(client, "?sort=status", token: root).1).participants.map(\.participantId)
+            #expect(try await list(client, "?sort=status", token: viewer).1?.participants.map(\.participantId) == ids)
+            for bad in ["?sort=email", "?sort=", "?order=up", "?sort=status&order=DESC"] {
+                #expect(try await list(client, bad, token: root).0 == .badRequest, "\(bad)")
+            }
+        }
+    }
 }

@@ -113,9 +113,25 @@ package struct AdminParticipantRoutes: Sendable {
             siteId = id
         }
         let page = try AdminPage(parameters, maxLimit: maxLimit, afterName: "a participantId")
-        return .init(
+        var sort = ParticipantList.Sort.participantId
+        if let text = parameters["sort"] {
+            guard let value = ParticipantList.Sort(rawValue: String(text)) else {
+                throw APIError.badRequest(
+                    "sort must be one of \(ParticipantList.Sort.allCases.map(\.rawValue).joined(separator: ", "))", field: "sort")
+            }
+            sort = value
+        }
+        var descending = false
+        if let text = parameters["order"] {
+            guard text == "asc" || text == "desc" else { throw APIError.badRequest("order must be asc or desc", field: "order") }
+            descending = text == "desc"
+        }
+        var query = ParticipantDirectory.Query(
             studyId: studyId, status: status, search: page.search, limit: page.limit, after: page.after, identities: identities,
             siteId: siteId)
+        query.sort = sort
+        query.descending = descending
+        return query
     }
 }
 

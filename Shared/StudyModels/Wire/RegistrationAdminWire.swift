@@ -61,6 +61,12 @@ public struct ParticipantList: Codable, Sendable, Equatable {
 
     /// The statuses a participant can have in a study.
     public static let statuses = ["yetToJoin", "inProgress", "completed", "notEligible", "Withdrawn"]
+
+    /// The orders a list can be in (`sort`), each ascending or descending (`order`); ties, and the
+    /// default, go by participant id.
+    public enum Sort: String, Codable, Sendable, CaseIterable {
+        case participantId, status, enrolledAt, lastActivityAt
+    }
 }
 
 /// Where an app account stands: what the admin API shows of it beside a participant or an app user.

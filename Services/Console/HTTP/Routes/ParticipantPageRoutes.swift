@@ -32,9 +32,13 @@ package struct ParticipantPageRoutes: Sendable {
         let site = parameters["site"].map(String.init).flatMap { UUID(uuidString: $0)?.uuidString.lowercased() } ?? ""
         let search = String((parameters["q"].map(String.init) ?? "").prefix(100)).trimmingCharacters(in: .whitespaces)
         let after = parameters["after"].map(String.init).flatMap { UUID(uuidString: $0)?.uuidString.lowercased() } ?? ""
+        let sort = parameters["sort"].map(String.init).flatMap(ParticipantList.Sort.init(rawValue:)) ?? .participantId
+        let descending = parameters["order"] == "desc"
         return try await pages.signedIn(request, context) { session, _ in
+            let order = [("sort", sort == .participantId ? "" : sort.rawValue), ("order", descending ? "desc" : "")]
             async let participants = pages.api.participants(
-                of: studyId, query: [("status", status), ("site", site), ("q", search), ("after", after), ("limit", String(Self.pageSize))],
+                of: studyId,
+                query: [("status", status), ("site", site), ("q", search), ("after", after), ("limit", String(Self.pageSize))] + order,
                 token: session.token, logger: context.logger)
             async let sites = pages.api.sites(of: studyId, token: session.token, logger: context.logger)
             async let adherence = pages.api.adherence(of: studyId, token: session.token, logger: context.logger)
@@ -57,7 +61,20 @@ package struct ParticipantPageRoutes: Sendable {
             page["identities"] = list.identities
             if let next = list.next {
                 page["nextHref"] = "/studies/\(AdminAPIClient.segment(studyId))/participants"
-                    + AdminAPIClient.queryString([("status", status), ("site", site), ("q", search), ("after", next)])
+                    + AdminAPIClient.queryString([("status", status), ("site", site), ("q", search), ("after", next)] + order)
+            }
+            // Each sortable column's heading links to that order (the other direction when it is
+            // the current one), keeping the filters.
+            for column in ParticipantList.Sort.allCases {
+                let current = column == sort
+                let flip = current && !descending
+                page["sort_\(column.rawValue)"] = [
+                    "href": "/studies/\(AdminAPIClient.segment(studyId))/participants"
+                        + AdminAPIClient.queryString([
+                            ("status", status), ("site", site), ("q", search), ("sort", column.rawValue), ("order", flip ? "desc" : "asc"),
+                        ]),
+                    "ariaSort": current ? (descending ? "descending" : "ascending") : "none",
+                ]
             }
             page["statuses"] = ParticipantList.statuses.map { ["value": $0, "selected": $0 == status] }
             page["sites"] = try await sites.sites.map { ["siteId": $0.siteId, "name": $0.name, "selected": $0.siteId == site] }

@@ -19,6 +19,8 @@ package struct ParticipantDirectory: Sendable {
         package var participantId: UUID?
         /// Those who joined through an invitation to this site.
         package var siteId: UUID?
+        package var sort: ParticipantList.Sort = .participantId
+        package var descending = false
 
         package init(
             studyId: String, status: String? = nil, search: String? = nil, limit: Int, after: UUID? = nil, identities: Bool,
@@ -46,6 +48,9 @@ package struct ParticipantDirectory: Sendable {
     /// One page, in participant-id order (`after` continues from the last one).
     package func participants(_ query: Query) async throws -> ParticipantList {
         let search = query.search?.lowercased()
+        // Fixed SQL chosen by the order asked for; the values are binds.
+        let sorted = query.sort != .participantId
+        let direction = query.descending ? "<" : ">"
         let rows = try await client.query(
             """
             SELECT ps.pseudonym, CASE WHEN \(query.identities) THEN p.email ELSE NULL END, ps.status, ps.enrolled_at,
@@ -63,12 +68,16 @@ package struct ParticipantDirectory: Sendable {
             WHERE ps.study_id = \(query.studyId)
               AND (\(query.siteId)::uuid IS NULL OR ps.site_id = \(query.siteId))
               AND (\(query.status)::text IS NULL OR ps.status = \(query.status))
-              AND (\(query.after)::uuid IS NULL OR ps.pseudonym > \(query.after))
+              AND (\(query.after)::uuid IS NULL
+                   OR (NOT \(sorted) AND ps.pseudonym \(unescaped: direction) \(query.after))
+                   OR (\(sorted) AND (\(unescaped: Self.key(query.sort, "ps")), ps.pseudonym) \(unescaped: direction)
+                       ((SELECT \(unescaped: Self.key(query.sort, "x")) FROM participant_studies x
+                         WHERE x.study_id = ps.study_id AND x.pseudonym = \(query.after)), \(query.after)::uuid)))
               AND (\(query.participantId)::uuid IS NULL OR ps.pseudonym = \(query.participantId))
               AND (\(search)::text IS NULL
                    OR left(ps.pseudonym::text, length(\(search))) = \(search)
                    OR (\(query.identities) AND position(\(search) IN p.email_key) > 0))
-            ORDER BY ps.pseudonym
+            ORDER BY \(unescaped: Self.order(query))
             LIMIT \(query.limit + 1)
             """, logger: logger)
         var found: [ParticipantList.Participant] = []
@@ -86,6 +95,28 @@ package struct ParticipantDirectory: Sendable {
         if more { found.removeLast() }
         return ParticipantList(
             participants: found, next: more ? pseudonyms[query.limit - 1].uuidString.lowercased() : nil, identities: query.identities)
+    }
+
+    /// The sort key of `alias`'s row. Fixed SQL for each order (nothing from the request goes
+    /// in): a missing date sorts as the earliest, so the key is never null and a page continues
+    /// from the previous page's last row by comparing (key, participant id).
+    static func key(_ sort: ParticipantList.Sort, _ alias: String) -> String {
+        switch sort {
+        case .participantId: "\(alias).pseudonym"
+        case .status: "\(alias).status COLLATE \"C\""
+        case .enrolledAt: "coalesce(\(alias).enrolled_at, '-infinity'::timestamptz)"
+        case .lastActivityAt:
+            """
+            coalesce((SELECT max(a.updated_at) FROM participant_activities a
+                      WHERE a.user_id = \(alias).user_id AND a.study_id = \(alias).study_id), '-infinity'::timestamptz)
+            """
+        }
+    }
+
+    static func order(_ query: Query) -> String {
+        let direction = query.descending ? "DESC" : "ASC"
+        return query.sort == .participantId
+            ? "ps.pseudonym \(direction)" : "\(key(query.sort, "ps")) \(direction), ps.pseudonym \(direction)"
     }
 
     /// One participant of the study with their account's state, consent history and activity
