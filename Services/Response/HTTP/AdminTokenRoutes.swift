@@ -79,7 +79,7 @@ package struct AdminTokenRoutes {
     @Sendable package func download(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let (study, admin) = try await study(.editor, request, context)
         guard let batchId = UUID(uuidString: try context.parameters.require("batchId")),
-            try await tokens.batchExists(batchId, studyKey: study.key)
+            try await tokens.batch(batchId, studyKey: study.key) != nil
         else {
             throw APIError.notFound("study \(study.studyId) has no such batch")
         }

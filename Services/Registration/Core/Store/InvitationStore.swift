@@ -51,11 +51,12 @@ package struct InvitationStore: Sendable {
         package var limit: Int
         package var after: UUID?
         package var identities: Bool
-        package var invitationId: UUID?
+        /// Only these invitations.
+        package var invitationIds: [UUID]?
 
         package init(
             studyId: String, state: String? = nil, siteId: UUID? = nil, search: String? = nil, limit: Int, after: UUID? = nil,
-            identities: Bool, invitationId: UUID? = nil
+            identities: Bool, invitationIds: [UUID]? = nil
         ) {
             self.studyId = studyId
             self.state = state
@@ -64,7 +65,7 @@ package struct InvitationStore: Sendable {
             self.limit = limit
             self.after = after
             self.identities = identities
-            self.invitationId = invitationId
+            self.invitationIds = invitationIds
         }
     }
 
@@ -117,7 +118,7 @@ package struct InvitationStore: Sendable {
             """, logger: logger)
     }
 
-    /// One page in invitation-id order, or the one invitation `invitationId` names.
+    /// One page in invitation-id order, or the invitations `invitationIds` names.
     package func invitations(_ query: Query) async throws -> InvitationList {
         let search = query.search?.lowercased()
         let rows = try await client.query(
@@ -130,7 +131,7 @@ package struct InvitationStore: Sendable {
             LEFT JOIN participant_studies ps ON ps.user_id = i.user_id AND ps.study_id = i.study_id
             LEFT JOIN participants p ON p.user_id = i.user_id
             WHERE i.study_id = \(query.studyId)
-              AND (\(query.invitationId)::uuid IS NULL OR i.id = \(query.invitationId))
+              AND (\(query.invitationIds)::uuid[] IS NULL OR i.id = ANY(\(query.invitationIds)::uuid[]))
               AND (\(query.after)::uuid IS NULL OR i.id > \(query.after))
               AND (\(query.siteId)::uuid IS NULL OR i.site_id = \(query.siteId))
               AND (\(query.state)::text IS NULL OR \(unescaped: Self.stateSQL) = \(query.state))
@@ -155,7 +156,7 @@ package struct InvitationStore: Sendable {
     }
 
     package func invitation(studyId: String, id: UUID, identities: Bool) async throws -> Invitation? {
-        try await invitations(Query(studyId: studyId, limit: 1, identities: identities, invitationId: id)).invitations.first
+        try await invitations(Query(studyId: studyId, limit: 1, identities: identities, invitationIds: [id])).invitations.first
     }
 
     /// The invitation, locked, when it is still `invited` or `expired` (so it may be resent or

@@ -160,11 +160,10 @@ package struct Invitations: Sendable {
             }
             throw error
         }
-        var made: [Invitation] = []
-        for id in ids {
-            if let invitation = try await store.invitation(studyId: studyId, id: id, identities: true) { made.append(invitation) }
-        }
-        return made
+        // Read back in one query, in the order they were asked for.
+        let stored = try await store.invitations(.init(studyId: studyId, limit: ids.count, identities: true, invitationIds: ids))
+        let byId = Dictionary(uniqueKeysWithValues: stored.invitations.map { ($0.invitationId, $0) })
+        return ids.compactMap { byId[$0.uuidString.lowercased()] }
     }
 
     /// The same token again, valid for another `validFor`, by e-mail.

@@ -118,14 +118,6 @@ package struct TokenStore: Sendable {
         return batches
     }
 
-    /// Whether the printable batch belongs to the study.
-    package func batchExists(_ batchId: UUID, studyKey: String) async throws -> Bool {
-        let rows = try await client.query(
-            "SELECT 1 FROM token_batches WHERE id = \(batchId) AND study_key = \(studyKey) AND kind = 'batch'", logger: logger)
-        for try await _ in rows { return true }
-        return false
-    }
-
     /// The batch's tokens in creation order, opened one page at a time and handed to `each`, so a
     /// 100,000-token download never sits in memory whole.
     package func forEachToken(in batchId: UUID, page: Int = 5_000, _ each: ([Token]) async throws -> Void) async throws {
