@@ -8,6 +8,8 @@ import TestSupport
 /// One participant on the registration admin API: their consent history with the signed PDFs as
 /// the app uploaded them, their activity states, and who may read what.
 @Suite struct RegistrationParticipantDetailTests {
+    /// The participant id Sam's app reports (what the response service knows Sam by).
+    static let samAppToken = "0123456789abcdef0123456789abcdef"
     static let first = ConsentPDF.pdf("signed by Sam, version 1.0")
     static let second = ConsentPDF.pdf("signed by Sam, version 1.1")
 
@@ -18,7 +20,7 @@ import TestSupport
     ) async throws {
         try await RegistrationHarness.run(studies: ["SLEEPWELL"], team: true) { h, team in
             let sam = try await h.signUp("sam@example.org")
-            try await h.join("SLEEPWELL", auth: sam.auth, userId: sam.userId)
+            try await h.join("SLEEPWELL", auth: sam.auth, userId: sam.userId, token: Self.samAppToken)
             for (version, pdf) in [("1.0", Self.first), ("1.1", Self.second)] {
                 let consent: [String: Any] = [
                     "studyId": "SLEEPWELL", "eligibility": true, "sharing": "true",
@@ -56,6 +58,7 @@ import TestSupport
             #expect(detail.participant.status == "inProgress")
             #expect(detail.account == AccountState(verified: true, lockedUntil: nil, disabledAt: nil))
             #expect(detail.mayReadConsentPDFs)
+            #expect(detail.appTokenSHA256 == SecureToken.hash(Self.samAppToken))
             try #require(detail.consents.count == 2)
             #expect(detail.consents.map(\.version) == ["1.0", "1.1"])
             #expect(detail.consents.allSatisfy { $0.status == "completed" && $0.sharing == "true" && $0.eligibility == true })

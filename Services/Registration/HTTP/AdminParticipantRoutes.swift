@@ -72,7 +72,7 @@ package struct AdminParticipantRoutes: Sendable {
         guard let consentId = Int64(try context.parameters.require("consentId")), consentId > 0 else {
             throw APIError.badRequest("consentId must be a consent's id, as the participant's page lists it", field: "consentId")
         }
-        guard let (userId, _) = try await directory.account(studyId: studyId, participantId: participantId),
+        guard let (userId, _, _) = try await directory.account(studyId: studyId, participantId: participantId),
             let record = try await consents.record(consentId: consentId, userId: userId, studyId: studyId)
         else { throw APIError.notFound("the participant has no such consent in study \(studyId)") }
         guard let pdf = try await consents.pdf(of: record) else {

@@ -70,7 +70,21 @@ package struct AdminResponseRoutes {
         guard let limit = query["limit"].map({ Int(String($0)) }) ?? 100, (1...1000).contains(limit) else {
             throw APIError.badRequest("limit must be 1 to 1000", field: "limit")
         }
-        return ResponseList(responses: try await responses.list(studyKey: study.key, status: status, after: after, limit: limit))
+        var filter = ResponseAdminStore.Filter(status: status)
+        if let text = query["participant"] {
+            guard let participant = Int64(String(text)), participant > 0 else {
+                throw APIError.badRequest("participant must be a participant number (the ParticipantId column)", field: "participant")
+            }
+            filter.participant = participant
+        }
+        if let text = query["appTokenSHA256"] {
+            let hash = String(text).lowercased()
+            guard hash.utf8.count == 64, hash.allSatisfy(\.isHexDigit) else {
+                throw APIError.badRequest("appTokenSHA256 must be 64 hexadecimal digits", field: "appTokenSHA256")
+            }
+            filter.appTokenSHA256 = hash
+        }
+        return ResponseList(responses: try await responses.list(studyKey: study.key, filter: filter, after: after, limit: limit))
     }
 
     @Sendable package func reprocess(_ request: Request, context: ServiceRequestContext) async throws -> ResponseAdminStore.Reprocessed {

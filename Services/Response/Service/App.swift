@@ -67,6 +67,10 @@ public enum ResponseService: ServiceAssembly {
                 ).add(to: routes.router)
                 AdminPropertyRoutes(catalog: catalog, authenticator: authenticator, properties: properties)
                     .add(to: routes.router)
+                AdminTableRoutes(
+                    catalog: catalog, authenticator: authenticator, tables: tables,
+                    grid: TableGridStore(client: postgres, logger: environment.logger)
+                ).add(to: routes.router)
                 AdminExportRoutes(
                     catalog: catalog, authenticator: authenticator, tables: tables,
                     export: StudyExport(client: postgres, logger: environment.logger), audit: environment.audit

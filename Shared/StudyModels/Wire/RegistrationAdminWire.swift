@@ -151,16 +151,22 @@ public struct ParticipantDetail: Codable, Sendable, Equatable {
     public var activities: [Activity]
     /// Whether the caller may download the signed PDFs (a study admin or super-admin).
     public var mayReadConsentPDFs: Bool
+    /// The SHA-256 (hex) of the participant id the app holds, as the response service keys the
+    /// participant (its responses list takes it as `appTokenSHA256`); absent until the app has
+    /// reported that id. A hash of a 128-bit secret: it names the participant, it cannot act as
+    /// them.
+    public var appTokenSHA256: String?
 
     public init(
         participant: ParticipantList.Participant, account: AccountState, consents: [Consent], activities: [Activity],
-        mayReadConsentPDFs: Bool
+        mayReadConsentPDFs: Bool, appTokenSHA256: String? = nil
     ) {
         self.participant = participant
         self.account = account
         self.consents = consents
         self.activities = activities
         self.mayReadConsentPDFs = mayReadConsentPDFs
+        self.appTokenSHA256 = appTokenSHA256
     }
 }
 

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import PostgresNIO
@@ -261,6 +260,6 @@ package struct InvitationStore: Sendable {
 
     /// The SHA-256 (hex) of a participant id, the form both services compare.
     package static func participantTokenHash(_ participantId: String) -> String {
-        SHA256.hash(data: Data(participantId.utf8)).hexString
+        SecureToken.hash(participantId)
     }
 }

@@ -128,7 +128,7 @@ package struct ParticipantDirectory: Sendable {
             let listed = try await participants(
                 Query(studyId: studyId, limit: 1, identities: identities, participantId: participantId)
             ).participants.first,
-            let (userId, account) = try await account(studyId: studyId, participantId: participantId)
+            let (userId, account, appTokenSHA256) = try await account(studyId: studyId, participantId: participantId)
         else { return nil }
         let consentRows = try await client.query(
             """
@@ -159,20 +159,23 @@ package struct ParticipantDirectory: Sendable {
         }
         return ParticipantDetail(
             participant: listed, account: account, consents: consents, activities: activities,
-            mayReadConsentPDFs: mayReadConsentPDFs)
+            mayReadConsentPDFs: mayReadConsentPDFs, appTokenSHA256: appTokenSHA256)
     }
 
-    /// The account behind a study's participant id, and its state.
-    package func account(studyId: String, participantId: UUID) async throws -> (userId: UUID, state: AccountState)? {
+    /// The account behind a study's participant id, its state, and the hash of the participant
+    /// id its app holds (once the app has reported it).
+    package func account(studyId: String, participantId: UUID) async throws
+        -> (userId: UUID, state: AccountState, appTokenSHA256: String?)?
+    {
         let rows = try await client.query(
             """
-            SELECT p.user_id, p.verified, a.locked_until, p.disabled_at
+            SELECT p.user_id, p.verified, a.locked_until, p.disabled_at, ps.participant_token_hash
             FROM participant_studies ps JOIN participants p ON p.user_id = ps.user_id
             LEFT JOIN attempt_counters a ON a.subject = \(Accounts.loginSubjectPrefix) || p.user_id::text AND a.locked_until > now()
             WHERE ps.study_id = \(studyId) AND ps.pseudonym = \(participantId)
             """, logger: logger)
-        for try await (userId, verified, lockedUntil, disabledAt) in rows.decode((UUID, Bool, Date?, Date?).self) {
-            return (userId, AccountState(verified: verified, lockedUntil: lockedUntil, disabledAt: disabledAt))
+        for try await (userId, verified, lockedUntil, disabledAt, tokenHash) in rows.decode((UUID, Bool, Date?, Date?, String?).self) {
+            return (userId, AccountState(verified: verified, lockedUntil: lockedUntil, disabledAt: disabledAt), tokenHash)
         }
         return nil
     }

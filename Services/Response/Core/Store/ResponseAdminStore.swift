@@ -39,13 +39,32 @@ package struct ResponseAdminStore: Sendable {
         self.logger = logger
     }
 
-    /// Up to `limit` responses with ids above `after`, oldest first, optionally of one status.
-    package func list(studyKey: String, status: String?, after: Int64, limit: Int) async throws -> [Summary] {
+    /// Which responses a list shows.
+    package struct Filter: Sendable {
+        package var status: String?
+        package var participant: Int64?
+        /// The participant by the SHA-256 of their app token (what registration knows them by);
+        /// a withdrawn participant's is gone, as the token is.
+        package var appTokenSHA256: String?
+
+        package init(status: String? = nil, participant: Int64? = nil, appTokenSHA256: String? = nil) {
+            self.status = status
+            self.participant = participant
+            self.appTokenSHA256 = appTokenSHA256
+        }
+    }
+
+    /// Up to `limit` responses with ids above `after`, oldest first, filtered.
+    package func list(studyKey: String, filter: Filter, after: Int64, limit: Int) async throws -> [Summary] {
         let rows = try await client.query(
             """
             SELECT id, participant_id, activity_id, activity_version, status, error_message, received_at, processed_at,
                    forward_attempts, forward_error, forwarded_at
-            FROM responses WHERE study_key = \(studyKey) AND id > \(after) AND (\(status)::text IS NULL OR status = \(status))
+            FROM responses WHERE study_key = \(studyKey) AND id > \(after)
+              AND (\(filter.status)::text IS NULL OR status = \(filter.status))
+              AND (\(filter.participant)::bigint IS NULL OR participant_id = \(filter.participant))
+              AND (\(filter.appTokenSHA256)::text IS NULL OR participant_id = (
+                  SELECT id FROM participants WHERE study_key = \(studyKey) AND app_token_hash = \(filter.appTokenSHA256)))
             ORDER BY id LIMIT \(limit)
             """, logger: logger)
         var found: [Summary] = []

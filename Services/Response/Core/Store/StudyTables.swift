@@ -101,16 +101,17 @@ package struct StudyTables: Sendable {
         guard let schema else { return nil }
         var tables: [String: QueryTranslator.Catalog.Table] = [:]
         var order: [String] = []
-        for try await (list, listSQL, column, columnSQL, storage) in try await client.query(
+        for try await (list, listSQL, parent, column, columnSQL, storage, length, system) in try await client.query(
             """
-            SELECT l.name, l.sql_name, c.name, c.sql_name, c.storage FROM response_lists l
+            SELECT l.name, l.sql_name, p.name, c.name, c.sql_name, c.storage, c.max_length, c.system FROM response_lists l
             JOIN response_columns c ON c.list_id = l.id
+            LEFT JOIN response_lists p ON p.id = l.parent_id
             WHERE l.study_key = \(studyKey) ORDER BY l.id, c.system DESC, c.id
             """, logger: logger
-        ).decode((String, String, String, String, String).self) {
+        ).decode((String, String, String?, String, String, String, Int?, Bool).self) {
             if tables[list.lowercased()] == nil { order.append(list.lowercased()) }
-            tables[list.lowercased(), default: .init(name: list, sqlName: listSQL, columns: [])]
-                .columns.append(.init(name: column, sqlName: columnSQL, storage: storage))
+            tables[list.lowercased(), default: .init(name: list, sqlName: listSQL, columns: [], parent: parent)]
+                .columns.append(.init(name: column, sqlName: columnSQL, storage: storage, maxLength: length, system: system))
         }
         return QueryTranslator.Catalog(schema: schema, tables: tables, order: order)
     }

@@ -13,6 +13,8 @@ package struct QueryTranslator {
             package var sqlName: String
             /// In creation order: system columns first, then questions as designs added them.
             package var columns: [Column]
+            /// The list this one's rows belong to (a child's `<Parent>Id` column holds its `Key`).
+            package var parent: String? = nil
 
             package func column(_ name: String) -> Column? {
                 columns.first { $0.name.lowercased() == name.lowercased() }
@@ -24,6 +26,9 @@ package struct QueryTranslator {
             package var sqlName: String
             /// DOUBLE, TIMESTAMP, BOOLEAN, VARCHAR, or INTEGER for system keys.
             package var storage: String
+            /// A VARCHAR's length limit; nil for unlimited text and other types.
+            package var maxLength: Int? = nil
+            package var system: Bool = false
         }
 
         package var schema: String

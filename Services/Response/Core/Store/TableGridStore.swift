@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+
+/// Reads a study's response tables for its researchers' data grids: each table with its row count,
+/// and a page of one table as `TableGridQuery` describes it.
+///
+/// Table and column names come from the study's catalog (never from the request) and are written
+/// quoted; every value, the cursor's included, is bound.
+package struct TableGridStore: Sendable {
+    /// A table as the grid lists it.
+    package struct TableSummary: Sendable {
+        package var table: QueryTranslator.Catalog.Table
+        package var children: [String]
+        package var rows: Int64
+    }
+
+    /// A page: each row a JSON array of the table's values in column order (PostgreSQL's own
+    /// JSON for them), and the cursor of the next page when there is one.
+    package struct Page: Sendable {
+        package var rows: [String]
+        package var next: TableGridQuery.Cursor?
+    }
+
+    package let client: PostgresClient
+    package let logger: Logger
+
+    package init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Every table of the study in creation order (parents before children), with row counts.
+    package func tables(_ catalog: QueryTranslator.Catalog) async throws -> [TableSummary] {
+        let tables = catalog.orderedTables
+        guard !tables.isEmpty else { return [] }
+        let counts = tables.enumerated().map { index, table in
+            "SELECT \(index), count(*) FROM \(SQLName.quoted(catalog.schema)).\(SQLName.quoted(table.sqlName))"
+        }
+        var rows: [Int: Int64] = [:]
+        for try await (index, count) in try await client.query(
+            PostgresQuery(unsafeSQL: counts.joined(separator: " UNION ALL ")), logger: logger
+        ).decode((Int, Int64).self) { rows[index] = count }
+        return tables.enumerated().map { index, table in
+            TableSummary(
+                table: table,
+                children: tables.filter { $0.parent?.lowercased() == table.name.lowercased() }.map(\.name),
+                rows: rows[index] ?? 0)
+        }
+    }
+
+    /// One page of `table`.
+    package func page(
+        _ query: TableGridQuery, of table: QueryTranslator.Catalog.Table, in catalog: QueryTranslator.Catalog
+    ) async throws -> Page {
+        guard let sort = table.column(query.sort) else { return Page(rows: [], next: nil) }
+        let sortColumn =
+            sort.storage == "VARCHAR"
+            ? "pg_catalog.left(t.\(SQLName.quoted(sort.sqlName)), \(TableGridQuery.textSortLength))" : "t." + SQLName.quoted(sort.sqlName)
+        var binds = PostgresBindings()
+        var conditions: [String] = []
+        func bind(_ value: any PostgresNonThrowingEncodable & Sendable) -> String {
+            binds.append(value)
+            return "$\(binds.count)"
+        }
+        if let participant = query.participant {
+            conditions.append("t.\"ParticipantId\" = \(bind(participant))")
+        }
+        if let from = query.from { conditions.append("t.\"Created\" >= \(bind(from))") }
+        if let until = query.until { conditions.append("t.\"Created\" < \(bind(until))") }
+        if let parentKey = query.parentKey, let parent = table.parent,
+            let link = table.column(parent + "Id")
+        {
+            conditions.append("t.\(SQLName.quoted(link.sqlName)) = \(bind(parentKey))")
+        }
+        if let after = query.after {
+            conditions.append(Self.continuation(after, column: sortColumn, type: Self.sqlType(sort.storage), bind: bind))
+        }
+        let direction = query.order == .asc ? "ASC NULLS LAST" : "DESC NULLS FIRST"
+        let keyDirection = query.order == .asc ? "ASC" : "DESC"
+        let ordering =
+            sort.name == "Key" ? "t.\"Key\" \(keyDirection)" : "\(sortColumn) \(direction), t.\"Key\" \(keyDirection)"
+        let values = table.columns.map { "pg_catalog.to_json(t.\(SQLName.quoted($0.sqlName)))::text" }
+        let sql = """
+            SELECT \(values.joined(separator: ", ")), \(sortColumn)::text, t."Key"
+            FROM \(SQLName.quoted(catalog.schema)).\(SQLName.quoted(table.sqlName)) t
+            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+            ORDER BY \(ordering) LIMIT \(query.limit + 1)
+            """
+        var rows: [String] = []
+        var last: (value: String?, key: Int64)?
+        for try await row in try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
+            if rows.count == query.limit {
+                let next = last.map { TableGridQuery.Cursor(column: sort.name, order: query.order, value: $0.value, key: $0.key) }
+                return Page(rows: rows, next: next)
+            }
+            var cells: [String] = []
+            cells.reserveCapacity(table.columns.count)
+            var iterator = row.makeIterator()
+            for _ in table.columns { cells.append(try iterator.next()?.decode(String?.self) ?? "null") }
+            let sortValue = try iterator.next()?.decode(String?.self)
+            let key = try iterator.next()?.decode(Int64.self) ?? 0
+            rows.append("[" + cells.joined(separator: ",") + "]")
+            last = (sortValue, key)
+        }
+        return Page(rows: rows, next: nil)
+    }
+
+    /// The rows after the cursor in the page's order: ascending puts missing values last,
+    /// descending first (PostgreSQL's defaults), and the key breaks ties the same way.
+    private static func continuation(
+        _ cursor: TableGridQuery.Cursor, column: String, type: String,
+        bind: (any PostgresNonThrowingEncodable & Sendable) -> String
+    ) -> String {
+        let key = bind(cursor.key)
+        if cursor.column == "Key" {
+            return cursor.order == .asc ? "t.\"Key\" > \(key)" : "t.\"Key\" < \(key)"
+        }
+        switch (cursor.order, cursor.value) {
+        case (.asc, nil):
+            return "(\(column) IS NULL AND t.\"Key\" > \(key))"
+        case (.asc, let value?):
+            let v = "\(bind(value))::text::\(type)"
+            return "(\(column) > \(v) OR (\(column) = \(v) AND t.\"Key\" > \(key)) OR \(column) IS NULL)"
+        case (.desc, nil):
+            return "(\(column) IS NOT NULL OR t.\"Key\" < \(key))"
+        case (.desc, let value?):
+            let v = "\(bind(value))::text::\(type)"
+            return "(\(column) < \(v) OR (\(column) = \(v) AND t.\"Key\" < \(key)))"
+        }
+    }
+
+    static func sqlType(_ storage: String) -> String {
+        switch storage {
+        case "INTEGER": "bigint"
+        case "DOUBLE": "double precision"
+        case "TIMESTAMP": "timestamptz"
+        case "BOOLEAN": "boolean"
+        default: "text"
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import AdminAuthHTTP
+import Foundation
+import Hummingbird
+import ResponseCore
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+
+/// A study's response tables as data grids (viewer): the tables with their columns, types, child
+/// tables and row counts, and a page of one table, sorted, filtered and paged
+/// (docs/response-api.md, Response data grids).
+///
+/// Reading a page is not audited, unlike an export: the rows are pseudonymous (participants are
+/// numbers), a page holds at most 500 of them, and a viewer may read them; taking the whole study
+/// out is what the audit trail records.
+package struct AdminTableRoutes {
+    package let catalog: StudyCatalog
+    package let authenticator: RemoteAdminAuthenticator
+    package let tables: StudyTables
+    package let grid: TableGridStore
+
+    package init(catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, tables: StudyTables, grid: TableGridStore) {
+        self.catalog = catalog
+        self.authenticator = authenticator
+        self.tables = tables
+        self.grid = grid
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/admin/v1/studies/:studyId/tables", use: list)
+        router.get("/admin/v1/studies/:studyId/tables/:table/rows", use: rows)
+    }
+
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+        guard let lists = try await tables.catalog(studyKey: study.key) else { return Self.json("{\"tables\":[]}") }
+        let summaries = try await grid.tables(lists)
+        let items = summaries.map { summary in
+            "{\"name\":\(Self.string(summary.table.name)),\"parent\":\(summary.table.parent.map(Self.string) ?? "null"),"
+                + "\"children\":[\(summary.children.map(Self.string).joined(separator: ","))],\"rows\":\(summary.rows),"
+                + "\"columns\":\(Self.columns(summary.table))}"
+        }
+        return Self.json("{\"tables\":[\(items.joined(separator: ","))]}")
+    }
+
+    @Sendable package func rows(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+        let name = try context.parameters.require("table")
+        guard let lists = try await tables.catalog(studyKey: study.key),
+            let table = lists.table(name.removingPercentEncoding ?? name)
+        else { throw APIError.notFound("This study has no table \(name.removingPercentEncoding ?? name)") }
+        var parameters: [String: String] = [:]
+        for (key, value) in request.uri.formParameters { parameters[String(key)] = String(value) }
+        let query: TableGridQuery
+        do {
+            query = try TableGridQuery.parse(parameters, table: table)
+        } catch {
+            throw APIError.badRequest(error.message, field: error.field)
+        }
+        let page = try await grid.page(query, of: table, in: lists)
+        var body = "{\"table\":\(Self.string(table.name)),\"parent\":\(table.parent.map(Self.string) ?? "null"),"
+        body += "\"sort\":\(Self.string(query.sort)),\"order\":\"\(query.order.rawValue)\",\"columns\":\(Self.columns(table)),"
+        body += "\"rows\":[\(page.rows.joined(separator: ","))]"
+        if let next = page.next { body += ",\"next\":\"\(next.encoded)\"" }
+        return Self.json(body + "}")
+    }
+
+    /// The columns with the types a grid shows: `key` for the system numbers, `number`,
+    /// `date-time`, `boolean` and `text` (with its limit, if any).
+    static func columns(_ table: QueryTranslator.Catalog.Table) -> String {
+        let items = table.columns.map { column in
+            let type =
+                switch column.storage {
+                case "INTEGER": "key"
+                case "DOUBLE": "number"
+                case "TIMESTAMP": "date-time"
+                case "BOOLEAN": "boolean"
+                default: "text"
+                }
+            let limit = column.maxLength.map { ",\"maxLength\":\($0)" } ?? ""
+            return "{\"name\":\(string(column.name)),\"type\":\"\(type)\",\"system\":\(column.system)\(limit)}"
+        }
+        return "[" + items.joined(separator: ",") + "]"
+    }
+
+    static func string(_ text: String) -> String { StudyExport.jsonString(text) }
+
+    /// The rows are PostgreSQL's own JSON for each value, so the reply is written as text
+    /// rather than decoded and encoded again.
+    static func json(_ body: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}
