@@ -43,6 +43,15 @@ struct ConsoleFixture: Sendable {
 
     var registration: Registration?
 
+    /// The response service, when the fixture runs one: its client (the app API) and its
+    /// database (to seed designs as if fetched).
+    struct ResponsePeer: Sendable {
+        let client: any TestClientProtocol
+        let postgres: PostgresClient
+    }
+
+    var response: ResponsePeer?
+
     /// `withPeers`: the response and registration services too (each with its own database, on a
     /// port), CONSOLE1 published and known to the response service as running, for the pages over
     /// their admin APIs.
@@ -73,14 +82,15 @@ struct ConsoleFixture: Sendable {
                     for (key, url) in peers { values[AbsoluteConfigKey(ConfigKey(key))] = .init(.string(url), isSecret: false) }
                     return try ConsoleService.buildApplication(reader: ConfigReader(provider: InMemoryProvider(values: values)), logger: logger)
                 }
-                let run = { @Sendable (peers: [String: String], registration: Registration?) in
+                let run = { @Sendable (peers: [String: String], registration: Registration?, response: ResponsePeer?) in
                     try await console(peers).test(.live) { client in
                         try await TestApplication.waitUntilReady(client)
                         try await body(ConsoleFixture(
-                            metadata: metadata, rootToken: root, browser: Browser(client: client), registration: registration))
+                            metadata: metadata, rootToken: root, browser: Browser(client: client), registration: registration,
+                            response: response))
                     }
                 }
-                guard withPeers else { return try await run([:], nil) }
+                guard withPeers else { return try await run([:], nil, nil) }
                 let (published, publishedBody, _) = try await send(metadata, .post, "/admin/v1/studies/CONSOLE1/publish", token: root)
                 #expect(published == .ok, "\(String(buffer: publishedBody))")
                 try await TestDatabase.withFreshDatabase { responseDatabase in
@@ -108,9 +118,12 @@ struct ConsoleFixture: Sendable {
                             try await registration.test(.live) { registrationClient in
                                 try await TestApplication.waitUntilReady(registrationClient)
                                 try await TestDatabase.withClient(url: registrationDatabase) { postgres, _ in
-                                    try await run(
-                                        ["response.url": responseURL, "registration.url": "http://127.0.0.1:\(registrationClient.port!)"],
-                                        Registration(postgres: postgres, consentDirectory: consents, mailDirectory: mail))
+                                    try await TestDatabase.withClient(url: responseDatabase) { responsePostgres, _ in
+                                        try await run(
+                                            ["response.url": responseURL, "registration.url": "http://127.0.0.1:\(registrationClient.port!)"],
+                                            Registration(postgres: postgres, consentDirectory: consents, mailDirectory: mail),
+                                            ResponsePeer(client: responseClient, postgres: responsePostgres))
+                                    }
                                 }
                             }
                         }
@@ -121,10 +134,12 @@ struct ConsoleFixture: Sendable {
     }
 
     /// CONSOLE1 running, as study-metadata's outbox tells the response service.
-    static func announce(_ studyId: String, to response: some TestClientProtocol) async throws -> HTTPResponse.Status {
+    static func announce(
+        _ studyId: String, to response: some TestClientProtocol, version: Int = 99, properties: [ParticipantProperty] = []
+    ) async throws -> HTTPResponse.Status {
         let event = StudyEvent(
-            studyId: studyId, appId: "CONSOLEAPP", orgId: "ORG", status: .active, version: 99, label: "1.0", consentVersion: 1,
-            activities: [], participantProperties: [], action: "launch", at: Date())
+            studyId: studyId, appId: "CONSOLEAPP", orgId: "ORG", status: .active, version: version, label: "1.0", consentVersion: 1,
+            activities: [], participantProperties: properties, action: "launch", at: Date())
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         let body = Array(try encoder.encode(event))

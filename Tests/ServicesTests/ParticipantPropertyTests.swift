@@ -43,8 +43,12 @@ import TestSupport
                 """
             let (refused, refusedBody, _) = try await admin.sendTyped(client, .put, path, token: root, csvBody: bad)
             #expect(refused == .unprocessableContent)
-            let messages = (try JSONDecoder().decode(JSONValue.self, from: Data(refusedBody.utf8))["error"]?["problems"]?.array ?? [])
-                .compactMap { $0["message"]?.text }
+            let refusals = try JSONDecoder().decode(JSONValue.self, from: Data(refusedBody.utf8))["error"]?["problems"]?.array ?? []
+            let messages = refusals.compactMap { $0["message"]?.text }
+            // Each refusal names the CSV line a spreadsheet shows (the header is line 1).
+            #expect(
+                Set(refusals.compactMap { $0["pointer"]?.text })
+                    == ["/lines/2/surgeryDate", "/lines/2/height", "/lines/3/height", "/lines/3/token"], "\(refusedBody)")
             #expect(messages.contains { $0.hasPrefix("expected a date") })
             #expect(messages.contains("no participant property 'height' in this study"))
             #expect(messages.contains { $0.hasPrefix("Invalid token") || $0.hasPrefix("Unknown token") })

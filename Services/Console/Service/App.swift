@@ -63,6 +63,8 @@ public enum ConsoleService {
         TeamRoutes(pages: pages).add(to: shell.router)
         TokenRoutes(pages: pages).add(to: shell.router)
         ParticipantPageRoutes(pages: pages).add(to: shell.router)
+        ResponseDataRoutes(pages: pages).add(to: shell.router)
+        ProcessingRoutes(pages: pages).add(to: shell.router)
         InvitationPageRoutes(pages: pages).add(to: shell.router)
         AccountRoutes(pages: pages).add(to: shell.router)
         DocumentRoutes(pages: pages).add(to: shell.router)

@@ -46,7 +46,7 @@ package struct AdminPropertyRoutes {
         if type.hasPrefix("text/csv") {
             switch ParticipantProperties.rows(csv: String(buffer: body)) {
             case .success(let parsed): rows = parsed
-            case .failure(let problem): throw Self.invalid([problem])
+            case .failure(let problem): throw Self.invalid([problem], csv: true)
             }
         } else if type.hasPrefix("application/json") {
             guard let upload = try? JSONDecoder().decode(Upload.self, from: Data(buffer: body)) else {
@@ -61,15 +61,17 @@ package struct AdminPropertyRoutes {
                 .unsupportedMediaType, code: "unsupported_media_type", message: "send text/csv or application/json")
         }
         let problems = try await properties.upload(rows, studyKey: study.key, actor: admin.email)
-        guard problems.isEmpty else { throw Self.invalid(problems) }
+        guard problems.isEmpty else { throw Self.invalid(problems, csv: type.hasPrefix("text/csv")) }
         return Uploaded(rows: rows.count)
     }
 
-    package static func invalid(_ problems: [ParticipantProperties.Problem]) -> APIError {
+    /// Each problem located by the CSV line (`/lines/{n}/{field}`, as registration's invitation
+    /// import does) or the JSON row (`/rows/{n}/{field}`, from 1).
+    package static func invalid(_ problems: [ParticipantProperties.Problem], csv: Bool) -> APIError {
         APIError.invalid(
             problems.count == 1 ? problems[0].message : "\(problems.count) values cannot be used; nothing was stored",
             problems: problems.prefix(1000).map {
-                AdminErrorBody.Problem(pointer: "/rows/\($0.row)/\($0.field)", message: $0.message)
+                AdminErrorBody.Problem(pointer: "/\(csv ? "lines" : "rows")/\($0.row)/\($0.field)", message: $0.message)
             })
     }
 }

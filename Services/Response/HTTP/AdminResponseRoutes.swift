@@ -10,26 +10,8 @@ import StudyModels
 /// forwarding stands; study admins reprocess failed responses and set the forwarding target
 /// (the original left both to folder admins).
 package struct AdminResponseRoutes {
-    package struct ResponseList: ResponseEncodable {
-        package var responses: [ResponseAdminStore.Summary]
-    }
-
     package struct ReprocessRequest: Decodable {
         package var ids: [Int64]
-    }
-
-    /// The settings as shown: never the password.
-    package struct ForwardingView: ResponseEncodable {
-        package var type: String
-        package var url: String?
-        package var username: String?
-        package var password: String?
-        package var tokenRequestURL: String?
-        package var tokenField: String?
-        package var header: String?
-        package var updatedBy: String?
-        package var updatedAt: Date?
-        package var status: ForwardingStore.Status
     }
 
     package let catalog: StudyCatalog
@@ -57,7 +39,7 @@ package struct AdminResponseRoutes {
         router.put("/admin/v1/studies/:studyId/forwarding", use: setForwarding)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> ResponseList {
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> ResponseSummaryList {
         let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
         let query = request.uri.formParameters
         let status = query["status"].map { String($0).lowercased() }
@@ -84,10 +66,10 @@ package struct AdminResponseRoutes {
             }
             filter.appTokenSHA256 = hash
         }
-        return ResponseList(responses: try await responses.list(studyKey: study.key, filter: filter, after: after, limit: limit))
+        return ResponseSummaryList(responses: try await responses.list(studyKey: study.key, filter: filter, after: after, limit: limit))
     }
 
-    @Sendable package func reprocess(_ request: Request, context: ServiceRequestContext) async throws -> ResponseAdminStore.Reprocessed {
+    @Sendable package func reprocess(_ request: Request, context: ServiceRequestContext) async throws -> ReprocessOutcome {
         let (study, admin) = try await authenticator.study(.studyAdmin, request, context, catalog: catalog)
         let body = try await request.body.collect(upTo: 1 << 20)
         guard let wanted = try? JSONDecoder().decode(ReprocessRequest.self, from: Data(buffer: body)) else {
@@ -146,5 +128,6 @@ package struct AdminResponseRoutes {
     }
 }
 
-extension ResponseAdminStore.Summary: ResponseEncodable {}
-extension ResponseAdminStore.Reprocessed: ResponseEncodable {}
+extension ResponseSummaryList: ResponseEncodable {}
+extension ReprocessOutcome: ResponseEncodable {}
+extension ForwardingView: ResponseEncodable {}

@@ -14,6 +14,8 @@ package struct ParticipantPageRoutes: Sendable {
     let pages: ConsolePages
 
     static let pageSize = 50
+    /// The responses a participant's page lists (the data grid, filtered to them, has the rest).
+    static let responsesShown = 200
 
     package init(pages: ConsolePages) {
         self.pages = pages
@@ -128,6 +130,25 @@ package struct ParticipantPageRoutes: Sendable {
                 ]
             }
             page["hasActivities"] = !found.activities.isEmpty
+            // Their responses, found at the response service by the hash of the participant id
+            // their app holds (registration knows it once the app reported it).
+            page["responsesLinked"] = found.appTokenSHA256 != nil
+            if let hash = found.appTokenSHA256 {
+                let responses = try await pages.api.responses(
+                    of: studyId, query: [("appTokenSHA256", hash), ("limit", String(Self.responsesShown))], token: session.token,
+                    logger: context.logger)
+                page["responses"] = responses.reversed().map { response -> [String: Any] in
+                    [
+                        "id": String(response.id), "activityId": response.activityId, "version": response.version,
+                        "status": response.status, "error": response.errorMessage ?? "",
+                        "receivedAt": StudyPageModels.timestamp(response.receivedAt),
+                        "rowsHref": ResponseDataRoutes.tableHref(studyId, response.activityId)
+                            + AdminAPIClient.queryString([("participant", String(response.participantId))]),
+                    ]
+                }
+                page["hasResponses"] = !responses.isEmpty
+                page["responseParticipant"] = responses.first.map { String($0.participantId) } ?? ""
+            }
             return pages.renderer.page("participant", page)
         }
     }

@@ -45,6 +45,9 @@ extension ConsolePages {
         page["tokensCurrent"] = current == "tokens"
         page["participantsCurrent"] = current == "participants"
         page["invitationsCurrent"] = current == "invitations"
+        page["dataCurrent"] = current == "data"
+        page["processingCurrent"] = current == "processing"
+        page["chartsCurrent"] = current == "charts"
         page["auditCurrent"] = current == "audit"
         page["documentCurrent"] = current == "document"
         return page

@@ -31,10 +31,14 @@ package enum ParticipantProperties {
     package struct Row: Sendable, Equatable {
         package var token: String
         package var values: [String: String?]
+        /// The CSV line the row starts on, so a refusal names the line a spreadsheet shows
+        /// (nil for JSON rows, which are numbered from 1 in order).
+        package var line: Int?
 
-        package init(token: String, values: [String: String?]) {
+        package init(token: String, values: [String: String?], line: Int? = nil) {
             self.token = token
             self.values = values
+            self.line = line
         }
     }
 
@@ -90,19 +94,21 @@ package enum ParticipantProperties {
     }
 
     /// Rows from CSV: a header `token,<propertyId>,...` then one line per token (RFC 4180
-    /// quoting). An empty cell clears the value.
+    /// quoting). An empty cell clears the value. A problem's `row` is the CSV line.
     package static func rows(csv: String) -> Result<[Row], Problem> {
-        let records = CSV.parse(csv)
-        guard let header = records.first?.map({ $0.trimmingCharacters(in: .whitespaces) }), header.first?.lowercased() == "token"
-        else { return .failure(Problem(row: 0, field: "token", message: "the first column of the header must be token")) }
+        let records = CSV.records(csv)
+        guard let header = records.first?.fields.map({ $0.trimmingCharacters(in: .whitespaces) }),
+            header.first?.lowercased() == "token"
+        else { return .failure(Problem(row: 1, field: "token", message: "the first column of the header must be token")) }
         var rows: [Row] = []
-        for (index, record) in records.dropFirst().enumerated() where !(record.count == 1 && record[0].isEmpty) {
-            guard record.count == header.count else {
-                return .failure(Problem(row: index + 1, field: "", message: "expected \(header.count) fields, got \(record.count)"))
+        for record in records.dropFirst() where !(record.fields.count == 1 && record.fields[0].isEmpty) {
+            guard record.fields.count == header.count else {
+                return .failure(Problem(
+                    row: record.line, field: "", message: "expected \(header.count) fields, got \(record.fields.count)"))
             }
             var values: [String: String?] = [:]
-            for (name, cell) in zip(header.dropFirst(), record.dropFirst()) { values[name] = cell }
-            rows.append(Row(token: record[0], values: values))
+            for (name, cell) in zip(header.dropFirst(), record.fields.dropFirst()) { values[name] = cell }
+            rows.append(Row(token: record.fields[0], values: values, line: record.line))
         }
         return .success(rows)
     }

@@ -28,13 +28,7 @@ package struct ForwardingStore: Sendable {
     }
 
     /// How forwarding stands for a study, for the admin API.
-    package struct Status: Codable, Sendable, Equatable {
-        package var waiting: Int
-        package var failing: Int
-        package var forwarded: Int
-        package var lastForwardedAt: Date?
-        package var lastError: String?
-    }
+    package typealias Status = ForwardingView.Status
 
     package let client: PostgresClient
     package let sealKey: SymmetricKey

@@ -94,7 +94,7 @@ package struct ParticipantPropertyStore: Sendable {
         // what is checked against the study's tokens.
         var tokenRows: [(row: Int, token: String, hmac: String)] = []
         for (index, row) in rows.enumerated() {
-            let number = index + 1
+            let number = row.line ?? index + 1
             guard let token = EnrollmentToken.normalized(row.token), EnrollmentToken.isValid(token) else {
                 problems.append(.init(row: number, field: "token", message: "Invalid token: '\(row.token)'"))
                 continue

@@ -2,31 +2,11 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceKit
+import StudyModels
 
 /// What researchers see of and do to stored responses: their states, and reprocessing of those
 /// that failed (docs/response-api.md, Admin API).
 package struct ResponseAdminStore: Sendable {
-    /// One response as the admin API lists it.
-    package struct Summary: Codable, Sendable, Equatable {
-        package var id: Int64
-        package var participantId: Int64
-        package var activityId: String
-        package var version: String
-        package var status: String
-        package var errorMessage: String?
-        package var receivedAt: Date
-        package var processedAt: Date?
-        package var forwardAttempts: Int
-        package var forwardError: String?
-        package var forwardedAt: Date?
-    }
-
-    package struct Reprocessed: Codable, Sendable, Equatable {
-        package var countReprocessed: Int
-        /// Ids asked for that are not this study's responses in `error`.
-        package var notReprocessed: [Int64]
-    }
-
     package static let statuses: Set<String> = ["pending", "processed", "error", "forwarded"]
 
     package let client: PostgresClient
@@ -55,7 +35,7 @@ package struct ResponseAdminStore: Sendable {
     }
 
     /// Up to `limit` responses with ids above `after`, oldest first, filtered.
-    package func list(studyKey: String, filter: Filter, after: Int64, limit: Int) async throws -> [Summary] {
+    package func list(studyKey: String, filter: Filter, after: Int64, limit: Int) async throws -> [ResponseSummary] {
         let rows = try await client.query(
             """
             SELECT id, participant_id, activity_id, activity_version, status, error_message, received_at, processed_at,
@@ -67,12 +47,12 @@ package struct ResponseAdminStore: Sendable {
                   SELECT id FROM participants WHERE study_key = \(studyKey) AND app_token_hash = \(filter.appTokenSHA256)))
             ORDER BY id LIMIT \(limit)
             """, logger: logger)
-        var found: [Summary] = []
+        var found: [ResponseSummary] = []
         for try await (id, participant, activity, version, state, error, received, processed, attempts, forwardError, forwarded)
             in rows.decode((Int64, Int64, String, String, String, String?, Date, Date?, Int, String?, Date?).self)
         {
             found.append(
-                Summary(
+                ResponseSummary(
                     id: id, participantId: participant, activityId: activity, version: version, status: state,
                     errorMessage: error, receivedAt: received, processedAt: processed, forwardAttempts: attempts,
                     forwardError: forwardError, forwardedAt: forwarded))
@@ -82,7 +62,7 @@ package struct ResponseAdminStore: Sendable {
 
     /// Puts the study's `error` responses among `ids` back in the queue; the whole algorithm,
     /// design included, runs again. Any other id (processed, someone else's) is refused.
-    package func reprocess(_ ids: [Int64], studyKey: String, actor: String) async throws -> Reprocessed {
+    package func reprocess(_ ids: [Int64], studyKey: String, actor: String) async throws -> ReprocessOutcome {
         try await client.withTransaction(logger: logger) { connection in
             var reprocessed: Set<Int64> = []
             for try await id in try await connection.query(
@@ -98,7 +78,7 @@ package struct ResponseAdminStore: Sendable {
                     actor: actor, action: "responses.reprocessed", studyId: studyKey,
                     details: ["ids": reprocessed.sorted().map(String.init).joined(separator: ",")], on: connection)
             }
-            return Reprocessed(
+            return ReprocessOutcome(
                 countReprocessed: reprocessed.count,
                 notReprocessed: Array(Set(ids).subtracting(reprocessed)).sorted())
         }

@@ -33,6 +33,55 @@ document.addEventListener("DOMContentLoaded", () => {
       for (const button of form.querySelectorAll("button[type=submit]")) button.disabled = true;
     });
   }
+  // An export is read here rather than by the browser's download, so its progress can be shown:
+  // lines received against the rows the page counted (plus a header line per CSV file). Without
+  // this script the link downloads the file directly.
+  for (const link of document.querySelectorAll("a[data-export-progress]")) {
+    link.addEventListener("click", async (event) => {
+      const note = document.getElementById(link.dataset.exportProgress);
+      if (!note || !window.ReadableStream) return;
+      event.preventDefault();
+      const bar = note.querySelector("progress");
+      const text = note.querySelector(".progress-text");
+      const expected = Number(link.dataset.exportLines) + Number(link.dataset.exportFiles);
+      note.hidden = false;
+      note.dataset.state = "running";
+      try {
+        const response = await fetch(link.href, { credentials: "same-origin" });
+        if (!response.ok) throw new Error(`the server answered ${response.status}`);
+        const reader = response.body.getReader();
+        const parts = [];
+        let lines = 0;
+        let bytes = 0;
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parts.push(value);
+          bytes += value.length;
+          for (const byte of value) if (byte === 10) lines += 1;
+          const share = expected > 0 ? Math.min(lines / expected, 1) : 0;
+          bar.value = share;
+          text.textContent = `${lines.toLocaleString()} of ${expected.toLocaleString()} lines, ${(bytes / 1048576).toFixed(1)} MB received`;
+        }
+        const disposition = response.headers.get("Content-Disposition") || "";
+        const name = (disposition.match(/filename="([^"]+)"/) || [])[1] || "export";
+        const url = URL.createObjectURL(new Blob(parts, { type: response.headers.get("Content-Type") || "" }));
+        const save = document.createElement("a");
+        save.href = url;
+        save.download = name;
+        document.body.append(save);
+        save.click();
+        save.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 60000);
+        bar.value = 1;
+        text.textContent = `Done: ${lines.toLocaleString()} lines, ${(bytes / 1048576).toFixed(1)} MB, saved as ${name}.`;
+        note.dataset.state = "done";
+      } catch (error) {
+        text.textContent = `The export did not finish (${error.message}); try again.`;
+        note.dataset.state = "failed";
+      }
+    });
+  }
   // Copy buttons beside values shown once (an app's credentials).
   for (const button of document.querySelectorAll("button[data-copy]")) {
     button.addEventListener("click", async () => {

@@ -1,0 +1,206 @@
+import ConsoleCore
+import Foundation
+import Hummingbird
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+
+/// How a study's responses are getting on (`/studies/{studyId}/processing`), over the response
+/// service's admin API: the responses that failed processing with their errors, reprocessed from
+/// here once the design is fixed (study admin); where processed responses are forwarded and how
+/// that stands (study admins change it); and participant-property values uploaded as CSV
+/// (editor), a refused file listing each bad line.
+package struct ProcessingRoutes: Sendable {
+    let pages: ConsolePages
+
+    /// The most failed responses one page lists.
+    static let failedPageSize = 100
+
+    package init(pages: ConsolePages) {
+        self.pages = pages
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/studies/:studyId/processing", use: show)
+        router.post("/studies/:studyId/processing/reprocess", use: reprocess)
+        router.post("/studies/:studyId/processing/forwarding", use: setForwarding)
+        router.post("/studies/:studyId/processing/properties", use: uploadProperties)
+    }
+
+    /// What a form's redirect says was done.
+    static func notice(_ done: String, count: String) -> String {
+        switch done {
+        case "reprocessed": "\(count) responses went back to the queue; they are processed again, design included, in a few seconds."
+        case "forwarding": "The forwarding settings are saved."
+        case "properties": "The participant properties are stored (\(count) rows)."
+        default: ""
+        }
+    }
+
+    @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        let parameters = request.uri.queryParameters
+        let done = parameters["done"].map(String.init) ?? ""
+        let count = String((parameters["count"].map(String.init) ?? "").prefix(10).filter(\.isNumber))
+        let after = parameters["after"].flatMap { Int64(String($0)) } ?? 0
+        return try await pages.signedIn(request, context) { session, _ in
+            try await page(studyId, session: session, context: context, after: after, notice: Self.notice(done, count: count))
+        }
+    }
+
+    @Sendable func reprocess(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        return try await pages.signedIn(request, context) { session, form in
+            let ids = (form?.all("id") ?? []).compactMap { Int64($0) }.prefix(Self.failedPageSize)
+            guard !ids.isEmpty else {
+                return try await page(
+                    studyId, session: session, context: context,
+                    problems: [.init(pointer: "/id", message: "Choose the responses to reprocess.")], status: .unprocessableContent)
+            }
+            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                try await pages.api.reprocess(Array(ids), in: studyId, token: session.token, logger: context.logger)
+            }
+            switch outcome {
+            case .success(let done):
+                return PageRenderer.redirect(
+                    to: "/studies/\(AdminAPIClient.segment(studyId))/processing?done=reprocessed&count=\(done.countReprocessed)")
+            case .failure(let error):
+                return try await refused(error, studyId, session: session, context: context)
+            }
+        }
+    }
+
+    @Sendable func setForwarding(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        return try await pages.signedIn(request, context) { session, form in
+            let type = FormField.trimmed(form?["type"])
+            var settings = ["type": type.isEmpty ? "Disabled" : type]
+            let fields =
+                switch type.lowercased() {
+                case "basic": ["url", "username", "password"]
+                case "oauth": ["tokenRequestURL", "tokenField", "header", "url"]
+                default: [String]()
+                }
+            for field in fields { settings[field] = field == "password" ? form?[field] ?? "" : FormField.trimmed(form?[field]) }
+            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                try await pages.api.setForwarding(settings, in: studyId, token: session.token, logger: context.logger)
+            }
+            switch outcome {
+            case .success:
+                return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/processing?done=forwarding#forwarding")
+            case .failure(let error):
+                var kept = settings
+                kept["password"] = nil
+                return try await refused(error, studyId, session: session, context: context, forwardingForm: kept)
+            }
+        }
+    }
+
+    @Sendable func uploadProperties(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        return try await pages.signedIn(request, context) { session, form in
+            let csv = (form ?? FormFields()).text(file: "csvFile", orPasted: "csv")
+            guard !csv.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                return try await page(
+                    studyId, session: session, context: context,
+                    problems: [.init(pointer: "/csv", message: "Choose a CSV file or paste its lines.")], status: .unprocessableContent)
+            }
+            let lines = CSV.records(csv).count - 1
+            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                try await pages.api.uploadParticipantProperties(csv: csv, in: studyId, token: session.token, logger: context.logger)
+            }
+            switch outcome {
+            case .success:
+                return PageRenderer.redirect(
+                    to: "/studies/\(AdminAPIClient.segment(studyId))/processing?done=properties&count=\(max(lines, 0))")
+            case .failure(let error):
+                return try await refused(error, studyId, session: session, context: context)
+            }
+        }
+    }
+
+    /// The page again with what the response service refused, each problem in its words; a
+    /// refused CSV names its lines ("line 3, surgeryDate: ...").
+    func refused(
+        _ error: AdminAPIError, _ studyId: String, session: ConsoleSession, context: ServiceRequestContext,
+        forwardingForm: [String: String]? = nil
+    ) async throws -> Response {
+        guard [400, 404, 409, 413, 415, 422].contains(error.status) else { throw error }
+        let problems =
+            error.problems.isEmpty
+            ? [ValidationProblem(pointer: "", message: error.message)]
+            : error.problems.map { ValidationProblem(pointer: "", message: Self.located($0.pointer, $0.message)) }
+        return try await page(
+            studyId, session: session, context: context, problems: problems, forwardingForm: forwardingForm,
+            status: .unprocessableContent)
+    }
+
+    /// `/lines/3/surgeryDate` → "Line 3, surgeryDate: ..."; other pointers name their field.
+    static func located(_ pointer: String, _ message: String) -> String {
+        let parts = pointer.split(separator: "/").map(String.init)
+        // Line 0 is the file as a whole (a study without properties, say).
+        if parts.count >= 2, parts[0] == "lines" || parts[0] == "rows", parts[1] == "0" { return message }
+        if parts.count >= 2, parts[0] == "lines" || parts[0] == "rows" {
+            let field = parts.count > 2 && !parts[2].isEmpty ? ", \(parts[2])" : ""
+            return "\(parts[0] == "lines" ? "Line" : "Row") \(parts[1])\(field): \(message)"
+        }
+        return parts.isEmpty ? message : "\(parts.joined(separator: " ")): \(message)"
+    }
+
+    func page(
+        _ studyId: String, session: ConsoleSession, context: ServiceRequestContext, after: Int64 = 0, notice: String = "",
+        problems: [ValidationProblem] = [], forwardingForm: [String: String]? = nil, status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        async let failed = pages.api.responses(
+            of: studyId, query: [("status", "error"), ("after", after > 0 ? String(after) : ""), ("limit", String(Self.failedPageSize))],
+            token: session.token, logger: context.logger)
+        async let forwarding = pages.api.forwarding(of: studyId, token: session.token, logger: context.logger)
+        let state = try await pages.load(studyId, session: session, context: context)
+        var page = pages.studyPage(
+            title: "Processing and forwarding · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
+            sections: state.sections, current: "processing")
+        let role = state.role ?? .viewer
+        let failures = try await failed
+        page["failed"] = failures.map { response -> [String: Any] in
+            [
+                "id": String(response.id), "participantId": String(response.participantId), "activityId": response.activityId,
+                "version": response.version, "receivedAt": StudyPageModels.timestamp(response.receivedAt),
+                "error": response.errorMessage ?? "",
+                "participantHref": ResponseDataRoutes.tableHref(studyId, response.activityId)
+                    + AdminAPIClient.queryString([("participant", String(response.participantId))]),
+            ]
+        }
+        page["hasFailed"] = !failures.isEmpty
+        if failures.count == Self.failedPageSize, let last = failures.last {
+            page["failedNextHref"] = "/studies/\(AdminAPIClient.segment(studyId))/processing?after=\(last.id)"
+        }
+        page["mayReprocess"] = role >= .studyAdmin
+        let settings = try await forwarding
+        let shown = forwardingForm ?? [
+            "type": settings.type, "url": settings.url ?? "", "username": settings.username ?? "",
+            "tokenRequestURL": settings.tokenRequestURL ?? "", "tokenField": settings.tokenField ?? "", "header": settings.header ?? "",
+        ]
+        let type = (shown["type"] ?? "disabled").lowercased()
+        page["forwarding"] = [
+            "type": settings.type, "url": shown["url"] ?? "", "username": shown["username"] ?? "",
+            "tokenRequestURL": shown["tokenRequestURL"] ?? "", "tokenField": shown["tokenField"] ?? "", "header": shown["header"] ?? "",
+            "hasPassword": settings.password != nil, "updatedBy": settings.updatedBy ?? "",
+            "updatedAt": settings.updatedAt.map(StudyPageModels.timestamp) ?? "", "wasUpdated": settings.updatedAt != nil,
+            "waiting": settings.status.waiting.formatted(), "failing": settings.status.failing.formatted(), "hasFailing": settings.status.failing > 0,
+            "forwarded": settings.status.forwarded.formatted(),
+            "lastForwardedAt": settings.status.lastForwardedAt.map(StudyPageModels.timestamp) ?? "never",
+            "lastError": settings.status.lastError ?? "", "hasLastError": settings.status.lastError != nil,
+            "enabled": settings.type != "disabled",
+        ] as [String: Any]
+        page["types"] = [("disabled", "Off"), ("basic", "HTTPS with a username and password"), ("oauth", "HTTPS with an OAuth token")]
+            .map { ["value": $0.0, "label": $0.1, "selected": $0.0 == type] }
+        page["mayForward"] = role >= .studyAdmin
+        page["mayUpload"] = role >= .editor
+        page["notice"] = notice
+        page["hasNotice"] = !notice.isEmpty
+        page["problems"] = problems.map(StudyPageModels.item)
+        page["hasProblems"] = !problems.isEmpty
+        page["problemsHeading"] = "Nothing was changed"
+        return pages.renderer.page("processing", page, status: status)
+    }
+}

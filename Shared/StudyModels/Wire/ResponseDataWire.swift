@@ -1,0 +1,135 @@
+import Foundation
+import JSONText
+
+/// One stored response as the response service's admin API lists it
+/// (`GET /admin/v1/studies/{studyId}/responses`).
+public struct ResponseSummary: Codable, Sendable, Equatable {
+    public var id: Int64
+    /// The `ParticipantId` of the study's tables.
+    public var participantId: Int64
+    public var activityId: String
+    public var version: String
+    /// `pending`, `processed`, `error` or `forwarded`.
+    public var status: String
+    public var errorMessage: String?
+    public var receivedAt: Date
+    public var processedAt: Date?
+    public var forwardAttempts: Int
+    public var forwardError: String?
+    public var forwardedAt: Date?
+
+    public init(
+        id: Int64, participantId: Int64, activityId: String, version: String, status: String, errorMessage: String?,
+        receivedAt: Date, processedAt: Date?, forwardAttempts: Int, forwardError: String?, forwardedAt: Date?
+    ) {
+        self.id = id
+        self.participantId = participantId
+        self.activityId = activityId
+        self.version = version
+        self.status = status
+        self.errorMessage = errorMessage
+        self.receivedAt = receivedAt
+        self.processedAt = processedAt
+        self.forwardAttempts = forwardAttempts
+        self.forwardError = forwardError
+        self.forwardedAt = forwardedAt
+    }
+}
+
+public struct ResponseSummaryList: Codable, Sendable, Equatable {
+    public var responses: [ResponseSummary]
+
+    public init(responses: [ResponseSummary]) { self.responses = responses }
+}
+
+/// `POST /admin/v1/studies/{studyId}/responses/reprocess`: what went back to the queue.
+public struct ReprocessOutcome: Codable, Sendable, Equatable {
+    public var countReprocessed: Int
+    /// Ids asked for that are not this study's responses in `error`.
+    public var notReprocessed: [Int64]
+
+    public init(countReprocessed: Int, notReprocessed: [Int64]) {
+        self.countReprocessed = countReprocessed
+        self.notReprocessed = notReprocessed
+    }
+}
+
+/// A study's forwarding target as shown (never the password) and how forwarding stands
+/// (`GET`/`PUT /admin/v1/studies/{studyId}/forwarding`).
+public struct ForwardingView: Codable, Sendable, Equatable {
+    public struct Status: Codable, Sendable, Equatable {
+        /// Processed responses not forwarded yet.
+        public var waiting: Int
+        /// Of those, how many have failed at least once.
+        public var failing: Int
+        public var forwarded: Int
+        public var lastForwardedAt: Date?
+        public var lastError: String?
+
+        public init(waiting: Int, failing: Int, forwarded: Int, lastForwardedAt: Date? = nil, lastError: String? = nil) {
+            self.waiting = waiting
+            self.failing = failing
+            self.forwarded = forwarded
+            self.lastForwardedAt = lastForwardedAt
+            self.lastError = lastError
+        }
+    }
+
+    /// `disabled`, `basic` or `oauth`.
+    public var type: String
+    public var url: String?
+    public var username: String?
+    /// `***REDACTED***` when one is stored.
+    public var password: String?
+    public var tokenRequestURL: String?
+    public var tokenField: String?
+    public var header: String?
+    public var updatedBy: String?
+    public var updatedAt: Date?
+    public var status: Status
+
+    public init(type: String, updatedBy: String?, updatedAt: Date?, status: Status) {
+        self.type = type
+        self.updatedBy = updatedBy
+        self.updatedAt = updatedAt
+        self.status = status
+    }
+}
+
+/// A column of a study table as the data grids show it.
+public struct TableColumn: Codable, Sendable, Equatable {
+    public var name: String
+    /// `key`, `number`, `date-time`, `boolean` or `text`.
+    public var type: String
+    /// `Key`, `ParticipantId`, `Created` and a child's `<Parent>Id`.
+    public var system: Bool
+    public var maxLength: Int?
+}
+
+/// `GET /admin/v1/studies/{studyId}/tables`.
+public struct ResponseTableList: Codable, Sendable, Equatable {
+    public struct Table: Codable, Sendable, Equatable {
+        public var name: String
+        public var parent: String?
+        public var children: [String]
+        public var rows: Int
+        public var columns: [TableColumn]
+    }
+
+    /// In creation order, parents before their children.
+    public var tables: [Table]
+}
+
+/// `GET /admin/v1/studies/{studyId}/tables/{table}/rows`: a page of one table.
+public struct TableRowsPage: Codable, Sendable, Equatable {
+    public var table: String
+    public var parent: String?
+    public var sort: String
+    /// `asc` or `desc`.
+    public var order: String
+    public var columns: [TableColumn]
+    /// Each row its values in column order.
+    public var rows: [[JSONValue]]
+    /// The cursor of the next page, absent on the last.
+    public var next: String?
+}

@@ -1,0 +1,278 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceKit
+import StudyModels
+import Testing
+import TestSupport
+
+/// The response-data pages over the response service's admin API: the tables, a table as a data
+/// grid (sorting, filtering, paging, child rows), the failed responses and their reprocessing,
+/// forwarding, participant-property uploads, and what a viewer may not do.
+@Suite struct ConsoleResponseDataTests {
+    /// The original server's NewSurvey design, as if fetched from study-metadata.
+    static func seedDesign(_ peer: ConsoleFixture.ResponsePeer, activity: String = "NewSurvey", version: String = "1") async throws {
+        let design = try String(
+            contentsOf: Conformance.labkey.appendingPathComponent("SurveyMetadata/DYNAMICSCHEMASTUDY_NewSurvey_1.json"), encoding: .utf8)
+            .replacingOccurrences(of: #""activityId": "NewSurvey""#, with: #""activityId": "\#(activity)""#)
+        try await peer.postgres.query(
+            """
+            INSERT INTO activity_designs (study_key, activity_id, version, design)
+            VALUES ('CONSOLE1', \(activity), \(version), \(design)::jsonb) ON CONFLICT DO NOTHING
+            """, logger: Logger(label: "test"))
+    }
+
+    /// Enrolls a participant through the app API; returns their app token.
+    static func enroll(_ peer: ConsoleFixture.ResponsePeer) async throws -> String {
+        try await peer.client.execute(
+            uri: "/mobileappstudy-enroll.api?studyId=CONSOLE1&allowDataSharing=true", method: .post
+        ) { response in
+            let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+            return try #require((object?["data"] as? [String: Any])?["appToken"] as? String, "\(String(buffer: response.body))")
+        }
+    }
+
+    /// Submits NewSurvey's original response with `IntegerField` and `ShortTextField` set.
+    static func submit(
+        _ peer: ConsoleFixture.ResponsePeer, appToken: String, activity: String = "NewSurvey", number: Int, text: String
+    ) async throws {
+        var data = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: Conformance.labkey.appendingPathComponent(
+                    "SurveyMetadata/DYNAMICSCHEMASTUDY_NewSurvey_1--RESPONSE.json"))) as? [String: Any])
+        var results = try #require(data["results"] as? [[String: Any]])
+        for index in results.indices {
+            if results[index]["key"] as? String == "IntegerField" { results[index]["value"] = number }
+            if results[index]["key"] as? String == "ShortTextField" { results[index]["value"] = text }
+        }
+        data["results"] = results
+        let body: [String: Any] = [
+            "type": "SurveyResponse", "participantId": appToken, "metadata": ["activityId": activity, "version": "1"], "data": data,
+        ]
+        let status = try await peer.client.execute(
+            uri: "/mobileappstudy-processResponse.api", method: .post, headers: [.contentType: "application/json"],
+            body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body))
+        ) { $0.status }
+        #expect(status == .ok)
+    }
+
+    /// Waits until every response has left `pending`; returns the statuses by id.
+    static func settled(_ peer: ConsoleFixture.ResponsePeer, count: Int) async throws -> [Int64: String] {
+        try await eventually("\(count) responses settled", within: .seconds(30)) { () -> [Int64: String]? in
+            var statuses: [Int64: String] = [:]
+            for try await (id, status, error) in try await peer.postgres.query(
+                "SELECT id, status, error_message FROM responses", logger: Logger(label: "test")
+            ).decode((Int64, String, String?).self) where status != "pending" || error != nil {
+                statuses[id] = status
+            }
+            return statuses.count == count && !statuses.values.contains("pending") ? statuses : nil
+        }
+    }
+
+    /// The grid's `data-key`s in the order shown.
+    static func keys(_ html: String) -> [Int] {
+        html.components(separatedBy: "<tr data-key=\"").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
+    }
+
+    @Test func theGridSortsFiltersPagesAndReachesChildRows() async throws {
+        try await ConsoleFixture.run(withPeers: true) { f in
+            let peer = try #require(f.response)
+            try await Self.seedDesign(peer)
+            let participants = [try await Self.enroll(peer), try await Self.enroll(peer), try await Self.enroll(peer)]
+            for (token, (number, text)) in zip(participants, [(7, "bravo"), (3, "alpha"), (9, "charlie")]) {
+                try await Self.submit(peer, appToken: token, number: number, text: text)
+            }
+            #expect(try await Self.settled(peer, count: 3).values.allSatisfy { $0 == "processed" })
+            try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+
+            let overview = try await f.browser.get("/studies/CONSOLE1/data")
+            #expect(overview.status == .ok)
+            #expect(overview.html.contains(#"aria-current="page">Response data"#))
+            #expect(overview.html.contains(#"<tr data-table="NewSurvey"><th scope="row"><a href="/studies/CONSOLE1/data/tables/NewSurvey">NewSurvey</a></th><td></td><td class="number">3</td>"#))
+            #expect(overview.html.contains(#"data-table="NewSurveyTextChoiceField"><th scope="row" class="child">"#))
+            #expect(overview.html.contains("/studies/CONSOLE1/data/export.zip"))
+
+            // Sorted by a number, both ways; the column's type is shown.
+            let up = try await f.browser.get("/studies/CONSOLE1/data/tables/NewSurvey?sort=IntegerField")
+            #expect(up.status == .ok)
+            #expect(up.html.contains(#"data-column="IntegerField" class="number"><a href="/studies/CONSOLE1/data/tables/NewSurvey?sort=IntegerField&amp;order=desc">IntegerField</a><span class="type">number</span>"#))
+            #expect(up.html.contains(#"aria-sort="ascending" data-column="IntegerField""#))
+            let ascending = Self.keys(up.html)
+            try #require(ascending.count == 3)
+            #expect(ascending == [2, 1, 3])
+            let down = try await f.browser.get("/studies/CONSOLE1/data/tables/NewSurvey?sort=IntegerField&order=desc")
+            #expect(Self.keys(down.html) == [3, 1, 2])
+            #expect(up.html.contains("<span class=\"type\">date-time</span>"))
+
+            // One participant, by the link in their cell; a day with nothing stored.
+            let participant = try #require(
+                up.html.components(separatedBy: "NewSurvey?participant=").dropFirst().first.map { String($0.prefix { $0.isNumber }) })
+            let theirs = try await f.browser.get("/studies/CONSOLE1/data/tables/NewSurvey?participant=\(participant)")
+            #expect(Self.keys(theirs.html).count == 1)
+            let none = try await f.browser.get("/studies/CONSOLE1/data/tables/NewSurvey?from=2001-01-01&to=2001-01-02")
+            #expect(none.html.contains("No rows match."))
+            // A filter the service refuses is named, and the first page shown.
+            let refused = try await f.browser.get("/studies/CONSOLE1/data/tables/NewSurvey?from=someday")
+            #expect(refused.html.contains("These filters cannot be used"))
+            #expect(refused.html.contains("from must be a date"))
+            #expect(Self.keys(refused.html).count == 3)
+
+            // Pages by cursor: the service's page size is the console's, so only the rows fit.
+            #expect(!up.html.contains(#"rel="next""#))
+
+            // A parent row's child rows.
+            let childHref = try #require(
+                up.html.components(separatedBy: "href=\"/studies/CONSOLE1/data/tables/NewSurveyTextChoiceField?parent=").dropFirst()
+                    .first.map { "/studies/CONSOLE1/data/tables/NewSurveyTextChoiceField?parent=" + String($0.prefix { $0.isNumber }) })
+            let children = try await f.browser.get(childHref)
+            #expect(children.status == .ok)
+            #expect(children.html.contains("Rows under row"))
+            #expect(!Self.keys(children.html).isEmpty)
+            #expect(try await f.browser.get("/studies/CONSOLE1/data/tables/NoSuchTable").status == .notFound)
+        }
+    }
+
+    @Test func aParticipantsPageListsTheirResponsesFoundByTheirAppTokensHash() async throws {
+        try await ConsoleFixture.run(withPeers: true) { f in
+            let peer = try #require(f.response)
+            let registration = try #require(f.registration)
+            let pat = try await ConsoleParticipantTests.seed(registration)
+            try await Self.seedDesign(peer)
+            let patToken = try await Self.enroll(peer)
+            try await Self.submit(peer, appToken: patToken, number: 4, text: "pat's")
+            try await Self.submit(peer, appToken: try await Self.enroll(peer), number: 6, text: "someone else's")
+            _ = try await Self.settled(peer, count: 2)
+            try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let before = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)")
+            #expect(before.html.contains("None linked"))
+
+            // Pat's app reports the participant id it was given (registration keeps its hash).
+            try await registration.postgres.query(
+                """
+                UPDATE participant_studies SET participant_token_hash = \(SecureToken.hash(patToken))
+                WHERE pseudonym = \(UUID(uuidString: pat)!)
+                """, logger: Logger(label: "test"))
+            let page = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)")
+            #expect(page.status == .ok)
+            let rows = page.html.components(separatedBy: #"<tr data-response=""#).dropFirst()
+            #expect(rows.count == 1)
+            #expect(rows.first?.contains("<code>NewSurvey</code>") == true)
+            #expect(rows.first?.contains("processed") == true)
+            let href = try #require(
+                rows.first?.components(separatedBy: #"<a href=""#).dropFirst().first.map { String($0.prefix { $0 != "\"" }) })
+            let theirRows = try await f.browser.get(href.replacingOccurrences(of: "&amp;", with: "&"))
+            #expect(Self.keys(theirRows.html).count == 1)
+            #expect(theirRows.html.contains("<td>pat&#39;s</td>"))
+        }
+    }
+
+    @Test func aFailedResponseIsListedWithItsErrorAndReprocessedOnceItsDesignIsThere() async throws {
+        try await ConsoleFixture.run(withPeers: true) { f in
+            let peer = try #require(f.response)
+            let token = try await Self.enroll(peer)
+            // Study-metadata has no activity "Later": the design cannot be had, the response fails.
+            try await Self.submit(peer, appToken: token, activity: "Later", number: 1, text: "first")
+            #expect(try await Self.settled(peer, count: 1).values.first == "error")
+            try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+
+            let page = try await f.browser.get("/studies/CONSOLE1/processing")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("Received response status 404 using uri"))
+            let id = try #require(page.html.components(separatedBy: #"<tr data-response=""#).dropFirst().first.map { String($0.prefix { $0.isNumber }) })
+            let csrf = try #require(page.input("csrf"))
+            let nothingChosen = try await f.browser.post("/studies/CONSOLE1/processing/reprocess", [("csrf", csrf)])
+            #expect(nothingChosen.status == .unprocessableContent)
+            #expect(nothingChosen.html.contains("Choose the responses to reprocess."))
+
+            // The design becomes available (as when the team publishes the activity), then the
+            // console sends the response back to the queue.
+            try await Self.seedDesign(peer, activity: "Later")
+            let done = try await f.browser.post("/studies/CONSOLE1/processing/reprocess", [("csrf", csrf), ("id", id)])
+            #expect(done.status == .seeOther)
+            #expect(done.location == "/studies/CONSOLE1/processing?done=reprocessed&count=1")
+            #expect(try await f.browser.get(try #require(done.location)).html.contains("1 responses went back to the queue"))
+            #expect(try await Self.settled(peer, count: 1).values.first == "processed")
+            #expect(try await f.browser.get("/studies/CONSOLE1/processing").html.contains("No response has failed processing."))
+            let grid = try await f.browser.get("/studies/CONSOLE1/data/tables/Later")
+            #expect(Self.keys(grid.html).count == 1)
+            #expect(grid.html.contains("<td>first</td>"))
+        }
+    }
+
+    @Test func forwardingIsSetAndAPropertyFileIsRefusedLineByLine() async throws {
+        try await ConsoleFixture.run(withPeers: true) { f in
+            try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let page = try await f.browser.get("/studies/CONSOLE1/processing")
+            #expect(page.html.contains(#"<dt>Now</dt><dd>off</dd>"#))
+            let csrf = try #require(page.input("csrf"))
+
+            // Refused: not https, and each problem in the service's words; nothing saved.
+            let refused = try await f.browser.post(
+                "/studies/CONSOLE1/processing/forwarding",
+                [("csrf", csrf), ("type", "basic"), ("url", "ftp://example.org/in"), ("username", ""), ("password", "")])
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.html.contains("Forwarding endpoint URL is malformed"))
+            #expect(refused.html.contains("Field cannot be blank."))
+            #expect(refused.html.contains(#"value="ftp://example.org/in""#), "what was typed is kept")
+            let saved = try await f.browser.post(
+                "/studies/CONSOLE1/processing/forwarding",
+                [("csrf", csrf), ("type", "basic"), ("url", "https://example.org/in"), ("username", "team"), ("password", "s3cret-pass")])
+            #expect(saved.status == .seeOther)
+            let after = try await f.browser.get(try #require(saved.location))
+            #expect(after.html.contains("The forwarding settings are saved."))
+            #expect(after.html.contains(#"<dt>Now</dt><dd>on</dd>"#))
+            #expect(after.html.contains(#"value="https://example.org/in""#))
+            #expect(!after.html.contains("s3cret-pass"))
+            #expect(after.html.contains("kept unless you type a new one"))
+
+            // A file with bad lines among good ones is refused whole, each bad line named by the line
+            // a spreadsheet shows (the blank line 3 still counts).
+            let peer = try #require(f.response)
+            #expect(
+                try await ConsoleFixture.announce(
+                    "CONSOLE1", to: peer.client, version: 100,
+                    properties: [ParticipantProperty(key: "group", timing: .preEnrollment, dataType: .string)]) == .ok)
+            let upload = try await f.browser.post(
+                "/studies/CONSOLE1/processing/properties", [("csrf", csrf)],
+                files: [("csvFile", "props.csv", Array("token,group\nAAAAAAAAA,A\n\nBBBBBBBBB,B\n".utf8))])
+            #expect(upload.status == .unprocessableContent)
+            #expect(upload.html.contains("Line 2, token: Unknown token: &#39;AAAAAAAAA&#39;"), "\(upload.html)")
+            #expect(upload.html.contains("Line 4, token: Invalid token: &#39;BBBBBBBBB&#39;"))
+            #expect(!upload.html.contains("Line 3"))
+            let empty = try await f.browser.post("/studies/CONSOLE1/processing/properties", [("csrf", csrf), ("csv", " ")])
+            #expect(empty.html.contains("Choose a CSV file or paste its lines."))
+        }
+    }
+
+    @Test func aViewerReadsTheDataButCannotReprocessForwardUploadOrExport() async throws {
+        try await ConsoleFixture.run(withPeers: true) { f in
+            let peer = try #require(f.response)
+            try await Self.seedDesign(peer)
+            try await Self.submit(peer, appToken: try await Self.enroll(peer), number: 5, text: "only")
+            _ = try await Self.settled(peer, count: 1)
+            let password = try await f.makeAdmin("viewer@console.test", role: "viewer")
+            let viewer = Browser(client: f.browser.client)
+            try await viewer.signIn("viewer@console.test", password)
+
+            let overview = try await viewer.get("/studies/CONSOLE1/data")
+            #expect(overview.status == .ok)
+            #expect(!overview.html.contains("export.zip"))
+            #expect(Self.keys(try await viewer.get("/studies/CONSOLE1/data/tables/NewSurvey").html).count == 1)
+            let export = try await viewer.get("/studies/CONSOLE1/data/export.zip")
+            #expect(export.status == .forbidden)
+            let processing = try await viewer.get("/studies/CONSOLE1/processing")
+            #expect(processing.status == .ok)
+            #expect(!processing.html.contains("forwarding-form"))
+            #expect(!processing.html.contains("properties-form"))
+            let csrf = try #require(processing.input("csrf"))
+            #expect(try await viewer.post("/studies/CONSOLE1/processing/reprocess", [("csrf", csrf), ("id", "1")]).status == .forbidden)
+            #expect(
+                try await viewer.post(
+                    "/studies/CONSOLE1/processing/forwarding", [("csrf", csrf), ("type", "disabled")]
+                ).status == .forbidden)
+        }
+    }
+}
