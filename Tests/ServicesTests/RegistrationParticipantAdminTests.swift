@@ -199,6 +199,26 @@ import TestSupport
         }
     }
 
+    @Test func theEnrollmentTimelineCountsEnrollmentsAndWithdrawalsPerDayAndSite() async throws {
+        try await withServices { client, _, viewer, stranger, _ in
+            func timeline(_ token: String) async throws -> (HTTPResponse.Status, EnrollmentTimeline?) {
+                try await client.execute(
+                    uri: "/admin/v1/studies/SLEEPWELL/enrollment-timeline", method: .get, headers: [.authorization: "Bearer \(token)"]
+                ) { ($0.status, try? JSONDecoder().decode(EnrollmentTimeline.self, from: Data(buffer: $0.body))) }
+            }
+            // Ann and Bob enrolled on 1 November, Bob withdrew on the 10th; Cleo never enrolled
+            // and Dan is in another study. Nobody has a site.
+            let (status, found) = try await timeline(viewer)
+            #expect(status == .ok)
+            #expect(found == EnrollmentTimeline(sites: [
+                .init(siteId: nil, name: "No site", days: [
+                    .init(date: "2026-11-01", enrolled: 2, withdrawn: 0), .init(date: "2026-11-10", enrolled: 0, withdrawn: 1),
+                ])
+            ]))
+            #expect(try await timeline(stranger).0 == .forbidden)
+        }
+    }
+
     @Test func sortedPagesFollowOneAnotherInEveryOrder() async throws {
         try await withServices { client, root, viewer, _, postgres in
             // Distinct enrollment dates; Cleo has none (sorts first ascending, last descending).

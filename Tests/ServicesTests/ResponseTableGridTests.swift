@@ -4,6 +4,7 @@ import JSONText
 import Logging
 import PostgresNIO
 import ServiceKit
+import StudyModels
 import Testing
 import TestSupport
 
@@ -101,6 +102,18 @@ import TestSupport
                     client, .get, "/admin/v1/studies/SLEEPWELL/responses?appTokenSHA256=\(String(repeating: "a", count: 64))",
                     token: root
                 ).1.contains("\"responses\":[]"))
+
+            // Counted per day: both arrived today.
+            let (dailyStatus, dailyBody, _) = try await admin.send(
+                client, .get, "/admin/v1/studies/SLEEPWELL/responses/daily?days=7", token: root)
+            #expect(dailyStatus == .ok)
+            let daily = try JSONDecoder().decode(DailyResponses.self, from: Data(dailyBody.utf8))
+            #expect(daily.to == UTCDay.string(.now))
+            #expect(daily.from == UTCDay.string(UTCDay.start(of: .now, offset: -6)))
+            #expect(daily.activities == [.init(activityId: "NewSurvey", days: [.init(date: UTCDay.string(.now), count: 2)])])
+            #expect(
+                try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/responses/daily?days=400", token: root).0
+                    == .badRequest)
 
             let (status, body, _) = try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/tables", token: root)
             #expect(status == .ok, "\(body)")

@@ -65,6 +65,7 @@ public enum ConsoleService {
         ParticipantPageRoutes(pages: pages).add(to: shell.router)
         ResponseDataRoutes(pages: pages).add(to: shell.router)
         ProcessingRoutes(pages: pages).add(to: shell.router)
+        ChartRoutes(pages: pages).add(to: shell.router)
         InvitationPageRoutes(pages: pages).add(to: shell.router)
         AccountRoutes(pages: pages).add(to: shell.router)
         DocumentRoutes(pages: pages).add(to: shell.router)

@@ -86,7 +86,7 @@ public enum RegistrationService: ServiceAssembly {
                     templates: templates, audit: environment.audit, validFor: registration.invitationDuration,
                     logger: environment.logger)
                 AdminSiteRoutes(sites: sites, authenticator: adminAuthenticator).add(to: routes.router)
-                AdminAdherenceRoutes(
+                AdminStudyProgressRoutes(
                     adherence: AdherenceStore(client: postgres, logger: environment.logger), authenticator: adminAuthenticator
                 ).add(to: routes.router)
                 AdminInvitationRoutes(invitations: invitations, authenticator: adminAuthenticator, audit: environment.audit)

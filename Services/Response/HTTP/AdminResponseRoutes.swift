@@ -35,6 +35,7 @@ package struct AdminResponseRoutes {
     package func add(to router: Router<ServiceRequestContext>) {
         router.get("/admin/v1/studies/:studyId/responses", use: list)
         router.post("/admin/v1/studies/:studyId/responses/reprocess", use: reprocess)
+        router.get("/admin/v1/studies/:studyId/responses/daily", use: daily)
         router.get("/admin/v1/studies/:studyId/forwarding", use: showForwarding)
         router.put("/admin/v1/studies/:studyId/forwarding", use: setForwarding)
     }
@@ -67,6 +68,15 @@ package struct AdminResponseRoutes {
             filter.appTokenSHA256 = hash
         }
         return ResponseSummaryList(responses: try await responses.list(studyKey: study.key, filter: filter, after: after, limit: limit))
+    }
+
+    /// Responses per day and activity, counts only (viewer): `days` from 1 to 366, default 30.
+    @Sendable package func daily(_ request: Request, context: ServiceRequestContext) async throws -> DailyResponses {
+        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+        guard let days = request.uri.queryParameters["days"].map({ Int(String($0)) }) ?? 30, (1...366).contains(days) else {
+            throw APIError.badRequest("days must be 1 to 366", field: "days")
+        }
+        return try await responses.daily(studyKey: study.key, days: days)
     }
 
     @Sendable package func reprocess(_ request: Request, context: ServiceRequestContext) async throws -> ReprocessOutcome {
@@ -131,3 +141,4 @@ package struct AdminResponseRoutes {
 extension ResponseSummaryList: ResponseEncodable {}
 extension ReprocessOutcome: ResponseEncodable {}
 extension ForwardingView: ResponseEncodable {}
+extension DailyResponses: ResponseEncodable {}

@@ -257,3 +257,40 @@ public struct ActivityAdherence: Codable, Sendable, Equatable {
         self.activities = activities
     }
 }
+
+/// `GET /admin/v1/studies/{studyId}/enrollment-timeline`: enrollments and withdrawals per day
+/// (UTC), per site. Counts only.
+public struct EnrollmentTimeline: Codable, Sendable, Equatable {
+    public struct Day: Codable, Sendable, Equatable {
+        /// `yyyy-MM-dd`, UTC.
+        public var date: String
+        public var enrolled: Int
+        public var withdrawn: Int
+
+        public init(date: String, enrolled: Int, withdrawn: Int) {
+            self.date = date
+            self.enrolled = enrolled
+            self.withdrawn = withdrawn
+        }
+    }
+
+    public struct Site: Codable, Sendable, Equatable {
+        /// Nil for participants who joined without a site.
+        public var siteId: String?
+        public var name: String
+        /// Days with any enrollment or withdrawal, in order.
+        public var days: [Day]
+
+        public init(siteId: String?, name: String, days: [Day]) {
+            self.siteId = siteId
+            self.name = name
+            self.days = days
+        }
+    }
+
+    /// The study's sites in name order (each, even without participants), then those without a
+    /// site when there are any.
+    public var sites: [Site]
+
+    public init(sites: [Site]) { self.sites = sites }
+}

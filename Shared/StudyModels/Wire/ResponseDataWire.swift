@@ -133,3 +133,41 @@ public struct TableRowsPage: Codable, Sendable, Equatable {
     /// The cursor of the next page, absent on the last.
     public var next: String?
 }
+
+/// `GET /admin/v1/studies/{studyId}/responses/daily`: responses received per UTC day, per
+/// activity, over the last `days` days (today included).
+public struct DailyResponses: Codable, Sendable, Equatable {
+    public struct Activity: Codable, Sendable, Equatable {
+        public var activityId: String
+        /// Only days with responses, in order.
+        public var days: [Day]
+
+        public init(activityId: String, days: [Day]) {
+            self.activityId = activityId
+            self.days = days
+        }
+    }
+
+    public struct Day: Codable, Sendable, Equatable {
+        /// `yyyy-MM-dd`, UTC.
+        public var date: String
+        public var count: Int
+
+        public init(date: String, count: Int) {
+            self.date = date
+            self.count = count
+        }
+    }
+
+    /// The first and last day covered (`yyyy-MM-dd`, UTC).
+    public var from: String
+    public var to: String
+    /// In activity-id order.
+    public var activities: [Activity]
+
+    public init(from: String, to: String, activities: [Activity]) {
+        self.from = from
+        self.to = to
+        self.activities = activities
+    }
+}

@@ -33,6 +33,12 @@ extension AdminAPIClient {
         try await json(.GET, Self.study(studyId) + "/adherence", on: .registration, token: token, as: ActivityAdherence.self, logger: logger)
     }
 
+    package func enrollmentTimeline(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> EnrollmentTimeline {
+        try await json(
+            .GET, Self.study(studyId) + "/enrollment-timeline", on: .registration, token: token, as: EnrollmentTimeline.self,
+            logger: logger)
+    }
+
     package func sites(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> SiteList {
         try await json(.GET, Self.study(studyId) + "/sites", on: .registration, token: token, as: SiteList.self, logger: logger)
     }

@@ -32,6 +32,14 @@ extension AdminAPIClient {
         ).responses
     }
 
+    package func dailyResponses(of studyId: String, days: Int, token: String, logger: Logger) async throws(AdminAPIError)
+        -> DailyResponses
+    {
+        try await json(
+            .GET, Self.responseStudy(studyId) + "/responses/daily?days=\(days)", on: .response, token: token,
+            as: DailyResponses.self, logger: logger)
+    }
+
     package func reprocess(_ ids: [Int64], in studyId: String, token: String, logger: Logger) async throws(AdminAPIError)
         -> ReprocessOutcome
     {

@@ -2,13 +2,15 @@ import ConsoleCore
 import Mustache
 import StudyModels
 
-/// HTML drawn by `FormHTML`, with every value in it escaped: the one thing a template may draw
-/// unescaped (`{{{form}}}`; `PageRenderer` refuses templates with any other unescaped tag).
+/// Markup written by `MarkupWriter` (`FormHTML`'s form elements, `SVGChart`'s charts), with every
+/// value in it escaped: the one thing a template may draw unescaped (`{{{form}}}` and
+/// `{{{chart}}}`; `PageRenderer` refuses templates with any other unescaped tag).
 package struct SafeHTML: MustacheCustomRenderable, Sendable {
     package let renderText: String
     package var isNull: Bool { renderText.isEmpty }
 
-    fileprivate init(_ html: String) {
+    /// Only `MarkupWriter` makes one: everything in it was escaped as it was written.
+    init(escapedMarkup html: String) {
         renderText = html
     }
 }
@@ -22,62 +24,37 @@ package struct SafeHTML: MustacheCustomRenderable, Sendable {
 /// swift-mustache escapes (`& < > " '`).
 package struct FormHTML {
     /// An attribute: a nil value leaves it out, an empty one is written bare (`checked`).
-    typealias Attribute = (name: String, value: String?)
+    typealias Attribute = MarkupWriter.Attribute
 
-    private var out = ""
+    private var markup = MarkupWriter()
+    /// What has been written (literal markup is added to it directly).
+    private var out: String {
+        get { markup.out }
+        _modify { yield &markup.out }
+    }
     /// `/studies/<id>`: where a row's own page lies (an activity's, a step's).
     private let studyPath: String
 
     private init(studyPath: String) {
         self.studyPath = studyPath
-        out.reserveCapacity(16 * 1024)
     }
 
     package static func render(_ elements: [ElementView], studyId: String?) -> SafeHTML {
         var writer = FormHTML(studyPath: studyId.map { "/studies/" + AdminAPIClient.segment($0) } ?? "")
         for element in elements { writer.element(element) }
-        return SafeHTML(writer.out)
+        return writer.markup.html
     }
 
     // MARK: Writing
 
-    /// `value` with `& < > " '` as character references: safe in text and in quoted attributes.
-    static func escape(_ value: String, into out: inout String) {
-        HTMLText.escape(value, into: &out)
-    }
+    private mutating func text(_ value: String) { markup.text(value) }
 
-    private mutating func text(_ value: String) {
-        Self.escape(value, into: &out)
-    }
+    private mutating func open(_ name: String, _ attributes: [Attribute] = []) { markup.open(name, attributes) }
 
-    /// `<name attributes…>`; the name is always a literal of this file.
-    private mutating func open(_ name: String, _ attributes: [Attribute] = []) {
-        out += "<"
-        out += name
-        for attribute in attributes {
-            guard let value = attribute.value else { continue }
-            out += " "
-            out += attribute.name
-            if !value.isEmpty {
-                out += "=\""
-                text(value)
-                out += "\""
-            }
-        }
-        out += ">"
-    }
+    private mutating func close(_ name: String) { markup.close(name) }
 
-    private mutating func close(_ name: String) {
-        out += "</"
-        out += name
-        out += ">\n"
-    }
-
-    /// An element holding only text.
     private mutating func element(_ name: String, _ attributes: [Attribute] = [], text value: String) {
-        open(name, attributes)
-        text(value)
-        close(name)
+        markup.element(name, attributes, text: value)
     }
 
     /// `aria-invalid` and `aria-describedby` of an input whose field (`id`) has problems.

@@ -5,9 +5,9 @@ import Mustache
 import NIOCore
 
 /// The console's HTML: Mustache templates from the target's resources, loaded once at start.
-/// Every `{{value}}` is HTML-escaped (quotes too, so values are safe inside attributes). The one
-/// unescaped tag allowed is `{{{form}}}`, which draws `SafeHTML` (escaped as it was written, by
-/// FormHTML); a template with any other unescaped tag is refused at start.
+/// Every `{{value}}` is HTML-escaped (quotes too, so values are safe inside attributes). The only
+/// unescaped tags allowed are `{{{form}}}` and `{{{chart}}}`, which draw `SafeHTML` (escaped as it
+/// was written, by `MarkupWriter`); a template with any other unescaped tag is refused at start.
 package struct PageRenderer: Sendable {
     let library: MustacheLibrary
 
@@ -18,10 +18,13 @@ package struct PageRenderer: Sendable {
     package struct UnescapedTag: Error, CustomStringConvertible {
         var template: String
         var tag: String
-        package var description: String { "template \(template) draws \(tag) unescaped; only {{{form}}} may be" }
+        package var description: String { "template \(template) draws \(tag) unescaped; only {{{form}}} and {{{chart}}} may be" }
     }
 
-    /// The unescaped tags of a template (`{{{name}}}`, `{{& name}}`) other than `{{{form}}}`.
+    /// The tags that draw `SafeHTML`, the only values drawn unescaped.
+    static let safeTags: Set<String> = ["{{{form}}}", "{{{chart}}}"]
+
+    /// The unescaped tags of a template (`{{{name}}}`, `{{& name}}`) other than the safe ones.
     package static func unescapedTags(in text: String) -> [String] {
         var found: [String] = []
         var rest = Substring(text)
@@ -31,7 +34,7 @@ package struct PageRenderer: Sendable {
             let inside = after[..<close.lowerBound]
             if inside.hasPrefix("{") || inside.hasPrefix("&") {
                 let tag = "{{" + inside + "}}" + (inside.hasPrefix("{") && after[close.upperBound...].hasPrefix("}") ? "}" : "")
-                if tag != "{{{form}}}" { found.append(tag) }
+                if !safeTags.contains(tag) { found.append(tag) }
             }
             rest = after[close.upperBound...]
         }

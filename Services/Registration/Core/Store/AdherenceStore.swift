@@ -3,8 +3,9 @@ import Logging
 import PostgresNIO
 import StudyModels
 
-/// Per activity, how the study's participants stand, from what their apps report
-/// (`updateActivityState`): up to date, behind (a run missed), or not started.
+/// How a study is getting on, in counts: per activity, how its participants stand, from what
+/// their apps report (`updateActivityState`): up to date, behind (a run missed), or not started;
+/// and enrollments and withdrawals per day and site.
 package struct AdherenceStore: Sendable {
     package let client: PostgresClient
     package let logger: Logger
@@ -44,5 +45,34 @@ package struct AdherenceStore: Sendable {
                 runsCompleted: completed, runsMissed: missed))
         }
         return ActivityAdherence(participants: participants, activities: activities)
+    }
+
+    /// Enrollments and withdrawals per UTC day, per site; every site of the study is listed.
+    package func enrollmentTimeline(studyId: String) async throws -> EnrollmentTimeline {
+        var sites: [(id: UUID?, name: String)] = []
+        for try await (id, name) in try await client.query(
+            "SELECT id, name FROM study_sites WHERE study_id = \(studyId) ORDER BY lower(name)", logger: logger
+        ).decode((UUID, String).self) { sites.append((id, name)) }
+        var days: [UUID?: [String: EnrollmentTimeline.Day]] = [:]
+        for try await (site, date, enrolled, withdrawn) in try await client.query(
+            """
+            SELECT site_id, day, sum(enrolled)::int, sum(withdrawn)::int FROM (
+                SELECT site_id, to_char(enrolled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, 1 AS enrolled, 0 AS withdrawn
+                FROM participant_studies WHERE study_id = \(studyId) AND enrolled_at IS NOT NULL
+                UNION ALL
+                SELECT site_id, to_char(withdrawn_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), 0, 1
+                FROM participant_studies WHERE study_id = \(studyId) AND withdrawn_at IS NOT NULL
+            ) events GROUP BY site_id, day
+            """, logger: logger
+        ).decode((UUID?, String, Int, Int).self) {
+            days[site, default: [:]][date] = .init(date: date, enrolled: enrolled, withdrawn: withdrawn)
+        }
+        if days[nil] != nil { sites.append((nil, "No site")) }
+        return EnrollmentTimeline(
+            sites: sites.map { site in
+                EnrollmentTimeline.Site(
+                    siteId: site.id?.uuidString.lowercased(), name: site.name,
+                    days: (days[site.id] ?? [:]).values.sorted { $0.date < $1.date })
+            })
     }
 }

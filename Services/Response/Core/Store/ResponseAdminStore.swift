@@ -83,4 +83,21 @@ package struct ResponseAdminStore: Sendable {
                 notReprocessed: Array(Set(ids).subtracting(reprocessed)).sorted())
         }
     }
+
+    /// Responses received per UTC day and activity, from `days - 1` days before today.
+    package func daily(studyKey: String, days: Int) async throws -> DailyResponses {
+        let today = UTCDay.start(of: .now)
+        let from = UTCDay.start(of: today, offset: -(days - 1))
+        var byActivity: [String: [DailyResponses.Day]] = [:]
+        for try await (activity, day, count) in try await client.query(
+            """
+            SELECT activity_id, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int
+            FROM responses WHERE study_key = \(studyKey) AND received_at >= \(from)
+            GROUP BY activity_id, day ORDER BY activity_id, day
+            """, logger: logger
+        ).decode((String, String, Int).self) { byActivity[activity, default: []].append(.init(date: day, count: count)) }
+        return DailyResponses(
+            from: UTCDay.string(from), to: UTCDay.string(today),
+            activities: byActivity.keys.sorted().map { .init(activityId: $0, days: byActivity[$0] ?? []) })
+    }
 }

@@ -261,5 +261,15 @@ package enum ResponseMigrations {
                 "ALTER TABLE enrollment_tokens ADD COLUMN revoked_at timestamptz",
             ]
         ),
+        Migration(
+            component: "response", version: 11, name: "responses_by_participant_and_day",
+            statements: [
+                // A participant's responses (the console's participant page, the admin list's
+                // filter) and a study's responses per day (the console's chart) without reading
+                // the study's whole queue.
+                "CREATE INDEX responses_participant ON responses (participant_id, id)",
+                "CREATE INDEX responses_study_received ON responses (study_key, received_at)",
+            ]
+        ),
     ]
 }

@@ -6,9 +6,11 @@ import ServiceKit
 import ServiceKitHTTP
 import StudyModels
 
-/// `GET /admin/v1/studies/{studyId}/adherence` (viewer): per activity, how many participants are
-/// up to date, behind or not started. Counts only: nothing in it identifies anyone.
-package struct AdminAdherenceRoutes: Sendable {
+/// How a study is getting on (viewer), counts only, so nothing in them identifies anyone:
+/// `GET /admin/v1/studies/{studyId}/adherence`, per activity how many participants are up to
+/// date, behind or not started; `GET .../enrollment-timeline`, enrollments and withdrawals per
+/// day and site.
+package struct AdminStudyProgressRoutes: Sendable {
     package let adherence: AdherenceStore
     package let authenticator: RemoteAdminAuthenticator
 
@@ -19,6 +21,13 @@ package struct AdminAdherenceRoutes: Sendable {
 
     package func add(to router: Router<ServiceRequestContext>) {
         router.get("/admin/v1/studies/:studyId/adherence", use: show)
+        router.get("/admin/v1/studies/:studyId/enrollment-timeline", use: timeline)
+    }
+
+    @Sendable package func timeline(_ request: Request, context: ServiceRequestContext) async throws -> EnrollmentTimeline {
+        let studyId = try context.parameters.require("studyId")
+        _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
+        return try await adherence.enrollmentTimeline(studyId: studyId)
     }
 
     @Sendable package func show(_ request: Request, context: ServiceRequestContext) async throws -> ActivityAdherence {
@@ -29,3 +38,4 @@ package struct AdminAdherenceRoutes: Sendable {
 }
 
 extension ActivityAdherence: ResponseEncodable {}
+extension EnrollmentTimeline: ResponseEncodable {}
