@@ -6,8 +6,8 @@
 # admin participants list of a 10,000-participant study, and inviting 1,000 people from one CSV;
 # then a 100,000-token batch on the response service and processResponse with a 30-answer
 # response beside pgbench running the same database work (bench/pgbench-response.sql), then the
-# processing rate; then measure the database ceiling with pgbench. Prints requests/s, p99 and the
-# ratios.
+# processing rate and the data grid over a 100,000-row table; then measure the database ceiling
+# with pgbench. Prints requests/s, p99 and the ratios.
 # The stack is restarted with the per-address rate limit lifted: wrk sends everything from one
 # address.
 set -euo pipefail
@@ -301,6 +301,31 @@ rsql -c "SELECT coalesce(max(error_message), '') FROM responses WHERE status = '
 # The rest of the backlog is the benchmark's, not a study's: it is not left for the worker.
 rsql -c "DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND status = 'pending'"
 
+# --- response: the data grid over a table of 100,000 rows ------------------------------------------
+# daily30's table topped up to 100,000 rows straight in the database (the processed responses'
+# rows are among them), then pages of 50 as the console asks for them, at 16 connections: the
+# first page, a page 90,000 rows in (by cursor), one participant's rows, and a page sorted by a
+# question (no index: each page sorts the table).
+grid_schema=$(rsql -c "SELECT schema_name FROM study_schemas WHERE study_key = 'BENCHSTUDY'")
+[ -n "$grid_schema" ] || die "BENCHSTUDY has no tables: its responses were not processed"
+rsql -c "INSERT INTO \"$grid_schema\".\"daily30\" (\"ParticipantId\", \"Created\", q0, q4, q5, q7)
+    SELECT $lo + i % ($hi - $lo + 1), now() - (i || ' seconds')::interval, (i % 100) / 100.0, i % 2 = 0, i % 24,
+           'answer ' || (i % 997)
+    FROM generate_series(1, greatest(0, 100000 - (SELECT count(*) FROM \"$grid_schema\".\"daily30\"))) i"
+rsql -c "SELECT count(*) FROM \"$grid_schema\".\"daily30\"" >"$results.grid-rows"
+rsql -c "ANALYZE \"$grid_schema\".\"daily30\""
+deep_key=$(rsql -c "SELECT \"Key\" FROM \"$grid_schema\".\"daily30\" ORDER BY \"Key\" OFFSET 90000 LIMIT 1")
+deep_cursor=$(python3 -c 'import base64, json, sys; print(base64.urlsafe_b64encode(json.dumps(["Key", "asc", sys.argv[1], sys.argv[1]]).encode()).decode().rstrip("="))' "$deep_key")
+grid="http://127.0.0.1:8083/admin/v1/studies/BENCHSTUDY/tables/daily30/rows"
+for view in "grid-first:?limit=50" "grid-deep:?limit=50&after=$deep_cursor" "grid-participant:?limit=50&participant=$lo" \
+    "grid-sorted:?limit=50&sort=q5&order=desc"; do
+    name=${view%%:*}
+    status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" "$grid${view#*:}")
+    [ "$status" = 200 ] || die "the grid ($name) answered $status"
+    log "wrk: response $name (16 connections, ${duration}s)"
+    wrk -t2 -c16 -d"${duration}s" --latency -H "Authorization: Bearer $token" "$grid${view#*:}" >"$results.$name"
+done
+
 log "pgbench: the current-version lookup, 20 clients, ${duration}s (the database ceiling)"
 cat >"$results.sql" <<'SQL'
 SELECT s.status, v.version FROM studies s
@@ -386,5 +411,12 @@ done = int(open(f"{base}.processed-after").read()) - int(open(f"{base}.processed
 print(f"processing into tables (one worker, backlog of the run): {done / seconds:.0f} responses/s"
       f" ({int(open(f'{base}.processed-errors').read())} in error {open(f'{base}.processed-error').read().strip()[:200]})")
 print("goal: processResponse >= 1.0x pgbench, p99 < 50 ms, memory < 200 MB")
+rows = int(open(f"{base}.grid-rows").read())
+print(f"\nthe data grid over daily30 ({rows:,} rows), pages of 50, 16 connections (goal: p99 < 100 ms)")
+print(f"{'page':<34}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio to /healthz':>20}")
+for name, label in (("grid-first", "first page, by Key"), ("grid-deep", "90,000 rows in, by cursor"),
+                    ("grid-participant", "one participant's rows"), ("grid-sorted", "sorted by a question (q5)")):
+    rps, p99, errors = wrk(name)
+    print(f"{label:<34}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / resp[0]:>20.3f}")
 PY
 rm -f "$results" "$results".*

@@ -126,6 +126,9 @@ grep -q '^DEMO_IOS_CREDENTIAL=ios-' "$data/secrets.env" || die "the seed did not
 grep -q '^DEMO_ANDROID_CREDENTIAL=android-' "$data/secrets.env" || die "the seed did not write DEMO_ANDROID_CREDENTIAL"
 scripts/seed-demo.sh # a second run changes nothing
 [ "$(grep -c '^DEMO_IOS_CREDENTIAL=' "$data/secrets.env")" -eq 1 ] || die "a second seed wrote the credentials again"
+# The demo participant joined with the seed and sent one check-in; a run of the script sends another.
+[ "$(jq .runs "$data/demo-participant.json")" = 1 ] || die "the seed did not enroll the demo participant"
+scripts/demo-participant.sh | grep -q "check-in 2 sent" || die "the demo participant's second check-in failed"
 
 # --- the quickstart, pasted as written (only make run's addresses and folder replaced) ------------
 log "platform: the quickstart walkthrough"

@@ -202,6 +202,10 @@ the demo study DEMOSTUDY's enrollment tokens are in .data/demo-tokens.txt. Logs 
 e-mail the registration service sends (verification codes, temporary passwords) is written to
 .data/mail/ as .eml files. Stop everything with: make stop
 
+The demo participant (demo.participant@example.org) has joined DEMOSTUDY and sent a check-in.
+Send another with scripts/demo-participant.sh and watch it arrive in the console:
+http://127.0.0.1:8080/studies/DEMOSTUDY/data (and Charts, and their page under Participants).
+
 Try it as a participant (docs/quickstart.md explains each step); paste into bash:
 DONE
 # The walkthrough's shell blocks, from docs/quickstart.md, so the two cannot drift apart.

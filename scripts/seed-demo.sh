@@ -2,12 +2,13 @@
 # Seeds the demo once, through the admin APIs of the running services: the gateway app DEMOAPP
 # (org DEMOORG), whose iOS and Android credentials go into secrets.env as DEMO_IOS_CREDENTIAL and
 # DEMO_ANDROID_CREDENTIAL; the study DEMOSTUDY (scripts/demo_study.py), launched; and a batch of
-# 20 enrollment tokens in demo-tokens.txt. make run calls it; the fuzzing run calls it against its
-# own services.
+# 20 enrollment tokens in demo-tokens.txt; and the demo participant (scripts/demo_participant.py),
+# enrolled with one of them, with a first response. make run calls it; the fuzzing run calls it
+# against its own services.
 #
 # Settings (environment): STUDYSTACK_DATA (default .data) holds secrets.env, which must already
-# hold STUDYSTACK_ADMIN_EMAIL and STUDYSTACK_ADMIN_PASSWORD; STUDY_METADATA_URL and RESPONSE_URL
-# (defaults: make run's ports). Each step checks whether it is done, so a seed cut short is
+# hold STUDYSTACK_ADMIN_EMAIL and STUDYSTACK_ADMIN_PASSWORD; STUDY_METADATA_URL, REGISTRATION_URL
+# and RESPONSE_URL (defaults: make run's ports). Each step checks whether it is done, so a seed cut short is
 # finished by the next run; demo-seeded marks a finished seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,7 @@ cd "$(dirname "$0")/.."
 data=${STUDYSTACK_DATA:-.data}
 metadata=${STUDY_METADATA_URL:-http://127.0.0.1:8081}
 response=${RESPONSE_URL:-http://127.0.0.1:8083}
+registration=${REGISTRATION_URL:-http://127.0.0.1:8082}
 secrets="$data/secrets.env"
 tokens_file="$data/demo-tokens.txt"
 [ -f "$data/demo-seeded" ] && exit 0
@@ -87,5 +89,12 @@ for _ in $(seq 1 100); do
     sleep 0.2
 done
 [ "$(status_of -X POST "$metadata/admin/v1/logout")" = 204 ] || true
+
+# --- the demo participant: signed up, enrolled, consented, and a first daily check-in -----------
+if [ ! -f "$data/demo-participant.json" ]; then
+    log "the demo participant signs up, enrolls, signs the consent and sends a check-in"
+    STUDYSTACK_DATA="$data" STUDY_METADATA_URL="$metadata" REGISTRATION_URL="$registration" RESPONSE_URL="$response" \
+        python3 scripts/demo_participant.py >/dev/null || die "the demo participant could not join DEMOSTUDY"
+fi
 touch "$data/demo-seeded"
-log "seeded the demo: app DEMOAPP, study DEMOSTUDY (active), 20 tokens in $tokens_file"
+log "seeded the demo: app DEMOAPP, study DEMOSTUDY (active), 20 tokens in $tokens_file, one of them the demo participant's"

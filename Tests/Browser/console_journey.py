@@ -5,12 +5,17 @@ at the field, launches the study and publishes an update; a viewer, invited and 
 the console, sees no control and is refused a crafted POST; a batch of 500 enrollment tokens is made,
 its CSV checked and its QR sheet read back with zbarimg; a site is added and three people invited
 from a CSV file (each e-mail's token and QR code read), one revoked and refused at enrollment, and a
-CSV with a bad line refused whole; a POST without the form token and a
+CSV with a bad line refused whole; an invited participant signs up, enrolls with their token and
+signs the consent with a PDF, and the console shows them at their site and serves the same bytes
+(a viewer sees no address and no PDF); responses submitted as the apps do appear in the data grid,
+sorted and filtered there, a response for an unpublished version fails and is processed again
+from the console once the version is published, the exports hold the rows, and the charts' SVG
+shows the counts; a POST without the form token and a
 cookie altered by one byte are refused; push keys are uploaded as files; signing out ends the
 token, so the old cookie opens nothing. What the forms saved is read back from the admin API and
 the app API, so the test checks what an app would be served, not what the page shows.
 
-Environment: CONSOLE_URL, STUDY_METADATA_URL, RESPONSE_URL, MAIL_DIR (registration's mail folder),
+Environment: CONSOLE_URL, STUDY_METADATA_URL, REGISTRATION_URL, RESPONSE_URL, MAIL_DIR (registration's mail folder),
 ADMIN_EMAIL, ADMIN_PASSWORD, SCREENSHOTS (a folder),
 APP_CREDENTIAL (the demo app's iOS `key:token`, to read the launched study as the app does).
 """
@@ -281,6 +286,92 @@ RESPONSE_TYPES = [
 ]
 SELECTS = {"numeric": ("format-style", "Integer"), "date": ("format-style", "Date"), "textChoice": ("format-selectionStyle", "Single"),
            "height": ("format-measurementSystem", "Metric")}
+
+
+REGISTRATION = os.environ["REGISTRATION_URL"].rstrip("/")
+
+
+def registration(call, body, user=None):
+    """A registration call as the MyStudies app makes it (`user`: its userId and auth)."""
+    headers = {"applicationId": "DEMOAPP", "orgId": "DEMOORG", "Content-Type": "application/json"}
+    if user:
+        headers.update({"userId": user["userId"], "auth": user["auth"]})
+    request = urllib.request.Request(f"{REGISTRATION}/fdahpUserRegWS/{call}.api", data=json.dumps(body).encode(),
+                                     method="POST", headers=headers)
+    with urllib.request.urlopen(request) as reply:
+        return json.load(reply)
+
+
+def verification_code(address, seconds=15):
+    """The newest sign-up code e-mailed to `address`, waiting for the mail worker."""
+    import email as mime
+    import re
+    import time
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for name in sorted(os.listdir(MAIL_DIR), reverse=True):
+            with open(os.path.join(MAIL_DIR, name), "rb") as eml:
+                message = mime.message_from_bytes(eml.read())
+            if message["To"] != address:
+                continue
+            for part in message.walk():
+                if part.get_content_type() == "text/plain":
+                    found = re.search(r"code is (\w+)", part.get_payload(decode=True).decode())
+                    if found:
+                        return found.group(1)
+        time.sleep(0.2)
+    raise AssertionError(f"no verification code for {address} within {seconds} s")
+
+
+def submit(app_token, activity, version, results):
+    """`processResponse` as the apps send it."""
+    body = {"type": "SurveyResponse", "participantId": app_token,
+            "metadata": {"activityId": activity, "version": version, "activityRunId": "1"},
+            "data": {"startTime": "2026-11-25T08:00:00.000+0000", "endTime": "2026-11-25T08:01:00.000+0000", "results": results}}
+    request = urllib.request.Request(f"{RESPONSE}/mobileappstudy-processResponse.api", data=json.dumps(body).encode(),
+                                     method="POST", headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as reply:
+        assert json.load(reply).get("success") is True
+
+
+def answers(cups, words, rested):
+    """Three of the daily questionnaire's answers: q8 (numeric), q11 (text), q7 (boolean)."""
+    def result(key, kind, value):
+        return {"key": key, "resultType": kind, "value": value, "skipped": False,
+                "startTime": "2026-11-25T08:00:00.000+0000", "endTime": "2026-11-25T08:00:10.000+0000"}
+    return [result("q8", "numeric", cups), result("q11", "text", words), result("q7", "boolean", rested)]
+
+
+def column(driver, name):
+    """The grid's cells of one column, top to bottom."""
+    headings = [th.get_attribute("data-column") for th in driver.find_elements(By.CSS_SELECTOR, "#grid thead th")]
+    index = headings.index(name)
+    return [row.find_elements(By.TAG_NAME, "td")[index].text for row in driver.find_elements(By.CSS_SELECTOR, "#grid tbody tr")]
+
+
+def chart_marks(driver, chart, tag):
+    """What a chart's marks say: (series, label, value) from their data attributes."""
+    marks = []
+    for mark in driver.find_elements(By.CSS_SELECTOR, f"svg#{chart} {tag}[data-value]"):
+        series = mark.find_element(By.XPATH, "ancestor::*[@data-series][1]").get_attribute("data-series")
+        marks.append((series, mark.get_attribute("data-label"), int(mark.get_attribute("data-value"))))
+    return marks
+
+
+PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n% signed by Ben in the browser journey\n%%EOF\n"
+
+
+def retitle_and_publish(driver, title):
+    """The questionnaire "daily" retitled on its page, then "Publish updates" on the actions page:
+    a new version of it."""
+    driver.get(CONSOLE + f"/studies/{STUDY}/activities/daily")
+    wait(driver, EC.presence_of_element_located((By.ID, "f-activities-0-title-en")), "the questionnaire's page")
+    fill(driver, "f-activities-0-title-en", title)
+    save(driver, f"the questionnaire titled {title}")
+    driver.find_element(By.LINK_TEXT, "Actions and versions").click()
+    wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=publish-updates]")), "the update action")
+    driver.find_element(By.XPATH, "//input[@value='publish-updates']/ancestor::form//button").click()
+    wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Done: publish updates."), f"the update titled {title}")
 
 
 def no_browser_errors(driver):
@@ -567,14 +658,7 @@ def main():
         # An update after the launch: the questionnaire's title changes, "Publish updates"
         # freezes version 1.1, and an app that holds 1.0 is told its activities changed.
         assert app_updates(STUDY, "1.0")["currentVersion"] == "1.0"
-        driver.get(CONSOLE + f"/studies/{STUDY}/activities/daily")
-        wait(driver, EC.presence_of_element_located((By.ID, "f-activities-0-title-en")), "the questionnaire's page after the launch")
-        fill(driver, "f-activities-0-title-en", "Daily check-in, shorter")
-        save(driver, "the questionnaire after the launch")
-        driver.find_element(By.LINK_TEXT, "Actions and versions").click()
-        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=publish-updates]")), "the update action")
-        driver.find_element(By.XPATH, "//input[@value='publish-updates']/ancestor::form//button").click()
-        wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Done: publish updates."), "the published update")
+        retitle_and_publish(driver, "Daily check-in, shorter")
         updates = app_updates(STUDY, "1.0")
         assert updates["currentVersion"] == "1.1", updates
         assert updates["updates"]["activities"] is True and updates["updates"]["consent"] is False, updates
@@ -718,6 +802,149 @@ def main():
         refused = enroll(tokens[invitees[0]])
         assert refused.get("success") is False and "withdrawn by the study team" in refused.get("exception", ""), refused
         assert validate(tokens[invitees[1]]).get("success") is True
+
+        # The demo participant's check-ins (the seed's and one more) and the quickstart's response
+        # have arrived in DEMOSTUDY's daily table.
+        driver.get(CONSOLE + "/studies/DEMOSTUDY/data")
+        demo_rows = "#tables tr[data-table='daily'] td.number"
+        wait(driver, lambda d: [c for c in d.find_elements(By.CSS_SELECTOR, demo_rows) if c.text == "3"] or d.refresh(),
+             "the demo study's three daily rows", seconds=30)
+
+        # Running the study. Ben, invited to North Clinic, signs up in the app, enrolls with his
+        # invitation's token, signs the consent with a PDF and reports his activity; Cai enrolls
+        # with hers. Their responses are submitted as the app does, and one more arrives for a
+        # version of the questionnaire the server does not have yet.
+        ben = "ben@browser.test"
+        registration("register", {"emailId": ben, "password": "Ben-Passw0rd!"})
+        registration("verify", {"emailId": ben, "code": verification_code(ben)})
+        ben_user = registration("login", {"emailId": ben, "password": "Ben-Passw0rd!"})
+        ben_token = enroll(tokens[ben])["data"]["appToken"]
+        cai_token = enroll(tokens["cai@browser.test"])["data"]["appToken"]
+        registration("updateStudyState", {"studies": [{"studyId": STUDY, "status": "inProgress", "participantId": ben_token}]}, ben_user)
+        consent_version = app_call("eligibilityConsent", STUDY)["consent"]["version"]
+        registration("updateEligibilityConsentStatus", {
+            "studyId": STUDY, "eligibility": True, "sharing": "Provided",
+            "consent": {"version": consent_version, "status": "completed", "pdf": base64.b64encode(PDF).decode()}}, ben_user)
+        registration("updateActivityState", {"studyId": STUDY, "activity": [{
+            "activityId": "daily", "activityRunId": "3", "activityState": "inProgress", "activityVersion": "1.1",
+            "activityRun": {"total": 14, "completed": 3, "missed": 0}}]}, ben_user)
+        for cups, words, rested in [(3, "slept well", True), (1, "short night", False), (2, "woke twice", True)]:
+            submit(ben_token, "daily", "1.1", answers(cups, words, rested))
+        submit(cai_token, "daily", "1.1", answers(5, "cai's morning", True))
+        submit(ben_token, "daily", "1.2", answers(4, "from a newer app", False))
+
+        # Ben on the participants page: enrolled at North Clinic; his page serves the same PDF
+        # bytes and lists his responses.
+        cookie = "=".join(session_cookie(driver))
+        driver.get(CONSOLE + f"/studies/{STUDY}/participants")
+        # The invitation and the account meet when both the response service's news of the spent
+        # token and the app's report have arrived, in either order.
+        at_site = f"//table[@id='participants']//tr[contains(., '{ben}') and contains(., 'North Clinic')]"
+        row = wait(driver, lambda d: d.find_elements(By.XPATH, at_site) or d.refresh(), "Ben at North Clinic", seconds=30)[0]
+        assert "inProgress" in row.text, row.text
+        row.find_element(By.TAG_NAME, "a").click()
+        wait(driver, EC.presence_of_element_located((By.ID, "consents")), "Ben's page")
+        pdf_link = driver.find_element(By.CSS_SELECTOR, "#consents a[href$='/pdf']").get_attribute("href")
+        assert download(pdf_link, cookie) == PDF, "the console serves the PDF the app uploaded"
+        ben_page = driver.current_url
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#responses tbody tr")) == 4 or d.refresh(),
+             "Ben's four responses on his page", seconds=30)
+        shot(driver, "study-participant")
+
+        # The failed response, listed with its error; the questionnaire is changed and published
+        # (version 1.2), and the response processed again from the console.
+        driver.get(CONSOLE + f"/studies/{STUDY}/processing")
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#failed tbody tr") or d.refresh(),
+             "the failed response", seconds=30)
+        failed = driver.find_elements(By.CSS_SELECTOR, "#failed tbody tr")
+        assert len(failed) == 1 and "Received response status 404" in failed[0].text and "1.2" in failed[0].text, \
+            [f.text for f in failed]
+        shot(driver, "study-processing")
+        retitle_and_publish(driver, "Daily check-in, version 1.2")
+        driver.get(CONSOLE + f"/studies/{STUDY}/processing")
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "#failed input[name=id]")), "the failed response's box")
+        driver.find_element(By.CSS_SELECTOR, "#failed input[name=id]").click()
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.ID, "reprocess").click()
+        wait(driver, gone(page), "the processing page after reprocessing")
+        assert "1 responses went back to the queue" in driver.find_element(By.CSS_SELECTOR, "main").text
+        assert driver.find_elements(By.ID, "no-failed"), "nothing is in error while it waits its turn"
+
+        # The data grid: five rows of "daily" once the reprocessed response is stored, sorted by
+        # a column's heading either way and filtered to one participant.
+        driver.get(CONSOLE + f"/studies/{STUDY}/data")
+        daily_rows = "#tables tr[data-table='daily'] td.number"
+        wait(driver, lambda d: [c for c in d.find_elements(By.CSS_SELECTOR, daily_rows) if c.text == "5"] or d.refresh(),
+             "five rows in the daily table", seconds=30)
+        shot(driver, "study-data")
+        driver.find_element(By.LINK_TEXT, "daily").click()
+        wait(driver, EC.presence_of_element_located((By.ID, "grid")), "the daily grid")
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#grid tbody tr")) == 5
+        driver.find_element(By.CSS_SELECTOR, "#grid th[data-column='q8'] a").click()
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "#grid[data-sort='q8'][data-order='asc']")), "sorted by q8")
+        assert column(driver, "q8") == ["1", "2", "3", "4", "5"], column(driver, "q8")
+        driver.find_element(By.CSS_SELECTOR, "#grid th[data-column='q8'] a").click()
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "#grid[data-order='desc']")), "sorted by q8, descending")
+        assert column(driver, "q8") == ["5", "4", "3", "2", "1"], column(driver, "q8")
+        assert driver.find_element(By.CSS_SELECTOR, "#grid th[data-column='q8']").get_attribute("aria-sort") == "descending"
+        shot(driver, "study-grid")
+        cai_number = [cells for cells in zip(column(driver, "q8"), column(driver, "ParticipantId")) if cells[0] == "5"][0][1]
+        fill(driver, "participant", cai_number)
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]").click()
+        wait(driver, gone(page), "the grid filtered to Cai")
+        assert column(driver, "q11") == ["cai's morning"], column(driver, "q11")
+
+        # The exports: the page's progress bar runs to the end, and the files hold the rows.
+        driver.get(CONSOLE + f"/studies/{STUDY}/data")
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "a[data-export-progress][href$='export.zip']")), "the export links")
+        driver.find_element(By.CSS_SELECTOR, "a[data-export-progress][href$='export.zip']").click()
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "#export-progress[data-state='done']")), "the export's progress", 60)
+        progress = driver.find_element(By.CSS_SELECTOR, "#export-progress progress").get_attribute("value")
+        assert float(progress) == 1.0, progress
+        no_browser_errors(driver)
+        import io
+        import zipfile
+        archive = zipfile.ZipFile(io.BytesIO(download(CONSOLE + f"/studies/{STUDY}/data/export.zip", cookie)))
+        with archive.open("daily.csv") as daily_file:
+            import csv
+            exported = list(csv.DictReader(io.TextIOWrapper(daily_file, encoding="utf-8", newline="")))
+        assert sorted(row["q8"] for row in exported) == ["1", "2", "3", "4", "5"], exported
+        lines = [json.loads(line) for line in download(CONSOLE + f"/studies/{STUDY}/data/export.jsonl", cookie).decode().splitlines()]
+        assert sorted(line["row"]["q11"] for line in lines if line["table"] == "daily") == \
+            sorted(["slept well", "short night", "woke twice", "cai's morning", "from a newer app"]), lines
+
+        # The charts, read from their SVG: Ben enrolled at North Clinic (Cai has no account in
+        # registration), five responses to "daily" today, and Ben up to date on it.
+        driver.get(CONSOLE + f"/studies/{STUDY}/charts")
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "svg#responses-chart")), "the charts")
+        sites = {g.get_attribute("data-series"): g.get_attribute("data-total")
+                 for g in driver.find_elements(By.CSS_SELECTOR, "svg#enrollment-chart g[data-total]")}
+        assert sites == {"North Clinic": "1"}, sites
+        columns = chart_marks(driver, "responses-chart", "rect")
+        assert [(series, value) for series, _, value in columns] == [("daily", 5)], columns
+        bars = {series: value for series, _, value in chart_marks(driver, "adherence-chart", "rect")}
+        assert bars == {"Up to date": 1}, bars
+        shot(driver, "study-charts")
+        no_browser_errors(driver)
+
+        # The viewer again: pseudonymous ids and no address, no PDF link, and the PDF refused.
+        viewer = browser()
+        try:
+            sign_in(viewer, viewer_email, viewer_password, "the viewer, again")
+            viewer.get(CONSOLE + f"/studies/{STUDY}/participants")
+            wait(viewer, EC.presence_of_element_located((By.ID, "participants")), "the viewer's participants page")
+            assert ben not in viewer.find_element(By.CSS_SELECTOR, "main").text
+            viewer.get(ben_page)
+            wait(viewer, EC.presence_of_element_located((By.ID, "consents")), "Ben's page for the viewer")
+            text = viewer.find_element(By.CSS_SELECTOR, "main").text
+            assert ben not in text and "PDF kept (study admins download it)" in text, text
+            assert not viewer.find_elements(By.CSS_SELECTOR, "#consents a[href$='/pdf']")
+            viewer_cookie = "=".join(session_cookie(viewer))
+            status, _, _ = raw("GET", pdf_link.replace(CONSOLE, ""), viewer_cookie)
+            assert status == 403, status
+        finally:
+            viewer.quit()
 
         # The demo app's push credentials: a key that is not one is refused, and nothing is stored.
         driver.find_element(By.LINK_TEXT, "Apps").click()

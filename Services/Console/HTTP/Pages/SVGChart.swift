@@ -66,27 +66,14 @@ struct SVGChart {
     /// A column per label (day), the series stacked in it.
     static func stackedColumns(id: String, title: String, description: String, labels: [String], series: [Series]) -> SafeHTML {
         var chart = SVGChart(height: 280, left: 48, legendRows: legendRows(series))
-        let sums = labels.indices.map { position in series.reduce(0) { $0 + ($1.values.indices.contains(position) ? $1.values[position] : 0) } }
-        let maximum = niceMaximum(sums.max() ?? 0)
+        let maximum = niceMaximum(stackHeights(series, count: labels.count).max() ?? 0)
         chart.start(id: id, kind: "stacked-columns", title: title, description: description)
         chart.valueAxis(maximum: maximum)
         chart.labelAxis(labels, centred: true)
         let band = labels.isEmpty ? 0 : chart.plotWidth / Double(labels.count)
-        var base = [Int](repeating: 0, count: labels.count)
-        for (index, item) in series.enumerated() {
-            chart.markup.open("g", [("class", "series s\(index % palette)"), ("data-series", item.name)])
-            for (position, value) in item.values.enumerated() where value > 0 && position < labels.count {
-                let upper = chart.y(base[position] + value, maximum)
-                chart.markup.open("rect", [
-                    ("x", format(chart.left + Double(position) * band + band * 0.15)), ("y", format(upper)),
-                    ("width", format(max(band * 0.7, 1))), ("height", format(chart.y(base[position], maximum) - upper)),
-                    ("data-label", labels[position]), ("data-value", String(value)),
-                ])
-                chart.markup.element("title", text: "\(item.name), \(labels[position]): \(value)")
-                chart.markup.close("rect")
-                base[position] += value
-            }
-            chart.markup.close("g")
+        let (left, y) = (chart.left, chart.y)
+        chart.stacked(series, labels: labels, title: { "\($0), \($1): \($2)" }) { position, below, above in
+            (left + Double(position) * band + band * 0.15, y(above, maximum), max(band * 0.7, 1), y(below, maximum) - y(above, maximum))
         }
         chart.legend(series)
         return chart.finish()
@@ -96,8 +83,7 @@ struct SVGChart {
     static func stackedRows(id: String, title: String, description: String, labels: [String], series: [Series]) -> SafeHTML {
         let rowHeight = 28.0
         var chart = SVGChart(height: 16 + 40 + Double(max(labels.count, 1)) * rowHeight, left: 160, legendRows: legendRows(series))
-        let sums = labels.indices.map { position in series.reduce(0) { $0 + ($1.values.indices.contains(position) ? $1.values[position] : 0) } }
-        let maximum = niceMaximum(sums.max() ?? 0)
+        let maximum = niceMaximum(stackHeights(series, count: labels.count).max() ?? 0)
         chart.start(id: id, kind: "stacked-rows", title: title, description: description)
         for (position, label) in labels.enumerated() {
             let y = chart.top + Double(position) * rowHeight
@@ -106,27 +92,45 @@ struct SVGChart {
             chart.markup.close("text")
         }
         chart.scaleAxis(maximum: maximum, below: chart.top + Double(labels.count) * rowHeight)
-        var base = [Int](repeating: 0, count: labels.count)
-        for (index, item) in series.enumerated() {
-            chart.markup.open("g", [("class", "series s\(index % palette)"), ("data-series", item.name)])
-            for (position, value) in item.values.enumerated() where value > 0 && position < labels.count {
-                let x = chart.left + chart.plotWidth * Double(base[position]) / Double(maximum)
-                chart.markup.open("rect", [
-                    ("x", format(x)), ("y", format(chart.top + Double(position) * rowHeight + 4)),
-                    ("width", format(chart.plotWidth * Double(value) / Double(maximum))), ("height", format(rowHeight - 8)),
-                    ("data-label", labels[position]), ("data-value", String(value)),
-                ])
-                chart.markup.element("title", text: "\(labels[position]), \(item.name): \(value)")
-                chart.markup.close("rect")
-                base[position] += value
-            }
-            chart.markup.close("g")
+        let (left, top, width) = (chart.left, chart.top, chart.plotWidth)
+        chart.stacked(series, labels: labels, title: { "\($1), \($0): \($2)" }) { position, below, above in
+            (left + width * Double(below) / Double(maximum), top + Double(position) * rowHeight + 4,
+             width * Double(above - below) / Double(maximum), rowHeight - 8)
         }
         chart.legend(series)
         return chart.finish()
     }
 
     // MARK: Parts
+
+    /// Each label's stack: the series' values there, added up.
+    private static func stackHeights(_ series: [Series], count: Int) -> [Int] {
+        (0..<count).map { position in series.reduce(0) { $0 + ($1.values.indices.contains(position) ? $1.values[position] : 0) } }
+    }
+
+    /// A mark per series and label with a value, each stacked on those of the series before it:
+    /// `place` turns the label's position and the stack's height below and above the mark into
+    /// its rectangle; `title` words its tooltip from the series' name, the label and the value.
+    private mutating func stacked(
+        _ series: [Series], labels: [String], title: (String, String, Int) -> String,
+        place: (_ position: Int, _ below: Int, _ above: Int) -> (x: Double, y: Double, width: Double, height: Double)
+    ) {
+        var base = [Int](repeating: 0, count: labels.count)
+        for (index, item) in series.enumerated() {
+            markup.open("g", [("class", "series s\(index % Self.palette)"), ("data-series", item.name)])
+            for (position, value) in item.values.enumerated() where value > 0 && position < labels.count {
+                let box = place(position, base[position], base[position] + value)
+                markup.open("rect", [
+                    ("x", format(box.x)), ("y", format(box.y)), ("width", format(box.width)), ("height", format(box.height)),
+                    ("data-label", labels[position]), ("data-value", String(value)),
+                ])
+                markup.element("title", text: title(item.name, labels[position], value))
+                markup.close("rect")
+                base[position] += value
+            }
+            markup.close("g")
+        }
+    }
 
     private mutating func start(id: String, kind: String, title: String, description: String) {
         markup.open("svg", [

@@ -41,8 +41,9 @@ package struct ChartRoutes: Sendable {
 
     /// Enrolled in all, per site, on every day from the first enrollment to today.
     static func enrollment(_ timeline: EnrollmentTimeline) -> [String: Any] {
-        let first = timeline.sites.compactMap { $0.days.first?.date }.min()
-        let labels = first.map { UTCDay.days(from: $0, to: UTCDay.string(.now)) } ?? []
+        // From the day before the first enrollment (none yet), so even one day draws a line.
+        let first = timeline.sites.compactMap { $0.days.first?.date }.min().flatMap(UTCDay.date)
+        let labels = first.map { UTCDay.days(from: UTCDay.string(UTCDay.start(of: $0, offset: -1)), to: UTCDay.string(.now)) } ?? []
         let position = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })
         let series = timeline.sites.map { site in
             var values = [Int](repeating: 0, count: labels.count)
