@@ -246,6 +246,10 @@ import TestSupport
             let forged = TableGridCursorForgery.cursor(column: "IntegerField", value: "1; DROP TABLE x")
             let (forgedStatus, _, _) = try await admin.send(client, .get, base + "sort=IntegerField&after=\(forged)", token: root)
             #expect(forgedStatus == .badRequest)
+            // One that has a date's shape but is none: refused too, not a database error.
+            let month13 = TableGridCursorForgery.cursor(column: "Created", value: "2026-13-45 25:61:00+00")
+            let (month13Status, month13Body, _) = try await admin.send(client, .get, base + "sort=Created&after=\(month13)", token: root)
+            #expect(month13Status == .badRequest, "\(month13Body)")
             #expect(try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/tables/Nope/rows", token: root).0 == .notFound)
             #expect(
                 try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/tables/NewSurvey/rows", token: nil).0

@@ -57,7 +57,14 @@ package struct AdminTableRoutes {
         } catch {
             throw APIError.badRequest(error.message, field: error.field)
         }
-        let page = try await grid.page(query, of: table, in: lists)
+        let page: TableGridStore.Page
+        do {
+            page = try await grid.page(query, of: table, in: lists)
+        } catch where query.after != nil && PostgresErrors.isDataException(error) {
+            // A cursor whose value passed the shape check but is no value of its type (a 13th
+            // month): the caller's mistake, not the service's.
+            throw APIError.badRequest("after must be the next cursor of a page sorted the same way", field: "after")
+        }
         var body = "{\"table\":\(Self.string(table.name)),\"parent\":\(table.parent.map(Self.string) ?? "null"),"
         body += "\"sort\":\(Self.string(query.sort)),\"order\":\"\(query.order.rawValue)\",\"columns\":\(Self.columns(table)),"
         body += "\"rows\":[\(page.rows.joined(separator: ","))]"

@@ -79,14 +79,24 @@ package struct TableGridStore: Sendable {
         }
         let direction = query.order == .asc ? "ASC NULLS LAST" : "DESC NULLS FIRST"
         let keyDirection = query.order == .asc ? "ASC" : "DESC"
-        let ordering =
-            sort.name == "Key" ? "t.\"Key\" \(keyDirection)" : "\(sortColumn) \(direction), t.\"Key\" \(keyDirection)"
-        let values = table.columns.map { "pg_catalog.to_json(t.\(SQLName.quoted($0.sqlName)))::text" }
+        func ordering(value: String, key: String) -> String {
+            sort.name == "Key" ? "\(key) \(keyDirection)" : "\(value) \(direction), \(key) \(keyDirection)"
+        }
+        let relation = "\(SQLName.quoted(catalog.schema)).\(SQLName.quoted(table.sqlName))"
+        let values = table.columns.map { "pg_catalog.to_json(r.\(SQLName.quoted($0.sqlName)))::text" }
+        // Two steps: the page's keys first, reading only the sort column (a sort with no index
+        // reads every row), then those rows' values as JSON. Asked in one, PostgreSQL would write
+        // every column of every row as JSON before sorting them: four times the work on a
+        // 100,000-row table.
         let sql = """
-            SELECT \(values.joined(separator: ", ")), \(sortColumn)::text, t."Key"
-            FROM \(SQLName.quoted(catalog.schema)).\(SQLName.quoted(table.sqlName)) t
-            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-            ORDER BY \(ordering) LIMIT \(query.limit + 1)
+            SELECT \(values.joined(separator: ", ")), page.sort::text, r."Key"
+            FROM (
+                SELECT t."Key" AS key, \(sortColumn) AS sort FROM \(relation) t
+                \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+                ORDER BY \(ordering(value: sortColumn, key: "t.\"Key\"")) LIMIT \(query.limit + 1)
+            ) page
+            JOIN \(relation) r ON r."Key" = page.key
+            ORDER BY \(ordering(value: "page.sort", key: "page.key"))
             """
         var rows: [String] = []
         var last: (value: String?, key: Int64)?
