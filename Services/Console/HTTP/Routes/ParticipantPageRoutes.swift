@@ -134,9 +134,17 @@ package struct ParticipantPageRoutes: Sendable {
             // their app holds (registration knows it once the app reported it).
             page["responsesLinked"] = found.appTokenSHA256 != nil
             if let hash = found.appTokenSHA256 {
-                let responses = try await pages.api.responses(
-                    of: studyId, query: [("appTokenSHA256", hash), ("limit", String(Self.responsesShown))], token: session.token,
-                    logger: context.logger)
+                // The rest of the page is registration's: it stands when the response service
+                // cannot answer, with a note in place of the responses.
+                let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                    try await pages.api.responses(
+                        of: studyId, query: [("appTokenSHA256", hash), ("limit", String(Self.responsesShown))], token: session.token,
+                        logger: context.logger)
+                }
+                guard case .success(let responses) = outcome else {
+                    page["responsesUnavailable"] = true
+                    return pages.renderer.page("participant", page)
+                }
                 page["responses"] = responses.reversed().map { response -> [String: Any] in
                     [
                         "id": String(response.id), "activityId": response.activityId, "version": response.version,
