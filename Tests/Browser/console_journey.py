@@ -857,7 +857,8 @@ def main():
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#failed tbody tr") or d.refresh(),
              "the failed response", seconds=30)
         failed = driver.find_elements(By.CSS_SELECTOR, "#failed tbody tr")
-        assert len(failed) == 1 and "Received response status 404" in failed[0].text and "1.2" in failed[0].text, \
+        assert len(failed) == 1 and "No published design of activity 'daily' at version '1.2'" in failed[0].text \
+            and "/internal/" not in failed[0].text, \
             [f.text for f in failed]
         shot(driver, "study-processing")
         retitle_and_publish(driver, "Daily check-in, version 1.2")

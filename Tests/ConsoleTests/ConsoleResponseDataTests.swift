@@ -180,7 +180,8 @@ import TestSupport
 
             let page = try await f.browser.get("/studies/CONSOLE1/processing")
             #expect(page.status == .ok)
-            #expect(page.html.contains("Received response status 404 using uri"))
+            #expect(page.html.contains("No published design of activity &#39;Later&#39; at version &#39;1&#39; in study CONSOLE1"))
+            #expect(!page.html.contains("/internal/"), "no internal address in what researchers read")
             let id = try #require(page.html.components(separatedBy: #"<tr data-response=""#).dropFirst().first.map { String($0.prefix { $0.isNumber }) })
             let csrf = try #require(page.input("csrf"))
             let nothingChosen = try await f.browser.post("/studies/CONSOLE1/processing/reprocess", [("csrf", csrf)])

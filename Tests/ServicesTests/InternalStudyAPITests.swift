@@ -72,6 +72,11 @@ import TestSupport
                 #expect(design.metadata.activityId == "daily")
                 #expect(design.steps.contains { $0.key == "sleepQuality" && $0.title?.text(for: nil) == title })
             }
+            // The activity id in any case, as an app may spell it: the design with its own id.
+            (status, body) = try await signedGet(client, "/internal/v1/studies/SLEEPWELL/activities/DAILY/versions/1.1")
+            #expect(status == .ok)
+            #expect(try body.decodeJSON(ActivityReply.self).activity.metadata.activityId == "daily")
+            #expect(try await signedGet(client, "/internal/v1/studies/SLEEPWELL/activities/DAILY/versions/3").0 == .notFound)
             // Every step, whatever the platform: the active task is there.
             (status, body) = try await signedGet(client, "/internal/v1/studies/SLEEPWELL/activities/kicks/versions/1")
             #expect(try body.decodeJSON(ActivityReply.self).activity.type == "task")

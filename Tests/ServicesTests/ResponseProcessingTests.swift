@@ -40,6 +40,8 @@ import TestSupport
                     #expect(error == "Design document does not contain all the required fields (activityId, steps)")
                 case ("NewSurvey", "11"):
                     #expect(status == "pending")
+                    // The reason it waits names the activity, not the internal address asked.
+                    #expect(error == "The design of activity 'NewSurvey' at version '11' cannot be read now; the response is tried again")
                 default:
                     #expect(status == "processed", "\(activity) \(version): \(error ?? "")")
                 }

@@ -39,7 +39,8 @@ package struct InternalStudyRoutes {
     }
 
     /// The design of one activity version, as the apps read it from `/StudyMetaData/activity`, with
-    /// every step (no platform filter) and English texts. The version is the integer or its label.
+    /// every step (no platform filter) and English texts. The version is the integer or its label;
+    /// the activity id is matched as written, or else in any case (the design carries its own).
     @Sendable package func activity(_ request: Request, context: ServiceRequestContext) async throws -> ActivityReply {
         try context.requireCaller(.response, "reads activity designs")
         let studyId = try context.parameters.require("studyId")
@@ -52,7 +53,10 @@ package struct InternalStudyRoutes {
             studyId: studyId, activityId: activityId, activityVersion: activityVersion)
         else { throw missing }
         let document = try await published.document(studyId: studyId, version: version)
-        guard let activity = document.activities.first(where: { $0.activityId == activityId }) else { throw missing }
+        guard
+            let activity = document.activities.first(where: { $0.activityId == activityId })
+                ?? document.activities.first(where: { $0.activityId.lowercased() == activityId.lowercased() })
+        else { throw missing }
         return ActivityReply(
             activity: ActivityDesign(activity, in: document, activityVersion: activityVersion)
                 .served(language: nil))

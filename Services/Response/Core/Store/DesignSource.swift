@@ -50,14 +50,25 @@ package struct DesignSource: Sendable {
     private func fetch(studyKey: String, studyId: String, activityId: String, version: String) async throws -> Data {
         let path = InternalPaths.activity(studyId: studyId, activityId: activityId, version: version)
         let response: InternalClient.Reply
+        // The reason kept with a waiting response is read by researchers (the admin API, the
+        // console): the internal address asked and the transport's error go to the log only.
+        let waiting = "The design of activity '\(activityId)' at version '\(version)' cannot be read now; the response is tried again"
         do {
             response = try await internalClient.send(.GET, to: .studyMetadata, path: path, logger: logger)
         } catch {
-            throw Unavailable(description: "study-metadata could not be reached for \(path): \(error)")
+            logger.warning("a design could not be fetched", metadata: ["path": "\(path)", "error": "\(error)"])
+            throw Unavailable(description: waiting)
         }
         guard (200...201).contains(response.status.code) else {
-            if response.status.code >= 500 { throw Unavailable(description: "study-metadata answered \(response.status.code) for \(path)") }
-            throw SurveySchema.DesignError(description: "Received response status \(response.status.code) using uri \(path)")
+            if response.status.code >= 500 {
+                logger.warning("a design could not be fetched", metadata: ["path": "\(path)", "status": "\(response.status.code)"])
+                throw Unavailable(description: waiting)
+            }
+            // Said without the internal address asked: researchers read this on the console.
+            throw SurveySchema.DesignError(
+                description: response.status.code == 404
+                    ? "No published design of activity '\(activityId)' at version '\(version)' in study \(studyId)"
+                    : "The design of activity '\(activityId)' at version '\(version)' could not be read (status \(response.status.code))")
         }
         let design = Data(buffer: response.body)
         guard (try? JSONDecoder().decode(JSONValue.self, from: design)) != nil else { throw SurveySchema.DesignError.unparsable }

@@ -146,11 +146,17 @@ package struct PublishedStudies: Sendable {
     }
 
     /// The newest version at which `activityId` had `activityVersion` (its document holds that design).
+    ///
+    /// The activity id is matched as written, or else without regard to case: the apps name an
+    /// activity as their copy of the study has it, and LabKey matched designs in any case.
     package func version(studyId: String, activityId: String, activityVersion: Int) async throws -> Int? {
         let rows = try await client.query(
             """
-            SELECT max(version) FROM study_versions
-            WHERE study_id = \(studyId) AND (activity_versions ->> \(activityId))::int = \(activityVersion)
+            SELECT coalesce(
+                (SELECT max(version) FROM study_versions
+                 WHERE study_id = \(studyId) AND (activity_versions ->> \(activityId))::int = \(activityVersion)),
+                (SELECT max(v.version) FROM study_versions v, jsonb_each_text(v.activity_versions) a
+                 WHERE v.study_id = \(studyId) AND lower(a.key) = lower(\(activityId)) AND a.value::int = \(activityVersion)))
             """, logger: logger)
         for try await version in rows.decode(Int?.self) { return version }
         return nil
