@@ -64,3 +64,64 @@ public struct AdminSessionQuery: Codable, Sendable, Equatable {
 
     public init(tokenHash: String) { self.tokenHash = tokenHash }
 }
+
+/// An API key's request: a name the admin knows it by, and how long it lives
+/// (`POST /admin/v1/api-keys`).
+public struct APIKeyRequest: Codable, Sendable, Equatable {
+    public var name: String
+    /// 1 to 365; 90 when absent.
+    public var expiresInDays: Int?
+
+    public init(name: String, expiresInDays: Int? = nil) {
+        self.name = name
+        self.expiresInDays = expiresInDays
+    }
+}
+
+/// A new API key: the secret is in this reply only (study-metadata keeps its SHA-256).
+public struct APIKeyCreated: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var key: String
+    public var expiresAt: Date
+
+    public init(id: UUID, key: String, expiresAt: Date) {
+        self.id = id
+        self.key = key
+        self.expiresAt = expiresAt
+    }
+}
+
+/// One of an admin's API keys as listed: never the secret.
+public struct APIKeySummary: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var name: String
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var lastUsedAt: Date?
+    public var revokedAt: Date?
+
+    public init(id: UUID, name: String, createdAt: Date, expiresAt: Date, lastUsedAt: Date?, revokedAt: Date?) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.lastUsedAt = lastUsedAt
+        self.revokedAt = revokedAt
+    }
+}
+
+/// `GET /admin/v1/api-keys`: the signed-in admin's own keys, newest first.
+public struct APIKeyList: Codable, Sendable, Equatable {
+    public var keys: [APIKeySummary]
+
+    public init(keys: [APIKeySummary]) { self.keys = keys }
+}
+
+/// The response service asks study-metadata whose an API key is (`InternalPaths.apiKeys`),
+/// sending its SHA-256, never the key.
+public struct APIKeyQuery: Codable, Sendable, Equatable {
+    /// SHA-256 (hex) of the key.
+    public var keyHash: String
+
+    public init(keyHash: String) { self.keyHash = keyHash }
+}

@@ -47,6 +47,10 @@ public enum InternalPaths {
     /// unknown, expired or revoked.
     public static let adminSessions = "/internal/v1/admin-sessions/verify"
 
+    /// Study-metadata: `POST` an `APIKeyQuery`; the `AdminIdentity` of the key's admin, or 404
+    /// for a key that is unknown, expired or revoked (or whose admin is disabled).
+    public static let apiKeys = "/internal/v1/api-keys/verify"
+
     /// Registration service: `PUT` an `AppSettingsSync` when an app is created or changed.
     public static func appSettings(appId: String) -> String {
         "/internal/v1/apps/\(escape(appId))"

@@ -64,7 +64,9 @@ public enum StudyMetadataService: ServiceAssembly {
                     authenticator: AppClientAuthenticator(apps: apps)
                 ).add(to: routes.router)
                 InternalStudyRoutes(published: published).add(to: routes.internalGroup)
-                InternalAdminRoutes(store: store).add(to: routes.internalGroup)
+                let apiKeys = APIKeyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
+                AdminAPIKeyRoutes(keys: apiKeys, authenticator: authenticator).add(to: routes.router)
+                InternalAdminRoutes(store: store, keys: apiKeys).add(to: routes.internalGroup)
                 catalog.listen(through: environment.changes)
                 // Due notifications go to the registration service within seconds of their time:
                 // the notification is due by the clock, so this queue polls (every 5 s).

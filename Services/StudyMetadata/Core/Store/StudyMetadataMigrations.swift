@@ -168,5 +168,26 @@ package enum StudyMetadataMigrations {
                 "ALTER TABLE studies ADD COLUMN draft_revision bigint NOT NULL DEFAULT 1",
             ]
         ),
+        Migration(
+            component: "study-metadata", version: 9, name: "api_keys",
+            statements: [
+                // Researchers' scripts read study data with API keys (the LabKey clients' `apikey`):
+                // each is one admin's, acts with that admin's roles at the time of use, and is kept
+                // only as its SHA-256 (a 256-bit random secret needs no slow hash).
+                """
+                CREATE TABLE api_keys (
+                    id uuid PRIMARY KEY,
+                    admin_id uuid NOT NULL REFERENCES admins (id) ON DELETE CASCADE,
+                    name text NOT NULL CHECK (length(name) BETWEEN 1 AND 100),
+                    key_hash text NOT NULL UNIQUE,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    expires_at timestamptz NOT NULL,
+                    revoked_at timestamptz,
+                    last_used_at timestamptz
+                )
+                """,
+                "CREATE INDEX api_keys_admin ON api_keys (admin_id, created_at)",
+            ]
+        ),
     ]
 }
