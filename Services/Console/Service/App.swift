@@ -66,6 +66,7 @@ public enum ConsoleService {
         ResponseDataRoutes(pages: pages).add(to: shell.router)
         ProcessingRoutes(pages: pages).add(to: shell.router)
         ChartRoutes(pages: pages).add(to: shell.router)
+        APIKeyRoutes(pages: pages).add(to: shell.router)
         InvitationPageRoutes(pages: pages).add(to: shell.router)
         AccountRoutes(pages: pages).add(to: shell.router)
         DocumentRoutes(pages: pages).add(to: shell.router)

@@ -194,3 +194,18 @@ extension AdminAPIClient {
         _ = try await send(.POST, "/admin/v1/apps/\(Self.segment(appId))/notifications", token: token, body: body, logger: logger)
     }
 }
+
+/// The signed-in admin's API keys (study-metadata), for their scripts.
+extension AdminAPIClient {
+    package func apiKeys(token: String, logger: Logger) async throws(AdminAPIError) -> [APIKeySummary] {
+        try await json(.GET, "/admin/v1/api-keys", token: token, as: APIKeyList.self, logger: logger).keys
+    }
+
+    package func createAPIKey(_ request: APIKeyRequest, token: String, logger: Logger) async throws(AdminAPIError) -> APIKeyCreated {
+        try await json(.POST, "/admin/v1/api-keys", token: token, body: Self.encoded(request), as: APIKeyCreated.self, logger: logger)
+    }
+
+    package func revokeAPIKey(_ id: UUID, token: String, logger: Logger) async throws(AdminAPIError) {
+        _ = try await send(.DELETE, "/admin/v1/api-keys/\(id.uuidString.lowercased())", token: token, logger: logger)
+    }
+}
