@@ -907,12 +907,16 @@ def main():
         import io
         import zipfile
         archive = zipfile.ZipFile(io.BytesIO(download(CONSOLE + f"/studies/{STUDY}/data/export.zip", cookie)))
+        manifest = json.loads(archive.read("manifest.json"))
+        assert [(table["table"], table["rows"]) for table in manifest["tables"]] == \
+            [("daily", 5), ("dailyq6", 0), ("dailysymptoms", 0)], manifest
         with archive.open("daily.csv") as daily_file:
             import csv
             exported = list(csv.DictReader(io.TextIOWrapper(daily_file, encoding="utf-8", newline="")))
         assert sorted(row["q8"] for row in exported) == ["1", "2", "3", "4", "5"], exported
         lines = [json.loads(line) for line in download(CONSOLE + f"/studies/{STUDY}/data/export.jsonl", cookie).decode().splitlines()]
-        assert sorted(line["row"]["q11"] for line in lines if line["table"] == "daily") == \
+        assert [line["table"] for line in lines if "columns" in line] == ["daily", "dailyq6", "dailysymptoms"], lines
+        assert sorted(line["row"]["q11"] for line in lines if line["table"] == "daily" and "row" in line) == \
             sorted(["slept well", "short night", "woke twice", "cai's morning", "from a newer app"]), lines
 
         # The charts, read from their SVG: Ben enrolled at North Clinic (Cai has no account in

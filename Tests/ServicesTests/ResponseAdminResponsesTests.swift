@@ -163,6 +163,8 @@ import TestSupport
                 #expect(try await processing.settled(h, try await processing.latest(h)).0 == "processed")
             }
 
+            // One table left empty: it is exported all the same.
+            try await h.sql(#"DELETE FROM "study_SLEEPWELL"."NewSurveyGroupedListSubGroupedList""#)
             // JSON lines: one object per row, every table, exact values.
             let (linesStatus, lines, linesHeaders) = try await admin.send(
                 client, .get, "/admin/v1/studies/SLEEPWELL/export.jsonl", token: root)
@@ -175,6 +177,14 @@ import TestSupport
             #expect(survey.last?["ShortTextField"] == .string("=HYPERLINK(\"x\"), line\nbreak"))
             let tables = Set(objects.compactMap { $0["table"]?.text })
             #expect(tables.isSuperset(of: ["NewSurvey", "NewSurveyTextChoiceField", "NewSurveyGroupedList"]))
+            // Every table has its line of typed columns before its rows, an empty one too.
+            let headers = objects.filter { $0["columns"] != nil }
+            #expect(Set(headers.compactMap { $0["table"]?.text }) == tables)
+            #expect(headers.count == tables.count)
+            let empty = headers.filter { header in !objects.contains { $0["table"] == header["table"] && $0["row"] != nil } }
+            #expect(empty.compactMap { $0["table"]?.text } == ["NewSurveyGroupedListSubGroupedList"])
+            let surveyHeader = try #require(headers.first { $0["table"] == .string("NewSurvey") })
+            #expect((surveyHeader["columns"]?.array ?? []).contains { $0["name"] == .string("DateField") && $0["type"] == .string("date-time") })
 
             // The zip, read by Python: every table a CSV with a header and the same rows.
             let (zipStatus, _, zipHeaders) = try await admin.send(
@@ -192,12 +202,25 @@ import TestSupport
                 import csv, io, json, sys, zipfile
                 z = zipfile.ZipFile(sys.argv[1])
                 assert z.testzip() is None
-                out = {}
+                out = {"csv": {}, "manifest": None, "last": z.namelist()[-1]}
                 for name in z.namelist():
-                    out[name] = list(csv.reader(io.StringIO(z.read(name).decode("utf-8"), newline="")))
+                    if name.endswith(".json"):
+                        out["manifest"] = json.loads(z.read(name))
+                    else:
+                        out["csv"][name] = list(csv.reader(io.StringIO(z.read(name).decode("utf-8"), newline="")))
                 print(json.dumps(out))
                 """, file.path)
-            let csvFiles = try JSONDecoder().decode([String: [[String]]].self, from: Data(report.utf8))
+            let unzipped = try JSONDecoder().decode(JSONValue.self, from: Data(report.utf8))
+            let csvFiles = try JSONDecoder().decode([String: [[String]]].self, from: JSONEncoder().encode(unzipped["csv"] ?? .null))
+            // The manifest, last: every table's file, parent, rows and typed columns.
+            #expect(unzipped["last"] == .string(StudyExport.manifestName))
+            let described = unzipped["manifest"]?["tables"]?.array ?? []
+            #expect(described.count == tables.count)
+            let surveyEntry = try #require(described.first { $0["table"] == .string("NewSurvey") })
+            #expect(surveyEntry["file"] == .string("NewSurvey.csv"))
+            #expect(surveyEntry["rows"] == .number(2))
+            #expect(described.first { $0["table"] == .string("NewSurveyGroupedListSubGroupedList") }?["rows"] == .number(0))
+            #expect((surveyEntry["columns"]?.array ?? []).contains { $0["name"] == .string("IntegerField") && $0["type"] == .string("number") })
             #expect(Set(csvFiles.keys) == Set(tables.map { StudyExport.fileName($0) }))
             let sheet = try #require(csvFiles["NewSurvey.csv"])
             #expect(sheet.count == 3)

@@ -76,16 +76,8 @@ package struct AdminTableRoutes {
     /// `date-time`, `boolean` and `text` (with its limit, if any).
     static func columns(_ table: QueryTranslator.Catalog.Table) -> String {
         let items = table.columns.map { column in
-            let type =
-                switch column.storage {
-                case "INTEGER": "key"
-                case "DOUBLE": "number"
-                case "TIMESTAMP": "date-time"
-                case "BOOLEAN": "boolean"
-                default: "text"
-                }
             let limit = column.maxLength.map { ",\"maxLength\":\($0)" } ?? ""
-            return "{\"name\":\(string(column.name)),\"type\":\"\(type)\",\"system\":\(column.system)\(limit)}"
+            return "{\"name\":\(string(column.name)),\"type\":\"\(column.typeName)\",\"system\":\(column.system)\(limit)}"
         }
         return "[" + items.joined(separator: ",") + "]"
     }

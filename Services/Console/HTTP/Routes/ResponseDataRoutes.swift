@@ -44,9 +44,11 @@ package struct ResponseDataRoutes: Sendable {
             page["hasTables"] = !list.isEmpty
             let rows = list.reduce(0) { $0 + $1.rows }
             page["totalRows"] = rows.formatted()
-            // What the export's progress counts: one line per row, and a header line per CSV file.
+            // What the export's progress counts: a line per row, and a line of columns per table
+            // (the CSV files' headers, the JSON lines' column lines); the zip's manifest is one more.
             page["exportLines"] = rows
             page["exportFiles"] = list.count
+            page["exportZipExtra"] = list.count + 1
             page["mayExport"] = (state.role ?? .viewer) >= .editor
             return pages.renderer.page("data", page)
         }

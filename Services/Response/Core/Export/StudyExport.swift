@@ -38,11 +38,18 @@ package struct StudyExport: Sendable {
             var archive = ZipStreamWriter()
             var buffer: [UInt8] = []
             buffer.reserveCapacity(Self.chunkSize * 2)
+            var counts: [Int] = []
             for table in catalog.orderedTables {
                 let names = table.columns.map(\.name)
-                if format == .csvZip {
+                var count = 0
+                switch format {
+                case .csvZip:
                     try await sink(ByteBuffer(bytes: archive.startFile(Self.fileName(table.name))))
                     buffer += Array((names.map(Self.csvField).joined(separator: ",") + "\r\n").utf8)
+                case .jsonLines:
+                    // Each table's line of columns comes before its rows, so an empty table is in
+                    // the export too, and a reader knows every column's type.
+                    buffer += Array("\(Self.describe(table))\n".utf8)
                 }
                 let keys = names.map(Self.jsonString)
                 let tableKey = Self.jsonString(table.name)
@@ -52,6 +59,7 @@ package struct StudyExport: Sendable {
                     var values: [String?] = []
                     values.reserveCapacity(names.count)
                     for cell in row { values.append(try cell.decode(String?.self)) }
+                    count += 1
                     switch format {
                     case .csvZip:
                         let fields = zip(values, table.columns).map { Self.csvValue($0, text: $1.storage == "VARCHAR") }
@@ -72,10 +80,42 @@ package struct StudyExport: Sendable {
                     buffer.removeAll(keepingCapacity: true)
                 }
                 if format == .csvZip { try await sink(ByteBuffer(bytes: archive.finishFile())) }
+                counts.append(count)
             }
-            if format == .csvZip { try await sink(ByteBuffer(bytes: try archive.finish())) }
+            if format == .csvZip {
+                // Last, as the rows are counted on the way: every table's file, columns and rows.
+                let manifest = Array(Self.manifest(catalog.orderedTables, rows: counts).utf8)
+                try await sink(ByteBuffer(bytes: archive.startFile(Self.manifestName)))
+                try archive.account(manifest)
+                try await sink(ByteBuffer(bytes: manifest))
+                try await sink(ByteBuffer(bytes: archive.finishFile()))
+                try await sink(ByteBuffer(bytes: try archive.finish()))
+            }
             try await connection.query("COMMIT", logger: logger)
         }
+    }
+
+    /// The zip's description of itself, after the tables' files.
+    package static let manifestName = "manifest.json"
+
+    /// A table as the exports describe it: `{"table", "parent", "columns": [{"name", "type",
+    /// "maxLength"}]}` (types as the data grids show them).
+    static func describe(_ table: QueryTranslator.Catalog.Table, file: String? = nil, rows: Int? = nil) -> String {
+        let columns = table.columns.map { column in
+            "{\"name\":\(jsonString(column.name)),\"type\":\"\(column.typeName)\""
+                + (column.maxLength.map { ",\"maxLength\":\($0)" } ?? "") + "}"
+        }
+        var members = ["\"table\":\(jsonString(table.name))", "\"parent\":\(table.parent.map(jsonString) ?? "null")"]
+        if let file { members.append("\"file\":\(jsonString(file))") }
+        if let rows { members.append("\"rows\":\(rows)") }
+        members.append("\"columns\":[\(columns.joined(separator: ","))]")
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// `manifest.json`: `{"tables": [...]}`, each as `describe` writes it with its file and rows.
+    static func manifest(_ tables: [QueryTranslator.Catalog.Table], rows: [Int]) -> String {
+        let items = zip(tables, rows).map { describe($0, file: fileName($0.name), rows: $1) }
+        return "{\"tables\":[\(items.joined(separator: ","))]}\n"
     }
 
     /// A table's file name in the zip: its name with anything a file system might object to

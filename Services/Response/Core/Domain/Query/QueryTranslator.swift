@@ -29,6 +29,18 @@ package struct QueryTranslator {
             /// A VARCHAR's length limit; nil for unlimited text and other types.
             package var maxLength: Int? = nil
             package var system: Bool = false
+
+            /// The type researchers are shown (the data grids, the exports' manifests): `key` for
+            /// the system numbers, `number`, `date-time`, `boolean` or `text`.
+            package var typeName: String {
+                switch storage {
+                case "INTEGER": "key"
+                case "DOUBLE": "number"
+                case "TIMESTAMP": "date-time"
+                case "BOOLEAN": "boolean"
+                default: "text"
+                }
+            }
         }
 
         package var schema: String
