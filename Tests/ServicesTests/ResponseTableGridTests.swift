@@ -94,6 +94,12 @@ import TestSupport
                 client, .get, "/admin/v1/studies/SLEEPWELL/responses?participant=\(Int(participant))", token: root)
             #expect(byNumber == .ok)
             #expect(try json(byNumberBody)["responses"]?.array?.count == 1)
+            #expect(theirs.first?["attempts"].flatMap { number($0) }.map { $0 >= 1 } == true, "processing was tried")
+            // By activity, in any case.
+            let (_, byActivity, _) = try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/responses?activity=newsurvey", token: root)
+            #expect(try json(byActivity)["responses"]?.array?.count == 2)
+            let (_, noActivity, _) = try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/responses?activity=other", token: root)
+            #expect(try json(noActivity)["responses"]?.array?.count == 0)
             #expect(
                 try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/responses?appTokenSHA256=zz", token: root).0
                     == .badRequest)

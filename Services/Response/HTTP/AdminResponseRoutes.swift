@@ -60,6 +60,13 @@ package struct AdminResponseRoutes {
             }
             filter.participant = participant
         }
+        if let text = query["activity"] {
+            let activity = String(text)
+            guard !activity.isEmpty, activity.utf8.count <= 200 else {
+                throw APIError.badRequest("activity must be an activity id", field: "activity")
+            }
+            filter.activity = activity
+        }
         if let text = query["appTokenSHA256"] {
             let hash = String(text).lowercased()
             guard hash.utf8.count == 64, hash.allSatisfy(\.isHexDigit) else {

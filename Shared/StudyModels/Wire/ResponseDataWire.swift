@@ -14,13 +14,15 @@ public struct ResponseSummary: Codable, Sendable, Equatable {
     public var errorMessage: String?
     public var receivedAt: Date
     public var processedAt: Date?
+    /// How many times processing has been tried (a response waiting for its design counts each).
+    public var attempts: Int
     public var forwardAttempts: Int
     public var forwardError: String?
     public var forwardedAt: Date?
 
     public init(
         id: Int64, participantId: Int64, activityId: String, version: String, status: String, errorMessage: String?,
-        receivedAt: Date, processedAt: Date?, forwardAttempts: Int, forwardError: String?, forwardedAt: Date?
+        receivedAt: Date, processedAt: Date?, attempts: Int, forwardAttempts: Int, forwardError: String?, forwardedAt: Date?
     ) {
         self.id = id
         self.participantId = participantId
@@ -30,6 +32,7 @@ public struct ResponseSummary: Codable, Sendable, Equatable {
         self.errorMessage = errorMessage
         self.receivedAt = receivedAt
         self.processedAt = processedAt
+        self.attempts = attempts
         self.forwardAttempts = forwardAttempts
         self.forwardError = forwardError
         self.forwardedAt = forwardedAt

@@ -23,13 +23,16 @@ package struct ResponseAdminStore: Sendable {
     package struct Filter: Sendable {
         package var status: String?
         package var participant: Int64?
+        /// One activity, its id in any case.
+        package var activity: String?
         /// The participant by the SHA-256 of their app token (what registration knows them by);
         /// a withdrawn participant's is gone, as the token is.
         package var appTokenSHA256: String?
 
-        package init(status: String? = nil, participant: Int64? = nil, appTokenSHA256: String? = nil) {
+        package init(status: String? = nil, participant: Int64? = nil, activity: String? = nil, appTokenSHA256: String? = nil) {
             self.status = status
             self.participant = participant
+            self.activity = activity
             self.appTokenSHA256 = appTokenSHA256
         }
     }
@@ -39,22 +42,23 @@ package struct ResponseAdminStore: Sendable {
         let rows = try await client.query(
             """
             SELECT id, participant_id, activity_id, activity_version, status, error_message, received_at, processed_at,
-                   forward_attempts, forward_error, forwarded_at
+                   attempts, forward_attempts, forward_error, forwarded_at
             FROM responses WHERE study_key = \(studyKey) AND id > \(after)
               AND (\(filter.status)::text IS NULL OR status = \(filter.status))
               AND (\(filter.participant)::bigint IS NULL OR participant_id = \(filter.participant))
+              AND (\(filter.activity)::text IS NULL OR lower(activity_id) = lower(\(filter.activity)))
               AND (\(filter.appTokenSHA256)::text IS NULL OR participant_id = (
                   SELECT id FROM participants WHERE study_key = \(studyKey) AND app_token_hash = \(filter.appTokenSHA256)))
             ORDER BY id LIMIT \(limit)
             """, logger: logger)
         var found: [ResponseSummary] = []
-        for try await (id, participant, activity, version, state, error, received, processed, attempts, forwardError, forwarded)
-            in rows.decode((Int64, Int64, String, String, String, String?, Date, Date?, Int, String?, Date?).self)
+        for try await (id, participant, activity, version, state, error, received, processed, attempts, forwardAttempts, forwardError, forwarded)
+            in rows.decode((Int64, Int64, String, String, String, String?, Date, Date?, Int, Int, String?, Date?).self)
         {
             found.append(
                 ResponseSummary(
                     id: id, participantId: participant, activityId: activity, version: version, status: state,
-                    errorMessage: error, receivedAt: received, processedAt: processed, forwardAttempts: attempts,
+                    errorMessage: error, receivedAt: received, processedAt: processed, attempts: attempts, forwardAttempts: forwardAttempts,
                     forwardError: forwardError, forwardedAt: forwarded))
         }
         return found
