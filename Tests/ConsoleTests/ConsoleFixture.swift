@@ -55,7 +55,13 @@ struct ConsoleFixture: Sendable {
     /// `withPeers`: the response and registration services too (each with its own database, on a
     /// port), CONSOLE1 published and known to the response service as running, for the pages over
     /// their admin APIs.
-    static func run(withPeers: Bool = false, _ body: @escaping @Sendable (ConsoleFixture) async throws -> Void) async throws {
+    ///
+    /// `responseUnreachable`: the console is told a response service address where nothing
+    /// listens (registration and the response service still run), for the pages that must stand
+    /// without it.
+    static func run(
+        withPeers: Bool = false, responseUnreachable: Bool = false, _ body: @escaping @Sendable (ConsoleFixture) async throws -> Void
+    ) async throws {
         try await TestDatabase.withFreshDatabase { url in
             let reader = TestConfiguration.reader(
                 for: .studyMetadata, databaseURL: url,
@@ -120,7 +126,10 @@ struct ConsoleFixture: Sendable {
                                 try await TestDatabase.withClient(url: registrationDatabase) { postgres, _ in
                                     try await TestDatabase.withClient(url: responseDatabase) { responsePostgres, _ in
                                         try await run(
-                                            ["response.url": responseURL, "registration.url": "http://127.0.0.1:\(registrationClient.port!)"],
+                                            [
+                                                "response.url": responseUnreachable ? "http://127.0.0.1:9" : responseURL,
+                                                "registration.url": "http://127.0.0.1:\(registrationClient.port!)",
+                                            ],
                                             Registration(postgres: postgres, consentDirectory: consents, mailDirectory: mail),
                                             ResponsePeer(client: responseClient, postgres: responsePostgres))
                                     }

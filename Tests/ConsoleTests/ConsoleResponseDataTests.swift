@@ -169,6 +169,21 @@ import TestSupport
         }
     }
 
+    @Test func aParticipantsPageStandsWhenTheResponseServiceDoesNotAnswer() async throws {
+        try await ConsoleFixture.run(withPeers: true, responseUnreachable: true) { f in
+            let registration = try #require(f.registration)
+            let pat = try await ConsoleParticipantTests.seed(registration)
+            try await registration.postgres.query(
+                "UPDATE participant_studies SET participant_token_hash = \(SecureToken.hash("some app token"))",
+                logger: Logger(label: "test"))
+            try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let page = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("pat@participants.test"), "registration's part of the page is there")
+            #expect(page.html.contains(#"id="responses-unavailable""#))
+        }
+    }
+
     @Test func aFailedResponseIsListedWithItsErrorAndReprocessedOnceItsDesignIsThere() async throws {
         try await ConsoleFixture.run(withPeers: true) { f in
             let peer = try #require(f.response)
