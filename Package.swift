@@ -110,6 +110,7 @@ let package = Package(
             dependencies: [
                 "ServiceKit", "ServiceKitHTTP", "StudyModels",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Shared/AdminAuthHTTP",

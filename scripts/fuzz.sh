@@ -118,6 +118,11 @@ fuzz response-app docs/openapi/response-app.yaml "$RESPONSE_URL" \
 \"query.participantId\" = \"$participant\"" --
 fuzz response-admin docs/openapi/response-admin.yaml "$RESPONSE_URL" "" -- -H "Authorization: Bearer $admin"
 fuzz registration-admin docs/openapi/registration-admin.yaml "$REGISTRATION_URL" "" -- -H "Authorization: Bearer $admin"
+# The researchers' LabKey API, with an API key of the super-admin's (any study may be named).
+apikey=$(curl -sf -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' "$STUDY_METADATA_URL/admin/v1/api-keys" \
+    -d '{"name": "fuzzing"}' | jq -r .key)
+[ "${apikey#ssk_}" != "$apikey" ] || die "fuzz: could not make an API key"
+fuzz response-labkey docs/openapi/response-labkey.yaml "$RESPONSE_URL" "" -- -H "apikey: $apikey"
 for document in study-metadata-internal registration-internal response-internal; do
     case $document in
     study-metadata*) base=$STUDY_METADATA_URL ;;

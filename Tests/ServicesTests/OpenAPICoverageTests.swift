@@ -70,7 +70,14 @@ import TestSupport
         mounted.subtract(["POST /{call}", "GET /{call}"])
         mounted.formUnion(MobileAppRoutes.actions.map { "POST /mobileappstudy-\($0.name).api" })
         mounted.formUnion(MobileAppRoutes.actions.filter { !$0.postOnly }.map { "GET /mobileappstudy-\($0.name).api" })
-        let own = try Self.operations(in: ["response-app.yaml", "response-admin.yaml", "response-internal.yaml"])
+        // The researchers' LabKey API is one catch-all route after the first folder, documented
+        // as its two container paths.
+        #expect(mounted.contains("GET /{call}/**"))
+        mounted.subtract(["POST /{call}/**", "GET /{call}/**"])
+        mounted.formUnion(["GET", "POST"].flatMap { ["\($0) /{studyId}/{call}", "\($0) /{orgId}/{appId}/{studyId}/{call}"] })
+        let own = try Self.operations(in: [
+            "response-app.yaml", "response-admin.yaml", "response-internal.yaml", "response-labkey.yaml",
+        ])
         let shared = try Self.operations(in: ["study-metadata-internal.yaml"])
         #expect(mounted.subtracting(own.union(shared)).sorted() == [], "routes without a documented operation")
         #expect(own.subtracting(mounted).sorted() == [], "documented operations without a route")

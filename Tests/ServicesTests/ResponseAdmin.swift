@@ -14,8 +14,10 @@ import TestSupport
 struct ResponseAdmin: Sendable {
     /// study-metadata live, the response service (router) pointed at it, a super-admin's token,
     /// and study SLEEPWELL known to the response service.
+    /// `live`: the response service on a port of its own (for clients that are not Swift).
     func withServices(
-        announce: Bool = true, beforeResponse: @escaping @Sendable (any TestClientProtocol, String) async throws -> Void = { _, _ in },
+        announce: Bool = true, live: Bool = false,
+        beforeResponse: @escaping @Sendable (any TestClientProtocol, String) async throws -> Void = { _, _ in },
         _ body: @escaping @Sendable (any TestClientProtocol, any TestClientProtocol, String, PostgresClient) async throws -> Void
     ) async throws {
         try await TestDatabase.withFreshDatabase { metadataURL in
@@ -36,7 +38,7 @@ struct ResponseAdmin: Sendable {
                             "query.databaseURL": try await ResponseHarness.readerURL(responseURL),
                         ])
                     let response = try ResponseService.buildApplication(reader: reader, logger: Logger(label: "response"))
-                    try await response.test(.router) { client in
+                    try await response.test(live ? .live : .router) { client in
                         try await TestApplication.waitUntilReady(client)
                         try await TestDatabase.withClient(url: responseURL) { postgres, _ in
                             let h = ResponseHarness(client: client, postgres: postgres, databaseURL: responseURL)

@@ -44,9 +44,12 @@ package struct LabKeyCall: Sendable {
         return nil
     }
 
+    /// Whether errors on `path` answer in LabKey's envelope: the apps' calls, and the researchers'
+    /// (`LabKeyResearcherRoutes`).
     package static func isLabKeyPath(_ path: String) -> Bool {
-        let segment = path.split(separator: "/").last.map(String.init) ?? ""
-        return action(in: segment.split(separator: "?").first.map(String.init) ?? segment) != nil
+        let last = path.split(separator: "/").last.map(String.init) ?? ""
+        let segment = last.split(separator: "?").first.map(String.init) ?? last
+        return action(in: segment) != nil || LabKeyResearcherRoutes.isCall(segment)
     }
 
     package static func read(

@@ -67,6 +67,9 @@ public enum ResponseService: ServiceAssembly {
                 ).add(to: routes.router)
                 AdminPropertyRoutes(catalog: catalog, authenticator: authenticator, properties: properties)
                     .add(to: routes.router)
+                LabKeyResearcherRoutes(
+                    catalog: catalog, authenticator: RemoteAPIKeyAuthenticator(client: environment.internalClient)
+                ).add(to: routes.router)
                 AdminTableRoutes(
                     catalog: catalog, authenticator: authenticator, tables: tables,
                     grid: TableGridStore(client: postgres, logger: environment.logger)

@@ -1,0 +1,93 @@
+import AdminAuthHTTP
+import Crypto
+import Foundation
+import Hummingbird
+import ResponseCore
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+
+/// The LabKey API researchers' scripts call (LabKey's client libraries: Python's `labkey`, R's
+/// Rlabkey), in the container paths a MyStudies deployment used: `/<orgId>/<appId>/<studyId>/`
+/// or the study id alone, then `<controller>-<action>.api`. Signed in with an API key of an admin
+/// who holds a role on the study (`RemoteAPIKeyAuthenticator`); answered in LabKey's shapes and
+/// error envelope (docs/response-api.md, The LabKey API for researchers).
+///
+/// Served so far: `login-whoami.api`, which the clients call first, and LabKey's permission error
+/// for the writes (`query-insertRows` and the others): the data is read-only here.
+package struct LabKeyResearcherRoutes: Sendable {
+    /// The controllers of the researchers' API, to tell its paths (and their error format) apart.
+    package static let controllers = ["login-", "query-"]
+    /// LabKey's writes, refused: rows come only from the apps' responses.
+    static let writes: Set<String> = [
+        "query-insertrows.api", "query-updaterows.api", "query-deleterows.api", "query-saverows.api",
+        "query-truncatetable.api", "query-moverows.api", "query-importdata.api",
+    ]
+
+    package let catalog: StudyCatalog
+    package let authenticator: RemoteAPIKeyAuthenticator
+
+    package init(catalog: StudyCatalog, authenticator: RemoteAPIKeyAuthenticator) {
+        self.catalog = catalog
+        self.authenticator = authenticator
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        // The router takes one parameter name per position, and the apps' API holds `/:call`: the
+        // first folder is `call` here too, and the rest is read from the catch-all.
+        router.get("/:call/**", use: handle)
+        router.post("/:call/**", use: handle)
+    }
+
+    /// Whether a path's last segment is one of this API's calls (`controller-action.api`).
+    package static func isCall(_ segment: String) -> Bool {
+        let lower = segment.lowercased()
+        return lower.hasSuffix(".api") && controllers.contains { lower.hasPrefix($0) && lower.count > $0.count + 4 }
+    }
+
+    @Sendable package func handle(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        // `/<studyId>/<call>` or `/<orgId>/<appId>/<studyId>/<call>`: the study is the last folder.
+        let folders = [Substring(try context.parameters.require("call"))] + context.parameters.getCatchAll()
+        guard folders.count == 2 || folders.count == 4, let last = folders.last, Self.isCall(String(last)) else {
+            throw APIError.notFound("no such path")
+        }
+        let call = String(last)
+        let studyId = String(folders[folders.count - 2])
+        let admin = try await authenticator.authenticate(request, logger: context.logger)
+        guard let study = try await catalog.study(studyId) else {
+            throw APIError.notFound("Folder \(studyId) was not found: no study has that id here")
+        }
+        guard admin.may(.viewer, on: study.studyId) else {
+            throw APIError.forbidden("User does not have permission to perform this operation.")
+        }
+        let action = call.lowercased()
+        if Self.writes.contains(action) {
+            throw APIError.forbidden("User does not have permission to perform this operation. The study's data is read-only.")
+        }
+        switch action {
+        case "login-whoami.api": return try LabKeyCall.reply(Self.whoAmI(admin))
+        default: throw APIError.notFound("Unknown action: \(call)")
+        }
+    }
+
+    /// LabKey's `whoami`: the user, and a CSRF token. The clients fetch the token before anything
+    /// else and send it back with each POST; a request signed in with an API key carries no cookie,
+    /// so there is nothing for the token to protect, and it is not checked. It is derived from the
+    /// admin's id, so it is the same on every replica and says nothing of the key.
+    struct WhoAmI: Encodable {
+        var id: Int
+        var displayName: String
+        var email: String
+        var impersonated: Bool
+        var CSRF: String
+        var success: Bool
+    }
+
+    static func whoAmI(_ admin: AdminIdentity) -> WhoAmI {
+        let digest = Array(SHA256.hash(data: Data(admin.adminId.uuidString.lowercased().utf8)))
+        // LabKey's user ids are positive integers; this one is stable per admin.
+        let id = digest.prefix(4).reduce(0) { ($0 << 8) | Int($1) } & 0x7fff_ffff
+        let csrf = digest.suffix(16).map { String(format: "%02x", $0) }.joined()
+        return WhoAmI(id: id, displayName: admin.email, email: admin.email, impersonated: false, CSRF: csrf, success: true)
+    }
+}
