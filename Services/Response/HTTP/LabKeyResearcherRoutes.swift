@@ -34,9 +34,12 @@ package struct LabKeyResearcherRoutes: Sendable {
 
     package func add(to router: Router<ServiceRequestContext>) {
         // The router takes one parameter name per position, and the apps' API holds `/:call`: the
-        // first folder is `call` here too, and the rest is read from the catch-all.
-        router.get("/:call/**", use: handle)
-        router.post("/:call/**", use: handle)
+        // first folder is `call` here too, the second `folder` in both shapes. (A catch-all would
+        // also answer the other routes' paths for the methods they do not take, 404 for 405.)
+        for path in ["/:call/:folder", "/:call/:folder/:study/:action"] {
+            router.get(RouterPath(stringLiteral: path), use: handle)
+            router.post(RouterPath(stringLiteral: path), use: handle)
+        }
     }
 
     /// Whether a path's last segment is one of this API's calls (`controller-action.api`).
@@ -47,12 +50,11 @@ package struct LabKeyResearcherRoutes: Sendable {
 
     @Sendable package func handle(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         // `/<studyId>/<call>` or `/<orgId>/<appId>/<studyId>/<call>`: the study is the last folder.
-        let folders = [Substring(try context.parameters.require("call"))] + context.parameters.getCatchAll()
-        guard folders.count == 2 || folders.count == 4, let last = folders.last, Self.isCall(String(last)) else {
-            throw APIError.notFound("no such path")
-        }
-        let call = String(last)
-        let studyId = String(folders[folders.count - 2])
+        let first = try context.parameters.require("call")
+        let second = try context.parameters.require("folder")
+        let (studyId, call) =
+            if let study = context.parameters.get("study") { (study, try context.parameters.require("action")) } else { (first, second) }
+        guard Self.isCall(call) else { throw APIError.notFound("no such path") }
         let admin = try await authenticator.authenticate(request, logger: context.logger)
         guard let study = try await catalog.study(studyId) else {
             throw APIError.notFound("Folder \(studyId) was not found: no study has that id here")
