@@ -65,7 +65,9 @@ package struct AdminTableRoutes {
             // month): the caller's mistake, not the service's.
             throw APIError.badRequest("after must be the next cursor of a page sorted the same way", field: "after")
         }
+        let children = lists.orderedTables.filter { $0.parent?.lowercased() == table.name.lowercased() }.map { Self.string($0.name) }
         var body = "{\"table\":\(Self.string(table.name)),\"parent\":\(table.parent.map(Self.string) ?? "null"),"
+        body += "\"children\":[\(children.joined(separator: ","))],"
         body += "\"sort\":\(Self.string(query.sort)),\"order\":\"\(query.order.rawValue)\",\"columns\":\(Self.columns(table)),"
         body += "\"rows\":[\(page.rows.joined(separator: ","))]"
         if let next = page.next { body += ",\"next\":\"\(next.encoded)\"" }

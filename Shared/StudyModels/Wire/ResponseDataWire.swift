@@ -127,6 +127,8 @@ public struct ResponseTableList: Codable, Sendable, Equatable {
 public struct TableRowsPage: Codable, Sendable, Equatable {
     public var table: String
     public var parent: String?
+    /// The tables whose rows belong to this one's.
+    public var children: [String]
     public var sort: String
     /// `asc` or `desc`.
     public var order: String

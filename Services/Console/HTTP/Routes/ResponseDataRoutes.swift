@@ -67,7 +67,6 @@ package struct ResponseDataRoutes: Sendable {
         let order = value("order") == "desc" ? "desc" : ""
         let after = value("after", limit: 2048)
         return try await pages.signedIn(request, context) { session, _ in
-            async let tables = pages.api.responseTables(of: studyId, token: session.token, logger: context.logger)
             let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
                 try await pages.api.tableRows(
                     tableName, of: studyId,
@@ -78,16 +77,9 @@ package struct ResponseDataRoutes: Sendable {
             var page = pages.studyPage(
                 title: "\(tableName) · Response data · \(state.summary.name)", session: session, summary: state.summary,
                 role: state.role, sections: state.sections, current: "data")
-            let described = try await tables.tables.first { $0.name.lowercased() == tableName.lowercased() }
-            guard let described else { return pages.errorPage(for: .notFound("This study has no table \(tableName).")) }
-            page["table"] = ["name": described.name, "rows": described.rows.formatted(), "parent": described.parent ?? ""]
-            page["hasParent"] = described.parent != nil
-            page["parentHref"] = described.parent.map { Self.tableHref(studyId, $0) } ?? ""
             page["dataHref"] = "/studies/\(AdminAPIClient.segment(studyId))/data"
             // Only the filters given: an empty string would still open a template section.
             page["filter"] = Dictionary(uniqueKeysWithValues: filters.filter { !$0.1.isEmpty }.map { ($0.0, $0.1) })
-            page["clearHref"] = Self.tableHref(studyId, described.name)
-                + AdminAPIClient.queryString([("parent", value("parent"))])
             let result: TableRowsPage
             switch outcome {
             case .success(let rows): result = rows
@@ -100,7 +92,12 @@ package struct ResponseDataRoutes: Sendable {
                 result = try await pages.api.tableRows(
                     tableName, of: studyId, query: [("limit", String(Self.pageSize))], token: session.token, logger: context.logger)
             }
-            let base = Self.tableHref(studyId, described.name)
+            // The table as the service names it (the path may have had another case).
+            page["table"] = ["name": result.table, "parent": result.parent ?? ""]
+            page["hasParent"] = result.parent != nil
+            page["parentHref"] = result.parent.map { Self.tableHref(studyId, $0) } ?? ""
+            page["clearHref"] = Self.tableHref(studyId, result.table) + AdminAPIClient.queryString([("parent", value("parent"))])
+            let base = Self.tableHref(studyId, result.table)
             page["columns"] = result.columns.map { column -> [String: Any] in
                 let current = column.name == result.sort
                 let flip = current && result.order == "asc"
@@ -129,13 +126,13 @@ package struct ResponseDataRoutes: Sendable {
                 }
                 return [
                     "key": key, "cells": cells,
-                    "children": described.children.map { child in
+                    "children": result.children.map { child in
                         ["name": child, "href": Self.tableHref(studyId, child) + AdminAPIClient.queryString([("parent", key)])]
                     },
                 ]
             }
             page["hasRows"] = !result.rows.isEmpty
-            page["hasChildren"] = !described.children.isEmpty
+            page["hasChildren"] = !result.children.isEmpty
             page["sort"] = result.sort
             page["order"] = result.order
             page["isFirstPage"] = after.isEmpty
