@@ -77,7 +77,7 @@ import TestSupport
             try await h.postgres.withConnection { holder in
                 for slot: Int32 in 0..<2 {
                     try await holder.query(
-                        "SELECT pg_advisory_lock(\(ParticipantQueries.slotLockSpace + slot), \(Int32(truncatingIfNeeded: p.aId)))",
+                        "SELECT pg_advisory_lock(\(SandboxedQueries.slotLockSpace + slot), \(Int32(truncatingIfNeeded: p.aId)))",
                         logger: logger)
                 }
                 let (busy, body) = try await queries.executeSQL(h, p.a, "SELECT IntegerField FROM NewSurvey")

@@ -293,6 +293,30 @@ import TestSupport
                 #expect(scopedB == [p.bId])
                 #expect(borrowed.isEmpty && unsigned.isEmpty && madeUp.isEmpty)
 
+                // A researcher's scope names the study: all its rows, and its mobileappstudy views;
+                // another study's scope, or a study scope with a borrowed signature, nothing.
+                let studyScope = access.scope(studyKey: QueryFixture.study)
+                #expect(try await owners(studyScope).sorted() == [p.aId, p.bId].sorted())
+                #expect(try await owners(access.scope(studyKey: "OTHERSTUDY")).isEmpty)
+                let studySignature = String(studyScope.split(separator: ":").last!)
+                #expect(try await owners("s:OTHERSTUDY:\(studySignature)").isEmpty)
+                #expect(try await owners("s:\(QueryFixture.study)").isEmpty)
+                func viewed(_ scope: String) async throws -> Int {
+                    try await reader.withConnection { connection in
+                        try await connection.query("BEGIN READ ONLY", logger: logger)
+                        try await connection.query("SELECT set_config('studystack.query_scope', \(scope), true)", logger: logger)
+                        var count = 0
+                        for try await n in try await connection.query(
+                            #"SELECT count(*)::int FROM mobileappstudy."Participant""#, logger: logger
+                        ).decode(Int.self) { count = n }
+                        try await connection.query("COMMIT", logger: logger)
+                        return count
+                    }
+                }
+                #expect(try await viewed(studyScope) == 2)
+                #expect(try await viewed(access.scope(participantId: p.aId)) == 0)
+                #expect(try await viewed(access.scope(studyKey: "OTHERSTUDY")) == 0)
+
                 func refused(_ sql: String) async -> Bool {
                     do {
                         try await reader.query(PostgresQuery(unsafeSQL: sql), logger: logger)
@@ -313,8 +337,9 @@ import TestSupport
 
             // The statement timeout the service sets for each query stops a long one.
             let timedOut = try await TestDatabase.withClient(url: readerURL) { reader, logger in
-                    await ParticipantQueries(
-                        reader: reader, access: access, timeout: .milliseconds(100), maxRows: 10, maxReplyBytes: 1 << 20, maxConcurrent: 2,
+                    await SandboxedQueries(
+                        reader: reader, access: access,
+                        limits: .init(timeout: .milliseconds(100), maxRows: 10, maxReplyBytes: 1 << 20, maxConcurrent: 2),
                         timeZone: TimeZone(identifier: "UTC")!, logger: logger
                     ).runCatching(QueryTranslator.Translation(sql: "SELECT pg_catalog.pg_sleep(2)", columns: ["x"]), participantId: p.aId)
                 }
@@ -323,7 +348,7 @@ import TestSupport
     }
 }
 
-extension ParticipantQueries {
+extension SandboxedQueries {
     /// The message a query fails with, or nil when it succeeds.
     func runCatching(_ translation: QueryTranslator.Translation, participantId: Int64) async -> String? {
         do {

@@ -13,8 +13,9 @@ import StudyModels
 /// who holds a role on the study (`RemoteAPIKeyAuthenticator`); answered in LabKey's shapes and
 /// error envelope (docs/response-api.md, The LabKey API for researchers).
 ///
-/// Served so far: `login-whoami.api`, which the clients call first, and LabKey's permission error
-/// for the writes (`query-insertRows` and the others): the data is read-only here.
+/// Served: `login-whoami.api`, which the clients call first; the query calls
+/// (`LabKeyResearcherQueries`); and LabKey's permission error for the writes (`query-insertRows`
+/// and the others): the data is read-only here.
 package struct LabKeyResearcherRoutes: Sendable {
     /// The controllers of the researchers' API, to tell its paths (and their error format) apart.
     package static let controllers = ["login-", "query-"]
@@ -26,10 +27,12 @@ package struct LabKeyResearcherRoutes: Sendable {
 
     package let catalog: StudyCatalog
     package let authenticator: RemoteAPIKeyAuthenticator
+    package let queries: LabKeyResearcherQueries
 
-    package init(catalog: StudyCatalog, authenticator: RemoteAPIKeyAuthenticator) {
+    package init(catalog: StudyCatalog, authenticator: RemoteAPIKeyAuthenticator, queries: LabKeyResearcherQueries) {
         self.catalog = catalog
         self.authenticator = authenticator
+        self.queries = queries
     }
 
     package func add(to router: Router<ServiceRequestContext>) {
@@ -66,10 +69,18 @@ package struct LabKeyResearcherRoutes: Sendable {
         if Self.writes.contains(action) {
             throw APIError.forbidden("User does not have permission to perform this operation. The study's data is read-only.")
         }
+        if action == "login-whoami.api" { return try LabKeyCall.reply(Self.whoAmI(admin)) }
+        let handler: @Sendable (LabKeyResearcherQueries.Context) async throws -> Response
         switch action {
-        case "login-whoami.api": return try LabKeyCall.reply(Self.whoAmI(admin))
+        case "query-getquery.api", "query-selectrows.api": handler = queries.getQuery
+        case "query-executesql.api": handler = queries.executeSQL
+        case "query-getschemas.api": handler = queries.getSchemas
+        case "query-getqueries.api": handler = queries.getQueries
+        case "query-getquerydetails.api": handler = queries.getQueryDetails
         default: throw APIError.notFound("Unknown action: \(call)")
         }
+        let parameters = try await LabKeyResearcherRequest.read(request)
+        return try await handler(.init(study: study, caller: admin.adminId, parameters: parameters))
     }
 
     /// LabKey's `whoami`: the user, and a CSRF token. The clients fetch the token before anything

@@ -38,9 +38,9 @@ package struct QueryRoutes: Sendable {
     package let responses: ResponseStore
     package let tables: StudyTables
     /// Nil when no reader role is configured.
-    package let queries: ParticipantQueries?
+    package let queries: SandboxedQueries?
 
-    package init(responses: ResponseStore, tables: StudyTables, queries: ParticipantQueries?) {
+    package init(responses: ResponseStore, tables: StudyTables, queries: SandboxedQueries?) {
         self.responses = responses
         self.tables = tables
         self.queries = queries
@@ -85,7 +85,7 @@ package struct QueryRoutes: Sendable {
     }
 
     /// The participant checks first, as in the original; then whether queries are served here.
-    private func prepare(_ call: LabKeyCall) async throws -> (ResponseStore.Participant, ParticipantQueries) {
+    private func prepare(_ call: LabKeyCall) async throws -> (ResponseStore.Participant, SandboxedQueries) {
         let participant = try await ResponseRoutes.participant(call, responses: responses)
         guard let queries else {
             throw APIError(
@@ -96,7 +96,7 @@ package struct QueryRoutes: Sendable {
     }
 
     /// A study without tables yet has an empty catalog: every query is then "not found".
-    private func catalog(_ participant: ResponseStore.Participant, queries: ParticipantQueries) async throws
+    private func catalog(_ participant: ResponseStore.Participant, queries: SandboxedQueries) async throws
         -> QueryTranslator.Catalog
     {
         try await tables.catalog(studyKey: participant.studyKey) ?? .init(schema: "", tables: [:])

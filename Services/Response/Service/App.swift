@@ -1,6 +1,7 @@
 import AdminAuthHTTP
 import AsyncHTTPClient
 import Configuration
+import Foundation
 import Logging
 import PostgresNIO
 import ResponseCore
@@ -67,8 +68,15 @@ public enum ResponseService: ServiceAssembly {
                 ).add(to: routes.router)
                 AdminPropertyRoutes(catalog: catalog, authenticator: authenticator, properties: properties)
                     .add(to: routes.router)
+                let researcherQueries = queryClient.map {
+                    SandboxedQueries(
+                        reader: $0, access: access, limits: response.researcherQueryLimits,
+                        dateFormat: SandboxedQueries.researcherDateFormat, timeZone: TimeZone(identifier: "UTC")!,
+                        logger: environment.logger)
+                }
                 LabKeyResearcherRoutes(
-                    catalog: catalog, authenticator: RemoteAPIKeyAuthenticator(client: environment.internalClient)
+                    catalog: catalog, authenticator: RemoteAPIKeyAuthenticator(client: environment.internalClient),
+                    queries: LabKeyResearcherQueries(tables: tables, queries: researcherQueries)
                 ).add(to: routes.router)
                 AdminTableRoutes(
                     catalog: catalog, authenticator: authenticator, tables: tables,
@@ -82,11 +90,12 @@ public enum ResponseService: ServiceAssembly {
                 let responses = ResponseStore(
                     client: postgres, audit: environment.audit, stored: responsesStored, logger: environment.logger)
                 let queries = queryClient.map {
-                    ParticipantQueries(
-                        reader: $0, access: access, timeout: response.queryTimeout,
-                        maxRows: response.queryMaxRows, maxReplyBytes: response.queryMaxReplyBytes,
-                        maxConcurrent: response.queryMaxConcurrent, timeZone: response.queryTimeZone,
-                        logger: environment.logger)
+                    SandboxedQueries(
+                        reader: $0, access: access,
+                        limits: .init(
+                            timeout: response.queryTimeout, maxRows: response.queryMaxRows,
+                            maxReplyBytes: response.queryMaxReplyBytes, maxConcurrent: response.queryMaxConcurrent),
+                        timeZone: response.queryTimeZone, logger: environment.logger)
                 }
                 MobileAppRoutes(
                     enrollment: EnrollmentRoutes(

@@ -13,12 +13,16 @@ extension URI {
     /// `+` in a value unescaped; the original servers read that as a space too.
     public var formParameters: FlatDictionary<Substring, Substring> {
         guard let query, !query.isEmpty else { return [:] }
-        return FlatDictionary(
-            query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let value = parts.count > 1 ? Self.formDecoded(parts[1]) : ""
-                return (key: Self.formDecoded(parts[0])[...], value: value[...])
-            })
+        return FlatDictionary(Self.formPairs(query).map { (key: $0.name[...], value: $0.value[...]) })
+    }
+
+    /// `application/x-www-form-urlencoded` text (a query string, or a form's body) as its
+    /// name-value pairs in order, a name repeated as often as it came.
+    public static func formPairs(_ text: some StringProtocol) -> [(name: String, value: String)] {
+        text.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (formDecoded(Substring(parts[0])), parts.count > 1 ? formDecoded(Substring(parts[1])) : "")
+        }
     }
 
     /// `+` as a space, then percent escapes; text with a malformed escape is kept as it came.

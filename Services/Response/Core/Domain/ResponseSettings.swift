@@ -13,6 +13,10 @@ public struct ResponseSettings: Sendable {
         public static let queryTimeZone = Setting("query.timeZone")
         public static let queryMaxReplyBytes = Setting("query.maxReplyBytes")
         public static let queryMaxConcurrent = Setting("query.maxConcurrentPerParticipant")
+        public static let researcherQueryTimeout = Setting("researcherQuery.timeoutMilliseconds")
+        public static let researcherQueryMaxRows = Setting("researcherQuery.maxRows")
+        public static let researcherQueryMaxReplyBytes = Setting("researcherQuery.maxReplyBytes")
+        public static let researcherQueryMaxConcurrent = Setting("researcherQuery.maxConcurrentPerAdmin")
         public static let processingEnabled = Setting("processing.enabled")
         public static let forwardingAllowPrivateTargets = Setting("forwarding.allowPrivateTargets")
     }
@@ -35,6 +39,10 @@ public struct ResponseSettings: Sendable {
     public var queryMaxConcurrent: Int
     /// The zone dates are written in for the apps, which parse them as New York time.
     public var queryTimeZone: TimeZone
+    /// The bounds of researchers' LabKey queries (an API key's), run as the same reader role:
+    /// larger than a participant's, since a researcher reads a whole study, but still bounded so
+    /// one script cannot hold the database.
+    package var researcherQueryLimits: SandboxedQueries.Limits
     /// Whether this replica runs the processing worker. Off, it only takes submissions: a
     /// deployment can keep ingest and processing on separate replicas of the same database.
     public var processingEnabled: Bool
@@ -65,6 +73,12 @@ public struct ResponseSettings: Sendable {
             throw ConfigurationError(Keys.queryTimeZone, "must be a time zone name such as America/New_York, got \"\(zone)\"")
         }
         queryTimeZone = timeZone
+        researcherQueryLimits = SandboxedQueries.Limits(
+            timeout: .milliseconds(try settings.integer(Keys.researcherQueryTimeout, default: 30_000, in: 100...600_000)),
+            maxRows: try settings.integer(Keys.researcherQueryMaxRows, default: 100_000, in: 1...1_000_000),
+            maxReplyBytes: try settings.integer(
+                Keys.researcherQueryMaxReplyBytes, default: 64 * 1024 * 1024, in: 1024...(1024 * 1024 * 1024)),
+            maxConcurrent: try settings.integer(Keys.researcherQueryMaxConcurrent, default: 2, in: 1...16))
         processingEnabled = try Self.flag(settings, Keys.processingEnabled, default: true)
         forwardingAllowPrivateTargets = try Self.flag(settings, Keys.forwardingAllowPrivateTargets, default: false)
     }

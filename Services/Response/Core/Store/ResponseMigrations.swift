@@ -271,5 +271,69 @@ package enum ResponseMigrations {
                 "CREATE INDEX responses_study_received ON responses (study_key, received_at)",
             ]
         ),
+        Migration(
+            component: "response", version: 12, name: "researcher_query_scope",
+            statements: [
+                // Researchers' LabKey queries run as the same reader role as the participants'
+                // (migration 6), with a scope naming a study instead of a participant:
+                // `s:<study key>:<MAC>`. Every study table gets a second policy that shows all its
+                // rows when this function returns the table's study.
+                """
+                CREATE FUNCTION public.query_scope_study() RETURNS text
+                LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+                AS $$
+                    SELECT CASE WHEN r.m[2] = encode(sha256(k.key || sha256(k.key || convert_to(r.m[1], 'UTF8'))), 'hex')
+                                THEN substr(r.m[1], 3) END
+                    FROM public.query_scope_key k,
+                         regexp_match(coalesce(current_setting('studystack.query_scope', true), ''),
+                                      '^(s:.+):([0-9a-f]{64})$') AS r(m)
+                $$
+                """,
+                "REVOKE ALL ON FUNCTION public.query_scope_study() FROM PUBLIC",
+                // LabKey's `mobileappstudy` schema for researchers: the service's own tables seen
+                // through views that show one study, the one the signed scope names, and never a
+                // secret (app tokens as their hash, enrollment tokens without their text). The
+                // views read as their owner, the service; the reader role only gets SELECT on them.
+                "CREATE SCHEMA mobileappstudy",
+                """
+                CREATE VIEW mobileappstudy."Participant" WITH (security_barrier) AS
+                SELECT p.id AS "ParticipantId", p.status AS "Status", p.allow_data_sharing AS "AllowDataSharing",
+                       p.language AS "Language", p.enrolled_at AS "Enrolled", p.withdrawn_at AS "Withdrawn",
+                       p.app_token_hash AS "AppTokenSHA256"
+                FROM public.participants p WHERE p.study_key = (SELECT public.query_scope_study())
+                """,
+                """
+                CREATE VIEW mobileappstudy."Response" WITH (security_barrier) AS
+                SELECT r.id AS "RowId", r.participant_id AS "ParticipantId", r.activity_id AS "ActivityId",
+                       r.activity_version AS "ActivityVersion", r.activity_run_id AS "RunId", r.language AS "Language",
+                       r.status AS "Status", r.error_message AS "ErrorMessage", r.attempts AS "Attempts",
+                       r.received_at AS "Received", r.processed_at AS "Processed", r.data::text AS "Response"
+                FROM public.responses r WHERE r.study_key = (SELECT public.query_scope_study())
+                """,
+                """
+                CREATE VIEW mobileappstudy."EnrollmentTokenBatch" WITH (security_barrier) AS
+                SELECT b.id::text AS "RowId", b.kind AS "Kind", b.count AS "Count", b.created_by AS "CreatedBy",
+                       b.created_at AS "Created"
+                FROM public.token_batches b WHERE b.study_key = (SELECT public.query_scope_study())
+                """,
+                """
+                CREATE VIEW mobileappstudy."EnrollmentToken" WITH (security_barrier) AS
+                SELECT t.batch_id::text AS "BatchId", t.position AS "Position", b.kind AS "Kind",
+                       t.participant_id AS "ParticipantId", t.used_at AS "Used", t.expires_at AS "Expires",
+                       t.revoked_at AS "Revoked", b.created_at AS "Created"
+                FROM public.enrollment_tokens t JOIN public.token_batches b ON b.id = t.batch_id
+                WHERE b.study_key = (SELECT public.query_scope_study())
+                """,
+                """
+                CREATE VIEW mobileappstudy."ResponseMetadata" WITH (security_barrier) AS
+                SELECT m.id AS "RowId", m.response_id AS "ResponseId", m.participant_id AS "ParticipantId",
+                       r.activity_id AS "ActivityId", m.list_name AS "ListName", m.top_key AS "ListKey",
+                       m.field_name AS "FieldName", m.start_time AS "StartTime", m.end_time AS "EndTime",
+                       m.skipped AS "Skipped"
+                FROM public.response_metadata m JOIN public.responses r ON r.id = m.response_id
+                WHERE r.study_key = (SELECT public.query_scope_study())
+                """,
+            ]
+        ),
     ]
 }

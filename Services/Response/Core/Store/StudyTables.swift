@@ -198,7 +198,7 @@ package struct StudyTables: Sendable {
             try await connection.query(
                 PostgresQuery(unsafeSQL: "CREATE INDEX ON \(table) (\(SQLName.quoted(parentIndex)))"), logger: logger)
         }
-        try await access.protect(table: table, on: connection, logger: logger)
+        try await access.protect(table: table, studyKey: studyKey, on: connection, logger: logger)
         let rows = try await connection.query(
             """
             INSERT INTO response_lists (study_key, name, parent_id, sql_name)

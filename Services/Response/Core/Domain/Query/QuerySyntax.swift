@@ -78,6 +78,11 @@ package struct QuerySelect: Equatable, Sendable {
 package struct QueryOrder: Equatable, Sendable {
     package var expression: QueryExpression
     package var descending: Bool
+
+    package init(expression: QueryExpression, descending: Bool) {
+        self.expression = expression
+        self.descending = descending
+    }
 }
 
 package struct QueryStatement: Equatable, Sendable {

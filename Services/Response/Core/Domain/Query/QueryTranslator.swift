@@ -4,7 +4,7 @@
 /// functions are named in `pg_catalog`. The participant's own text is never copied through.
 ///
 /// This is the first of two locks: whatever the SQL says, PostgreSQL itself shows the reader role
-/// only the participant's rows (`ParticipantQueries`).
+/// only the participant's rows (`SandboxedQueries`).
 package struct QueryTranslator {
     /// A study's lists as the translator sees them.
     package struct Catalog: Sendable {
@@ -63,22 +63,36 @@ package struct QueryTranslator {
     package struct Translation: Sendable, Equatable {
         package var sql: String
         package var columns: [String]
+        /// Each column's storage when it is a list's column (`Catalog.Column.storage`); nil for
+        /// computed ones, whose type the rows tell.
+        package var storages: [String?]
 
-        package init(sql: String, columns: [String]) {
+        package init(sql: String, columns: [String], storages: [String?]? = nil) {
             self.sql = sql
             self.columns = columns
+            self.storages = storages ?? columns.map { _ in nil }
         }
     }
 
     /// The schema name LabKey shows the participant; any other schema is not found.
     package static let schemaName = "MobileAppResponse"
 
-    package let catalog: Catalog
+    /// The schemas a query may name, by lower-cased LabKey name.
+    package let schemas: [String: Catalog]
+    /// Where an unqualified table name is looked up (lower-cased).
+    package let defaultSchema: String
     /// The most rows a reply carries, whatever the query's LIMIT.
     package let maxRows: Int
 
+    /// A participant's translator: the study's lists as the one schema, `MobileAppResponse`.
     package init(catalog: Catalog, maxRows: Int) {
-        self.catalog = catalog
+        self.init(schemas: [Self.schemaName: catalog], defaultSchema: Self.schemaName, maxRows: maxRows)
+    }
+
+    /// A translator over several schemas (a researcher's `lists` and `mobileappstudy`).
+    package init(schemas: [String: Catalog], defaultSchema: String, maxRows: Int) {
+        self.schemas = Dictionary(uniqueKeysWithValues: schemas.map { ($0.key.lowercased(), $0.value) })
+        self.defaultSchema = defaultSchema.lowercased()
         self.maxRows = maxRows
     }
 
@@ -95,12 +109,14 @@ package struct QueryTranslator {
     package func translate(_ statement: QueryStatement, countTotal: Bool = false) throws(QueryError) -> Translation {
         var tableCounter = 0
         var outputs: [String] = []
+        var storages: [String?] = []
         var parts: [String] = []
         var firstScope = Scope()
         for (index, select) in statement.selects.enumerated() {
-            let (sql, names, scope) = try translate(select, tableCounter: &tableCounter, countTotal: countTotal)
+            let (sql, names, types, scope) = try translate(select, tableCounter: &tableCounter, countTotal: countTotal)
             if index == 0 {
                 outputs = names
+                storages = types
                 firstScope = scope
             } else {
                 guard names.count == outputs.count else {
@@ -128,7 +144,7 @@ package struct QueryTranslator {
         }
         sql += " LIMIT \(min(statement.limit ?? maxRows, maxRows))"
         if let offset = statement.offset, offset > 0 { sql += " OFFSET \(offset)" }
-        return Translation(sql: sql, columns: Self.unique(outputs))
+        return Translation(sql: sql, columns: Self.unique(outputs), storages: storages)
     }
 
     /// The output column an ORDER BY term names: a bare name or a position.
@@ -146,13 +162,12 @@ package struct QueryTranslator {
 
     private func translate(
         _ select: QuerySelect, tableCounter: inout Int, countTotal: Bool
-    ) throws(QueryError) -> (String, [String], Scope) {
+    ) throws(QueryError) -> (String, [String], [String?], Scope) {
         var scope = Scope()
         func add(_ reference: QueryTableReference) throws(QueryError) -> String {
-            if let schema = reference.schema, schema.lowercased() != Self.schemaName.lowercased() {
-                throw QueryError.tableNotFound("\(schema).\(reference.name)")
-            }
-            guard let table = catalog.table(reference.name) else {
+            guard let catalog = schemas[(reference.schema ?? defaultSchema).lowercased()],
+                let table = catalog.table(reference.name)
+            else {
                 throw QueryError.tableNotFound(
                     reference.schema.map { "\($0).\(reference.name)" } ?? reference.name)
             }
@@ -174,6 +189,7 @@ package struct QueryTranslator {
 
         var items: [String] = []
         var names: [String] = []
+        var types: [String?] = []
         var expressionCount = 0
         for item in select.items {
             switch item {
@@ -183,17 +199,19 @@ package struct QueryTranslator {
                     for column in entry.table.columns {
                         items.append("\(Self.quoted(entry.internalAlias)).\(Self.quoted(column.sqlName))")
                         names.append(column.name)
+                        types.append(column.storage)
                     }
                 }
             case .expression(let value, let alias):
                 items.append(try expression(value, scope: scope))
-                if let alias {
-                    names.append(alias)
-                } else if case .column(let qualifier, let name) = value {
-                    names.append(try resolve(qualifier, name, scope: scope).column.name)
+                if case .column(let qualifier, let name) = value {
+                    let column = try resolve(qualifier, name, scope: scope).column
+                    names.append(alias ?? column.name)
+                    types.append(column.storage)
                 } else {
-                    expressionCount += 1
-                    names.append("EXPR\(expressionCount)")
+                    if alias == nil { expressionCount += 1 }
+                    names.append(alias ?? "EXPR\(expressionCount)")
+                    types.append(nil)
                 }
             }
         }
@@ -207,7 +225,7 @@ package struct QueryTranslator {
             sql += " GROUP BY " + terms.joined(separator: ", ")
         }
         if let having = select.having { sql += " HAVING " + (try expression(having, scope: scope)) }
-        return (sql, names, scope)
+        return (sql, names, types, scope)
     }
 
     private func entry(_ alias: String, scope: Scope) throws(QueryError) -> Scope.Entry {

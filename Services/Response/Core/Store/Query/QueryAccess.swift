@@ -4,9 +4,10 @@ import Logging
 import PostgresNIO
 import ServiceKit
 
-/// What lets the participant-query role read study tables, and only its participant's rows:
-/// row-level security on every study table, SELECT and schema USAGE granted to that role, and the
-/// key that signs the participant scope (migration 6 explains the scheme).
+/// What lets the query role read study tables, and only what its caller may: row-level security on
+/// every study table (a participant's own rows, or the whole study for a researcher), SELECT and
+/// schema USAGE granted to that role, the researchers' `mobileappstudy` views, and the key that
+/// signs the scopes (migrations 6 and 12 explain the scheme).
 ///
 /// The service's own role owns the tables, so the policies never restrict the service itself.
 package struct QueryAccess: Sendable {
@@ -26,15 +27,24 @@ package struct QueryAccess: Sendable {
     /// The scope setting for a participant: `<id>:<hex of SHA-256(k || SHA-256(k || id))>`, what
     /// `query_scope_participant()` recomputes.
     package func scope(participantId: Int64) -> String {
-        let message = Data(String(participantId).utf8)
+        signed(String(participantId))
+    }
+
+    /// The scope setting for a researcher reading a study: `s:<study key>:<MAC of "s:<key>">`, what
+    /// `query_scope_study()` recomputes.
+    package func scope(studyKey: String) -> String {
+        signed("s:" + studyKey)
+    }
+
+    private func signed(_ subject: String) -> String {
         let key = scopeKey.withUnsafeBytes { Data($0) }
-        let inner = Data(SHA256.hash(data: key + message))
-        return "\(participantId):" + SHA256.hash(data: key + inner).hexString
+        let inner = Data(SHA256.hash(data: key + Data(subject.utf8)))
+        return "\(subject):" + SHA256.hash(data: key + inner).hexString
     }
 
     /// Row-level security for a new study table (run by its creator, in its transaction).
-    package func protect(table: String, on connection: PostgresConnection, logger: Logger) async throws {
-        for statement in Self.policyStatements(table: table) {
+    package func protect(table: String, studyKey: String, on connection: PostgresConnection, logger: Logger) async throws {
+        for statement in Self.policyStatements(table: table) + [Self.studyPolicy(table: table, studyKey: studyKey)] {
             try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
         }
         if let readerRole {
@@ -49,6 +59,14 @@ package struct QueryAccess: Sendable {
         try await connection.query(
             PostgresQuery(unsafeSQL: "GRANT USAGE ON SCHEMA \(SQLName.quoted(schema)) TO \(SQLName.quoted(readerRole))"),
             logger: logger)
+    }
+
+    /// The researchers' policy: the whole table, when the scope names the table's study.
+    package static func studyPolicy(table: String, studyKey: String) -> String {
+        """
+        CREATE POLICY study_rows ON \(table) FOR SELECT
+        USING ((SELECT public.query_scope_study()) = \(QueryTranslator.literal(studyKey)))
+        """
     }
 
     package static func policyStatements(table: String) -> [String] {
@@ -73,26 +91,38 @@ package struct QueryAccess: Sendable {
                 INSERT INTO query_scope_key (key) VALUES (\(key))
                 ON CONFLICT (singleton) DO UPDATE SET key = excluded.key
                 """, logger: logger)
-            var tables: [(schema: String, table: String, policed: Bool)] = []
+            var tables: [(schema: String, table: String, studyKey: String, policed: Bool, studyPoliced: Bool)] = []
             for try await row in try await connection.query(
                 """
-                SELECT s.schema_name, l.sql_name,
+                SELECT s.schema_name, l.sql_name, s.study_key,
                        EXISTS (SELECT 1 FROM pg_policies p
                                WHERE p.schemaname = s.schema_name AND p.tablename = l.sql_name
-                                 AND p.policyname = 'participant_rows')
+                                 AND p.policyname = 'participant_rows'),
+                       EXISTS (SELECT 1 FROM pg_policies p
+                               WHERE p.schemaname = s.schema_name AND p.tablename = l.sql_name
+                                 AND p.policyname = 'study_rows')
                 FROM response_lists l JOIN study_schemas s ON s.study_key = l.study_key
                 """, logger: logger
-            ).decode((String, String, Bool).self) { tables.append(row) }
-            for (schema, table, policed) in tables where !policed {
-                for statement in Self.policyStatements(table: "\(SQLName.quoted(schema)).\(SQLName.quoted(table))") {
+            ).decode((String, String, String, Bool, Bool).self) { tables.append(row) }
+            for (schema, table, studyKey, policed, studyPoliced) in tables {
+                let qualified = "\(SQLName.quoted(schema)).\(SQLName.quoted(table))"
+                let statements =
+                    (policed ? [] : Self.policyStatements(table: qualified))
+                    + (studyPoliced ? [] : [Self.studyPolicy(table: qualified, studyKey: studyKey)])
+                for statement in statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
             }
             guard let readerRole else { return }
             let role = SQLName.quoted(readerRole)
-            try await connection.query(
-                PostgresQuery(unsafeSQL: "GRANT EXECUTE ON FUNCTION public.query_scope_participant() TO \(role)"),
-                logger: logger)
+            for statement in [
+                "GRANT EXECUTE ON FUNCTION public.query_scope_participant() TO \(role)",
+                "GRANT EXECUTE ON FUNCTION public.query_scope_study() TO \(role)",
+                "GRANT USAGE ON SCHEMA mobileappstudy TO \(role)",
+                "GRANT SELECT ON ALL TABLES IN SCHEMA mobileappstudy TO \(role)",
+            ] {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
             for schema in Set(tables.map(\.schema)) {
                 try await connection.query(
                     PostgresQuery(unsafeSQL: "GRANT USAGE ON SCHEMA \(SQLName.quoted(schema)) TO \(role)"), logger: logger)
