@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import JSONText
 import Logging
 import PostgresNIO
 import Testing
@@ -39,6 +41,71 @@ import TestSupport
                 #"SELECT "sleepQuality" FROM "study_SLEEPWELL"."daily""#, logger: Logger(label: "test")
             ).decode(Double?.self) { stored.append(value) }
             #expect(stored == [7])
+        }
+    }
+
+    /// A date-only answer is midnight of its day wherever it was given: the apps send it at the
+    /// device's offset, and it reads back unchanged in participant queries (in the configured
+    /// query time zone it would be the previous evening for two of these three), while
+    /// researchers see the offset too (the LabKey API, the export).
+    @Test func aDateOnlyAnswerReadsBackUnchangedFromEveryTimeZone() async throws {
+        try await admin.withServices(announce: false, live: true, beforeResponse: ResponseAdminTokenTests.launchSleepwell) {
+            client, metadata, root, postgres in
+            try await eventually("SLEEPWELL known to the response service", within: .seconds(20)) {
+                try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: root).0
+            } until: { $0 == .ok }
+            let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
+            // New York, Tokyo, and the date alone (as older apps sent it).
+            let answers = ["2017-02-13T00:00:00.000-0500", "2017-02-13T00:00:00.000+0900", "2017-02-13"]
+            var tokens: [String] = []
+            for answer in answers {
+                let (_, enrolled, _) = try await h.call("mobileappstudy-enroll.api", json: ["studyId": "SLEEPWELL", "allowDataSharing": "true"])
+                let appToken = try #require(enrolled["data"]?["appToken"]?.text)
+                tokens.append(appToken)
+                let (status, _, _) = try await h.call(
+                    "mobileappstudy-processResponse.api",
+                    json: [
+                        "type": "SurveyResponse", "participantId": appToken,
+                        "metadata": ["activityId": "baseline", "version": "1.0", "activityRunId": "1"] as [String: Any],
+                        "data": ["results": [["key": "diagnosisDate", "resultType": "date", "value": answer, "skipped": false]]]
+                            as [String: Any],
+                    ])
+                #expect(status == .ok)
+                let processing = ProcessingFixture()
+                let (outcome, error) = try await processing.settled(h, try await processing.latest(h))
+                try #require(outcome == "processed", "\(error ?? "")")
+            }
+
+            // Each participant's own query, both calls, and a filter on the day.
+            for token in tokens {
+                let (_, sql, _) = try await h.call(
+                    "mobileappstudy-executeSQL.api", query: ["participantId": token, "sql": "SELECT diagnosisDate FROM baseline"],
+                    method: .get)
+                #expect(sql["rows"]?.array?.first?["data"]?["diagnosisDate"]?["value"] == .string("2017-02-13 00:00:00.000"), "\(sql)")
+                let (_, rows, _) = try await h.call(
+                    "mobileappstudy-selectRows.api",
+                    query: ["participantId": token, "queryName": "baseline", "query.diagnosisDate~dateeq": "2017-02-13"], method: .get)
+                #expect(rows["rowCount"] == .number(1), "\(rows)")
+                #expect(rows["rows"]?.array?.first?["diagnosisDate"] == .string("2017-02-13 00:00:00.000"))
+            }
+
+            // Researchers: the wall clock with its offset, in the LabKey API and the export.
+            let helper = MetadataAdmin()
+            let (_, created) = try await helper.send(metadata, .post, "/admin/v1/api-keys", token: root, body: #"{"name": "dates"}"#)
+            let key = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(buffer: created))["key"]?.text)
+            let (_, reply) = try await client.execute(
+                uri: "/SLEEPWELL/query-executeSql.api?schemaName=lists&sql=SELECT%20diagnosisDate%20FROM%20baseline%20ORDER%20BY%20Key",
+                method: .get, headers: [HTTPField.Name("apikey")!: key]
+            ) { ($0.status, try JSONDecoder().decode(JSONValue.self, from: Data(buffer: $0.body))) }
+            let dates = reply["rows"]?.array?.compactMap { $0["diagnosisDate"]?.text }
+            #expect(dates == ["2017/02/13 00:00:00.000 -0500", "2017/02/13 00:00:00.000 +0900", "2017/02/13 00:00:00.000 +0000"], "\(reply)")
+            #expect(reply["metaData"]?["fields"]?.array?.first?["jsonType"] == .string("date"))
+            let (_, export, _) = try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/export.jsonl", token: root)
+            let exported = export.split(separator: "\n").compactMap { line -> String? in
+                let value = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8))
+                return value?["table"] == .string("baseline") ? value?["row"]?["diagnosisDate"]?.text : nil
+            }
+            #expect(exported == ["2017-02-13T00:00:00.000-05:00", "2017-02-13T00:00:00.000+09:00", "2017-02-13T00:00:00.000+00:00"])
         }
     }
 }

@@ -52,7 +52,7 @@ package struct QueryRoutes: Sendable {
         let parameters = call.parameters.compactMapValues(\.text)
         do {
             let request = try SelectRowsRequest(parameters: parameters, catalog: catalog)
-            let translation = try QueryTranslator(catalog: catalog, maxRows: queries.maxRows)
+            let translation = try QueryTranslator(catalog: catalog, maxRows: queries.maxRows, zone: queries.timeZone.identifier)
                 .translate(request.statement, countTotal: true)
             let result = try await queries.run(translation, participantId: participant.id, countTotal: true)
             let rows = result.rows.map { Dictionary(uniqueKeysWithValues: zip(result.columns, $0)) }
@@ -72,7 +72,8 @@ package struct QueryRoutes: Sendable {
         }
         let catalog = try await catalog(participant, queries: queries)
         do {
-            let translation = try QueryTranslator(catalog: catalog, maxRows: queries.maxRows).translate(QueryParser.parse(sql))
+            let translation = try QueryTranslator(catalog: catalog, maxRows: queries.maxRows, zone: queries.timeZone.identifier)
+                .translate(QueryParser.parse(sql))
             let result = try await queries.run(translation, participantId: participant.id)
             let rows = result.rows.map { values in
                 ExecuteSQLReply.Row(

@@ -142,6 +142,8 @@ public enum ResponseService: ServiceAssembly {
                 return [resync] + workers + (queryClient.map { [$0] } ?? [])
             },
             afterMigrations: { environment in
+                try await StudyTables(client: environment.postgres, access: access, logger: environment.logger)
+                    .addMissingOffsetColumns()
                 try await access.prepare(client: environment.postgres, logger: environment.logger)
             },
             routeCatalog: routeCatalog)

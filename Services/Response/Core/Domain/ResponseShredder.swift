@@ -12,7 +12,8 @@ package struct ResponseShredder: Sendable {
         case double(Double)
         case text(String)
         case bool(Bool)
-        case timestamp(Date)
+        /// An instant, and for a date answer the offset it was given at (minutes east of UTC).
+        case timestamp(Date, offsetMinutes: Int? = nil)
     }
 
     /// A result's timing, as the original's ResponseMetadata kept it.
@@ -214,10 +215,10 @@ package struct ResponseShredder: Sendable {
             guard case .string(let text) = value else {
                 throw Failure(description: "Value type for Date field '\(key)' expected to be String but got class \(javaClass(value))")
             }
-            guard let date = answerDate(text) else {
+            guard let (date, offset) = answerDateAndOffset(text) else {
                 throw Failure(description: "Invalid date string format for field '\(key)' (\(text))")
             }
-            return .timestamp(date)
+            return .timestamp(date, offsetMinutes: offset)
         case "boolean":
             guard case .bool(let flag) = value else {
                 throw Failure(description: "Value type for field '\(key)' expected to be Boolean but got class \(javaClass(value))")
@@ -250,9 +251,14 @@ package struct ResponseShredder: Sendable {
         }
     }
 
-    /// A date answer: `yyyy-MM-dd'T'HH:mm:ss.SSSZ` (exactly three fraction digits, an offset like
-    /// `+0000`), or `yyyy-MM-dd` (midnight UTC). Unlike the newer original, the offset is kept.
     package static func answerDate(_ text: String) -> Date? {
+        answerDateAndOffset(text)?.date
+    }
+
+    /// A date answer: `yyyy-MM-dd'T'HH:mm:ss.SSSZ` (exactly three fraction digits, an offset like
+    /// `+0000`), or `yyyy-MM-dd` (midnight UTC), with the offset in minutes east of UTC. Unlike
+    /// the newer original, the offset is kept: the instant and the wall clock both read back.
+    package static func answerDateAndOffset(_ text: String) -> (date: Date, offsetMinutes: Int)? {
         let scalars = Array(text.unicodeScalars)
         func digits(_ range: Range<Int>) -> Int? {
             guard range.upperBound <= scalars.count else { return nil }
@@ -270,6 +276,7 @@ package struct ResponseShredder: Sendable {
             return nil
         }
         var components = DateComponents(calendar: Calendar(identifier: .gregorian), year: year, month: month, day: day)
+        var offset = 0
         if scalars.count == 10 {
             components.timeZone = TimeZone(identifier: "UTC")
         } else {
@@ -277,8 +284,9 @@ package struct ResponseShredder: Sendable {
                 char(16, ":"), let second = digits(17..<19), char(19, "."), let millis = digits(20..<23),
                 char(23, "+") || char(23, "-"), let offsetHours = digits(24..<26), let offsetMinutes = digits(26..<28)
             else { return nil }
-            let offset = (offsetHours * 3600 + offsetMinutes * 60) * (char(23, "-") ? -1 : 1)
-            guard let zone = TimeZone(secondsFromGMT: offset) else { return nil }
+            guard offsetHours < 24, offsetMinutes < 60 else { return nil }
+            offset = (offsetHours * 60 + offsetMinutes) * (char(23, "-") ? -1 : 1)
+            guard let zone = TimeZone(secondsFromGMT: offset * 60) else { return nil }
             components.timeZone = zone
             components.hour = hour
             components.minute = minute
@@ -286,7 +294,7 @@ package struct ResponseShredder: Sendable {
             components.nanosecond = millis * 1_000_000
         }
         guard components.isValidDate, let date = components.date else { return nil }
-        return date
+        return (date, offset)
     }
 
     /// Result and response times: ISO 8601, with or without milliseconds, any offset form.

@@ -27,6 +27,16 @@ package enum SQLName {
         return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// The column beside a date answer's that keeps the offset it was answered at, in minutes
+    /// east of UTC: the answer's column keeps the instant, so the pair gives back the wall-clock
+    /// time the participant saw. `~` keeps it apart from question keys (a key ending in `~offset`
+    /// is refused, `SurveySchema`).
+    package static func offsetColumn(for sqlName: String) -> String {
+        identifier(for: sqlName + offsetSuffix)
+    }
+
+    package static let offsetSuffix = "~offset"
+
     /// The schema that holds a study's tables.
     package static func schema(forStudy studyKey: String) -> String {
         identifier(for: "study_" + studyKey)

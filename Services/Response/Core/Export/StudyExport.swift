@@ -53,7 +53,7 @@ package struct StudyExport: Sendable {
                 }
                 let keys = names.map(Self.jsonString)
                 let tableKey = Self.jsonString(table.name)
-                let columns = table.columns.map { "pg_catalog.to_json(t.\(SQLName.quoted($0.sqlName)))::text" }
+                let columns = table.columns.map { $0.jsonSQL(alias: "t") }
                 let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(SQLName.quoted(catalog.schema)).\(SQLName.quoted(table.sqlName)) t ORDER BY t.\"Key\""
                 for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
                     var values: [String?] = []

@@ -114,6 +114,11 @@ package struct ResponseWriter: Sendable {
             for (column, value) in pending.row.values {
                 if seen.insert(column.sqlName).inserted { columns.append(column.sqlName) }
                 record[column.sqlName] = Self.json(value)
+                // A date answer's offset, beside it (`SQLName.offsetColumn`).
+                if case .timestamp(_, let minutes?) = value, let offsetColumn = column.offsetSQLName {
+                    if seen.insert(offsetColumn).inserted { columns.append(offsetColumn) }
+                    record[offsetColumn] = .number(Double(minutes))
+                }
             }
             records.append(.object(record))
         }
@@ -132,7 +137,7 @@ package struct ResponseWriter: Sendable {
         case .double(let number): .number(number)
         case .text(let text): .string(text)
         case .bool(let flag): .bool(flag)
-        case .timestamp(let date): json(date)
+        case .timestamp(let date, _): json(date)
         }
     }
 

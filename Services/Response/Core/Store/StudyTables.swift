@@ -27,6 +27,11 @@ package struct StudyTables: Sendable {
         package var maxLength: Int?
         package var system: Bool
         package var sqlName: String
+
+        /// The column keeping a date answer's offset; nil for any other column.
+        package var offsetSQLName: String? {
+            storage == "TIMESTAMP" && !system ? SQLName.offsetColumn(for: sqlName) : nil
+        }
     }
 
     package let client: PostgresClient
@@ -75,6 +80,40 @@ package struct StudyTables: Sendable {
                         column, in: stored, schemaName: schemaName, on: connection)
                 }
                 known[list.name.lowercased()] = stored
+            }
+        }
+    }
+
+    /// At start: the offset column beside every date answer's column of tables made before
+    /// offsets were kept (their rows keep a null offset and read as before). Only missing columns
+    /// are added, so a restart takes no table lock.
+    package func addMissingOffsetColumns() async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('response-offset-columns'))", logger: logger)
+            var missing: [(schema: String, table: String, column: String)] = []
+            var existing: Set<String> = []
+            for try await (schema, table, column) in try await connection.query(
+                """
+                SELECT n.nspname::text, c.relname::text, a.attname::text FROM pg_attribute a
+                JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname IN (SELECT schema_name FROM study_schemas) AND a.attnum > 0 AND NOT a.attisdropped
+                """, logger: logger
+            ).decode((String, String, String).self) { existing.insert("\(schema)\u{0}\(table)\u{0}\(column)") }
+            for try await (schema, table, column) in try await connection.query(
+                """
+                SELECT s.schema_name, l.sql_name, c.sql_name FROM response_columns c
+                JOIN response_lists l ON l.id = c.list_id JOIN study_schemas s ON s.study_key = l.study_key
+                WHERE c.storage = 'TIMESTAMP' AND NOT c.system
+                """, logger: logger
+            ).decode((String, String, String).self) {
+                let offset = SQLName.offsetColumn(for: column)
+                if !existing.contains("\(schema)\u{0}\(table)\u{0}\(offset)") { missing.append((schema, table, offset)) }
+            }
+            for (schema, table, offset) in missing {
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "ALTER TABLE \(SQLName.quoted(schema)).\(SQLName.quoted(table)) ADD COLUMN IF NOT EXISTS \(SQLName.quoted(offset)) smallint"),
+                    logger: logger)
             }
         }
     }
@@ -220,6 +259,10 @@ package struct StudyTables: Sendable {
     ) async throws -> StoredColumn {
         let table = "\(SQLName.quoted(schemaName)).\(SQLName.quoted(list.sqlName))"
         let maxLength: Int? = if case .varchar(let length) = column.storage { length } else { nil }
+        guard !column.name.lowercased().hasSuffix(SQLName.offsetSuffix) else {
+            throw SurveySchema.DesignError(
+                description: "The question key '\(column.name)' ends in '\(SQLName.offsetSuffix)', which names the columns keeping date answers' offsets.")
+        }
         guard let existing = list.columns[column.name.lowercased()] else {
             let added = StoredColumn(
                 name: column.name, storage: column.storage.family, maxLength: maxLength, system: false,
@@ -227,6 +270,11 @@ package struct StudyTables: Sendable {
             try await connection.query(
                 PostgresQuery(unsafeSQL: "ALTER TABLE \(table) ADD COLUMN \(SQLName.quoted(added.sqlName)) \(Self.sqlType(column.storage))"),
                 logger: logger)
+            if let offset = added.offsetSQLName {
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS \(SQLName.quoted(offset)) smallint"),
+                    logger: logger)
+            }
             try await insert(added, listId: list.id, on: connection)
             return added
         }

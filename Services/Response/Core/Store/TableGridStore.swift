@@ -83,7 +83,7 @@ package struct TableGridStore: Sendable {
             sort.name == "Key" ? "\(key) \(keyDirection)" : "\(value) \(direction), \(key) \(keyDirection)"
         }
         let relation = "\(SQLName.quoted(catalog.schema)).\(SQLName.quoted(table.sqlName))"
-        let values = table.columns.map { "pg_catalog.to_json(r.\(SQLName.quoted($0.sqlName)))::text" }
+        let values = table.columns.map { $0.jsonSQL(alias: "r") }
         // Two steps: the page's keys first, reading only the sort column (a sort with no index
         // reads every row), then those rows' values as JSON. Asked in one, PostgreSQL would write
         // every column of every row as JSON before sorting them: four times the work on a

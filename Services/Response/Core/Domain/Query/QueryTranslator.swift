@@ -30,6 +30,27 @@ package struct QueryTranslator {
             package var maxLength: Int? = nil
             package var system: Bool = false
 
+            /// The column keeping a date answer's offset (`SQLName.offsetColumn`); nil for every
+            /// other column, system dates included (those are instants the service wrote).
+            package var offsetSQLName: String? {
+                storage == "TIMESTAMP" && !system ? SQLName.offsetColumn(for: sqlName) : nil
+            }
+
+            /// The value as JSON text for the grids and exports, read from `alias`: a date answer
+            /// as ISO 8601 at the offset it was answered at (`2017-02-13T00:00:00.000-05:00`);
+            /// before offsets were kept, the instant in UTC.
+            package func jsonSQL(alias: String) -> String {
+                let value = "\(alias).\(SQLName.quoted(sqlName))"
+                guard let offset = offsetSQLName.map({ "\(alias).\(SQLName.quoted($0))" }) else {
+                    return "pg_catalog.to_json(\(value))::text"
+                }
+                return """
+                    CASE WHEN \(offset) IS NULL THEN pg_catalog.to_json(\(value))::text \
+                    ELSE pg_catalog.to_json(pg_catalog.to_char(\(value) AT TIME ZONE pg_catalog.make_interval(mins => \(offset)), \
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS') || \(QueryTranslator.offsetText(offset, colon: true)))::text END
+                    """
+            }
+
             /// The type researchers are shown (the data grids, the exports' manifests): `key` for
             /// the system numbers, `number`, `date-time`, `boolean` or `text`.
             package var typeName: String {
@@ -77,23 +98,39 @@ package struct QueryTranslator {
     /// The schema name LabKey shows the participant; any other schema is not found.
     package static let schemaName = "MobileAppResponse"
 
+    /// How date answers read: always as the wall-clock time the participant saw (the instant at
+    /// the offset kept beside it, `Catalog.Column.offsetSQLName`), so a date-only answer is
+    /// midnight of its day wherever it was given, and filters and sorts compare what was answered.
+    package enum DateStyle: Sendable, Equatable {
+        /// The apps' reading: a `timestamp` the service writes in their format. Answers stored
+        /// before offsets were kept read in `zone` (the configured query time zone).
+        case participant(zone: String)
+        /// Researchers': a selected date answer is text in LabKey's layout with its offset
+        /// (`2017/02/13 00:00:00.000 -0500`); answers without an offset are at UTC.
+        case researcher
+    }
+
     /// The schemas a query may name, by lower-cased LabKey name.
     package let schemas: [String: Catalog]
     /// Where an unqualified table name is looked up (lower-cased).
     package let defaultSchema: String
     /// The most rows a reply carries, whatever the query's LIMIT.
     package let maxRows: Int
+    package let dateStyle: DateStyle
 
     /// A participant's translator: the study's lists as the one schema, `MobileAppResponse`.
-    package init(catalog: Catalog, maxRows: Int) {
-        self.init(schemas: [Self.schemaName: catalog], defaultSchema: Self.schemaName, maxRows: maxRows)
+    package init(catalog: Catalog, maxRows: Int, zone: String = "UTC") {
+        self.init(
+            schemas: [Self.schemaName: catalog], defaultSchema: Self.schemaName, maxRows: maxRows,
+            dateStyle: .participant(zone: zone))
     }
 
     /// A translator over several schemas (a researcher's `lists` and `mobileappstudy`).
-    package init(schemas: [String: Catalog], defaultSchema: String, maxRows: Int) {
+    package init(schemas: [String: Catalog], defaultSchema: String, maxRows: Int, dateStyle: DateStyle = .researcher) {
         self.schemas = Dictionary(uniqueKeysWithValues: schemas.map { ($0.key.lowercased(), $0.value) })
         self.defaultSchema = defaultSchema.lowercased()
         self.maxRows = maxRows
+        self.dateStyle = dateStyle
     }
 
     private struct Scope {
@@ -191,24 +228,34 @@ package struct QueryTranslator {
         var names: [String] = []
         var types: [String?] = []
         var expressionCount = 0
+        // A selected date answer, as the style reads it (text with its offset for researchers,
+        // but not where rows are grouped or made distinct: the offset would have to be grouped too).
+        let formatsDates = dateStyle == .researcher && select.groupBy.isEmpty && !select.distinct
+        func selected(_ entry: Scope.Entry, _ column: Catalog.Column) -> String {
+            guard formatsDates, let offset = column.offsetSQLName else { return columnSQL(entry, column) }
+            let minutes = "COALESCE(\(Self.quoted(entry.internalAlias)).\(Self.quoted(offset)), 0)"
+            return "(pg_catalog.to_char(\(columnSQL(entry, column)), 'YYYY/MM/DD HH24:MI:SS.MS') || ' ' || "
+                + Self.offsetText(minutes, colon: false) + ")"
+        }
         for item in select.items {
             switch item {
             case .all(let qualifier):
                 let entries = try qualifier.map { name throws(QueryError) in [try entry(name, scope: scope)] } ?? scope.entries
                 for entry in entries {
                     for column in entry.table.columns {
-                        items.append("\(Self.quoted(entry.internalAlias)).\(Self.quoted(column.sqlName))")
+                        items.append(selected(entry, column))
                         names.append(column.name)
                         types.append(column.storage)
                     }
                 }
             case .expression(let value, let alias):
-                items.append(try expression(value, scope: scope))
                 if case .column(let qualifier, let name) = value {
-                    let column = try resolve(qualifier, name, scope: scope).column
+                    let (entry, column) = try resolve(qualifier, name, scope: scope)
+                    items.append(selected(entry, column))
                     names.append(alias ?? column.name)
                     types.append(column.storage)
                 } else {
+                    items.append(try expression(value, scope: scope))
                     if alias == nil { expressionCount += 1 }
                     names.append(alias ?? "EXPR\(expressionCount)")
                     types.append(nil)
@@ -253,7 +300,7 @@ package struct QueryTranslator {
         switch expression {
         case .column(let qualifier, let name):
             let (entry, column) = try resolve(qualifier, name, scope: scope)
-            return "\(Self.quoted(entry.internalAlias)).\(Self.quoted(column.sqlName))"
+            return columnSQL(entry, column)
         case .string(let value):
             return Self.literal(value)
         case .number(let digits):
@@ -292,6 +339,28 @@ package struct QueryTranslator {
             if let otherwise { sql += " ELSE " + (try self.expression(otherwise, scope: scope)) }
             return sql + " END"
         }
+    }
+
+    /// A column as the query reads it: a date answer as its wall-clock time (`DateStyle`).
+    private func columnSQL(_ entry: Scope.Entry, _ column: Catalog.Column) -> String {
+        let value = "\(Self.quoted(entry.internalAlias)).\(Self.quoted(column.sqlName))"
+        guard let offset = column.offsetSQLName.map({ "\(Self.quoted(entry.internalAlias)).\(Self.quoted($0))" }) else {
+            return value
+        }
+        switch dateStyle {
+        case .participant(let zone):
+            return "(CASE WHEN \(offset) IS NULL THEN \(value) AT TIME ZONE \(Self.literal(zone)) "
+                + "ELSE \(value) AT TIME ZONE pg_catalog.make_interval(mins => \(offset)) END)"
+        case .researcher:
+            return "(\(value) AT TIME ZONE pg_catalog.make_interval(mins => COALESCE(\(offset), 0)))"
+        }
+    }
+
+    /// An offset in minutes (SQL `minutes`) as text: `-0500`, or `-05:00` with `colon`.
+    package static func offsetText(_ minutes: String, colon: Bool) -> String {
+        "(CASE WHEN \(minutes) < 0 THEN '-' ELSE '+' END || "
+            + "pg_catalog.lpad((pg_catalog.abs(\(minutes)) / 60)::pg_catalog.text, 2, '0') || '\(colon ? ":" : "")' || "
+            + "pg_catalog.lpad((pg_catalog.abs(\(minutes)) % 60)::pg_catalog.text, 2, '0'))"
     }
 
     private static func call(_ function: QueryFunction, distinct: Bool, arguments: [String], star: Bool) -> String {

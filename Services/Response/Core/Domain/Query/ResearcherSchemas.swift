@@ -22,7 +22,8 @@ package enum ResearcherSchemas {
     }
 
     private static func column(_ name: String, _ storage: String) -> QueryTranslator.Catalog.Column {
-        .init(name: name, sqlName: name, storage: storage)
+        // `system`: none of them is an answer (no offset column beside their dates).
+        .init(name: name, sqlName: name, storage: storage, system: true)
     }
 
     private static func table(_ name: String, _ columns: [(String, String)]) -> QueryTranslator.Catalog.Table {

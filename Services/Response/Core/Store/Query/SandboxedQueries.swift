@@ -130,6 +130,12 @@ package struct SandboxedQueries: Sendable {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = timeZone
         formatter.dateFormat = dateFormat
+        // Date answers come as the wall clock they were answered at (`timestamp`): written as
+        // they are, without a zone.
+        let wallClock = DateFormatter()
+        wallClock.locale = Locale(identifier: "en_US_POSIX")
+        wallClock.timeZone = TimeZone(identifier: "UTC")
+        wallClock.dateFormat = dateFormat.replacingOccurrences(of: " Z", with: "")
         let deadline = ContinuousClock.now + timeout
         var storages = translation.storages
         var result = Result(columns: translation.columns, storages: [], rows: [], total: countTotal ? 0 : nil)
@@ -153,7 +159,7 @@ package struct SandboxedQueries: Sendable {
                         if cell.columnIndex < storages.count, storages[cell.columnIndex] == nil, cell.bytes != nil {
                             storages[cell.columnIndex] = Self.storage(of: cell.dataType)
                         }
-                        let value = Self.value(cell, formatter: formatter)
+                        let value = Self.value(cell, formatter: cell.dataType == .timestamp ? wallClock : formatter)
                         replyBytes += Self.encodedSize(value)
                         values.append(value)
                     }
