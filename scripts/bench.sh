@@ -6,7 +6,7 @@
 # admin participants list of a 10,000-participant study, and inviting 1,000 people from one CSV;
 # then a 100,000-token batch on the response service and processResponse with a 30-answer
 # response beside pgbench running the same database work (bench/pgbench-response.sql), then the
-# processing rate and the data grid over a 100,000-row table; then measure the database ceiling
+# processing rate, the data grid and the LabKey API over a 100,000-row table; then measure the database ceiling
 # with pgbench. Prints requests/s, p99 and the ratios.
 # The stack is restarted with the per-address rate limit lifted: wrk sends everything from one
 # address.
@@ -326,6 +326,23 @@ for view in "grid-first:?limit=50" "grid-deep:?limit=50&after=$deep_cursor" "gri
     wrk -t2 -c16 -d"${duration}s" --latency -H "Authorization: Bearer $token" "$grid${view#*:}" >"$results.$name"
 done
 
+# --- response: the LabKey API over the same 100,000 rows ------------------------------------------
+# A researcher's script with an API key: getQuery (100 rows of a filter, newest first, with the
+# total count the clients ask for by default) and executeSql (an aggregate over the whole table).
+# Two connections: one admin runs at most two queries at once (RESEARCHER_QUERY_MAX_CONCURRENT_PER_ADMIN).
+apikey=$(curl -sf -H "Authorization: Bearer $token" -H 'Content-Type: application/json' "$base/admin/v1/api-keys" \
+    -d '{"name": "bench", "expiresInDays": 1}' | json '["key"]')
+labkey="http://127.0.0.1:8083/BENCHORG/BENCHAPP/BENCHSTUDY"
+aggregate=$(python3 -c 'import urllib.parse; print(urllib.parse.quote("SELECT ParticipantId, count(*) AS answers, avg(q0) AS q0 FROM daily30 GROUP BY ParticipantId"))')
+for call in "labkey-getQuery:query-getQuery.api?schemaName=lists&query.queryName=daily30&query.q5~gte=12&query.sort=-Key&query.maxRows=100" \
+    "labkey-executeSql:query-executeSql.api?schemaName=lists&sql=$aggregate"; do
+    name=${call%%:*}
+    status=$(curl -s -o /dev/null -w '%{http_code}' -H "apikey: $apikey" "$labkey/${call#*:}")
+    [ "$status" = 200 ] || die "the LabKey API ($name) answered $status"
+    log "wrk: response $name (2 connections, ${duration}s)"
+    wrk -t2 -c2 -d"${duration}s" --latency -H "apikey: $apikey" "$labkey/${call#*:}" >"$results.$name"
+done
+
 log "pgbench: the current-version lookup, 20 clients, ${duration}s (the database ceiling)"
 cat >"$results.sql" <<'SQL'
 SELECT s.status, v.version FROM studies s
@@ -418,5 +435,11 @@ for name, label in (("grid-first", "first page, by Key"), ("grid-deep", "90,000 
                     ("grid-participant", "one participant's rows"), ("grid-sorted", "sorted by a question (q5)")):
     rps, p99, errors = wrk(name)
     print(f"{label:<34}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / resp[0]:>20.3f}")
+print(f"\nthe LabKey API over daily30 ({rows:,} rows), one API key, 2 connections (an admin's limit)")
+print(f"{'call':<34}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio to /healthz':>20}")
+for name, label in (("labkey-getQuery", "getQuery: 100 of a filter, total"), ("labkey-executeSql", "executeSql: GROUP BY, all rows")):
+    rps, p99, errors = wrk(name)
+    print(f"{label:<34}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / resp[0]:>20.3f}")
+print("(/healthz measured at the run's connection count; the LabKey calls at two)")
 PY
 rm -f "$results" "$results".*

@@ -105,6 +105,8 @@ def check_in(state):
         answer("energy", "continuousScale", round(random.uniform(0.2, 1.0), 2)),
         answer("caffeine", "boolean", random.random() < 0.5),
         answer("notes", "text", random.choice(["Slept well", "Woke up twice", "Late night", "Felt rested"])),
+        # A multiple choice: a row per choice in the child table `dailyactivities`.
+        answer("activities", "textChoice", random.choice([["read"], ["screens"], ["read", "screens"]])),
     ]
     reply = post(f"{RESPONSE}/mobileappstudy-processResponse.api", {
         "type": "questionnaire", "participantId": state["appToken"],

@@ -130,6 +130,28 @@ scripts/seed-demo.sh # a second run changes nothing
 [ "$(jq .runs "$data/demo-participant.json")" = 1 ] || die "the seed did not enroll the demo participant"
 scripts/demo-participant.sh | grep -q "check-in 2 sent" || die "the demo participant's second check-in failed"
 
+# --- a researcher's script, as docs/researcher-data.md has it ------------------------------------
+# The key made with the page's commands, then its Python script with the real labkey client, against
+# the demo study: two check-ins (the seed's and the one above), their activities, one participant.
+log "platform: the researcher's script of docs/researcher-data.md"
+block() { awk -v start="<!-- $1 -->" -v end="<!-- end of $1 -->" '$0 == start {on = 1} $0 == end {on = 0}
+          on && /^```/ {block = !block; next} on && block' docs/researcher-data.md; }
+{
+    echo "set -euo pipefail"
+    block "researcher key" | sed -e "s#http://127.0.0.1:8081#$STUDY_METADATA_URL#g" -e "s#\.data/#$data/#g"
+    echo '[ "${STUDYSTACK_API_KEY#ssk_}" != "$STUDYSTACK_API_KEY" ] || { echo "no API key was made" >&2; exit 1; }'
+    echo "STUDYSTACK_RESPONSE=${RESPONSE_URL#http://} \"$tools_venv/bin/python\" \"$work/researcher.py\""
+} >"$work/researcher.sh"
+block "researcher script" >"$work/researcher.py"
+(cd "$PWD" && STUDYSTACK_RESPONSE="${RESPONSE_URL#http://}" bash "$work/researcher.sh" >"$work/logs/researcher.log" 2>&1) ||
+    { cat "$work/logs/researcher.log" >&2; die "the researcher's script failed"; }
+grep -Eq '^2 check-ins, [0-2] with sleep quality 5 or better$' "$work/logs/researcher.log" &&
+    [ "$(grep -Ec '^  check-in [0-9]+: (read|screens) \(slept [0-9.]+\)$' "$work/logs/researcher.log")" -ge 2 ] &&
+    grep -Eq '^  participant [0-9]+ \(enrolled\): 2 responses$' "$work/logs/researcher.log" ||
+    { cat "$work/logs/researcher.log" >&2; die "the researcher's script did not read the demo study"; }
+mkdir -p .build/test-output && cp "$work/logs/researcher.log" .build/test-output/researcher.log
+log "platform: the researcher's script reads the demo study (its output: .build/test-output/researcher.log)"
+
 # --- the quickstart, pasted as written (only make run's addresses and folder replaced) ------------
 log "platform: the quickstart walkthrough"
 {
