@@ -108,4 +108,94 @@ import TestSupport
             #expect(exported == ["2017-02-13T00:00:00.000-05:00", "2017-02-13T00:00:00.000+09:00", "2017-02-13T00:00:00.000+00:00"])
         }
     }
+
+    /// SLEEPWELL with `daily`'s version label set (nil: numbered), and `mood`'s title changed when
+    /// `changed` (a different design).
+    static func sleepwell(dailyLabel: String?, changed: Bool = false) throws -> String {
+        let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
+        var object = try JSONSerialization.jsonObject(with: Data(example.utf8)) as! [String: Any]
+        var activities = object["activities"] as! [[String: Any]]
+        activities[0]["versionLabel"] = dailyLabel
+        if changed {
+            var steps = activities[0]["steps"] as! [[String: Any]]
+            steps[1]["title"] = "How well did you sleep last night?"
+            activities[0]["steps"] = steps
+        }
+        object["activities"] = activities
+        return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+    }
+
+    /// A study moved from another deployment keeps its activity versions: responses carrying the
+    /// label given to the design are processed; the same design published again under a new
+    /// label serves both; a label names one design.
+    @Test func aMigratedStudyKeepsItsActivityVersionLabels() async throws {
+        let helper = MetadataAdmin()
+        try await admin.withServices(announce: false, beforeResponse: { metadata, root in
+            _ = try await MetadataAdmin().send(metadata, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
+            _ = try await MetadataAdmin().send(
+                metadata, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: try Self.sleepwell(dailyLabel: "3"))
+            #expect(try await MetadataAdmin().send(metadata, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
+        }) { client, metadata, root, postgres in
+            try await eventually("SLEEPWELL known to the response service", within: .seconds(20)) {
+                try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/token-batches", token: root).0
+            } until: { $0 == .ok }
+            let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
+            let (_, enrolled, _) = try await h.call("mobileappstudy-enroll.api", json: ["studyId": "SLEEPWELL", "allowDataSharing": "true"])
+            let appToken = try #require(enrolled["data"]?["appToken"]?.text)
+            func submit(_ version: String, run: Int) async throws -> (String, String?) {
+                let (status, _, _) = try await h.call(
+                    "mobileappstudy-processResponse.api",
+                    json: [
+                        "type": "SurveyResponse", "participantId": appToken,
+                        "metadata": ["activityId": "daily", "version": version, "activityRunId": String(run)] as [String: Any],
+                        "data": ["results": [["key": "sleepQuality", "resultType": "scale", "value": run, "skipped": false]]]
+                            as [String: Any],
+                    ])
+                #expect(status == .ok)
+                let processing = ProcessingFixture()
+                return try await processing.settled(h, try await processing.latest(h))
+            }
+            let first = try await submit("3", run: 1)
+            #expect(first.0 == "processed", "\(first.1 ?? "")")
+            // A label nobody published fails the response with the design-not-found error, as in the original.
+            let unknown = try await submit("1.0", run: 2)
+            #expect(unknown.0 == "error" && unknown.1?.contains("No published design of activity 'daily' at version '1.0'") == true,
+                    "\(unknown)")
+
+            // The same design under a new label: a new version, and both labels are served.
+            #expect(try await helper.send(
+                metadata, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: try Self.sleepwell(dailyLabel: "3.1")).0 == .ok)
+            let (republished, body) = try await helper.send(metadata, .post, "/admin/v1/studies/SLEEPWELL/publish-updates", token: root)
+            #expect(republished == .ok, "\(String(buffer: body))")
+            for (run, version) in [(3, "3.1"), (4, "3")] {
+                let outcome = try await submit(version, run: run)
+                #expect(outcome.0 == "processed", "\(version): \(outcome.1 ?? "")")
+            }
+            let (_, versions) = try await helper.send(metadata, .get, "/admin/v1/studies/SLEEPWELL/versions", token: root)
+            let listed = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: versions))["versions"]?.array
+            #expect(listed?.map { $0["activityVersions"]?["daily"] } == [.number(1), .number(2)])
+
+            // A changed design under a label already used is refused, and nothing is published.
+            #expect(try await helper.send(
+                metadata, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root,
+                body: try Self.sleepwell(dailyLabel: "3", changed: true)).0 == .ok)
+            let (refused, refusal) = try await helper.send(metadata, .post, "/admin/v1/studies/SLEEPWELL/publish-updates", token: root)
+            #expect(refused == .unprocessableContent)
+            let problem = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: refusal))["error"]?["problems"]?.array?.first
+            #expect(problem?["pointer"] == .string("/activities/0/versionLabel"), "\(String(buffer: refusal))")
+            #expect(problem?["message"]?.text?.hasPrefix("version 3 of daily was published with another design") == true)
+            let (_, after) = try await helper.send(metadata, .get, "/admin/v1/studies/SLEEPWELL/versions", token: root)
+            #expect(try JSONDecoder().decode(JSONValue.self, from: Data(buffer: after))["versions"]?.array?.count == 2)
+
+            // An import gives the label in the query; a malformed one is refused.
+            let design = try String(contentsOf: ProcessingFixture.file("NewSurvey", "3"), encoding: .utf8)
+            let (imported, importedBody) = try await helper.send(
+                metadata, .put, "/admin/v1/studies/SLEEPWELL/draft/activities/NewSurvey?version=3", token: root, body: design)
+            #expect(imported == .created)
+            #expect(try JSONDecoder().decode(JSONValue.self, from: Data(buffer: importedBody))["activity"]?["versionLabel"] == .string("3"))
+            #expect(try await helper.send(
+                metadata, .put, "/admin/v1/studies/SLEEPWELL/draft/activities/NewSurvey?version=a%20b", token: root, body: design).0
+                == .unprocessableContent)
+        }
+    }
 }

@@ -49,8 +49,15 @@ package struct ActivityImportRoutes {
         if !Identifiers.isValid(activityId) {
             throw DocumentBody.rejected([ValidationProblem(pointer: "", message: "the activity id in the path: \(Identifiers.rule)")], in: "activity")
         }
+        // `?version=`: the label this design had where it comes from, which its responses carry.
+        let label = request.uri.queryParameters.get("version")
+        if let label, !StudyActivity.isValidVersionLabel(label) {
+            throw APIError.invalid(
+                "the version label is not valid",
+                problems: [ValidationProblem(pointer: "", message: "the version in the query: 1 to 32 letters, digits, dots, hyphens or underscores")])
+        }
         let outcome = try await studies.saveActivity(studyId: studyId, activityId: activityId, by: admin) { existing in
-            Self.activity(from: design, id: activityId, replacing: existing)
+            Self.activity(from: design, id: activityId, replacing: existing, versionLabel: label)
         }
         switch outcome {
         case .notFound:
@@ -78,14 +85,19 @@ package struct ActivityImportRoutes {
         }
     }
 
-    package static func activity(from design: ActivityDesign, id: String, replacing existing: StudyActivity?) -> StudyActivity {
+    /// The draft's activity from an imported design: the schedule and version label of the
+    /// activity it replaces are kept unless a label is given.
+    package static func activity(
+        from design: ActivityDesign, id: String, replacing existing: StudyActivity?, versionLabel: String? = nil
+    ) -> StudyActivity {
         var schedule = Schedule(frequency: .oneTime)
         schedule.launchWithStudy = true
         schedule.studyLifetime = true
         let branches = design.allSteps.contains { step in (step.destinations ?? []).contains { !$0.condition.isEmpty } }
         return StudyActivity(
             activityId: id, title: design.metadata.name ?? existing?.title ?? LocalizedText(id), type: design.kind,
-            branching: branches, schedule: existing?.schedule ?? schedule, steps: design.steps)
+            branching: branches, schedule: existing?.schedule ?? schedule, steps: design.steps,
+            versionLabel: versionLabel ?? existing?.versionLabel)
     }
 }
 

@@ -45,12 +45,9 @@ package struct InternalStudyRoutes {
         try context.requireCaller(.response, "reads activity designs")
         let studyId = try context.parameters.require("studyId")
         let activityId = try context.parameters.require("activityId")
-        guard let activityVersion = WireDates.version(fromLabel: try context.parameters.require("version")) else {
-            throw APIError.badRequest("the version must be a whole number or a label like 1.2")
-        }
-        let missing = APIError.notFound("study \(studyId) has no activity \(activityId) at version \(activityVersion)")
-        guard let version = try await published.version(
-            studyId: studyId, activityId: activityId, activityVersion: activityVersion)
+        let label = try context.parameters.require("version")
+        let missing = APIError.notFound("study \(studyId) has no activity \(activityId) at version \(label)")
+        guard let (version, activityVersion) = try await published.version(studyId: studyId, activityId: activityId, label: label)
         else { throw missing }
         let document = try await published.document(studyId: studyId, version: version)
         guard

@@ -9,10 +9,14 @@ public struct StudyActivity: Codable, Sendable, Equatable {
     public var branching: Bool
     public var schedule: Schedule
     public var steps: [ActivityStep]
+    /// The version string the apps see for this design, when the admin gives one: a study moved
+    /// from another deployment keeps the versions its responses carry (`3`, `2.1`). Absent, the
+    /// version is numbered (`1.0`, `1.1`, ...). Changing it alone makes a new version.
+    public var versionLabel: String?
 
     public init(
         activityId: String, title: LocalizedText, type: ActivityDesign.Kind? = nil, branching: Bool = false,
-        schedule: Schedule, steps: [ActivityStep]
+        schedule: Schedule, steps: [ActivityStep], versionLabel: String? = nil
     ) {
         self.activityId = activityId
         self.title = title
@@ -20,9 +24,10 @@ public struct StudyActivity: Codable, Sendable, Equatable {
         self.branching = branching
         self.schedule = schedule
         self.steps = steps
+        self.versionLabel = versionLabel
     }
 
-    enum CodingKeys: String, CodingKey { case activityId, title, type, branching, schedule, steps }
+    enum CodingKeys: String, CodingKey { case activityId, title, type, branching, schedule, steps, versionLabel }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -32,6 +37,13 @@ public struct StudyActivity: Codable, Sendable, Equatable {
         branching = try c.decodeIfPresent(Bool.self, forKey: .branching) ?? false
         schedule = try c.decode(Schedule.self, forKey: .schedule)
         steps = try c.decode([ActivityStep].self, forKey: .steps)
+        versionLabel = try c.decodeIfPresent(String.self, forKey: .versionLabel)
+    }
+
+    /// What a version label may be: what the original servers' versions looked like.
+    public static func isValidVersionLabel(_ label: String) -> Bool {
+        (1...32).contains(label.count)
+            && label.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }
     }
 
     /// `questionnaire` unless it says otherwise or its steps are active tasks.

@@ -23,6 +23,9 @@ struct ActivityChecks {
         func warning(_ at: String, _ message: String) { incomplete.append(ValidationProblem(pointer: at, message: message)) }
 
         if !Identifiers.isValid(activity.activityId) { problem("\(pointer)/activityId", Identifiers.rule) }
+        if let label = activity.versionLabel, !StudyActivity.isValidVersionLabel(label) {
+            problem("\(pointer)/versionLabel", "1 to 32 letters, digits, dots, hyphens or underscores, like 3 or 2.1")
+        }
         if activity.steps.isEmpty { warning("\(pointer)/steps", "the activity has no steps") }
 
         let tasks = activity.steps.filter { $0.type == .task }

@@ -10,7 +10,7 @@ extension ActivityDesign {
             type: activity.kind,
             metadata: ActivityMetadata(
                 studyId: document.studyId, activityId: activity.activityId, name: activity.title,
-                version: VersionCounters.label(activityVersion),
+                version: VersionCounters.label(of: activity, version: activityVersion),
                 startDate: schedule.startDate.flatMap {
                     WireDates.format(date: $0, time: schedule.time ?? schedule.dailyTimes?.first, in: document.timeZone)
                 } ?? "",

@@ -20,7 +20,7 @@ package struct ActivityListing {
         let (start, end) = schedule.anchor == nil ? window(schedule) : ("", "")
         return ActivityListItem(
             activityId: activity.activityId,
-            activityVersion: VersionCounters.label(version),
+            activityVersion: VersionCounters.label(of: activity, version: version),
             title: activity.title.text(for: language),
             type: activity.kind.rawValue,
             taskSubType: activity.steps.first { $0.type == .task }?.resultType ?? "",

@@ -49,6 +49,47 @@ package struct VersionCounters: Codable, Sendable, Equatable {
 
     /// How the apps see a version number: 1 → "1.0", 2 → "1.1", 11 → "1.10".
     package static func label(_ version: Int) -> String { "1.\(version - 1)" }
+
+    /// How the apps see version `number` of `activity`: the label its admin gave, else numbered.
+    package static func label(of activity: StudyActivity, version number: Int) -> String {
+        activity.versionLabel ?? label(number)
+    }
+
+    /// Labels of the draft's activities that an earlier, different design of the same activity
+    /// already had (`history`: every published activity version's number and label): a response
+    /// names its design by label, so one label must name one design.
+    package static func reusedLabels(
+        in document: StudyDocument, counters: VersionCounters, history: [PublishedActivityLabel]
+    ) -> [ValidationProblem] {
+        var problems: [ValidationProblem] = []
+        for (index, activity) in document.activities.enumerated() {
+            let number = counters.activities[activity.activityId] ?? 1
+            let label = label(of: activity, version: number)
+            if let earlier = history.first(where: {
+                $0.activityId == activity.activityId && $0.label == label && $0.activityVersion != number
+            }) {
+                problems.append(ValidationProblem(
+                    pointer: "/activities/\(index)/versionLabel",
+                    message: "version \(label) of \(activity.activityId) was published with another design (study version \(earlier.studyVersion)); give this design a new versionLabel"))
+            }
+        }
+        return problems
+    }
+}
+
+/// One activity version as published: which study version froze it, its number and its label.
+package struct PublishedActivityLabel: Sendable, Equatable {
+    package var studyVersion: Int
+    package var activityId: String
+    package var activityVersion: Int
+    package var label: String
+
+    package init(studyVersion: Int, activityId: String, activityVersion: Int, label: String) {
+        self.studyVersion = studyVersion
+        self.activityId = activityId
+        self.activityVersion = activityVersion
+        self.label = label
+    }
 }
 
 /// Deterministic JSON for comparing parts of documents.
@@ -102,7 +143,7 @@ extension StudyEvent {
             activities: (latest?.document.activities ?? []).map { activity in
                 let number = latest?.counters.activities[activity.activityId] ?? 1
                 return ActivityVersion(
-                    activityId: activity.activityId, version: number, label: VersionCounters.label(number),
+                    activityId: activity.activityId, version: number, label: VersionCounters.label(of: activity, version: number),
                     type: activity.kind.rawValue)
             },
             participantProperties: latest?.document.participantProperties ?? [], action: action, at: at)

@@ -145,21 +145,21 @@ package struct PublishedStudies: Sendable {
         throw StudyVersionNotFound(studyId: studyId, version: version)
     }
 
-    /// The newest version at which `activityId` had `activityVersion` (its document holds that design).
-    ///
-    /// The activity id is matched as written, or else without regard to case: the apps name an
-    /// activity as their copy of the study has it, and LabKey matched designs in any case.
-    package func version(studyId: String, activityId: String, activityVersion: Int) async throws -> Int? {
-        let rows = try await client.query(
-            """
-            SELECT coalesce(
-                (SELECT max(version) FROM study_versions
-                 WHERE study_id = \(studyId) AND (activity_versions ->> \(activityId))::int = \(activityVersion)),
-                (SELECT max(v.version) FROM study_versions v, jsonb_each_text(v.activity_versions) a
-                 WHERE v.study_id = \(studyId) AND lower(a.key) = lower(\(activityId)) AND a.value::int = \(activityVersion)))
-            """, logger: logger)
-        for try await version in rows.decode(Int?.self) { return version }
-        return nil
+    /// The newest study version holding the design the apps call version `label` of `activityId`,
+    /// and that design's number: the label an admin gave it, or a numbered label (`1.2`) or plain
+    /// number of a design without one. The activity id is matched as written, or else in any case.
+    package func version(studyId: String, activityId: String, label: String) async throws
+        -> (version: Int, activityVersion: Int)?
+    {
+        let labels = try await client.withConnection { connection in
+            try await StudyVersionStore.activityLabels(studyId: studyId, activityId: activityId, on: connection, logger: logger)
+        }
+        let ordered = labels.filter { $0.activityId == activityId } + labels.filter { $0.activityId != activityId }
+        if let match = ordered.first(where: { $0.label == label }) { return (match.studyVersion, match.activityVersion) }
+        // A numbered design asked for by number (`2`) or as numbered in another form.
+        guard let number = WireDates.version(fromLabel: label) else { return nil }
+        return ordered.first { $0.activityVersion == number && $0.label == VersionCounters.label(number) }
+            .map { ($0.studyVersion, $0.activityVersion) }
     }
 
     /// The newest study version holding consent version `consentVersion`.

@@ -55,6 +55,28 @@ package struct StudyVersionStore: Sendable {
     }
 
 
+    /// Every published activity version of the study with its label (the admin's, else numbered),
+    /// newest study version first; only `activityId`'s, in any case, when given.
+    package static func activityLabels(
+        studyId: String, activityId: String? = nil, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [PublishedActivityLabel] {
+        let rows = try await connection.query(
+            """
+            SELECT v.version, a.key, a.value::int,
+                   (SELECT act->>'versionLabel' FROM jsonb_array_elements(v.document->'activities') act
+                    WHERE act->>'activityId' = a.key LIMIT 1)
+            FROM study_versions v, jsonb_each_text(v.activity_versions) a
+            WHERE v.study_id = \(studyId) AND (\(activityId)::text IS NULL OR lower(a.key) = lower(\(activityId)))
+            ORDER BY v.version DESC
+            """, logger: logger)
+        var labels: [PublishedActivityLabel] = []
+        for try await (version, activity, number, label) in rows.decode((Int, String, Int, String?).self) {
+            labels.append(.init(
+                studyVersion: version, activityId: activity, activityVersion: number, label: label ?? VersionCounters.label(number)))
+        }
+        return labels
+    }
+
     /// The newest version's counters and document.
     package func latest(
         studyId: String, on connection: PostgresConnection

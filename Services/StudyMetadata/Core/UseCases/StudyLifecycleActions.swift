@@ -55,6 +55,9 @@ package struct StudyLifecycleActions: Sendable {
                 guard problems.isEmpty else { return .invalid(problems) }
                 let previous = try await versions.latest(studyId: studyId, on: connection)
                 let (counters, changes) = VersionCounters.next(for: draft, after: previous)
+                let history = try await StudyVersionStore.activityLabels(studyId: studyId, on: connection, logger: logger)
+                let reused = VersionCounters.reusedLabels(in: draft, counters: counters, history: history)
+                guard reused.isEmpty else { return .invalid(reused) }
                 if previous == nil || changes.any {
                     frozen = try await versions.insertVersion(
                         studyId: studyId, document: draft, counters: counters, changes: changes, by: actor, on: connection)

@@ -74,7 +74,7 @@ extension WCPRoutes {
             guard let activity = document.activities.first(where: { $0.activityId == dataSource.activityId }),
                 Self.isOffered(activity, on: client.platform)
             else { return nil }
-            let version = VersionCounters.label(current.activityVersions[activity.activityId] ?? 1)
+            let version = VersionCounters.label(of: activity, version: current.activityVersions[activity.activityId] ?? 1)
             // A question inside a form is addressed as form key and question key, as the originals did.
             let key = dataSource.formKey.map { "\($0).\(dataSource.key)" } ?? dataSource.key
             return .init(

@@ -90,8 +90,8 @@ package struct WCPRoutes {
         var version = current.version
         var activityVersion = current.activityVersions[activityId]
         if let label = client.string("activityVersion"), !label.isEmpty {
-            guard let requested = WireDates.version(fromLabel: label) else { throw Self.invalidInput }
-            guard let found = try await published.version(studyId: studyId, activityId: activityId, activityVersion: requested)
+            guard StudyActivity.isValidVersionLabel(label) else { throw Self.invalidInput }
+            guard let (found, requested) = try await published.version(studyId: studyId, activityId: activityId, label: label)
             else { throw Self.noStudy }
             version = found
             activityVersion = requested
