@@ -183,6 +183,19 @@ extension ConsoleListAndActionTests {
             #expect(try await browser.get("/studies/CONSOLE1/activities/sleep/steps/quality").status == .notFound)
             #expect(try await browser.get("/studies/CONSOLE1/activities/sleep/steps/notes").status == .ok)
 
+            // A version label, as a moved study keeps it; emptied, the versions are numbered again.
+            page = try await browser.get("/studies/CONSOLE1/activities/sleep")
+            #expect(page.html.contains("name=\"/activities/0/versionLabel\""))
+            page = try await browser.post("/studies/CONSOLE1/activities/sleep", browser.form(of: page, ["op": nil, "/activities/0/versionLabel": "3"]))
+            #expect(page.status == .seeOther)
+            #expect((try await fixture.draft().json["activities"] as? [[String: Any]])?.first?["versionLabel"] as? String == "3")
+            page = try await browser.get("/studies/CONSOLE1/activities/sleep")
+            page = try await browser.post("/studies/CONSOLE1/activities/sleep", browser.form(of: page, ["op": nil, "/activities/0/versionLabel": "3 beta"]))
+            #expect(page.html.contains("1 to 32 letters, digits, dots, hyphens or underscores"), "a bad label is shown with its reason")
+            page = try await browser.get("/studies/CONSOLE1/activities/sleep")
+            page = try await browser.post("/studies/CONSOLE1/activities/sleep", browser.form(of: page, ["op": nil, "/activities/0/versionLabel": ""]))
+            #expect((try await fixture.draft().json["activities"] as? [[String: Any]])?.first?["versionLabel"] == nil)
+
             // The activity's page shows a saved step and moves it, but changes it only on its page:
             // a second step added, the saved one still shown; then moved first; a crafted key ignored.
             page = try await browser.get("/studies/CONSOLE1/activities/sleep")

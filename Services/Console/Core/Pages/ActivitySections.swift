@@ -33,6 +33,9 @@ extension StudySection {
             root: JSONPointer(tokens: ["activities", String(index)]), activityId: activityId,
             elements: [
                 text("/title", "Title"),
+                plain(
+                    "/versionLabel", "Version label",
+                    help: "Optional. The version the apps see and responses carry: a study moved from another deployment keeps its own (such as 3). Empty: numbered 1.0, 1.1, ... as the activity changes. A new label alone publishes the same design again."),
                 .field(FormField("/branching", "The steps branch (choices lead to different next steps)", .checkbox)),
                 schedule,
                 .list(FormList(
