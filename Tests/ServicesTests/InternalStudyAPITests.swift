@@ -81,7 +81,9 @@ import TestSupport
             (status, body) = try await signedGet(client, "/internal/v1/studies/SLEEPWELL/activities/kicks/versions/1")
             #expect(try body.decodeJSON(ActivityReply.self).activity.type == "task")
             #expect(try await signedGet(client, "/internal/v1/studies/SLEEPWELL/activities/daily/versions/3").0 == .notFound)
-            #expect(try await signedGet(client, "/internal/v1/studies/SLEEPWELL/activities/daily/versions/x").0 == .badRequest)
+            // A label nobody gave is not found; what cannot be a label is a bad request.
+            #expect(try await signedGet(client, "/internal/v1/studies/SLEEPWELL/activities/daily/versions/x").0 == .notFound)
+            #expect(try await signedGet(client, "/internal/v1/studies/SLEEPWELL/activities/daily/versions/a%20b").0 == .badRequest)
 
             (status, body) = try await signedGet(client, "/internal/v1/studies/SLEEPWELL/versions/1/document")
             #expect(status == .ok)

@@ -39,13 +39,17 @@ package struct InternalStudyRoutes {
     }
 
     /// The design of one activity version, as the apps read it from `/StudyMetaData/activity`, with
-    /// every step (no platform filter) and English texts. The version is the integer or its label;
+    /// every step (no platform filter) and English texts. The version is its label (the admin's, or
+    /// numbered like `1.2`) or its number;
     /// the activity id is matched as written, or else in any case (the design carries its own).
     @Sendable package func activity(_ request: Request, context: ServiceRequestContext) async throws -> ActivityReply {
         try context.requireCaller(.response, "reads activity designs")
         let studyId = try context.parameters.require("studyId")
         let activityId = try context.parameters.require("activityId")
         let label = try context.parameters.require("version")
+        guard StudyActivity.isValidVersionLabel(label) else {
+            throw APIError.badRequest("the version must be a label like 1.2 or 3: letters, digits, dots, hyphens or underscores")
+        }
         let missing = APIError.notFound("study \(studyId) has no activity \(activityId) at version \(label)")
         guard let (version, activityVersion) = try await published.version(studyId: studyId, activityId: activityId, label: label)
         else { throw missing }
