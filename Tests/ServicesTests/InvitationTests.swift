@@ -196,6 +196,8 @@ import TestSupport
                 ("\(base)/invitations", #"{"email": "x"}"#, 422),
                 ("\(base)/invitations", #"{"email": "gus@example.org", "siteId": "nowhere"}"#, 422),
                 ("\(base)/sites", #"{"name": ""}"#, 400),
+                // 50 letters with two combining marks each: 150 characters as PostgreSQL counts them.
+                ("\(base)/sites", #"{"name": "\#(String(repeating: "a\u{301}\u{302}", count: 50))"}"#, 400),
                 ("\(base)/sites", #"{"name": "north clinic"}"#, 409),
                 ("\(base)/sites", #"{"name": "West", "targetEnrollment": 0}"#, 400),
                 ("/admin/v1/studies/NOSUCHSTUDY/invitations", #"{"email": "gus@example.org"}"#, 404),

@@ -63,7 +63,8 @@ package struct AdminSiteRoutes: Sendable {
         }
         wanted.name = wanted.name.trimmingCharacters(in: .whitespacesAndNewlines)
         wanted.location = wanted.location?.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(wanted.name.count), MailMessage.isSingleLine(wanted.name) else {
+        // Counted as PostgreSQL's length() counts (code points), which the table's check uses.
+        guard (1...100).contains(wanted.name.unicodeScalars.count), MailMessage.isSingleLine(wanted.name) else {
             throw APIError.badRequest("name must be 1 to 100 characters on one line", field: "name")
         }
         guard (wanted.location?.count ?? 0) <= 200 else { throw APIError.badRequest("location is at most 200 characters", field: "location") }

@@ -29,7 +29,8 @@ package struct AdminAPIKeyRoutes {
         let body = try await JSONBody.decode(APIKeyRequest.self, from: request, context: context)
         let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
         var problems: [AdminErrorBody.Problem] = []
-        if name.isEmpty || name.count > 100 || name.contains(where: { $0.isNewline }) {
+        // Counted as PostgreSQL's length() counts (code points), which the table's check uses.
+        if name.isEmpty || name.unicodeScalars.count > 100 || name.contains(where: { $0.isNewline }) {
             problems.append(.init(pointer: "/name", message: "Give the key a name of 1 to 100 characters on one line."))
         }
         let days = body.expiresInDays ?? APIKeyStore.defaultDays
