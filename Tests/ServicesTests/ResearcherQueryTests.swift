@@ -80,6 +80,7 @@ import TestSupport
                           QueryFilter("notes", "night", QueryFilter.Types.STARTS_WITH)]))
         out["paged"] = attempt(lambda: api.query.select_rows(
             "lists", "daily", columns="sleepQuality", sort="sleepQuality", max_rows=2, offset=1))
+        out["pastTheEnd"] = attempt(lambda: api.query.select_rows("lists", "daily", columns="Key", offset=10))
         out["in"] = attempt(lambda: api.query.select_rows(
             "lists", "dailyactivities", columns="activities",
             filter_array=[QueryFilter("activities", "read;screens", QueryFilter.Types.IN)]))
@@ -157,6 +158,9 @@ import TestSupport
             #expect(paged["rowCount"] == .number(3), "\(paged)")
             #expect(paged["rows"]?.array?.map { $0["sleepQuality"] } == [.number(7), .number(9)])
             #expect(out["in"]?["rows"]?.array?.count == 3, "\(out["in"] ?? .null)")
+            // Past the last row: no rows, and still the total.
+            #expect(out["pastTheEnd"]?["rows"]?.array?.count == 0)
+            #expect(out["pastTheEnd"]?["rowCount"] == .number(3), "\(out["pastTheEnd"] ?? .null)")
 
             // The format versions' row shapes.
             #expect(out["v91"]?["rows"]?.array?.first?["sleepQuality"] == .object(["value": .number(4)]), "\(out["v91"] ?? .null)")

@@ -40,10 +40,12 @@ package struct LabKeyResearcherQueries: Sendable {
         parameters["query.queryName"] = [table.name]
         do {
             let request = try SelectRowsRequest(parameters: parameters, catalog: catalog)
-            let translation = try QueryTranslator(schemas: catalogs, defaultSchema: schemaName, maxRows: queries.maxRows)
-                .translate(request.statement, countTotal: countTotal)
-            let result = try await queries.run(
-                translation, scope: .study(key: context.study.key, caller: context.caller), countTotal: countTotal)
+            let translator = QueryTranslator(schemas: catalogs, defaultSchema: schemaName, maxRows: queries.maxRows)
+            let scope = SandboxedQueries.Scope.study(key: context.study.key, caller: context.caller)
+            let result =
+                countTotal
+                ? try await queries.page(request.statement, translator: translator, scope: scope)
+                : try await queries.run(translator.translate(request.statement), scope: scope)
             let key = ResearcherSchemas.keyColumn(schema: schemaName, table: table)
             return try reply(
                 LabKeyQueryReply.rows(

@@ -52,9 +52,8 @@ package struct QueryRoutes: Sendable {
         let parameters = call.parameters.compactMapValues(\.text)
         do {
             let request = try SelectRowsRequest(parameters: parameters, catalog: catalog)
-            let translation = try QueryTranslator(catalog: catalog, maxRows: queries.maxRows, zone: queries.timeZone.identifier)
-                .translate(request.statement, countTotal: true)
-            let result = try await queries.run(translation, participantId: participant.id, countTotal: true)
+            let translator = QueryTranslator(catalog: catalog, maxRows: queries.maxRows, zone: queries.timeZone.identifier)
+            let result = try await queries.page(request.statement, translator: translator, scope: .participant(participant.id))
             let rows = result.rows.map { Dictionary(uniqueKeysWithValues: zip(result.columns, $0)) }
             return try LabKeyCall.reply(SelectRowsReply(queryName: request.queryName, rows: rows, rowCount: result.total ?? rows.count))
         } catch let error as QueryError {

@@ -84,6 +84,21 @@ package struct SandboxedQueries: Sendable {
         try await run(translation, scope: .participant(participantId), countTotal: countTotal)
     }
 
+    /// A `selectRows` page with the total of every matching row. The total comes with the rows
+    /// (a window count); a page past the last row has none, so then it is counted on its own.
+    package func page(_ statement: QueryStatement, translator: QueryTranslator, scope: Scope)
+        async throws(QueryError) -> Result
+    {
+        var result = try await run(translator.translate(statement, countTotal: true), scope: scope, countTotal: true)
+        if result.rows.isEmpty, (statement.offset ?? 0) > 0 {
+            var first = statement
+            first.offset = nil
+            first.limit = 1
+            result.total = try await run(translator.translate(first, countTotal: true), scope: scope, countTotal: true).total
+        }
+        return result
+    }
+
     package func run(_ translation: QueryTranslator.Translation, scope: Scope, countTotal: Bool = false)
         async throws(QueryError) -> Result
     {
