@@ -299,16 +299,3 @@ public struct SchemaProtocolCheck: Sendable {
         return found
     }
 }
-
-extension JSONValue {
-    var string: String? { if case .string(let text) = self { text } else { nil } }
-    var nonEmptyString: String? { string.flatMap { $0.isEmpty ? nil : $0 } }
-    var bool: Bool? { if case .bool(let flag) = self { flag } else { nil } }
-    var isBool: Bool { bool != nil }
-    /// A whole number (JSON has one number type; 2.5 is not one).
-    var integer: Int? {
-        guard case .number(let value) = self, value.rounded() == value, abs(value) < 1e15 else { return nil }
-        return Int(value)
-    }
-    var number: Double? { if case .number(let value) = self { value } else { nil } }
-}
