@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 // A form with a file (`multipart/form-data`, RFC 7578): the study document, an activity's design
 // and the push credentials are files an admin has on disk. Every file the console takes is text
@@ -7,120 +8,31 @@ import Foundation
 extension FormFields {
     /// The boundary of a `multipart/form-data` content type, if it is one.
     package static func multipartBoundary(contentType: String) -> String? {
-        let parameters = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parameters.first?.lowercased() == "multipart/form-data" else { return nil }
-        for parameter in parameters.dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
-            var value = pair[1]
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            // RFC 2046: 1 to 70 characters.
-            return (1...70).contains(value.utf8.count) ? value : nil
-        }
-        return nil
+        MultipartFormData.boundary(contentType: contentType)
     }
 
-    /// Parses a `multipart/form-data` body. A part's name comes from its Content-Disposition; a
-    /// file part (one with a `filename`) gives its name the file's text, and `<name>#filename` the
-    /// file's name.
+    /// Parses a `multipart/form-data` body (`MultipartFormData`). A file part (one with a
+    /// `filename`) gives its name the file's text, and `<name>#filename` the file's name.
     package init(multipart body: some Collection<UInt8>, boundary: String) throws(ParseError) {
-        let bytes = Array(body)
-        let delimiter = Array("--\(boundary)".utf8)
-        let crlf: [UInt8] = [13, 10]
-        guard var position = Self.find(delimiter, in: bytes, from: 0) else { throw .malformed("no part starts with the boundary") }
+        let parts: [MultipartFormData.Part]
+        do {
+            parts = try MultipartFormData.parts(body, boundary: boundary, maxParts: Self.maxFields)
+        } catch {
+            switch error {
+            case .malformed(let reason): throw .malformed(reason)
+            case .notText: throw .notText
+            case .tooManyParts: throw .tooManyFields
+            }
+        }
         var pairs: [(name: String, value: String)] = []
-        while true {
-            position += delimiter.count
-            // `--` after a delimiter closes the body.
-            if bytes[position..<min(position + 2, bytes.count)].elementsEqual([45, 45]) { break }
-            guard bytes[position..<min(position + 2, bytes.count)].elementsEqual(crlf) else {
-                throw .malformed("a boundary is not followed by a line break")
+        for part in parts {
+            guard let value = String(validating: part.content, as: UTF8.self) else {
+                throw part.filename == nil ? .notText : .fileNotText(part.name)
             }
-            position += 2
-            guard let headerEnd = Self.find(crlf + crlf, in: bytes, from: position) else { throw .malformed("a part has no end of headers") }
-            guard let headers = String(validating: bytes[position..<headerEnd], as: UTF8.self) else { throw .notText }
-            let contentStart = headerEnd + 4
-            guard let next = Self.find(crlf + delimiter, in: bytes, from: contentStart) else {
-                throw .malformed("a part is not closed by the boundary")
-            }
-            guard pairs.count < Self.maxFields else { throw .tooManyFields }
-            let disposition = try Self.disposition(headers)
-            guard let value = String(validating: bytes[contentStart..<next], as: UTF8.self) else {
-                throw disposition.filename == nil ? .notText : .fileNotText(disposition.name)
-            }
-            pairs.append((disposition.name, value))
-            if let filename = disposition.filename { pairs.append((disposition.name + "#filename", filename)) }
-            position = next + 2
+            pairs.append((part.name, value))
+            if let filename = part.filename { pairs.append((part.name + "#filename", filename)) }
         }
         self.init(pairs)
-    }
-
-    /// The first index at or after `start` where `needle` begins. (Knuth-Morris-Pratt: linear in
-    /// the body whatever the boundary repeats, so a crafted body cannot make the search quadratic.)
-    package static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
-        guard !needle.isEmpty, start <= bytes.count else { return nil }
-        // failure[i]: the length of the longest proper prefix of needle[...i] that is also its suffix.
-        var failure = [Int](repeating: 0, count: needle.count)
-        var length = 0
-        for index in 1..<max(needle.count, 1) {
-            while length > 0, needle[index] != needle[length] { length = failure[length - 1] }
-            if needle[index] == needle[length] { length += 1 }
-            failure[index] = length
-        }
-        var matched = 0
-        for index in start..<bytes.count {
-            while matched > 0, bytes[index] != needle[matched] { matched = failure[matched - 1] }
-            if bytes[index] == needle[matched] { matched += 1 }
-            if matched == needle.count { return index - needle.count + 1 }
-        }
-        return nil
-    }
-
-    /// The name (and file name) of a part, from `Content-Disposition: form-data; name="..."`.
-    static func disposition(_ headers: String) throws(ParseError) -> (name: String, filename: String?) {
-        for line in headers.split(separator: "\r\n") {
-            let header = line.split(separator: ":", maxSplits: 1)
-            guard header.count == 2, header[0].trimmingCharacters(in: .whitespaces).lowercased() == "content-disposition" else {
-                continue
-            }
-            var name: String?
-            var filename: String?
-            for parameter in Self.parameters(of: header[1]) {
-                switch parameter.key.lowercased() {
-                case "name": name = parameter.value
-                case "filename": filename = parameter.value
-                default: break
-                }
-            }
-            guard let name else { throw .malformed("a part has no name") }
-            return (name, filename)
-        }
-        throw .malformed("a part has no Content-Disposition")
-    }
-
-    /// `form-data; name="a;b"; filename="x.json"` → its parameters (quoted values may hold `;`,
-    /// and browsers send a quote in a name as `%22`).
-    static func parameters(of value: Substring) -> [(key: String, value: String)] {
-        var result: [(key: String, value: String)] = []
-        var rest = value[...]
-        while let equals = rest.firstIndex(of: "=") {
-            let key = rest[..<equals].split(separator: ";").last?.trimmingCharacters(in: .whitespaces) ?? ""
-            rest = rest[rest.index(after: equals)...]
-            var parameterValue: String
-            if rest.first == "\"" {
-                rest = rest.dropFirst()
-                let close = rest.firstIndex(of: "\"") ?? rest.endIndex
-                parameterValue = String(rest[..<close])
-                rest = close < rest.endIndex ? rest[rest.index(after: close)...] : rest[rest.endIndex...]
-            } else {
-                let end = rest.firstIndex(of: ";") ?? rest.endIndex
-                parameterValue = rest[..<end].trimmingCharacters(in: .whitespaces)
-                rest = rest[end...]
-            }
-            parameterValue = parameterValue.replacingOccurrences(of: "%22", with: "\"")
-            result.append((key, parameterValue))
-        }
-        return result
     }
 
     /// The text of a file field when a file was chosen, else what was pasted in `pasted`.
