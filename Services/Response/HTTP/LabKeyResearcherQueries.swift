@@ -30,7 +30,7 @@ package struct LabKeyResearcherQueries: Sendable {
         let format = try LabKeyQueryReply.Format(apiVersion: context.parameters.first("apiVersion"))
         let catalogs = try await catalogs(context.study)
         let (schemaName, catalog) = try schema(context.parameters, catalogs)
-        guard let queryName = nonBlank(context.parameters.first("query.queryName") ?? context.parameters.first("queryName")) else {
+        guard let queryName = ResponseRoutes.nonBlank(context.parameters.first("query.queryName") ?? context.parameters.first("queryName")) else {
             throw LabKeyCall.invalid([.init(field: "queryName", message: "No value was supplied for the required parameter 'queryName'")])
         }
         guard let table = catalog.table(queryName) else { throw Self.queryNotFound(queryName, schema: schemaName) }
@@ -60,7 +60,7 @@ package struct LabKeyResearcherQueries: Sendable {
         let format = try LabKeyQueryReply.Format(apiVersion: context.parameters.first("apiVersion"))
         let catalogs = try await catalogs(context.study)
         let (schemaName, _) = try schema(context.parameters, catalogs)
-        guard let text = nonBlank(context.parameters.first("sql")) else {
+        guard let text = ResponseRoutes.nonBlank(context.parameters.first("sql")) else {
             throw LabKeyCall.invalid([.init(field: "sql", message: "No value was supplied for the required parameter 'sql'")])
         }
         guard text.utf8.count <= QueryRoutes.maxSQLBytes * 3 else {
@@ -143,7 +143,7 @@ package struct LabKeyResearcherQueries: Sendable {
     package func getQueryDetails(_ context: Context) async throws -> Response {
         let catalogs = try await catalogs(context.study)
         let (schemaName, catalog) = try schema(context.parameters, catalogs)
-        guard let queryName = nonBlank(context.parameters.first("queryName") ?? context.parameters.first("query.queryName")) else {
+        guard let queryName = ResponseRoutes.nonBlank(context.parameters.first("queryName") ?? context.parameters.first("query.queryName")) else {
             throw LabKeyCall.invalid([.init(field: "queryName", message: "No value was supplied for the required parameter 'queryName'")])
         }
         guard let table = catalog.table(queryName) else { throw Self.queryNotFound(queryName, schema: schemaName) }
@@ -197,7 +197,7 @@ package struct LabKeyResearcherQueries: Sendable {
     private func schema(
         _ parameters: LabKeyResearcherRequest, _ catalogs: [String: QueryTranslator.Catalog]
     ) throws -> (String, QueryTranslator.Catalog) {
-        guard let name = nonBlank(parameters.first("schemaName") ?? parameters.first("query.schemaName")) else {
+        guard let name = ResponseRoutes.nonBlank(parameters.first("schemaName") ?? parameters.first("query.schemaName")) else {
             throw LabKeyCall.invalid([.init(field: "schemaName", message: "No value was supplied for the required parameter 'schemaName'")])
         }
         guard let canonical = ResearcherSchemas.names.first(where: { $0 == name.lowercased() }), let catalog = catalogs[canonical] else {
@@ -221,11 +221,8 @@ package struct LabKeyResearcherQueries: Sendable {
         APIError(.notFound, code: "not_found", message: "Query '\(name)' in schema '\(schema)' doesn't exist.")
     }
 
-    private func nonBlank(_ text: String?) -> String? {
-        guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
-        return text
-    }
-
+    /// Written straight from the value: `LabKeyCall.reply` goes through `JSONEncoder` and pretty
+    /// printing, too slow for a reply of 100,000 rows.
     private func reply(_ value: JSONValue) throws -> Response {
         LabKeyCall.reply(bytes: ByteBuffer(string: value.serialized(sortedKeys: true)))
     }
