@@ -109,10 +109,15 @@ public struct StudyEvent: Codable, Sendable, Equatable {
     /// The lifecycle action that caused the event (`publish`, `launch`, ...), absent in a resync list.
     public var action: String?
     public var at: Date
+    /// The arms the response service assigns participants to, and the protocol a schema study's
+    /// data POSTs are read against (the newest version's).
+    public var arms: StudyArms?
+    public var source: StudySource?
 
     public init(
         studyId: String, appId: String, orgId: String, status: Status, version: Int, label: String, consentVersion: Int,
-        activities: [ActivityVersion], participantProperties: [ParticipantProperty], action: String?, at: Date
+        activities: [ActivityVersion], participantProperties: [ParticipantProperty], action: String?, at: Date,
+        arms: StudyArms? = nil, source: StudySource? = nil
     ) {
         self.studyId = studyId
         self.appId = appId
@@ -125,6 +130,8 @@ public struct StudyEvent: Codable, Sendable, Equatable {
         self.participantProperties = participantProperties
         self.action = action
         self.at = at
+        self.arms = arms
+        self.source = source
     }
 }
 

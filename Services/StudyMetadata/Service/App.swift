@@ -45,6 +45,7 @@ public enum StudyMetadataService: ServiceAssembly {
                 let studies = StudyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
                 StudyDraftRoutes(studies: studies, apps: apps, authenticator: authenticator).add(to: routes.router)
                 ActivityImportRoutes(studies: studies, authenticator: authenticator).add(to: routes.router)
+                SchemaImportRoutes(studies: studies, apps: apps, authenticator: authenticator).add(to: routes.router)
                 let notifications = NotificationStore(client: environment.postgres, logger: environment.logger)
                 StudyLifecycleRoutes(
                     actions: StudyLifecycleActions(
@@ -64,6 +65,9 @@ public enum StudyMetadataService: ServiceAssembly {
                     authenticator: AppClientAuthenticator(apps: apps)
                 ).add(to: routes.router)
                 InternalStudyRoutes(published: published).add(to: routes.internalGroup)
+                SchemaProtocolRoutes(
+                    published: published, dataURL: adminSettings.schemaDataURL ?? environment.settings.peers[.response]!
+                ).add(to: routes.router)
                 let apiKeys = APIKeyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
                 AdminAPIKeyRoutes(keys: apiKeys, authenticator: authenticator).add(to: routes.router)
                 InternalAdminRoutes(store: store, keys: apiKeys).add(to: routes.internalGroup)

@@ -13,6 +13,9 @@ extension ActivityStep {
         step.healthDataKey = healthDataKey ?? ""
         step.format = format.map { $0.resolved(for: language) } ?? .other(.object([:]))
         step.steps = (steps ?? []).map { $0.served(language: language) }
+        // The schema app's rules, which the MyStudies apps have no field for.
+        step.visibility = nil
+        step.randomGroup = nil
         return step
     }
 }

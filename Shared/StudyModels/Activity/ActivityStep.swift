@@ -35,6 +35,11 @@ public struct ActivityStep: Codable, Sendable, Equatable {
     public var isPiping: JSONValue?
     public var preLoadLogic: JSONValue?
     public var pipingLogic: JSONValue?
+    /// When the step is shown, by another step's answer (the schema app's `hide_id` rules; the
+    /// MyStudies apps branch with `destinations` instead and are not sent this).
+    public var visibility: VisibilityRule?
+    /// Of the steps sharing a random group, one drawn each run is shown (schema's `rand_group`).
+    public var randomGroup: String?
 
     public init(type: Kind, resultType: String, key: String) {
         self.type = type
@@ -51,7 +56,7 @@ public struct ActivityStep: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case type, resultType, key, title, text, skippable, groupName, repeatable, repeatableText, destinations
         case healthDataKey, format, steps, options, isHidden, groupId, sourceQuestionKey, defaultVisibility
-        case isPiping, preLoadLogic, pipingLogic
+        case isPiping, preLoadLogic, pipingLogic, visibility, randomGroup
     }
 
     public init(from decoder: any Decoder) throws {
@@ -76,6 +81,8 @@ public struct ActivityStep: Codable, Sendable, Equatable {
         isPiping = try container.decodeIfPresent(JSONValue.self, forKey: .isPiping)
         preLoadLogic = try container.decodeIfPresent(JSONValue.self, forKey: .preLoadLogic)
         pipingLogic = try container.decodeIfPresent(JSONValue.self, forKey: .pipingLogic)
+        visibility = try container.decodeIfPresent(VisibilityRule.self, forKey: .visibility)
+        randomGroup = try container.decodeIfPresent(String.self, forKey: .randomGroup)
 
         switch type {
         case .question:
@@ -126,6 +133,33 @@ public struct ActivityStep: Codable, Sendable, Equatable {
         try container.encodeIfPresent(isPiping, forKey: .isPiping)
         try container.encodeIfPresent(preLoadLogic, forKey: .preLoadLogic)
         try container.encodeIfPresent(pipingLogic, forKey: .pipingLogic)
+        try container.encodeIfPresent(visibility, forKey: .visibility)
+        try container.encodeIfPresent(randomGroup, forKey: .randomGroup)
+    }
+}
+
+/// A step shown only while another step's answer compares with `value` as `operator` says.
+public struct VisibilityRule: Codable, Sendable, Equatable {
+    public enum Operator: String, Codable, Sendable, CaseIterable {
+        /// Shown when the answer equals the value.
+        case equal = "eq"
+        /// Shown unless the answer equals the value.
+        case notEqual = "ne"
+        /// Shown when the (numeric) answer is at least the value.
+        case greaterOrEqual = "ge"
+        /// Shown when the (numeric) answer is at most the value.
+        case lessOrEqual = "le"
+    }
+
+    /// The key of the step whose answer decides.
+    public var source: String
+    public var `operator`: Operator
+    public var value: JSONValue
+
+    public init(source: String, operator: Operator, value: JSONValue) {
+        self.source = source
+        self.operator = `operator`
+        self.value = value
     }
 }
 

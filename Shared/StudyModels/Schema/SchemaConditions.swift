@@ -3,7 +3,7 @@
 /// keeps it (docs/schema-protocols.md, Conditions). Deterministic from the study and the
 /// participant, so an assignment can be recomputed and audited, and the same after a restart.
 public enum SchemaConditions {
-    public enum Method: String, Sendable, CaseIterable {
+    public enum Method: String, Codable, Sendable, CaseIterable {
         /// Permuted blocks: each run of `blockSize` participants in enrolment order holds every
         /// condition equally often, so the arms stay balanced however many enrol.
         case block

@@ -13,10 +13,12 @@ public struct StudyActivity: Codable, Sendable, Equatable {
     /// from another deployment keeps the versions its responses carry (`3`, `2.1`). Absent, the
     /// version is numbered (`1.0`, `1.1`, ...). Changing it alone makes a new version.
     public var versionLabel: String?
+    /// The arm whose participants do this activity (one of the study's `arms`); absent: everyone.
+    public var arm: String?
 
     public init(
         activityId: String, title: LocalizedText, type: ActivityDesign.Kind? = nil, branching: Bool = false,
-        schedule: Schedule, steps: [ActivityStep], versionLabel: String? = nil
+        schedule: Schedule, steps: [ActivityStep], versionLabel: String? = nil, arm: String? = nil
     ) {
         self.activityId = activityId
         self.title = title
@@ -25,9 +27,10 @@ public struct StudyActivity: Codable, Sendable, Equatable {
         self.schedule = schedule
         self.steps = steps
         self.versionLabel = versionLabel
+        self.arm = arm
     }
 
-    enum CodingKeys: String, CodingKey { case activityId, title, type, branching, schedule, steps, versionLabel }
+    enum CodingKeys: String, CodingKey { case activityId, title, type, branching, schedule, steps, versionLabel, arm }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -38,6 +41,7 @@ public struct StudyActivity: Codable, Sendable, Equatable {
         schedule = try c.decode(Schedule.self, forKey: .schedule)
         steps = try c.decode([ActivityStep].self, forKey: .steps)
         versionLabel = try c.decodeIfPresent(String.self, forKey: .versionLabel)
+        arm = try c.decodeIfPresent(String.self, forKey: .arm)
     }
 
     /// What a version label may be: what the original servers' versions looked like.
@@ -115,6 +119,17 @@ public struct Schedule: Codable, Sendable, Equatable {
     public var anchorRuns: [AnchorRun]?
     /// Runs added to the schedule after launch reach existing participants.
     public var addNewRuns: Bool?
+
+    // What the schema app adds to a daily schedule (the MyStudies apps do not read these).
+    /// Each run's time moves by a random whole number of minutes in [-jitter, jitter).
+    public var jitterMinutes: Int?
+    /// Only the first run is offered, and it stays until done, under `stickyLabel`.
+    public var sticky: Bool?
+    public var stickyLabel: String?
+    /// A run is offered for this long after its time (the schema app counts milliseconds).
+    public var expiresAfterMilliseconds: Int?
+    /// Runs are offered only once each of these activities has a completed run.
+    public var unlockAfter: [String]?
 
     public init(frequency: Frequency, anchor: Anchor? = nil) {
         self.frequency = frequency

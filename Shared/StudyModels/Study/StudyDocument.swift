@@ -33,6 +33,10 @@ public struct StudyDocument: Codable, Sendable, Equatable {
     public var resources: [StudyResource]
     public var notifications: [StudyNotification]
     public var dashboard: Dashboard
+    /// The arms the server assigns participants to; absent for a study without arms.
+    public var arms: StudyArms?
+    /// The document the study was imported from, when its own app reads it (a schema protocol).
+    public var source: StudySource?
 
     public init(
         studyId: String, appId: String, name: LocalizedText, overview: [OverviewPage] = [],
@@ -64,7 +68,7 @@ public struct StudyDocument: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case studyId, appId, name, category, sponsor, tagline, description, website, logo, overview, platforms
         case enrolling, rejoin, withdrawal, timeZone, languages, eligibility, consent, activities
-        case participantProperties, resources, notifications, dashboard
+        case participantProperties, resources, notifications, dashboard, arms, source
     }
 
     /// Lists may be left out of a document; everything else named here is required.
@@ -93,6 +97,8 @@ public struct StudyDocument: Codable, Sendable, Equatable {
         resources = try c.decodeIfPresent([StudyResource].self, forKey: .resources) ?? []
         notifications = try c.decodeIfPresent([StudyNotification].self, forKey: .notifications) ?? []
         dashboard = try c.decodeIfPresent(Dashboard.self, forKey: .dashboard) ?? Dashboard()
+        arms = try c.decodeIfPresent(StudyArms.self, forKey: .arms)
+        source = try c.decodeIfPresent(StudySource.self, forKey: .source)
     }
 }
 

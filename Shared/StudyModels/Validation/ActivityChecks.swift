@@ -43,6 +43,9 @@ struct ActivityChecks {
             let at = "\(pointer)/steps/\(index)"
             checkStep(step, at: at, problem, warning)
             checkDestinations(step, at: at, stepKeys: Set(topKeys), problem)
+            if let rule = step.visibility, !topKeys.contains(rule.source) || rule.source == step.key {
+                problem("\(at)/visibility/source", "\"\(rule.source)\" is not another step of this activity")
+            }
             if step.type == .form {
                 let children = step.steps ?? []
                 if children.isEmpty { warning("\(at)/steps", "the form has no questions") }

@@ -18,6 +18,16 @@ struct ScheduleChecks {
         } else {
             checkAbsolute(schedule, problem)
         }
+        if let jitter = schedule.jitterMinutes, !(0...1_440).contains(jitter) {
+            problem("\(pointer)/jitterMinutes", "must be 0 to 1440 minutes")
+        }
+        if let expiry = schedule.expiresAfterMilliseconds, expiry <= 0 {
+            problem("\(pointer)/expiresAfterMilliseconds", "must be more than 0")
+        }
+        let activityIds = Set(document.activities.map(\.activityId))
+        for (index, id) in (schedule.unlockAfter ?? []).enumerated() where !activityIds.contains(id) || id == activity.activityId {
+            problem("\(pointer)/unlockAfter/\(index)", "\"\(id)\" is not another activity of this study")
+        }
     }
 
     private func checkAbsolute(_ schedule: Schedule, _ problem: (String, String) -> Void) {

@@ -67,6 +67,25 @@ public struct StudyValidator {
         checkResources()
         checkNotifications()
         checkDashboard()
+        checkArms()
+    }
+
+    /// Arms have distinct names, and an activity for one arm names one of them.
+    private mutating func checkArms() {
+        let names = document.arms?.names ?? []
+        if document.arms != nil, names.isEmpty { problem("/arms/names", "name at least one arm, or leave arms out") }
+        for (index, name) in names.enumerated() where name.isEmpty || name.unicodeScalars.count > 64 {
+            problem("/arms/names/\(index)", "an arm's name is 1 to 64 characters")
+        }
+        checkDuplicates(names, at: "/arms/names", field: nil)
+        for (index, activity) in document.activities.enumerated() {
+            if document.source?.format == .schema, activity.activityId.uppercased() == StudySource.schemaLogList.uppercased() {
+                problem("/activities/\(index)/activityId", "\(StudySource.schemaLogList) is where a schema study's page events are kept")
+            }
+            if let arm = activity.arm, !names.contains(arm) {
+                problem("/activities/\(index)/arm", "\"\(arm)\" is not one of the study's arms")
+            }
+        }
     }
 
     // MARK: - Study

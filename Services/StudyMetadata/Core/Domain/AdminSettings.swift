@@ -1,4 +1,5 @@
 import Configuration
+import Foundation
 import ServiceKit
 import StudyModels
 
@@ -11,6 +12,7 @@ public struct AdminSettings: Sendable {
         public static let sessionHours = Setting("admin.sessionHours")
         public static let invitationHours = Setting("admin.invitationHours")
         public static let catalogCacheSeconds = Setting("catalog.cacheSeconds")
+        public static let schemaDataURL = Setting("schema.dataURL")
     }
 
     public var bootstrapEmail: String?
@@ -22,6 +24,9 @@ public struct AdminSettings: Sendable {
     /// How long a replica serves the apps' catalogue from memory when no change notification
     /// reaches it (notifications normally refresh it within a second).
     public var catalogCacheDuration: Duration
+    /// Where phones reach the response service: the served schema protocols' `post_url` is this
+    /// followed by `/schema/{studyId}/data`. Nil: the response service's internal address.
+    public var schemaDataURL: URL?
 
     public init(reader: ConfigReader) throws(ConfigurationError) {
         let settings = SettingsReader(reader)
@@ -39,5 +44,8 @@ public struct AdminSettings: Sendable {
         sessionDuration = .seconds(3600 * (try settings.integer(Keys.sessionHours, default: 12, in: 1...720)))
         invitationDuration = .seconds(3600 * (try settings.integer(Keys.invitationHours, default: 72, in: 1...720)))
         catalogCacheDuration = .seconds(try settings.integer(Keys.catalogCacheSeconds, default: 30, in: 1...3600))
+        if settings.text(Keys.schemaDataURL) != nil {
+            schemaDataURL = try settings.httpURL(Keys.schemaDataURL, default: URL(string: "http://127.0.0.1:8083")!)
+        }
     }
 }

@@ -146,6 +146,7 @@ extension StudyEvent {
                     activityId: activity.activityId, version: number, label: VersionCounters.label(of: activity, version: number),
                     type: activity.kind.rawValue)
             },
-            participantProperties: latest?.document.participantProperties ?? [], action: action, at: at)
+            participantProperties: latest?.document.participantProperties ?? [], action: action, at: at,
+            arms: latest?.document.arms, source: latest?.document.source)
     }
 }

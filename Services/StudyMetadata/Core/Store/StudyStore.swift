@@ -119,23 +119,49 @@ package struct StudyStore: Sendable {
     }
 
     /// Puts one activity into a study's draft (replacing the one with its id, or appending it),
-    /// validating the whole draft, in one transaction that locks the study's row, so concurrent
-    /// edits are not lost. `make` receives the activity it replaces, if any.
+    /// validating the whole draft (`editDraft`). `make` receives the activity it replaces, if any.
     package func saveActivity(
         studyId: String, activityId: String, by admin: AuthenticatedAdmin,
         make: @Sendable (StudyActivity?) -> StudyActivity
     ) async throws -> ActivityOutcome {
+        let edited = try await editDraft(
+            studyId: studyId, by: admin, action: "study.activity_saved", details: ["activityId": activityId]
+        ) { draft in
+            let index = draft.activities.firstIndex { $0.activityId == activityId }
+            let activity = make(index.map { draft.activities[$0] })
+            if let index { draft.activities[index] = activity } else { draft.activities.append(activity) }
+            return (activity, index == nil, index ?? draft.activities.count - 1)
+        }
+        switch edited {
+        case .notFound: return .notFound
+        case .closed: return .closed
+        case .invalid(let problems, let made): return .invalid(problems, index: made.2)
+        case .saved(let warnings, let made): return .saved(made.0, created: made.1, warnings: warnings, index: made.2)
+        }
+    }
+
+    package enum DraftEdit<Made: Sendable>: Sendable {
+        case saved(warnings: [ValidationProblem], Made)
+        case notFound
+        case closed
+        /// Problems of the edited draft, located in the draft; nothing was saved.
+        case invalid([ValidationProblem], Made)
+    }
+
+    /// Changes a study's draft with `edit` and saves it if the whole draft is valid, in one
+    /// transaction that locks the study's row, so concurrent edits are not lost. The audit event
+    /// `action` commits with the change.
+    package func editDraft<Made: Sendable>(
+        studyId: String, by admin: AuthenticatedAdmin, action: String, details: [String: String] = [:],
+        edit: @Sendable (inout StudyDocument) -> Made
+    ) async throws -> DraftEdit<Made> {
         try await client.withTransaction(logger: logger) { connection in
             guard let existing = try await lockStudy(studyId, on: connection) else { return .notFound }
             if existing.status == .deactivated { return .closed }
             var draft = try JSONDecoder().decode(StudyDocument.self, from: Data(existing.draft.utf8))
-            let index = draft.activities.firstIndex { $0.activityId == activityId }
-            let activity = make(index.map { draft.activities[$0] })
-            if let index { draft.activities[index] = activity } else { draft.activities.append(activity) }
-            let position = index ?? draft.activities.count - 1
+            let made = edit(&draft)
             let review = StudyValidator.review(draft)
-            let (problems, warnings) = (review.problems, review.warnings + review.unfinished)
-            guard problems.isEmpty else { return .invalid(problems, index: position) }
+            guard review.problems.isEmpty else { return .invalid(review.problems, made) }
             let json = String(decoding: try JSONEncoder().encode(draft), as: UTF8.self)
             try await connection.query(
                 """
@@ -143,10 +169,8 @@ package struct StudyStore: Sendable {
                     draft_revision = draft_revision + 1
                 WHERE study_id = \(studyId)
                 """, logger: logger)
-            try await audit.record(
-                actor: admin.email, action: "study.activity_saved", studyId: studyId,
-                details: ["activityId": activityId], on: connection)
-            return .saved(activity, created: index == nil, warnings: warnings, index: position)
+            try await audit.record(actor: admin.email, action: action, studyId: studyId, details: details, on: connection)
+            return .saved(warnings: review.warnings + review.unfinished, made)
         }
     }
 
