@@ -165,6 +165,11 @@ struct Platform: Sendable {
     func withRegistrationDatabase<T: Sendable>(_ body: @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
         try await TestDatabase.withClient(url: registrationDatabase, body)
     }
+
+    /// Runs `body` with a client of the response service's database.
+    func withResponseDatabase<T: Sendable>(_ body: @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
+        try await TestDatabase.withClient(url: responseDatabase, body)
+    }
 }
 
 /// study-metadata's and the response service's admin APIs, as a research team scripts them.

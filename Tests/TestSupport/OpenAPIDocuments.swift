@@ -22,7 +22,7 @@ public enum OpenAPIDocuments {
                     path = String(line.dropFirst(2).dropLast())
                 } else if let path, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
                     let method = line.trimmingCharacters(in: .whitespaces).dropLast()
-                    if ["get", "post", "put", "delete", "patch", "head"].contains(String(method)) {
+                    if ["get", "post", "put", "delete", "patch", "head", "options"].contains(String(method)) {
                         found.insert("\(method.uppercased()) \(path)")
                     }
                 }

@@ -105,6 +105,12 @@ public enum ResponseService: ServiceAssembly {
                     responses: ResponseRoutes(responses: responses),
                     queries: QueryRoutes(responses: responses, tables: tables, queries: queries)
                 ).add(to: routes.router)
+                SchemaDataRoutes(
+                    receiver: SchemaReceiver(
+                        client: postgres, audit: environment.audit, stored: responsesStored, logger: environment.logger),
+                    rateLimiter: environment.rateLimiter, addresses: environment.settings.clientAddresses,
+                    perMinute: response.schemaPostsPerMinute
+                ).add(to: routes.router)
                 let resync = StudyResync(
                     catalog: catalog, client: environment.internalClient, isReady: { environment.startup.isFinished },
                     logger: environment.logger)

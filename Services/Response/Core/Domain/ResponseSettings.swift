@@ -19,6 +19,7 @@ public struct ResponseSettings: Sendable {
         public static let researcherQueryMaxConcurrent = Setting("researcherQuery.maxConcurrentPerAdmin")
         public static let processingEnabled = Setting("processing.enabled")
         public static let forwardingAllowPrivateTargets = Setting("forwarding.allowPrivateTargets")
+        public static let schemaPostsPerMinute = Setting("schema.postsPerMinute")
     }
 
     /// AES-256 key (base64) for what is kept sealed at rest: enrollment tokens (the researcher
@@ -49,6 +50,10 @@ public struct ResponseSettings: Sendable {
     /// Whether forwarding may reach private, loopback and link-local addresses (and plain http to
     /// this machine). Off by default: a study admin names the target.
     public var forwardingAllowPrivateTargets: Bool
+    /// The schema app's data POSTs one client address may make per minute. The app sends no
+    /// credential, so this is what bounds a flood; a phone flushing its pending answers sends
+    /// a few dozen at once, and a clinic's phones may share one address.
+    public var schemaPostsPerMinute: Int
 
     public init(reader: ConfigReader) throws(ConfigurationError) {
         let settings = SettingsReader(reader)
@@ -58,6 +63,7 @@ public struct ResponseSettings: Sendable {
         }
         encryptionKey = key
         maxTokenBatch = try settings.integer(Keys.maxTokenBatch, default: 100_000, in: 1...1_000_000)
+        schemaPostsPerMinute = try settings.integer(Keys.schemaPostsPerMinute, default: 600, in: 1...1_000_000)
         queryDatabase = try settings.text(Keys.queryDatabaseURL).map { (url: String) throws(ConfigurationError) in
             var database = try DatabaseSettings(url: url, setting: Keys.queryDatabaseURL)
             database.maxConnections = 10

@@ -335,5 +335,34 @@ package enum ResponseMigrations {
                 """,
             ]
         ),
+        Migration(
+            component: "response", version: 13, name: "schema_participants_and_arms",
+            statements: [
+                // The schema app's participants have no app token: they are known by the id the app
+                // made on the phone (`user_id`), per study. Each is given an arm by the server when
+                // first seen; `arm_ordinal` is their place in the study's order of arrival, which
+                // block randomisation counts in (docs/schema-protocols.md, Conditions).
+                "ALTER TABLE participants ADD COLUMN external_id text",
+                "ALTER TABLE participants ADD COLUMN arm text",
+                "ALTER TABLE participants ADD COLUMN arm_ordinal integer",
+                "CREATE UNIQUE INDEX participants_external ON participants (study_key, external_id) WHERE external_id IS NOT NULL",
+                // How many participants each study has given arms to; its row is locked while one
+                // is assigned, so two first POSTs at once get consecutive places.
+                """
+                CREATE TABLE arm_counters (
+                    study_key text PRIMARY KEY REFERENCES studies (study_key),
+                    assigned integer NOT NULL
+                )
+                """,
+                """
+                CREATE OR REPLACE VIEW mobileappstudy."Participant" WITH (security_barrier) AS
+                SELECT p.id AS "ParticipantId", p.status AS "Status", p.allow_data_sharing AS "AllowDataSharing",
+                       p.language AS "Language", p.enrolled_at AS "Enrolled", p.withdrawn_at AS "Withdrawn",
+                       p.app_token_hash AS "AppTokenSHA256", p.external_id AS "ExternalId", p.arm AS "Arm",
+                       p.arm_ordinal AS "ArmOrdinal"
+                FROM public.participants p WHERE p.study_key = (SELECT public.query_scope_study())
+                """,
+            ]
+        ),
     ]
 }

@@ -38,7 +38,7 @@ package enum ResearcherSchemas {
                 [
                     ("ParticipantId", "INTEGER"), ("Status", "VARCHAR"), ("AllowDataSharing", "VARCHAR"),
                     ("Language", "VARCHAR"), ("Enrolled", "TIMESTAMP"), ("Withdrawn", "TIMESTAMP"),
-                    ("AppTokenSHA256", "VARCHAR"),
+                    ("AppTokenSHA256", "VARCHAR"), ("ExternalId", "VARCHAR"), ("Arm", "VARCHAR"), ("ArmOrdinal", "INTEGER"),
                 ]),
             table(
                 "Response",
