@@ -1,0 +1,80 @@
+import Synchronization
+
+/// Group commit for writes callers wait on: items that arrive while a write is in flight wait for
+/// the next one, which `write` stores all together (one statement, one round trip, one commit,
+/// one WAL flush). Each caller is answered only after the write that holds its item, so nothing
+/// is acknowledged before it is durable; under load many items share a commit instead of each
+/// paying for its own.
+public final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
+    /// Writes a batch; one result per item, in the batch's order.
+    public typealias Write = @Sendable ([Item]) async -> [Result<Outcome, any Error>]
+
+    private struct Waiting {
+        var item: Item
+        var continuation: CheckedContinuation<Outcome, any Error>
+    }
+
+    private struct Queue {
+        var waiting: [Waiting] = []
+        var inFlight = 0
+
+        mutating func take(_ maxBatch: Int) -> [Waiting] {
+            let batch = Array(waiting.prefix(maxBatch))
+            waiting.removeFirst(batch.count)
+            return batch
+        }
+    }
+
+    /// Most items one write takes, and most writes in flight (each takes a connection).
+    public let maxBatch: Int
+    public let maxInFlight: Int
+    private let write: Write
+    /// A lock rather than an actor: enqueueing is a few instructions, and a request should not
+    /// hop to another executor for them.
+    private let queue = Mutex(Queue())
+
+    public init(maxBatch: Int, maxInFlight: Int, write: @escaping Write) {
+        self.maxBatch = maxBatch
+        self.maxInFlight = maxInFlight
+        self.write = write
+    }
+
+    /// Stores `item` with whatever else is waiting; returns once its write has committed.
+    public func submit(_ item: Item) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            let batch = queue.withLock { queue -> [Waiting]? in
+                queue.waiting.append(Waiting(item: item, continuation: continuation))
+                guard queue.inFlight < maxInFlight else { return nil }
+                queue.inFlight += 1
+                return queue.take(maxBatch)
+            }
+            if let batch { Task { await self.drain(startingWith: batch) } }
+        }
+    }
+
+    /// One writer: writes batches while items wait, then gives its slot back.
+    private func drain(startingWith first: [Waiting]) async {
+        var batch = first
+        while true {
+            let results = await write(batch.map(\.item))
+            for (index, waiting) in batch.enumerated() {
+                waiting.continuation.resume(with: index < results.count ? results[index] : .failure(GroupCommitError.noResult))
+            }
+            let next = queue.withLock { queue -> [Waiting]? in
+                guard !queue.waiting.isEmpty else {
+                    queue.inFlight -= 1
+                    return nil
+                }
+                return queue.take(maxBatch)
+            }
+            guard let next else { return }
+            batch = next
+        }
+    }
+}
+
+/// A write returned fewer results than it was given items.
+public struct GroupCommitError: Error, CustomStringConvertible {
+    public static let noResult = GroupCommitError()
+    public var description: String { "the batch write gave no result for this item" }
+}
