@@ -6,7 +6,8 @@
 # admin participants list of a 10,000-participant study, and inviting 1,000 people from one CSV;
 # then a 100,000-token batch on the response service and processResponse with a 30-answer
 # response beside pgbench running the same database work (bench/pgbench-response.sql), then the
-# processing rate, the data grid and the LabKey API over a 100,000-row table; then measure the database ceiling
+# processing rate, the data grid and the LabKey API over a 100,000-row table; the schema app's
+# receiver beside the schema project's demo_post.php; then measure the database ceiling
 # with pgbench. Prints requests/s, p99 and the ratios.
 # The stack is restarted with the per-address rate limit lifted: wrk sends everything from one
 # address.
@@ -18,7 +19,7 @@ ensure_commands wrk:wrk pgbench:postgresql-contrib python3:python3 curl:curl
 scripts/stop.sh >/dev/null 2>&1 || true
 # The response service takes submissions only (PROCESSING_ENABLED=false, as an ingest replica
 # would) while processResponse is measured; processing is measured on its own afterwards.
-PROCESSING_ENABLED=false RATE_LIMIT_PER_MINUTE=100000 scripts/run.sh >/dev/null
+PROCESSING_ENABLED=false RATE_LIMIT_PER_MINUTE=100000 SCHEMA_POSTS_PER_MINUTE=1000000 scripts/run.sh >/dev/null
 . .data/secrets.env
 base=http://127.0.0.1:8081
 duration=${BENCH_SECONDS:-10}
@@ -288,6 +289,10 @@ rsql -c "SELECT count(*) FROM responses" >"$results.responses-after"
 log "pgbench: bench/pgbench-response.sql (processResponse's database work), 20 clients, ${duration}s"
 PGPASSWORD=$STUDYSTACK_DB_PASSWORD pgbench -n -M prepared -c 20 -j 2 -T "$duration" -D lo="$lo" -D hi="$hi" \
     -f bench/pgbench-response.sql -h 127.0.0.1 -p 55432 -U studystack studystack_response >"$results.pgbench-response" 2>&1
+# The schema app's receiver beside the schema project's demo_post.php under php -S, while the
+# response service only takes submissions, as for processResponse.
+token=$token STUDYSTACK_DB_PASSWORD=$STUDYSTACK_DB_PASSWORD scripts/bench_schema.sh "$results"
+rsql -c "DELETE FROM responses WHERE study_key = 'SCHEMABENCH'"
 # Processing on its own: the response service restarted with its worker, the backlog it drains.
 kill "$response_pid" 2>/dev/null || true
 while kill -0 "$response_pid" 2>/dev/null; do sleep 0.2; done
@@ -428,6 +433,13 @@ done = int(open(f"{base}.processed-after").read()) - int(open(f"{base}.processed
 print(f"processing into tables (one worker, backlog of the run): {done / seconds:.0f} responses/s"
       f" ({int(open(f'{base}.processed-errors').read())} in error {open(f'{base}.processed-error').read().strip()[:200]})")
 print("goal: processResponse >= 1.0x pgbench, p99 < 50 ms, memory < 200 MB")
+php = wrk("schema-php")
+ours = wrk("schema-studystack")
+print(f"\nthe schema app's survey POST (multipart, a new task each), {int(open(f'{base}.schema-stored').read())} stored in PostgreSQL")
+print(f"{'receiver':<34}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio to demo_post.php':>24}")
+print(f"{'demo_post.php under php -S':<34}{php[0]:>12.1f}{php[1]:>10.2f}{php[2]:>9}{1:>24.2f}")
+print(f"{'POST /schema/{study}/data':<34}{ours[0]:>12.1f}{ours[1]:>10.2f}{ours[2]:>9}{ours[0] / php[0]:>24.2f}")
+print("(demo_post.php appends each field to a text file, unsynced; goal: ratio >= 1.0, p99 < 50 ms)")
 rows = int(open(f"{base}.grid-rows").read())
 print(f"\nthe data grid over daily30 ({rows:,} rows), pages of 50, 16 connections (goal: p99 < 100 ms)")
 print(f"{'page':<34}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio to /healthz':>20}")

@@ -147,3 +147,54 @@ import TestSupport
         }
     }
 }
+
+/// What an unauthenticated sender can do to a schema study's data URL: the app sends no
+/// credential, so the bounds are the study's state, the body's size and shape, and a rate per
+/// address; each refusal stores nothing and still carries CORS.
+@Suite(.serialized) struct SchemaDataAttackTests {
+    @Test func floodsOversizedFormsAndUnknownStudiesAreRefusedWithNothingStored() async throws {
+        try await Platform.run(responseSettings: ["SCHEMA_POSTS_PER_MINUTE": "6"]) { platform in
+            let admin = platform.admin
+            let imported = try await admin.send(
+                .PUT, "/admin/v1/studies/SCHEMADEMO/imports/schema?appId=DEMOAPP", raw: try SchemaJourneyTests.protocolText())
+            #expect(imported.status == 201, "\(imported.text)")
+            // Before launch the study takes nothing.
+            let early = try await SchemaJourneyTests.post(platform, SchemaJourneyTests.surveyPost(user: "23456789"))
+            #expect(early.status == 404 && early.header("Access-Control-Allow-Origin") == "*", "\(early.text)")
+            #expect(try await admin.send(.POST, "/admin/v1/studies/SCHEMADEMO/launch").status == 200)
+            // The launch reaches the response service through the outbox (asked without a POST,
+            // which the limit would count).
+            try await eventually("the launch reached the response service", within: .seconds(30)) {
+                try await admin.send(.GET, platform.response.baseURL + "/admin/v1/studies/SCHEMADEMO/tables").status == 200 ? true : nil
+            }
+
+            // More than 32 fields, and a body over 256 KiB.
+            let many = SchemaJourneyTests.surveyPost(user: "2345678A") + (0..<30).map { ("extra\($0)", "x") }
+            let tooMany = try await SchemaJourneyTests.post(platform, many)
+            var big = SchemaJourneyTests.surveyPost(user: "2345678B")
+            big[5] = ("responses", "{\"text-71nnpqzi\": \"" + String(repeating: "a", count: 300_000) + "\"}")
+            let tooBig = try await SchemaJourneyTests.post(platform, big)
+            // A field sent twice: which value the app meant cannot be told.
+            let twice = try await SchemaJourneyTests.post(platform, SchemaJourneyTests.surveyPost(user: "2345678D") + [("user_id", "OTHER")])
+            #expect(tooMany.status == 422, "\(tooMany.text)")
+            #expect(tooBig.status == 413, "\(tooBig.text)")
+            #expect(twice.status == 422 && twice.json?["error"]?["field"] == .string("user_id"), "\(twice.text)")
+            #expect([tooMany, tooBig, twice].allSatisfy { $0.header("Access-Control-Allow-Origin") == "*" })
+            // A study that does not exist.
+            let unknown = try await SchemaJourneyTests.post(platform, SchemaJourneyTests.surveyPost(user: "2345678E"), study: "NOSUCHSTUDY")
+            #expect(unknown.status == 404)
+
+            // Six POSTs a minute from this address (five are spent above): the seventh and later are 429.
+            var statuses: [Int] = []
+            for index in 0..<4 {
+                statuses.append(try await SchemaJourneyTests.post(
+                    platform, SchemaJourneyTests.surveyPost(user: "2345678G", alert: "2026-11-2\(index)T09:41:00+11:00")).status)
+            }
+            #expect(statuses == [200, 429, 429, 429], "\(statuses)")
+            #expect(try await SchemaJourneyTests.count(platform, "SELECT count(*)::int FROM participants WHERE external_id IS NOT NULL") == 1)
+            #expect(try await SchemaJourneyTests.count(platform, "SELECT count(*)::int FROM responses") == 1)
+            #expect(try await SchemaJourneyTests.count(
+                platform, "SELECT count(*)::int FROM participants WHERE external_id IN ('2345678A', '2345678B', '2345678D', '2345678E')") == 0)
+        }
+    }
+}

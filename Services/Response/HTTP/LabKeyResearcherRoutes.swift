@@ -100,7 +100,7 @@ package struct LabKeyResearcherRoutes: Sendable {
         let digest = Array(SHA256.hash(data: Data(admin.adminId.uuidString.lowercased().utf8)))
         // LabKey's user ids are positive integers; this one is stable per admin.
         let id = digest.prefix(4).reduce(0) { ($0 << 8) | Int($1) } & 0x7fff_ffff
-        let csrf = digest.suffix(16).map { String(format: "%02x", $0) }.joined()
+        let csrf = digest.suffix(16).hexString
         return WhoAmI(id: id, displayName: admin.email, email: admin.email, impersonated: false, CSRF: csrf, success: true)
     }
 }

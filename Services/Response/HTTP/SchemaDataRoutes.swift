@@ -18,20 +18,19 @@ import StudyModels
 /// without it the app would take a stored POST for a failure and send it again.
 package struct SchemaDataRoutes {
     package let receiver: SchemaReceiver
-    package let rateLimiter: RateLimiter
+    /// POSTs one client address may make per minute, counted in memory: a database write per
+    /// POST would cost as much as storing it.
+    package let limiter: LocalRateLimiter
     package let addresses: ClientAddressResolver
-    /// POSTs one client address may make per minute.
-    package let perMinute: Int
 
     /// A POST is a form of a few hundred bytes beside the answers; a long survey's answers are a
     /// few kilobytes.
     package static let maxBody = 256 * 1024
 
-    package init(receiver: SchemaReceiver, rateLimiter: RateLimiter, addresses: ClientAddressResolver, perMinute: Int) {
+    package init(receiver: SchemaReceiver, limiter: LocalRateLimiter, addresses: ClientAddressResolver) {
         self.receiver = receiver
-        self.rateLimiter = rateLimiter
+        self.limiter = limiter
         self.addresses = addresses
-        self.perMinute = perMinute
     }
 
     package func add(to router: Router<ServiceRequestContext>) {
@@ -50,7 +49,7 @@ package struct SchemaDataRoutes {
 
     @Sendable package func receive(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.require("studyId")
-        guard try await rateLimiter.allow("schema.data", from: addresses.resolve(request, context: context), limit: perMinute) else {
+        guard limiter.allow(addresses.resolve(request, context: context)) else {
             return Self.reply(.tooManyRequests, "too_many_requests", "too many POSTs from this address; try again in a minute")
         }
         let body: ByteBuffer

@@ -108,8 +108,8 @@ public enum ResponseService: ServiceAssembly {
                 SchemaDataRoutes(
                     receiver: SchemaReceiver(
                         client: postgres, audit: environment.audit, stored: responsesStored, logger: environment.logger),
-                    rateLimiter: environment.rateLimiter, addresses: environment.settings.clientAddresses,
-                    perMinute: response.schemaPostsPerMinute
+                    limiter: LocalRateLimiter(perMinute: response.schemaPostsPerMinute),
+                    addresses: environment.settings.clientAddresses
                 ).add(to: routes.router)
                 let resync = StudyResync(
                     catalog: catalog, client: environment.internalClient, isReady: { environment.startup.isFinished },

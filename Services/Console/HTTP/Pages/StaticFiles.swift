@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ServiceKit
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -20,7 +21,7 @@ package struct StaticFiles: Sendable {
         var files: [String: File] = [:]
         for (name, type) in [("console.css", "text/css; charset=utf-8"), ("console.js", "text/javascript; charset=utf-8")] {
             let data = try Data(contentsOf: folder.appendingPathComponent(name))
-            files[name] = File(bytes: ByteBuffer(bytes: data), contentType: type, etag: "\"" + SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined() + "\"")
+            files[name] = File(bytes: ByteBuffer(bytes: data), contentType: type, etag: "\"" + SHA256.hash(data: data).prefix(12).hexString + "\"")
         }
         self.files = files
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ServiceKit
 
 /// Names from survey designs (list names, question keys) become PostgreSQL identifiers. They
 /// cannot be bound as parameters, so they are only ever written through `quoted`, and names longer
@@ -17,7 +18,7 @@ package enum SQLName {
             if prefix.utf8.count + String(character).utf8.count > maxBytes - 9 { break }
             prefix.append(character)
         }
-        let digest = SHA256.hash(data: Data(name.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256.hash(data: Data(name.utf8)).prefix(4).hexString
         return "\(prefix)_\(digest)"
     }
 

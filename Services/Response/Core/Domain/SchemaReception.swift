@@ -13,32 +13,52 @@ package struct SchemaReception: Sendable, Equatable {
     /// `{"results": [...]}`, as the apps' responses carry them.
     package var data: String
 
+    /// What a study's POSTs are read against, worked out once per study event: its ids, and each
+    /// module with its activity and the version its responses are filed under.
+    package struct Study: Sendable {
+        package var studyId: String
+        package var protocolStudyId: String?
+        package var modules: [(module: JSONValue, activityId: String, version: String?)]
+
+        /// Nil when the study was not imported from a schema protocol.
+        package init?(_ event: StudyEvent) {
+            guard let source = event.source, source.format == .schema, case .array(let modules)? = source.document["modules"] else {
+                return nil
+            }
+            studyId = event.studyId
+            protocolStudyId = source.document["properties"]?["study_id"]?.text
+            let versions = Dictionary(event.activities.map { ($0.activityId, $0.label) }, uniquingKeysWith: { first, _ in first })
+            self.modules = zip(modules, SchemaImport.activityIds(modules: modules)).map { ($0, $1, versions[$1]) }
+        }
+    }
+
     package static func make(_ submission: SchemaSubmission, study: StudyEvent) throws(SchemaSubmission.Problem) -> SchemaReception {
-        guard let source = study.source, source.format == .schema else {
+        guard let plan = Study(study) else {
             throw SchemaSubmission.Problem(field: "", message: "study \(study.studyId) takes no schema app data")
         }
-        let protocolStudyId = source.document["properties"]?["study_id"]?.text
+        return try make(submission, study: plan)
+    }
+
+    package static func make(_ submission: SchemaSubmission, study: Study) throws(SchemaSubmission.Problem) -> SchemaReception {
+        let protocolStudyId = study.protocolStudyId
         guard submission.studyId.uppercased() == study.studyId.uppercased() || submission.studyId == protocolStudyId else {
             throw SchemaSubmission.Problem(
                 field: "study_id", message: "study_id \(submission.studyId) is not this study's (\(protocolStudyId ?? study.studyId))")
         }
-        guard case .array(let modules)? = source.document["modules"] else {
-            throw SchemaSubmission.Problem(field: "", message: "study \(study.studyId) has no protocol modules")
-        }
-        let activityIds = SchemaImport.activityIds(modules: modules)
+        let modules = study.modules
         let moduleIndex = submission.moduleIndex
-        let module: (JSONValue, String)? = modules.indices.contains(moduleIndex) ? (modules[moduleIndex], activityIds[moduleIndex]) : nil
+        let module = modules.indices.contains(moduleIndex) ? modules[moduleIndex] : nil
         var notes: [String] = []
         let activityId: String
         let version: String
         let results: [JSONValue]
         switch submission.kind {
         case .surveyResponse:
-            guard let (moduleValue, moduleActivity) = module else {
+            guard let (moduleValue, moduleActivity, published) = module else {
                 throw SchemaSubmission.Problem(
                     field: "module_index", message: "the study's protocol has \(modules.count) modules; there is no module \(moduleIndex)")
             }
-            guard let published = study.activities.first(where: { $0.activityId == moduleActivity }) else {
+            guard let published else {
                 throw SchemaSubmission.Problem(
                     field: "module_index", message: "module \(moduleIndex) is no activity of the study's published version")
             }
@@ -47,11 +67,11 @@ package struct SchemaReception: Sendable, Equatable {
             }
             let converted = SchemaAnswers.convert(module: moduleValue, answers: submission.responses ?? [:])
             notes += converted.notes
-            (activityId, version, results) = (moduleActivity, published.label, converted.results)
+            (activityId, version, results) = (moduleActivity, published, converted.results)
         case .log:
             if moduleIndex >= 0, module == nil { notes.append("the study's protocol has no module \(moduleIndex)") }
             (activityId, version) = (SchemaLogDesign.activityId, SchemaLogDesign.version)
-            results = SchemaLogDesign.results(submission, moduleActivityId: module?.1)
+            results = SchemaLogDesign.results(submission, moduleActivityId: module?.activityId)
         }
         let metadata: JSONValue = .object([
             "source": .string("schema"), "kind": .string(submission.kind.rawValue),

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ServiceKit
 import StudyModels
 
 /// One POST of the schema app to its study's data URL, read from its form fields: a survey's
@@ -80,7 +81,7 @@ package struct SchemaSubmission: Sendable, Equatable {
         // Each part with its length, so no two different submissions run together into one text.
         let parts = [studyId, userId, kind.rawValue, String(moduleIndex)] + identity
         let joined = parts.map { "\($0.utf8.count):\($0)" }.joined(separator: "\n")
-        let key = SHA256.hash(data: Data(joined.utf8)).map { String(format: "%02x", $0) }.joined()
+        let key = SHA256.hash(data: Data(joined.utf8)).hexString
         return SchemaSubmission(
             kind: kind, userId: userId, studyId: studyId, moduleIndex: moduleIndex, responses: responses, fields: fields, dedupKey: key)
     }

@@ -11,6 +11,10 @@ import Synchronization
 /// an arm; every POST is queued as a response of its module (or of the `SchemaLog` list) unless
 /// the same one is stored already. Either way the app is answered 200, and the processing worker
 /// puts new ones into the study's tables.
+///
+/// A POST from a known participant is written with group commit (one statement for all that
+/// arrive together); a participant's first POST, and a log that changes their status, take a
+/// transaction of their own.
 package struct SchemaReceiver: Sendable {
     package enum Outcome: Sendable, Equatable {
         case stored(new: Bool, participantId: Int64)
@@ -25,6 +29,15 @@ package struct SchemaReceiver: Sendable {
     package let stored: WakeSignal
     package let logger: Logger
     private let studies: StudyEventCache
+    private let commits: GroupCommit<Row, Int64?>
+
+    /// One POST ready to store; `new` tells whether it was stored by this write.
+    private struct Row: Sendable {
+        var studyKey: String
+        var externalId: String
+        var reception: SchemaReception
+        var fingerprint: String
+    }
 
     package init(client: PostgresClient, audit: AuditLog, stored: WakeSignal, logger: Logger) {
         self.client = client
@@ -32,18 +45,26 @@ package struct SchemaReceiver: Sendable {
         self.stored = stored
         self.logger = logger
         studies = StudyEventCache()
+        commits = GroupCommit(maxBatch: ResponseIngest.maxBatch, maxInFlight: ResponseIngest.maxInFlight) { rows in
+            await Self.write(rows, client: client, stored: stored, logger: logger)
+        }
     }
 
     package func receive(_ submission: SchemaSubmission, studyId: String) async throws -> Outcome {
         let studyKey = studyId.uppercased()
-        guard let study = try await study(studyKey), study.event.source?.format == .schema else { return .unknownStudy }
+        guard let study = try await study(studyKey), let plan = study.plan else { return .unknownStudy }
         guard [.active, .paused].contains(study.event.status) else { return .unknownStudy }
         guard study.collecting, study.event.status == .active else { return .notCollecting }
         let reception: SchemaReception
         do {
-            reception = try SchemaReception.make(submission, study: study.event)
+            reception = try SchemaReception.make(submission, study: plan)
         } catch {
             return .refused(error)
+        }
+        let row = Row(studyKey: studyKey, externalId: submission.userId, reception: reception, fingerprint: submission.dedupKey)
+        let changesStatus = submission.kind == .log && Self.status(after: submission) != nil
+        if !changesStatus, let result = try await commits.submit(row) {
+            return .stored(new: result > 0, participantId: abs(result))
         }
         let arms = study.event.arms
         let (participant, new) = try await client.withTransaction(logger: logger) { connection in
@@ -110,15 +131,23 @@ package struct SchemaReceiver: Sendable {
 
     /// The app logs withdrawal on its settings page and enrolment on its home page; a
     /// participant who withdrew and enrols again keeps their id, so both are followed.
-    private func followStatus(_ submission: SchemaSubmission, participant: Int64, on connection: PostgresConnection) async throws {
+    static func status(after submission: SchemaSubmission) -> String? {
         switch (submission.fields["page"], submission.fields["event"]) {
-        case ("settings"?, "withdraw"?):
+        case ("settings"?, "withdraw"?): "withdrawn"
+        case ("home"?, "enrol"?): "enrolled"
+        default: nil
+        }
+    }
+
+    private func followStatus(_ submission: SchemaSubmission, participant: Int64, on connection: PostgresConnection) async throws {
+        switch Self.status(after: submission) {
+        case "withdrawn":
             try await connection.query(
                 """
                 UPDATE participants SET status = 'withdrawn', withdrawn_at = now()
                 WHERE id = \(participant) AND status <> 'withdrawn'
                 """, logger: logger)
-        case ("home"?, "enrol"?):
+        case "enrolled":
             try await connection.query(
                 "UPDATE participants SET status = 'enrolled', withdrawn_at = NULL WHERE id = \(participant) AND status = 'withdrawn'",
                 logger: logger)
@@ -127,14 +156,52 @@ package struct SchemaReceiver: Sendable {
         }
     }
 
+    /// One statement for a batch of POSTs from known participants: each row's result is its
+    /// participant's id, negative when the POST was stored already, or nil when the participant
+    /// is not known yet (the caller makes them).
+    private static func write(
+        _ rows: [Row], client: PostgresClient, stored: WakeSignal, logger: Logger
+    ) async -> [Result<Int64?, any Error>] {
+        let statement = SchemaIngestStatement(
+            studyKeys: rows.map(\.studyKey), externalIds: rows.map(\.externalId), activityIds: rows.map(\.reception.activityId),
+            versions: rows.map(\.reception.activityVersion), metadata: rows.map(\.reception.metadata),
+            data: rows.map(\.reception.data), fingerprints: rows.map(\.fingerprint))
+        var found: [Int: (Int64?, Bool)] = [:]
+        do {
+            for try await (position, participant, inserted) in try await client.execute(statement, logger: logger) {
+                found[position - 1] = (participant, inserted)
+            }
+        } catch let error as PSQLError where rows.count > 1 && error.serverInfo?[.sqlState] != nil {
+            logger.warning("a schema batch was refused; writing its rows one by one", metadata: ["error": "\(error)"])
+            var results: [Result<Int64?, any Error>] = []
+            for row in rows { results += await write([row], client: client, stored: stored, logger: logger) }
+            return results
+        } catch {
+            return rows.map { _ in .failure(error) }
+        }
+        var answered: Set<String> = []
+        var anyNew = false
+        let results: [Result<Int64?, any Error>] = rows.enumerated().map { index, row in
+            guard let (participant, inserted) = found[index], let participant else { return .success(nil) }
+            // A repeat within the batch is as much a replay as one already stored.
+            let new = inserted && answered.insert("\(participant):\(row.fingerprint)").inserted
+            anyNew = anyNew || new
+            return .success(new ? participant : -participant)
+        }
+        if anyNew { stored.signal() }
+        return results
+    }
+
     private struct Study: Sendable {
         var event: StudyEvent
         var collecting: Bool
+        /// Nil for a study that is not a schema study.
+        var plan: SchemaReception.Study?
     }
 
-    /// The study as the last event told it. Read at most once a second per study and replica: the
-    /// app retries what it could not deliver, so a status a second old is harmless, and a burst of
-    /// POSTs costs no extra round trip each.
+    /// The study as the last event told it. A study that takes POSTs is read at most once a
+    /// second per replica: the app retries what it could not deliver, so a pause seen a second
+    /// late is harmless, and a burst of POSTs costs no extra round trip each.
     private func study(_ studyKey: String) async throws -> Study? {
         if let cached = studies.get(studyKey) { return cached.value }
         let rows = try await client.query(
@@ -144,9 +211,11 @@ package struct SchemaReceiver: Sendable {
             // Stored as `StudyCatalog.apply` writes it, dates in ISO 8601.
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
-            found = Study(event: try decoder.decode(StudyEvent.self, from: Data(event.utf8)), collecting: collecting)
+            let decoded = try decoder.decode(StudyEvent.self, from: Data(event.utf8))
+            found = Study(event: decoded, collecting: collecting, plan: SchemaReception.Study(decoded))
         }
-        studies.put(studyKey, found)
+        // Only a study that takes POSTs is remembered: one launched a moment ago is seen at once.
+        if let found, found.plan != nil, found.collecting, found.event.status == .active { studies.put(studyKey, found) }
         return found
     }
 
@@ -169,4 +238,43 @@ package struct SchemaReceiver: Sendable {
             }
         }
     }
+}
+
+/// The batch statement of `SchemaReceiver`, prepared once per connection.
+package struct SchemaIngestStatement: PostgresPreparedStatement {
+    package static let sql = """
+        WITH input AS (
+            SELECT t.k, t.e, t.a, t.v, t.m, t.d, t.f, t.n
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+                 WITH ORDINALITY AS t(k, e, a, v, m, d, f, n)
+        ), resolved AS (
+            SELECT i.*, p.id AS pid FROM input i
+            LEFT JOIN participants p ON p.study_key = i.k AND p.external_id = i.e
+        ), stored AS (
+            INSERT INTO responses (participant_id, study_key, activity_id, activity_version, metadata, data, fingerprint)
+            SELECT pid, k, a, v, m::jsonb, d::jsonb, f FROM resolved WHERE pid IS NOT NULL
+            ON CONFLICT (participant_id, fingerprint) DO NOTHING
+            RETURNING participant_id, fingerprint
+        )
+        SELECT r.n::int8, r.pid, s.participant_id IS NOT NULL
+        FROM resolved r LEFT JOIN stored s ON s.participant_id = r.pid AND s.fingerprint = r.f
+        """
+    package static let bindingDataTypes: [PostgresDataType] = Array(repeating: .textArray, count: 7)
+    package typealias Row = (Int, Int64?, Bool)
+
+    package var studyKeys: [String]
+    package var externalIds: [String]
+    package var activityIds: [String]
+    package var versions: [String]
+    package var metadata: [String]
+    package var data: [String]
+    package var fingerprints: [String]
+
+    package func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 7)
+        for column in [studyKeys, externalIds, activityIds, versions, metadata, data, fingerprints] { bindings.append(column) }
+        return bindings
+    }
+
+    package func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }
