@@ -140,6 +140,18 @@ import TestSupport
                     conditions: ["Control", "Treatment"], method: .block, studyKey: "SCHEMADEMO", participantId: user,
                     ordinal: ordinal) == arm)
             }
+            // The admin APIs say where the app finds the study, and how many each arm has.
+            let info = try await admin.send(.GET, "/admin/v1/studies/SCHEMADEMO/schema")
+            #expect(info.json?["protocolURL"] == .string(platform.metadata.baseURL + "/schema/SCHEMADEMO/protocol"), "\(info.text)")
+            #expect(info.json?["served"] == .bool(true))
+            let listed = try await admin.send(.GET, platform.response.baseURL + "/admin/v1/studies/SCHEMADEMO/schema-participants?limit=5")
+            #expect(listed.status == 200, "\(listed.text)")
+            let counts = listed.json?["arms"]?.array?.compactMap { $0["participants"]?.number } ?? []
+            #expect(counts.count == 2 && counts.reduce(0, +) == 9 && Set(counts) == [4, 5], "\(listed.text)")
+            #expect(listed.json?["participants"]?.array?.count == 5 && listed.json?["next"] != nil)
+            let unsigned = try await Wire.send(.GET, platform.response.baseURL + "/admin/v1/studies/SCHEMADEMO/schema-participants")
+            #expect(unsigned.status == 401)
+
             // A participant's arm stays theirs: a later POST from them changes nothing.
             #expect(try await Self.post(platform, Self.surveyPost(user: "23456789", alert: "2026-11-28T09:41:00+11:00")).status == 200)
             #expect(try await Self.count(platform, "SELECT count(*)::int FROM participants WHERE external_id = '23456789'") == 1)

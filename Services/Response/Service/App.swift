@@ -111,6 +111,10 @@ public enum ResponseService: ServiceAssembly {
                     limiter: LocalRateLimiter(perMinute: response.schemaPostsPerMinute),
                     addresses: environment.settings.clientAddresses
                 ).add(to: routes.router)
+                AdminSchemaRoutes(
+                    catalog: catalog, participants: SchemaParticipantStore(client: postgres, logger: environment.logger),
+                    authenticator: authenticator
+                ).add(to: routes.router)
                 let resync = StudyResync(
                     catalog: catalog, client: environment.internalClient, isReady: { environment.startup.isFinished },
                     logger: environment.logger)

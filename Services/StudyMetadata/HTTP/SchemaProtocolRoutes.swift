@@ -30,23 +30,25 @@ package struct SchemaProtocolRoutes {
         router.post("/schema/:studyId/protocol", use: serve)
     }
 
-    /// The URL phones post a study's data to.
-    package static func postURL(base: URL, studyId: String) -> String {
+    /// The URL phones post a study's data to (on the response service's `base`).
+    package static func postURL(base: URL, studyId: String) -> String { url(base, studyId, "data") }
+
+    /// The URL the schema app downloads a study's protocol from (on study-metadata's `base`).
+    package static func protocolURL(base: URL, studyId: String) -> String { url(base, studyId, "protocol") }
+
+    private static func url(_ base: URL, _ studyId: String, _ last: String) -> String {
         let escaped = studyId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? studyId
         var text = base.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
-        return "\(text)/schema/\(escaped)/data"
+        return "\(text)/schema/\(escaped)/\(last)"
     }
 
     @Sendable package func serve(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.require("studyId")
-        let missing = APIError.notFound("study \(studyId) has no schema protocol that is open for enrolment")
-        guard let standing = try await published.standing(studyId: studyId), standing.status == .active,
-            let current = try await published.current(appId: standing.appId, studyId: studyId).first,
-            current.status == .active, current.document.enrolling,
-            let source = current.document.source, source.format == .schema
-        else { throw missing }
-        let body = await published.replies.reply("schema-protocol:\(studyId):\(current.version)") {
+        guard let (version, source) = try await published.servedSchemaProtocol(studyId: studyId) else {
+            throw APIError.notFound("study \(studyId) has no schema protocol that is open for enrolment")
+        }
+        let body = await published.replies.reply("schema-protocol:\(studyId):\(version)") {
             var document = source.document
             if case .object(var properties)? = document["properties"], case .object(var top) = document {
                 properties["post_url"] = .string(Self.postURL(base: dataURL, studyId: studyId))

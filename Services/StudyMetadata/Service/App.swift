@@ -45,7 +45,6 @@ public enum StudyMetadataService: ServiceAssembly {
                 let studies = StudyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
                 StudyDraftRoutes(studies: studies, apps: apps, authenticator: authenticator).add(to: routes.router)
                 ActivityImportRoutes(studies: studies, authenticator: authenticator).add(to: routes.router)
-                SchemaImportRoutes(studies: studies, apps: apps, authenticator: authenticator).add(to: routes.router)
                 let notifications = NotificationStore(client: environment.postgres, logger: environment.logger)
                 StudyLifecycleRoutes(
                     actions: StudyLifecycleActions(
@@ -65,8 +64,12 @@ public enum StudyMetadataService: ServiceAssembly {
                     authenticator: AppClientAuthenticator(apps: apps)
                 ).add(to: routes.router)
                 InternalStudyRoutes(published: published).add(to: routes.internalGroup)
-                SchemaProtocolRoutes(
-                    published: published, dataURL: adminSettings.schemaDataURL ?? environment.settings.peers[.response]!
+                let schemaDataURL = adminSettings.schemaDataURL ?? environment.settings.peers[.response]!
+                SchemaProtocolRoutes(published: published, dataURL: schemaDataURL).add(to: routes.router)
+                SchemaAdminRoutes(
+                    studies: studies, apps: apps, published: published, authenticator: authenticator,
+                    protocolBase: adminSettings.schemaProtocolURL ?? environment.settings.peers[.studyMetadata]!,
+                    dataBase: schemaDataURL
                 ).add(to: routes.router)
                 let apiKeys = APIKeyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
                 AdminAPIKeyRoutes(keys: apiKeys, authenticator: authenticator).add(to: routes.router)

@@ -91,6 +91,14 @@ package struct StudyCatalog: Sendable {
         return nil
     }
 
+    /// The arms the study's newest event names (none for a study without arms).
+    package func arms(studyKey: String) async throws -> [String] {
+        let rows = try await client.query(
+            "SELECT coalesce(event->'arms'->'names', '[]'::jsonb)::text FROM studies WHERE study_key = \(studyKey)", logger: logger)
+        for try await text in rows.decode(String.self) { return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? [] }
+        return []
+    }
+
     /// Turns response collection on or off; false when the study is unknown.
     package func setCollection(_ studyId: String, enabled: Bool, actor: String) async throws -> Bool {
         try await client.withTransaction(logger: logger) { connection in

@@ -13,6 +13,7 @@ public struct AdminSettings: Sendable {
         public static let invitationHours = Setting("admin.invitationHours")
         public static let catalogCacheSeconds = Setting("catalog.cacheSeconds")
         public static let schemaDataURL = Setting("schema.dataURL")
+        public static let schemaProtocolURL = Setting("schema.protocolURL")
     }
 
     public var bootstrapEmail: String?
@@ -27,6 +28,9 @@ public struct AdminSettings: Sendable {
     /// Where phones reach the response service: the served schema protocols' `post_url` is this
     /// followed by `/schema/{studyId}/data`. Nil: the response service's internal address.
     public var schemaDataURL: URL?
+    /// Where phones reach this service: a schema study's QR code says this followed by
+    /// `/schema/{studyId}/protocol`. Nil: this service's own address.
+    public var schemaProtocolURL: URL?
 
     public init(reader: ConfigReader) throws(ConfigurationError) {
         let settings = SettingsReader(reader)
@@ -44,6 +48,9 @@ public struct AdminSettings: Sendable {
         sessionDuration = .seconds(3600 * (try settings.integer(Keys.sessionHours, default: 12, in: 1...720)))
         invitationDuration = .seconds(3600 * (try settings.integer(Keys.invitationHours, default: 72, in: 1...720)))
         catalogCacheDuration = .seconds(try settings.integer(Keys.catalogCacheSeconds, default: 30, in: 1...3600))
+        if settings.text(Keys.schemaProtocolURL) != nil {
+            schemaProtocolURL = try settings.httpURL(Keys.schemaProtocolURL, default: URL(string: "http://127.0.0.1:8081")!)
+        }
         if settings.text(Keys.schemaDataURL) != nil {
             schemaDataURL = try settings.httpURL(Keys.schemaDataURL, default: URL(string: "http://127.0.0.1:8083")!)
         }

@@ -242,3 +242,17 @@ package struct StudyVersionNotFound: Error, Sendable {
     package let studyId: String
     package let version: Int
 }
+
+extension PublishedStudies {
+    /// The protocol the schema app is served for `studyId`: the newest published version's, while
+    /// the study is launched (active) and enrolling; nil otherwise, or for a study that was not
+    /// imported from a schema protocol.
+    package func servedSchemaProtocol(studyId: String) async throws -> (version: Int, source: StudySource)? {
+        guard let standing = try await standing(studyId: studyId), standing.status == .active,
+            let current = try await current(appId: standing.appId, studyId: studyId).first,
+            current.status == .active, current.document.enrolling,
+            let source = current.document.source, source.format == .schema
+        else { return nil }
+        return (current.version, source)
+    }
+}

@@ -5,34 +5,58 @@ import ServiceKitHTTP
 import StudyMetadataCore
 import StudyModels
 
-/// `PUT /admin/v1/studies/{studyId}/imports/schema`: a schema app protocol as the body makes the
-/// draft's activities, schedules, arms and graphs (docs/schema-protocols.md, Import). A new study
-/// is created from it in the app `?appId=` names (its schedules computed in `?timeZone=`, UTC by
-/// default); `?assignment=block|simple` chooses how participants are given arms.
-package struct SchemaImportRoutes {
-    package struct Imported: ResponseEncodable {
-        package var studyId: String
-        package var created: Bool
-        /// The activity each module became, in the protocol's order.
-        package var activities: [String]
-        package var arms: StudyArms?
-        /// What works, but not as the protocol's author may think, located in the protocol; then
-        /// what the draft still lacks, located in the draft.
-        package var warnings: [ValidationProblem]
-    }
+/// A study's schema app side for its admins (docs/schema-protocols.md):
+/// - `PUT /admin/v1/studies/{studyId}/imports/schema`: a schema app protocol as the body makes the
+///   draft's activities, schedules, arms and graphs. A new study is created from it in the app
+///   `?appId=` names (its schedules computed in `?timeZone=`, UTC by default);
+///   `?assignment=block|simple` chooses how participants are given arms.
+/// - `GET /admin/v1/studies/{studyId}/schema`: where the app downloads the protocol (what the
+///   study's QR code says) and posts its data, and whether it is served now.
+package struct SchemaAdminRoutes {
+    package typealias Imported = SchemaImportResult
 
     package let studies: StudyStore
     package let apps: AppStore
+    package let published: PublishedStudies
     package let authenticator: AdminTokenAuthenticator
+    /// study-metadata's and the response service's addresses as phones reach them.
+    package let protocolBase: URL
+    package let dataBase: URL
 
-    package init(studies: StudyStore, apps: AppStore, authenticator: AdminTokenAuthenticator) {
+    package init(
+        studies: StudyStore, apps: AppStore, published: PublishedStudies, authenticator: AdminTokenAuthenticator,
+        protocolBase: URL, dataBase: URL
+    ) {
         self.studies = studies
         self.apps = apps
+        self.published = published
         self.authenticator = authenticator
+        self.protocolBase = protocolBase
+        self.dataBase = dataBase
     }
 
     package func add(to router: Router<ServiceRequestContext>) {
         router.put("/admin/v1/studies/:studyId/imports/schema", use: importProtocol)
+        router.get("/admin/v1/studies/:studyId/schema", use: info)
+    }
+
+    @Sendable package func info(_ request: Request, context: ServiceRequestContext) async throws -> SchemaStudyInfo {
+        let studyId = try context.parameters.require("studyId")
+        _ = try await authenticator.require(.viewer, on: studyId, request)
+        guard let draft = try await studies.draft(studyId: studyId) else { throw APIError.notFound("no study \(studyId)") }
+        let document = try JSONDecoder().decode(StudyDocument.self, from: Data(draft.json.utf8))
+        guard let source = document.source, source.format == .schema else {
+            throw APIError.notFound("study \(studyId) was not imported from a schema protocol")
+        }
+        guard case .array(let modules)? = source.document["modules"] else {
+            throw APIError.notFound("study \(studyId) was not imported from a schema protocol")
+        }
+        return SchemaStudyInfo(
+            studyId: studyId, protocolURL: SchemaProtocolRoutes.protocolURL(base: protocolBase, studyId: studyId),
+            postURL: SchemaProtocolRoutes.postURL(base: dataBase, studyId: studyId),
+            served: try await published.servedSchemaProtocol(studyId: studyId) != nil,
+            protocolStudyId: source.document["properties"]?["study_id"]?.text, arms: document.arms,
+            activities: SchemaImport.activityIds(modules: modules))
     }
 
     @Sendable package func importProtocol(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Imported> {
@@ -127,3 +151,6 @@ package struct SchemaImportRoutes {
             problems: problems)
     }
 }
+
+extension SchemaImportResult: ResponseEncodable {}
+extension SchemaStudyInfo: ResponseEncodable {}
