@@ -304,7 +304,7 @@ let package = Package(
         .target(
             name: "ConsoleHTTP",
             dependencies: [
-                "ConsoleCore", "ServiceKit", "ServiceKitHTTP", "StudyModels", "JSONText",
+                "ConsoleCore", "ServiceKit", "ServiceKitHTTP", "StudyModels", "JSONText", "QRCode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Mustache", package: "swift-mustache"),

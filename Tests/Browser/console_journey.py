@@ -25,6 +25,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 import urllib.error
 import urllib.parse
@@ -45,6 +46,7 @@ SHOTS = os.environ["SCREENSHOTS"]
 MAIL_DIR = os.environ["MAIL_DIR"]
 RESPONSE = os.environ["RESPONSE_URL"].rstrip("/")
 STUDY = "BROWSER1"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def browser():
@@ -1002,6 +1004,70 @@ def main():
             driver.find_element(By.CSS_SELECTOR, "form[action$='/push/remove'] button[type=submit]").click()
             wait(driver, gone(page), "the push page after removing a credential")
         assert "No push credentials yet" in driver.find_element(By.CSS_SELECTOR, "main").text
+
+        # A schema study: made from the schema app's demo protocol through the console's form (the
+        # file chosen as a researcher would), its QR code read back from the page by zbarimg, a
+        # broken protocol refused with its place, launched; then the app's own multipart POST,
+        # and the participant shows with the arm the server gave them.
+        driver.get(CONSOLE + "/studies/new/schema")
+        wait(driver, EC.presence_of_element_located((By.ID, "studyId")), "the new schema study form")
+        fill(driver, "studyId", "SCHEMA1")
+        fill(driver, "timeZone", "Australia/Melbourne")
+        driver.find_element(By.ID, "protocolFile").send_keys(os.path.join(ROOT, "Tests/Fixtures/schema/demo_protocol.json"))
+        driver.find_element(By.CSS_SELECTOR, "form[action='/studies/new/schema'] button[type=submit]").click()
+        wait(driver, EC.url_contains("/studies/SCHEMA1/schema"), "the new schema study's page")
+        protocol_url = driver.find_element(By.ID, "protocol-url").text
+        assert protocol_url == METADATA + "/schema/SCHEMA1/protocol", protocol_url
+        folder = tempfile.mkdtemp()
+        qr_png = os.path.join(folder, "qr.png")
+        with open(qr_png, "wb") as out:
+            out.write(driver.find_element(By.CSS_SELECTOR, "figure.qr svg").screenshot_as_png)
+        read = subprocess.run(["zbarimg", "--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", qr_png], check=True,
+                              capture_output=True, text=True).stdout.strip()
+        assert read == protocol_url, (read, protocol_url)
+        arms_text = driver.find_element(By.ID, "arms").text
+        assert "Control" in arms_text and "Treatment" in arms_text, arms_text
+        shot(driver, "schema-study")
+        fill(driver, "protocol", '{"properties": {"conditions": []}, "modules": []}')
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.CSS_SELECTOR, "form[action='/studies/SCHEMA1/schema'] button[type=submit]").click()
+        wait(driver, gone(page), "the schema page after a broken protocol")
+        problems = driver.find_element(By.ID, "problems").text
+        assert "Not imported" in problems and "/properties/study_id" in problems, problems
+        driver.find_element(By.LINK_TEXT, "Actions and versions").click()
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=launch]")), "the schema study's actions")
+        driver.find_element(By.XPATH, "//input[@value='launch']/ancestor::form//button").click()
+        wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Done: launch."), "the schema study's launch")
+        served = json.load(urllib.request.urlopen(urllib.request.Request(
+            protocol_url, data=b"seed=f2d91e73", headers={"Content-Type": "application/x-www-form-urlencoded"})))
+        assert served["properties"]["post_url"] == RESPONSE + "/schema/SCHEMA1/data", served["properties"]
+        boundary = "----WebKitFormBoundaryBrowserJourney"
+        fields = [("data_type", "survey_response"), ("user_id", "23456789"), ("study_id", "3ZDOGAH"), ("module_index", "1"),
+                  ("module_name", "Elements"), ("responses", json.dumps({"text-71nnpqzi": "from the browser test", "slider-0yih1evt": 4})),
+                  ("response_time", "2026-11-26T09:52:00+11:00"), ("alert_time", "2026-11-26T09:41:00+11:00"), ("platform", "android")]
+        body = "".join(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n' for name, value in fields)
+        body += f"--{boundary}--\r\n"
+        post = urllib.request.Request(served["properties"]["post_url"], data=body.encode(),
+                                      headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        for _ in range(150):
+            try:
+                with urllib.request.urlopen(post) as reply:
+                    assert reply.read() == b"true"
+                    break
+            except urllib.error.HTTPError as refused:
+                assert refused.code == 404, refused.code  # the launch has not reached the response service yet
+                time.sleep(0.1)
+        else:
+            raise AssertionError("the schema study's data URL never took the POST")
+        driver.get(CONSOLE + "/studies/SCHEMA1/schema")
+        wait(driver, EC.presence_of_element_located((By.ID, "schema-participants")), "the schema study's participants")
+        row = driver.find_element(By.CSS_SELECTOR, "#schema-participants tbody tr").text
+        assert "23456789" in row and ("Control" in row or "Treatment" in row), row
+        assert "Yes" in driver.find_element(By.ID, "served").text
+        shot(driver, "schema-participants")
+        driver.get(CONSOLE + "/studies/SCHEMA1/schema/sheet")
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "figure.qr-large svg")), "the printable QR code")
+        shot(driver, "schema-sheet")
 
         # The study's summary, then signing out ends the session.
         driver.get(CONSOLE + f"/studies/{STUDY}/basics")

@@ -72,6 +72,7 @@ public enum ConsoleService {
         DocumentRoutes(pages: pages).add(to: shell.router)
         AppPageRoutes(pages: pages).add(to: shell.router)
         ActivityToolRoutes(pages: pages).add(to: shell.router)
+        SchemaPageRoutes(pages: pages).add(to: shell.router)
         AnnouncementRoutes(pages: pages).add(to: shell.router)
         return shell.application(
             host: settings.host, port: settings.port, services: [http], logger: logger, routeCatalog: routeCatalog)

@@ -1,10 +1,11 @@
 import ConsoleCore
 import Mustache
+import QRCode
 import StudyModels
 
 /// Markup written by `MarkupWriter` (`FormHTML`'s form elements, `SVGChart`'s charts), with every
-/// value in it escaped: the one thing a template may draw unescaped (`{{{form}}}` and
-/// `{{{chart}}}`; `PageRenderer` refuses templates with any other unescaped tag).
+/// value in it escaped, or a QR code's SVG: the one thing a template may draw unescaped
+/// (`{{{form}}}`, `{{{chart}}}` and `{{{qr}}}`; `PageRenderer` refuses any other unescaped tag).
 package struct SafeHTML: MustacheCustomRenderable, Sendable {
     package let renderText: String
     package var isNull: Bool { renderText.isEmpty }
@@ -12,6 +13,13 @@ package struct SafeHTML: MustacheCustomRenderable, Sendable {
     /// Only `MarkupWriter` makes one: everything in it was escaped as it was written.
     init(escapedMarkup html: String) {
         renderText = html
+    }
+}
+
+extension SafeHTML {
+    /// A QR code as an inline SVG: its markup holds only numbers, whatever the code says.
+    static func qrCode(_ code: QRCode, moduleSize: Int) -> SafeHTML {
+        SafeHTML(escapedMarkup: code.svg(moduleSize: moduleSize))
     }
 }
 

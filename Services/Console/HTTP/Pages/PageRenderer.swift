@@ -6,8 +6,9 @@ import NIOCore
 
 /// The console's HTML: Mustache templates from the target's resources, loaded once at start.
 /// Every `{{value}}` is HTML-escaped (quotes too, so values are safe inside attributes). The only
-/// unescaped tags allowed are `{{{form}}}` and `{{{chart}}}`, which draw `SafeHTML` (escaped as it
-/// was written, by `MarkupWriter`); a template with any other unescaped tag is refused at start.
+/// unescaped tags allowed are `{{{form}}}`, `{{{chart}}}` and `{{{qr}}}`, which draw `SafeHTML`
+/// (escaped as it was written, by `MarkupWriter`, or a QR code's SVG of numbers only); a template
+/// with any other unescaped tag is refused at start.
 package struct PageRenderer: Sendable {
     let library: MustacheLibrary
 
@@ -18,11 +19,11 @@ package struct PageRenderer: Sendable {
     package struct UnescapedTag: Error, CustomStringConvertible {
         var template: String
         var tag: String
-        package var description: String { "template \(template) draws \(tag) unescaped; only {{{form}}} and {{{chart}}} may be" }
+        package var description: String { "template \(template) draws \(tag) unescaped; only {{{form}}}, {{{chart}}} and {{{qr}}} may be" }
     }
 
     /// The tags that draw `SafeHTML`, the only values drawn unescaped.
-    static let safeTags: Set<String> = ["{{{form}}}", "{{{chart}}}"]
+    static let safeTags: Set<String> = ["{{{form}}}", "{{{chart}}}", "{{{qr}}}"]
 
     /// The unescaped tags of a template (`{{{name}}}`, `{{& name}}`) other than the safe ones.
     package static func unescapedTags(in text: String) -> [String] {

@@ -43,6 +43,7 @@ extension ConsolePages {
         page["actionsCurrent"] = current == "actions"
         page["teamCurrent"] = current == "team"
         page["tokensCurrent"] = current == "tokens"
+        page["schemaCurrent"] = current == "schema"
         page["participantsCurrent"] = current == "participants"
         page["invitationsCurrent"] = current == "invitations"
         page["dataCurrent"] = current == "data"

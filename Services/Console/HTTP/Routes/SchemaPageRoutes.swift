@@ -1,0 +1,223 @@
+import ConsoleCore
+import Foundation
+import Hummingbird
+import QRCode
+import ServiceKitHTTP
+import StudyModels
+
+/// The schema app's side of a study (docs/console.md, Schema app):
+/// - `GET|POST /studies/new/schema`: a new study made from a schema protocol (file or text);
+/// - `GET|POST /studies/{studyId}/schema`: the study's protocol URL and its QR code, the arms with
+///   their counts and participants, and importing the protocol again (editors);
+/// - `GET /studies/{studyId}/schema/sheet`: the QR code on a page of its own, to print.
+/// Everything goes through the admin APIs, which check and map the protocol.
+package struct SchemaPageRoutes: Sendable {
+    let pages: ConsolePages
+
+    package init(pages: ConsolePages) {
+        self.pages = pages
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/studies/new/schema", use: newStudyForm)
+        router.post("/studies/new/schema", use: createStudy)
+        router.get("/studies/:studyId/schema", use: show)
+        router.post("/studies/:studyId/schema", use: reimport)
+        router.get("/studies/:studyId/schema/sheet", use: sheet)
+    }
+
+    static let assignments = [("block", "Permuted blocks (balanced)"), ("simple", "Simple (independent draws)")]
+
+    // MARK: A new study
+
+    @Sendable func newStudyForm(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await pages.signedIn(request, context) { session, _ in
+            let apps = try await pages.api.apps(token: session.token, logger: context.logger)
+            return newStudyPage(
+                session, apps: apps, values: ["timeZone": "UTC", "appId": apps.count == 1 ? apps[0].appId : ""], problems: [],
+                status: .ok)
+        }
+    }
+
+    @Sendable func createStudy(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await pages.signedIn(request, context) { session, form in
+            let form = form ?? FormFields()
+            let apps = try await pages.api.apps(token: session.token, logger: context.logger)
+            let values = [
+                "studyId": FormField.trimmed(form["studyId"]), "appId": FormField.trimmed(form["appId"]),
+                "timeZone": FormField.trimmed(form["timeZone"]), "assignment": FormField.trimmed(form["assignment"]),
+                "protocol": form.text(file: "protocolFile", orPasted: "protocol"),
+            ]
+            var problems: [ValidationProblem] = []
+            if values["studyId"]!.isEmpty { problems.append(.init(pointer: "", message: "Enter the study's id.")) }
+            if values["protocol"]!.isEmpty { problems.append(.init(pointer: "", message: "Choose the protocol's file or paste it.")) }
+            guard problems.isEmpty else {
+                return newStudyPage(session, apps: apps, values: values, problems: problems, status: .unprocessableContent)
+            }
+            let studyId = values["studyId"]!
+            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                try await pages.api.importSchema(
+                    Array(values["protocol"]!.utf8), into: studyId, appId: values["appId"], timeZone: values["timeZone"].flatMap { $0.isEmpty ? nil : $0 },
+                    assignment: Self.assignment(values["assignment"]), token: session.token, logger: context.logger)
+            }
+            switch outcome {
+            case .success:
+                return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/schema?imported=1")
+            case .failure(let error) where [400, 403, 409, 413, 422].contains(error.status):
+                let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "", message: error.message)] : error.problems
+                return newStudyPage(session, apps: apps, values: values, problems: problems, status: .unprocessableContent)
+            case .failure(let error):
+                throw error
+            }
+        }
+    }
+
+    func newStudyPage(
+        _ session: ConsoleSession, apps: [AppDefinition], values: [String: String], problems: [ValidationProblem],
+        status: HTTPResponse.Status
+    ) -> Response {
+        var page = pages.base(title: "New study from a schema protocol", session: session)
+        page["hasApps"] = !apps.isEmpty
+        page["apps"] = apps.map { ["appId": $0.appId, "name": $0.name, "selected": $0.appId == values["appId"]] }
+        page["values"] = values
+        page["assignments"] = Self.assignmentChoices(values["assignment"])
+        Self.describe(problems, heading: "The study was not created", into: &page)
+        return pages.renderer.page("schema-new", page, status: status)
+    }
+
+    // MARK: A study's schema page
+
+    @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        let imported = request.uri.queryParameters["imported"] == "1"
+        let after = request.uri.queryParameters["after"].flatMap { Int64(String($0)) }
+        return try await pages.signedIn(request, context) { session, _ in
+            try await schemaPage(
+                studyId, session: session, context: context, after: after, protocolText: "", problems: [],
+                warnings: nil, imported: imported, status: .ok)
+        }
+    }
+
+    @Sendable func reimport(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        return try await pages.signedIn(request, context) { session, form in
+            let form = form ?? FormFields()
+            let text = form.text(file: "protocolFile", orPasted: "protocol")
+            guard !text.isEmpty else {
+                return try await schemaPage(
+                    studyId, session: session, context: context, after: nil, protocolText: "",
+                    problems: [.init(pointer: "", message: "Choose the protocol's file or paste it.")], warnings: nil, imported: false,
+                    status: .unprocessableContent)
+            }
+            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                try await pages.api.importSchema(
+                    Array(text.utf8), into: studyId, assignment: Self.assignment(FormField.trimmed(form["assignment"])),
+                    token: session.token, logger: context.logger)
+            }
+            switch outcome {
+            case .success(let result):
+                return try await schemaPage(
+                    studyId, session: session, context: context, after: nil, protocolText: "", problems: [],
+                    warnings: result.warnings, imported: true, status: .ok)
+            case .failure(let error) where [400, 403, 409, 413, 422].contains(error.status):
+                let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "", message: error.message)] : error.problems
+                return try await schemaPage(
+                    studyId, session: session, context: context, after: nil, protocolText: text, problems: problems, warnings: nil,
+                    imported: false, status: .unprocessableContent)
+            case .failure(let error):
+                throw error
+            }
+        }
+    }
+
+    func schemaPage(
+        _ studyId: String, session: ConsoleSession, context: ServiceRequestContext, after: Int64?, protocolText: String,
+        problems: [ValidationProblem], warnings: [ValidationProblem]?, imported: Bool, status: HTTPResponse.Status
+    ) async throws -> Response {
+        async let info = pages.api.schemaInfo(of: studyId, token: session.token, logger: context.logger)
+        async let participants = pages.api.schemaParticipants(of: studyId, after: after, token: session.token, logger: context.logger)
+        let state = try await pages.load(studyId, session: session, context: context)
+        var page = pages.studyPage(
+            title: "Schema app · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
+            sections: state.sections, current: "schema")
+        page["editable"] = state.editable
+        page["protocol"] = protocolText
+        page["imported"] = imported
+        page["assignments"] = Self.assignmentChoices(nil)
+        Self.describe(problems, heading: "Not imported", into: &page)
+        if let warnings, !warnings.isEmpty {
+            page["warnings"] = warnings.map(StudyPageModels.item)
+            page["hasWarnings"] = true
+        }
+        if let info = try await info {
+            page["schema"] = Self.model(info)
+            var list = try await participants
+            if list.arms.isEmpty, let arms = info.arms {
+                // The response service hears of the study when it is first published.
+                list.arms = arms.names.map { SchemaParticipantList.ArmCount(arm: $0, participants: 0) }
+            }
+            let total = list.arms.reduce(0) { $0 + $1.participants }
+            page["arms"] = list.arms.map { arm in
+                ["arm": arm.arm, "participants": arm.participants.formatted(),
+                 "share": total == 0 ? "–" : "\(Int((Double(arm.participants) / Double(total) * 100).rounded())) %"]
+            }
+            page["hasArms"] = !list.arms.isEmpty
+            page["participants"] = list.participants.map { participant -> [String: Any] in
+                ["externalId": participant.externalId, "arm": participant.arm ?? "–",
+                 "ordinal": participant.armOrdinal.map { String($0) } ?? "–", "status": participant.status,
+                 "enrolledAt": StudyPageModels.timestamp(participant.enrolledAt), "submissions": participant.submissions.formatted()]
+            }
+            page["hasParticipants"] = !list.participants.isEmpty
+            page["next"] = list.next.map { String($0) } ?? ""
+            page["hasNext"] = list.next != nil
+        }
+        return pages.renderer.page("schema", page, status: status)
+    }
+
+    // MARK: The printable sheet
+
+    @Sendable func sheet(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        return try await pages.signedIn(request, context) { session, _ in
+            let summary = try await pages.api.study(studyId, token: session.token, logger: context.logger)
+            guard let info = try await pages.api.schemaInfo(of: studyId, token: session.token, logger: context.logger) else {
+                return pages.errorPage(
+                    session, status: .notFound, heading: "Not found", message: "Study \(studyId) was not imported from a schema protocol.")
+            }
+            var page = pages.base(title: "Join \(summary.name)", session: session)
+            page["name"] = summary.name
+            page["schema"] = Self.model(info)
+            page["studyId"] = studyId
+            return pages.renderer.page("schema-sheet", page)
+        }
+    }
+
+    // MARK: Models
+
+    /// The study's URLs and its QR code (an inline SVG: the page needs no second request).
+    static func model(_ info: SchemaStudyInfo) -> [String: Any] {
+        let svg: Any = (try? QRCode(encoding: info.protocolURL, correction: .medium)).map { SafeHTML.qrCode($0, moduleSize: 6) } ?? ""
+        return [
+            "protocolURL": info.protocolURL, "postURL": info.postURL, "served": info.served, "qr": svg,
+            "protocolStudyId": info.protocolStudyId ?? "", "activities": info.activities.joined(separator: ", "),
+            "assignment": info.arms.map { $0.assignment == .block ? "permuted blocks" : "simple draws" } ?? "",
+            "armNames": info.arms?.names.joined(separator: ", ") ?? "",
+        ]
+    }
+
+    static func assignment(_ value: String?) -> String? {
+        guard let value, assignments.contains(where: { $0.0 == value }) else { return nil }
+        return value
+    }
+
+    static func assignmentChoices(_ selected: String?) -> [[String: Any]] {
+        assignments.map { ["value": $0.0, "label": $0.1, "selected": $0.0 == (selected ?? "block")] }
+    }
+
+    static func describe(_ problems: [ValidationProblem], heading: String, into page: inout [String: Any]) {
+        // Pointers here are into the protocol (`/modules/1/alerts/duration`), not a draft's page.
+        page["problems"] = problems.map(StudyPageModels.item)
+        page["hasProblems"] = !problems.isEmpty
+        page["problemsHeading"] = "\(heading): \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
+    }
+}
