@@ -28,6 +28,8 @@ struct Platform: Sendable {
     let androidCredential: String
     /// DEMOSTUDY's enrollment tokens.
     let tokens: [String]
+    /// The response service's environment, to start it again as it was.
+    let responseEnvironment: [String: String]
 
     static let adminEmail = "admin@e2e.test"
     static let adminPassword = "E2e-Admin-Passw0rd!"
@@ -78,14 +80,12 @@ struct Platform: Sendable {
                             "MAIL_DIRECTORY": mail.path, "CONSENT_DIRECTORY": consents.path,
                         ]) { $1 },
                         port: ports.registration)
-                    let response = try await ServiceProcess.start(
-                        "response",
-                        environment: common.merging([
-                            "DATABASE_URL": responseDB, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.response]!,
-                            "INTERNAL_CALLER_KEYS": callers(.response, accepting: [.studyMetadata]),
-                            "QUERY_DATABASE_URL": try await TestDatabase.queryReaderURL(responseDB),
-                        ]) { $1 }.merging(responseSettings) { $1 },
-                        port: ports.response)
+                    let responseEnvironment = common.merging([
+                        "DATABASE_URL": responseDB, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.response]!,
+                        "INTERNAL_CALLER_KEYS": callers(.response, accepting: [.studyMetadata]),
+                        "QUERY_DATABASE_URL": try await TestDatabase.queryReaderURL(responseDB),
+                    ]) { $1 }.merging(responseSettings) { $1 }
+                    let response = try await ServiceProcess.start("response", environment: responseEnvironment, port: ports.response)
                     defer {
                         for service in [response, registration, metadata] where !service.stop() {
                             Issue.record("\(service.name) did not exit within 30 s of SIGTERM; its log ends:\n\(service.logTail())")
@@ -102,7 +102,8 @@ struct Platform: Sendable {
                         metadata: metadata, registration: registration, response: response,
                         metadataDatabase: metadataDB, registrationDatabase: registrationDB, responseDatabase: responseDB,
                         mailDirectory: mail, adminToken: admin.token,
-                        iosCredential: credentials.ios, androidCredential: credentials.android, tokens: tokens)
+                        iosCredential: credentials.ios, androidCredential: credentials.android, tokens: tokens,
+                        responseEnvironment: responseEnvironment)
                     try await body(platform)
                 }
             }
@@ -164,6 +165,13 @@ struct Platform: Sendable {
     /// Runs `body` with a client of the registration service's database.
     func withRegistrationDatabase<T: Sendable>(_ body: @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
         try await TestDatabase.withClient(url: registrationDatabase, body)
+    }
+
+    /// Stops the response service (SIGTERM) and starts it again on the same port, as a deploy
+    /// does; the caller stops the new process.
+    func restartResponse() async throws -> ServiceProcess {
+        guard response.stop() else { throw TestServerError(description: "the response service did not stop on SIGTERM") }
+        return try await ServiceProcess.start("response", environment: responseEnvironment, port: response.port)
     }
 
     /// Runs `body` with a client of the response service's database.

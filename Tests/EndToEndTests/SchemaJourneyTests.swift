@@ -156,6 +156,25 @@ import TestSupport
             #expect(try await Self.post(platform, Self.surveyPost(user: "23456789", alert: "2026-11-28T09:41:00+11:00")).status == 200)
             #expect(try await Self.count(platform, "SELECT count(*)::int FROM participants WHERE external_id = '23456789'") == 1)
             #expect(try await Self.count(platform, "SELECT assigned FROM arm_counters WHERE study_key = 'SCHEMADEMO'") == 9)
+
+            // After a restart of the response service nothing about arms is forgotten: the next
+            // participant takes the tenth place, with the arm the blocks give it, and the first
+            // keeps theirs.
+            let restarted = try await platform.restartResponse()
+            defer { restarted.stop() }
+            #expect(try await Self.post(platform, Self.surveyPost(user: "2345678N")).status == 200)
+            #expect(try await Self.post(platform, Self.surveyPost(user: "23456789", alert: "2026-11-29T09:41:00+11:00")).status == 200)
+            let after = try await platform.withResponseDatabase { client, logger in
+                var rows: [String: (String, Int)] = [:]
+                for try await (user, arm, ordinal) in try await client.query(
+                    "SELECT external_id, arm, arm_ordinal FROM participants WHERE external_id IN ('2345678N', '23456789')", logger: logger
+                ).decode((String, String, Int).self) { rows[user] = (arm, ordinal) }
+                return rows
+            }
+            #expect(after["23456789"]?.0 == arms[0].1 && after["23456789"]?.1 == 0)
+            #expect(after["2345678N"]?.1 == 9)
+            #expect(after["2345678N"]?.0 == SchemaConditions.assign(
+                conditions: ["Control", "Treatment"], method: .block, studyKey: "SCHEMADEMO", participantId: "2345678N", ordinal: 9))
         }
     }
 }
