@@ -219,6 +219,13 @@ PGPASSWORD=$STUDYSTACK_DB_PASSWORD pgbench -n -M prepared -c 20 -j 2 -T "$durati
 PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -h 127.0.0.1 -p 55432 -U studystack studystack_registration \
     -c "DROP TABLE bench_sessions" >/dev/null
 
+# --- response: the schema app's receiver beside the schema project's demo_post.php under php -S --
+# While the response service only takes submissions (as for processResponse below), and before the
+# large batches below load the database; the run's POSTs are deleted afterwards.
+token=$token STUDYSTACK_DB_PASSWORD=$STUDYSTACK_DB_PASSWORD scripts/bench_schema.sh "$results"
+PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -h 127.0.0.1 -p 55432 -U studystack studystack_response \
+    -c "DELETE FROM responses WHERE study_key = 'SCHEMABENCH'" >/dev/null
+
 # --- response: a 100,000-token enrollment batch through the admin API ---------------------------
 # study-metadata's outbox tells the response service about the launched study; wait for it.
 for _ in $(seq 1 50); do
@@ -289,10 +296,6 @@ rsql -c "SELECT count(*) FROM responses" >"$results.responses-after"
 log "pgbench: bench/pgbench-response.sql (processResponse's database work), 20 clients, ${duration}s"
 PGPASSWORD=$STUDYSTACK_DB_PASSWORD pgbench -n -M prepared -c 20 -j 2 -T "$duration" -D lo="$lo" -D hi="$hi" \
     -f bench/pgbench-response.sql -h 127.0.0.1 -p 55432 -U studystack studystack_response >"$results.pgbench-response" 2>&1
-# The schema app's receiver beside the schema project's demo_post.php under php -S, while the
-# response service only takes submissions, as for processResponse.
-token=$token STUDYSTACK_DB_PASSWORD=$STUDYSTACK_DB_PASSWORD scripts/bench_schema.sh "$results"
-rsql -c "DELETE FROM responses WHERE study_key = 'SCHEMABENCH'"
 # Processing on its own: the response service restarted with its worker, the backlog it drains.
 kill "$response_pid" 2>/dev/null || true
 while kill -0 "$response_pid" 2>/dev/null; do sleep 0.2; done

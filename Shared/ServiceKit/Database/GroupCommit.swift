@@ -6,8 +6,9 @@ import Synchronization
 /// is acknowledged before it is durable; under load many items share a commit instead of each
 /// paying for its own.
 public final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
-    /// Writes a batch; one result per item, in the batch's order.
-    public typealias Write = @Sendable ([Item]) async -> [Result<Outcome, any Error>]
+    /// Writes a batch; one result per item, in the batch's order. Throwing fails the whole
+    /// batch, unless `splitsOn` says the error was one item's (then each is written alone).
+    public typealias Write = @Sendable ([Item]) async throws -> [Result<Outcome, any Error>]
 
     private struct Waiting {
         var item: Item
@@ -29,13 +30,21 @@ public final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
     public let maxBatch: Int
     public let maxInFlight: Int
     private let write: Write
+    private let splitsOn: @Sendable (any Error) -> Bool
     /// A lock rather than an actor: enqueueing is a few instructions, and a request should not
     /// hop to another executor for them.
     private let queue = Mutex(Queue())
 
-    public init(maxBatch: Int, maxInFlight: Int, write: @escaping Write) {
+    /// - Parameter splitsOn: whether a batch that failed with this error may have failed for one
+    ///   item alone (PostgreSQL refusing one row's value, say): its items are then written one by
+    ///   one, so only the bad one fails and its neighbours are stored.
+    public init(
+        maxBatch: Int, maxInFlight: Int, splitsOn: @escaping @Sendable (any Error) -> Bool = { _ in false },
+        write: @escaping Write
+    ) {
         self.maxBatch = maxBatch
         self.maxInFlight = maxInFlight
+        self.splitsOn = splitsOn
         self.write = write
     }
 
@@ -52,11 +61,23 @@ public final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
         }
     }
 
+    private func results(of items: [Item]) async -> [Result<Outcome, any Error>] {
+        do {
+            return try await write(items)
+        } catch where items.count > 1 && splitsOn(error) {
+            var results: [Result<Outcome, any Error>] = []
+            for item in items { results += await self.results(of: [item]) }
+            return results
+        } catch {
+            return items.map { _ in .failure(error) }
+        }
+    }
+
     /// One writer: writes batches while items wait, then gives its slot back.
     private func drain(startingWith first: [Waiting]) async {
         var batch = first
         while true {
-            let results = await write(batch.map(\.item))
+            let results = await results(of: batch.map(\.item))
             for (index, waiting) in batch.enumerated() {
                 waiting.continuation.resume(with: index < results.count ? results[index] : .failure(GroupCommitError.noResult))
             }

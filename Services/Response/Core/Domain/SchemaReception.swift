@@ -78,7 +78,8 @@ package struct SchemaReception: Sendable, Equatable {
             "fields": .object(submission.fields.mapValues(JSONValue.string)), "notes": .array(notes.map(JSONValue.string)),
         ])
         return SchemaReception(
-            activityId: activityId, activityVersion: version, metadata: metadata.serialized(sortedKeys: true),
-            data: JSONValue.object(["results": .array(results)]).serialized(sortedKeys: true))
+            // Unsorted: PostgreSQL keeps jsonb in its own order, and sorting costs every POST.
+            activityId: activityId, activityVersion: version, metadata: metadata.serialized(sortedKeys: false),
+            data: JSONValue.object(["results": .array(results)]).serialized(sortedKeys: false))
     }
 }

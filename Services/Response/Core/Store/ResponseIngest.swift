@@ -46,8 +46,8 @@ package final class ResponseIngest: Sendable {
         self.client = client
         self.stored = stored
         self.logger = logger
-        commits = GroupCommit(maxBatch: Self.maxBatch, maxInFlight: Self.maxInFlight) { rows in
-            await Self.answer(rows, client: client, stored: stored, logger: logger)
+        commits = GroupCommit(maxBatch: Self.maxBatch, maxInFlight: Self.maxInFlight, splitsOn: Self.isOneRowsFault) { rows in
+            try await Self.answer(rows, client: client, stored: stored, logger: logger)
         }
     }
 
@@ -56,23 +56,17 @@ package final class ResponseIngest: Sendable {
         try await commits.submit(row)
     }
 
+    /// A refusal by PostgreSQL (text jsonb cannot hold, say) may be one row's: the batch is then
+    /// written row by row, so the others are stored.
+    package static func isOneRowsFault(_ error: any Error) -> Bool {
+        (error as? PSQLError)?.serverInfo?[.sqlState] != nil
+    }
+
     /// Writes the batch: each row's outcome by its position.
     private static func answer(
         _ rows: [Row], client: PostgresClient, stored: WakeSignal, logger: Logger
-    ) async -> [Result<Outcome, any Error>] {
-        let outcomes: [Int: (Outcome, String)]
-        do {
-            outcomes = try await insert(rows, client: client, logger: logger)
-        } catch let error as PSQLError where rows.count > 1 && error.serverInfo?[.sqlState] != nil {
-            // One row PostgreSQL refuses (text jsonb cannot hold, say) must not fail the
-            // others: each is written on its own, and only the bad one fails.
-            logger.warning("a response batch was refused; writing its rows one by one", metadata: ["error": "\(error)"])
-            var results: [Result<Outcome, any Error>] = []
-            for row in rows { results += await answer([row], client: client, stored: stored, logger: logger) }
-            return results
-        } catch {
-            return rows.map { _ in .failure(error) }
-        }
+    ) async throws -> [Result<Outcome, any Error>] {
+        let outcomes = try await insert(rows, client: client, logger: logger)
         if outcomes.values.contains(where: { if case .stored(true) = $0.0 { true } else { false } }) { stored.signal() }
         var answered: Set<String> = []
         return rows.enumerated().map { index, row in

@@ -45,8 +45,10 @@ package struct SchemaReceiver: Sendable {
         self.stored = stored
         self.logger = logger
         studies = StudyEventCache()
-        commits = GroupCommit(maxBatch: ResponseIngest.maxBatch, maxInFlight: ResponseIngest.maxInFlight) { rows in
-            await Self.write(rows, client: client, stored: stored, logger: logger)
+        commits = GroupCommit(
+            maxBatch: ResponseIngest.maxBatch, maxInFlight: ResponseIngest.maxInFlight, splitsOn: ResponseIngest.isOneRowsFault
+        ) { rows in
+            try await Self.write(rows, client: client, stored: stored, logger: logger)
         }
     }
 
@@ -161,23 +163,14 @@ package struct SchemaReceiver: Sendable {
     /// is not known yet (the caller makes them).
     private static func write(
         _ rows: [Row], client: PostgresClient, stored: WakeSignal, logger: Logger
-    ) async -> [Result<Int64?, any Error>] {
+    ) async throws -> [Result<Int64?, any Error>] {
         let statement = SchemaIngestStatement(
             studyKeys: rows.map(\.studyKey), externalIds: rows.map(\.externalId), activityIds: rows.map(\.reception.activityId),
             versions: rows.map(\.reception.activityVersion), metadata: rows.map(\.reception.metadata),
             data: rows.map(\.reception.data), fingerprints: rows.map(\.fingerprint))
         var found: [Int: (Int64?, Bool)] = [:]
-        do {
-            for try await (position, participant, inserted) in try await client.execute(statement, logger: logger) {
-                found[position - 1] = (participant, inserted)
-            }
-        } catch let error as PSQLError where rows.count > 1 && error.serverInfo?[.sqlState] != nil {
-            logger.warning("a schema batch was refused; writing its rows one by one", metadata: ["error": "\(error)"])
-            var results: [Result<Int64?, any Error>] = []
-            for row in rows { results += await write([row], client: client, stored: stored, logger: logger) }
-            return results
-        } catch {
-            return rows.map { _ in .failure(error) }
+        for try await (position, participant, inserted) in try await client.execute(statement, logger: logger) {
+            found[position - 1] = (participant, inserted)
         }
         var answered: Set<String> = []
         var anyNew = false
