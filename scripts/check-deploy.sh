@@ -3,7 +3,9 @@
 # - compose.yaml against the Compose Specification's JSON schema (check-jsonschema's copy);
 # - every variable compose.yaml requires is one deploy/make-env.sh writes;
 # - every path the Dockerfile copies exists, and it builds exactly the executables Package.swift
-#   declares.
+#   declares;
+# - deploy/kubernetes/ against the Kubernetes API's schemas, and each Deployment's environment
+#   against the settings its service reads (scripts/check-kubernetes.py).
 # The healthcheck command is run against a real service by scripts/platform-test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,3 +34,5 @@ declared=$(grep -A1 '\.executableTarget(' Package.swift | sed -n 's/.*name: "\([
 built=$(sed -n 's/.*for service in \(.*\); do.*/\1/p' deploy/Dockerfile | tr ' ' '\n' | sort)
 [ "$declared" = "$built" ] || die "deploy/Dockerfile builds [$(echo $built)] but Package.swift declares [$(echo $declared)]"
 log "deploy/: compose.yaml follows the Compose Specification; its variables, the Dockerfile's sources and products check out"
+"$tools_venv/bin/python" scripts/check-kubernetes.py "$tools_venv/bin/kubernetes-validate" >&2 ||
+    die "deploy/kubernetes/ does not check out"
