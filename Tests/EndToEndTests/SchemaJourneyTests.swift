@@ -157,6 +157,21 @@ import TestSupport
             #expect(try await Self.count(platform, "SELECT count(*)::int FROM participants WHERE external_id = '23456789'") == 1)
             #expect(try await Self.count(platform, "SELECT assigned FROM arm_counters WHERE study_key = 'SCHEMADEMO'") == 9)
 
+            // The app logs a withdrawal on its settings page, and a new enrolment on its home page.
+            for (page, event, status) in [("settings", "withdraw", "withdrawn"), ("home", "enrol", "enrolled")] {
+                let logged = try await Self.post(platform, [
+                    ("data_type", "log"), ("user_id", "2345678A"), ("study_id", "3ZDOGAH"), ("module_index", "-1"), ("page", page),
+                    ("event", event), ("timestamp", "2026-11-27T10:00:00+11:00"), ("platform", "iphone"),
+                ])
+                #expect(logged.status == 200, "\(logged.text)")
+                #expect(try await Self.count(
+                    platform, "SELECT count(*)::int FROM participants WHERE external_id = '2345678A' AND status = \(status)") == 1)
+            }
+            #expect(try await Self.count(
+                platform,
+                "SELECT count(*)::int FROM audit_events WHERE action IN ('participant.withdrawn', 'participant.rejoined') AND details->>'externalId' = '2345678A'"
+            ) == 2)
+
             // After a restart of the response service nothing about arms is forgotten: the next
             // participant takes the tenth place, with the arm the blocks give it, and the first
             // keeps theirs.

@@ -142,19 +142,27 @@ package struct SchemaReceiver: Sendable {
     }
 
     private func followStatus(_ submission: SchemaSubmission, participant: Int64, on connection: PostgresConnection) async throws {
+        let changed: PostgresRowSequence
         switch Self.status(after: submission) {
         case "withdrawn":
-            try await connection.query(
+            changed = try await connection.query(
                 """
                 UPDATE participants SET status = 'withdrawn', withdrawn_at = now()
-                WHERE id = \(participant) AND status <> 'withdrawn'
+                WHERE id = \(participant) AND status <> 'withdrawn' RETURNING study_key
                 """, logger: logger)
         case "enrolled":
-            try await connection.query(
-                "UPDATE participants SET status = 'enrolled', withdrawn_at = NULL WHERE id = \(participant) AND status = 'withdrawn'",
-                logger: logger)
+            changed = try await connection.query(
+                """
+                UPDATE participants SET status = 'enrolled', withdrawn_at = NULL
+                WHERE id = \(participant) AND status = 'withdrawn' RETURNING study_key
+                """, logger: logger)
         default:
-            break
+            return
+        }
+        for try await studyKey in changed.decode(String.self) {
+            try await audit.record(
+                actor: "schema-app", action: submission.fields["event"] == "withdraw" ? "participant.withdrawn" : "participant.rejoined",
+                studyId: studyKey, details: ["participantId": "\(participant)", "externalId": submission.userId], on: connection)
         }
     }
 
