@@ -145,7 +145,13 @@ import TestSupport
             #expect(try await list(client, "", token: nil).0 == .unauthorized)
             #expect(try await list(client, "", token: "not-a-token").0 == .unauthorized)
             #expect(try await list(client, "", token: stranger).0 == .forbidden)
-            for bad in ["?status=enrolled", "?limit=0", "?limit=501", "?limit=x", "?after=nope", "?q=" + String(repeating: "a", count: 101)] {
+            // Over 100 code points: 101 letters; 60 letters each with a combining accent (60
+            // characters, 120 code points, as JSON Schema counts); 99 letters inside spaces.
+            let accented = String(repeating: "e\u{0301}", count: 60).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            for bad in [
+                "?status=enrolled", "?limit=0", "?limit=501", "?limit=x", "?after=nope", "?q=" + String(repeating: "a", count: 101),
+                "?q=" + accented, "?q=%20%20" + String(repeating: "a", count: 99),
+            ] {
                 let (status, listed, body) = try await list(client, bad, token: viewer)
                 #expect(status == .badRequest, "\(bad): \(body)")
                 #expect(listed == nil)

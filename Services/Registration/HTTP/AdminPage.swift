@@ -23,8 +23,12 @@ struct AdminPage {
             }
             after = value
         }
+        // Counted as sent, in code points as JSON Schema's maxLength counts them: a character
+        // built of combining marks is many code points, and surrounding spaces count too.
+        if let raw = parameters["q"], raw.unicodeScalars.count > 100 {
+            throw APIError.badRequest("q is at most 100 characters", field: "q")
+        }
         search = parameters["q"].map { $0.trimmingCharacters(in: .whitespaces) }
         if search?.isEmpty ?? false { search = nil }
-        if let search, search.count > 100 { throw APIError.badRequest("q is at most 100 characters", field: "q") }
     }
 }
