@@ -176,17 +176,28 @@ def qr_codes(pdf):
     return read.split()
 
 
+def mail_messages():
+    """The finished messages in the mail folder, newest first: each is written as a hidden file and
+    then renamed to its `.eml` name, so a file seen while listing may be gone when read."""
+    import email as mime
+    for name in sorted(os.listdir(MAIL_DIR), reverse=True):
+        if not name.endswith(".eml") or name.startswith("."):
+            continue
+        try:
+            with open(os.path.join(MAIL_DIR, name), "rb") as eml:
+                yield mime.message_from_bytes(eml.read())
+        except FileNotFoundError:
+            continue
+
+
 def invitation_token(email, seconds=30):
     """The token in the newest invitation e-mail to `email` in the mail folder, waiting for the mail
     worker; and the QR code in the same e-mail must read as that token."""
-    import email as mime
     import re
     import time
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        for name in sorted(os.listdir(MAIL_DIR), reverse=True):
-            with open(os.path.join(MAIL_DIR, name), "rb") as eml:
-                message = mime.message_from_bytes(eml.read())
+        for message in mail_messages():
             if message["To"] != email or "invitation" not in (message["Subject"] or ""):
                 continue
             text = next(part for part in message.walk() if part.get_content_type() == "text/plain").get_payload(decode=True).decode()
@@ -306,14 +317,11 @@ def registration(call, body, user=None):
 
 def verification_code(address, seconds=15):
     """The newest sign-up code e-mailed to `address`, waiting for the mail worker."""
-    import email as mime
     import re
     import time
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        for name in sorted(os.listdir(MAIL_DIR), reverse=True):
-            with open(os.path.join(MAIL_DIR, name), "rb") as eml:
-                message = mime.message_from_bytes(eml.read())
+        for message in mail_messages():
             if message["To"] != address:
                 continue
             for part in message.walk():
