@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 ensure_postgres
-ensure_commands python3:python3 zbarimg:zbar-tools pdftoppm:poppler-utils pdftotext:poppler-utils
+ensure_commands python3:python3 zbarimg:zbar-tools pdftoppm:poppler-utils pdftotext:poppler-utils pgbouncer:pgbouncer
 ensure_build_libraries
 bindir=$(pg_bindir)
 

@@ -42,8 +42,11 @@ struct Platform: Sendable {
     /// Starts the platform, seeds the demo (app DEMOAPP, study DEMOSTUDY launched, 20 tokens), runs
     /// `body`, and stops everything. `responseSettings` are added to the response service's
     /// environment.
+    /// - Parameter throughPgBouncer: the services reach their databases through PgBouncer in
+    ///   transaction pooling mode (`DATABASE_POOLING=transaction`); participants' queries still
+    ///   go straight to PostgreSQL.
     static func run(
-        responseSettings: [String: String] = [:], _ body: @Sendable (Platform) async throws -> Void
+        responseSettings: [String: String] = [:], throughPgBouncer: Bool = false, _ body: @Sendable (Platform) async throws -> Void
     ) async throws {
         try await TestDatabase.withFreshDatabase { metadataDB in
             try await TestDatabase.withFreshDatabase { registrationDB in
@@ -56,7 +59,10 @@ struct Platform: Sendable {
                     }
                     let ports = (metadata: try SMTPTestServer.freePort(), registration: try SMTPTestServer.freePort(),
                                  response: try SMTPTestServer.freePort())
-                    let common: [String: String] = [
+                    let bouncer = throughPgBouncer ? try await PgBouncerProcess.start(upstream: metadataDB) : nil
+                    defer { bouncer?.stop() }
+                    let database = { (url: String) in bouncer?.route(url) ?? url }
+                    var common: [String: String] = [
                         "STUDYSTACK_ENCRYPTION_KEY": TestConfiguration.encryptionKey,
                         "STUDY_METADATA_URL": "http://127.0.0.1:\(ports.metadata)",
                         "REGISTRATION_URL": "http://127.0.0.1:\(ports.registration)",
@@ -64,10 +70,11 @@ struct Platform: Sendable {
                         "DATABASE_MAX_CONNECTIONS": "6",
                         "LOG_LEVEL": "warning",
                     ]
+                    if throughPgBouncer { common["DATABASE_POOLING"] = "transaction" }
                     let metadata = try await ServiceProcess.start(
                         "study-metadata",
                         environment: common.merging([
-                            "DATABASE_URL": metadataDB, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.studyMetadata]!,
+                            "DATABASE_URL": database(metadataDB), "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.studyMetadata]!,
                             "INTERNAL_CALLER_KEYS": callers(.studyMetadata, accepting: [.registration, .response]),
                             "STUDYSTACK_ADMIN_EMAIL": adminEmail, "STUDYSTACK_ADMIN_PASSWORD": adminPassword,
                         ]) { $1 },
@@ -75,13 +82,13 @@ struct Platform: Sendable {
                     let registration = try await ServiceProcess.start(
                         "registration",
                         environment: common.merging([
-                            "DATABASE_URL": registrationDB, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.registration]!,
+                            "DATABASE_URL": database(registrationDB), "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.registration]!,
                             "INTERNAL_CALLER_KEYS": callers(.registration, accepting: [.studyMetadata]),
                             "MAIL_DIRECTORY": mail.path, "CONSENT_DIRECTORY": consents.path,
                         ]) { $1 },
                         port: ports.registration)
                     let responseEnvironment = common.merging([
-                        "DATABASE_URL": responseDB, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.response]!,
+                        "DATABASE_URL": database(responseDB), "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.response]!,
                         "INTERNAL_CALLER_KEYS": callers(.response, accepting: [.studyMetadata]),
                         "QUERY_DATABASE_URL": try await TestDatabase.queryReaderURL(responseDB),
                     ]) { $1 }.merging(responseSettings) { $1 }

@@ -37,78 +37,87 @@ import TestSupport
     }
 
     @Test func theAndroidAppsVariantsWork() async throws {
-        try await Platform.run { platform in
-            let app = platform.app(.android)
-            // The Basic credential ends with Android's line feed; the headers go to all three servers.
-            let version = try await app.wcp("versionInfo")
-            #expect(version.status == 200, "\(version.text)")
-            #expect(version.json?["android"]?["latestVersion"]?.string == "1.0")
-            #expect(version.json?["android"]?["forceUpdate"]?.string == "false")
-            #expect(try await app.wcp("studyList").json?["studies"]?.array?.first?["status"]?.string == "Active")
-            try await signUp(app, "android@example.org", platform: platform, deviceToken: Self.fcmToken)
+        try await Platform.run { platform in try await androidJourney(platform) }
+    }
 
-            // validateEnrollmentToken in lower case and enroll, each with a JSON body and no
-            // allowDataSharing, as the Android app sends them.
-            let token = platform.tokens[5]
-            let valid = try await app.response("validateenrollmenttoken", [("studyId", "DEMOSTUDY"), ("token", token)], jsonBody: true)
-            #expect(valid.status == 200, "\(valid.text)")
-            let enrolled = try await app.response("enroll", [("studyId", "DEMOSTUDY"), ("token", token)], jsonBody: true)
-            #expect(enrolled.status == 200, "\(enrolled.text)")
-            let participant = try #require(enrolled.json?["data"]?["appToken"]?.string)
-            #expect(try await app.registration(
-                "updateStudyState", body: ["studies": [["studyId": "DEMOSTUDY", "status": "inProgress", "participantId": participant]]]
-            ).status == 200)
+    /// The same journey with every service behind PgBouncer in transaction pooling mode: no
+    /// named prepared statement and no `LISTEN` survives it, so the services run their statements
+    /// unnamed, queues poll, and caches do not trust themselves (docs/operations.md).
+    @Test func theAndroidAppsVariantsWorkBehindPgBouncerInTransactionMode() async throws {
+        try await Platform.run(throughPgBouncer: true) { platform in try await androidJourney(platform) }
+    }
 
-            // updateActivityState items carry studyId and the string "false".
-            let state: [String: Any] = [
-                "studyId": "DEMOSTUDY",
-                "activity": [["studyId": "DEMOSTUDY", "activityId": "kicks", "activityRunId": "1", "activityState": "inProgress",
-                              "activityVersion": "1.0", "bookmarked": "false", "activityRun": ["total": 1, "completed": 0, "missed": 0]]],
-            ]
-            #expect(try await app.registration("updateActivityState", body: state).status == 200)
+    func androidJourney(_ platform: Platform) async throws {
+        let app = platform.app(.android)
+        // The Basic credential ends with Android's line feed; the headers go to all three servers.
+        let version = try await app.wcp("versionInfo")
+        #expect(version.status == 200, "\(version.text)")
+        #expect(version.json?["android"]?["latestVersion"]?.string == "1.0")
+        #expect(version.json?["android"]?["forceUpdate"]?.string == "false")
+        #expect(try await app.wcp("studyList").json?["studies"]?.array?.first?["status"]?.string == "Active")
+        try await signUp(app, "android@example.org", platform: platform, deviceToken: Self.fcmToken)
 
-            // A 401: Android refreshes, keeps both the new auth and the new refresh token, and
-            // replays the original request.
-            let before = app.session
-            try await platform.expireAuth(app)
-            let states = try await app.registration("activityState", method: .GET, query: [("studyId", "DEMOSTUDY")])
-            #expect(states.status == 200)
-            let kicks = try #require(states.json?["activities"]?.array?.first { $0["activityId"]?.string == "kicks" })
-            #expect(kicks["bookmarked"]?.bool == false)
-            #expect(kicks["activityRun"]?["total"]?.number == 1)
-            #expect(Array(app.session.trace.suffix(3)) == ["U activityState 401", "U refreshToken 200", "U activityState 200"])
-            #expect(app.session.refreshToken != before.refreshToken && app.session.auth != before.auth)
+        // validateEnrollmentToken in lower case and enroll, each with a JSON body and no
+        // allowDataSharing, as the Android app sends them.
+        let token = platform.tokens[5]
+        let valid = try await app.response("validateenrollmenttoken", [("studyId", "DEMOSTUDY"), ("token", token)], jsonBody: true)
+        #expect(valid.status == 200, "\(valid.text)")
+        let enrolled = try await app.response("enroll", [("studyId", "DEMOSTUDY"), ("token", token)], jsonBody: true)
+        #expect(enrolled.status == 200, "\(enrolled.text)")
+        let participant = try #require(enrolled.json?["data"]?["appToken"]?.string)
+        #expect(try await app.registration(
+            "updateStudyState", body: ["studies": [["studyId": "DEMOSTUDY", "status": "inProgress", "participantId": participant]]]
+        ).status == 200)
 
-            // The kick counter, submitted and read back with the app's headers.
-            #expect(try await app.processResponse(try JourneyResponses.kickResponse(participant: participant)).status == 200)
-            let rows = try await eventually {
-                try await app.executeSQL(participantId: participant, "SELECT \"count\",duration,Created FROM kickscounter")
-                    .json?["rows"]?.array.flatMap { $0.isEmpty ? nil : $0 }
-            }
-            #expect(rows.first?["data"]?["duration"]?["value"]?.number == 200)
+        // updateActivityState items carry studyId and the string "false".
+        let state: [String: Any] = [
+            "studyId": "DEMOSTUDY",
+            "activity": [["studyId": "DEMOSTUDY", "activityId": "kicks", "activityRunId": "1", "activityState": "inProgress",
+                          "activityVersion": "1.0", "bookmarked": "false", "activityRun": ["total": 1, "completed": 0, "missed": 0]]],
+        ]
+        #expect(try await app.registration("updateActivityState", body: state).status == 200)
 
-            // Leaving: the app's withdrawFromStudy URL lacks the prefix and .api (an Android bug);
-            // it gets a 404 and the app goes on to the registration server.
-            let misaddressed = try await Wire.send(
-                .POST, platform.response.baseURL + "/withdrawFromStudy",
-                headers: [("applicationId", "DEMOAPP"), ("orgId", "DEMOORG")], json: ["participantId": participant, "delete": false])
-            #expect(misaddressed.status == 404)
-            #expect(try await app.registration("withdraw", method: .DELETE, body: ["studyId": "DEMOSTUDY", "deleteData": false]).status == 200)
-            let left = try await app.registration("studyState", method: .GET)
-            #expect(left.json?["studies"]?.array?.first?["status"]?.string == "Withdrawn")
+        // A 401: Android refreshes, keeps both the new auth and the new refresh token, and
+        // replays the original request.
+        let before = app.session
+        try await platform.expireAuth(app)
+        let states = try await app.registration("activityState", method: .GET, query: [("studyId", "DEMOSTUDY")])
+        #expect(states.status == 200)
+        let kicks = try #require(states.json?["activities"]?.array?.first { $0["activityId"]?.string == "kicks" })
+        #expect(kicks["bookmarked"]?.bool == false)
+        #expect(kicks["activityRun"]?["total"]?.number == 1)
+        #expect(Array(app.session.trace.suffix(3)) == ["U activityState 401", "U refreshToken 200", "U activityState 200"])
+        #expect(app.session.refreshToken != before.refreshToken && app.session.auth != before.auth)
 
-            // The exchanged refresh token, sent again without the session's key (a leaked copy),
-            // is refused and ends the session: plain rotation, as Android gets it.
-            let reuse = try await Wire.send(
-                .POST, platform.registration.baseURL + "/fdahpUserRegWS/refreshToken.api",
-                headers: [("applicationId", "DEMOAPP"), ("orgId", "DEMOORG")], json: ["refreshToken": before.refreshToken ?? ""])
-            #expect(reuse.status == 403)
-            let revoked = try await Wire.send(
-                .GET, platform.registration.baseURL + "/fdahpUserRegWS/studyState.api",
-                headers: [("applicationId", "DEMOAPP"), ("orgId", "DEMOORG"), ("auth", app.session.auth ?? ""),
-                          ("userId", app.session.userId ?? "")])
-            #expect(revoked.status == 401)
+        // The kick counter, submitted and read back with the app's headers.
+        #expect(try await app.processResponse(try JourneyResponses.kickResponse(participant: participant)).status == 200)
+        let rows = try await eventually {
+            try await app.executeSQL(participantId: participant, "SELECT \"count\",duration,Created FROM kickscounter")
+                .json?["rows"]?.array.flatMap { $0.isEmpty ? nil : $0 }
         }
+        #expect(rows.first?["data"]?["duration"]?["value"]?.number == 200)
+
+        // Leaving: the app's withdrawFromStudy URL lacks the prefix and .api (an Android bug);
+        // it gets a 404 and the app goes on to the registration server.
+        let misaddressed = try await Wire.send(
+            .POST, platform.response.baseURL + "/withdrawFromStudy",
+            headers: [("applicationId", "DEMOAPP"), ("orgId", "DEMOORG")], json: ["participantId": participant, "delete": false])
+        #expect(misaddressed.status == 404)
+        #expect(try await app.registration("withdraw", method: .DELETE, body: ["studyId": "DEMOSTUDY", "deleteData": false]).status == 200)
+        let left = try await app.registration("studyState", method: .GET)
+        #expect(left.json?["studies"]?.array?.first?["status"]?.string == "Withdrawn")
+
+        // The exchanged refresh token, sent again without the session's key (a leaked copy),
+        // is refused and ends the session: plain rotation, as Android gets it.
+        let reuse = try await Wire.send(
+            .POST, platform.registration.baseURL + "/fdahpUserRegWS/refreshToken.api",
+            headers: [("applicationId", "DEMOAPP"), ("orgId", "DEMOORG")], json: ["refreshToken": before.refreshToken ?? ""])
+        #expect(reuse.status == 403)
+        let revoked = try await Wire.send(
+            .GET, platform.registration.baseURL + "/fdahpUserRegWS/studyState.api",
+            headers: [("applicationId", "DEMOAPP"), ("orgId", "DEMOORG"), ("auth", app.session.auth ?? ""),
+                      ("userId", app.session.userId ?? "")])
+        #expect(revoked.status == 401)
     }
 
     @Test func anUpdateAndNotificationsPublishedMidJourneyReachTheApps() async throws {

@@ -194,6 +194,29 @@ import TestSupport
     }
 }
 
+extension SchemaJourneyTests {
+    /// Behind PgBouncer in transaction mode the receiver's group-commit statement runs unnamed:
+    /// the app's replays are still stored once, and processed.
+    @Test func repliesAreStoredOnceBehindPgBouncerInTransactionMode() async throws {
+        try await Platform.run(throughPgBouncer: true) { platform in
+            let admin = platform.admin
+            let imported = try await admin.send(
+                .PUT, "/admin/v1/studies/SCHEMADEMO/imports/schema?appId=DEMOAPP", raw: try Self.protocolText())
+            #expect(imported.status == 201, "\(imported.text)")
+            #expect(try await admin.send(.POST, "/admin/v1/studies/SCHEMADEMO/launch").status == 200)
+            try await eventually("the launch reached the response service", within: .seconds(30)) {
+                try await Self.post(platform, Self.surveyPost(user: "23456789")).status == 200 ? true : nil
+            }
+            for _ in 0..<3 { #expect(try await Self.post(platform, Self.surveyPost(user: "23456789")).status == 200) }
+            #expect(try await Self.post(platform, Self.surveyPost(user: "23456789", alert: "2026-11-27T09:41:00+11:00")).status == 200)
+            try await eventually("both responses processed", within: .seconds(30)) { () -> Bool? in
+                try await Self.count(platform, "SELECT count(*)::int FROM responses WHERE status = 'processed'") == 2 ? true : nil
+            }
+            #expect(try await Self.count(platform, "SELECT count(*)::int FROM responses") == 2)
+        }
+    }
+}
+
 /// What an unauthenticated sender can do to a schema study's data URL: the app sends no
 /// credential, so the bounds are the study's state, the body's size and shape, and a rate per
 /// address; each refusal stores nothing and still carries CORS.

@@ -31,7 +31,7 @@ public enum RegistrationService: ServiceAssembly {
                 let postgres = environment.postgres
                 let sessions = SessionStore(
                     client: postgres, accessDuration: registration.accessDuration,
-                    refreshDuration: registration.refreshDuration, logger: environment.logger)
+                    refreshDuration: registration.refreshDuration, pooling: settings.database.pooling, logger: environment.logger)
                 let mail = MailOutbox(client: postgres, encryptionKey: registration.encryptionKey, logger: environment.logger)
                 let appSettings = AppSettingsStore(client: postgres, audit: environment.audit, logger: environment.logger)
                 let templates = MailTemplates(appSettings: appSettings, defaultFrom: registration.mailFrom)
@@ -51,7 +51,7 @@ public enum RegistrationService: ServiceAssembly {
                 ).add(to: routes.router)
                 let states = StudyStateStore(
                     client: postgres, seal: RowSeal.appTokens(encryptionKey: registration.encryptionKey), audit: environment.audit,
-                    logger: environment.logger)
+                    pooling: settings.database.pooling, logger: environment.logger)
                 let profiles = ProfileStore(client: postgres, logger: environment.logger)
                 StateRoutes(
                     profiles: profiles,

@@ -88,7 +88,8 @@ public enum ResponseService: ServiceAssembly {
                 ).add(to: routes.router)
                 let responsesStored = WakeSignal()
                 let responses = ResponseStore(
-                    client: postgres, audit: environment.audit, stored: responsesStored, logger: environment.logger)
+                    client: postgres, audit: environment.audit, stored: responsesStored, pooling: settings.database.pooling,
+                    logger: environment.logger)
                 let queries = queryClient.map {
                     SandboxedQueries(
                         reader: $0, access: access,
@@ -107,7 +108,8 @@ public enum ResponseService: ServiceAssembly {
                 ).add(to: routes.router)
                 SchemaDataRoutes(
                     receiver: SchemaReceiver(
-                        client: postgres, audit: environment.audit, stored: responsesStored, logger: environment.logger),
+                        client: postgres, audit: environment.audit, stored: responsesStored, pooling: settings.database.pooling,
+                        logger: environment.logger),
                     limiter: LocalRateLimiter(perMinute: response.schemaPostsPerMinute),
                     addresses: environment.settings.clientAddresses
                 ).add(to: routes.router)

@@ -43,6 +43,7 @@ public struct ServiceSettings: Sendable {
         public static let httpMaxBodySize = Setting("http.maxBodySize")
         public static let databaseURL = Setting("database.url", secret: true)
         public static let databaseMaxConnections = Setting("database.maxConnections")
+        public static let databasePooling = Setting("database.pooling")
         public static let logLevel = Setting("log.level")
         public static let logFormat = Setting("log.format")
         public static let internalSigningKey = Setting("internal.signingKey", secret: true)
@@ -85,6 +86,7 @@ public struct ServiceSettings: Sendable {
         )
         database.maxConnections = try settings.integer(
             Keys.databaseMaxConnections, default: database.maxConnections, in: 1...1000)
+        database.pooling = try settings.choice(Keys.databasePooling, default: .session)
         logLevel = try settings.choice(Keys.logLevel, default: .info)
         logFormat = try settings.choice(Keys.logFormat, default: .text)
         internalKeys = try InternalKeys(

@@ -19,6 +19,17 @@ public struct DatabaseSettings: Sendable {
     public var database: String
     public var tlsMode: TLSMode
     public var maxConnections: Int = 20
+    /// How the database is reached: directly or through a pooler in session mode, or through a
+    /// pooler in transaction mode (PgBouncer's `pool_mode = transaction`), where consecutive
+    /// statements may run on different server connections (`DATABASE_POOLING`).
+    public var pooling: Pooling = .session
+
+    public enum Pooling: String, Sendable, CaseIterable {
+        case session
+        /// No named prepared statements (they would be lost with their server connection) and no
+        /// `LISTEN` (its connection goes back to the pool): queues poll, caches expire.
+        case transaction
+    }
 
     public init(url raw: String, setting: Setting) throws(ConfigurationError) {
         func fail(_ problem: String) -> ConfigurationError {

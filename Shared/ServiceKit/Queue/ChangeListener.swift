@@ -21,14 +21,20 @@ public final class ChangeListener: Service, Sendable {
     private let registrations = Mutex<[Registration]>([])
     let client: PostgresClient
     let isReady: @Sendable () -> Bool
+    /// False behind a pooler in transaction mode, where a `LISTEN` connection goes back to the
+    /// pool: nobody listens, every registration hears `listening(false)` once, and so queues
+    /// poll and caches expire on their own.
+    let listens: Bool
     let metrics: ServiceMetrics?
     let logger: Logger
 
     public init(
-        client: PostgresClient, isReady: @escaping @Sendable () -> Bool, metrics: ServiceMetrics? = nil, logger: Logger
+        client: PostgresClient, isReady: @escaping @Sendable () -> Bool, listens: Bool = true, metrics: ServiceMetrics? = nil,
+        logger: Logger
     ) {
         self.client = client
         self.isReady = isReady
+        self.listens = listens
         self.metrics = metrics
         self.logger = logger
     }
@@ -61,7 +67,8 @@ public final class ChangeListener: Service, Sendable {
 
     public func run() async throws {
         let registrations = self.registrations.withLock { $0 }
-        guard !registrations.isEmpty else {
+        guard !registrations.isEmpty, listens else {
+            registrations.forEach { $0.listening(false) }
             // Nothing to listen for; a service that returned would stop the whole application.
             try? await gracefulShutdown()
             return

@@ -69,7 +69,9 @@ public func buildServiceApplication(
             client: postgres, perMinute: settings.rateLimitPerMinute, addresses: settings.clientAddresses, logger: logger),
         attempts: AttemptCounter(client: postgres, logger: logger),
         startup: startup,
-        changes: ChangeListener(client: postgres, isReady: { startup.isFinished }, metrics: metrics, logger: logger),
+        changes: ChangeListener(
+            client: postgres, isReady: { startup.isFinished }, listens: settings.database.pooling == .session, metrics: metrics,
+            logger: logger),
         logger: logger)
 
     let shell = HTTPShell(

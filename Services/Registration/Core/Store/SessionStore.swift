@@ -32,12 +32,18 @@ package struct SessionStore: Sendable {
     }
 
     package let client: PostgresClient
+    /// Whether a pooler in transaction mode stands between: no named prepared statements then.
+    package let pooling: DatabaseSettings.Pooling
     package let accessDuration: Duration
     package let refreshDuration: Duration
     package let logger: Logger
 
-    package init(client: PostgresClient, accessDuration: Duration, refreshDuration: Duration, logger: Logger) {
+    package init(
+        client: PostgresClient, accessDuration: Duration, refreshDuration: Duration, pooling: DatabaseSettings.Pooling = .session,
+        logger: Logger
+    ) {
         self.client = client
+        self.pooling = pooling
         self.accessDuration = accessDuration
         self.refreshDuration = refreshDuration
         self.logger = logger
@@ -82,7 +88,7 @@ package struct SessionStore: Sendable {
 
     /// The session an unexpired, unrevoked `auth` key opens.
     package func authenticate(auth: String, now: Date = Date()) async throws -> Authenticated? {
-        let rows = try await client.execute(AuthenticateStatement(authHash: SecureToken.hash(auth), now: now), logger: logger)
+        let rows = try await client.run(AuthenticateStatement(authHash: SecureToken.hash(auth), now: now), pooling: pooling, logger: logger)
         for try await (sessionId, userId, appId, orgId) in rows {
             return Authenticated(sessionId: sessionId, userId: userId, appId: appId, orgId: orgId)
         }

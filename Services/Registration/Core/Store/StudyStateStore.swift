@@ -8,13 +8,16 @@ import StudyModels
 /// A participant's state in each study (participation, bookmark, progress) and in each activity.
 package struct StudyStateStore: Sendable {
     package let client: PostgresClient
+    /// Whether a pooler in transaction mode stands between: no named prepared statements then.
+    package let pooling: DatabaseSettings.Pooling
     /// Seals each study's `participantId` (the response service's app token).
     package let seal: RowSeal
     package let audit: AuditLog
     package let logger: Logger
 
-    package init(client: PostgresClient, seal: RowSeal, audit: AuditLog, logger: Logger) {
+    package init(client: PostgresClient, seal: RowSeal, audit: AuditLog, pooling: DatabaseSettings.Pooling = .session, logger: Logger) {
         self.client = client
+        self.pooling = pooling
         self.seal = seal
         self.audit = audit
         self.logger = logger
@@ -156,12 +159,12 @@ package struct StudyStateStore: Sendable {
     package func update(_ updates: [StudyStates.ActivityUpdate], userId: UUID, now: Date = Date()) async throws {
         let statements = try updates.map { try UpsertActivityStatement(update: $0, userId: userId, now: now) }
         if statements.count == 1 {
-            for try await _ in try await client.execute(statements[0], logger: logger) {}
+            for try await _ in try await client.run(statements[0], pooling: pooling, logger: logger) {}
             return
         }
         try await client.withTransaction(logger: logger) { connection in
             for statement in statements {
-                for try await _ in try await connection.execute(statement, logger: logger) {}
+                for try await _ in try await connection.run(statement, pooling: pooling, logger: logger) {}
             }
         }
     }

@@ -42,12 +42,12 @@ package final class ResponseIngest: Sendable {
     /// at once (another replica's polls; a `NOTIFY` per batch would cost a round trip each).
     package let stored: WakeSignal
 
-    package init(client: PostgresClient, stored: WakeSignal, logger: Logger) {
+    package init(client: PostgresClient, stored: WakeSignal, pooling: DatabaseSettings.Pooling = .session, logger: Logger) {
         self.client = client
         self.stored = stored
         self.logger = logger
         commits = GroupCommit(maxBatch: Self.maxBatch, maxInFlight: Self.maxInFlight, splitsOn: Self.isOneRowsFault) { rows in
-            try await Self.answer(rows, client: client, stored: stored, logger: logger)
+            try await Self.answer(rows, client: client, stored: stored, pooling: pooling, logger: logger)
         }
     }
 
@@ -64,9 +64,9 @@ package final class ResponseIngest: Sendable {
 
     /// Writes the batch: each row's outcome by its position.
     private static func answer(
-        _ rows: [Row], client: PostgresClient, stored: WakeSignal, logger: Logger
+        _ rows: [Row], client: PostgresClient, stored: WakeSignal, pooling: DatabaseSettings.Pooling, logger: Logger
     ) async throws -> [Result<Outcome, any Error>] {
-        let outcomes = try await insert(rows, client: client, logger: logger)
+        let outcomes = try await insert(rows, client: client, pooling: pooling, logger: logger)
         if outcomes.values.contains(where: { if case .stored(true) = $0.0 { true } else { false } }) { stored.signal() }
         var answered: Set<String> = []
         return rows.enumerated().map { index, row in
@@ -86,7 +86,9 @@ package final class ResponseIngest: Sendable {
     /// The fingerprint that recognises a replay comes from the activity, version, run and the
     /// answers as a jsonb value (see `IngestStatement`), so the same answers re-serialised by a
     /// phone in another key order are still the same response.
-    private static func insert(_ rows: [Row], client: PostgresClient, logger: Logger) async throws -> [Int: (Outcome, String)] {
+    private static func insert(
+        _ rows: [Row], client: PostgresClient, pooling: DatabaseSettings.Pooling, logger: Logger
+    ) async throws -> [Int: (Outcome, String)] {
         let statement = IngestStatement(
             appTokenHashes: rows.map(\.appTokenHash), activityIds: rows.map(\.activityId),
             versions: rows.map(\.activityVersion),
@@ -94,8 +96,8 @@ package final class ResponseIngest: Sendable {
             runs: rows.map { $0.activityRunId ?? "" }, languages: rows.map { $0.language ?? "" },
             metadata: rows.map(\.metadata), data: rows.map(\.data))
         var outcomes: [Int: (Outcome, String)] = [:]
-        for try await (position, participant, studyKey, withdrawn, enabled, inserted, fingerprint) in try await client.execute(
-            statement, logger: logger)
+        for try await (position, participant, studyKey, withdrawn, enabled, inserted, fingerprint) in try await client.run(
+            statement, pooling: pooling, logger: logger)
         {
             let outcome: Outcome =
                 if participant == nil { .unknownParticipant } else if withdrawn == true { .withdrawn } else if enabled != true {

@@ -40,19 +40,25 @@ package struct ResponseStore: Sendable {
     }
 
     package let client: PostgresClient
+    /// Whether a pooler in transaction mode stands between: no named prepared statements then.
+    package let pooling: DatabaseSettings.Pooling
     package let ingest: ResponseIngest
     package let audit: AuditLog
     package let logger: Logger
 
-    package init(client: PostgresClient, audit: AuditLog, stored: WakeSignal = WakeSignal(), logger: Logger) {
+    package init(
+        client: PostgresClient, audit: AuditLog, stored: WakeSignal = WakeSignal(), pooling: DatabaseSettings.Pooling = .session,
+        logger: Logger
+    ) {
         self.client = client
-        ingest = ResponseIngest(client: client, stored: stored, logger: logger)
+        self.pooling = pooling
+        ingest = ResponseIngest(client: client, stored: stored, pooling: pooling, logger: logger)
         self.audit = audit
         self.logger = logger
     }
 
     package func participant(appToken: String) async throws -> Participant? {
-        let rows = try await client.execute(ParticipantStatement(appTokenHash: SecureToken.hash(appToken)), logger: logger)
+        let rows = try await client.run(ParticipantStatement(appTokenHash: SecureToken.hash(appToken)), pooling: pooling, logger: logger)
         for try await (id, key, studyId, withdrawn, enabled) in rows {
             return Participant(id: id, studyKey: key, studyId: studyId, withdrawn: withdrawn, collectionEnabled: enabled)
         }

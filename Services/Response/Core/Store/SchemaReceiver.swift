@@ -39,7 +39,7 @@ package struct SchemaReceiver: Sendable {
         var fingerprint: String
     }
 
-    package init(client: PostgresClient, audit: AuditLog, stored: WakeSignal, logger: Logger) {
+    package init(client: PostgresClient, audit: AuditLog, stored: WakeSignal, pooling: DatabaseSettings.Pooling = .session, logger: Logger) {
         self.client = client
         self.audit = audit
         self.stored = stored
@@ -48,7 +48,7 @@ package struct SchemaReceiver: Sendable {
         commits = GroupCommit(
             maxBatch: ResponseIngest.maxBatch, maxInFlight: ResponseIngest.maxInFlight, splitsOn: ResponseIngest.isOneRowsFault
         ) { rows in
-            try await Self.write(rows, client: client, stored: stored, logger: logger)
+            try await Self.write(rows, client: client, stored: stored, pooling: pooling, logger: logger)
         }
     }
 
@@ -170,14 +170,14 @@ package struct SchemaReceiver: Sendable {
     /// participant's id, negative when the POST was stored already, or nil when the participant
     /// is not known yet (the caller makes them).
     private static func write(
-        _ rows: [Row], client: PostgresClient, stored: WakeSignal, logger: Logger
+        _ rows: [Row], client: PostgresClient, stored: WakeSignal, pooling: DatabaseSettings.Pooling, logger: Logger
     ) async throws -> [Result<Int64?, any Error>] {
         let statement = SchemaIngestStatement(
             studyKeys: rows.map(\.studyKey), externalIds: rows.map(\.externalId), activityIds: rows.map(\.reception.activityId),
             versions: rows.map(\.reception.activityVersion), metadata: rows.map(\.reception.metadata),
             data: rows.map(\.reception.data), fingerprints: rows.map(\.fingerprint))
         var found: [Int: (Int64?, Bool)] = [:]
-        for try await (position, participant, inserted) in try await client.execute(statement, logger: logger) {
+        for try await (position, participant, inserted) in try await client.run(statement, pooling: pooling, logger: logger) {
             found[position - 1] = (participant, inserted)
         }
         var answered: Set<String> = []

@@ -1,0 +1,101 @@
+import Foundation
+
+/// PgBouncer (Debian's package) in transaction pooling mode, on a free port, in front of the test
+/// cluster: what an operator puts between many replicas and PostgreSQL. Every client is passed
+/// through as the cluster's own user (`auth_type = any` needs one), which the tests' URLs use
+/// anyway. PgBouncer refuses to run as root, so as root it runs as `postgres`.
+public final class PgBouncerProcess: @unchecked Sendable {
+    public let port: Int
+    private let process: Process
+    private let folder: URL
+
+    public static func start(upstream url: String) async throws -> PgBouncerProcess {
+        guard let components = URLComponents(string: url), let host = components.host, let upstreamPort = components.port,
+            let user = components.user
+        else { throw TestServerError(description: "cannot read the cluster's address from \(url)") }
+        guard let binary = ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"].first(where: FileManager.default.isExecutableFile) else {
+            throw TestServerError(description: "pgbouncer is not installed (Debian's package pgbouncer)")
+        }
+        let port = try SMTPTestServer.freePort()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pgbouncer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+        let config = folder.appendingPathComponent("pgbouncer.ini")
+        try """
+            [databases]
+            * = host=\(host) port=\(upstreamPort) user=\(user)
+            [pgbouncer]
+            listen_addr = 127.0.0.1
+            listen_port = \(port)
+            unix_socket_dir =
+            auth_type = any
+            pool_mode = transaction
+            max_client_conn = 2000
+            default_pool_size = 30
+            ignore_startup_parameters = extra_float_digits,options
+            logfile = \(folder.path)/pgbouncer.log
+
+            """.write(to: config, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: config.path)
+        let process = Process()
+        if getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+            process.arguments = ["-u", "postgres", "--", binary, config.path]
+        } else {
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = [config.path]
+        }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let bouncer = PgBouncerProcess(port: port, process: process, folder: folder)
+        try await eventually("pgbouncer listening on \(port)", within: .seconds(15)) { () -> Bool? in
+            guard process.isRunning else { throw TestServerError(description: "pgbouncer exited: \(bouncer.logTail())") }
+            return Self.accepts(port: port) ? true : nil
+        }
+        return bouncer
+    }
+
+    private init(port: Int, process: Process, folder: URL) {
+        self.port = port
+        self.process = process
+        self.folder = folder
+    }
+
+    /// `url` with its host and port replaced by this pooler's.
+    public func route(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return url }
+        components.host = "127.0.0.1"
+        components.port = port
+        return components.string ?? url
+    }
+
+    public func logTail() -> String {
+        let text = (try? String(contentsOf: folder.appendingPathComponent("pgbouncer.log"), encoding: .utf8)) ?? ""
+        return String(text.suffix(2000))
+    }
+
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private static func accepts(port: Int) -> Bool {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
