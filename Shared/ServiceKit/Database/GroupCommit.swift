@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// Group commit for writes callers wait on: items that arrive while a write is in flight wait for
@@ -31,6 +32,7 @@ public final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
     public let maxInFlight: Int
     private let write: Write
     private let splitsOn: @Sendable (any Error) -> Bool
+    private let logger: Logger
     /// A lock rather than an actor: enqueueing is a few instructions, and a request should not
     /// hop to another executor for them.
     private let queue = Mutex(Queue())
@@ -40,11 +42,12 @@ public final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
     ///   one, so only the bad one fails and its neighbours are stored.
     public init(
         maxBatch: Int, maxInFlight: Int, splitsOn: @escaping @Sendable (any Error) -> Bool = { _ in false },
-        write: @escaping Write
+        logger: Logger = Logger(label: "studystack.group-commit"), write: @escaping Write
     ) {
         self.maxBatch = maxBatch
         self.maxInFlight = maxInFlight
         self.splitsOn = splitsOn
+        self.logger = logger
         self.write = write
     }
 
@@ -65,6 +68,7 @@ public final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
         do {
             return try await write(items)
         } catch where items.count > 1 && splitsOn(error) {
+            logger.warning("a batch was refused; writing its items one by one", metadata: ["error": "\(error)"])
             var results: [Result<Outcome, any Error>] = []
             for item in items { results += await self.results(of: [item]) }
             return results

@@ -46,7 +46,9 @@ package final class ResponseIngest: Sendable {
         self.client = client
         self.stored = stored
         self.logger = logger
-        commits = GroupCommit(maxBatch: Self.maxBatch, maxInFlight: Self.maxInFlight, splitsOn: Self.isOneRowsFault) { rows in
+        commits = GroupCommit(
+            maxBatch: Self.maxBatch, maxInFlight: Self.maxInFlight, splitsOn: Self.isOneRowsFault, logger: logger
+        ) { rows in
             try await Self.answer(rows, client: client, stored: stored, pooling: pooling, logger: logger)
         }
     }

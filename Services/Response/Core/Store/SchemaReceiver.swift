@@ -46,7 +46,8 @@ package struct SchemaReceiver: Sendable {
         self.logger = logger
         studies = StudyEventCache()
         commits = GroupCommit(
-            maxBatch: ResponseIngest.maxBatch, maxInFlight: ResponseIngest.maxInFlight, splitsOn: ResponseIngest.isOneRowsFault
+            maxBatch: ResponseIngest.maxBatch, maxInFlight: ResponseIngest.maxInFlight, splitsOn: ResponseIngest.isOneRowsFault,
+            logger: logger
         ) { rows in
             try await Self.write(rows, client: client, stored: stored, pooling: pooling, logger: logger)
         }
