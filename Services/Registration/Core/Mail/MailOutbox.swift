@@ -14,6 +14,13 @@ package struct MailOutbox: Sendable {
         package var recipient: String
         package var message: MailMessage
         package var attempts: Int
+        /// When it was queued, in microseconds since 1970.
+        package var queuedAtMicroseconds: Int64
+
+        /// The same for every attempt at this message, so a delivery repeated after a worker died
+        /// between sending and recording it is recognisable as the same message (and, for the
+        /// file transport, replaces the first). The queue time first: the ids sort as queued.
+        package var messageId: String { "\(queuedAtMicroseconds).\(id)" }
     }
 
     package let client: PostgresClient
@@ -50,13 +57,17 @@ package struct MailOutbox: Sendable {
                 ORDER BY id LIMIT \(batch) FOR UPDATE SKIP LOCKED
             ) due
             WHERE m.id = due.id
-            RETURNING m.id, m.kind, m.recipient, m.sealed_message, m.attempts
+            RETURNING m.id, m.kind, m.recipient, m.sealed_message, m.attempts,
+                (extract(epoch FROM m.created_at) * 1000000)::bigint
             """, logger: logger)
         var claimed: [Queued] = []
-        for try await (id, kind, recipient, sealed, attempts) in rows.decode((Int64, String, String, ByteBuffer, Int).self) {
+        for try await (id, kind, recipient, sealed, attempts, queuedAt) in rows.decode(
+            (Int64, String, String, ByteBuffer, Int, Int64).self)
+        {
             let box = try AES.GCM.SealedBox(combined: Data(buffer: sealed))
             let message = try JSONDecoder().decode(MailMessage.self, from: try AES.GCM.open(box, using: sealKey))
-            claimed.append(Queued(id: id, kind: kind, recipient: recipient, message: message, attempts: attempts))
+            claimed.append(
+                Queued(id: id, kind: kind, recipient: recipient, message: message, attempts: attempts, queuedAtMicroseconds: queuedAt))
         }
         return claimed.sorted { $0.id < $1.id }
     }

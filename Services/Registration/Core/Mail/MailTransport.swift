@@ -21,19 +21,21 @@ package struct FileMailTransport: MailTransport {
     package func deliver(_ message: MailMessage, messageId: String) async throws -> String {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        // Microseconds since 1970, so the files sort in the order they were written.
-        let stamp = String(Int64(Date().timeIntervalSince1970 * 1_000_000))
-        let file = directory.appendingPathComponent("\(stamp)-\(messageId.prefix(12)).eml")
+        // Named by the message's id, which starts with its queue time (so the files sort in the
+        // order the messages were queued): a second delivery of the same message replaces the
+        // first instead of leaving two.
+        let file = directory.appendingPathComponent("\(messageId).eml")
         // Written beside it and renamed, so a reader never sees half a message.
-        let partial = directory.appendingPathComponent(".\(stamp)-\(messageId.prefix(12)).partial")
+        let partial = directory.appendingPathComponent(".\(messageId)-\(UUID().uuidString).partial")
         guard FileManager.default.createFile(
             atPath: partial.path, contents: Data(message.rfc5322(messageId: messageId).utf8),
             attributes: [.posixPermissions: 0o600])
         else { throw MailDeliveryError(reason: "could not write \(partial.path)", permanent: false) }
-        do {
-            try FileManager.default.moveItem(at: partial, to: file)
-        } catch {
-            throw MailDeliveryError(reason: "could not write \(file.path): \(error)", permanent: false)
+        // rename(2) replaces an existing file atomically; FileManager.moveItem would refuse it.
+        guard rename(partial.path, file.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: partial)
+            throw MailDeliveryError(reason: "could not write \(file.path): \(reason)", permanent: false)
         }
         logger.info("mail written", metadata: ["path": "\(file.path)"])
         return file.path

@@ -47,7 +47,7 @@ package struct MailWorker: WorkQueue {
     /// `done` carries where the transport delivered it.
     package func perform(_ queued: MailOutbox.Queued) async -> WorkResult<String> {
         do {
-            return .done(try await transport.deliver(queued.message, messageId: UUID().uuidString.lowercased()))
+            return .done(try await transport.deliver(queued.message, messageId: queued.messageId))
         } catch {
             let reason = "\(queued.kind): \(String(describing: error).prefix(300))"
             return (error as? MailDeliveryError)?.permanent == true ? .rejected(reason) : .failed(reason)
