@@ -67,23 +67,25 @@ public struct InternalClient: Sendable {
         url += path
         if let query, !query.isEmpty { url += "?" + query }
 
-        var request = HTTPClientRequest(url: url)
-        request.method = method
-        for (name, value) in Self.signatureHeaders(
-            caller: keys.ownName.rawValue, key: SymmetricKeyBox(keys.signingKey(for: peer)), method: method.rawValue,
-            path: path, query: query, body: body)
-        {
-            request.headers.add(name: name, value: value)
-        }
-        if let contentType, !body.isEmpty { request.headers.add(name: "Content-Type", value: contentType) }
-        if let requestID = logger[metadataKey: "request_id"] {
-            request.headers.add(name: "X-Request-Id", value: "\(requestID)")
-        }
-        request.body = .bytes(ByteBuffer(bytes: body))
+        return try await StaleConnection.retrying(method) {
+            var request = HTTPClientRequest(url: url)
+            request.method = method
+            for (name, value) in Self.signatureHeaders(
+                caller: keys.ownName.rawValue, key: SymmetricKeyBox(keys.signingKey(for: peer)), method: method.rawValue,
+                path: path, query: query, body: body)
+            {
+                request.headers.add(name: name, value: value)
+            }
+            if let contentType, !body.isEmpty { request.headers.add(name: "Content-Type", value: contentType) }
+            if let requestID = logger[metadataKey: "request_id"] {
+                request.headers.add(name: "X-Request-Id", value: "\(requestID)")
+            }
+            request.body = .bytes(ByteBuffer(bytes: body))
 
-        let response = try await httpClient.execute(request, timeout: timeout, logger: logger)
-        let bytes = try await response.body.collect(upTo: maxResponseBytes)
-        return Reply(status: response.status, headers: response.headers, body: bytes)
+            let response = try await httpClient.execute(request, timeout: timeout, logger: logger)
+            let bytes = try await response.body.collect(upTo: maxResponseBytes)
+            return Reply(status: response.status, headers: response.headers, body: bytes)
+        }
     }
 
     /// Sends `payload` as JSON and decodes a JSON reply; a non-2xx status throws.

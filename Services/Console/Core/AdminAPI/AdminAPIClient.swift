@@ -66,10 +66,10 @@ package struct AdminAPIClient: Sendable {
         let reply: ByteBuffer
         let headers: HTTPHeaders
         do {
-            let response = try await http.client().execute(request, timeout: timeout, logger: logger)
-            status = Int(response.status.code)
-            headers = response.headers
-            reply = try await response.body.collect(upTo: maxReplyBytes)
+            (status, headers, reply) = try await StaleConnection.retrying(method) {
+                let response = try await http.client().execute(request, timeout: timeout, logger: logger)
+                return (Int(response.status.code), response.headers, try await response.body.collect(upTo: maxReplyBytes))
+            }
         } catch {
             logger.warning("admin API call failed", metadata: ["peer": "\(peer.rawValue)", "path": "\(path)", "error": "\(error)"])
             throw .unreachable(peer.rawValue, error)
