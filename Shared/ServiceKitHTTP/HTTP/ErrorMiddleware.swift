@@ -34,6 +34,14 @@ public struct ErrorMiddleware: RouterMiddleware {
             return error
         case let error as any APIErrorConvertible:
             return error.apiError
+        case let error where PostgresErrors.isUnavailable(error):
+            // The database is away (restarting, failing over, its pooler reconnecting): 503 with
+            // Retry-After tells clients and proxies to come back, where a 500 says the service is
+            // broken. /readyz says 503 at the same time, so an orchestrator stops routing here.
+            context.logger.warning("database unavailable", metadata: ["error": "\(String(reflecting: error))"])
+            return APIError(
+                .serviceUnavailable, code: "unavailable", message: "The service's database is unavailable. Try again shortly.",
+                headers: [.retryAfter: "1"])
         case let error as PostgresTransactionError:
             if let inner = error.closureError { return apiError(for: inner, context: context) }
             return unexpected(error, context: context)
