@@ -11,6 +11,9 @@ cd "$(dirname "$0")/.."
 ensure_postgres
 ensure_commands python3:python3 zbarimg:zbar-tools pdftoppm:poppler-utils pdftotext:poppler-utils pgbouncer:pgbouncer
 ensure_build_libraries
+# nginx balances the replica tests' two replicas of each service (it lives in /usr/sbin, which a
+# non-root PATH may lack).
+[ -x /usr/sbin/nginx ] || apt_install nginx-light
 bindir=$(pg_bindir)
 
 workdir=$(mktemp -d "${TMPDIR:-/tmp}/studystack-test.XXXXXX")

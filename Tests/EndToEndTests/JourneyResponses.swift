@@ -11,8 +11,9 @@ struct JourneyResponses: Sendable {
         return formatter.string(from: Date())
     }
 
-    /// The daily check-in answered as the app sends it: every response type, the form repeated twice.
-    static func dailyResponse(participant: String, name: String, version: String) -> [String: Any] {
+    /// The daily check-in answered as the app sends it: every response type, the form repeated
+    /// twice. `notes` is the free-text answer (a load test makes each response recognisable by it).
+    static func dailyResponse(participant: String, name: String, version: String, notes: String = "Woke once") -> [String: Any] {
         let time = now()
         func result(_ type: String, _ key: String, _ value: Any) -> [String: Any] {
             ["resultType": type, "key": key, "startTime": time, "endTime": time, "skipped": false, "value": value]
@@ -29,7 +30,7 @@ struct JourneyResponses: Sendable {
                     result("imageChoice", "weather", "sun"), result("boolean", "caffeine", true),
                     result("numeric", "caffeineCups", 2), result("textChoice", "activities", ["read", "other"]),
                     result("timeOfDay", "bedtime", "22:45:00"), result("date", "lastAlcohol", time),
-                    result("text", "notes", "Woke once"), result("email", "contactEmail", "me@example.org"),
+                    result("text", "notes", notes), result("email", "contactEmail", "me@example.org"),
                     result("timeInterval", "timeToSleep", 900), result("height", "height", 172),
                     result("location", "place", "42.36,-71.06"),
                     result("grouped", "symptoms", [

@@ -39,6 +39,55 @@ struct Platform: Sendable {
         callers.map { "\($0.rawValue)=\(TestConfiguration.pairKey($0, to: receiver))" }.joined(separator: ",")
     }
 
+    /// The environment of each service as `make run` gives it: the peers at `urls`, each service's
+    /// database (already routed through a pooler when `pooled`), participants' queries straight
+    /// to PostgreSQL at `queryDatabase`, mail written as files to `mail`.
+    static func environments(
+        urls: PlatformURLs, databases: (metadata: String, registration: String, response: String), queryDatabase: String,
+        mail: URL, consents: URL, pooled: Bool
+    ) -> [ServiceName: [String: String]] {
+        var common: [String: String] = [
+            "STUDYSTACK_ENCRYPTION_KEY": TestConfiguration.encryptionKey,
+            "STUDY_METADATA_URL": urls.metadata, "REGISTRATION_URL": urls.registration, "RESPONSE_URL": urls.response,
+            "DATABASE_MAX_CONNECTIONS": "6",
+            "LOG_LEVEL": "warning",
+        ]
+        if pooled { common["DATABASE_POOLING"] = "transaction" }
+        return [
+            .studyMetadata: common.merging([
+                "DATABASE_URL": databases.metadata, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.studyMetadata]!,
+                "INTERNAL_CALLER_KEYS": callers(.studyMetadata, accepting: [.registration, .response]),
+                "STUDYSTACK_ADMIN_EMAIL": adminEmail, "STUDYSTACK_ADMIN_PASSWORD": adminPassword,
+            ]) { $1 },
+            .registration: common.merging([
+                "DATABASE_URL": databases.registration, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.registration]!,
+                "INTERNAL_CALLER_KEYS": callers(.registration, accepting: [.studyMetadata]),
+                "MAIL_DIRECTORY": mail.path, "CONSENT_DIRECTORY": consents.path,
+            ]) { $1 },
+            .response: common.merging([
+                "DATABASE_URL": databases.response, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.response]!,
+                "INTERNAL_CALLER_KEYS": callers(.response, accepting: [.studyMetadata]),
+                "QUERY_DATABASE_URL": queryDatabase,
+            ]) { $1 },
+        ]
+    }
+
+    /// Seeds what `make run` seeds through the services at these addresses: the admin signed
+    /// in, app DEMOAPP, study DEMOSTUDY launched, `tokens` enrollment tokens, and the app known to
+    /// registration.
+    static func seedDemo(metadata: String, response: String, tokens count: Int) async throws
+        -> (admin: Admin, ios: String, android: String, tokens: [String])
+    {
+        let admin = try await Admin.login(metadata)
+        let credentials = try await admin.createDemoApp()
+        try await admin.saveAndLaunchDemoStudy()
+        let tokens = try await admin.tokens(responseBase: response, count: count)
+        // Registration learns of the app through study-metadata's outbox, and refuses
+        // sign-ups for apps it does not know: wait for the delivery, as `make run` does.
+        try await admin.waitForOutbox()
+        return (admin, credentials.ios, credentials.android, tokens)
+    }
+
     /// Starts the platform, seeds the demo (app DEMOAPP, study DEMOSTUDY launched, 20 tokens), runs
     /// `body`, and stops everything. `responseSettings` are added to the response service's
     /// environment.
@@ -62,54 +111,30 @@ struct Platform: Sendable {
                     let bouncer = throughPgBouncer ? try await PgBouncerProcess.start(upstream: metadataDB) : nil
                     defer { bouncer?.stop() }
                     let database = { (url: String) in bouncer?.route(url) ?? url }
-                    var common: [String: String] = [
-                        "STUDYSTACK_ENCRYPTION_KEY": TestConfiguration.encryptionKey,
-                        "STUDY_METADATA_URL": "http://127.0.0.1:\(ports.metadata)",
-                        "REGISTRATION_URL": "http://127.0.0.1:\(ports.registration)",
-                        "RESPONSE_URL": "http://127.0.0.1:\(ports.response)",
-                        "DATABASE_MAX_CONNECTIONS": "6",
-                        "LOG_LEVEL": "warning",
-                    ]
-                    if throughPgBouncer { common["DATABASE_POOLING"] = "transaction" }
+                    let urls = PlatformURLs(
+                        metadata: "http://127.0.0.1:\(ports.metadata)", registration: "http://127.0.0.1:\(ports.registration)",
+                        response: "http://127.0.0.1:\(ports.response)")
+                    let settings = Self.environments(
+                        urls: urls, databases: (database(metadataDB), database(registrationDB), database(responseDB)),
+                        queryDatabase: try await TestDatabase.queryReaderURL(responseDB), mail: mail, consents: consents,
+                        pooled: throughPgBouncer)
                     let metadata = try await ServiceProcess.start(
-                        "study-metadata",
-                        environment: common.merging([
-                            "DATABASE_URL": database(metadataDB), "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.studyMetadata]!,
-                            "INTERNAL_CALLER_KEYS": callers(.studyMetadata, accepting: [.registration, .response]),
-                            "STUDYSTACK_ADMIN_EMAIL": adminEmail, "STUDYSTACK_ADMIN_PASSWORD": adminPassword,
-                        ]) { $1 },
-                        port: ports.metadata)
+                        "study-metadata", environment: settings[.studyMetadata]!, port: ports.metadata)
                     let registration = try await ServiceProcess.start(
-                        "registration",
-                        environment: common.merging([
-                            "DATABASE_URL": database(registrationDB), "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.registration]!,
-                            "INTERNAL_CALLER_KEYS": callers(.registration, accepting: [.studyMetadata]),
-                            "MAIL_DIRECTORY": mail.path, "CONSENT_DIRECTORY": consents.path,
-                        ]) { $1 },
-                        port: ports.registration)
-                    let responseEnvironment = common.merging([
-                        "DATABASE_URL": database(responseDB), "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.response]!,
-                        "INTERNAL_CALLER_KEYS": callers(.response, accepting: [.studyMetadata]),
-                        "QUERY_DATABASE_URL": try await TestDatabase.queryReaderURL(responseDB),
-                    ]) { $1 }.merging(responseSettings) { $1 }
+                        "registration", environment: settings[.registration]!, port: ports.registration)
+                    let responseEnvironment = settings[.response]!.merging(responseSettings) { $1 }
                     let response = try await ServiceProcess.start("response", environment: responseEnvironment, port: ports.response)
                     defer {
                         for service in [response, registration, metadata] where !service.stop() {
                             Issue.record("\(service.name) did not exit within 30 s of SIGTERM; its log ends:\n\(service.logTail())")
                         }
                     }
-                    let admin = try await Admin.login(metadata.baseURL)
-                    let credentials = try await admin.createDemoApp()
-                    try await admin.saveAndLaunchDemoStudy()
-                    let tokens = try await admin.tokens(responseBase: response.baseURL, count: 20)
-                    // Registration learns of the app through study-metadata's outbox, and refuses
-                    // sign-ups for apps it does not know: wait for the delivery, as `make run` does.
-                    try await admin.waitForOutbox()
+                    let seeded = try await Self.seedDemo(metadata: metadata.baseURL, response: response.baseURL, tokens: 20)
                     let platform = Platform(
                         metadata: metadata, registration: registration, response: response,
                         metadataDatabase: metadataDB, registrationDatabase: registrationDB, responseDatabase: responseDB,
-                        mailDirectory: mail, adminToken: admin.token,
-                        iosCredential: credentials.ios, androidCredential: credentials.android, tokens: tokens,
+                        mailDirectory: mail, adminToken: seeded.admin.token,
+                        iosCredential: seeded.ios, androidCredential: seeded.android, tokens: seeded.tokens,
                         responseEnvironment: responseEnvironment)
                     try await body(platform)
                 }
@@ -185,6 +210,13 @@ struct Platform: Sendable {
     func withResponseDatabase<T: Sendable>(_ body: @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
         try await TestDatabase.withClient(url: responseDatabase, body)
     }
+}
+
+/// Where each service answers.
+struct PlatformURLs: Sendable {
+    var metadata: String
+    var registration: String
+    var response: String
 }
 
 /// study-metadata's and the response service's admin APIs, as a research team scripts them.

@@ -19,8 +19,10 @@ enum Wire {
 
     /// Sends one request. `json` is serialised pretty-printed, as the iOS app does, with
     /// `Content-Type: application/json`; `raw` is sent as it is, with the headers given only.
+    /// The shared client follows redirects; pass one that does not to see a 303 and its cookies.
     static func send(
-        _ method: HTTPMethod, _ url: String, headers: [(String, String)] = [], json: Any? = nil, raw: Data? = nil
+        _ method: HTTPMethod, _ url: String, headers: [(String, String)] = [], json: Any? = nil, raw: Data? = nil,
+        client: HTTPClient = .shared
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: url)
         request.method = method
@@ -32,7 +34,7 @@ enum Wire {
         } else if let raw {
             request.body = .bytes(ByteBuffer(bytes: raw))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 16 << 20)
         return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: body))
     }

@@ -21,6 +21,7 @@ public func eventually<Value>(
 }
 
 /// Polls `probe` until it gives a value; returns it. Past `timeout` it throws, naming `what`.
+@discardableResult
 public func eventually<Value>(
     _ what: String = "the awaited value", within timeout: Duration = .seconds(10), poll: Duration = .milliseconds(100),
     _ probe: () async throws -> Value?

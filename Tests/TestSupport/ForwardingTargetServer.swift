@@ -24,6 +24,10 @@ public actor ForwardingTargetServer {
     public private(set) var deliveries: [Delivery] = []
     public private(set) var attempts = 0
     public private(set) var tokenRequests = 0
+    /// Response ids delivered while a delivery of the same response was still in progress: two
+    /// senders at the same moment.
+    public private(set) var overlaps: [String] = []
+    private var inFlight: [String: Int] = [:]
     /// Statuses to answer, in order, before accepting again.
     var failures: [HTTPResponse.Status] = []
     var currentToken = "token-1"
@@ -32,6 +36,15 @@ public actor ForwardingTargetServer {
 
     public func failNext(_ statuses: [HTTPResponse.Status]) { failures = statuses }
     public func rotateToken(_ token: String) { currentToken = token }
+
+    func begin(_ responseId: String) {
+        if inFlight[responseId, default: 0] > 0 { overlaps.append(responseId) }
+        inFlight[responseId, default: 0] += 1
+    }
+
+    func end(_ responseId: String) {
+        inFlight[responseId, default: 0] -= 1
+    }
 
     func issueToken() -> String {
         tokenRequests += 1
@@ -56,13 +69,22 @@ public actor ForwardingTargetServer {
         return .ok
     }
 
-    /// Runs the target on a free port for the length of `body`.
-    public static func run(auth: Auth, _ body: @escaping @Sendable (ForwardingTargetServer, Int) async throws -> Void) async throws {
+    /// Runs the target on a free port for the length of `body`. `hold`: how long each delivery
+    /// is kept open before it is answered, so that a second sender of the same response at the
+    /// same moment shows as an overlap.
+    public static func run(
+        auth: Auth, hold: Duration = .zero, _ body: @escaping @Sendable (ForwardingTargetServer, Int) async throws -> Void
+    ) async throws {
         let target = ForwardingTargetServer(auth: auth)
         let router = Router()
         router.post("/forward") { request, context -> Response in
             let bytes = try await request.body.collect(upTo: 1 << 20)
-            return Response(status: await target.receive(request, body: bytes))
+            let responseId = request.headers[HTTPField.Name("X-StudyStack-Response-Id")!] ?? ""
+            await target.begin(responseId)
+            if hold > .zero { try? await Task.sleep(for: hold) }
+            let status = await target.receive(request, body: bytes)
+            await target.end(responseId)
+            return Response(status: status)
         }
         router.post("/token") { _, _ -> Response in
             let token = await target.issueToken()

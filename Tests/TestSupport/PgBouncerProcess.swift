@@ -33,6 +33,8 @@ public final class PgBouncerProcess: @unchecked Sendable {
             max_client_conn = 2000
             default_pool_size = 30
             ignore_startup_parameters = extra_float_digits,options
+            ; After PostgreSQL restarts, try logging in again after a second, not the default 15.
+            server_login_retry = 1
             logfile = \(folder.path)/pgbouncer.log
 
             """.write(to: config, atomically: true, encoding: .utf8)
@@ -86,7 +88,8 @@ public final class PgBouncerProcess: @unchecked Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    private static func accepts(port: Int) -> Bool {
+    /// Whether something accepts TCP connections on `port` of 127.0.0.1.
+    static func accepts(port: Int) -> Bool {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return false }
         defer { close(socket) }

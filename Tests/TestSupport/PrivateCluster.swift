@@ -20,8 +20,7 @@ public final class PrivateCluster: Sendable {
         let cluster = try PrivateCluster()
         defer { cluster.destroy() }
         try cluster.initialise()
-        try cluster.pgCtl(["start", "-w", "-t", "60", "-l", cluster.directory.appendingPathComponent("postgres.log").path,
-                           "-o", cluster.serverOptions])
+        try cluster.start()
         return try await TestDatabase.$clusterOverride.withValue(cluster.adminURL) { try await body(cluster) }
     }
 
@@ -37,6 +36,16 @@ public final class PrivateCluster: Sendable {
     public func restartImmediately() throws {
         try pgCtl(["restart", "-m", "immediate", "-w", "-t", "60", "-l",
                    directory.appendingPathComponent("postgres.log").path, "-o", serverOptions])
+    }
+
+    /// Stops the server as a crash would, and leaves it stopped until `start`: for a test that
+    /// must see the services notice the outage before PostgreSQL returns.
+    public func stopImmediately() throws {
+        try pgCtl(["stop", "-m", "immediate", "-w", "-t", "60"])
+    }
+
+    public func start() throws {
+        try pgCtl(["start", "-w", "-t", "60", "-l", directory.appendingPathComponent("postgres.log").path, "-o", serverOptions])
     }
 
     /// The server's log, for a failing test to show.
