@@ -91,3 +91,37 @@ ensure_tools_venv() {
 ensure_browser() {
     ensure_commands chromium:chromium chromedriver:chromium-driver
 }
+
+# The roles and databases of one run of the platform on the test cluster, made by
+# deploy/postgres-init.sh as the compose deployment makes them: one owner role per service
+# database, CONNECT revoked from PUBLIC, and the query role, each name starting with $1. Sets
+# hostport (the cluster's host:port) and db_password (metadata, registration, response, query).
+create_run_databases() {
+    local prefix=$1 cluster superuser
+    cluster=${STUDYSTACK_TEST_DATABASE_URL%/*}
+    hostport=${cluster#*@}
+    superuser=${cluster#postgres://}
+    superuser=${superuser%@*}
+    declare -gA db_password=([metadata]=$(random_hex 12) [registration]=$(random_hex 12) [response]=$(random_hex 12)
+                             [query]=$(random_hex 12))
+    STUDYSTACK_DB_PREFIX=$prefix POSTGRES_USER=$superuser PGHOST=${hostport%:*} PGPORT=${hostport##*:} \
+        METADATA_DB_PASSWORD=${db_password[metadata]} REGISTRATION_DB_PASSWORD=${db_password[registration]} \
+        RESPONSE_DB_PASSWORD=${db_password[response]} QUERY_DB_PASSWORD=${db_password[query]} \
+        deploy/postgres-init.sh
+}
+
+drop_run_databases() {
+    local prefix=$1
+    psql -X -q "$STUDYSTACK_TEST_DATABASE_URL" >/dev/null 2>&1 <<SQL || true
+DROP DATABASE IF EXISTS ${prefix}_metadata WITH (FORCE);
+DROP DATABASE IF EXISTS ${prefix}_registration WITH (FORCE);
+DROP DATABASE IF EXISTS ${prefix}_response WITH (FORCE);
+DROP ROLE IF EXISTS ${prefix}_query;
+DROP ROLE IF EXISTS ${prefix}_metadata;
+DROP ROLE IF EXISTS ${prefix}_registration;
+DROP ROLE IF EXISTS ${prefix}_response;
+SQL
+}
+
+# $1 random bytes as hex.
+random_hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }

@@ -44,31 +44,9 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 # --- databases: made by deploy/postgres-init.sh, as the compose deployment makes them ---------------
-# One owner role per service database, CONNECT revoked from PUBLIC, and the query role.
-cluster=${STUDYSTACK_TEST_DATABASE_URL%/*}
-hostport=${cluster#*@}
-superuser=${cluster#postgres://}
-superuser=${superuser%@*}
-suffix=$(head -c 4 /dev/urandom | od -An -tx1 | tr -d ' \n')
-prefix="platform_$suffix"
-password() { head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
-declare -A db_password=([metadata]=$(password) [registration]=$(password) [response]=$(password) [query]=$(password))
-STUDYSTACK_DB_PREFIX=$prefix POSTGRES_USER=$superuser PGHOST=${hostport%:*} PGPORT=${hostport##*:} \
-    METADATA_DB_PASSWORD=${db_password[metadata]} REGISTRATION_DB_PASSWORD=${db_password[registration]} \
-    RESPONSE_DB_PASSWORD=${db_password[response]} QUERY_DB_PASSWORD=${db_password[query]} \
-    deploy/postgres-init.sh
-drop_databases() {
-    psql -X -q "$STUDYSTACK_TEST_DATABASE_URL" >/dev/null 2>&1 <<SQL || true
-DROP DATABASE IF EXISTS ${prefix}_metadata WITH (FORCE);
-DROP DATABASE IF EXISTS ${prefix}_registration WITH (FORCE);
-DROP DATABASE IF EXISTS ${prefix}_response WITH (FORCE);
-DROP ROLE IF EXISTS ${prefix}_query;
-DROP ROLE IF EXISTS ${prefix}_metadata;
-DROP ROLE IF EXISTS ${prefix}_registration;
-DROP ROLE IF EXISTS ${prefix}_response;
-SQL
-}
-trap 'cleanup; [ "${PLATFORM_KEEP:-}" = 1 ] || drop_databases' EXIT INT TERM
+prefix="platform_$(random_hex 4)"
+create_run_databases "$prefix"
+trap 'cleanup; [ "${PLATFORM_KEEP:-}" = 1 ] || drop_run_databases "$prefix"' EXIT INT TERM
 
 # --- the three services, each knowing where the others are -------------------------------------
 key() { head -c 32 /dev/urandom | base64 | tr -d '\n'; }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make test: start a throwaway PostgreSQL cluster on a free port in a temporary directory,
 # run the whole test suite against it (swift test, then the platform run: the three executables,
-# the demo seed, the quickstart and the fuzzing, scripts/platform-test.sh), and stop it again
-# whatever happens. Arguments go to swift test (--filter X runs only those tests); --platform-only
+# the demo seed, the quickstart and the fuzzing, scripts/platform-test.sh; then the container
+# image built with buildah and started, scripts/image-test.sh), and stop it again whatever
+# happens. Arguments go to swift test (--filter X runs only those tests); --platform-only
 # runs only the platform part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,4 +57,5 @@ elif [ $# -gt 0 ]; then
 else
     swift test --skip-build
     scripts/platform-test.sh
+    scripts/image-test.sh
 fi

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Part of make test: the container image, built and started on a machine with no Docker engine
+# and no registry. The base is Debian bookworm made with `debootstrap --variant=minbase` and
+# imported into buildah's local store; the binaries are built on the host as the Dockerfile's build
+# stage builds them (release, static Swift runtime); the run stage is deploy/Dockerfile's own,
+# taken from it at build time with only its FROM and its COPY --from=build changed (so the two
+# cannot drift), and built with `buildah bud --isolation chroot`. Then the four executables start
+# from the image (`buildah run --isolation chroot`, sharing the host's network) against the test
+# cluster, each must answer /readyz, and the demo seed runs against them: the app, the study, a
+# participant who signs up, enrolls and sends a check-in, and a second check-in. The image's size
+# and contents go to .build/test-output/image.txt.
+#
+# Needs root (debootstrap and buildah's chroot isolation), through sudo when not root; the
+# registration service's e-mail (mode 0600, the image's user) is read as the one who runs this,
+# so run it as root, as make test on CI does.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+: "${STUDYSTACK_TEST_DATABASE_URL:?run through make test (scripts/test.sh), which starts the test cluster}"
+ensure_commands buildah:buildah debootstrap:debootstrap strip:binutils curl:curl jq:jq psql:postgresql-client
+ensure_build_libraries
+
+base=localhost/studystack-base:bookworm-minbase
+image=localhost/studystack:test
+work=$(mktemp -d "${TMPDIR:-/tmp}/studystack-image.XXXXXX")
+chmod 755 "$work"
+containers=()
+pids=()
+cleanup() {
+    local status=$?
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    for container in "${containers[@]}"; do as_root buildah rm "$container" >/dev/null 2>&1 || true; done
+    # The image is made again by every run (the base is kept): it is not left to fill the disk.
+    as_root buildah rmi "$image" >/dev/null 2>&1 || true
+    if [ "$status" -ne 0 ]; then
+        for log in "$work"/logs/*.log; do
+            [ -f "$log" ] && { printf '\n--- %s\n' "$(basename "$log")" >&2; tail -n 20 "$log" >&2; }
+        done
+    fi
+    as_root rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+# --- the base: Debian bookworm, minbase, made here once and kept in buildah's store ---------------
+if ! as_root buildah inspect --type image "$base" >/dev/null 2>&1; then
+    log "image: making the Debian bookworm base with debootstrap --variant=minbase"
+    as_root debootstrap --variant=minbase bookworm "$work/rootfs" http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 ||
+        { tail -n 20 "$work/debootstrap.log" >&2; die "debootstrap failed"; }
+    # What debian:bookworm-slim leaves out as well: the package lists and caches.
+    as_root rm -rf "$work/rootfs/var/lib/apt/lists/"* "$work/rootfs/var/cache/apt/"*.bin
+    container=$(as_root buildah from scratch)
+    containers+=("$container")
+    as_root buildah copy --quiet "$container" "$work/rootfs" / >/dev/null
+    as_root buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --cmd /bin/bash "$container"
+    as_root buildah commit --quiet "$container" "$base" >/dev/null
+    as_root rm -rf "$work/rootfs"
+fi
+
+# --- the binaries, as the Dockerfile's build stage makes them --------------------------------------
+log "image: building the four executables (release, static Swift runtime)"
+mkdir -p "$work/context/staging"
+for product in study-metadata registration response console; do
+    swift build -c release --static-swift-stdlib --product "$product" >"$work/build-$product.log" 2>&1 ||
+        { tail -n 30 "$work/build-$product.log" >&2; die "building $product failed"; }
+done
+release=$(swift build -c release --static-swift-stdlib --show-bin-path)
+for product in study-metadata registration response console; do
+    cp "$release/$product" "$work/context/staging/"
+    strip --strip-debug "$work/context/staging/$product"
+done
+cp -R "$release"/*.resources "$work/context/staging/"
+
+# --- the run stage, deploy/Dockerfile's own -------------------------------------------------------
+# From its FROM to the end, with the base and the binaries' source replaced; each replacement
+# must happen exactly once, or the Dockerfile has changed shape and this must be looked at again.
+awk '/^# ---- run/ {on = 1} on' deploy/Dockerfile >"$work/run-stage"
+[ "$(grep -c '^FROM debian:bookworm-slim$' "$work/run-stage")" -eq 1 ] || die "deploy/Dockerfile's run stage no longer starts FROM debian:bookworm-slim"
+[ "$(grep -c '^COPY --from=build /staging/ /usr/local/bin/$' "$work/run-stage")" -eq 1 ] ||
+    die "deploy/Dockerfile's run stage no longer copies /staging/ from the build stage"
+[ "$(grep -c '^FROM\|--from=' "$work/run-stage")" -eq 2 ] || die "deploy/Dockerfile's run stage has another FROM or COPY --from"
+sed -e "s#^FROM debian:bookworm-slim\$#FROM $base#" -e 's#^COPY --from=build /staging/ /usr/local/bin/$#COPY staging/ /usr/local/bin/#' \
+    "$work/run-stage" >"$work/context/Containerfile"
+log "image: buildah bud --isolation chroot (the run stage of deploy/Dockerfile)"
+as_root buildah bud --quiet --isolation chroot --pull=never -f "$work/context/Containerfile" -t "$image" "$work/context" >"$work/bud.log" 2>&1 ||
+    { tail -n 30 "$work/bud.log" >&2; die "buildah bud failed"; }
+
+# --- started from the image against the test cluster ----------------------------------------------
+mkdir -p "$work/logs"
+prefix="image_$(random_hex 4)"
+create_run_databases "$prefix"
+trap 'cleanup; drop_run_databases "$prefix"' EXIT INT TERM
+
+key() { head -c 32 /dev/urandom | base64 | tr -d '\n'; }
+declare -A port signing
+for svc in study-metadata registration response console; do port[$svc]=$(free_port); signing[$svc]=$(key); done
+export STUDY_METADATA_INTERNAL_KEY=${signing[study-metadata]} REGISTRATION_INTERNAL_KEY=${signing[registration]} \
+    RESPONSE_INTERNAL_KEY=${signing[response]}
+encryption_key=$(key)
+admin_password="Image-$(head -c 9 /dev/urandom | base64 | tr -d '/+=')-1a"
+export STUDY_METADATA_URL="http://127.0.0.1:${port[study-metadata]}"
+export REGISTRATION_URL="http://127.0.0.1:${port[registration]}"
+export RESPONSE_URL="http://127.0.0.1:${port[response]}"
+declare -A database=([study-metadata]=metadata [registration]=registration [response]=response)
+# The registration service writes its e-mail into the container's mail folder, which is this
+# folder of the host (the image's user, 10001, must be able to write it).
+data="$work/data"
+mkdir -p "$data/mail"
+chmod 777 "$data/mail"
+for svc in study-metadata registration response console; do
+    volumes=()
+    settings=(-e HTTP_PORT="${port[$svc]}" -e STUDY_METADATA_URL="$STUDY_METADATA_URL" -e REGISTRATION_URL="$REGISTRATION_URL"
+              -e RESPONSE_URL="$RESPONSE_URL")
+    if [ "$svc" = console ]; then
+        settings+=(-e CONSOLE_KEY="$(key)")
+    elif [ "$svc" = registration ]; then
+        volumes=(-v "$data/mail:/var/lib/studystack/mail")
+    fi
+    if [ "$svc" != console ]; then
+        owner="${prefix}_${database[$svc]}"
+        settings+=(-e DATABASE_URL="postgres://$owner:${db_password[${database[$svc]}]}@$hostport/$owner?sslmode=disable"
+                   -e INTERNAL_SIGNING_KEY="${signing[$svc]}" -e INTERNAL_CALLER_KEYS="$(python3 scripts/internal-keys.py callers "$svc")"
+                   -e STUDYSTACK_ENCRYPTION_KEY="$encryption_key"
+                   -e STUDYSTACK_ADMIN_EMAIL=admin@image.test -e STUDYSTACK_ADMIN_PASSWORD="$admin_password"
+                   -e QUERY_DATABASE_URL="postgres://${prefix}_query:${db_password[query]}@$hostport/${prefix}_response?sslmode=disable")
+    fi
+    container=$(as_root buildah from --pull=never "$image")
+    containers+=("$container")
+    # The image's own user, environment and working directory; the command is the service's name.
+    as_root buildah run --isolation chroot "${settings[@]}" "${volumes[@]}" "$container" -- "$svc" >"$work/logs/$svc.log" 2>&1 &
+    pids+=($!)
+done
+for svc in study-metadata registration response console; do
+    ready=
+    for _ in $(seq 1 300); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${port[$svc]}/readyz")" = 200 ] && { ready=1; break; }
+        sleep 0.2
+    done
+    [ -n "$ready" ] || die "$svc, started from the image, did not become ready"
+done
+log "image: the four executables started from $image are ready"
+
+# The demo seed: the app, the study, tokens, and a participant who signs up (the code from the
+# e-mail the registration service wrote inside the container), enrolls and sends a check-in.
+printf 'STUDYSTACK_ADMIN_EMAIL=admin@image.test\nSTUDYSTACK_ADMIN_PASSWORD=%s\n' "$admin_password" >"$data/secrets.env"
+STUDYSTACK_DATA="$data" scripts/seed-demo.sh >"$work/logs/seed.log" 2>&1 ||
+    { cat "$work/logs/seed.log" >&2; die "the demo seed failed against the image"; }
+[ "$(jq .runs "$data/demo-participant.json")" = 1 ] || die "the demo participant did not enroll against the image"
+STUDYSTACK_DATA="$data" scripts/demo-participant.sh | grep -q "check-in 2 sent" ||
+    die "the demo participant's second check-in failed against the image"
+log "image: the demo participant signed up, enrolled and sent two check-ins"
+
+# --- what the image is -----------------------------------------------------------------------------
+mkdir -p .build/test-output
+{
+    echo "$image, built $(date -u +%Y-%m-%dT%H:%MZ) from $base and deploy/Dockerfile's run stage"
+    as_root buildah images --format 'size: {{.Size}}' "$image"
+    echo "executables:"
+    (cd "$work/context/staging" && ls -l --block-size=M study-metadata registration response console | awk '{print "  " $9 " " $5}')
+    echo "Debian packages ($(as_root buildah run --isolation chroot "${containers[0]}" -- dpkg-query -W | wc -l)):"
+    as_root buildah run --isolation chroot "${containers[0]}" -- dpkg-query -W -f '  ${Package} ${Version}\n'
+} >.build/test-output/image.txt
+log "image: $(sed -n 2p .build/test-output/image.txt); contents in .build/test-output/image.txt"
