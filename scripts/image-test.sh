@@ -10,9 +10,8 @@
 # participant who signs up, enrolls and sends a check-in, and a second check-in. The image's size
 # and contents go to .build/test-output/image.txt.
 #
-# Needs root (debootstrap and buildah's chroot isolation), through sudo when not root; the
-# registration service's e-mail (mode 0600, the image's user) is read as the one who runs this,
-# so run it as root, as make test on CI does.
+# Needs root (debootstrap, buildah's chroot isolation, and reading the e-mail the image's user
+# wrote), through sudo when not root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -144,10 +143,13 @@ log "image: the four executables started from $image are ready"
 # The demo seed: the app, the study, tokens, and a participant who signs up (the code from the
 # e-mail the registration service wrote inside the container), enrolls and sends a check-in.
 printf 'STUDYSTACK_ADMIN_EMAIL=admin@image.test\nSTUDYSTACK_ADMIN_PASSWORD=%s\n' "$admin_password" >"$data/secrets.env"
-STUDYSTACK_DATA="$data" scripts/seed-demo.sh >"$work/logs/seed.log" 2>&1 ||
+# As root: the e-mail files are the image user's, mode 0600.
+seed_env=(env STUDYSTACK_DATA="$data" STUDY_METADATA_URL="$STUDY_METADATA_URL" REGISTRATION_URL="$REGISTRATION_URL"
+          RESPONSE_URL="$RESPONSE_URL")
+as_root "${seed_env[@]}" scripts/seed-demo.sh >"$work/logs/seed.log" 2>&1 ||
     { cat "$work/logs/seed.log" >&2; die "the demo seed failed against the image"; }
-[ "$(jq .runs "$data/demo-participant.json")" = 1 ] || die "the demo participant did not enroll against the image"
-STUDYSTACK_DATA="$data" scripts/demo-participant.sh | grep -q "check-in 2 sent" ||
+[ "$(as_root jq .runs "$data/demo-participant.json")" = 1 ] || die "the demo participant did not enroll against the image"
+as_root "${seed_env[@]}" scripts/demo-participant.sh | grep -q "check-in 2 sent" ||
     die "the demo participant's second check-in failed against the image"
 log "image: the demo participant signed up, enrolled and sent two check-ins"
 
