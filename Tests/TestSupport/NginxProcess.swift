@@ -50,7 +50,7 @@ public final class NginxProcess: @unchecked Sendable {
         for port in ports.values {
             try await eventually("nginx listening on \(port)", within: .seconds(15)) { () -> Bool? in
                 guard process.isRunning else { throw TestServerError(description: "nginx exited: \(nginx.errorLog)") }
-                return PgBouncerProcess.accepts(port: port) ? true : nil
+                return SMTPTestServer.accepts(port: port) ? true : nil
             }
         }
         return nginx

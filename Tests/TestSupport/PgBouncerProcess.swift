@@ -53,7 +53,7 @@ public final class PgBouncerProcess: @unchecked Sendable {
         let bouncer = PgBouncerProcess(port: port, process: process, folder: folder)
         try await eventually("pgbouncer listening on \(port)", within: .seconds(15)) { () -> Bool? in
             guard process.isRunning else { throw TestServerError(description: "pgbouncer exited: \(bouncer.logTail())") }
-            return Self.accepts(port: port) ? true : nil
+            return SMTPTestServer.accepts(port: port) ? true : nil
         }
         return bouncer
     }
@@ -86,19 +86,5 @@ public final class PgBouncerProcess: @unchecked Sendable {
     deinit {
         stop()
         try? FileManager.default.removeItem(at: folder)
-    }
-
-    /// Whether something accepts TCP connections on `port` of 127.0.0.1.
-    static func accepts(port: Int) -> Bool {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return false }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 }
