@@ -108,6 +108,13 @@ import TestSupport
             #expect(pushed.headers["apns-topic"] == "org.studystack.demo")
             #expect(pushed.headers["apns-push-type"] == "alert")
             #expect(pushed.headers["apns-priority"] == "10")
+            // One collapse id per push, kept through retries: a push sent again after a worker
+            // died before recording it shows once on the device.
+            var pushIds: [Int64] = []
+            for try await id in try await h.postgres.query("SELECT id FROM push_outbox WHERE device_os = 'ios'", logger: Logger(label: "test"))
+                .decode(Int64.self) { pushIds.append(id) }
+            #expect(pushIds.count == 1)
+            #expect(pushed.headers["apns-collapse-id"] == "push-\(pushIds.first ?? 0)")
             // The participant's locale picks the text.
             #expect(pushed.payload["aps"]?["alert"]?["title"]?.text == "Nueva encuesta")
             #expect(pushed.payload["aps"]?["alert"]?["body"]?.text == "Responda hoy")

@@ -12,6 +12,10 @@ package struct PushMessage: Sendable, Equatable {
     package var body: String
     /// The keys the MyStudies apps read (`type`, `subtype`, `studyId`, ...), all strings.
     package var data: [String: String]
+    /// The same for every attempt at one push (`push-<outbox id>`). A worker that dies after the
+    /// provider accepted a push but before recording it leaves the push to be sent again; APNs
+    /// shows notifications with one collapse id as one, so the device shows it once.
+    package var collapseId: String
 }
 
 /// What one delivery attempt came to.
@@ -62,6 +66,7 @@ package struct APNsSender: Sendable {
             request.headers.add(name: "apns-topic", value: credentials.topic)
             request.headers.add(name: "apns-push-type", value: "alert")
             request.headers.add(name: "apns-priority", value: "10")
+            request.headers.add(name: "apns-collapse-id", value: message.collapseId)
             request.headers.add(name: "apns-expiration", value: String(Int(Date().timeIntervalSince1970) + 86_400))
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: try Self.payload(message)))

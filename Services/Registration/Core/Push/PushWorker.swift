@@ -150,6 +150,6 @@ package final class PushWorker: WorkQueue {
         data["notificationId"] = notification.notificationId
         return PushMessage(
             title: notification.title.text(for: queued.language), body: notification.message.text(for: queued.language),
-            data: data)
+            data: data, collapseId: "push-\(queued.id)")
     }
 }
