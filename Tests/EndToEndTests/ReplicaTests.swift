@@ -28,26 +28,45 @@ import TestSupport
 
     @Test(arguments: [false, true])
     func everyServiceRunsAsTwoReplicasThroughKillsRollingRestartsAndAPostgreSQLRestart(throughPgBouncer: Bool) async throws {
-        try await ForwardingTargetServer.run(auth: .basic(user: "replicas", password: "target-pass"), hold: .milliseconds(20)) {
-            target, port in
-            try await PrivateCluster.run { cluster in
-                try await ReplicatedPlatform.run(
-                    throughPgBouncer: throughPgBouncer, responseSettings: ["FORWARDING_ALLOW_PRIVATE_TARGETS": "true"], tokenCount: 400
-                ) { platform in
-                    do {
-                        try await exercise(platform, cluster: cluster, target: target, targetPort: port, pooled: throughPgBouncer)
-                    } catch {
-                        Issue.record("\(error)\n\(platform.logTails())\nnginx:\n\(platform.nginx.errorLog)")
+        // APNs, on this machine: both registration replicas push to it.
+        let certificates = try TestCertificates.make()
+        defer { try? FileManager.default.removeItem(at: certificates.caFile) }
+        let apns = FakeAPNs(certificates: certificates)
+        let apnsURL = "https://127.0.0.1:\(try await apns.start())"
+        let push = ["PUSH_APNS_PRODUCTION_URL": apnsURL, "PUSH_APNS_SANDBOX_URL": apnsURL, "PUSH_TRUST_ROOTS_FILE": certificates.caFile.path]
+        do {
+            try await ForwardingTargetServer.run(auth: .basic(user: "replicas", password: "target-pass"), hold: .milliseconds(20)) {
+                target, port in
+                try await PrivateCluster.run { cluster in
+                    try await ReplicatedPlatform.run(
+                        throughPgBouncer: throughPgBouncer, registrationSettings: push,
+                        responseSettings: ["FORWARDING_ALLOW_PRIVATE_TARGETS": "true"], tokenCount: 400
+                    ) { platform in
+                        do {
+                            try await exercise(
+                                platform, cluster: cluster, target: target, targetPort: port, apns: apns, pooled: throughPgBouncer)
+                        } catch {
+                            Issue.record("\(error)\n\(platform.logTails())\nnginx:\n\(platform.nginx.errorLog)")
+                        }
                     }
                 }
             }
+        } catch {
+            try? await apns.stop()
+            throw error
         }
+        try await apns.stop()
     }
 
     func exercise(
-        _ platform: ReplicatedPlatform, cluster: PrivateCluster, target: ForwardingTargetServer, targetPort: Int, pooled: Bool
+        _ platform: ReplicatedPlatform, cluster: PrivateCluster, target: ForwardingTargetServer, targetPort: Int, apns: FakeAPNs,
+        pooled: Bool
     ) async throws {
         let admin = Admin(base: platform.baseURL(.metadata), token: platform.admin.token)
+        // DEMOAPP's APNs key, uploaded as an admin does: study-metadata relays it to registration.
+        let credentials = try await admin.send(
+            .PUT, "/admin/v1/apps/DEMOAPP/push/ios", raw: try JSONEncoder().encode(apns.credentials))
+        #expect(credentials.status == 200, "\(credentials.text)")
         let forwarding = try await admin.send(
             .PUT, platform.baseURL(.response) + "/admin/v1/studies/DEMOSTUDY/forwarding",
             json: ["type": "Basic", "url": "http://127.0.0.1:\(targetPort)/forward", "username": "replicas", "password": "target-pass"])
@@ -104,7 +123,7 @@ import TestSupport
 
         let ledger = load.snapshot
         try await checkResponses(platform, acknowledged: ledger.acknowledged, target: target)
-        try await checkQueues(platform)
+        try await checkQueues(platform, apns: apns)
         try await checkStates(ledger.finished)
         try await checkMigrations(platform)
         let unexplained = try checkFailures(platform, before: boundary)
@@ -162,7 +181,7 @@ import TestSupport
     }
 
     /// Mail, pushes and internal calls: all delivered (or still queued), none twice.
-    func checkQueues(_ platform: ReplicatedPlatform) async throws {
+    func checkQueues(_ platform: ReplicatedPlatform, apns: FakeAPNs) async throws {
         let databases = platform.databases
         // [queued, sent]
         let mail = try await eventually("every e-mail sent", within: .seconds(120), poll: .milliseconds(500)) {
@@ -192,19 +211,30 @@ import TestSupport
         }
         // Both announcements reached registration once each, whatever the retries, and became
         // one push per device each: a repeated delivery of an announcement queues nothing again.
-        // [announcements, pushes, distinct (announcement, device), settled]
+        // [announcements, pushes, distinct (announcement, device), sent, given up]
         let pushes = try await eventually("both announcements received and every push settled", within: .seconds(120)) {
             try await DatabaseRestartTests.counts(
                 """
                 SELECT (SELECT count(*) FROM received_notifications WHERE notification_id IN ('during', 'after'))::int,
                     count(*)::int, count(DISTINCT (p.notification_id, p.session_id))::int,
-                    count(*) FILTER (WHERE p.sent_at IS NOT NULL OR p.gave_up_at IS NOT NULL)::int
+                    count(*) FILTER (WHERE p.sent_at IS NOT NULL)::int, count(*) FILTER (WHERE p.gave_up_at IS NOT NULL)::int
                 FROM push_outbox p JOIN received_notifications n ON n.id = p.notification_id
                 WHERE n.notification_id IN ('during', 'after')
                 """, in: databases.registration)
-        } until: { $0[0] == 2 && $0[1] == $0[3] }
+        } until: { $0[0] == 2 && $0[1] == $0[3] + $0[4] }
         #expect(pushes[1] > 0 && pushes[1] == pushes[2], "\(pushes[1]) pushes for \(pushes[2]) (announcement, device) pairs")
-        Self.report("counts", "  mail \(mail[1]) sent as \(files.count) files; pushes \(pushes[1])")
+        #expect(pushes[4] == 0, "\(pushes[4]) pushes given up")
+        // APNs received each once: one per push sent, each (device, announcement) once, and every
+        // collapse id once. (The study's own notifications reach APNs too, and must be once each.)
+        let everything = apns.received
+        #expect(Set(everything.compactMap { $0.headers["apns-collapse-id"] }).count == everything.count)
+        let received = everything.filter { ["During.", "After."].contains($0.payload["aps"]?["alert"]?["body"]?.text) }
+        let pairs = Set(received.map { "\($0.deviceToken) \($0.payload["aps"]?["alert"]?["body"]?.text ?? "")" })
+        #expect(received.count == pushes[3], "APNs received \(received.count) for \(pushes[3]) sent")
+        #expect(pairs.count == received.count)
+        Self.report(
+            "counts", "  mail \(mail[1]) sent as \(files.count) files; pushes \(pushes[1]) queued, \(pushes[3]) sent, "
+                + "\(received.count) received by APNs (\(everything.count) pushes in all)")
     }
 
     /// What each finished participant's app last reported is what the server holds.

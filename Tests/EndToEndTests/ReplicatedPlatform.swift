@@ -49,7 +49,7 @@ final class ReplicatedPlatform: Sendable {
     /// the same moment), nginx in front, seeds the demo with `tokenCount` tokens, runs `body`,
     /// and stops everything.
     static func run(
-        throughPgBouncer: Bool, responseSettings: [String: String], tokenCount: Int,
+        throughPgBouncer: Bool, registrationSettings: [String: String], responseSettings: [String: String], tokenCount: Int,
         _ body: @Sendable (ReplicatedPlatform) async throws -> Void
     ) async throws {
         try await TestDatabase.withFreshDatabase { metadataDB in
@@ -78,7 +78,7 @@ final class ReplicatedPlatform: Sendable {
                     let unlimited = ["RATE_LIMIT_PER_MINUTE": "100000"]
                     let environments: [Role: [String: String]] = [
                         .metadata: services[.studyMetadata]!.merging(unlimited) { $1 },
-                        .registration: services[.registration]!.merging(unlimited) { $1 },
+                        .registration: services[.registration]!.merging(unlimited) { $1 }.merging(registrationSettings) { $1 },
                         .response: services[.response]!.merging(unlimited) { $1 }.merging(responseSettings) { $1 },
                         .console: [
                             "CONSOLE_KEY": InternalKeys.generateKey(), "LOG_LEVEL": "warning",

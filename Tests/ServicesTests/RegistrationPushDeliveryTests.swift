@@ -182,7 +182,7 @@ import TestSupport
         try await withPush { h, apns, _ in
             let ios = try await h.signUp("patient@example.org")
             try await h.device(ios, os: "ios", token: Self.iosToken)
-            let port = try #require(apns.server.withLock { $0?.port })
+            let port = try #require(apns.port)
             try await apns.stop()
 
             try await notify(h, id: 1, studyId: nil)
