@@ -68,11 +68,12 @@ import TestSupport
                     // until a notification says so. First B must have heard every notification
                     // so far (A hears them all too), or one still on its way from the app update
                     // would show the change early.
-                    let heardByA = try await catalogNotifications(a)
-                    #expect(heardByA >= 3, "the launch, the pause and the app update each notify")
-                    try await TestSupport.eventually("B hearing the \(heardByA) notifications A heard") {
-                        try await catalogNotifications(b)
-                    } until: { $0 == heardByA }
+                    // A's count is read again each time: a notification may still arrive at both
+                    // (a worker's later change), so B is compared with what A has heard by then.
+                    let heard = try await TestSupport.eventually("B hearing every notification A heard") {
+                        (a: try await catalogNotifications(a), b: try await catalogNotifications(b))
+                    } until: { $0.a == $0.b }
+                    #expect(heard.a >= 3, "the launch, the pause and the app update each notify")
                     // B's earlier read may have come before the app update's notification, which
                     // then emptied its cache: read once more, so B now holds the terms in memory.
                     #expect(try await api.get(b, "/StudyMetaData/termsPolicy", headers).1["terms"] as? String
