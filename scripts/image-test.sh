@@ -26,9 +26,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/studystack-image.XXXXXX")
 chmod 755 "$work"
 containers=()
 pids=()
+root=()
+is_root || root=(sudo)
 cleanup() {
     local status=$?
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    # sudo's process is root's: signalling it needs root too.
+    for pid in "${pids[@]}"; do as_root kill -TERM "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
     for container in "${containers[@]}"; do as_root buildah rm "$container" >/dev/null 2>&1 || true; done
     # The image is made again by every run (the base is kept): it is not left to fill the disk.
@@ -127,16 +130,14 @@ for svc in study-metadata registration response console; do
     container=$(as_root buildah from --pull=never "$image")
     containers+=("$container")
     # The image's own user, environment and working directory; the command is the service's name.
-    as_root buildah run --isolation chroot "${settings[@]}" "${volumes[@]}" "$container" -- "$svc" >"$work/logs/$svc.log" 2>&1 &
+    # Started without the as_root function, so that $! is buildah's own process (or sudo's, which
+    # passes signals on): SIGTERM to it stops the service; to a function's subshell it would not.
+    "${root[@]}" buildah run --isolation chroot "${settings[@]}" "${volumes[@]}" "$container" -- "$svc" \
+        >"$work/logs/$svc.log" 2>&1 &
     pids+=($!)
 done
 for svc in study-metadata registration response console; do
-    ready=
-    for _ in $(seq 1 300); do
-        [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${port[$svc]}/readyz")" = 200 ] && { ready=1; break; }
-        sleep 0.2
-    done
-    [ -n "$ready" ] || die "$svc, started from the image, did not become ready"
+    wait_ready "http://127.0.0.1:${port[$svc]}" || die "$svc, started from the image, did not become ready"
 done
 log "image: the four executables started from $image are ready"
 
@@ -152,6 +153,20 @@ as_root "${seed_env[@]}" scripts/seed-demo.sh >"$work/logs/seed.log" 2>&1 ||
 as_root "${seed_env[@]}" scripts/demo-participant.sh | grep -q "check-in 2 sent" ||
     die "the demo participant's second check-in failed against the image"
 log "image: the demo participant signed up, enrolled and sent two check-ins"
+
+# SIGTERM stops each of them, as `docker stop` does (the Dockerfile's STOPSIGNAL), and nothing
+# of them is left answering.
+for pid in "${pids[@]}"; do as_root kill -TERM "$pid"; done
+for svc in study-metadata registration response console; do
+    for _ in $(seq 1 150); do
+        curl -s -o /dev/null "http://127.0.0.1:${port[$svc]}/readyz" || break
+        sleep 0.2
+    done
+    curl -s -o /dev/null "http://127.0.0.1:${port[$svc]}/readyz" && die "$svc, started from the image, still answers 30 s after SIGTERM"
+done
+wait
+pids=()
+log "image: SIGTERM stopped all four"
 
 # --- what the image is -----------------------------------------------------------------------------
 mkdir -p .build/test-output

@@ -123,5 +123,15 @@ DROP ROLE IF EXISTS ${prefix}_response;
 SQL
 }
 
+# Polls URL's /readyz until it answers 200, for at most a minute; returns 1 if it never does.
+wait_ready() {
+    local _
+    for _ in $(seq 1 300); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "$1/readyz")" = 200 ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
 # $1 random bytes as hex.
 random_hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }

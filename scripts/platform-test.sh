@@ -78,11 +78,7 @@ for svc in study-metadata registration response; do
     pids+=($!)
 done
 for svc in study-metadata registration response; do
-    for _ in $(seq 1 300); do
-        [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${port[$svc]}/readyz")" = 200 ] && break
-        sleep 0.2
-    done
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${port[$svc]}/readyz")" = 200 ] || die "$svc did not become ready"
+    wait_ready "http://127.0.0.1:${port[$svc]}" || die "$svc did not become ready"
 done
 # The compose file's healthcheck (the run image has no curl), run against each real service; and
 # against a port nothing listens on, where it must fail.
@@ -166,11 +162,7 @@ ensure_browser
 console_port=$(free_port)
 env HTTP_PORT="$console_port" CONSOLE_KEY="$(key)" LOG_FORMAT=json "$bin/console" >"$work/logs/console.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 1 300); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$console_port/readyz")" = 200 ] && break
-    sleep 0.2
-done
-[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$console_port/readyz")" = 200 ] || die "the console did not become ready"
+wait_ready "http://127.0.0.1:$console_port" || die "the console did not become ready"
 # The screenshots stay after the run, under the build folder (docs/console.md shows them).
 screenshots=.build/test-output/console
 rm -rf "$screenshots"
