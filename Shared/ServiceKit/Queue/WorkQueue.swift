@@ -19,6 +19,11 @@ public protocol WorkQueue: Sendable {
     func attempts(of item: Item) -> Int
     /// Does `item`'s work once.
     func perform(_ item: Item) async -> WorkResult<Completion>
+    /// Does the work of a claimed batch, handing each item's result to `settle` once it is known.
+    /// By default item by item, each settled before the next starts, so a worker that dies
+    /// mid-batch repeats at most one item's work (an e-mail, a push). A queue whose items are far
+    /// cheaper together (response processing: one transaction for many) does them at once.
+    func work(_ batch: [Item], settle: (Item, WorkResult<Completion>) async throws -> Void) async throws
     /// Records that `item` is done.
     func complete(_ item: Item, with completion: Completion) async throws
     /// The `outcome` label a completion is counted under ("done" unless the queue says more).
@@ -52,23 +57,28 @@ public struct DrainPolicy: Sendable {
 extension WorkQueue {
     public func outcome(of completion: Completion) -> String { "done" }
 
-    /// One round: claims a batch, works on each item in order and settles it. Returns how many
+    public func work(_ batch: [Item], settle: (Item, WorkResult<Completion>) async throws -> Void) async throws {
+        for item in batch {
+            try Task.checkCancellation()
+            try await settle(item, await perform(item))
+        }
+    }
+
+    /// One round: claims a batch, works on it (`work`) and settles each item. Returns how many
     /// were claimed. Outcomes are counted as `studystack_queue_items_total{queue, outcome}`.
     public func drain(
         _ queue: String, policy: DrainPolicy, metrics: ServiceMetrics, logger: Logger
     ) async throws -> Int {
         let batch = try await claim(limit: policy.batchSize, lease: policy.lease)
-        for item in batch {
-            try Task.checkCancellation()
+        try await work(batch) { item, result in
             let attempts = attempts(of: item)
-            let result = await perform(item)
             let reason: String
             let permanent: Bool
             switch result {
             case .done(let completion):
                 try await complete(item, with: completion)
                 metrics.recordQueueItem(queue: queue, outcome: outcome(of: completion))
-                continue
+                return
             case .failed(let why):
                 (reason, permanent) = (why, false)
             case .rejected(let why):
