@@ -364,5 +364,17 @@ package enum ResponseMigrations {
                 """,
             ]
         ),
+        Migration(
+            component: "response", version: 14, name: "pending_responses_by_due_time",
+            statements: [
+                // The processor claims a batch as each study's responses in the order they fell
+                // due (ProcessingStore.claim): one range of this index per study, rows waiting for
+                // a design later in it rather than in the way. It replaces both older indexes of
+                // pending responses, which nothing reads any more.
+                "DROP INDEX responses_pending_by_study",
+                "DROP INDEX responses_pending",
+                "CREATE INDEX responses_pending ON responses (study_key, next_attempt_at, id) WHERE status = 'pending'",
+            ]
+        ),
     ]
 }

@@ -4,16 +4,33 @@ import PostgresNIO
 import ServiceKit
 import StudyModels
 
-/// Inserts a planned response (`ResponseShredder.Row`) into the study's tables, on the caller's
-/// connection so it commits or rolls back with the response's status change.
+/// Inserts planned responses (`ResponseShredder.Row`) into a study's tables, on the caller's
+/// connection so they commit or roll back with the responses' status changes.
 ///
-/// Set-wise: the rows of one list at one depth of the plan go in one statement, however many
-/// there are (a text-choice answer's selections, a form's repetitions), with their keys taken from
-/// the table's sequence beforehand so children can name their parents. A response of thousands of
-/// selections is a handful of statements, not thousands of round trips. The rows travel as one
-/// bound JSON array (`jsonb_populate_recordset` types each value by its column); table and column
-/// names come from the stored list metadata and are quoted.
+/// Set-wise across a whole batch: the rows of one list at one depth of every plan go in one
+/// statement, however many responses and rows there are (a text-choice answer's selections, a
+/// form's repetitions), and the timing rows of the whole batch in one more. Keys are taken from
+/// a table's sequence beforehand only where something must name them (a top row, which the
+/// timing rows point at, or a row with children); other rows take their key from the column's
+/// default. A batch of a hundred 30-question responses is a handful of statements, not
+/// thousands of round trips. A list's rows travel as one bound JSON array
+/// (`jsonb_populate_recordset` types each value by its column, whatever columns the design
+/// made), the timing rows, whose columns are fixed, as typed arrays; table and column names come
+/// from the stored list metadata and are quoted.
 package struct ResponseWriter: Sendable {
+    /// One response's plan, with whom and what it comes from.
+    package struct Planned: Sendable {
+        package var row: ResponseShredder.Row
+        package var participantId: Int64
+        package var responseId: Int64
+
+        package init(row: ResponseShredder.Row, participantId: Int64, responseId: Int64) {
+            self.row = row
+            self.participantId = participantId
+            self.responseId = responseId
+        }
+    }
+
     package let logger: Logger
 
     package init(logger: Logger) {
@@ -22,20 +39,45 @@ package struct ResponseWriter: Sendable {
 
     /// A row waiting for its insert, with the key its parent was given.
     private struct Pending {
-        package var row: ResponseShredder.Row
-        package var parent: (column: String, key: Int64)?
-        package var topKey: Int64?
+        var row: ResponseShredder.Row
+        var participantId: Int64
+        var responseId: Int64
+        var parent: (column: String, key: Int64)?
+        var topKey: Int64?
     }
 
-    /// Inserts `row` and its children; returns the top row's `Key`.
+    /// The timing rows of a batch, a column each.
+    private struct Timings {
+        static let none = Int64.min
+        var responseIds: [Int64] = []
+        var participantIds: [Int64] = []
+        var listNames: [String] = []
+        var topKeys: [Int64] = []
+        var fieldNames: [String] = []
+        var starts: [Int64] = []
+        var ends: [Int64] = []
+        var skipped: [Bool] = []
+
+        mutating func append(_ field: ResponseShredder.FieldMetadata, responseId: Int64, participantId: Int64, topKey: Int64) {
+            responseIds.append(responseId)
+            participantIds.append(participantId)
+            listNames.append(field.listName)
+            topKeys.append(topKey)
+            fieldNames.append(field.field)
+            starts.append(field.startTime.map(GregorianDays.milliseconds) ?? Self.none)
+            ends.append(field.endTime.map(GregorianDays.milliseconds) ?? Self.none)
+            skipped.append(field.skipped)
+        }
+    }
+
+    /// Inserts every plan's rows and their timing rows; returns each response's top row `Key`.
     @discardableResult
-    package func insert(
-        _ row: ResponseShredder.Row, schema: String, participantId: Int64, responseId: Int64,
-        on connection: PostgresConnection
-    ) async throws -> Int64 {
-        var level = [Pending(row: row, parent: nil, topKey: nil)]
-        var topKey: Int64 = 0
-        var metadata: [[String: JSONValue]] = []
+    package func insert(_ responses: [Planned], schema: String, on connection: PostgresConnection) async throws -> [Int64: Int64] {
+        var level = responses.map {
+            Pending(row: $0.row, participantId: $0.participantId, responseId: $0.responseId, parent: nil, topKey: nil)
+        }
+        var topKeys: [Int64: Int64] = [:]
+        var timings = Timings()
         while !level.isEmpty {
             var next: [Pending] = []
             // One statement per list at this depth, in the order the lists first appear.
@@ -47,41 +89,60 @@ package struct ResponseWriter: Sendable {
             }
             for list in order {
                 let rows = byList[list]!
-                let keys = try await allocateKeys(rows.count, table: rows[0].row.list.sqlName, schema: schema, on: connection)
-                try await insertRows(rows, keys: keys, schema: schema, participantId: participantId, on: connection)
-                for (pending, key) in zip(rows, keys) {
-                    let top = pending.topKey ?? key
-                    if pending.topKey == nil { topKey = key }
+                let named = rows.contains { $0.topKey == nil || !$0.row.children.isEmpty }
+                let keys: [Int64]? =
+                    named ? try await allocateKeys(rows.count, table: rows[0].row.list.sqlName, schema: schema, on: connection) : nil
+                try await insertRows(rows, keys: keys, schema: schema, on: connection)
+                for (index, pending) in rows.enumerated() {
+                    let key = keys?[index]
+                    if pending.topKey == nil, let key { topKeys[pending.responseId] = key }
+                    let top = pending.topKey ?? key ?? 0
                     for field in pending.row.metadata {
-                        metadata.append([
-                            "response_id": .number(Double(responseId)), "participant_id": .number(Double(participantId)),
-                            "list_name": .string(field.listName), "top_key": .number(Double(top)),
-                            "field_name": .string(field.field), "start_time": Self.json(field.startTime),
-                            "end_time": Self.json(field.endTime), "skipped": .bool(field.skipped),
-                        ])
+                        timings.append(field, responseId: pending.responseId, participantId: pending.participantId, topKey: top)
                     }
+                    guard let key, !pending.row.children.isEmpty else { continue }
                     // The child's `<Parent>Id` column, as its table was created.
                     let parentName = (pending.row.list.name + "Id").lowercased()
                     for child in pending.row.children {
                         let column = child.list.columns[parentName]?.sqlName ?? SQLName.identifier(for: pending.row.list.name + "Id")
-                        next.append(Pending(row: child, parent: (column, key), topKey: top))
+                        next.append(
+                            Pending(
+                                row: child, participantId: pending.participantId, responseId: pending.responseId,
+                                parent: (column, key), topKey: top))
                     }
                 }
             }
             level = next
         }
-        if !metadata.isEmpty {
+        if !timings.responseIds.isEmpty {
+            // Typed arrays, sent in binary: nothing to print or parse for thousands of rows. A
+            // time is milliseconds since 1970; `Timings.none` stands for no time (arrays of
+            // optionals cannot be bound).
             try await connection.query(
                 """
                 INSERT INTO response_metadata (response_id, participant_id, list_name, top_key, field_name, start_time,
                                                end_time, skipped)
-                SELECT response_id, participant_id, list_name, top_key, field_name, start_time, end_time, skipped
-                FROM jsonb_to_recordset(\(Self.text(.array(metadata.map(JSONValue.object))))::jsonb) AS m(
-                    response_id bigint, participant_id bigint, list_name text, top_key bigint, field_name text,
-                    start_time timestamptz, end_time timestamptz, skipped boolean)
+                SELECT m.response_id, m.participant_id, m.list_name, m.top_key, m.field_name,
+                       CASE WHEN m.start_ms <> \(Timings.none) THEN 'epoch'::timestamptz + m.start_ms * interval '1 millisecond' END,
+                       CASE WHEN m.end_ms <> \(Timings.none) THEN 'epoch'::timestamptz + m.end_ms * interval '1 millisecond' END,
+                       m.skipped
+                FROM unnest(\(timings.responseIds), \(timings.participantIds), \(timings.listNames), \(timings.topKeys),
+                            \(timings.fieldNames), \(timings.starts), \(timings.ends), \(timings.skipped))
+                    AS m(response_id, participant_id, list_name, top_key, field_name, start_ms, end_ms, skipped)
                 """, logger: logger)
         }
-        return topKey
+        return topKeys
+    }
+
+    /// Inserts one response's `row` and its children; returns the top row's `Key`.
+    @discardableResult
+    package func insert(
+        _ row: ResponseShredder.Row, schema: String, participantId: Int64, responseId: Int64,
+        on connection: PostgresConnection
+    ) async throws -> Int64 {
+        let keys = try await insert(
+            [Planned(row: row, participantId: participantId, responseId: responseId)], schema: schema, on: connection)
+        return keys[responseId] ?? 0
     }
 
     /// `count` keys from the table's `Key` sequence, ascending.
@@ -98,15 +159,14 @@ package struct ResponseWriter: Sendable {
         return keys.sorted()
     }
 
-    /// The rows of one list, with their keys, in one statement.
-    private func insertRows(
-        _ rows: [Pending], keys: [Int64], schema: String, participantId: Int64, on connection: PostgresConnection
-    ) async throws {
-        var columns = ["Key", "ParticipantId"]
+    /// The rows of one list in one statement, with the keys given (else the column's default).
+    private func insertRows(_ rows: [Pending], keys: [Int64]?, schema: String, on connection: PostgresConnection) async throws {
+        var columns = keys == nil ? ["ParticipantId"] : ["Key", "ParticipantId"]
         var seen = Set(columns)
         var records: [JSONValue] = []
-        for (pending, key) in zip(rows, keys) {
-            var record: [String: JSONValue] = ["Key": .number(Double(key)), "ParticipantId": .number(Double(participantId))]
+        for (index, pending) in rows.enumerated() {
+            var record: [String: JSONValue] = ["ParticipantId": .number(Double(pending.participantId))]
+            if let keys { record["Key"] = .number(Double(keys[index])) }
             if let parent = pending.parent {
                 if seen.insert(parent.column).inserted { columns.append(parent.column) }
                 record[parent.column] = .number(Double(parent.key))
@@ -145,7 +205,7 @@ package struct ResponseWriter: Sendable {
     /// apps send them).
     private static func json(_ date: Date?) -> JSONValue {
         guard let date else { return .null }
-        return .string(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        return .string(GregorianDays.text(date))
     }
 
     /// Whole numbers are written without a fraction, so keys read into `bigint` columns.

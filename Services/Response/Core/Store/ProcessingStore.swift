@@ -1,0 +1,158 @@
+import Logging
+import PostgresNIO
+import ServiceKit
+
+/// The response queue's SQL for the processor (`ResponseProcessor`): claiming due responses with
+/// a lease, locking and loading a claimed batch inside the transaction that stores it, and
+/// settling each response.
+package struct ProcessingStore: Sendable {
+    /// A claimed response, before its design is made ready.
+    package struct Claimed: Sendable, Equatable {
+        package var id: Int64
+        package var studyKey: String
+        package var studyId: String
+        package var activityId: String
+        package var version: String
+        package var attempts: Int
+        /// The answers' stored size (`pg_column_size`, compressed as stored): how a batch is cut
+        /// into transactions that each hold a bounded amount in memory.
+        package var storedBytes: Int
+
+        package init(
+            id: Int64, studyKey: String, studyId: String, activityId: String, version: String, attempts: Int, storedBytes: Int
+        ) {
+            self.id = id
+            self.studyKey = studyKey
+            self.studyId = studyId
+            self.activityId = activityId
+            self.version = version
+            self.attempts = attempts
+            self.storedBytes = storedBytes
+        }
+    }
+
+    /// A claimed response locked for storing, with its answers.
+    package struct Locked: Sendable {
+        package var id: Int64
+        package var participantId: Int64
+        package var studyKey: String
+        package var studyId: String
+        package var activityId: String
+        package var data: String
+    }
+
+    /// What a stored batch makes of each response: `processed`, or `error` with its message.
+    package struct Settlement: Sendable, Equatable {
+        package var id: Int64
+        package var status: String
+        package var error: String?
+
+        package static func processed(_ id: Int64) -> Self { Self(id: id, status: "processed", error: nil) }
+        package static func error(_ id: Int64, _ message: String) -> Self { Self(id: id, status: "error", error: message) }
+    }
+
+    package let client: PostgresClient
+    package let logger: Logger
+
+    package init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Leases up to `limit` due responses, studies taking turns: each study's due responses are
+    /// ranked oldest first (by when they fell due), and the batch takes every study's first, then
+    /// every study's second, and so on, starting with the study after `afterStudy` (by key,
+    /// wrapping round). A study with a large backlog thus gets one place in turn with every other
+    /// study that has any. Rows another worker holds are skipped; rows looked at but not taken are
+    /// unlocked when the statement ends.
+    package func claim(limit: Int, lease: Duration, afterStudy last: String?) async throws -> [Claimed] {
+        let rows = try await client.query(
+            """
+            UPDATE responses SET attempts = responses.attempts + 1,
+                next_attempt_at = now() + make_interval(secs => \(lease.inSeconds))
+            FROM (
+                SELECT turns.id,
+                       row_number() OVER (ORDER BY turns.turn, turns.study_key <= \(last ?? ""), turns.study_key) AS place
+                FROM (
+                    SELECT due.id, due.study_key,
+                           row_number() OVER (PARTITION BY due.study_key ORDER BY due.next_attempt_at, due.id) AS turn
+                    FROM studies s CROSS JOIN LATERAL (
+                        SELECT r.id, r.study_key, r.next_attempt_at FROM responses r
+                        WHERE r.study_key = s.study_key AND r.status = 'pending' AND r.next_attempt_at <= now()
+                        ORDER BY r.next_attempt_at, r.id LIMIT \(limit)
+                        FOR UPDATE SKIP LOCKED
+                    ) due
+                ) turns
+                ORDER BY place
+                LIMIT \(limit)
+            ) picked, studies s
+            WHERE responses.id = picked.id AND s.study_key = responses.study_key
+            RETURNING responses.id, responses.study_key, s.study_id, responses.activity_id, responses.activity_version,
+                responses.attempts, pg_column_size(responses.data), picked.place
+            """, logger: logger)
+        var claimed: [(place: Int64, response: Claimed)] = []
+        for try await (id, studyKey, studyId, activityId, version, attempts, bytes, place) in rows.decode(
+            (Int64, String, String, String, String, Int, Int32, Int64).self)
+        {
+            let response = Claimed(
+                id: id, studyKey: studyKey, studyId: studyId, activityId: activityId, version: version, attempts: attempts,
+                storedBytes: Int(bytes))
+            claimed.append((place, response))
+        }
+        // RETURNING has no order of its own: the batch is given in the order it was picked in.
+        return claimed.sorted { $0.place < $1.place }.map(\.response)
+    }
+
+    /// Locks those of `ids` still pending and not held by another worker (whose lease ended and
+    /// who claimed them again), and loads their answers.
+    package func lock(_ ids: [Int64], on connection: PostgresConnection) async throws -> [Locked] {
+        let rows = try await connection.query(
+            """
+            SELECT r.id, r.participant_id, r.study_key, s.study_id, r.activity_id, r.data::text
+            FROM responses r JOIN studies s ON s.study_key = r.study_key
+            WHERE r.id = ANY(\(ids)) AND r.status = 'pending'
+            ORDER BY r.id
+            FOR UPDATE OF r SKIP LOCKED
+            """, logger: logger)
+        var locked: [Locked] = []
+        for try await (id, participantId, studyKey, studyId, activityId, data) in rows.decode(
+            (Int64, Int64, String, String, String, String).self)
+        {
+            locked.append(
+                Locked(id: id, participantId: participantId, studyKey: studyKey, studyId: studyId, activityId: activityId, data: data))
+        }
+        return locked
+    }
+
+    /// Records each response's status, in the transaction that stored its rows.
+    package func settle(_ settlements: [Settlement], on connection: PostgresConnection) async throws {
+        guard !settlements.isEmpty else { return }
+        // Arrays of optionals cannot be bound: empty stands for no error (a message never is).
+        try await connection.query(
+            """
+            UPDATE responses r SET status = m.status, error_message = NULLIF(m.error, ''), processed_at = now()
+            FROM unnest(\(settlements.map(\.id)), \(settlements.map(\.status)), \(settlements.map { $0.error ?? "" }))
+                AS m(id, status, error)
+            WHERE r.id = m.id
+            """, logger: logger)
+    }
+
+    /// A response whose design cannot be had now: tried again after `retryAfter`.
+    package func postpone(_ id: Int64, reason: String, retryAfter: Duration) async throws {
+        try await client.query(
+            """
+            UPDATE responses SET error_message = \(reason),
+                next_attempt_at = now() + make_interval(secs => \(retryAfter.inSeconds))
+            WHERE id = \(id) AND status = 'pending'
+            """, logger: logger)
+    }
+
+    /// A response whose design the rules refuse: an `error`, with the original's message.
+    package func reject(_ id: Int64, reason: String) async throws {
+        try await client.query(
+            """
+            UPDATE responses SET status = 'error', error_message = \(reason), processed_at = now()
+            WHERE id = \(id) AND status = 'pending'
+            """, logger: logger)
+    }
+}
