@@ -114,17 +114,25 @@ package struct ForwardingStore: Sendable {
     }
 
     /// Leases up to `limit` of the oldest due processed responses of studies that forward.
+    ///
+    /// Read from the studies that forward, each an index range of its own responses: the
+    /// processed responses of studies that do not forward (most of them, and all kept for good)
+    /// are never walked. Read from the responses, every poll of every replica walked them all
+    /// (67 ms a poll beside a 100,000-response backlog, taken from processing).
     package func lease(limit: Int, for lease: Duration) async throws -> [Lease] {
         let rows = try await client.query(
             """
             UPDATE responses SET forward_lease_until = now() + make_interval(secs => \(lease.inSeconds))
             WHERE id IN (
-                SELECT r.id FROM responses r
-                JOIN forwarding_settings f ON f.study_key = r.study_key AND f.kind <> 'disabled'
-                WHERE r.status = 'processed' AND r.forward_due_at <= now()
-                  AND (r.forward_lease_until IS NULL OR r.forward_lease_until < now())
-                ORDER BY r.forward_due_at, r.id LIMIT \(limit)
-                FOR UPDATE OF r SKIP LOCKED)
+                SELECT due.id FROM forwarding_settings f CROSS JOIN LATERAL (
+                    SELECT r.id, r.forward_due_at FROM responses r
+                    WHERE r.study_key = f.study_key AND r.status = 'processed' AND r.forward_due_at <= now()
+                      AND (r.forward_lease_until IS NULL OR r.forward_lease_until < now())
+                    ORDER BY r.forward_due_at, r.id LIMIT \(limit)
+                    FOR UPDATE OF r SKIP LOCKED
+                ) due
+                WHERE f.kind <> 'disabled'
+                ORDER BY due.forward_due_at, due.id LIMIT \(limit))
             RETURNING id, study_key, participant_id, activity_id, activity_version, data::text, forward_attempts
             """, logger: logger)
         var leased: [Lease] = []
@@ -133,7 +141,7 @@ package struct ForwardingStore: Sendable {
         {
             leased.append(Lease(
                 responseId: id, studyKey: study, participantId: participant, activityId: activity, version: version,
-                data: try JSONDecoder().decode(JSONValue.self, from: Data(data.utf8)), attempts: attempts))
+                data: try JSONValue.parse(data.utf8), attempts: attempts))
         }
         return leased.sorted { $0.responseId < $1.responseId }
     }

@@ -376,5 +376,15 @@ package enum ResponseMigrations {
                 "CREATE INDEX responses_pending ON responses (study_key, next_attempt_at, id) WHERE status = 'pending'",
             ]
         ),
+        Migration(
+            component: "response", version: 15, name: "forwarding_by_study",
+            statements: [
+                // Forwarding reads each forwarding study's range of due responses
+                // (ForwardingStore.lease), never the processed responses of studies that do not
+                // forward, which stay in this index for good.
+                "DROP INDEX responses_forwarding",
+                "CREATE INDEX responses_forwarding ON responses (study_key, forward_due_at, id) WHERE status = 'processed'",
+            ]
+        ),
     ]
 }
