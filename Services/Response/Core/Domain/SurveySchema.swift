@@ -78,7 +78,7 @@ package struct SurveySchema: Equatable, Sendable {
     /// Reads a design as study-metadata's internal activity endpoint (or the original's WCP
     /// `activity` call) returns it: `{"activity": {"metadata": {"activityId", "version"}, "steps"}}`.
     package static func derive(fromDesign data: Data) throws(DesignError) -> SurveySchema {
-        guard let root = try? JSONDecoder().decode(JSONValue.self, from: data) else { throw .unparsable }
+        guard let root = try? JSONValue.parse(data) else { throw .unparsable }
         guard case .object(let activity)? = root["activity"], case .object(let metadata)? = activity["metadata"],
             let activityId = metadata["activityId"]?.text, !activityId.isEmpty, case .array(let steps)? = activity["steps"]
         else { throw .incomplete }
