@@ -6,9 +6,10 @@
 # admin participants list of a 10,000-participant study, and inviting 1,000 people from one CSV;
 # then a 100,000-token batch on the response service and processResponse with a 30-answer
 # response beside pgbench running the same database work (bench/pgbench-response.sql), then the
-# processing rate, the data grid and the LabKey API over a 100,000-row table; the schema app's
+# processing rate with one and two replicas beside pgbench doing the same inserts
+# (scripts/bench_processing.sh), the data grid and the LabKey API over a 100,000-row table; the schema app's
 # receiver beside the schema project's demo_post.php; then measure the database ceiling
-# with pgbench. Prints requests/s, p99 and the ratios.
+# with pgbench. Prints requests/s, p99, the ratios, and the main ratios before and after.
 # The stack is restarted with the per-address rate limit lifted: wrk sends everything from one
 # address.
 set -euo pipefail
@@ -296,22 +297,16 @@ rsql -c "SELECT count(*) FROM responses" >"$results.responses-after"
 log "pgbench: bench/pgbench-response.sql (processResponse's database work), 20 clients, ${duration}s"
 PGPASSWORD=$STUDYSTACK_DB_PASSWORD pgbench -n -M prepared -c 20 -j 2 -T "$duration" -D lo="$lo" -D hi="$hi" \
     -f bench/pgbench-response.sql -h 127.0.0.1 -p 55432 -U studystack studystack_response >"$results.pgbench-response" 2>&1
-# Processing on its own: the response service restarted with its worker, the backlog it drains.
-kill "$response_pid" 2>/dev/null || true
-while kill -0 "$response_pid" 2>/dev/null; do sleep 0.2; done
-RATE_LIMIT_PER_MINUTE=100000 scripts/run.sh >/dev/null
-sleep 2
-rsql -c "SELECT count(*) FROM responses WHERE status <> 'pending'" >"$results.processed-before"
-sleep "$duration"
-rsql -c "SELECT count(*) FROM responses WHERE status <> 'pending'" >"$results.processed-after"
-rsql -c "SELECT count(*) FROM responses WHERE status = 'error'" >"$results.processed-errors"
-rsql -c "SELECT coalesce(max(error_message), '') FROM responses WHERE status = 'error'" >"$results.processed-error"
-# The rest of the backlog is the benchmark's, not a study's: it is not left for the worker.
+# Processing on its own (scripts/bench_processing.sh): the backlog drained by one and then by two
+# processing replicas beside the ingest-only response service, and pgbench doing the same inserts.
+scripts/bench_processing.sh "$results"
+# The rest of the backlog is the benchmark's, not a study's: it is not left for a worker.
 rsql -c "DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND status = 'pending'"
 
 # --- response: the data grid over a table of 100,000 rows ------------------------------------------
-# daily30's table topped up to 100,000 rows straight in the database (the processed responses'
-# rows are among them), then pages of 50 as the console asks for them, at 16 connections: the
+# daily30's table cut or topped up to 100,000 rows straight in the database (its newest rows are
+# kept: the processed responses' rows are among them; each run's processing adds tens of
+# thousands), then pages of 50 as the console asks for them, at 16 connections: the
 # first page, a page 90,000 rows in (by cursor), one participant's rows, and a page sorted by a
 # question (no index: each page sorts the table).
 grid_schema=$(rsql -c "SELECT schema_name FROM study_schemas WHERE study_key = 'BENCHSTUDY'")
@@ -320,8 +315,10 @@ rsql -c "INSERT INTO \"$grid_schema\".\"daily30\" (\"ParticipantId\", \"Created\
     SELECT $lo + i % ($hi - $lo + 1), now() - (i || ' seconds')::interval, (i % 100) / 100.0, i % 2 = 0, i % 24,
            'answer ' || (i % 997)
     FROM generate_series(1, greatest(0, 100000 - (SELECT count(*) FROM \"$grid_schema\".\"daily30\"))) i"
+rsql -c "DELETE FROM \"$grid_schema\".\"daily30\" WHERE \"Key\" <
+    (SELECT \"Key\" FROM \"$grid_schema\".\"daily30\" ORDER BY \"Key\" DESC OFFSET 99999 LIMIT 1)"
 rsql -c "SELECT count(*) FROM \"$grid_schema\".\"daily30\"" >"$results.grid-rows"
-rsql -c "ANALYZE \"$grid_schema\".\"daily30\""
+rsql -c "VACUUM ANALYZE \"$grid_schema\".\"daily30\""
 deep_key=$(rsql -c "SELECT \"Key\" FROM \"$grid_schema\".\"daily30\" ORDER BY \"Key\" OFFSET 90000 LIMIT 1")
 deep_cursor=$(python3 -c 'import base64, json, sys; print(base64.urlsafe_b64encode(json.dumps(["Key", "asc", sys.argv[1], sys.argv[1]]).encode()).decode().rstrip("="))' "$deep_key")
 grid="http://127.0.0.1:8083/admin/v1/studies/BENCHSTUDY/tables/daily30/rows"
@@ -432,10 +429,44 @@ try:
     print(f"response service peak resident memory during processResponse: {int(open(f'{base}.rss').read()) / 1024:.0f} MB (goal < 200 MB)")
 except (FileNotFoundError, ValueError):
     print("response service resident memory: not sampled")
-done = int(open(f"{base}.processed-after").read()) - int(open(f"{base}.processed-before").read())
-print(f"processing into tables (one worker, backlog of the run): {done / seconds:.0f} responses/s"
-      f" ({int(open(f'{base}.processed-errors').read())} in error {open(f'{base}.processed-error').read().strip()[:200]})")
 print("goal: processResponse >= 1.0x pgbench, p99 < 50 ms, memory < 200 MB")
+now = {}
+if ceiling:
+    now["processResponse"] = rps / float(ceiling.group(1))
+activity_ceiling = re.search(r"tps = ([\d.]+)", open(f"{base}.pgbench-activity").read())
+if activity_ceiling:
+    now["updateActivityState"] = wrk("updateActivityState")[0] / float(activity_ceiling.group(1))
+print("\nprocessing into tables: a backlog of 30-answer responses (scripts/bench_processing.sh)")
+rates = {}
+for replicas in (1, 2):
+    done, elapsed, errors, left = open(f"{base}.processing-{replicas}").read().split()
+    rates[replicas] = int(done) / float(elapsed)
+    print(f"  {replicas} replica{'s' if replicas > 1 else ''}: {rates[replicas]:,.0f} responses/s"
+          f" ({done} in {float(elapsed):.1f} s; {errors} in error; {left} still pending after)")
+error = open(f"{base}.processing-error").read().strip()
+if error:
+    print(f"  an error: {error[:200]}")
+processing_ceiling = re.search(r"tps = ([\d.]+)", open(f"{base}.pgbench-processing").read())
+if processing_ceiling:
+    print(f"  bench/pgbench-processing.sql straight from pgbench (20 clients, a response a transaction):"
+          f" {float(processing_ceiling.group(1)):,.0f}/s")
+    now["processing"] = rates[1] / float(processing_ceiling.group(1))
+else:
+    print("  pgbench of the processor's inserts failed:\n" + open(f"{base}.pgbench-processing").read()[-500:])
+now["replicas"] = rates[2] / rates[1]
+
+# Before and after: the figures of bench/baseline.json (measured by this script on the code before
+# batched processing) beside this run's.
+import json
+baseline = json.load(open("bench/baseline.json"))
+print(f"\nbefore and after (before: {baseline['measured']})")
+print(f"{'ratio':<58}{'goal':>8}{'before':>9}{'now':>8}")
+for key, label, goal in (("processing", "processing, 1 replica / pgbench-processing.sql", ">= 1.0"),
+                         ("replicas", "processing, 2 replicas / 1 replica", "> 1.0"),
+                         ("processResponse", "processResponse / bench/pgbench-response.sql", ">= 1.0"),
+                         ("updateActivityState", "updateActivityState / its statements in pgbench", ">= 0.8")):
+    measured = f"{now[key]:.2f}" if key in now else "failed"
+    print(f"{label:<58}{goal:>8}{baseline['ratios'][key]:>9.2f}{measured:>8}")
 php = wrk("schema-php")
 ours = wrk("schema-studystack")
 print(f"\nthe schema app's survey POST (multipart, a new task each), {int(open(f'{base}.schema-stored').read())} stored in PostgreSQL")

@@ -10,10 +10,6 @@ root=$(pwd)
 data="$root/.data"
 pgdata="$data/postgres/data"
 pgsock="$data/postgres/run"
-pgport=55432
-services=(study-metadata registration response)
-declare -A port=([study-metadata]=8081 [registration]=8082 [response]=8083)
-declare -A database=([study-metadata]=studystack_metadata [registration]=studystack_registration [response]=studystack_response)
 
 ensure_swift
 ensure_build_libraries
@@ -26,6 +22,7 @@ for product in study-metadata registration response console; do
     swift build -c release --explicit-target-dependency-import-check error --product "$product"
 done
 bindir=$(swift build -c release --show-bin-path)
+. scripts/services.sh
 
 mkdir -p "$data/logs" "$data/run"
 # Traversable, not listable: the postgres OS user must reach .data/postgres, while secrets.env
@@ -107,53 +104,14 @@ WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'db') \gexec
 SQL
 done
 
-# --- services -----------------------------------------------------------------------------------
-# Each service accepts only the callers it serves, by their pair keys for it (docs/internal-auth.md).
-caller_keys() {
-    STUDY_METADATA_INTERNAL_KEY=$STUDY_METADATA_INTERNAL_KEY REGISTRATION_INTERNAL_KEY=$REGISTRATION_INTERNAL_KEY \
-        RESPONSE_INTERNAL_KEY=$RESPONSE_INTERNAL_KEY python3 scripts/internal-keys.py callers "$1"
-}
-signing_key() {
-    case "$1" in
-    study-metadata) echo "$STUDY_METADATA_INTERNAL_KEY" ;;
-    registration) echo "$REGISTRATION_INTERNAL_KEY" ;;
-    response) echo "$RESPONSE_INTERNAL_KEY" ;;
-    esac
-}
-running() { [ -f "$data/run/$1.pid" ] && kill -0 "$(cat "$data/run/$1.pid")" 2>/dev/null; }
-# Settings only one service reads: study-metadata creates the first super-admin, and counts
-# sign-ins through the console by the browser's address (the console, on loopback, is a trusted
-# proxy; docs/console.md); registration
-# seals secrets at rest with the encryption key and writes e-mail as files under .data/mail;
-# response seals enrollment tokens with the same key and runs participant queries as studystack_query.
-service_env() {
-    case "$1" in
-    study-metadata)
-        echo "STUDYSTACK_ADMIN_EMAIL=$STUDYSTACK_ADMIN_EMAIL STUDYSTACK_ADMIN_PASSWORD=$STUDYSTACK_ADMIN_PASSWORD" \
-            "RATE_LIMIT_TRUSTED_PROXIES=127.0.0.1"
-        ;;
-    registration) echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY MAIL_DIRECTORY=$data/mail CONSENT_DIRECTORY=$data/consents" ;;
-    response)
-        echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY" \
-            "QUERY_DATABASE_URL=postgres://studystack_query:$STUDYSTACK_QUERY_DB_PASSWORD@127.0.0.1:$pgport/${database[response]}?sslmode=disable"
-        ;;
-    esac
-}
-
+# --- services (scripts/services.sh) ------------------------------------------------------------
 for svc in "${services[@]}"; do
     if running "$svc"; then
         log "$svc is already running (pid $(cat "$data/run/$svc.pid")); make stop to restart it"
         continue
     fi
     log "starting $svc on port ${port[$svc]}"
-    env DATABASE_URL="postgres://studystack:$STUDYSTACK_DB_PASSWORD@127.0.0.1:$pgport/${database[$svc]}?sslmode=disable" \
-        HTTP_PORT="${port[$svc]}" \
-        INTERNAL_SIGNING_KEY="$(signing_key "$svc")" \
-        INTERNAL_CALLER_KEYS="$(caller_keys "$svc")" \
-        LOG_FORMAT="${LOG_FORMAT:-json}" \
-        $(service_env "$svc") \
-        setsid nohup "$bindir/$svc" >>"$data/logs/$svc.log" 2>&1 </dev/null &
-    echo $! >"$data/run/$svc.pid"
+    start_service "$svc" "$svc" "${port[$svc]}"
 done
 
 for svc in "${services[@]}"; do

@@ -5,18 +5,12 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 data="$(pwd)/.data"
 
-for svc in console response registration study-metadata; do
-    pidfile="$data/run/$svc.pid"
-    [ -f "$pidfile" ] || continue
-    pid=$(cat "$pidfile")
-    if kill -0 "$pid" 2>/dev/null; then
-        log "stopping $svc (pid $pid)"
-        kill -TERM "$pid"
-        for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -0 "$pid" 2>/dev/null && { log "$svc did not stop in 10 s; killing it"; kill -KILL "$pid"; }
-    fi
-    rm -f "$pidfile"
-done
+. scripts/services.sh
+# The console first, then the benchmark's extra processing replicas (scripts/bench_processing.sh),
+# then the services.
+extra=()
+for pidfile in "$data"/run/processing-*.pid; do [ -e "$pidfile" ] && extra+=("$(basename "$pidfile" .pid)"); done
+for name in console "${extra[@]}" response registration study-metadata; do stop_process "$name"; done
 
 if [ -f "$data/postgres/data/PG_VERSION" ]; then
     bindir=$(pg_bindir)

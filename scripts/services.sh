@@ -1,0 +1,71 @@
+# How the local stack starts a service, for `make run` and for the benchmark's extra replicas.
+# Sourced after scripts/lib.sh and .data/secrets.env, with `data` (the .data folder) and `bindir`
+# (the release binaries) set.
+
+pgport=55432
+services=(study-metadata registration response)
+declare -A port=([study-metadata]=8081 [registration]=8082 [response]=8083)
+declare -A database=([study-metadata]=studystack_metadata [registration]=studystack_registration [response]=studystack_response)
+
+# Each service accepts only the callers it serves, by their pair keys for it (docs/internal-auth.md).
+caller_keys() {
+    STUDY_METADATA_INTERNAL_KEY=$STUDY_METADATA_INTERNAL_KEY REGISTRATION_INTERNAL_KEY=$REGISTRATION_INTERNAL_KEY \
+        RESPONSE_INTERNAL_KEY=$RESPONSE_INTERNAL_KEY python3 scripts/internal-keys.py callers "$1"
+}
+signing_key() {
+    case "$1" in
+    study-metadata) echo "$STUDY_METADATA_INTERNAL_KEY" ;;
+    registration) echo "$REGISTRATION_INTERNAL_KEY" ;;
+    response) echo "$RESPONSE_INTERNAL_KEY" ;;
+    esac
+}
+# A process of the stack runs while its pid file names a live process.
+running() { [ -f "$data/run/$1.pid" ] && kill -0 "$(cat "$data/run/$1.pid")" 2>/dev/null; }
+# Settings only one service reads: study-metadata creates the first super-admin, and counts
+# sign-ins through the console by the browser's address (the console, on loopback, is a trusted
+# proxy; docs/console.md); registration seals secrets at rest with the encryption key and writes
+# e-mail as files under .data/mail; response seals enrollment tokens with the same key and runs
+# participant queries as studystack_query.
+service_env() {
+    case "$1" in
+    study-metadata)
+        echo "STUDYSTACK_ADMIN_EMAIL=$STUDYSTACK_ADMIN_EMAIL STUDYSTACK_ADMIN_PASSWORD=$STUDYSTACK_ADMIN_PASSWORD" \
+            "RATE_LIMIT_TRUSTED_PROXIES=127.0.0.1"
+        ;;
+    registration) echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY MAIL_DIRECTORY=$data/mail CONSENT_DIRECTORY=$data/consents" ;;
+    response)
+        echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY" \
+            "QUERY_DATABASE_URL=postgres://studystack_query:$STUDYSTACK_QUERY_DB_PASSWORD@127.0.0.1:$pgport/${database[response]}?sslmode=disable"
+        ;;
+    esac
+}
+
+# start_service NAME SERVICE PORT [VAR=value ...]: starts SERVICE's binary in the background as
+# process NAME (its pid in .data/run/NAME.pid, its log in .data/logs/NAME.log) on PORT, with the
+# extra settings given. Settings already in the environment (PROCESSING_ENABLED, say) pass on.
+start_service() {
+    local name=$1 svc=$2 listen=$3
+    shift 3
+    env DATABASE_URL="postgres://studystack:$STUDYSTACK_DB_PASSWORD@127.0.0.1:$pgport/${database[$svc]}?sslmode=disable" \
+        HTTP_PORT="$listen" \
+        INTERNAL_SIGNING_KEY="$(signing_key "$svc")" \
+        INTERNAL_CALLER_KEYS="$(caller_keys "$svc")" \
+        LOG_FORMAT="${LOG_FORMAT:-json}" \
+        $(service_env "$svc") "$@" \
+        setsid nohup "$bindir/$svc" >>"$data/logs/$name.log" 2>&1 </dev/null &
+    echo $! >"$data/run/$name.pid"
+}
+
+# stop_process NAME: SIGTERM, so in-flight work finishes; SIGKILL after 10 s.
+stop_process() {
+    local pidfile="$data/run/$1.pid" pid
+    [ -f "$pidfile" ] || return 0
+    pid=$(cat "$pidfile")
+    if kill -0 "$pid" 2>/dev/null; then
+        log "stopping $1 (pid $pid)"
+        kill -TERM "$pid"
+        for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -0 "$pid" 2>/dev/null && { log "$1 did not stop in 10 s; killing it"; kill -KILL "$pid"; }
+    fi
+    rm -f "$pidfile"
+}
