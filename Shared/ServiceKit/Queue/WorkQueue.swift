@@ -19,11 +19,6 @@ public protocol WorkQueue: Sendable {
     func attempts(of item: Item) -> Int
     /// Does `item`'s work once.
     func perform(_ item: Item) async -> WorkResult<Completion>
-    /// Does the work of a claimed batch, handing each item's result to `settle` once it is known.
-    /// By default item by item, each settled before the next starts, so a worker that dies
-    /// mid-batch repeats at most one item's work (an e-mail, a push). A queue whose items are far
-    /// cheaper together (response processing: one transaction for many) does them at once.
-    func work(_ batch: [Item], settle: (Item, WorkResult<Completion>) async throws -> Void) async throws
     /// Records that `item` is done.
     func complete(_ item: Item, with completion: Completion) async throws
     /// The `outcome` label a completion is counted under ("done" unless the queue says more).
@@ -57,49 +52,53 @@ public struct DrainPolicy: Sendable {
 extension WorkQueue {
     public func outcome(of completion: Completion) -> String { "done" }
 
-    public func work(_ batch: [Item], settle: (Item, WorkResult<Completion>) async throws -> Void) async throws {
-        for item in batch {
-            try Task.checkCancellation()
-            try await settle(item, await perform(item))
-        }
-    }
-
-    /// One round: claims a batch, works on it (`work`) and settles each item. Returns how many
+    /// One round: claims a batch, works on each item in order and settles it (`settle`). Returns how many
     /// were claimed. Outcomes are counted as `studystack_queue_items_total{queue, outcome}`.
     public func drain(
         _ queue: String, policy: DrainPolicy, metrics: ServiceMetrics, logger: Logger
     ) async throws -> Int {
         let batch = try await claim(limit: policy.batchSize, lease: policy.lease)
-        try await work(batch) { item, result in
-            let attempts = attempts(of: item)
-            let reason: String
-            let permanent: Bool
-            switch result {
-            case .done(let completion):
-                try await complete(item, with: completion)
-                metrics.recordQueueItem(queue: queue, outcome: outcome(of: completion))
-                return
-            case .failed(let why):
-                (reason, permanent) = (why, false)
-            case .rejected(let why):
-                (reason, permanent) = (why, true)
-            }
-            switch policy.retry.afterFailure(attempts: attempts, permanent: permanent) {
-            case .retry(let wait):
-                try await fail(item, reason: reason, retryAfter: wait)
-                metrics.recordQueueItem(queue: queue, outcome: "retry")
-                logger.warning(
-                    "\(queue) item will be retried",
-                    metadata: ["queue": "\(queue)", "attempts": "\(attempts)", "retry_in": "\(wait)", "error": "\(reason)"])
-            case .giveUp:
-                try await fail(item, reason: reason, retryAfter: nil)
-                // Refused outright, or out of attempts.
-                metrics.recordQueueItem(queue: queue, outcome: permanent ? "rejected" : "gave_up")
-                logger.log(
-                    level: permanent ? .warning : .error, permanent ? "\(queue) item rejected" : "\(queue) item given up",
-                    metadata: ["queue": "\(queue)", "attempts": "\(attempts)", "error": "\(reason)"])
-            }
+        for item in batch {
+            try Task.checkCancellation()
+            try await settle(item, with: await perform(item), queue: queue, policy: policy, metrics: metrics, logger: logger)
         }
         return batch.count
+    }
+
+    /// Records what an attempt at `item` came to: done, tried again after the policy's wait, or
+    /// given up; and counts it. `drain` settles each item so, as does a queue that works its
+    /// batches its own way (response processing).
+    public func settle(
+        _ item: Item, with result: WorkResult<Completion>, queue: String, policy: DrainPolicy, metrics: ServiceMetrics,
+        logger: Logger
+    ) async throws {
+        let attempts = attempts(of: item)
+        let reason: String
+        let permanent: Bool
+        switch result {
+        case .done(let completion):
+            try await complete(item, with: completion)
+            metrics.recordQueueItem(queue: queue, outcome: outcome(of: completion))
+            return
+        case .failed(let why):
+            (reason, permanent) = (why, false)
+        case .rejected(let why):
+            (reason, permanent) = (why, true)
+        }
+        switch policy.retry.afterFailure(attempts: attempts, permanent: permanent) {
+        case .retry(let wait):
+            try await fail(item, reason: reason, retryAfter: wait)
+            metrics.recordQueueItem(queue: queue, outcome: "retry")
+            logger.warning(
+                "\(queue) item will be retried",
+                metadata: ["queue": "\(queue)", "attempts": "\(attempts)", "retry_in": "\(wait)", "error": "\(reason)"])
+        case .giveUp:
+            try await fail(item, reason: reason, retryAfter: nil)
+            // Refused outright, or out of attempts.
+            metrics.recordQueueItem(queue: queue, outcome: permanent ? "rejected" : "gave_up")
+            logger.log(
+                level: permanent ? .warning : .error, permanent ? "\(queue) item rejected" : "\(queue) item given up",
+                metadata: ["queue": "\(queue)", "attempts": "\(attempts)", "error": "\(reason)"])
+        }
     }
 }
