@@ -129,7 +129,7 @@ public enum ResponseService: ServiceAssembly {
                     logger: environment.logger)
                 let processing = environment.queueWorker(
                     "responses", wake: responsesStored,
-                    // Ten responses, a design fetch (10 s at most) among them: 30 s is far more than a round takes.
+                    // At most 20 batches of 100 (about a second) and a design fetch (10 s at most) per new design.
                     timing: .init(pollInterval: .milliseconds(500), roundDeadline: .seconds(30))
                 ) { try await processor.round() }
                 let oauthTokens = OAuthTokenCache()

@@ -6,17 +6,19 @@ import StudyModels
 import Synchronization
 
 /// Processes pending responses into the study's tables (docs/response-api.md, Processing into
-/// tables), as a work queue, in batches. A round claims up to `policy.batchSize` due responses
-/// with a lease (`ProcessingStore.claim`: `FOR UPDATE SKIP LOCKED`, studies taking turns, their
-/// next attempt moved past the lease), makes each activity version's design ready once (outside
-/// any transaction: it may take a call to study-metadata), and then stores them in one
-/// transaction per slice of the batch: every list's rows of every response in one statement
-/// each, and every status change in one more, so one commit serves a whole slice.
+/// tables), as a work queue, in batches. A batch of up to `policy.batchSize` due responses is
+/// claimed with a lease (`ProcessingStore.claim`: `FOR UPDATE SKIP LOCKED`, studies taking turns,
+/// their next attempt moved past the lease) and cut into slices of bounded size. A slice is
+/// prepared outside any transaction (each activity version's design made ready once, which may
+/// take a call to study-metadata; the answers read and planned) and then stored in one
+/// transaction: locked again, every list's rows of every response in one statement each, every
+/// status change in one more, one commit for the slice. While one slice is stored, the next is
+/// prepared (`round`).
 ///
 /// All or nothing per response, as when they were stored one at a time: a response the rules
 /// reject (its answers do not fit its design) is found while it is planned, before anything is
 /// written, and is marked `error` with the original's message while its neighbours are stored. A
-/// refusal that only PostgreSQL can make (a number out of its column's range) fails the slice's
+/// refusal that only PostgreSQL can make (a text too long for its column) fails the slice's
 /// statements: the slice is then rolled back to before its rows and written response by
 /// response, each behind a savepoint, so only the one at fault is marked `error`. A response
 /// whose design cannot be fetched now is tried again later (backoff, never given up), while the
@@ -25,7 +27,7 @@ import Synchronization
 /// again once the lease ends.
 package final class ResponseProcessor: WorkQueue {
     package static let maxErrorLength = 977
-    /// A hundred responses a round: one commit and a dozen statements for a hundred, where one at
+    /// A hundred responses a batch: one commit and a dozen statements for a hundred, where one at
     /// a time took two commits and fifteen statements each. The lease outlasts a round's deadline
     /// (30 s, set where the worker is made) with a margin: a response claimed by a round that
     /// failed part-way (PostgreSQL went away) waits only that long before it is claimed again.
@@ -57,9 +59,24 @@ package final class ResponseProcessor: WorkQueue {
         self.logger = logger
     }
 
-    /// One round of the queue, as the worker runs it.
+    /// Most batches one round claims: a round ends within its deadline however large the backlog.
+    package static let batchesPerRound = 20
+
+    /// One round of the queue, as the worker runs it: batches claimed, prepared and stored one
+    /// after another, and while one slice is written in PostgreSQL the next is claimed, read and
+    /// planned here (`prepare`), so neither side waits on the other. One batch at a time, it was
+    /// measured, kept PostgreSQL's backend busy four fifths of the time and the replica the rest.
     package func round() async throws -> Int {
-        try await drain("responses", policy: Self.policy, metrics: metrics, logger: logger)
+        var (prepared, queued) = try await nextSlice(queued: Queued(claimsLeft: Self.batchesPerRound))
+        var total = 0
+        while let slice = prepared {
+            total += slice.claimed.count
+            let waiting = queued
+            async let following = nextSlice(queued: waiting)
+            try await store(slice)
+            (prepared, queued) = try await following
+        }
+        return total
     }
 
     /// Processes the next due response, if any; false when none was due (tests drive it so).
@@ -70,6 +87,27 @@ package final class ResponseProcessor: WorkQueue {
         return try await drain("responses", policy: one, metrics: metrics, logger: logger) > 0
     }
 
+    /// The slices of the last batch not yet prepared, and how many more batches the round may claim.
+    private struct Queued: Sendable {
+        var slices: [[Claimed]] = []
+        var claimsLeft: Int
+    }
+
+    /// The next slice, prepared: from the batch claimed last, or from a new claim while the round
+    /// may make one and the last batch was full.
+    private func nextSlice(queued: Queued) async throws -> (Prepared?, Queued) {
+        var queued = queued
+        if queued.slices.isEmpty {
+            guard queued.claimsLeft > 0 else { return (nil, queued) }
+            let claimed = try await claim(limit: Self.policy.batchSize, lease: Self.policy.lease)
+            // A batch that is not full drained the queue: the round claims no more after it.
+            queued.claimsLeft = claimed.count == Self.policy.batchSize ? queued.claimsLeft - 1 : 0
+            queued.slices = Self.slices(of: claimed)
+        }
+        guard !queued.slices.isEmpty else { return (nil, queued) }
+        return (try await prepare(queued.slices.removeFirst()), queued)
+    }
+
     package func claim(limit: Int, lease: Duration) async throws -> [Claimed] {
         let claimed = try await store.claim(limit: limit, lease: lease, afterStudy: lastStudy.withLock { $0 })
         if let last = claimed.last { lastStudy.withLock { $0 = last.studyKey } }
@@ -78,46 +116,34 @@ package final class ResponseProcessor: WorkQueue {
 
     package func attempts(of response: Claimed) -> Int { response.attempts }
 
-    /// One response alone: the batch path with a batch of one.
+    /// One response alone (`processNext`): a slice of one, prepared and stored.
     package func perform(_ response: Claimed) async -> WorkResult<String?> {
-        var result: WorkResult<String?> = .failed("the response was not settled")
         do {
-            try await work([response]) { _, outcome in result = outcome }
+            let prepared = try await prepare([response])
+            if let failure = prepared.failures.first { return failure.result }
+            return .done(try await storeTransaction(prepared)[response.id])
         } catch {
             return .failed(String(reflecting: error))
         }
-        return result
     }
 
-    /// Makes each design of the batch ready once, then stores the responses whose design is
-    /// ready, a slice at a time. `done` carries the status a response was given (nil: another
-    /// worker had it).
-    package func work(_ batch: [Claimed], settle: (Claimed, WorkResult<String?>) async throws -> Void) async throws {
-        var ready: [Claimed] = []
-        var readyDesigns: Set<DesignKey> = []
-        var designFailures: [DesignKey: WorkResult<String?>] = [:]
-        for response in batch {
-            let key = DesignKey(response)
-            if !readyDesigns.contains(key), designFailures[key] == nil {
-                if let failure = await ensureDesign(of: response) { designFailures[key] = failure } else { readyDesigns.insert(key) }
-            }
-            if let failure = designFailures[key] {
-                try await settle(response, failure)
-            } else {
-                ready.append(response)
-            }
+    /// Stores a prepared slice and settles each of its responses.
+    private func store(_ slice: Prepared) async throws {
+        try Task.checkCancellation()
+        for (response, failure) in slice.failures { try await settle(response, with: failure) }
+        guard !slice.ready.isEmpty else { return }
+        let statuses: [Int64: String]
+        do {
+            statuses = try await storeTransaction(slice)
+        } catch {
+            for response in slice.ready { try await settle(response, with: .failed(String(reflecting: error))) }
+            return
         }
-        for slice in Self.slices(of: ready) {
-            try Task.checkCancellation()
-            let statuses: [Int64: String]
-            do {
-                statuses = try await storeSlice(slice)
-            } catch {
-                for response in slice { try await settle(response, .failed(String(reflecting: error))) }
-                continue
-            }
-            for response in slice { try await settle(response, .done(statuses[response.id])) }
-        }
+        for response in slice.ready { try await settle(response, with: .done(statuses[response.id])) }
+    }
+
+    func settle(_ response: Claimed, with result: WorkResult<String?>) async throws {
+        try await settle(response, with: result, queue: "responses", policy: Self.policy, metrics: metrics, logger: logger)
     }
 
     /// The batch cut into runs of at most `maxSliceBytes` of answers (at least one response each).
@@ -135,33 +161,8 @@ package final class ResponseProcessor: WorkQueue {
         return slices
     }
 
-    /// An activity version of a study, whose design is made ready once per batch.
-    private struct DesignKey: Hashable {
-        var studyKey: String
-        var activityId: String
-        var version: String
-
-        init(_ response: Claimed) {
-            (studyKey, activityId, version) = (response.studyKey, response.activityId, response.version)
-        }
-    }
-
-    /// Nil when the design is ready; else what becomes of the responses that need it.
-    private func ensureDesign(of response: Claimed) async -> WorkResult<String?>? {
-        do {
-            try await designs.ensureApplied(
-                studyKey: response.studyKey, studyId: response.studyId, activityId: response.activityId,
-                version: response.version)
-            return nil
-        } catch let error as DesignSource.Unavailable {
-            return .failed(error.description)
-        } catch {
-            return Self.isRejection(error) ? .rejected(Self.message(error)) : .failed(String(reflecting: error))
-        }
-    }
-
-    /// Nothing left to record: `storeSlice` set the status in the transaction that stored the
-    /// rows, so the two can never disagree.
+    /// Nothing left to record: `storeTransaction` set the status in the transaction that stored
+    /// the rows, so the two can never disagree.
     package func complete(_ response: Claimed, with status: String?) async throws {}
 
     /// `processed`; `rejected` when the rules refused it (as a design the rules refuse is).
@@ -181,90 +182,6 @@ package final class ResponseProcessor: WorkQueue {
         } else {
             try await store.reject(response.id, reason: reason)
         }
-    }
-
-    /// Locks the slice's responses (those another worker has are left to it) and stores them
-    /// with their status changes in one transaction; returns the status each locked one was given.
-    private func storeSlice(_ slice: [Claimed]) async throws -> [Int64: String] {
-        try await store.client.withTransaction(logger: logger) { connection -> [Int64: String] in
-            let locked = try await store.lock(slice.map(\.id), on: connection)
-            var settlements: [ProcessingStore.Settlement] = []
-            var studies: [String] = []
-            var byStudy: [String: [ProcessingStore.Locked]] = [:]
-            for response in locked {
-                if byStudy[response.studyKey] == nil { studies.append(response.studyKey) }
-                byStudy[response.studyKey, default: []].append(response)
-            }
-            for studyKey in studies {
-                settlements += try await storeStudy(studyKey, byStudy[studyKey]!, on: connection)
-            }
-            try await store.settle(settlements, on: connection)
-            for settlement in settlements where settlement.status == "error" {
-                logger.info(
-                    "response rejected", metadata: ["response_id": "\(settlement.id)", "error": "\(settlement.error ?? "")"])
-            }
-            return Dictionary(uniqueKeysWithValues: settlements.map { ($0.id, $0.status) })
-        }
-    }
-
-    /// One study's responses of a slice: planned against its lists, the plans written together.
-    private func storeStudy(_ studyKey: String, _ responses: [ProcessingStore.Locked], on connection: PostgresConnection)
-        async throws -> [ProcessingStore.Settlement]
-    {
-        let (schema, lists) = try await tables.lists(studyKey: studyKey, on: connection)
-        var settlements: [ProcessingStore.Settlement] = []
-        var planned: [ResponseWriter.Planned] = []
-        for response in responses {
-            do {
-                let data = try JSONValue.parse(response.data.utf8)
-                let plan = try ResponseShredder(lists: lists, container: response.studyId).plan(
-                    activityId: response.activityId, data: data)
-                guard schema != nil else {
-                    throw ResponseShredder.Failure(
-                        description: "Invalid list '\(response.activityId)' for container '\(response.studyId)'")
-                }
-                planned.append(ResponseWriter.Planned(row: plan, participantId: response.participantId, responseId: response.id))
-            } catch {
-                // Planning only ever refuses the response itself (its answers, its list).
-                settlements.append(.error(response.id, Self.message(error)))
-            }
-        }
-        guard let schema, !planned.isEmpty else { return settlements }
-        let refused = try await write(planned, schema: schema, on: connection)
-        for plan in planned {
-            settlements.append(refused[plan.responseId].map { .error(plan.responseId, $0) } ?? .processed(plan.responseId))
-        }
-        return settlements
-    }
-
-    /// Writes the plans together; when PostgreSQL refuses a value, rolls them back and writes
-    /// them one by one, each behind a savepoint, so only the responses at fault are left out.
-    /// Returns their messages by response id.
-    private func write(_ planned: [ResponseWriter.Planned], schema: String, on connection: PostgresConnection)
-        async throws -> [Int64: String]
-    {
-        try await connection.query("SAVEPOINT store_batch", logger: logger)
-        do {
-            try await writer.insert(planned, schema: schema, on: connection)
-            try await connection.query("RELEASE SAVEPOINT store_batch", logger: logger)
-            return [:]
-        } catch let refusal where Self.isRejection(refusal) {
-            try await connection.query("ROLLBACK TO SAVEPOINT store_batch", logger: logger)
-            guard planned.count > 1 else { return [planned[0].responseId: Self.message(refusal)] }
-        }
-        var refused: [Int64: String] = [:]
-        for plan in planned {
-            try await connection.query("SAVEPOINT store_response", logger: logger)
-            do {
-                try await writer.insert([plan], schema: schema, on: connection)
-                try await connection.query("RELEASE SAVEPOINT store_response", logger: logger)
-            } catch let refusal where Self.isRejection(refusal) {
-                // Nothing of this response stays in the study's tables.
-                try await connection.query("ROLLBACK TO SAVEPOINT store_response", logger: logger)
-                refused[plan.responseId] = Self.message(refusal)
-            }
-        }
-        return refused
     }
 
     /// Whether `error` is the response's fault (stored as its error) rather than the moment's

@@ -3,8 +3,8 @@ import PostgresNIO
 import ServiceKit
 
 /// The response queue's SQL for the processor (`ResponseProcessor`): claiming due responses with
-/// a lease, locking and loading a claimed batch inside the transaction that stores it, and
-/// settling each response.
+/// a lease, reading their answers, locking them in the transaction that stores them, and settling
+/// each response.
 package struct ProcessingStore: Sendable {
     /// A claimed response, before its design is made ready.
     package struct Claimed: Sendable, Equatable {
@@ -31,8 +31,8 @@ package struct ProcessingStore: Sendable {
         }
     }
 
-    /// A claimed response locked for storing, with its answers.
-    package struct Locked: Sendable {
+    /// A claimed response's answers, read to be planned.
+    package struct Loaded: Sendable {
         package var id: Int64
         package var participantId: Int64
         package var studyKey: String
@@ -103,24 +103,36 @@ package struct ProcessingStore: Sendable {
         return claimed.sorted { $0.place < $1.place }.map(\.response)
     }
 
-    /// Locks those of `ids` still pending and not held by another worker (whose lease ended and
-    /// who claimed them again), and loads their answers.
-    package func lock(_ ids: [Int64], on connection: PostgresConnection) async throws -> [Locked] {
-        let rows = try await connection.query(
+    /// Reads the answers of those of `ids` still pending, without locking them: the claim's lease
+    /// keeps other workers off while the slice is planned, and `lock` checks again before it is
+    /// stored.
+    package func load(_ ids: [Int64]) async throws -> [Loaded] {
+        let rows = try await client.query(
             """
             SELECT r.id, r.participant_id, r.study_key, s.study_id, r.activity_id, r.data::text
             FROM responses r JOIN studies s ON s.study_key = r.study_key
             WHERE r.id = ANY(\(ids)) AND r.status = 'pending'
             ORDER BY r.id
-            FOR UPDATE OF r SKIP LOCKED
             """, logger: logger)
-        var locked: [Locked] = []
+        var loaded: [Loaded] = []
         for try await (id, participantId, studyKey, studyId, activityId, data) in rows.decode(
             (Int64, Int64, String, String, String, String).self)
         {
-            locked.append(
-                Locked(id: id, participantId: participantId, studyKey: studyKey, studyId: studyId, activityId: activityId, data: data))
+            loaded.append(
+                Loaded(id: id, participantId: participantId, studyKey: studyKey, studyId: studyId, activityId: activityId, data: data))
         }
+        return loaded
+    }
+
+    /// Locks those of `ids` still pending and not held by another worker (one that claimed them
+    /// again after this claim's lease ended); returns the ids locked.
+    package func lock(_ ids: [Int64], on connection: PostgresConnection) async throws -> Set<Int64> {
+        let rows = try await connection.query(
+            """
+            SELECT id FROM responses WHERE id = ANY(\(ids)) AND status = 'pending' ORDER BY id FOR UPDATE SKIP LOCKED
+            """, logger: logger)
+        var locked: Set<Int64> = []
+        for try await id in rows.decode(Int64.self) { locked.insert(id) }
         return locked
     }
 
