@@ -37,6 +37,9 @@ package struct SessionStore: Sendable {
     package let accessDuration: Duration
     package let refreshDuration: Duration
     package let logger: Logger
+    /// Every participant call looks its session up: lookups that arrive while one is in flight
+    /// are made together, in one statement and one round trip.
+    private let lookups: GroupCommit<AuthenticateBatchStatement.Item, Authenticated?>
 
     package init(
         client: PostgresClient, accessDuration: Duration, refreshDuration: Duration, pooling: DatabaseSettings.Pooling = .session,
@@ -47,6 +50,15 @@ package struct SessionStore: Sendable {
         self.accessDuration = accessDuration
         self.refreshDuration = refreshDuration
         self.logger = logger
+        lookups = GroupCommit(maxBatch: 256, maxInFlight: 2, logger: logger) { items in
+            var found: [Int: Authenticated] = [:]
+            for try await (position, sessionId, userId, appId, orgId) in try await client.run(
+                AuthenticateBatchStatement(items: items), pooling: pooling, logger: logger)
+            {
+                found[position - 1] = Authenticated(sessionId: sessionId, userId: userId, appId: appId, orgId: orgId)
+            }
+            return items.indices.map { .success(found[$0]) }
+        }
     }
 
     /// Opens a session for a device; `temporaryPassword` (hash and expiry) when it was opened
@@ -88,31 +100,33 @@ package struct SessionStore: Sendable {
 
     /// The session an unexpired, unrevoked `auth` key opens.
     package func authenticate(auth: String, now: Date = Date()) async throws -> Authenticated? {
-        let rows = try await client.run(AuthenticateStatement(authHash: SecureToken.hash(auth), now: now), pooling: pooling, logger: logger)
-        for try await (sessionId, userId, appId, orgId) in rows {
-            return Authenticated(sessionId: sessionId, userId: userId, appId: appId, orgId: orgId)
-        }
-        return nil
+        try await lookups.submit(.init(authHash: SecureToken.hash(auth), now: now))
     }
 
-    /// Every authenticated call runs this, so it is prepared once per connection (PostgreSQL then
-    /// skips parsing and planning the join on each call).
-    package struct AuthenticateStatement: PostgresPreparedStatement {
-        package static let sql = """
-            SELECT s.id, s.user_id, p.app_id, p.org_id FROM participant_sessions s
-            JOIN participants p ON p.user_id = s.user_id
-            WHERE s.auth_hash = $1 AND s.revoked_at IS NULL AND s.auth_expires_at > $2 AND p.disabled_at IS NULL
-            """
-        package static let bindingDataTypes: [PostgresDataType] = [.text, .timestamptz]
-        package typealias Row = (UUID, UUID, String, String)
+    /// The session lookup of every participant call, for a batch of calls (`lookups`): each
+    /// key's session if it is current and its account enabled, by the key's position. Prepared
+    /// once per connection.
+    package struct AuthenticateBatchStatement: PostgresPreparedStatement {
+        package struct Item: Sendable {
+            package var authHash: String
+            package var now: Date
+        }
 
-        package var authHash: String
-        package var now: Date
+        package static let sql = """
+            SELECT x.n::int8, s.id, s.user_id, p.app_id, p.org_id
+            FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS x(auth_hash, now, n)
+            JOIN participant_sessions s ON s.auth_hash = x.auth_hash AND s.revoked_at IS NULL AND s.auth_expires_at > x.now
+            JOIN participants p ON p.user_id = s.user_id AND p.disabled_at IS NULL
+            """
+        package static let bindingDataTypes: [PostgresDataType] = [.textArray, .timestamptzArray]
+        package typealias Row = (Int, UUID, UUID, String, String)
+
+        package var items: [Item]
 
         package func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 2)
-            bindings.append(authHash)
-            bindings.append(now)
+            bindings.append(items.map(\.authHash))
+            bindings.append(items.map(\.now))
             return bindings
         }
 

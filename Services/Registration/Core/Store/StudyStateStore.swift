@@ -14,6 +14,9 @@ package struct StudyStateStore: Sendable {
     package let seal: RowSeal
     package let audit: AuditLog
     package let logger: Logger
+    /// `updateActivityState` is the apps' most frequent write: single-item updates that arrive
+    /// while one is in flight are applied together, in one statement and one commit.
+    private let activityWrites: GroupCommit<UpsertActivityStatement, Void>
 
     package init(client: PostgresClient, seal: RowSeal, audit: AuditLog, pooling: DatabaseSettings.Pooling = .session, logger: Logger) {
         self.client = client
@@ -21,6 +24,19 @@ package struct StudyStateStore: Sendable {
         self.seal = seal
         self.audit = audit
         self.logger = logger
+        // A batch that PostgreSQL refuses (two updates of one new activity in one batch, or one
+        // inserted by another batch at the same moment: MERGE takes no ON CONFLICT) is applied
+        // item by item, in order, with the single upsert, which settles such races itself.
+        activityWrites = GroupCommit(
+            maxBatch: 256, maxInFlight: 2, splitsOn: { ($0 as? PSQLError)?.serverInfo?[.sqlState] != nil }, logger: logger
+        ) { items in
+            if items.count == 1 {
+                for try await _ in try await client.run(items[0], pooling: pooling, logger: logger) {}
+            } else {
+                for try await _ in try await client.run(MergeActivityStatesStatement(items: items), pooling: pooling, logger: logger) {}
+            }
+            return items.map { _ in .success(()) }
+        }
     }
 
     package func studies(userId: UUID) async throws -> [StudyStateReply.Study] {
@@ -153,13 +169,13 @@ package struct StudyStateStore: Sendable {
     }
 
     /// Upserts each item; a stale replay (an earlier run, or a step back within a run,
-    /// `StudyStates.isFresher`) leaves the stored row as it is. One prepared statement per item,
-    /// checked in the statement itself: the usual single-item call is one round trip, and several
-    /// items are applied in one transaction.
+    /// `StudyStates.isFresher`) leaves the stored row as it is, checked in the statement itself.
+    /// The usual single-item call joins the calls in flight (`activityWrites`: one statement and
+    /// one commit for all of them); several items of one call are applied in one transaction.
     package func update(_ updates: [StudyStates.ActivityUpdate], userId: UUID, now: Date = Date()) async throws {
         let statements = try updates.map { try UpsertActivityStatement(update: $0, userId: userId, now: now) }
         if statements.count == 1 {
-            for try await _ in try await client.run(statements[0], pooling: pooling, logger: logger) {}
+            try await activityWrites.submit(statements[0])
             return
         }
         try await client.withTransaction(logger: logger) { connection in
@@ -314,4 +330,89 @@ extension StudyStateStore {
             try await audit.record(actor: userId.uuidString.lowercased(), action: "participant.\(action)", on: connection)
         }
     }
+}
+
+/// Many single-item activity updates in one statement (`StudyStateStore.activityWrites`), each
+/// with the same rule as `UpsertActivityStatement`: the values it leaves out keep what is
+/// stored, and a stale one (`StudyStates.isFresher`) changes nothing. The updates travel as one
+/// JSON array, so a value left out arrives as NULL; their times as a typed array beside it.
+package struct MergeActivityStatesStatement: PostgresPreparedStatement {
+    package static let sql = """
+        MERGE INTO participant_activities AS stored
+        USING (
+            SELECT x.*, x.run_number::bigint AS run, t.updated_at FROM jsonb_to_recordset($1::jsonb) AS x(
+                user_id uuid, study_id text, activity_id text, activity_version text, activity_state text, activity_run_id text,
+                bookmarked boolean, runs_total int, runs_completed int, runs_missed int, activity_start_date text,
+                activity_end_date text, anchor_date_version text, anchor_date_created_date text, custom_schedule_runs text,
+                run_number text, rank int, n bigint)
+            JOIN unnest($2::timestamptz[]) WITH ORDINALITY AS t(updated_at, n) USING (n)
+        ) AS x
+        ON stored.user_id = x.user_id AND stored.study_id = x.study_id AND stored.activity_id = x.activity_id
+        WHEN MATCHED AND (x.run IS NULL
+            OR stored.activity_run_id !~ '^[0-9]{1,18}$'
+            OR x.run > (CASE WHEN stored.activity_run_id ~ '^[0-9]{1,18}$' THEN stored.activity_run_id::bigint END)
+            OR (x.run = (CASE WHEN stored.activity_run_id ~ '^[0-9]{1,18}$' THEN stored.activity_run_id::bigint END)
+                AND (x.rank IS NULL OR x.rank >= CASE stored.activity_state
+                    WHEN 'yetToJoin' THEN 0 WHEN 'inProgress' THEN 1 ELSE 2 END))) THEN
+            UPDATE SET
+                activity_version = coalesce(x.activity_version, stored.activity_version),
+                activity_state = coalesce(x.activity_state, stored.activity_state),
+                activity_run_id = coalesce(x.activity_run_id, stored.activity_run_id),
+                bookmarked = coalesce(x.bookmarked, stored.bookmarked),
+                runs_total = coalesce(x.runs_total, stored.runs_total),
+                runs_completed = coalesce(x.runs_completed, stored.runs_completed),
+                runs_missed = coalesce(x.runs_missed, stored.runs_missed),
+                activity_start_date = coalesce(x.activity_start_date, stored.activity_start_date),
+                activity_end_date = coalesce(x.activity_end_date, stored.activity_end_date),
+                anchor_date_version = coalesce(x.anchor_date_version, stored.anchor_date_version),
+                anchor_date_created_date = coalesce(x.anchor_date_created_date, stored.anchor_date_created_date),
+                custom_schedule_runs = coalesce(x.custom_schedule_runs::jsonb, stored.custom_schedule_runs),
+                updated_at = x.updated_at
+        WHEN NOT MATCHED THEN
+            INSERT (user_id, study_id, activity_id, activity_version, activity_state, activity_run_id, bookmarked, runs_total,
+                runs_completed, runs_missed, activity_start_date, activity_end_date, anchor_date_version,
+                anchor_date_created_date, custom_schedule_runs, updated_at)
+            VALUES (x.user_id, x.study_id, x.activity_id, coalesce(x.activity_version, ''), coalesce(x.activity_state, 'yetToJoin'),
+                coalesce(x.activity_run_id, ''), coalesce(x.bookmarked, false), coalesce(x.runs_total, 0),
+                coalesce(x.runs_completed, 0), coalesce(x.runs_missed, 0), coalesce(x.activity_start_date, ''),
+                coalesce(x.activity_end_date, ''), coalesce(x.anchor_date_version, ''), coalesce(x.anchor_date_created_date, ''),
+                coalesce(x.custom_schedule_runs::jsonb, '[]'), x.updated_at)
+        """
+    package static let bindingDataTypes: [PostgresDataType] = [.text, .timestamptzArray]
+    package typealias Row = Void
+
+    package var items: [UpsertActivityStatement]
+
+    package init(items: [UpsertActivityStatement]) {
+        self.items = items
+    }
+
+    package func makeBindings() throws -> PostgresBindings {
+        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+        func number<T: BinaryInteger>(_ value: T?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
+        let rows = items.enumerated().map { index, item -> JSONValue in
+            let update = item.update
+            return .object([
+                "user_id": .string(item.userId.uuidString), "study_id": .string(update.studyId),
+                "activity_id": .string(update.activityId), "activity_version": text(update.activityVersion),
+                "activity_state": text(update.activityState), "activity_run_id": text(update.activityRunId),
+                "bookmarked": update.bookmarked.map(JSONValue.bool) ?? .null,
+                "runs_total": number(update.run.map { Int32(clamping: $0.total) }),
+                "runs_completed": number(update.run.map { Int32(clamping: $0.completed) }),
+                "runs_missed": number(update.run.map { Int32(clamping: $0.missed) }),
+                "activity_start_date": text(update.activityStartDate), "activity_end_date": text(update.activityEndDate),
+                "anchor_date_version": text(update.anchorDateVersion),
+                "anchor_date_created_date": text(update.anchorDatecreatedDate), "custom_schedule_runs": text(item.runs),
+                // As text: a run number may have 18 digits, more than a JSON number keeps exactly.
+                "run_number": text(StudyStates.runNumber(update.activityRunId).map(String.init)),
+                "rank": number(update.activityState.map(StudyStates.rank)), "n": .number(Double(index + 1)),
+            ])
+        }
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(JSONValue.array(rows).serialized(sortedKeys: false))
+        bindings.append(items.map(\.now))
+        return bindings
+    }
+
+    package func decodeRow(_ row: PostgresRow) throws {}
 }
