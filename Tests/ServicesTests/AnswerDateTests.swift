@@ -1,5 +1,6 @@
 import Foundation
 import ResponseCore
+import StudyModels
 import Testing
 
 /// `ResponseShredder.answerDateAndOffset` counts days itself instead of asking a `Calendar`; it

@@ -15,7 +15,7 @@ package enum WireDates {
     /// The instant of a local date and time in `zone`.
     package static func instant(date: String, time: String?, in zone: TimeZone) -> Date? {
         guard let (year, month, day) = LocalTimes.date(date) else { return nil }
-        let local = Int64(daysFromCivil(year, month, day)) * 86_400 + Int64(time.flatMap(LocalTimes.time) ?? 0)
+        let local = Int64(GregorianDays.days(year: year, month: month, day: day)) * 86_400 + Int64(time.flatMap(LocalTimes.time) ?? 0)
         // The offset depends on the instant; two rounds settle it, also across a DST change.
         var offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local))))
         offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local - offset))))
@@ -29,35 +29,12 @@ package enum WireDates {
         let seconds = (totalMilliseconds - Int64(milliseconds)) / 1000
         let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
         let secondOfDay = Int(seconds - Int64(days) * 86_400)
-        let (year, month, day) = civilFromDays(days)
+        let (year, month, day) = GregorianDays.civil(days: days)
         let sign = offset < 0 ? "-" : "+"
         let absolute = abs(offset)
         return String(
             format: "%04d-%02d-%02dT%02d:%02d:%02d.%03d%@%02d%02d", year, month, day, secondOfDay / 3600,
             secondOfDay / 60 % 60, secondOfDay % 60, milliseconds, sign, absolute / 3600, absolute / 60 % 60)
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    package static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The inverse of `daysFromCivil`.
-    package static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex + (monthIndex < 10 ? 3 : -9)
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// "1.0" → 1, "1.1" → 2 (the inverse of `VersionCounters.label`); plain integers too.

@@ -1,15 +1,16 @@
 import Foundation
 
 /// Dates of the proleptic Gregorian calendar (the one ISO 8601 and PostgreSQL count in) as days
-/// since 1970-01-01, both ways, and instants as the text PostgreSQL reads into `timestamptz`.
-/// Plain arithmetic: answers and their timings are read and written by the thousand a second,
-/// and a `Calendar` counts the years before 1582-10-15 as Julian.
-package enum GregorianDays {
-    package static func isLeap(_ year: Int) -> Bool {
+/// since 1970-01-01, both ways (H. Hinnant's algorithms), and instants as ISO 8601 text in UTC.
+/// Plain arithmetic: the response service reads and writes answers and their timings by the
+/// thousand a second, study-metadata formats schedule times in a study's zone, and a `Calendar`
+/// counts the years before 1582-10-15 as Julian.
+public enum GregorianDays {
+    public static func isLeap(_ year: Int) -> Bool {
         year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
     }
 
-    package static func days(inMonth month: Int, year: Int) -> Int {
+    public static func days(inMonth month: Int, year: Int) -> Int {
         switch month {
         case 2: isLeap(year) ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -19,7 +20,7 @@ package enum GregorianDays {
 
     /// Days from 1970-01-01 to a valid date: whole 400-year eras of 146,097 days, each year
     /// counted from March so that a leap day ends it.
-    package static func days(year: Int, month: Int, day: Int) -> Int {
+    public static func days(year: Int, month: Int, day: Int) -> Int {
         let marchYear = month <= 2 ? year - 1 : year
         let era = (marchYear >= 0 ? marchYear : marchYear - 399) / 400
         let yearOfEra = marchYear - era * 400
@@ -29,7 +30,7 @@ package enum GregorianDays {
     }
 
     /// The date `days` after 1970-01-01: the inverse of `days(year:month:day:)`.
-    package static func civil(days: Int) -> (year: Int, month: Int, day: Int) {
+    public static func civil(days: Int) -> (year: Int, month: Int, day: Int) {
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097
@@ -42,14 +43,14 @@ package enum GregorianDays {
     }
 
     /// Milliseconds since 1970-01-01 UTC, to the nearest (the apps send times to the millisecond).
-    package static func milliseconds(_ date: Date) -> Int64 {
+    public static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1_000).rounded())
     }
 
     /// `yyyy-MM-ddTHH:mm:ss.SSSZ` in UTC, to the nearest millisecond. A formatter that truncates
     /// would write 08:00:04.045 for an instant read from 08:00:04.046 that a binary fraction
     /// holds as 4.0459999...
-    package static func text(_ date: Date) -> String {
+    public static func text(_ date: Date) -> String {
         let millis = Int(milliseconds(date))
         let dayMillis = 86_400_000
         let days = millis >= 0 ? millis / dayMillis : (millis - dayMillis + 1) / dayMillis
