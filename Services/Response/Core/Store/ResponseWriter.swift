@@ -70,13 +70,11 @@ package struct ResponseWriter: Sendable {
         }
     }
 
-    /// Inserts every plan's rows and their timing rows; returns each response's top row `Key`.
-    @discardableResult
-    package func insert(_ responses: [Planned], schema: String, on connection: PostgresConnection) async throws -> [Int64: Int64] {
+    /// Inserts every plan's rows and their timing rows.
+    package func insert(_ responses: [Planned], schema: String, on connection: PostgresConnection) async throws {
         var level = responses.map {
             Pending(row: $0.row, participantId: $0.participantId, responseId: $0.responseId, parent: nil, topKey: nil)
         }
-        var topKeys: [Int64: Int64] = [:]
         var timings = Timings()
         while !level.isEmpty {
             var next: [Pending] = []
@@ -95,7 +93,6 @@ package struct ResponseWriter: Sendable {
                 try await insertRows(rows, keys: keys, schema: schema, on: connection)
                 for (index, pending) in rows.enumerated() {
                     let key = keys?[index]
-                    if pending.topKey == nil, let key { topKeys[pending.responseId] = key }
                     let top = pending.topKey ?? key ?? 0
                     for field in pending.row.metadata {
                         timings.append(field, responseId: pending.responseId, participantId: pending.participantId, topKey: top)
@@ -131,18 +128,6 @@ package struct ResponseWriter: Sendable {
                     AS m(response_id, participant_id, list_name, top_key, field_name, start_ms, end_ms, skipped)
                 """, logger: logger)
         }
-        return topKeys
-    }
-
-    /// Inserts one response's `row` and its children; returns the top row's `Key`.
-    @discardableResult
-    package func insert(
-        _ row: ResponseShredder.Row, schema: String, participantId: Int64, responseId: Int64,
-        on connection: PostgresConnection
-    ) async throws -> Int64 {
-        let keys = try await insert(
-            [Planned(row: row, participantId: participantId, responseId: responseId)], schema: schema, on: connection)
-        return keys[responseId] ?? 0
     }
 
     /// `count` keys from the table's `Key` sequence, ascending.
