@@ -44,12 +44,7 @@ import TestSupport
 
     func seedDesign(_ h: ResponseHarness) async throws {
         try await h.studyEvent(Self.study)
-        let design = try String(contentsOf: ProcessingFixture.file("NewSurvey", "1"), encoding: .utf8)
-        try await h.sql(
-            """
-            INSERT INTO activity_designs (study_key, activity_id, version, design)
-            VALUES (\(Self.study), 'NewSurvey', '1', \(design)::jsonb) ON CONFLICT DO NOTHING
-            """)
+        try await processing.seedNewSurvey(h)
     }
 
     func statuses(_ h: ResponseHarness, _ ids: [Int64]) async throws -> [Int64: (String, String?)] {
@@ -92,13 +87,7 @@ import TestSupport
         return found
     }
 
-    func count(_ h: ResponseHarness, _ sql: String) async throws -> Int {
-        var value = -1
-        for try await count in try await h.postgres.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "test")).decode(Int.self) {
-            value = count
-        }
-        return value
-    }
+    func count(_ h: ResponseHarness, _ sql: String) async throws -> Int { try await processing.count(h, sql) }
 
     @Test func aBatchIsStoredInOneRoundEachRowWithItsOwnResponseAndParticipant() async throws {
         try await ResponseHarness.run(overrides: ["processing.enabled": "false"]) { h in
@@ -211,6 +200,24 @@ import TestSupport
             let placed = try await placement(h, ids)
             try #require(placed.count == 30)
             #expect(placed.values.allSatisfy { $0.4 == 1 })
+        }
+    }
+
+    @Test func studiesTakeTurnsWithinABatch() async throws {
+        try await ResponseHarness.run(overrides: ["processing.enabled": "false"]) { h in
+            try await seedDesign(h)
+            let busy = try await enroll(h)
+            var backlog: [Int64] = []
+            for run in 0..<10 { backlog.append(try await submit(h, appToken: busy, text: "busy \(run)")) }
+            try await h.studyEvent("QUIETSTUDY")
+            try await processing.seedNewSurvey(h, study: "QUIETSTUDY")
+            let (_, enrolled, _) = try await h.call("mobileappstudy-enroll.api", json: ["studyId": "QUIETSTUDY", "allowDataSharing": "true"])
+            let quiet = try await submit(h, appToken: try #require(enrolled["data"]?["appToken"]?.text), text: "quiet")
+            try #require(backlog.allSatisfy { $0 < quiet })
+            // A batch of three: the busy study's two oldest and the quiet study's one, not the
+            // busy study's three oldest.
+            let claimed = try await processing.processor(h).claim(limit: 3, lease: .seconds(45))
+            #expect(Set(claimed.map(\.id)) == [backlog[0], backlog[1], quiet])
         }
     }
 

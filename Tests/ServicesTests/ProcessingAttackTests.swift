@@ -24,12 +24,7 @@ import TestSupport
 
     /// NewSurvey version 1's conformance response with `selections` options chosen, as run `run`.
     func submit(_ h: ResponseHarness, appToken: String, study: String = study, selections: Int?, run: Int) async throws -> Int64 {
-        let design = try String(contentsOf: ProcessingFixture.file("NewSurvey", "1"), encoding: .utf8)
-        try await h.sql(
-            """
-            INSERT INTO activity_designs (study_key, activity_id, version, design)
-            VALUES (\(study), 'NewSurvey', '1', \(design)::jsonb) ON CONFLICT DO NOTHING
-            """)
+        try await processing.seedNewSurvey(h, study: study)
         var data = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: ProcessingFixture.file("NewSurvey", "1", response: true)))
                 as? [String: Any])
@@ -47,13 +42,7 @@ import TestSupport
         return try await processing.latest(h)
     }
 
-    func count(_ h: ResponseHarness, _ sql: String) async throws -> Int {
-        var value = -1
-        for try await count in try await h.postgres.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "test")).decode(Int.self) {
-            value = count
-        }
-        return value
-    }
+    func count(_ h: ResponseHarness, _ sql: String) async throws -> Int { try await processing.count(h, sql) }
 
     @Test func fiveHundredSelectionsAreStoredSetWise() async throws {
         try await ResponseHarness.run { h in

@@ -74,6 +74,25 @@ struct ProcessingFixture: Sendable {
         return try await latest(h)
     }
 
+    /// NewSurvey version 1's design in `study`, as if it had been fetched.
+    func seedNewSurvey(_ h: ResponseHarness, study: String = study) async throws {
+        let design = try String(contentsOf: Self.file("NewSurvey", "1"), encoding: .utf8)
+        try await h.sql(
+            """
+            INSERT INTO activity_designs (study_key, activity_id, version, design)
+            VALUES (\(study), 'NewSurvey', '1', \(design)::jsonb) ON CONFLICT DO NOTHING
+            """)
+    }
+
+    /// The one number `sql` selects.
+    func count(_ h: ResponseHarness, _ sql: String) async throws -> Int {
+        var value = -1
+        for try await count in try await h.postgres.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "test")).decode(Int.self) {
+            value = count
+        }
+        return value
+    }
+
     func latest(_ h: ResponseHarness) async throws -> Int64 {
         for try await id in try await h.postgres.query("SELECT max(id) FROM responses", logger: Logger(label: "test")).decode(Int64.self) {
             return id
