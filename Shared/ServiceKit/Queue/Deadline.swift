@@ -8,16 +8,18 @@ public enum BoundedOutcome<Value: Sendable>: Sendable {
     /// that never returns, as a database client's can when its connection dies mid-query) it is
     /// left behind, and the caller goes on without it.
     case timedOut
-    /// The caller itself was cancelled (shutting down).
+    /// The caller itself was cancelled (shutting down), and the work did not end within the grace.
     case cancelled
 }
 
 /// Runs `work` in a task of its own and waits for it for at most `deadline`.
 ///
-/// Unlike a task group, this does not wait for cancelled work to end: a round of a queue worker
-/// that hangs must not take the worker with it.
+/// When the caller is cancelled, the work is cancelled too and given up to `grace` to end (work
+/// that stops at a safe point, as a queue round does between items); what it ends with is the
+/// outcome. Unlike a task group, this never waits for cancelled work past that: a round of a
+/// queue worker that hangs must not take the worker with it.
 public func runBounded<Value: Sendable>(
-    by deadline: Duration, _ work: @escaping @Sendable () async throws -> Value
+    by deadline: Duration, grace: Duration = .zero, _ work: @escaping @Sendable () async throws -> Value
 ) async -> BoundedOutcome<Value> {
     let race = FirstOutcome<Value>()
     return await withTaskCancellationHandler {
@@ -37,7 +39,18 @@ public func runBounded<Value: Sendable>(
                 if !Task.isCancelled, race.settle(.timedOut) { worker.cancel() }
             }
             race.onSettle { timer.cancel() }
-            race.onCancel { worker.cancel() }
+            race.onCancel {
+                worker.cancel()
+                guard grace > .zero else {
+                    race.settle(.cancelled)
+                    return
+                }
+                let graceTimer = Task {
+                    try? await Task.sleep(for: grace)
+                    if !Task.isCancelled { race.settle(.cancelled) }
+                }
+                race.onSettle { graceTimer.cancel() }
+            }
         }
     } onCancel: {
         race.cancel()
@@ -102,7 +115,8 @@ private final class FirstOutcome<Value: Sendable>: Sendable {
         if now { handler() }
     }
 
-    /// The caller was cancelled: settle as cancelled and cancel the work.
+    /// The caller was cancelled: the cancel handlers cancel the work and settle, at once or after
+    /// the grace.
     func cancel() {
         let handlers = state.withLock { state -> [@Sendable () -> Void] in
             state.cancelRequested = true
@@ -110,7 +124,6 @@ private final class FirstOutcome<Value: Sendable>: Sendable {
             state.cancelHandlers = []
             return handlers
         }
-        settle(.cancelled)
         handlers.forEach { $0() }
     }
 }

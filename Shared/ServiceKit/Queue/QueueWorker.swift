@@ -16,15 +16,24 @@ import ServiceLifecycle
 /// an error and counted, and the next round starts. `/metrics` shows each worker's last
 /// completed round (`studystack_queue_last_round_timestamp_seconds`) so an operator can alert
 /// on a worker that stops.
+///
+/// On graceful shutdown the round in progress is cancelled and given `shutdownGrace` to stop at
+/// a safe point: a round of `WorkQueue.drain` finishes the item in hand, and records it, first.
 public struct QueueWorker: Service {
     public struct Timing: Sendable {
         public var pollInterval: Duration
         /// The most a round may take; past it the round is abandoned.
         public var roundDeadline: Duration
 
-        public init(pollInterval: Duration = .seconds(1), roundDeadline: Duration = .seconds(120)) {
+        /// How long a round in progress when the service is asked to stop may take to reach a
+        /// safe point (its item in hand done and recorded); well inside the time a pod is given
+        /// between SIGTERM and SIGKILL (40 s in the Kubernetes manifests).
+        public var shutdownGrace: Duration
+
+        public init(pollInterval: Duration = .seconds(1), roundDeadline: Duration = .seconds(120), shutdownGrace: Duration = .seconds(10)) {
             self.pollInterval = pollInterval
             self.roundDeadline = roundDeadline
+            self.shutdownGrace = shutdownGrace
         }
     }
 
@@ -69,7 +78,7 @@ public struct QueueWorker: Service {
     /// One bounded round: how many items it took, or nil when it failed or timed out.
     @discardableResult
     public func runRound() async -> Int? {
-        switch await runBounded(by: timing.roundDeadline, round) {
+        switch await runBounded(by: timing.roundDeadline, grace: timing.shutdownGrace, round) {
         case .finished(let took):
             metrics.recordQueueRound(worker: name, outcome: "completed")
             return took

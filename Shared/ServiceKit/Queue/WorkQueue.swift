@@ -54,13 +54,21 @@ extension WorkQueue {
 
     /// One round: claims a batch, works on each item in order and settles it (`settle`). Returns how many
     /// were claimed. Outcomes are counted as `studystack_queue_items_total{queue, outcome}`.
+    ///
+    /// A round that is cancelled (the worker is stopping) stops between items. The item in hand is
+    /// finished first, its work and its record, in a task of its own that the cancellation does not
+    /// reach: its work may already have left (a push APNs has accepted, a message the relay has
+    /// taken), and cancelling the record would leave it leased, to be done again once the lease
+    /// ends. The items not begun stay leased until then.
     public func drain(
         _ queue: String, policy: DrainPolicy, metrics: ServiceMetrics, logger: Logger
     ) async throws -> Int {
         let batch = try await claim(limit: policy.batchSize, lease: policy.lease)
         for item in batch {
             try Task.checkCancellation()
-            try await settle(item, with: await perform(item), queue: queue, policy: policy, metrics: metrics, logger: logger)
+            try await Task {
+                try await settle(item, with: await perform(item), queue: queue, policy: policy, metrics: metrics, logger: logger)
+            }.value
         }
         return batch.count
     }
@@ -68,6 +76,9 @@ extension WorkQueue {
     /// Records what an attempt at `item` came to: done, tried again after the policy's wait, or
     /// given up; and counts it. `drain` settles each item so, as does a queue that works its
     /// batches its own way (response processing).
+    ///
+    /// The record is made even when PostgreSQL goes away under it (see `recording`): the work is
+    /// done, and an item left unrecorded would be done again once its lease ends.
     public func settle(
         _ item: Item, with result: WorkResult<Completion>, queue: String, policy: DrainPolicy, metrics: ServiceMetrics,
         logger: Logger
@@ -75,9 +86,10 @@ extension WorkQueue {
         let attempts = attempts(of: item)
         let reason: String
         let permanent: Bool
+        let recordBy = ContinuousClock.now + policy.lease
         switch result {
         case .done(let completion):
-            try await complete(item, with: completion)
+            try await recording(queue, by: recordBy, logger: logger) { try await complete(item, with: completion) }
             metrics.recordQueueItem(queue: queue, outcome: outcome(of: completion))
             return
         case .failed(let why):
@@ -87,18 +99,38 @@ extension WorkQueue {
         }
         switch policy.retry.afterFailure(attempts: attempts, permanent: permanent) {
         case .retry(let wait):
-            try await fail(item, reason: reason, retryAfter: wait)
+            try await recording(queue, by: recordBy, logger: logger) { try await fail(item, reason: reason, retryAfter: wait) }
             metrics.recordQueueItem(queue: queue, outcome: "retry")
             logger.warning(
                 "\(queue) item will be retried",
                 metadata: ["queue": "\(queue)", "attempts": "\(attempts)", "retry_in": "\(wait)", "error": "\(reason)"])
         case .giveUp:
-            try await fail(item, reason: reason, retryAfter: nil)
+            try await recording(queue, by: recordBy, logger: logger) { try await fail(item, reason: reason, retryAfter: nil) }
             // Refused outright, or out of attempts.
             metrics.recordQueueItem(queue: queue, outcome: permanent ? "rejected" : "gave_up")
             logger.log(
                 level: permanent ? .warning : .error, permanent ? "\(queue) item rejected" : "\(queue) item given up",
                 metadata: ["queue": "\(queue)", "attempts": "\(attempts)", "error": "\(reason)"])
+        }
+    }
+
+    /// Runs `record`, again and again while PostgreSQL cannot be reached (a restart, a failover, a
+    /// pooler that lost its server), waiting 100 ms doubling to 2 s between tries, until `deadline`.
+    /// Any other error, or the deadline, ends it with the error.
+    func recording(
+        _ queue: String, by deadline: ContinuousClock.Instant, logger: Logger, _ record: () async throws -> Void
+    ) async throws {
+        var wait = Duration.milliseconds(100)
+        while true {
+            do {
+                return try await record()
+            } catch where PostgresErrors.isUnavailable(error) && ContinuousClock.now + wait < deadline {
+                logger.warning(
+                    "\(queue) item's outcome could not be recorded yet; trying again",
+                    metadata: ["queue": "\(queue)", "retry_in": "\(wait)", "error": "\(String(reflecting: error))"])
+                try await Task.sleep(for: wait)
+                wait = min(wait * 2, .seconds(2))
+            }
         }
     }
 }
