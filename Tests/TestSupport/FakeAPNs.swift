@@ -13,6 +13,8 @@ public final class FakeAPNs: Sendable {
         public var deviceToken: String
         public var headers: [String: String]
         public var payload: [String: JSONValue]
+        /// When it was accepted, in seconds since 1970.
+        public var acceptedAt: Double
     }
 
     struct State {
@@ -95,7 +97,8 @@ public final class FakeAPNs: Sendable {
             return .json(410, ["reason": "Unregistered", "timestamp": Int(Date().timeIntervalSince1970 * 1000)])
         }
         let headers = Dictionary(request.headers.map { ($0.name.lowercased(), $0.value) }) { first, _ in first }
-        state.withLock { $0.received.append(Received(deviceToken: token, headers: headers, payload: payload)) }
+        state.withLock { $0.received.append(Received(
+            deviceToken: token, headers: headers, payload: payload, acceptedAt: Date().timeIntervalSince1970)) }
         return HTTP2TestServer.Reply(status: 200, headers: [("apns-id", UUID().uuidString)])
     }
 
