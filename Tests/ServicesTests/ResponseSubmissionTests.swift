@@ -227,6 +227,28 @@ enum PostgresQueryText {
 }
 
 @Suite struct NULEscapeTests {
+    /// The ingest statement reads each response's answers as jsonb once, then hashes and stores
+    /// that value. Inlined, its `input` would have the answers read three times, a third of the
+    /// statement's time; the plan PostgreSQL keeps for the prepared statement says which.
+    @Test func theIngestStatementReadsEachResponsesAnswersOnce() async throws {
+        try await ResponseHarness.run { h in
+            let logger = Logger(label: "test")
+            let plan = try await h.postgres.withConnection { connection in
+                try await connection.query("SET plan_cache_mode = force_generic_plan", logger: logger)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "PREPARE ingest(text[], text[], text[], text[], text[], text[], text[]) AS " + IngestStatement.sql),
+                    logger: logger)
+                let rows = try await connection.query(
+                    "EXPLAIN (VERBOSE, COSTS OFF) EXECUTE ingest('{}', '{}', '{}', '{}', '{}', '{}', '{}')", logger: logger)
+                var lines: [String] = []
+                for try await line in rows.decode(String.self) { lines.append(line) }
+                return lines.joined(separator: "\n")
+            }
+            #expect(plan.ranges(of: "(t.d)::jsonb").count == 1, "\(plan)")
+            #expect(plan.contains("jsonb_hash_extended(i.d, '0'::bigint)"), "\(plan)")
+        }
+    }
+
     @Test func onlyARealNULEscapeCounts() {
         #expect(ResponseRoutes.escapesNUL(#"{"a":"x\u0000y"}"#))
         #expect(ResponseRoutes.escapesNUL(#"{"a":"\u00\u0000"}"#))
