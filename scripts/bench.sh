@@ -466,10 +466,10 @@ if activity_ceiling:
 print("\nprocessing into tables: a backlog of 30-answer responses (scripts/bench_processing.sh)")
 rates = {}
 for replicas in (1, 2):
-    done, elapsed, errors, left = open(f"{base}.processing-{replicas}").read().split()
+    done, elapsed, errors, left, idle = open(f"{base}.processing-{replicas}").read().split()
     rates[replicas] = int(done) / float(elapsed)
     print(f"  {replicas} replica{'s' if replicas > 1 else ''}: {rates[replicas]:,.0f} responses/s"
-          f" ({done} in {float(elapsed):.1f} s; {errors} in error; {left} still pending after)")
+          f" ({done} in {float(elapsed):.1f} s; {errors} in error; {left} still pending after; CPU {idle}% idle)")
 error = open(f"{base}.processing-error").read().strip()
 if error:
     print(f"  an error: {error[:200]}")

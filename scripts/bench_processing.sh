@@ -6,7 +6,8 @@
 # Called by scripts/bench.sh once processResponse has left its backlog, with the stack running and
 # the main response service taking submissions only (PROCESSING_ENABLED=false). The replicas are
 # extra processes of the response binary with processing on, as a deployment's would be. Writes
-# RESULTS.processing-{1,2} ("responses seconds errors pending-left") and RESULTS.pgbench-processing.
+# RESULTS.processing-{1,2} ("responses seconds errors pending-left idle-cpu-percent") and
+# RESULTS.pgbench-processing.
 #
 # scripts/bench_processing.sh RESULTS
 set -euo pipefail
@@ -27,6 +28,9 @@ backlog=${BENCH_BACKLOG:-80000}
 rsql() { PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pgport" -U studystack studystack_response "$@"; }
 count() { rsql -c "SELECT count(*) FROM responses WHERE study_key = 'BENCHSTUDY' AND status $1"; }
 now() { date +%s.%N; }
+# The machine's CPU time so far, idle and in all (/proc/stat's first line): whether a run left cores
+# unused, which says whether another replica had anything to add.
+cpu_times() { awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 
 # --- the backlog: processResponse's responses, topped up with copies under fresh run ids ----------
 templates=$(rsql -c "SELECT count(*) FROM responses WHERE study_key = 'BENCHSTUDY' AND activity_id = 'daily30'")
@@ -69,14 +73,17 @@ for replicas in 1 2; do
     done
     before=$(count "<> 'pending'")
     began=$(now)
+    read -r idle_before all_before < <(cpu_times)
     log "processing: $replicas replica(s), ${duration}s"
     sleep "$duration"
     after=$(count "<> 'pending'")
     ended=$(now)
+    read -r idle_after all_after < <(cpu_times)
     left=$(count "= 'pending'")
     errors=$(count "= 'error'")
     stop_replicas
-    echo "$((after - before)) $(python3 -c "print($ended - $began)") $errors $left" >"$results.processing-$replicas"
+    idle=$(python3 -c "print(round(100 * ($idle_after - $idle_before) / ($all_after - $all_before)))")
+    echo "$((after - before)) $(python3 -c "print($ended - $began)") $errors $left $idle" >"$results.processing-$replicas"
     [ "$left" -gt 0 ] || log "warning: the backlog ran out during the $replicas-replica run; its rate is a lower bound"
 done
 rsql -c "SELECT coalesce(max(error_message), '') FROM responses WHERE study_key = 'BENCHSTUDY' AND status = 'error'" \
