@@ -203,6 +203,24 @@ import TestSupport
         }
     }
 
+    @Test func severalStoresAtOnceStoreEachResponseOnce() async throws {
+        try await ResponseHarness.run(overrides: ["processing.enabled": "false"]) { h in
+            try await seedDesign(h)
+            let token = try await enroll(h)
+            var ids: [Int64] = []
+            for run in 0..<250 { ids.append(try await submit(h, appToken: token, text: "run \(run)")) }
+            // Three pipelines claiming batches of 100 from one backlog of 250 at the same moment.
+            #expect(try await processing.processor(h, storesInFlight: 3).round() == 250)
+            let settled = try await statuses(h, ids)
+            try #require(settled.count == 250)
+            #expect(settled.values.allSatisfy { $0.0 == "processed" })
+            #expect(try await count(h, "SELECT count(*)::int FROM \(try await table(h, "NewSurvey"))") == 250)
+            let placed = try await placement(h, ids)
+            try #require(placed.count == 250)
+            #expect(placed.values.allSatisfy { $0.4 == 1 })
+        }
+    }
+
     @Test func studiesTakeTurnsWithinABatch() async throws {
         try await ResponseHarness.run(overrides: ["processing.enabled": "false"]) { h in
             try await seedDesign(h)

@@ -26,7 +26,7 @@ struct ProcessingFixture: Sendable {
             "SurveyMetadata/\(study)_\(activity)_\(version)\(response ? "--RESPONSE" : "").json")
     }
 
-    func processor(_ h: ResponseHarness) -> ResponseProcessor {
+    func processor(_ h: ResponseHarness, storesInFlight: Int = 1) -> ResponseProcessor {
         let logger = Logger(label: "test")
         let tables = StudyTables(client: h.postgres, access: h.access, logger: logger)
         return ResponseProcessor(
@@ -37,7 +37,8 @@ struct ProcessingFixture: Sendable {
                     keys: try! InternalKeys(ownName: .response, signingKey: TestConfiguration.keys[.response]!, callerKeys: nil),
                     peers: [:]),
                 tables: tables, logger: logger),
-            tables: tables, writer: ResponseWriter(logger: logger), metrics: ServiceMetrics(), logger: logger)
+            tables: tables, writer: ResponseWriter(logger: logger), metrics: ServiceMetrics(), storesInFlight: storesInFlight,
+            logger: logger)
     }
 
     /// Waits for the service's own processor to settle response `id` (processed, error, or put

@@ -126,7 +126,7 @@ public enum ResponseService: ServiceAssembly {
                         client: postgres, internalClient: environment.internalClient, tables: tables,
                         logger: environment.logger),
                     tables: tables, writer: ResponseWriter(logger: environment.logger), metrics: environment.metrics,
-                    logger: environment.logger)
+                    storesInFlight: response.processingStores, logger: environment.logger)
                 let processing = environment.queueWorker(
                     "responses", wake: responsesStored,
                     // At most 20 batches of 100 (about a second) and a design fetch (10 s at most) per new design.

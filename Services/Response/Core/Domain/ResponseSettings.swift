@@ -18,6 +18,7 @@ public struct ResponseSettings: Sendable {
         public static let researcherQueryMaxReplyBytes = Setting("researcherQuery.maxReplyBytes")
         public static let researcherQueryMaxConcurrent = Setting("researcherQuery.maxConcurrentPerAdmin")
         public static let processingEnabled = Setting("processing.enabled")
+        public static let processingStores = Setting("processing.stores")
         public static let forwardingAllowPrivateTargets = Setting("forwarding.allowPrivateTargets")
         public static let schemaPostsPerMinute = Setting("schema.postsPerMinute")
     }
@@ -47,6 +48,10 @@ public struct ResponseSettings: Sendable {
     /// Whether this replica runs the processing worker. Off, it only takes submissions: a
     /// deployment can keep ingest and processing on separate replicas of the same database.
     public var processingEnabled: Bool
+    /// Slices of responses this replica's processing worker stores at once, each in a transaction
+    /// (and a PostgreSQL backend) of its own. One keeps a database core busy; more suit a database
+    /// with cores to spare, and leave less for further replicas to add.
+    public var processingStores: Int
     /// Whether forwarding may reach private, loopback and link-local addresses (and plain http to
     /// this machine). Off by default: a study admin names the target.
     public var forwardingAllowPrivateTargets: Bool
@@ -86,6 +91,7 @@ public struct ResponseSettings: Sendable {
                 Keys.researcherQueryMaxReplyBytes, default: 64 * 1024 * 1024, in: 1024...(1024 * 1024 * 1024)),
             maxConcurrent: try settings.integer(Keys.researcherQueryMaxConcurrent, default: 2, in: 1...16))
         processingEnabled = try Self.flag(settings, Keys.processingEnabled, default: true)
+        processingStores = try settings.integer(Keys.processingStores, default: 1, in: 1...8)
         forwardingAllowPrivateTargets = try Self.flag(settings, Keys.forwardingAllowPrivateTargets, default: false)
     }
 

@@ -12,8 +12,8 @@ import Synchronization
 /// prepared outside any transaction (each activity version's design made ready once, which may
 /// take a call to study-metadata; the answers read and planned) and then stored in one
 /// transaction: locked again, every list's rows of every response in one statement each, every
-/// status change in one more, one commit for the slice. A round runs two such pipelines, and in
-/// each, while one slice is stored the next is prepared (`round`).
+/// status change in one more, one commit for the slice. While one slice is stored, the next is
+/// prepared; a replica may run several such pipelines (`storesInFlight`, `round`).
 ///
 /// All or nothing per response, as when they were stored one at a time: a response the rules
 /// reject (its answers do not fit its design) is found while it is planned, before anything is
@@ -44,13 +44,21 @@ package final class ResponseProcessor: WorkQueue {
     package let writer: ResponseWriter
     package let metrics: ServiceMetrics
     package let logger: Logger
+    /// Slices stored at once (`PROCESSING_STORES`), each in a transaction of its own. A slice's
+    /// store runs in one PostgreSQL backend: one at a time, measured on the 2-core development
+    /// machine, left a database core idle a third of the time (one replica 1,900 to 2,040
+    /// responses/s, a second adding about half again); two kept both cores busy (2,640 to 2,960/s),
+    /// after which a second replica added nothing, as the database had nothing left.
+    package let storesInFlight: Int
     /// The study served last: a hint for taking turns, not state (another replica has its own).
     private let lastStudy = Mutex<String?>(nil)
 
     package init(
         client: PostgresClient, designs: DesignSource, tables: StudyTables, writer: ResponseWriter, metrics: ServiceMetrics,
-        logger: Logger
+        storesInFlight: Int = 1, logger: Logger
     ) {
+        precondition(storesInFlight >= 1)
+        self.storesInFlight = storesInFlight
         store = ProcessingStore(client: client, logger: logger)
         self.designs = designs
         self.tables = tables
@@ -62,19 +70,13 @@ package final class ResponseProcessor: WorkQueue {
     /// Most batches one round claims: a round ends within its deadline however large the backlog.
     package static let batchesPerRound = 20
 
-    /// Slices one replica stores at once, each in a transaction of its own. A slice's store runs
-    /// in one PostgreSQL backend, so one at a time left the database machine a core idle for a
-    /// third of the time; two kept both cores busy (one replica, on the 2-core development
-    /// machine: 1,900 to 2,040 responses/s with one, 2,710 to 2,960 with two). More replicas then
-    /// add what the database has left.
-    package static let storesInFlight = 2
-
     /// One round of the queue, as the worker runs it: `storesInFlight` pipelines, each claiming,
-    /// preparing and storing batches one after another, sharing the round's claims.
+    /// preparing and storing batches one after another, with an equal share of the round's claims.
     package func round() async throws -> Int {
         try await withThrowingTaskGroup(of: Int.self) { pipelines in
-            for _ in 0..<Self.storesInFlight {
-                pipelines.addTask { try await self.pipeline(claims: Self.batchesPerRound / Self.storesInFlight) }
+            let claims = max(1, Self.batchesPerRound / storesInFlight)
+            for _ in 0..<storesInFlight {
+                pipelines.addTask { try await self.pipeline(claims: claims) }
             }
             return try await pipelines.reduce(0, +)
         }
