@@ -317,7 +317,8 @@ PGPASSWORD=$STUDYSTACK_DB_PASSWORD pgbench -n -M prepared -c 20 -j 2 -T "$durati
     -f "$results.pgbench-response-constants.sql" -h 127.0.0.1 -p 55432 -U studystack studystack_response \
     >"$results.pgbench-response-constants" 2>&1
 # Processing on its own (scripts/bench_processing.sh): the backlog drained by one and then by two
-# processing replicas beside the ingest-only response service, and pgbench doing the same inserts.
+# processing replicas beside the ingest-only response service, then by one storing two slices at
+# once, and pgbench doing the same inserts.
 scripts/bench_processing.sh "$results"
 # The rest of the backlog is the benchmark's, not a study's: it is not left for a worker.
 rsql -c "DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND status = 'pending'"
@@ -465,10 +466,10 @@ if activity_ceiling:
     now["updateActivityState"] = wrk("updateActivityState")[0] / float(activity_ceiling.group(1))
 print("\nprocessing into tables: a backlog of 30-answer responses (scripts/bench_processing.sh)")
 rates = {}
-for replicas in (1, 2):
-    done, elapsed, errors, left, idle = open(f"{base}.processing-{replicas}").read().split()
-    rates[replicas] = int(done) / float(elapsed)
-    print(f"  {replicas} replica{'s' if replicas > 1 else ''}: {rates[replicas]:,.0f} responses/s"
+for run, label in ((1, "1 replica"), (2, "2 replicas"), ("1x2", "1 replica, PROCESSING_STORES=2")):
+    done, elapsed, errors, left, idle = open(f"{base}.processing-{run}").read().split()
+    rates[run] = int(done) / float(elapsed)
+    print(f"  {label}: {rates[run]:,.0f} responses/s"
           f" ({done} in {float(elapsed):.1f} s; {errors} in error; {left} still pending after; CPU {idle}% idle)")
 error = open(f"{base}.processing-error").read().strip()
 if error:
@@ -478,6 +479,7 @@ if processing_ceiling:
     print(f"  bench/pgbench-processing.sql straight from pgbench (20 clients, a response a transaction):"
           f" {float(processing_ceiling.group(1)):,.0f}/s")
     now["processing"] = rates[1] / float(processing_ceiling.group(1))
+    now["processing, 2 stores"] = rates["1x2"] / float(processing_ceiling.group(1))
 else:
     print("  pgbench of the processor's inserts failed:\n" + open(f"{base}.pgbench-processing").read()[-500:])
 now["replicas"] = rates[2] / rates[1]
@@ -489,6 +491,7 @@ baseline = json.load(open("bench/baseline.json"))
 print(f"\nbefore and after (before: {baseline['measured']})")
 print(f"{'ratio':<58}{'goal':>8}{'before':>9}{'now':>8}")
 for key, label, goal in (("processing", "processing, 1 replica / pgbench-processing.sql", ">= 1.0"),
+                         ("processing, 2 stores", "the same, PROCESSING_STORES=2", ">= 1.0"),
                          ("replicas", "processing, 2 replicas / 1 replica", "> 1.0"),
                          ("processResponse", "processResponse / pgbench-response.sql, answers bound", ">= 1.0"),
                          ("processResponse, constants", "processResponse / the same, answers as constants", ">= 1.0"),

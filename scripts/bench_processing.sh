@@ -6,7 +6,7 @@
 # Called by scripts/bench.sh once processResponse has left its backlog, with the stack running and
 # the main response service taking submissions only (PROCESSING_ENABLED=false). The replicas are
 # extra processes of the response binary with processing on, as a deployment's would be. Writes
-# RESULTS.processing-{1,2} ("responses seconds errors pending-left idle-cpu-percent") and
+# RESULTS.processing-{1,2,1x2} ("responses seconds errors pending-left idle-cpu-percent") and
 # RESULTS.pgbench-processing.
 #
 # scripts/bench_processing.sh RESULTS
@@ -22,8 +22,8 @@ data="$root/.data"
 bindir=$(swift build -c release --show-bin-path)
 . scripts/services.sh
 duration=${BENCH_SECONDS:-10}
-# Enough for two measured runs at several thousand responses a second without running dry.
-backlog=${BENCH_BACKLOG:-80000}
+# Enough for three measured runs at several thousand responses a second without running dry.
+backlog=${BENCH_BACKLOG:-120000}
 
 rsql() { PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pgport" -U studystack studystack_response "$@"; }
 count() { rsql -c "SELECT count(*) FROM responses WHERE study_key = 'BENCHSTUDY' AND status $1"; }
@@ -56,11 +56,16 @@ rsql -c "ANALYZE responses"
 replica_names=()
 stop_replicas() { for name in "${replica_names[@]}"; do stop_process "$name"; done; replica_names=(); }
 trap stop_replicas EXIT
-for replicas in 1 2; do
+# Then one replica again storing two slices at once (PROCESSING_STORES=2), for operators whose
+# database has cores to spare: RESULTS.processing-1x2.
+for run in 1 2 1x2; do
+    replicas=${run%x*}
+    stores=1
+    [ "$run" = 1x2 ] && stores=2
     for i in $(seq 1 "$replicas"); do
         name="processing-$i"
         replica_names+=("$name")
-        PROCESSING_ENABLED=true start_service "$name" response $((8093 + i))
+        PROCESSING_ENABLED=true PROCESSING_STORES=$stores start_service "$name" response $((8093 + i))
     done
     for i in $(seq 1 "$replicas"); do
         wait_ready "http://127.0.0.1:$((8093 + i))" || die "processing replica $i is not ready; see .data/logs/processing-$i.log"
@@ -74,7 +79,7 @@ for replicas in 1 2; do
     before=$(count "<> 'pending'")
     began=$(now)
     read -r idle_before all_before < <(cpu_times)
-    log "processing: $replicas replica(s), ${duration}s"
+    log "processing: $replicas replica(s), $stores slice(s) stored at once each, ${duration}s"
     sleep "$duration"
     after=$(count "<> 'pending'")
     ended=$(now)
@@ -83,8 +88,8 @@ for replicas in 1 2; do
     errors=$(count "= 'error'")
     stop_replicas
     idle=$(python3 -c "print(round(100 * ($idle_after - $idle_before) / ($all_after - $all_before)))")
-    echo "$((after - before)) $(python3 -c "print($ended - $began)") $errors $left $idle" >"$results.processing-$replicas"
-    [ "$left" -gt 0 ] || log "warning: the backlog ran out during the $replicas-replica run; its rate is a lower bound"
+    echo "$((after - before)) $(python3 -c "print($ended - $began)") $errors $left $idle" >"$results.processing-$run"
+    [ "$left" -gt 0 ] || log "warning: the backlog ran out during the $run run; its rate is a lower bound"
 done
 rsql -c "SELECT coalesce(max(error_message), '') FROM responses WHERE study_key = 'BENCHSTUDY' AND status = 'error'" \
     >"$results.processing-error"
