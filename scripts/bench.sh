@@ -439,18 +439,18 @@ print(f"{'endpoint':<20}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio to
 print(f"{'healthz':<20}{resp[0]:>12.1f}{resp[1]:>10.2f}{resp[2]:>9}{1:>20.3f}")
 print(f"{'processResponse':<20}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / resp[0]:>20.3f}")
 print(f"responses stored during the run: {stored} (a 30-answer response each)")
-ceiling = re.search(r"tps = ([\d.]+)", open(f"{base}.pgbench-response").read())
-if ceiling:
-    print(f"bench/pgbench-response.sql straight from pgbench (20 clients, the answers bound): {float(ceiling.group(1)):.0f}/s;"
-          f" the service reaches {rps / float(ceiling.group(1)):.2f} of that (goal >= 1.0)")
-else:
-    print("pgbench of processResponse's database work failed:\n" + open(f"{base}.pgbench-response").read()[-500:])
-constants = re.search(r"tps = ([\d.]+)", open(f"{base}.pgbench-response-constants").read())
-if constants:
-    print(f"the same with the answers as constants (read and hashed once, when planned): {float(constants.group(1)):.0f}/s;"
-          f" the service reaches {rps / float(constants.group(1)):.2f} of that")
-else:
-    print("pgbench with the answers as constants failed:\n" + open(f"{base}.pgbench-response-constants").read()[-500:])
+def pgbench_beside(name, label, goal=""):
+    """The tps of pgbench run `name` and the service's share of it, printed; None when it failed."""
+    tps = re.search(r"tps = ([\d.]+)", open(f"{base}.{name}").read())
+    if not tps:
+        print(f"pgbench ({label}) failed:\n" + open(f"{base}.{name}").read()[-500:])
+        return None
+    print(f"{label}: {float(tps.group(1)):.0f}/s; the service reaches {rps / float(tps.group(1)):.2f} of that{goal}")
+    return tps
+ceiling = pgbench_beside("pgbench-response", "bench/pgbench-response.sql straight from pgbench (20 clients, the answers bound)",
+                         " (goal >= 1.0)")
+constants = pgbench_beside("pgbench-response-constants",
+                           "the same with the answers as constants (read and hashed once, when planned)")
 try:
     print(f"response service peak resident memory during processResponse: {int(open(f'{base}.rss').read()) / 1024:.0f} MB (goal < 200 MB)")
 except (FileNotFoundError, ValueError):
