@@ -89,6 +89,17 @@ import TestSupport
 
     func count(_ h: ResponseHarness, _ sql: String) async throws -> Int { try await processing.count(h, sql) }
 
+    /// Every one of `ids` processed, into one row of its own, and the table holding no other.
+    func expectEachProcessedOnce(_ h: ResponseHarness, _ ids: [Int64]) async throws {
+        let settled = try await statuses(h, ids)
+        try #require(settled.count == ids.count)
+        #expect(settled.values.allSatisfy { $0.0 == "processed" })
+        #expect(try await count(h, "SELECT count(*)::int FROM \(try await table(h, "NewSurvey"))") == ids.count)
+        let placed = try await placement(h, ids)
+        try #require(placed.count == ids.count)
+        #expect(placed.values.allSatisfy { $0.4 == 1 })
+    }
+
     @Test func aBatchIsStoredInOneRoundEachRowWithItsOwnResponseAndParticipant() async throws {
         try await ResponseHarness.run(overrides: ["processing.enabled": "false"]) { h in
             try await seedDesign(h)
@@ -193,13 +204,7 @@ import TestSupport
                 return try await group.reduce([]) { $0 + [$1] }
             }
             #expect(taken.reduce(0, +) == 30)
-            let settled = try await statuses(h, ids)
-            try #require(settled.count == 30)
-            #expect(settled.values.allSatisfy { $0.0 == "processed" })
-            #expect(try await count(h, "SELECT count(*)::int FROM \(try await table(h, "NewSurvey"))") == 30)
-            let placed = try await placement(h, ids)
-            try #require(placed.count == 30)
-            #expect(placed.values.allSatisfy { $0.4 == 1 })
+            try await expectEachProcessedOnce(h, ids)
         }
     }
 
@@ -211,13 +216,7 @@ import TestSupport
             for run in 0..<250 { ids.append(try await submit(h, appToken: token, text: "run \(run)")) }
             // Three pipelines claiming batches of 100 from one backlog of 250 at the same moment.
             #expect(try await processing.processor(h, storesInFlight: 3).round() == 250)
-            let settled = try await statuses(h, ids)
-            try #require(settled.count == 250)
-            #expect(settled.values.allSatisfy { $0.0 == "processed" })
-            #expect(try await count(h, "SELECT count(*)::int FROM \(try await table(h, "NewSurvey"))") == 250)
-            let placed = try await placement(h, ids)
-            try #require(placed.count == 250)
-            #expect(placed.values.allSatisfy { $0.4 == 1 })
+            try await expectEachProcessedOnce(h, ids)
         }
     }
 
