@@ -31,6 +31,9 @@ now() { date +%s.%N; }
 # The machine's CPU time so far, idle and in all (/proc/stat's first line): whether a run left cores
 # unused, which says whether another replica had anything to add.
 cpu_times() { awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+# Each measured run starts right after a checkpoint, so each writes the same full pages to the WAL
+# at its start, instead of one run paying for a checkpoint that falls inside it and the next not.
+checkpoint() { as_pg psql -X -q -h "$data/postgres/run" -p "$pgport" -U postgres -d postgres -c CHECKPOINT; }
 
 # --- the backlog: processResponse's responses, topped up with copies under fresh run ids ----------
 templates=$(rsql -c "SELECT count(*) FROM responses WHERE study_key = 'BENCHSTUDY' AND activity_id = 'daily30'")
@@ -76,6 +79,7 @@ for run in 1 2 1x2; do
         [ "$(date +%s)" -lt "$deadline" ] || die "the processing replicas stored nothing in 60 s; see .data/logs/processing-*.log"
         sleep 0.1
     done
+    checkpoint
     before=$(count "<> 'pending'")
     began=$(now)
     read -r idle_before all_before < <(cpu_times)
@@ -137,6 +141,7 @@ same=$(rsql -c "
 [ "$service_key" != "$pgbench_key" ] && [ "$same" = t ] ||
     die "bench/pgbench-processing.sql no longer inserts what the processor inserts (rows $service_key and $pgbench_key differ)"
 log "pgbench: bench/pgbench-processing.sql (the processor's inserts, one response a transaction), 20 clients, ${duration}s"
+checkpoint
 pgbench_processing -c 20 -j 2 -T "$duration" >"$results.pgbench-processing" 2>&1 ||
     log "pgbench of the processor's inserts failed: $(tail -n 3 "$results.pgbench-processing")"
 rsql -c "DROP TABLE bench_processed"
