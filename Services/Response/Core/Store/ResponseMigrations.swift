@@ -386,5 +386,17 @@ package enum ResponseMigrations {
                 "CREATE INDEX responses_forwarding ON responses (study_key, forward_due_at, id) WHERE status = 'processed'",
             ]
         ),
+        Migration(
+            component: "response", version: 16, name: "timing_rows_without_participant_check",
+            statements: [
+                // A timing row's participant is its response's (the writer copies it), and the
+                // response's own foreign key already holds the participant; participants are never
+                // deleted. The two foreign-key checks per row, this one and the response's, were
+                // two thirds of the time of inserting a slice's timing rows (23 ms for 3,000 rows,
+                // 7.5 ms without either); without this one, a processing replica went from just
+                // short of pgbench doing the same inserts to 1.14 times it.
+                "ALTER TABLE response_metadata DROP CONSTRAINT response_metadata_participant_id_fkey",
+            ]
+        ),
     ]
 }
