@@ -57,6 +57,26 @@ public func runBounded<Value: Sendable>(
     }
 }
 
+/// Thrown by `withDeadline` when the operation did not finish in time.
+public struct DeadlineExceeded: Error, Sendable {}
+
+/// Runs `operation`, cancelling it and throwing `DeadlineExceeded` once `duration` has passed;
+/// `runBounded` as a throwing call, for a probe or a scrape that only wants the answer or an error.
+///
+/// The answer comes at the deadline even when the operation ignores its cancellation (a pool
+/// waiting for a database that accepts no connection): a task group would wait for its child to
+/// finish, and so would the health check asking.
+public func withDeadline<T: Sendable>(
+    _ duration: Duration, _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    switch await runBounded(by: duration, operation) {
+    case .finished(let value): return value
+    case .failed(let error): throw error
+    case .timedOut: throw DeadlineExceeded()
+    case .cancelled: throw CancellationError()
+    }
+}
+
 /// The first of several outcomes to arrive, handed to one continuation exactly once.
 private final class FirstOutcome<Value: Sendable>: Sendable {
     private struct State {
