@@ -327,7 +327,7 @@ scripts/bench_processing.sh "$results"
 # The rest of the backlog is the benchmark's, not a study's: it is not left for a worker.
 rsql -c "DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND status = 'pending'"
 # Processing and that delete leave millions of dead and new rows (30 timing rows a response).
-# Vacuumed now, as autovacuum would soon after: otherwise autovacuum's workers take the CPU in the
+# Vacuumed now, as autovacuum would soon after: otherwise autovacuum's workers can take the CPU in the
 # middle of the grid's and the LabKey API's runs below. Then a checkpoint, as before the others.
 settle_started=$(date +%s)
 as_pg psql -X -q -v ON_ERROR_STOP=1 -h "$PWD/.data/postgres/run" -p 55432 -U postgres -d studystack_response \
