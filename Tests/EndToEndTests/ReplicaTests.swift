@@ -352,19 +352,11 @@ final class ConsoleVisitor: Sendable {
     }
 
     private func visit(_ client: HTTPClient) async throws {
-        let form = try await Wire.send(.GET, base + "/signin", client: client)
-        var cookies = Self.cookies(form)
-        let csrf = try #require(form.text.firstMatch(of: /name="csrf" value="([^"]+)"/)?.1)
-        let body = [("csrf", String(csrf)), ("next", "/"), ("email", Platform.adminEmail), ("password", Platform.adminPassword)]
-            .map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
-        let signedIn = try await Wire.send(
-            .POST, base + "/signin", headers: [("Cookie", cookies), ("Content-Type", "application/x-www-form-urlencoded")],
-            raw: Data(body.utf8), client: client)
-        #expect(signedIn.status == 303, "\(signedIn.text.prefix(2000))")
-        cookies = Self.cookies(signedIn)
+        let browser = WireBrowser(base: base, client: client)
+        try await browser.signIn(Platform.adminEmail, Platform.adminPassword)
         while !ledger.withLock({ $0.stopped }) {
             for path in ["/", "/studies/DEMOSTUDY"] {
-                let page = try? await Wire.send(.GET, base + path, headers: [("Cookie", cookies)], client: client)
+                let page = try? await browser.send(.GET, path)
                 ledger.withLock {
                     switch page?.status {
                     case 200: $0.pages += 1
@@ -378,10 +370,5 @@ final class ConsoleVisitor: Sendable {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-    }
-
-    /// `Cookie:` for the `Set-Cookie`s of a reply.
-    static func cookies(_ reply: Wire.Reply) -> String {
-        reply.headers["Set-Cookie"].compactMap { $0.split(separator: ";").first.map(String.init) }.joined(separator: "; ")
     }
 }

@@ -39,6 +39,57 @@ import Testing
         #expect(anchors == ["enrollmentDate", "activityResponse", "participantProperty"])
     }
 
+    /// A scale whose lowest value is above its highest, with a default: the bounds' problem, and no
+    /// trap from the range the default is checked against.
+    @Test func aScaleWithReversedBoundsAndADefaultIsAProblem() throws {
+        let found = try problems {
+            guard case .scale(var scale)? = $0.activities[0].steps[1].format else { return }
+            (scale.minValue, scale.maxValue, scale.default) = (10, 1, 5)
+            $0.activities[0].steps[1].format = .scale(scale)
+        }
+        expectProblem(found, at: "/activities/0/steps/1/format/maxValue", containing: "greater than minValue")
+        #expect(!found.contains { $0.pointer == "/activities/0/steps/1/format/default" }, "\(found)")
+    }
+
+    /// Numbers past any study's: each is a problem at its pointer, before any arithmetic meets it.
+    @Test func numbersPastAnyStudysAreProblems() throws {
+        let repeats = try problems { $0.activities[4].schedule.repeatCount = Int.max }
+        expectProblem(repeats, at: "/activities/4/schedule/repeatCount", containing: "1 to 1000")
+        let days = try problems { $0.activities[1].schedule.startDays = Int.min }
+        expectProblem(days, at: "/activities/1/schedule/startDays", containing: "-3660 to 3660 days")
+        let expiry = try problems { $0.activities[0].schedule.expiresAfterMilliseconds = Int.max }
+        expectProblem(expiry, at: "/activities/0/schedule/expiresAfterMilliseconds", containing: "at most a year")
+        let kicks = try problems {
+            guard case .fetalKickCounter(var task)? = $0.activities[8].steps[0].format else { return }
+            task.kickCount = Int.max
+            $0.activities[8].steps[0].format = .fetalKickCounter(task)
+        }
+        expectProblem(kicks, at: "/activities/8/steps/0/format/kickCount", containing: "1 to 10000")
+        let notification = try problems { $0.notifications[2].anchorDays = 9_999_999 }
+        expectProblem(notification, at: "/notifications/2/anchorDays", containing: "-3660 to 3660 days")
+        // Within the bounds, nothing is said.
+        #expect(try problems { $0.activities[4].schedule.repeatCount = 1_000 }.isEmpty)
+    }
+
+    /// A spatial span whose shortest span is above its longest is refused.
+    @Test func aSpatialSpanWithReversedSpansIsAProblem() throws {
+        let found = try problems {
+            $0.activities[8].steps[0].format = .spatialSpanMemory(SpatialSpanMemoryFormat(initialSpan: 3, minimumSpan: 5, maximumSpan: 2))
+        }
+        expectProblem(found, at: "/activities/8/steps/0/format/maximumSpan", containing: "at least the shortest span (5)")
+    }
+
+    /// Names and titles are one line: a study name with CR LF (which would have written headers of
+    /// its own into every invitation's subject) is refused, in any language.
+    @Test func namesAndTitlesHoldNoLineBreakOrControlCharacter() throws {
+        let name = try problems { $0.name.translations["es"] = "Duerma\r\nBcc: everyone@example.org" }
+        expectProblem(name, at: "/name/es", containing: "one line")
+        let title = try problems { $0.activities[0].title.translations["en"] = "Daily\u{0007}" }
+        expectProblem(title, at: "/activities/0/title/en", containing: "one line")
+        let separator = try problems { $0.name.translations["en"] = "Sleep\u{2028}Well" }
+        expectProblem(separator, at: "/name/en", containing: "one line")
+    }
+
     @Test func theDocumentRoundTripsThroughJSON() throws {
         let document = try Self.example()
         let again = try JSONDecoder().decode(StudyDocument.self, from: JSONEncoder().encode(document))

@@ -75,7 +75,7 @@ package struct LabKeyResearcherQueries: Sendable {
         let queries = try sandbox()
         do {
             var statement = try QueryParser.parse(sql)
-            Self.apply(context.parameters, to: &statement)
+            try Self.apply(context.parameters, to: &statement)
             let translation = try QueryTranslator(schemas: catalogs, defaultSchema: schemaName, maxRows: queries.maxRows)
                 .translate(statement)
             let result = try await queries.run(translation, scope: .study(key: context.study.key, caller: context.caller))
@@ -90,11 +90,15 @@ package struct LabKeyResearcherQueries: Sendable {
 
     /// `executeSql`'s own paging and sorting, applied on top of the query's: `maxRows` and
     /// `offset`, and `query.sort` when the query has no ORDER BY.
-    static func apply(_ parameters: LabKeyResearcherRequest, to statement: inout QueryStatement) {
-        if let maxRows = (parameters.first("maxRows") ?? parameters.first("query.maxRows")).flatMap({ Int($0) }), maxRows >= 0 {
+    /// Both counts are bounded where they are read (`QueryStatement.rowCounts`), the query's own
+    /// too, so their sum cannot overflow.
+    static func apply(_ parameters: LabKeyResearcherRequest, to statement: inout QueryStatement) throws(QueryError) {
+        if let maxRows = try QueryStatement.pagingCount(parameters.first("maxRows") ?? parameters.first("query.maxRows"), for: "maxRows") {
             statement.limit = min(statement.limit ?? maxRows, maxRows)
         }
-        if let offset = (parameters.first("offset") ?? parameters.first("query.offset")).flatMap({ Int($0) }), offset > 0 {
+        if let offset = try QueryStatement.pagingCount(parameters.first("offset") ?? parameters.first("query.offset"), for: "offset"),
+            offset > 0
+        {
             statement.offset = (statement.offset ?? 0) + offset
         }
         if statement.orderBy.isEmpty, let sort = parameters.first("query.sort") ?? parameters.first("sort") {

@@ -30,7 +30,7 @@ package struct AdminAPIKeyRoutes {
         let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
         var problems: [AdminErrorBody.Problem] = []
         // Counted as PostgreSQL's length() counts (code points), which the table's check uses.
-        if name.isEmpty || name.unicodeScalars.count > 100 || name.contains(where: { $0.isNewline }) {
+        if name.isEmpty || name.unicodeScalars.count > 100 || !TextRules.isSingleLine(name) {
             problems.append(.init(pointer: "/name", message: "Give the key a name of 1 to 100 characters on one line."))
         }
         let days = body.expiresInDays ?? APIKeyStore.defaultDays

@@ -70,6 +70,9 @@ public struct AppDefinition: Codable, Sendable, Equatable {
         if name.translations[LocalizedText.defaultLanguage] == nil {
             found.append(.init(pointer: "/name", message: "needs an English (\"en\") text"))
         }
+        for (language, value) in name.translations.sorted(by: { $0.key < $1.key }) where !TextRules.isSingleLine(value) {
+            found.append(.init(pointer: "/name/\(JSONPointer.escape(language))", message: "must be one line, without control characters"))
+        }
         for (field, url) in [("termsUrl", termsUrl), ("privacyUrl", privacyUrl)] {
             if let url, !StudyValidator.isWebURL(url) {
                 found.append(.init(pointer: "/\(field)", message: "must be an http:// or https:// URL"))

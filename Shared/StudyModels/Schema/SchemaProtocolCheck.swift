@@ -28,6 +28,8 @@ public struct SchemaProtocolCheck: Sendable {
     /// Below this, `timeout_after` (milliseconds, whatever the schema paper says) expires a task
     /// before a participant can open it.
     static let shortestUsefulTimeout = 60_000.0
+    /// The most minutes a random alert moves either side of its time: a day.
+    public static let longestRandomInterval = 1_440
 
     /// Checks protocol text: text that is not JSON is one error, with the byte where reading stopped.
     public static func check(text bytes: some Collection<UInt8>) -> SchemaProtocolCheck {
@@ -184,9 +186,14 @@ public struct SchemaProtocolCheck: Sendable {
     }
 
     mutating func alerts(_ alerts: [String: JSONValue], at pointer: String) {
-        if alerts["start_offset"]?.integer == nil { error("\(pointer)/start_offset", "must be a whole number of days from enrolment (negative: before it)") }
+        let days = DocumentBounds.anchorDays
+        if let offset = alerts["start_offset"]?.integer {
+            if !days.contains(offset) { error("\(pointer)/start_offset", "must be \(days.lowerBound) to \(days.upperBound) days from enrolment") }
+        } else {
+            error("\(pointer)/start_offset", "must be a whole number of days from enrolment (negative: before it)")
+        }
         if let duration = alerts["duration"]?.integer {
-            if duration < 0 { error("\(pointer)/duration", "must be 0 or more days") }
+            if !(0...days.upperBound).contains(duration) { error("\(pointer)/duration", "must be 0 to \(days.upperBound) days") }
             if duration == 0 { warn("\(pointer)/duration", "is 0: the module is never scheduled") }
         } else {
             error("\(pointer)/duration", "must be a whole number of days")
@@ -210,7 +217,9 @@ public struct SchemaProtocolCheck: Sendable {
         case nil where random: error("\(pointer)/random_interval", "is required with random: the minutes either side of each time")
         case nil: break
         case let value?:
-            if (value.integer ?? -1) < 0 { error("\(pointer)/random_interval", "must be a whole number of minutes, 0 or more") }
+            if !(0...Self.longestRandomInterval).contains(value.integer ?? -1) {
+                error("\(pointer)/random_interval", "must be a whole number of minutes, 0 to \(Self.longestRandomInterval)")
+            }
         }
         for key in ["sticky", "timeout"] where alerts[key] != nil && !(alerts[key]!.isBool) {
             error("\(pointer)/\(key)", "must be true or false")
@@ -220,6 +229,8 @@ public struct SchemaProtocolCheck: Sendable {
         }
         if alerts["timeout"]?.bool == true {
             switch alerts["timeout_after"] {
+            case .number(let after)? where after > Double(DocumentBounds.expiresAfterMilliseconds.upperBound):
+                error("\(pointer)/timeout_after", "must be at most a year (\(DocumentBounds.expiresAfterMilliseconds.upperBound) ms)")
             case .number(let after)? where after >= 0 && after.rounded() == after:
                 if after < Self.shortestUsefulTimeout {
                     warn(

@@ -31,6 +31,10 @@ public struct SchemaTaskPlan: Sendable, Equatable {
         public var unlockAfter: [String]
     }
 
+    /// The most tasks a plan holds: ten years of two dozen alerts a day, so a protocol's numbers
+    /// bound the time and memory a plan takes whatever they say.
+    public static let maxTasks = 100_000
+
     /// The condition the plan follows (nil when the study has none).
     public var condition: String?
     /// In time order (ties in task-id order).
@@ -60,19 +64,24 @@ public struct SchemaTaskPlan: Sendable, Equatable {
             let moduleCondition = module["condition"]?.string
             guard moduleCondition == "*" || moduleCondition == condition, let alerts = module["alerts"] else { continue }
             let isRandom = alerts["random"] == .bool(true)
-            let interval = alerts["random_interval"]?.integer ?? 0
+            // Bounded as the protocol check bounds them, also for a protocol stored before it did:
+            // the days below are a loop, and every number here meets arithmetic.
+            let days = DocumentBounds.anchorDays
+            let interval = min(max(alerts["random_interval"]?.integer ?? 0, 0), SchemaProtocolCheck.longestRandomInterval)
             let sticky = alerts["sticky"] == .bool(true)
             let expires = alerts["timeout"] == .bool(true) ? alerts["timeout_after"]?.integer : nil
-            let startOffset = alerts["start_offset"]?.integer ?? 0
-            let duration = alerts["duration"]?.integer ?? 0
+            let startOffset = min(max(alerts["start_offset"]?.integer ?? 0, days.lowerBound), days.upperBound)
+            let duration = min(alerts["duration"]?.integer ?? 0, days.upperBound)
             let times: [(hours: Int, minutes: Int)] =
                 (alerts["times"]?.array ?? []).compactMap { time in
-                    guard let hours = time["hours"]?.integer, let minutes = time["minutes"]?.integer else { return nil }
+                    guard let hours = time["hours"]?.integer, let minutes = time["minutes"]?.integer,
+                        (0...23).contains(hours), (0...59).contains(minutes)
+                    else { return nil }
                     return (hours, minutes)
                 }
             var stickyCount = 0
-            for day in 0..<max(duration, 0) {
-                for time in times {
+            for day in 0..<max(duration, 0) where tasks.count < Self.maxTasks {
+                for time in times where tasks.count < Self.maxTasks {
                     var shift = 0
                     if isRandom {
                         // One draw per task of a random module, even when the interval is 0.

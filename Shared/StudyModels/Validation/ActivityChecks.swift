@@ -92,10 +92,15 @@ struct ActivityChecks {
             if let min = scale.minValue, let max = scale.maxValue, min >= max {
                 problem("\(pointer)/format/maxValue", "must be greater than minValue")
             }
-            if let value = scale.default, let min = scale.minValue, let max = scale.maxValue, !(min...max).contains(value) {
+            // Only once the bounds are in order: a range whose lower bound is above its upper one
+            // traps, and `minValue` > `maxValue` is the problem reported just above.
+            if let value = scale.default, let min = scale.minValue, let max = scale.maxValue, min <= max, !(min...max).contains(value) {
                 problem("\(pointer)/format/default", "must lie between minValue and maxValue")
             }
             if let step = scale.step, step <= 0 { problem("\(pointer)/format/step", "must be greater than 0") }
+            if let digits = scale.maxFractionDigits, !DocumentBounds.fractionDigits.contains(digits) {
+                problem("\(pointer)/format/maxFractionDigits", "must be 0 to \(DocumentBounds.fractionDigits.upperBound)")
+            }
         case .choice(let choice):
             let choices = choice.textChoices ?? []
             if choices.isEmpty { warning("\(pointer)/format/textChoices", "the question has no choices") }
@@ -118,15 +123,38 @@ struct ActivityChecks {
                 problem("\(pointer)/format/maxValue", "must be greater than minValue")
             }
         case .text(let text):
-            if let length = text.maxLength, length < 0 { problem("\(pointer)/format/maxLength", "must be 0 (no limit) or more") }
+            if let length = text.maxLength, !DocumentBounds.maxLength.contains(length) {
+                problem("\(pointer)/format/maxLength", "must be 0 (no limit) to \(DocumentBounds.maxLength.upperBound)")
+            }
             if let regex = text.validationRegex, (try? NSRegularExpression(pattern: regex)) == nil {
                 problem("\(pointer)/format/validationRegex", "is not a valid regular expression")
             }
         case .timeInterval(let interval):
             if let step = interval.step, step <= 0 { problem("\(pointer)/format/step", "must be greater than 0") }
-        case .date, .email, .height, .location, .empty, .fetalKickCounter, .towerOfHanoi, .spatialSpanMemory, .other:
+        case .fetalKickCounter(let task):
+            checkCount(task.kickCount, at: "\(pointer)/format/kickCount", problem)
+        case .towerOfHanoi(let task):
+            checkCount(task.numberOfDisks, at: "\(pointer)/format/numberOfDisks", problem)
+        case .spatialSpanMemory(let task):
+            checkCount(task.initialSpan, at: "\(pointer)/format/initialSpan", problem)
+            checkCount(task.minimumSpan, at: "\(pointer)/format/minimumSpan", problem)
+            checkCount(task.maximumSpan, at: "\(pointer)/format/maximumSpan", problem)
+            checkCount(task.maximumTests, at: "\(pointer)/format/maximumTests", problem)
+            checkCount(task.maximumConsecutiveFailures, at: "\(pointer)/format/maximumConsecutiveFailures", problem)
+            if let low = task.minimumSpan, let high = task.maximumSpan, low > high {
+                problem("\(pointer)/format/maximumSpan", "must be at least the shortest span (\(low))")
+            } else if let low = task.minimumSpan, let high = task.maximumSpan, let first = task.initialSpan, !(low...high).contains(first) {
+                problem("\(pointer)/format/initialSpan", "must lie between the shortest span (\(low)) and the longest (\(high))")
+            }
+        case .date, .email, .height, .location, .empty, .other:
             break
         }
+    }
+
+    /// An active task's count or span: within `DocumentBounds.taskCount`.
+    private func checkCount(_ value: Int?, at pointer: String, _ problem: (String, String) -> Void) {
+        guard let value, !DocumentBounds.taskCount.contains(value) else { return }
+        problem(pointer, "must be 1 to \(DocumentBounds.taskCount.upperBound)")
     }
 
     /// Destinations go to a step of this activity (or "" to end); conditions fit the question.

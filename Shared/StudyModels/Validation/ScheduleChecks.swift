@@ -21,9 +21,10 @@ struct ScheduleChecks {
         if let jitter = schedule.jitterMinutes, !(0...1_440).contains(jitter) {
             problem("\(pointer)/jitterMinutes", "must be 0 to 1440 minutes")
         }
-        if let expiry = schedule.expiresAfterMilliseconds, expiry <= 0 {
-            problem("\(pointer)/expiresAfterMilliseconds", "must be more than 0")
+        if let expiry = schedule.expiresAfterMilliseconds, !DocumentBounds.expiresAfterMilliseconds.contains(expiry) {
+            problem("\(pointer)/expiresAfterMilliseconds", "must be more than 0 and at most a year (31622400000)")
         }
+        checkBounds(schedule, problem)
         let activityIds = Set(document.activities.map(\.activityId))
         for (index, id) in (schedule.unlockAfter ?? []).enumerated() where !activityIds.contains(id) || id == activity.activityId {
             problem("\(pointer)/unlockAfter/\(index)", "\"\(id)\" is not another activity of this study")
@@ -110,6 +111,21 @@ struct ScheduleChecks {
             if schedule.frequency == .monthly, !(1...31).contains(schedule.dateOfMonth ?? 0) {
                 problem("\(pointer)/dateOfMonth", "an anchor-relative monthly schedule needs dateOfMonth 1 to 31")
             }
+        }
+    }
+
+    /// Numbers past any study's (`DocumentBounds`), wherever the schedule has them.
+    private func checkBounds(_ schedule: Schedule, _ problem: (String, String) -> Void) {
+        let days = DocumentBounds.anchorDays
+        let rule = "must be \(days.lowerBound) to \(days.upperBound) days"
+        if let start = schedule.startDays, !days.contains(start) { problem("\(pointer)/startDays", rule) }
+        if let end = schedule.endDays, !days.contains(end) { problem("\(pointer)/endDays", rule) }
+        for (index, run) in (schedule.anchorRuns ?? []).enumerated() {
+            if !days.contains(run.startDays) { problem("\(pointer)/anchorRuns/\(index)/startDays", rule) }
+            if !days.contains(run.endDays) { problem("\(pointer)/anchorRuns/\(index)/endDays", rule) }
+        }
+        if let count = schedule.repeatCount, !DocumentBounds.repeatCount.contains(count) {
+            problem("\(pointer)/repeatCount", "must be 1 to \(DocumentBounds.repeatCount.upperBound)")
         }
     }
 

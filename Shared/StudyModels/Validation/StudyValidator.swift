@@ -62,7 +62,7 @@ public struct StudyValidator {
         for (index, activity) in document.activities.enumerated() {
             ActivityChecks(document: document, activity: activity, pointer: "/activities/\(index)")
                 .run(into: &problems, warnings: &warnings)
-            checkText(activity.title, at: "/activities/\(index)/title")
+            checkText(activity.title, at: "/activities/\(index)/title", singleLine: true)
         }
         checkResources()
         checkNotifications()
@@ -111,9 +111,9 @@ public struct StudyValidator {
         if document.platforms.isEmpty {
             problem("/platforms", "must name at least one of ios, android")
         }
-        checkText(document.name, at: "/name")
+        checkText(document.name, at: "/name", singleLine: true)
         for (index, page) in document.overview.enumerated() {
-            checkText(page.title, at: "/overview/\(index)/title")
+            checkText(page.title, at: "/overview/\(index)/title", singleLine: true)
             checkText(page.text, at: "/overview/\(index)/text")
             if page.videoUrl != nil, index > 0 {
                 problem("/overview/\(index)/videoUrl", "only the first overview page may have a video")
@@ -144,7 +144,7 @@ public struct StudyValidator {
     private mutating func checkConsent() {
         let consent = document.consent
         for (index, screen) in consent.visualScreens.enumerated() {
-            checkText(screen.title, at: "/consent/visualScreens/\(index)/title")
+            checkText(screen.title, at: "/consent/visualScreens/\(index)/title", singleLine: true)
             checkText(screen.text, at: "/consent/visualScreens/\(index)/text")
         }
         if let comprehension = consent.comprehension {
@@ -195,7 +195,7 @@ public struct StudyValidator {
         checkDuplicates(document.resources.map(\.resourceId), at: "/resources", field: "resourceId")
         for (index, resource) in document.resources.enumerated() {
             let pointer = "/resources/\(index)"
-            checkText(resource.title, at: "\(pointer)/title")
+            checkText(resource.title, at: "\(pointer)/title", singleLine: true)
             if resource.type == .pdf {
                 for (language, url) in resource.content.translations where !Self.isWebURL(url) {
                     problem("\(pointer)/content", "a pdf resource's content must be an https:// URL (\(language))")
@@ -208,6 +208,10 @@ public struct StudyValidator {
                 if availability.startDays == nil { problem("\(at)/startDays", "an anchor-relative window needs startDays") }
                 if let start = availability.startDays, let end = availability.endDays, end < start {
                     problem("\(at)/endDays", "ends before it starts (endDays \(end) < startDays \(start))")
+                }
+                let days = DocumentBounds.anchorDays
+                for (name, value) in [("startDays", availability.startDays), ("endDays", availability.endDays)] {
+                    if let value, !days.contains(value) { problem("\(at)/\(name)", "must be \(days.lowerBound) to \(days.upperBound) days") }
                 }
             } else {
                 checkDateWindow(start: availability.startDate, end: availability.endDate, at: at, requireStart: true)
@@ -248,7 +252,13 @@ public struct StudyValidator {
                 } else {
                     problem("\(pointer)/anchor", "an anchor-relative notification needs an anchor")
                 }
-                if notification.anchorDays == nil { problem("\(pointer)/anchorDays", "is required") }
+                if let days = notification.anchorDays {
+                    if !DocumentBounds.anchorDays.contains(days) {
+                        problem("\(pointer)/anchorDays", "must be \(DocumentBounds.anchorDays.lowerBound) to \(DocumentBounds.anchorDays.upperBound) days")
+                    }
+                } else {
+                    problem("\(pointer)/anchorDays", "is required")
+                }
                 if notification.time.flatMap(LocalTimes.time) == nil { problem("\(pointer)/time", "must be a time HH:mm") }
             }
         }
@@ -328,8 +338,15 @@ public struct StudyValidator {
     }
 
     /// Every text needs English, and translations only in the study's languages.
-    private mutating func checkText(_ text: LocalizedText?, at pointer: String) {
+    /// `singleLine`: a name or title, which reaches mail subjects, page titles and list cells;
+    /// it may hold no line break or other control character in any language.
+    private mutating func checkText(_ text: LocalizedText?, at pointer: String, singleLine: Bool = false) {
         guard let text else { return }
+        if singleLine {
+            for (language, value) in text.translations.sorted(by: { $0.key < $1.key }) where !TextRules.isSingleLine(value) {
+                problem("\(pointer)/\(JSONPointer.escape(language))", "must be one line, without control characters")
+            }
+        }
         if text.translations[LocalizedText.defaultLanguage] == nil {
             problem(pointer, "needs an English (\"en\") text, the fallback for every language")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import JSONText
+import StudyModels
 
 /// What a page is made of: fields, and lists of items that each have fields (and lists) of their
 /// own, such as the overview's pages or a consent's sections.
@@ -49,7 +50,7 @@ package indirect enum FormElement: Sendable {
             // The list itself (it has no rows, too many): its fieldset.
             if pointer == absolute { return (FormField(list.pointer.description, list.label), absolute.description) }
             guard pointer.isWithin(absolute), pointer.tokens.count > absolute.tokens.count,
-                let row = Int(pointer.tokens[absolute.tokens.count])
+                let row = WholeNumber.parse(pointer.tokens[absolute.tokens.count], in: 0...FormList.maxRows)
             else { return nil }
             let rowPointer = absolute.appending(row)
             for element in list.elements {
@@ -218,7 +219,7 @@ package struct FormList: Sendable {
     /// list as it is.
     package func apply(_ form: FormFields, at prefix: JSONPointer, to item: inout JSONValue) throws(JSONValue.PointerError) {
         let name = name(at: prefix)
-        guard let countText = form[name + "#count"], let count = Int(countText), count >= 0 else { return }
+        guard let countText = form[name + "#count"], let count = WholeNumber.parse(countText, in: 0...Int.max) else { return }
         // A list left out stays out while it is empty.
         if count == 0, item[pointer: pointer] == nil { return }
         let original: [JSONValue]
@@ -226,7 +227,7 @@ package struct FormList: Sendable {
         var rows: [JSONValue] = []
         for index in 0..<min(count, Self.maxRows) {
             let rowPointer = prefix.appending(pointer).appending(index)
-            let saved = form[rowPointer.description + "#from"].flatMap(Int.init).flatMap { original.indices.contains($0) ? original[$0] : nil }
+            let saved = form[rowPointer.description + "#from"].flatMap { WholeNumber.parse($0, in: 0...FormList.maxRows) }.flatMap { original.indices.contains($0) ? original[$0] : nil }
             if table, let saved {
                 rows.append(saved)
                 continue
@@ -261,7 +262,8 @@ package enum FormEdit: Equatable, Sendable {
             self = .show(variant: pointer.description)
             return
         }
-        guard let row = Int(pointer.tokens.last!), row >= 0 else { return nil }
+        // A row index names one of at most `maxRows` rows: bounded here, `row + 1` cannot overflow.
+        guard let last = pointer.tokens.last, let row = WholeNumber.parse(last, in: 0...FormList.maxRows - 1) else { return nil }
         let list = JSONPointer(tokens: Array(pointer.tokens.dropLast())).description
         switch parts[0] {
         case "remove": self = .remove(list: list, row: row)
@@ -277,13 +279,13 @@ package enum FormEdit: Equatable, Sendable {
         case .show(let variant):
             return form[variant] == nil ? nil : form
         case .add(let list):
-            guard let count = form[list + "#count"].flatMap(Int.init), count < FormList.maxRows else { return nil }
+            guard let count = Self.count(of: list, in: form), count < FormList.maxRows else { return nil }
             var pairs = form.pairs.filter { $0.name != list + "#count" }
             pairs.append((list + "#count", String(count + 1)))
             pairs.append(("\(list)/\(count)#from", ""))
             return FormFields(pairs)
         case .remove(let list, let row):
-            guard let count = form[list + "#count"].flatMap(Int.init), (0..<count).contains(row) else { return nil }
+            guard let count = Self.count(of: list, in: form), (0..<count).contains(row) else { return nil }
             var pairs: [(name: String, value: String)] = []
             for pair in form.pairs {
                 if pair.name == list + "#count" {
@@ -297,7 +299,7 @@ package enum FormEdit: Equatable, Sendable {
             }
             return FormFields(pairs)
         case .move(let list, let row, let target):
-            guard let count = form[list + "#count"].flatMap(Int.init), (0..<count).contains(row), (0..<count).contains(target) else {
+            guard let count = Self.count(of: list, in: form), (0..<count).contains(row), (0..<count).contains(target) else {
                 return nil
             }
             return FormFields(form.pairs.map { pair in
@@ -310,12 +312,18 @@ package enum FormEdit: Equatable, Sendable {
         }
     }
 
+    /// The rows the form says `list` has: a whole number from 0 to `FormList.maxRows` (a crafted
+    /// count outside that names no list the page drew).
+    package static func count(of list: String, in form: FormFields) -> Int? {
+        form[list + "#count"].flatMap { WholeNumber.parse($0, in: 0...FormList.maxRows) }
+    }
+
     /// The row of `list` an input belongs to (`/overview/2/title/en` → 2), if any.
     static func row(of name: String, in list: String) -> Int? {
         guard name.hasPrefix(list + "/") else { return nil }
         let rest = name.dropFirst(list.count + 1)
         let digits = rest.prefix { $0.isASCII && $0.isNumber }
-        guard !digits.isEmpty, let index = Int(digits) else { return nil }
+        guard !digits.isEmpty, let index = WholeNumber.parse(digits, in: 0...FormList.maxRows) else { return nil }
         let after = rest.dropFirst(digits.count)
         guard after.isEmpty || after.first == "/" || after.first == "#" else { return nil }
         return index

@@ -87,7 +87,7 @@ package struct ListView: Sendable {
         help = list.help ?? ""
         hasHelp = list.help != nil
         countName = name + "#count"
-        count = min(values[countName].flatMap(Int.init) ?? 0, FormList.maxRows)
+        count = values[countName].flatMap { WholeNumber.parse($0, in: 0...FormList.maxRows) } ?? 0
         addOp = "add \(name)"
         addLabel = "Add \(list.itemLabel.lowercased())"
         self.readOnly = readOnly

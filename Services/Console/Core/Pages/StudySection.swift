@@ -82,9 +82,9 @@ package struct StudySection: Sendable {
         guard var edited = edit.applied(to: form) else { return nil }
         if case .add(let name) = edit {
             guard let list = elements.lazy.compactMap({ $0.list(named: name, at: root, form: form) }).first,
-                let count = edited[name + "#count"].flatMap(Int.init)
+                let count = FormEdit.count(of: name, in: edited), count >= 1, let pointer = JSONPointer(name)
             else { return nil }
-            let row = JSONPointer(name)!.appending(count - 1)
+            let row = pointer.appending(count - 1)
             for element in list.elements {
                 for pair in element.values(in: list.newItem, at: row) { edited.append(pair.name, pair.value) }
             }
@@ -100,12 +100,12 @@ package struct StudySection: Sendable {
         let item = document[pointer: root] ?? .object([:])
         for case .list(let list) in elements where list.table {
             let name = list.name(at: root)
-            guard let count = form[name + "#count"].flatMap(Int.init), case .array(let originals) = item[pointer: list.pointer] else {
+            guard let count = FormEdit.count(of: name, in: form), case .array(let originals) = item[pointer: list.pointer] else {
                 continue
             }
-            for index in 0..<min(count, FormList.maxRows) {
+            for index in 0..<count {
                 let row = root.appending(list.pointer).appending(index)
-                guard let from = form[row.description + "#from"].flatMap(Int.init), originals.indices.contains(from) else { continue }
+                guard let from = form[row.description + "#from"].flatMap({ WholeNumber.parse($0, in: 0...FormList.maxRows) }), originals.indices.contains(from) else { continue }
                 for element in list.elements {
                     for pair in element.values(in: originals[from], at: row) where completed[pair.name] == nil {
                         completed.append(pair.name, pair.value)

@@ -67,7 +67,8 @@ package struct ActivityListing {
 
     /// The end of a weekly or monthly schedule given by a repeat count.
     private func repeatEnd(_ schedule: Schedule) -> Date? {
-        guard let date = schedule.startDate, let count = schedule.repeatCount,
+        // A count past the bounds (a document stored before they were checked) names no end.
+        guard let date = schedule.startDate, let count = schedule.repeatCount, DocumentBounds.repeatCount.contains(count),
             let (year, month, day) = LocalTimes.date(date)
         else { return nil }
         var calendar = Calendar(identifier: .gregorian)

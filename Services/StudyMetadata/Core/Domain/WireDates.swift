@@ -37,11 +37,16 @@ package enum WireDates {
             secondOfDay / 60 % 60, secondOfDay % 60, milliseconds, sign, absolute / 3600, absolute / 60 % 60)
     }
 
-    /// "1.0" → 1, "1.1" → 2 (the inverse of `VersionCounters.label`); plain integers too.
+    /// "1.0" → 1, "1.1" → 2 (the inverse of `VersionCounters.label`); plain integers too. A
+    /// number past `VersionCounters.numbers` names no version that can exist: nil, before any
+    /// arithmetic (an app may send `1.9223372036854775807`).
     package static func version(fromLabel label: String) -> Int? {
-        let parts = label.split(separator: ".")
-        if parts.count == 2, parts[0] == "1", let minor = Int(parts[1]), minor >= 0 { return minor + 1 }
-        if parts.count == 1, let whole = Int(parts[0]), whole >= 1 { return whole }
+        let parts = label.split(separator: ".", omittingEmptySubsequences: false)
+        let numbers = VersionCounters.numbers
+        if parts.count == 2, parts[0] == "1", let minor = WholeNumber.parse(parts[1], in: 0...numbers.upperBound - 1) {
+            return minor + 1
+        }
+        if parts.count == 1, let whole = WholeNumber.parse(parts[0], in: numbers) { return whole }
         return nil
     }
 }

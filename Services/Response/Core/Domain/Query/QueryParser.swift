@@ -71,8 +71,10 @@ package struct QueryParser {
         }
     }
 
-    private mutating func integer() throws(QueryError) -> Int {
-        guard case .number(let digits) = current.kind, let value = Int(digits), value >= 0 else { throw unexpected() }
+    /// The count after LIMIT or OFFSET (`name`), within `QueryStatement.rowCounts`.
+    private mutating func count(_ name: String) throws(QueryError) -> Int {
+        guard case .number(let digits) = current.kind else { throw unexpected() }
+        let value = try QueryStatement.rowCount(digits, for: name)
         position += 1
         return value
     }
@@ -94,8 +96,8 @@ package struct QueryParser {
                 statement.orderBy.append(QueryOrder(expression: expression, descending: descending))
             } while acceptSymbol(",")
         }
-        if accept("LIMIT") { statement.limit = try integer() }
-        if accept("OFFSET") { statement.offset = try integer() }
+        if accept("LIMIT") { statement.limit = try count("LIMIT") }
+        if accept("OFFSET") { statement.offset = try count("OFFSET") }
         return statement
     }
 

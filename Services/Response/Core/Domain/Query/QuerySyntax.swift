@@ -1,3 +1,5 @@
+import StudyModels
+
 /// The part of LabKey SQL a participant may send (`SELECT` with joins, `UNION`, filters,
 /// grouping, ordering and limits, and a short list of functions), as a tree. The translator
 /// writes PostgreSQL from this tree alone, never from the participant's text.
@@ -92,4 +94,34 @@ package struct QueryStatement: Equatable, Sendable {
     package var orderBy: [QueryOrder] = []
     package var limit: Int?
     package var offset: Int?
+
+    /// What LIMIT and OFFSET may say, in the SQL or as `maxRows` and `offset`: no study's table
+    /// holds a billion rows, so a larger number comes from outside, and bounding it where it is
+    /// read keeps the sum of the two offsets (`executeSql`'s on the query's) from overflowing.
+    package static let rowCounts = 0...1_000_000_000
+
+    /// A LIMIT or OFFSET count read from outside, or the error that names it.
+    package static func rowCount(_ text: String, for name: String) throws(QueryError) -> Int {
+        guard let value = WholeNumber.parse(text, in: rowCounts) else { throw QueryError.outOfRange(name) }
+        return value
+    }
+}
+
+extension QueryStatement {
+    /// `maxRows` or `offset` as a LabKey call gives it: nil when absent, empty or negative (LabKey's
+    /// `maxRows=-1` asks for every row, which the service's own cap then bounds); else a count
+    /// within `rowCounts`.
+    package static func pagingCount(_ text: String?, for name: String) throws(QueryError) -> Int? {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        let bytes = text.utf8
+        if bytes.count > 1, bytes.first == UInt8(ascii: "-"), bytes.dropFirst().allSatisfy({ (0x30...0x39).contains($0) }) { return nil }
+        return try rowCount(text, for: name)
+    }
+}
+
+extension QueryError {
+    /// A LIMIT, OFFSET, `maxRows` or `offset` outside `QueryStatement.rowCounts`.
+    package static func outOfRange(_ name: String) -> QueryError {
+        QueryError("\(name) must be a whole number from 0 to 1000000000")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StudyModels
 
 /// `selectRows` parameters as a query statement: `queryName`
 /// (or `query.queryName`), `query.columns`, `query.sort`, `query.<column>~<operator>` filters,
@@ -93,8 +94,7 @@ package struct SelectRowsRequest {
     }
 
     package static func escapeLike(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
+        text.replacingScalars(["\\": "\\\\", "%": "\\%", "_": "\\_"])
     }
 
     /// A participant's call: each parameter once.
@@ -145,7 +145,7 @@ package struct SelectRowsRequest {
                     filter: filters.isEmpty ? nil : filters.dropFirst().reduce(filters[0]) { .binary("AND", $0, $1) })
             ],
             orderBy: orders,
-            limit: (first("query.maxRows") ?? first("maxRows")).flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil },
-            offset: (first("query.offset") ?? first("offset")).flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil })
+            limit: try QueryStatement.pagingCount(first("query.maxRows") ?? first("maxRows"), for: "maxRows"),
+            offset: try QueryStatement.pagingCount(first("query.offset") ?? first("offset"), for: "offset"))
     }
 }
