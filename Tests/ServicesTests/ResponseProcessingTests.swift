@@ -41,7 +41,7 @@ import TestSupport
                 case ("NewSurvey", "11"):
                     #expect(status == "pending")
                     // The reason it waits names the activity, not the internal address asked.
-                    #expect(error == "The design of activity 'NewSurvey' at version '11' cannot be read now; the response is tried again")
+                    #expect(error == "The design of activity 'NewSurvey' at version '11' cannot be read now")
                 default:
                     #expect(status == "processed", "\(activity) \(version): \(error ?? "")")
                 }
@@ -98,6 +98,31 @@ import TestSupport
             let timings = try await h.postgres.query(
                 "SELECT count(*)::int FROM response_metadata WHERE list_name = 'NewSurvey'", logger: Logger(label: "test"))
             #expect((try await timings.decode(Int.self).single()) > 0)
+        }
+    }
+
+    /// A response whose design can never be had (study-metadata keeps failing for it) is not
+    /// tried for ever: its last allowed attempt makes it an `error` that says so, for the triage.
+    @Test func aResponseWhoseDesignNeverComesIsGivenUpAfterItsLastAttempt() async throws {
+        try await ResponseHarness.run { h in
+            try await h.studyEvent(ProcessingFixture.study)
+            let (_, enrolled, _) = try await h.call(
+                "mobileappstudy-enroll.api", json: ["studyId": ProcessingFixture.study, "allowDataSharing": "true"])
+            let appToken = try #require(enrolled["data"]?["appToken"]?.text)
+            let id = try await fixture.submit(h, appToken: appToken, activity: "NewSurvey", version: "11")
+            let (waiting, _) = try await fixture.settled(h, id)
+            #expect(waiting == "pending", "the first failures wait")
+            // As if it had already failed every attempt but one: the next claim is its last.
+            try await h.sql(
+                "UPDATE responses SET attempts = \(ResponseProcessor.maxAttempts - 1), next_attempt_at = now() WHERE id = \(id)")
+            let (status, error) = try await eventually("the response given up", within: .seconds(30), poll: .milliseconds(50)) {
+                let settled = try await fixture.settled(h, id)
+                return settled.0 == "pending" ? nil : settled
+            }
+            #expect(status == "error")
+            #expect(error == "Given up after \(ResponseProcessor.maxAttempts) attempts; reprocess it once this is mended: "
+                + "The design of activity 'NewSurvey' at version '11' cannot be read now")
+            #expect(try await fixture.count(h, "SELECT attempts FROM responses WHERE id = \(id)") == ResponseProcessor.maxAttempts)
         }
     }
 

@@ -25,6 +25,9 @@ public protocol WorkQueue: Sendable {
     func outcome(of completion: Completion) -> String
     /// Records a failed attempt: tried again after `retryAfter`, or given up when it is nil.
     func fail(_ item: Item, reason: String, retryAfter: Duration?) async throws
+    /// Records that `item` failed its last allowed attempt (`attempts`, the policy's limit) for a
+    /// reason that might yet have changed: by default as a failure given up.
+    func giveUp(_ item: Item, reason: String, attempts: Int) async throws
 }
 
 /// What one attempt at an item came to.
@@ -51,6 +54,10 @@ public struct DrainPolicy: Sendable {
 
 extension WorkQueue {
     public func outcome(of completion: Completion) -> String { "done" }
+
+    public func giveUp(_ item: Item, reason: String, attempts: Int) async throws {
+        try await fail(item, reason: reason, retryAfter: nil)
+    }
 
     /// One round: claims a batch, works on each item in order and settles it (`settle`). Returns how many
     /// were claimed. Outcomes are counted as `studystack_queue_items_total{queue, outcome}`.
@@ -105,7 +112,13 @@ extension WorkQueue {
                 "\(queue) item will be retried",
                 metadata: ["queue": "\(queue)", "attempts": "\(attempts)", "retry_in": "\(wait)", "error": "\(reason)"])
         case .giveUp:
-            try await recording(queue, by: recordBy, logger: logger) { try await fail(item, reason: reason, retryAfter: nil) }
+            try await recording(queue, by: recordBy, logger: logger) {
+                if permanent {
+                    try await fail(item, reason: reason, retryAfter: nil)
+                } else {
+                    try await giveUp(item, reason: reason, attempts: attempts)
+                }
+            }
             // Refused outright, or out of attempts.
             metrics.recordQueueItem(queue: queue, outcome: permanent ? "rejected" : "gave_up")
             logger.log(

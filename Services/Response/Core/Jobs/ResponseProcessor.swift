@@ -21,8 +21,8 @@ import Synchronization
 /// refusal that only PostgreSQL can make (a text too long for its column) fails the slice's
 /// statements: the slice is then rolled back to before its rows and written response by
 /// response, each behind a savepoint, so only the one at fault is marked `error`. A response
-/// whose design cannot be fetched now is tried again later (backoff, never given up), while the
-/// rest of the batch goes on. Any number of replicas share the queue, and a worker that dies
+/// whose design cannot be fetched now is tried again later (backoff, up to `maxAttempts`), while
+/// the rest of the batch goes on. Any number of replicas share the queue, and a worker that dies
 /// mid-way leaves nothing half-stored: its transaction rolls back and the responses are claimed
 /// again once the lease ends.
 package final class ResponseProcessor: WorkQueue {
@@ -31,7 +31,13 @@ package final class ResponseProcessor: WorkQueue {
     /// a time took two commits and fifteen statements each. The lease outlasts a round's deadline
     /// (30 s, set where the worker is made) with a margin: a response claimed by a round that
     /// failed part-way (PostgreSQL went away) waits only that long before it is claimed again.
-    package static let policy = DrainPolicy(batchSize: 100, lease: .seconds(45), retry: RetryPolicy(maxAttempts: nil))
+    ///
+    /// A response whose design cannot be had is tried at most `maxAttempts` times: the waits
+    /// double from 2 s to 15 minutes, so about five hours. Past that it is given up as `error`,
+    /// where the console's failed-response triage shows it and an admin reprocesses it; a response
+    /// that named a design no study can hold never loops, whatever study-metadata answers.
+    package static let maxAttempts = 30
+    package static let policy = DrainPolicy(batchSize: 100, lease: .seconds(45), retry: RetryPolicy(maxAttempts: maxAttempts))
     /// Most of the answers' stored size one transaction loads: a batch of large responses is
     /// stored in several slices, so a round's memory stays bounded whatever participants send.
     package static let maxSliceBytes = 4 << 20
@@ -201,6 +207,11 @@ package final class ResponseProcessor: WorkQueue {
         } else {
             try await store.reject(response.id, reason: reason)
         }
+    }
+
+    /// Out of attempts while its design still could not be had: `error`, saying so.
+    package func giveUp(_ response: Claimed, reason: String, attempts: Int) async throws {
+        try await store.reject(response.id, reason: "Given up after \(attempts) attempts; reprocess it once this is mended: \(reason)")
     }
 
     /// Whether `error` is the response's fault (stored as its error) rather than the moment's

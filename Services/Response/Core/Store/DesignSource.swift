@@ -55,7 +55,7 @@ package struct DesignSource: Sendable {
         let response: InternalClient.Reply
         // The reason kept with a waiting response is read by researchers (the admin API, the
         // console): the internal address asked and the transport's error go to the log only.
-        let waiting = "The design of activity '\(activityId)' at version '\(version)' cannot be read now; the response is tried again"
+        let waiting = "The design of activity '\(activityId)' at version '\(version)' cannot be read now"
         do {
             response = try await internalClient.send(.GET, to: .studyMetadata, path: path, logger: logger)
         } catch {
