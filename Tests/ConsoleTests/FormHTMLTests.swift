@@ -51,4 +51,17 @@ import Testing
         // The console's own templates load, so they pass the rule.
         _ = try PageRenderer()
     }
+
+    /// A quote followed by a combining mark is one `Character` that is not a quote: Mustache's own
+    /// escaping wrote it as it was, ending the attribute. Every value is escaped scalar by scalar.
+    @Test func aQuoteFollowedByACombiningMarkCannotLeaveAnAttribute() throws {
+        let renderer = try PageRenderer()
+        let attack = "x\"\u{301} autofocus onfocus=alert(1) x=\"\u{301}"
+        let html = renderer.html("admins", ["csrf": "token", "email": attack])
+        let start = try #require(html.range(of: "name=\"email\" value=\""))
+        // The attribute's value runs to the next quote scalar: all of the attack, escaped.
+        let value = String(String.UnicodeScalarView(html[start.upperBound...].unicodeScalars.prefix { $0 != "\"" }))
+        let escaped = HTMLText.escape(attack)
+        #expect(value == escaped, "\(value)")
+    }
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Mustache
 import NIOCore
+import StudyModels
 
 /// The console's HTML: Mustache templates from the target's resources, loaded once at start.
 /// Every `{{value}}` is HTML-escaped (quotes too, so values are safe inside attributes). The only
@@ -42,8 +43,20 @@ package struct PageRenderer: Sendable {
         return found
     }
 
+    /// HTML escaping scalar by scalar. Mustache's own HTML escaping looks at `Character`s, and a
+    /// quote followed by a combining mark (U+0301) is one `Character` that is not a quote: it was
+    /// written unescaped, and ended the attribute it stood in.
+    struct ScalarHTML: MustacheContentType {
+        func escapeText(_ text: String) -> String { HTMLText.escape(text) }
+    }
+
+    /// The pragma put before every template, so every `{{value}}` is escaped by `ScalarHTML`.
+    static let contentTypeName = "STUDYSTACK_HTML"
+    static let pragma = "{{% CONTENT_TYPE: \(contentTypeName)}}"
+
     /// Loads every `*.mustache` of `Resources/Templates`.
     package init() throws {
+        MustacheContentTypes.register(ScalarHTML(), named: Self.contentTypeName)
         guard let folder = Bundle.module.url(forResource: "Templates", withExtension: nil) else { throw MissingTemplates() }
         var templates: [String: MustacheTemplate] = [:]
         for file in try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
@@ -51,18 +64,22 @@ package struct PageRenderer: Sendable {
             let name = file.deletingPathExtension().lastPathComponent
             let text = try String(contentsOf: file, encoding: .utf8)
             if let tag = Self.unescapedTags(in: text).first { throw UnescapedTag(template: name, tag: tag) }
-            templates[name] = try MustacheTemplate(string: text)
+            templates[name] = try MustacheTemplate(string: Self.pragma + text)
         }
         library = MustacheLibrary(templates: templates)
     }
 
     /// `template` rendered with `context`, as an HTML response that no cache keeps.
     package func page(_ template: String, _ context: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
-        let html = library.render(context, withTemplate: template) ?? "<!doctype html><title>Missing page</title>"
-        return Response(
+        Response(
             status: status,
             headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(string: html)))
+            body: .init(byteBuffer: ByteBuffer(string: html(template, context))))
+    }
+
+    /// `template` rendered with `context`.
+    package func html(_ template: String, _ context: [String: Any]) -> String {
+        library.render(context, withTemplate: template) ?? "<!doctype html><title>Missing page</title>"
     }
 
     /// A redirect after a form (303, so the browser follows with GET).

@@ -1,4 +1,5 @@
 import Foundation
+import StudyModels
 
 /// One e-mail: plain text and HTML alternatives, and images the HTML shows (an invitation's QR code).
 package struct MailMessage: Codable, Sendable, Equatable {
@@ -96,9 +97,9 @@ package struct MailMessage: Codable, Sendable, Equatable {
             body = ["Content-Type: multipart/alternative; boundary=\"\(boundary)\"", ""] + alternative
         }
         let lines = [
-            "From: \(from)",
-            "To: \(to)",
-        ] + (replyTo.map { ["Reply-To: \($0)"] } ?? []) + [
+            "From: \(Self.oneLine(from))",
+            "To: \(Self.oneLine(to))",
+        ] + (replyTo.map { ["Reply-To: \(Self.oneLine($0))"] } ?? []) + [
             "Subject: \(Self.encodedHeader(subject))",
             "Date: \(Self.rfc2822Date(date))",
             "Message-ID: <\(messageId)@studystack>",
@@ -107,20 +108,44 @@ package struct MailMessage: Codable, Sendable, Equatable {
         return lines.joined(separator: "\r\n")
     }
 
+    /// An address header's value with any control scalar made a space: the addresses are checked
+    /// to be one line where the message is built, and this keeps a message queued before that
+    /// check from carrying a header of its own.
+    static func oneLine(_ value: String) -> String {
+        TextRules.isSingleLine(value) ? value
+            : String(String.UnicodeScalarView(value.unicodeScalars.map { TextRules.isSingleLine(String($0)) ? $0 : " " }))
+    }
+
     /// A header parameter the service writes itself, kept to safe characters.
     static func headerToken(_ value: String) -> String {
         String(value.unicodeScalars.filter { $0.isASCII && $0.value > 0x20 && !"\"<>\\;".unicodeScalars.contains($0) }
             .map(Character.init))
     }
 
-    /// Whether a header value is a single line (no CR or LF that could start another header).
+    /// Whether a header value is a single line (no CR, LF or other control character that could
+    /// start another header), scalar by scalar: CR LF is one `Character` that is neither.
     package static func isSingleLine(_ value: String) -> Bool {
-        !value.contains(where: { $0 == "\r" || $0 == "\n" })
+        TextRules.isSingleLine(value)
     }
 
-    /// RFC 2047 encoded-word when the value is not plain ASCII.
+    /// The value as it is when every scalar is printable ASCII; else RFC 2047 encoded-words
+    /// (UTF-8, base64) of at most 75 characters each, folded onto lines of their own. Whatever the
+    /// value holds (CR LF, a study name's line break) ends up inside base64, never in the header.
     package static func encodedHeader(_ value: String) -> String {
-        value.allSatisfy({ $0.isASCII }) ? value : "=?utf-8?B?\(Data(value.utf8).base64EncodedString())?="
+        if value.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) }) { return value }
+        // 45 bytes are 60 base64 characters: with `=?utf-8?B?` and `?=`, 72 per word.
+        var words: [String] = []
+        var chunk: [UInt8] = []
+        for scalar in value.unicodeScalars {
+            let bytes = Array(String(scalar).utf8)
+            if chunk.count + bytes.count > 45 {
+                words.append(Data(chunk).base64EncodedString())
+                chunk = []
+            }
+            chunk += bytes
+        }
+        if !chunk.isEmpty { words.append(Data(chunk).base64EncodedString()) }
+        return words.map { "=?utf-8?B?\($0)?=" }.joined(separator: "\r\n ")
     }
 
     package static func rfc2822Date(_ date: Date) -> String {

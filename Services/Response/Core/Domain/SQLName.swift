@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StudyModels
 import ServiceKit
 
 /// Names from survey designs (list names, question keys) become PostgreSQL identifiers. They
@@ -22,10 +23,11 @@ package enum SQLName {
         return "\(prefix)_\(digest)"
     }
 
-    /// `identifier` in double quotes, inner quotes doubled: safe to splice into SQL text.
+    /// `identifier` in double quotes, inner quotes doubled: safe to splice into SQL text. PostgreSQL
+    /// cannot hold NUL in a name, and a name from outside may carry one: it becomes U+FFFD, a name
+    /// no table or column has, so the statement fails as for any unknown name (never the process).
     package static func quoted(_ identifier: String) -> String {
-        precondition(!identifier.contains("\0"), "identifiers cannot hold NUL")
-        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        "\"" + identifier.replacingScalars(["\0": "\u{FFFD}", "\"": "\"\""]) + "\""
     }
 
     /// The column beside a date answer's that keeps the offset it was answered at, in minutes

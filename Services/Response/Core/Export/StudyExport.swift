@@ -1,4 +1,5 @@
 import Foundation
+import StudyModels
 import Logging
 import NIOCore
 import PostgresNIO
@@ -131,18 +132,22 @@ package struct StudyExport: Sendable {
     /// A JSON value as a CSV field: strings unquoted from JSON, `null` empty. Text answers that a
     /// spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, carriage return first) get a
     /// leading `'`, the usual guard against formula injection; the JSON-lines export has them
-    /// exactly as written.
+    /// exactly as written. Both tests read the first Unicode scalar, not the first `Character`:
+    /// `=` followed by a zero-width joiner is one `Character` that is not `=`.
     package static func csvValue(_ json: String?, text: Bool) -> String {
         guard let json, json != "null" else { return "" }
         guard json.hasPrefix("\""), let value = try? JSONDecoder().decode(String.self, from: Data(json.utf8)) else {
             return csvField(json)
         }
-        if text, let first = value.first, "=+-@\t\r".contains(first) { return csvField("'" + value) }
+        if text, let first = value.unicodeScalars.first, Self.formulaStarts.contains(first) { return csvField("'" + value) }
         return csvField(value)
     }
 
+    /// The first scalars that make a spreadsheet read a cell as a formula.
+    static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
+
     package static func csvField(_ value: String) -> String {
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        guard value.containsScalar(in: [",", "\"", "\n", "\r"]) else { return value }
+        return "\"" + value.replacingScalars(["\"": "\"\""]) + "\""
     }
 }

@@ -1,3 +1,4 @@
+import StudyModels
 /// Writes PostgreSQL for a parsed participant query against one study's tables. Every table and
 /// column must resolve to one of the study's lists (names matched in any case, as LabKey does) and
 /// is written quoted and schema-qualified; literals are rewritten from their parsed values;
@@ -309,7 +310,8 @@ package struct QueryTranslator {
     /// A string literal for PostgreSQL with `standard_conforming_strings` on (the reader's
     /// transaction sets it): only the quote needs doubling; the lexer refused NUL.
     package static func literal(_ value: String) -> String {
-        "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        // By scalar: a quote followed by a combining mark is one Character that `'` does not match.
+        "'" + value.replacingScalars(["'": "''", "\0": "\u{FFFD}"]) + "'"
     }
 
     package static func quoted(_ identifier: String) -> String { SQLName.quoted(identifier) }
