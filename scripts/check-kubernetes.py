@@ -119,8 +119,9 @@ else:
 
 # 3. Each service's environment.
 literals = {}
-for generator in yaml.safe_load(open(os.path.join(overlay, "kustomization.yaml"))).get("configMapGenerator", []):
-    literals[generator["name"]] = {line.split("=", 1)[0] for line in generator.get("literals", [])}
+for folder in [os.path.join(K8S, "base"), overlay]:
+    for generator in yaml.safe_load(open(os.path.join(folder, "kustomization.yaml"))).get("configMapGenerator", []):
+        literals.setdefault(generator["name"], set()).update(line.split("=", 1)[0] for line in generator.get("literals", []))
 for service in SOURCES:
     deployments = [doc for doc in documents(os.path.join(K8S, "base", f"{service}.yaml")) if doc["kind"] == "Deployment"]
     if len(deployments) != 1:
@@ -146,6 +147,31 @@ for service in SOURCES:
     missing = REQUIRED[service] - names
     if missing:
         fail(f"{service}: does not set {sorted(missing)}")
+
+# 4. The Ingresses route the public paths only: the console's pages, never an operator endpoint
+# (ingress-nginx matches a regular expression path as `~* ^<path>`, case-insensitively).
+public = {"console": ["/", "/signin", "/studies/DEMOSTUDY/overview", "/static/console.css", "/metricsreport"],
+          "response": ["/mobileappstudy-processResponse.api", "/DEMOSTUDY/query-executeSql.api", "/schema/"]}
+operator = ["/metrics", "/readyz", "/healthz", "/healthz/", "/METRICS"]
+# The console serves no /internal or /admin paths; the services do, and they stay inside.
+private = {"console": operator}
+for path in [os.path.join(K8S, "base", "ingress.yaml"), os.path.join(overlay, "ingress-hosts.yaml")]:
+    routes = {}
+    for doc in documents(path):
+        regex = doc["metadata"].get("annotations", {}).get("nginx.ingress.kubernetes.io/use-regex") == "true"
+        for rule in doc["spec"]["rules"]:
+            for entry in rule["http"]["paths"]:
+                service = entry["backend"]["service"]["name"]
+                pattern = entry["path"] if regex else re.escape(entry["path"])
+                routes.setdefault(service, []).append(re.compile("^" + pattern, re.IGNORECASE))
+    for service, paths in public.items():
+        for request in paths:
+            if not any(route.match(request) for route in routes.get(service, [])):
+                fail(f"{os.path.relpath(path, K8S)}: {request} does not reach {service}")
+    for service, patterns in routes.items():
+        for request in private.get(service, operator + ["/internal/v1/studies", "/admin/v1/studies"]):
+            if any(route.match(request) for route in patterns):
+                fail(f"{os.path.relpath(path, K8S)}: {request} is routed to {service} from outside")
 
 if failures:
     print("deploy/kubernetes:\n  " + "\n  ".join(failures), file=sys.stderr)

@@ -127,7 +127,7 @@ public final class NginxProcess: @unchecked Sendable {
                             proxy_connect_timeout 2s;
                             proxy_read_timeout 60s;
                             proxy_set_header Host $http_host;
-                            proxy_set_header X-Forwarded-For $remote_addr;
+                            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
                         }
                     }
 
