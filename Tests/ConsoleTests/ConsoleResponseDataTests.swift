@@ -181,6 +181,10 @@ import TestSupport
             #expect(page.status == .ok)
             #expect(page.html.contains("pat@participants.test"), "registration's part of the page is there")
             #expect(page.html.contains(#"id="responses-unavailable""#))
+            // A page that is all the response service's names the service that does not answer.
+            let processing = try await f.browser.get("/studies/CONSOLE1/processing")
+            #expect(processing.status == .badGateway)
+            #expect(processing.html.contains("The response service is not answering"), "\(processing.html)")
         }
     }
 

@@ -9,12 +9,15 @@ package struct AdminAPIError: Error, Sendable, CustomStringConvertible {
     package var code: String
     package var message: String
     package var problems: [ValidationProblem]
+    /// The service that could not be reached (`status` nil), by its executable's name.
+    package var service: String?
 
-    package init(status: Int?, code: String, message: String, problems: [ValidationProblem] = []) {
+    package init(status: Int?, code: String, message: String, problems: [ValidationProblem] = [], service: String? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.problems = problems
+        self.service = service
     }
 
     package var description: String { "\(status.map(String.init) ?? "-") \(code): \(message)" }
@@ -23,7 +26,10 @@ package struct AdminAPIError: Error, Sendable, CustomStringConvertible {
     package var endsSession: Bool { status == 401 }
 
     static func unreachable(_ service: String, _ error: any Error) -> AdminAPIError {
-        AdminAPIError(status: nil, code: "unavailable", message: "\(service) cannot be reached; try again in a moment")
+        AdminAPIError(
+            status: nil, code: "unavailable",
+            message: "The console could not reach the \(service) service. Try again in a moment; if it goes on, the service's log says why.",
+            service: service)
     }
 
     /// The admin API's error body: `{"error": {"code", "message", "problems"}}`.

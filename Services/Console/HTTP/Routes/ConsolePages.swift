@@ -72,7 +72,10 @@ package struct ConsolePages: Sendable {
         switch error.status {
         case 403: errorPage(session, status: .forbidden, heading: "Not allowed", message: error.message)
         case 404: errorPage(session, status: .notFound, heading: "Not found", message: error.message)
-        case nil: errorPage(session, status: .badGateway, heading: "A service is not answering", message: error.message)
+        case nil:
+            errorPage(
+                session, status: .badGateway, heading: error.service.map { "The \($0) service is not answering" } ?? "A service is not answering",
+                message: error.message)
         case let status?:
             errorPage(session, status: HTTPResponse.Status(code: status >= 500 ? 502 : status), heading: "That did not work", message: error.message)
         }
