@@ -73,6 +73,8 @@ for product in study-metadata registration response console; do
     strip --strip-debug "$work/context/staging/$product"
 done
 cp -R "$release"/*.resources "$work/context/staging/"
+# The backtracer, as deploy/Dockerfile's build stage copies it from its toolchain.
+cp "$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")/libexec/swift/linux/swift-backtrace-static" "$work/context/staging/"
 
 # --- the run stage, deploy/Dockerfile's own -------------------------------------------------------
 # From its FROM to the end, with the base and the binaries' source replaced; each replacement
@@ -87,6 +89,13 @@ sed -e "s#^FROM debian:bookworm-slim\$#FROM $base#" -e 's#^COPY --from=build /st
 log "image: buildah bud --isolation chroot (the run stage of deploy/Dockerfile)"
 as_root buildah bud --quiet --isolation chroot --pull=never -f "$work/context/Containerfile" -t "$image" "$work/context" >"$work/bud.log" 2>&1 ||
     { tail -n 30 "$work/bud.log" >&2; die "buildah bud failed"; }
+# A crash's backtrace needs the backtracer SWIFT_BACKTRACE names, inside the image.
+backtracer=$(as_root buildah inspect --type image --format '{{range .OCIv1.Config.Env}}{{println .}}{{end}}' "$image" |
+    sed -n 's/^SWIFT_BACKTRACE=.*swift-backtrace=\([^,]*\).*/\1/p')
+[ -n "$backtracer" ] || die "the image sets no SWIFT_BACKTRACE with the backtracer's path"
+probe=$(as_root buildah from --pull=never "$image")
+containers+=("$probe")
+as_root buildah run --isolation chroot "$probe" -- test -x "$backtracer" || die "the image has no backtracer at $backtracer"
 
 # --- started from the image against the test cluster ----------------------------------------------
 mkdir -p "$work/logs"

@@ -118,7 +118,7 @@ for svc in "${services[@]}"; do
     url="http://127.0.0.1:${port[$svc]}/readyz"
     for _ in $(seq 1 120); do
         if [ "$(curl -s -o /dev/null -w '%{http_code}' "$url")" = 200 ]; then break; fi
-        running "$svc" || { tail -n 20 "$data/logs/$svc.log" >&2; die "$svc exited; see .data/logs/$svc.log"; }
+        running "$svc" && ! restarted "$svc" || { tail -n 20 "$data/logs/$svc.log" >&2; die "$svc exited; see .data/logs/$svc.log"; }
         sleep 0.5
     done
     [ "$(curl -s -o /dev/null -w '%{http_code}' "$url")" = 200 ] ||
@@ -130,13 +130,12 @@ if running console; then
     log "the console is already running (pid $(cat "$data/run/console.pid")); make stop to restart it"
 else
     log "starting the console on port 8080"
-    env HTTP_PORT=8080 CONSOLE_KEY="$CONSOLE_KEY" STUDY_METADATA_URL=http://127.0.0.1:8081 REGISTRATION_URL=http://127.0.0.1:8082 RESPONSE_URL=http://127.0.0.1:8083 \
-        LOG_FORMAT="${LOG_FORMAT:-json}" setsid nohup "$bindir/console" >>"$data/logs/console.log" 2>&1 </dev/null &
-    echo $! >"$data/run/console.pid"
+    supervised console env HTTP_PORT=8080 CONSOLE_KEY="$CONSOLE_KEY" STUDY_METADATA_URL=http://127.0.0.1:8081 \
+        REGISTRATION_URL=http://127.0.0.1:8082 RESPONSE_URL=http://127.0.0.1:8083 LOG_FORMAT="${LOG_FORMAT:-json}" "$bindir/console"
 fi
 for _ in $(seq 1 120); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8080/readyz)" = 200 ] && break
-    running console || { tail -n 20 "$data/logs/console.log" >&2; die "the console exited; see .data/logs/console.log"; }
+    running console && ! restarted console || { tail -n 20 "$data/logs/console.log" >&2; die "the console exited; see .data/logs/console.log"; }
     sleep 0.5
 done
 [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8080/readyz)" = 200 ] ||

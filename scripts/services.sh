@@ -19,8 +19,10 @@ signing_key() {
     response) echo "$RESPONSE_INTERNAL_KEY" ;;
     esac
 }
-# A process of the stack runs while its pid file names a live process.
+# A process of the stack runs while its pid file names a live process (its supervisor).
 running() { [ -f "$data/run/$1.pid" ] && kill -0 "$(cat "$data/run/$1.pid")" 2>/dev/null; }
+# Whether its supervisor has had to start it again since `make run` started it.
+restarted() { [ -s "$data/run/$1.restarts" ]; }
 # Settings only one service reads: study-metadata creates the first super-admin, and counts
 # sign-ins through the console by the browser's address (the console, on loopback, is a trusted
 # proxy; docs/console.md); registration seals secrets at rest with the encryption key and writes
@@ -40,32 +42,48 @@ service_env() {
     esac
 }
 
-# start_service NAME SERVICE PORT [VAR=value ...]: starts SERVICE's binary in the background as
-# process NAME (its pid in .data/run/NAME.pid, its log in .data/logs/NAME.log) on PORT, with the
-# extra settings given. Settings already in the environment (PROCESSING_ENABLED, say) pass on.
+# supervised NAME COMMAND...: runs COMMAND in the background under scripts/supervise.sh, in a
+# session of its own, as process NAME: the supervisor's pid in .data/run/NAME.pid (it leads the
+# process group the service is in), the service's output and each restart in .data/logs/NAME.log,
+# the restarts counted in .data/run/NAME.restarts, the service's own pid in .data/run/NAME.child.
+# A service that exits is started again.
+supervised() {
+    local name=$1
+    shift
+    rm -f "$data/run/$name.restarts" "$data/run/$name.child"
+    # The Swift runtime's backtracer writes where a crash happened to the log, without a prompt.
+    SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,sanitize=yes}" \
+        setsid nohup scripts/supervise.sh "$name" "$data/logs/$name.log" "$data/run" -- "$@" \
+        >/dev/null 2>&1 </dev/null &
+    echo $! >"$data/run/$name.pid"
+}
+
+# start_service NAME SERVICE PORT [VAR=value ...]: starts SERVICE's binary, supervised, as process
+# NAME on PORT, with the extra settings given. Settings already in the environment
+# (PROCESSING_ENABLED, say) pass on.
 start_service() {
     local name=$1 svc=$2 listen=$3
     shift 3
-    env DATABASE_URL="postgres://studystack:$STUDYSTACK_DB_PASSWORD@127.0.0.1:$pgport/${database[$svc]}?sslmode=disable" \
+    supervised "$name" env DATABASE_URL="postgres://studystack:$STUDYSTACK_DB_PASSWORD@127.0.0.1:$pgport/${database[$svc]}?sslmode=disable" \
         HTTP_PORT="$listen" \
         INTERNAL_SIGNING_KEY="$(signing_key "$svc")" \
         INTERNAL_CALLER_KEYS="$(caller_keys "$svc")" \
         LOG_FORMAT="${LOG_FORMAT:-json}" \
         $(service_env "$svc") "$@" \
-        setsid nohup "$bindir/$svc" >>"$data/logs/$name.log" 2>&1 </dev/null &
-    echo $! >"$data/run/$name.pid"
+        "$bindir/$svc"
 }
 
-# stop_process NAME: SIGTERM, so in-flight work finishes; SIGKILL after 10 s.
+# stop_process NAME: SIGTERM to the process group (the supervisor and its service), so in-flight
+# work finishes and the supervisor does not start the service again; SIGKILL after 20 s.
 stop_process() {
     local pidfile="$data/run/$1.pid" pid
     [ -f "$pidfile" ] || return 0
     pid=$(cat "$pidfile")
     if kill -0 "$pid" 2>/dev/null; then
         log "stopping $1 (pid $pid)"
-        kill -TERM "$pid"
-        for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -0 "$pid" 2>/dev/null && { log "$1 did not stop in 10 s; killing it"; kill -KILL "$pid"; }
+        kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid"
+        for _ in $(seq 1 200); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -0 -- "-$pid" 2>/dev/null && { log "$1 did not stop in 20 s; killing it"; kill -KILL -- "-$pid"; }
     fi
-    rm -f "$pidfile"
+    rm -f "$pidfile" "$data/run/$1.child"
 }

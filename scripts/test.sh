@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test: start a throwaway PostgreSQL cluster on a free port in a temporary directory,
 # run the whole test suite against it (swift test, then the platform run: the three executables,
-# the demo seed, the quickstart and the fuzzing, scripts/platform-test.sh; then the container
+# the demo seed, the quickstart and the fuzzing, scripts/platform-test.sh; make run's supervision
+# of its services, scripts/supervise-test.sh; then the container
 # image built with buildah and started, scripts/image-test.sh), and stop it again whatever
 # happens. Arguments go to swift test (--filter X runs only those tests); --platform-only
 # runs only the platform part.
@@ -62,5 +63,6 @@ else
     swift test --skip-build --skip ReplicaTests
     swift test --skip-build --filter ReplicaTests
     scripts/platform-test.sh
+    scripts/supervise-test.sh
     scripts/image-test.sh
 fi
