@@ -150,7 +150,7 @@ import TestSupport
             #expect(try await f.registration.auditActors("invitations.revoked") == ["root@studystack.test"])
 
             // Fay's time runs out (moved into the past in both services), then a resend renews it.
-            try await f.registration.sql("UPDATE invitations SET expires_at = now() - interval '1 day'")
+            try await f.registration.sql("UPDATE invitations SET expires_at = now() - interval '1 day', last_sent_at = now() - interval '15 days'")
             try await f.response.sql("UPDATE enrollment_tokens SET expires_at = now() - interval '1 day' WHERE invitation_id IS NOT NULL")
             #expect(try await f.invitations("?state=expired").invitations.map(\.email) == ["fay@example.org"])
             #expect(try await f.enroll(token: fayToken).exception == "Token '\(fayToken)' has expired; ask the study team to send it again")
@@ -166,6 +166,58 @@ import TestSupport
                 try await f.invitations("?state=enrolled").invitations.count
             } until: { $0 == 1 }
             #expect(try await f.admin(.post, "\(Self.invitations)/\(fay.invitationId)/revoke", token: f.team.root).status == .conflict)
+        }
+    }
+
+    /// Invitation e-mails are bounded: five per invitation, ten minutes apart; 10,000 a day per
+    /// study; 20,000 a day per admin. A refusal sends nothing and keeps nothing.
+    @Test func invitationEMailsAreBoundedPerInvitationStudyAndAdmin() async throws {
+        try await InvitationFixture.run { f in
+            #expect(try await f.importCSV("email\ngus@example.org\n").status == .created)
+            let gus = try #require(try await f.invitations().invitations.first)
+            _ = try await f.invitationMail(to: "gus@example.org")
+            let mails = { try await f.count(f.registration.postgres, "SELECT count(*)::int FROM mail_outbox") }
+            #expect(try await mails() == 1)
+            let resend = "\(Self.invitations)/\(gus.invitationId)/resend"
+
+            let tooSoon = try await f.admin(.post, resend, token: f.team.root)
+            #expect(tooSoon.status == .tooManyRequests, "\(tooSoon.text)")
+            #expect(tooSoon.text.contains("less than 10 minutes ago"), "\(tooSoon.text)")
+            try await f.registration.sql("UPDATE invitations SET last_sent_at = now() - interval '11 minutes'")
+            #expect(try await f.admin(.post, resend, token: f.team.root).status == .ok)
+            #expect(try await mails() == 2)
+            try await f.registration.sql("UPDATE invitations SET sent_count = 5, last_sent_at = now() - interval '1 day'")
+            let tooMany = try await f.admin(.post, resend, token: f.team.root)
+            #expect(tooMany.status == .tooManyRequests, "\(tooMany.text)")
+            #expect(tooMany.text.contains("sent 5 times"), "\(tooMany.text)")
+            #expect(try await mails() == 2, "a refused resend sends nothing")
+
+            // The study's day: 9,999 e-mails already sent (as if), so an import of two is refused whole.
+            try await f.registration.sql(
+                """
+                INSERT INTO invitation_sends (invitation_id, study_id, actor, sent_at)
+                SELECT gen_random_uuid(), 'SLEEPWELL', 'someone@studystack.test', now() - interval '1 hour' FROM generate_series(1, 9997)
+                """)
+            let overStudy = try await f.importCSV("email\nhal@example.org\nida@example.org\n")
+            #expect(overStudy.status == .tooManyRequests, "\(overStudy.text)")
+            #expect(overStudy.text.contains("10000 e-mails a day"), "\(overStudy.text)")
+            #expect(try await f.invitations().invitations.count == 1, "nothing was kept")
+            #expect(try await mails() == 2, "nothing was sent")
+            #expect(try await f.importCSV("email\nhal@example.org\n").status == .created, "one more fits")
+            // A day later they count for nothing.
+            try await f.registration.sql("UPDATE invitation_sends SET sent_at = now() - interval '25 hours'")
+            #expect(try await f.importCSV("email\nida@example.org\n").status == .created)
+
+            // The admin's day, across studies.
+            try await f.registration.sql(
+                """
+                INSERT INTO invitation_sends (invitation_id, study_id, actor)
+                SELECT gen_random_uuid(), 'OTHERSTUDY', 'root@studystack.test' FROM generate_series(1, 19999)
+                """)
+            let overAdmin = try await f.importCSV("email\njon@example.org\nkim@example.org\n")
+            #expect(overAdmin.status == .tooManyRequests, "\(overAdmin.text)")
+            #expect(overAdmin.text.contains("20000 e-mails a day across all studies"), "\(overAdmin.text)")
+            #expect(try await f.invitations().invitations.count == 3)
         }
     }
 

@@ -159,6 +159,7 @@ package struct AdminInvitationRoutes: Sendable {
                 throw APIError.unavailable("study-metadata or the response service cannot be reached now; nothing was changed")
             case .notFound: throw APIError.notFound("the study has no such invitation")
             case .notOpen(let state): throw APIError.conflict("the invitation is \(state): only an open one can be resent or revoked")
+            case .mailLimit(let why): throw APIError.tooManyRequests("\(why); nothing was sent")
             }
         }
     }

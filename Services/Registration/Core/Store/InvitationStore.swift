@@ -39,6 +39,8 @@ package struct InvitationStore: Sendable {
         package var email: String
         package var token: String
         package var state: String
+        package var sentCount: Int
+        package var lastSentAt: Date
     }
 
     package struct Query: Sendable {
@@ -163,21 +165,53 @@ package struct InvitationStore: Sendable {
     package func lock(studyId: String, id: UUID, on connection: PostgresConnection) async throws -> Open? {
         let rows = try await connection.query(
             """
-            SELECT i.email, i.token_sealed, \(unescaped: Self.stateSQL)
+            SELECT i.email, i.token_sealed, \(unescaped: Self.stateSQL), i.sent_count, i.last_sent_at
             FROM invitations i LEFT JOIN participant_studies ps ON ps.user_id = i.user_id AND ps.study_id = i.study_id
             WHERE i.study_id = \(studyId) AND i.id = \(id)
             FOR UPDATE OF i
             """, logger: logger)
-        for try await (email, sealed, state) in rows.decode((String, ByteBuffer, String).self) {
+        for try await (email, sealed, state, sent, last) in rows.decode((String, ByteBuffer, String, Int, Date).self) {
             guard let token = seal.open(Array(buffer: sealed), row: id, studyId: studyId) else {
                 throw InvitationSealBroken()
             }
-            return Open(id: id, email: email, token: token, state: state)
+            return Open(id: id, email: email, token: token, state: state, sentCount: sent, lastSentAt: last)
         }
         return nil
     }
 
     package struct InvitationSealBroken: Error {}
+
+    /// Records the e-mails of `invitationIds` as sent by `actor` for `studyId`, unless that would pass
+    /// a daily limit of `InvitationMailLimits`: then nothing is recorded and the refusal is returned.
+    /// The study's and the admin's counts are taken under advisory locks held to the transaction's
+    /// end, so two imports at once cannot both pass a limit that only one of them fits.
+    package func recordMail(
+        _ invitationIds: [UUID], studyId: String, actor: String, on connection: PostgresConnection
+    ) async throws -> String? {
+        try await connection.query(
+            """
+            SELECT pg_advisory_xact_lock(hashtextextended('invitation-mail:study:' || \(studyId), 0)),
+                   pg_advisory_xact_lock(hashtextextended('invitation-mail:actor:' || \(actor), 0))
+            """, logger: logger)
+        try await connection.query(
+            "DELETE FROM invitation_sends WHERE study_id = \(studyId) AND sent_at < now() - interval '1 day'", logger: logger)
+        let rows = try await connection.query(
+            """
+            SELECT (SELECT count(*) FROM invitation_sends WHERE study_id = \(studyId) AND sent_at >= now() - interval '1 day')::int,
+                   (SELECT count(*) FROM invitation_sends WHERE actor = \(actor) AND sent_at >= now() - interval '1 day')::int
+            """, logger: logger)
+        var counts = (study: 0, actor: 0)
+        for try await (study, byActor) in rows.decode((Int, Int).self) { counts = (study, byActor) }
+        if let refusal = InvitationMailLimits.refusal(count: invitationIds.count, sentByStudy: counts.study, sentByAdmin: counts.actor) {
+            return refusal
+        }
+        try await connection.query(
+            """
+            INSERT INTO invitation_sends (invitation_id, study_id, actor)
+            SELECT id, \(studyId), \(actor) FROM unnest(\(invitationIds)) AS id
+            """, logger: logger)
+        return nil
+    }
 
     package func markResent(id: UUID, expiresAt: Date, on connection: PostgresConnection) async throws {
         try await connection.query(

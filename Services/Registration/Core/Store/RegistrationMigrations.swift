@@ -359,5 +359,22 @@ package enum RegistrationMigrations {
                 """,
             ]
         ),
+        Migration(
+            component: "registration", version: 14, name: "invitation_sends",
+            statements: [
+                // Each invitation e-mail, by study and admin, for the limits of InvitationMailLimits;
+                // rows older than a day count for nothing and are pruned as new ones come.
+                """
+                CREATE TABLE invitation_sends (
+                    invitation_id uuid NOT NULL,
+                    study_id text NOT NULL,
+                    actor text NOT NULL,
+                    sent_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                "CREATE INDEX invitation_sends_study ON invitation_sends (study_id, sent_at)",
+                "CREATE INDEX invitation_sends_actor ON invitation_sends (actor, sent_at)",
+            ]
+        ),
     ]
 }

@@ -36,6 +36,8 @@ package struct Invitations: Sendable {
         case notFound
         /// The invitation is no longer `invited` or `expired`.
         case notOpen(state: String)
+        /// An e-mail limit (`InvitationMailLimits`) would be passed; nothing was sent or kept.
+        case mailLimit(String)
     }
 
     package let client: PostgresClient
@@ -142,7 +144,10 @@ package struct Invitations: Sendable {
             new.append(.init(id: id, email: item.wanted.email, siteId: item.site, token: token, expiresAt: expiresAt))
         }
         do {
-            try await client.withTransaction(logger: logger) { connection in
+            try await transaction { connection in
+                if let refusal = try await store.recordMail(new.map(\.id), studyId: studyId, actor: actor, on: connection) {
+                    throw Failure.mailLimit(refusal)
+                }
                 try await store.insert(new, studyId: studyId, actor: actor, on: connection)
                 for invitation in new {
                     try await send(invitation.token, to: invitation.email, expiresAt: expiresAt, context: context, on: connection)
@@ -173,6 +178,12 @@ package struct Invitations: Sendable {
         try await transaction { connection in
             guard let open = try await store.lock(studyId: studyId, id: id, on: connection) else { throw Failure.notFound }
             guard ["invited", "expired"].contains(open.state) else { throw Failure.notOpen(state: open.state) }
+            if let refusal = InvitationMailLimits.resendRefusal(sent: open.sentCount, lastSentAt: open.lastSentAt, now: now) {
+                throw Failure.mailLimit(refusal)
+            }
+            if let refusal = try await store.recordMail([id], studyId: studyId, actor: actor, on: connection) {
+                throw Failure.mailLimit(refusal)
+            }
             let reply: InvitationTokenReply
             do {
                 reply = try await tokens.issue(
