@@ -176,7 +176,7 @@ public struct SMTPClient: Sendable {
     static func dotStuffed(_ message: String) -> String {
         var lines = message.components(separatedBy: "\r\n")
         if lines.last == "" { lines.removeLast() }
-        return lines.map { $0.hasPrefix(".") ? "." + $0 : $0 }.joined(separator: "\r\n") + "\r\n"
+        return lines.map { $0.utf8.first == UInt8(ascii: ".") ? "." + $0 : $0 }.joined(separator: "\r\n") + "\r\n"
     }
 
     static func failure(_ stage: String, _ reply: Reply) -> Failure {

@@ -64,4 +64,14 @@ import Testing
         let escaped = HTMLText.escape(attack)
         #expect(value == escaped, "\(value)")
     }
+
+    /// After signing in, the browser goes only to a path of the console: never to another host,
+    /// however the `next` value hides its second slash.
+    @Test func theNextPageAfterSigningInIsAlwaysTheConsoles() {
+        #expect(ConsolePages.safeNext("/studies/A/overview?x=1") == "/studies/A/overview?x=1")
+        for attack in ["//evil.example", "/\\evil.example", "/\u{301}/evil.example", "//\u{301}evil.example", "/\t/evil.example",
+                       "/\n/evil.example", "/\\\u{301}evil.example", "https://evil.example", "evil.example", "/a b", "/\u{1}x", nil] {
+            #expect(ConsolePages.safeNext(attack) == "/", "\(attack.map { Array($0.unicodeScalars) } ?? [])")
+        }
+    }
 }

@@ -48,4 +48,15 @@ import Testing
         #expect(!TextRules.isSingleLine("Sleep\u{2028}Well"))
         #expect(!TextRules.isSingleLine("Tab\there"))
     }
+
+    @Test func anEMailAddressHoldsNoWhiteSpaceOrControlScalar() {
+        #expect(EmailAddress.isPlausible("pat@example.org"))
+        #expect(EmailAddress.isPlausible("josé@example.es"))
+        #expect(!EmailAddress.isPlausible("pat@example.org\r\nBcc: x@example.org"))
+        #expect(!EmailAddress.isPlausible("pat\u{0}@example.org"))
+        #expect(!EmailAddress.isPlausible("pat@example.org\u{85}"))
+        #expect(!EmailAddress.isPlausible("pat@.example.org"))
+        #expect(!EmailAddress.isPlausible("pat@example."))
+        #expect(!EmailAddress.isPlausible(String(repeating: "a", count: 250) + "@b.org"))
+    }
 }

@@ -100,7 +100,7 @@ package struct AdminInvitationRoutes: Sendable {
 
     /// The CSV's records as invitations; a header without `email`, a repeated column or a line
     /// with the wrong number of fields refuses the whole file, line by line.
-    static func wanted(fromCSV text: String) throws -> [Invitations.Wanted] {
+    package static func wanted(fromCSV text: String) throws -> [Invitations.Wanted] {
         let records = CSV.records(text).filter { !($0.fields.count == 1 && $0.fields[0].trimmingCharacters(in: .whitespaces).isEmpty) }
         guard let header = records.first else { throw refusal([.init(line: 1, field: "email", message: "the CSV is empty")]) }
         let columns = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }

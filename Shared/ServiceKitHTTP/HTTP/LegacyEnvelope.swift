@@ -33,9 +33,23 @@ public struct LegacyEnvelope: Sendable {
         var envelope = LegacyEnvelope(query: request)
         let body = try await request.body.collect(upTo: context.maxUploadSize)
         guard body.readableBytes > 0 else { return envelope }
-        let members = Array(body.readableBytesView).withUnsafeBufferPointer { buffer -> [(String, JSONValue?, String?)]? in
+        guard let members = members(ofBody: Array(body.readableBytesView), keepingCompoundText: keepingCompoundText) else {
+            throw notAnObject
+        }
+        for (name, value, text) in members {
+            envelope.parameters[name] = value
+            envelope.compound[name] = text
+        }
+        return envelope
+    }
+
+    /// A body's members, each parsed, or kept as its text (`keepingCompoundText`, for an object or
+    /// array); nil when the body is not one JSON object. The whole of what `read` does with the
+    /// bytes an app sends, so it can be fuzzed without a request.
+    public static func members(ofBody bytes: [UInt8], keepingCompoundText: Bool) -> [(name: String, value: JSONValue?, text: String?)]? {
+        bytes.withUnsafeBufferPointer { buffer -> [(name: String, value: JSONValue?, text: String?)]? in
             guard let members = try? JSONValue.members(ofObject: buffer) else { return nil }
-            return members.map { member -> (String, JSONValue?, String?) in
+            return members.map { member -> (name: String, value: JSONValue?, text: String?) in
                 let slice = UnsafeBufferPointer(rebasing: buffer[member.value])
                 if keepingCompoundText, let first = slice.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
                     return (member.name, nil, String(decoding: slice, as: UTF8.self))
@@ -43,11 +57,5 @@ public struct LegacyEnvelope: Sendable {
                 return (member.name, try? JSONValue.parse(slice), nil)
             }
         }
-        guard let members else { throw notAnObject }
-        for (name, value, text) in members {
-            envelope.parameters[name] = value
-            envelope.compound[name] = text
-        }
-        return envelope
     }
 }

@@ -143,10 +143,15 @@ package struct ConsolePages: Sendable {
         (request.method == .get ? request.uri.path : "/").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
     }
 
-    /// A `next` value is followed only when it is a path of this console (`/…`, not `//host`).
-    static func safeNext(_ next: String?) -> String {
-        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"),
-            next.allSatisfy({ $0.isASCII && !$0.isWhitespace })
+    /// A `next` value is followed only when it is a path of this console (`/…`, not `//host` nor
+    /// `/\\host`, which browsers read as a host). Read scalar by scalar: printable ASCII only, so no
+    /// combining mark can hide a second slash from the test and no tab or newline can be stripped
+    /// by the browser to make one.
+    package static func safeNext(_ next: String?) -> String {
+        guard let next else { return "/" }
+        let scalars = Array(next.unicodeScalars)
+        guard scalars.first == "/", scalars.count < 2 || (scalars[1] != "/" && scalars[1] != "\\"), !scalars.contains("\\"),
+            scalars.allSatisfy({ (0x21...0x7E).contains($0.value) })
         else { return "/" }
         return next
     }

@@ -47,7 +47,10 @@ package struct FileConsentStorage: ConsentStorage {
 
     /// Keys are our own file names; anything else (a path) is refused.
     private func file(_ name: String) throws -> URL {
-        guard !name.contains("/"), !name.hasPrefix(".") else { throw ConsentStorageError(reason: "bad consent key") }
+        // By scalar, and only the characters our names use: nothing a combining mark could hide.
+        guard let first = name.unicodeScalars.first, first != ".",
+            name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
+        else { throw ConsentStorageError(reason: "bad consent key") }
         return directory.appendingPathComponent(name)
     }
 }

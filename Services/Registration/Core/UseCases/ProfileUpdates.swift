@@ -86,9 +86,11 @@ package struct ProfileUpdates: Sendable {
 /// characters and ':'. Anything else (a bundle id, say) is not a token.
 package enum DeviceToken {
     package static func isPlausible(_ token: String, os: String?) -> Bool {
-        guard (32...4096).contains(token.count) else { return false }
-        let hex = token.allSatisfy(\.isHexDigit)
-        if os == "ios" { return hex && token.count >= 64 }
-        return hex || (token.contains(":") && token.allSatisfy { $0.isLetter || $0.isNumber || "-_:".contains($0) })
+        // By scalar, ASCII only: a token goes into an APNs URL path and an FCM body.
+        let scalars = token.unicodeScalars
+        guard (32...4096).contains(scalars.count), scalars.allSatisfy(\.isASCII) else { return false }
+        let hex = scalars.allSatisfy { $0.properties.isASCIIHexDigit }
+        if os == "ios" { return hex && scalars.count >= 64 }
+        return hex || (scalars.contains(":") && scalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_:".unicodeScalars.contains($0) })
     }
 }
