@@ -1,5 +1,5 @@
 # StudyStack: the two commands are `make run` and `make test`.
-.PHONY: run stop test bench build clean-data
+.PHONY: run stop test bench fuzz build clean-data
 
 run:
 	@scripts/run.sh
@@ -12,6 +12,9 @@ test:
 
 bench:
 	@scripts/bench.sh
+
+fuzz:
+	@scripts/fuzz-parsers.sh
 
 build:
 	swift build --explicit-target-dependency-import-check error

@@ -337,6 +337,20 @@ let package = Package(
 
         // MARK: Tests
 
+        // Every parser and validator outside bytes reach, for libFuzzer (`make fuzz`, built with
+        // -sanitize=fuzzer) and to replay the committed corpora (`make test`). Not a service: the
+        // image and deploy/ leave it out.
+        .executableTarget(
+            name: "studystack-fuzz",
+            dependencies: [
+                "StudyModels", "JSONText", "ServiceKit", "ServiceKitHTTP", "StudyMetadataCore", "RegistrationCore",
+                "RegistrationHTTP", "ResponseCore", "ResponseHTTP", "ConsoleCore",
+            ],
+            path: "Tests/Fuzz",
+            exclude: ["Corpus", "Regressions"],
+            swiftSettings: strictSettings
+        ),
+
         .target(
             name: "TestSupport",
             dependencies: [

@@ -30,7 +30,8 @@ missing=$(comm -23 <(echo "$required") <(echo "$written"))
 for source in $(sed -n 's/^COPY \([^-][^ ]*\) .*/\1/p' deploy/Dockerfile); do
     [ -e "$source" ] || die "deploy/Dockerfile copies $source, which does not exist"
 done
-declared=$(grep -A1 '\.executableTarget(' Package.swift | sed -n 's/.*name: "\([^"]*\)".*/\1/p' | sort)
+# The services: every executable target under Services/ (studystack-fuzz, under Tests/, is not one).
+declared=$(grep -A4 '\.executableTarget(' Package.swift | grep -B3 'path: "Services/' | sed -n 's/.*name: "\([^"]*\)".*/\1/p' | sort)
 built=$(sed -n 's/.*for service in \(.*\); do.*/\1/p' deploy/Dockerfile | tr ' ' '\n' | sort)
 [ "$declared" = "$built" ] || die "deploy/Dockerfile builds [$(echo $built)] but Package.swift declares [$(echo $declared)]"
 log "deploy/: compose.yaml follows the Compose Specification; its variables, the Dockerfile's sources and products check out"

@@ -61,6 +61,13 @@ else
     # The replica test runs alone afterwards: its eight processes, nginx and a load that hashes a
     # password per sign-up take both cores, and beside it other tests' clients time out.
     swift test --skip-build --skip ReplicaTests
+    # Every committed fuzzing seed and regression input through its parser (seconds; make fuzz
+    # explores). A trap names the input last written to the log.
+    mkdir -p .build/test-output
+    .build/debug/studystack-fuzz replay Tests/Fuzz/Corpus 2>.build/test-output/fuzz-replay.log ||
+        { tail -n 30 .build/test-output/fuzz-replay.log >&2; die "a fuzzing seed traps"; }
+    .build/debug/studystack-fuzz replay Tests/Fuzz/Regressions 2>>.build/test-output/fuzz-replay.log ||
+        { tail -n 30 .build/test-output/fuzz-replay.log >&2; die "a fuzzing regression input traps"; }
     swift test --skip-build --filter ReplicaTests
     scripts/platform-test.sh
     scripts/supervise-test.sh

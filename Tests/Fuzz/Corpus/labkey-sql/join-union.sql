@@ -1,0 +1,1 @@
+SELECT p.ParticipantId, count(*) AS n FROM Participant p JOIN Response r ON r.ParticipantId = p.ParticipantId GROUP BY p.ParticipantId UNION ALL SELECT 1, 2 FROM Participant

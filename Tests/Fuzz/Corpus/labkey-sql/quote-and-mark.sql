@@ -1,0 +1,1 @@
+SELECT ParticipantId, Status FROM Participant WHERE Status = 'x''́ OR 1=1' ORDER BY 1 LIMIT 5 OFFSET 2

@@ -1,0 +1,188 @@
+import ConsoleCore
+import Foundation
+import JSONText
+import RegistrationCore
+import RegistrationHTTP
+import ResponseCore
+import ResponseHTTP
+import ServiceKit
+import ServiceKitHTTP
+import StudyMetadataCore
+import StudyModels
+
+/// Every parser and validator an outside party's bytes reach, each as a function of arbitrary
+/// bytes. A target must return for every input: a trap (overflow, a reversed range, an index out
+/// of bounds, `!` on nil) is what the fuzzer looks for. Where a rule must hold whatever the input
+/// (an escaped value cannot leave its quotes, a header cannot gain a line), the target checks it
+/// and traps when it does not, so the fuzzer reports it as it reports a crash.
+enum FuzzTargets {
+    typealias Target = @Sendable ([UInt8]) -> Void
+
+    static let all: [(name: String, run: Target)] = [
+        ("study-document", studyDocument),
+        ("activity", activity),
+        ("app-envelope", appEnvelope),
+        ("process-response", processResponse),
+        ("multipart", multipart),
+        ("schema-protocol", schemaProtocol),
+        ("labkey-sql", labKeySQL),
+        ("labkey-parameters", labKeyParameters),
+        ("console-form", consoleForm),
+        ("invitation-csv", invitationCSV),
+        ("wire-formats", wireFormats),
+        ("mail-header", mailHeader),
+    ]
+
+    static func named(_ name: String) -> Target? { all.first { $0.name == name }?.run }
+
+    static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The draft a study's admin saves (`PUT .../draft`, the console's document upload): decoded,
+    /// validated, its activities listed as the apps read them.
+    static let studyDocument: Target = { bytes in
+        guard let document = try? JSONDecoder().decode(StudyDocument.self, from: Data(bytes)) else { return }
+        let problems = StudyValidator.validate(document)
+        guard problems.isEmpty else { return }
+        for activity in document.activities {
+            _ = VersionCounters.label(of: activity, version: 1)
+            _ = ActivityDesign(activity, in: document, activityVersion: 1).served(language: nil)
+        }
+    }
+
+    /// One activity in the apps' JSON (`PUT .../draft/activities/{id}`).
+    static let activity: Target = { bytes in
+        _ = try? ActivityImport.parse(Data(bytes))
+    }
+
+    /// A body of the apps' legacy calls: one JSON object whose members are the parameters.
+    static let appEnvelope: Target = { bytes in
+        for keep in [false, true] {
+            guard let members = LegacyEnvelope.members(ofBody: bytes, keepingCompoundText: keep) else { return }
+            for member in members { _ = member.value?.serialized() }
+        }
+    }
+
+    /// `processResponse`'s body: the checks made before it is stored, and each answer's date read
+    /// as processing reads it.
+    static let processResponse: Target = { bytes in
+        guard let members = LegacyEnvelope.members(ofBody: bytes, keepingCompoundText: true) else { return }
+        for member in members {
+            if let text = member.text { _ = ResponseRoutes.escapesNUL(text) }
+            if case .string(let value)? = member.value { _ = ResponseShredder.answerDateAndOffset(value) }
+            if let text = member.text, let data = try? JSONValue.parse(Array(text.utf8)) {
+                _ = try? SurveySchema.derive(fromDesign: Data(data.serialized().utf8))
+            }
+        }
+    }
+
+    /// A `multipart/form-data` body (the console's uploads); the first line is the boundary.
+    static let multipart: Target = { bytes in
+        let newline = bytes.firstIndex(of: 0x0A) ?? bytes.endIndex
+        let boundary = text(Array(bytes[..<newline]))
+        let body = newline < bytes.endIndex ? Array(bytes[(newline + 1)...]) : []
+        _ = MultipartFormData.boundary(contentType: "multipart/form-data; " + boundary)
+        _ = try? MultipartFormData.parts(body, boundary: boundary, maxParts: 100)
+    }
+
+    /// A schema-app protocol (`POST .../schema/import`): checked, imported, and planned for a
+    /// participant as the app would plan it.
+    static let schemaProtocol: Target = { bytes in
+        let check = SchemaProtocolCheck.check(text: bytes)
+        let imported = SchemaImport.read(bytes)
+        guard check.errors.isEmpty, imported.errors.isEmpty, let value = try? JSONValue.parse(bytes) else { return }
+        let plan = SchemaTaskPlan.make(
+            protocol: value, seed: 42, enrolledAt: Date(timeIntervalSince1970: 1_790_000_000),
+            zone: TimeZone(identifier: "Australia/Lord_Howe") ?? .gmt)
+        _ = plan.due(at: Date(timeIntervalSince1970: 1_800_000_000), completed: [])
+    }
+
+    /// A participant's or researcher's LabKey SQL, parsed and written as PostgreSQL against the
+    /// service's own views; every literal the translation writes must stay one literal.
+    static let labKeySQL: Target = { bytes in
+        guard let statement = try? QueryParser.parse(text(bytes)) else { return }
+        let catalogs = ResearcherSchemas.catalogs(lists: nil)
+        _ = try? QueryTranslator(schemas: catalogs, defaultSchema: ResearcherSchemas.mobileAppStudy, maxRows: 1_000)
+            .translate(statement)
+    }
+
+    /// `selectRows` and `executeSql`'s parameters, one `name=value` a line.
+    static let labKeyParameters: Target = { bytes in
+        var parameters: [String: [String]] = [:]
+        for line in text(bytes).split(separator: "\n", omittingEmptySubsequences: false) {
+            let pair = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            parameters[String(pair[0]), default: []].append(pair.count > 1 ? String(pair[1]) : "")
+        }
+        let catalog = ResearcherSchemas.catalogs(lists: nil)[ResearcherSchemas.mobileAppStudy]!
+        if let request = try? SelectRowsRequest(parameters: parameters, catalog: catalog) {
+            _ = try? QueryTranslator(catalog: catalog, maxRows: 1_000).translate(request.statement)
+        }
+        for name in ["maxRows", "offset", "query.offset"] { _ = try? QueryStatement.pagingCount(parameters[name]?.first, for: name) }
+        // A literal holds whatever it is given, and only its own quotes are quotes.
+        for value in parameters.values.joined() {
+            let literal = QueryTranslator.literal(value)
+            let inner = literal.unicodeScalars.dropFirst().dropLast()
+            precondition(literal.unicodeScalars.first == "'" && literal.unicodeScalars.last == "'")
+            precondition(Self.quotesArePaired(inner), "a literal's quote was left single: \(literal)")
+        }
+    }
+
+    /// Inside a literal every quote is one of a doubled pair.
+    static func quotesArePaired(_ scalars: Substring.UnicodeScalarView) -> Bool {
+        var run = 0
+        for scalar in scalars {
+            if scalar == "'" { run += 1 } else {
+                if run % 2 == 1 { return false }
+                run = 0
+            }
+        }
+        return run % 2 == 0
+    }
+
+    /// A console form (urlencoded, as a browser posts it), with its row operation applied and
+    /// then saved into a study's overview and consent sections.
+    static let consoleForm: Target = { bytes in
+        guard let form = try? FormFields(urlencoded: bytes) else { return }
+        let document: JSONValue = .object(["studyId": .string("FUZZ"), "overview": .array([]), "consent": .object([:])])
+        for section in [StudySection.overview, StudySection.consent, StudySection.notifications] {
+            if let op = form["op"], let edit = FormEdit(op) { _ = section.editing(form, edit) }
+            _ = section.completingSavedRows(form, from: document)
+            _ = section.views(values: form, problems: [], spanish: false, readOnly: false)
+            _ = try? section.applying(form, to: document)
+        }
+    }
+
+    /// An invitation CSV (`POST .../invitations/import`).
+    static let invitationCSV: Target = { bytes in
+        _ = try? AdminInvitationRoutes.wanted(fromCSV: text(bytes))
+    }
+
+    /// Version labels and the date and time formats the apps and documents send.
+    static let wireFormats: Target = { bytes in
+        let value = text(bytes)
+        _ = WireDates.version(fromLabel: value)
+        _ = LocalTimes.date(value)
+        _ = LocalTimes.time(value)
+        _ = LocalTimes.dateTime(value)
+        _ = ResponseShredder.answerDateAndOffset(value)
+        _ = UTCDay.days(from: value, to: "2026-12-31")
+        _ = WholeNumber.parse(value, in: 0...1_000_000)
+        _ = try? QueryStatement.rowCount(value, for: "LIMIT")
+        if LocalTimes.date(value) != nil { _ = WireDates.format(date: value, time: nil, in: "America/St_Johns") }
+    }
+
+    /// A mail's headers from a study name, a subject and addresses an admin or participant chose:
+    /// whatever they hold, the header block keeps its own lines.
+    static let mailHeader: Target = { bytes in
+        let parts = text(bytes).split(separator: "\u{0}", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        let subject = parts[0]
+        let to = parts.count > 1 ? parts[1] : "p@example.org"
+        let message = MailMessage(from: "StudyStack <no-reply@example.org>", to: to, subject: subject, text: "t", html: "<p>t</p>")
+        let wire = message.rfc5322(messageId: "fuzz0123456789ab")
+        let header = wire.components(separatedBy: "\r\n\r\n")[0]
+        let names = header.components(separatedBy: "\r\n").filter { !$0.hasPrefix(" ") }.map { $0.prefix { $0 != ":" } }
+        precondition(names.sorted() == ["Content-Type", "Date", "From", "MIME-Version", "Message-ID", "Subject", "To"],
+                     "a header was added: \(names)")
+        precondition(header.unicodeScalars.allSatisfy { $0 == "\r" || $0 == "\n" || TextRules.isSingleLine(String($0)) },
+                     "a control character in the header block")
+    }
+}
