@@ -10,8 +10,9 @@ import TestSupport
     static let huge = "9223372036854775807"
 
     /// Any app user (the app credential ships inside the app): a study version past every version
-    /// that can exist, on each call that reads one; and a response naming such an activity version,
-    /// which processing must settle as an error instead of asking study-metadata for ever.
+    /// that can exist, on each call that reads one, and a response naming such an activity version,
+    /// are refused; a response naming a version that could exist but does not is stored and
+    /// settles as an error, instead of asking study-metadata for ever.
     @Test func aVersionPastEveryVersionIsRefusedAndItsResponseEndsInError() async throws {
         try await Platform.run { platform in
             let app = platform.app(.ios)
@@ -24,9 +25,15 @@ import TestSupport
             let enrolled = try await app.response(
                 "enroll", [("studyId", "DEMOSTUDY"), ("token", platform.tokens[0]), ("allowDataSharing", "true")])
             let participant = try #require(enrolled.json?["data"]?["appToken"]?.string, "\(enrolled.text)")
-            var submission = JourneyResponses.dailyResponse(participant: participant, name: "daily", version: "1.\(Self.huge)")
-            submission["type"] = "questionnaire"
-            let submitted = try await app.processResponse(submission)
+            let refused = try await app.processResponse(
+                JourneyResponses.dailyResponse(participant: participant, name: "daily", version: "1.\(Self.huge)"))
+            #expect(refused.status == 400, "\(refused.status) \(refused.text)")
+            #expect(refused.json?["success"]?.bool == false)
+            #expect(refused.text.contains("is not a version"), "\(refused.text)")
+            try await Self.expectAlive(platform)
+            // A version that could exist but does not: stored, as the original stored it, then settled.
+            let submitted = try await app.processResponse(
+                JourneyResponses.dailyResponse(participant: participant, name: "daily", version: "1.999999"))
             #expect(submitted.status == 200, "the original accepts and processes later: \(submitted.text)")
             let settled = try await eventually("the poisoned response settled") {
                 let list = try await platform.admin.send(.GET, platform.response.baseURL + "/admin/v1/studies/DEMOSTUDY/responses")

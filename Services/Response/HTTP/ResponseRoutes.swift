@@ -44,6 +44,13 @@ package struct ResponseRoutes: Sendable {
         let version = text("version")
         if activityId == nil { problems.append(.init(field: "activityId", message: "ActivityId not included in request")) }
         if version == nil { problems.append(.init(field: "version", message: "SurveyVersion not included in request")) }
+        // A label no design can have (a number past every version, a character no label holds)
+        // is refused now, not stored to fail in processing.
+        if let version, !StudyActivity.isValidVersionLabel(version) {
+            problems.append(.init(
+                field: "version",
+                message: "SurveyVersion '\(version.prefix(64))' is not a version: 1 to 32 letters, digits, dots, hyphens or underscores, a number at most 1000000"))
+        }
         // The answers stay the text they came as; PostgreSQL reads them (and derives the
         // fingerprint from their canonical form).
         let data = call.compound["data"] ?? call.parameters["data"].flatMap { $0 == .null ? nil : $0.serialized() }

@@ -44,10 +44,26 @@ public struct StudyActivity: Codable, Sendable, Equatable {
         arm = try c.decodeIfPresent(String.self, forKey: .arm)
     }
 
-    /// What a version label may be: what the original servers' versions looked like.
+    /// Every version number a study, its consent or an activity can reach: one a minute for a
+    /// year is half a million publications, so a number past this comes from outside, never from
+    /// a study (docs/security.md, Numbers from outside).
+    public static let versionNumbers = 1...1_000_000
+
+    /// What a version label may be: what the original servers' versions looked like. A label in
+    /// the numbered form (`7`, `1.6`) must name a number a version can have, so that no label
+    /// anywhere (a draft, an app's request, a response) carries a number past `versionNumbers`.
     public static func isValidVersionLabel(_ label: String) -> Bool {
-        (1...32).contains(label.count)
-            && label.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }
+        let scalars = label.unicodeScalars
+        guard (1...32).contains(scalars.count),
+            scalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) })
+        else { return false }
+        let parts = label.split(separator: ".", omittingEmptySubsequences: false)
+        let isNumber = { (part: Substring) in !part.isEmpty && part.unicodeScalars.allSatisfy { ("0"..."9").contains($0) } }
+        if parts.count == 1, isNumber(parts[0]) { return WholeNumber.parse(parts[0], in: 0...versionNumbers.upperBound) != nil }
+        if parts.count == 2, parts[0] == "1", isNumber(parts[1]) {
+            return WholeNumber.parse(parts[1], in: 0...versionNumbers.upperBound - 1) != nil
+        }
+        return true
     }
 
     /// `questionnaire` unless it says otherwise or its steps are active tasks.

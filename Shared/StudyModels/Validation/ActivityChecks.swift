@@ -24,7 +24,7 @@ struct ActivityChecks {
 
         if !Identifiers.isValid(activity.activityId) { problem("\(pointer)/activityId", Identifiers.rule) }
         if let label = activity.versionLabel, !StudyActivity.isValidVersionLabel(label) {
-            problem("\(pointer)/versionLabel", "1 to 32 letters, digits, dots, hyphens or underscores, like 3 or 2.1")
+            problem("\(pointer)/versionLabel", "1 to 32 letters, digits, dots, hyphens or underscores, like 3 or 2.1 (a number at most 1000000)")
         }
         if activity.steps.isEmpty { warning("\(pointer)/steps", "the activity has no steps") }
 

@@ -47,10 +47,8 @@ package struct VersionCounters: Codable, Sendable, Equatable {
                 changes)
     }
 
-    /// Every version number a study, its consent or an activity can reach: one a minute for
-    /// a year is half a million publications, so a number past this comes from outside, never
-    /// from a study (docs/security.md, Numbers from outside).
-    package static let numbers = 1...1_000_000
+    /// Every version number a study, its consent or an activity can reach.
+    package static let numbers = StudyActivity.versionNumbers
 
     /// How the apps see a version number: 1 → "1.0", 2 → "1.1", 11 → "1.10".
     package static func label(_ version: Int) -> String { "1.\(version - 1)" }
