@@ -97,7 +97,7 @@ enum FuzzTargets {
     }
 
     /// A participant's or researcher's LabKey SQL, parsed and written as PostgreSQL against the
-    /// service's own views; every literal the translation writes must stay one literal.
+    /// service's own views.
     static let labKeySQL: Target = { bytes in
         guard let statement = try? QueryParser.parse(text(bytes)) else { return }
         let catalogs = ResearcherSchemas.catalogs(lists: nil)
@@ -105,7 +105,8 @@ enum FuzzTargets {
             .translate(statement)
     }
 
-    /// `selectRows` and `executeSql`'s parameters, one `name=value` a line.
+    /// `selectRows` and `executeSql`'s parameters, one `name=value` a line; every value written as
+    /// an SQL literal must stay one literal.
     static let labKeyParameters: Target = { bytes in
         var parameters: [String: [String]] = [:]
         for line in text(bytes).split(separator: "\n", omittingEmptySubsequences: false) {
