@@ -5,7 +5,8 @@
 # - a program that traps (an index out of range, as a Swift service would on a bug) leaves the
 #   Swift runtime's backtrace in its log, with the function it died in, and is started again;
 # - SIGTERM to the process group (what `make stop` sends) ends the service and its supervisor,
-#   and starts nothing again.
+#   and starts nothing again;
+# - a service that exits 78 (its settings are wrong) is not started again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -80,4 +81,11 @@ poll 30 gone "$crash" || die "supervise: the crashing program's supervisor did n
 for expected in "Fatal error: Index out of range" "Program crashed" "lookUp" "crash.swift:3" "supervisor: crash was ended by signal"; do
     grep -q -F "$expected" "$work/crash.log" || die "supervise: the crash's log has no \"$expected\": $(head -n 20 "$work/crash.log")"
 done
+# --- a configuration error is not retried -----------------------------------------------------------
+supervise misconfigured env HTTP_PORT=not-a-port "$bin/console"
+misconfigured=${groups[-1]}
+poll 30 gone "$misconfigured" || die "supervise: a service with a configuration error was started again and again"
+[ "$(restarts misconfigured)" = 0 ] || die "supervise: a configuration error was counted as a restart"
+grep -q "misconfigured exited with status 78 (its configuration is wrong" "$work/misconfigured.log" ||
+    die "supervise: the configuration error's stop is not in the log: $(tail -n 3 "$work/misconfigured.log")"
 log "supervise: a killed console came back (restart logged and counted), a crash left its backtrace, SIGTERM stopped both"

@@ -34,6 +34,12 @@ while :; do
     while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done
     if [ -z "$status" ]; then wait "$child"; status=$?; fi
     [ -n "$stopping" ] && exit 0
+    # 78 (EX_CONFIG) is a service's word that its settings are wrong: starting it again cannot
+    # help (systemd's RestartPreventExitStatus=78 in deploy/systemd does the same).
+    if [ "$status" = 78 ]; then
+        note "$name exited with status 78 (its configuration is wrong; its log says which setting): not started again"
+        exit 78
+    fi
     if [ $(($(date +%s) - started)) -ge 60 ]; then wait_seconds=1; fi
     restarts=$((restarts + 1))
     echo "$restarts" >"$counter"
