@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "console", targets: ["console"]),
         .library(name: "StudyModels", targets: ["StudyModels"]),
         .library(name: "JSONText", targets: ["JSONText"]),
+        .library(name: "JSONSchema", targets: ["JSONSchema"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "ServiceKitHTTP", targets: ["ServiceKitHTTP"]),
         .library(name: "SMTPClient", targets: ["SMTPClient"]),
@@ -55,6 +56,14 @@ let package = Package(
         .target(
             name: "JSONText",
             path: "Shared/JSONText",
+            swiftSettings: strictSettings
+        ),
+        // A draft-07 JSON Schema validator (Sage's assessment files are described by draft-07
+        // schemas, and no maintained Swift package validates them): compiled once, no I/O.
+        .target(
+            name: "JSONSchema",
+            dependencies: ["JSONText"],
+            path: "Shared/JSONSchema",
             swiftSettings: strictSettings
         ),
         .target(
@@ -343,7 +352,7 @@ let package = Package(
         .executableTarget(
             name: "studystack-fuzz",
             dependencies: [
-                "StudyModels", "JSONText", "ServiceKit", "ServiceKitHTTP", "StudyMetadataCore", "RegistrationCore",
+                "StudyModels", "JSONText", "JSONSchema", "ServiceKit", "ServiceKitHTTP", "StudyMetadataCore", "RegistrationCore",
                 "RegistrationHTTP", "ResponseCore", "ResponseHTTP", "ConsoleCore",
             ],
             path: "Tests/Fuzz",
@@ -379,6 +388,12 @@ let package = Package(
             name: "QRCodeTests",
             dependencies: ["QRCode", "TestSupport"],
             path: "Tests/QRCodeTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "JSONSchemaTests",
+            dependencies: ["JSONSchema", "JSONText"],
+            path: "Tests/JSONSchemaTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

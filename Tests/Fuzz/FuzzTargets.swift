@@ -1,5 +1,6 @@
 import ConsoleCore
 import Foundation
+import JSONSchema
 import JSONText
 import RegistrationCore
 import RegistrationHTTP
@@ -31,6 +32,7 @@ enum FuzzTargets {
         ("invitation-csv", invitationCSV),
         ("wire-formats", wireFormats),
         ("mail-header", mailHeader),
+        ("json-schema", jsonSchema),
     ]
 
     static func named(_ name: String) -> Target? { all.first { $0.name == name }?.run }
@@ -186,4 +188,48 @@ enum FuzzTargets {
         precondition(header.unicodeScalars.allSatisfy { $0 == "\r" || $0 == "\n" || TextRules.isSingleLine(String($0)) },
                      "a control character in the header block")
     }
+
+    /// A JSON Schema compiled from the bytes (the compiler, `$id`/`$ref` resolution, the ECMA-262
+    /// translation, formats asserted), and the same bytes as a document checked against it and
+    /// against a fixed schema that uses every keyword. The yes/no check and the full report must
+    /// agree. A fuzzed schema's own patterns are not run: ICU's backtracking has no time limit
+    /// reachable through Foundation, and the product compiles schemas only from the files it
+    /// ships, never from a request (docs/security.md).
+    static let jsonSchema: Target = { bytes in
+        guard let value = try? JSONValue.parse(bytes) else { return }
+        if let schema = try? JSONSchema(value, at: "https://fuzz.example/schema.json", assertsFormats: true), !mentionsPatterns(value) {
+            precondition(schema.isValid(value) == schema.violations(of: value).isEmpty, "the check and the report disagree")
+        }
+        if let fixed = everyKeyword {
+            precondition(fixed.isValid(value) == fixed.violations(of: value).isEmpty, "the check and the report disagree")
+        }
+    }
+
+    static func mentionsPatterns(_ value: JSONValue) -> Bool {
+        switch value {
+        case .object(let members): members.keys.contains { $0 == "pattern" || $0 == "patternProperties" || $0 == "format" } || members.values.contains(where: mentionsPatterns)
+        case .array(let items): items.contains(where: mentionsPatterns)
+        default: false
+        }
+    }
+
+    static let everyKeyword: JSONSchema? = {
+        let text = ##"""
+            {"$id": "https://fuzz.example/every.json", "definitions": {"node": {"type": "object",
+              "properties": {"identifier": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z0-9_.-]+$"},
+                             "type": {"enum": ["section", "instruction", "choiceQuestion"]},
+                             "steps": {"type": "array", "items": {"$ref": "#/definitions/node"}, "uniqueItems": true, "maxItems": 50},
+                             "duration": {"type": "number", "multipleOf": 0.25, "exclusiveMinimum": 0, "maximum": 86400},
+                             "date": {"type": "string", "format": "date-time"}, "uri": {"format": "uri"}},
+              "patternProperties": {"^x-": true}, "additionalProperties": {"not": {"type": "null"}},
+              "required": ["identifier"], "dependencies": {"steps": ["type"], "duration": {"required": ["type"]}},
+              "propertyNames": {"maxLength": 40}, "minProperties": 1, "maxProperties": 20,
+              "if": {"properties": {"type": {"const": "section"}}}, "then": {"required": ["steps"]}, "else": {"not": {"required": ["steps"]}},
+              "oneOf": [{"required": ["identifier"]}, {"required": ["id"]}], "anyOf": [true, false],
+              "allOf": [{"contains": {"type": "string"}}, {}]}},
+             "anyOf": [{"$ref": "#/definitions/node"}, {"type": "array", "items": [{"type": "integer"}], "additionalItems": {"$ref": "#"}}]}
+            """##
+        guard let schema = try? JSONValue.parse(Array(text.utf8)) else { return nil }
+        return try? JSONSchema(schema, assertsFormats: true)
+    }()
 }
