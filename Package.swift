@@ -360,6 +360,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // make bench's JSON Schema figure: validations per second of one document (beside
+        // Python's jsonschema, in scripts/bench_json_schema.py).
+        .executableTarget(
+            name: "json-schema-bench",
+            dependencies: ["JSONSchema", "JSONText"],
+            path: "Tests/Bench",
+            swiftSettings: strictSettings
+        ),
+
         .target(
             name: "TestSupport",
             dependencies: [

@@ -10,7 +10,7 @@
 # processing rate with one and two replicas beside pgbench doing the same inserts
 # (scripts/bench_processing.sh), the data grid and the LabKey API over a 100,000-row table; the schema app's
 # receiver beside the schema project's demo_post.php; then measure the database ceiling
-# with pgbench. Prints requests/s, p99, the ratios, and the main ratios before and after.
+# with pgbench; and last the JSON Schema validator beside Python's jsonschema. Prints requests/s, p99, the ratios, and the main ratios before and after.
 # The stack is restarted with the per-address rate limit lifted: wrk sends everything from one
 # address.
 set -euo pipefail
@@ -530,5 +530,28 @@ for name, label in (("labkey-getQuery", "getQuery: 100 of a filter, total"), ("l
     rps, p99, errors = wrk(name)
     print(f"{label:<34}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / resp[0]:>20.3f}")
 print("(/healthz measured at the run's connection count; the LabKey calls at two)")
+PY
+
+# --- the JSON Schema validator beside Python's jsonschema 4.26, on Sage's largest example -----
+# The same document, the same schema (every schema file of Sage's v2 folder registered by its
+# $id, nothing fetched), one process each, one after the other.
+log "json-schema: Sage's AssessmentResultObject_0.json against AssessmentResultObject.json, ${duration}s in Swift, then in Python's jsonschema"
+ensure_tools_venv
+swift build -c release --product json-schema-bench >"$results.schema-build" 2>&1 || { cat "$results.schema-build" >&2; exit 1; }
+sage=Tests/Fixtures/sage
+schema_args=("$sage/schemas/v2" AssessmentResultObject.json "$sage/examples/v2/AssessmentResultObject/AssessmentResultObject_0.json" "$duration")
+"$(swift build -c release --show-bin-path)/json-schema-bench" "${schema_args[@]}" >"$results.schema-swift"
+"$tools_venv/bin/python" scripts/bench_json_schema.py "${schema_args[@]}" >"$results.schema-python"
+python3 - "$results" "$(wc -c <"$sage/examples/v2/AssessmentResultObject/AssessmentResultObject_0.json")" <<'PY'
+import json, sys
+swift = json.load(open(f"{sys.argv[1]}.schema-swift"))
+python = json.load(open(f"{sys.argv[1]}.schema-python"))
+print(f"\nJSON Schema (draft-07): Sage's largest example ({int(sys.argv[2]):,} bytes), validated over and over, one core")
+print(f"{'validator':<34}{'documents/s':>12}{'valid':>8}{'ratio to Python':>18}")
+print(f"{'Python jsonschema ' + python['jsonschema']:<34}{python['documentsPerSecond']:>12,}{str(python['valid']):>8}{1:>18.2f}")
+print(f"{'StudyStack JSONSchema':<34}{swift['documentsPerSecond']:>12,}{str(swift['valid']):>8}{swift['documentsPerSecond'] / python['documentsPerSecond']:>18.1f}")
+print("(goal: ratio >= 10; both must call the document valid)")
+if swift["valid"] != python["valid"]:
+    sys.exit("the two validators disagree about the document")
 PY
 rm -f "$results" "$results".*
