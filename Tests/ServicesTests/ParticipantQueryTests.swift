@@ -360,9 +360,3 @@ extension SandboxedQueries {
     }
 }
 
-extension JSONValue {
-    var array: [JSONValue]? {
-        if case .array(let values) = self { return values }
-        return nil
-    }
-}

@@ -256,11 +256,6 @@ import TestSupport
 }
 
 extension JSONValue {
-    var object: [String: JSONValue]? {
-        if case .object(let value) = self { return value }
-        return nil
-    }
-
     var arrayCount: Int? {
         if case .array(let value) = self { return value.count }
         return nil
