@@ -43,6 +43,12 @@ public struct JSONSchema: Sendable {
         evaluator = SchemaEvaluator(nodes: compiler.nodes)
     }
 
+    /// Whether `pattern` is an ECMA-262 regular expression this validator can use (for checking
+    /// patterns a document carries for the apps, as Sage's `regExValidator`).
+    public static func isValidPattern(_ pattern: String) -> Bool {
+        (try? SchemaPattern(pattern)) != nil
+    }
+
     /// Whether `instance` conforms. Stops at the first failure and records nothing.
     public func isValid(_ instance: JSONValue) -> Bool {
         var probe = FirstFailure()
