@@ -66,6 +66,15 @@ let package = Package(
             path: "Shared/JSONSchema",
             swiftSettings: strictSettings
         ),
+        // Sage Bionetworks' AssessmentModel: its published schemas (shipped as resources, mended
+        // when loaded), the checks of an assessment, and its mapping to the study model.
+        .target(
+            name: "SageAssessments",
+            dependencies: ["JSONSchema", "JSONText", "StudyModels"],
+            path: "Shared/SageAssessments",
+            resources: [.copy("Schemas")],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StudyModels",
             dependencies: ["JSONText"],
@@ -403,6 +412,12 @@ let package = Package(
             name: "JSONSchemaTests",
             dependencies: ["JSONSchema", "JSONText"],
             path: "Tests/JSONSchemaTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SageAssessmentsTests",
+            dependencies: ["SageAssessments", "JSONSchema", "JSONText", "StudyModels"],
+            path: "Tests/SageAssessmentsTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
