@@ -1,3 +1,5 @@
+import JSONText
+
 /// An activity of a study: its identity, schedule and steps (in the shape the apps read).
 public struct StudyActivity: Codable, Sendable, Equatable {
     /// The activity id the apps see: unique within the study, immutable once launched.
@@ -15,6 +17,8 @@ public struct StudyActivity: Codable, Sendable, Equatable {
     public var versionLabel: String?
     /// The arm whose participants do this activity (one of the study's `arms`); absent: everyone.
     public var arm: String?
+    /// The Sage assessment the activity was imported from (docs/sage.md); absent for the rest.
+    public var assessment: SageAssessment?
 
     public init(
         activityId: String, title: LocalizedText, type: ActivityDesign.Kind? = nil, branching: Bool = false,
@@ -30,7 +34,7 @@ public struct StudyActivity: Codable, Sendable, Equatable {
         self.arm = arm
     }
 
-    enum CodingKeys: String, CodingKey { case activityId, title, type, branching, schedule, steps, versionLabel, arm }
+    enum CodingKeys: String, CodingKey { case activityId, title, type, branching, schedule, steps, versionLabel, arm, assessment }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -42,6 +46,7 @@ public struct StudyActivity: Codable, Sendable, Equatable {
         steps = try c.decode([ActivityStep].self, forKey: .steps)
         versionLabel = try c.decodeIfPresent(String.self, forKey: .versionLabel)
         arm = try c.decodeIfPresent(String.self, forKey: .arm)
+        assessment = try c.decodeIfPresent(SageAssessment.self, forKey: .assessment)
     }
 
     /// Every version number a study, its consent or an activity can reach: one a minute for a
@@ -78,6 +83,22 @@ public struct StudyActivity: Codable, Sendable, Equatable {
         }
         return steps.first { $0.key == key }
     }
+}
+
+/// A Sage assessment an activity was made from: the document as imported (what Sage's clients
+/// read back), and why the MyStudies apps cannot run the activity, if they cannot.
+public struct SageAssessment: Codable, Sendable, Equatable {
+    public var document: JSONValue
+    /// Empty when the MyStudies apps can run the activity; otherwise each reason, located in the
+    /// assessment, and the activity is served to Sage's clients only.
+    public var sageOnly: [ValidationProblem]
+
+    public init(document: JSONValue, sageOnly: [ValidationProblem]) {
+        self.document = document
+        self.sageOnly = sageOnly
+    }
+
+    public var isSageOnly: Bool { !sageOnly.isEmpty }
 }
 
 /// When an activity is available: a frequency, either at absolute dates in the study's time zone

@@ -217,8 +217,11 @@ package struct WCPRoutes {
     }
 
     /// Active tasks other than the fetal kick counter are not offered to Android.
+    /// Whether the MyStudies app on `platform` is sent the activity: not a Sage assessment the
+    /// apps cannot run (docs/sage.md), and on Android no active task it lacks.
     package static func isOffered(_ activity: StudyActivity, on platform: Platform) -> Bool {
-        platform == .ios || activity.steps.allSatisfy { $0.taskType?.isAvailableOnAndroid ?? true }
+        guard activity.assessment?.isSageOnly != true else { return false }
+        return platform == .ios || activity.steps.allSatisfy { $0.taskType?.isAvailableOnAndroid ?? true }
     }
 
     package static func required(_ name: String, _ client: AppClient) throws -> String {
