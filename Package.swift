@@ -144,7 +144,7 @@ let package = Package(
         .target(
             name: "StudyMetadataCore",
             dependencies: [
-                "ServiceKit", "StudyModels",
+                "ServiceKit", "StudyModels", "SageAssessments",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -157,7 +157,7 @@ let package = Package(
         .target(
             name: "StudyMetadataHTTP",
             dependencies: [
-                "StudyMetadataCore", "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                "StudyMetadataCore", "ServiceKit", "ServiceKitHTTP", "StudyModels", "JSONText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -170,7 +170,7 @@ let package = Package(
         .target(
             name: "StudyMetadataService",
             dependencies: [
-                "StudyMetadataCore", "StudyMetadataHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                "StudyMetadataCore", "StudyMetadataHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels", "SageAssessments",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -5,8 +5,9 @@ import StudyModels
 ///
 /// Every step becomes a step of the activity, its key the step's path with `_` (`mood_q1` for
 /// `q1` in the section `mood`, as Sage's `answers.json` names answers). What the MyStudies apps
-/// cannot show is not dropped: the activity is kept whole and marked Sage-only, with each reason
-/// located in the assessment, and is served to Sage's clients only.
+/// cannot show is not dropped: the activity is marked Sage-only, with each reason located in the
+/// assessment, keeps no MyStudies steps, and is served to Sage's clients only; the assessment it
+/// keeps is its whole design.
 public struct AssessmentImport: Sendable {
     /// The activity, with `assessment` holding the document as imported.
     public var activity: StudyActivity
@@ -28,9 +29,16 @@ public struct AssessmentImport: Sendable {
         if reasons.isEmpty {
             // What the mapping made must pass the study's own checks, or the apps are not sent it.
             let probe = StudyDocument(studyId: "SAGE", appId: "SAGE", name: "SAGE", activities: [activity])
-            for problem in StudyValidator.validate(probe) where problem.pointer.hasPrefix("/activities/0") {
+            // (Its steps only: the schedule is the coordinator's, checked when the draft is saved.)
+            for problem in StudyValidator.validate(probe) where problem.pointer.hasPrefix("/activities/0/steps") {
                 reasons.append(ValidationProblem(pointer: "", message: "the activity made from it fails a check of the study model: \(problem.pointer.dropFirst("/activities/0".count)) \(problem.message)"))
             }
+        }
+        if !reasons.isEmpty {
+            // The MyStudies apps are never sent it, so it keeps no steps of theirs: the assessment
+            // is its design (and what its answers are read against).
+            activity.steps = []
+            activity.branching = false
         }
         activity.assessment = SageAssessment(document: document, sageOnly: reasons)
         self.activity = activity

@@ -54,6 +54,8 @@ import Testing
             "/steps/1/surveyRules/0/matchingAnswer", "/steps/7/choices/4/selectorType", "/steps/8/surveyRules/0/ruleOperator",
         ])
         #expect(readme.activity.assessment?.isSageOnly == true)
+        #expect(readme.activity.steps.isEmpty)
+        #expect(readme.activity.assessment?.document == survey)
         let other = AssessmentImport(try parse(#"""
             {"type": "assessment", "identifier": "walk", "steps": [
               {"type": "permission", "identifier": "motion", "permissionType": "motion"},

@@ -1,5 +1,6 @@
 import Configuration
 import Logging
+import SageAssessments
 import ServiceKit
 import ServiceKitHTTP
 import StudyMetadataCore
@@ -21,6 +22,8 @@ public enum StudyMetadataService: ServiceAssembly {
     ) throws -> ServiceApplication {
         let adminSettings = try AdminSettings(reader: reader)
         let hasher = PasswordHasher()
+        // Sage's schemas ship beside the executable; without them the service does not start.
+        let sageSchemas = try SageSchemaSet.bundled()
         return try buildServiceApplication(
             descriptor: descriptor, settings: settings, logger: logger,
             errorFormat: { path in path.hasPrefix("/StudyMetaData/") ? .statusMessage : .admin },
@@ -71,6 +74,8 @@ public enum StudyMetadataService: ServiceAssembly {
                     protocolBase: adminSettings.schemaProtocolURL ?? environment.settings.peers[.studyMetadata]!,
                     dataBase: schemaDataURL
                 ).add(to: routes.router)
+                SageAdminRoutes(imports: AssessmentImports(studies: studies, schemas: sageSchemas), authenticator: authenticator)
+                    .add(to: routes.router)
                 let apiKeys = APIKeyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
                 AdminAPIKeyRoutes(keys: apiKeys, authenticator: authenticator).add(to: routes.router)
                 InternalAdminRoutes(store: store, keys: apiKeys).add(to: routes.internalGroup)

@@ -150,7 +150,7 @@ package struct StudyStore: Sendable {
 
     /// Changes a study's draft with `edit` and saves it if the whole draft is valid, in one
     /// transaction that locks the study's row, so concurrent edits are not lost. The audit event
-    /// `action` commits with the change.
+    /// `action` commits with the change; an edit that leaves the draft as it was writes nothing.
     package func editDraft<Made: Sendable>(
         studyId: String, by admin: AuthenticatedAdmin, action: String, details: [String: String] = [:],
         edit: @Sendable (inout StudyDocument) -> Made
@@ -159,9 +159,12 @@ package struct StudyStore: Sendable {
             guard let existing = try await lockStudy(studyId, on: connection) else { return .notFound }
             if existing.status == .deactivated { return .closed }
             var draft = try JSONDecoder().decode(StudyDocument.self, from: Data(existing.draft.utf8))
+            let original = draft
             let made = edit(&draft)
             let review = StudyValidator.review(draft)
             guard review.problems.isEmpty else { return .invalid(review.problems, made) }
+            // An edit that changes nothing writes nothing, and records no event.
+            if draft == original { return .saved(warnings: review.warnings + review.unfinished, made) }
             let json = String(decoding: try JSONEncoder().encode(draft), as: UTF8.self)
             try await connection.query(
                 """
