@@ -361,7 +361,7 @@ let package = Package(
         .executableTarget(
             name: "studystack-fuzz",
             dependencies: [
-                "StudyModels", "JSONText", "JSONSchema", "ServiceKit", "ServiceKitHTTP", "StudyMetadataCore", "RegistrationCore",
+                "StudyModels", "JSONText", "JSONSchema", "SageAssessments", "ServiceKit", "ServiceKitHTTP", "StudyMetadataCore", "RegistrationCore",
                 "RegistrationHTTP", "ResponseCore", "ResponseHTTP", "ConsoleCore",
             ],
             path: "Tests/Fuzz",

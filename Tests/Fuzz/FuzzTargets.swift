@@ -2,6 +2,7 @@ import ConsoleCore
 import Foundation
 import JSONSchema
 import JSONText
+import SageAssessments
 import RegistrationCore
 import RegistrationHTTP
 import ResponseCore
@@ -33,6 +34,7 @@ enum FuzzTargets {
         ("wire-formats", wireFormats),
         ("mail-header", mailHeader),
         ("json-schema", jsonSchema),
+        ("sage-assessment", sageAssessment),
     ]
 
     static func named(_ name: String) -> Target? { all.first { $0.name == name }?.run }
@@ -232,4 +234,20 @@ enum FuzzTargets {
         guard let schema = try? JSONValue.parse(Array(text.utf8)) else { return nil }
         return try? JSONSchema(schema, assertsFormats: true)
     }()
+
+    /// A Sage assessment as `PUT .../draft/assessments/{identifier}` reads it: checked against
+    /// Sage's mended schemas and rules, made into an activity, and that activity's steps checked
+    /// as the draft's save checks them. An activity made from an assessment with no error must
+    /// pass the study model's checks of its steps, or be Sage-only with a reason.
+    static let sageAssessment: Target = { bytes in
+        guard let schemas = sageSchemas, let document = try? JSONValue.parse(bytes) else { return }
+        let check = AssessmentCheck.check(document, schemas: schemas)
+        guard check.errors.isEmpty else { return }
+        let imported = AssessmentImport(document)
+        let study = StudyDocument(studyId: "FUZZ", appId: "FUZZ", name: "Fuzz", activities: [imported.activity])
+        let stepProblems = StudyValidator.validate(study).filter { $0.pointer.hasPrefix("/activities/0/steps") }
+        precondition(stepProblems.isEmpty || imported.activity.assessment?.isSageOnly == true, "a served activity with problems: \(stepProblems)")
+    }
+
+    static let sageSchemas: SageSchemaSet? = try? SageSchemaSet.bundled()
 }
