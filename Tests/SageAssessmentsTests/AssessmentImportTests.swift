@@ -79,3 +79,31 @@ import Testing
         #expect(again.activity.steps.map(\.key) == ["c"])
     }
 }
+
+/// Every official example of a step and of an input, in an assessment of its own: imported,
+/// served to the MyStudies apps or Sage-only for the reason docs/sage.md gives.
+@Suite struct ExampleImportTests {
+    static let expectedSageOnly: [String: String] = [
+        "CountdownStepObject_0.json": "/steps/0/type",
+        "PermissionStepObject_0.json": "/steps/0/type",
+    ]
+
+    @Test func everyStepAndInputExampleImports() throws {
+        let schemas = try SageSchemaSet.bundled()
+        let examples = try SageExamplesTests.examples().filter { $0.file == "Node.json" || $0.file == "TextInputItem.json" }
+        #expect(examples.count == 14)
+        var outcomes: [String: [String]] = [:]
+        for example in examples {
+            let part = try SageExamplesTests.parse(example.url)
+            let step: JSONValue = example.file == "Node.json" ? part
+                : .object(["type": .string("simpleQuestion"), "identifier": .string("q"), "inputItem": part])
+            let assessment: JSONValue = .object(["type": .string("assessment"), "identifier": .string("example"), "steps": .array([step])])
+            let check = AssessmentCheck.check(assessment, schemas: schemas)
+            #expect(check.errors.isEmpty, "\(example.url.lastPathComponent): \(check.errors)")
+            outcomes[example.url.lastPathComponent] = AssessmentImport(assessment).sageOnlyReasons.map(\.pointer)
+        }
+        for (name, reasons) in outcomes.sorted(by: { $0.key < $1.key }) {
+            #expect(reasons == Self.expectedSageOnly[name].map { [$0] } ?? [], "\(name): \(reasons)")
+        }
+    }
+}
