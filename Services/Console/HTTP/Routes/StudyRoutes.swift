@@ -271,9 +271,23 @@ package struct StudyRoutes: Sendable {
         page["saved"] = saved
         page["unsaved"] = unsaved
         let study = AdminAPIClient.segment(state.summary.studyId)
+        let activities = state.draft["activities"]?.array ?? []
         if section.slug == "activities" {
-            page["pageLinks"] = [["label": "Import an activity designed elsewhere", "href": "/studies/\(study)/import"]]
+            page["pageLinks"] = [["label": "Import an activity designed elsewhere, or a Sage assessment", "href": "/studies/\(study)/import"]]
+            let sageOnly = activities.filter { !($0["assessment"]?["sageOnly"]?.array ?? []).isEmpty }.compactMap { $0["activityId"]?.string }
+            page["hasSageOnly"] = !sageOnly.isEmpty
+            page["sageOnlyActivities"] = sageOnly.enumerated().map { index, id -> [String: Any] in
+                ["id": id, "href": "/studies/\(study)/activities/\(AdminAPIClient.segment(id))", "last": index == sageOnly.count - 1]
+            }
         } else if let activity = section.activityId {
+            if section.namedBy == nil, let assessment = activities.first(where: { $0["activityId"]?.string == activity })?["assessment"] {
+                let reasons = assessment["sageOnly"]?.array ?? []
+                page["sageAssessment"] = [
+                    "sageOnly": !reasons.isEmpty,
+                    "reasons": reasons.map { ["pointer": $0["pointer"]?.string ?? "", "message": $0["message"]?.string ?? ""] },
+                    "href": "/studies/\(study)/activities/\(AdminAPIClient.segment(activity))/assessment.json",
+                ] as [String: Any]
+            }
             let activityPath = "/studies/\(study)/activities/\(AdminAPIClient.segment(activity))"
             var links = [["label": "Preview it as the app shows it", "href": activityPath + "/preview"]]
             if section.namedBy != nil { links.insert(["label": "Back to activity \(activity) and its steps", "href": activityPath], at: 0) }

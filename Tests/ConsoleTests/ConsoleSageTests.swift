@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A Sage assessment through the console: imported from its file, shown on its activity's page
+/// with why it is Sage-only, listed as such, and downloaded as imported.
+@Suite struct ConsoleSageTests {
+    static let readmeSurvey = Conformance.root.appendingPathComponent("sage/README-extract/README_ExampleSurvey.json")
+
+    @Test func aSageAssessmentIsImportedShownAndDownloaded() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let form = try await browser.get("/studies/CONSOLE1/import")
+            #expect(form.html.contains("A Sage assessment"))
+            let csrf = try #require(form.input("csrf"))
+            let survey = try Data(contentsOf: Self.readmeSurvey)
+
+            // A broken one: the page says what, and where, and nothing is saved.
+            let broken = try await browser.post(
+                "/studies/CONSOLE1/import",
+                [("csrf", csrf), ("format", "sage"), ("activityId", ""), ("design", #"{"type": "assessment", "identifier": "bad", "steps": []}"#)])
+            #expect(broken.status == .unprocessableContent)
+            #expect(broken.html.contains("Not imported"))
+            #expect(broken.html.contains("must hold at least one step"))
+            let before = try await fixture.draft().json["activities"] as? [Any]
+            #expect(before?.isEmpty ?? true)
+
+            // Sage's README survey as a file; its identifier names the activity.
+            let imported = try await browser.post(
+                "/studies/CONSOLE1/import", [("csrf", csrf), ("format", "sage"), ("activityId", ""), ("design", "")],
+                files: [("designFile", "surveyA.json", Array(survey))])
+            #expect(imported.status == .seeOther)
+            #expect(imported.location == "/studies/CONSOLE1/activities/surveyA?saved=1")
+
+            let page = try await browser.get("/studies/CONSOLE1/activities/surveyA")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("Imported from a Sage assessment"))
+            #expect(page.html.contains("the MyStudies apps are not sent this activity"))
+            #expect(page.html.contains("/steps/7/choices/4/selectorType"))
+            let list = try await browser.get("/studies/CONSOLE1/activities")
+            #expect(list.html.contains("Sage only (not sent to the MyStudies apps)"))
+            #expect(list.html.contains("href=\"/studies/CONSOLE1/activities/surveyA\""))
+
+            let download = try await browser.get("/studies/CONSOLE1/activities/surveyA/assessment.json")
+            #expect(download.status == .ok)
+            let original = try JSONSerialization.jsonObject(with: survey) as? NSDictionary
+            let downloaded = try JSONSerialization.jsonObject(with: Data(download.html.utf8)) as? NSDictionary
+            #expect(original == downloaded)
+            #expect(try await browser.get("/studies/CONSOLE1/activities/nosuch/assessment.json").status == .notFound)
+        }
+    }
+}
