@@ -166,7 +166,7 @@ public struct AssessmentImport: Sendable {
             var choices: [TextChoice] = []
             for (index, choice) in (node["choices"]?.array ?? []).enumerated() {
                 if choice["selectorType"] == .string("all") {
-                    sageOnly("\(pointer)/choices/\(index)/selectorType", "a choice that selects every other: the MyStudies apps have none")
+                    sageOnly("\(pointer)/choices/\(index)/selectorType", "a choice that selects all the others: the MyStudies apps have none")
                     return nil
                 }
                 let text = choice["text"]?.string ?? ""

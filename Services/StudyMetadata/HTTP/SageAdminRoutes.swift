@@ -54,7 +54,7 @@ package struct SageAdminRoutes {
         }
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: document.serialized(sortedKeys: false))))
+            body: .init(byteBuffer: ByteBuffer(string: document.serialized(sortedKeys: true))))
     }
 }
 

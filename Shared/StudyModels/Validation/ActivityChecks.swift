@@ -26,7 +26,8 @@ struct ActivityChecks {
         if let label = activity.versionLabel, !StudyActivity.isValidVersionLabel(label) {
             problem("\(pointer)/versionLabel", "1 to 32 letters, digits, dots, hyphens or underscores, like 3 or 2.1 (a number at most 1000000)")
         }
-        if activity.steps.isEmpty { warning("\(pointer)/steps", "the activity has no steps") }
+        // (A Sage-only activity has none by design: its assessment is its design.)
+        if activity.steps.isEmpty, activity.assessment?.isSageOnly != true { warning("\(pointer)/steps", "the activity has no steps") }
 
         let tasks = activity.steps.filter { $0.type == .task }
         // A task activity still without its step is incomplete (the warning above), not wrong.
