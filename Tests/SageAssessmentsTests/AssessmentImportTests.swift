@@ -55,6 +55,9 @@ import Testing
         ])
         #expect(readme.activity.assessment?.isSageOnly == true)
         #expect(readme.activity.steps.isEmpty)
+        // Without steps by design, it is not "an activity with no steps" to the draft's review.
+        let review = StudyValidator.review(StudyDocument(studyId: "S1", appId: "A1", name: "S", activities: [readme.activity]))
+        #expect(!(review.warnings + review.unfinished).contains { $0.pointer.hasPrefix("/activities/0/steps") })
         #expect(readme.activity.assessment?.document == survey)
         let other = AssessmentImport(try parse(#"""
             {"type": "assessment", "identifier": "walk", "steps": [
