@@ -422,7 +422,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StudyModelsTests",
-            dependencies: ["StudyModels", "TestSupport"],
+            dependencies: ["StudyModels", "JSONText", "TestSupport"],
             path: "Tests/StudyModelsTests",
             swiftSettings: strictSettings
         ),

@@ -13,8 +13,10 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
             tokens = []
             return
         }
-        guard text.hasPrefix("/") else { return nil }
-        tokens = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(Self.unescaped)
+        // Split by scalar: a "/" followed by a combining mark is one Character, and still a separator.
+        guard text.unicodeScalars.first == "/" else { return nil }
+        tokens = text.unicodeScalars.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+            .map { Self.unescaped(String(String.UnicodeScalarView($0))) }
     }
 
     public var description: String {
@@ -30,25 +32,33 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     public static func escape(_ token: String) -> String {
         // (Bytes, not Characters: a page names thousands of fields, and this is on that path.)
         guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
-        return token.map { $0 == "~" ? "~0" : $0 == "/" ? "~1" : String($0) }.joined()
-    }
-
-    /// `~1` is `/` and `~0` is `~` (in that order, so `~01` is `~1`).
-    static func unescaped(_ token: Substring) -> String {
-        guard token.utf8.contains(UInt8(ascii: "~")) else { return String(token) }
-        var result = ""
-        var index = token.startIndex
-        while index < token.endIndex {
-            let next = token.index(after: index)
-            if token[index] == "~", next < token.endIndex, token[next] == "1" || token[next] == "0" {
-                result.append(token[next] == "1" ? "/" : "~")
-                index = token.index(after: next)
-            } else {
-                result.append(token[index])
-                index = next
+        var escaped = String.UnicodeScalarView()
+        for scalar in token.unicodeScalars {
+            switch scalar {
+            case "~": escaped.append(contentsOf: "~0".unicodeScalars)
+            case "/": escaped.append(contentsOf: "~1".unicodeScalars)
+            default: escaped.append(scalar)
             }
         }
-        return result
+        return String(escaped)
+    }
+
+    /// `~1` is `/` and `~0` is `~` (in that order, so `~01` is `~1`), read by Unicode scalar.
+    static func unescaped(_ token: String) -> String {
+        guard token.utf8.contains(UInt8(ascii: "~")) else { return token }
+        var result = String.UnicodeScalarView()
+        var scalars = token.unicodeScalars.makeIterator()
+        var pending = scalars.next()
+        while let scalar = pending {
+            pending = scalars.next()
+            if scalar == "~", let next = pending, next == "0" || next == "1" {
+                result.append(next == "1" ? "/" : "~")
+                pending = scalars.next()
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
     }
 
     /// The pointer one level further down.

@@ -1,3 +1,4 @@
+import JSONText
 import StudyModels
 import Testing
 
@@ -38,6 +39,17 @@ import Testing
         #expect(spaced == expected)
         #expect(text.containsScalar(in: ["\""]))
         #expect(!text.contains("\""), "the Character view does not see the quote: why scalars are compared")
+    }
+
+    @Test func aJSONPointerEscapesAndSplitsByScalar() {
+        // "~" and "/" followed by a combining mark are one Character each, and still escaped.
+        let token = "a~\u{301}b/\u{301}c"
+        let pointer = JSONPointer(tokens: [token, "x"])
+        #expect(pointer.description == "/a~0\u{301}b~1\u{301}c/x")
+        #expect(JSONPointer(pointer.description)?.tokens == [token, "x"])
+        #expect(JSONPointer("/a/\u{301}b")?.tokens == ["a", "\u{301}b"])
+        #expect(JSONPointer("/~01")?.tokens == ["~1"])
+        #expect(JSONPointer("x/y") == nil)
     }
 
     @Test func oneLineMeansNoControlScalarAtAll() {
