@@ -38,6 +38,16 @@ import TestSupport
             #expect(page.html.contains("Imported from a Sage assessment"))
             #expect(page.html.contains("the MyStudies apps are not sent this activity"))
             #expect(page.html.contains("/steps/7/choices/4/selectorType"))
+            // No MyStudies step editor for steps the apps are never sent; the schedule stays.
+            #expect(!page.html.contains("Add step"))
+            #expect(page.html.contains("Its steps are the Sage assessment it was imported from"))
+            #expect(page.html.contains("Schedule"))
+            // Saving its page changes the title, and keeps the assessment and its reasons.
+            let saved = try await browser.post("/studies/CONSOLE1/activities/surveyA", browser.form(of: page, ["/activities/0/title/en": "Survey A"]))
+            #expect(saved.status == .seeOther, "\(saved.html)")
+            let stored = try #require((try await fixture.draft().json["activities"] as? [[String: Any]])?.first)
+            #expect(((stored["title"] as? [String: Any])?["en"] as? String ?? stored["title"] as? String) == "Survey A")
+            #expect(((stored["assessment"] as? [String: Any])?["sageOnly"] as? [Any])?.count == 3)
             let list = try await browser.get("/studies/CONSOLE1/activities")
             #expect(list.html.contains("Sage only (not sent to the MyStudies apps)"))
             #expect(list.html.contains("href=\"/studies/CONSOLE1/activities/surveyA\""))

@@ -26,16 +26,27 @@ extension StudySection {
     /// The page of the activity at `index` of the draft: its title, schedule and the list of its
     /// steps (key, title, kind), in order. Each saved step opens on a page of its own, as the
     /// original portal's questionnaire page listed its steps and edited each on its own page.
-    package static func activity(index: Int, activityId: String) -> StudySection {
-        StudySection(
+    ///
+    /// A Sage-only activity (imported from a Sage assessment the MyStudies apps cannot run) has no
+    /// steps of theirs to edit: its page keeps the title, version label and schedule.
+    package static func activity(index: Int, activityId: String, sageOnly: Bool = false) -> StudySection {
+        let common: [FormElement] = [
+            text("/title", "Title"),
+            plain(
+                "/versionLabel", "Version label",
+                help: "Optional. The version the apps see and responses carry: a study moved from another deployment keeps its own (such as 3). Empty: numbered 1.0, 1.1, ... as the activity changes. A new label alone publishes the same design again."),
+        ]
+        if sageOnly {
+            return StudySection(
+                slug: "activities/\(activityId)", title: "Activity \(activityId)",
+                intro: "When it is available. Its steps are the Sage assessment it was imported from: import a changed assessment to change them.",
+                root: JSONPointer(tokens: ["activities", String(index)]), activityId: activityId, elements: common + [schedule])
+        }
+        return StudySection(
             slug: "activities/\(activityId)", title: "Activity \(activityId)",
             intro: "When it is available, and its steps in order. Add, remove and order steps here; open a step for its text, response format and branching.",
             root: JSONPointer(tokens: ["activities", String(index)]), activityId: activityId,
-            elements: [
-                text("/title", "Title"),
-                plain(
-                    "/versionLabel", "Version label",
-                    help: "Optional. The version the apps see and responses carry: a study moved from another deployment keeps its own (such as 3). Empty: numbered 1.0, 1.1, ... as the activity changes. A new label alone publishes the same design again."),
+            elements: common + [
                 .field(FormField("/branching", "The steps branch (choices lead to different next steps)", .checkbox)),
                 schedule,
                 .list(FormList(
@@ -74,7 +85,13 @@ extension StudySection {
         {
             return step(index: index, activityId: activityId, stepIndex: stepIndex, key: key)
         }
-        return activity(index: index, activityId: activityId)
+        return activity(index: index, activityId: activityId, sageOnly: isSageOnly(activities[index]))
+    }
+
+    /// Whether an activity of the draft was imported from a Sage assessment the MyStudies apps
+    /// cannot run (its reasons are listed in the draft).
+    package static func isSageOnly(_ activity: JSONValue) -> Bool {
+        !(activity["assessment"]?["sageOnly"]?.array ?? []).isEmpty
     }
 
     /// A step as the activity's page lists it: key, title and kind (with the response type or

@@ -171,7 +171,7 @@ package struct StudyRoutes: Sendable {
         guard case .array(let activities) = state.draft[pointer: JSONPointer(tokens: ["activities"])],
             let index = activities.firstIndex(where: { $0["activityId"] == .string(activityId) })
         else { return nil }
-        return StudySection.activity(index: index, activityId: activityId)
+        return StudySection.activity(index: index, activityId: activityId, sageOnly: StudySection.isSageOnly(activities[index]))
     }
 
     /// `withApps`: the page may be the one that chooses the study's app (the section pages).
@@ -274,7 +274,7 @@ package struct StudyRoutes: Sendable {
         let activities = state.draft["activities"]?.array ?? []
         if section.slug == "activities" {
             page["pageLinks"] = [["label": "Import an activity designed elsewhere, or a Sage assessment", "href": "/studies/\(study)/import"]]
-            let sageOnly = activities.filter { !($0["assessment"]?["sageOnly"]?.array ?? []).isEmpty }.compactMap { $0["activityId"]?.string }
+            let sageOnly = activities.filter(StudySection.isSageOnly).compactMap { $0["activityId"]?.string }
             page["hasSageOnly"] = !sageOnly.isEmpty
             page["sageOnlyActivities"] = sageOnly.enumerated().map { index, id -> [String: Any] in
                 ["id": id, "href": "/studies/\(study)/activities/\(AdminAPIClient.segment(id))", "last": index == sageOnly.count - 1]
