@@ -40,6 +40,7 @@ import TestSupport
             #expect(page.html.contains("/steps/7/choices/4/selectorType"))
             // No MyStudies step editor for steps the apps are never sent; the schedule stays.
             #expect(!page.html.contains("Add step"))
+            #expect(!page.html.contains("Preview it as the app shows it"))
             #expect(page.html.contains("Its steps are the Sage assessment it was imported from"))
             #expect(page.html.contains("Schedule"))
             // Saving its page changes the title, and keeps the assessment and its reasons.

@@ -289,7 +289,9 @@ package struct StudyRoutes: Sendable {
                 ] as [String: Any]
             }
             let activityPath = "/studies/\(study)/activities/\(AdminAPIClient.segment(activity))"
-            var links = [["label": "Preview it as the app shows it", "href": activityPath + "/preview"]]
+            // A Sage-only activity has no MyStudies screens to preview.
+            let sageOnly = activities.first { $0["activityId"]?.string == activity }.map(StudySection.isSageOnly) ?? false
+            var links = sageOnly ? [] : [["label": "Preview it as the app shows it", "href": activityPath + "/preview"]]
             if section.namedBy != nil { links.insert(["label": "Back to activity \(activity) and its steps", "href": activityPath], at: 0) }
             page["pageLinks"] = links
         }
