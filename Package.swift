@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "StudyModels", targets: ["StudyModels"]),
         .library(name: "JSONText", targets: ["JSONText"]),
         .library(name: "JSONSchema", targets: ["JSONSchema"]),
+        .library(name: "ZipArchive", targets: ["ZipArchive"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "ServiceKitHTTP", targets: ["ServiceKitHTTP"]),
         .library(name: "SMTPClient", targets: ["SMTPClient"]),
@@ -73,6 +74,21 @@ let package = Package(
             dependencies: ["JSONSchema", "JSONText", "StudyModels"],
             path: "Shared/SageAssessments",
             resources: [.copy("Schemas")],
+            swiftSettings: strictSettings
+        ),
+        // zlib from the system (Debian's zlib1g-dev), for inflating ZIP entries.
+        .systemLibrary(
+            name: "CZlib",
+            path: "Shared/CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        // ZIP archives from outside (Sage's result archives), read from memory with every offset
+        // and limit checked.
+        .target(
+            name: "ZipArchive",
+            dependencies: ["CZlib"],
+            path: "Shared/ZipArchive",
             swiftSettings: strictSettings
         ),
         .target(
@@ -361,7 +377,7 @@ let package = Package(
         .executableTarget(
             name: "studystack-fuzz",
             dependencies: [
-                "StudyModels", "JSONText", "JSONSchema", "SageAssessments", "ServiceKit", "ServiceKitHTTP", "StudyMetadataCore", "RegistrationCore",
+                "StudyModels", "JSONText", "JSONSchema", "SageAssessments", "ZipArchive", "ServiceKit", "ServiceKitHTTP", "StudyMetadataCore", "RegistrationCore",
                 "RegistrationHTTP", "ResponseCore", "ResponseHTTP", "ConsoleCore",
             ],
             path: "Tests/Fuzz",
@@ -412,6 +428,12 @@ let package = Package(
             name: "JSONSchemaTests",
             dependencies: ["JSONSchema", "JSONText"],
             path: "Tests/JSONSchemaTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ZipArchiveTests",
+            dependencies: ["ZipArchive", "CZlib"],
+            path: "Tests/ZipArchiveTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

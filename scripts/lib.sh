@@ -44,6 +44,7 @@ pg_bindir() {
 # C libraries the build links (headers from Debian's -dev packages): libqrencode for QR codes.
 ensure_build_libraries() {
     [ -f /usr/include/qrencode.h ] || apt_install libqrencode-dev pkg-config
+    [ -f /usr/include/zlib.h ] || apt_install zlib1g-dev
 }
 
 ensure_swift() {

@@ -11,6 +11,7 @@ import ServiceKit
 import ServiceKitHTTP
 import StudyMetadataCore
 import StudyModels
+import ZipArchive
 
 /// Every parser and validator an outside party's bytes reach, each as a function of arbitrary
 /// bytes. A target must return for every input: a trap (overflow, a reversed range, an index out
@@ -35,6 +36,7 @@ enum FuzzTargets {
         ("mail-header", mailHeader),
         ("json-schema", jsonSchema),
         ("sage-assessment", sageAssessment),
+        ("zip-archive", zipArchive),
     ]
 
     static func named(_ name: String) -> Target? { all.first { $0.name == name }?.run }
@@ -250,4 +252,13 @@ enum FuzzTargets {
     }
 
     static let sageSchemas: SageSchemaSet? = try? SageSchemaSet.bundled()
+
+    /// A ZIP archive as a participant's phone might upload one: read within limits, or refused.
+    /// What is read must keep to the limits and hold only names that stay in their folder.
+    static let zipArchive: Target = { bytes in
+        let limits = ZipArchive.Limits(maxFiles: 100, maxTotalBytes: 8 << 20, maxFileBytes: 4 << 20, maxRatio: 200)
+        guard let archive = try? ZipArchive(bytes, limits: limits) else { return }
+        precondition(archive.files.count <= limits.maxFiles && archive.files.reduce(0) { $0 + $1.bytes.count } <= limits.maxTotalBytes)
+        precondition(archive.files.allSatisfy { !$0.name.hasPrefix("/") && !$0.name.split(separator: "/").contains("..") })
+    }
 }
