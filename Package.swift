@@ -71,7 +71,7 @@ let package = Package(
         // when loaded), the checks of an assessment, and its mapping to the study model.
         .target(
             name: "SageAssessments",
-            dependencies: ["JSONSchema", "JSONText", "StudyModels"],
+            dependencies: ["JSONSchema", "JSONText", "StudyModels", "ZipArchive"],
             path: "Shared/SageAssessments",
             resources: [.copy("Schemas")],
             swiftSettings: strictSettings
@@ -397,6 +397,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                "CZlib",
                 "ServiceKit", "ServiceKitHTTP", "StudyModels",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -432,13 +433,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ZipArchiveTests",
-            dependencies: ["ZipArchive", "CZlib"],
+            dependencies: ["ZipArchive", "TestSupport"],
             path: "Tests/ZipArchiveTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "SageAssessmentsTests",
-            dependencies: ["SageAssessments", "JSONSchema", "JSONText", "StudyModels"],
+            dependencies: ["SageAssessments", "JSONSchema", "JSONText", "StudyModels", "ZipArchive", "TestSupport"],
             path: "Tests/SageAssessmentsTests",
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import ZipArchive
 
 /// Archives from outside: what is read, and every way a crafted one is refused.

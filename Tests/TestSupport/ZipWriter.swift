@@ -2,33 +2,44 @@ import CZlib
 
 /// Builds ZIP archives for the tests, honest or not: each entry can lie about its sizes, be
 /// marked a symbolic link, or carry any name.
-struct ZipWriter {
-    struct Entry {
-        var name: String
-        var data: [UInt8]
-        var deflate = true
-        var declaredSize: Int?
-        var symlink = false
-        var crc: UInt32?
+public struct ZipWriter {
+    public struct Entry {
+        public var name: String
+        public var data: [UInt8]
+        public var deflate = true
+        public var declaredSize: Int?
+        public var symlink = false
+        public var crc: UInt32?
+
+        public init(name: String, data: [UInt8], deflate: Bool = true, declaredSize: Int? = nil, symlink: Bool = false, crc: UInt32? = nil) {
+            self.name = name
+            self.data = data
+            self.deflate = deflate
+            self.declaredSize = declaredSize
+            self.symlink = symlink
+            self.crc = crc
+        }
     }
 
-    var entries: [Entry] = []
+    public var entries: [Entry] = []
 
-    mutating func add(_ name: String, _ data: [UInt8], deflate: Bool = true) {
+    public init() {}
+
+    public mutating func add(_ name: String, _ data: [UInt8], deflate: Bool = true) {
         entries.append(Entry(name: name, data: data, deflate: deflate))
     }
 
-    static func crc(_ bytes: [UInt8]) -> UInt32 {
+    public static func crc(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: crc32(0, $0.baseAddress, UInt32($0.count))) }
     }
 
     /// Raw deflate of `data`.
-    static func deflated(_ data: [UInt8]) -> [UInt8] {
+    public static func deflated(_ data: [UInt8]) -> [UInt8] {
         deflated(chunks: 1) { data }
     }
 
     /// Raw deflate of `chunks` repetitions of what `chunk` gives, without holding them all.
-    static func deflated(chunks: Int, _ chunk: () -> [UInt8]) -> [UInt8] {
+    public static func deflated(chunks: Int, _ chunk: () -> [UInt8]) -> [UInt8] {
         var stream = z_stream()
         _ = deflateInit2_(&stream, 9, Z_DEFLATED, -MAX_WBITS, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         defer { deflateEnd(&stream) }
@@ -55,7 +66,7 @@ struct ZipWriter {
     }
 
     /// The archive's bytes; `compressed` gives an entry's compressed form when it is known already.
-    func bytes(compressed: [String: (data: [UInt8], size: Int, crc: UInt32)] = [:]) -> [UInt8] {
+    public func bytes(compressed: [String: (data: [UInt8], size: Int, crc: UInt32)] = [:]) -> [UInt8] {
         var out: [UInt8] = []
         var directory: [UInt8] = []
         func u16(_ value: Int, _ into: inout [UInt8]) { into += [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }

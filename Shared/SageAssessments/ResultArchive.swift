@@ -1,0 +1,127 @@
+import JSONSchema
+import JSONText
+import StudyModels
+import ZipArchive
+
+/// A Sage result archive, read as docs/sage.md (Result archives) describes: its `metadata.json`
+/// (the manifest), the files the manifest names, `assessmentResult.json` checked with the mended
+/// schemas, and the answers in it, each at its step's path.
+public struct ResultArchive: Sendable {
+    /// What a phone's archive may hold (what Sage's clients write is far below each).
+    public static let limits = ZipArchive.Limits(maxFiles: 200, maxTotalBytes: 100 << 20, maxFileBytes: 50 << 20, maxRatio: 200)
+    /// Files an archive may hold beside those its manifest names.
+    public static let unlistedFiles: Set<String> = ["metadata.json", "info.json", "answers_schema.json"]
+
+    public struct Refusal: Error, Equatable, Sendable, CustomStringConvertible {
+        /// Where the problem is: a file of the archive, and a JSON pointer into it ("" for the
+        /// archive as a whole).
+        public var file: String
+        public var problems: [ValidationProblem]
+
+        public var description: String {
+            problems.map { "\(file.isEmpty ? "the archive" : file)\($0.pointer.isEmpty ? "" : " \($0.pointer)"): \($0.message)" }
+                .joined(separator: "; ")
+        }
+    }
+
+    /// One answer: its step's path (`section/question`), the value as the phone wrote it, and the
+    /// answer type's `type` when the result gives one.
+    public struct Answer: Sendable, Equatable {
+        public var path: String
+        public var value: JSONValue
+        public var answerType: String?
+
+        public init(path: String, value: JSONValue, answerType: String?) {
+            self.path = path
+            self.value = value
+            self.answerType = answerType
+        }
+    }
+
+    public let metadata: JSONValue
+    public let assessmentResult: JSONValue?
+    /// The run's identifier (`taskRunUUID`), which makes a replayed upload recognisable.
+    public let taskRunUUID: String?
+    /// The assessment the result answers (`assessmentIdentifier`, else `identifier`).
+    public let assessmentIdentifier: String?
+    /// The last answer at each path, in the order the steps were first answered.
+    public let answers: [Answer]
+    public let files: [ZipArchive.File]
+    /// Files the manifest does not name, beside the three an archive may carry unlisted.
+    public let unlisted: [String]
+
+    public init(_ zip: ZipArchive, schemas: SageSchemaSet) throws(Refusal) {
+        guard let metadataBytes = zip["metadata.json"] else {
+            throw Refusal(file: "", problems: [ValidationProblem(pointer: "", message: "it holds no metadata.json")])
+        }
+        let metadata = try Self.json(metadataBytes, file: "metadata.json")
+        try Self.check(metadata, against: schemas.archiveMetadata, file: "metadata.json")
+        let listed = (metadata["files"]?.array ?? []).compactMap { $0["filename"]?.string }
+        let present = Set(zip.files.map(\.name))
+        let missing = listed.enumerated().filter { !present.contains($0.element) }
+        guard missing.isEmpty else {
+            throw Refusal(file: "metadata.json", problems: missing.map {
+                ValidationProblem(pointer: "/files/\($0.offset)/filename", message: "names \($0.element), which the archive does not hold")
+            })
+        }
+        let listedSet = Set(listed)
+        unlisted = zip.files.map(\.name).filter { !listedSet.contains($0) && !Self.unlistedFiles.contains($0) }
+
+        var result: JSONValue?
+        if let resultBytes = zip["assessmentResult.json"] {
+            let value = try Self.json(resultBytes, file: "assessmentResult.json")
+            try Self.check(value, against: schemas.assessmentResult, file: "assessmentResult.json")
+            result = value
+        }
+        self.metadata = metadata
+        assessmentResult = result
+        taskRunUUID = result?["taskRunUUID"]?.string
+        assessmentIdentifier = result?["assessmentIdentifier"]?.nonEmptyString ?? result?["identifier"]?.string
+        var answers: [Answer] = []
+        var index: [String: Int] = [:]
+        Self.collect(result?["stepHistory"]?.array ?? [], prefix: "", into: &answers, index: &index)
+        self.answers = answers
+        files = zip.files
+    }
+
+    /// Walks results: an `answer` is kept at its path (a later one at the same path replaces it,
+    /// as when a participant goes back); `section` and `collection` results add their identifier
+    /// to the path of what they hold. The walk is as deep as the document, which the parser bounds.
+    private static func collect(_ results: [JSONValue], prefix: String, into answers: inout [Answer], index: inout [String: Int]) {
+        for result in results {
+            guard let identifier = result["identifier"]?.string else { continue }
+            let path = prefix + identifier
+            switch result["type"]?.string {
+            case "answer":
+                let answer = Answer(path: path, value: result["value"] ?? .null, answerType: result["answerType"]?["type"]?.string)
+                if let at = index[path] { answers[at] = answer } else {
+                    index[path] = answers.count
+                    answers.append(answer)
+                }
+            case "section":
+                collect(result["stepHistory"]?.array ?? [], prefix: path + "/", into: &answers, index: &index)
+            case "collection":
+                collect(result["children"]?.array ?? [], prefix: path + "/", into: &answers, index: &index)
+            default:
+                continue
+            }
+        }
+    }
+
+    private static func json(_ bytes: [UInt8], file: String) throws(Refusal) -> JSONValue {
+        do {
+            return try JSONValue.parse(bytes)
+        } catch {
+            throw Refusal(file: file, problems: [ValidationProblem(pointer: "", message: error.description)])
+        }
+    }
+
+    private static func check(_ value: JSONValue, against schema: JSONSchema, file: String) throws(Refusal) {
+        let violations = schema.violations(of: value, limit: 50)
+        guard violations.isEmpty else {
+            throw Refusal(file: file, problems: violations.map {
+                ValidationProblem(pointer: $0.instanceLocation.description, message: "\($0.message) (schema: \($0.keywordLocation.description))")
+            })
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import JSONText
+import SageAssessments
+import StudyModels
+import Testing
+import TestSupport
+import ZipArchive
+
+/// Sage result archives assembled from Sage's own example files, as its clients write them.
+@Suite struct ResultArchiveTests {
+    static let examples = SageExamplesTests.fixtures.appendingPathComponent("examples/v2")
+    static let metadata = examples.appendingPathComponent("ArchiveMetadata/ArchiveMetadata_0.json")
+    static let result = examples.appendingPathComponent("AssessmentResultObject/AssessmentResultObject_0.json")
+
+    private func read(_ zip: ZipWriter) throws -> ResultArchive {
+        try ResultArchive(try ZipArchive(zip.bytes(), limits: ResultArchive.limits), schemas: try SageSchemaSet.bundled())
+    }
+
+    private func refusal(_ zip: ZipWriter) throws -> ResultArchive.Refusal? {
+        do {
+            _ = try read(zip)
+            return nil
+        } catch let refusal as ResultArchive.Refusal {
+            return refusal
+        }
+    }
+
+    @Test func sagesExampleArchiveIsRefusedForTheFileItsManifestNamesAndReadWithIt() throws {
+        var zip = ZipWriter()
+        zip.add("metadata.json", Array(try Data(contentsOf: Self.metadata)))
+        zip.add("assessmentResult.json", Array(try Data(contentsOf: Self.result)))
+        // Sage's example manifest lists only foo.json.
+        let refused = try refusal(zip)
+        #expect(refused?.file == "metadata.json")
+        #expect(refused?.problems == [ValidationProblem(pointer: "/files/0/filename", message: "names foo.json, which the archive does not hold")])
+
+        zip.add("foo.json", Array(#"{"foo": "baroo"}"#.utf8))
+        zip.add("notes.txt", Array("extra".utf8))
+        let archive = try read(zip)
+        #expect(archive.assessmentIdentifier == "example")
+        #expect(archive.taskRunUUID != nil)
+        #expect(archive.unlisted == ["assessmentResult.json", "notes.txt"])
+        #expect(archive.answers.count == 14)
+        #expect(archive.answers.map(\.path).prefix(3) == ["answers/question1", "answers/question2", "answers/question3"])
+        #expect(archive.answers.first { $0.path == "answers/question2" }?.value == .number(42))
+        #expect(archive.answers.first { $0.path == "answers/question8" }?.answerType == "array")
+        #expect(archive.answers.first { $0.path == "answers/question13" }?.value == .number(75))
+    }
+
+    @Test func anArchiveWithoutAManifestOrWithABrokenResultIsRefusedWithWhere() throws {
+        var bare = ZipWriter()
+        bare.add("answers.json", Array("{}".utf8))
+        #expect(try refusal(bare)?.problems.map(\.message) == ["it holds no metadata.json"])
+
+        var broken = ZipWriter()
+        broken.add("metadata.json", Array(#"{"appName": "a", "appVersion": "1", "deviceInfo": "d", "deviceTypeIdentifier": "x", "files": []}"#.utf8))
+        broken.add("assessmentResult.json", Array(#"{"type": "assessment", "identifier": "a", "startDate": "yesterday", "taskRunUUID": "u", "stepHistory": [{"type": "answer"}]}"#.utf8))
+        let refused = try refusal(broken)
+        #expect(refused?.file == "assessmentResult.json")
+        #expect(refused?.problems.map(\.pointer).contains("/startDate") == true)
+        #expect(refused?.problems.map(\.pointer).contains("/stepHistory/0") == true)
+
+        var notJSON = ZipWriter()
+        notJSON.add("metadata.json", Array("{".utf8))
+        #expect(try refusal(notJSON)?.file == "metadata.json")
+    }
+
+    @Test func theLastAnswerAtAPathWinsAndSectionsNameTheirSteps() throws {
+        var zip = ZipWriter()
+        zip.add("metadata.json", Array(#"{"appName": "a", "appVersion": "1", "deviceInfo": "d", "deviceTypeIdentifier": "x", "files": [{"filename": "assessmentResult.json", "timestamp": "2026-11-26T10:00:00.000+01:00"}]}"#.utf8))
+        zip.add("assessmentResult.json", Array(#"""
+            {"type": "assessment", "identifier": "mood", "startDate": "2026-11-26T10:00:00.000+01:00", "taskRunUUID": "8A3C",
+             "stepHistory": [
+               {"type": "answer", "identifier": "feeling", "startDate": "2026-11-26T10:00:01Z", "value": 2, "answerType": {"type": "integer"}},
+               {"type": "section", "identifier": "sleep", "startDate": "2026-11-26T10:00:02Z", "stepHistory": [
+                 {"type": "answer", "identifier": "hours", "startDate": "2026-11-26T10:00:03Z", "value": 7.5, "answerType": {"type": "number"}}]},
+               {"type": "answer", "identifier": "feeling", "startDate": "2026-11-26T10:00:04Z", "value": 1, "answerType": {"type": "integer"}}]}
+            """#.utf8))
+        let archive = try read(zip)
+        #expect(archive.taskRunUUID == "8A3C")
+        #expect(archive.unlisted.isEmpty)
+        #expect(archive.answers == [
+            .init(path: "feeling", value: .number(1), answerType: "integer"),
+            .init(path: "sleep/hours", value: .number(7.5), answerType: "number"),
+        ])
+    }
+}
