@@ -253,12 +253,17 @@ enum FuzzTargets {
 
     static let sageSchemas: SageSchemaSet? = try? SageSchemaSet.bundled()
 
-    /// A ZIP archive as a participant's phone might upload one: read within limits, or refused.
-    /// What is read must keep to the limits and hold only names that stay in their folder.
+    /// A ZIP archive as a participant's phone might upload one: read within limits, or refused,
+    /// then read as a Sage result archive. What is read must keep to the limits, hold only names
+    /// that stay in their folder, and give each answer path once.
     static let zipArchive: Target = { bytes in
         let limits = ZipArchive.Limits(maxFiles: 100, maxTotalBytes: 8 << 20, maxFileBytes: 4 << 20, maxRatio: 200)
         guard let archive = try? ZipArchive(bytes, limits: limits) else { return }
         precondition(archive.files.count <= limits.maxFiles && archive.files.reduce(0) { $0 + $1.bytes.count } <= limits.maxTotalBytes)
         precondition(archive.files.allSatisfy { !$0.name.hasPrefix("/") && !$0.name.split(separator: "/").contains("..") })
+        // Read on as a Sage result archive: its manifest, result and answers.
+        if let schemas = sageSchemas, let result = try? ResultArchive(archive, schemas: schemas) {
+            precondition(Set(result.answers.map(\.path)).count == result.answers.count, "an answer path twice")
+        }
     }
 }
