@@ -56,6 +56,9 @@ public struct AssessmentImport: Sendable {
         mutating func steps(_ nodes: [JSONValue], at pointer: String, section: JSONValue?, following: String?) -> [ActivityStep] {
             let prefix = section?["identifier"]?.string.map { $0 + "_" } ?? ""
             let keys = nodes.map { prefix + ($0["identifier"]?.string ?? "") }
+            // Where a jump to each sibling lands (a section's first step), once per container.
+            let siblings = Dictionary(nodes.map { ($0["identifier"]?.string ?? "", firstKey(of: $0, prefix: prefix) ?? "") },
+                                      uniquingKeysWith: { first, _ in first })
             var result: [ActivityStep] = []
             for (index, node) in nodes.enumerated() {
                 let at = "\(pointer)/\(index)"
@@ -66,8 +69,6 @@ public struct AssessmentImport: Sendable {
                 }
                 guard var step = step(node, key: keys[index], at: at) else { continue }
                 step.groupName = section.flatMap { $0["title"]?.nonEmptyString ?? $0["identifier"]?.string }
-                let siblings = Dictionary(nodes.enumerated().map { ($1["identifier"]?.string ?? "", firstKey(of: $1, prefix: prefix) ?? "") },
-                                          uniquingKeysWith: { first, _ in first })
                 step.destinations = destinations(node, step: step, at: at, siblings: siblings, next: next, end: following)
                 result.append(step)
             }
