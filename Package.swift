@@ -83,6 +83,27 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // OpenSSL's libcrypto from the system (Debian's libssl-dev), for CMS EnvelopedData.
+        .systemLibrary(
+            name: "COpenSSL",
+            path: "Shared/COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // Sage's archives arrive sealed as CMS EnvelopedData for their study's certificate: the
+        // study's key pair, and the envelope opened with libcrypto.
+        .target(
+            name: "CMSEnvelope",
+            dependencies: [
+                "COpenSSL",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            path: "Shared/CMSEnvelope",
+            swiftSettings: strictSettings
+        ),
         // ZIP archives from outside (Sage's result archives), read from memory with every offset
         // and limit checked.
         .target(
@@ -227,7 +248,7 @@ let package = Package(
         .target(
             name: "RegistrationCore",
             dependencies: [
-                "QRCode",
+                "QRCode", "CMSEnvelope", "SageAssessments", "ZipArchive", "JSONText",
                 "ServiceKit", "StudyModels", "SMTPClient",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
@@ -439,7 +460,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SageAssessmentsTests",
-            dependencies: ["SageAssessments", "JSONSchema", "JSONText", "StudyModels", "ZipArchive", "TestSupport"],
+            dependencies: ["SageAssessments", "CMSEnvelope", "JSONSchema", "JSONText", "StudyModels", "ZipArchive", "TestSupport"],
             path: "Tests/SageAssessmentsTests",
             swiftSettings: strictSettings
         ),

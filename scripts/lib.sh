@@ -41,10 +41,12 @@ pg_bindir() {
     if command -v initdb >/dev/null 2>&1; then dirname "$(command -v initdb)"; fi
 }
 
-# C libraries the build links (headers from Debian's -dev packages): libqrencode for QR codes.
+# C libraries the build links (headers from Debian's -dev packages): libqrencode for QR codes,
+# zlib for ZIP archives, OpenSSL's libcrypto for CMS envelopes.
 ensure_build_libraries() {
     [ -f /usr/include/qrencode.h ] || apt_install libqrencode-dev pkg-config
     [ -f /usr/include/zlib.h ] || apt_install zlib1g-dev
+    [ -f /usr/include/openssl/cms.h ] || apt_install libssl-dev
 }
 
 ensure_swift() {
