@@ -248,7 +248,7 @@ let package = Package(
         .target(
             name: "RegistrationCore",
             dependencies: [
-                "QRCode", "CMSEnvelope", "SageAssessments", "ZipArchive", "JSONText",
+                "QRCode",
                 "ServiceKit", "StudyModels", "SMTPClient",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
@@ -296,7 +296,7 @@ let package = Package(
         .target(
             name: "ResponseCore",
             dependencies: [
-                "QRCode",
+                "QRCode", "CMSEnvelope", "SageAssessments", "ZipArchive", "JSONText",
                 "ServiceKit", "StudyModels",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
@@ -313,7 +313,7 @@ let package = Package(
         .target(
             name: "ResponseHTTP",
             dependencies: [
-                "ResponseCore", "AdminAuthHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                "ResponseCore", "AdminAuthHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels", "SageAssessments", "ZipArchive",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -325,7 +325,7 @@ let package = Package(
         .target(
             name: "ResponseService",
             dependencies: [
-                "ResponseCore", "ResponseHTTP", "AdminAuthHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                "ResponseCore", "ResponseHTTP", "AdminAuthHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels", "SageAssessments",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,5 +1,5 @@
-import COpenSSL
-import SwiftASN1
+internal import COpenSSL
+internal import SwiftASN1
 
 /// CMS EnvelopedData (RFC 5652), as Sage's clients seal a result archive with their study's
 /// certificate (`openssl cms -encrypt` makes the same), opened with the study's private key by

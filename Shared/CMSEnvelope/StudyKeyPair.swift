@@ -1,8 +1,8 @@
-import Crypto
-import CryptoExtras
+internal import Crypto
+internal import CryptoExtras
 import Foundation
-import SwiftASN1
-import X509
+internal import SwiftASN1
+internal import X509
 
 /// A study's RSA key pair and self-signed X.509 certificate: the certificate goes into the app
 /// build, which seals each archive for it; the private key stays with the platform.

@@ -42,9 +42,11 @@ public struct ResultArchive: Sendable {
     public let assessmentResult: JSONValue?
     /// The run's identifier (`taskRunUUID`), which makes a replayed upload recognisable.
     public let taskRunUUID: String?
-    /// The assessment the result answers (`assessmentIdentifier`, else `identifier`).
+    /// The assessment the result answers (`assessmentIdentifier`, else `identifier`; without
+    /// `assessmentResult.json`, info.json's `item`, else answers_schema.json's `description`).
     public let assessmentIdentifier: String?
-    /// The last answer at each path, in the order the steps were first answered.
+    /// The last answer at each path, in the order the steps were first answered; without
+    /// `assessmentResult.json`, answers.json's members by name (their path with `_` for `/`).
     public let answers: [Answer]
     public let files: [ZipArchive.File]
     /// Files the manifest does not name, beside the three an archive may carry unlisted.
@@ -76,13 +78,38 @@ public struct ResultArchive: Sendable {
         self.metadata = metadata
         assessmentResult = result
         taskRunUUID = result?["taskRunUUID"]?.string
-        assessmentIdentifier = result?["assessmentIdentifier"]?.nonEmptyString ?? result?["identifier"]?.string
         var answers: [Answer] = []
-        var index: [String: Int] = [:]
-        Self.collect(result?["stepHistory"]?.array ?? [], prefix: "", into: &answers, index: &index)
+        if let result {
+            var index: [String: Int] = [:]
+            Self.collect(result["stepHistory"]?.array ?? [], prefix: "", into: &answers, index: &index)
+            assessmentIdentifier = result["assessmentIdentifier"]?.nonEmptyString ?? result["identifier"]?.string
+        } else {
+            // Older clients write only the flat answers.json, and name the assessment in info.json
+            // (`item`) or answers_schema.json (`description`).
+            let info = try zip["info.json"].map { bytes throws(Refusal) in try Self.json(bytes, file: "info.json") }
+            let answersSchema = try zip["answers_schema.json"].map { bytes throws(Refusal) in
+                try Self.json(bytes, file: "answers_schema.json")
+            }
+            if let bytes = zip["answers.json"] {
+                guard case .object(let flat) = try Self.json(bytes, file: "answers.json") else {
+                    throw Refusal(file: "answers.json", problems: [ValidationProblem(pointer: "", message: "must be an object of answers by name")])
+                }
+                answers = flat.keys.sorted().map { Answer(path: $0, value: flat[$0] ?? .null, answerType: nil) }
+            }
+            assessmentIdentifier = info?["item"]?.nonEmptyString ?? answersSchema?["description"]?.nonEmptyString
+        }
+        guard answers.count <= Self.maxAnswers else {
+            throw Refusal(file: result == nil ? "answers.json" : "assessmentResult.json", problems: [
+                ValidationProblem(pointer: "", message: "it holds \(answers.count) answers; at most \(Self.maxAnswers) are taken")
+            ])
+        }
         self.answers = answers
         files = zip.files
     }
+
+    /// The most answers one archive may carry: the longest of Sage's surveys has a few dozen, and
+    /// each answer becomes a column's value or a row.
+    public static let maxAnswers = 1_000
 
     /// Walks results: an `answer` is kept at its path (a later one at the same path replaces it,
     /// as when a participant goes back); `section` and `collection` results add their identifier

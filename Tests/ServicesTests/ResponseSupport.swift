@@ -55,11 +55,11 @@ struct ResponseHarness: Sendable {
     @discardableResult
     func studyEvent(
         _ studyId: String, status: StudyEvent.Status = .active, version: Int = 1, at: Date = Date(),
-        properties: [ParticipantProperty] = [], as caller: ServiceName = .studyMetadata
+        properties: [ParticipantProperty] = [], activities: [StudyEvent.ActivityVersion] = [], as caller: ServiceName = .studyMetadata
     ) async throws -> HTTPResponse.Status {
         let event = StudyEvent(
             studyId: studyId, appId: "DEMOAPP", orgId: "DEMOORG", status: status, version: version,
-            label: "1.\(version - 1)", consentVersion: 1, activities: [], participantProperties: properties,
+            label: "1.\(version - 1)", consentVersion: 1, activities: activities, participantProperties: properties,
             action: "launch", at: at)
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601

@@ -6,6 +6,7 @@ import Logging
 import PostgresNIO
 import ResponseCore
 import ResponseHTTP
+import SageAssessments
 import ServiceKit
 import ServiceKitHTTP
 import ServiceLifecycle
@@ -30,6 +31,8 @@ public enum ResponseService: ServiceAssembly {
             throw ConfigurationError(
                 ResponseSettings.Keys.queryDatabaseURL, "must name a role of its own, not the service's database user")
         }
+        // Sage's schemas are read and mended once; a failure here is a broken build, not input.
+        let sageSchemas = try SageSchemaSet.bundled()
         let access = QueryAccess(readerRole: response.queryDatabase?.username, encryptionKey: response.encryptionKey)
         let queryClient = response.queryDatabase.map {
             PostgresClient(
@@ -113,6 +116,20 @@ public enum ResponseService: ServiceAssembly {
                     limiter: LocalRateLimiter(perMinute: response.schemaPostsPerMinute),
                     addresses: environment.settings.clientAddresses
                 ).add(to: routes.router)
+                guard let sagePublicURL = response.sagePublicURL ?? settings.peers[.response] else {
+                    throw ConfigurationError(ResponseSettings.Keys.sagePublicURL, "is needed: the service's own address is not known")
+                }
+                let sageArchives = SageArchiveStore(
+                    client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit, stored: responsesStored,
+                    logger: environment.logger)
+                SageArchiveRoutes(
+                    intake: SageArchiveIntake(responses: responses, catalog: catalog, archives: sageArchives, schemas: sageSchemas),
+                    uploads: SageUploadStore(client: postgres, logger: environment.logger),
+                    maxArchiveBytes: min(response.sageMaxArchiveBytes, settings.maxBodySize),
+                    publicURL: sagePublicURL
+                ).add(to: routes.router)
+                AdminSageRoutes(catalog: catalog, authenticator: authenticator, archives: sageArchives, audit: environment.audit)
+                    .add(to: routes.router)
                 AdminSchemaRoutes(
                     catalog: catalog, participants: SchemaParticipantStore(client: postgres, logger: environment.logger),
                     authenticator: authenticator

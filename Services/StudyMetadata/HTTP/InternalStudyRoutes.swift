@@ -60,7 +60,8 @@ package struct InternalStudyRoutes {
         else { throw missing }
         return ActivityReply(
             activity: ActivityDesign(activity, in: document, activityVersion: activityVersion)
-                .served(language: nil))
+                .served(language: nil),
+            assessment: activity.assessment?.document)
     }
 
     @Sendable package func document(_ request: Request, context: ServiceRequestContext) async throws -> StudyDocument {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `PUT /admin/v1/studies/{studyId}/draft/assessments/{identifier}`: what a Sage assessment became.
 public struct AssessmentImportResult: Codable, Sendable, Equatable {
     public var studyId: String
@@ -17,5 +19,79 @@ public struct AssessmentImportResult: Codable, Sendable, Equatable {
         self.created = created
         self.sageOnly = sageOnly
         self.warnings = warnings
+    }
+}
+
+/// One file of a Sage result archive.
+public struct SageArchiveFile: Codable, Sendable, Equatable {
+    public var name: String
+    public var bytes: Int
+    /// Whether the archive's `metadata.json` manifest names it.
+    public var listed: Bool
+
+    public init(name: String, bytes: Int, listed: Bool) {
+        self.name = name
+        self.bytes = bytes
+        self.listed = listed
+    }
+}
+
+/// A Sage result archive as the response service lists it to a study's team.
+public struct SageArchiveSummary: Codable, Sendable, Equatable {
+    public var archiveId: String
+    /// The participant's number in the study's tables (the `ParticipantId` column).
+    public var participantId: Int64
+    /// The activity its answers are filed under, and that activity's version.
+    public var assessmentId: String
+    public var activityVersion: String
+    public var taskRunUUID: String?
+    /// The ZIP's size as opened.
+    public var bytes: Int
+    /// Whether it came sealed for the study's certificate.
+    public var sealed: Bool
+    public var sha256: String
+    public var files: [SageArchiveFile]
+    public var receivedAt: Date
+    /// Its response's processing status (`pending`, `processed`, `error`, `forwarded`) and error.
+    public var status: String?
+    public var error: String?
+
+    public init(
+        archiveId: String, participantId: Int64, assessmentId: String, activityVersion: String, taskRunUUID: String?, bytes: Int,
+        sealed: Bool, sha256: String, files: [SageArchiveFile], receivedAt: Date, status: String?, error: String?
+    ) {
+        self.archiveId = archiveId
+        self.participantId = participantId
+        self.assessmentId = assessmentId
+        self.activityVersion = activityVersion
+        self.taskRunUUID = taskRunUUID
+        self.bytes = bytes
+        self.sealed = sealed
+        self.sha256 = sha256
+        self.files = files
+        self.receivedAt = receivedAt
+        self.status = status
+        self.error = error
+    }
+}
+
+/// `GET /admin/v1/studies/{studyId}/sage/archives`: newest first; `nextBefore` asks for the page
+/// after this one.
+public struct SageArchiveList: Codable, Sendable, Equatable {
+    public var archives: [SageArchiveSummary]
+    public var nextBefore: String?
+
+    public init(archives: [SageArchiveSummary], nextBefore: String?) {
+        self.archives = archives
+        self.nextBefore = nextBefore
+    }
+}
+
+/// `POST /sage/v1/studies/{studyId}/archives`: the archive stored (201), or stored before (200).
+public struct SageArchiveReceipt: Codable, Sendable, Equatable {
+    public var archiveId: String
+
+    public init(archiveId: String) {
+        self.archiveId = archiveId
     }
 }

@@ -81,9 +81,13 @@ public struct VersionInfoReply: Codable, Sendable, Equatable {
 public struct ActivityReply: Codable, Sendable, Equatable {
     public var message = "SUCCESS"
     public var activity: ActivityDesign
+    /// The Sage assessment the activity was imported from, in the internal reply the response
+    /// service reads designs from (never sent to the apps): its answers' tables follow it.
+    public var assessment: JSONValue?
 
-    public init(activity: ActivityDesign) {
+    public init(activity: ActivityDesign, assessment: JSONValue? = nil) {
         self.activity = activity
+        self.assessment = assessment
     }
 }
 

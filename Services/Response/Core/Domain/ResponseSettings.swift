@@ -21,6 +21,8 @@ public struct ResponseSettings: Sendable {
         public static let processingStores = Setting("processing.stores")
         public static let forwardingAllowPrivateTargets = Setting("forwarding.allowPrivateTargets")
         public static let schemaPostsPerMinute = Setting("schema.postsPerMinute")
+        public static let sageMaxArchiveBytes = Setting("sage.maxArchiveBytes")
+        public static let sagePublicURL = Setting("sage.publicURL")
     }
 
     /// AES-256 key (base64) for what is kept sealed at rest: enrollment tokens (the researcher
@@ -60,6 +62,13 @@ public struct ResponseSettings: Sendable {
     /// a few dozen at once, and a clinic's phones may share one address.
     public var schemaPostsPerMinute: Int
 
+    /// The largest Sage result archive taken (as uploaded, sealed or not). Past the HTTP body
+    /// limit (`HTTP_MAX_BODY_SIZE`) nothing is read, whatever this says.
+    public var sageMaxArchiveBytes: Int
+    /// The address phones reach this service at, which upload URLs of Bridge's handshake start
+    /// with; nil: the service's own `RESPONSE_URL`.
+    public var sagePublicURL: URL?
+
     public init(reader: ConfigReader) throws(ConfigurationError) {
         let settings = SettingsReader(reader)
         let keyText = try settings.requiredText(Keys.encryptionKey)
@@ -93,6 +102,10 @@ public struct ResponseSettings: Sendable {
         processingEnabled = try Self.flag(settings, Keys.processingEnabled, default: true)
         processingStores = try settings.integer(Keys.processingStores, default: 1, in: 1...8)
         forwardingAllowPrivateTargets = try Self.flag(settings, Keys.forwardingAllowPrivateTargets, default: false)
+        sageMaxArchiveBytes = try settings.integer(Keys.sageMaxArchiveBytes, default: 8 * 1024 * 1024, in: 1024...(100 * 1024 * 1024))
+        sagePublicURL = try settings.text(Keys.sagePublicURL).map { (_: String) throws(ConfigurationError) -> URL in
+            try settings.httpURL(Keys.sagePublicURL, default: URL(fileURLWithPath: "/"))
+        }
     }
 
     private static func flag(_ settings: SettingsReader, _ setting: Setting, default value: Bool) throws(ConfigurationError) -> Bool {

@@ -56,7 +56,13 @@ package struct ResponseShredder: Sendable {
             throw Failure(description: "Invalid list '\(activityId)' for container '\(container)'")
         }
         let prefix = "Problem storing data in list '\(activityId)' in container '\(container)'.\n"
-        guard case .array(let results)? = data["results"] else { throw Failure(description: prefix + "No results provided in response.") }
+        let results: [JSONValue]
+        if case .array(let answers)? = data[SageAnswers.member] {
+            results = SageAnswers.results(answers, top: top, lists: lists)
+        } else {
+            guard case .array(let given)? = data["results"] else { throw Failure(description: prefix + "No results provided in response.") }
+            results = given
+        }
         var errors: [String] = []
         var row = group(top, results: results, errors: &errors)
         // The response's own times, kept only where a list has such columns (generated lists do not).

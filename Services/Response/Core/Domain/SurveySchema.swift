@@ -76,14 +76,21 @@ package struct SurveySchema: Equatable, Sendable {
     package var lists: [List]
 
     /// Reads a design as study-metadata's internal activity endpoint (or the original's WCP
-    /// `activity` call) returns it: `{"activity": {"metadata": {"activityId", "version"}, "steps"}}`.
+    /// `activity` call) returns it: `{"activity": {"metadata": {"activityId", "version"}, "steps"}}`,
+    /// with `"assessment"` beside `"activity"` when the activity was imported from one.
     package static func derive(fromDesign data: Data) throws(DesignError) -> SurveySchema {
         guard let root = try? JSONValue.parse(data) else { throw .unparsable }
         guard case .object(let activity)? = root["activity"], case .object(let metadata)? = activity["metadata"],
             let activityId = metadata["activityId"]?.text, !activityId.isEmpty, case .array(let steps)? = activity["steps"]
         else { throw .incomplete }
         var lists: [List] = []
-        try add(steps, as: activityId, parent: nil, to: &lists)
+        // An activity imported from a Sage assessment: its answers come by the assessment's
+        // paths, in Sage's archives as well as from the MyStudies apps (docs/sage.md).
+        if case .object? = root["assessment"], let assessment = root["assessment"] {
+            lists = try SageAnswers.lists(activityId: activityId, assessment: assessment)
+        } else {
+            try add(steps, as: activityId, parent: nil, to: &lists)
+        }
         return SurveySchema(activityId: activityId, version: metadata["version"]?.text ?? "", lists: lists)
     }
 

@@ -399,5 +399,66 @@ package enum ResponseMigrations {
                 "ALTER TABLE response_metadata DROP CONSTRAINT response_metadata_participant_id_fkey",
             ]
         ),
+        Migration(
+            component: "response", version: 17, name: "sage_archives",
+            statements: [
+                // A study's key pair for Sage's sealed archives: the certificate as DER, the
+                // private key sealed (RowSeal.studyKeys, the study key as context).
+                """
+                CREATE TABLE sage_study_keys (
+                    study_key text PRIMARY KEY REFERENCES studies (study_key),
+                    certificate bytea NOT NULL,
+                    sealed_private_key bytea NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                // Every archive received, as opened, with the response its answers became. A run
+                // is stored once per participant (`idempotency_key`: its taskRunUUID, else the
+                // archive's SHA-256).
+                """
+                CREATE TABLE sage_archives (
+                    id bigserial PRIMARY KEY,
+                    archive_id uuid NOT NULL UNIQUE,
+                    study_key text NOT NULL REFERENCES studies (study_key),
+                    participant_id bigint NOT NULL REFERENCES participants (id),
+                    idempotency_key text NOT NULL,
+                    response_id bigint REFERENCES responses (id) ON DELETE SET NULL,
+                    assessment_id text NOT NULL,
+                    activity_version text NOT NULL,
+                    task_run_uuid text,
+                    sha256 text NOT NULL,
+                    byte_count integer NOT NULL,
+                    sealed boolean NOT NULL,
+                    files jsonb NOT NULL,
+                    content bytea NOT NULL,
+                    received_at timestamptz NOT NULL DEFAULT now(),
+                    UNIQUE (participant_id, idempotency_key)
+                )
+                """,
+                "CREATE INDEX sage_archives_study ON sage_archives (study_key, id DESC)",
+                "CREATE INDEX sage_archives_participant ON sage_archives (participant_id, id DESC)",
+                // Bridge's upload handshake: a session made by POST /v3/uploads, its bytes put to
+                // its URL (whose secret is kept hashed), then completed into an archive.
+                """
+                CREATE TABLE sage_uploads (
+                    id uuid PRIMARY KEY,
+                    secret_hash text NOT NULL,
+                    study_key text NOT NULL REFERENCES studies (study_key),
+                    participant_id bigint NOT NULL REFERENCES participants (id),
+                    name text NOT NULL,
+                    content_length integer NOT NULL,
+                    content_md5 text NOT NULL,
+                    content_type text NOT NULL,
+                    metadata jsonb NOT NULL,
+                    content bytea,
+                    archive_id uuid,
+                    expires_at timestamptz NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                "CREATE INDEX sage_uploads_expiry ON sage_uploads (expires_at)",
+                "CREATE INDEX sage_uploads_participant ON sage_uploads (participant_id)",
+            ]
+        ),
     ]
 }

@@ -133,6 +133,7 @@ package struct ResponseStore: Sendable {
                         PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \"ParticipantId\" = $1", binds: Self.binds(participantId)),
                         logger: logger)
                 }
+                try await SageArchiveStore.delete(participantId: participantId, on: connection, logger: logger)
                 try await connection.query("DELETE FROM responses WHERE participant_id = \(participantId)", logger: logger)
                 try await connection.query(
                     "DELETE FROM enrollment_tokens WHERE participant_id = \(participantId)", logger: logger)

@@ -1,0 +1,126 @@
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceKit
+
+/// Bridge's three-step upload (docs/sage.md, The Bridge handshake): a session a participant
+/// opens, the bytes put to its URL, and the session completed into an archive. The URL is the
+/// only credential the PUT carries (as Bridge's pre-signed storage URLs are), so it holds a secret
+/// from the CSPRNG, kept hashed, good until the session expires.
+package struct SageUploadStore: Sendable {
+    /// How long a session's URL takes bytes.
+    package static let lifetime: Duration = .seconds(2 * 3600)
+    /// Sessions one participant may hold open (not completed, not expired): each may hold an
+    /// archive's bytes until it expires.
+    package static let maxOpenPerParticipant = 10
+
+    package struct Session: Sendable {
+        package var id: UUID
+        package var studyKey: String
+        package var participantId: Int64
+        package var contentLength: Int
+        package var contentMD5: String
+        package var contentType: String
+        package var content: [UInt8]?
+        package var archiveId: UUID?
+        package var expired: Bool
+    }
+
+    package enum Opened: Sendable, Equatable {
+        case opened(id: UUID, secret: String, expires: Date)
+        case tooMany
+    }
+
+    package enum Put: Sendable, Equatable {
+        case stored
+        /// No session with that id and secret: the URL is wrong (or forged).
+        case unknown
+        case expired
+        case completed
+        case refused(String)
+    }
+
+    package let client: PostgresClient
+    package let logger: Logger
+
+    package init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    package func open(
+        studyKey: String, participantId: Int64, name: String, contentLength: Int, contentMD5: String, contentType: String,
+        metadata: String
+    ) async throws -> Opened {
+        let id = UUID()
+        let secret = SecureToken.generate()
+        let expires = Date().addingTimeInterval(Double(Self.lifetime.components.seconds))
+        return try await client.withTransaction(logger: logger) { connection -> Opened in
+            // Expired sessions go first, and their bytes with them.
+            try await connection.query(
+                "DELETE FROM sage_uploads WHERE participant_id = \(participantId) AND expires_at < now()", logger: logger)
+            let counted = try await connection.query(
+                "SELECT count(*)::int FROM sage_uploads WHERE participant_id = \(participantId) AND archive_id IS NULL", logger: logger)
+            for try await open in counted.decode(Int.self) where open >= Self.maxOpenPerParticipant { return .tooMany }
+            try await connection.query(
+                """
+                INSERT INTO sage_uploads (id, secret_hash, study_key, participant_id, name, content_length, content_md5, content_type,
+                                          metadata, expires_at)
+                VALUES (\(id), \(SecureToken.hash(secret)), \(studyKey), \(participantId), \(name), \(contentLength), \(contentMD5),
+                        \(contentType), \(metadata)::jsonb, \(expires))
+                """, logger: logger)
+            return .opened(id: id, secret: secret, expires: expires)
+        }
+    }
+
+    /// The bytes of session `id`, put with its URL's `secret`: they must be the length, type and
+    /// MD5 the session was opened with (`contentMD5` is the request's Content-MD5 header).
+    package func put(id: UUID, secret: String, bytes: [UInt8], contentMD5: String?, contentType: String?) async throws -> Put {
+        let rows = try await client.query(
+            """
+            SELECT content_length, content_md5, content_type, archive_id IS NOT NULL, expires_at < now()
+            FROM sage_uploads WHERE id = \(id) AND secret_hash = \(SecureToken.hash(secret))
+            """, logger: logger)
+        var found: (Int, String, String, Bool, Bool)?
+        for try await row in rows.decode((Int, String, String, Bool, Bool).self) { found = row }
+        guard let (length, md5, type, completed, expired) = found else { return .unknown }
+        if completed { return .completed }
+        if expired { return .expired }
+        guard contentMD5 == md5 else { return .refused("Content-MD5 must be the contentMd5 the upload was requested with") }
+        guard (contentType ?? "") == type else { return .refused("Content-Type must be the contentType the upload was requested with (\(type))") }
+        guard bytes.count == length else {
+            return .refused("the body is \(bytes.count) bytes; the upload was requested for \(length)")
+        }
+        guard Data(Insecure.MD5.hash(data: bytes)).base64EncodedString() == md5 else {
+            return .refused("the body's MD5 is not its Content-MD5: the bytes were damaged on the way")
+        }
+        try await client.query(
+            "UPDATE sage_uploads SET content = \(ByteBuffer(bytes: bytes)) WHERE id = \(id) AND archive_id IS NULL", logger: logger)
+        return .stored
+    }
+
+    /// Participant `participantId`'s session `id`, or nil when they have none by that id.
+    package func session(id: UUID, participantId: Int64) async throws -> Session? {
+        let rows = try await client.query(
+            """
+            SELECT study_key, content_length, content_md5, content_type, content, archive_id, expires_at < now()
+            FROM sage_uploads WHERE id = \(id) AND participant_id = \(participantId)
+            """, logger: logger)
+        for try await (studyKey, length, md5, type, content, archiveId, expired) in rows.decode(
+            (String, Int, String, String, ByteBuffer?, UUID?, Bool).self)
+        {
+            return Session(
+                id: id, studyKey: studyKey, participantId: participantId, contentLength: length, contentMD5: md5, contentType: type,
+                content: content.map { Array(buffer: $0) }, archiveId: archiveId, expired: expired)
+        }
+        return nil
+    }
+
+    /// The session became archive `archiveId`: its bytes are dropped (the archive keeps them).
+    package func complete(id: UUID, archiveId: UUID) async throws {
+        try await client.query(
+            "UPDATE sage_uploads SET archive_id = \(archiveId), content = NULL WHERE id = \(id)", logger: logger)
+    }
+}

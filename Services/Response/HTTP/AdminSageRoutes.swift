@@ -1,0 +1,116 @@
+import AdminAuthHTTP
+import Foundation
+import Hummingbird
+import NIOCore
+import ResponseCore
+import SageAssessments
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+import ZipArchive
+
+/// A study's Sage side for its team (docs/sage.md): the certificate the app build seals archives
+/// for (viewers; made on first use), and the archives received (listed to viewers, downloaded by
+/// editors, as the study's exports are; each download audited).
+package struct AdminSageRoutes {
+    package let catalog: StudyCatalog
+    package let authenticator: RemoteAdminAuthenticator
+    package let archives: SageArchiveStore
+    package let audit: AuditLog
+
+    package init(catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, archives: SageArchiveStore, audit: AuditLog) {
+        self.catalog = catalog
+        self.authenticator = authenticator
+        self.archives = archives
+        self.audit = audit
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/admin/v1/studies/:studyId/sage/certificate", use: certificate)
+        router.get("/admin/v1/studies/:studyId/sage/archives", use: list)
+        router.get("/admin/v1/studies/:studyId/sage/archives/:archiveId", use: download)
+        router.get("/admin/v1/studies/:studyId/sage/archives/:archiveId/file", use: file)
+    }
+
+    @Sendable package func certificate(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let (study, admin) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+        let pair = try await archives.ensureKeyPair(studyKey: study.key, studyId: study.studyId, actor: admin.email)
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/x-pem-file",
+                .contentDisposition: "attachment; filename=\"\(study.key)-sage.pem\"",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: pair.certificatePEM)))
+    }
+
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> SageArchiveList {
+        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+        let query = request.uri.queryParameters
+        guard let limit = query["limit"].map({ Int(String($0)) }) ?? 50, (1...500).contains(limit) else {
+            throw APIError.badRequest("limit must be 1 to 500", field: "limit")
+        }
+        var participant: Int64?
+        if let text = query["participant"] {
+            guard let number = Int64(String(text)), number > 0 else {
+                throw APIError.badRequest("participant must be a participant number (the ParticipantId column)", field: "participant")
+            }
+            participant = number
+        }
+        var before: Int64?
+        if let text = query["before"] {
+            guard let number = Int64(String(text)), number > 0 else {
+                throw APIError.badRequest("before must be the nextBefore of a page", field: "before")
+            }
+            before = number
+        }
+        return try await archives.list(studyKey: study.key, participantId: participant, before: before, limit: limit)
+    }
+
+    /// The archive's ZIP, as it was opened.
+    @Sendable package func download(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let (study, admin, archiveId, zip) = try await stored(request, context)
+        try await audit.record(
+            actor: admin.email, action: "sage.archive_downloaded", studyId: study.key,
+            details: ["archiveId": archiveId.uuidString.lowercased()])
+        return Self.attachment(zip, type: "application/zip", name: "\(archiveId.uuidString.lowercased()).zip")
+    }
+
+    /// One file of the archive (`?name=`).
+    @Sendable package func file(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        guard let name = request.uri.queryParameters["name"].map(String.init), !name.isEmpty, name.utf8.count <= 255 else {
+            throw APIError.badRequest("name must be the name of one of the archive's files", field: "name")
+        }
+        let (study, admin, archiveId, zip) = try await stored(request, context)
+        // Stored archives passed these limits when they came; read again with the same ones.
+        guard let bytes = try? ZipArchive(zip, limits: ResultArchive.limits)[name] else {
+            throw APIError.notFound("archive \(archiveId.uuidString.lowercased()) has no file \(name)")
+        }
+        try await audit.record(
+            actor: admin.email, action: "sage.archive_downloaded", studyId: study.key,
+            details: ["archiveId": archiveId.uuidString.lowercased(), "file": name])
+        let type = name.hasSuffix(".json") ? "application/json" : "application/octet-stream"
+        let base = name.split(separator: "/").last.map(String.init) ?? "file"
+        return Self.attachment(bytes, type: type, name: base.filter { $0 != "\"" && $0 != "\\" })
+    }
+
+    private func stored(_ request: Request, _ context: ServiceRequestContext) async throws
+        -> (StudyCatalog.Study, AdminIdentity, UUID, [UInt8])
+    {
+        let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
+        let text = try context.parameters.require("archiveId")
+        guard let archiveId = UUID(uuidString: text), let zip = try await archives.content(studyKey: study.key, archiveId: archiveId) else {
+            throw APIError.notFound("study \(study.studyId) has no archive \(text)")
+        }
+        return (study, admin, archiveId, zip)
+    }
+
+    static func attachment(_ bytes: [UInt8], type: String, name: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: type, .contentDisposition: "attachment; filename=\"\(name)\"", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
+
+extension SageArchiveList: ResponseEncodable {}
