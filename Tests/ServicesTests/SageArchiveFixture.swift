@@ -16,10 +16,12 @@ struct SageArchiveFixture: Sendable {
     static let study = "SAGESTUDY"
     static let activity = "sleep"
 
-    /// A section, single and multiple choices, numbers, text and a duration.
+    /// A section, single and multiple choices, numbers, text and a duration; and a countdown,
+    /// which makes it Sage-only (the MyStudies apps have no countdown step).
     static let assessment = #"""
         {"type": "assessment", "identifier": "sleep", "title": "Sleep", "steps": [
           {"type": "instruction", "identifier": "intro", "title": "Last night"},
+          {"type": "countdown", "identifier": "ready", "duration": 3},
           {"type": "simpleQuestion", "identifier": "hours", "title": "Hours slept", "inputItem": {"type": "integer"}},
           {"type": "section", "identifier": "mood", "steps": [
             {"type": "choiceQuestion", "identifier": "feeling", "title": "How do you feel?", "baseType": "integer", "singleChoice": true,
@@ -123,14 +125,14 @@ struct SageArchiveFixture: Sendable {
     }
 
     /// The rows of list `name` of the study, oldest first, as JSON objects.
-    func rows(_ h: ResponseHarness, list name: String) async throws -> [JSONValue] {
+    func rows(_ h: ResponseHarness, list name: String, study: String = study) async throws -> [JSONValue] {
         var table: String?
         for try await found in try await h.postgres.query(
-            "SELECT sql_name FROM response_lists WHERE study_key = \(Self.study) AND lower(name) = lower(\(name))",
+            "SELECT sql_name FROM response_lists WHERE study_key = \(study) AND lower(name) = lower(\(name))",
             logger: Logger(label: "test")
         ).decode(String.self) { table = found }
         let sqlName = try #require(table, "no list \(name)")
-        let sql = "SELECT row_to_json(t)::text FROM \(SQLName.quoted(SQLName.schema(forStudy: Self.study))).\(SQLName.quoted(sqlName)) t ORDER BY \"Key\""
+        let sql = "SELECT row_to_json(t)::text FROM \(SQLName.quoted(SQLName.schema(forStudy: study))).\(SQLName.quoted(sqlName)) t ORDER BY \"Key\""
         var rows: [JSONValue] = []
         for try await text in try await h.postgres.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "test")).decode(String.self) {
             rows.append(try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)))

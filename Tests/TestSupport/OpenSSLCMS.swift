@@ -18,7 +18,7 @@ public enum OpenSSLCMS {
         let key = directory.appendingPathComponent("key.pem").path
         let certificate = directory.appendingPathComponent("cert.pem").path
         try ExternalTool.run(
-            "openssl", ["req", "-quiet", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=other"])
+            "openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=other"])
         return try withFiles(bytes, try String(contentsOfFile: certificate, encoding: .utf8)) { input, _, output in
             try ExternalTool.run(
                 "openssl", ["cms", "-sign", "-binary", "-nodetach", "-in", input, "-signer", certificate, "-inkey", key, "-out", output, "-outform", "DER"])
@@ -31,7 +31,7 @@ public enum OpenSSLCMS {
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificate = directory.appendingPathComponent("cert.pem").path
         try ExternalTool.run(
-            "openssl", ["req", "-quiet", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory.appendingPathComponent("key.pem").path,
+            "openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory.appendingPathComponent("key.pem").path,
                         "-out", certificate, "-days", "1", "-subj", "/CN=stranger"])
         return try String(contentsOfFile: certificate, encoding: .utf8)
     }

@@ -78,10 +78,10 @@ package struct AdminSageRoutes {
 
     /// One file of the archive (`?name=`).
     @Sendable package func file(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let (study, admin, archiveId, zip) = try await stored(request, context)
         guard let name = request.uri.queryParameters["name"].map(String.init), !name.isEmpty, name.utf8.count <= 255 else {
             throw APIError.badRequest("name must be the name of one of the archive's files", field: "name")
         }
-        let (study, admin, archiveId, zip) = try await stored(request, context)
         // Stored archives passed these limits when they came; read again with the same ones.
         guard let bytes = try? ZipArchive(zip, limits: ResultArchive.limits)[name] else {
             throw APIError.notFound("archive \(archiveId.uuidString.lowercased()) has no file \(name)")

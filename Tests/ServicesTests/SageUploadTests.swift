@@ -1,0 +1,138 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import NIOCore
+import StudyModels
+import Testing
+import TestSupport
+
+/// Bridge's upload handshake as Sage's clients speak it: a session opened with the app token,
+/// the bytes put to its URL with their Content-MD5, the session completed into an archive.
+@Suite struct SageUploadTests {
+    let sage = SageArchiveFixture()
+
+    struct Reply {
+        var status: HTTPResponse.Status
+        var body: JSONValue
+    }
+
+    func send(
+        _ h: ResponseHarness, _ method: HTTPRequest.Method, _ uri: String, appToken: String? = nil, json: String? = nil,
+        bytes: [UInt8]? = nil, headers extra: HTTPFields = [:]
+    ) async throws -> Reply {
+        var headers = extra
+        if let appToken { headers[.authorization] = "Bearer \(appToken)" }
+        if json != nil { headers[.contentType] = "application/json" }
+        let body = json.map { ByteBuffer(string: $0) } ?? bytes.map { ByteBuffer(bytes: $0) }
+        return try await h.client.execute(uri: uri, method: method, headers: headers, body: body) { response in
+            Reply(status: response.status, body: (try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: response.body))) ?? .null)
+        }
+    }
+
+    static func md5(_ bytes: [UInt8]) -> String { Data(Insecure.MD5.hash(data: bytes)).base64EncodedString() }
+
+    static func request(_ bytes: [UInt8], md5: String? = nil) -> String {
+        #"{"name": "sleep.zip", "contentLength": \#(bytes.count), "contentMd5": "\#(md5 ?? Self.md5(bytes))", "contentType": "application/zip", "encrypted": false, "zipped": true, "metadata": {"instanceGuid": "abc", "startedOn": "2026-11-20T08:00:00.000-05:00"}}"#
+    }
+
+    /// The session's URL as a path this test's client can ask for.
+    static func path(_ url: String) throws -> String {
+        let components = try #require(URLComponents(string: url))
+        #expect(components.scheme == "http")
+        return components.percentEncodedPath + "?" + (components.percentEncodedQuery ?? "")
+    }
+
+    static func putHeaders(_ bytes: [UInt8], md5: String? = nil, type: String = "application/zip") -> HTTPFields {
+        var headers: HTTPFields = [.contentType: type]
+        headers[HTTPField.Name("Content-MD5")!] = md5 ?? Self.md5(bytes)
+        return headers
+    }
+
+    @Test func anArchiveUploadedThroughTheHandshakeIsStoredOnce() async throws {
+        try await ResponseHarness.run { h in
+            try await sage.announce(h)
+            let appToken = try await sage.enroll(h)
+            let archive = SageArchiveFixture.archive()
+            let opened = try await send(h, .post, "/v3/uploads", appToken: appToken, json: Self.request(archive))
+            #expect(opened.status == .created, "\(opened.body)")
+            #expect(opened.body["type"] == .string("UploadSession"))
+            let id = try #require(opened.body["id"]?.string)
+            let url = try Self.path(try #require(opened.body["url"]?.string))
+            #expect(opened.body["expires"]?.string != nil)
+
+            // Nothing put yet: nothing to complete.
+            #expect(try await send(h, .post, "/v3/uploads/\(id)/complete", appToken: appToken).status == .conflict)
+            let put = try await send(h, .put, url, bytes: archive, headers: Self.putHeaders(archive))
+            #expect(put.status == .ok, "\(put.body)")
+            let completed = try await send(h, .post, "/v3/uploads/\(id)/complete", appToken: appToken)
+            #expect(completed.status == .ok)
+            #expect(completed.body["type"] == .string("UploadValidationStatus"))
+            #expect(completed.body["status"] == .string("succeeded"))
+            let archiveId = try #require(completed.body["archiveId"]?.string)
+            // Completed again (a client retrying): the same archive, nothing more stored.
+            let again = try await send(h, .post, "/v3/uploads/\(id)/complete", appToken: appToken)
+            #expect(again.body["archiveId"]?.string == archiveId)
+            #expect(try await send(h, .put, url, bytes: archive, headers: Self.putHeaders(archive)).status == .conflict)
+            #expect(try await sage.count(h, "sage_archives") == 1)
+            #expect(try await sage.count(h, "responses") == 1)
+            #expect(try await sage.count(h, "sage_uploads WHERE content IS NOT NULL") == 0)
+        }
+    }
+
+    @Test func theHandshakeRefusesWhatIsNotTheUploadAskedFor() async throws {
+        try await ResponseHarness.run { h in
+            try await sage.announce(h)
+            let appToken = try await sage.enroll(h)
+            let stranger = try await sage.enroll(h)
+            let archive = SageArchiveFixture.archive()
+
+            // Bad requests open nothing.
+            let badRequests = [
+                Self.request(archive, md5: "not base64"),
+                Self.request(archive, md5: Data([1, 2, 3]).base64EncodedString()),
+                Self.request(archive).replacingOccurrences(of: "\"contentLength\": \(archive.count)", with: "\"contentLength\": 0"),
+                Self.request(archive).replacingOccurrences(of: "\"contentLength\": \(archive.count)", with: "\"contentLength\": 999999999999"),
+            ]
+            #expect(badRequests.count == 4)
+            for request in badRequests {
+                #expect(try await send(h, .post, "/v3/uploads", appToken: appToken, json: request).status == .unprocessableContent, "\(request)")
+            }
+            #expect(try await send(h, .post, "/v3/uploads", appToken: "nobody", json: Self.request(archive)).status == .unauthorized)
+            #expect(try await sage.count(h, "sage_uploads") == 0)
+
+            let opened = try await send(h, .post, "/v3/uploads", appToken: appToken, json: Self.request(archive))
+            let id = try #require(opened.body["id"]?.string)
+            let url = try Self.path(try #require(opened.body["url"]?.string))
+            let forged = url.replacingOccurrences(of: "secret=", with: "secret=x")
+            #expect(try await send(h, .put, forged, bytes: archive, headers: Self.putHeaders(archive)).status == .notFound)
+            #expect(try await send(h, .put, "/sage/v1/uploads/\(id)", bytes: archive, headers: Self.putHeaders(archive)).status == .notFound)
+            var damaged = archive
+            damaged[damaged.count / 2] ^= 0xFF
+            #expect(try await send(h, .put, url, bytes: damaged, headers: Self.putHeaders(archive)).status == .badRequest)
+            #expect(try await send(h, .put, url, bytes: archive, headers: Self.putHeaders(archive, md5: Self.md5([1]))).status == .badRequest)
+            #expect(try await send(h, .put, url, bytes: archive, headers: Self.putHeaders(archive, type: "text/plain")).status == .badRequest)
+            #expect(try await send(h, .put, url, bytes: archive + [0], headers: Self.putHeaders(archive + [0])).status == .badRequest)
+            // Another participant cannot complete (or learn of) this session.
+            #expect(try await send(h, .post, "/v3/uploads/\(id)/complete", appToken: stranger).status == .notFound)
+            #expect(try await sage.count(h, "sage_uploads WHERE content IS NOT NULL") == 0)
+
+            // Bytes that are not an archive: the call succeeds, the validation fails, nothing is stored.
+            let junk = Array("not an archive".utf8)
+            let junkSession = try await send(h, .post, "/v3/uploads", appToken: appToken, json: Self.request(junk))
+            let junkURL = try Self.path(try #require(junkSession.body["url"]?.string))
+            #expect(try await send(h, .put, junkURL, bytes: junk, headers: Self.putHeaders(junk)).status == .ok)
+            let failed = try await send(h, .post, "/v3/uploads/\(try #require(junkSession.body["id"]?.string))/complete", appToken: appToken)
+            #expect(failed.status == .ok)
+            #expect(failed.body["status"] == .string("validation_failed"))
+            #expect(failed.body["messageList"]?.array?.first?.string?.contains("neither a ZIP") == true, "\(failed.body)")
+            #expect(try await sage.count(h, "sage_archives") == 0)
+
+            // Open sessions are bounded per participant.
+            for _ in 0..<8 {
+                #expect(try await send(h, .post, "/v3/uploads", appToken: appToken, json: Self.request(archive)).status == .created)
+            }
+            #expect(try await sage.count(h, "sage_uploads WHERE archive_id IS NULL") == 10)
+            #expect(try await send(h, .post, "/v3/uploads", appToken: appToken, json: Self.request(archive)).status == .tooManyRequests)
+        }
+    }
+}
