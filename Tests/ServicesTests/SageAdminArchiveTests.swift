@@ -80,11 +80,24 @@ import TestSupport
             #expect(try await admin.send(client, .get, "\(base)/archives/\(archiveId)/file?name=other.json", token: root).0 == .notFound)
             #expect(try await admin.send(client, .get, "\(base)/archives/\(UUID().uuidString)", token: root).0 == .notFound)
             #expect(try await admin.send(client, .get, "\(base)/archives/not-a-uuid", token: root).0 == .notFound)
+            // The study's exports list its archives beside its tables.
+            let (_, lines, _) = try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/export.jsonl", token: root)
+            let archiveLines = lines.split(separator: "\n").filter { $0.hasPrefix(#"{"sageArchive""#) }
+            #expect(archiveLines.count == 1)
+            #expect(archiveLines.first?.contains(#""ArchiveId":"\#(archiveId)""#) == true, "\(archiveLines)")
+            #expect(archiveLines.first?.contains(#""Files":"metadata.json assessmentResult.json motion.json""#) == true)
+            let exported = try await client.execute(
+                uri: "/admin/v1/studies/SLEEPWELL/export.zip", method: .get, headers: [.authorization: "Bearer \(root)"]
+            ) { String(decoding: Array(buffer: $0.body), as: UTF8.self) }
+            #expect(exported.contains("sage_archives.csv"))
+            #expect(exported.contains(#""sageArchives":{"file":"sage_archives.csv","rows":1}"#))
+            #expect(exported.contains(archiveId))
             var audited: [String] = []
             for try await action in try await postgres.query(
                 "SELECT action FROM audit_events WHERE action LIKE 'sage.%' ORDER BY id", logger: Logger(label: "test")
             ).decode(String.self) { audited.append(action) }
             #expect(audited == ["sage.key_pair_created", "sage.archive_received", "sage.archive_downloaded", "sage.archive_downloaded"])
+            #expect(try await SageArchiveFixture().count(h, "audit_events WHERE action = 'responses.exported'") == 2)
         }
     }
 

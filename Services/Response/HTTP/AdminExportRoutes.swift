@@ -45,6 +45,7 @@ package struct AdminExportRoutes {
             actor: admin.email, action: "responses.exported", studyId: study.key,
             details: ["format": suffix, "tables": String(lists.order.count)])
         let export = self.export
+        let studyKey = study.key
         let logger = context.logger
         return Response(
             status: .ok,
@@ -55,7 +56,7 @@ package struct AdminExportRoutes {
             ],
             body: ResponseBody { writer in
                 do {
-                    try await export.write(lists, as: format) { chunk in try await writer.write(chunk) }
+                    try await export.write(lists, studyKey: studyKey, as: format) { chunk in try await writer.write(chunk) }
                 } catch {
                     // The status is already sent: the download ends short (a zip without its
                     // directory), which clients report as damaged.

@@ -32,7 +32,7 @@ package struct StudyExport: Sendable {
 
     /// Writes the export to `sink`, chunk by chunk.
     package func write(
-        _ catalog: QueryTranslator.Catalog, as format: Format, to sink: (ByteBuffer) async throws -> Void
+        _ catalog: QueryTranslator.Catalog, studyKey: String, as format: Format, to sink: (ByteBuffer) async throws -> Void
     ) async throws {
         try await client.withConnection { connection in
             try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
@@ -83,9 +83,29 @@ package struct StudyExport: Sendable {
                 if format == .csvZip { try await sink(ByteBuffer(bytes: archive.finishFile())) }
                 counts.append(count)
             }
+            // The study's Sage result archives, listed (their files are downloaded one by one).
+            let archives = try await sageArchives(studyKey: studyKey, on: connection)
+            if !archives.isEmpty {
+                switch format {
+                case .csvZip:
+                    var lines = Self.sageArchiveColumns.joined(separator: ",") + "\r\n"
+                    for row in archives { lines += row.map { Self.csvField($0 ?? "") }.joined(separator: ",") + "\r\n" }
+                    let bytes = Array(lines.utf8)
+                    try await sink(ByteBuffer(bytes: archive.startFile(Self.sageArchivesName)))
+                    try archive.account(bytes)
+                    try await sink(ByteBuffer(bytes: bytes))
+                    try await sink(ByteBuffer(bytes: archive.finishFile()))
+                case .jsonLines:
+                    let keys = Self.sageArchiveColumns.map(Self.jsonString)
+                    let lines = archives.map { values in
+                        "{\"sageArchive\":{" + zip(keys, values).map { "\($0):\($1.map(Self.jsonString) ?? "null")" }.joined(separator: ",") + "}}\n"
+                    }
+                    try await sink(ByteBuffer(bytes: Array(lines.joined().utf8)))
+                }
+            }
             if format == .csvZip {
                 // Last, as the rows are counted on the way: every table's file, columns and rows.
-                let manifest = Array(Self.manifest(catalog.orderedTables, rows: counts).utf8)
+                let manifest = Array(Self.manifest(catalog.orderedTables, rows: counts, sageArchives: archives.count).utf8)
                 try await sink(ByteBuffer(bytes: archive.startFile(Self.manifestName)))
                 try archive.account(manifest)
                 try await sink(ByteBuffer(bytes: manifest))
@@ -113,10 +133,37 @@ package struct StudyExport: Sendable {
         return "{" + members.joined(separator: ",") + "}"
     }
 
-    /// `manifest.json`: `{"tables": [...]}`, each as `describe` writes it with its file and rows.
-    static func manifest(_ tables: [QueryTranslator.Catalog.Table], rows: [Int]) -> String {
+    /// `manifest.json`: `{"tables": [...]}`, each as `describe` writes it with its file and rows,
+    /// and `"sageArchives": {"file", "rows"}` when the study has received any.
+    static func manifest(_ tables: [QueryTranslator.Catalog.Table], rows: [Int], sageArchives: Int = 0) -> String {
         let items = zip(tables, rows).map { describe($0, file: fileName($0.name), rows: $1) }
-        return "{\"tables\":[\(items.joined(separator: ","))]}\n"
+        let archives = sageArchives == 0 ? "" : ",\"sageArchives\":{\"file\":\"\(sageArchivesName)\",\"rows\":\(sageArchives)}"
+        return "{\"tables\":[\(items.joined(separator: ","))]\(archives)}\n"
+    }
+
+    /// The list of the study's Sage result archives in the zip, beside its tables.
+    package static let sageArchivesName = "sage_archives.csv"
+    package static let sageArchiveColumns = [
+        "ArchiveId", "ParticipantId", "AssessmentId", "ActivityVersion", "TaskRunUUID", "Bytes", "Sealed", "SHA256", "Files", "ReceivedAt",
+    ]
+
+    /// Each of the study's archives as text, in `sageArchiveColumns` order, oldest first.
+    private func sageArchives(studyKey: String, on connection: PostgresConnection) async throws -> [[String?]] {
+        let rows = try await connection.query(
+            """
+            SELECT a.archive_id::text, a.participant_id::text, a.assessment_id, a.activity_version, a.task_run_uuid,
+                   a.byte_count::text, a.sealed::text, a.sha256,
+                   (SELECT string_agg(f->>'name', ' ' ORDER BY n) FROM jsonb_array_elements(a.files) WITH ORDINALITY AS e(f, n)),
+                   to_json(a.received_at)#>>'{}'
+            FROM sage_archives a WHERE a.study_key = \(studyKey) ORDER BY a.id
+            """, logger: logger)
+        var found: [[String?]] = []
+        for try await row in rows {
+            var values: [String?] = []
+            for cell in row { values.append(try cell.decode(String?.self)) }
+            found.append(values)
+        }
+        return found
     }
 
     /// A table's file name in the zip: its name with anything a file system might object to
