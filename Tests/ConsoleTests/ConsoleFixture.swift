@@ -144,11 +144,12 @@ struct ConsoleFixture: Sendable {
 
     /// CONSOLE1 running, as study-metadata's outbox tells the response service.
     static func announce(
-        _ studyId: String, to response: some TestClientProtocol, version: Int = 99, properties: [ParticipantProperty] = []
+        _ studyId: String, to response: some TestClientProtocol, version: Int = 99, properties: [ParticipantProperty] = [],
+        activities: [StudyEvent.ActivityVersion] = []
     ) async throws -> HTTPResponse.Status {
         let event = StudyEvent(
             studyId: studyId, appId: "CONSOLEAPP", orgId: "ORG", status: .active, version: version, label: "1.0", consentVersion: 1,
-            activities: [], participantProperties: properties, action: "launch", at: Date())
+            activities: activities, participantProperties: properties, action: "launch", at: Date())
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         let body = Array(try encoder.encode(event))

@@ -1,4 +1,9 @@
 import Foundation
+import HTTPTypes
+import Logging
+import NIOCore
+import ServiceKit
+import StudyModels
 import Testing
 import TestSupport
 
@@ -59,6 +64,60 @@ import TestSupport
             let downloaded = try JSONSerialization.jsonObject(with: Data(download.html.utf8)) as? NSDictionary
             #expect(original == downloaded)
             #expect(try await browser.get("/studies/CONSOLE1/activities/nosuch/assessment.json").status == .notFound)
+        }
+    }
+
+    /// A participant's Sage archives on their page, with their files, each downloadable; and the
+    /// study's certificate from a Sage activity's page.
+    @Test func aParticipantsSageArchivesAreListedWithTheirFiles() async throws {
+        try await ConsoleFixture.run(withPeers: true) { f in
+            let peer = try #require(f.response)
+            let registration = try #require(f.registration)
+            let activities = [StudyEvent.ActivityVersion(activityId: "sleep", version: 1, label: "1.0", type: "questionnaire")]
+            #expect(try await ConsoleFixture.announce("CONSOLE1", to: peer.client, version: 100, activities: activities) == .ok)
+            let design = #"{"activity": {"metadata": {"activityId": "sleep", "version": "1.0"}, "steps": []}, "assessment": \#(SageArchiveSamples.assessment)}"#
+            try await peer.postgres.query(
+                "INSERT INTO activity_designs (study_key, activity_id, version, design) VALUES ('CONSOLE1', 'sleep', '1.0', \(design)::jsonb)",
+                logger: Logger(label: "test"))
+            let pat = try await ConsoleParticipantTests.seed(registration)
+            let appToken = try await ConsoleResponseDataTests.enroll(peer)
+            let posted = try await peer.client.execute(
+                uri: "/sage/v1/studies/CONSOLE1/archives", method: .post,
+                headers: [.authorization: "Bearer \(appToken)", .contentType: "application/zip"],
+                body: ByteBuffer(bytes: SageArchiveSamples.archive())
+            ) { ($0.status, String(buffer: $0.body)) }
+            #expect(posted.0 == .created, "\(posted.1)")
+            _ = try await ConsoleResponseDataTests.settled(peer, count: 1)
+            try await registration.postgres.query(
+                """
+                UPDATE participant_studies SET participant_token_hash = \(SecureToken.hash(appToken))
+                WHERE pseudonym = \(UUID(uuidString: pat)!)
+                """, logger: Logger(label: "test"))
+
+            try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let page = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("Sage result archives"))
+            let rows = page.html.components(separatedBy: #"<tr data-archive=""#).dropFirst()
+            #expect(rows.count == 1)
+            let row = try #require(rows.first)
+            #expect(row.contains("<code>sleep</code>"))
+            #expect(row.contains("processed"))
+            for name in ["metadata.json", "assessmentResult.json", "motion.json"] { #expect(row.contains(">\(name)</a>"), "\(name)") }
+            #expect(!row.contains("not named in its manifest"), "metadata.json is the manifest itself")
+            let motionHref = try #require(
+                row.components(separatedBy: #"<a href=""#).dropFirst().map { String($0.prefix { $0 != "\"" }) }.first { $0.contains("name=motion") })
+            let motion = try await f.browser.get(motionHref.replacingOccurrences(of: "&amp;", with: "&"))
+            #expect(motion.status == .ok)
+            #expect(motion.html.contains("uptime"))
+            let zipHref = try #require(row.components(separatedBy: #"<a href=""#).dropFirst().first.map { String($0.prefix { $0 != "\"" }) })
+            let zip = try await f.browser.get(zipHref)
+            #expect(zip.status == .ok)
+            #expect(zip.html.hasPrefix("PK"))
+
+            let certificate = try await f.browser.get("/studies/CONSOLE1/sage-certificate")
+            #expect(certificate.status == .ok)
+            #expect(certificate.html.hasPrefix("-----BEGIN CERTIFICATE-----"))
         }
     }
 }

@@ -64,6 +64,7 @@ import TestSupport
             #expect(summary.assessmentId == "sleep")
             #expect(summary.files.map(\.name) == ["metadata.json", "assessmentResult.json", "motion.json"])
             #expect(summary.files.map(\.listed) == [false, true, true])
+            #expect(summary.files.map(\.unexpected) == [false, false, false])
             #expect(try await admin.send(client, .get, "\(base)/archives?participant=\(summary.participantId + 1)", token: root).1
                 .contains(#""archives":[]"#))
             #expect(try await admin.send(client, .get, "\(base)/archives?limit=0", token: root).0 == .badRequest)

@@ -28,11 +28,15 @@ public struct SageArchiveFile: Codable, Sendable, Equatable {
     public var bytes: Int
     /// Whether the archive's `metadata.json` manifest names it.
     public var listed: Bool
+    /// Neither named by the manifest nor one of the files an archive carries beside it
+    /// (`metadata.json`, `info.json`, `answers_schema.json`): kept, but not what a client writes.
+    public var unexpected: Bool
 
-    public init(name: String, bytes: Int, listed: Bool) {
+    public init(name: String, bytes: Int, listed: Bool, unexpected: Bool) {
         self.name = name
         self.bytes = bytes
         self.listed = listed
+        self.unexpected = unexpected
     }
 }
 

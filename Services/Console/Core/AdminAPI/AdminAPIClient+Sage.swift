@@ -18,3 +18,24 @@ extension AdminAPIClient {
         try await send(.GET, "/admin/v1/studies/\(Self.segment(studyId))/assessments/\(Self.segment(identifier))", token: token, logger: logger).body
     }
 }
+
+/// Sage result archives and the study's certificate, at the response service.
+extension AdminAPIClient {
+    /// One participant's archives (their number in the response data), newest first.
+    package func sageArchives(of studyId: String, participant: Int64, limit: Int, token: String, logger: Logger)
+        async throws(AdminAPIError) -> SageArchiveList
+    {
+        try await json(
+            .GET, "/admin/v1/studies/\(Self.segment(studyId))/sage/archives" + Self.queryString([("participant", String(participant)), ("limit", String(limit))]),
+            on: .response, token: token, as: SageArchiveList.self, logger: logger)
+    }
+
+    /// The response service's path of an archive's ZIP, or of one of its files.
+    package static func sageArchivePath(_ archiveId: String, of studyId: String, file: String? = nil) -> String {
+        "/admin/v1/studies/\(segment(studyId))/sage/archives/\(segment(archiveId))" + (file.map { "/file" + queryString([("name", $0)]) } ?? "")
+    }
+
+    package static func sageCertificatePath(of studyId: String) -> String {
+        "/admin/v1/studies/\(segment(studyId))/sage/certificate"
+    }
+}

@@ -32,6 +32,15 @@ enum StudyPageModels {
         }
     }
 
+    /// A size for people: bytes, KB or MB (of 1,024).
+    static func byteSize(_ bytes: Int) -> String {
+        switch bytes {
+        case ..<1_024: "\(bytes) bytes"
+        case ..<(1_024 * 1_024): "\((bytes + 1_023) / 1_024) KB"
+        default: String(format: "%.1f MB", Double(bytes) / 1_048_576)
+        }
+    }
+
     static func timestamp(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon))
             .replacingOccurrences(of: "T", with: " ") + " UTC"

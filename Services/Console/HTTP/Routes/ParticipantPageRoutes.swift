@@ -25,6 +25,9 @@ package struct ParticipantPageRoutes: Sendable {
         router.get("/studies/:studyId/participants", use: list)
         router.get("/studies/:studyId/participants/:participantId", use: show)
         router.get("/studies/:studyId/participants/:participantId/consents/:consentId/pdf", use: consentPDF)
+        router.get("/studies/:studyId/sage-archives/:archiveId", use: sageArchive)
+        router.get("/studies/:studyId/sage-archives/:archiveId/file", use: sageArchive)
+        router.get("/studies/:studyId/sage-certificate", use: sageCertificate)
     }
 
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -156,8 +159,62 @@ package struct ParticipantPageRoutes: Sendable {
                 }
                 page["hasResponses"] = !responses.isEmpty
                 page["responseParticipant"] = responses.first.map { String($0.participantId) } ?? ""
+                // Each archive a Sage app sent made one of those responses: theirs, with files.
+                if let number = responses.first?.participantId {
+                    let archives = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                        try await pages.api.sageArchives(
+                            of: studyId, participant: number, limit: Self.archivesShown, token: session.token, logger: context.logger)
+                    }
+                    if case .success(let list) = archives, !list.archives.isEmpty {
+                        page["sageArchives"] = list.archives.map { Self.archiveModel($0, studyId: studyId) }
+                        page["hasSageArchives"] = true
+                    }
+                }
             }
             return pages.renderer.page("participant", page)
+        }
+    }
+
+    /// The archives a participant's page lists.
+    static let archivesShown = 50
+
+    static func archiveModel(_ archive: SageArchiveSummary, studyId: String) -> [String: Any] {
+        let href = "/studies/\(AdminAPIClient.segment(studyId))/sage-archives/\(AdminAPIClient.segment(archive.archiveId))"
+        return [
+            "archiveId": archive.archiveId, "shortId": String(archive.archiveId.prefix(8)), "assessmentId": archive.assessmentId,
+            "version": archive.activityVersion, "receivedAt": StudyPageModels.timestamp(archive.receivedAt),
+            "size": StudyPageModels.byteSize(archive.bytes), "sealed": archive.sealed, "status": archive.status ?? "deleted",
+            "error": archive.error ?? "", "hasError": !(archive.error ?? "").isEmpty, "href": href,
+            "files": archive.files.map { file -> [String: Any] in
+                [
+                    "name": file.name, "size": StudyPageModels.byteSize(file.bytes), "unexpected": file.unexpected,
+                    "href": href + "/file" + AdminAPIClient.queryString([("name", file.name)]),
+                ]
+            },
+        ]
+    }
+
+    /// An archive's ZIP, or one of its files, passed on from the response service (editors; it
+    /// audits each download).
+    @Sendable func sageArchive(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        let archiveId = try context.parameters.require("archiveId")
+        let file = request.uri.path.hasSuffix("/file") ? String(request.uri.queryParameters["name"] ?? "") : nil
+        return try await pages.signedIn(request, context) { session, _ in
+            let download = try await pages.api.download(
+                AdminAPIClient.sageArchivePath(archiveId, of: studyId, file: file), on: .response, token: session.token,
+                logger: context.logger)
+            return download.response
+        }
+    }
+
+    /// The study's certificate for the app build (made on first use by the response service).
+    @Sendable func sageCertificate(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.require("studyId")
+        return try await pages.signedIn(request, context) { session, _ in
+            let download = try await pages.api.download(
+                AdminAPIClient.sageCertificatePath(of: studyId), on: .response, token: session.token, logger: context.logger)
+            return download.response
         }
     }
 

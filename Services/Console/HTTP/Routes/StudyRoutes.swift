@@ -286,6 +286,7 @@ package struct StudyRoutes: Sendable {
                     "sageOnly": !reasons.isEmpty,
                     "reasons": reasons.map { ["pointer": $0["pointer"]?.string ?? "", "message": $0["message"]?.string ?? ""] },
                     "href": "/studies/\(study)/activities/\(AdminAPIClient.segment(activity))/assessment.json",
+                    "certificateHref": "/studies/\(study)/sage-certificate",
                 ] as [String: Any]
             }
             let activityPath = "/studies/\(study)/activities/\(AdminAPIClient.segment(activity))"

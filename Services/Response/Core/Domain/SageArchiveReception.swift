@@ -87,7 +87,10 @@ package struct SageArchiveReception: Sendable {
         let sha256 = SHA256.hash(data: bytes).hexString
         let runId = archive.taskRunUUID.flatMap { $0.isEmpty || $0.utf8.count > 128 ? nil : $0 }
         let listed = Set((archive.metadata["files"]?.array ?? []).compactMap { $0["filename"]?.string })
-        let files = archive.files.map { SageArchiveFile(name: $0.name, bytes: $0.bytes.count, listed: listed.contains($0.name)) }
+        let unexpected = Set(archive.unlisted)
+        let files = archive.files.map {
+            SageArchiveFile(name: $0.name, bytes: $0.bytes.count, listed: listed.contains($0.name), unexpected: unexpected.contains($0.name))
+        }
 
         let result = archive.assessmentResult
         let steps = Self.timings(result)

@@ -89,7 +89,9 @@ package struct SageArchiveStore: Sendable {
     ) async throws -> Stored {
         let archiveId = UUID()
         let files = JSONValue.array(reception.files.map {
-            .object(["name": .string($0.name), "bytes": .number(Double($0.bytes)), "listed": .bool($0.listed)])
+            .object([
+                "name": .string($0.name), "bytes": .number(Double($0.bytes)), "listed": .bool($0.listed), "unexpected": .bool($0.unexpected),
+            ])
         }).serialized(sortedKeys: true)
         let outcome = try await client.withTransaction(logger: logger) { connection -> Stored in
             // The unique key holds a second upload of the same run until this one commits; it
