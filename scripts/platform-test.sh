@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 : "${STUDYSTACK_TEST_DATABASE_URL:?run through make test (scripts/test.sh), which starts the test cluster}"
-ensure_commands curl:curl jq:jq psql:postgresql-client
+ensure_commands curl:curl jq:jq psql:postgresql-client openssl:openssl
 ensure_tools_venv
 bin=.build/debug
 for svc in study-metadata registration response console; do
@@ -156,6 +156,34 @@ CHECK
 (cd "$PWD" && bash "$work/quickstart.sh" >"$work/logs/quickstart.log" 2>&1) ||
     { cat "$work/logs/quickstart.log" >&2; die "the quickstart walkthrough failed"; }
 log "platform: the quickstart walkthrough works as written"
+
+# --- Sage's side, as docs/sage.md has it: an assessment, a sealed archive through Bridge's handshake --
+log "platform: the Sage walkthrough"
+{
+    echo "set -euo pipefail"
+    awk '/<!-- sage walkthrough -->/ {on = 1} /<!-- end of sage walkthrough -->/ {on = 0}
+         on && /^```sh/ {block = 1; next} block && /^```/ {block = 0; next} block' docs/sage.md |
+        sed -e "s#http://127.0.0.1:8081#$STUDY_METADATA_URL#g" -e "s#http://127.0.0.1:8083#$RESPONSE_URL#g" -e "s#\.data/#$data/#g"
+    # What the walkthrough shows must be what happened: the archive came sealed, was stored and
+    # processed, and its answers are in the study's table.
+    cat <<'CHECK'
+for _ in $(seq 1 50); do
+    rows=$(curl -s -G "$R/mobileappstudy-executeSQL.api" --data-urlencode "participantId=$APP_TOKEN" \
+        --data-urlencode "sql=SELECT hours, notes, nap FROM sleep")
+    jq -e '.rows | length == 1' <<<"$rows" >/dev/null && break
+    sleep 0.2
+done
+jq -e '.rows[0].data | .hours.value == 7 and .notes.value == "woke at 4" and .nap.value == 1200' <<<"$rows" >/dev/null ||
+    { echo "sage: executeSQL did not return the archive's answers: $rows" >&2; exit 1; }
+curl -s "${A[@]}" "$R/admin/v1/studies/DEMOSTUDY/sage/archives?limit=1" |
+    jq -e '.archives[0] | .sealed == true and .status == "processed" and .assessmentId == "sleep"' >/dev/null ||
+    { echo "sage: the archive is not listed as sealed and processed" >&2; exit 1; }
+CHECK
+} >"$work/sage.sh"
+(cd "$PWD" && bash "$work/sage.sh" >"$work/logs/sage.log" 2>&1) ||
+    { cat "$work/logs/sage.log" >&2; die "the Sage walkthrough failed"; }
+cp "$work/logs/sage.log" .build/test-output/sage-walkthrough.log
+log "platform: the Sage walkthrough works as written (its output: .build/test-output/sage-walkthrough.log)"
 
 # --- the console, in a real browser --------------------------------------------------------------
 ensure_browser

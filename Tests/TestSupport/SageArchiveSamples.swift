@@ -4,22 +4,13 @@ import Foundation
 /// tests of receiving archives.
 public enum SageArchiveSamples {
     /// A section, single and multiple choices, numbers, text and a duration; and a countdown,
-    /// which makes it Sage-only (the MyStudies apps have no countdown step).
-    public static let assessment = #"""
-        {"type": "assessment", "identifier": "sleep", "title": "Sleep", "steps": [
-          {"type": "instruction", "identifier": "intro", "title": "Last night"},
-          {"type": "countdown", "identifier": "ready", "duration": 3},
-          {"type": "simpleQuestion", "identifier": "hours", "title": "Hours slept", "inputItem": {"type": "integer"}},
-          {"type": "section", "identifier": "mood", "steps": [
-            {"type": "choiceQuestion", "identifier": "feeling", "title": "How do you feel?", "baseType": "integer", "singleChoice": true,
-             "choices": [{"value": 1, "text": "Tired"}, {"value": 2, "text": "Rested"}]},
-            {"type": "choiceQuestion", "identifier": "factors", "title": "What kept you up?", "baseType": "string", "singleChoice": false,
-             "choices": [{"value": "noise", "text": "Noise"}, {"value": "light", "text": "Light"}, {"value": "worry", "text": "Worry"}]}
-          ]},
-          {"type": "simpleQuestion", "identifier": "notes", "title": "Anything else?", "optional": true, "inputItem": {"type": "string"}},
-          {"type": "simpleQuestion", "identifier": "nap", "title": "Naps", "inputItem": {"type": "duration"}}
-        ]}
-        """#
+    /// which makes it Sage-only (the MyStudies apps have no countdown step). The example of
+    /// docs/sage.md, read from there.
+    public static let assessment: String = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/examples/sage-sleep-assessment.json")
+        return (try? String(contentsOf: url, encoding: .utf8)) ?? "{}"
+    }()
 
     public static func result(runId: String, hours: Int = 7) -> String {
         """
