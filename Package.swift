@@ -398,7 +398,8 @@ let package = Package(
         .executableTarget(
             name: "studystack-fuzz",
             dependencies: [
-                "StudyModels", "JSONText", "JSONSchema", "SageAssessments", "ZipArchive", "ServiceKit", "ServiceKitHTTP", "StudyMetadataCore", "RegistrationCore",
+                "StudyModels", "JSONText", "JSONSchema", "SageAssessments", "ZipArchive", "CMSEnvelope", "ServiceKit", "ServiceKitHTTP",
+                "StudyMetadataCore", "RegistrationCore",
                 "RegistrationHTTP", "ResponseCore", "ResponseHTTP", "ConsoleCore",
             ],
             path: "Tests/Fuzz",

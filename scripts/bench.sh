@@ -299,6 +299,40 @@ wrk -t2 -c"$connections" -d"${duration}s" --latency -s "$results.respond.lua" \
     "http://127.0.0.1:8083/mobileappstudy-processResponse.api" >"$results.processResponse"
 kill "$rss_sampler" 2>/dev/null || true
 rsql -c "SELECT count(*) FROM responses" >"$results.responses-after"
+# --- response: Sage result archives of the same answers, beside processResponse ----------------
+# 3,001 distinct archives (a prime count: with 200 participants, no participant sends the same
+# archive twice in a run), each POSTed with its participant's app token; stored, not processed.
+mkdir -p "$results.archives"
+python3 scripts/bench_sage_archives.py "$results.archives" 3001
+{
+    echo "local tokens = {$(sed 's/.*/"&"/' "$results.apptokens" | paste -sd, -)}"
+    cat <<LUA
+local archives = {}
+local counter = 0
+init = function(args)
+    for index = 1, 3001 do
+        local file = io.open("$results.archives/" .. index .. ".zip", "rb")
+        archives[index] = file:read("*a")
+        file:close()
+    end
+end
+request = function()
+    counter = counter + 1
+    return wrk.format("POST", nil, {["Content-Type"] = "application/zip",
+        ["Authorization"] = "Bearer " .. tokens[(counter % #tokens) + 1]}, archives[(counter % #archives) + 1])
+end
+LUA
+} >"$results.archive.lua"
+wc -c "$results.archives"/*.zip | tail -n 1 | awk '{print $1}' >"$results.archive-bytes"
+rsql -c "SELECT count(*) FROM sage_archives" >"$results.archives-before"
+log "wrk: response POST /sage/v1/studies/BENCHSTUDY/archives (${connections} connections, ${duration}s)"
+wrk -t2 -c"$connections" -d"${duration}s" --latency -s "$results.archive.lua" \
+    "http://127.0.0.1:8083/sage/v1/studies/BENCHSTUDY/archives" >"$results.sage-archives"
+rsql -c "SELECT count(*) FROM sage_archives" >"$results.archives-after"
+# They are the benchmark's: gone before processing is measured.
+rsql -c "DELETE FROM sage_archives WHERE study_key = 'BENCHSTUDY'" \
+    -c "DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND metadata->>'source' = 'sage'"
+rm -rf "$results.archives"
 # The answers and metadata as wrk sends them, bound per transaction as the service binds them.
 answers=$(python3 -c "import json; print(json.dumps(json.load(open('bench/response-30.json')), separators=(',', ':')))")
 metadata='{"activityId":"daily30","version":"1.0","activityRunId":"pgbench"}'
@@ -450,6 +484,13 @@ print(f"{'endpoint':<20}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio to
 print(f"{'healthz':<20}{resp[0]:>12.1f}{resp[1]:>10.2f}{resp[2]:>9}{1:>20.3f}")
 print(f"{'processResponse':<20}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / resp[0]:>20.3f}")
 print(f"responses stored during the run: {stored} (a 30-answer response each)")
+archive_rps, archive_p99, archive_errors = wrk("sage-archives")
+archives = int(open(f"{base}.archives-after").read()) - int(open(f"{base}.archives-before").read())
+archive_bytes = int(open(f"{base}.archive-bytes").read()) // 3001
+print(f"{'Sage archive POST':<20}{archive_rps:>12.1f}{archive_p99:>10.2f}{archive_errors:>9}{archive_rps / resp[0]:>20.3f}")
+print(f"Sage archives stored during their run: {archives} (metadata.json, info.json, answers.json with the same 30 answers,"
+      f" a 300-sample motion file; {archive_bytes:,} bytes zipped)")
+print(f"Sage archive POST / processResponse: {archive_rps / rps:.2f} (goal >= 0.5, p99 < 100 ms)")
 def pgbench_beside(name, label, goal=""):
     """The tps of pgbench run `name` and the service's share of it, printed; None when it failed."""
     tps = re.search(r"tps = ([\d.]+)", open(f"{base}.{name}").read())

@@ -1,3 +1,4 @@
+import CMSEnvelope
 import ConsoleCore
 import Foundation
 import JSONSchema
@@ -37,6 +38,7 @@ enum FuzzTargets {
         ("json-schema", jsonSchema),
         ("sage-assessment", sageAssessment),
         ("zip-archive", zipArchive),
+        ("sage-archive", sageArchive),
     ]
 
     static func named(_ name: String) -> Target? { all.first { $0.name == name }?.run }
@@ -265,5 +267,28 @@ enum FuzzTargets {
         if let schemas = sageSchemas, let result = try? ResultArchive(archive, schemas: schemas) {
             precondition(Set(result.answers.map(\.path)).count == result.answers.count, "an answer path twice")
         }
+    }
+
+    /// The fuzzing study's throwaway key pair (Tests/Fixtures/fuzz-study-key), for which the
+    /// corpus's sealed archive is sealed.
+    static let fuzzStudyKey: StudyKeyPair? = {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/fuzz-study-key")
+        guard let key = try? Data(contentsOf: folder.appendingPathComponent("key.der")),
+            let certificate = try? Data(contentsOf: folder.appendingPathComponent("certificate.der"))
+        else { return nil }
+        return StudyKeyPair(privateKeyDER: Array(key), certificateDER: Array(certificate))
+    }()
+
+    /// An upload to `POST /sage/v1/studies/{studyId}/archives` (or a completed Bridge upload):
+    /// opened when it is CMS EnvelopedData, then read as a ZIP and as Sage's archive format. What
+    /// is accepted must be a ZIP within the archive limits whose key names it.
+    static let sageArchive: Target = { bytes in
+        guard let schemas = sageSchemas, let key = fuzzStudyKey else { return }
+        guard let reception = try? SageArchiveReception.read(bytes, key: key, schemas: schemas) else { return }
+        precondition(reception.zip.starts(with: [0x50, 0x4B]), "an accepted archive that is not a ZIP")
+        precondition(reception.files.count <= ResultArchive.limits.maxFiles)
+        precondition(!reception.idempotencyKey.isEmpty && !reception.assessmentIdentifier.isEmpty)
+        precondition(reception.data[SageAnswers.member]?.array?.count ?? 0 <= ResultArchive.maxAnswers)
     }
 }

@@ -55,3 +55,16 @@ import TestSupport
         }
     }
 }
+
+/// The fuzzing corpus's sealed archive opens with the fuzzing study's key (so the fuzzer explores
+/// past decryption), and is a ZIP.
+@Suite struct FuzzStudyKeyTests {
+    @Test func theSealedSeedOpensWithTheFuzzingKey() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let key = Array(try Data(contentsOf: root.appendingPathComponent("Fixtures/fuzz-study-key/key.der")))
+        let certificate = Array(try Data(contentsOf: root.appendingPathComponent("Fixtures/fuzz-study-key/certificate.der")))
+        let sealed = Array(try Data(contentsOf: root.appendingPathComponent("Fuzz/Corpus/sage-archive/sealed-result.cms")))
+        let opened = try CMSEnvelope.open(sealed, privateKeyDER: key, certificateDER: certificate)
+        #expect(opened.starts(with: [0x50, 0x4B, 0x03, 0x04]))
+    }
+}

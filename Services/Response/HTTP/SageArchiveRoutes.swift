@@ -115,15 +115,27 @@ package struct SageArchiveRoutes {
         guard let id = UUID(uuidString: try context.parameters.require("uploadId")),
             let secret = request.uri.queryParameters["secret"].map(String.init), !secret.isEmpty, secret.utf8.count <= 128
         else { throw APIError.notFound("no such upload") }
-        let body = try await collect(request, upTo: maxArchiveBytes)
-        switch try await uploads.put(
+        let (length, early) = try await uploads.awaiting(id: id, secret: secret)
+        if let early { throw Self.error(early) }
+        // One byte past the declared length is enough to refuse a longer body.
+        let body: [UInt8]
+        do {
+            body = Array(buffer: try await request.body.collect(upTo: length + 1))
+        } catch is NIOTooManyBytesError {
+            throw APIError.badRequest("the body is longer than the \(length) bytes the upload was requested for")
+        }
+        let outcome = try await uploads.put(
             id: id, secret: secret, bytes: body, contentMD5: request.headers[.contentMD5], contentType: request.headers[.contentType])
-        {
-        case .stored: return .ok
-        case .unknown: throw APIError.notFound("no such upload")
-        case .expired: throw APIError(.gone, code: "expired", message: "the upload expired; request a new one")
-        case .completed: throw APIError.conflict("the upload is completed already")
-        case .refused(let reason): throw APIError.badRequest(reason)
+        guard outcome == .stored else { throw Self.error(outcome) }
+        return .ok
+    }
+
+    static func error(_ outcome: SageUploadStore.Put) -> APIError {
+        switch outcome {
+        case .stored, .unknown: APIError.notFound("no such upload")
+        case .expired: APIError(.gone, code: "expired", message: "the upload expired; request a new one")
+        case .completed: APIError.conflict("the upload is completed already")
+        case .refused(let reason): APIError.badRequest(reason)
         }
     }
 

@@ -75,6 +75,20 @@ package struct SageUploadStore: Sendable {
         }
     }
 
+    /// What session `id` takes, when `secret` is its URL's: read before the body is, so a PUT to
+    /// a wrong URL reads nothing, and a right one no more than its declared length.
+    package func awaiting(id: UUID, secret: String) async throws -> (length: Int, outcome: Put?) {
+        let rows = try await client.query(
+            """
+            SELECT content_length, archive_id IS NOT NULL, expires_at < now()
+            FROM sage_uploads WHERE id = \(id) AND secret_hash = \(SecureToken.hash(secret))
+            """, logger: logger)
+        for try await (length, completed, expired) in rows.decode((Int, Bool, Bool).self) {
+            return (length, completed ? .completed : expired ? .expired : nil)
+        }
+        return (0, .unknown)
+    }
+
     /// The bytes of session `id`, put with its URL's `secret`: they must be the length, type and
     /// MD5 the session was opened with (`contentMD5` is the request's Content-MD5 header).
     package func put(id: UUID, secret: String, bytes: [UInt8], contentMD5: String?, contentType: String?) async throws -> Put {
