@@ -475,6 +475,7 @@ let package = Package(
             name: "ServiceKitTests",
             dependencies: [
                 "ServiceKit", "ServiceKitHTTP", "TestSupport", "StudyModels",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -301,14 +301,21 @@ kill "$rss_sampler" 2>/dev/null || true
 rsql -c "SELECT count(*) FROM responses" >"$results.responses-after"
 # --- response: Sage result archives of the same answers, beside processResponse ----------------
 # 3,001 distinct archives (a prime count: with 200 participants, no participant sends the same
-# archive twice in a run), each POSTed with its participant's app token; stored, not processed.
+# archive twice in 600,200 requests), each POSTed with its participant's app token; stored, not
+# processed.
 mkdir -p "$results.archives"
 python3 scripts/bench_sage_archives.py "$results.archives" 3001
 {
     echo "local tokens = {$(sed 's/.*/"&"/' "$results.apptokens" | paste -sd, -)}"
     cat <<LUA
 local archives = {}
-local counter = 0
+-- Each thread counts from its own start: two threads counting alike would send each archive twice.
+counter = 0
+local threads = 0
+setup = function(thread)
+    thread:set("counter", threads * 300100)
+    threads = threads + 1
+end
 init = function(args)
     for index = 1, 3001 do
         local file = io.open("$results.archives/" .. index .. ".zip", "rb")

@@ -17,11 +17,9 @@ public struct RemoteAdminAuthenticator: Sendable {
     }
 
     public func authenticate(_ request: Request, logger: Logger) async throws -> AdminIdentity {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+        guard let token = request.bearerToken else {
             throw APIError.unauthenticated("send Authorization: Bearer <token> from study-metadata's POST /admin/v1/login")
         }
-        let token = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty else { throw APIError.unauthenticated("the bearer token is empty") }
         let body = Array(try JSONEncoder().encode(AdminSessionQuery(tokenHash: SecureToken.hash(token))))
         let response: InternalClient.Reply
         do {

@@ -70,7 +70,7 @@ package struct SageArchiveRoutes {
         let stored = try await intake.receive(body, contentMD5: request.headers[.contentMD5], from: participant)
         let receipt = SageArchiveReceipt(archiveId: stored.archiveId.uuidString.lowercased())
         var response = try context.responseEncoder.encode(receipt, from: request, context: context)
-        if case .new = stored { response.status = HTTPResponse.Status.created }
+        if stored.isNew { response.status = HTTPResponse.Status.created }
         return response
     }
 
@@ -174,10 +174,10 @@ package struct SageArchiveRoutes {
     }
 
     static func bearer(_ request: Request) throws -> String {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+        guard let token = request.bearerToken else {
             throw APIError.unauthenticated("the participant's app token is required as a Bearer token")
         }
-        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        return token
     }
 }
 

@@ -121,9 +121,9 @@ public enum ResponseService: ServiceAssembly {
                 }
                 let sageArchives = SageArchiveStore(
                     client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit, stored: responsesStored,
-                    logger: environment.logger)
+                    pooling: settings.database.pooling, logger: environment.logger)
                 SageArchiveRoutes(
-                    intake: SageArchiveIntake(responses: responses, catalog: catalog, archives: sageArchives, schemas: sageSchemas),
+                    intake: SageArchiveIntake(responses: responses, archives: sageArchives, schemas: sageSchemas),
                     uploads: SageUploadStore(client: postgres, logger: environment.logger),
                     maxArchiveBytes: min(response.sageMaxArchiveBytes, settings.maxBodySize),
                     publicURL: sagePublicURL

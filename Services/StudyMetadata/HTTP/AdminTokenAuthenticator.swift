@@ -15,11 +15,10 @@ package struct AdminTokenAuthenticator: Sendable {
     }
 
     package func authenticate(_ request: Request) async throws -> AuthenticatedAdmin {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+        guard let token = request.bearerToken else {
             throw APIError.unauthenticated("send Authorization: Bearer <token> from POST /admin/v1/login")
         }
-        let token = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty, let admin = try await store.authenticated(tokenHash: SecureToken.hash(token)) else {
+        guard let admin = try await store.authenticated(tokenHash: SecureToken.hash(token)) else {
             throw APIError.unauthenticated("the token is unknown, expired or revoked; log in again")
         }
         return admin

@@ -13,23 +13,32 @@ package struct SageArchiveStore: Sendable {
         case new(UUID)
         /// The same run was stored before: its archive.
         case replay(UUID)
+        /// The study's published version has no activity by the archive's assessment.
+        case noActivity
 
-        package var archiveId: UUID {
+        package var archiveId: UUID? {
             switch self {
             case .new(let id), .replay(let id): id
+            case .noActivity: nil
             }
         }
     }
 
     package let client: PostgresClient
+    /// Whether a pooler in transaction mode stands between: no named prepared statements then.
+    package let pooling: DatabaseSettings.Pooling
     package let seal: RowSeal
     package let audit: AuditLog
     /// Signalled when a response is stored: the processing worker wakes.
     package let stored: WakeSignal
     package let logger: Logger
 
-    package init(client: PostgresClient, encryptionKey: Data, audit: AuditLog, stored: WakeSignal, logger: Logger) {
+    package init(
+        client: PostgresClient, encryptionKey: Data, audit: AuditLog, stored: WakeSignal, pooling: DatabaseSettings.Pooling = .session,
+        logger: Logger
+    ) {
         self.client = client
+        self.pooling = pooling
         seal = RowSeal.studyKeys(encryptionKey: encryptionKey)
         self.audit = audit
         self.stored = stored
@@ -82,72 +91,56 @@ package struct SageArchiveStore: Sendable {
 
     // MARK: Archives
 
-    /// Stores the archive and the response it becomes, in one transaction, before the client
-    /// is answered; a run stored before is a replay and stores nothing.
-    package func store(
-        _ reception: SageArchiveReception, participantId: Int64, studyKey: String, activityVersion: String
-    ) async throws -> Stored {
+    /// Stores the archive and the response it becomes, filed under the study's published version
+    /// of its assessment's activity, with its audit event: one statement, committed before this
+    /// returns. A run stored before is a replay and stores nothing.
+    package func store(_ reception: SageArchiveReception, participantId: Int64, studyKey: String) async throws -> Stored {
         let archiveId = UUID()
-        let files = JSONValue.array(reception.files.map {
-            .object([
-                "name": .string($0.name), "bytes": .number(Double($0.bytes)), "listed": .bool($0.listed), "unexpected": .bool($0.unexpected),
-            ])
-        }).serialized(sortedKeys: true)
-        let outcome = try await client.withTransaction(logger: logger) { connection -> Stored in
-            // The unique key holds a second upload of the same run until this one commits; it
-            // then stores nothing and finds this one.
-            let inserted = try await connection.query(
-                """
-                INSERT INTO sage_archives (
-                    archive_id, study_key, participant_id, idempotency_key, assessment_id, activity_version, task_run_uuid,
-                    sha256, byte_count, sealed, files, content)
-                VALUES (
-                    \(archiveId), \(studyKey), \(participantId), \(reception.idempotencyKey), \(reception.assessmentIdentifier),
-                    \(activityVersion), \(reception.taskRunUUID), \(reception.sha256), \(reception.zip.count), \(reception.sealed),
-                    \(files)::jsonb, \(ByteBuffer(bytes: reception.zip)))
-                ON CONFLICT (participant_id, idempotency_key) DO NOTHING RETURNING id
-                """, logger: logger)
-            var rowId: Int64?
-            for try await id in inserted.decode(Int64.self) { rowId = id }
-            guard let rowId else {
-                let existing = try await connection.query(
-                    """
-                    SELECT archive_id FROM sage_archives
-                    WHERE participant_id = \(participantId) AND idempotency_key = \(reception.idempotencyKey)
-                    """, logger: logger)
-                for try await id in existing.decode(UUID.self) { return .replay(id) }
-                throw PostgresIntegrityError(description: "an archive conflicted and then could not be found")
+        var metadata = reception.metadata
+        if case .object(var members) = metadata {
+            members["archiveId"] = .string(archiveId.uuidString.lowercased())
+            metadata = .object(members)
+        }
+        let details: JSONValue = .object([
+            "archiveId": .string(archiveId.uuidString.lowercased()), "assessmentId": .string(reception.assessmentIdentifier),
+            "bytes": .string(String(reception.zip.count)), "sealed": .string(String(reception.sealed)),
+        ])
+        let statement = SageArchiveStatement(
+            archiveId: archiveId, studyKey: studyKey, participantId: participantId, idempotencyKey: reception.idempotencyKey,
+            assessmentId: reception.assessmentIdentifier, taskRunUUID: reception.taskRunUUID, sha256: reception.sha256,
+            byteCount: reception.zip.count, sealed: reception.sealed,
+            files: JSONValue.array(reception.files.map {
+                .object([
+                    "name": .string($0.name), "bytes": .number(Double($0.bytes)), "listed": .bool($0.listed),
+                    "unexpected": .bool($0.unexpected),
+                ])
+            }).serialized(sortedKeys: true),
+            content: ByteBuffer(bytes: reception.zip), metadata: metadata.serialized(sortedKeys: false),
+            data: reception.data.serialized(sortedKeys: false), actor: "participant:\(participantId)",
+            details: details.serialized(sortedKeys: true))
+        var outcome: Stored?
+        for try await (activities, inserted, existing) in try await client.run(statement, pooling: pooling, logger: logger) {
+            if activities == 0 {
+                outcome = .noActivity
+            } else if let inserted {
+                outcome = .new(inserted)
+            } else if let existing {
+                outcome = .replay(existing)
             }
-            var metadata = reception.metadata
-            if case .object(var members) = metadata {
-                members["archiveId"] = .string(archiveId.uuidString.lowercased())
-                metadata = .object(members)
-            }
-            let response = try await connection.query(
-                """
-                INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, metadata, data, fingerprint)
-                VALUES (\(participantId), \(studyKey), \(reception.assessmentIdentifier), \(activityVersion), \(reception.taskRunUUID),
-                        \(metadata.serialized(sortedKeys: false))::jsonb, \(reception.data.serialized(sortedKeys: false))::jsonb,
-                        \("sage:" + reception.idempotencyKey))
-                ON CONFLICT (participant_id, fingerprint) DO NOTHING RETURNING id
-                """, logger: logger)
-            for try await responseId in response.decode(Int64.self) {
-                try await connection.query(
-                    "UPDATE sage_archives SET response_id = \(responseId) WHERE id = \(rowId)", logger: logger)
-            }
-            try await audit.record(
-                actor: "participant:\(participantId)", action: "sage.archive_received", studyId: studyKey,
-                details: [
-                    "archiveId": archiveId.uuidString.lowercased(), "assessmentId": reception.assessmentIdentifier,
-                    "bytes": String(reception.zip.count), "sealed": String(reception.sealed),
-                ], on: connection)
-            return .new(archiveId)
         }
         if case .new = outcome { stored.signal() }
-        return outcome
+        if let outcome { return outcome }
+        // The same run stored at this moment by another request: committed now, so it is seen.
+        let rows = try await client.query(
+            """
+            SELECT archive_id FROM sage_archives
+            WHERE participant_id = \(participantId) AND idempotency_key = \(reception.idempotencyKey)
+            """, logger: logger)
+        for try await id in rows.decode(UUID.self) { return .replay(id) }
+        throw StoreRace(description: "an archive conflicted and then could not be found")
     }
 
-    package struct PostgresIntegrityError: Error, CustomStringConvertible {
+    package struct StoreRace: Error, CustomStringConvertible {
         package var description: String
     }
 
@@ -191,4 +184,79 @@ package struct SageArchiveStore: Sendable {
         try await connection.query("DELETE FROM sage_archives WHERE participant_id = \(participantId)", logger: logger)
         try await connection.query("DELETE FROM sage_uploads WHERE participant_id = \(participantId)", logger: logger)
     }
+}
+
+/// `SageArchiveStore.store` as one statement, prepared once per connection: the activity looked up
+/// in the study's newest event (as written, else in any case), the response and the archive
+/// inserted when the run is new, the audit event with them; then the activity count, the new
+/// archive's id, and the id of the archive stored before for the same run.
+package struct SageArchiveStatement: PostgresPreparedStatement {
+    package static let sql = """
+        WITH activity AS (
+            SELECT a->>'activityId' AS id, a->>'label' AS label
+            FROM studies s, jsonb_array_elements(s.event->'activities') a
+            WHERE s.study_key = $2 AND lower(a->>'activityId') = lower($5)
+            ORDER BY a->>'activityId' = $5 DESC LIMIT 1
+        ), response AS (
+            INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, metadata, data, fingerprint)
+            SELECT $3, $2, activity.id, activity.label, $6, $12::jsonb, $13::jsonb, 'sage:' || $4 FROM activity
+            ON CONFLICT (participant_id, fingerprint) DO NOTHING
+            RETURNING id, activity_id, activity_version
+        ), archive AS (
+            INSERT INTO sage_archives (
+                archive_id, study_key, participant_id, idempotency_key, response_id, assessment_id, activity_version, task_run_uuid,
+                sha256, byte_count, sealed, files, content)
+            SELECT $1, $2, $3, $4, response.id, response.activity_id, response.activity_version, $6, $7, $8, $9, $10::jsonb, $11
+            FROM response
+            ON CONFLICT (participant_id, idempotency_key) DO NOTHING
+            RETURNING archive_id
+        ), audit AS (
+            INSERT INTO audit_events (actor, action, study_id, details)
+            SELECT $14, 'sage.archive_received', $2, $15::jsonb FROM archive
+        )
+        SELECT (SELECT count(*) FROM activity)::int8, (SELECT archive_id FROM archive),
+               (SELECT archive_id FROM sage_archives WHERE participant_id = $3 AND idempotency_key = $4)
+        """
+    package static let bindingDataTypes: [PostgresDataType] = [
+        .uuid, .text, .int8, .text, .text, .text, .text, .int4, .bool, .text, .bytea, .text, .text, .text, .text,
+    ]
+    package typealias Row = (Int64, UUID?, UUID?)
+
+    package var archiveId: UUID
+    package var studyKey: String
+    package var participantId: Int64
+    package var idempotencyKey: String
+    package var assessmentId: String
+    package var taskRunUUID: String?
+    package var sha256: String
+    package var byteCount: Int
+    package var sealed: Bool
+    package var files: String
+    package var content: ByteBuffer
+    package var metadata: String
+    package var data: String
+    package var actor: String
+    package var details: String
+
+    package func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 15)
+        bindings.append(archiveId)
+        bindings.append(studyKey)
+        bindings.append(participantId)
+        bindings.append(idempotencyKey)
+        bindings.append(assessmentId)
+        bindings.append(taskRunUUID)
+        bindings.append(sha256)
+        bindings.append(Int32(clamping: byteCount))
+        bindings.append(sealed)
+        bindings.append(files)
+        bindings.append(content)
+        bindings.append(metadata)
+        bindings.append(data)
+        bindings.append(actor)
+        bindings.append(details)
+        return bindings
+    }
+
+    package func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }

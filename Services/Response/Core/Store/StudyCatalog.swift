@@ -99,20 +99,6 @@ package struct StudyCatalog: Sendable {
         return []
     }
 
-    /// The version label of activity `activityId` (matched as written, else in any case) in the
-    /// study's newest event, and the id as the study spells it; nil when the study has no such
-    /// activity.
-    package func activity(studyKey: String, activityId: String) async throws -> (activityId: String, label: String)? {
-        let rows = try await client.query(
-            """
-            SELECT a->>'activityId', a->>'label' FROM studies s, jsonb_array_elements(s.event->'activities') a
-            WHERE s.study_key = \(studyKey) AND lower(a->>'activityId') = lower(\(activityId))
-            ORDER BY a->>'activityId' = \(activityId) DESC LIMIT 1
-            """, logger: logger)
-        for try await (id, label) in rows.decode((String, String).self) { return (id, label) }
-        return nil
-    }
-
     /// Turns response collection on or off; false when the study is unknown.
     package func setCollection(_ studyId: String, enabled: Bool, actor: String) async throws -> Bool {
         try await client.withTransaction(logger: logger) { connection in

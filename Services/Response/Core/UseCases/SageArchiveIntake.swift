@@ -24,14 +24,18 @@ package struct SageArchiveIntake: Sendable {
         case refused(SageArchiveReception.Refusal)
     }
 
+    /// The archive stored, or stored before for the same run (`isNew` false).
+    package struct Received: Sendable, Equatable {
+        package var archiveId: UUID
+        package var isNew: Bool
+    }
+
     package let responses: ResponseStore
-    package let catalog: StudyCatalog
     package let archives: SageArchiveStore
     package let schemas: SageSchemaSet
 
-    package init(responses: ResponseStore, catalog: StudyCatalog, archives: SageArchiveStore, schemas: SageSchemaSet) {
+    package init(responses: ResponseStore, archives: SageArchiveStore, schemas: SageSchemaSet) {
         self.responses = responses
-        self.catalog = catalog
         self.archives = archives
         self.schemas = schemas
     }
@@ -51,7 +55,7 @@ package struct SageArchiveIntake: Sendable {
     /// Reads and stores `body` for `participant`; a run stored before answers with its archive.
     /// `contentMD5` is the request's Content-MD5 header (base64), checked when given.
     package func receive(_ body: [UInt8], contentMD5: String?, from participant: ResponseStore.Participant) async throws
-        -> SageArchiveStore.Stored
+        -> Received
     {
         if let contentMD5, Data(Insecure.MD5.hash(data: body)).base64EncodedString() != contentMD5.trimmingCharacters(in: .whitespaces) {
             throw Failure.contentMD5Mismatch
@@ -63,12 +67,10 @@ package struct SageArchiveIntake: Sendable {
         } catch {
             throw Failure.refused(error)
         }
-        guard let activity = try await catalog.activity(studyKey: participant.studyKey, activityId: reception.assessmentIdentifier) else {
-            throw Failure.noActivity(assessment: reception.assessmentIdentifier, studyId: participant.studyId)
+        switch try await archives.store(reception, participantId: participant.id, studyKey: participant.studyKey) {
+        case .new(let archiveId): return Received(archiveId: archiveId, isNew: true)
+        case .replay(let archiveId): return Received(archiveId: archiveId, isNew: false)
+        case .noActivity: throw Failure.noActivity(assessment: reception.assessmentIdentifier, studyId: participant.studyId)
         }
-        var filed = reception
-        filed.assessmentIdentifier = activity.activityId
-        return try await archives.store(
-            filed, participantId: participant.id, studyKey: participant.studyKey, activityVersion: activity.label)
     }
 }
