@@ -51,6 +51,34 @@ import TestSupport
         }
     }
 
+    /// Archives that arrive together are written by one statement: the same run sent eight times
+    /// at once (a client retrying on a bad network) is stored once, and every sender hears of it.
+    @Test func theSameRunSentManyTimesAtOnceIsStoredOnce() async throws {
+        try await ResponseHarness.run { h in
+            try await sage.announce(h)
+            let appToken = try await sage.enroll(h)
+            let other = try await sage.enroll(h)
+            let archive = SageArchiveFixture.archive()
+            let replies = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String?).self) { group in
+                for index in 0..<10 {
+                    group.addTask {
+                        let (status, body) = try await sage.post(h, index < 8 ? archive : SageArchiveFixture.archive(), appToken: index == 9 ? other : appToken)
+                        return (status, body["archiveId"]?.string)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(replies.count == 10)
+            #expect(replies.allSatisfy { $0.1 != nil })
+            #expect(replies.filter { $0.0 == .created }.count == 3, "\(replies)")
+            #expect(replies.filter { $0.0 == .ok }.count == 7, "\(replies)")
+            #expect(Set(replies.compactMap(\.1)).count == 3)
+            #expect(try await sage.count(h, "sage_archives") == 3)
+            #expect(try await sage.count(h, "responses") == 3)
+            #expect(try await sage.count(h, "audit_events WHERE action = 'sage.archive_received'") == 3)
+        }
+    }
+
     @Test func anOlderClientsFlatAnswersAreReadByTheColumnsTheyMeet() async throws {
         try await ResponseHarness.run { h in
             try await sage.announce(h)

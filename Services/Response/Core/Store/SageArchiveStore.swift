@@ -32,11 +32,17 @@ package struct SageArchiveStore: Sendable {
     /// Signalled when a response is stored: the processing worker wakes.
     package let stored: WakeSignal
     package let logger: Logger
+    private let commits: GroupCommit<Row, Stored?>
 
     package init(
         client: PostgresClient, encryptionKey: Data, audit: AuditLog, stored: WakeSignal, pooling: DatabaseSettings.Pooling = .session,
         logger: Logger
     ) {
+        commits = GroupCommit(
+            maxBatch: Self.maxBatch, maxInFlight: ResponseIngest.maxInFlight, splitsOn: ResponseIngest.isOneRowsFault, logger: logger
+        ) { rows in
+            try await Self.write(rows, client: client, stored: stored, pooling: pooling, logger: logger)
+        }
         self.client = client
         self.pooling = pooling
         seal = RowSeal.studyKeys(encryptionKey: encryptionKey)
@@ -44,6 +50,10 @@ package struct SageArchiveStore: Sendable {
         self.stored = stored
         self.logger = logger
     }
+
+    /// Most archives one statement writes: each carries its ZIP (up to `SAGE_MAX_ARCHIVE_BYTES`),
+    /// so a batch is kept to what one statement should hold in memory.
+    package static let maxBatch = 32
 
     // MARK: The study's key pair
 
@@ -91,9 +101,22 @@ package struct SageArchiveStore: Sendable {
 
     // MARK: Archives
 
+    /// One archive ready to store.
+    package struct Row: Sendable {
+        var archiveId: UUID
+        var studyKey: String
+        var participantId: Int64
+        var reception: SageArchiveReception
+        var metadata: String
+        var data: String
+        var files: String
+        var details: String
+    }
+
     /// Stores the archive and the response it becomes, filed under the study's published version
-    /// of its assessment's activity, with its audit event: one statement, committed before this
-    /// returns. A run stored before is a replay and stores nothing.
+    /// of its assessment's activity, with its audit event, and committed before this returns. Archives
+    /// that arrive together are written by one statement (group commit, as responses are). A run
+    /// stored before is a replay and stores nothing.
     package func store(_ reception: SageArchiveReception, participantId: Int64, studyKey: String) async throws -> Stored {
         let archiveId = UUID()
         var metadata = reception.metadata
@@ -105,32 +128,18 @@ package struct SageArchiveStore: Sendable {
             "archiveId": .string(archiveId.uuidString.lowercased()), "assessmentId": .string(reception.assessmentIdentifier),
             "bytes": .string(String(reception.zip.count)), "sealed": .string(String(reception.sealed)),
         ])
-        let statement = SageArchiveStatement(
-            archiveId: archiveId, studyKey: studyKey, participantId: participantId, idempotencyKey: reception.idempotencyKey,
-            assessmentId: reception.assessmentIdentifier, taskRunUUID: reception.taskRunUUID, sha256: reception.sha256,
-            byteCount: reception.zip.count, sealed: reception.sealed,
-            files: JSONValue.array(reception.files.map {
-                .object([
-                    "name": .string($0.name), "bytes": .number(Double($0.bytes)), "listed": .bool($0.listed),
-                    "unexpected": .bool($0.unexpected),
-                ])
-            }).serialized(sortedKeys: true),
-            content: ByteBuffer(bytes: reception.zip), metadata: metadata.serialized(sortedKeys: false),
-            data: reception.data.serialized(sortedKeys: false), actor: "participant:\(participantId)",
-            details: details.serialized(sortedKeys: true))
-        var outcome: Stored?
-        for try await (activities, inserted, existing) in try await client.run(statement, pooling: pooling, logger: logger) {
-            if activities == 0 {
-                outcome = .noActivity
-            } else if let inserted {
-                outcome = .new(inserted)
-            } else if let existing {
-                outcome = .replay(existing)
-            }
-        }
-        if case .new = outcome { stored.signal() }
-        if let outcome { return outcome }
-        // The same run stored at this moment by another request: committed now, so it is seen.
+        let files = JSONValue.array(reception.files.map {
+            .object([
+                "name": .string($0.name), "bytes": .number(Double($0.bytes)), "listed": .bool($0.listed), "unexpected": .bool($0.unexpected),
+            ])
+        })
+        let row = Row(
+            archiveId: archiveId, studyKey: studyKey, participantId: participantId, reception: reception,
+            metadata: metadata.serialized(sortedKeys: false), data: reception.data.serialized(sortedKeys: false),
+            files: files.serialized(sortedKeys: true), details: details.serialized(sortedKeys: true))
+        if let outcome = try await commits.submit(row) { return outcome }
+        // The same run stored by another request at the same moment (in this batch or another
+        // replica's): committed now, so it is seen.
         let rows = try await client.query(
             """
             SELECT archive_id FROM sage_archives
@@ -138,6 +147,33 @@ package struct SageArchiveStore: Sendable {
             """, logger: logger)
         for try await id in rows.decode(UUID.self) { return .replay(id) }
         throw StoreRace(description: "an archive conflicted and then could not be found")
+    }
+
+    /// One statement for a batch: each row's outcome by its position, nil when it met a row stored
+    /// at the same moment.
+    private static func write(
+        _ rows: [Row], client: PostgresClient, stored: WakeSignal, pooling: DatabaseSettings.Pooling, logger: Logger
+    ) async throws -> [Result<Stored?, any Error>] {
+        let statement = SageArchiveStatement(rows: rows)
+        var found: [Int: Stored?] = [:]
+        for try await (position, hasActivity, inserted, existing) in try await client.run(statement, pooling: pooling, logger: logger) {
+            let index = Int(position) - 1
+            guard rows.indices.contains(index) else { continue }
+            if !hasActivity {
+                found[index] = .some(.noActivity)
+            } else if inserted {
+                found[index] = .some(.new(rows[index].archiveId))
+            } else if let existing {
+                found[index] = .some(.replay(existing))
+            } else {
+                found[index] = .some(nil)
+            }
+        }
+        if found.values.contains(where: { if case .new? = $0 { true } else { false } }) { stored.signal() }
+        return rows.indices.map { index in
+            guard let outcome = found[index] else { return .failure(GroupCommitError.noResult) }
+            return .success(outcome)
+        }
     }
 
     package struct StoreRace: Error, CustomStringConvertible {
@@ -186,75 +222,72 @@ package struct SageArchiveStore: Sendable {
     }
 }
 
-/// `SageArchiveStore.store` as one statement, prepared once per connection: the activity looked up
-/// in the study's newest event (as written, else in any case), the response and the archive
-/// inserted when the run is new, the audit event with them; then the activity count, the new
-/// archive's id, and the id of the archive stored before for the same run.
+/// A batch of `SageArchiveStore.store` as one statement, prepared once per connection: for each
+/// archive, its activity looked up in the study's newest event (as written, else in any case),
+/// the response and the archive inserted when the run is new, and the audit event with them; then
+/// by position, whether the activity was found, whether the archive was inserted, and the archive
+/// stored before for the same run.
 package struct SageArchiveStatement: PostgresPreparedStatement {
     package static let sql = """
-        WITH activity AS (
-            SELECT a->>'activityId' AS id, a->>'label' AS label
-            FROM studies s, jsonb_array_elements(s.event->'activities') a
-            WHERE s.study_key = $2 AND lower(a->>'activityId') = lower($5)
-            ORDER BY a->>'activityId' = $5 DESC LIMIT 1
+        WITH input AS (
+            SELECT * FROM unnest(
+                $1::uuid[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int4[], $9::bool[],
+                $10::text[], $11::bytea[], $12::text[], $13::text[], $14::text[]
+            ) WITH ORDINALITY AS t(archive_id, study_key, participant_id, idem, assessment, run, sha, bytes, sealed, files, content,
+                                   metadata, data, details, n)
+        ), activity AS (
+            SELECT DISTINCT ON (i.n) i.n, a->>'activityId' AS id, a->>'label' AS label
+            FROM input i JOIN studies s ON s.study_key = i.study_key, jsonb_array_elements(s.event->'activities') a
+            WHERE lower(a->>'activityId') = lower(i.assessment)
+            ORDER BY i.n, a->>'activityId' = i.assessment DESC
         ), response AS (
             INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, metadata, data, fingerprint)
-            SELECT $3, $2, activity.id, activity.label, $6, $12::jsonb, $13::jsonb, 'sage:' || $4 FROM activity
+            SELECT i.participant_id, i.study_key, a.id, a.label, NULLIF(i.run, ''), i.metadata::jsonb, i.data::jsonb, 'sage:' || i.idem
+            FROM input i JOIN activity a ON a.n = i.n
             ON CONFLICT (participant_id, fingerprint) DO NOTHING
-            RETURNING id, activity_id, activity_version
+            RETURNING id, participant_id, fingerprint, activity_id, activity_version
         ), archive AS (
             INSERT INTO sage_archives (
                 archive_id, study_key, participant_id, idempotency_key, response_id, assessment_id, activity_version, task_run_uuid,
                 sha256, byte_count, sealed, files, content)
-            SELECT $1, $2, $3, $4, response.id, response.activity_id, response.activity_version, $6, $7, $8, $9, $10::jsonb, $11
-            FROM response
+            SELECT i.archive_id, i.study_key, i.participant_id, i.idem, r.id, r.activity_id, r.activity_version, NULLIF(i.run, ''),
+                   i.sha, i.bytes, i.sealed, i.files::jsonb, i.content
+            FROM input i JOIN response r ON r.participant_id = i.participant_id AND r.fingerprint = 'sage:' || i.idem
             ON CONFLICT (participant_id, idempotency_key) DO NOTHING
             RETURNING archive_id
         ), audit AS (
             INSERT INTO audit_events (actor, action, study_id, details)
-            SELECT $14, 'sage.archive_received', $2, $15::jsonb FROM archive
+            SELECT 'participant:' || i.participant_id, 'sage.archive_received', i.study_key, i.details::jsonb
+            FROM input i JOIN archive a ON a.archive_id = i.archive_id
         )
-        SELECT (SELECT count(*) FROM activity)::int8, (SELECT archive_id FROM archive),
-               (SELECT archive_id FROM sage_archives WHERE participant_id = $3 AND idempotency_key = $4)
+        SELECT i.n, a.n IS NOT NULL, ar.archive_id IS NOT NULL, old.archive_id
+        FROM input i LEFT JOIN activity a ON a.n = i.n LEFT JOIN archive ar ON ar.archive_id = i.archive_id
+        LEFT JOIN sage_archives old ON old.participant_id = i.participant_id AND old.idempotency_key = i.idem
         """
     package static let bindingDataTypes: [PostgresDataType] = [
-        .uuid, .text, .int8, .text, .text, .text, .text, .int4, .bool, .text, .bytea, .text, .text, .text, .text,
+        .uuidArray, .textArray, .int8Array, .textArray, .textArray, .textArray, .textArray, .int4Array, .boolArray, .textArray,
+        .byteaArray, .textArray, .textArray, .textArray,
     ]
-    package typealias Row = (Int64, UUID?, UUID?)
+    package typealias Row = (Int64, Bool, Bool, UUID?)
 
-    package var archiveId: UUID
-    package var studyKey: String
-    package var participantId: Int64
-    package var idempotencyKey: String
-    package var assessmentId: String
-    package var taskRunUUID: String?
-    package var sha256: String
-    package var byteCount: Int
-    package var sealed: Bool
-    package var files: String
-    package var content: ByteBuffer
-    package var metadata: String
-    package var data: String
-    package var actor: String
-    package var details: String
+    package var rows: [SageArchiveStore.Row]
 
     package func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 15)
-        bindings.append(archiveId)
-        bindings.append(studyKey)
-        bindings.append(participantId)
-        bindings.append(idempotencyKey)
-        bindings.append(assessmentId)
-        bindings.append(taskRunUUID)
-        bindings.append(sha256)
-        bindings.append(Int32(clamping: byteCount))
-        bindings.append(sealed)
-        bindings.append(files)
-        bindings.append(content)
-        bindings.append(metadata)
-        bindings.append(data)
-        bindings.append(actor)
-        bindings.append(details)
+        var bindings = PostgresBindings(capacity: 14)
+        bindings.append(rows.map(\.archiveId))
+        bindings.append(rows.map(\.studyKey))
+        bindings.append(rows.map(\.participantId))
+        bindings.append(rows.map(\.reception.idempotencyKey))
+        bindings.append(rows.map(\.reception.assessmentIdentifier))
+        bindings.append(rows.map { $0.reception.taskRunUUID ?? "" })
+        bindings.append(rows.map(\.reception.sha256))
+        bindings.append(rows.map { Int32(clamping: $0.reception.zip.count) })
+        bindings.append(rows.map(\.reception.sealed))
+        bindings.append(rows.map(\.files))
+        bindings.append(rows.map { ByteBuffer(bytes: $0.reception.zip) })
+        bindings.append(rows.map(\.metadata))
+        bindings.append(rows.map(\.data))
+        bindings.append(rows.map(\.details))
         return bindings
     }
 
