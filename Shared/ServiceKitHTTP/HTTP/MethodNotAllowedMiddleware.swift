@@ -23,12 +23,21 @@ public struct MethodNotAllowedMiddleware: RouterMiddleware {
             }
         }
 
-        /// The methods whose routes match `path`, in the order they were mounted.
-        func methods(matching path: String) -> [String] {
+        /// The methods of the most specific routes that match `path` (those with the most literal
+        /// segments), in the order they were mounted. The most specific route owns its path: the
+        /// LabKey API's `/:call/:folder` matches every two-segment path, but `GET /v3/uploads`
+        /// is a method `POST /v3/uploads` does not take, not a LabKey call that was not found.
+        package func methods(matching path: String) -> [String] {
             let segments = path.split(separator: "/")
             var methods: [String] = []
+            var best = -1
             for route in routes.withLock({ $0 }) where Self.matches(route.segments, segments) {
-                if !methods.contains(route.method) { methods.append(route.method) }
+                let literals = route.segments.filter { !($0.hasPrefix(":") || $0.hasPrefix("{") || $0.hasPrefix("*")) }.count
+                if literals > best {
+                    best = literals
+                    methods = []
+                }
+                if literals == best, !methods.contains(route.method) { methods.append(route.method) }
             }
             return methods
         }
