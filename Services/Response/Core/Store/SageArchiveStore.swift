@@ -15,13 +15,6 @@ package struct SageArchiveStore: Sendable {
         case replay(UUID)
         /// The study's published version has no activity by the archive's assessment.
         case noActivity
-
-        package var archiveId: UUID? {
-            switch self {
-            case .new(let id), .replay(let id): id
-            case .noActivity: nil
-            }
-        }
     }
 
     package let client: PostgresClient
