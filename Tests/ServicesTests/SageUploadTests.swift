@@ -135,4 +135,25 @@ import TestSupport
             #expect(try await send(h, .post, "/v3/uploads", appToken: appToken, json: Self.request(archive)).status == .tooManyRequests)
         }
     }
+
+    /// A session's URL takes bytes for two hours: after that, the PUT and the completion are 410
+    /// and nothing is stored.
+    @Test func anExpiredSessionTakesNothing() async throws {
+        try await ResponseHarness.run { h in
+            try await sage.announce(h)
+            let appToken = try await sage.enroll(h)
+            let archive = SageArchiveFixture.archive()
+            let opened = try await send(h, .post, "/v3/uploads", appToken: appToken, json: Self.request(archive))
+            let id = try #require(opened.body["id"]?.string)
+            let url = try Self.path(try #require(opened.body["url"]?.string))
+            let expires = try #require(opened.body["expires"]?.string.flatMap { ISO8601DateFormatter().date(from: $0) })
+            #expect(expires.timeIntervalSinceNow > 7_000 && expires.timeIntervalSinceNow <= 7_200)
+            try await h.sql("UPDATE sage_uploads SET expires_at = now() - interval '1 second'")
+            #expect(try await send(h, .put, url, bytes: archive, headers: Self.putHeaders(archive)).status == .gone)
+            #expect(try await send(h, .post, "/v3/uploads/\(id)/complete", appToken: appToken).status == .gone)
+            #expect(try await sage.count(h, "sage_uploads WHERE content IS NOT NULL") == 0)
+            #expect(try await sage.count(h, "sage_archives") == 0)
+        }
+    }
 }
+
