@@ -3,7 +3,6 @@ import Logging
 import PostgresNIO
 import ServiceKit
 import StudyModels
-import Synchronization
 
 /// Stores the schema app's POSTs (docs/schema-protocols.md, Receiving data). The app sends no
 /// credential and no idempotency key, so a participant is known by the id their phone made, and a
@@ -28,7 +27,8 @@ package struct SchemaReceiver: Sendable {
     package let audit: AuditLog
     package let stored: WakeSignal
     package let logger: Logger
-    private let studies: StudyEventCache
+    /// A study that takes POSTs is read at most once a second per replica (see `study`).
+    private let studies: ExpiringCache<String, Study>
     private let commits: GroupCommit<Row, Int64?>
 
     /// One POST ready to store; `new` tells whether it was stored by this write.
@@ -44,7 +44,7 @@ package struct SchemaReceiver: Sendable {
         self.audit = audit
         self.stored = stored
         self.logger = logger
-        studies = StudyEventCache()
+        studies = ExpiringCache(timeToLive: .seconds(1), capacity: 10_000)
         commits = GroupCommit(
             maxBatch: ResponseIngest.maxBatch, maxInFlight: ResponseIngest.maxInFlight, splitsOn: ResponseIngest.isOneRowsFault,
             logger: logger
@@ -205,7 +205,8 @@ package struct SchemaReceiver: Sendable {
     /// second per replica: the app retries what it could not deliver, so a pause seen a second
     /// late is harmless, and a burst of POSTs costs no extra round trip each.
     private func study(_ studyKey: String) async throws -> Study? {
-        if let cached = studies.get(studyKey) { return cached.value }
+        if let cached = studies.value(studyKey) { return cached }
+        let readAt = ContinuousClock.now
         let rows = try await client.query(
             "SELECT event::text, collection_enabled FROM studies WHERE study_key = \(studyKey)", logger: logger)
         var found: Study?
@@ -217,28 +218,10 @@ package struct SchemaReceiver: Sendable {
             found = Study(event: decoded, collecting: collecting, plan: SchemaReception.Study(decoded))
         }
         // Only a study that takes POSTs is remembered: one launched a moment ago is seen at once.
-        if let found, found.plan != nil, found.collecting, found.event.status == .active { studies.put(studyKey, found) }
+        if let found, found.plan != nil, found.collecting, found.event.status == .active {
+            studies.keep(found, for: studyKey, readAt: readAt)
+        }
         return found
-    }
-
-    private final class StudyEventCache: Sendable {
-        struct Entry { var value: Study?; var at: ContinuousClock.Instant }
-        private let entries = Mutex<[String: Entry]>([:])
-        static let lifetime = Duration.seconds(1)
-
-        func get(_ key: String) -> Entry? {
-            entries.withLock { entries in
-                guard let entry = entries[key], entry.at.duration(to: .now) < Self.lifetime else { return nil }
-                return entry
-            }
-        }
-
-        func put(_ key: String, _ value: Study?) {
-            entries.withLock { entries in
-                if entries.count > 10_000 { entries.removeAll() }
-                entries[key] = Entry(value: value, at: .now)
-            }
-        }
     }
 }
 
