@@ -173,4 +173,30 @@ import TestSupport
             #expect(try await sage.post(h, SageArchiveFixture.archive(), appToken: appToken).0 == .unauthorized)
         }
     }
+
+    /// The replica remembers a token it admitted a moment ago; the write asks the database again,
+    /// so what changed since (collection stopped, the participant withdrew) stores nothing.
+    @Test func aRememberedAdmissionStoresNothingOnceTheDatabaseSaysOtherwise() async throws {
+        try await ResponseHarness.run { h in
+            try await sage.announce(h)
+            let appToken = try await sage.enroll(h)
+            #expect(try await sage.post(h, SageArchiveFixture.archive(), appToken: appToken).0 == .created)
+
+            try await h.sql("UPDATE studies SET collection_enabled = false WHERE study_key = \(SageArchiveFixture.study)")
+            let (paused, reply) = try await sage.post(h, SageArchiveFixture.archive(), appToken: appToken)
+            #expect(paused == .conflict, "\(reply)")
+            #expect(reply.serialized(sortedKeys: true).contains("not collecting"))
+            #expect(try await sage.count(h, "sage_archives") == 1)
+
+            try await h.sql("UPDATE studies SET collection_enabled = true WHERE study_key = \(SageArchiveFixture.study)")
+            #expect(try await sage.post(h, SageArchiveFixture.archive(), appToken: appToken).0 == .created)
+            #expect(try await sage.count(h, "sage_archives") == 2)
+
+            let (status, _, _) = try await h.call("mobileappstudy-withdrawFromStudy.api", query: ["participantId": appToken, "delete": "false"])
+            #expect(status == .ok)
+            #expect(try await sage.post(h, SageArchiveFixture.archive(), appToken: appToken).0 == .unauthorized)
+            #expect(try await sage.count(h, "sage_archives") == 2)
+            #expect(try await sage.count(h, "responses") == 2)
+        }
+    }
 }

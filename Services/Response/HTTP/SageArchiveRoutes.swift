@@ -65,9 +65,10 @@ package struct SageArchiveRoutes {
 
     @Sendable package func receive(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.require("studyId")
-        let participant = try await intake.participant(appToken: Self.bearer(request), studyId: studyId)
+        // The token is known before the body is read: a stranger's bytes are never opened.
+        let sender = try await intake.admit(appToken: Self.bearer(request), studyId: studyId)
         let body = try await collect(request, upTo: maxArchiveBytes)
-        let stored = try await intake.receive(body, contentMD5: request.headers[.contentMD5], from: participant)
+        let stored = try await intake.receive(body, contentMD5: request.headers[.contentMD5], from: sender)
         let receipt = SageArchiveReceipt(archiveId: stored.archiveId.uuidString.lowercased())
         var response = try context.responseEncoder.encode(receipt, from: request, context: context)
         if stored.isNew { response.status = HTTPResponse.Status.created }
@@ -140,9 +141,9 @@ package struct SageArchiveRoutes {
     }
 
     @Sendable package func completeUpload(_ request: Request, context: ServiceRequestContext) async throws -> UploadValidationStatus {
-        let participant = try await intake.participant(appToken: Self.bearer(request), studyId: nil)
+        let sender = try await intake.admit(appToken: Self.bearer(request), studyId: nil)
         guard let id = UUID(uuidString: try context.parameters.require("uploadId")),
-            let session = try await uploads.session(id: id, participantId: participant.id)
+            let session = try await uploads.session(id: id, participantId: sender.participant.id)
         else { throw APIError.notFound("no such upload") }
         let idText = id.uuidString.lowercased()
         if let archiveId = session.archiveId {
@@ -153,7 +154,7 @@ package struct SageArchiveRoutes {
             throw APIError.conflict("nothing was put to the upload's URL yet")
         }
         do {
-            let stored = try await intake.receive(content, contentMD5: session.contentMD5, from: participant)
+            let stored = try await intake.receive(content, contentMD5: session.contentMD5, from: sender)
             try await uploads.complete(id: id, archiveId: stored.archiveId)
             return UploadValidationStatus(id: idText, status: "succeeded", archiveId: stored.archiveId.uuidString.lowercased())
         } catch SageArchiveIntake.Failure.refused(let refusal) {

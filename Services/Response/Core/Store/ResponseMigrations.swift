@@ -460,5 +460,14 @@ package enum ResponseMigrations {
                 "CREATE INDEX sage_uploads_participant ON sage_uploads (participant_id)",
             ]
         ),
+        Migration(
+            component: "response", version: 18, name: "sage_archive_content_uncompressed",
+            statements: [
+                // A ZIP is compressed already (and a sealed one's ciphertext cannot be): stored
+                // out of line as it is, without PostgreSQL trying, and failing, to compress it again.
+                "ALTER TABLE sage_archives ALTER COLUMN content SET STORAGE EXTERNAL",
+                "ALTER TABLE sage_uploads ALTER COLUMN content SET STORAGE EXTERNAL",
+            ]
+        ),
     ]
 }

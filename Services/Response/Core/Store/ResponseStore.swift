@@ -58,7 +58,11 @@ package struct ResponseStore: Sendable {
     }
 
     package func participant(appToken: String) async throws -> Participant? {
-        let rows = try await client.run(ParticipantStatement(appTokenHash: SecureToken.hash(appToken)), pooling: pooling, logger: logger)
+        try await participant(appTokenHash: SecureToken.hash(appToken))
+    }
+
+    package func participant(appTokenHash: String) async throws -> Participant? {
+        let rows = try await client.run(ParticipantStatement(appTokenHash: appTokenHash), pooling: pooling, logger: logger)
         for try await (id, key, studyId, withdrawn, enabled) in rows {
             return Participant(id: id, studyKey: key, studyId: studyId, withdrawn: withdrawn, collectionEnabled: enabled)
         }

@@ -15,6 +15,9 @@ package struct SageArchiveStore: Sendable {
         case replay(UUID)
         /// The study's published version has no activity by the archive's assessment.
         case noActivity
+        /// The app token no longer admits the participant (withdrawn, or another token), or
+        /// their study stopped collecting: nothing was stored.
+        case notAdmitted
     }
 
     package let client: PostgresClient
@@ -26,6 +29,8 @@ package struct SageArchiveStore: Sendable {
     package let stored: WakeSignal
     package let logger: Logger
     private let commits: GroupCommit<Row, Stored?>
+    /// Key pairs read before: a study's key pair never changes once made.
+    private let keyPairs = ExpiringCache<String, StudyKeyPair>(timeToLive: .seconds(600), capacity: 1_000)
 
     package init(
         client: PostgresClient, encryptionKey: Data, audit: AuditLog, stored: WakeSignal, pooling: DatabaseSettings.Pooling = .session,
@@ -52,6 +57,7 @@ package struct SageArchiveStore: Sendable {
 
     /// The study's key pair, or nil when its certificate was never asked for.
     package func keyPair(studyKey: String) async throws -> StudyKeyPair? {
+        if let known = keyPairs.value(studyKey) { return known }
         let rows = try await client.query(
             "SELECT certificate, sealed_private_key FROM sage_study_keys WHERE study_key = \(studyKey)", logger: logger)
         for try await (certificate, sealed) in rows.decode((ByteBuffer, ByteBuffer).self) {
@@ -59,7 +65,9 @@ package struct SageArchiveStore: Sendable {
                 // Another encryption key than the one that sealed it: nothing sealed opens.
                 throw SealedKeyUnreadable(studyKey: studyKey)
             }
-            return StudyKeyPair(privateKeyDER: key, certificateDER: Array(buffer: certificate))
+            let pair = StudyKeyPair(privateKeyDER: key, certificateDER: Array(buffer: certificate))
+            keyPairs.keep(pair, for: studyKey)
+            return pair
         }
         return nil
     }
@@ -99,6 +107,7 @@ package struct SageArchiveStore: Sendable {
         var archiveId: UUID
         var studyKey: String
         var participantId: Int64
+        var appTokenHash: String
         var reception: SageArchiveReception
         var metadata: String
         var data: String
@@ -109,8 +118,11 @@ package struct SageArchiveStore: Sendable {
     /// Stores the archive and the response it becomes, filed under the study's published version
     /// of its assessment's activity, with its audit event, and committed before this returns. Archives
     /// that arrive together are written by one statement (group commit, as responses are). A run
-    /// stored before is a replay and stores nothing.
-    package func store(_ reception: SageArchiveReception, participantId: Int64, studyKey: String) async throws -> Stored {
+    /// stored before is a replay and stores nothing. The statement stores only while the app token
+    /// hashing to `appTokenHash` is still the participant's and their study collects.
+    package func store(_ reception: SageArchiveReception, participantId: Int64, studyKey: String, appTokenHash: String) async throws
+        -> Stored
+    {
         let archiveId = UUID()
         var metadata = reception.metadata
         if case .object(var members) = metadata {
@@ -127,7 +139,7 @@ package struct SageArchiveStore: Sendable {
             ])
         })
         let row = Row(
-            archiveId: archiveId, studyKey: studyKey, participantId: participantId, reception: reception,
+            archiveId: archiveId, studyKey: studyKey, participantId: participantId, appTokenHash: appTokenHash, reception: reception,
             metadata: metadata.serialized(sortedKeys: false), data: reception.data.serialized(sortedKeys: false),
             files: files.serialized(sortedKeys: true), details: details.serialized(sortedKeys: true))
         if let outcome = try await commits.submit(row) { return outcome }
@@ -149,10 +161,14 @@ package struct SageArchiveStore: Sendable {
     ) async throws -> [Result<Stored?, any Error>] {
         let statement = SageArchiveStatement(rows: rows)
         var found: [Int: Stored?] = [:]
-        for try await (position, hasActivity, inserted, existing) in try await client.run(statement, pooling: pooling, logger: logger) {
+        for try await (position, admitted, hasActivity, inserted, existing) in try await client.run(
+            statement, pooling: pooling, logger: logger)
+        {
             let index = Int(position) - 1
             guard rows.indices.contains(index) else { continue }
-            if !hasActivity {
+            if !admitted {
+                found[index] = .some(.notAdmitted)
+            } else if !hasActivity {
                 found[index] = .some(.noActivity)
             } else if inserted {
                 found[index] = .some(.new(rows[index].archiveId))
@@ -216,21 +232,27 @@ package struct SageArchiveStore: Sendable {
 }
 
 /// A batch of `SageArchiveStore.store` as one statement, prepared once per connection: for each
-/// archive, its activity looked up in the study's newest event (as written, else in any case),
+/// archive, its sender admitted again (the app token still theirs, not withdrawn, the study
+/// collecting), its activity looked up in the study's newest event (as written, else in any case),
 /// the response and the archive inserted when the run is new, and the audit event with them; then
-/// by position, whether the activity was found, whether the archive was inserted, and the archive
-/// stored before for the same run.
+/// by position, whether the sender was admitted, whether the activity was found, whether the
+/// archive was inserted, and the archive stored before for the same run.
 package struct SageArchiveStatement: PostgresPreparedStatement {
     package static let sql = """
         WITH input AS (
             SELECT * FROM unnest(
                 $1::uuid[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int4[], $9::bool[],
-                $10::text[], $11::bytea[], $12::text[], $13::text[], $14::text[]
+                $10::text[], $11::bytea[], $12::text[], $13::text[], $14::text[], $15::text[]
             ) WITH ORDINALITY AS t(archive_id, study_key, participant_id, idem, assessment, run, sha, bytes, sealed, files, content,
-                                   metadata, data, details, n)
+                                   metadata, data, details, token_hash, n)
+        ), admitted AS (
+            SELECT i.n FROM input i
+            JOIN participants p ON p.id = i.participant_id AND p.app_token_hash = i.token_hash AND p.status <> 'withdrawn'
+            JOIN studies s ON s.study_key = p.study_key AND s.study_key = i.study_key AND s.collection_enabled
         ), activity AS (
             SELECT DISTINCT ON (i.n) i.n, a->>'activityId' AS id, a->>'label' AS label
-            FROM input i JOIN studies s ON s.study_key = i.study_key, jsonb_array_elements(s.event->'activities') a
+            FROM input i JOIN admitted ad ON ad.n = i.n JOIN studies s ON s.study_key = i.study_key,
+                 jsonb_array_elements(s.event->'activities') a
             WHERE lower(a->>'activityId') = lower(i.assessment)
             ORDER BY i.n, a->>'activityId' = i.assessment DESC
         ), response AS (
@@ -253,20 +275,21 @@ package struct SageArchiveStatement: PostgresPreparedStatement {
             SELECT 'participant:' || i.participant_id, 'sage.archive_received', i.study_key, i.details::jsonb
             FROM input i JOIN archive a ON a.archive_id = i.archive_id
         )
-        SELECT i.n, a.n IS NOT NULL, ar.archive_id IS NOT NULL, old.archive_id
-        FROM input i LEFT JOIN activity a ON a.n = i.n LEFT JOIN archive ar ON ar.archive_id = i.archive_id
+        SELECT i.n, ad.n IS NOT NULL, a.n IS NOT NULL, ar.archive_id IS NOT NULL, old.archive_id
+        FROM input i LEFT JOIN admitted ad ON ad.n = i.n LEFT JOIN activity a ON a.n = i.n
+        LEFT JOIN archive ar ON ar.archive_id = i.archive_id
         LEFT JOIN sage_archives old ON old.participant_id = i.participant_id AND old.idempotency_key = i.idem
         """
     package static let bindingDataTypes: [PostgresDataType] = [
         .uuidArray, .textArray, .int8Array, .textArray, .textArray, .textArray, .textArray, .int4Array, .boolArray, .textArray,
-        .byteaArray, .textArray, .textArray, .textArray,
+        .byteaArray, .textArray, .textArray, .textArray, .textArray,
     ]
-    package typealias Row = (Int64, Bool, Bool, UUID?)
+    package typealias Row = (Int64, Bool, Bool, Bool, UUID?)
 
     package var rows: [SageArchiveStore.Row]
 
     package func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 14)
+        var bindings = PostgresBindings(capacity: 15)
         bindings.append(rows.map(\.archiveId))
         bindings.append(rows.map(\.studyKey))
         bindings.append(rows.map(\.participantId))
@@ -281,6 +304,7 @@ package struct SageArchiveStatement: PostgresPreparedStatement {
         bindings.append(rows.map(\.metadata))
         bindings.append(rows.map(\.data))
         bindings.append(rows.map(\.details))
+        bindings.append(rows.map(\.appTokenHash))
         return bindings
     }
 

@@ -30,36 +30,71 @@ package struct SageArchiveIntake: Sendable {
         package var isNew: Bool
     }
 
+    /// A participant admitted to send an archive, and the hash of the app token that admitted
+    /// them: the write checks it again.
+    package struct Sender: Sendable, Equatable {
+        package var participant: ResponseStore.Participant
+        package var appTokenHash: String
+    }
+
     package let responses: ResponseStore
     package let archives: SageArchiveStore
     package let schemas: SageSchemaSet
+    /// Participants admitted in the last `admissionLifetime`, by app-token hash. Archives come in
+    /// bursts from the same phones; with this the body is still read only after its token is
+    /// known, without a round trip of its own each time. A copy is never the last word: the write
+    /// checks the token, the participant's standing and the study's collection again.
+    private let admitted: ExpiringCache<String, ResponseStore.Participant>
+    package static let admissionLifetime = Duration.seconds(30)
 
     package init(responses: ResponseStore, archives: SageArchiveStore, schemas: SageSchemaSet) {
         self.responses = responses
         self.archives = archives
         self.schemas = schemas
+        admitted = ExpiringCache(timeToLive: Self.admissionLifetime, capacity: 10_000)
     }
 
     /// The participant `appToken` names, still taking part in a study that collects, and (when
-    /// `studyId` is given) in that study.
+    /// `studyId` is given) in that study, as the database says now.
     package func participant(appToken: String, studyId: String?) async throws -> ResponseStore.Participant {
-        guard !appToken.isEmpty, appToken.utf8.count <= 256, let participant = try await responses.participant(appToken: appToken) else {
+        guard Self.plausible(appToken), let participant = try await responses.participant(appToken: appToken) else {
             throw Failure.unknownParticipant
         }
-        if let studyId, StudyCatalog.key(studyId) != participant.studyKey { throw Failure.otherStudy }
-        guard !participant.withdrawn else { throw Failure.withdrawn }
-        guard participant.collectionEnabled else { throw Failure.collectionDisabled(studyId: participant.studyId) }
+        try Self.check(participant, studyId: studyId)
         return participant
     }
 
-    /// Reads and stores `body` for `participant`; a run stored before answers with its archive.
+    /// The sender of an archive: as `participant`, from this replica's copy when it read the same
+    /// token a moment ago (the write checks again, so a token withdrawn since stores nothing).
+    package func admit(appToken: String, studyId: String?) async throws -> Sender {
+        guard Self.plausible(appToken) else { throw Failure.unknownParticipant }
+        let hash = SecureToken.hash(appToken)
+        if let known = admitted.value(hash) {
+            try Self.check(known, studyId: studyId)
+            return Sender(participant: known, appTokenHash: hash)
+        }
+        let readAt = ContinuousClock.now
+        let participant = try await participant(appToken: appToken, studyId: nil)
+        admitted.keep(participant, for: hash, readAt: readAt)
+        try Self.check(participant, studyId: studyId)
+        return Sender(participant: participant, appTokenHash: hash)
+    }
+
+    private static func plausible(_ appToken: String) -> Bool { !appToken.isEmpty && appToken.utf8.count <= 256 }
+
+    private static func check(_ participant: ResponseStore.Participant, studyId: String?) throws {
+        if let studyId, StudyCatalog.key(studyId) != participant.studyKey { throw Failure.otherStudy }
+        guard !participant.withdrawn else { throw Failure.withdrawn }
+        guard participant.collectionEnabled else { throw Failure.collectionDisabled(studyId: participant.studyId) }
+    }
+
+    /// Reads and stores `body` from `sender`; a run stored before answers with its archive.
     /// `contentMD5` is the request's Content-MD5 header (base64), checked when given.
-    package func receive(_ body: [UInt8], contentMD5: String?, from participant: ResponseStore.Participant) async throws
-        -> Received
-    {
+    package func receive(_ body: [UInt8], contentMD5: String?, from sender: Sender) async throws -> Received {
         if let contentMD5, Data(Insecure.MD5.hash(data: body)).base64EncodedString() != contentMD5.trimmingCharacters(in: .whitespaces) {
             throw Failure.contentMD5Mismatch
         }
+        let participant = sender.participant
         let key = CMSEnvelope.looksEnveloped(body) ? try await archives.keyPair(studyKey: participant.studyKey) : nil
         let reception: SageArchiveReception
         do {
@@ -67,10 +102,22 @@ package struct SageArchiveIntake: Sendable {
         } catch {
             throw Failure.refused(error)
         }
-        switch try await archives.store(reception, participantId: participant.id, studyKey: participant.studyKey) {
-        case .new(let archiveId): return Received(archiveId: archiveId, isNew: true)
-        case .replay(let archiveId): return Received(archiveId: archiveId, isNew: false)
-        case .noActivity: throw Failure.noActivity(assessment: reception.assessmentIdentifier, studyId: participant.studyId)
+        // The copy that admitted the sender may be out of date: then the database says why, and
+        // a sender it admits after all (re-enabled in between) is stored on a second try.
+        for attempt in 1...2 {
+            let outcome = try await archives.store(
+                reception, participantId: participant.id, studyKey: participant.studyKey, appTokenHash: sender.appTokenHash)
+            switch outcome {
+            case .new(let archiveId): return Received(archiveId: archiveId, isNew: true)
+            case .replay(let archiveId): return Received(archiveId: archiveId, isNew: false)
+            case .noActivity: throw Failure.noActivity(assessment: reception.assessmentIdentifier, studyId: participant.studyId)
+            case .notAdmitted:
+                admitted.forget(sender.appTokenHash)
+                guard attempt == 1, let now = try await responses.participant(appTokenHash: sender.appTokenHash), now.id == participant.id
+                else { throw Failure.unknownParticipant }
+                try Self.check(now, studyId: nil)
+            }
         }
+        throw Failure.unknownParticipant
     }
 }
