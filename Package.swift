@@ -76,12 +76,20 @@ let package = Package(
             resources: [.copy("Schemas")],
             swiftSettings: strictSettings
         ),
-        // zlib from the system (Debian's zlib1g-dev), for inflating ZIP entries.
+        // zlib from the system (Debian's zlib1g-dev), for the tests' ZIP writer.
         .systemLibrary(
             name: "CZlib",
             path: "Shared/CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
+        ),
+        // libdeflate from the system (Debian's libdeflate-dev): whole-buffer inflating and CRC-32
+        // for ZIP entries, about twice as fast as zlib's streaming inflate on what phones send.
+        .systemLibrary(
+            name: "CLibDeflate",
+            path: "Shared/CLibDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
         ),
         // OpenSSL's libcrypto from the system (Debian's libssl-dev), for CMS EnvelopedData.
         .systemLibrary(
@@ -108,7 +116,7 @@ let package = Package(
         // and limit checked.
         .target(
             name: "ZipArchive",
-            dependencies: ["CZlib"],
+            dependencies: ["CLibDeflate"],
             path: "Shared/ZipArchive",
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,4 @@
-import CZlib
+import CLibDeflate
 
 /// A ZIP archive read from memory, for archives that come from outside (a participant's phone
 /// uploads Sage's result archives): every offset and length is checked against the bytes before
@@ -171,38 +171,34 @@ public struct ZipArchive: Sendable {
         } else {
             output = try inflate(data, expected: entry.uncompressedSize, name: entry.name)
         }
-        let crc = output.withUnsafeBufferPointer { buffer in
-            UInt32(truncatingIfNeeded: crc32(0, buffer.baseAddress, UInt32(buffer.count)))
-        }
+        let crc = output.withUnsafeBytes { UInt32(truncatingIfNeeded: libdeflate_crc32(0, $0.baseAddress, $0.count)) }
         guard crc == entry.crc else { throw Failure("\(entry.name): its checksum does not match (damaged)") }
         return output
     }
 
-    /// Raw deflate into exactly `expected` bytes: an entry that says it is small and inflates to
-    /// more is refused as soon as it passes its size.
+    /// Raw deflate into exactly `expected` bytes: the output has no room for more, so an entry
+    /// that says it is small and inflates to more is refused as soon as it passes its size.
     private static func inflate(_ data: ArraySlice<UInt8>, expected: Int, name: String) throws(Failure) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: expected + 1)
-        var stream = z_stream()
-        guard inflateInit2_(&stream, -MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw Failure("\(name): the inflater could not start")
-        }
-        defer { inflateEnd(&stream) }
-        var input = Array(data)
-        let status: Int32 = input.withUnsafeMutableBufferPointer { inputBuffer in
-            output.withUnsafeMutableBufferPointer { outputBuffer in
-                stream.next_in = inputBuffer.baseAddress
-                stream.avail_in = UInt32(inputBuffer.count)
-                stream.next_out = outputBuffer.baseAddress
-                stream.avail_out = UInt32(outputBuffer.count)
-                return CZlib.inflate(&stream, Z_FINISH)
+        guard let decompressor = libdeflate_alloc_decompressor() else { throw Failure("\(name): the inflater could not start") }
+        defer { libdeflate_free_decompressor(decompressor) }
+        var produced = 0
+        var status = LIBDEFLATE_BAD_DATA
+        let output = [UInt8](unsafeUninitializedCapacity: expected) { buffer, initialized in
+            status = data.withUnsafeBytes { input in
+                libdeflate_deflate_decompress(decompressor, input.baseAddress, input.count, buffer.baseAddress, expected, &produced)
             }
+            // Only what was written counts; a file shorter than it says is refused below.
+            initialized = status == LIBDEFLATE_SUCCESS ? min(produced, expected) : 0
         }
-        guard status == Z_STREAM_END else {
-            throw Failure(stream.avail_out == 0 ? "\(name) unpacks to more than it says" : "\(name): its compressed data is damaged or cut short")
+        switch status {
+        case LIBDEFLATE_SUCCESS:
+            guard produced == expected else { throw Failure("\(name) unpacks to a size other than it says") }
+            return output
+        case LIBDEFLATE_INSUFFICIENT_SPACE:
+            throw Failure("\(name) unpacks to more than it says")
+        default:
+            throw Failure("\(name): its compressed data is damaged or cut short")
         }
-        guard Int(stream.total_out) == expected else { throw Failure("\(name) unpacks to a size other than it says") }
-        output.removeLast()
-        return output
     }
 }
 
