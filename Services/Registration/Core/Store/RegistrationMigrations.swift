@@ -376,5 +376,15 @@ package enum RegistrationMigrations {
                 "CREATE INDEX invitation_sends_actor ON invitation_sends (actor, sent_at)",
             ]
         ),
+        Migration(
+            component: "registration", version: 15, name: "session_children_by_session",
+            statements: [
+                // Deleting an account deletes its sessions, and with each the retired refresh
+                // tokens and pending pushes that name it: without these, each session deleted read
+                // both tables through.
+                "CREATE INDEX retired_refresh_tokens_session ON retired_refresh_tokens (session_id)",
+                "CREATE INDEX push_outbox_session ON push_outbox (session_id)",
+            ]
+        ),
     ]
 }

@@ -469,5 +469,13 @@ package enum ResponseMigrations {
                 "ALTER TABLE sage_uploads ALTER COLUMN content SET STORAGE EXTERNAL",
             ]
         ),
+        Migration(
+            component: "response", version: 19, name: "sage_archives_response_index",
+            statements: [
+                // Deleting a response sets its archive's response_id to NULL: without this index
+                // every response deleted (a withdrawal's, a study's) read all the archives.
+                "CREATE INDEX sage_archives_response ON sage_archives (response_id)",
+            ]
+        ),
     ]
 }
