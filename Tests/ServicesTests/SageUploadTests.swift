@@ -1,7 +1,9 @@
 import Crypto
 import Foundation
 import HTTPTypes
+import Logging
 import NIOCore
+import ResponseCore
 import StudyModels
 import Testing
 import TestSupport
@@ -153,6 +155,37 @@ import TestSupport
             #expect(try await send(h, .post, "/v3/uploads/\(id)/complete", appToken: appToken).status == .gone)
             #expect(try await sage.count(h, "sage_uploads WHERE content IS NOT NULL") == 0)
             #expect(try await sage.count(h, "sage_archives") == 0)
+        }
+    }
+
+    /// The URL is checked before the body is read, and the session may close while the body is
+    /// on its way (an 8 MiB body over a phone's link takes a while): what arrives then is not kept.
+    @Test func bytesThatArriveAfterTheSessionClosedAreNotKept() async throws {
+        try await ResponseHarness.run { h in
+            try await sage.announce(h)
+            let appToken = try await sage.enroll(h)
+            let archive = SageArchiveFixture.archive()
+            let opened = try await send(h, .post, "/v3/uploads", appToken: appToken, json: Self.request(archive))
+            let address = try #require(opened.body["url"]?.string)
+            let url = try #require(URLComponents(string: address))
+            let id = try #require(url.path.split(separator: "/").last.flatMap { UUID(uuidString: String($0)) })
+            let secret = try #require(url.queryItems?.first { $0.name == "secret" }?.value)
+            let uploads = SageUploadStore(client: h.postgres, logger: Logger(label: "test"))
+
+            #expect(try await uploads.lookup(id: id, secret: "not-the-secret") == .closed(.unknown))
+            guard case .awaiting(let session) = try await uploads.lookup(id: id, secret: secret) else {
+                Issue.record("the session is not awaiting its bytes")
+                return
+            }
+            #expect(session.length == archive.count)
+            #expect(session.refusal(contentMD5: Self.md5(archive), contentType: "application/zip") == nil)
+            #expect(session.refusal(contentMD5: Self.md5([1]), contentType: "application/zip") != nil)
+
+            try await h.sql("UPDATE sage_uploads SET expires_at = now() - interval '1 second'")
+            #expect(try await uploads.put(archive, into: session) == .expired)
+            try await h.sql("UPDATE sage_uploads SET expires_at = now() + interval '1 hour', archive_id = gen_random_uuid()")
+            #expect(try await uploads.put(archive, into: session) == .completed)
+            #expect(try await sage.count(h, "sage_uploads WHERE content IS NOT NULL") == 0)
         }
     }
 }

@@ -116,17 +116,23 @@ package struct SageArchiveRoutes {
         guard let id = UUID(uuidString: try context.parameters.require("uploadId")),
             let secret = request.uri.queryParameters["secret"].map(String.init), !secret.isEmpty, secret.utf8.count <= 128
         else { throw APIError.notFound("no such upload") }
-        let (length, early) = try await uploads.awaiting(id: id, secret: secret)
-        if let early { throw Self.error(early) }
+        let session: SageUploadStore.Awaiting
+        switch try await uploads.lookup(id: id, secret: secret) {
+        case .awaiting(let found): session = found
+        case .closed(let outcome): throw Self.error(outcome)
+        }
+        // Headers that cannot fill the session are refused before its body is read.
+        if let refusal = session.refusal(contentMD5: request.headers[.contentMD5], contentType: request.headers[.contentType]) {
+            throw Self.error(refusal)
+        }
         // One byte past the declared length is enough to refuse a longer body.
         let body: [UInt8]
         do {
-            body = Array(buffer: try await request.body.collect(upTo: length + 1))
+            body = Array(buffer: try await request.body.collect(upTo: session.length + 1))
         } catch is NIOTooManyBytesError {
-            throw APIError.badRequest("the body is longer than the \(length) bytes the upload was requested for")
+            throw APIError.badRequest("the body is longer than the \(session.length) bytes the upload was requested for")
         }
-        let outcome = try await uploads.put(
-            id: id, secret: secret, bytes: body, contentMD5: request.headers[.contentMD5], contentType: request.headers[.contentType])
+        let outcome = try await uploads.put(body, into: session)
         guard outcome == .stored else { throw Self.error(outcome) }
         return .ok
     }

@@ -75,44 +75,69 @@ package struct SageUploadStore: Sendable {
         }
     }
 
-    /// What session `id` takes, when `secret` is its URL's: read before the body is, so a PUT to
-    /// a wrong URL reads nothing, and a right one no more than its declared length.
-    package func awaiting(id: UUID, secret: String) async throws -> (length: Int, outcome: Put?) {
-        let rows = try await client.query(
-            """
-            SELECT content_length, archive_id IS NOT NULL, expires_at < now()
-            FROM sage_uploads WHERE id = \(id) AND secret_hash = \(SecureToken.hash(secret))
-            """, logger: logger)
-        for try await (length, completed, expired) in rows.decode((Int, Bool, Bool).self) {
-            return (length, completed ? .completed : expired ? .expired : nil)
+    /// An open session waiting for its bytes, as its URL found it.
+    package struct Awaiting: Sendable, Equatable {
+        package var id: UUID
+        package var length: Int
+        package var contentMD5: String
+        package var contentType: String
+
+        /// Why a PUT with these headers cannot fill the session (nil when it can): known before
+        /// the body is read.
+        package func refusal(contentMD5 header: String?, contentType: String?) -> Put? {
+            guard header == contentMD5 else { return .refused("Content-MD5 must be the contentMd5 the upload was requested with") }
+            guard (contentType ?? "") == self.contentType else {
+                return .refused("Content-Type must be the contentType the upload was requested with (\(self.contentType))")
+            }
+            return nil
         }
-        return (0, .unknown)
+
+        /// Why `bytes` cannot fill the session (nil when they can).
+        package func refusal(_ bytes: [UInt8]) -> Put? {
+            guard bytes.count == length else { return .refused("the body is \(bytes.count) bytes; the upload was requested for \(length)") }
+            guard Data(Insecure.MD5.hash(data: bytes)).base64EncodedString() == contentMD5 else {
+                return .refused("the body's MD5 is not its Content-MD5: the bytes were damaged on the way")
+            }
+            return nil
+        }
     }
 
-    /// The bytes of session `id`, put with its URL's `secret`: they must be the length, type and
-    /// MD5 the session was opened with (`contentMD5` is the request's Content-MD5 header).
-    package func put(id: UUID, secret: String, bytes: [UInt8], contentMD5: String?, contentType: String?) async throws -> Put {
+    package enum Lookup: Sendable, Equatable {
+        case awaiting(Awaiting)
+        /// Unknown, expired or completed.
+        case closed(Put)
+    }
+
+    /// Session `id`, when `secret` is its URL's: read before the body is, so a PUT to a wrong URL
+    /// reads nothing, and a right one no more than its declared length.
+    package func lookup(id: UUID, secret: String) async throws -> Lookup {
         let rows = try await client.query(
             """
             SELECT content_length, content_md5, content_type, archive_id IS NOT NULL, expires_at < now()
             FROM sage_uploads WHERE id = \(id) AND secret_hash = \(SecureToken.hash(secret))
             """, logger: logger)
-        var found: (Int, String, String, Bool, Bool)?
-        for try await row in rows.decode((Int, String, String, Bool, Bool).self) { found = row }
-        guard let (length, md5, type, completed, expired) = found else { return .unknown }
-        if completed { return .completed }
-        if expired { return .expired }
-        guard contentMD5 == md5 else { return .refused("Content-MD5 must be the contentMd5 the upload was requested with") }
-        guard (contentType ?? "") == type else { return .refused("Content-Type must be the contentType the upload was requested with (\(type))") }
-        guard bytes.count == length else {
-            return .refused("the body is \(bytes.count) bytes; the upload was requested for \(length)")
+        for try await (length, md5, type, completed, expired) in rows.decode((Int, String, String, Bool, Bool).self) {
+            if completed { return .closed(.completed) }
+            if expired { return .closed(.expired) }
+            return .awaiting(Awaiting(id: id, length: length, contentMD5: md5, contentType: type))
         }
-        guard Data(Insecure.MD5.hash(data: bytes)).base64EncodedString() == md5 else {
-            return .refused("the body's MD5 is not its Content-MD5: the bytes were damaged on the way")
-        }
-        try await client.query(
-            "UPDATE sage_uploads SET content = \(ByteBuffer(bytes: bytes)) WHERE id = \(id) AND archive_id IS NULL", logger: logger)
-        return .stored
+        return .closed(.unknown)
+    }
+
+    /// Fills `session` with `bytes` (checked against its length and MD5), unless it was completed
+    /// or expired while they arrived.
+    package func put(_ bytes: [UInt8], into session: Awaiting) async throws -> Put {
+        if let refusal = session.refusal(bytes) { return refusal }
+        let rows = try await client.query(
+            """
+            UPDATE sage_uploads SET content = \(ByteBuffer(bytes: bytes))
+            WHERE id = \(session.id) AND archive_id IS NULL AND expires_at >= now() RETURNING id
+            """, logger: logger)
+        for try await _ in rows.decode(UUID.self) { return .stored }
+        let rest = try await client.query(
+            "SELECT archive_id IS NOT NULL FROM sage_uploads WHERE id = \(session.id)", logger: logger)
+        for try await completed in rest.decode(Bool.self) { return completed ? .completed : .expired }
+        return .unknown
     }
 
     /// Participant `participantId`'s session `id`, or nil when they have none by that id.
