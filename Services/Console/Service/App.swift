@@ -68,7 +68,7 @@ public enum ConsoleService {
         ChartRoutes(pages: pages).add(to: shell.router)
         APIKeyRoutes(pages: pages).add(to: shell.router)
         InvitationPageRoutes(pages: pages).add(to: shell.router)
-        AccountRoutes(pages: pages).add(to: shell.router)
+        AdminAccountPageRoutes(pages: pages).add(to: shell.router)
         DocumentRoutes(pages: pages).add(to: shell.router)
         AppPageRoutes(pages: pages).add(to: shell.router)
         ActivityToolRoutes(pages: pages).add(to: shell.router)

@@ -42,7 +42,7 @@ public enum RegistrationService: ServiceAssembly {
                     attempts: environment.attempts, audit: environment.audit, settings: registration, logger: environment.logger)
                 let rateLimiter = environment.rateLimiter
                 let authenticator = ParticipantAuthenticator(sessions: sessions)
-                AccountRoutes(accounts: accounts, authenticator: authenticator, rateLimiter: rateLimiter).add(to: routes.router)
+                ParticipantAccountRoutes(accounts: accounts, authenticator: authenticator, rateLimiter: rateLimiter).add(to: routes.router)
                 SupportRoutes(
                     messages: SupportMessages(
                         client: postgres, templates: templates, mail: mail, audit: environment.audit,
@@ -92,7 +92,7 @@ public enum RegistrationService: ServiceAssembly {
                 AdminInvitationRoutes(invitations: invitations, authenticator: adminAuthenticator, audit: environment.audit)
                     .add(to: routes.router)
                 InternalInvitationRoutes(invitations: invitations).add(to: routes.internalGroup)
-                AdminAccountRoutes(
+                AppAccountAdminRoutes(
                     users: AppUserDirectory(client: postgres, logger: environment.logger),
                     administration: AccountAdministration(client: postgres, accounts: accounts, logger: environment.logger),
                     authenticator: adminAuthenticator, rateLimiter: rateLimiter, audit: environment.audit

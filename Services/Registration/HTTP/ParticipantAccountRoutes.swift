@@ -6,7 +6,7 @@ import ServiceKitHTTP
 import StudyModels
 
 /// The account calls of `/fdahpUserRegWS/<name>.api`.
-package struct AccountRoutes {
+package struct ParticipantAccountRoutes {
     package let accounts: Accounts
     package let authenticator: ParticipantAuthenticator
     package let rateLimiter: RateLimiter

@@ -10,7 +10,7 @@ import StudyModels
 /// to one (disable, enable, unlock, send a new verification code). Super-admins only: an account
 /// spans every study of its app, so no one study's role may reach it. Listing shows e-mail
 /// addresses, so each page read is audited.
-package struct AdminAccountRoutes: Sendable {
+package struct AppAccountAdminRoutes: Sendable {
     package struct Sent: ResponseEncodable {
         package var sent: Bool
     }

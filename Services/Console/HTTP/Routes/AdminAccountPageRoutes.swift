@@ -7,7 +7,7 @@ import StudyModels
 /// Admin accounts: `/admins` (super-admins list accounts and invite admins; the invitation code
 /// is shown once) and `/invitation` (an invitee sets a password with the code, before having a
 /// session).
-package struct AccountRoutes: Sendable {
+package struct AdminAccountPageRoutes: Sendable {
     let pages: ConsolePages
 
     package init(pages: ConsolePages) {
