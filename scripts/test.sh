@@ -10,6 +10,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
+# phase NAME COMMAND...: runs COMMAND and notes how long it took; the times are printed at the
+# end (also when a phase fails) and kept in .build/test-output/phases.txt.
+phases=()
+phase() {
+    local name=$1 start=$SECONDS
+    shift
+    log "$name"
+    local status=0
+    "$@" || status=$?
+    phases+=("$(printf '%-44s %6d s%s' "$name" $((SECONDS - start)) "$([ $status -eq 0 ] || echo ' (failed)')")")
+    return $status
+}
+print_phases() {
+    [ ${#phases[@]} -gt 0 ] || return 0
+    mkdir -p .build/test-output
+    { printf '%s\n' "${phases[@]}"; printf '%-44s %6d s\n' "in all" "$SECONDS"; } >.build/test-output/phases.txt
+    echo "make test, phase by phase:"
+    cat .build/test-output/phases.txt
+}
+
 ensure_postgres
 ensure_commands python3:python3 zbarimg:zbar-tools pdftoppm:poppler-utils pdftotext:poppler-utils pgbouncer:pgbouncer
 ensure_build_libraries
@@ -17,12 +37,14 @@ ensure_build_libraries
 # non-root PATH may lack).
 [ -x /usr/sbin/nginx ] || apt_install nginx-light
 bindir=$(pg_bindir)
+phases+=("$(printf '%-44s %6d s' "what was missing installed" "$SECONDS")")
 
 workdir=$(mktemp -d "${TMPDIR:-/tmp}/studystack-test.XXXXXX")
 hand_to_pg "$workdir"
 port=$(free_port)
 
 cleanup() {
+    print_phases || true
     as_pg "$bindir/pg_ctl" -D "$workdir/data" -m immediate stop >/dev/null 2>&1 || true
     rm -rf "$workdir"
 }
@@ -36,40 +58,42 @@ as_pg "$bindir/pg_ctl" -D "$workdir/data" -l "$workdir/postgres.log" -w -t 60 \
     -o "-p $port -k $workdir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=400" \
     start >/dev/null || { cat "$workdir/postgres.log" >&2; die "PostgreSQL did not start"; }
 
-scripts/check-openapi.sh
-scripts/check-deploy.sh
+phase "OpenAPI documents checked" scripts/check-openapi.sh
+phase "deployment files checked" scripts/check-deploy.sh
 # The registration tests start a real SMTP server with this interpreter.
 export STUDYSTACK_TEST_PYTHON="$PWD/$tools_venv/bin/python"
 
 # The tests that start a cluster of their own (to restart it under load) use the same programs.
 export STUDYSTACK_TEST_PG_BINDIR="$bindir"
 export STUDYSTACK_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
-log "building and running the tests"
 # The import check makes an import a target has not declared a compile error: it is what keeps
 # the services' core targets from reaching Hummingbird (docs/architecture.md, Where code goes).
-swift build --build-tests --explicit-target-dependency-import-check error
+phase "debug build with the tests" swift build --build-tests --explicit-target-dependency-import-check error
 # At most three tests at a time: many start real services, a PostgreSQL load or a subprocess, and
 # on a 2-core machine an unbounded run starves them past their HTTP timeouts.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-3}
-if [ "${1:-}" = --platform-only ]; then
-    scripts/platform-test.sh
-elif [ $# -gt 0 ]; then
-    swift test --skip-build "$@" # a subset (--filter): the platform run is left out
-else
-    # The replica test appends its counts (and, when it fails, the replicas' logs) to these.
-    rm -f .build/test-output/replicas-*.txt
-    # The replica test runs alone afterwards: its eight processes, nginx and a load that hashes a
-    # password per sign-up take both cores, and beside it other tests' clients time out.
-    swift test --skip-build --skip ReplicaTests
-    # Every committed fuzzing seed and regression input through its parser (seconds; make fuzz
-    # explores). A trap names the input last written to the log.
+replay_corpus() {
     mkdir -p .build/test-output
     .build/debug/studystack-fuzz replay Tests/Fuzz/Corpus 2>.build/test-output/fuzz-replay.log ||
         { tail -n 30 .build/test-output/fuzz-replay.log >&2; die "a fuzzing seed traps"; }
     .build/debug/studystack-fuzz replay Tests/Fuzz/Regressions 2>>.build/test-output/fuzz-replay.log ||
         { tail -n 30 .build/test-output/fuzz-replay.log >&2; die "a fuzzing regression input traps"; }
-    swift test --skip-build --filter ReplicaTests
-    scripts/platform-test.sh
-    scripts/supervise-test.sh
-    scripts/image-test.sh
+}
+if [ "${1:-}" = --platform-only ]; then
+    phase "platform run" scripts/platform-test.sh
+elif [ $# -gt 0 ]; then
+    phase "swift test $*" swift test --skip-build "$@" # a subset (--filter): the platform run is left out
+else
+    # The replica test appends its counts (and, when it fails, the replicas' logs) to these.
+    rm -f .build/test-output/replicas-*.txt
+    # The replica test runs alone afterwards: its eight processes, nginx and a load that hashes a
+    # password per sign-up take both cores, and beside it other tests' clients time out.
+    phase "Swift tests (all but the replicas)" swift test --skip-build --skip ReplicaTests
+    # Every committed fuzzing seed and regression input through its parser (seconds; make fuzz
+    # explores). A trap names the input last written to the log.
+    phase "fuzzing seeds replayed" replay_corpus
+    phase "replica test" swift test --skip-build --filter ReplicaTests
+    phase "platform run" scripts/platform-test.sh
+    phase "supervision test" scripts/supervise-test.sh
+    phase "image built and started" scripts/image-test.sh
 fi
