@@ -17,6 +17,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
+# The report (what this prints) is kept in bench/results/, named by when it ran and the commit it
+# measured, with the machine it ran on: the docs point there rather than quote a day's figures.
+mkdir -p bench/results
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+report="bench/results/$(date -u +%Y-%m-%dT%H%MZ)-$commit.txt"
+{
+    echo "make bench at $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $commit$(git diff --quiet HEAD 2>/dev/null || echo ' with uncommitted changes')"
+    echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -m), $(. /etc/os-release && echo "$PRETTY_NAME")"
+    echo
+} >"$report"
+exec > >(tee -a "$report")
+
 ensure_commands wrk:wrk pgbench:postgresql-contrib python3:python3 curl:curl
 scripts/stop.sh >/dev/null 2>&1 || true
 # The response service takes submissions only (PROCESSING_ENABLED=false, as an ingest replica
@@ -603,3 +615,4 @@ if swift["valid"] != python["valid"]:
     sys.exit("the two validators disagree about the document")
 PY
 rm -f "$results" "$results".*
+log "the report is in $report"
