@@ -51,6 +51,9 @@ public final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
         self.write = write
     }
 
+    /// Items waiting for a write (not those in one).
+    public var waiting: Int { queue.withLock { $0.waiting.count } }
+
     /// Stores `item` with whatever else is waiting; returns once its write has committed.
     public func submit(_ item: Item) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
