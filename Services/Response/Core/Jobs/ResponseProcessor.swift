@@ -51,10 +51,9 @@ package final class ResponseProcessor: WorkQueue {
     package let metrics: ServiceMetrics
     package let logger: Logger
     /// Slices stored at once (`PROCESSING_STORES`), each in a transaction of its own. A slice's
-    /// store runs in one PostgreSQL backend: one at a time, measured on the 2-core development
-    /// machine, left a third of the CPU idle (one replica 2,370 to 2,450 responses/s, a second
-    /// adding a third to two fifths again); two at once kept both cores busy (3,075 to 3,315/s),
-    /// after which a second replica added nothing, as the database had nothing left.
+    /// store runs in one PostgreSQL backend: one at a time left part of a 2-core machine idle;
+    /// two at once kept both cores busy, after which a second replica added nothing, as the
+    /// database had nothing left (make bench, "processing, 2 stores").
     package let storesInFlight: Int
     /// The study served last: a hint for taking turns, not state (another replica has its own).
     private let lastStudy = Mutex<String?>(nil)

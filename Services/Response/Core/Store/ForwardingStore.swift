@@ -117,8 +117,8 @@ package struct ForwardingStore: Sendable {
     ///
     /// Read from the studies that forward, each an index range of its own responses: the
     /// processed responses of studies that do not forward (most of them, and all kept for good)
-    /// are never walked. Read from the responses, every poll of every replica walked them all
-    /// (67 ms a poll beside a 100,000-response backlog, taken from processing).
+    /// are never walked. Read from the responses, every poll of every replica walked them all,
+    /// and a large backlog made each poll take time from processing.
     package func lease(limit: Int, for lease: Duration) async throws -> [Lease] {
         let rows = try await client.query(
             """

@@ -29,8 +29,8 @@ package final class ResponseIngest: Sendable {
     }
 
     /// Most rows one statement writes, and most statements in flight (each takes a connection).
-    /// Two in flight measured best on 2 cores (4: 3,570 responses/s, 2: 4,120, 1: 3,360): one
-    /// statement fills while the other commits, and batches stay large.
+    /// Two in flight measured best on 2 cores (against one and four, make bench's
+    /// processResponse line): one statement fills while the other commits, and batches stay large.
     package static let maxBatch = 256
     package static let maxInFlight = 2
 

@@ -392,10 +392,8 @@ package enum ResponseMigrations {
                 // A timing row's participant is its response's (the writer copies it), and the
                 // response's own foreign key already holds the participant; participants are never
                 // deleted. The two foreign-key checks per row, this one and the response's, were
-                // two thirds of the time of inserting a slice's timing rows (23 ms for 3,000 rows,
-                // 7.5 ms without either); without this one, a processing replica went from just
-                // short of pgbench doing the same inserts (0.86 to 1.11, mostly 0.91 to 0.96) to
-                // 0.90 to 1.13 times it in five runs, 1.08 in the middle one.
+                // most of the time of inserting a slice's timing rows; without this one, processing
+                // keeps up with pgbench doing the same inserts (make bench, "processing").
                 "ALTER TABLE response_metadata DROP CONSTRAINT response_metadata_participant_id_fkey",
             ]
         ),
