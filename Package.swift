@@ -516,7 +516,7 @@ let package = Package(
             path: "Tests/ServicesTests",
             // The golden replies are read from the source tree (so a re-record lands there); as
             // resources they are declared, not left for the build to warn about.
-            resources: [.copy("Golden")],
+            resources: [.copy("StudyMetadata/Golden")],
             swiftSettings: strictSettings
         ),
         .testTarget(

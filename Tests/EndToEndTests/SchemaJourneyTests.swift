@@ -41,10 +41,7 @@ import TestSupport
     }
 
     static func count(_ platform: Platform, _ sql: PostgresQuery) async throws -> Int {
-        try await platform.withResponseDatabase { client, logger in
-            for try await count in try await client.query(sql, logger: logger).decode(Int.self) { return count }
-            return 0
-        }
+        try await platform.withResponseDatabase { client, _ in try await client.count(sql) }
     }
 
     @Test func aSchemaStudyFromImportToTablesWithRepliesStoredOnceAndArmsBalanced() async throws {

@@ -1,3 +1,6 @@
+import Logging
+import PostgresNIO
+
 /// Reading query results in tests so that a check cannot pass on rows that never came: take the
 /// one row a query must return, or all of them to count first.
 extension AsyncSequence {
@@ -17,5 +20,19 @@ extension AsyncSequence {
         var found: [Element] = []
         for try await element in self { found.append(element) }
         return found
+    }
+}
+
+extension PostgresClient {
+    /// The one integer `query` selects (`SELECT count(*) ...`, say); throws when it selects no
+    /// row or several, so a count that never came cannot pass for zero.
+    public func count(_ query: PostgresQuery) async throws -> Int {
+        try await self.query(query, logger: Logger(label: "test")).decode(Int.self).single()
+    }
+
+    /// Rows of `rows`, a table with an optional `WHERE ...` written by the test itself (never
+    /// input): `count(rowsOf: "sage_archives WHERE sealed")`.
+    public func count(rowsOf rows: String) async throws -> Int {
+        try await count(PostgresQuery(unsafeSQL: "SELECT count(*)::int FROM \(rows)"))
     }
 }

@@ -37,7 +37,7 @@ import TestSupport
         #expect(!keys.contains(TestConfiguration.keys[caller]!))
         // scripts/internal-keys.py, which make run and deploy/make-env.sh use, derives the same key.
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("scripts/internal-keys.py")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/internal-keys.py")
         for receiver in ServiceName.allCases {
             let printed = try ExternalTool.run(
                 "python3", [script.path, "pair", caller.rawValue, receiver.rawValue], input: Data(TestConfiguration.keys[caller]!.utf8))

@@ -90,8 +90,5 @@ struct InvitationFixture: Sendable {
         return (reply["data"]?["appToken"]?.text, reply.exception)
     }
 
-    func count(_ postgres: PostgresClient, _ query: PostgresQuery) async throws -> Int {
-        for try await value in try await postgres.query(query, logger: Logger(label: "test")).decode(Int.self) { return value }
-        return 0
-    }
+    func count(_ postgres: PostgresClient, _ query: PostgresQuery) async throws -> Int { try await postgres.count(query) }
 }

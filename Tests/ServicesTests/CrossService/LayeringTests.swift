@@ -7,7 +7,7 @@ import Testing
 /// so this checks what each layer imports.
 @Suite struct LayeringTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
     static let services = ["StudyMetadata", "Registration", "Response"]
 
     /// Every Swift file under `folder`, with its import lines.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PostgresNIO
 import StudyModels
 import Testing
 import TestSupport
@@ -22,13 +23,7 @@ import TestSupport
             auth: auth, userId: userId)
     }
 
-    func count(_ h: RegistrationHarness, _ sql: String) async throws -> Int {
-        var value = -1
-        for try await count in try await h.postgres.query(.init(unsafeSQL: sql), logger: Logger(label: "test")).decode(Int.self) {
-            value = count
-        }
-        return value
-    }
+    func count(_ h: RegistrationHarness, _ sql: String) async throws -> Int { try await h.postgres.count(PostgresQuery(unsafeSQL: sql)) }
 
     @Test func signUpNeedsAnAppThatExists() async throws {
         try await RegistrationHarness.run { h in

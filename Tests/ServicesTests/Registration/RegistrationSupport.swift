@@ -203,11 +203,7 @@ struct RegistrationHarness: Sendable {
     }
 
     /// The one integer `query` selects.
-    func count(_ query: PostgresQuery) async throws -> Int {
-        let rows = try await postgres.query(query, logger: Logger(label: "test"))
-        for try await value in rows.decode(Int.self) { return value }
-        throw HarnessError(description: "no row")
-    }
+    func count(_ query: PostgresQuery) async throws -> Int { try await postgres.count(query) }
 
     func sql(_ query: PostgresQuery) async throws {
         try await postgres.query(query, logger: Logger(label: "test"))

@@ -86,13 +86,7 @@ struct ProcessingFixture: Sendable {
     }
 
     /// The one number `sql` selects.
-    func count(_ h: ResponseHarness, _ sql: String) async throws -> Int {
-        var value = -1
-        for try await count in try await h.postgres.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "test")).decode(Int.self) {
-            value = count
-        }
-        return value
-    }
+    func count(_ h: ResponseHarness, _ sql: String) async throws -> Int { try await h.postgres.count(PostgresQuery(unsafeSQL: sql)) }
 
     func latest(_ h: ResponseHarness) async throws -> Int64 {
         for try await id in try await h.postgres.query("SELECT max(id) FROM responses", logger: Logger(label: "test")).decode(Int64.self) {

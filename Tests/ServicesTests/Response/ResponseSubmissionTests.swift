@@ -29,12 +29,7 @@ import TestSupport
         return try #require(body["data"]?["appToken"]?.text)
     }
 
-    func count(_ h: ResponseHarness, _ table: String) async throws -> Int {
-        let rows = try await h.postgres.query(
-            PostgresQueryText.count(table), logger: Logger(label: "test"))
-        for try await value in rows.decode(Int.self) { return value }
-        return -1
-    }
+    func count(_ h: ResponseHarness, _ table: String) async throws -> Int { try await h.postgres.count(rowsOf: table) }
 
     @Test func aResponseIsStoredOnceAndAnsweredAfterTheCommit() async throws {
         try await ResponseHarness.run { h in
@@ -211,17 +206,6 @@ import TestSupport
             }
             // Still enrolled: a response is taken.
             #expect(try await h.call("mobileappstudy-processResponse.api", json: try Self.envelope(appToken: appToken)).0 == .ok)
-        }
-    }
-}
-
-/// Row counts for the tables these tests look at (names from this fixed list only).
-enum PostgresQueryText {
-    static func count(_ table: String) -> PostgresQuery {
-        switch table {
-        case "responses": "SELECT count(*)::int FROM responses"
-        case "participants": "SELECT count(*)::int FROM participants"
-        default: "SELECT -1"
         }
     }
 }

@@ -54,13 +54,7 @@ struct SageArchiveFixture: Sendable {
         }
     }
 
-    func count(_ h: ResponseHarness, _ table: String) async throws -> Int {
-        var value = -1
-        for try await count in try await h.postgres.query(
-            PostgresQuery(unsafeSQL: "SELECT count(*)::int FROM \(table)"), logger: Logger(label: "test")
-        ).decode(Int.self) { value = count }
-        return value
-    }
+    func count(_ h: ResponseHarness, _ table: String) async throws -> Int { try await h.postgres.count(rowsOf: table) }
 
     /// The rows of list `name` of the study, oldest first, as JSON objects.
     func rows(_ h: ResponseHarness, list name: String, study: String = study) async throws -> [JSONValue] {

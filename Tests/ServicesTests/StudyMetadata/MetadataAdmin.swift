@@ -16,7 +16,7 @@ struct MetadataAdmin: Sendable {
     static let adminPassword = "Sup3r-Secret!"
 
     static let exampleURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("docs/examples/complete-study.json")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/examples/complete-study.json")
 
     static let demoApp = #"{"appId":"DEMOAPP","orgId":"DEMOORG","name":"Demo","kind":"gateway","ios":{"latestVersion":"1.10.0","forceUpdate":false},"termsUrl":"https://example.org/terms"}"#
 
