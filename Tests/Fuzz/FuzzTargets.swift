@@ -75,7 +75,7 @@ enum FuzzTargets {
     static let processResponse: Target = { bytes in
         guard let members = LegacyEnvelope.members(ofBody: bytes, keepingCompoundText: true) else { return }
         for member in members {
-            if let text = member.text { _ = ResponseRoutes.escapesNUL(text) }
+            if let text = member.text { _ = ResponseSubmission.escapesNUL(text) }
             if case .string(let value)? = member.value { _ = ResponseShredder.answerDateAndOffset(value) }
             if let text = member.text, let data = try? JSONValue.parse(Array(text.utf8)) {
                 _ = try? SurveySchema.derive(fromDesign: Data(data.serialized().utf8))

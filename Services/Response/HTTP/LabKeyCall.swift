@@ -98,3 +98,8 @@ package struct LabKeyCall: Sendable {
             field: problems.first?.field, problems: problems.map { .init(pointer: $0.field, message: $0.message) })
     }
 }
+
+extension LabKeyRefusal: APIErrorConvertible {
+    /// As the original answers a call it refuses: 400 with every problem in `errors`.
+    package var apiError: APIError { LabKeyCall.invalid(problems) }
+}

@@ -90,7 +90,7 @@ package struct SageArchiveRoutes {
             throw APIError.invalid("name (1 to 255 bytes) and contentType (at most 100) are required", problems: [.init(pointer: "/name", message: "required")])
         }
         let metadata = (upload.metadata ?? .object([:])).serialized(sortedKeys: true)
-        guard metadata.utf8.count <= 16 * 1024, !ResponseRoutes.escapesNUL(metadata) else {
+        guard metadata.utf8.count <= 16 * 1024, !ResponseSubmission.escapesNUL(metadata) else {
             throw APIError.invalid("metadata must be at most 16 KiB of JSON without NUL", problems: [.init(pointer: "/metadata", message: "too large")])
         }
         let opened = try await uploads.open(

@@ -106,7 +106,7 @@ public enum ResponseService: ServiceAssembly {
                         enrollment: Enrollment(catalog: catalog, participants: participants), participants: participants,
                         properties: properties, catalog: catalog,
                         throttle: TokenGuessThrottle(rateLimiter: environment.rateLimiter, metrics: environment.metrics)),
-                    responses: ResponseRoutes(responses: responses),
+                    responses: ResponseRoutes(responses: responses, submission: ResponseSubmission(responses: responses)),
                     queries: QueryRoutes(responses: responses, tables: tables, queries: queries)
                 ).add(to: routes.router)
                 SchemaDataRoutes(

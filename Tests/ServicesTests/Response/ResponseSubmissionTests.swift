@@ -234,10 +234,10 @@ import TestSupport
     }
 
     @Test func onlyARealNULEscapeCounts() {
-        #expect(ResponseRoutes.escapesNUL(#"{"a":"x\u0000y"}"#))
-        #expect(ResponseRoutes.escapesNUL(#"{"a":"\u00\u0000"}"#))
-        #expect(ResponseRoutes.escapesNUL(#"{"a":"\\\u0000"}"#))
-        #expect(!ResponseRoutes.escapesNUL(#"{"a":"\\u0000"}"#))
-        #expect(!ResponseRoutes.escapesNUL(#"{"a":"u0000 \u0001"}"#))
+        #expect(ResponseSubmission.escapesNUL(#"{"a":"x\u0000y"}"#))
+        #expect(ResponseSubmission.escapesNUL(#"{"a":"\u00\u0000"}"#))
+        #expect(ResponseSubmission.escapesNUL(#"{"a":"\\\u0000"}"#))
+        #expect(!ResponseSubmission.escapesNUL(#"{"a":"\\u0000"}"#))
+        #expect(!ResponseSubmission.escapesNUL(#"{"a":"u0000 \u0001"}"#))
     }
 }

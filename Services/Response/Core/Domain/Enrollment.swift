@@ -85,14 +85,3 @@ package struct Enrollment: Sendable {
         return []
     }
 }
-
-/// One validation failure in the LabKey envelope's `errors`.
-package struct LabKeyProblem: Sendable, Equatable {
-    package var field: String
-    package var message: String
-
-    package init(field: String, message: String) {
-        self.field = field
-        self.message = message
-    }
-}
