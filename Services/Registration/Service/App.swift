@@ -129,18 +129,8 @@ public enum RegistrationService: ServiceAssembly {
                         try await push.sendDue()
                     }
                 }
-                environment.metrics.watchQueue(
-                    "mail",
-                    query: """
-                        SELECT count(*)::int, extract(epoch FROM now() - min(created_at))::float8
-                        FROM mail_outbox WHERE sent_at IS NULL AND gave_up_at IS NULL
-                        """)
-                environment.metrics.watchQueue(
-                    "push",
-                    query: """
-                        SELECT count(*)::int, extract(epoch FROM now() - min(created_at))::float8
-                        FROM push_outbox WHERE sent_at IS NULL AND gave_up_at IS NULL
-                        """)
+                environment.metrics.watchQueue("mail", query: MailOutbox.depthQuery)
+                environment.metrics.watchQueue("push", query: PushOutbox.depthQuery)
                 return [
                     environment.queueWorker(
                         "mail", channel: MailWorker.channel, timing: .init(roundDeadline: MailWorker.roundDeadline)

@@ -161,12 +161,7 @@ public enum ResponseService: ServiceAssembly {
                         try await forwarder.round()
                     }
                 }
-                environment.metrics.watchQueue(
-                    "responses",
-                    query: """
-                        SELECT count(*)::int, extract(epoch FROM now() - min(received_at))::float8
-                        FROM responses WHERE status = 'pending'
-                        """)
+                environment.metrics.watchQueue("responses", query: ProcessingStore.depthQuery)
                 let workers: [any Service] = response.processingEnabled ? [processing, forwardingWorker] : [forwardingWorker]
                 return [resync] + workers + (queryClient.map { [$0] } ?? [])
             },

@@ -11,6 +11,12 @@ import PostgresNIO
 /// Delivery is at least once and not ordered across messages, so receivers must be idempotent
 /// (the StudyStack internal endpoints carry versions and ids for that).
 public struct Outbox: Sendable {
+    /// Messages waiting, and the age of the oldest, for `/metrics` (`ServiceMetrics.watchQueue`).
+    public static let depthQuery: PostgresQuery = """
+        SELECT count(*)::int, extract(epoch FROM now() - min(created_at))::float8
+        FROM internal_outbox WHERE delivered_at IS NULL AND gave_up_at IS NULL
+        """
+
     /// One queued call, as operators and tests see it.
     public struct Message: Codable, Sendable, Equatable {
         public var id: Int64

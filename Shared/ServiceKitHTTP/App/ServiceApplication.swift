@@ -51,12 +51,7 @@ public func buildServiceApplication(
     let readiness = ReadinessProbe(service: descriptor.name, migrator: migrator, startup: startup, logger: logger)
     let nonces = NonceStore(client: postgres, logger: logger)
     let metrics = ServiceMetrics()
-    metrics.watchQueue(
-        "internal_outbox",
-        query: """
-            SELECT count(*)::int, extract(epoch FROM now() - min(created_at))::float8
-            FROM internal_outbox WHERE delivered_at IS NULL AND gave_up_at IS NULL
-            """)
+    metrics.watchQueue("internal_outbox", query: Outbox.depthQuery)
     let poolGauges = PoolGaugeReader(
         client: postgres, applicationName: applicationName, maxConnections: settings.database.maxConnections,
         metrics: metrics, logger: logger)

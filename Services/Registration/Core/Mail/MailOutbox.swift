@@ -8,6 +8,12 @@ import ServiceKit
 /// it (a registration, a password request), sealed with AES-256-GCM because it carries codes and
 /// temporary passwords, and its sealed body is erased once it is sent.
 package struct MailOutbox: Sendable {
+    /// Messages waiting, and the age of the oldest, for `/metrics` (`ServiceMetrics.watchQueue`).
+    package static let depthQuery: PostgresQuery = """
+        SELECT count(*)::int, extract(epoch FROM now() - min(created_at))::float8
+        FROM mail_outbox WHERE sent_at IS NULL AND gave_up_at IS NULL
+        """
+
     package struct Queued: Sendable {
         package var id: Int64
         package var kind: String

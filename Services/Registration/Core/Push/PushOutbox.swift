@@ -6,6 +6,12 @@ import StudyModels
 
 /// The per-device rows `PushAudienceStore` queues, as the push worker claims and settles them.
 package struct PushOutbox: Sendable {
+    /// Pushes waiting, and the age of the oldest, for `/metrics` (`ServiceMetrics.watchQueue`).
+    package static let depthQuery: PostgresQuery = """
+        SELECT count(*)::int, extract(epoch FROM now() - min(created_at))::float8
+        FROM push_outbox WHERE sent_at IS NULL AND gave_up_at IS NULL
+        """
+
     package struct Queued: Sendable {
         package var id: Int64
         package var sessionId: UUID

@@ -6,6 +6,13 @@ import ServiceKit
 /// a lease, reading their answers, locking them in the transaction that stores them, and settling
 /// each response.
 package struct ProcessingStore: Sendable {
+    /// Responses waiting to be processed, and the age of the oldest, for `/metrics`
+    /// (`ServiceMetrics.watchQueue`).
+    package static let depthQuery: PostgresQuery = """
+        SELECT count(*)::int, extract(epoch FROM now() - min(received_at))::float8
+        FROM responses WHERE status = 'pending'
+        """
+
     /// A claimed response, before its design is made ready.
     package struct Claimed: Sendable, Equatable {
         package var id: Int64
