@@ -32,4 +32,16 @@ public enum TextRules {
     public static func isSingleLine(_ text: String) -> Bool {
         !text.unicodeScalars.contains { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }
     }
+
+    /// A one-line field as it is kept: `raw` trimmed of surrounding white space, or nil when the
+    /// trimmed text is empty, runs onto a second line, or `raw` itself has more than `maximum`
+    /// Unicode scalars. The limit applies to what was sent, as the OpenAPI documents' `maxLength`
+    /// counts it (code points, as PostgreSQL's length() does too): a name padded past the limit
+    /// with white space is refused, not quietly trimmed back under it.
+    public static func singleLineField(_ raw: String, maximum: Int) -> String? {
+        guard raw.unicodeScalars.count <= maximum else { return nil }
+        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, isSingleLine(trimmed) else { return nil }
+        return trimmed
+    }
 }

@@ -61,13 +61,20 @@ package struct AdminSiteRoutes: Sendable {
         guard var wanted = try? JSONDecoder().decode(SiteRequest.self, from: Data(buffer: body)) else {
             throw APIError.badRequest("the body must be {\"name\", \"location\", \"targetEnrollment\"}")
         }
-        wanted.name = wanted.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        wanted.location = wanted.location?.trimmingCharacters(in: .whitespacesAndNewlines)
-        // Counted as PostgreSQL's length() counts (code points), which the table's check uses.
-        guard (1...100).contains(wanted.name.unicodeScalars.count), MailMessage.isSingleLine(wanted.name) else {
+        guard let name = TextRules.singleLineField(wanted.name, maximum: 100) else {
             throw APIError.badRequest("name must be 1 to 100 characters on one line", field: "name")
         }
-        guard (wanted.location?.count ?? 0) <= 200 else { throw APIError.badRequest("location is at most 200 characters", field: "location") }
+        wanted.name = name
+        if let location = wanted.location {
+            guard location.unicodeScalars.count <= 200 else {
+                throw APIError.badRequest("location is at most 200 characters", field: "location")
+            }
+            let trimmed = location.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard trimmed.isEmpty || TextRules.isSingleLine(trimmed) else {
+                throw APIError.badRequest("location must be on one line", field: "location")
+            }
+            wanted.location = trimmed
+        }
         if let target = wanted.targetEnrollment, !(1...1_000_000).contains(target) {
             throw APIError.badRequest("targetEnrollment must be 1 to 1,000,000", field: "targetEnrollment")
         }

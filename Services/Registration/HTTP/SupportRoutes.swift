@@ -30,7 +30,7 @@ package struct SupportRoutes {
         let call = try await UserRegCall.read(request, context: context)
         try await limit("feedback", call)
         try await messages.sendFeedback(
-            subject: try call.required("subject"), body: try call.required("body"), appId: call.appId, orgId: call.orgId)
+            subject: try call.requiredAsSent("subject"), body: try call.requiredAsSent("body"), appId: call.appId, orgId: call.orgId)
         return RegistrationSuccess()
     }
 
@@ -38,8 +38,8 @@ package struct SupportRoutes {
         let call = try await UserRegCall.read(request, context: context)
         try await limit("contactUs", call)
         try await messages.sendContact(
-            subject: try call.required("subject"), body: try call.required("body"), email: try call.required("email"),
-            firstName: call.string("firstName"), appId: call.appId, orgId: call.orgId)
+            subject: try call.requiredAsSent("subject"), body: try call.requiredAsSent("body"), email: try call.required("email"),
+            firstName: call.parameters["firstName"]?.text, appId: call.appId, orgId: call.orgId)
         return RegistrationSuccess()
     }
 

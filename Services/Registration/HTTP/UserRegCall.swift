@@ -57,6 +57,13 @@ package struct UserRegCall: Sendable {
         return value
     }
 
+    /// A parameter's text exactly as sent, not trimmed (nil when absent or only white space), for
+    /// a rule that limits the length of what was sent (the core trims after counting).
+    package func requiredAsSent(_ name: String) throws -> String {
+        guard string(name) != nil, let value = parameters[name]?.text else { throw Self.invalidInput }
+        return value
+    }
+
     package func requiredSecret(_ name: String) throws -> String {
         guard let value = secret(name) else { throw Self.invalidInput }
         return value

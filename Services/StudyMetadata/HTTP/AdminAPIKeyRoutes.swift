@@ -27,17 +27,16 @@ package struct AdminAPIKeyRoutes {
     @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<APIKeyCreated> {
         let admin = try await authenticator.authenticate(request)
         let body = try await JSONBody.decode(APIKeyRequest.self, from: request, context: context)
-        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = TextRules.singleLineField(body.name, maximum: 100)
         var problems: [AdminErrorBody.Problem] = []
-        // Counted as PostgreSQL's length() counts (code points), which the table's check uses.
-        if name.isEmpty || name.unicodeScalars.count > 100 || !TextRules.isSingleLine(name) {
+        if name == nil {
             problems.append(.init(pointer: "/name", message: "Give the key a name of 1 to 100 characters on one line."))
         }
         let days = body.expiresInDays ?? APIKeyStore.defaultDays
         if !(1...APIKeyStore.maximumDays).contains(days) {
             problems.append(.init(pointer: "/expiresInDays", message: "A key lives 1 to \(APIKeyStore.maximumDays) days."))
         }
-        guard problems.isEmpty else { throw APIError.invalid(problems[0].message, problems: problems) }
+        guard let name, problems.isEmpty else { throw APIError.invalid(problems[0].message, problems: problems) }
         do {
             return EditedResponse(status: .created, response: try await keys.create(for: admin, name: name, days: days))
         } catch APIKeyStore.Refusal.tooMany {

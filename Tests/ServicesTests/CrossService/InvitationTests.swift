@@ -250,6 +250,10 @@ import TestSupport
                 ("\(base)/sites", #"{"name": ""}"#, 400),
                 // 50 letters with two combining marks each: 150 characters as PostgreSQL counts them.
                 ("\(base)/sites", #"{"name": "\#(String(repeating: "a\u{301}\u{302}", count: 50))"}"#, 400),
+                // 100 letters and a leading NEL (white space): 101 as sent, over the documented limit.
+                ("\(base)/sites", #"{"name": "\u0085\#(String(repeating: "a", count: 100))"}"#, 400),
+                ("\(base)/sites", #"{"name": "West", "location": "\#(String(repeating: " ", count: 201))"}"#, 400),
+                ("\(base)/sites", #"{"name": "West", "location": "ward\nroom"}"#, 400),
                 ("\(base)/sites", #"{"name": "north clinic"}"#, 409),
                 ("\(base)/sites", #"{"name": "West", "targetEnrollment": 0}"#, 400),
                 ("/admin/v1/studies/NOSUCHSTUDY/invitations", #"{"email": "gus@example.org"}"#, 404),

@@ -118,6 +118,12 @@ import TestSupport
                 ("feedback", ["subject": "s"], "Invalid input."),
                 ("feedback", ["subject": "s", "body": String(repeating: "x", count: 10_001)],
                  "The message must be at most 10000 characters."),
+                // Limits count what was sent, in Unicode scalars: white space padding counts, and so
+                // does each combining mark (67 letters with two marks each are 201 scalars).
+                ("feedback", ["subject": "s" + String(repeating: " ", count: 200), "body": "b"],
+                 "The subject must be at most 200 characters."),
+                ("contactUs", ["subject": String(repeating: "a\u{301}\u{302}", count: 67), "body": "b", "email": "a@example.org"],
+                 "The subject must be at most 200 characters."),
                 ("contactUs", ["subject": "s", "body": "b", "email": "not-an-address"], "Please enter a valid email address."),
                 ("contactUs", ["subject": "s", "body": "b", "email": "a@example.org\r\nBcc: x@example.org"],
                  "Please enter a valid email address."),

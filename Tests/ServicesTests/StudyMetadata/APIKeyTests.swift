@@ -99,6 +99,7 @@ import TestSupport
         try await helper.withService { client, root, url in
             for body in [#"{"name": ""}"#, #"{"name": "x", "expiresInDays": 0}"#, #"{"name": "x", "expiresInDays": 366}"#,
                          #"{"name": "two\nlines"}"#, "not json",
+                         #"{"name": "\u0085\#(String(repeating: "k", count: 100))"}"#,
                          // 50 letters with two combining marks each: 150 characters as PostgreSQL counts them.
                          #"{"name": "\#(String(repeating: "a\u{301}\u{302}", count: 50))"}"#] {
                 let (status, _) = try await helper.send(client, .post, "/admin/v1/api-keys", token: root, body: body)

@@ -27,8 +27,9 @@ package struct SupportMessages: Sendable {
         self.logger = logger
     }
 
-    package func sendFeedback(subject: String, body: String, appId: String, orgId: String) async throws {
-        try Self.check(subject: subject, body: body)
+    /// `subject` and `body` as sent: the limits count what was sent, then the text is trimmed.
+    package func sendFeedback(subject sentSubject: String, body sentBody: String, appId: String, orgId: String) async throws {
+        let (subject, body) = try Self.checked(subject: sentSubject, body: sentBody)
         try await client.withTransaction(logger: logger) { connection in
             let choice = try await templates.choose(.feedback, appId: appId, orgId: orgId, on: connection)
             guard let recipient = choice.app?.feedbackEmail else {
@@ -43,14 +44,19 @@ package struct SupportMessages: Sendable {
 
     /// The reply goes to the participant: their address is the message's `Reply-To`.
     package func sendContact(
-        subject: String, body: String, email: String, firstName: String?, appId: String, orgId: String
+        subject sentSubject: String, body sentBody: String, email: String, firstName sentFirstName: String?,
+        appId: String, orgId: String
     ) async throws {
-        try Self.check(subject: subject, body: body)
+        let (subject, body) = try Self.checked(subject: sentSubject, body: sentBody)
         guard EmailAddress.isPlausible(email), !email.contains(where: { "<>\",;".contains($0) }) else {
             throw RegistrationError.invalid("Please enter a valid email address.")
         }
-        if let firstName, firstName.count > Self.maxName || firstName.contains(where: \.isNewline) {
-            throw RegistrationError.invalid("The first name must be one line of up to \(Self.maxName) characters.")
+        var firstName: String?
+        if let sentFirstName, !sentFirstName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            guard let name = TextRules.singleLineField(sentFirstName, maximum: Self.maxName) else {
+                throw RegistrationError.invalid("The first name must be one line of up to \(Self.maxName) characters.")
+            }
+            firstName = name
         }
         let text = "From: \(firstName.map { "\($0) " } ?? "")<\(email)>\n\n\(body)"
         try await client.withTransaction(logger: logger) { connection in
@@ -65,12 +71,16 @@ package struct SupportMessages: Sendable {
         }
     }
 
-    package static func check(subject: String, body: String) throws {
-        guard subject.count <= maxSubject else {
+    /// The subject and body trimmed, once their lengths as sent are within the limits. Counted in
+    /// Unicode scalars, as the OpenAPI document's `maxLength` counts: a letter with combining marks
+    /// is one `Character` but several scalars.
+    package static func checked(subject: String, body: String) throws -> (subject: String, body: String) {
+        guard subject.unicodeScalars.count <= maxSubject else {
             throw RegistrationError.invalid("The subject must be at most \(maxSubject) characters.")
         }
-        guard body.count <= maxBody else {
+        guard body.unicodeScalars.count <= maxBody else {
             throw RegistrationError.invalid("The message must be at most \(maxBody) characters.")
         }
+        return (subject.trimmingCharacters(in: .whitespacesAndNewlines), body.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }
