@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "registration", targets: ["registration"]),
         .executable(name: "response", targets: ["response"]),
         .executable(name: "console", targets: ["console"]),
+        .executable(name: "studystack", targets: ["studystack"]),
         .library(name: "StudyModels", targets: ["StudyModels"]),
         .library(name: "JSONText", targets: ["JSONText"]),
         .library(name: "JSONSchema", targets: ["JSONSchema"]),
@@ -395,6 +396,14 @@ let package = Package(
             name: "console",
             dependencies: ["ConsoleService"],
             path: "Services/Console/Main",
+            swiftSettings: strictSettings
+        ),
+        // The four services in one executable, for the container image (one copy of the
+        // statically linked runtime instead of four); it runs the service it is called as.
+        .executableTarget(
+            name: "studystack",
+            dependencies: ["StudyMetadataService", "RegistrationService", "ResponseService", "ConsoleService", "ServiceKitHTTP"],
+            path: "Services/StudyStack",
             swiftSettings: strictSettings
         ),
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Part of make test: the container image, built and started on a machine with no Docker engine
-# and no registry. The base is Debian bookworm made with `debootstrap --variant=minbase` and
-# imported into buildah's local store; the binaries are built on the host as the Dockerfile's build
-# stage builds them (release, static Swift runtime); the run stage is deploy/Dockerfile's own,
+# and no registry. The base is Debian bookworm made with `debootstrap --variant=minbase`, slimmed as
+# debian:bookworm-slim is, and imported into buildah's local store; the one executable is built on
+# the host as the Dockerfile's build stage builds it (release, static Swift runtime, linked to by
+# the four service names); the run stage is deploy/Dockerfile's own,
 # taken from it at build time with only its FROM and its COPY --from=build changed (so the two
 # cannot drift), and built with `buildah bud --isolation chroot`. Then the four executables start
 # from the image (`buildah run --isolation chroot`, sharing the host's network) against the test
@@ -20,7 +21,7 @@ cd "$(dirname "$0")/.."
 ensure_commands buildah:buildah debootstrap:debootstrap strip:binutils curl:curl jq:jq psql:postgresql-client
 ensure_build_libraries
 
-base=localhost/studystack-base:bookworm-minbase
+base=localhost/studystack-base:bookworm-slimmed
 image=localhost/studystack:test
 work=$(mktemp -d "${TMPDIR:-/tmp}/studystack-image.XXXXXX")
 chmod 755 "$work"
@@ -50,8 +51,31 @@ if ! as_root buildah inspect --type image "$base" >/dev/null 2>&1; then
     log "image: making the Debian bookworm base with debootstrap --variant=minbase"
     as_root debootstrap --variant=minbase bookworm "$work/rootfs" http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 ||
         { tail -n 20 "$work/debootstrap.log" >&2; die "debootstrap failed"; }
-    # What debian:bookworm-slim leaves out as well: the package lists and caches.
-    as_root rm -rf "$work/rootfs/var/lib/apt/lists/"* "$work/rootfs/var/cache/apt/"*.bin
+    # What debian:bookworm-slim leaves out as well: the package lists, caches and the packages
+    # debootstrap downloaded; and, as its slimming does, documentation (but for copyright
+    # notices), manual pages and translations, now and for every package installed later.
+    as_root rm -rf "$work/rootfs/var/lib/apt/lists/"* "$work/rootfs/var/cache/apt/"*.bin "$work/rootfs/var/cache/apt/archives/"*.deb
+    as_root tee "$work/rootfs/etc/dpkg/dpkg.cfg.d/slim" >/dev/null <<'SLIM'
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/groff/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/lintian/*
+path-exclude /usr/share/linda/*
+path-exclude /usr/share/locale/*
+SLIM
+    # And apt keeps neither its binary caches nor the packages it downloaded (bookworm-slim's
+    # docker-clean settings).
+    as_root tee "$work/rootfs/etc/apt/apt.conf.d/docker-clean" >/dev/null <<'CLEAN'
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+CLEAN
+    as_root find "$work/rootfs/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
+    as_root find "$work/rootfs/usr/share/doc" -mindepth 1 -type d -empty -delete
+    as_root rm -rf "$work/rootfs/usr/share/"{man,groff,info,lintian,linda,locale}/*
     container=$(as_root buildah from scratch)
     containers+=("$container")
     as_root buildah copy --quiet "$container" "$work/rootfs" / >/dev/null
@@ -61,17 +85,14 @@ if ! as_root buildah inspect --type image "$base" >/dev/null 2>&1; then
 fi
 
 # --- the binaries, as the Dockerfile's build stage makes them --------------------------------------
-log "image: building the four executables (release, static Swift runtime)"
+log "image: building the executable (release, static Swift runtime)"
 mkdir -p "$work/context/staging"
-for product in study-metadata registration response console; do
-    swift build -c release --static-swift-stdlib --product "$product" >"$work/build-$product.log" 2>&1 ||
-        { tail -n 30 "$work/build-$product.log" >&2; die "building $product failed"; }
-done
+swift build -c release --static-swift-stdlib --product studystack >"$work/build.log" 2>&1 ||
+    { tail -n 30 "$work/build.log" >&2; die "building studystack failed"; }
 release=$(swift build -c release --static-swift-stdlib --show-bin-path)
-for product in study-metadata registration response console; do
-    cp "$release/$product" "$work/context/staging/"
-    strip --strip-debug "$work/context/staging/$product"
-done
+cp "$release/studystack" "$work/context/staging/"
+strip --strip-debug "$work/context/staging/studystack"
+for product in study-metadata registration response console; do ln -s studystack "$work/context/staging/$product"; done
 cp -R "$release"/*.resources "$work/context/staging/"
 # The backtracer, as deploy/Dockerfile's build stage copies it from its toolchain.
 cp "$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")/libexec/swift/linux/swift-backtrace-static" "$work/context/staging/"
@@ -96,6 +117,12 @@ backtracer=$(as_root buildah inspect --type image --format '{{range .OCIv1.Confi
 probe=$(as_root buildah from --pull=never "$image")
 containers+=("$probe")
 as_root buildah run --isolation chroot "$probe" -- test -x "$backtracer" || die "the image has no backtracer at $backtracer"
+# A container runs as the image's own user, not root; the four names lead to the one executable.
+[ "$(as_root buildah run --isolation chroot "$probe" -- id -u)" = 10001 ] || die "the image's user is not studystack (10001)"
+for svc in study-metadata registration response console; do
+    [ "$(as_root buildah run --isolation chroot "$probe" -- readlink "/usr/local/bin/$svc")" = studystack ] ||
+        die "/usr/local/bin/$svc in the image is not a link to studystack"
+done
 
 # --- started from the image against the test cluster ----------------------------------------------
 mkdir -p "$work/logs"
@@ -182,8 +209,8 @@ mkdir -p .build/test-output
 {
     echo "$image, built $(date -u +%Y-%m-%dT%H:%MZ) from $base and deploy/Dockerfile's run stage"
     as_root buildah images --format 'size: {{.Size}}' "$image"
-    echo "executables:"
-    (cd "$work/context/staging" && ls -l --block-size=M study-metadata registration response console | awk '{print "  " $9 " " $5}')
+    echo "executable: studystack $(ls -l --block-size=M "$work/context/staging/studystack" | awk '{print $5}')," \
+        "linked to by study-metadata, registration, response and console"
     echo "Debian packages ($(as_root buildah run --isolation chroot "${containers[0]}" -- dpkg-query -W | wc -l)):"
     as_root buildah run --isolation chroot "${containers[0]}" -- dpkg-query -W -f '  ${Package} ${Version}\n'
 } >.build/test-output/image.txt
