@@ -30,10 +30,12 @@ missing=$(comm -23 <(echo "$required") <(echo "$written"))
 for source in $(sed -n 's/^COPY \([^-][^ ]*\) .*/\1/p' deploy/Dockerfile); do
     [ -e "$source" ] || die "deploy/Dockerfile copies $source, which does not exist"
 done
-# The services: every executable target under Services/ (studystack-fuzz, under Tests/, is not one).
-declared=$(grep -A4 '\.executableTarget(' Package.swift | grep -B3 'path: "Services/' | sed -n 's/.*name: "\([^"]*\)".*/\1/p' | sort)
-built=$(sed -n 's/.*for service in \(.*\); do.*/\1/p' deploy/Dockerfile | tr ' ' '\n' | sort)
-[ "$declared" = "$built" ] || die "deploy/Dockerfile builds [$(echo $built)] but Package.swift declares [$(echo $declared)]"
+# The services: every executable target in a service's Main folder; the image's one executable,
+# studystack, must be linked to by each of their names (studystack-fuzz, under Tests/, is none).
+declared=$(grep -A4 '\.executableTarget(' Package.swift | grep -B3 'path: "Services/[A-Za-z]*/Main"' | sed -n 's/.*name: "\([^"]*\)".*/\1/p' | sort)
+linked=$(sed -n 's/.*for service in \(.*\); do ln -s studystack.*/\1/p' deploy/Dockerfile | tr ' ' '\n' | sort)
+[ "$declared" = "$linked" ] || die "deploy/Dockerfile links [$(echo $linked)] to studystack but Package.swift declares the services [$(echo $declared)]"
+grep -q -- '--product studystack ' deploy/Dockerfile || die "deploy/Dockerfile does not build the studystack executable"
 log "deploy/: compose.yaml follows the Compose Specification; its variables, the Dockerfile's sources and products check out"
 "$tools_venv/bin/python" scripts/check-kubernetes.py "$tools_venv/bin/kubernetes-validate" >&2 ||
     die "deploy/kubernetes/ does not check out"
