@@ -153,6 +153,10 @@ private final class RecordingQueue: WorkQueue {
     }
 
     static let policy = DrainPolicy(batchSize: 10, lease: .seconds(60), retry: RetryPolicy(maxAttempts: 3))
+    let queueName = "test"
+    var policy: DrainPolicy { Self.policy }
+    let metrics = ServiceMetrics()
+    let logger = Logger(label: "test")
 
     private let items: [Int]
     private let held: Int?

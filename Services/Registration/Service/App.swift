@@ -126,7 +126,7 @@ public enum RegistrationService: ServiceAssembly {
                         outbox: pushOutbox, credentials: pushCredentials, endpoints: pushEndpoints, httpClient: httpClient,
                         maxAttempts: 30, metrics: environment.metrics, logger: environment.logger)
                     return environment.queueWorker("push", wake: pushWake, timing: .init(roundDeadline: .seconds(90))) {
-                        try await push.sendDue()
+                        try await push.round()
                     }
                 }
                 environment.metrics.watchQueue("mail", query: MailOutbox.depthQuery)
@@ -134,7 +134,7 @@ public enum RegistrationService: ServiceAssembly {
                 return [
                     environment.queueWorker(
                         "mail", channel: MailWorker.channel, timing: .init(roundDeadline: MailWorker.roundDeadline)
-                    ) { try await mailWorker.sendDue() },
+                    ) { try await mailWorker.round() },
                     pushWorker,
                 ]
             },

@@ -12,10 +12,9 @@ import PostgresNIO
 /// (the StudyStack internal endpoints carry versions and ids for that).
 public struct Outbox: Sendable {
     /// Messages waiting, and the age of the oldest, for `/metrics` (`ServiceMetrics.watchQueue`).
-    public static let depthQuery: PostgresQuery = """
-        SELECT count(*)::int, extract(epoch FROM now() - min(created_at))::float8
-        FROM internal_outbox WHERE delivered_at IS NULL AND gave_up_at IS NULL
-        """
+    /// The `internal_outbox` table, of the shared queue shape (`QueueTable`).
+    public static let table = QueueTable("internal_outbox", sentColumn: "delivered_at")
+    public static var depthQuery: PostgresQuery { table.depthQuery }
 
     /// One queued call, as operators and tests see it.
     public struct Message: Codable, Sendable, Equatable {

@@ -24,7 +24,6 @@ public struct OutboxWorker: Service {
     static let retention: Duration = .seconds(7 * 24 * 3600)
 
     let queue: OutboxQueue
-    let policy: DrainPolicy
     let worker: QueueWorker
 
     public init(
@@ -32,14 +31,13 @@ public struct OutboxWorker: Service {
         timing: QueueWorker.Timing = .init(roundDeadline: .seconds(45)), wake: WakeSignal = WakeSignal(),
         isReady: @escaping @Sendable () -> Bool = { true }, logger: Logger
     ) {
-        let queue = OutboxQueue(client: client, internalClient: internalClient, logger: logger)
+        let queue = OutboxQueue(client: client, internalClient: internalClient, policy: policy, metrics: metrics, logger: logger)
         let lastCleanup = Mutex(ContinuousClock.now)
         self.queue = queue
-        self.policy = policy
         worker = QueueWorker(
-            "internal_outbox", timing: timing, wake: wake, metrics: metrics, isReady: isReady, logger: logger
+            queue.queueName, timing: timing, wake: wake, metrics: metrics, isReady: isReady, logger: logger
         ) {
-            let took = try await queue.drain("internal_outbox", policy: policy, metrics: metrics, logger: logger)
+            let took = try await queue.round()
             if lastCleanup.withLock({ ContinuousClock.now - $0 > .seconds(3600) }) {
                 try await queue.deleteDelivered(olderThan: Self.retention)
                 lastCleanup.withLock { $0 = .now }
@@ -55,7 +53,7 @@ public struct OutboxWorker: Service {
     /// Claims one batch of due messages and tries each once; returns how many it claimed.
     @discardableResult
     public func deliverDue() async throws -> Int {
-        try await queue.drain("internal_outbox", policy: policy, metrics: worker.metrics, logger: worker.logger)
+        try await queue.round()
     }
 }
 
@@ -71,37 +69,31 @@ final class OutboxQueue: WorkQueue {
         var attempts: Int
     }
 
+    let queueName = "internal_outbox"
     let client: PostgresClient
     let internalClient: InternalClient
+    let policy: DrainPolicy
+    let metrics: ServiceMetrics
     let logger: Logger
     /// Peers that could not be reached in this round: the rest of their batch is not tried, as
     /// each try could take the whole request timeout and the batch's lease must not run out.
     private let unreachable = Mutex<Set<String>>([])
 
-    init(client: PostgresClient, internalClient: InternalClient, logger: Logger) {
+    init(client: PostgresClient, internalClient: InternalClient, policy: DrainPolicy, metrics: ServiceMetrics, logger: Logger) {
         self.client = client
         self.internalClient = internalClient
+        self.policy = policy
+        self.metrics = metrics
         self.logger = logger
     }
 
     func claim(limit: Int, lease: Duration) async throws -> [Message] {
         unreachable.withLock { $0.removeAll() }
         let rows = try await client.query(
-            """
-            UPDATE internal_outbox o
-            SET attempts = o.attempts + 1, next_attempt_at = now() + make_interval(secs => \(lease.inSeconds))
-            FROM (
-                SELECT id FROM internal_outbox
-                WHERE delivered_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= now()
-                ORDER BY id LIMIT \(limit)
-                FOR UPDATE SKIP LOCKED
-            ) due
-            WHERE o.id = due.id
-            RETURNING o.id, o.peer, o.method, o.path, o.body, o.request_id, o.attempts
-            """, logger: logger)
+            Outbox.table.claim(returning: "q.peer, q.method, q.path, q.body, q.request_id", limit: limit, lease: lease), logger: logger)
         var claimed: [Message] = []
-        for try await (id, peer, method, path, body, requestID, attempts) in rows.decode(
-            (Int64, String, String, String, ByteBuffer, String?, Int).self)
+        for try await (id, attempts, peer, method, path, body, requestID) in rows.decode(
+            (Int64, Int, String, String, String, ByteBuffer, String?).self)
         {
             claimed.append(Message(
                 id: id, peer: peer, method: method, path: path, body: body, requestID: requestID, attempts: attempts))
@@ -134,27 +126,14 @@ final class OutboxQueue: WorkQueue {
     }
 
     func complete(_ message: Message, with _: Void) async throws {
-        try await client.query(
-            "UPDATE internal_outbox SET delivered_at = now(), last_error = NULL WHERE id = \(message.id)", logger: logger)
+        try await client.query(Outbox.table.complete(id: message.id), logger: logger)
     }
 
     func fail(_ message: Message, reason: String, retryAfter: Duration?) async throws {
-        if let retryAfter {
-            try await client.query(
-                """
-                UPDATE internal_outbox
-                SET next_attempt_at = now() + make_interval(secs => \(retryAfter.inSeconds)), last_error = \(reason)
-                WHERE id = \(message.id)
-                """, logger: logger)
-        } else {
-            try await client.query(
-                "UPDATE internal_outbox SET gave_up_at = now(), last_error = \(reason) WHERE id = \(message.id)", logger: logger)
-        }
+        try await client.query(Outbox.table.fail(id: message.id, reason: reason, retryAfter: retryAfter), logger: logger)
     }
 
     func deleteDelivered(olderThan retention: Duration) async throws {
-        try await client.query(
-            "DELETE FROM internal_outbox WHERE delivered_at < now() - make_interval(secs => \(retention.inSeconds))",
-            logger: logger)
+        try await client.query(Outbox.table.deleteSent(olderThan: retention), logger: logger)
     }
 }

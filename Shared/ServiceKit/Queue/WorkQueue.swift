@@ -13,6 +13,18 @@ public protocol WorkQueue: Sendable {
     /// What a completed item's work produced, for `complete`.
     associatedtype Completion: Sendable = Void
 
+    /// The queue's name in logs and in `studystack_queue_items_total{queue}`.
+    var queueName: String { get }
+    /// A round's batch size and lease, and the retries of a failed item.
+    var policy: DrainPolicy { get }
+    var metrics: ServiceMetrics { get }
+    var logger: Logger { get }
+
+    /// One round, the worker's one way in (`QueueWorker`): by default `drain` with the queue's
+    /// own name and policy. A queue that works its batches its own way (response processing)
+    /// gives its own, settling each item with `settle`.
+    func round() async throws -> Int
+
     /// Claims up to `limit` due items, each leased for `lease`, oldest first.
     func claim(limit: Int, lease: Duration) async throws -> [Item]
     /// How many times `item` has been claimed, this claim included.
@@ -54,6 +66,11 @@ public struct DrainPolicy: Sendable {
 
 extension WorkQueue {
     public func outcome(of completion: Completion) -> String { "done" }
+
+    @discardableResult
+    public func round() async throws -> Int {
+        try await drain(queueName, policy: policy, metrics: metrics, logger: logger)
+    }
 
     public func giveUp(_ item: Item, reason: String, attempts: Int) async throws {
         try await fail(item, reason: reason, retryAfter: nil)

@@ -9,10 +9,9 @@ import ServiceKit
 /// temporary passwords, and its sealed body is erased once it is sent.
 package struct MailOutbox: Sendable {
     /// Messages waiting, and the age of the oldest, for `/metrics` (`ServiceMetrics.watchQueue`).
-    package static let depthQuery: PostgresQuery = """
-        SELECT count(*)::int, extract(epoch FROM now() - min(created_at))::float8
-        FROM mail_outbox WHERE sent_at IS NULL AND gave_up_at IS NULL
-        """
+    /// The `mail_outbox` table, of the shared queue shape (`QueueTable`).
+    package static let table = QueueTable("mail_outbox", sentColumn: "sent_at")
+    package static var depthQuery: PostgresQuery { table.depthQuery }
 
     package struct Queued: Sendable {
         package var id: Int64
@@ -54,21 +53,13 @@ package struct MailOutbox: Sendable {
     /// Claims due messages (`SKIP LOCKED`, leased for `lease`), opening their sealed bodies.
     package func claim(batch: Int, lease: Duration) async throws -> [Queued] {
         let rows = try await client.query(
-            """
-            UPDATE mail_outbox m SET attempts = m.attempts + 1,
-                next_attempt_at = now() + make_interval(secs => \(lease.inSeconds))
-            FROM (
-                SELECT id FROM mail_outbox
-                WHERE sent_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= now()
-                ORDER BY id LIMIT \(batch) FOR UPDATE SKIP LOCKED
-            ) due
-            WHERE m.id = due.id
-            RETURNING m.id, m.kind, m.recipient, m.sealed_message, m.attempts,
-                (extract(epoch FROM m.created_at) * 1000000)::bigint
-            """, logger: logger)
+            Self.table.claim(
+                returning: "q.kind, q.recipient, q.sealed_message, (extract(epoch FROM q.created_at) * 1000000)::bigint",
+                limit: batch, lease: lease),
+            logger: logger)
         var claimed: [Queued] = []
-        for try await (id, kind, recipient, sealed, attempts, queuedAt) in rows.decode(
-            (Int64, String, String, ByteBuffer, Int, Int64).self)
+        for try await (id, attempts, kind, recipient, sealed, queuedAt) in rows.decode(
+            (Int64, Int, String, String, ByteBuffer, Int64).self)
         {
             let box = try AES.GCM.SealedBox(combined: Data(buffer: sealed))
             let message = try JSONDecoder().decode(MailMessage.self, from: try AES.GCM.open(box, using: sealKey))
@@ -78,26 +69,15 @@ package struct MailOutbox: Sendable {
         return claimed.sorted { $0.id < $1.id }
     }
 
+    /// Sent: the sealed body is no longer kept, only where it was delivered.
     package func markSent(id: Int64, deliveredTo: String) async throws {
         try await client.query(
-            """
-            UPDATE mail_outbox SET sent_at = now(), sealed_message = NULL, last_error = NULL, delivered_to = \(deliveredTo)
-            WHERE id = \(id)
-            """, logger: logger)
+            Self.table.complete(id: id, recording: ("delivered_to", deliveredTo), clearing: ["sealed_message"]), logger: logger)
     }
 
+    /// Retried later, or given up (and then its sealed body is not kept either).
     package func markFailed(id: Int64, error: String, retryAfter: Duration?) async throws {
-        if let retryAfter {
-            try await client.query(
-                """
-                UPDATE mail_outbox SET last_error = \(error),
-                    next_attempt_at = now() + make_interval(secs => \(retryAfter.inSeconds))
-                WHERE id = \(id)
-                """, logger: logger)
-        } else {
-            try await client.query(
-                "UPDATE mail_outbox SET last_error = \(error), gave_up_at = now(), sealed_message = NULL WHERE id = \(id)",
-                logger: logger)
-        }
+        try await client.query(
+            Self.table.fail(id: id, reason: error, retryAfter: retryAfter, clearing: ["sealed_message"]), logger: logger)
     }
 }

@@ -8,6 +8,7 @@ import ServiceKit
 package struct MailWorker: WorkQueue {
     /// Writers notify this channel in the transaction that queues a message.
     package static let channel = "studystack_queue_mail"
+    package let queueName = "mail"
 
     package let outbox: MailOutbox
     package let transport: any MailTransport
@@ -31,12 +32,6 @@ package struct MailWorker: WorkQueue {
     /// sent again within a minute of its return.
     package var policy: DrainPolicy { DrainPolicy(batchSize: 10, lease: .seconds(45), retry: RetryPolicy(maxAttempts: maxAttempts)) }
     package static let roundDeadline: Duration = .seconds(30)
-
-    /// One round of the queue; returns how many messages it claimed.
-    @discardableResult
-    package func sendDue() async throws -> Int {
-        try await drain("mail", policy: policy, metrics: metrics, logger: logger)
-    }
 
     package func claim(limit: Int, lease: Duration) async throws -> [MailOutbox.Queued] {
         try await outbox.claim(batch: limit, lease: lease)

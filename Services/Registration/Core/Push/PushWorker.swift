@@ -69,13 +69,8 @@ package final class PushWorker: WorkQueue {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
+    package let queueName = "push"
     package var policy: DrainPolicy { DrainPolicy(batchSize: 50, lease: .seconds(120), retry: RetryPolicy(maxAttempts: maxAttempts)) }
-
-    /// One round of the queue; returns how many pushes it claimed.
-    @discardableResult
-    package func sendDue() async throws -> Int {
-        try await drain("push", policy: policy, metrics: metrics, logger: logger)
-    }
 
     package func claim(limit: Int, lease: Duration) async throws -> [PushOutbox.Queued] {
         loaded.withLock { $0.removeAll() }

@@ -22,6 +22,8 @@ package final class ResponseForwarder: WorkQueue {
     /// went away) waits at most that long. Never given up: the study's admins see a failing
     /// target in the admin API.
     package static let policy = DrainPolicy(batchSize: 1, lease: .seconds(100), retry: RetryPolicy(maxAttempts: nil))
+    package var policy: DrainPolicy { Self.policy }
+    package let queueName = "forwarding"
 
     package let store: ForwardingStore
     package let tokens: TokenStore
@@ -54,11 +56,6 @@ package final class ResponseForwarder: WorkQueue {
         configuration.redirectConfiguration = .disallow
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }
-
-    /// One round of the queue, as the worker runs it.
-    package func round() async throws -> Int {
-        try await drain("forwarding", policy: Self.policy, metrics: metrics, logger: logger)
     }
 
     package func claim(limit: Int, lease: Duration) async throws -> [ForwardingStore.Lease] {

@@ -38,6 +38,8 @@ package final class ResponseProcessor: WorkQueue {
     /// that named a design no study can hold never loops, whatever study-metadata answers.
     package static let maxAttempts = 30
     package static let policy = DrainPolicy(batchSize: 100, lease: .seconds(45), retry: RetryPolicy(maxAttempts: maxAttempts))
+    package var policy: DrainPolicy { Self.policy }
+    package let queueName = "responses"
     /// Most of the answers' stored size one transaction loads: a batch of large responses is
     /// stored in several slices, so a round's memory stays bounded whatever participants send.
     package static let maxSliceBytes = 4 << 20
@@ -108,7 +110,7 @@ package final class ResponseProcessor: WorkQueue {
     package func processNext() async throws -> Bool {
         var one = Self.policy
         one.batchSize = 1
-        return try await drain("responses", policy: one, metrics: metrics, logger: logger) > 0
+        return try await drain(queueName, policy: one, metrics: metrics, logger: logger) > 0
     }
 
     /// The slices of the last batch not yet prepared, and how many more batches the round may claim.
@@ -167,7 +169,7 @@ package final class ResponseProcessor: WorkQueue {
     }
 
     func settle(_ response: Claimed, with result: WorkResult<String?>) async throws {
-        try await settle(response, with: result, queue: "responses", policy: Self.policy, metrics: metrics, logger: logger)
+        try await settle(response, with: result, queue: queueName, policy: Self.policy, metrics: metrics, logger: logger)
     }
 
     /// The batch cut into runs of at most `maxSliceBytes` of answers (at least one response each).
