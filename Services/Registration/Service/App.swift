@@ -129,8 +129,8 @@ public enum RegistrationService: ServiceAssembly {
                         try await push.round()
                     }
                 }
-                environment.metrics.watchQueue("mail", query: MailOutbox.depthQuery)
-                environment.metrics.watchQueue("push", query: PushOutbox.depthQuery)
+                environment.metrics.watchQueue("mail", query: MailOutbox.table.depthQuery)
+                environment.metrics.watchQueue("push", query: PushOutbox.table.depthQuery)
                 return [
                     environment.queueWorker(
                         "mail", channel: MailWorker.channel, timing: .init(roundDeadline: MailWorker.roundDeadline)

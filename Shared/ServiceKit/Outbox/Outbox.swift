@@ -11,10 +11,9 @@ import PostgresNIO
 /// Delivery is at least once and not ordered across messages, so receivers must be idempotent
 /// (the StudyStack internal endpoints carry versions and ids for that).
 public struct Outbox: Sendable {
-    /// Messages waiting, and the age of the oldest, for `/metrics` (`ServiceMetrics.watchQueue`).
-    /// The `internal_outbox` table, of the shared queue shape (`QueueTable`).
+    /// The `internal_outbox` table, of the shared queue shape (`QueueTable`, which also gives its
+    /// depth for `/metrics`).
     public static let table = QueueTable("internal_outbox", sentColumn: "delivered_at")
-    public static var depthQuery: PostgresQuery { table.depthQuery }
 
     /// One queued call, as operators and tests see it.
     public struct Message: Codable, Sendable, Equatable {

@@ -51,7 +51,7 @@ public func buildServiceApplication(
     let readiness = ReadinessProbe(service: descriptor.name, migrator: migrator, startup: startup, logger: logger)
     let nonces = NonceStore(client: postgres, logger: logger)
     let metrics = ServiceMetrics()
-    metrics.watchQueue("internal_outbox", query: Outbox.depthQuery)
+    metrics.watchQueue("internal_outbox", query: Outbox.table.depthQuery)
     let poolGauges = PoolGaugeReader(
         client: postgres, applicationName: applicationName, maxConnections: settings.database.maxConnections,
         metrics: metrics, logger: logger)

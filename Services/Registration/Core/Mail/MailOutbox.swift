@@ -8,10 +8,8 @@ import ServiceKit
 /// it (a registration, a password request), sealed with AES-256-GCM because it carries codes and
 /// temporary passwords, and its sealed body is erased once it is sent.
 package struct MailOutbox: Sendable {
-    /// Messages waiting, and the age of the oldest, for `/metrics` (`ServiceMetrics.watchQueue`).
-    /// The `mail_outbox` table, of the shared queue shape (`QueueTable`).
+    /// The `mail_outbox` table, of the shared queue shape (`QueueTable`, which also gives its depth for `/metrics`).
     package static let table = QueueTable("mail_outbox", sentColumn: "sent_at")
-    package static var depthQuery: PostgresQuery { table.depthQuery }
 
     package struct Queued: Sendable {
         package var id: Int64

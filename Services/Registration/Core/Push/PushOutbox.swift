@@ -6,10 +6,8 @@ import StudyModels
 
 /// The per-device rows `PushAudienceStore` queues, as the push worker claims and settles them.
 package struct PushOutbox: Sendable {
-    /// Pushes waiting, and the age of the oldest, for `/metrics` (`ServiceMetrics.watchQueue`).
-    /// The `push_outbox` table, of the shared queue shape (`QueueTable`).
+    /// The `push_outbox` table, of the shared queue shape (`QueueTable`, which also gives its depth for `/metrics`).
     package static let table = QueueTable("push_outbox", sentColumn: "sent_at")
-    package static var depthQuery: PostgresQuery { table.depthQuery }
 
     package struct Queued: Sendable {
         package var id: Int64
