@@ -61,23 +61,20 @@ package struct AppUserDirectory: Sendable {
                    OR (\(query.state) = 'locked' AND a.locked_until IS NOT NULL)
                    OR (\(query.state) = 'disabled' AND p.disabled_at IS NOT NULL))
             ORDER BY p.user_id
-            LIMIT \(query.limit + 1)
+            LIMIT \(KeysetPage<AppUserList.User, String>.fetchLimit(query.limit))
             """, logger: logger)
         var found: [AppUserList.User] = []
-        var ids: [UUID] = []
         for try await (userId, email, orgId, verified, lockedUntil, disabledAt, created, lastUsed, studies, statuses) in rows.decode(
             (UUID, String, String, Bool, Date?, Date?, Date, Date?, [String], [String]).self)
         {
-            ids.append(userId)
             found.append(.init(
                 userId: userId.uuidString.lowercased(), email: email, orgId: orgId,
                 account: AccountState(verified: verified, lockedUntil: lockedUntil, disabledAt: disabledAt),
                 createdAt: created, lastSignInAt: lastUsed,
                 studies: zip(studies, statuses).map { AppUserList.Study(studyId: $0, status: $1) }))
         }
-        let more = found.count > query.limit
-        if more { found.removeLast() }
-        return AppUserList(users: found, next: more ? ids[query.limit - 1].uuidString.lowercased() : nil)
+        let page = KeysetPage(found, limit: query.limit, key: \.userId)
+        return AppUserList(users: page.items, next: page.next)
     }
 
     /// One account of the app; nil when the app has none by that id.

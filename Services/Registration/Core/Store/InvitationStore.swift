@@ -140,7 +140,7 @@ package struct InvitationStore: Sendable {
                    OR left(i.id::text, length(\(search))) = \(search)
                    OR (\(query.identities) AND position(\(search) IN i.email_key) > 0))
             ORDER BY i.id
-            LIMIT \(query.limit + 1)
+            LIMIT \(KeysetPage<Invitation, String>.fetchLimit(query.limit))
             """, logger: logger)
         var found: [Invitation] = []
         for try await row in rows {
@@ -151,9 +151,8 @@ package struct InvitationStore: Sendable {
                 state: state, createdAt: created, expiresAt: expires, lastSentAt: sent, sentCount: count, enrolledAt: enrolled,
                 participantId: pseudonym?.uuidString.lowercased(), sameEmail: same))
         }
-        let more = found.count > query.limit
-        if more { found.removeLast() }
-        return InvitationList(invitations: found, next: more ? found.last?.invitationId : nil, identities: query.identities)
+        let page = KeysetPage(found, limit: query.limit, key: \.invitationId)
+        return InvitationList(invitations: page.items, next: page.next, identities: query.identities)
     }
 
     package func invitation(studyId: String, id: UUID, identities: Bool) async throws -> Invitation? {

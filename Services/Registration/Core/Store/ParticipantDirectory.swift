@@ -78,23 +78,19 @@ package struct ParticipantDirectory: Sendable {
                    OR left(ps.pseudonym::text, length(\(search))) = \(search)
                    OR (\(query.identities) AND position(\(search) IN p.email_key) > 0))
             ORDER BY \(unescaped: Self.order(query))
-            LIMIT \(query.limit + 1)
+            LIMIT \(KeysetPage<ParticipantList.Participant, String>.fetchLimit(query.limit))
             """, logger: logger)
         var found: [ParticipantList.Participant] = []
-        var pseudonyms: [UUID] = []
         for try await row in rows {
             let (pseudonym, email, status, enrolled, withdrawn, completion, adherence, versions, sharing, lastActivity, site, siteName) =
                 try row.decode((UUID, String?, String, Date?, Date?, Int, Int, [String], String?, Date?, UUID?, String?).self)
-            pseudonyms.append(pseudonym)
             found.append(.init(
                 participantId: pseudonym.uuidString.lowercased(), email: email, status: status, enrolledAt: enrolled,
                 withdrawnAt: withdrawn, consentVersions: versions, sharing: sharing, lastActivityAt: lastActivity,
                 completion: completion, adherence: adherence, siteId: site?.uuidString.lowercased(), siteName: siteName))
         }
-        let more = found.count > query.limit
-        if more { found.removeLast() }
-        return ParticipantList(
-            participants: found, next: more ? pseudonyms[query.limit - 1].uuidString.lowercased() : nil, identities: query.identities)
+        let page = KeysetPage(found, limit: query.limit, key: \.participantId)
+        return ParticipantList(participants: page.items, next: page.next, identities: query.identities)
     }
 
     /// The sort key of `alias`'s row. Fixed SQL for each order (nothing from the request goes

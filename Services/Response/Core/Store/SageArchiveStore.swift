@@ -199,7 +199,7 @@ package struct SageArchiveStore: Sendable {
             FROM sage_archives a LEFT JOIN responses r ON r.id = a.response_id
             WHERE a.study_key = \(studyKey) AND (\(participantId)::int8 IS NULL OR a.participant_id = \(participantId))
               AND (\(before)::int8 IS NULL OR a.id < \(before))
-            ORDER BY a.id DESC LIMIT \(limit + 1)
+            ORDER BY a.id DESC LIMIT \(KeysetPage<(Int64, SageArchiveSummary), String>.fetchLimit(limit))
             """, logger: logger)
         var found: [(Int64, SageArchiveSummary)] = []
         for try await (id, archiveId, participant, assessment, version, run, bytes, sealed, sha, files, at, status, error) in rows.decode(
@@ -211,9 +211,8 @@ package struct SageArchiveStore: Sendable {
                 activityVersion: version, taskRunUUID: run, bytes: bytes, sealed: sealed, sha256: sha, files: entries,
                 receivedAt: at, status: status, error: error)))
         }
-        let page = Array(found.prefix(limit))
-        return SageArchiveList(
-            archives: page.map(\.1), nextBefore: found.count > limit ? page.last.map { String($0.0) } : nil)
+        let page = KeysetPage(found, limit: limit) { String($0.0) }
+        return SageArchiveList(archives: page.items.map(\.1), nextBefore: page.next)
     }
 
     /// The archive's ZIP as stored, or nil when the study has no such archive.

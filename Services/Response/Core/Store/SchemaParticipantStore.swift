@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceKit
 import StudyModels
 
 /// A schema study's participants for its researchers: how many each arm has, and who is in which
@@ -36,14 +37,14 @@ package struct SchemaParticipantStore: Sendable {
                    (SELECT count(*)::int FROM responses r WHERE r.participant_id = p.id)
             FROM participants p
             WHERE p.study_key = \(studyKey) AND p.external_id IS NOT NULL AND p.id > \(after ?? 0)
-            ORDER BY p.id LIMIT \(limit + 1)
+            ORDER BY p.id LIMIT \(KeysetPage<SchemaParticipant, Int64>.fetchLimit(limit))
             """, logger: logger
         ).decode((Int64, String, String?, Int?, String, Date, Int).self) {
             participants.append(SchemaParticipant(
                 participantId: id, externalId: externalId, arm: arm, armOrdinal: ordinal, status: status, enrolledAt: enrolled,
                 submissions: submissions))
         }
-        let next = participants.count > limit ? participants[limit - 1].participantId : nil
-        return SchemaParticipantList(arms: armCounts, participants: Array(participants.prefix(limit)), next: next)
+        let page = KeysetPage(participants, limit: limit, key: \.participantId)
+        return SchemaParticipantList(arms: armCounts, participants: page.items, next: page.next)
     }
 }
