@@ -48,11 +48,11 @@ package struct AdminInvitationRoutes: Sendable {
             guard let id = UUID(uuidString: String(text)) else { throw APIError.badRequest("site must be a siteId", field: "site") }
             siteId = id
         }
-        let page = try AdminPage(parameters, maxLimit: AdminParticipantRoutes.maxLimit, afterName: "an invitationId")
+        let page = try ListPage(parameters, maxLimit: AdminParticipantRoutes.maxLimit, afterName: "an invitationId")
         let identities = admin.may(.studyAdmin, on: studyId)
-        let list = try await invitations.store.invitations(.init(
-            studyId: studyId, state: state, siteId: siteId, search: page.search, limit: page.limit, after: page.after,
-            identities: identities))
+        var query = InvitationStore.Query(studyId: studyId, page: page, identities: identities)
+        (query.state, query.siteId) = (state, siteId)
+        let list = try await invitations.store.invitations(query)
         if identities, !list.invitations.isEmpty {
             try await audit.record(
                 actor: admin.email, action: "invitations.identities_read", studyId: studyId,

@@ -41,7 +41,7 @@ package struct AdminParticipantRoutes: Sendable {
         if query.identities, !list.participants.isEmpty {
             try await audit.record(
                 actor: admin.email, action: "participants.identities_read", studyId: studyId,
-                details: ["count": String(list.participants.count), "search": query.search ?? "", "status": query.status ?? ""])
+                details: ["count": String(list.participants.count), "search": query.page.search ?? "", "status": query.status ?? ""])
         }
         return list
     }
@@ -112,7 +112,7 @@ package struct AdminParticipantRoutes: Sendable {
             guard let id = UUID(uuidString: String(text)) else { throw APIError.badRequest("site must be a siteId", field: "site") }
             siteId = id
         }
-        let page = try AdminPage(parameters, maxLimit: maxLimit, afterName: "a participantId")
+        let page = try ListPage(parameters, maxLimit: maxLimit, afterName: "a participantId")
         var sort = ParticipantList.Sort.participantId
         if let text = parameters["sort"] {
             guard let value = ParticipantList.Sort(rawValue: String(text)) else {
@@ -126,9 +126,8 @@ package struct AdminParticipantRoutes: Sendable {
             guard text == "asc" || text == "desc" else { throw APIError.badRequest("order must be asc or desc", field: "order") }
             descending = text == "desc"
         }
-        var query = ParticipantDirectory.Query(
-            studyId: studyId, status: status, search: page.search, limit: page.limit, after: page.after, identities: identities,
-            siteId: siteId)
+        var query = ParticipantDirectory.Query(studyId: studyId, page: page, identities: identities)
+        (query.status, query.siteId) = (status, siteId)
         query.sort = sort
         query.descending = descending
         return query

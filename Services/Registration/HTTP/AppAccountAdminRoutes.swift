@@ -60,7 +60,7 @@ package struct AppAccountAdminRoutes: Sendable {
         if !list.users.isEmpty {
             try await audit.record(
                 actor: admin.email, action: "app_users.identities_read",
-                details: ["appId": appId, "count": String(list.users.count), "search": query.search ?? "", "state": query.state ?? ""])
+                details: ["appId": appId, "count": String(list.users.count), "search": query.page.search ?? "", "state": query.state ?? ""])
         }
         return list
     }
@@ -121,8 +121,8 @@ package struct AppAccountAdminRoutes: Sendable {
         if let state, !AppUserList.states.contains(state) {
             throw APIError.badRequest("state must be one of \(AppUserList.states.joined(separator: ", "))", field: "state")
         }
-        let page = try AdminPage(parameters, maxLimit: AdminParticipantRoutes.maxLimit, afterName: "a userId")
-        return .init(appId: appId, state: state, search: page.search, limit: page.limit, after: page.after)
+        return .init(
+            appId: appId, state: state, page: try ListPage(parameters, maxLimit: AdminParticipantRoutes.maxLimit, afterName: "a userId"))
     }
 }
 

@@ -10,22 +10,13 @@ package struct AppUserDirectory: Sendable {
         package var appId: String
         /// One of `AppUserList.states`.
         package var state: String?
-        /// Part of an e-mail address (compared case-folded).
-        package var search: String?
-        package var limit: Int
-        package var after: UUID?
+        /// Its `search` is part of an e-mail address (compared case-folded).
+        package var page: ListPage
         /// One account only.
         package var userId: UUID?
 
-        package init(
-            appId: String, state: String? = nil, search: String? = nil, limit: Int, after: UUID? = nil, userId: UUID? = nil
-        ) {
-            self.appId = appId
-            self.state = state
-            self.search = search
-            self.limit = limit
-            self.after = after
-            self.userId = userId
+        package init(appId: String, state: String? = nil, page: ListPage, userId: UUID? = nil) {
+            (self.appId, self.state, self.page, self.userId) = (appId, state, page, userId)
         }
     }
 
@@ -39,7 +30,7 @@ package struct AppUserDirectory: Sendable {
 
     /// One page, in account-id order (`after` continues from the last one).
     package func users(_ query: Query) async throws -> AppUserList {
-        let search = query.search.map(EmailKey.of)
+        let search = query.page.search.map(EmailKey.of)
         let rows = try await client.query(
             """
             SELECT p.user_id, p.email, p.org_id, p.verified, a.locked_until, p.disabled_at, p.created_at,
@@ -53,7 +44,7 @@ package struct AppUserDirectory: Sendable {
                    ON a.subject = \(Accounts.loginSubjectPrefix) || p.user_id::text AND a.locked_until > now()
             WHERE p.app_id = \(query.appId)
               AND (\(query.userId)::uuid IS NULL OR p.user_id = \(query.userId))
-              AND (\(query.after)::uuid IS NULL OR p.user_id > \(query.after))
+              AND (\(query.page.after)::uuid IS NULL OR p.user_id > \(query.page.after))
               AND (\(search)::text IS NULL OR position(\(search) IN p.email_key) > 0)
               AND (\(query.state)::text IS NULL
                    OR (\(query.state) = 'unverified' AND NOT p.verified)
@@ -61,7 +52,7 @@ package struct AppUserDirectory: Sendable {
                    OR (\(query.state) = 'locked' AND a.locked_until IS NOT NULL)
                    OR (\(query.state) = 'disabled' AND p.disabled_at IS NOT NULL))
             ORDER BY p.user_id
-            LIMIT \(KeysetPage<AppUserList.User, String>.fetchLimit(query.limit))
+            LIMIT \(KeysetPage<AppUserList.User, String>.fetchLimit(query.page.limit))
             """, logger: logger)
         var found: [AppUserList.User] = []
         for try await (userId, email, orgId, verified, lockedUntil, disabledAt, created, lastUsed, studies, statuses) in rows.decode(
@@ -73,12 +64,12 @@ package struct AppUserDirectory: Sendable {
                 createdAt: created, lastSignInAt: lastUsed,
                 studies: zip(studies, statuses).map { AppUserList.Study(studyId: $0, status: $1) }))
         }
-        let page = KeysetPage(found, limit: query.limit, key: \.userId)
+        let page = KeysetPage(found, limit: query.page.limit, key: \.userId)
         return AppUserList(users: page.items, next: page.next)
     }
 
     /// One account of the app; nil when the app has none by that id.
     package func user(appId: String, userId: UUID) async throws -> AppUserList.User? {
-        try await users(Query(appId: appId, limit: 1, userId: userId)).users.first
+        try await users(Query(appId: appId, page: .one, userId: userId)).users.first
     }
 }

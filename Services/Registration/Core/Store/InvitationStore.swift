@@ -47,26 +47,14 @@ package struct InvitationStore: Sendable {
         package var studyId: String
         package var state: String?
         package var siteId: UUID?
-        /// Part of an e-mail (with `identities`) or the beginning of an invitation id.
-        package var search: String?
-        package var limit: Int
-        package var after: UUID?
+        /// Its `search` is part of an e-mail (with `identities`) or the beginning of an invitation id.
+        package var page: ListPage
         package var identities: Bool
         /// Only these invitations.
         package var invitationIds: [UUID]?
 
-        package init(
-            studyId: String, state: String? = nil, siteId: UUID? = nil, search: String? = nil, limit: Int, after: UUID? = nil,
-            identities: Bool, invitationIds: [UUID]? = nil
-        ) {
-            self.studyId = studyId
-            self.state = state
-            self.siteId = siteId
-            self.search = search
-            self.limit = limit
-            self.after = after
-            self.identities = identities
-            self.invitationIds = invitationIds
+        package init(studyId: String, page: ListPage, identities: Bool) {
+            (self.studyId, self.page, self.identities) = (studyId, page, identities)
         }
     }
 
@@ -121,7 +109,7 @@ package struct InvitationStore: Sendable {
 
     /// One page in invitation-id order, or the invitations `invitationIds` names.
     package func invitations(_ query: Query) async throws -> InvitationList {
-        let search = query.search?.lowercased()
+        let search = query.page.search?.lowercased()
         let rows = try await client.query(
             """
             SELECT i.id, CASE WHEN \(query.identities) THEN i.email ELSE NULL END, i.site_id, s.name,
@@ -133,14 +121,14 @@ package struct InvitationStore: Sendable {
             LEFT JOIN participants p ON p.user_id = i.user_id
             WHERE i.study_id = \(query.studyId)
               AND (\(query.invitationIds)::uuid[] IS NULL OR i.id = ANY(\(query.invitationIds)::uuid[]))
-              AND (\(query.after)::uuid IS NULL OR i.id > \(query.after))
+              AND (\(query.page.after)::uuid IS NULL OR i.id > \(query.page.after))
               AND (\(query.siteId)::uuid IS NULL OR i.site_id = \(query.siteId))
               AND (\(query.state)::text IS NULL OR \(unescaped: Self.stateSQL) = \(query.state))
               AND (\(search)::text IS NULL
                    OR left(i.id::text, length(\(search))) = \(search)
                    OR (\(query.identities) AND position(\(search) IN i.email_key) > 0))
             ORDER BY i.id
-            LIMIT \(KeysetPage<Invitation, String>.fetchLimit(query.limit))
+            LIMIT \(KeysetPage<Invitation, String>.fetchLimit(query.page.limit))
             """, logger: logger)
         var found: [Invitation] = []
         for try await row in rows {
@@ -151,12 +139,14 @@ package struct InvitationStore: Sendable {
                 state: state, createdAt: created, expiresAt: expires, lastSentAt: sent, sentCount: count, enrolledAt: enrolled,
                 participantId: pseudonym?.uuidString.lowercased(), sameEmail: same))
         }
-        let page = KeysetPage(found, limit: query.limit, key: \.invitationId)
+        let page = KeysetPage(found, limit: query.page.limit, key: \.invitationId)
         return InvitationList(invitations: page.items, next: page.next, identities: query.identities)
     }
 
     package func invitation(studyId: String, id: UUID, identities: Bool) async throws -> Invitation? {
-        try await invitations(Query(studyId: studyId, limit: 1, identities: identities, invitationIds: [id])).invitations.first
+        var one = Query(studyId: studyId, page: .one, identities: identities)
+        one.invitationIds = [id]
+        return try await invitations(one).invitations.first
     }
 
     /// The invitation, locked, when it is still `invited` or `expired` (so it may be resent or

@@ -9,10 +9,9 @@ package struct ParticipantDirectory: Sendable {
     package struct Query: Sendable {
         package var studyId: String
         package var status: String?
-        /// Matches the start of a participant id, or (with `identities`) part of an e-mail.
-        package var search: String?
-        package var limit: Int
-        package var after: UUID?
+        /// Its `search` matches the start of a participant id, or (with `identities`) part of an
+        /// e-mail.
+        package var page: ListPage
         /// Whether e-mail addresses are read (and may be searched).
         package var identities: Bool
         /// One participant only.
@@ -22,18 +21,8 @@ package struct ParticipantDirectory: Sendable {
         package var sort: ParticipantList.Sort = .participantId
         package var descending = false
 
-        package init(
-            studyId: String, status: String? = nil, search: String? = nil, limit: Int, after: UUID? = nil, identities: Bool,
-            participantId: UUID? = nil, siteId: UUID? = nil
-        ) {
-            self.siteId = siteId
-            self.studyId = studyId
-            self.status = status
-            self.search = search
-            self.limit = limit
-            self.after = after
-            self.identities = identities
-            self.participantId = participantId
+        package init(studyId: String, page: ListPage, identities: Bool) {
+            (self.studyId, self.page, self.identities) = (studyId, page, identities)
         }
     }
 
@@ -47,7 +36,7 @@ package struct ParticipantDirectory: Sendable {
 
     /// One page, in participant-id order (`after` continues from the last one).
     package func participants(_ query: Query) async throws -> ParticipantList {
-        let search = query.search?.lowercased()
+        let search = query.page.search?.lowercased()
         // Fixed SQL chosen by the order asked for; the values are binds.
         let sorted = query.sort != .participantId
         let direction = query.descending ? "<" : ">"
@@ -68,17 +57,17 @@ package struct ParticipantDirectory: Sendable {
             WHERE ps.study_id = \(query.studyId)
               AND (\(query.siteId)::uuid IS NULL OR ps.site_id = \(query.siteId))
               AND (\(query.status)::text IS NULL OR ps.status = \(query.status))
-              AND (\(query.after)::uuid IS NULL
-                   OR (NOT \(sorted) AND ps.pseudonym \(unescaped: direction) \(query.after))
+              AND (\(query.page.after)::uuid IS NULL
+                   OR (NOT \(sorted) AND ps.pseudonym \(unescaped: direction) \(query.page.after))
                    OR (\(sorted) AND (\(unescaped: Self.key(query.sort, "ps")), ps.pseudonym) \(unescaped: direction)
                        ((SELECT \(unescaped: Self.key(query.sort, "x")) FROM participant_studies x
-                         WHERE x.study_id = ps.study_id AND x.pseudonym = \(query.after)), \(query.after)::uuid)))
+                         WHERE x.study_id = ps.study_id AND x.pseudonym = \(query.page.after)), \(query.page.after)::uuid)))
               AND (\(query.participantId)::uuid IS NULL OR ps.pseudonym = \(query.participantId))
               AND (\(search)::text IS NULL
                    OR left(ps.pseudonym::text, length(\(search))) = \(search)
                    OR (\(query.identities) AND position(\(search) IN p.email_key) > 0))
             ORDER BY \(unescaped: Self.order(query))
-            LIMIT \(KeysetPage<ParticipantList.Participant, String>.fetchLimit(query.limit))
+            LIMIT \(KeysetPage<ParticipantList.Participant, String>.fetchLimit(query.page.limit))
             """, logger: logger)
         var found: [ParticipantList.Participant] = []
         for try await row in rows {
@@ -89,7 +78,7 @@ package struct ParticipantDirectory: Sendable {
                 withdrawnAt: withdrawn, consentVersions: versions, sharing: sharing, lastActivityAt: lastActivity,
                 completion: completion, adherence: adherence, siteId: site?.uuidString.lowercased(), siteName: siteName))
         }
-        let page = KeysetPage(found, limit: query.limit, key: \.participantId)
+        let page = KeysetPage(found, limit: query.page.limit, key: \.participantId)
         return ParticipantList(participants: page.items, next: page.next, identities: query.identities)
     }
 
@@ -120,10 +109,10 @@ package struct ParticipantDirectory: Sendable {
     package func participant(studyId: String, participantId: UUID, identities: Bool, mayReadConsentPDFs: Bool) async throws
         -> ParticipantDetail?
     {
+        var one = Query(studyId: studyId, page: .one, identities: identities)
+        one.participantId = participantId
         guard
-            let listed = try await participants(
-                Query(studyId: studyId, limit: 1, identities: identities, participantId: participantId)
-            ).participants.first,
+            let listed = try await participants(one).participants.first,
             let (userId, account, appTokenSHA256) = try await account(studyId: studyId, participantId: participantId)
         else { return nil }
         let consentRows = try await client.query(

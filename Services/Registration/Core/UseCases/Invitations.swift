@@ -166,7 +166,9 @@ package struct Invitations: Sendable {
             throw error
         }
         // Read back in one query, in the order they were asked for.
-        let stored = try await store.invitations(.init(studyId: studyId, limit: ids.count, identities: true, invitationIds: ids))
+        var query = InvitationStore.Query(studyId: studyId, page: ListPage(limit: ids.count), identities: true)
+        query.invitationIds = ids
+        let stored = try await store.invitations(query)
         let byId = Dictionary(uniqueKeysWithValues: stored.invitations.map { ($0.invitationId, $0) })
         return ids.compactMap { byId[$0.uuidString.lowercased()] }
     }

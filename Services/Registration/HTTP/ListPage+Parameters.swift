@@ -1,16 +1,14 @@
 import Foundation
 import Hummingbird
+import RegistrationCore
 import ServiceKitHTTP
 
-/// The paging parameters the registration admin lists share: `limit` (1 to `maxLimit`, 50 when
-/// absent), `after` (the id the previous page's `next` gave) and `q` (a search, at most 100
-/// characters). A wrong one is refused (400) by name.
-struct AdminPage {
-    var limit = 50
-    var after: UUID?
-    var search: String?
-
+extension ListPage {
+    /// The paging parameters the registration admin lists share: `limit` (1 to `maxLimit`, 50 when
+    /// absent), `after` (the id the previous page's `next` gave) and `q` (a search, at most 100
+    /// characters). A wrong one is refused (400) by name.
     init(_ parameters: Parameters, maxLimit: Int, afterName: String) throws {
+        self.init(limit: 50)
         if let text = parameters["limit"] {
             guard let value = Int(text), (1...maxLimit).contains(value) else {
                 throw APIError.badRequest("limit must be 1 to \(maxLimit)", field: "limit")
