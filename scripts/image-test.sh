@@ -87,9 +87,11 @@ fi
 # --- the binaries, as the Dockerfile's build stage makes them --------------------------------------
 log "image: building the executable (release, static Swift runtime)"
 mkdir -p "$work/context/staging"
-swift build -c release --static-swift-stdlib --product studystack >"$work/build.log" 2>&1 ||
+# In a build folder of its own, where make test builds it beside the tests (scripts/test.sh).
+scratch=(--scratch-path .build-image)
+swift build -c release --static-swift-stdlib --product studystack "${scratch[@]}" >"$work/build.log" 2>&1 ||
     { tail -n 30 "$work/build.log" >&2; die "building studystack failed"; }
-release=$(swift build -c release --static-swift-stdlib --show-bin-path)
+release=$(swift build -c release --static-swift-stdlib "${scratch[@]}" --show-bin-path)
 cp "$release/studystack" "$work/context/staging/"
 strip --strip-debug "$work/context/staging/studystack"
 for product in study-metadata registration response console; do ln -s studystack "$work/context/staging/$product"; done

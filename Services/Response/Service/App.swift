@@ -111,8 +111,7 @@ public enum ResponseService: ServiceAssembly {
                 ).add(to: routes.router)
                 SchemaDataRoutes(
                     receiver: SchemaReceiver(
-                        client: postgres, audit: environment.audit, stored: responsesStored, pooling: settings.database.pooling,
-                        logger: environment.logger),
+                        client: postgres, ingest: responses.ingest, audit: environment.audit, logger: environment.logger),
                     limiter: LocalRateLimiter(perMinute: response.schemaPostsPerMinute),
                     addresses: environment.settings.clientAddresses
                 ).add(to: routes.router)

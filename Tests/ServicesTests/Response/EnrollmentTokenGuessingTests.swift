@@ -50,7 +50,7 @@ import TestSupport
 
     @Test func oneAddressGuessingIsStoppedAndCounted() async throws {
         try await withLiveService(overrides: ["rateLimit.perMinute": "5", "rateLimit.trustedProxies": "127.0.0.1"]) { client, h in
-            for index in 0..<5 {
+            for _ in 0..<5 {
                 let (status, body) = try await validate(client, token: guess(), from: "203.0.113.9")
                 #expect(status == .badRequest, "\(body)")
                 #expect(body.contains("Unknown token"))

@@ -220,10 +220,10 @@ import TestSupport
             let plan = try await h.postgres.withConnection { connection in
                 try await connection.query("SET plan_cache_mode = force_generic_plan", logger: logger)
                 try await connection.query(
-                    PostgresQuery(unsafeSQL: "PREPARE ingest(text[], text[], text[], text[], text[], text[], text[]) AS " + IngestStatement.sql),
+                    PostgresQuery(unsafeSQL: "PREPARE ingest(\(Array(repeating: "text[]", count: 10).joined(separator: ", "))) AS " + IngestStatement.sql),
                     logger: logger)
                 let rows = try await connection.query(
-                    "EXPLAIN (VERBOSE, COSTS OFF) EXECUTE ingest('{}', '{}', '{}', '{}', '{}', '{}', '{}')", logger: logger)
+                    PostgresQuery(unsafeSQL: "EXPLAIN (VERBOSE, COSTS OFF) EXECUTE ingest(\(Array(repeating: "'{}'", count: 10).joined(separator: ", ")))"), logger: logger)
                 var lines: [String] = []
                 for try await line in rows.decode(String.self) { lines.append(line) }
                 return lines.joined(separator: "\n")

@@ -5,24 +5,56 @@ import ServiceKit
 
 /// Writes submitted responses with group commit (`GroupCommit`): submissions that arrive while a
 /// write is in flight are resolved to their participants and stored together, in one statement.
+/// It is the one way a submitted response reaches `responses`: the MyStudies apps'
+/// `processResponse` and the schema app's POSTs alike, even in the same batch.
 package final class ResponseIngest: Sendable {
-    /// One response ready to store, from the participant whose app token hashes to `appTokenHash`.
+    /// One response ready to store.
     package struct Row: Sendable {
-        package var appTokenHash: String
+        /// Who sent it: a participant known by their app token (the MyStudies apps, by the
+        /// token's hash), or by the id their phone made in a study (the schema app).
+        package enum Sender: Sendable, Hashable {
+            case appToken(hash: String)
+            case external(studyKey: String, id: String)
+        }
+
+        package var sender: Sender
         package var activityId: String
         package var activityVersion: String
         package var activityRunId: String?
         package var language: String?
+        /// The metadata and answers as JSON text.
         package var metadata: String
         package var data: String
+        /// The key that recognises a replay when the sender gives one (the schema app's
+        /// deduplication key); otherwise the statement computes it from the activity, version,
+        /// run and answers.
+        package var replayKey: String?
+
+        package init(
+            sender: Sender, activityId: String, activityVersion: String, activityRunId: String? = nil, language: String? = nil,
+            metadata: String, data: String, replayKey: String? = nil
+        ) {
+            self.sender = sender
+            self.activityId = activityId
+            self.activityVersion = activityVersion
+            self.activityRunId = activityRunId
+            self.language = language
+            self.metadata = metadata
+            self.data = data
+            self.replayKey = replayKey
+        }
     }
 
     /// What became of a row.
     package enum Outcome: Sendable, Equatable {
-        /// Committed; false when the same response (participant and fingerprint) was already stored.
-        case stored(new: Bool)
-        /// No enrolled participant has that app token (it never existed, or they withdrew).
+        /// Committed; `new` is false when the same response (participant and fingerprint) was
+        /// already stored.
+        case stored(new: Bool, participantId: Int64)
+        /// No participant has that app token (it never existed, or they withdrew), or the study
+        /// has no participant by that id yet.
         case unknownParticipant
+        /// An app token's participant who withdrew. (The schema app's participants withdraw and
+        /// rejoin by the logs they send, so their responses are kept either way.)
         case withdrawn
         /// The participant's study does not take responses now.
         case collectionDisabled(studyKey: String)
@@ -69,42 +101,42 @@ package final class ResponseIngest: Sendable {
         _ rows: [Row], client: PostgresClient, stored: WakeSignal, pooling: DatabaseSettings.Pooling, logger: Logger
     ) async throws -> [Result<Outcome, any Error>] {
         let outcomes = try await insert(rows, client: client, pooling: pooling, logger: logger)
-        if outcomes.values.contains(where: { if case .stored(true) = $0.0 { true } else { false } }) { stored.signal() }
+        if outcomes.values.contains(where: { if case .stored(true, _) = $0.0 { true } else { false } }) { stored.signal() }
         var answered: Set<String> = []
         return rows.enumerated().map { index, row in
             var (outcome, fingerprint) = outcomes[index] ?? (.unknownParticipant, "")
-            if case .stored(true) = outcome, !answered.insert("\(row.appTokenHash):\(fingerprint)").inserted {
+            if case .stored(true, let participant) = outcome, !answered.insert("\(participant):\(fingerprint)").inserted {
                 // A repeat within the batch is as much a replay as one already stored.
-                outcome = .stored(new: false)
+                outcome = .stored(new: false, participantId: participant)
             }
             return .success(outcome)
         }
     }
 
-    /// One statement for the batch: each row's participant looked up, the rows of enrolled
-    /// participants of collecting studies inserted; the outcome and fingerprint of each row by
-    /// its position.
+    /// One statement for the batch: each row's participant looked up, the rows of participants
+    /// who may send to collecting studies inserted; the outcome and fingerprint of each row by its
+    /// position.
     ///
-    /// The fingerprint that recognises a replay comes from the activity, version, run and the
-    /// answers as a jsonb value (see `IngestStatement`), so the same answers re-serialised by a
-    /// phone in another key order are still the same response.
+    /// The fingerprint that recognises a replay is the sender's key when it gives one, else it
+    /// comes from the activity, version, run and the answers as a jsonb value (see
+    /// `IngestStatement`), so the same answers re-serialised by a phone in another key order are
+    /// still the same response.
     private static func insert(
         _ rows: [Row], client: PostgresClient, pooling: DatabaseSettings.Pooling, logger: Logger
     ) async throws -> [Int: (Outcome, String)] {
-        let statement = IngestStatement(
-            appTokenHashes: rows.map(\.appTokenHash), activityIds: rows.map(\.activityId),
-            versions: rows.map(\.activityVersion),
-            // Arrays of optionals cannot be bound; empty stands for none (neither is ever empty).
-            runs: rows.map { $0.activityRunId ?? "" }, languages: rows.map { $0.language ?? "" },
-            metadata: rows.map(\.metadata), data: rows.map(\.data))
+        var statement = IngestStatement()
+        statement.reserve(rows.count)
+        for row in rows { statement.append(row) }
         var outcomes: [Int: (Outcome, String)] = [:]
         for try await (position, participant, studyKey, withdrawn, enabled, inserted, fingerprint) in try await client.run(
             statement, pooling: pooling, logger: logger)
         {
             let outcome: Outcome =
-                if participant == nil { .unknownParticipant } else if withdrawn == true { .withdrawn } else if enabled != true {
-                    .collectionDisabled(studyKey: studyKey ?? "")
-                } else { .stored(new: inserted) }
+                if let participant {
+                    if withdrawn == true { .withdrawn } else if enabled != true {
+                        .collectionDisabled(studyKey: studyKey ?? "")
+                    } else { .stored(new: inserted, participantId: participant) }
+                } else { .unknownParticipant }
             outcomes[position - 1] = (outcome, fingerprint)
         }
         return outcomes
@@ -114,7 +146,12 @@ package final class ResponseIngest: Sendable {
 /// The batch statement, prepared once per connection (it is parsed and planned once, not per
 /// batch). The fingerprint hashes the answers' canonical jsonb value with two seeds (128 bits)
 /// rather than printing it as text and hashing that: the same answers in another key order give
-/// the same jsonb, and so the same fingerprint.
+/// the same jsonb, and so the same fingerprint. A sender's own replay key (`f`) takes its place.
+///
+/// Each row names its participant one of two ways: an app token's hash (`h`), or a study and the
+/// id the participant's phone made (`k`, `e`); the lateral lookup takes the one index each way
+/// needs. A withdrawn participant is barred only when known by their token (a withdrawn
+/// participant's token is dead; the schema app's participants withdraw and rejoin by their logs).
 ///
 /// `input` is `MATERIALIZED` so that each row's answers are read as jsonb once. Inlined, as
 /// PostgreSQL inlines a CTE used once, its `d::jsonb` would be copied into each place `d` is used
@@ -123,42 +160,85 @@ package final class ResponseIngest: Sendable {
 package struct IngestStatement: PostgresPreparedStatement {
     package static let sql = """
         WITH input AS MATERIALIZED (
-            SELECT t.h, t.a, t.v, t.r, t.l, t.m, t.d::jsonb AS d, t.n
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-                 WITH ORDINALITY AS t(h, a, v, r, l, m, d, n)
+            SELECT t.h, t.k, t.e, t.a, t.v, t.r, t.l, t.m, t.d::jsonb AS d, t.f, t.n
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                        $9::text[], $10::text[])
+                 WITH ORDINALITY AS t(h, k, e, a, v, r, l, m, d, f, n)
         ), resolved AS (
-            SELECT i.*, p.id AS pid, p.study_key AS sk, p.status = 'withdrawn' AS withdrawn, s.collection_enabled AS enabled,
-                   encode(sha256(convert_to(i.a || chr(31) || i.v || chr(31) || i.r || chr(31), 'UTF8')
-                                 || int8send(jsonb_hash_extended(i.d, 0)) || int8send(jsonb_hash_extended(i.d, 1))),
-                          'hex') AS f
+            SELECT i.*, p.id AS pid, p.study_key AS sk, p.status = 'withdrawn' AND i.h <> '' AS barred,
+                   s.collection_enabled AS enabled,
+                   CASE WHEN i.f <> '' THEN i.f ELSE
+                       encode(sha256(convert_to(i.a || chr(31) || i.v || chr(31) || i.r || chr(31), 'UTF8')
+                                     || int8send(jsonb_hash_extended(i.d, 0)) || int8send(jsonb_hash_extended(i.d, 1))),
+                              'hex') END AS fp
             FROM input i
-            LEFT JOIN participants p ON p.app_token_hash = i.h
+            LEFT JOIN LATERAL (
+                SELECT q.id, q.study_key, q.status FROM participants q WHERE i.h <> '' AND q.app_token_hash = i.h
+                UNION ALL
+                SELECT q.id, q.study_key, q.status FROM participants q
+                WHERE i.h = '' AND q.study_key = i.k AND q.external_id = i.e
+            ) p ON true
             LEFT JOIN studies s ON s.study_key = p.study_key
         ), stored AS (
             INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, language,
                                    metadata, data, fingerprint)
-            SELECT pid, sk, a, v, NULLIF(r, ''), NULLIF(l, ''), m::jsonb, d, f FROM resolved
-            WHERE pid IS NOT NULL AND NOT withdrawn AND enabled
+            SELECT pid, sk, a, v, NULLIF(r, ''), NULLIF(l, ''), m::jsonb, d, fp FROM resolved
+            WHERE pid IS NOT NULL AND NOT barred AND enabled
             ON CONFLICT (participant_id, fingerprint) DO NOTHING
             RETURNING participant_id, fingerprint
         )
-        SELECT r.n::int8, r.pid, r.sk, r.withdrawn, r.enabled, s.participant_id IS NOT NULL, r.f
-        FROM resolved r LEFT JOIN stored s ON s.participant_id = r.pid AND s.fingerprint = r.f
+        SELECT r.n::int8, r.pid, r.sk, r.barred, r.enabled, s.participant_id IS NOT NULL, r.fp
+        FROM resolved r LEFT JOIN stored s ON s.participant_id = r.pid AND s.fingerprint = r.fp
         """
-    package static let bindingDataTypes: [PostgresDataType] = Array(repeating: .textArray, count: 7)
+    package static let bindingDataTypes: [PostgresDataType] = Array(repeating: .textArray, count: 10)
     package typealias Row = (Int, Int64?, String?, Bool?, Bool?, Bool, String)
 
-    package var appTokenHashes: [String]
-    package var activityIds: [String]
-    package var versions: [String]
-    package var runs: [String]
-    package var languages: [String]
-    package var metadata: [String]
-    package var data: [String]
+    // Arrays of optionals cannot be bound: empty stands for none (no present value is empty).
+    package var appTokenHashes: [String] = []
+    package var studyKeys: [String] = []
+    package var externalIds: [String] = []
+    package var activityIds: [String] = []
+    package var versions: [String] = []
+    package var runs: [String] = []
+    package var languages: [String] = []
+    package var metadata: [String] = []
+    package var data: [String] = []
+    package var replayKeys: [String] = []
+
+    package init() {}
+
+    mutating func reserve(_ count: Int) {
+        for column in [\Self.appTokenHashes, \.studyKeys, \.externalIds, \.activityIds, \.versions, \.runs, \.languages,
+                       \.metadata, \.data, \.replayKeys] as [WritableKeyPath<Self, [String]>] {
+            self[keyPath: column].reserveCapacity(count)
+        }
+    }
+
+    mutating func append(_ row: ResponseIngest.Row) {
+        switch row.sender {
+        case .appToken(let hash):
+            appTokenHashes.append(hash)
+            studyKeys.append("")
+            externalIds.append("")
+        case .external(let studyKey, let id):
+            appTokenHashes.append("")
+            studyKeys.append(studyKey)
+            externalIds.append(id)
+        }
+        activityIds.append(row.activityId)
+        versions.append(row.activityVersion)
+        runs.append(row.activityRunId ?? "")
+        languages.append(row.language ?? "")
+        metadata.append(row.metadata)
+        data.append(row.data)
+        replayKeys.append(row.replayKey ?? "")
+    }
 
     package func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 7)
-        for column in [appTokenHashes, activityIds, versions, runs, languages, metadata, data] { bindings.append(column) }
+        var bindings = PostgresBindings(capacity: 10)
+        for column in [appTokenHashes, studyKeys, externalIds, activityIds, versions, runs, languages, metadata, data, replayKeys] {
+            bindings.append(column)
+        }
         return bindings
     }
 

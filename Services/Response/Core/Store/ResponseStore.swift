@@ -16,29 +16,6 @@ package struct ResponseStore: Sendable {
         package var collectionEnabled: Bool
     }
 
-    /// One response as `processResponse` accepts it.
-    package struct Submission: Sendable {
-        package var activityId: String
-        package var activityVersion: String
-        package var activityRunId: String?
-        package var language: String?
-        /// The metadata and answers as JSON text.
-        package var metadata: String
-        package var data: String
-
-        package init(
-            activityId: String, activityVersion: String, activityRunId: String?, language: String?, metadata: String,
-            data: String
-        ) {
-            self.activityId = activityId
-            self.activityVersion = activityVersion
-            self.activityRunId = activityRunId
-            self.language = language
-            self.metadata = metadata
-            self.data = data
-        }
-    }
-
     package let client: PostgresClient
     /// Whether a pooler in transaction mode stands between: no named prepared statements then.
     package let pooling: DatabaseSettings.Pooling
@@ -90,15 +67,11 @@ package struct ResponseStore: Sendable {
         package func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
-    /// Stores the response for the participant with `appToken` (committed when this returns
-    /// `.stored`, possibly in one commit with others submitted at the same moment); a replay of
-    /// one already stored is recognised and stored nothing.
-    package func store(_ submission: Submission, appToken: String) async throws -> ResponseIngest.Outcome {
-        try await ingest.store(
-            ResponseIngest.Row(
-                appTokenHash: SecureToken.hash(appToken), activityId: submission.activityId,
-                activityVersion: submission.activityVersion, activityRunId: submission.activityRunId,
-                language: submission.language, metadata: submission.metadata, data: submission.data))
+    /// Stores the response (committed when this returns `.stored`, possibly in one commit with
+    /// others submitted at the same moment); a replay of one already stored is recognised and
+    /// stores nothing.
+    package func store(_ row: ResponseIngest.Row) async throws -> ResponseIngest.Outcome {
+        try await ingest.store(row)
     }
 
     package static func binds(_ id: Int64) -> PostgresBindings {

@@ -11,9 +11,9 @@ import StudyModels
 /// the same one is stored already. Either way the app is answered 200, and the processing worker
 /// puts new ones into the study's tables.
 ///
-/// A POST from a known participant is written with group commit (one statement for all that
-/// arrive together); a participant's first POST, and a log that changes their status, take a
-/// transaction of their own.
+/// A POST from a known participant is written by `ResponseIngest`, with group commit (one
+/// statement for all that arrive together, processResponse's among them); a participant's first
+/// POST, and a log that changes their status, take a transaction of their own.
 package struct SchemaReceiver: Sendable {
     package enum Outcome: Sendable, Equatable {
         case stored(new: Bool, participantId: Int64)
@@ -24,33 +24,19 @@ package struct SchemaReceiver: Sendable {
     }
 
     package let client: PostgresClient
+    package let ingest: ResponseIngest
     package let audit: AuditLog
-    package let stored: WakeSignal
     package let logger: Logger
     /// A study that takes POSTs is read at most once a second per replica (see `study`).
     private let studies: ExpiringCache<String, Study>
-    private let commits: GroupCommit<Row, Int64?>
 
-    /// One POST ready to store; `new` tells whether it was stored by this write.
-    private struct Row: Sendable {
-        var studyKey: String
-        var externalId: String
-        var reception: SchemaReception
-        var fingerprint: String
-    }
-
-    package init(client: PostgresClient, audit: AuditLog, stored: WakeSignal, pooling: DatabaseSettings.Pooling = .session, logger: Logger) {
+    /// `ingest` is the service's one (`ResponseStore.ingest`), so that POSTs share its batches.
+    package init(client: PostgresClient, ingest: ResponseIngest, audit: AuditLog, logger: Logger) {
         self.client = client
+        self.ingest = ingest
         self.audit = audit
-        self.stored = stored
         self.logger = logger
         studies = ExpiringCache(timeToLive: .seconds(1), capacity: 10_000)
-        commits = GroupCommit(
-            maxBatch: ResponseIngest.maxBatch, maxInFlight: ResponseIngest.maxInFlight, splitsOn: ResponseIngest.isOneRowsFault,
-            logger: logger
-        ) { rows in
-            try await Self.write(rows, client: client, stored: stored, pooling: pooling, logger: logger)
-        }
     }
 
     package func receive(_ submission: SchemaSubmission, studyId: String) async throws -> Outcome {
@@ -64,10 +50,18 @@ package struct SchemaReceiver: Sendable {
         } catch {
             return .refused(error)
         }
-        let row = Row(studyKey: studyKey, externalId: submission.userId, reception: reception, fingerprint: submission.dedupKey)
         let changesStatus = submission.kind == .log && Self.status(after: submission) != nil
-        if !changesStatus, let result = try await commits.submit(row) {
-            return .stored(new: result > 0, participantId: abs(result))
+        if !changesStatus {
+            let row = ResponseIngest.Row(
+                sender: .external(studyKey: studyKey, id: submission.userId), activityId: reception.activityId,
+                activityVersion: reception.activityVersion, metadata: reception.metadata, data: reception.data,
+                replayKey: submission.dedupKey)
+            switch try await ingest.store(row) {
+            case .stored(let new, let participantId): return .stored(new: new, participantId: participantId)
+            case .collectionDisabled: return .notCollecting
+            // Not known yet: made below. (`withdrawn` bars only an app token's participant.)
+            case .unknownParticipant, .withdrawn: break
+            }
         }
         let arms = study.event.arms
         let (participant, new) = try await client.withTransaction(logger: logger) { connection in
@@ -85,7 +79,7 @@ package struct SchemaReceiver: Sendable {
             if new, submission.kind == .log { try await followStatus(submission, participant: participant, on: connection) }
             return (participant, new)
         }
-        if new { stored.signal() }
+        if new { ingest.stored.signal() }
         return .stored(new: new, participantId: participant)
     }
 
@@ -167,33 +161,6 @@ package struct SchemaReceiver: Sendable {
         }
     }
 
-    /// One statement for a batch of POSTs from known participants: each row's result is its
-    /// participant's id, negative when the POST was stored already, or nil when the participant
-    /// is not known yet (the caller makes them).
-    private static func write(
-        _ rows: [Row], client: PostgresClient, stored: WakeSignal, pooling: DatabaseSettings.Pooling, logger: Logger
-    ) async throws -> [Result<Int64?, any Error>] {
-        let statement = SchemaIngestStatement(
-            studyKeys: rows.map(\.studyKey), externalIds: rows.map(\.externalId), activityIds: rows.map(\.reception.activityId),
-            versions: rows.map(\.reception.activityVersion), metadata: rows.map(\.reception.metadata),
-            data: rows.map(\.reception.data), fingerprints: rows.map(\.fingerprint))
-        var found: [Int: (Int64?, Bool)] = [:]
-        for try await (position, participant, inserted) in try await client.run(statement, pooling: pooling, logger: logger) {
-            found[position - 1] = (participant, inserted)
-        }
-        var answered: Set<String> = []
-        var anyNew = false
-        let results: [Result<Int64?, any Error>] = rows.enumerated().map { index, row in
-            guard let (participant, inserted) = found[index], let participant else { return .success(nil) }
-            // A repeat within the batch is as much a replay as one already stored.
-            let new = inserted && answered.insert("\(participant):\(row.fingerprint)").inserted
-            anyNew = anyNew || new
-            return .success(new ? participant : -participant)
-        }
-        if anyNew { stored.signal() }
-        return results
-    }
-
     private struct Study: Sendable {
         var event: StudyEvent
         var collecting: Bool
@@ -223,43 +190,4 @@ package struct SchemaReceiver: Sendable {
         }
         return found
     }
-}
-
-/// The batch statement of `SchemaReceiver`, prepared once per connection.
-package struct SchemaIngestStatement: PostgresPreparedStatement {
-    package static let sql = """
-        WITH input AS (
-            SELECT t.k, t.e, t.a, t.v, t.m, t.d, t.f, t.n
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-                 WITH ORDINALITY AS t(k, e, a, v, m, d, f, n)
-        ), resolved AS (
-            SELECT i.*, p.id AS pid FROM input i
-            LEFT JOIN participants p ON p.study_key = i.k AND p.external_id = i.e
-        ), stored AS (
-            INSERT INTO responses (participant_id, study_key, activity_id, activity_version, metadata, data, fingerprint)
-            SELECT pid, k, a, v, m::jsonb, d::jsonb, f FROM resolved WHERE pid IS NOT NULL
-            ON CONFLICT (participant_id, fingerprint) DO NOTHING
-            RETURNING participant_id, fingerprint
-        )
-        SELECT r.n::int8, r.pid, s.participant_id IS NOT NULL
-        FROM resolved r LEFT JOIN stored s ON s.participant_id = r.pid AND s.fingerprint = r.f
-        """
-    package static let bindingDataTypes: [PostgresDataType] = Array(repeating: .textArray, count: 7)
-    package typealias Row = (Int, Int64?, Bool)
-
-    package var studyKeys: [String]
-    package var externalIds: [String]
-    package var activityIds: [String]
-    package var versions: [String]
-    package var metadata: [String]
-    package var data: [String]
-    package var fingerprints: [String]
-
-    package func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 7)
-        for column in [studyKeys, externalIds, activityIds, versions, metadata, data, fingerprints] { bindings.append(column) }
-        return bindings
-    }
-
-    package func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }

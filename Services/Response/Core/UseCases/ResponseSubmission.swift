@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 import StudyModels
 
 /// `processResponse` (docs/response-api.md, App API): the request's rules in the original's order,
@@ -72,10 +73,10 @@ package struct ResponseSubmission: Sendable {
             throw LabKeyRefusal(problems: problems)
         }
         let outcome = try await responses.store(
-            ResponseStore.Submission(
-                activityId: activityId, activityVersion: version, activityRunId: text("activityRunId"),
-                language: text("language"), metadata: JSONValue.object(metadata).serialized(), data: data),
-            appToken: appToken)
+            ResponseIngest.Row(
+                sender: .appToken(hash: SecureToken.hash(appToken)), activityId: activityId, activityVersion: version,
+                activityRunId: text("activityRunId"), language: text("language"), metadata: JSONValue.object(metadata).serialized(),
+                data: data))
         switch outcome {
         case .stored: return
         case .unknownParticipant: throw LabKeyRefusal(problems: [Self.unknownParticipant])
