@@ -89,7 +89,7 @@ import TestSupport
                     throw Abort()
                 }
             }
-            let claimed = try await worker(client, peer: receiver, logger: logger).deliverDue()
+            let claimed = try await worker(client, peer: receiver, logger: logger).round()
             #expect(claimed == 0)
             let queued = try await Outbox(client: client, logger: logger).recent()
             #expect(queued.isEmpty)
@@ -104,7 +104,7 @@ import TestSupport
 
             // The peer is down: the attempt is recorded with its error, nothing is lost.
             let down = try worker(client, peer: Self.downPeer, logger: logger)
-            #expect(try await down.deliverDue() == 1)
+            #expect(try await down.round() == 1)
             var pending = try await outbox.undelivered()
             #expect(pending.count == 1)
             #expect(pending[0].attempts == 1)
@@ -113,15 +113,15 @@ import TestSupport
             // The peer is up but refuses once (503): retried.
             inbox.refusals.store(1, ordering: .relaxed)
             let live = try worker(client, peer: receiver, logger: logger)
-            #expect(try await live.deliverDue() == 1)
+            #expect(try await live.round() == 1)
             pending = try await outbox.undelivered()
             #expect(pending.first?.attempts == 2)
             #expect(pending.first?.lastError?.contains("503") == true)
 
             // Then it accepts: delivered, signed as study-metadata, exactly once.
-            #expect(try await live.deliverDue() == 1)
+            #expect(try await live.round() == 1)
             #expect(try await outbox.undelivered().isEmpty)
-            #expect(try await live.deliverDue() == 0)
+            #expect(try await live.round() == 0)
             let accepted = inbox.accepted.withLock { $0 }
             #expect(accepted.count == 1)
             #expect(accepted.first?.caller == "study-metadata")
@@ -136,14 +136,14 @@ import TestSupport
             let outbox = Outbox(client: client, logger: logger)
             // With a real backoff the message is not due again straight away.
             let patient = try worker(client, peer: Self.downPeer, policy: OutboxWorker.policy(firstBackoff: .seconds(60)), logger: logger)
-            #expect(try await patient.deliverDue() == 1)
-            #expect(try await patient.deliverDue() == 0)
+            #expect(try await patient.round() == 1)
+            #expect(try await patient.round() == 0)
 
             try await client.query("UPDATE internal_outbox SET next_attempt_at = now()", logger: logger)
             let limited = try worker(client, peer: Self.downPeer, policy: OutboxWorker.policy(maxAttempts: 3, firstBackoff: .zero), logger: logger)
-            #expect(try await limited.deliverDue() == 1)
-            #expect(try await limited.deliverDue() == 1)
-            #expect(try await limited.deliverDue() == 0)
+            #expect(try await limited.round() == 1)
+            #expect(try await limited.round() == 1)
+            #expect(try await limited.round() == 0)
             let message = try #require(try await outbox.undelivered().first)
             #expect(message.attempts == 3)
             #expect(message.gaveUpAt != nil)
@@ -155,7 +155,7 @@ import TestSupport
         try await withReceiver { client, _, _, logger in
             for n in 1...3 { try await enqueue(n, client, logger) }
             let down = try worker(client, peer: Self.downPeer, logger: logger)
-            #expect(try await down.deliverDue() == 3)
+            #expect(try await down.round() == 3)
             let pending = try await Outbox(client: client, logger: logger).undelivered()
             #expect(pending.map(\.attempts) == [1, 1, 1])
             #expect(pending.dropFirst().allSatisfy { $0.lastError == "not tried: response was unreachable" })
@@ -168,7 +168,7 @@ import TestSupport
             let workers = try (0..<3).map { _ in try worker(client, peer: receiver, policy: OutboxWorker.policy(batchSize: 7, firstBackoff: .zero), logger: logger) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for worker in workers {
-                    group.addTask { while try await worker.deliverDue() > 0 {} }
+                    group.addTask { while try await worker.round() > 0 {} }
                 }
                 try await group.waitForAll()
             }

@@ -52,7 +52,7 @@ public struct OutboxWorker: Service {
 
     /// Claims one batch of due messages and tries each once; returns how many it claimed.
     @discardableResult
-    public func deliverDue() async throws -> Int {
+    public func round() async throws -> Int {
         try await queue.round()
     }
 }

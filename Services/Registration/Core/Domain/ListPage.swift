@@ -2,7 +2,8 @@ import Foundation
 
 /// The part of an admin list asked for, which every registration list takes the same way: up to
 /// `limit` items after the item `after` (the previous page's `next`), those matching `search`.
-/// The routes check it (`AdminPage`); the directories cut it with `KeysetPage`.
+/// The HTTP routes read and check it from the query (`ListPage(_:maxLimit:afterName:)`); the
+/// directories cut their rows with `KeysetPage`.
 package struct ListPage: Sendable {
     package var limit: Int
     package var after: UUID?
