@@ -138,7 +138,10 @@ import Testing
         #expect(try await first.value.first?.get() == 0)
         let results = await rest.value
         #expect(results.count == 2)
-        #expect(try results[0].get() == 16)
-        #expect(throws: GroupCommitError.self) { try results[1].get() }
+        // The two arrive from tasks of their own, in either order: the first in the batch gets
+        // its result, the other fails rather than waits.
+        let answered = results.compactMap { try? $0.get() }
+        #expect(answered == [16] || answered == [18], "\(results)")
+        #expect(results.filter { if case .failure(let error) = $0 { error is GroupCommitError } else { false } }.count == 1)
     }
 }
