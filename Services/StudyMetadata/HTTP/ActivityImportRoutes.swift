@@ -22,11 +22,11 @@ package struct ActivityImportRoutes {
         package var warnings: [ValidationProblem]
     }
 
-    package let studies: StudyStore
+    package let editing: DraftEditing
     package let authenticator: AdminTokenAuthenticator
 
-    package init(studies: StudyStore, authenticator: AdminTokenAuthenticator) {
-        self.studies = studies
+    package init(editing: DraftEditing, authenticator: AdminTokenAuthenticator) {
+        self.editing = editing
         self.authenticator = authenticator
     }
 
@@ -56,33 +56,14 @@ package struct ActivityImportRoutes {
                 "the version label is not valid",
                 problems: [ValidationProblem(pointer: "", message: "the version in the query: 1 to 32 letters, digits, dots, hyphens or underscores")])
         }
-        let outcome = try await studies.saveActivity(studyId: studyId, activityId: activityId, by: admin) { existing in
+        let saved = try await editing.saveActivity(studyId: studyId, activityId: activityId, by: admin) { existing in
             Self.activity(from: design, id: activityId, replacing: existing, versionLabel: label)
         }
-        switch outcome {
-        case .notFound:
-            throw APIError.notFound("no study \(studyId); create its draft first")
-        case .closed:
-            throw APIError.conflict("study \(studyId) is deactivated; its draft can no longer change")
-        case .invalid(let problems, let index):
-            throw DocumentBody.rejected(Self.locate(problems, activityIndex: index), in: "activity")
-        case .saved(let activity, let created, let warnings, let index):
-            return EditedResponse(
-                status: created ? .created : .ok,
-                response: Saved(
-                    studyId: studyId, activityId: activityId, created: created, activity: activity,
-                    warnings: Self.locate(warnings, activityIndex: index).filter { $0.pointer == "/activity" || $0.pointer.hasPrefix("/activity/") }))
-        }
-    }
-
-    /// Problems of this activity located in the body (`/activity/...`); any others stay located
-    /// in the draft.
-    package static func locate(_ problems: [ValidationProblem], activityIndex index: Int) -> [ValidationProblem] {
-        let prefix = "/activities/\(index)"
-        return problems.map { problem in
-            guard problem.pointer == prefix || problem.pointer.hasPrefix(prefix + "/") else { return problem }
-            return ValidationProblem(pointer: "/activity" + problem.pointer.dropFirst(prefix.count), message: problem.message)
-        }
+        return EditedResponse(
+            status: saved.created ? .created : .ok,
+            response: Saved(
+                studyId: studyId, activityId: activityId, created: saved.created, activity: saved.activity,
+                warnings: saved.warnings))
     }
 
     /// The draft's activity from an imported design: the schedule and version label of the

@@ -33,16 +33,8 @@ package struct SageAdminRoutes {
         let identifier = try context.parameters.require("identifier")
         let admin = try await authenticator.require(.editor, on: studyId, request)
         let body = try await request.body.collect(upTo: context.maxUploadSize)
-        switch try await imports.importAssessment(body.readableBytesView, identifier: identifier, studyId: studyId, by: admin) {
-        case .saved(let result): return EditedResponse(status: result.created ? .created : .ok, response: result)
-        case .rejected(let problems): throw DocumentBody.rejected(problems, in: "assessment")
-        case .invalidDraft(let problems):
-            throw APIError.invalid("the draft with this activity has \(problems.count) problem\(problems.count == 1 ? "" : "s") (located in the study document)", problems: problems)
-        case .notFound: throw APIError.notFound("no study \(studyId)")
-        case .closed: throw APIError.conflict("study \(studyId) is deactivated; its draft can no longer change")
-        case .taken(let activityId):
-            throw APIError.conflict("the study's activity \(activityId) was not imported from an assessment; import this one under another identifier, or remove that activity first")
-        }
+        let result = try await imports.importAssessment(body.readableBytesView, identifier: identifier, studyId: studyId, by: admin)
+        return EditedResponse(status: result.created ? .created : .ok, response: result)
     }
 
     @Sendable package func assessment(_ request: Request, context: ServiceRequestContext) async throws -> Response {

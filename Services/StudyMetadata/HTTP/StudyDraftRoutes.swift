@@ -11,13 +11,12 @@ import StudyModels
 /// The draft is the whole study as one document; a PUT with any problem changes nothing and
 /// answers 422 with every problem and its JSON Pointer.
 package struct StudyDraftRoutes {
-    package let studies: StudyStore
-    package let apps: AppStore
+    package let editing: DraftEditing
     package let authenticator: AdminTokenAuthenticator
+    private var studies: StudyStore { editing.studies }
 
-    package init(studies: StudyStore, apps: AppStore, authenticator: AdminTokenAuthenticator) {
-        self.studies = studies
-        self.apps = apps
+    package init(editing: DraftEditing, authenticator: AdminTokenAuthenticator) {
+        self.editing = editing
         self.authenticator = authenticator
     }
 
@@ -30,54 +29,11 @@ package struct StudyDraftRoutes {
 
     @Sendable package func saveDraft(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<DraftSaved> {
         let studyId = try context.parameters.require("studyId")
-        let admin = try await authenticator.authenticate(request)
-        // An existing study needs an editor; anyone signed in may start a new one and becomes
-        // its study admin.
-        if try await studies.exists(studyId: studyId), !admin.may(.editor, on: studyId) {
-            throw APIError.forbidden("this needs the editor role on study \(studyId)")
-        }
-        let document = try await DocumentBody.decode(StudyDocument.self, named: "study document", from: request, context: context)
-        let review = StudyValidator.review(document)
-        // What is unfinished saves with a warning; publishing refuses it (PublishGuard).
-        var (problems, warnings) = (review.problems, review.warnings + review.unfinished)
-        if document.studyId != studyId {
-            problems.insert(ValidationProblem(pointer: "/studyId", message: "must be \(studyId), the study in the path"), at: 0)
-        }
-        if try await apps.app(id: document.appId) == nil {
-            problems.append(ValidationProblem(pointer: "/appId", message: "there is no app \(document.appId); create it first"))
-        }
-        guard problems.isEmpty else { throw DocumentBody.rejected(problems, in: "study document") }
+        let access = try await editing.authorize(try await authenticator.authenticate(request), studyId: studyId)
         let expecting = try Self.precondition(request)
-        switch try await studies.saveDraft(document, by: admin, expecting: expecting) {
-        case .preconditionFailed(let current):
-            throw APIError(
-                .preconditionFailed, code: expecting == .absent ? "study_exists" : "draft_changed",
-                message: expecting == .absent
-                    ? "study \(studyId) exists already (If-None-Match: * creates only)"
-                    : current == 0
-                    ? "study \(studyId) does not exist, so no revision of its draft can match If-Match"
-                    : "the draft changed since it was read (it is at revision \(current) now); read it again and redo the change")
-        case .closed:
-            throw APIError.conflict("study \(studyId) is deactivated; its draft can no longer change")
-        case .appFixed(let appId):
-            throw DocumentBody.rejected(
-                [ValidationProblem(
-                    pointer: "/appId", message: "must stay \(appId): the study has been published in that app")],
-                in: "study document")
-        case .eligibilityFixed(let type):
-            throw DocumentBody.rejected(
-                [ValidationProblem(
-                    pointer: "/eligibility/type",
-                    message: "must stay \(type): the study has launched, and participants joined by it")],
-                in: "study document")
-        case .idTaken(let existing):
-            throw APIError.conflict(
-                "study id \(studyId) is taken: study \(existing) exists, and study ids are unique whatever their case")
-        case .created:
-            return EditedResponse(status: .created, response: DraftSaved(studyId: studyId, created: true, warnings: warnings))
-        case .updated:
-            return EditedResponse(status: .ok, response: DraftSaved(studyId: studyId, created: false, warnings: warnings))
-        }
+        let document = try await DocumentBody.decode(StudyDocument.self, named: "study document", from: request, context: context)
+        let saved = try await editing.save(document, with: access, expecting: expecting)
+        return EditedResponse(status: saved.created ? .created : .ok, response: saved)
     }
 
     @Sendable package func draft(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -31,18 +31,9 @@ package struct StudyLifecycleRoutes {
             throw APIError.notFound(
                 "no action \(actionName); one of \(LifecycleAction.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        switch try await actions.apply(action, studyId: studyId, by: admin.email, mayAnnounceToApp: admin.role == .superAdmin) {
-        case .done(let status, let frozen):
-            return StudyActionResult(studyId: studyId, status: status, version: frozen)
-        case .notFound:
-            throw APIError.notFound("no study \(studyId)")
-        case .notAllowed(let current):
-            throw APIError.conflict("a study that is \(current.rawValue) cannot be given the action \(action.rawValue)")
-        case .invalid(let problems):
-            throw DocumentBody.rejected(problems, in: "draft")
-        case .nothingToPublish:
-            throw APIError.conflict("the draft has not changed since the last published version")
-        }
+        let (status, frozen) = try await actions.apply(
+            action, studyId: studyId, by: admin.email, mayAnnounceToApp: admin.role == .superAdmin)
+        return StudyActionResult(studyId: studyId, status: status, version: frozen)
     }
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> StudyVersionList {

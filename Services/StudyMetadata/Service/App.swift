@@ -31,23 +31,27 @@ public enum StudyMetadataService: ServiceAssembly {
                 let store = AdminStore(client: environment.postgres, logger: environment.logger)
                 let authenticator = AdminTokenAuthenticator(store: store)
                 AdminSessionRoutes(
-                    store: store, authenticator: authenticator, hasher: hasher, attempts: environment.attempts,
-                    rateLimiter: environment.rateLimiter, audit: environment.audit, settings: adminSettings
+                    sessions: AdminSessions(
+                        store: store, hasher: hasher, attempts: environment.attempts, audit: environment.audit,
+                        settings: adminSettings),
+                    authenticator: authenticator, rateLimiter: environment.rateLimiter
                 ).add(to: routes.router)
                 AdminAccountRoutes(
                     store: store, authenticator: authenticator, audit: environment.audit, settings: adminSettings
                 ).add(to: routes.router)
                 let catalog = CatalogCache(timeToLive: adminSettings.catalogCacheDuration)
                 let apps = AppStore(
-                    client: environment.postgres, catalog: catalog, outbox: environment.outbox, logger: environment.logger)
-                AppRoutes(store: apps, authenticator: authenticator, audit: environment.audit).add(to: routes.router)
+                    client: environment.postgres, catalog: catalog, outbox: environment.outbox, audit: environment.audit,
+                    logger: environment.logger)
+                AppRoutes(administration: AppAdministration(apps: apps), authenticator: authenticator).add(to: routes.router)
                 PushCredentialRoutes(
                     apps: apps, internalClient: environment.internalClient, authenticator: authenticator,
                     audit: environment.audit
                 ).add(to: routes.router)
                 let studies = StudyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
-                StudyDraftRoutes(studies: studies, apps: apps, authenticator: authenticator).add(to: routes.router)
-                ActivityImportRoutes(studies: studies, authenticator: authenticator).add(to: routes.router)
+                let editing = DraftEditing(studies: studies, apps: apps)
+                StudyDraftRoutes(editing: editing, authenticator: authenticator).add(to: routes.router)
+                ActivityImportRoutes(editing: editing, authenticator: authenticator).add(to: routes.router)
                 let notifications = NotificationStore(client: environment.postgres, logger: environment.logger)
                 StudyLifecycleRoutes(
                     actions: StudyLifecycleActions(
@@ -70,11 +74,11 @@ public enum StudyMetadataService: ServiceAssembly {
                 let schemaDataURL = adminSettings.schemaDataURL ?? environment.settings.peers[.response]!
                 SchemaProtocolRoutes(published: published, dataURL: schemaDataURL).add(to: routes.router)
                 SchemaAdminRoutes(
-                    studies: studies, apps: apps, published: published, authenticator: authenticator,
+                    imports: SchemaProtocolImports(editing: editing), published: published, authenticator: authenticator,
                     protocolBase: adminSettings.schemaProtocolURL ?? environment.settings.peers[.studyMetadata]!,
                     dataBase: schemaDataURL
                 ).add(to: routes.router)
-                SageAdminRoutes(imports: AssessmentImports(studies: studies, schemas: sageSchemas), authenticator: authenticator)
+                SageAdminRoutes(imports: AssessmentImports(editing: editing, schemas: sageSchemas), authenticator: authenticator)
                     .add(to: routes.router)
                 let apiKeys = APIKeyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
                 AdminAPIKeyRoutes(keys: apiKeys, authenticator: authenticator).add(to: routes.router)

@@ -29,7 +29,8 @@ import TestSupport
 
             try await TestDatabase.withClient(url: url) { postgres, logger in
                 let store = AppStore(
-                    client: postgres, catalog: CatalogCache(), outbox: Outbox(client: postgres, logger: logger), logger: logger)
+                    client: postgres, catalog: CatalogCache(), outbox: Outbox(client: postgres, logger: logger),
+                    audit: AuditLog(client: postgres, logger: logger), logger: logger)
                 let ios = Data(credentials["ios"]!.utf8).base64EncodedString()
                 let result = try await store.authenticate(basicHeader: "Basic \(ios)")
                 #expect(result?.appId == "DEMOAPP")

@@ -20,12 +20,14 @@ package struct AppStore: Sendable {
     package let client: PostgresClient
     package let catalog: CatalogCache
     package let outbox: Outbox
+    package let audit: AuditLog
     package let logger: Logger
 
-    package init(client: PostgresClient, catalog: CatalogCache, outbox: Outbox, logger: Logger) {
+    package init(client: PostgresClient, catalog: CatalogCache, outbox: Outbox, audit: AuditLog, logger: Logger) {
         self.client = client
         self.catalog = catalog
         self.outbox = outbox
+        self.audit = audit
         self.logger = logger
     }
 
@@ -43,8 +45,9 @@ package struct AppStore: Sendable {
         case orgSpelledOtherwise(String)
     }
 
-    /// Creates the app with a fresh credential for each platform.
-    package func create(_ app: AppDefinition) async throws -> CreateOutcome {
+    /// Creates the app with a fresh credential for each platform; the audit event by `actor`
+    /// commits with it.
+    package func create(_ app: AppDefinition, by actor: String) async throws -> CreateOutcome {
         let issued = Platform.allCases.map { platform in
             IssuedCredential(platform: platform, key: Self.makeKey(appId: app.appId, platform: platform), token: Self.makeToken(platform))
         }
@@ -68,13 +71,14 @@ package struct AppStore: Sendable {
                     """, logger: logger)
             }
             try await syncToRegistration(app, revision: 1, on: connection)
+            try await audit.record(actor: actor, action: "app.created", details: ["appId": app.appId], on: connection)
             try await CatalogCache.notifyChange(on: connection, logger: logger)
             return .created(issued)
         }
     }
 
-    /// Replaces an app's definition (its id stays).
-    package func update(_ app: AppDefinition) async throws -> UpdateOutcome {
+    /// Replaces an app's definition (its id stays); the audit event by `actor` commits with it.
+    package func update(_ app: AppDefinition, by actor: String) async throws -> UpdateOutcome {
         let outcome = try await client.withTransaction(logger: logger) { connection -> UpdateOutcome in
             if let existing = try await otherOrgSpelling(app.orgId, on: connection) { return .orgSpelledOtherwise(existing) }
             let rows = try await connection.query(
@@ -87,6 +91,7 @@ package struct AppStore: Sendable {
             for try await value in rows.decode(Int64.self) { revision = value }
             guard let revision else { return .notFound }
             try await syncToRegistration(app, revision: revision, on: connection)
+            try await audit.record(actor: actor, action: "app.updated", details: ["appId": app.appId], on: connection)
             try await CatalogCache.notifyChange(on: connection, logger: logger)
             return .updated
         }

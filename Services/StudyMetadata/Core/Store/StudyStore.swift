@@ -110,36 +110,6 @@ package struct StudyStore: Sendable {
         }
     }
 
-    package enum ActivityOutcome: Sendable {
-        case saved(StudyActivity, created: Bool, warnings: [ValidationProblem], index: Int)
-        case notFound
-        case closed
-        /// Problems of the draft with the activity in it, located in the draft.
-        case invalid([ValidationProblem], index: Int)
-    }
-
-    /// Puts one activity into a study's draft (replacing the one with its id, or appending it),
-    /// validating the whole draft (`editDraft`). `make` receives the activity it replaces, if any.
-    package func saveActivity(
-        studyId: String, activityId: String, by admin: AuthenticatedAdmin,
-        make: @Sendable (StudyActivity?) -> StudyActivity
-    ) async throws -> ActivityOutcome {
-        let edited = try await editDraft(
-            studyId: studyId, by: admin, action: "study.activity_saved", details: ["activityId": activityId]
-        ) { draft in
-            let index = draft.activities.firstIndex { $0.activityId == activityId }
-            let activity = make(index.map { draft.activities[$0] })
-            if let index { draft.activities[index] = activity } else { draft.activities.append(activity) }
-            return (activity, index == nil, index ?? draft.activities.count - 1)
-        }
-        switch edited {
-        case .notFound: return .notFound
-        case .closed: return .closed
-        case .invalid(let problems, let made): return .invalid(problems, index: made.2)
-        case .saved(let warnings, let made): return .saved(made.0, created: made.1, warnings: warnings, index: made.2)
-        }
-    }
-
     package enum DraftEdit<Made: Sendable>: Sendable {
         case saved(warnings: [ValidationProblem], Made)
         case notFound

@@ -7,12 +7,11 @@ import StudyModels
 /// Applies lifecycle actions (publish, launch, pause, ...) to a study: the use case that owns
 /// the transaction; the stores it calls only run SQL on its connection.
 package struct StudyLifecycleActions: Sendable {
-    package enum Outcome: Sendable {
+    /// What the transaction found; a refusal is thrown once it has rolled back (an error thrown
+    /// inside reaches the caller wrapped in the driver's transaction error).
+    private enum Outcome: Sendable {
         case done(status: StudyStatus, frozen: StudyVersionRecord?)
-        case notFound
-        case notAllowed(current: StudyStatus)
-        case invalid([ValidationProblem])
-        case nothingToPublish
+        case refused(StudyMetadataError)
     }
 
     package let client: PostgresClient
@@ -42,27 +41,30 @@ package struct StudyLifecycleActions: Sendable {
     /// `mayAnnounceToApp`: whether the actor may address every user of the app (a super-admin).
     /// A study admin's publish or launch in a gateway app announces nothing app-wide: the study's
     /// name is text they chose, and an app's users are not theirs to message.
+    /// Refusals are `StudyMetadataError`s.
     package func apply(
         _ action: LifecycleAction, studyId: String, by actor: String, mayAnnounceToApp: Bool, now: Date = Date()
-    ) async throws -> Outcome {
+    ) async throws -> (status: StudyStatus, frozen: StudyVersionRecord?) {
         let outcome = try await client.withTransaction(logger: logger) { connection -> Outcome in
-            guard let (status, draft) = try await versions.lockDraft(studyId: studyId, on: connection) else { return .notFound }
-            guard let next = action.next(from: status) else { return .notAllowed(current: status) }
+            guard let (status, draft) = try await versions.lockDraft(studyId: studyId, on: connection) else {
+                return .refused(.noStudy(studyId))
+            }
+            guard let next = action.next(from: status) else { return .refused(.actionNotAllowed(action: action, current: status)) }
 
             var frozen: StudyVersionRecord?
             if action.freezesDraft {
                 let problems = PublishGuard.problems(draft, now: now)
-                guard problems.isEmpty else { return .invalid(problems) }
+                guard problems.isEmpty else { return .refused(.invalid(problems, subject: .draft)) }
                 let previous = try await versions.latest(studyId: studyId, on: connection)
                 let (counters, changes) = VersionCounters.next(for: draft, after: previous)
                 let history = try await StudyVersionStore.activityLabels(studyId: studyId, on: connection, logger: logger)
                 let reused = VersionCounters.reusedLabels(in: draft, counters: counters, history: history)
-                guard reused.isEmpty else { return .invalid(reused) }
+                guard reused.isEmpty else { return .refused(.invalid(reused, subject: .draft)) }
                 if previous == nil || changes.any {
                     frozen = try await versions.insertVersion(
                         studyId: studyId, document: draft, counters: counters, changes: changes, by: actor, on: connection)
                 } else if action == .publishUpdates {
-                    return .nothingToPublish
+                    return .refused(.nothingToPublish)
                 }
             }
             try await versions.setStatus(next, launching: action == .launch, studyId: studyId, on: connection)
@@ -76,8 +78,12 @@ package struct StudyLifecycleActions: Sendable {
             try await CatalogCache.notifyChange(on: connection, logger: logger)
             return Outcome.done(status: next, frozen: frozen)
         }
-        if case .done = outcome { catalog.invalidateAll() }
-        return outcome
+        switch outcome {
+        case .refused(let error): throw error
+        case .done(let status, let frozen):
+            catalog.invalidateAll()
+            return (status, frozen)
+        }
     }
 
     /// What other services and participants hear of a lifecycle action.

@@ -1,0 +1,107 @@
+import Foundation
+import StudyModels
+
+/// Why study-metadata refuses a change, said by its core without status codes. The HTTP target
+/// answers every case in one place (`StudyMetadataError+API`), whichever route met it: the same
+/// refusal reads the same from the draft editor, an activity's PUT and the imports.
+package enum StudyMetadataError: Error, Sendable, Equatable {
+    /// What the problems of an `invalid` change point into.
+    package enum Subject: Sendable, Equatable {
+        case studyDocument
+        case activity
+        case app
+        case schemaProtocol
+        case assessment
+        /// The draft a lifecycle action would freeze.
+        case draft
+        /// The draft an import made; its problems point into the study document, not the body.
+        case draftMadeFrom(String)
+    }
+
+    /// The e-mail address or the password is wrong (which, is not said), or the account is disabled.
+    case wrongCredentials
+    /// Too many failed sign-ins; the account takes none until then.
+    case locked(until: Date)
+    /// The invitation's token is unknown, used or expired.
+    case invitationInvalid
+    /// The password breaks the policy; the message says how.
+    case weakPassword(String)
+    /// Changing this study's draft needs the editor role on it.
+    case editorRequired(studyId: String)
+    case noStudy(String)
+    case noApp(String)
+    /// The study is deactivated; its draft no longer changes.
+    case closed(studyId: String)
+    /// The content has problems (each at its JSON Pointer into `subject`); nothing was saved.
+    case invalid([ValidationProblem], subject: Subject)
+    /// `If-None-Match: *` found the study already there.
+    case studyExists(studyId: String)
+    /// `If-Match` named another revision than the draft's `current` one (0: there is no study).
+    case draftChanged(studyId: String, current: Int)
+    /// Another study's id differs from this one only in case; study ids are unique whatever their case.
+    case studyIdTaken(studyId: String, existing: String)
+    /// An import found the study other than it was when the import began (created or changed by
+    /// someone else meanwhile); importing again is safe.
+    case changedMeanwhile(studyId: String)
+    /// The draft's activity of this identifier was not imported from an assessment, so an
+    /// assessment never replaces it.
+    case activityNotFromAssessment(activityId: String)
+    /// The lifecycle action does not apply to a study in this status.
+    case actionNotAllowed(action: LifecycleAction, current: StudyStatus)
+    /// `publish-updates` with a draft equal to the newest version.
+    case nothingToPublish
+    case appIdTaken(String)
+    /// Org ids are unique whatever their case; another app spells this one `existing`.
+    case orgSpelledOtherwise(orgId: String, existing: String)
+
+    /// A sentence for the person who asked; it names what to do where there is something to do.
+    package var message: String {
+        switch self {
+        case .wrongCredentials: "e-mail or password is wrong"
+        case .locked(let until): "too many failed logins; try again after \(until.formatted(.iso8601))"
+        case .invitationInvalid: "the invitation is unknown, already used or expired"
+        case .weakPassword(let problem): problem
+        case .editorRequired(let studyId): "this needs the editor role on study \(studyId)"
+        case .noStudy(let studyId): "no study \(studyId); create its draft first"
+        case .noApp(let appId): "no app \(appId)"
+        case .closed(let studyId): "study \(studyId) is deactivated; its draft can no longer change"
+        case .invalid(let problems, let subject):
+            "the \(subject.name) has \(problems.count) problem\(problems.count == 1 ? "" : "s")"
+                + (subject.pointsIntoStudyDocument ? " (located in the study document)" : "")
+        case .studyExists(let studyId): "study \(studyId) exists already (If-None-Match: * creates only)"
+        case .draftChanged(let studyId, 0):
+            "study \(studyId) does not exist, so no revision of its draft can match If-Match"
+        case .draftChanged(_, let current):
+            "the draft changed since it was read (it is at revision \(current) now); read it again and redo the change"
+        case .studyIdTaken(let studyId, let existing):
+            "study id \(studyId) is taken: study \(existing) exists, and study ids are unique whatever their case"
+        case .changedMeanwhile(let studyId): "study \(studyId) changed meanwhile; import again"
+        case .activityNotFromAssessment(let activityId):
+            "the study's activity \(activityId) was not imported from an assessment; import this one under another identifier, or remove that activity first"
+        case .actionNotAllowed(let action, let current):
+            "a study that is \(current.rawValue) cannot be given the action \(action.rawValue)"
+        case .nothingToPublish: "the draft has not changed since the last published version"
+        case .appIdTaken(let appId): "an app with id \(appId) already exists (app ids are unique whatever their case)"
+        case .orgSpelledOtherwise(let orgId, let existing):
+            "org id \(orgId) is spelled \(existing) by another app; org ids are unique whatever their case"
+        }
+    }
+}
+
+extension StudyMetadataError.Subject {
+    var name: String {
+        switch self {
+        case .studyDocument: "study document"
+        case .activity: "activity"
+        case .app: "app"
+        case .schemaProtocol: "protocol"
+        case .assessment: "assessment"
+        case .draft: "draft"
+        case .draftMadeFrom(let source): "draft made from the \(source)"
+        }
+    }
+
+    var pointsIntoStudyDocument: Bool {
+        if case .draftMadeFrom = self { true } else { false }
+    }
+}

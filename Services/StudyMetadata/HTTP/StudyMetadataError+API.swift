@@ -1,0 +1,24 @@
+import ServiceKitHTTP
+import StudyMetadataCore
+
+/// How the admin API answers each `StudyMetadataError`: 422 with every problem at its JSON
+/// Pointer for content, 412 for a draft that is not the one the save expected, 409 for a state
+/// that refuses the change, 404 and 403 as usual.
+extension StudyMetadataError: APIErrorConvertible {
+    package var apiError: APIError {
+        switch self {
+        case .wrongCredentials: .unauthenticated(message)
+        case .locked: APIError(.forbidden, code: "locked", message: message)
+        case .invitationInvalid: APIError(.gone, code: "invitation_invalid", message: message)
+        case .weakPassword: .badRequest(message, field: "password")
+        case .editorRequired: .forbidden(message)
+        case .noStudy, .noApp: .notFound(message)
+        case .invalid(let problems, _): .invalid(message, problems: problems)
+        case .studyExists: APIError(.preconditionFailed, code: "study_exists", message: message)
+        case .draftChanged: APIError(.preconditionFailed, code: "draft_changed", message: message)
+        case .closed, .studyIdTaken, .changedMeanwhile, .activityNotFromAssessment, .actionNotAllowed, .nothingToPublish,
+            .appIdTaken, .orgSpelledOtherwise:
+            .conflict(message)
+        }
+    }
+}
