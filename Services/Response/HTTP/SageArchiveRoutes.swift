@@ -44,15 +44,14 @@ package struct SageArchiveRoutes {
     }
 
     package let intake: SageArchiveIntake
-    package let uploads: SageUploadStore
-    package let maxArchiveBytes: Int
+    package let handshake: SageUploadHandshake
     /// Where phones reach this service: upload URLs start with it.
     package let publicURL: URL
+    private var maxArchiveBytes: Int { handshake.maxArchiveBytes }
 
-    package init(intake: SageArchiveIntake, uploads: SageUploadStore, maxArchiveBytes: Int, publicURL: URL) {
+    package init(intake: SageArchiveIntake, handshake: SageUploadHandshake, publicURL: URL) {
         self.intake = intake
-        self.uploads = uploads
-        self.maxArchiveBytes = maxArchiveBytes
+        self.handshake = handshake
         self.publicURL = publicURL
     }
 
@@ -76,99 +75,47 @@ package struct SageArchiveRoutes {
     }
 
     @Sendable package func openUpload(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        // The token is known before the body is read, as with every door.
         let participant = try await intake.participant(appToken: Self.bearer(request), studyId: nil)
         let upload = try await request.decode(as: UploadRequest.self, context: context)
-        guard (1...maxArchiveBytes).contains(upload.contentLength) else {
-            throw APIError.invalid("contentLength must be 1 to \(maxArchiveBytes) bytes", problems: [.init(pointer: "/contentLength", message: "out of range")])
-        }
-        guard let md5 = Data(base64Encoded: upload.contentMd5), md5.count == 16 else {
-            throw APIError.invalid("contentMd5 must be the body's MD5 in base64", problems: [.init(pointer: "/contentMd5", message: "not an MD5 in base64")])
-        }
-        guard !upload.name.isEmpty, upload.name.utf8.count <= 255, upload.contentType.utf8.count <= 100,
-            !upload.contentType.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else {
-            throw APIError.invalid("name (1 to 255 bytes) and contentType (at most 100) are required", problems: [.init(pointer: "/name", message: "required")])
-        }
-        let metadata = (upload.metadata ?? .object([:])).serialized(sortedKeys: true)
-        guard metadata.utf8.count <= 16 * 1024, !ResponseSubmission.escapesNUL(metadata) else {
-            throw APIError.invalid("metadata must be at most 16 KiB of JSON without NUL", problems: [.init(pointer: "/metadata", message: "too large")])
-        }
-        let opened = try await uploads.open(
-            studyKey: participant.studyKey, participantId: participant.id, name: upload.name, contentLength: upload.contentLength,
-            contentMD5: upload.contentMd5, contentType: upload.contentType, metadata: metadata)
-        switch opened {
-        case .tooMany:
-            throw APIError.tooManyRequests("\(SageUploadStore.maxOpenPerParticipant) uploads are open already; complete them or wait for them to expire")
-        case .opened(let id, let secret, let expires):
-            let path = "sage/v1/uploads/\(id.uuidString.lowercased())"
-            var url = publicURL.absoluteString
-            if !url.hasSuffix("/") { url += "/" }
-            let session = UploadSession(id: id.uuidString.lowercased(), url: "\(url)\(path)?secret=\(secret)", expires: expires)
-            var response = try context.responseEncoder.encode(session, from: request, context: context)
-            response.status = .created
-            return response
-        }
+        let opened = try await handshake.open(
+            .init(
+                name: upload.name, contentLength: upload.contentLength, contentMD5: upload.contentMd5,
+                contentType: upload.contentType, metadata: upload.metadata),
+            for: participant)
+        var url = publicURL.absoluteString
+        if !url.hasSuffix("/") { url += "/" }
+        let id = opened.id.uuidString.lowercased()
+        let session = UploadSession(id: id, url: "\(url)sage/v1/uploads/\(id)?secret=\(opened.secret)", expires: opened.expires)
+        var response = try context.responseEncoder.encode(session, from: request, context: context)
+        response.status = .created
+        return response
     }
 
     /// The PUT carries no Bearer token: like Bridge's pre-signed storage URL, its URL is the
     /// credential.
     @Sendable package func putUpload(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
-        guard let id = UUID(uuidString: try context.parameters.require("uploadId")),
-            let secret = request.uri.queryParameters["secret"].map(String.init), !secret.isEmpty, secret.utf8.count <= 128
-        else { throw APIError.notFound("no such upload") }
-        let session: SageUploadStore.Awaiting
-        switch try await uploads.lookup(id: id, secret: secret) {
-        case .awaiting(let found): session = found
-        case .closed(let outcome): throw Self.error(outcome)
-        }
-        // Headers that cannot fill the session are refused before its body is read.
-        if let refusal = session.refusal(contentMD5: request.headers[.contentMD5], contentType: request.headers[.contentType]) {
-            throw Self.error(refusal)
-        }
+        let session = try await handshake.awaiting(
+            uploadId: try context.parameters.require("uploadId"), secret: request.uri.queryParameters["secret"].map(String.init),
+            contentMD5: request.headers[.contentMD5], contentType: request.headers[.contentType])
         // One byte past the declared length is enough to refuse a longer body.
         let body: [UInt8]
         do {
             body = Array(buffer: try await request.body.collect(upTo: session.length + 1))
         } catch is NIOTooManyBytesError {
-            throw APIError.badRequest("the body is longer than the \(session.length) bytes the upload was requested for")
+            throw SageUploadHandshake.Refusal.bodyLongerThan(session.length)
         }
-        let outcome = try await uploads.put(body, into: session)
-        guard outcome == .stored else { throw Self.error(outcome) }
+        try await handshake.put(body, into: session)
         return .ok
     }
 
-    static func error(_ outcome: SageUploadStore.Put) -> APIError {
-        switch outcome {
-        case .stored, .unknown: APIError.notFound("no such upload")
-        case .expired: APIError(.gone, code: "expired", message: "the upload expired; request a new one")
-        case .completed: APIError.conflict("the upload is completed already")
-        case .refused(let reason): APIError.badRequest(reason)
-        }
-    }
-
     @Sendable package func completeUpload(_ request: Request, context: ServiceRequestContext) async throws -> UploadValidationStatus {
-        let sender = try await intake.admit(appToken: Self.bearer(request), studyId: nil)
-        guard let id = UUID(uuidString: try context.parameters.require("uploadId")),
-            let session = try await uploads.session(id: id, participantId: sender.participant.id)
-        else { throw APIError.notFound("no such upload") }
-        let idText = id.uuidString.lowercased()
-        if let archiveId = session.archiveId {
-            return UploadValidationStatus(id: idText, status: "succeeded", archiveId: archiveId.uuidString.lowercased())
-        }
-        guard let content = session.content else {
-            if session.expired { throw APIError(.gone, code: "expired", message: "the upload expired; request a new one") }
-            throw APIError.conflict("nothing was put to the upload's URL yet")
-        }
-        do {
-            let stored = try await intake.receive(content, contentMD5: session.contentMD5, from: sender)
-            try await uploads.complete(id: id, archiveId: stored.archiveId)
-            return UploadValidationStatus(id: idText, status: "succeeded", archiveId: stored.archiveId.uuidString.lowercased())
-        } catch SageArchiveIntake.Failure.refused(let refusal) {
-            // As Bridge answers: the call succeeded, the archive did not validate; sending the
-            // same bytes again cannot change that.
-            return UploadValidationStatus(id: idText, status: "validation_failed", messageList: refusal.problems.map {
-                "\(refusal.file.isEmpty ? "the archive" : refusal.file)\($0.pointer.isEmpty ? "" : " \($0.pointer)"): \($0.message)"
-            })
+        let id = try context.parameters.require("uploadId")
+        switch try await handshake.complete(uploadId: id, appToken: try Self.bearer(request)) {
+        case .succeeded(let archiveId):
+            return UploadValidationStatus(id: id.lowercased(), status: "succeeded", archiveId: archiveId.uuidString.lowercased())
+        case .validationFailed(let messages):
+            return UploadValidationStatus(id: id.lowercased(), status: "validation_failed", messageList: messages)
         }
     }
 
@@ -211,6 +158,23 @@ extension SageArchiveIntake.Failure: APIErrorConvertible {
                 problems: refusal.problems.map {
                     .init(pointer: $0.pointer, message: refusal.file.isEmpty ? $0.message : "\(refusal.file): \($0.message)")
                 })
+        }
+    }
+}
+
+extension SageUploadHandshake.Refusal: APIErrorConvertible {
+    package var apiError: APIError {
+        switch self {
+        case .invalidRequest(let pointer, let message): APIError.invalid(message, problems: [.init(pointer: pointer, message: message)])
+        case .tooManyOpen:
+            APIError.tooManyRequests(
+                "\(SageUploadStore.maxOpenPerParticipant) uploads are open already; complete them or wait for them to expire")
+        case .noSuchUpload: APIError.notFound("no such upload")
+        case .expired: APIError(.gone, code: "expired", message: "the upload expired; request a new one")
+        case .completed: APIError.conflict("the upload is completed already")
+        case .badPut(let reason): APIError.badRequest(reason)
+        case .bodyLongerThan(let length): APIError.badRequest("the body is longer than the \(length) bytes the upload was requested for")
+        case .nothingPut: APIError.conflict("nothing was put to the upload's URL yet")
         }
     }
 }

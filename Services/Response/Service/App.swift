@@ -121,10 +121,12 @@ public enum ResponseService: ServiceAssembly {
                 let sageArchives = SageArchiveStore(
                     client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit, stored: responsesStored,
                     pooling: settings.database.pooling, logger: environment.logger)
+                let intake = SageArchiveIntake(responses: responses, archives: sageArchives, schemas: sageSchemas)
                 SageArchiveRoutes(
-                    intake: SageArchiveIntake(responses: responses, archives: sageArchives, schemas: sageSchemas),
-                    uploads: SageUploadStore(client: postgres, logger: environment.logger),
-                    maxArchiveBytes: min(response.sageMaxArchiveBytes, settings.maxBodySize),
+                    intake: intake,
+                    handshake: SageUploadHandshake(
+                        intake: intake, uploads: SageUploadStore(client: postgres, logger: environment.logger),
+                        maxArchiveBytes: min(response.sageMaxArchiveBytes, settings.maxBodySize)),
                     publicURL: sagePublicURL
                 ).add(to: routes.router)
                 AdminSageRoutes(catalog: catalog, authenticator: authenticator, archives: sageArchives, audit: environment.audit)

@@ -111,7 +111,7 @@ import TestSupport
             let (_, body) = try await helper.send(client, .post, "/admin/v1/api-keys", token: root, body: #"{"name": "old"}"#)
             let key = try JSONDecoder.iso8601.decode(APIKeyCreated.self, from: Data(buffer: body))
             #expect(abs(key.expiresAt.timeIntervalSinceNow - 90 * 86_400) < 120, "90 days unless asked")
-            try await TestDatabase.withClient(url: url) { postgres, _ in
+            _ = try await TestDatabase.withClient(url: url) { postgres, _ in
                 try await postgres.query("UPDATE api_keys SET expires_at = now() - interval '1 second'", logger: Logger(label: "test"))
             }
             #expect(try await verify(client, key: key.key).0 == .notFound)

@@ -94,7 +94,7 @@ import TestSupport
             #expect(!stored.contains(session.token))
 
             // An expired session is refused.
-            try await TestDatabase.withClient(url: url) { client, logger in
+            _ = try await TestDatabase.withClient(url: url) { client, logger in
                 try await client.query("UPDATE admin_sessions SET expires_at = now() - interval '1 second'", logger: logger)
             }
             try await client.execute(uri: "/admin/v1/me", method: .get, headers: bearer(session.token)) {
