@@ -68,11 +68,9 @@ package struct AdminInvitationRoutes: Sendable {
         guard let wanted = try? JSONDecoder().decode(InvitationRequest.self, from: Data(buffer: body)) else {
             throw APIError.badRequest("the body must be {\"email\", \"siteId\", \"properties\"}")
         }
-        let made = try await Self.outcome {
-            try await invitations.invite(
-                [.init(line: 1, email: wanted.email, site: wanted.siteId, properties: wanted.properties ?? [:])],
-                studyId: studyId, actor: admin.email)
-        }
+        let made = try await invitations.invite(
+            [.init(line: 1, email: wanted.email, site: wanted.siteId, properties: wanted.properties ?? [:])],
+            studyId: studyId, actor: admin.email)
         guard let invitation = made.first else { throw APIError.internalError() }
         return EditedResponse(status: .created, response: invitation)
     }
@@ -94,7 +92,7 @@ package struct AdminInvitationRoutes: Sendable {
             throw APIError.badRequest("the CSV must be UTF-8 text")
         }
         let wanted = try Self.wanted(fromCSV: text)
-        let made = try await Self.outcome { try await invitations.invite(wanted, studyId: studyId, actor: admin.email) }
+        let made = try await invitations.invite(wanted, studyId: studyId, actor: admin.email)
         return EditedResponse(status: .created, response: InvitationImport(invited: made.count, invitations: made))
     }
 
@@ -102,17 +100,17 @@ package struct AdminInvitationRoutes: Sendable {
     /// with the wrong number of fields refuses the whole file, line by line.
     package static func wanted(fromCSV text: String) throws -> [Invitations.Wanted] {
         let records = CSV.records(text).filter { !($0.fields.count == 1 && $0.fields[0].trimmingCharacters(in: .whitespaces).isEmpty) }
-        guard let header = records.first else { throw refusal([.init(line: 1, field: "email", message: "the CSV is empty")]) }
+        guard let header = records.first else { throw Invitations.Failure.refused([.init(line: 1, field: "email", message: "the CSV is empty")]) }
         let columns = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
         let lowered = columns.map { $0.lowercased() }
         guard let emailColumn = lowered.firstIndex(of: "email") else {
-            throw refusal([.init(line: header.line, field: "email", message: "the header line has no email column")])
+            throw Invitations.Failure.refused([.init(line: header.line, field: "email", message: "the header line has no email column")])
         }
         if let repeated = lowered.enumerated().first(where: { index, name in lowered.firstIndex(of: name) != index }) {
-            throw refusal([.init(line: header.line, field: columns[repeated.offset], message: "column \(columns[repeated.offset]) appears twice")])
+            throw Invitations.Failure.refused([.init(line: header.line, field: columns[repeated.offset], message: "column \(columns[repeated.offset]) appears twice")])
         }
         if let blank = columns.firstIndex(where: \.isEmpty) {
-            throw refusal([.init(line: header.line, field: "", message: "column \(blank + 1) has no name")])
+            throw Invitations.Failure.refused([.init(line: header.line, field: "", message: "column \(blank + 1) has no name")])
         }
         let siteColumn = lowered.firstIndex(of: "site")
         var wanted: [Invitations.Wanted] = []
@@ -131,7 +129,7 @@ package struct AdminInvitationRoutes: Sendable {
                 line: record.line, email: record.fields[emailColumn], site: siteColumn.map { record.fields[$0] },
                 properties: properties))
         }
-        guard problems.isEmpty else { throw refusal(problems) }
+        guard problems.isEmpty else { throw Invitations.Failure.refused(problems) }
         return wanted
     }
 
@@ -144,33 +142,7 @@ package struct AdminInvitationRoutes: Sendable {
         guard let id = UUID(uuidString: try context.parameters.require("invitationId")) else {
             throw APIError.notFound("study \(studyId) has no such invitation")
         }
-        return try await Self.outcome { try await action(id, studyId, admin.email) }
-    }
-
-    /// Runs a use case, answering its failures as the admin API does.
-    static func outcome<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let failure as Invitations.Failure {
-            switch failure {
-            case .refused(let problems): throw refusal(problems)
-            case .unknownStudy: throw APIError.notFound("study-metadata has no published study by that id")
-            case .unavailable:
-                throw APIError.unavailable("study-metadata or the response service cannot be reached now; nothing was changed")
-            case .notFound: throw APIError.notFound("the study has no such invitation")
-            case .notOpen(let state): throw APIError.conflict("the invitation is \(state): only an open one can be resent or revoked")
-            case .mailLimit(let why): throw APIError.tooManyRequests("\(why); nothing was sent")
-            }
-        }
-    }
-
-    static func refusal(_ problems: [InvitationImport.Problem]) -> APIError {
-        let describe = { (problem: InvitationImport.Problem) in problem.line > 0 ? "line \(problem.line): \(problem.message)" : problem.message }
-        return APIError.invalid(
-            problems.count == 1 ? describe(problems[0]) : "\(problems.count) lines cannot be used; nobody was invited",
-            problems: problems.prefix(1000).map {
-                AdminErrorBody.Problem(pointer: "/lines/\($0.line)/\($0.field)", message: describe($0))
-            })
+        return try await action(id, studyId, admin.email)
     }
 }
 

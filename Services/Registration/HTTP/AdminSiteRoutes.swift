@@ -33,25 +33,17 @@ package struct AdminSiteRoutes: Sendable {
         let studyId = try context.parameters.require("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
         let wanted = try await Self.site(request, creating: true)
-        return EditedResponse(status: .created, response: try Self.answer(try await sites.create(studyId: studyId, wanted, actor: admin.email)))
+        return EditedResponse(status: .created, response: try await sites.create(studyId: studyId, wanted, actor: admin.email))
     }
 
     @Sendable package func update(_ request: Request, context: ServiceRequestContext) async throws -> Site {
         let studyId = try context.parameters.require("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
         guard let siteId = UUID(uuidString: try context.parameters.require("siteId")) else {
-            throw APIError.notFound("study \(studyId) has no such site")
+            throw RegistrationAdminError.noSite
         }
         let wanted = try await Self.site(request, creating: false)
-        return try Self.answer(try await sites.update(studyId: studyId, siteId: siteId, wanted, actor: admin.email))
-    }
-
-    static func answer(_ outcome: SiteStore.Outcome) throws -> Site {
-        switch outcome {
-        case .saved(let site): return site
-        case .nameTaken: throw APIError.conflict("the study has another site by that name")
-        case .notFound: throw APIError.notFound("the study has no such site")
-        }
+        return try await sites.update(studyId: studyId, siteId: siteId, wanted, actor: admin.email)
     }
 
     /// The body, checked: a name of 1 to 100 characters, a location of at most 200, a positive

@@ -68,7 +68,7 @@ package struct AppAccountAdminRoutes: Sendable {
     @Sendable package func show(_ request: Request, context: ServiceRequestContext) async throws -> AppUserList.User {
         let admin = try await superAdmin(request, context)
         let (appId, userId) = try Self.account(context)
-        guard let user = try await users.user(appId: appId, userId: userId) else { throw Self.notFound(appId) }
+        guard let user = try await users.user(appId: appId, userId: userId) else { throw RegistrationAdminError.noAccount(appId: appId) }
         try await audit.record(
             actor: admin.email, action: "app_users.identities_read",
             details: ["appId": appId, "count": "1", "userId": userId.uuidString.lowercased()])
@@ -81,13 +81,12 @@ package struct AppAccountAdminRoutes: Sendable {
     private func change(_ request: Request, _ context: ServiceRequestContext, to change: Change) async throws -> AppUserList.User {
         let admin = try await superAdmin(request, context)
         let (appId, userId) = try Self.account(context)
-        let outcome =
-            switch change {
-            case .disable: try await administration.setDisabled(true, userId: userId, appId: appId, actor: admin.email)
-            case .enable: try await administration.setDisabled(false, userId: userId, appId: appId, actor: admin.email)
-            case .unlock: try await administration.unlock(userId: userId, appId: appId, actor: admin.email)
-            }
-        guard outcome != .notFound, let user = try await users.user(appId: appId, userId: userId) else { throw Self.notFound(appId) }
+        switch change {
+        case .disable: try await administration.setDisabled(true, userId: userId, appId: appId, actor: admin.email)
+        case .enable: try await administration.setDisabled(false, userId: userId, appId: appId, actor: admin.email)
+        case .unlock: try await administration.unlock(userId: userId, appId: appId, actor: admin.email)
+        }
+        guard let user = try await users.user(appId: appId, userId: userId) else { throw RegistrationAdminError.noAccount(appId: appId) }
         return user
     }
 
@@ -99,19 +98,13 @@ package struct AppAccountAdminRoutes: Sendable {
         guard try await rateLimiter.allow("admin.verification_email", from: userId.uuidString, limit: Self.resendsPerMinute) else {
             throw APIError.tooManyRequests("a verification e-mail was just sent to this account; try again in a minute")
         }
-        switch try await administration.resendVerification(userId: userId, appId: appId, actor: admin.email) {
-        case .done: return EditedResponse(status: .accepted, response: Sent(sent: true))
-        case .alreadyVerified: throw APIError.conflict("the account has already confirmed its e-mail address")
-        case .disabled: throw APIError.conflict("the account is disabled: enable it first")
-        case .notFound, .unchanged: throw Self.notFound(appId)
-        }
+        try await administration.resendVerification(userId: userId, appId: appId, actor: admin.email)
+        return EditedResponse(status: .accepted, response: Sent(sent: true))
     }
-
-    static func notFound(_ appId: String) -> APIError { APIError.notFound("app \(appId) has no such account") }
 
     static func account(_ context: ServiceRequestContext) throws -> (appId: String, userId: UUID) {
         let appId = try context.parameters.require("appId")
-        guard let userId = UUID(uuidString: try context.parameters.require("userId")) else { throw notFound(appId) }
+        guard let userId = UUID(uuidString: try context.parameters.require("userId")) else { throw RegistrationAdminError.noAccount(appId: appId) }
         return (appId, userId)
     }
 

@@ -67,14 +67,10 @@ package struct ConsentRoutes {
         guard let standing, standing.appId == session.appId, standing.status != .deactivated, standing.status != .preLaunch else {
             throw RegistrationError.invalid("This study is not available.")
         }
-        switch try await consents.record(
+        try await consents.record(
             userId: session.userId, appId: session.appId, studyId: studyId, version: version, status: status,
             eligibility: call.bool("eligibility"), sharing: sharing, pdf: pdf)
-        {
-        case .recorded: return RegistrationSuccess()
-        case .notVerified: throw RegistrationError.notVerified
-        case .tooMany: throw RegistrationError.invalid("Too many consent documents for this study.")
-        }
+        return RegistrationSuccess()
     }
 
     /// The requested consent version, or the newest when `consentVersion` is empty (as the apps send it).

@@ -31,11 +31,8 @@ package struct LeavingRoutes {
         let call = try await UserRegCall.read(request, context: context)
         let session = try await authenticator.authenticate(call)
         let studyId = try call.required("studyId")
-        switch try await states.withdraw(userId: session.userId, studyId: studyId, deleteData: call.bool("deleteData") ?? false) {
-        case .withdrawn: return RegistrationSuccess()
-        case .alreadyWithdrawn: throw RegistrationError.invalid("You are already Withdrawn from study")
-        case .notJoined: throw RegistrationError.invalid("You have not joined this study.")
-        }
+        try await states.withdraw(userId: session.userId, studyId: studyId, deleteData: call.bool("deleteData") ?? false)
+        return RegistrationSuccess()
     }
 
     @Sendable package func deactivate(_ request: Request, context: ServiceRequestContext) async throws -> RegistrationSuccess {

@@ -93,23 +93,20 @@ package enum WireTime {
 }
 
 extension StudyStateStore {
-    package enum WithdrawOutcome: Sendable {
-        case withdrawn
-        case alreadyWithdrawn
-        case notJoined
-    }
-
     /// Leaves a study: status `Withdrawn`; with `deleteData`, the activity states and the link to the
-    /// response service's participant go too.
-    package func withdraw(userId: UUID, studyId: String, deleteData: Bool) async throws -> WithdrawOutcome {
-        try await client.withTransaction(logger: logger) { connection -> WithdrawOutcome in
+    /// response service's participant go too. A participant who never joined, or left already, is
+    /// refused with the original server's words (`RegistrationError.invalid`).
+    package func withdraw(userId: UUID, studyId: String, deleteData: Bool) async throws {
+        // The refusal is thrown once the transaction has ended: one thrown inside would reach the
+        // caller wrapped in the driver's transaction error.
+        let refusal = try await client.withTransaction(logger: logger) { connection -> RegistrationError? in
             let rows = try await connection.query(
                 "SELECT status FROM participant_studies WHERE user_id = \(userId) AND study_id = \(studyId) FOR UPDATE",
                 logger: logger)
             var status: String?
             for try await value in rows.decode(String.self) { status = value }
-            guard let status else { return .notJoined }
-            if status == "Withdrawn" { return .alreadyWithdrawn }
+            guard let status else { return .invalid("You have not joined this study.") }
+            if status == "Withdrawn" { return .invalid("You are already Withdrawn from study") }
             try await connection.query(
                 """
                 UPDATE participant_studies SET status = 'Withdrawn', updated_at = now(), withdrawn_at = now(),
@@ -124,8 +121,9 @@ extension StudyStateStore {
             try await audit.record(
                 actor: userId.uuidString.lowercased(), action: "participant.withdrew", studyId: studyId,
                 details: ["from": status, "deleteData": String(deleteData)], on: connection)
-            return .withdrawn
+            return nil
         }
+        if let refusal { throw refusal }
     }
 
     /// Closes the account: the listed studies are withdrawn for the record, then the participant,

@@ -26,12 +26,19 @@ package struct ConsentStore: Sendable {
         self.logger = logger
     }
 
-    package enum Outcome: Sendable, Equatable {
-        case recorded
+    /// Why a document is not stored.
+    enum Refusal: Sendable, Equatable {
         /// The account has not verified its e-mail address: it may not store documents yet.
         case notVerified
         /// The participant already has `maxPerStudy` documents for this study.
         case tooMany
+
+        var error: RegistrationError {
+            switch self {
+            case .notVerified: .notVerified
+            case .tooMany: .invalid("Too many consent documents for this study.")
+            }
+        }
     }
 
     /// Consent documents (records with a PDF) one participant may keep per study: a study asks
@@ -41,16 +48,17 @@ package struct ConsentStore: Sendable {
     /// Stores the PDF (when given) first, then the record with its hash, with the audit event.
     /// The account row is locked while the documents are counted, so concurrent uploads cannot
     /// pass the limit together; a PDF stored for an upload that is then refused is removed.
+    /// Refusals are `RegistrationError`s, thrown once the transaction has ended.
     package func record(
         userId: UUID, appId: String, studyId: String, version: String, status: String, eligibility: Bool?, sharing: String,
         pdf: Data?
-    ) async throws -> Outcome {
+    ) async throws {
         // A cheap check before the file is written; the locked one below decides.
-        if let refusal = try await refusal(userId: userId, studyId: studyId, on: nil) { return refusal }
+        if let refusal = try await refusal(userId: userId, studyId: studyId, on: nil) { throw refusal.error }
         var key: String?
         if let pdf { key = try await storage.store(pdf) }
         let digest = pdf.map { SHA256.hash(data: $0).hexString }
-        let outcome = try await client.withTransaction(logger: logger) { connection -> Outcome in
+        let refused = try await client.withTransaction(logger: logger) { connection -> Refusal? in
             if let refusal = try await refusal(userId: userId, studyId: studyId, on: connection) { return refusal }
             try await connection.query(
                 """
@@ -64,15 +72,17 @@ package struct ConsentStore: Sendable {
             try await audit.record(
                 actor: userId.uuidString.lowercased(), action: "participant.consent", studyId: studyId, details: details,
                 on: connection)
-            return .recorded
+            return nil
         }
-        if outcome != .recorded, let key { try? await storage.remove(key) }
-        return outcome
+        if let refused {
+            if let key { try? await storage.remove(key) }
+            throw refused.error
+        }
     }
 
     /// Why the participant may not store another document for the study, if they may not. With a
     /// connection, the account row is locked for the rest of its transaction.
-    private func refusal(userId: UUID, studyId: String, on connection: PostgresConnection?) async throws -> Outcome? {
+    private func refusal(userId: UUID, studyId: String, on connection: PostgresConnection?) async throws -> Refusal? {
         let query: PostgresQuery = """
             SELECT p.verified,
                    (SELECT count(*)::int FROM consent_records c

@@ -6,13 +6,6 @@ import StudyModels
 
 /// A study's sites, with their invitations and participants counted.
 package struct SiteStore: Sendable {
-    package enum Outcome: Sendable, Equatable {
-        case saved(Site)
-        /// Another site of the study has that name (compared without case).
-        case nameTaken
-        case notFound
-    }
-
     /// What an invitation needs of a site.
     package struct Reference: Sendable, Equatable {
         package var id: UUID
@@ -82,7 +75,8 @@ package struct SiteStore: Sendable {
         return SiteList(sites: sites, study: study)
     }
 
-    package func create(studyId: String, _ request: SiteRequest, actor: String) async throws -> Outcome {
+    /// Refusals are `RegistrationAdminError`s.
+    package func create(studyId: String, _ request: SiteRequest, actor: String) async throws -> Site {
         let id = UUID()
         do {
             try await client.withTransaction(logger: logger) { connection in
@@ -96,14 +90,15 @@ package struct SiteStore: Sendable {
                     details: ["siteId": id.uuidString.lowercased(), "name": request.name], on: connection)
             }
         } catch where PostgresErrors.isUniqueViolation(error) {
-            return .nameTaken
+            throw RegistrationAdminError.siteNameTaken
         }
-        return try await site(studyId: studyId, siteId: id).map(Outcome.saved) ?? .notFound
+        guard let site = try await site(studyId: studyId, siteId: id) else { throw RegistrationAdminError.noSite }
+        return site
     }
 
     /// Changes the name, location and target; `decommissioned` (when given) takes the site out of
     /// use or puts it back.
-    package func update(studyId: String, siteId: UUID, _ request: SiteRequest, actor: String) async throws -> Outcome {
+    package func update(studyId: String, siteId: UUID, _ request: SiteRequest, actor: String) async throws -> Site {
         let updated: Bool
         do {
             updated = try await client.withTransaction(logger: logger) { connection -> Bool in
@@ -125,10 +120,10 @@ package struct SiteStore: Sendable {
                 return true
             }
         } catch where PostgresErrors.isUniqueViolation(error) {
-            return .nameTaken
+            throw RegistrationAdminError.siteNameTaken
         }
-        guard updated, let site = try await site(studyId: studyId, siteId: siteId) else { return .notFound }
-        return .saved(site)
+        guard updated, let site = try await site(studyId: studyId, siteId: siteId) else { throw RegistrationAdminError.noSite }
+        return site
     }
 
     package func site(studyId: String, siteId: UUID) async throws -> Site? {
