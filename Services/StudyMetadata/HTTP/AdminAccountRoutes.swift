@@ -18,16 +18,13 @@ package struct AdminAccountRoutes {
         package var role: StudyRole
     }
 
-    package let store: AdminStore
+    package let teams: AdminTeams
     package let authenticator: AdminTokenAuthenticator
-    package let audit: AuditLog
-    package let settings: AdminSettings
+    private var store: AdminStore { teams.store }
 
-    package init(store: AdminStore, authenticator: AdminTokenAuthenticator, audit: AuditLog, settings: AdminSettings) {
-        self.store = store
+    package init(teams: AdminTeams, authenticator: AdminTokenAuthenticator) {
+        self.teams = teams
         self.authenticator = authenticator
-        self.audit = audit
-        self.settings = settings
     }
 
     package func add(to router: Router<ServiceRequestContext>) {
@@ -43,18 +40,8 @@ package struct AdminAccountRoutes {
     @Sendable package func invite(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<AdminInvited> {
         let admin = try await authenticator.requireSuperAdmin(request)
         let body = try await JSONBody.decode(AdminInvite.self, from: request, context: context)
-        guard EmailAddress.isPlausible(body.email) else { throw APIError.badRequest("not an e-mail address", field: "email") }
-        let role = body.role ?? .admin
-        guard let id = try await store.createAdmin(email: body.email, role: role, passwordHash: nil) else {
-            throw APIError.conflict("an admin with this e-mail already exists")
-        }
-        let token = SecureToken.generate()
-        let expiresAt = Date().addingTimeInterval(TimeInterval(settings.invitationDuration.components.seconds))
-        try await store.createInvitation(adminId: id, tokenHash: SecureToken.hash(token), expiresAt: expiresAt)
-        try await audit.record(actor: admin.email, action: "admin.invited", details: ["email": body.email, "role": role.rawValue])
-        return EditedResponse(
-            status: .created,
-            response: AdminInvited(id: id, email: body.email, role: role, invitation: .init(token: token, expiresAt: expiresAt)))
+        let invited = try await teams.invite(email: body.email, role: body.role ?? .admin, by: admin.email)
+        return EditedResponse(status: .created, response: invited)
     }
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AdminAccountList {
@@ -75,15 +62,7 @@ package struct AdminAccountRoutes {
         let studyId = try context.parameters.require("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let body = try await JSONBody.decode(StudyTeamGrant.self, from: request, context: context)
-        guard let adminId = try await store.adminId(email: body.email) else {
-            throw APIError.notFound("no admin account has the e-mail \(body.email); a super-admin invites admins")
-        }
-        guard try await store.grant(adminId: adminId, studyId: studyId, role: body.role) else {
-            throw APIError.notFound("no study \(studyId)")
-        }
-        try await audit.record(
-            actor: admin.email, action: "study.role_granted", studyId: studyId,
-            details: ["adminId": adminId.uuidString, "role": body.role.rawValue])
+        let adminId = try await teams.grant(body.role, on: studyId, to: .email(body.email), by: admin.email)
         return Granted(adminId: adminId, studyId: studyId, role: body.role)
     }
 
@@ -92,13 +71,7 @@ package struct AdminAccountRoutes {
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let adminId = try context.parameters.require("adminId", as: UUID.self)
         let body = try await JSONBody.decode(GrantRequest.self, from: request, context: context)
-        guard try await store.exists(adminId: adminId) else { throw APIError.notFound("no admin \(adminId)") }
-        guard try await store.grant(adminId: adminId, studyId: studyId, role: body.role) else {
-            throw APIError.notFound("no study \(studyId)")
-        }
-        try await audit.record(
-            actor: admin.email, action: "study.role_granted", studyId: studyId,
-            details: ["adminId": adminId.uuidString, "role": body.role.rawValue])
+        try await teams.grant(body.role, on: studyId, to: .id(adminId), by: admin.email)
         return Granted(adminId: adminId, studyId: studyId, role: body.role)
     }
 
@@ -106,11 +79,7 @@ package struct AdminAccountRoutes {
         let studyId = try context.parameters.require("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let adminId = try context.parameters.require("adminId", as: UUID.self)
-        guard try await store.revoke(adminId: adminId, studyId: studyId) else {
-            throw APIError.notFound("admin \(adminId) has no role on \(studyId)")
-        }
-        try await audit.record(
-            actor: admin.email, action: "study.role_revoked", studyId: studyId, details: ["adminId": adminId.uuidString])
+        try await teams.revoke(adminId: adminId, on: studyId, by: admin.email)
         return .noContent
     }
 
@@ -125,6 +94,6 @@ package struct AdminAccountRoutes {
         guard let limit = request.uri.formParameters["limit"].map({ Int(String($0)) }) ?? 100, (1...1000).contains(limit) else {
             throw APIError.badRequest("limit must be 1 to 1000", field: "limit")
         }
-        return AuditLog.EventList(events: try await audit.list(studyId: studyId, limit: limit))
+        return AuditLog.EventList(events: try await teams.audit.list(studyId: studyId, limit: limit))
     }
 }

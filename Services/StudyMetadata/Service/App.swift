@@ -37,7 +37,7 @@ public enum StudyMetadataService: ServiceAssembly {
                     authenticator: authenticator, rateLimiter: environment.rateLimiter
                 ).add(to: routes.router)
                 AdminAccountRoutes(
-                    store: store, authenticator: authenticator, audit: environment.audit, settings: adminSettings
+                    teams: AdminTeams(store: store, audit: environment.audit, settings: adminSettings), authenticator: authenticator
                 ).add(to: routes.router)
                 let catalog = CatalogCache(timeToLive: adminSettings.catalogCacheDuration)
                 let apps = AppStore(

@@ -15,6 +15,11 @@ import Testing
             (.locked(until: Date(timeIntervalSince1970: 0)), 403, "locked"),
             (.invitationInvalid, 410, "invitation_invalid"),
             (.weakPassword("too short"), 400, "invalid_request"),
+            (.notAnEmailAddress, 400, "invalid_request"),
+            (.adminExists, 409, "conflict"),
+            (.noAdmin("a"), 404, "not_found"),
+            (.noAdminWithEmail("a@example.org"), 404, "not_found"),
+            (.noRole(adminId: "a", studyId: "S"), 404, "not_found"),
             (.editorRequired(studyId: "S"), 403, "forbidden"),
             (.noStudy("S"), 404, "not_found"),
             (.noApp("A"), 404, "not_found"),
@@ -30,7 +35,7 @@ import Testing
             (.appIdTaken("A"), 409, "conflict"),
             (.orgSpelledOtherwise(orgId: "org", existing: "ORG"), 409, "conflict"),
         ]
-        #expect(cases.count == 18)
+        #expect(cases.count == 23)
         for (error, status, code) in cases {
             #expect(error.apiError.status.code == status, "\(error)")
             #expect(error.apiError.code == code, "\(error)")

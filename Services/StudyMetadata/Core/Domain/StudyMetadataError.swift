@@ -26,6 +26,12 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
     case invitationInvalid
     /// The password breaks the policy; the message says how.
     case weakPassword(String)
+    case notAnEmailAddress
+    /// An admin account has this e-mail address already.
+    case adminExists
+    case noAdmin(String)
+    case noAdminWithEmail(String)
+    case noRole(adminId: String, studyId: String)
     /// Changing this study's draft needs the editor role on it.
     case editorRequired(studyId: String)
     case noStudy(String)
@@ -61,6 +67,11 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
         case .locked(let until): "too many failed logins; try again after \(until.formatted(.iso8601))"
         case .invitationInvalid: "the invitation is unknown, already used or expired"
         case .weakPassword(let problem): problem
+        case .notAnEmailAddress: "not an e-mail address"
+        case .adminExists: "an admin with this e-mail already exists"
+        case .noAdmin(let adminId): "no admin \(adminId)"
+        case .noAdminWithEmail(let email): "no admin account has the e-mail \(email); a super-admin invites admins"
+        case .noRole(let adminId, let studyId): "admin \(adminId) has no role on \(studyId)"
         case .editorRequired(let studyId): "this needs the editor role on study \(studyId)"
         case .noStudy(let studyId): "no study \(studyId); create its draft first"
         case .noApp(let appId): "no app \(appId)"
