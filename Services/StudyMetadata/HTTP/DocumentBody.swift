@@ -32,7 +32,3 @@ extension APIError {
         .invalid(message, problems: problems.map { AdminErrorBody.Problem(pointer: $0.pointer, message: $0.message) })
     }
 }
-
-extension StudyVersionNotFound: APIErrorConvertible {
-    package var apiError: APIError { .notFound("study \(studyId) has no version \(version)") }
-}

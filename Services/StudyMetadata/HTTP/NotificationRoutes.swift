@@ -56,7 +56,7 @@ package struct NotificationRoutes {
             }
         }
         guard problems.isEmpty else { throw DocumentBody.rejected(problems, in: "announcement") }
-        guard try await apps.app(id: appId) != nil else { throw APIError.notFound("no app \(appId)") }
+        guard try await apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
         guard let record = try await notifications.announce(
             appId: appId, notificationId: notificationId, title: body.title, message: body.text, at: due,
             by: admin.email, audit: audit)
@@ -67,7 +67,7 @@ package struct NotificationRoutes {
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AppNotificationList {
         _ = try await authenticator.authenticate(request)
         let appId = try context.parameters.require("appId")
-        guard try await apps.app(id: appId) != nil else { throw APIError.notFound("no app \(appId)") }
+        guard try await apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
         return AppNotificationList(notifications: try await notifications.list(appId: appId))
     }
 

@@ -61,7 +61,7 @@ package struct PushCredentialRoutes {
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> PushCredentialList {
         _ = try await authenticator.authenticate(request)
         let appId = try context.parameters.require("appId")
-        guard try await apps.app(id: appId) != nil else { throw APIError.notFound("no app \(appId)") }
+        guard try await apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
         let response = try await relay(.GET, path: InternalPaths.pushCredentialList(appId: appId), context)
         guard response.status.code == 200 else { throw Self.peerFailed("answered \(response.status.code)") }
         return try Self.decoder.decode(PushCredentialList.self, from: Data(buffer: response.body))
@@ -87,7 +87,7 @@ package struct PushCredentialRoutes {
         guard let platform = Platform(rawValue: try context.parameters.require("platform")) else {
             throw APIError.notFound("the platform is ios or android")
         }
-        guard try await apps.app(id: appId) != nil else { throw APIError.notFound("no app \(appId)") }
+        guard try await apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
         return (appId, platform)
     }
 

@@ -15,7 +15,7 @@ extension StudyMetadataError: APIErrorConvertible {
         case .noAdmin, .noAdminWithEmail, .noRole: .notFound(message)
         case .adminExists: .conflict(message)
         case .editorRequired: .forbidden(message)
-        case .noStudy, .noApp: .notFound(message)
+        case .noStudy, .noApp, .noVersion: .notFound(message)
         case .invalid(let problems, _): .invalid(message, problems: problems)
         case .studyExists: APIError(.preconditionFailed, code: "study_exists", message: message)
         case .draftChanged: APIError(.preconditionFailed, code: "draft_changed", message: message)

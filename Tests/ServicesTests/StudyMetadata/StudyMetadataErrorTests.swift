@@ -23,6 +23,7 @@ import Testing
             (.editorRequired(studyId: "S"), 403, "forbidden"),
             (.noStudy("S"), 404, "not_found"),
             (.noApp("A"), 404, "not_found"),
+            (.noVersion(studyId: "S", version: 2), 404, "not_found"),
             (.invalid([problem], subject: .studyDocument), 422, "validation_failed"),
             (.studyExists(studyId: "S"), 412, "study_exists"),
             (.draftChanged(studyId: "S", current: 4), 412, "draft_changed"),
@@ -35,7 +36,7 @@ import Testing
             (.appIdTaken("A"), 409, "conflict"),
             (.orgSpelledOtherwise(orgId: "org", existing: "ORG"), 409, "conflict"),
         ]
-        #expect(cases.count == 23)
+        #expect(cases.count == 24)
         for (error, status, code) in cases {
             #expect(error.apiError.status.code == status, "\(error)")
             #expect(error.apiError.code == code, "\(error)")

@@ -36,6 +36,7 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
     case editorRequired(studyId: String)
     case noStudy(String)
     case noApp(String)
+    case noVersion(studyId: String, version: Int)
     /// The study is deactivated; its draft no longer changes.
     case closed(studyId: String)
     /// The content has problems (each at its JSON Pointer into `subject`); nothing was saved.
@@ -75,6 +76,7 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
         case .editorRequired(let studyId): "this needs the editor role on study \(studyId)"
         case .noStudy(let studyId): "no study \(studyId); create its draft first"
         case .noApp(let appId): "no app \(appId)"
+        case .noVersion(let studyId, let version): "study \(studyId) has no version \(version)"
         case .closed(let studyId): "study \(studyId) is deactivated; its draft can no longer change"
         case .invalid(let problems, let subject):
             "the \(subject.name) has \(problems.count) problem\(problems.count == 1 ? "" : "s")"

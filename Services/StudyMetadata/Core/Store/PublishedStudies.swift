@@ -142,7 +142,7 @@ package struct PublishedStudies: Sendable {
             cache.put(studyId, version, document)
             return document
         }
-        throw StudyVersionNotFound(studyId: studyId, version: version)
+        throw StudyMetadataError.noVersion(studyId: studyId, version: version)
     }
 
     /// The newest study version holding the design the apps call version `label` of `activityId`,
@@ -235,12 +235,6 @@ package final class DocumentCache: Sendable {
     package func put(_ studyId: String, _ version: Int, _ document: StudyDocument) {
         entries.withLock { $0[Key(studyId: studyId, version: version)] = document }
     }
-}
-
-/// A study version that was asked for and does not exist.
-package struct StudyVersionNotFound: Error, Sendable {
-    package let studyId: String
-    package let version: Int
 }
 
 extension PublishedStudies {
