@@ -10,10 +10,10 @@ import StudyModels
 /// own, `DELETE .../{id}` revokes one. Every admin manages their own keys and nobody else's; a key
 /// reads only what its admin may read. Signed in with a session token: a key cannot make keys.
 package struct AdminAPIKeyRoutes {
-    package let keys: APIKeyStore
+    package let keys: APIKeys
     package let authenticator: AdminTokenAuthenticator
 
-    package init(keys: APIKeyStore, authenticator: AdminTokenAuthenticator) {
+    package init(keys: APIKeys, authenticator: AdminTokenAuthenticator) {
         self.keys = keys
         self.authenticator = authenticator
     }
@@ -27,33 +27,17 @@ package struct AdminAPIKeyRoutes {
     @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<APIKeyCreated> {
         let admin = try await authenticator.authenticate(request)
         let body = try await JSONBody.decode(APIKeyRequest.self, from: request, context: context)
-        let name = TextRules.singleLineField(body.name, maximum: 100)
-        var problems: [AdminErrorBody.Problem] = []
-        if name == nil {
-            problems.append(.init(pointer: "/name", message: "Give the key a name of 1 to 100 characters on one line."))
-        }
-        let days = body.expiresInDays ?? APIKeyStore.defaultDays
-        if !(1...APIKeyStore.maximumDays).contains(days) {
-            problems.append(.init(pointer: "/expiresInDays", message: "A key lives 1 to \(APIKeyStore.maximumDays) days."))
-        }
-        guard let name, problems.isEmpty else { throw APIError.invalid(problems[0].message, problems: problems) }
-        do {
-            return EditedResponse(status: .created, response: try await keys.create(for: admin, name: name, days: days))
-        } catch APIKeyStore.Refusal.tooMany {
-            throw APIError.conflict("You have \(APIKeyStore.maximumLive) live keys; revoke one you no longer use first.")
-        }
+        return EditedResponse(status: .created, response: try await keys.create(for: admin, name: body.name, days: body.expiresInDays))
     }
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> APIKeyList {
         let admin = try await authenticator.authenticate(request)
-        return APIKeyList(keys: try await keys.list(adminId: admin.id))
+        return APIKeyList(keys: try await keys.store.list(adminId: admin.id))
     }
 
     @Sendable package func revoke(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let admin = try await authenticator.authenticate(request)
-        guard let id = UUID(uuidString: try context.parameters.require("keyId")), try await keys.revoke(id, of: admin) else {
-            throw APIError.notFound("You have no API key with that id.")
-        }
+        try await keys.revoke(try context.parameters.require("keyId"), of: admin)
         return Response(status: .noContent)
     }
 }

@@ -62,8 +62,8 @@ public enum StudyMetadataService: ServiceAssembly {
                     authenticator: authenticator
                 ).add(to: routes.router)
                 NotificationRoutes(
-                    notifications: notifications, apps: apps, outbox: environment.outbox, authenticator: authenticator,
-                    audit: environment.audit
+                    announcements: Announcements(notifications: notifications, apps: apps, audit: environment.audit),
+                    outbox: environment.outbox, authenticator: authenticator
                 ).add(to: routes.router)
                 let published = PublishedStudies(client: environment.postgres, catalog: catalog, logger: environment.logger)
                 WCPRoutes(
@@ -81,7 +81,7 @@ public enum StudyMetadataService: ServiceAssembly {
                 SageAdminRoutes(imports: AssessmentImports(editing: editing, schemas: sageSchemas), authenticator: authenticator)
                     .add(to: routes.router)
                 let apiKeys = APIKeyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
-                AdminAPIKeyRoutes(keys: apiKeys, authenticator: authenticator).add(to: routes.router)
+                AdminAPIKeyRoutes(keys: APIKeys(store: apiKeys), authenticator: authenticator).add(to: routes.router)
                 InternalAdminRoutes(store: store, keys: apiKeys).add(to: routes.internalGroup)
                 catalog.listen(through: environment.changes)
                 // Due notifications go to the registration service within seconds of their time:

@@ -17,6 +17,9 @@ import Testing
             (.weakPassword("too short"), 400, "invalid_request"),
             (.notAnEmailAddress, 400, "invalid_request"),
             (.adminExists, 409, "conflict"),
+            (.notificationExists(appId: "A", notificationId: "n"), 409, "conflict"),
+            (.tooManyKeys, 409, "conflict"),
+            (.noKey, 404, "not_found"),
             (.noAdmin("a"), 404, "not_found"),
             (.noAdminWithEmail("a@example.org"), 404, "not_found"),
             (.noRole(adminId: "a", studyId: "S"), 404, "not_found"),
@@ -36,7 +39,7 @@ import Testing
             (.appIdTaken("A"), 409, "conflict"),
             (.orgSpelledOtherwise(orgId: "org", existing: "ORG"), 409, "conflict"),
         ]
-        #expect(cases.count == 24)
+        #expect(cases.count == 27)
         for (error, status, code) in cases {
             #expect(error.apiError.status.code == status, "\(error)")
             #expect(error.apiError.code == code, "\(error)")

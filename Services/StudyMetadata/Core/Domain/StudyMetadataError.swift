@@ -10,6 +10,8 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
         case studyDocument
         case activity
         case app
+        case announcement
+        case apiKey
         case schemaProtocol
         case assessment
         /// The draft a lifecycle action would freeze.
@@ -27,6 +29,11 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
     /// The password breaks the policy; the message says how.
     case weakPassword(String)
     case notAnEmailAddress
+    /// The app has a notification of this id already; ids are chosen so that a re-run is safe.
+    case notificationExists(appId: String, notificationId: String)
+    /// The admin has `APIKeyStore.maximumLive` live keys already.
+    case tooManyKeys
+    case noKey
     /// An admin account has this e-mail address already.
     case adminExists
     case noAdmin(String)
@@ -69,6 +76,9 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
         case .invitationInvalid: "the invitation is unknown, already used or expired"
         case .weakPassword(let problem): problem
         case .notAnEmailAddress: "not an e-mail address"
+        case .notificationExists(let appId, let notificationId): "app \(appId) already has a notification \(notificationId)"
+        case .tooManyKeys: "You have \(APIKeyStore.maximumLive) live keys; revoke one you no longer use first."
+        case .noKey: "You have no API key with that id."
         case .adminExists: "an admin with this e-mail already exists"
         case .noAdmin(let adminId): "no admin \(adminId)"
         case .noAdminWithEmail(let email): "no admin account has the e-mail \(email); a super-admin invites admins"
@@ -107,6 +117,8 @@ extension StudyMetadataError.Subject {
         case .studyDocument: "study document"
         case .activity: "activity"
         case .app: "app"
+        case .announcement: "announcement"
+        case .apiKey: "API key"
         case .schemaProtocol: "protocol"
         case .assessment: "assessment"
         case .draft: "draft"
