@@ -27,7 +27,7 @@ public final class ServiceProcess: @unchecked Sendable {
         }
         let port = try port ?? SMTPTestServer.freePort()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(port)-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = executable
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DATABASE") }

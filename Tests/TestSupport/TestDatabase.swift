@@ -43,7 +43,7 @@ public enum TestDatabase {
     /// Creates a database, runs `body` with its URL, and drops the database afterwards.
     public static func withFreshDatabase<T>(_ body: (_ url: String) async throws -> T) async throws -> T {
         let name = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try await withAdminClient { client, logger in
+        _ = try await withAdminClient { client, logger in
             try await client.query("CREATE DATABASE \(unescaped: name)", logger: logger)
         }
         let result: T
@@ -62,7 +62,7 @@ public enum TestDatabase {
 
     /// `url` with the participant-query role as its user; the role is created once per cluster.
     public static func queryReaderURL(_ url: String) async throws -> String {
-        try await withAdminClient { client, logger in
+        _ = try await withAdminClient { client, logger in
             // Tests run in parallel: a concurrent creation is as good as ours.
             try await client.query(
                 """
@@ -93,7 +93,7 @@ public enum TestDatabase {
     }
 
     private static func drop(_ name: String) async throws {
-        try await withAdminClient { client, logger in
+        _ = try await withAdminClient { client, logger in
             try await client.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)", logger: logger)
         }
     }
