@@ -68,6 +68,7 @@ public struct StudyValidator {
         checkNotifications()
         checkDashboard()
         checkArms()
+        warnings += ContentWarnings.of(document)
     }
 
     /// Arms have distinct names, and an activity for one arm names one of them.

@@ -197,6 +197,30 @@ import TestSupport
         }
     }
 
+    /// A notification dated in the past was accepted and then sent to everyone at launch, a day
+    /// late. Now the save says so, and the launch does not send it.
+    @Test func aNotificationWhoseTimeHasPassedIsWarnedOfAndNeverSent() async throws {
+        try await fixture.withStudy { client, root, _, example, postgres in
+            let withStale = example.replacingOccurrences(
+                of: #""notifications": ["#,
+                with: #""notifications": [{"notificationId": "stale", "subtype": "Announcement", "text": "Yesterday's news", "timing": "scheduled", "at": "2020-01-01T09:00"},"#)
+            let (status, body) = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: withStale)
+            #expect(status == .ok)
+            let saved = try body.decodeJSON(DraftSaved.self)
+            let warning = try #require(saved.warnings.first { $0.pointer == "/notifications/0/at" })
+            #expect(warning.message == "2020-01-01T09:00 has passed, so this notification will not be sent; give it a time to come, or remove it")
+
+            #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
+            try await fixture.dispatch(postgres)
+            let sent = try await pushed(postgres)
+            #expect(sent.contains { $0.notificationId == "welcome" }, "the immediate one still goes")
+            #expect(!sent.contains { $0.notificationId == "stale" })
+            let rows = try await postgres.query(
+                "SELECT count(*)::int FROM notifications WHERE notification_id = 'stale'", logger: Logger(label: "test"))
+            #expect(try await rows.decode(Int.self).single() == 0)
+        }
+    }
+
     @Test func adminsAnnounceToEveryUserOfAnApp() async throws {
         try await fixture.withStudy { client, root, ios, _, postgres in
             let invalid = #"{"notificationId": "no spaces", "text": {"es": "Hola"}, "at": "tomorrow"}"#

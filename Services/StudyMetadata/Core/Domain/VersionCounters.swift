@@ -104,34 +104,6 @@ package enum Canonical {
     }
 }
 
-/// Checks a draft must pass before it is frozen into a version that participants will see.
-package enum PublishGuard {
-    /// Problems with `document` at `now`: anything the validator finds, and activities or
-    /// resources whose absolute schedule has already ended in the study's time zone.
-    package static func problems(_ document: StudyDocument, now: Date) -> [ValidationProblem] {
-        var problems = StudyValidator.validate(document)
-        guard let zone = TimeZone(identifier: document.timeZone) else { return problems }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let today = calendar.dateComponents([.year, .month, .day], from: now)
-        let todayValue = (today.year! * 100 + today.month!) * 100 + today.day!
-        for (index, activity) in document.activities.enumerated() where activity.schedule.anchor == nil {
-            let schedule = activity.schedule
-            let lastDay: Int? =
-                switch schedule.frequency {
-                case .manual: (schedule.runs ?? []).compactMap { LocalTimes.dateTime($0.end).map { $0 / 100_000 } }.max()
-                default: schedule.endDate.flatMap(LocalTimes.sortableDate)
-                }
-            if let lastDay, lastDay < todayValue {
-                problems.append(ValidationProblem(
-                    pointer: "/activities/\(index)/schedule",
-                    message: "\(activity.activityId) is scheduled entirely in the past; move or remove it before publishing"))
-            }
-        }
-        return problems
-    }
-}
-
 extension StudyEvent {
     /// The event for a study in `status` whose newest version is `latest` (nil before the first publish).
     package static func make(

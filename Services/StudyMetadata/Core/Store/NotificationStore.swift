@@ -60,6 +60,11 @@ package struct NotificationStore: Sendable {
             case .anchorRelative:
                 continue
             }
+            // A time that has passed (by more than the dispatcher's polls could explain) is not
+            // sent at all: sent now, it would reach every participant at once, at launch, about a
+            // day gone by. Its pending row, if any, is dropped below with the ones the document
+            // no longer has.
+            if due < now.addingTimeInterval(-PublishGuard.lateNotificationGrace) { continue }
             kept.append(notification.notificationId)
             let encoder = JSONEncoder()
             let title = try notification.title.map { String(decoding: try encoder.encode($0), as: UTF8.self) }

@@ -36,7 +36,7 @@ package struct DraftEditing: Sendable {
     /// save expected is what it finds. What is unfinished saves with a warning; publishing
     /// refuses it (`PublishGuard`).
     package func save(
-        _ document: StudyDocument, with access: Access, expecting: StudyStore.DraftPrecondition
+        _ document: StudyDocument, with access: Access, expecting: StudyStore.DraftPrecondition, now: Date = Date()
     ) async throws -> DraftSaved {
         let (studyId, admin) = (access.studyId, access.admin)
         let review = StudyValidator.review(document)
@@ -48,7 +48,7 @@ package struct DraftEditing: Sendable {
             problems.append(ValidationProblem(pointer: "/appId", message: "there is no app \(document.appId); create it first"))
         }
         guard problems.isEmpty else { throw StudyMetadataError.invalid(problems, subject: .studyDocument) }
-        let warnings = review.warnings + review.unfinished
+        let warnings = review.warnings + PublishGuard.warnings(document, now: now) + review.unfinished
         switch try await studies.saveDraft(document, by: admin, expecting: expecting) {
         case .created: return DraftSaved(studyId: studyId, created: true, warnings: warnings)
         case .updated: return DraftSaved(studyId: studyId, created: false, warnings: warnings)
@@ -75,7 +75,8 @@ package struct DraftEditing: Sendable {
     /// the problems' message); `problems` are the import's own, about what is not in the document.
     /// Answers the draft's warnings.
     package func create(
-        _ document: StudyDocument, madeFrom source: String, problems: [ValidationProblem] = [], by admin: AuthenticatedAdmin
+        _ document: StudyDocument, madeFrom source: String, problems: [ValidationProblem] = [], by admin: AuthenticatedAdmin,
+        now: Date = Date()
     ) async throws -> [ValidationProblem] {
         let review = StudyValidator.review(document)
         var all = problems + review.problems
@@ -84,7 +85,7 @@ package struct DraftEditing: Sendable {
         }
         guard all.isEmpty else { throw StudyMetadataError.invalid(all, subject: .draftMadeFrom(source)) }
         switch try await studies.saveDraft(document, by: admin, expecting: .absent) {
-        case .created: return review.warnings + review.unfinished
+        case .created: return review.warnings + PublishGuard.warnings(document, now: now) + review.unfinished
         case .idTaken(let existing): throw StudyMetadataError.studyIdTaken(studyId: document.studyId, existing: existing)
         case .updated, .closed, .appFixed, .eligibilityFixed, .preconditionFailed:
             throw StudyMetadataError.changedMeanwhile(studyId: document.studyId)
