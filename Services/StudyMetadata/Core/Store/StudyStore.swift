@@ -103,9 +103,14 @@ package struct StudyStore: Sendable {
                         """, logger: logger)
                 }
             }
+            // What changed, for the audit log; a draft the model no longer reads is said whole.
+            let changed = existing.map { existing in
+                (try? JSONDecoder().decode(StudyDocument.self, from: Data(existing.draft.utf8)))
+                    .map { DraftChanges.between($0, document) } ?? "the document"
+            }
             try await audit.record(
                 actor: admin.email, action: existing == nil ? "study.created" : "study.draft_saved",
-                studyId: document.studyId, on: connection)
+                studyId: document.studyId, details: changed.map { ["changed": $0] } ?? [:], on: connection)
             return existing == nil ? .created : .updated
         }
     }
@@ -142,7 +147,9 @@ package struct StudyStore: Sendable {
                     draft_revision = draft_revision + 1
                 WHERE study_id = \(studyId)
                 """, logger: logger)
-            try await audit.record(actor: admin.email, action: action, studyId: studyId, details: details, on: connection)
+            try await audit.record(
+                actor: admin.email, action: action, studyId: studyId,
+                details: details.merging(["changed": DraftChanges.between(original, draft)]) { mine, _ in mine }, on: connection)
             return .saved(warnings: review.warnings + review.unfinished, made)
         }
     }
