@@ -627,12 +627,21 @@ def main():
         fill(driver, "f-activities-1-steps-0-format-kickCount", "10")
         save(driver, "the task's step")
 
-        # Launch, from the actions page.
+        # Launch, from the actions page, which shows the check-list first: every section of the
+        # builder, each with its state, none needing attention now.
         driver.find_element(By.LINK_TEXT, "Actions and versions").click()
         wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=launch]")), "the actions page")
+        items = driver.find_elements(By.CSS_SELECTOR, "ul.checklist li")
+        assert len(items) == 10, [item.text for item in items]
+        assert not driver.find_elements(By.CSS_SELECTOR, "ul.checklist li.check-attention"), [item.text for item in items]
+        assert "Nothing keeps the draft from being published" in driver.find_element(By.CSS_SELECTOR, "section.checklist").text
+        shot(driver, "study-checklist")
         driver.find_element(By.XPATH, "//input[@value='launch']/ancestor::form//button").click()
         wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Done: launch."), "the launch")
         assert "1.0" in driver.find_element(By.CSS_SELECTOR, "table.list").text
+        # Pausing tells every participant; the page says so, in the notification's words, first.
+        pause = driver.find_element(By.XPATH, "//input[@value='pause']/ancestor::form").text
+        assert "Every participant is sent a notification:" in pause and "is paused." in pause, pause
         shot(driver, "study-actions")
 
         # What the app is served is what was typed.
@@ -851,7 +860,7 @@ def main():
         # token and the app's report have arrived, in either order.
         at_site = f"//table[@id='participants']//tr[contains(., '{ben}') and contains(., 'North Clinic')]"
         row = wait(driver, lambda d: d.find_elements(By.XPATH, at_site) or d.refresh(), "Ben at North Clinic", seconds=30)[0]
-        assert "inProgress" in row.text, row.text
+        assert "Taking part" in row.text and "inProgress" not in row.text, row.text
         row.find_element(By.TAG_NAME, "a").click()
         wait(driver, EC.presence_of_element_located((By.ID, "consents")), "Ben's page")
         pdf_link = driver.find_element(By.CSS_SELECTOR, "#consents a[href$='/pdf']").get_attribute("href")

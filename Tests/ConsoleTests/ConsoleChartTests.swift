@@ -103,6 +103,19 @@ import TestSupport
             #expect(totals == ["North": "3", "South <clinic>": "1", "No site": "1"])
             let dots = Self.marks(page.html, chart: "enrollment-chart", tag: "circle")
             #expect(dots.filter { $0["series"] == "North" }.map { $0["data-value"] ?? "" } == ["2", "3"])
+            // Totals are counted by day, so each line is steps: flat through a day, straight up at
+            // the next day's mark, never a diagonal between the two.
+            let polylines = page.html.components(separatedBy: "<polyline points=\"").dropFirst().compactMap {
+                $0.split(separator: "\"", maxSplits: 1).first.map(String.init)
+            }
+            #expect(polylines.count >= 3)
+            for line in polylines {
+                let points = line.split(separator: " ").map { $0.split(separator: ",").compactMap { Double($0) } }
+                try #require(points.allSatisfy { $0.count == 2 }, "\(line)")
+                for (from, to) in zip(points, points.dropFirst()) {
+                    #expect(from[0] == to[0] || from[1] == to[1], "a diagonal in \(line)")
+                }
+            }
             #expect(!page.html.contains("South <clinic>"), "a site's name is escaped in the SVG and the table")
             #expect(page.html.contains("South &lt;clinic&gt;"))
 

@@ -62,6 +62,9 @@ import TestSupport
             #expect(list.status == .ok)
             #expect(list.html.contains("pat@participants.test") && list.html.contains("quinn@participants.test"))
             #expect(list.html.contains(#"data-participant="\#(pat)""#))
+            // Statuses in a coordinator's words, in the list and in its filter.
+            #expect(list.html.contains("<td>Taking part</td>") && !list.html.contains("<td>inProgress</td>"))
+            #expect(list.html.contains(#"<option value="yetToJoin">Not joined yet</option>"#))
             #expect(list.html.contains("<th scope=\"row\"><code>diary</code></th><td class=\"number\">0</td><td class=\"number\">1</td><td class=\"number\">1</td>"),
                     "diary: Pat is behind (a run missed), Quinn never reported it")
             // Sorted by a column's heading: newest enrollment first (Quinn joined after Pat).
@@ -80,6 +83,7 @@ import TestSupport
             #expect(detail.status == .ok)
             #expect(detail.html.contains("pat@participants.test"))
             #expect(detail.html.contains("<td><code>diary</code></td>"))
+            #expect(detail.html.contains("<td>In progress</td>"), "the activity's state in words")
             let link = try #require(detail.html.firstMatch(of: /href="(\/studies\/CONSOLE1\/participants\/[^"]+\/pdf)"/)?.1)
             let pdf = try await f.browser.get(String(link))
             #expect(pdf.status == .ok)

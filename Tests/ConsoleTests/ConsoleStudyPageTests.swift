@@ -129,6 +129,16 @@ import TestSupport
             #expect(taken.html.contains("exists already"))
             #expect(try await fixture.draft().etag == before.etag)
 
+            // An id with spaces and no title: both problems at once, the id as it was typed.
+            let spaced = try await browser.post(
+                "/studies/new", browser.form(of: form, ["/studyId": "UX3 sleep study", "/name/en": "", "/appId": "CONSOLEAPP"]))
+            #expect(spaced.status == .unprocessableContent)
+            #expect(spaced.html.contains("href=\"#f-studyId-field\""))
+            #expect(spaced.html.contains("href=\"#f-name-en-field\"") || spaced.html.contains("href=\"#f-name-field\""), "the title's problem too")
+            #expect(!spaced.html.contains("%20"))
+            let (missing, _, _) = try await ConsoleFixture.send(fixture.metadata, .get, "/admin/v1/studies/UX3%20sleep%20study", token: fixture.rootToken)
+            #expect(missing == .notFound)
+
             let created = try await browser.post(
                 "/studies/new",
                 browser.form(of: form, ["/studyId": "SLEEP2", "/name/en": "Sleep two", "/appId": "CONSOLEAPP", "/timeZone": "Asia/Tokyo"]))
@@ -140,6 +150,10 @@ import TestSupport
             #expect(draft["name"] as? String == "Sleep two")
             #expect(draft["timeZone"] as? String == "Asia/Tokyo")
             #expect(try await browser.get("/").html.contains("/studies/SLEEP2"))
+            // The list's search: by name or id, whatever the case.
+            let found = try await browser.get("/?q=two")
+            #expect(found.html.contains("/studies/SLEEP2") && !found.html.contains("/studies/CONSOLE1\""))
+            #expect(try await browser.get("/?q=nothing-like-it").html.contains("No study matches."))
         }
     }
 }

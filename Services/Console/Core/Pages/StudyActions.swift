@@ -10,9 +10,18 @@ package struct ActionChoice: Sendable {
     package var explanation: String
     /// Cannot be undone: the page asks for a confirmation.
     package var irreversible: Bool
+    /// What participants are sent when the action is taken, quoted in English; nil when nothing.
+    package var notifies: String?
 
-    package static func available(from status: StudyStatus) -> [ActionChoice] {
-        LifecycleAction.allCases.filter { $0.next(from: status) != nil }.map(choice)
+    /// The actions `status` allows, each with the notification it sends to the participants of
+    /// the study named `studyName`. (What a study admin's publish or launch in a gateway app
+    /// announces to the whole app is decided by study-metadata, and a super-admin's only.)
+    package static func available(from status: StudyStatus, studyName: LocalizedText) -> [ActionChoice] {
+        LifecycleAction.allCases.filter { $0.next(from: status) != nil }.map { action in
+            var choice = choice(action)
+            choice.notifies = LifecycleMessage.message(for: action, studyName: studyName, gatewayApp: false)?.message.text(for: "en")
+            return choice
+        }
     }
 
     package static func choice(_ action: LifecycleAction) -> ActionChoice {
@@ -21,35 +30,35 @@ package struct ActionChoice: Sendable {
             ActionChoice(
                 action: action.rawValue, label: "Publish as upcoming",
                 explanation: "The study appears in the app as Upcoming; nobody can join and no activity is shown yet. A version is frozen from the draft, and the study's app can no longer change.",
-                irreversible: false)
+                irreversible: false, notifies: nil)
         case .unpublish:
             ActionChoice(
                 action: action.rawValue, label: "Back to draft",
-                explanation: "The study leaves the app's list until it is published again.", irreversible: false)
+                explanation: "The study leaves the app's list until it is published again.", irreversible: false, notifies: nil)
         case .launch:
             ActionChoice(
                 action: action.rawValue, label: "Launch",
                 explanation: "Participants can join and answer activities. A version is frozen from the draft (refused while something is unfinished or an activity is scheduled entirely in the past). From now on the eligibility type and the app are fixed: participants join by them.",
-                irreversible: false)
+                irreversible: false, notifies: nil)
         case .publishUpdates:
             ActionChoice(
                 action: action.rawValue, label: "Publish updates",
                 explanation: "The draft's changes become a new version, and the apps are told what changed and fetch it again (consent, activities, resources, information). Refused when nothing changed.",
-                irreversible: false)
+                irreversible: false, notifies: nil)
         case .pause:
             ActionChoice(
                 action: action.rawValue, label: "Pause",
                 explanation: "Participants stay enrolled but cannot answer activities until the study is resumed; no notification is sent while it is paused.",
-                irreversible: false)
+                irreversible: false, notifies: nil)
         case .resume:
             ActionChoice(
                 action: action.rawValue, label: "Resume", explanation: "Activities and notifications start again.",
-                irreversible: false)
+                irreversible: false, notifies: nil)
         case .deactivate:
             ActionChoice(
                 action: action.rawValue, label: "Close the study",
                 explanation: "Nobody can join any more, the activities end, and the draft can no longer change. This cannot be undone.",
-                irreversible: true)
+                irreversible: true, notifies: nil)
         }
     }
 }

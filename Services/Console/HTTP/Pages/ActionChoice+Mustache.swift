@@ -13,6 +13,21 @@ extension ActionChoice: MustacheParent {
         case "label": label
         case "explanation": explanation
         case "irreversible": irreversible
+        case "notifies": notifies
+        default: nil
+        }
+    }
+}
+
+extension StudyChecklist.Item: MustacheParent {
+    package func child(named name: String) -> Any? {
+        switch name {
+        case "slug": slug
+        case "title": title
+        case "state": state.rawValue
+        case "stateLabel": state.label
+        case "reason": reason
+        case "more": count > 1 ? "and \(count - 1) more" : nil
         default: nil
         }
     }

@@ -33,7 +33,9 @@ struct SVGChart {
 
     // MARK: The charts
 
-    /// Running totals over the labels (days), a line per series; a dot where a total changes.
+    /// Running totals over the labels (days), a line per series; a dot where a total changes. A
+    /// total holds through a day and steps up at the next day's mark: enrollments are counted by
+    /// day, so a line drawn between the marks would show people joining at hours they did not.
     static func cumulativeLines(id: String, title: String, description: String, labels: [String], series: [Series]) -> SafeHTML {
         var chart = SVGChart(height: 280, left: 48, legendRows: legendRows(series))
         let totals = series.map { item in item.values.reduce(into: [Int]()) { $0.append(($0.last ?? 0) + $1) } }
@@ -45,8 +47,11 @@ struct SVGChart {
         for (index, item) in series.enumerated() {
             let values = totals[index]
             chart.markup.open("g", [("class", "series s\(index % palette)"), ("data-series", item.name), ("data-total", String(values.last ?? 0))])
-            let points = values.enumerated().map { position, value in
-                "\(format(chart.left + Double(position) * step)),\(format(chart.y(value, maximum)))"
+            let points = values.enumerated().flatMap { position, value in
+                let x = format(chart.left + Double(position) * step)
+                let level = "\(x),\(format(chart.y(value, maximum)))"
+                guard position > 0, values[position - 1] != value else { return [level] }
+                return ["\(x),\(format(chart.y(values[position - 1], maximum)))", level]
             }
             chart.markup.open("polyline", [("points", points.joined(separator: " ")), ("class", "line")], selfClosing: true)
             for (position, value) in values.enumerated() where value != (position > 0 ? values[position - 1] : 0) {

@@ -55,7 +55,7 @@ package struct ParticipantPageRoutes: Sendable {
             page["participants"] = list.participants.map { participant -> [String: Any] in
                 [
                     "participantId": participant.participantId, "shortId": String(participant.participantId.prefix(8)),
-                    "email": participant.email ?? "", "status": participant.status, "site": participant.siteName ?? "",
+                    "email": participant.email ?? "", "status": StatusNames.participant(participant.status), "site": participant.siteName ?? "",
                     "enrolledAt": participant.enrolledAt.map(StudyPageModels.timestamp) ?? "",
                     "consent": participant.consentVersions.last ?? "", "sharing": participant.sharing ?? "",
                     "lastActivityAt": participant.lastActivityAt.map(StudyPageModels.timestamp) ?? "",
@@ -81,7 +81,7 @@ package struct ParticipantPageRoutes: Sendable {
                     "ariaSort": current ? (descending ? "descending" : "ascending") : "none",
                 ]
             }
-            page["statuses"] = ParticipantList.statuses.map { ["value": $0, "selected": $0 == status] }
+            page["statuses"] = ParticipantList.statuses.map { ["value": $0, "label": StatusNames.participant($0), "selected": $0 == status] }
             page["sites"] = try await sites.sites.map { ["siteId": $0.siteId, "name": $0.name, "selected": $0.siteId == site] }
             page["search"] = search
             let adherenceCounts = try await adherence
@@ -107,7 +107,7 @@ package struct ParticipantPageRoutes: Sendable {
             let participant = found.participant
             page["participant"] = [
                 "participantId": participant.participantId, "email": participant.email ?? "", "hasEmail": participant.email != nil,
-                "status": participant.status, "site": participant.siteName ?? "none",
+                "status": StatusNames.participant(participant.status), "site": participant.siteName ?? "none",
                 "enrolledAt": participant.enrolledAt.map(StudyPageModels.timestamp) ?? "not yet",
                 "withdrawnAt": participant.withdrawnAt.map(StudyPageModels.timestamp) ?? "",
                 "hasWithdrawn": participant.withdrawnAt != nil, "sharing": participant.sharing ?? "not asked",
@@ -127,7 +127,8 @@ package struct ParticipantPageRoutes: Sendable {
             page["hasConsents"] = !found.consents.isEmpty
             page["activities"] = found.activities.map { activity -> [String: Any] in
                 [
-                    "activityId": activity.activityId, "version": activity.version, "state": activity.state, "runId": activity.runId,
+                    "activityId": activity.activityId, "version": activity.version, "state": StatusNames.activity(activity.state),
+                    "runId": activity.runId,
                     "runs": "\(activity.runsCompleted) of \(activity.runsTotal)", "missed": activity.runsMissed,
                     "updatedAt": StudyPageModels.timestamp(activity.updatedAt),
                 ]

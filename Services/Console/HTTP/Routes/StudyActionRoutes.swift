@@ -71,7 +71,11 @@ package struct StudyActionRoutes: Sendable {
         var page = pages.studyPage(
             title: "Actions · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
             sections: state.sections, current: "actions")
-        let choices = ActionChoice.available(from: state.summary.status)
+        let choices = ActionChoice.available(from: state.summary.status, studyName: LocalizedText(state.summary.name))
+        // Shown before the actions that freeze the draft, as the WCP's check-list was.
+        if choices.contains(where: { [LifecycleAction.publish, .launch, .publishUpdates].map(\.rawValue).contains($0.action) }) {
+            pages.addChecklist(state.checklist(), to: &page)
+        }
         page["choices"] = choices
         page["hasChoices"] = !choices.isEmpty
         page["mayAct"] = state.role == .studyAdmin

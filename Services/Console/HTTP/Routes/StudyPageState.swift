@@ -15,6 +15,15 @@ struct StudyPageState {
     var role: StudyRole? { summary.role }
     /// Editors change the draft until the study is closed (the admin API decides in the end).
     var editable: Bool { (role ?? .viewer) >= .editor && summary.status != .deactivated }
+    /// The sections' check-list before publishing; nil for a closed study, or a draft the
+    /// study model cannot read (the admin API would not have saved one).
+    func checklist(now: Date = Date()) -> StudyChecklist? {
+        guard summary.status != .deactivated, let data = try? JSONEncoder().encode(draft),
+            let document = try? JSONDecoder().decode(StudyDocument.self, from: data)
+        else { return nil }
+        return StudyChecklist(document: document, sections: sections, now: now)
+    }
+
     var spanish: Bool {
         if case .array(let languages) = draft[pointer: JSONPointer(tokens: ["languages"])] {
             return languages.contains(.string("es"))
@@ -32,6 +41,15 @@ extension ConsolePages {
         let summary = try await api.study(studyId, token: session.token, logger: context.logger)
         let (document, revision) = try await api.draft(studyId, summary: summary, token: session.token, logger: context.logger)
         return StudyPageState(summary: summary, draft: document, revision: revision, sections: StudySection.all(apps: try await apps))
+    }
+
+    /// The check-list's part of a page (`checklist.mustache`).
+    func addChecklist(_ checklist: StudyChecklist?, to page: inout [String: Any]) {
+        guard let checklist else { return }
+        page["showChecklist"] = true
+        page["checklist"] = checklist.items
+        page["checklistReady"] = checklist.isReady
+        page["checklistCautions"] = checklist.items.contains { $0.state == .check }
     }
 
     /// What every study page's layout reads: the study, its sections, the current page.

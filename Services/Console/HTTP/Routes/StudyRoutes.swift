@@ -39,10 +39,23 @@ package struct StudyRoutes: Sendable {
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await pages.signedIn(request, context) { session, _ in
             let studies = try await pages.api.studies(token: session.token, logger: context.logger)
+            let query = request.uri.queryParameters
+            let filter = StudyListFilter(
+                search: query["q"].map(String.init), status: query["status"].map(String.init), closed: query["closed"].map(String.init))
             var page = pages.base(title: "Studies", session: session)
-            let rows = studies.map { StudyPageModels.study($0, role: $0.role) }
+            let rows = filter.apply(studies).map { StudyPageModels.study($0, role: $0.role) }
             page["studies"] = rows
             page["hasStudies"] = !rows.isEmpty
+            page["hasAnyStudy"] = !studies.isEmpty
+            page["search"] = filter.search
+            page["showClosed"] = filter.showClosed
+            let hidden = filter.showClosed || filter.status == .deactivated ? 0 : studies.filter { $0.status == .deactivated }.count
+            if hidden > 0 {
+                page["hiddenClosed"] = hidden == 1 ? "1 closed study is not shown." : "\(hidden) closed studies are not shown."
+            }
+            page["statuses"] = [StudyStatus.preLaunch, .upcoming, .active, .paused, .deactivated].map { status -> [String: Any] in
+                ["value": status.rawValue, "label": StudyPageModels.statusLabel(status), "selected": status == filter.status]
+            }
             return pages.renderer.page("studies", page)
         }
     }
@@ -63,12 +76,12 @@ package struct StudyRoutes: Sendable {
             let apps = try await pages.api.apps(token: session.token, logger: context.logger)
             let section = StudySection.newStudy(apps: apps)
             let studyId = FormField.trimmed(form["/studyId"])
-            guard !studyId.isEmpty else {
-                return newStudyPage(
-                    session, apps: apps, values: form, problems: [.init(pointer: "/studyId", message: "enter the study's id")],
-                    status: .unprocessableContent)
-            }
             let document = try section.applying(form, to: StudySection.newStudySkeleton)
+            // The id is the admin API's path, so one the API cannot take is named here, together
+            // with whatever else the form lacks: every problem in one round, in the words typed.
+            if let problems = StudyChecks.newStudyProblems(studyId: studyId, document: document, section: section) {
+                return newStudyPage(session, apps: apps, values: form, problems: problems, status: .unprocessableContent)
+            }
             let outcome = await ConsolePages.outcome {
                 () async throws(AdminAPIError) in
                 try await pages.api.saveDraft(studyId, document: document, precondition: .new, token: session.token, logger: context.logger)
@@ -101,9 +114,11 @@ package struct StudyRoutes: Sendable {
     @Sendable func overview(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.require("studyId")
         return try await pages.signedIn(request, context) { session, _ in
-            let study = try await pages.api.study(studyId, token: session.token, logger: context.logger)
-            let page = pages.studyPage(
-                title: study.name, session: session, summary: study, role: study.role, sections: StudySection.all(apps: []), current: nil)
+            let state = try await pages.load(studyId, session: session, context: context)
+            var page = pages.studyPage(
+                title: state.summary.name, session: session, summary: state.summary, role: state.role, sections: state.sections,
+                current: nil)
+            pages.addChecklist(state.checklist(), to: &page)
             return pages.renderer.page("study", page)
         }
     }

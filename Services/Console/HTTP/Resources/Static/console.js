@@ -2,6 +2,9 @@
 "use strict";
 document.addEventListener("DOMContentLoaded", () => {
   document.documentElement.classList.add("js");
+  // The study's menu scrolls on its own; the page that is open stays in view in it.
+  const current = document.querySelector(".study-nav a[aria-current=page]");
+  if (current) current.scrollIntoView({ block: "nearest" });
   // Choosing another response type (or frequency) shows its fields at once: the page's own
   // "Show its fields" button is pressed for the admin. Nothing is saved by it.
   for (const select of document.querySelectorAll("select[data-show]")) {

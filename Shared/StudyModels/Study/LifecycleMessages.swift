@@ -1,15 +1,14 @@
-import StudyModels
-
 /// The notifications a lifecycle action sends, as the original servers did: a new study is
 /// announced to every user of a gateway app; participants hear when their study pauses, resumes
-/// or closes. Texts are given in every language the platform ships (English and Spanish).
-package struct LifecycleMessage: Sendable, Equatable {
-    package var type: NotificationMessage.Kind
-    package var subtype: String
-    package var message: LocalizedText
+/// or closes. Texts are given in every language the platform ships (English and Spanish). The
+/// console quotes them beside the actions that send them.
+public struct LifecycleMessage: Sendable, Equatable {
+    public var type: NotificationMessage.Kind
+    public var subtype: String
+    public var message: LocalizedText
 
     /// The message for `action` on a study named `name`, or nil when the action sends none.
-    package static func message(for action: LifecycleAction, studyName name: LocalizedText, gatewayApp: Bool) -> LifecycleMessage? {
+    public static func message(for action: LifecycleAction, studyName name: LocalizedText, gatewayApp: Bool) -> LifecycleMessage? {
         let en = name.text(for: "en"), es = name.text(for: "es")
         switch action {
         case .publish where gatewayApp:
