@@ -1,5 +1,6 @@
 /// A printable PDF of QR codes: A4 pages of twenty codes, each with its text printed under it in a
-/// fixed-width face, and a heading on every page.
+/// fixed-width face, and a heading on every page, with a sentence under it saying what to do
+/// with a code.
 ///
 /// Each code is a 1-bit inline image (a bit per module, hex-encoded), drawn without
 /// interpolation, so a page of twenty stays a few kilobytes and prints with sharp edges. Fonts
@@ -16,12 +17,18 @@ public struct QRSheet: Sendable {
     }
 
     public var heading: String
+    /// One line under the heading, for whoever is handed a code (what to do with it).
+    public var note: String
     public var entries: [Entry]
 
-    public init(heading: String, entries: [Entry]) {
+    public init(heading: String, note: String = "", entries: [Entry]) {
         self.heading = heading
+        self.note = note
         self.entries = entries
     }
+
+    /// More pages than the sheet was started with: the page tree named them all at the start.
+    public struct TooManyPages: Error, Sendable {}
 
     public static let columns = 4
     public static let rows = 5
@@ -40,10 +47,11 @@ public struct QRSheet: Sendable {
 
     /// The document's bytes.
     public func pdf() -> [UInt8] {
-        var stream = Stream(heading: heading, entryCount: entries.count)
+        var stream = Stream(heading: heading, note: note, entryCount: entries.count)
         var bytes = stream.start()
         for page in 0..<pageCount {
-            bytes += stream.page(entries[min(entries.count, page * Self.perPage)..<min(entries.count, (page + 1) * Self.perPage)])
+            // The pages are exactly those counted, so this cannot run past them.
+            bytes += (try? stream.page(entries[min(entries.count, page * Self.perPage)..<min(entries.count, (page + 1) * Self.perPage)])) ?? []
         }
         return bytes + stream.finish()
     }
@@ -53,12 +61,14 @@ public struct QRSheet: Sendable {
     /// its codes arrive.
     public struct Stream: Sendable {
         let heading: String
+        let note: String
         let pages: Int
         private var writer = PDFWriter()
         private var written = 0
 
-        public init(heading: String, entryCount: Int) {
+        public init(heading: String, note: String = "", entryCount: Int) {
             self.heading = heading
+            self.note = note
             self.pages = QRSheet.pageCount(for: entryCount)
         }
 
@@ -75,12 +85,13 @@ public struct QRSheet: Sendable {
             return bytes
         }
 
-        /// The next page, with up to `perPage` entries. No more pages than the count given at the
-        /// start: the page tree already named them all.
-        public mutating func page(_ entries: ArraySlice<Entry>) -> [UInt8] {
-            precondition(written < pages && entries.count <= QRSheet.perPage, "more pages than the sheet was started with")
+        /// The next page, with up to `perPage` entries (more are left off). No more pages than the
+        /// count given at the start: the page tree already named them all (`TooManyPages`).
+        public mutating func page(_ entries: ArraySlice<Entry>) throws(TooManyPages) -> [UInt8] {
+            guard written < pages else { throw TooManyPages() }
             let id = pageObject(written)
-            let content = QRSheet.contents(heading: heading, page: written, of: pages, entries: entries)
+            let content = QRSheet.contents(
+                heading: heading, note: note, page: written, of: pages, entries: entries.prefix(QRSheet.perPage))
             var bytes = writer.object(
                 id,
                 """
@@ -95,14 +106,18 @@ public struct QRSheet: Sendable {
         /// Blank pages for any the entries did not fill, then the cross-reference table.
         public mutating func finish() -> [UInt8] {
             var bytes: [UInt8] = []
-            while written < pages { bytes += page([]) }
+            while written < pages { bytes += (try? page([])) ?? [] }
             return bytes + writer.finish(root: 1)
         }
     }
 
-    static func contents(heading: String, page: Int, of pages: Int, entries: ArraySlice<Entry>) -> [UInt8] {
+    static func contents(heading: String, note: String, page: Int, of pages: Int, entries: ArraySlice<Entry>) -> [UInt8] {
         var text = "BT /F1 12 Tf \(Self.number(Self.margin)) \(Self.number(Self.pageHeight - Self.margin - 12)) Td ("
         var bytes = Array(text.utf8) + Self.pdfString(heading) + Array(") Tj ET\n".utf8)
+        if !note.isEmpty {
+            text = "BT /F1 8 Tf \(Self.number(Self.margin)) \(Self.number(Self.pageHeight - Self.margin - 25)) Td ("
+            bytes += Array(text.utf8) + Self.pdfString(note) + Array(") Tj ET\n".utf8)
+        }
         let pageLabel = "page \(page + 1) of \(pages)"
         text = "BT /F1 9 Tf \(Self.number(Self.pageWidth - Self.margin - Double(pageLabel.count) * 4.6)) "
             + "\(Self.number(Self.pageHeight - Self.margin - 11)) Td (\(pageLabel)) Tj ET\n"

@@ -444,6 +444,15 @@ def main():
         wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Saved"), "the saved notice on settings")
         shot(driver, "study-settings")
 
+        # Spanish is on and nothing is written in it yet: the summary's check-list says so, under
+        # Settings, as something to check that does not keep the study from being published.
+        driver.find_element(By.LINK_TEXT, "Summary").click()
+        settings_item = wait(driver, EC.presence_of_element_located(
+            (By.XPATH, "//ul[@class='checklist']/li[a[normalize-space()='Settings']]")), "the check-list on the summary")
+        assert "check-check" in settings_item.get_attribute("class"), settings_item.get_attribute("class")
+        assert "Spanish is switched on, but no text has a Spanish version yet" in settings_item.text, settings_item.text
+        shot(driver, "study-checklist-warning")
+
         # With Spanish, the texts have a Spanish field beside the English one.
         driver.find_element(By.LINK_TEXT, "Basic information").click()
         wait(driver, EC.presence_of_element_located((By.ID, "f-name-es")), "the Spanish title field")

@@ -34,13 +34,14 @@ import TestSupport
     @Test func everyCodeOnTheSheetReadsBackAsItsToken() throws {
         let tokens = (0..<45).map { index in String(format: "TOKEN%03d", index) }
         let sheet = QRSheet(
-            heading: "Study (SLEEPWELL) \\ tokens: Zürich 東京",
+            heading: "Study (SLEEPWELL) \\ tokens: Zürich 東京", note: "Scan one code in the app (or type its text).",
             entries: try tokens.map { QRSheet.Entry(code: try QRCode(encoding: $0), label: $0) })
         #expect(sheet.pageCount == 3)
         let pdf = Data(sheet.pdf())
         let text = try ExternalTool.run("pdftotext", ["-layout", "-", "-"], input: pdf)
         #expect(text.contains("Study (SLEEPWELL) \\ tokens: Zürich ??"))
         #expect(text.contains("page 3 of 3"))
+        #expect(text.components(separatedBy: "Scan one code in the app (or type its text).").count - 1 == 3, "the note on every page")
         for token in tokens { #expect(text.contains(token)) }
 
         let read = try ExternalTool.qrCodes(inPDF: pdf)
@@ -61,5 +62,18 @@ import TestSupport
             }
         }
         #expect(svg.components(separatedBy: "M").count - 1 == runs)
+    }
+}
+
+extension QRCodeTests {
+    /// A stream written past the pages it was started with refuses the page (it used to trap,
+    /// taking the response service down with the download).
+    @Test func aStreamRefusesMorePagesThanItWasStartedWith() throws {
+        var stream = QRSheet.Stream(heading: "h", entryCount: 1)
+        _ = stream.start()
+        let entry = QRSheet.Entry(code: try QRCode(encoding: "A"), label: "A")
+        #expect(!(try stream.page([entry][...])).isEmpty)
+        #expect(throws: QRSheet.TooManyPages.self) { try stream.page([entry][...]) }
+        #expect(!stream.finish().isEmpty)
     }
 }

@@ -90,6 +90,8 @@ import TestSupport
             let text = try ExternalTool.run("pdftotext", ["-", "-"], input: pdf)
             #expect(text.contains("SLEEPWELL enrollment tokens: batch \(batchId.prefix(8).lowercased()), 500 tokens"))
             #expect(text.contains("page 25 of 25"))
+            // Every page says what the person handed a code does with it.
+            #expect(text.components(separatedBy: "in the study's app when asked for an enrollment token.").count - 1 == 25)
             let read = try ExternalTool.qrCodes(inPDF: pdf)
             #expect(read.count == 500)
             #expect(read.sorted() == tokens.sorted(), "one code per token")

@@ -6,6 +6,11 @@ import QRCode
 /// PDF is written a page at a time as the tokens are read, so a batch of 100,000 never sits in
 /// memory whole.
 package struct EnrollmentTokenSheet: Sendable {
+    /// What the person handed a code does with it, printed under every page's heading (one line
+    /// of the page's width).
+    package static let note =
+        "One code per participant: they scan it, or type the text under it, in the study's app when asked for an enrollment token."
+
     package let tokens: TokenStore
 
     package init(tokens: TokenStore) {
@@ -19,7 +24,7 @@ package struct EnrollmentTokenSheet: Sendable {
         var sheet = QRSheet.Stream(
             heading: "\(studyId) enrollment tokens: batch \(batch.batchId.uuidString.prefix(8).lowercased()), "
                 + "\(batch.count) tokens, created \(created)",
-            entryCount: batch.count)
+            note: Self.note, entryCount: batch.count)
         try await write(sheet.start())
         var pending: [QRSheet.Entry] = []
         pending.reserveCapacity(QRSheet.perPage)
