@@ -51,6 +51,17 @@ import Testing
         #expect(list.items.filter { $0.state == .attention }.count == 1)
     }
 
+    @Test func aStudyWithoutActivitiesIsToCheck() throws {
+        let list = try checklist { document in
+            document.activities = []
+            document.notifications = []
+            document.dashboard = Dashboard()
+            document.resources = []
+        }
+        #expect(state(list, "activities") == .check)
+        #expect(list.items.first { $0.slug == "activities" }?.reason == "no activities yet: participants who join would have nothing to answer")
+    }
+
     @Test func aWarningIsToCheckAndDoesNotStopPublishing() throws {
         let list = try checklist { $0.languages.append("fr") }
         #expect(state(list, "settings") == .check)

@@ -61,9 +61,15 @@ package struct StudyChecklist: Sendable {
             document.notifications.isEmpty ? "notifications" : nil,
             document.dashboard.statistics.isEmpty && document.dashboard.charts.isEmpty ? "dashboard" : nil,
         ].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
+        // Not a warning of the draft (a study is built page by page, and every save before the
+        // first activity would carry it), but what the list is for.
+        let empty =
+            document.activities.isEmpty
+            ? [ValidationProblem(pointer: "/activities", message: "no activities yet: participants who join would have nothing to answer")]
+            : []
         items = sections.map { section in
             let own = problems.filter { owner($0) == section.slug }
-            let cautions = warnings.filter { owner($0) == section.slug }
+            let cautions = (warnings + empty).filter { owner($0) == section.slug }
             if let first = own.first {
                 return Item(slug: section.slug, title: section.title, state: .attention, reason: first.message, count: own.count)
             }
