@@ -47,7 +47,8 @@ package struct ActivityImportRoutes {
                 "the activity could not be read", problems: [ValidationProblem(pointer: error.pointer, message: error.message)])
         }
         if !Identifiers.isValid(activityId) {
-            throw DocumentBody.rejected([ValidationProblem(pointer: "", message: "the activity id in the path: \(Identifiers.rule)")], in: "activity")
+            throw StudyMetadataError.invalid(
+                [ValidationProblem(pointer: "", message: "the activity id in the path: \(Identifiers.rule)")], subject: .activity)
         }
         // `?version=`: the label this design had where it comes from, which its responses carry.
         let label = request.uri.queryParameters.get("version")

@@ -19,11 +19,6 @@ package enum DocumentBody {
             throw APIError.invalid("the \(name) could not be read", problems: [problem])
         }
     }
-
-    /// A 422 listing every problem.
-    package static func rejected(_ problems: [ValidationProblem], in name: String) -> APIError {
-        APIError.invalid("the \(name) has \(problems.count) problem\(problems.count == 1 ? "" : "s")", problems: problems)
-    }
 }
 
 extension APIError {
