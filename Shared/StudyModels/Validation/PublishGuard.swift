@@ -8,10 +8,16 @@ public enum PublishGuard {
     public static let lateNotificationGrace: TimeInterval = 15 * 60
 
     /// What keeps `document` from being published at `now`: anything the validator finds, and
-    /// activities or resources whose absolute schedule has already ended.
+    /// activities whose absolute schedule has already ended.
     public static func problems(_ document: StudyDocument, now: Date) -> [ValidationProblem] {
-        var problems = StudyValidator.validate(document)
-        guard let today = localNow(document, now).map({ $0 / 100_000 }) else { return problems }
+        StudyValidator.validate(document) + pastSchedules(document, now: now)
+    }
+
+    /// Activities whose absolute schedule has ended before `now`'s day: nothing of them would be
+    /// served. (For a caller that has the validator's review already.)
+    public static func pastSchedules(_ document: StudyDocument, now: Date) -> [ValidationProblem] {
+        guard let today = localNow(document, now).map({ $0 / 100_000 }) else { return [] }
+        var problems: [ValidationProblem] = []
         for (index, activity) in document.activities.enumerated() where activity.schedule.anchor == nil {
             let schedule = activity.schedule
             let lastDay: Int? =
@@ -35,25 +41,13 @@ public enum PublishGuard {
         guard let zone = TimeZone(identifier: document.timeZone) else { return [] }
         let latest = now.addingTimeInterval(-lateNotificationGrace)
         return document.notifications.enumerated().compactMap { index, notification in
-            guard notification.timing == .scheduled, let at = notification.at, let due = instant(localDateTime: at, in: zone),
+            guard notification.timing == .scheduled, let at = notification.at, let due = LocalTimes.instant(localDateTime: at, in: zone),
                 due < latest
             else { return nil }
             return ValidationProblem(
                 pointer: "/notifications/\(index)/at",
                 message: "\(at) has passed, so this notification will not be sent; give it a time to come, or remove it")
         }
-    }
-
-    /// The instant a local date-time `yyyy-MM-ddTHH:mm[:ss]` names in `zone`.
-    static func instant(localDateTime text: String, in zone: TimeZone) -> Date? {
-        guard let sortable = LocalTimes.dateTime(text) else { return nil }
-        let day = sortable / 100_000, seconds = sortable % 100_000
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let parts = DateComponents(
-            year: day / 10_000, month: day / 100 % 100, day: day % 100, hour: seconds / 3600, minute: seconds / 60 % 60,
-            second: seconds % 60)
-        return calendar.date(from: parts)
     }
 
     /// `now` as a sortable local date-time (`LocalTimes.dateTime`) in the study's time zone.

@@ -49,8 +49,9 @@ package struct StudyChecklist: Sendable {
 
     /// `sections`: the builder's pages in their order (`StudySection.all`).
     package init(document: StudyDocument, sections: [StudySection], now: Date) {
+        // What PublishGuard.problems says, from the one review.
         let review = StudyValidator.review(document)
-        let problems = PublishGuard.problems(document, now: now)
+        let problems = review.problems + review.unfinished + PublishGuard.pastSchedules(document, now: now)
         let warnings = review.warnings + PublishGuard.warnings(document, now: now)
         func owner(_ problem: ValidationProblem) -> String {
             let member = problem.pointer.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true).first.map(String.init) ?? ""

@@ -14,12 +14,7 @@ package enum WireDates {
 
     /// The instant of a local date and time in `zone`.
     package static func instant(date: String, time: String?, in zone: TimeZone) -> Date? {
-        guard let (year, month, day) = LocalTimes.date(date) else { return nil }
-        let local = Int64(GregorianDays.days(year: year, month: month, day: day)) * 86_400 + Int64(time.flatMap(LocalTimes.time) ?? 0)
-        // The offset depends on the instant; two rounds settle it, also across a DST change.
-        var offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local))))
-        offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local - offset))))
-        return Date(timeIntervalSince1970: TimeInterval(local - offset))
+        LocalTimes.instant(date: date, time: time, in: zone)
     }
 
     package static func format(_ instant: Date, in zone: TimeZone) -> String {

@@ -55,7 +55,7 @@ package struct NotificationStore: Sendable {
             case .immediate:
                 due = now
             case .scheduled:
-                guard let at = notification.at, let instant = Self.instant(localDateTime: at, in: zone) else { continue }
+                guard let at = notification.at, let instant = LocalTimes.instant(localDateTime: at, in: zone) else { continue }
                 due = instant
             case .anchorRelative:
                 continue
@@ -217,12 +217,6 @@ package struct NotificationStore: Sendable {
 
     // MARK: - Helpers
 
-    /// The instant of a local `yyyy-MM-ddTHH:mm` in `zone`.
-    package static func instant(localDateTime text: String, in zone: TimeZone) -> Date? {
-        let halves = text.split(separator: "T", maxSplits: 1).map(String.init)
-        guard halves.count == 2 else { return nil }
-        return WireDates.instant(date: halves[0], time: halves[1], in: zone)
-    }
 
     package static func records(_ rows: PostgresRowSequence) async throws -> [Record] {
         var records: [Record] = []
