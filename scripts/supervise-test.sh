@@ -41,7 +41,9 @@ poll() {
 restarts() { cat "$work/$1.restarts" 2>/dev/null || echo 0; }
 # The console is alive (its /readyz would wait on study-metadata, which is not here).
 healthy() { [ "$(curl -s -m 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/healthz")" = 200 ]; }
-gone() { ! kill -0 -- "-$1" 2>/dev/null; }
+# The supervisor and its process group are both gone. The pid counts too: between the fork and
+# setsid's setsid() the group does not exist yet, and a group check alone reads that as "gone".
+gone() { ! kill -0 -- "-$1" 2>/dev/null && ! kill -0 "$1" 2>/dev/null; }
 
 # --- a killed service comes back ------------------------------------------------------------------
 port=$(free_port)
@@ -84,8 +86,8 @@ done
 # --- a configuration error is not retried -----------------------------------------------------------
 supervise misconfigured env HTTP_PORT=not-a-port "$bin/console"
 misconfigured=${groups[-1]}
+refused() { grep -q "misconfigured exited with status 78 (its configuration is wrong" "$work/misconfigured.log" 2>/dev/null; }
+poll 30 refused || die "supervise: the configuration error's stop is not in the log: $(tail -n 3 "$work/misconfigured.log" 2>&1)"
 poll 30 gone "$misconfigured" || die "supervise: a service with a configuration error was started again and again"
 [ "$(restarts misconfigured)" = 0 ] || die "supervise: a configuration error was counted as a restart"
-grep -q "misconfigured exited with status 78 (its configuration is wrong" "$work/misconfigured.log" ||
-    die "supervise: the configuration error's stop is not in the log: $(tail -n 3 "$work/misconfigured.log")"
 log "supervise: a killed console came back (restart logged and counted), a crash left its backtrace, SIGTERM stopped both"
