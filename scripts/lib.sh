@@ -90,6 +90,12 @@ ensure_tools_venv() {
             "openapi-spec-validator>=0.7,<0.8" "aiosmtpd>=1.4,<2" "schemathesis>=4.3,<5" "check-jsonschema>=0.33,<1" \
             "selenium>=4.20,<5" "labkey>=3.4,<4" "kubernetes-validate>=1.30,<2" "PyYAML>=6,<7"
     fi
+    # axe-core 4.12.1 (MPL-2.0) for the browser test's accessibility checks: the package is only
+    # its carrier (its playwright dependency is not wanted; the test runs axe through selenium).
+    if ! "$tools_venv/bin/python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('axe_playwright_python') is None)" 2>/dev/null; then
+        log "installing axe-core (from axe-playwright-python, without its dependencies) into $tools_venv"
+        "$tools_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "axe-playwright-python==0.1.8"
+    fi
 }
 
 # Headless Chromium and its driver, from Debian, for the console's browser test.

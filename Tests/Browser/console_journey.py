@@ -31,6 +31,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+import accessibility
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
@@ -82,11 +83,24 @@ def gone(element):
 
 
 def shot(driver, name):
-    """A screenshot of the whole page (the window grown to the page's height)."""
+    """A screenshot of the whole page (the window grown to the page's height); every page shown
+    is checked by axe-core too (reported at the end: accessibility.report)."""
     height = driver.execute_script("return document.documentElement.scrollHeight")
     driver.set_window_size(1280, max(900, min(height, 4000)))
     driver.save_screenshot(os.path.join(SHOTS, f"{name}.png"))
     driver.set_window_size(1280, 900)
+    if name != "failure":
+        accessibility.check(driver, name)
+
+
+def page_kind(path, cookie):
+    """The status and content type of a console GET, without following a redirect."""
+    request = urllib.request.Request(CONSOLE + path, headers={"Cookie": cookie})
+    try:
+        reply = urllib.request.build_opener(NoRedirect).open(request)
+        return reply.status, reply.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("Content-Type", "")
 
 
 def fill(driver, element_id, text):
@@ -1095,6 +1109,14 @@ def main():
         wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "figure.qr-large svg")), "the printable QR code")
         shot(driver, "schema-sheet")
 
+        # axe-core over every page an admin reaches by links (each page seen above was checked
+        # as it was shown): no violation anywhere.
+        pages = accessibility.crawl(driver, CONSOLE, ["/", f"/studies/{STUDY}", "/studies/DEMOSTUDY", "/studies/SCHEMA1"],
+                                    lambda path: page_kind(path, signed_in_cookie))
+        assert len(pages) >= 40, f"the crawl reached only {len(pages)} pages: {pages}"
+        accessibility.report()
+        axe_summary = f"axe-core found no violation on {len(accessibility.checked)} pages ({len(pages)} reached by links)"
+
         # The study's summary, then signing out ends the session.
         driver.get(CONSOLE + f"/studies/{STUDY}/basics")
         wait(driver, EC.presence_of_element_located((By.LINK_TEXT, "Summary")), "the study's pages again")
@@ -1110,7 +1132,7 @@ def main():
         # kept, or another replica) still opens, but study-metadata refuses its token.
         status, location, _ = raw("GET", f"/studies/{STUDY}/basics", signed_in_cookie)
         assert status == 303 and location.startswith("/signin"), (status, location)
-        print(f"console journey: passed; screenshots in {SHOTS}")
+        print(f"console journey: passed; {axe_summary}; screenshots in {SHOTS}")
     finally:
         driver.quit()
 

@@ -15,8 +15,9 @@ enum ActivityPreview {
         let resultType = step["resultType"]?.text ?? ""
         // (An empty string opens a Mustache section: every optional text has a flag of its own.)
         let body = text(step["text"], language)
+        let title = text(step["title"], language)
         var screen: [String: Any] = [
-            "number": number, "key": step["key"]?.text ?? "", "title": text(step["title"], language), "text": body,
+            "number": number, "key": step["key"]?.text ?? "", "title": title, "hasTitle": !title.isEmpty, "text": body,
             "hasText": !body.isEmpty, "skippable": step["skippable"] == .bool(true), "kind": kind, "resultType": resultType,
         ]
         switch kind {

@@ -42,6 +42,9 @@ package struct FormHTML {
     }
     /// `/studies/<id>`: where a row's own page lies (an activity's, a step's).
     private let studyPath: String
+    /// How many lists the element being written is in: a row's title is a heading one level
+    /// below its list's (the page's own title is the `h1`, so a top-level list's rows are `h2`).
+    private var listDepth = 0
 
     private init(studyPath: String) {
         self.studyPath = studyPath
@@ -246,10 +249,12 @@ package struct FormHTML {
         } else if list.table {
             table(list)
         } else {
+            listDepth += 1
+            defer { listDepth -= 1 }
             for row in list.rows {
                 open("div", [("class", row.rowInvalid ? "row invalid" : "row"), ("id", row.id + "-field")])
                 open("div", [("class", "row-head")])
-                element("h3", [("class", "row-title")], text: row.title)
+                element("h\(min(6, 1 + listDepth))", [("class", "row-title")], text: row.title)
                 if !list.readOnly {
                     open("div", [("class", "row-actions")])
                     rowActions(row)
