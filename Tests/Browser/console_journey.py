@@ -36,8 +36,22 @@ from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
+
+# The Save bar stays at the foot of a long page (sticky), over whatever scrolls beneath it. A
+# person scrolls a control out from under it before pressing; selenium clicks a control whose
+# centre is anywhere in the window, so every click first scrolls its control to the middle.
+_click = WebElement.click
+
+
+def _click_in_view(element):
+    element.parent.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'nearest'})", element)
+    _click(element)
+
+
+WebElement.click = _click_in_view
 
 CONSOLE = os.environ["CONSOLE_URL"].rstrip("/")
 METADATA = os.environ["STUDY_METADATA_URL"].rstrip("/")
@@ -550,7 +564,8 @@ def main():
         fill(driver, "f-consent-comprehension-questions-0-choices-0-value", "yes")
         fill(driver, "f-consent-comprehension-questions-0-choices-1-text-en", "No")
         fill(driver, "f-consent-comprehension-questions-0-choices-1-value", "no")
-        fill(driver, "f-consent-comprehension-questions-0-correctAnswers", "yes")
+        # The correct answer is ticked on its choice, not typed again.
+        driver.find_element(By.ID, "f-consent-comprehension-questions-0-choices-0-mark").click()
         Select(driver.find_element(By.ID, "f-consent-comprehension-questions-0-evaluation")).select_by_value("any")
         save(driver, "consent")
         shot(driver, "study-consent")
@@ -575,9 +590,18 @@ def main():
         choose(driver, "f-activities-0-schedule-frequency", "daily")
         fill(driver, "f-activities-0-schedule-startDays", "0")
         fill(driver, "f-activities-0-schedule-endDays", "14")
-        fill(driver, "f-activities-0-schedule-dailyTimes", "08:00\n20:00")
+        # Times in the browser's own time inputs (12-hour in an en-US browser): a third input
+        # appears once the second is filled.
+        time_inputs = "#f-activities-0-schedule-dailyTimes input[type=time]"
+        times = driver.find_elements(By.CSS_SELECTOR, time_inputs)
+        assert len(times) == 2, f"a new schedule offers two empty time inputs, not {len(times)}"
+        times[0].send_keys("0800AM")
+        times[1].send_keys("0800PM")
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, time_inputs)) == 3, "a third time input once the second is filled")
+        assert [t.get_attribute("value") for t in times] == ["08:00", "20:00"], [t.get_attribute("value") for t in times]
         driver.find_element(By.ID, "f-activities-0-schedule-anchor-on").click()
-        Select(driver.find_element(By.ID, "f-activities-0-schedule-anchor-source")).select_by_value("enrollmentDate")
+        choose(driver, "f-activities-0-schedule-anchor-source", "enrollmentDate")
+        assert not driver.find_elements(By.ID, "f-activities-0-schedule-anchor-propertyKey"), "a property's field shown for an enrollment anchor"
         # The steps in order on the activity's page: key, title, kind and response type.
         for index, (kind, _, _) in enumerate(RESPONSE_TYPES):
             step = f"f-activities-0-steps-{index}"
@@ -593,6 +617,30 @@ def main():
         choose(driver, f"f-activities-0-steps-{form_index}-type", "form")
         save(driver, "the questionnaire")
         shot(driver, "study-activity")
+        schedule = api_draft(STUDY)["activities"][0]["schedule"]
+        assert schedule["dailyTimes"] == ["08:00", "20:00"] and schedule["anchor"] == {"source": "enrollmentDate"}, schedule
+
+        # A changed form asks before the page is left. chromedriver answers the browser's own
+        # question by itself (it accepts every beforeunload prompt), so the test asks the page
+        # as the browser does: a cancelable beforeunload event, cancelled only once a field
+        # changed. Leaving then drops the change (the draft keeps the saved title).
+        def leaving_is_questioned():
+            return driver.execute_script(
+                "const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented")
+        title_field = "f-activities-0-title-en"
+        original = driver.find_element(By.ID, title_field).get_attribute("value")
+        assert not leaving_is_questioned(), "an untouched page asks before it is left"
+        driver.find_element(By.ID, title_field).send_keys(" (changed)")
+        assert leaving_is_questioned(), "a changed page is left without a question"
+        driver.find_element(By.LINK_TEXT, "Summary").click()
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "section.checklist")), "the summary after leaving")
+        assert api_draft(STUDY)["activities"][0]["title"] in (original, {"en": original}), "leaving saved nothing"
+        driver.get(CONSOLE + f"/studies/{STUDY}/activities/daily")
+        wait(driver, EC.presence_of_element_located((By.ID, title_field)), "the questionnaire's page again")
+        # Save stays in view at the foot of the long page.
+        bar = driver.find_element(By.CSS_SELECTOR, ".save-bar")
+        assert driver.execute_script("const r = arguments[0].getBoundingClientRect(); return r.bottom <= window.innerHeight && r.top >= 0", bar), \
+            "the Save bar is in view at the top of a long page"
         no_browser_errors(driver)
 
         # Each step's format on the step's own page, reached from the activity's page.

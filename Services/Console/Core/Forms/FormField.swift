@@ -37,6 +37,19 @@ package struct FormField: Sendable {
         case lines
         /// Always this value, and nothing to type (a form step's `resultType`).
         case fixed(JSONValue)
+        /// A calendar date, `yyyy-MM-dd`, in the browser's date input.
+        case date
+        /// A time of day, `HH:mm`, in the browser's time input.
+        case time
+        /// A local date and time, `yyyy-MM-ddTHH:mm`, in the browser's date-and-time input.
+        case dateTime
+        /// Times of day, as many as wanted, each in a time input (written as an array of strings).
+        case times
+        /// One of `options`, whose values are numbers (a weekday): written as a number.
+        case numberChoice([Option])
+        /// One of the things of the draft `reference` names (a step of the same activity, an
+        /// activity); `none` labels the empty choice, which leaves the member out.
+        case reference(FormReference, none: String)
     }
 
     /// Where the member is, from the item the field belongs to (the document, or a list's row).
@@ -66,8 +79,11 @@ package struct FormField: Sendable {
         let name = name(at: prefix)
         let current = item[pointer: pointer] ?? absent
         switch kind {
-        case .text, .longText, .number, .choice:
+        case .text, .longText, .number, .choice, .date, .time, .dateTime, .numberChoice, .reference:
             return [(name, current?.text ?? "")]
+        case .times:
+            guard case .array(let items) = current else { return [] }
+            return items.compactMap { $0.text.map { (name, $0) } }
         case .localized:
             return [(name + "/en", Self.translation(current, "en")), (name + "/es", Self.translation(current, "es"))]
         case .checkbox:
@@ -114,10 +130,15 @@ package struct FormField: Sendable {
     ) -> JSONValue? {
         let name = name(at: prefix)
         switch kind {
-        case .text, .longText, .choice:
+        case .text, .longText, .choice, .date, .time, .dateTime, .reference:
             let text = Self.trimmed(form[name])
             return text.isEmpty ? (existing == .string("") ? existing : nil) : .string(text)
-        case .number:
+        case .times:
+            let times = form.all(name).map { Self.trimmed($0) }.filter { !$0.isEmpty }
+            // No time given: the member stays out (or empty, as it was).
+            if times.isEmpty { return existing == .array([]) ? existing : nil }
+            return .array(times.map { .string($0) })
+        case .number, .numberChoice:
             let text = Self.trimmed(form[name])
             if text.isEmpty { return nil }
             if let number = Double(text), number.isFinite { return .number(number) }

@@ -178,6 +178,26 @@ package struct FormList: Sendable {
     }
 
     package var rowPage: RowPage?
+
+    /// A tick box on each row that lists the row's value in a member of the item holding the list:
+    /// a comprehension question's correct answers are the choices ticked. Nothing is typed twice,
+    /// and a value renamed on its row stays ticked.
+    package struct Mark: Sendable {
+        /// The tick box's label ("Correct answer").
+        package var label: String
+        /// The array of values, in the item that holds the list (`/correctAnswers`).
+        package var member: JSONPointer
+        /// The row's value (`/value`).
+        package var value: JSONPointer
+
+        package init(_ label: String, member: String, value: String) {
+            self.label = label
+            self.member = JSONPointer(member)!
+            self.value = JSONPointer(value)!
+        }
+    }
+
+    package var mark: Mark?
     /// Rows drawn as the lines of a table, one column per element, for a list whose rows are
     /// edited on their own pages (`rowPage`; an activity's steps). A saved row is shown, moved and
     /// removed here, never changed: what it holds comes from the document, whatever a form says.
@@ -189,9 +209,10 @@ package struct FormList: Sendable {
 
     package init(
         _ pointer: String, _ label: String, item itemLabel: String, help: String? = nil, newItem: JSONValue = .object([:]),
-        rowPage: RowPage? = nil, table: Bool = false, _ elements: [FormElement]
+        rowPage: RowPage? = nil, table: Bool = false, mark: Mark? = nil, _ elements: [FormElement]
     ) {
         self.rowPage = rowPage
+        self.mark = mark
         self.table = table
         self.pointer = JSONPointer(pointer)!
         self.label = label
@@ -207,9 +228,13 @@ package struct FormList: Sendable {
         let name = name(at: prefix)
         guard case .array(let rows) = item[pointer: pointer] else { return [(name + "#count", "0")] }
         var pairs: [(name: String, value: String)] = [(name + "#count", String(rows.count))]
+        let marked = mark.map { Set((item[pointer: $0.member]?.array ?? []).compactMap(\.text)) } ?? []
         for (index, row) in rows.enumerated() {
             let rowPointer = prefix.appending(pointer).appending(index)
             pairs.append((rowPointer.description + "#from", String(index)))
+            if let mark, let value = row[pointer: mark.value]?.text, marked.contains(value) {
+                pairs.append((rowPointer.description + "#mark", "true"))
+            }
             for element in elements { pairs += element.values(in: row, at: rowPointer) }
         }
         return pairs
@@ -225,6 +250,7 @@ package struct FormList: Sendable {
         let original: [JSONValue]
         if case .array(let rows) = item[pointer: pointer] { original = rows } else { original = [] }
         var rows: [JSONValue] = []
+        var marked: [JSONValue] = []
         for index in 0..<min(count, Self.maxRows) {
             let rowPointer = prefix.appending(pointer).appending(index)
             let saved = form[rowPointer.description + "#from"].flatMap { WholeNumber.parse($0, in: 0...FormList.maxRows) }.flatMap { original.indices.contains($0) ? original[$0] : nil }
@@ -235,8 +261,12 @@ package struct FormList: Sendable {
             var row = saved ?? newItem
             for element in elements { try element.apply(form, at: rowPointer, to: &row) }
             rows.append(row)
+            if let mark, form[rowPointer.description + "#mark"] == "true", let value = row[pointer: mark.value], !marked.contains(value) {
+                marked.append(value)
+            }
         }
         try item.set(.array(rows), at: pointer)
+        if let mark { try item.set(.array(marked), at: mark.member) }
     }
 }
 

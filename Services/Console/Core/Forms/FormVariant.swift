@@ -28,11 +28,16 @@ package struct FormVariant: Sendable {
     package var reset: JSONPointer?
     /// What an emptied `reset` starts as.
     package var resetValue: JSONValue
+    /// The fields of the cases not chosen are removed from the item: an anchor counted from a
+    /// property keeps no activity of an earlier answer. (Off where the cases share members, as
+    /// a schedule's cases share their dates.)
+    package var clearsOtherCases: Bool
 
     package init(
         _ discriminator: String, _ label: String, help: String? = nil, reset: String? = nil, resetValue: JSONValue = .object([:]),
-        _ cases: [Case]
+        clearsOtherCases: Bool = false, _ cases: [Case]
     ) {
+        self.clearsOtherCases = clearsOtherCases
         self.discriminator = JSONPointer(discriminator)!
         self.label = label
         self.help = help
@@ -77,9 +82,26 @@ package struct FormVariant: Sendable {
             try item.set(resetValue, at: reset)
         }
         try item.set(chosen.isEmpty ? nil : .string(chosen), at: discriminator)
+        if clearsOtherCases {
+            let kept = Set((cases.first { $0.value == chosen }?.elements ?? []).compactMap(Self.fieldPointer))
+            for other in cases where other.value != chosen {
+                for pointer in other.elements.compactMap(Self.fieldPointer) where !kept.contains(pointer) {
+                    try item.set(nil, at: pointer)
+                }
+            }
+        }
         // Fields drawn for another case than the one chosen belong to that case: not applied.
         guard drawn == chosen, let current = cases.first(where: { $0.value == chosen }) else { return }
         for element in current.elements { try element.apply(form, at: prefix, to: &item) }
+    }
+
+    /// The member a case's field or optional object (an anchor) holds.
+    private static func fieldPointer(_ element: FormElement) -> JSONPointer? {
+        switch element {
+        case .field(let field): field.pointer
+        case .group(let group): group.pointer
+        case .list, .variant: nil
+        }
     }
 
     /// The form with the marker moved to the chosen case: the page then draws its fields.

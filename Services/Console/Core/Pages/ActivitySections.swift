@@ -225,12 +225,16 @@ extension StudySection {
 
     static let destinations = FormElement.list(FormList(
         "/destinations", "Branching", item: "Destination",
-        help: "Where an answer leads: a choice value (true or false for yes/no), or a number compared with the operator. The one without a condition is the default; an empty destination ends the activity.",
+        help: "Where an answer leads: a choice value (true or false for yes/no), or a number compared with the operator. The one without a condition is the default. Steps added on the activity's page can be chosen once it is saved.",
         [
             plain("/condition", "When the answer is"),
             .field(FormField("/operator", "Compared with", .choice(Destination.Operator.allCases.map { .init($0.rawValue, $0.rawValue) }))),
-            plain("/destination", "Go to step (key)"),
+            .field(FormField("/destination", "Go to step", .reference(.stepKey, none: "The end of the activity"))),
         ]))
+
+    /// The days of the week as the schedule counts them (1 is Sunday).
+    static let weekdays: [FormField.Option] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+        .enumerated().map { .init(String($0.offset + 1), $0.element) }
 
     /// The days of a schedule anchored to a participant's date, and the anchor itself.
     static let anchoredWindow: [FormElement] = [
@@ -242,30 +246,30 @@ extension StudySection {
     /// absolute, or anchored to a participant's date.
     static let schedule = FormElement.variant(FormVariant("/schedule/frequency", "Schedule", reset: "/schedule", [
         .init("oneTime", "One time", [
-            checkbox("/schedule/launchWithStudy", "From the launch"), plain("/schedule/startDate", "Or from (yyyy-MM-dd)"),
-            checkbox("/schedule/studyLifetime", "Until the study ends"), plain("/schedule/endDate", "Or until (yyyy-MM-dd)"),
-            plain("/schedule/time", "At (HH:mm)"),
+            checkbox("/schedule/launchWithStudy", "From the launch"), date("/schedule/startDate", "Or from"),
+            checkbox("/schedule/studyLifetime", "Until the study ends"), date("/schedule/endDate", "Or until"),
+            time("/schedule/time", "At"),
         ] + anchoredWindow),
         .init("daily", "Daily", [
-            plain("/schedule/startDate", "From (yyyy-MM-dd)"), plain("/schedule/endDate", "Until (yyyy-MM-dd)"),
-            .field(FormField("/schedule/dailyTimes", "Times (HH:mm, one per line)", .lines, help: "Each window lasts until the next time.")),
+            date("/schedule/startDate", "From"), date("/schedule/endDate", "Until"),
+            .field(FormField("/schedule/dailyTimes", "Times", .times, help: "Each window lasts until the next time.")),
         ] + anchoredWindow),
         .init("weekly", "Weekly", [
-            plain("/schedule/startDate", "From (yyyy-MM-dd; its weekday)"), plain("/schedule/time", "At (HH:mm)"),
-            number("/schedule/repeatCount", "Weeks"), plain("/schedule/endDate", "Or until (yyyy-MM-dd)"),
-            number("/schedule/dayOfWeek", "Weekday (anchored; 1 = Sunday)"),
+            date("/schedule/startDate", "From (on its weekday)"), time("/schedule/time", "At"),
+            number("/schedule/repeatCount", "Weeks"), date("/schedule/endDate", "Or until"),
+            .field(FormField("/schedule/dayOfWeek", "Weekday (anchored)", .numberChoice(weekdays))),
         ] + anchoredWindow),
         .init("monthly", "Monthly", [
-            plain("/schedule/startDate", "From (yyyy-MM-dd; its day of the month)"), plain("/schedule/time", "At (HH:mm)"),
-            number("/schedule/repeatCount", "Months"), plain("/schedule/endDate", "Or until (yyyy-MM-dd)"),
+            date("/schedule/startDate", "From (on its day of the month)"), time("/schedule/time", "At"),
+            number("/schedule/repeatCount", "Months"), date("/schedule/endDate", "Or until"),
             number("/schedule/dateOfMonth", "Day of the month (anchored)"),
         ] + anchoredWindow),
         .init("manual", "Custom runs", [
             .list(FormList("/schedule/runs", "Runs", item: "Run", [
-                plain("/start", "From (yyyy-MM-ddTHH:mm)"), plain("/end", "Until (yyyy-MM-ddTHH:mm)"),
+                dateTime("/start", "From"), dateTime("/end", "Until"),
             ])),
             .list(FormList("/schedule/anchorRuns", "Runs after the anchor", item: "Run", [
-                number("/startDays", "From day"), number("/endDays", "Until day"), plain("/time", "At (HH:mm)"),
+                number("/startDays", "From day"), number("/endDays", "Until day"), time("/time", "At"),
             ])),
             anchor("/schedule/anchor"),
         ]),

@@ -17,26 +17,26 @@ package struct ElementView: Sendable {
 
     package static func make(
         _ element: FormElement, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool,
-        readOnly: Bool
+        readOnly: Bool, references: FormReferences = .none
     ) -> ElementView {
         switch element {
         case .field(let field):
             return ElementView(
                 isField: true,
-                field: [FieldView(field: field, at: prefix, values: values, problems: problems, spanish: spanish, readOnly: readOnly)],
+                field: [FieldView(field: field, at: prefix, values: values, problems: problems, spanish: spanish, readOnly: readOnly, references: references)],
                 isList: false, list: [])
         case .list(let list):
             return ElementView(
                 isField: false, field: [], isList: true,
-                list: [ListView(list: list, at: prefix, values: values, problems: problems, spanish: spanish, readOnly: readOnly)])
+                list: [ListView(list: list, at: prefix, values: values, problems: problems, spanish: spanish, readOnly: readOnly, references: references)])
         case .group(let group):
             return ElementView(
                 isField: false, field: [], isList: false, list: [], isGroup: true,
-                group: [GroupView(group: group, at: prefix, values: values, problems: problems, spanish: spanish, readOnly: readOnly)])
+                group: [GroupView(group: group, at: prefix, values: values, problems: problems, spanish: spanish, readOnly: readOnly, references: references)])
         case .variant(let variant):
             return ElementView(
                 isField: false, field: [], isList: false, list: [], isVariant: true,
-                variant: [VariantView(variant: variant, at: prefix, values: values, problems: problems, spanish: spanish, readOnly: readOnly)])
+                variant: [VariantView(variant: variant, at: prefix, values: values, problems: problems, spanish: spanish, readOnly: readOnly, references: references)])
         }
     }
 }
@@ -59,6 +59,11 @@ package struct ListView: Sendable {
         package var rowPage: String
         package var hasRowPage: Bool
         package var rowPageLabel: String
+        /// The row's tick box (`FormList.Mark`): its input's name, label, and whether it is ticked.
+        package var hasMark: Bool
+        package var markName: String
+        package var markLabel: String
+        package var marked: Bool
     }
 
     package var id: String
@@ -79,7 +84,7 @@ package struct ListView: Sendable {
     package var table: Bool
     package var columns: [String]
 
-    init(list: FormList, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) {
+    init(list: FormList, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool, references: FormReferences) {
         let absolute = prefix.appending(list.pointer)
         let name = absolute.description
         id = FieldView.elementID(absolute)
@@ -101,7 +106,7 @@ package struct ListView: Sendable {
             // A table's saved row is changed on its own page: here its values are shown.
             let shownOnly = readOnly || (list.table && !(values[row.description + "#from"] ?? "").isEmpty)
             let elements = list.elements.map {
-                ElementView.make($0, at: row, values: values, problems: problems, spanish: spanish, readOnly: shownOnly)
+                ElementView.make($0, at: row, values: values, problems: problems, spanish: spanish, readOnly: shownOnly, references: references)
             }
             let rowProblems = problems.filter { $0.pointer == row.description }.map(\.message)
             var rowPage = ""
@@ -115,7 +120,9 @@ package struct ListView: Sendable {
                 fromValue: values[row.description + "#from"] ?? "", elements: elements, removeOp: "remove \(row)",
                 upOp: "up \(row)", downOp: "down \(row)", isFirst: index == 0, isLast: index == count - 1,
                 rowProblems: rowProblems, rowInvalid: !rowProblems.isEmpty, rowPage: rowPage, hasRowPage: !rowPage.isEmpty,
-                rowPageLabel: "Open \(list.itemLabel.lowercased()) \(index + 1): \(list.rowPage?.what ?? "")"))
+                rowPageLabel: "Open \(list.itemLabel.lowercased()) \(index + 1): \(list.rowPage?.what ?? "")",
+                hasMark: list.mark != nil, markName: row.description + "#mark", markLabel: list.mark?.label ?? "",
+                marked: values[row.description + "#mark"] == "true"))
         }
         self.rows = rows
         hasRows = !rows.isEmpty
@@ -135,7 +142,7 @@ package struct GroupView: Sendable {
     package var elements: [ElementView]
     package var readOnly: Bool
 
-    init(group: FormGroup, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) {
+    init(group: FormGroup, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool, references: FormReferences) {
         let name = group.name(at: prefix)
         id = FieldView.elementID(prefix.appending(group.pointer))
         label = group.label
@@ -149,7 +156,7 @@ package struct GroupView: Sendable {
         self.readOnly = readOnly
         // A viewer sees the fields only when the object is there.
         elements = readOnly && !on ? [] : group.elements.map {
-            ElementView.make($0, at: prefix.appending(group.pointer), values: values, problems: problems, spanish: spanish, readOnly: readOnly)
+            ElementView.make($0, at: prefix.appending(group.pointer), values: values, problems: problems, spanish: spanish, readOnly: readOnly, references: references)
         }
     }
 }
@@ -172,7 +179,7 @@ package struct VariantView: Sendable {
     package var problems: [String]
     package var invalid: Bool
 
-    init(variant: FormVariant, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) {
+    init(variant: FormVariant, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool, references: FormReferences) {
         let name = variant.name(at: prefix)
         self.name = name
         id = FieldView.elementID(prefix.appending(variant.discriminator))
@@ -192,7 +199,7 @@ package struct VariantView: Sendable {
         invalid = !self.problems.isEmpty
         // The fields of the chosen case, with what the form holds for them.
         elements = (variant.cases.first { $0.value == chosen }?.elements ?? []).map {
-            ElementView.make($0, at: prefix, values: values, problems: problems, spanish: spanish, readOnly: readOnly)
+            ElementView.make($0, at: prefix, values: values, problems: problems, spanish: spanish, readOnly: readOnly, references: references)
         }
     }
 }

@@ -28,6 +28,14 @@ package struct FieldView: Sendable {
     package var isChoice = false
     package var isChoices = false
     package var isLines = false
+    /// The `type` of a one-line input: `text`, or `date`, `time` and `datetime-local` for a value
+    /// in the form those take (a value in any other form is shown as text, so it is never lost).
+    package var inputType = "text"
+    /// What a select's empty choice says.
+    package var emptyLabel = "Choose…"
+    /// Times of day, each in a time input (`times`: what the field holds, in order).
+    package var isTimes = false
+    package var times: [String] = []
     /// Nothing to type or show: the value is always the same.
     package var isFixed = false
     package var value = ""
@@ -47,7 +55,7 @@ package struct FieldView: Sendable {
     /// - Parameter prefix: the pointer of the item the field belongs to (the document, or a row).
     package init(
         field: FormField, at prefix: JSONPointer = JSONPointer(tokens: []), values: FormFields, problems: [ValidationProblem],
-        spanish: Bool, readOnly: Bool
+        spanish: Bool, readOnly: Bool, references: FormReferences = .none
     ) {
         let absolute = JSONPointer(tokens: prefix.tokens + field.pointer.tokens)
         id = Self.elementID(absolute)
@@ -88,14 +96,20 @@ package struct FieldView: Sendable {
             value = values[name] ?? ""
             options = [OptionView(value: "true", label: yes, selected: value == "true"), OptionView(value: "false", label: no, selected: value == "false")]
             shown = value == "true" ? yes : value == "false" ? no : ""
-        case .choice(let options):
-            isChoice = true
+        case .choice(let options), .numberChoice(let options):
+            choose(from: options, value: values[name] ?? "")
+        case .reference(let reference, let none):
+            choose(from: references.options(reference, at: absolute), value: values[name] ?? "")
+            emptyLabel = none
+        case .date, .time, .dateTime:
+            isText = true
             value = values[name] ?? ""
-            var listed = options
-            // A value the list does not offer (an app since removed) stays visible and selected.
-            if !value.isEmpty, !options.contains(where: { $0.value == value }) { listed.insert(.init(value, value), at: 0) }
-            self.options = listed.map { OptionView(value: $0.value, label: $0.label, selected: $0.value == value) }
-            shown = listed.first { $0.value == value }?.label ?? ""
+            shown = value
+            inputType = Self.browserInputType(field.kind, for: value)
+        case .times:
+            isTimes = true
+            times = values.all(name)
+            shown = times.joined(separator: ", ")
         case .choices(let options):
             isChoices = true
             let chosen = Set(values.all(name))
@@ -109,6 +123,32 @@ package struct FieldView: Sendable {
             isFixed = true
             shown = value.text ?? ""
         }
+    }
+
+    /// A select of `options` with `value` chosen. A value the list does not offer (an app since
+    /// removed, a step renamed) stays visible and selected.
+    private mutating func choose(from options: [FormField.Option], value: String) {
+        isChoice = true
+        self.value = value
+        var listed = options
+        if !value.isEmpty, !options.contains(where: { $0.value == value }) { listed.insert(.init(value, value), at: 0) }
+        self.options = listed.map { OptionView(value: $0.value, label: $0.label, selected: $0.value == value) }
+        shown = listed.first { $0.value == value }?.label ?? ""
+    }
+
+    /// The browser's own input for a date or time field, when `value` is empty or in the exact
+    /// form that input takes; otherwise a text input, which shows the value as it is (a date input
+    /// given `2026-02-30` would show nothing, and send nothing back).
+    package static func browserInputType(_ kind: FormField.Kind, for value: String) -> String {
+        let (type, length, valid): (String, Int, (String) -> Bool) =
+            switch kind {
+            case .date: ("date", 10, { LocalTimes.date($0) != nil })
+            case .time: ("time", 5, { LocalTimes.time($0) != nil })
+            case .dateTime: ("datetime-local", 16, { LocalTimes.dateTime($0) != nil })
+            default: ("text", 0, { _ in true })
+            }
+        if value.isEmpty { return type }
+        return value.unicodeScalars.count == length && valid(value) ? type : "text"
     }
 
     /// `/overview/0/title` → `f-overview-0-title`: an id that needs no escaping in a URL fragment.

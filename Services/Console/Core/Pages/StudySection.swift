@@ -117,8 +117,12 @@ package struct StudySection: Sendable {
     }
 
     /// What the template draws.
-    package func views(values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool) -> [ElementView] {
-        elements.map { ElementView.make($0, at: root, values: values, problems: problems, spanish: spanish, readOnly: readOnly) }
+    /// `draft`: what reference fields choose from (a branch's target steps, an anchor's activity).
+    package func views(values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool, draft: JSONValue? = nil) -> [ElementView] {
+        let references = draft.map(FormReferences.init(draft:)) ?? .none
+        return elements.map {
+            ElementView.make($0, at: root, values: values, problems: problems, spanish: spanish, readOnly: readOnly, references: references)
+        }
     }
 
     /// A digest of what the document holds for this section. A page carries it from when it was

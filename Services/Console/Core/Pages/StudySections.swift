@@ -94,20 +94,43 @@ extension StudySection {
         .field(FormField(pointer, label, help: help))
     }
 
+    /// A calendar date, a time of day or both, in the browser's own inputs.
+    static func date(_ pointer: String, _ label: String, help: String? = nil) -> FormElement {
+        .field(FormField(pointer, label, .date, help: help))
+    }
+
+    static func time(_ pointer: String, _ label: String, help: String? = nil) -> FormElement {
+        .field(FormField(pointer, label, .time, help: help))
+    }
+
+    static func dateTime(_ pointer: String, _ label: String, help: String? = nil) -> FormElement {
+        .field(FormField(pointer, label, .dateTime, help: help))
+    }
+
+    /// One of the study's activities, chosen from their list.
+    static func activity(_ pointer: String, _ label: String, none: String = "Choose…") -> FormElement {
+        .field(FormField(pointer, label, .reference(.activityId, none: none)))
+    }
+
     /// A date the study's schedules may be anchored to: enrollment, a date answer, or a date
     /// participant property.
+    /// The fields of the date chosen are the only ones shown, and the only ones kept.
     static func anchor(_ pointer: String) -> FormElement {
         .group(FormGroup(
-            pointer, "Anchor", toggle: "Count days from a date of each participant's",
+            pointer, "Anchor", toggle: "Count the days from a date of each participant's own (their enrollment, an answer or a property)",
             [
-                .field(FormField("/source", "The date", .choice([
-                    .init("enrollmentDate", "Their enrollment"), .init("activityResponse", "Their answer to a date question"),
-                    .init("participantProperty", "A date property of theirs"),
-                ]))),
-                plain("/activityId", "Activity (for an answer)"),
-                plain("/key", "Question key (for an answer)"),
-                plain("/formKey", "Form step key (when the question is in a form)"),
-                plain("/propertyKey", "Property key (for a property)"),
+                .variant(FormVariant("/source", "The date", clearsOtherCases: true, [
+                    .init("enrollmentDate", "Their enrollment"),
+                    .init("activityResponse", "Their answer to a date question", [
+                        activity("/activityId", "Activity"),
+                        plain("/key", "Question key"),
+                        plain("/formKey", "Form step key (when the question is in a form)"),
+                    ]),
+                    .init("participantProperty", "A date property of theirs", [
+                        .field(FormField("/propertyKey", "Property", .reference(.anchorProperty, none: "Choose…"),
+                                         help: "Date properties marked as schedule anchors, on the Participant properties page.")),
+                    ]),
+                ])),
             ]))
     }
 
@@ -161,8 +184,10 @@ extension StudySection {
                 .list(FormList("/questions", "Questions", item: "Question", newItem: .object(["choices": .array([]), "correctAnswers": .array([])]), [
                     plain("/key", "Key"),
                     text("/text", "Question"),
-                    .list(FormList("/choices", "Choices", item: "Choice", [text("/text", "Text"), plain("/value", "Value")])),
-                    .field(FormField("/correctAnswers", "Correct answers", .lines, help: "The values of the correct choices, one per line.")),
+                    .list(FormList(
+                        "/choices", "Choices", item: "Choice", help: "Tick the correct answers.",
+                        mark: .init("Correct answer", member: "/correctAnswers", value: "/value"),
+                        [text("/text", "Text"), plain("/value", "Value")])),
                     .field(FormField("/evaluation", "Passes when", .choice([.init("any", "any correct choice is chosen"), .init("all", "all correct choices are chosen")]))),
                 ])),
             ])),
@@ -207,10 +232,10 @@ extension StudySection {
                 .field(FormField("/type", "Kind", .choice([.init("html", "Text (HTML)"), .init("pdf", "PDF (its URL)")]))),
                 longText("/content", "Text, or the PDF's URL"),
                 .group(FormGroup("/availability", "Availability", toggle: "Available for a period only", [
-                    plain("/startDate", "From (yyyy-MM-dd)"), plain("/endDate", "Until (yyyy-MM-dd)"),
+                    date("/startDate", "From"), date("/endDate", "Until"),
                     .field(FormField("/startDays", "From day (after the anchor)", .number)),
                     .field(FormField("/endDays", "Until day (after the anchor)", .number)),
-                    plain("/time", "At (HH:mm)"),
+                    time("/time", "At"),
                     anchor("/anchor"),
                 ])),
                 text("/notificationText", "Notification when it becomes available"),
@@ -230,14 +255,17 @@ extension StudySection {
                     .init("studyEvent", "The study"),
                 ]))),
                 text("/title", "Title"), longText("/text", "Text"),
-                plain("/activityId", "Activity id (about an activity)"), plain("/resourceId", "Resource id (about a resource)"),
-                .field(FormField("/timing", "Sent", .choice([
-                    .init("immediate", "When published"), .init("scheduled", "At a time"), .init("anchorRelative", "Days after a participant's date"),
-                ]))),
-                plain("/at", "At (yyyy-MM-ddTHH:mm, in the study's time zone)"),
-                anchor("/anchor"),
-                .field(FormField("/anchorDays", "Days after the anchor", .number)),
-                plain("/time", "At (HH:mm)"),
+                activity("/activityId", "Activity (about an activity)", none: "None"),
+                plain("/resourceId", "Resource id (about a resource)"),
+                .variant(FormVariant("/timing", "Sent", clearsOtherCases: true, [
+                    .init("immediate", "When published"),
+                    .init("scheduled", "At a time", [dateTime("/at", "At", help: "In the study's time zone.")]),
+                    .init("anchorRelative", "Days after a participant's date", [
+                        anchor("/anchor"),
+                        .field(FormField("/anchorDays", "Days after the anchor", .number)),
+                        time("/time", "At"),
+                    ]),
+                ])),
             ]))
         ])
 

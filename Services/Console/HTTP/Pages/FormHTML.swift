@@ -92,8 +92,11 @@ package struct FormHTML {
     }
 
     /// `field`: the id of the field whose problems describe the input when `invalid`.
-    private mutating func input(id: String, name: String, value: String, invalid: Bool, field: String, lang: String? = nil, numeric: Bool = false) {
-        open("input", [("type", "text"), ("inputmode", numeric ? "decimal" : nil), ("id", id), ("name", name), ("value", value), ("lang", lang)] + Self.invalid(invalid, field))
+    private mutating func input(
+        id: String?, name: String, value: String, invalid: Bool, field: String, lang: String? = nil, numeric: Bool = false, type: String = "text",
+        label: String? = nil
+    ) {
+        open("input", [("type", type), ("aria-label", label), ("inputmode", numeric ? "decimal" : nil), ("id", id), ("name", name), ("value", value), ("lang", lang)] + Self.invalid(invalid, field))
         out += "\n"
     }
 
@@ -116,9 +119,11 @@ package struct FormHTML {
     }
 
     /// A select; `show`: the id of the button that shows the chosen case's fields (a variant).
-    private mutating func select(id: String, name: String, options: [FieldView.OptionView], invalid: Bool, show: String?) {
+    private mutating func select(id: String, name: String, options: [FieldView.OptionView], invalid: Bool, show: String?, empty: String = "Choose…") {
         open("select", [("id", id), ("name", name), ("data-show", show)] + Self.invalid(invalid, id))
-        out += "\n<option value=\"\">Choose…</option>\n"
+        out += "\n"
+        element("option", [("value", "")], text: empty)
+        out += "\n"
         for option in options {
             element("option", [("value", option.value), ("selected", option.selected ? "" : nil)], text: option.label)
         }
@@ -189,6 +194,8 @@ package struct FormHTML {
                 checkbox(id: nil, name: field.name, value: option.value, checked: option.selected, label: option.label)
             }
             close("fieldset")
+        } else if field.isTimes {
+            times(field)
         } else if !field.isFixed {
             label(field.label, for: field.id)
             control(field)
@@ -209,12 +216,26 @@ package struct FormHTML {
     /// The input of a text, number, choice, lines or long-text field.
     private mutating func control(_ field: FieldView) {
         if field.isChoice {
-            select(id: field.id, name: field.name, options: field.options, invalid: field.invalid, show: nil)
+            select(id: field.id, name: field.name, options: field.options, invalid: field.invalid, show: nil, empty: field.emptyLabel)
         } else if field.isLongText || field.isLines {
             textarea(id: field.id, name: field.name, rows: field.isLines ? 4 : 6, value: field.value, invalid: field.invalid, field: field.id)
         } else {
-            input(id: field.id, name: field.name, value: field.value, invalid: field.invalid, field: field.id, numeric: field.isNumber)
+            input(id: field.id, name: field.name, value: field.value, invalid: field.invalid, field: field.id, numeric: field.isNumber, type: field.inputType)
         }
+    }
+
+    /// Times of day: one time input for each the field holds, and two empty ones to add more
+    /// (console.js adds another empty one as the last is filled; without it, saving adds two).
+    private mutating func times(_ field: FieldView) {
+        open("fieldset", [("class", "times"), ("id", field.id)] + (field.invalid ? [("aria-describedby", field.id + "-problems")] : []))
+        element("legend", text: field.label)
+        for (index, time) in (field.times + ["", ""]).enumerated() {
+            let type = FieldView.browserInputType(.time, for: time)
+            input(
+                id: nil, name: field.name, value: time, invalid: field.invalid, field: field.id, type: type,
+                label: "\(field.label): time \(index + 1)")
+        }
+        close("fieldset")
     }
 
     /// English, and Spanish beside it when the study offers Spanish.
@@ -268,11 +289,23 @@ package struct FormHTML {
                     close("p")
                 }
                 for element in row.elements { self.element(element) }
+                if row.hasMark { mark(row, readOnly: list.readOnly) }
                 close("div")
             }
         }
         if !list.readOnly { button(op: list.addOp, label: list.addLabel, cssClass: "add") }
         close("fieldset")
+    }
+
+    /// A row's tick box (a choice ticked as a correct answer).
+    private mutating func mark(_ row: ListView.RowView, readOnly: Bool) {
+        if readOnly {
+            if row.marked { element("p", [("class", "mark")], text: row.markLabel) }
+            return
+        }
+        open("div", [("class", "field mark")])
+        checkbox(id: row.id + "-mark", name: row.markName, value: "true", checked: row.marked, label: row.markLabel)
+        close("div")
     }
 
     /// A list's rows as a table: a line per row, a column per element, the controls labelled

@@ -313,7 +313,7 @@ package struct StudyRoutes: Sendable {
         }
         let values = section.completingSavedRows(values, from: state.draft)
         page["form"] = FormHTML.render(
-            section.views(values: values, problems: problems, spanish: state.spanish, readOnly: !state.editable), studyId: state.summary.studyId)
+            section.views(values: values, problems: problems, spanish: state.spanish, readOnly: !state.editable, draft: state.draft), studyId: state.summary.studyId)
         page["problems"] = StudyPageModels.problems(
             problems, page: section, values: values, sections: state.sections, draft: state.draft, studyId: state.summary.studyId)
         page["hasProblems"] = !problems.isEmpty

@@ -98,6 +98,34 @@ document.addEventListener("DOMContentLoaded", () => {
       }
     });
   }
+  // A changed form asks before the page is left (a link, another page, closing the tab); its own
+  // buttons do not ask. A page drawn with rows changed and not saved starts as changed.
+  for (const form of document.querySelectorAll("form[data-guard]")) {
+    let changed = form.dataset.unsaved === "true";
+    const mark = () => { changed = true; };
+    form.addEventListener("input", mark);
+    form.addEventListener("change", mark);
+    form.addEventListener("submit", () => { changed = false; });
+    window.addEventListener("beforeunload", (event) => {
+      if (!changed) return;
+      event.preventDefault();
+      event.returnValue = "";
+    });
+  }
+  // Times of day: another empty time input appears once the last one is filled (up to 48).
+  for (const set of document.querySelectorAll("fieldset.times")) {
+    set.addEventListener("input", () => {
+      const inputs = set.querySelectorAll("input");
+      const last = inputs[inputs.length - 1];
+      if (!last || last.value === "" || inputs.length >= 48) return;
+      const next = last.cloneNode();
+      next.value = "";
+      next.removeAttribute("aria-invalid");
+      const legend = set.querySelector("legend");
+      next.setAttribute("aria-label", `${legend ? legend.textContent : "Time"}: time ${inputs.length + 1}`);
+      last.after(next);
+    });
+  }
   // Buttons that change something for good ask once more before the form goes.
   for (const button of document.querySelectorAll("button[data-confirm]")) {
     button.addEventListener("click", (event) => {

@@ -1,0 +1,191 @@
+import ConsoleCore
+import ConsoleHTTP
+import Foundation
+import JSONText
+import StudyModels
+import Testing
+
+/// The builder's real controls: dates and times in the browser's own inputs, weekdays and the
+/// study's own steps, activities and properties chosen from lists, correct answers ticked on
+/// their choices, and an anchor that shows and keeps only the fields of the date chosen.
+@Suite struct FormControlTests {
+    static func draft() throws -> JSONValue { try StudySectionTests.example() }
+
+    /// The fields of `section` as the page draws them, by input id.
+    static func fields(_ section: StudySection, values: FormFields, draft: JSONValue) -> [String: FieldView] {
+        var found: [String: FieldView] = [:]
+        func visit(_ elements: [ElementView]) {
+            for element in elements {
+                for field in element.field { found[field.id] = field }
+                for list in element.list { for row in list.rows { visit(row.elements) } }
+                for group in element.group { visit(group.elements) }
+                for variant in element.variant { visit(variant.elements) }
+            }
+        }
+        visit(section.views(values: values, problems: [], spanish: false, readOnly: false, draft: draft))
+        return found
+    }
+
+    static func index(of activityId: String, in draft: JSONValue) throws -> Int {
+        try #require(draft["activities"]?.array?.firstIndex { $0["activityId"]?.string == activityId })
+    }
+
+    @Test func datesAndTimesUseTheBrowsersInputsOnlyForValuesInTheirExactForm() {
+        #expect(FieldView.browserInputType(.date, for: "") == "date")
+        #expect(FieldView.browserInputType(.date, for: "2027-01-04") == "date")
+        // A date input shows nothing for a day that does not exist, and would send nothing back.
+        #expect(FieldView.browserInputType(.date, for: "2027-02-30") == "text")
+        #expect(FieldView.browserInputType(.date, for: "4 January") == "text")
+        #expect(FieldView.browserInputType(.time, for: "08:00") == "time")
+        #expect(FieldView.browserInputType(.time, for: "08:00:30") == "text")
+        #expect(FieldView.browserInputType(.time, for: "25:00") == "text")
+        #expect(FieldView.browserInputType(.dateTime, for: "2027-01-04T09:30") == "datetime-local")
+        #expect(FieldView.browserInputType(.dateTime, for: "2027-01-04T09:30:00+01:00") == "text")
+        // Text from outside compared by scalars: a combining mark does not pass for a digit.
+        #expect(FieldView.browserInputType(.time, for: "08:0\u{0301}0") == "text")
+    }
+
+    @Test func theDailyScheduleIsDrawnWithDateAndTimeInputs() throws {
+        let draft = try Self.draft()
+        let daily = try Self.index(of: "daily", in: draft)
+        let page = StudySection.activity(index: daily, activityId: "daily")
+        let fields = Self.fields(page, values: page.values(in: draft), draft: draft)
+        #expect(fields["f-activities-\(daily)-schedule-startDate"]?.inputType == "date")
+        #expect(fields["f-activities-\(daily)-schedule-startDate"]?.value == "2027-01-04")
+        let times = try #require(fields["f-activities-\(daily)-schedule-dailyTimes"])
+        #expect(times.isTimes && times.times == ["08:00", "20:00"])
+        let html = FormHTML.render(page.views(values: page.values(in: draft), problems: [], spanish: false, readOnly: false, draft: draft), studyId: "S1").renderText
+        #expect(html.contains("type=\"date\" id=\"f-activities-\(daily)-schedule-startDate\""))
+        // Two times and two empty inputs to add more, each named for the member.
+        #expect(html.components(separatedBy: "type=\"time\" aria-label=\"Times: time").count - 1 == 4)
+    }
+
+    @Test func timesAreWrittenInOrderWithoutTheEmptyInputs() throws {
+        let field = FormField("/dailyTimes", "Times", .times)
+        let form = FormFields([("/dailyTimes", "07:30"), ("/dailyTimes", ""), ("/dailyTimes", " 21:00 "), ("/dailyTimes", "")])
+        #expect(field.value(from: form) == .array([.string("07:30"), .string("21:00")]))
+        // None given: the member is left out, not written as an empty list.
+        #expect(field.value(from: FormFields([("/dailyTimes", ""), ("/dailyTimes", "")])) == nil)
+        var item = JSONValue.object(["dailyTimes": .array([.string("08:00")])])
+        try field.apply(form, at: JSONPointer(tokens: []), to: &item)
+        #expect(item["dailyTimes"] == .array([.string("07:30"), .string("21:00")]))
+    }
+
+    @Test func aWeekdayIsChosenByNameAndWrittenAsItsNumber() throws {
+        let draft = try Self.draft()
+        let weekly = try Self.index(of: "weekly", in: draft)
+        let page = StudySection.activity(index: weekly, activityId: "weekly")
+        let values = page.values(in: draft)
+        let weekday = try #require(Self.fields(page, values: values, draft: draft)["f-activities-\(weekly)-schedule-dayOfWeek"])
+        #expect(weekday.isChoice)
+        #expect(weekday.options.count == 7)
+        #expect(weekday.options.first { $0.selected }?.label == "Monday")
+        var form = values
+        form.set("/activities/\(weekly)/schedule/dayOfWeek", "6")
+        let saved = try page.applying(form, to: draft)
+        #expect(saved[pointer: JSONPointer("/activities/\(weekly)/schedule/dayOfWeek")!] == .number(6))
+    }
+
+    @Test func aBranchLeadsToAStepOfItsOwnActivityChosenFromTheList() throws {
+        let draft = try Self.draft()
+        let daily = try Self.index(of: "daily", in: draft)
+        let steps = try #require(draft["activities"]?.array?[daily]["steps"]?.array)
+        let caffeine = try #require(steps.firstIndex { $0["key"]?.string == "caffeine" })
+        let page = StudySection.step(index: daily, activityId: "daily", stepIndex: caffeine, key: "caffeine")
+        let fields = Self.fields(page, values: page.values(in: draft), draft: draft)
+        let target = try #require(fields["f-activities-\(daily)-steps-\(caffeine)-destinations-0-destination"])
+        #expect(target.isChoice && target.emptyLabel == "The end of the activity")
+        let keys = target.options.map(\.value)
+        #expect(keys.count == steps.count - 1, "every step but the step itself")
+        #expect(!keys.contains("caffeine"))
+        #expect(target.options.first { $0.selected }?.value == "caffeineCups")
+        #expect(target.options.first { $0.value == "caffeineCups" }?.label == "caffeineCups: How many cups?")
+        // A target that is no step (renamed since) stays shown and chosen, so saving keeps it
+        // and the check names it.
+        var document = draft
+        try document.set(.string("gone"), at: JSONPointer("/activities/\(daily)/steps/\(caffeine)/destinations/0/destination")!)
+        let stale = Self.fields(page, values: page.values(in: document), draft: document)["f-activities-\(daily)-steps-\(caffeine)-destinations-0-destination"]
+        #expect(stale?.options.first?.value == "gone" && stale?.options.first?.selected == true)
+        #expect(try page.applying(page.values(in: document), to: document) == document)
+    }
+
+    @Test func anAnchorShowsAndKeepsOnlyTheFieldsOfTheDateChosen() throws {
+        let draft = try Self.draft()
+        let followUp = try Self.index(of: "followUp", in: draft)
+        let page = StudySection.activity(index: followUp, activityId: "followUp")
+        let values = page.values(in: draft)
+        let base = "/activities/\(followUp)/schedule/anchor"
+        let fields = Self.fields(page, values: values, draft: draft)
+        let activity = try #require(fields[FieldView.elementID(JSONPointer(base + "/activityId")!)])
+        #expect(activity.options.map(\.value).count == draft["activities"]?.array?.count)
+        #expect(activity.options.first { $0.selected }?.value == "baseline")
+        #expect(fields[FieldView.elementID(JSONPointer(base + "/propertyKey")!)] == nil, "a property's field is not shown for an answer")
+
+        // Switched to a property: the answer's activity and key go; the property is chosen from
+        // the date properties marked as anchors.
+        var form = FormVariant.refreshed(values, variant: base + "/source")
+        form.set(base + "/source", "participantProperty")
+        form = FormVariant.refreshed(form, variant: base + "/source")
+        let shown = Self.fields(page, values: form, draft: draft)
+        let property = try #require(shown[FieldView.elementID(JSONPointer(base + "/propertyKey")!)])
+        #expect(property.options.map(\.value) == ["surgeryDate"])
+        #expect(shown[FieldView.elementID(JSONPointer(base + "/activityId")!)] == nil)
+        form.set(base + "/propertyKey", "surgeryDate")
+        let saved = try page.applying(form, to: draft)
+        #expect(saved[pointer: JSONPointer(base)!] == .object(["source": .string("participantProperty"), "propertyKey": .string("surgeryDate")]))
+    }
+
+    @Test func aNotificationShowsOnlyTheFieldsOfWhenItIsSent() throws {
+        let draft = try Self.draft()
+        let page = StudySection.notifications
+        var form = page.values(in: draft)
+        let fields = Self.fields(page, values: form, draft: draft)
+        // welcome: when published; midpoint: at a time; weeklyReminder: days after enrollment.
+        #expect(fields["f-notifications-0-at"] == nil && fields["f-notifications-0-time"] == nil)
+        #expect(fields["f-notifications-1-at"]?.inputType == "datetime-local")
+        #expect(fields["f-notifications-1-at"]?.value == "2027-02-15T09:00")
+        #expect(fields["f-notifications-2-time"]?.inputType == "time")
+        #expect(fields["f-notifications-2-at"] == nil)
+        #expect(fields["f-notifications-2-activityId"]?.options.first { $0.selected }?.value == "weekly")
+        // The reminder sent at a time instead: its anchor, days and time go.
+        form.set("/notifications/2/timing", "scheduled")
+        form = FormVariant.refreshed(form, variant: "/notifications/2/timing")
+        #expect(Self.fields(page, values: form, draft: draft)["f-notifications-2-at"]?.inputType == "datetime-local")
+        form.set("/notifications/2/at", "2027-03-01T09:00")
+        let saved = try page.applying(form, to: draft)
+        let notification = try #require(saved["notifications"]?.array?.last)
+        #expect(notification["timing"] == .string("scheduled") && notification["at"] == .string("2027-03-01T09:00"))
+        #expect(notification["anchor"] == nil && notification["anchorDays"] == nil && notification["time"] == nil)
+        #expect(notification["activityId"] == .string("weekly"))
+    }
+
+    @Test func correctAnswersAreTheChoicesTicked() throws {
+        let draft = try Self.draft()
+        let page = StudySection.consent
+        let values = page.values(in: draft)
+        let question = "/consent/comprehension/questions/0"
+        #expect(values[question + "/choices/0#mark"] == "true")
+        #expect(values[question + "/choices/1#mark"] == nil)
+        let html = FormHTML.render(page.views(values: values, problems: [], spanish: false, readOnly: false, draft: draft), studyId: "S1").renderText
+        #expect(html.contains("id=\"f-consent-comprehension-questions-0-choices-0-mark\" name=\"\(question)/choices/0#mark\" value=\"true\" checked"))
+
+        // Both ticked, the first choice's value renamed: the answers follow the rows.
+        var form = values
+        form.set(question + "/choices/1#mark", "true")
+        form.set(question + "/choices/0/value", "y")
+        var saved = try page.applying(form, to: draft)
+        #expect(saved[pointer: JSONPointer(question + "/correctAnswers")!] == .array([.string("y"), .string("no")]))
+
+        // The rows moved before saving: each tick moves with its row.
+        form = try #require(FormEdit("down \(question)/choices/0")?.applied(to: values))
+        saved = try page.applying(form, to: draft)
+        #expect(saved[pointer: JSONPointer(question + "/choices/1/value")!] == .string("yes"))
+        #expect(saved[pointer: JSONPointer(question + "/correctAnswers")!] == .array([.string("yes")]))
+
+        // None ticked: no correct answer, which the admin API names.
+        form = values
+        form = FormFields(form.pairs.filter { !$0.name.hasSuffix("#mark") })
+        saved = try page.applying(form, to: draft)
+        #expect(saved[pointer: JSONPointer(question + "/correctAnswers")!] == .array([]))
+    }
+}
