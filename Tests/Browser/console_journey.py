@@ -941,6 +941,23 @@ def main():
              "Ben's four responses on his page", seconds=30)
         shot(driver, "study-participant")
 
+        # A message to the study's participants now: the audience first (Ben has joined), then a
+        # confirmation, then the message in the study's list.
+        driver.find_element(By.LINK_TEXT, "Messages").click()
+        audience = wait(driver, EC.presence_of_element_located((By.ID, "audience")), "the messages page").text
+        assert "It goes to 1 participant (everyone who has joined the study)" in audience, audience
+        fill(driver, "f-text-en", "The study team is away on Friday; your check-ins still count.")
+        driver.find_element(By.CSS_SELECTOR, "form button.primary[type=submit]").click()
+        confirm = wait(driver, EC.alert_is_present(), "the confirmation before sending")
+        assert "Send this message to 1 participant now?" in confirm.text, confirm.text
+        confirm.accept()
+        wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Sent."), "the sent notice")
+        sent_row = driver.find_element(By.XPATH, "//table[@id='notifications']//tr[contains(., 'away on Friday')]").text
+        assert "Message from the team" in sent_row, sent_row
+        shot(driver, "study-messages")
+        no_browser_errors(driver)
+        driver.get(ben_page)
+
         # The failed response, listed with its error; the questionnaire is changed and published
         # (version 1.2), and the response processed again from the console.
         driver.get(CONSOLE + f"/studies/{STUDY}/processing")

@@ -62,6 +62,7 @@ public enum ConsoleService {
         StudyActionRoutes(pages: pages).add(to: shell.router)
         TeamRoutes(pages: pages).add(to: shell.router)
         TokenRoutes(pages: pages).add(to: shell.router)
+        MessageRoutes(pages: pages).add(to: shell.router)
         ParticipantPageRoutes(pages: pages).add(to: shell.router)
         ResponseDataRoutes(pages: pages).add(to: shell.router)
         ProcessingRoutes(pages: pages).add(to: shell.router)

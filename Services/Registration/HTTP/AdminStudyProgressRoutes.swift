@@ -9,19 +9,29 @@ import StudyModels
 /// How a study is getting on (viewer), counts only, so nothing in them identifies anyone:
 /// `GET /admin/v1/studies/{studyId}/adherence`, per activity how many participants are up to
 /// date, behind or not started; `GET .../enrollment-timeline`, enrollments and withdrawals per
-/// day and site.
+/// day and site; `GET .../audience`, how many participants and devices a message sent now
+/// reaches.
 package struct AdminStudyProgressRoutes: Sendable {
     package let adherence: AdherenceStore
+    package let audience: PushAudienceStore
     package let authenticator: RemoteAdminAuthenticator
 
-    package init(adherence: AdherenceStore, authenticator: RemoteAdminAuthenticator) {
+    package init(adherence: AdherenceStore, audience: PushAudienceStore, authenticator: RemoteAdminAuthenticator) {
         self.adherence = adherence
+        self.audience = audience
         self.authenticator = authenticator
     }
 
     package func add(to router: Router<ServiceRequestContext>) {
         router.get("/admin/v1/studies/:studyId/adherence", use: show)
         router.get("/admin/v1/studies/:studyId/enrollment-timeline", use: timeline)
+        router.get("/admin/v1/studies/:studyId/audience", use: countAudience)
+    }
+
+    @Sendable package func countAudience(_ request: Request, context: ServiceRequestContext) async throws -> StudyAudience {
+        let studyId = try context.parameters.require("studyId")
+        _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
+        return try await audience.audience(studyId: studyId)
     }
 
     @Sendable package func timeline(_ request: Request, context: ServiceRequestContext) async throws -> EnrollmentTimeline {
@@ -39,3 +49,4 @@ package struct AdminStudyProgressRoutes: Sendable {
 
 extension ActivityAdherence: ResponseEncodable {}
 extension EnrollmentTimeline: ResponseEncodable {}
+extension StudyAudience: ResponseEncodable {}

@@ -86,8 +86,10 @@ public enum RegistrationService: ServiceAssembly {
                     templates: templates, audit: environment.audit, validFor: registration.invitationDuration,
                     logger: environment.logger)
                 AdminSiteRoutes(sites: sites, authenticator: adminAuthenticator).add(to: routes.router)
+                let pushAudience = PushAudienceStore(client: postgres, audit: environment.audit, logger: environment.logger)
                 AdminStudyProgressRoutes(
-                    adherence: AdherenceStore(client: postgres, logger: environment.logger), authenticator: adminAuthenticator
+                    adherence: AdherenceStore(client: postgres, logger: environment.logger), audience: pushAudience,
+                    authenticator: adminAuthenticator
                 ).add(to: routes.router)
                 AdminInvitationRoutes(invitations: invitations, authenticator: adminAuthenticator, audit: environment.audit)
                     .add(to: routes.router)
@@ -98,9 +100,7 @@ public enum RegistrationService: ServiceAssembly {
                     authenticator: adminAuthenticator, rateLimiter: rateLimiter, audit: environment.audit
                 ).add(to: routes.router)
 
-                InternalNotificationRoutes(
-                    audience: PushAudienceStore(client: postgres, audit: environment.audit, logger: environment.logger)
-                ).add(to: routes.internalGroup)
+                InternalNotificationRoutes(audience: pushAudience).add(to: routes.internalGroup)
                 InternalAppRoutes(settings: appSettings).add(to: routes.internalGroup)
                 let pushCredentials = PushCredentialStore(
                     client: postgres, encryptionKey: registration.encryptionKey, audit: environment.audit,

@@ -5,19 +5,22 @@ import ServiceKitHTTP
 import StudyMetadataCore
 import StudyModels
 
-/// App-wide announcements (`/admin/v1/apps/{appId}/notifications`) and, for operators, the
-/// outbox of calls to the other services (`/admin/v1/outbox`).
+/// App-wide announcements (`/admin/v1/apps/{appId}/notifications`), a study's notifications and
+/// its admins' messages sent now (`/admin/v1/studies/{studyId}/notifications`) and, for
+/// operators, the outbox of calls to the other services (`/admin/v1/outbox`).
 package struct NotificationRoutes {
     package struct OutboxList: ResponseEncodable {
         package var messages: [Outbox.Message]
     }
 
     package let announcements: Announcements
+    package let messages: StudyMessages
     package let outbox: Outbox
     package let authenticator: AdminTokenAuthenticator
 
-    package init(announcements: Announcements, outbox: Outbox, authenticator: AdminTokenAuthenticator) {
+    package init(announcements: Announcements, messages: StudyMessages, outbox: Outbox, authenticator: AdminTokenAuthenticator) {
         self.announcements = announcements
+        self.messages = messages
         self.outbox = outbox
         self.authenticator = authenticator
     }
@@ -25,7 +28,26 @@ package struct NotificationRoutes {
     package func add(to router: Router<ServiceRequestContext>) {
         router.post("/admin/v1/apps/:appId/notifications", use: announce)
         router.get("/admin/v1/apps/:appId/notifications", use: list)
+        router.post("/admin/v1/studies/:studyId/notifications", use: sendMessage)
+        router.get("/admin/v1/studies/:studyId/notifications", use: studyNotifications)
         router.get("/admin/v1/outbox", use: outboxMessages)
+    }
+
+    /// A message to the study's participants now: the study admin's, as the lifecycle actions
+    /// that notify participants are.
+    @Sendable package func sendMessage(
+        _ request: Request, context: ServiceRequestContext
+    ) async throws -> EditedResponse<NotificationStore.Record> {
+        let studyId = try context.parameters.require("studyId")
+        let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
+        let body = try await DocumentBody.decode(StudyMessage.self, named: "message", from: request, context: context)
+        return EditedResponse(status: .created, response: try await messages.send(body, studyId: studyId, by: admin.email))
+    }
+
+    @Sendable package func studyNotifications(_ request: Request, context: ServiceRequestContext) async throws -> StudyNotificationList {
+        let studyId = try context.parameters.require("studyId")
+        _ = try await authenticator.require(.viewer, on: studyId, request)
+        return StudyNotificationList(notifications: try await messages.list(studyId: studyId))
     }
 
     @Sendable package func announce(
@@ -58,3 +80,4 @@ package struct NotificationRoutes {
 
 extension NotificationStore.Record: ResponseEncodable {}
 extension AppNotificationList: ResponseEncodable {}
+extension StudyNotificationList: ResponseEncodable {}

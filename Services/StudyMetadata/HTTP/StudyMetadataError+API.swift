@@ -13,14 +13,14 @@ extension StudyMetadataError: APIErrorConvertible {
         case .weakPassword: .badRequest(message, field: "password")
         case .notAnEmailAddress: .badRequest(message, field: "email")
         case .noAdmin, .noAdminWithEmail, .noRole, .noKey: .notFound(message)
-        case .adminExists, .notificationExists, .tooManyKeys: .conflict(message)
+        case .adminExists, .notificationExists, .studyNotificationExists, .tooManyKeys: .conflict(message)
         case .editorRequired: .forbidden(message)
         case .noStudy, .noApp, .noVersion: .notFound(message)
         case .invalid(let problems, _): .invalid(message, problems: problems)
         case .studyExists: APIError(.preconditionFailed, code: "study_exists", message: message)
         case .draftChanged: APIError(.preconditionFailed, code: "draft_changed", message: message)
         case .closed, .studyIdTaken, .changedMeanwhile, .activityNotFromAssessment, .actionNotAllowed, .nothingToPublish,
-            .appIdTaken, .orgSpelledOtherwise:
+            .appIdTaken, .orgSpelledOtherwise, .notActive:
             .conflict(message)
         }
     }

@@ -63,6 +63,7 @@ public enum StudyMetadataService: ServiceAssembly {
                 ).add(to: routes.router)
                 NotificationRoutes(
                     announcements: Announcements(notifications: notifications, apps: apps, audit: environment.audit),
+                    messages: StudyMessages(studies: studies, notifications: notifications, audit: environment.audit),
                     outbox: environment.outbox, authenticator: authenticator
                 ).add(to: routes.router)
                 let published = PublishedStudies(client: environment.postgres, catalog: catalog, logger: environment.logger)

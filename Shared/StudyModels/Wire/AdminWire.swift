@@ -276,6 +276,46 @@ public struct AppCreated: Codable, Sendable {
     }
 }
 
+/// A message to a study's participants, sent now: `POST /admin/v1/studies/{studyId}/notifications`.
+/// Its id may be chosen, so a script can be re-run safely (a repeated id is refused).
+public struct StudyMessage: Codable, Sendable, Equatable {
+    public var notificationId: String?
+    /// The study's name when left out.
+    public var title: LocalizedText?
+    public var text: LocalizedText
+
+    public init(notificationId: String? = nil, title: LocalizedText? = nil, text: LocalizedText) {
+        self.notificationId = notificationId
+        self.title = title
+        self.text = text
+    }
+}
+
+/// The notifications of one study (its own, its lifecycle messages and its admins' messages),
+/// newest first: `GET /admin/v1/studies/{studyId}/notifications`.
+public struct StudyNotificationList: Codable, Sendable, Equatable {
+    public var notifications: [AppNotificationRecord]
+
+    public init(notifications: [AppNotificationRecord]) {
+        self.notifications = notifications
+    }
+}
+
+/// Who a study message reaches, as the registration service counts them now
+/// (`GET /admin/v1/studies/{studyId}/audience`): the participants who have joined the study (not
+/// yet to join, withdrawn or not eligible excluded), and the devices of theirs that take
+/// notifications (signed in, with a push token, notifications switched on). Every participant
+/// who joined also finds the message in the app's notification list.
+public struct StudyAudience: Codable, Sendable, Equatable {
+    public var participants: Int
+    public var devices: Int
+
+    public init(participants: Int, devices: Int) {
+        self.participants = participants
+        self.devices = devices
+    }
+}
+
 /// One notification of an app, as `GET /admin/v1/apps/{appId}/notifications` lists it (and
 /// `POST` answers for a new announcement).
 public struct AppNotificationRecord: Codable, Sendable, Equatable {
@@ -287,6 +327,9 @@ public struct AppNotificationRecord: Codable, Sendable, Equatable {
         case lifecycle
         /// An admin's app-wide announcement.
         case announcement
+        /// A study admin's message to the study's participants, sent at once; like a study's
+        /// own notifications, it goes out only while the study is active.
+        case message
     }
 
     public var id: Int64

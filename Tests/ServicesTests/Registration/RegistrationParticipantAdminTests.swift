@@ -66,6 +66,13 @@ import TestSupport
         }
     }
 
+    /// A GET of the admin API with `token`: the status and the body.
+    func admin(_ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, token: String?) async throws -> (HTTPResponse.Status, Data) {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return try await client.execute(uri: path, method: method, headers: headers) { ($0.status, Data(buffer: $0.body)) }
+    }
+
     static func at(_ text: String) -> Date? { ISO8601DateFormatter().date(from: text) }
 
     func identityReads(_ postgres: PostgresClient) async throws -> [String] {
@@ -137,6 +144,18 @@ import TestSupport
             #expect(second.participants.count == 1)
             #expect(second.next == nil)
             #expect((first.participants + second.participants).map(\.participantId) == all)
+        }
+    }
+
+    @Test func theAudienceOfAMessageSentNowIsCountedForTheStudysTeamOnly() async throws {
+        try await withServices { client, _, viewer, stranger, _ in
+            // Ann joined; Bob withdrew and Cleo has not joined; Dan is in another study. Ann has
+            // no signed-in device, so a message reaches her in the app's list only.
+            let (status, body) = try await admin(client, .get, "/admin/v1/studies/SLEEPWELL/audience", token: viewer)
+            #expect(status == .ok)
+            #expect(try JSONDecoder().decode(StudyAudience.self, from: body) == StudyAudience(participants: 1, devices: 0))
+            #expect(try await admin(client, .get, "/admin/v1/studies/SLEEPWELL/audience", token: stranger).0 == .forbidden)
+            #expect(try await admin(client, .get, "/admin/v1/studies/SLEEPWELL/audience", token: nil).0 == .unauthorized)
         }
     }
 

@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import RegistrationCore
+import ServiceKit
 import StudyModels
 import Testing
 import TestSupport
@@ -37,6 +39,12 @@ import TestSupport
             let gone = try await h.signUp("gone@example.org")
             try await h.device(gone, os: "ios", token: String(repeating: "d4", count: 32))
             _ = try await h.call("logout", method: .delete, body: ["reason": "user_action"], auth: gone.auth, userId: gone.userId)
+
+            // Counted before a message is sent, by the same rules: joined and muted have joined
+            // S1 (withdrawn left); only joined's device takes notifications.
+            let counted = try await PushAudienceStore(client: h.postgres, audit: AuditLog(client: h.postgres, logger: .init(label: "t")), logger: .init(label: "t"))
+                .audience(studyId: "S1")
+            #expect(counted == StudyAudience(participants: 2, devices: 1))
 
             let batch = NotificationBatch(notifications: [
                 Self.notification(id: 101, studyId: "S1"), Self.notification(id: 102, studyId: nil),

@@ -268,4 +268,59 @@ import TestSupport
             #expect(String(buffer: audit).contains("notification.sent"))
         }
     }
+
+    @Test func aStudyAdminSendsAMessageToAnActiveStudysParticipantsNow() async throws {
+        try await fixture.withStudy { client, root, _, _, postgres in
+            let path = "/admin/v1/studies/SLEEPWELL/notifications"
+            let message = #"{"notificationId": "reminder", "text": {"en": "Please open the app today.", "es": "Abra la aplicación hoy."}}"#
+            // A draft has no participants to message: refused, and nothing is queued.
+            let (draftStatus, draftBody) = try await helper.send(client, .post, path, token: root, body: message)
+            #expect(draftStatus == .conflict)
+            #expect(String(buffer: draftBody).contains("a message is sent only to the participants of an active study"))
+            #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
+            try await fixture.dispatch(postgres)
+            let planned = try await pushed(postgres).count
+
+            // Every problem of a bad message at once; nothing stored.
+            let invalid = #"{"notificationId": "no spaces", "text": {"es": "Hola"}, "title": {"en": "\#(String(repeating: "t", count: 101))"}}"#
+            let (status, body) = try await helper.send(client, .post, path, token: root, body: invalid)
+            #expect(status == .unprocessableContent)
+            #expect(try body.decodeJSON(MetadataAdmin.Problems.self).error.problems?.map(\.pointer) == ["/notificationId", "/text", "/title/en"])
+            let long = "{\"text\": \"\(String(repeating: "a", count: StudyMessages.maximumText + 1))\"}"
+            let (longStatus, longBody) = try await helper.send(client, .post, path, token: root, body: long)
+            #expect(longStatus == .unprocessableContent)
+            #expect(try longBody.decodeJSON(MetadataAdmin.Problems.self).error.problems?.map(\.pointer) == ["/text/en"])
+
+            // Only the study's admins send; an unknown study is not found.
+            let (_, other) = try await helper.makeAdmin(client, root: root, email: "other@studystack.test")
+            #expect(try await helper.send(client, .post, path, token: other, body: message).0 == .forbidden)
+            #expect(try await helper.send(client, .post, "/admin/v1/studies/NOSTUDY/notifications", token: root, body: message).0 == .notFound)
+            #expect(try await helper.send(client, .post, path, token: root, body: message).0 == .created)
+            #expect(try await helper.send(client, .post, path, token: root, body: message).0 == .conflict, "a repeated id")
+
+            // Handed to the registration service at once, for the study's participants.
+            try await fixture.dispatch(postgres)
+            let sent = try await pushed(postgres)
+            #expect(sent.count == planned + 1)
+            let reminder = try #require(sent.last)
+            #expect(reminder.notificationId == "reminder" && reminder.studyId == "SLEEPWELL" && reminder.type == .study)
+            #expect(reminder.message.text(for: "es") == "Abra la aplicación hoy.")
+            // The study's list has it with the planned ones, by when each is due, latest first (the
+            // midpoint notification, due in 2027, is listed unsent); others' studies are not theirs.
+            let (listStatus, list) = try await helper.send(client, .get, path, token: root)
+            #expect(listStatus == .ok)
+            let listed = try #require(try list.decodeJSON([String: [[String: JSONValue]]].self)["notifications"])
+            #expect(listed.count == planned + 2)
+            #expect(listed.map { $0["notificationId"]?.string ?? "" } == ["midpoint", "reminder"] + sent.dropLast().reversed().map(\.notificationId))
+            #expect(listed[1]["origin"] == .string("message") && listed[0]["sentAt"] == nil)
+            #expect(try await helper.send(client, .get, path, token: other).0 == .forbidden)
+            let (_, audit) = try await helper.send(client, .get, "/admin/v1/audit", token: root)
+            #expect(String(buffer: audit).contains("study.message_sent"))
+
+            // Paused: refused again.
+            #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/pause", token: root).0 == .ok)
+            let later = #"{"text": "Later"}"#
+            #expect(try await helper.send(client, .post, path, token: root, body: later).0 == .conflict)
+        }
+    }
 }

@@ -193,6 +193,17 @@ extension AdminAPIClient {
         let body = Array((try? JSONEncoder().encode(announcement)) ?? Data())
         _ = try await send(.POST, "/admin/v1/apps/\(Self.segment(appId))/notifications", token: token, body: body, logger: logger)
     }
+
+    /// The study's notifications (its own, lifecycle messages, admins' messages), newest first.
+    package func notifications(ofStudy studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [AppNotificationRecord] {
+        try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))/notifications", token: token, as: StudyNotificationList.self, logger: logger).notifications
+    }
+
+    /// A message to the study's participants, now.
+    package func sendMessage(_ message: StudyMessage, to studyId: String, token: String, logger: Logger) async throws(AdminAPIError) {
+        let body = Array((try? JSONEncoder().encode(message)) ?? Data())
+        _ = try await send(.POST, "/admin/v1/studies/\(Self.segment(studyId))/notifications", token: token, body: body, logger: logger)
+    }
 }
 
 /// The signed-in admin's API keys (study-metadata), for their scripts.

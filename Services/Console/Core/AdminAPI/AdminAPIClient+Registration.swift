@@ -33,6 +33,11 @@ extension AdminAPIClient {
         try await json(.GET, Self.study(studyId) + "/adherence", on: .registration, token: token, as: ActivityAdherence.self, logger: logger)
     }
 
+    /// Who a message sent now reaches: the participants who joined, and their devices.
+    package func audience(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> StudyAudience {
+        try await json(.GET, Self.study(studyId) + "/audience", on: .registration, token: token, as: StudyAudience.self, logger: logger)
+    }
+
     package func enrollmentTimeline(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> EnrollmentTimeline {
         try await json(
             .GET, Self.study(studyId) + "/enrollment-timeline", on: .registration, token: token, as: EnrollmentTimeline.self,

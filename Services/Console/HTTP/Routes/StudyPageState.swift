@@ -61,6 +61,7 @@ extension ConsolePages {
         page["actionsCurrent"] = current == "actions"
         page["teamCurrent"] = current == "team"
         page["tokensCurrent"] = current == "tokens"
+        page["messagesCurrent"] = current == "messages"
         page["schemaCurrent"] = current == "schema"
         page["participantsCurrent"] = current == "participants"
         page["invitationsCurrent"] = current == "invitations"

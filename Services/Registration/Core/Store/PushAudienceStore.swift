@@ -19,6 +19,33 @@ package struct PushAudienceStore: Sendable {
         self.logger = logger
     }
 
+    /// A session `s` of participant `p` whose device takes notifications: signed in, with a push
+    /// token of a platform that has one, notifications switched on.
+    static let deliverable = """
+        s.revoked_at IS NULL AND s.refresh_expires_at > now()
+        AND s.device_token IS NOT NULL AND s.device_os IN ('ios', 'android')
+        AND coalesce((p.settings ->> 'remoteNotifications')::boolean, false)
+        """
+    /// A participant's state `ps` in a study they have joined (a study's notifications go to them).
+    static let joined = "ps.status NOT IN ('yetToJoin', 'Withdrawn', 'notEligible')"
+
+    /// Who a study notification sent now reaches: the participants who have joined the study,
+    /// and their devices that take notifications (the same conditions `receive` applies).
+    package func audience(studyId: String) async throws -> StudyAudience {
+        let rows = try await client.query(
+            """
+            SELECT count(DISTINCT ps.user_id), count(s.id) FILTER (WHERE \(unescaped: Self.deliverable))
+            FROM participant_studies ps
+            JOIN participants p ON p.user_id = ps.user_id
+            LEFT JOIN participant_sessions s ON s.user_id = p.user_id
+            WHERE ps.study_id = \(studyId) AND \(unescaped: Self.joined)
+            """, logger: logger)
+        for try await (participants, devices) in rows.decode((Int, Int).self) {
+            return StudyAudience(participants: participants, devices: devices)
+        }
+        return StudyAudience(participants: 0, devices: 0)
+    }
+
     /// Records each notification once (a repeated delivery is recognised by its id) with its
     /// devices; returns how many devices were queued in all.
     package func receive(_ batch: NotificationBatch) async throws -> Int {
@@ -45,13 +72,11 @@ package struct PushAudienceStore: Sendable {
                     FROM participant_sessions s
                     JOIN participants p ON p.user_id = s.user_id
                     WHERE p.app_id = \(notification.appId) AND p.org_id = \(notification.orgId)
-                      AND s.revoked_at IS NULL AND s.refresh_expires_at > now()
-                      AND s.device_token IS NOT NULL AND s.device_os IN ('ios', 'android')
-                      AND coalesce((p.settings ->> 'remoteNotifications')::boolean, false)
+                      AND \(unescaped: Self.deliverable)
                       AND (\(notification.studyId)::text IS NULL OR EXISTS (
                           SELECT 1 FROM participant_studies ps
                           WHERE ps.user_id = p.user_id AND ps.study_id = \(notification.studyId)::text
-                            AND ps.status NOT IN ('yetToJoin', 'Withdrawn', 'notEligible')))
+                            AND \(unescaped: Self.joined)))
                     RETURNING id
                     """, logger: logger)
                 var devices = 0

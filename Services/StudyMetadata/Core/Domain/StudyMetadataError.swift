@@ -11,6 +11,7 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
         case activity
         case app
         case announcement
+        case studyMessage
         case apiKey
         case schemaProtocol
         case assessment
@@ -64,6 +65,9 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
     case actionNotAllowed(action: LifecycleAction, current: StudyStatus)
     /// `publish-updates` with a draft equal to the newest version.
     case nothingToPublish
+    /// A message now goes only to an active study's participants.
+    case notActive(studyId: String, status: StudyStatus)
+    case studyNotificationExists(studyId: String, notificationId: String)
     case appIdTaken(String)
     /// Org ids are unique whatever their case; another app spells this one `existing`.
     case orgSpelledOtherwise(orgId: String, existing: String)
@@ -104,6 +108,10 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
         case .actionNotAllowed(let action, let current):
             "a study that is \(current.rawValue) cannot be given the action \(action.rawValue)"
         case .nothingToPublish: "the draft has not changed since the last published version"
+        case .notActive(let studyId, let status):
+            "study \(studyId) is \(status.rawValue): a message is sent only to the participants of an active study"
+        case .studyNotificationExists(let studyId, let notificationId):
+            "study \(studyId) already has a notification \(notificationId)"
         case .appIdTaken(let appId): "an app with id \(appId) already exists (app ids are unique whatever their case)"
         case .orgSpelledOtherwise(let orgId, let existing):
             "org id \(orgId) is spelled \(existing) by another app; org ids are unique whatever their case"
@@ -118,6 +126,7 @@ extension StudyMetadataError.Subject {
         case .activity: "activity"
         case .app: "app"
         case .announcement: "announcement"
+        case .studyMessage: "message"
         case .apiKey: "API key"
         case .schemaProtocol: "protocol"
         case .assessment: "assessment"

@@ -135,6 +135,45 @@ package struct NotificationStore: Sendable {
         }
     }
 
+    // MARK: - Study messages
+
+    /// Queues a study admin's message to the study's participants, due now; nil when the study
+    /// already has a notification with this id.
+    package func sendStudyMessage(
+        studyId: String, appId: String, notificationId: String, title: LocalizedText?, message: LocalizedText,
+        by actor: String, audit: AuditLog
+    ) async throws -> Record? {
+        try await client.withTransaction(logger: logger) { connection in
+            let encoder = JSONEncoder()
+            let title = try title.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+            let rows = try await connection.query(
+                """
+                INSERT INTO notifications (source, notification_id, app_id, study_id, origin, type, subtype, title,
+                    message, due_at, created_by)
+                VALUES (\("message:\(studyId):\(notificationId)"), \(notificationId), \(appId), \(studyId), 'message', 'Study',
+                    'Announcement', \(title)::jsonb, \(String(decoding: try encoder.encode(message), as: UTF8.self))::jsonb,
+                    now(), \(actor))
+                ON CONFLICT (source) DO NOTHING
+                RETURNING \(unescaped: Self.columns)
+                """, logger: logger)
+            guard let record = try await Self.records(rows).first else { return nil }
+            try await audit.record(
+                actor: actor, action: "study.message_sent", studyId: studyId,
+                details: ["notificationId": notificationId, "text": message.text(for: LocalizedText.defaultLanguage)],
+                on: connection)
+            return record
+        }
+    }
+
+    /// Every notification of a study (its own, lifecycle messages, admins' messages), newest first.
+    package func list(studyId: String, limit: Int = 200) async throws -> [Record] {
+        try await Self.records(client.query(
+            """
+            SELECT \(unescaped: Self.columns) FROM notifications WHERE study_id = \(studyId)
+            ORDER BY due_at DESC, id DESC LIMIT \(limit)
+            """, logger: logger))
+    }
+
     /// Every notification of an app (pending and sent), newest first.
     package func list(appId: String, limit: Int = 200) async throws -> [Record] {
         try await Self.records(client.query(
@@ -157,7 +196,8 @@ package struct NotificationStore: Sendable {
 
     /// Hands every due notification to the registration service (one outbox message per batch)
     /// and stamps it sent, in one transaction; returns how many went. Replicas may run it together:
-    /// rows are claimed with `SKIP LOCKED`. Study notifications wait while their study is paused.
+    /// rows are claimed with `SKIP LOCKED`. Study notifications and admins' messages wait while their
+    /// study is paused.
     @discardableResult
     package func dispatchDue(outbox: Outbox, audit: AuditLog, batchSize: Int = 100) async throws -> Int {
         try await client.withTransaction(logger: logger) { connection in
@@ -174,7 +214,7 @@ package struct NotificationStore: Sendable {
                 JOIN apps a ON a.app_id = n.app_id
                 LEFT JOIN studies s ON s.study_id = n.study_id
                 WHERE n.sent_at IS NULL AND n.due_at <= now()
-                  AND (n.origin <> 'study' OR s.status = 'active')
+                  AND (n.origin NOT IN ('study', 'message') OR s.status = 'active')
                 ORDER BY n.due_at, n.id
                 LIMIT \(batchSize)
                 FOR UPDATE OF n SKIP LOCKED

@@ -189,5 +189,17 @@ package enum StudyMetadataMigrations {
                 "CREATE INDEX api_keys_admin ON api_keys (admin_id, created_at)",
             ]
         ),
+        Migration(
+            component: "study-metadata", version: 10, name: "study_messages",
+            statements: [
+                // A study admin's message to the study's participants, sent at once.
+                "ALTER TABLE notifications DROP CONSTRAINT notifications_origin_check",
+                """
+                ALTER TABLE notifications ADD CONSTRAINT notifications_origin_check
+                    CHECK (origin IN ('study', 'lifecycle', 'announcement', 'message'))
+                """,
+                "CREATE INDEX notifications_study ON notifications (study_id, due_at DESC) WHERE study_id IS NOT NULL",
+            ]
+        ),
     ]
 }
