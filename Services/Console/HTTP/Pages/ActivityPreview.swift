@@ -4,7 +4,7 @@ import JSONText
 /// An activity step by step, as the app presents it: each step a screen with its title, text
 /// and answer control, in English or Spanish. Read from the draft, so a design can be checked
 /// before it is published.
-enum ActivityPreview {
+package enum ActivityPreview {
     static func screens(_ activity: JSONValue, language: String) -> [[String: Any]] {
         guard case .array(let steps) = activity["steps"] else { return [] }
         return steps.enumerated().map { index, step in screen(step, number: index + 1, language: language) }
@@ -49,7 +49,7 @@ enum ActivityPreview {
     }
 
     /// What the participant answers with, described as a small set of facts for the template.
-    static func answer(_ step: JSONValue, language: String) -> [String: Any] {
+    package static func answer(_ step: JSONValue, language: String) -> [String: Any] {
         let type = step["resultType"]?.text ?? ""
         let format = step["format"] ?? .object([:])
         var answer: [String: Any] = ["type": type]
@@ -59,6 +59,10 @@ enum ActivityPreview {
             answer["min"] = format["minValue"]?.text ?? ""
             answer["max"] = format["maxValue"]?.text ?? ""
             answer["step"] = format["step"]?.text ?? (type == "scale" ? "1" : "any")
+            // Where the app puts the slider: at the default, or nowhere until the participant
+            // moves it (a range input without a value would sit at the middle, rounded to a step).
+            answer["value"] = format["default"]?.text ?? format["minValue"]?.text ?? ""
+            answer["unset"] = format["default"] == nil
             answer["minDesc"] = text(format["minDesc"], language)
             answer["maxDesc"] = text(format["maxDesc"], language)
             answer["hasMinDesc"] = !text(format["minDesc"], language).isEmpty
@@ -69,7 +73,13 @@ enum ActivityPreview {
             answer["choices"] = choices(format["textChoices"], language: language)
         case "imageChoice":
             answer["isChoices"] = true
-            answer["choices"] = choices(format["imageChoices"], language: language)
+            answer["choices"] = choices(format["imageChoices"], language: language).enumerated().map { index, choice in
+                var choice = choice
+                let image = imageSource(format["imageChoices"]?.array?[index]["image"])
+                choice["image"] = image ?? ""
+                choice["hasImage"] = image != nil
+                return choice
+            }
         case "boolean":
             answer["isBoolean"] = true
         default:
@@ -82,6 +92,18 @@ enum ActivityPreview {
     static func choices(_ list: JSONValue?, language: String) -> [[String: Any]] {
         guard case .array(let items) = list else { return [] }
         return items.map { ["text": text($0["text"], language), "value": $0["value"]?.text ?? ""] }
+    }
+
+    /// An image of the study document as the page can show it: a base64 PNG, JPEG or GIF (as the
+    /// apps take them) as a `data:` URL, an https URL as it is; nil for anything else.
+    package static func imageSource(_ value: JSONValue?) -> String? {
+        guard let text = value?.string?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+        if text.hasPrefix("https://") { return text }
+        let kinds = [("iVBORw0KGgo", "image/png"), ("/9j/", "image/jpeg"), ("R0lGOD", "image/gif")]
+        guard let kind = kinds.first(where: { text.hasPrefix($0.0) })?.1,
+            text.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+/=".unicodeScalars.contains($0)) })
+        else { return nil }
+        return "data:\(kind);base64,\(text)"
     }
 
     static func inputDescription(_ type: String, format: JSONValue, language: String) -> String {

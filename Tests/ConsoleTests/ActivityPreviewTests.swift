@@ -1,0 +1,37 @@
+import ConsoleHTTP
+import Foundation
+import JSONText
+import Testing
+
+/// The preview draws what the app draws: a scale's slider where the app puts it, image choices
+/// as their images.
+@Suite struct ActivityPreviewTests {
+    static func step(_ json: String) throws -> JSONValue { try JSONValue.parse(Array(json.utf8)) }
+
+    @Test func aScaleSitsAtItsDefaultOrNowhereUntilMoved() throws {
+        let withDefault = ActivityPreview.answer(
+            try Self.step(#"{"resultType": "scale", "format": {"minValue": 1, "maxValue": 10, "step": 1, "default": 5}}"#), language: "en")
+        // Without a value a range input sits at the middle: 5.5, drawn at 6.
+        #expect(withDefault["value"] as? String == "5")
+        #expect(withDefault["unset"] as? Bool == false)
+        let without = ActivityPreview.answer(try Self.step(#"{"resultType": "scale", "format": {"minValue": 1, "maxValue": 10}}"#), language: "en")
+        #expect(without["unset"] as? Bool == true)
+    }
+
+    @Test func imageChoicesShowTheirImagesWhenTheyAreImages() throws {
+        let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+        let step = try Self.step(
+            #"{"resultType": "imageChoice", "format": {"imageChoices": ["#
+                + #"{"image": "\#(png)", "selectedImage": "\#(png)", "text": "Sunny", "value": "sun"},"#
+                + #"{"image": "https://example.org/rain.png", "selectedImage": "", "text": "Rainy", "value": "rain"},"#
+                + #"{"image": "aW1n", "selectedImage": "", "text": "Foggy", "value": "fog"}]}}"#)
+        let choices = try #require(ActivityPreview.answer(step, language: "en")["choices"] as? [[String: Any]])
+        try #require(choices.count == 3)
+        #expect(choices[0]["image"] as? String == "data:image/png;base64,\(png)")
+        #expect(choices[1]["image"] as? String == "https://example.org/rain.png")
+        // Base64 that is no image the apps take: the text alone.
+        #expect(choices[2]["hasImage"] as? Bool == false)
+        #expect(ActivityPreview.imageSource(.string("javascript:alert(1)")) == nil)
+        #expect(ActivityPreview.imageSource(.string("iVBORw0KGgo\"><script>")) == nil)
+    }
+}
