@@ -20,7 +20,9 @@ public struct ParticipantList: Codable, Sendable, Equatable {
         public var sharing: String?
         /// When the app last reported an activity's state.
         public var lastActivityAt: Date?
-        /// The study's completion and adherence, in percent, as the app reports them.
+        /// The study's completion (runs completed of all runs) and adherence (runs completed of
+        /// those whose time has passed), in percent, from the runs the app reports for each
+        /// activity; the app's own study figures while it has reported no runs.
         public var completion: Int
         public var adherence: Int
         /// The site whose invitation they joined with, if any.

@@ -147,6 +147,29 @@ import TestSupport
         }
     }
 
+    @Test func completionAndAdherenceFollowTheRunsTheAppReported() async throws {
+        try await withServices { client, root, _, _, postgres in
+            // Ann's app reported 40% and 75% for the study, and no runs yet: those stand.
+            var ann = try #require(try await list(client, "?status=inProgress", token: root).1?.participants.first)
+            #expect((ann.completion, ann.adherence) == (40, 75))
+            // Then her activities' runs: 3 of 29 done, 2 missed (of 5 whose time has passed), and a
+            // second activity with 1 of 1 done. The study's figures follow the runs, whatever the
+            // app said of the study: 4 of 30 is 13%, 4 of 6 is 67%.
+            try await postgres.query(
+                "UPDATE participant_activities SET runs_total = 29, runs_completed = 3, runs_missed = 2 WHERE study_id = 'SLEEPWELL'",
+                logger: Logger(label: "test"))
+            try await postgres.query(
+                """
+                INSERT INTO participant_activities (user_id, study_id, activity_id, runs_total, runs_completed, runs_missed, updated_at)
+                SELECT user_id, study_id, 'weekly', 1, 1, 0, timestamptz '2026-11-19 08:00:00+00'
+                FROM participant_activities WHERE study_id = 'SLEEPWELL'
+                """, logger: Logger(label: "test"))
+            ann = try #require(try await list(client, "?status=inProgress", token: root).1?.participants.first)
+            #expect((ann.completion, ann.adherence) == (13, 67))
+            #expect(ann.lastActivityAt == Self.at("2026-11-20T08:30:00Z"))
+        }
+    }
+
     @Test func theAudienceOfAMessageSentNowIsCountedForTheStudysTeamOnly() async throws {
         try await withServices { client, _, viewer, stranger, _ in
             // Ann joined; Bob withdrew and Cleo has not joined; Dan is in another study. Ann has

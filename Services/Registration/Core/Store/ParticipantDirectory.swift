@@ -43,17 +43,26 @@ package struct ParticipantDirectory: Sendable {
         let rows = try await client.query(
             """
             SELECT ps.pseudonym, CASE WHEN \(query.identities) THEN p.email ELSE NULL END, ps.status, ps.enrolled_at,
-                   ps.withdrawn_at, ps.completion, ps.adherence,
+                   ps.withdrawn_at,
+                   -- Completion and adherence from the runs each activity's state reports (what the
+                   -- participant's page lists), so the figures and the runs never disagree; the
+                   -- app's own study figures only while it has reported no runs.
+                   CASE WHEN runs.total > 0 THEN round(100.0 * runs.completed / runs.total)::int ELSE ps.completion END,
+                   CASE WHEN runs.completed + runs.missed > 0
+                        THEN round(100.0 * runs.completed / (runs.completed + runs.missed))::int ELSE ps.adherence END,
                    coalesce((SELECT array_agg(c.version ORDER BY c.id) FROM consent_records c
                              WHERE c.user_id = ps.user_id AND c.study_id = ps.study_id AND c.status = 'completed'), '{}'),
                    (SELECT c.sharing FROM consent_records c
                     WHERE c.user_id = ps.user_id AND c.study_id = ps.study_id AND c.status = 'completed'
                     ORDER BY c.id DESC LIMIT 1),
-                   (SELECT max(a.updated_at) FROM participant_activities a
-                    WHERE a.user_id = ps.user_id AND a.study_id = ps.study_id),
+                   runs.last_activity,
                    ps.site_id, s.name
             FROM participant_studies ps JOIN participants p ON p.user_id = ps.user_id
             LEFT JOIN study_sites s ON s.id = ps.site_id
+            CROSS JOIN LATERAL (
+                SELECT max(a.updated_at) AS last_activity, coalesce(sum(a.runs_total), 0) AS total,
+                       coalesce(sum(a.runs_completed), 0) AS completed, coalesce(sum(a.runs_missed), 0) AS missed
+                FROM participant_activities a WHERE a.user_id = ps.user_id AND a.study_id = ps.study_id) runs
             WHERE ps.study_id = \(query.studyId)
               AND (\(query.siteId)::uuid IS NULL OR ps.site_id = \(query.siteId))
               AND (\(query.status)::text IS NULL OR ps.status = \(query.status))
