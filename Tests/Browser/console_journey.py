@@ -932,6 +932,12 @@ def main():
         at_site = f"//table[@id='participants']//tr[contains(., '{ben}') and contains(., 'North Clinic')]"
         row = wait(driver, lambda d: d.find_elements(By.XPATH, at_site) or d.refresh(), "Ben at North Clinic", seconds=30)[0]
         assert "Taking part" in row.text and "inProgress" not in row.text, row.text
+        fits = driver.execute_script(
+            "const t = document.getElementById('participants');"
+            " return [t.scrollWidth, t.parentElement.clientWidth, document.documentElement.scrollWidth, window.innerWidth,"
+            " Array.from(t.rows[1].cells, c => c.offsetWidth + ':' + c.textContent.trim().slice(0, 30))]")
+        assert fits[0] <= fits[1] and fits[2] <= fits[3], f"the participants table overflows the page at 1280 px: {fits}"
+        shot(driver, "study-participants")
         row.find_element(By.TAG_NAME, "a").click()
         wait(driver, EC.presence_of_element_located((By.ID, "consents")), "Ben's page")
         pdf_link = driver.find_element(By.CSS_SELECTOR, "#consents a[href$='/pdf']").get_attribute("href")
@@ -1002,6 +1008,25 @@ def main():
         driver.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]").click()
         wait(driver, gone(page), "the grid filtered to Cai")
         assert column(driver, "q11") == ["cai's morning"], column(driver, "q11")
+
+        # The column picker: a column unticked is hidden in every row and stays hidden on the
+        # next visit (kept in this browser); ticked again, it is back.
+        picker = driver.find_element(By.ID, "column-picker")
+        assert picker.is_displayed(), "the column picker is shown where the script runs"
+        picker.find_element(By.TAG_NAME, "summary").click()
+        picker.find_element(By.XPATH, ".//label[normalize-space()='q8']/input").click()
+        assert not driver.find_element(By.CSS_SELECTOR, "#grid th[data-column='q8']").is_displayed()
+        assert all(not cell.is_displayed() for cell in driver.find_elements(By.CSS_SELECTOR, "#grid tbody tr td:nth-child(%d)" % (
+            1 + [th.get_attribute("data-column") for th in driver.find_elements(By.CSS_SELECTOR, "#grid thead th")].index("q8"))))
+        assert "16 of" in picker.find_element(By.TAG_NAME, "summary").text, picker.find_element(By.TAG_NAME, "summary").text
+        driver.refresh()
+        wait(driver, EC.presence_of_element_located((By.ID, "grid")), "the grid again")
+        assert not driver.find_element(By.CSS_SELECTOR, "#grid th[data-column='q8']").is_displayed(), "the choice is kept"
+        shot(driver, "study-grid-columns")
+        picker = driver.find_element(By.ID, "column-picker")
+        picker.find_element(By.TAG_NAME, "summary").click()
+        picker.find_element(By.XPATH, ".//label[normalize-space()='q8']/input").click()
+        assert driver.find_element(By.CSS_SELECTOR, "#grid th[data-column='q8']").is_displayed()
 
         # The exports: the page's progress bar runs to the end, and the files hold the rows.
         driver.get(CONSOLE + f"/studies/{STUDY}/data")

@@ -98,7 +98,8 @@ package struct ResponseDataRoutes: Sendable {
             page["parentHref"] = result.parent.map { Self.tableHref(studyId, $0) } ?? ""
             page["clearHref"] = Self.tableHref(studyId, result.table) + AdminAPIClient.queryString([("parent", value("parent"))])
             let base = Self.tableHref(studyId, result.table)
-            page["columns"] = result.columns.map { column -> [String: Any] in
+            page["columnCount"] = result.columns.count
+            page["columns"] = result.columns.enumerated().map { index, column -> [String: Any] in
                 let current = column.name == result.sort
                 let flip = current && result.order == "asc"
                 return [
@@ -106,6 +107,7 @@ package struct ResponseDataRoutes: Sendable {
                     "numeric": column.type == "number" || column.type == "key",
                     "href": base + AdminAPIClient.queryString(filters + [("sort", column.name), ("order", flip ? "desc" : "asc")]),
                     "ariaSort": current ? (result.order == "desc" ? "descending" : "ascending") : "none",
+                    "index": index,
                 ]
             }
             let keyIndex = result.columns.firstIndex { $0.name == "Key" }

@@ -126,6 +126,30 @@ document.addEventListener("DOMContentLoaded", () => {
       last.after(next);
     });
   }
+  // The grid's columns: a tick box per column shows or hides it; the choice is kept in this
+  // browser per study and table. (Without this script every column is shown, and scrolls.)
+  const picker = document.getElementById("column-picker");
+  const grid = document.getElementById("grid");
+  if (picker && grid) {
+    picker.hidden = false;
+    const key = `studystack-columns:${picker.dataset.table}`;
+    const boxes = Array.from(picker.querySelectorAll("input[data-column]"));
+    let hidden = [];
+    try { hidden = JSON.parse(localStorage.getItem(key) || "[]"); } catch { hidden = []; }
+    const apply = () => {
+      const off = new Set(boxes.filter((box) => !box.checked).map((box) => Number(box.dataset.column)));
+      for (const row of grid.rows) {
+        for (const [index, cell] of Array.from(row.cells).entries()) cell.hidden = off.has(index);
+      }
+      picker.querySelector(".shown-count").textContent = String(boxes.length - off.size);
+      try { localStorage.setItem(key, JSON.stringify(Array.from(off))); } catch { /* private mode: not kept */ }
+    };
+    for (const box of boxes) {
+      if (hidden.includes(Number(box.dataset.column))) box.checked = false;
+      box.addEventListener("change", apply);
+    }
+    apply();
+  }
   // Buttons that change something for good ask once more before the form goes.
   for (const button of document.querySelectorAll("button[data-confirm]")) {
     button.addEventListener("click", (event) => {
