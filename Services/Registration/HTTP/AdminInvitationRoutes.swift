@@ -36,7 +36,7 @@ package struct AdminInvitationRoutes: Sendable {
     }
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> InvitationList {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         let parameters = request.uri.queryParameters
         let state = parameters["state"].map(String.init)
@@ -62,7 +62,7 @@ package struct AdminInvitationRoutes: Sendable {
     }
 
     @Sendable package func inviteOne(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Invitation> {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
         let body = try await request.body.collect(upTo: 64 * 1024)
         guard let wanted = try? JSONDecoder().decode(InvitationRequest.self, from: Data(buffer: body)) else {
@@ -80,7 +80,7 @@ package struct AdminInvitationRoutes: Sendable {
     @Sendable package func importCSV(_ request: Request, context: ServiceRequestContext) async throws
         -> EditedResponse<InvitationImport>
     {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
         let body: ByteBuffer
         do {
@@ -137,9 +137,9 @@ package struct AdminInvitationRoutes: Sendable {
         _ request: Request, _ context: ServiceRequestContext,
         _ action: @Sendable (UUID, String, String) async throws -> Invitation
     ) async throws -> Invitation {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
-        guard let id = UUID(uuidString: try context.parameters.require("invitationId")) else {
+        guard let id = UUID(uuidString: try context.parameters.decoded("invitationId")) else {
             throw APIError.notFound("study \(studyId) has no such invitation")
         }
         return try await action(id, studyId, admin.email)

@@ -34,7 +34,7 @@ package struct AdminParticipantRoutes: Sendable {
     }
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> ParticipantList {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         let query = try Self.query(request.uri.queryParameters, studyId: studyId, identities: admin.may(.studyAdmin, on: studyId))
         let list = try await directory.participants(query)
@@ -47,7 +47,7 @@ package struct AdminParticipantRoutes: Sendable {
     }
 
     @Sendable package func show(_ request: Request, context: ServiceRequestContext) async throws -> ParticipantDetail {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         let participantId = try Self.participantId(context)
         let identities = admin.may(.studyAdmin, on: studyId)
@@ -66,10 +66,10 @@ package struct AdminParticipantRoutes: Sendable {
     /// The signed PDF as the participant's app uploaded it, checked against the SHA-256 recorded
     /// then. Study admins only: the document carries the participant's name and signature.
     @Sendable package func consentPDF(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
         let participantId = try Self.participantId(context)
-        guard let consentId = Int64(try context.parameters.require("consentId")), consentId > 0 else {
+        guard let consentId = Int64(try context.parameters.decoded("consentId")), consentId > 0 else {
             throw APIError.badRequest("consentId must be a consent's id, as the participant's page lists it", field: "consentId")
         }
         guard let (userId, _, _) = try await directory.account(studyId: studyId, participantId: participantId),
@@ -95,7 +95,7 @@ package struct AdminParticipantRoutes: Sendable {
     }
 
     static func participantId(_ context: ServiceRequestContext) throws -> UUID {
-        guard let id = UUID(uuidString: try context.parameters.require("participantId")) else {
+        guard let id = UUID(uuidString: try context.parameters.decoded("participantId")) else {
             throw APIError.notFound("participant ids are UUIDs, as the participants list gives them")
         }
         return id

@@ -24,22 +24,22 @@ package struct AdminSiteRoutes: Sendable {
     }
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> SiteList {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         return try await sites.sites(studyId: studyId)
     }
 
     @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Site> {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
         let wanted = try await Self.site(request, creating: true)
         return EditedResponse(status: .created, response: try await sites.create(studyId: studyId, wanted, actor: admin.email))
     }
 
     @Sendable package func update(_ request: Request, context: ServiceRequestContext) async throws -> Site {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
-        guard let siteId = UUID(uuidString: try context.parameters.require("siteId")) else {
+        guard let siteId = UUID(uuidString: try context.parameters.decoded("siteId")) else {
             throw RegistrationAdminError.noSite
         }
         let wanted = try await Self.site(request, creating: false)

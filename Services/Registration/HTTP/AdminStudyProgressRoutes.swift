@@ -29,19 +29,19 @@ package struct AdminStudyProgressRoutes: Sendable {
     }
 
     @Sendable package func countAudience(_ request: Request, context: ServiceRequestContext) async throws -> StudyAudience {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         return try await audience.audience(studyId: studyId)
     }
 
     @Sendable package func timeline(_ request: Request, context: ServiceRequestContext) async throws -> EnrollmentTimeline {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         return try await adherence.enrollmentTimeline(studyId: studyId)
     }
 
     @Sendable package func show(_ request: Request, context: ServiceRequestContext) async throws -> ActivityAdherence {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         return try await adherence.adherence(studyId: studyId)
     }

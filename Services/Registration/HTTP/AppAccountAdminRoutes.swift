@@ -54,7 +54,7 @@ package struct AppAccountAdminRoutes: Sendable {
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AppUserList {
         let admin = try await superAdmin(request, context)
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         let query = try Self.query(request.uri.queryParameters, appId: appId)
         let list = try await users.users(query)
         if !list.users.isEmpty {
@@ -103,8 +103,8 @@ package struct AppAccountAdminRoutes: Sendable {
     }
 
     static func account(_ context: ServiceRequestContext) throws -> (appId: String, userId: UUID) {
-        let appId = try context.parameters.require("appId")
-        guard let userId = UUID(uuidString: try context.parameters.require("userId")) else { throw RegistrationAdminError.noAccount(appId: appId) }
+        let appId = try context.parameters.decoded("appId")
+        guard let userId = UUID(uuidString: try context.parameters.decoded("userId")) else { throw RegistrationAdminError.noAccount(appId: appId) }
         return (appId, userId)
     }
 

@@ -25,7 +25,7 @@ package struct InternalAppRoutes {
 
     @Sendable package func receive(_ request: Request, context: ServiceRequestContext) async throws -> Received {
         try context.requireCaller(.studyMetadata, "sends app settings")
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         guard let sync = try? JSONDecoder().decode(AppSettingsSync.self, from: Data(buffer: buffer)) else {
             throw APIError.badRequest("the body is not an app settings message")

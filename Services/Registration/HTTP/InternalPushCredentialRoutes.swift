@@ -44,7 +44,7 @@ package struct InternalPushCredentialRoutes {
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> PushCredentialList {
         try context.requireCaller(.studyMetadata, "manages push credentials")
-        return PushCredentialList(credentials: try await store.summaries(appId: try context.parameters.require("appId")))
+        return PushCredentialList(credentials: try await store.summaries(appId: try context.parameters.decoded("appId")))
     }
 
     @Sendable package func delete(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
@@ -57,8 +57,8 @@ package struct InternalPushCredentialRoutes {
 
     private func target(_ context: ServiceRequestContext) throws -> (String, Platform) {
         try context.requireCaller(.studyMetadata, "manages push credentials")
-        let appId = try context.parameters.require("appId")
-        guard let platform = Platform(rawValue: try context.parameters.require("platform")) else {
+        let appId = try context.parameters.decoded("appId")
+        guard let platform = Platform(rawValue: try context.parameters.decoded("platform")) else {
             throw APIError.notFound("the platform is ios or android")
         }
         return (appId, platform)

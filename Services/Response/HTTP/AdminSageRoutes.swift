@@ -98,7 +98,7 @@ package struct AdminSageRoutes {
         -> (StudyCatalog.Study, AdminIdentity, UUID, [UInt8])
     {
         let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
-        let text = try context.parameters.require("archiveId")
+        let text = try context.parameters.decoded("archiveId")
         guard let archiveId = UUID(uuidString: text), let zip = try await archives.content(studyKey: study.key, archiveId: archiveId) else {
             throw APIError.notFound("study \(study.studyId) has no archive \(text)")
         }

@@ -45,10 +45,10 @@ package struct AdminTableRoutes {
 
     @Sendable package func rows(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
-        let name = try context.parameters.require("table")
+        let name = try context.parameters.decoded("table")
         guard let lists = try await tables.catalog(studyKey: study.key),
-            let table = lists.table(name.removingPercentEncoding ?? name)
-        else { throw APIError.notFound("This study has no table \(name.removingPercentEncoding ?? name)") }
+            let table = lists.table(name)
+        else { throw APIError.notFound("This study has no table \(name)") }
         var parameters: [String: String] = [:]
         for (key, value) in request.uri.formParameters { parameters[String(key)] = String(value) }
         let query: TableGridQuery

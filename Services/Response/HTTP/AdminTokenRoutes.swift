@@ -78,7 +78,7 @@ package struct AdminTokenRoutes {
     /// `token,used` lines, streamed page by page.
     @Sendable package func download(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let (study, admin) = try await study(.editor, request, context)
-        guard let batchId = UUID(uuidString: try context.parameters.require("batchId")),
+        guard let batchId = UUID(uuidString: try context.parameters.decoded("batchId")),
             try await tokens.batch(batchId, studyKey: study.key) != nil
         else {
             throw APIError.notFound("study \(study.studyId) has no such batch")
@@ -110,7 +110,7 @@ package struct AdminTokenRoutes {
     /// time. Editors only, like the CSV: it is the batch's tokens.
     @Sendable package func printableSheet(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let (study, admin) = try await study(.editor, request, context)
-        guard let batchId = UUID(uuidString: try context.parameters.require("batchId")),
+        guard let batchId = UUID(uuidString: try context.parameters.decoded("batchId")),
             let batch = try await tokens.batch(batchId, studyKey: study.key)
         else {
             throw APIError.notFound("study \(study.studyId) has no such batch")

@@ -29,7 +29,7 @@ package struct InternalInvitationTokenRoutes {
 
     private func study(_ context: ServiceRequestContext) async throws -> StudyCatalog.Study {
         try context.requireCaller(.registration, "asks for invitation tokens")
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         guard let study = try await catalog.study(studyId) else { throw APIError.notFound("study \(studyId) is not known here") }
         return study
     }

@@ -53,10 +53,10 @@ package struct LabKeyResearcherRoutes: Sendable {
 
     @Sendable package func handle(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         // `/<studyId>/<call>` or `/<orgId>/<appId>/<studyId>/<call>`: the study is the last folder.
-        let first = try context.parameters.require("call")
-        let second = try context.parameters.require("folder")
+        let first = try context.parameters.decoded("call")
+        let second = try context.parameters.decoded("folder")
         let (studyId, call) =
-            if let study = context.parameters.get("study") { (study, try context.parameters.require("action")) } else { (first, second) }
+            if context.parameters.get("study") != nil { (try context.parameters.decoded("study"), try context.parameters.decoded("action")) } else { (first, second) }
         guard Self.isCall(call) else { throw APIError.notFound("no such path") }
         let admin = try await authenticator.authenticate(request, logger: context.logger)
         guard let study = try await catalog.study(studyId) else {

@@ -46,7 +46,7 @@ package struct MobileAppRoutes: Sendable {
     }
 
     @Sendable package func handle(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        guard let name = LabKeyCall.action(in: try context.parameters.require("call")) else {
+        guard let name = LabKeyCall.action(in: try context.parameters.decoded("call")) else {
             throw APIError.notFound("no such path")
         }
         guard let action = Self.byName[name] else {

@@ -11,7 +11,7 @@ extension RemoteAdminAuthenticator {
     package func study(_ role: StudyRole, _ request: Request, _ context: ServiceRequestContext, catalog: StudyCatalog)
         async throws -> (StudyCatalog.Study, AdminIdentity)
     {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticate(request, logger: context.logger)
         guard let study = try await catalog.study(studyId) else {
             throw APIError.notFound("no study \(studyId) here (study-metadata has not published it)")

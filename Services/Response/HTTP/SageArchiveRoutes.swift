@@ -63,7 +63,7 @@ package struct SageArchiveRoutes {
     }
 
     @Sendable package func receive(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         // The token is known before the body is read: a stranger's bytes are never opened.
         let sender = try await intake.admit(appToken: Self.bearer(request), studyId: studyId)
         let body = try await collect(request, upTo: maxArchiveBytes)
@@ -96,7 +96,7 @@ package struct SageArchiveRoutes {
     /// credential.
     @Sendable package func putUpload(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
         let session = try await handshake.awaiting(
-            uploadId: try context.parameters.require("uploadId"), secret: request.uri.queryParameters["secret"].map(String.init),
+            uploadId: try context.parameters.decoded("uploadId"), secret: request.uri.queryParameters["secret"].map(String.init),
             contentMD5: request.headers[.contentMD5], contentType: request.headers[.contentType])
         // One byte past the declared length is enough to refuse a longer body.
         let body: [UInt8]
@@ -110,7 +110,7 @@ package struct SageArchiveRoutes {
     }
 
     @Sendable package func completeUpload(_ request: Request, context: ServiceRequestContext) async throws -> UploadValidationStatus {
-        let id = try context.parameters.require("uploadId")
+        let id = try context.parameters.decoded("uploadId")
         switch try await handshake.complete(uploadId: id, appToken: try Self.bearer(request)) {
         case .succeeded(let archiveId):
             return UploadValidationStatus(id: id.lowercased(), status: "succeeded", archiveId: archiveId.uuidString.lowercased())

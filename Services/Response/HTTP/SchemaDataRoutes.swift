@@ -48,7 +48,7 @@ package struct SchemaDataRoutes {
     }
 
     @Sendable package func receive(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         guard limiter.allow(addresses.resolve(request, context: context)) else {
             return Self.reply(.tooManyRequests, "too_many_requests", "too many POSTs from this address; try again in a minute")
         }

@@ -35,8 +35,8 @@ package struct ActivityImportRoutes {
     }
 
     @Sendable package func save(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Saved> {
-        let studyId = try context.parameters.require("studyId")
-        let activityId = try context.parameters.require("activityId")
+        let studyId = try context.parameters.decoded("studyId")
+        let activityId = try context.parameters.decoded("activityId")
         let admin = try await authenticator.require(.editor, on: studyId, request)
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         let design: ActivityDesign

@@ -37,7 +37,7 @@ package struct AdminAPIKeyRoutes {
 
     @Sendable package func revoke(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let admin = try await authenticator.authenticate(request)
-        try await keys.revoke(try context.parameters.require("keyId"), of: admin)
+        try await keys.revoke(try context.parameters.decoded("keyId"), of: admin)
         return Response(status: .noContent)
     }
 }

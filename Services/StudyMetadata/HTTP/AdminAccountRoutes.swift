@@ -51,7 +51,7 @@ package struct AdminAccountRoutes {
 
     /// Who holds a role on the study: what its study admins manage.
     @Sendable package func team(_ request: Request, context: ServiceRequestContext) async throws -> StudyTeam {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         _ = try await authenticator.require(.studyAdmin, on: studyId, request)
         return StudyTeam(members: try await store.team(studyId: studyId))
     }
@@ -59,7 +59,7 @@ package struct AdminAccountRoutes {
     /// A role for the admin with an e-mail: a study admin knows colleagues by their e-mail, not
     /// by their account id. (A study admin learns from a 404 that no account has an e-mail.)
     @Sendable package func grantByEmail(_ request: Request, context: ServiceRequestContext) async throws -> Granted {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let body = try await JSONBody.decode(StudyTeamGrant.self, from: request, context: context)
         let adminId = try await teams.grant(body.role, on: studyId, to: .email(body.email), by: admin.email)
@@ -67,7 +67,7 @@ package struct AdminAccountRoutes {
     }
 
     @Sendable package func grant(_ request: Request, context: ServiceRequestContext) async throws -> Granted {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let adminId = try context.parameters.require("adminId", as: UUID.self)
         let body = try await JSONBody.decode(GrantRequest.self, from: request, context: context)
@@ -76,7 +76,7 @@ package struct AdminAccountRoutes {
     }
 
     @Sendable package func revoke(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let adminId = try context.parameters.require("adminId", as: UUID.self)
         try await teams.revoke(adminId: adminId, on: studyId, by: admin.email)

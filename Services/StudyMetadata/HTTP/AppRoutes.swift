@@ -35,14 +35,14 @@ package struct AppRoutes {
 
     @Sendable package func get(_ request: Request, context: ServiceRequestContext) async throws -> AppDefinition {
         _ = try await authenticator.authenticate(request)
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         guard let app = try await administration.apps.app(id: appId) else { throw StudyMetadataError.noApp(appId) }
         return app
     }
 
     @Sendable package func update(_ request: Request, context: ServiceRequestContext) async throws -> AppDefinition {
         let admin = try await authenticator.requireSuperAdmin(request)
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         let app = try await DocumentBody.decode(AppDefinition.self, named: "app", from: request, context: context)
         try await administration.update(app, appId: appId, by: admin.email)
         return app

@@ -26,7 +26,7 @@ package struct InternalStudyRoutes {
     /// Registration checks a study id a participant sends (a consent upload) against this.
     @Sendable package func standing(_ request: Request, context: ServiceRequestContext) async throws -> StudyStanding {
         try context.requireCaller(.registration, "checks the studies participants name")
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         guard let standing = try await published.standing(studyId: studyId) else {
             throw APIError.notFound("no published study \(studyId)")
         }
@@ -44,9 +44,9 @@ package struct InternalStudyRoutes {
     /// the activity id is matched as written, or else in any case (the design carries its own).
     @Sendable package func activity(_ request: Request, context: ServiceRequestContext) async throws -> ActivityReply {
         try context.requireCaller(.response, "reads activity designs")
-        let studyId = try context.parameters.require("studyId")
-        let activityId = try context.parameters.require("activityId")
-        let label = try context.parameters.require("version")
+        let studyId = try context.parameters.decoded("studyId")
+        let activityId = try context.parameters.decoded("activityId")
+        let label = try context.parameters.decoded("version")
         guard StudyActivity.isValidVersionLabel(label) else {
             throw APIError.badRequest("the version must be a label like 1.2 or 3: letters, digits, dots, hyphens or underscores")
         }
@@ -66,8 +66,8 @@ package struct InternalStudyRoutes {
 
     @Sendable package func document(_ request: Request, context: ServiceRequestContext) async throws -> StudyDocument {
         try context.requireCaller(.response, "reads study documents")
-        let studyId = try context.parameters.require("studyId")
-        guard let version = Int(try context.parameters.require("version")), version >= 1 else {
+        let studyId = try context.parameters.decoded("studyId")
+        guard let version = Int(try context.parameters.decoded("version")), version >= 1 else {
             throw APIError.badRequest("the version must be a whole number from 1")
         }
         return try await published.document(studyId: studyId, version: version)

@@ -38,14 +38,14 @@ package struct NotificationRoutes {
     @Sendable package func sendMessage(
         _ request: Request, context: ServiceRequestContext
     ) async throws -> EditedResponse<NotificationStore.Record> {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let body = try await DocumentBody.decode(StudyMessage.self, named: "message", from: request, context: context)
         return EditedResponse(status: .created, response: try await messages.send(body, studyId: studyId, by: admin.email))
     }
 
     @Sendable package func studyNotifications(_ request: Request, context: ServiceRequestContext) async throws -> StudyNotificationList {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request)
         return StudyNotificationList(notifications: try await messages.list(studyId: studyId))
     }
@@ -54,14 +54,14 @@ package struct NotificationRoutes {
         _ request: Request, context: ServiceRequestContext
     ) async throws -> EditedResponse<NotificationStore.Record> {
         let admin = try await authenticator.requireSuperAdmin(request)
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         let body = try await DocumentBody.decode(AppAnnouncement.self, named: "announcement", from: request, context: context)
         return EditedResponse(status: .created, response: try await announcements.announce(body, appId: appId, by: admin.email))
     }
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AppNotificationList {
         _ = try await authenticator.authenticate(request)
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         guard try await announcements.apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
         return AppNotificationList(notifications: try await announcements.notifications.list(appId: appId))
     }

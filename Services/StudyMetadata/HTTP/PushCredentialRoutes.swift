@@ -60,7 +60,7 @@ package struct PushCredentialRoutes {
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> PushCredentialList {
         _ = try await authenticator.authenticate(request)
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         guard try await apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
         let response = try await relay(.GET, path: InternalPaths.pushCredentialList(appId: appId), context)
         guard response.status.code == 200 else { throw Self.peerFailed("answered \(response.status.code)") }
@@ -83,8 +83,8 @@ package struct PushCredentialRoutes {
     }
 
     private func target(_ context: ServiceRequestContext) async throws -> (String, Platform) {
-        let appId = try context.parameters.require("appId")
-        guard let platform = Platform(rawValue: try context.parameters.require("platform")) else {
+        let appId = try context.parameters.decoded("appId")
+        guard let platform = Platform(rawValue: try context.parameters.decoded("platform")) else {
             throw APIError.notFound("the platform is ios or android")
         }
         guard try await apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }

@@ -29,8 +29,8 @@ package struct SageAdminRoutes {
     @Sendable package func importAssessment(
         _ request: Request, context: ServiceRequestContext
     ) async throws -> EditedResponse<AssessmentImportResult> {
-        let studyId = try context.parameters.require("studyId")
-        let identifier = try context.parameters.require("identifier")
+        let studyId = try context.parameters.decoded("studyId")
+        let identifier = try context.parameters.decoded("identifier")
         let admin = try await authenticator.require(.editor, on: studyId, request)
         let body = try await request.body.collect(upTo: context.maxUploadSize)
         let result = try await imports.importAssessment(body.readableBytesView, identifier: identifier, studyId: studyId, by: admin)
@@ -38,8 +38,8 @@ package struct SageAdminRoutes {
     }
 
     @Sendable package func assessment(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
-        let identifier = try context.parameters.require("identifier")
+        let studyId = try context.parameters.decoded("studyId")
+        let identifier = try context.parameters.decoded("identifier")
         _ = try await authenticator.require(.viewer, on: studyId, request)
         guard let document = try await imports.assessment(studyId: studyId, identifier: identifier) else {
             throw APIError.notFound("study \(studyId) has no activity \(identifier) imported from an assessment")

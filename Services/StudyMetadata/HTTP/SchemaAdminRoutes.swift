@@ -39,7 +39,7 @@ package struct SchemaAdminRoutes {
     }
 
     @Sendable package func info(_ request: Request, context: ServiceRequestContext) async throws -> SchemaStudyInfo {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request)
         guard let draft = try await imports.editing.studies.draft(studyId: studyId) else { throw APIError.notFound("no study \(studyId)") }
         let document = try JSONDecoder().decode(StudyDocument.self, from: Data(draft.json.utf8))
@@ -58,7 +58,7 @@ package struct SchemaAdminRoutes {
     }
 
     @Sendable package func importProtocol(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Imported> {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let access = try await imports.editing.authorize(try await authenticator.authenticate(request), studyId: studyId)
         let query = request.uri.queryParameters
         var assignment: SchemaConditions.Method?

@@ -44,7 +44,7 @@ package struct SchemaProtocolRoutes {
     }
 
     @Sendable package func serve(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         guard let (version, source) = try await published.servedSchemaProtocol(studyId: studyId) else {
             throw APIError.notFound("study \(studyId) has no schema protocol that is open for enrolment")
         }

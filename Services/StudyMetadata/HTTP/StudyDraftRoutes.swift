@@ -28,7 +28,7 @@ package struct StudyDraftRoutes {
     }
 
     @Sendable package func saveDraft(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<DraftSaved> {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let access = try await editing.authorize(try await authenticator.authenticate(request), studyId: studyId)
         let expecting = try Self.precondition(request)
         let document = try await DocumentBody.decode(StudyDocument.self, named: "study document", from: request, context: context)
@@ -37,7 +37,7 @@ package struct StudyDraftRoutes {
     }
 
     @Sendable package func draft(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request)
         guard let draft = try await studies.draft(studyId: studyId) else { throw APIError.notFound("no study \(studyId)") }
         return Response(
@@ -46,7 +46,7 @@ package struct StudyDraftRoutes {
     }
 
     @Sendable package func summary(_ request: Request, context: ServiceRequestContext) async throws -> StudySummary {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.viewer, on: studyId, request)
         guard var summary = try await studies.summary(studyId: studyId) else { throw APIError.notFound("no study \(studyId)") }
         summary.role = admin.role(on: summary.studyId)

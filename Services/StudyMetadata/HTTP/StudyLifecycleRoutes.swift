@@ -24,9 +24,9 @@ package struct StudyLifecycleRoutes {
     }
 
     @Sendable package func perform(_ request: Request, context: ServiceRequestContext) async throws -> StudyActionResult {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
-        let actionName = try context.parameters.require("action")
+        let actionName = try context.parameters.decoded("action")
         guard let action = LifecycleAction(rawValue: actionName) else {
             throw APIError.notFound(
                 "no action \(actionName); one of \(LifecycleAction.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -37,13 +37,13 @@ package struct StudyLifecycleRoutes {
     }
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> StudyVersionList {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request)
         return StudyVersionList(versions: try await actions.versions.versions(studyId: studyId))
     }
 
     @Sendable package func document(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request)
         let version = try context.parameters.require("version", as: Int.self)
         guard let json = try await actions.versions.document(studyId: studyId, version: version) else {

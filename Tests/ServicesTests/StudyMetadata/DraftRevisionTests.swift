@@ -66,6 +66,11 @@ import TestSupport
             #expect(decoded.status == .preLaunch)
             #expect(decoded.role == .studyAdmin)  // a super-admin holds every role
             #expect(try await admin.send(client, .get, "/admin/v1/studies/NOSUCH", token: root).0 == .notFound)
+            // A path names the study as the client meant it: no percent-encoding in the answer.
+            let (typed, answer) = try await admin.send(client, .get, "/admin/v1/studies/UX3%20sleep%20study/draft", token: root)
+            #expect(typed == .notFound)
+            #expect(String(buffer: answer).contains("no study UX3 sleep study"), "\(String(buffer: answer))")
+            #expect(!String(buffer: answer).contains("%20"))
         }
     }
 

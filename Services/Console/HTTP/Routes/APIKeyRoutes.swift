@@ -56,7 +56,7 @@ package struct APIKeyRoutes: Sendable {
     }
 
     @Sendable func revoke(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let keyId = try context.parameters.require("keyId")
+        let keyId = try context.parameters.decoded("keyId")
         return try await pages.signedIn(request, context) { session, _ in
             guard let id = UUID(uuidString: keyId) else { return pages.errorPage(for: .notFound("You have no API key with that id.")) }
             try await pages.api.revokeAPIKey(id, token: session.token, logger: context.logger)

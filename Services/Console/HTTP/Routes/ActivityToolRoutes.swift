@@ -27,8 +27,8 @@ package struct ActivityToolRoutes: Sendable {
 
     /// The Sage assessment an activity was imported from, as imported, to download.
     @Sendable func assessment(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
-        let activityId = try context.parameters.require("activityId")
+        let studyId = try context.parameters.decoded("studyId")
+        let activityId = try context.parameters.decoded("activityId")
         return try await pages.signedIn(request, context) { session, _ in
             let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
                 try await pages.api.assessment(activityId, of: studyId, token: session.token, logger: context.logger)
@@ -49,8 +49,8 @@ package struct ActivityToolRoutes: Sendable {
     }
 
     @Sendable func preview(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
-        let activityId = try context.parameters.require("activityId")
+        let studyId = try context.parameters.decoded("studyId")
+        let activityId = try context.parameters.decoded("activityId")
         return try await pages.signedIn(request, context) { session, _ in
             let state = try await pages.load(studyId, session: session, context: context)
             guard case .array(let activities) = state.draft[pointer: JSONPointer(tokens: ["activities"])],
@@ -70,14 +70,14 @@ package struct ActivityToolRoutes: Sendable {
     }
 
     @Sendable func form(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             try await importPage(studyId, session: session, context: context, activityId: "", design: "", problems: [], status: .ok)
         }
     }
 
     @Sendable func importDesign(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             var activityId = FormField.trimmed(form?["activityId"])
             let design = (form ?? FormFields()).text(file: "designFile", orPasted: "design")

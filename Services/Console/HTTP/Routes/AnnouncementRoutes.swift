@@ -20,7 +20,7 @@ package struct AnnouncementRoutes: Sendable {
     }
 
     @Sendable func page(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         return try await pages.signedIn(request, context) { session, _ in
             try await announcementsPage(appId, session: session, context: context, form: FormFields(), problems: [], status: .ok)
         }
@@ -30,7 +30,7 @@ package struct AnnouncementRoutes: Sendable {
     static let title = FormField("/title", "Title (the app's name when left empty)", .localized(long: false))
 
     @Sendable func announce(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         return try await pages.signedIn(request, context) { session, form in
             let form = form ?? FormFields()
             let at = FormField.trimmed(form["at"])

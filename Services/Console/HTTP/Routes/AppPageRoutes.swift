@@ -81,7 +81,7 @@ package struct AppPageRoutes: Sendable {
     // MARK: An app
 
     @Sendable func edit(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         return try await pages.signedIn(request, context) { session, _ in
             let definition = try await pages.api.app(appId, token: session.token, logger: context.logger)
             let section = StudySection.app(isNew: false)
@@ -92,7 +92,7 @@ package struct AppPageRoutes: Sendable {
     }
 
     @Sendable func save(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         return try await pages.signedIn(request, context) { session, form in
             let form = form ?? FormFields()
             let section = StudySection.app(isNew: false)
@@ -145,14 +145,14 @@ package struct AppPageRoutes: Sendable {
     // MARK: Push credentials
 
     @Sendable func push(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         return try await pages.signedIn(request, context) { session, _ in
             try await pushPage(appId, session: session, context: context, message: nil, status: .ok)
         }
     }
 
     @Sendable func uploadAPNs(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         return try await pages.signedIn(request, context) { session, form in
             let form = form ?? FormFields()
             let credentials = APNsCredentials(
@@ -165,7 +165,7 @@ package struct AppPageRoutes: Sendable {
     }
 
     @Sendable func uploadFCM(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         return try await pages.signedIn(request, context) { session, form in
             let serviceAccount = (form ?? FormFields()).text(file: "serviceAccountFile", orPasted: "serviceAccount")
             return try await upload(appId, platform: "android", body: Array(serviceAccount.utf8), session: session, context: context)
@@ -191,7 +191,7 @@ package struct AppPageRoutes: Sendable {
     }
 
     @Sendable func removePush(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let appId = try context.parameters.require("appId")
+        let appId = try context.parameters.decoded("appId")
         return try await pages.signedIn(request, context) { session, form in
             guard let platform = form?["platform"], ["ios", "android"].contains(platform) else {
                 return try await pushPage(appId, session: session, context: context, message: "There is no such platform.", status: .unprocessableContent)

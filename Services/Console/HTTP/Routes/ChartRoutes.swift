@@ -23,7 +23,7 @@ package struct ChartRoutes: Sendable {
     }
 
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             async let timeline = pages.api.enrollmentTimeline(of: studyId, token: session.token, logger: context.logger)
             async let daily = pages.api.dailyResponses(of: studyId, days: Self.responseDays, token: session.token, logger: context.logger)

@@ -25,7 +25,7 @@ package struct DocumentRoutes: Sendable {
     }
 
     @Sendable func download(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             let (document, revision) = try await pages.api.draft(studyId, token: session.token, logger: context.logger)
             let name = studyId.filter { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }
@@ -40,7 +40,7 @@ package struct DocumentRoutes: Sendable {
     }
 
     @Sendable func page(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             let state = try await pages.load(studyId, session: session, context: context)
             return documentPage(
@@ -50,7 +50,7 @@ package struct DocumentRoutes: Sendable {
     }
 
     @Sendable func upload(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let text = (form ?? FormFields()).text(file: "documentFile", orPasted: "document")
             let state = try await pages.load(studyId, session: session, context: context)

@@ -36,7 +36,7 @@ package struct InvitationPageRoutes: Sendable {
     }
 
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let parameters = request.uri.queryParameters
         let filter = Filter(
             state: parameters["state"].map(String.init).flatMap { Invitation.states.contains($0) ? $0 : nil } ?? "",
@@ -59,7 +59,7 @@ package struct InvitationPageRoutes: Sendable {
     }
 
     @Sendable func inviteOne(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let wanted = InvitationRequest(
                 email: FormField.trimmed(form?["email"]), siteId: FormField.trimmed(form?["siteId"]).nilIfEmpty)
@@ -70,7 +70,7 @@ package struct InvitationPageRoutes: Sendable {
     }
 
     @Sendable func importCSV(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let csv = (form ?? FormFields()).text(file: "csvFile", orPasted: "csv")
             guard !csv.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
@@ -85,8 +85,8 @@ package struct InvitationPageRoutes: Sendable {
     }
 
     func change(_ request: Request, _ context: ServiceRequestContext, _ action: String) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
-        let invitationId = try context.parameters.require("invitationId")
+        let studyId = try context.parameters.decoded("studyId")
+        let invitationId = try context.parameters.decoded("invitationId")
         return try await pages.signedIn(request, context) { session, _ in
             try await perform(studyId, session: session, context: context, done: action == "resend" ? "resent" : "revoked") {
                 () async throws(AdminAPIError) in
@@ -96,7 +96,7 @@ package struct InvitationPageRoutes: Sendable {
     }
 
     @Sendable func createSite(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let site = SiteRequest(
                 name: FormField.trimmed(form?["name"]), location: FormField.trimmed(form?["location"]).nilIfEmpty,

@@ -24,7 +24,7 @@ package struct MessageRoutes: Sendable {
     static let text = FormField("/text", "Message", .localized(long: true))
 
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let sent = request.uri.queryParameters["sent"] != nil
         return try await pages.signedIn(request, context) { session, _ in
             try await messagesPage(studyId, session: session, context: context, form: FormFields(), problems: [], sent: sent, status: .ok)
@@ -32,7 +32,7 @@ package struct MessageRoutes: Sendable {
     }
 
     @Sendable func send(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let form = form ?? FormFields()
             let decode = { (field: FormField) -> LocalizedText? in

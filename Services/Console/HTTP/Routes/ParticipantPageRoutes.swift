@@ -31,7 +31,7 @@ package struct ParticipantPageRoutes: Sendable {
     }
 
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let parameters = request.uri.queryParameters
         let status = parameters["status"].map(String.init).flatMap { ParticipantList.statuses.contains($0) ? $0 : nil } ?? ""
         let site = parameters["site"].map(String.init).flatMap { UUID(uuidString: $0)?.uuidString.lowercased() } ?? ""
@@ -95,8 +95,8 @@ package struct ParticipantPageRoutes: Sendable {
     }
 
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
-        let participantId = try context.parameters.require("participantId")
+        let studyId = try context.parameters.decoded("studyId")
+        let participantId = try context.parameters.decoded("participantId")
         return try await pages.signedIn(request, context) { session, _ in
             async let detail = pages.api.participant(participantId, of: studyId, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
@@ -198,8 +198,8 @@ package struct ParticipantPageRoutes: Sendable {
     /// An archive's ZIP, or one of its files, passed on from the response service (editors; it
     /// audits each download).
     @Sendable func sageArchive(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
-        let archiveId = try context.parameters.require("archiveId")
+        let studyId = try context.parameters.decoded("studyId")
+        let archiveId = try context.parameters.decoded("archiveId")
         let file = request.uri.path.hasSuffix("/file") ? String(request.uri.queryParameters["name"] ?? "") : nil
         return try await pages.signedIn(request, context) { session, _ in
             let download = try await pages.api.download(
@@ -211,7 +211,7 @@ package struct ParticipantPageRoutes: Sendable {
 
     /// The study's certificate for the app build (made on first use by the response service).
     @Sendable func sageCertificate(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             let download = try await pages.api.download(
                 AdminAPIClient.sageCertificatePath(of: studyId), on: .response, token: session.token, logger: context.logger)
@@ -221,9 +221,9 @@ package struct ParticipantPageRoutes: Sendable {
 
     /// The signed PDF, passed on from registration (which checks its hash and audits the reading).
     @Sendable func consentPDF(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
-        let participantId = try context.parameters.require("participantId")
-        let consentId = try context.parameters.require("consentId")
+        let studyId = try context.parameters.decoded("studyId")
+        let participantId = try context.parameters.decoded("participantId")
+        let consentId = try context.parameters.decoded("consentId")
         return try await pages.signedIn(request, context) { session, _ in
             let download = try await pages.api.download(
                 pages.api.consentPDFPath(consentId, of: participantId, in: studyId), on: .registration, token: session.token,

@@ -38,7 +38,7 @@ package struct ProcessingRoutes: Sendable {
     }
 
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let parameters = request.uri.queryParameters
         let done = parameters["done"].map(String.init) ?? ""
         let count = String((parameters["count"].map(String.init) ?? "").prefix(10).filter(\.isNumber))
@@ -49,7 +49,7 @@ package struct ProcessingRoutes: Sendable {
     }
 
     @Sendable func reprocess(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let ids = (form?.all("id") ?? []).compactMap { Int64($0) }.prefix(Self.failedPageSize)
             guard !ids.isEmpty else {
@@ -71,7 +71,7 @@ package struct ProcessingRoutes: Sendable {
     }
 
     @Sendable func setForwarding(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let type = FormField.trimmed(form?["type"])
             var settings = ["type": type.isEmpty ? "Disabled" : type]
@@ -97,7 +97,7 @@ package struct ProcessingRoutes: Sendable {
     }
 
     @Sendable func uploadProperties(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let csv = (form ?? FormFields()).text(file: "csvFile", orPasted: "csv")
             guard !csv.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {

@@ -27,7 +27,7 @@ package struct ResponseDataRoutes: Sendable {
     }
 
     @Sendable func overview(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             async let tables = pages.api.responseTables(of: studyId, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
@@ -55,9 +55,8 @@ package struct ResponseDataRoutes: Sendable {
     }
 
     @Sendable func grid(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
-        let encoded = try context.parameters.require("table")
-        let tableName = encoded.removingPercentEncoding ?? encoded
+        let studyId = try context.parameters.decoded("studyId")
+        let tableName = try context.parameters.decoded("table")
         let parameters = request.uri.queryParameters
         func value(_ name: String, limit: Int = 100) -> String {
             String((parameters[Substring(name)].map(String.init) ?? "").prefix(limit)).trimmingCharacters(in: .whitespaces)
@@ -148,7 +147,7 @@ package struct ResponseDataRoutes: Sendable {
 
     /// The export, passed on as the response service streams it (editors; the service audits it).
     func export(_ request: Request, _ context: ServiceRequestContext, format: String) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             try await pages.api.download(
                 pages.api.exportPath(studyId, format: format), on: .response, token: session.token, logger: context.logger

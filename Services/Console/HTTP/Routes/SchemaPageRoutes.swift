@@ -88,7 +88,7 @@ package struct SchemaPageRoutes: Sendable {
     // MARK: A study's schema page
 
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let imported = request.uri.queryParameters["imported"] == "1"
         let after = request.uri.queryParameters["after"].flatMap { Int64(String($0)) }
         return try await pages.signedIn(request, context) { session, _ in
@@ -99,7 +99,7 @@ package struct SchemaPageRoutes: Sendable {
     }
 
     @Sendable func reimport(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let form = form ?? FormFields()
             let text = form.text(file: "protocolFile", orPasted: "protocol")
@@ -177,7 +177,7 @@ package struct SchemaPageRoutes: Sendable {
     // MARK: The printable sheet
 
     @Sendable func sheet(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             let summary = try await pages.api.study(studyId, token: session.token, logger: context.logger)
             guard let info = try await pages.api.schemaInfo(of: studyId, token: session.token, logger: context.logger) else {

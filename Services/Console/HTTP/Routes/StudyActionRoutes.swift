@@ -20,7 +20,7 @@ package struct StudyActionRoutes: Sendable {
     }
 
     @Sendable func page(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             let done = request.uri.queryParameters["done"].flatMap { LifecycleAction(rawValue: String($0)) }
             return try await actionsPage(
@@ -30,7 +30,7 @@ package struct StudyActionRoutes: Sendable {
     }
 
     @Sendable func perform(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let form = form ?? FormFields()
             guard let action = form["action"].flatMap(LifecycleAction.init(rawValue:)) else {

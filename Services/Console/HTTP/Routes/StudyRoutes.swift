@@ -112,7 +112,7 @@ package struct StudyRoutes: Sendable {
     // MARK: A study
 
     @Sendable func overview(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             let state = try await pages.load(studyId, session: session, context: context)
             var page = pages.studyPage(
@@ -124,14 +124,14 @@ package struct StudyRoutes: Sendable {
     }
 
     @Sendable func section(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let slug = try context.parameters.require("section")
+        let slug = try context.parameters.decoded("section")
         return try await showSection(request, context, named: "a section \(slug)", withApps: true) { state in
             state.sections.first { $0.slug == slug }
         }
     }
 
     @Sendable func saveSection(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let slug = try context.parameters.require("section")
+        let slug = try context.parameters.decoded("section")
         return try await saveSection(request, context, named: "a section \(slug)", withApps: true) { state in
             state.sections.first { $0.slug == slug }
         }
@@ -147,27 +147,27 @@ package struct StudyRoutes: Sendable {
 
     /// An activity's own page: its steps and schedule.
     @Sendable func activity(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let activityId = try context.parameters.require("activityId")
+        let activityId = try context.parameters.decoded("activityId")
         return try await showSection(request, context, named: "an activity \(activityId)") { Self.activitySection($0, activityId) }
     }
 
     @Sendable func saveActivity(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let activityId = try context.parameters.require("activityId")
+        let activityId = try context.parameters.decoded("activityId")
         return try await saveSection(request, context, named: "an activity \(activityId)") { Self.activitySection($0, activityId) }
     }
 
     /// A step's own page: its text, response format and branching.
     @Sendable func step(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let activityId = try context.parameters.require("activityId")
-        let key = try context.parameters.require("stepKey")
+        let activityId = try context.parameters.decoded("activityId")
+        let key = try context.parameters.decoded("stepKey")
         return try await showSection(request, context, named: "step \(key) in an activity \(activityId)") {
             Self.stepSection($0, activityId, key)
         }
     }
 
     @Sendable func saveStep(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let activityId = try context.parameters.require("activityId")
-        let key = try context.parameters.require("stepKey")
+        let activityId = try context.parameters.decoded("activityId")
+        let key = try context.parameters.decoded("stepKey")
         return try await saveSection(request, context, named: "step \(key) in an activity \(activityId)") {
             Self.stepSection($0, activityId, key)
         }
@@ -194,7 +194,7 @@ package struct StudyRoutes: Sendable {
         _ request: Request, _ context: ServiceRequestContext, named what: String, withApps: Bool = false,
         _ resolve: @escaping @Sendable (StudyPageState) -> StudySection?
     ) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             let state = try await pages.load(studyId, session: session, context: context, withApps: withApps)
             guard let section = resolve(state) else {
@@ -212,7 +212,7 @@ package struct StudyRoutes: Sendable {
         _ request: Request, _ context: ServiceRequestContext, named what: String, withApps: Bool = false,
         _ resolve: @escaping @Sendable (StudyPageState) -> StudySection?
     ) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let form = form ?? FormFields()
             let state = try await pages.load(studyId, session: session, context: context, withApps: withApps)

@@ -23,14 +23,14 @@ package struct TeamRoutes: Sendable {
     }
 
     @Sendable func team(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             try await teamPage(studyId, session: session, context: context, problems: [], email: "", status: .ok)
         }
     }
 
     @Sendable func grant(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let email = FormField.trimmed(form?["email"])
             guard let role = form?["role"].flatMap(StudyRole.init(rawValue:)), !email.isEmpty else {
@@ -53,7 +53,7 @@ package struct TeamRoutes: Sendable {
     }
 
     @Sendable func remove(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             guard let adminId = form?["adminId"].flatMap(UUID.init(uuidString:)) else {
                 return try await teamPage(
@@ -85,7 +85,7 @@ package struct TeamRoutes: Sendable {
     }
 
     @Sendable func audit(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             async let events = pages.api.audit(of: studyId, limit: 500, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)

@@ -31,7 +31,7 @@ package struct TokenRoutes: Sendable {
     }
 
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         let created = request.uri.queryParameters["created"].flatMap { UUID(uuidString: String($0)) }
         return try await pages.signedIn(request, context) { session, _ in
             try await tokensPage(studyId, session: session, context: context, created: created, count: "", problems: [], status: .ok)
@@ -39,7 +39,7 @@ package struct TokenRoutes: Sendable {
     }
 
     @Sendable func create(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
+        let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let text = FormField.trimmed(form?["count"])
             guard let count = Int(text), (1...Self.maxBatch).contains(count) else {
@@ -66,8 +66,8 @@ package struct TokenRoutes: Sendable {
 
     /// The response service's file, passed on as it arrives, with its type and file name.
     func download(_ request: Request, _ context: ServiceRequestContext, file: String) async throws -> Response {
-        let studyId = try context.parameters.require("studyId")
-        guard let batchId = UUID(uuidString: try context.parameters.require("batchId")) else {
+        let studyId = try context.parameters.decoded("studyId")
+        guard let batchId = UUID(uuidString: try context.parameters.decoded("batchId")) else {
             return pages.errorPage(for: .notFound("No such batch."))
         }
         return try await pages.signedIn(request, context) { session, _ in
