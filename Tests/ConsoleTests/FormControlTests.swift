@@ -189,3 +189,33 @@ import Testing
         #expect(saved[pointer: JSONPointer(question + "/correctAnswers")!] == .array([]))
     }
 }
+
+/// "Add" works on the page: each list that can grow carries its new row in a `<template>`, with
+/// a placeholder of its own nesting level where the row's index goes.
+@Suite struct NewRowTemplateTests {
+    @Test func eachListThatCanGrowCarriesItsNewRowWithAPlaceholderOfItsOwnLevel() throws {
+        let draft = try StudySectionTests.example()
+        let page = StudySection.consent
+        let html = FormHTML.render(page.views(values: page.values(in: draft), problems: [], spanish: false, readOnly: false, draft: draft), studyId: "S1")
+            .renderText
+        // A new question (level 3: /consent/comprehension/questions) and, inside it and inside
+        // the saved question, a new choice (level 5: /consent/comprehension/questions/<n>/choices).
+        #expect(html.contains(#"<template class="new-row" data-op="add /consent/comprehension/questions" data-token="__ROW3__""#))
+        #expect(html.contains(#"name="/consent/comprehension/questions/__ROW3__/key""#))
+        #expect(html.contains(#"data-op="add /consent/comprehension/questions/__ROW3__/choices" data-token="__ROW5__""#))
+        #expect(html.contains(#"data-op="add /consent/comprehension/questions/0/choices" data-token="__ROW5__""#))
+        #expect(html.contains(#"name="/consent/comprehension/questions/__ROW3__/choices/__ROW5__#mark""#))
+        #expect(html.contains("Question __NUMBER3__"))
+        // The new row is whole: a #from that says it is new, and the item's fields empty.
+        #expect(html.contains(#"name="/consent/comprehension/questions/__ROW3__#from" value>"#))
+
+        // A viewer's page has none, and a full list neither.
+        let read = FormHTML.render(page.views(values: page.values(in: draft), problems: [], spanish: false, readOnly: true, draft: draft), studyId: "S1")
+            .renderText
+        #expect(!read.contains("<template"))
+        var full = page.values(in: draft)
+        full.set("/consent/visualScreens#count", String(FormList.maxRows))
+        let fullHTML = FormHTML.render(page.views(values: full, problems: [], spanish: false, readOnly: false, draft: draft), studyId: "S1").renderText
+        #expect(!fullHTML.contains(#"data-op="add /consent/visualScreens""#))
+    }
+}

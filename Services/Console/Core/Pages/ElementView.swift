@@ -83,6 +83,12 @@ package struct ListView: Sendable {
     /// Drawn as a table; `columns`: the heading of each element's column.
     package var table: Bool
     package var columns: [String]
+    /// The row a new item starts as, drawn once into a `<template>` so the page's script adds a
+    /// row without a round trip: its names and ids hold `newRowToken` where the row's index goes,
+    /// and its title `newRowNumber` where its number goes. Empty when the list cannot grow here.
+    package var newRow: [RowView]
+    package var newRowToken: String
+    package var newRowNumber: String
 
     init(list: FormList, at prefix: JSONPointer, values: FormFields, problems: [ValidationProblem], spanish: Bool, readOnly: Bool, references: FormReferences) {
         let absolute = prefix.appending(list.pointer)
@@ -126,6 +132,26 @@ package struct ListView: Sendable {
         }
         self.rows = rows
         hasRows = !rows.isEmpty
+        // One placeholder per nesting level (a new question's new choice has two), so adding a row
+        // fills in its own level's index and leaves the rows of its nested lists to their lists.
+        newRowToken = "__ROW\(absolute.tokens.count)__"
+        newRowNumber = "__NUMBER\(absolute.tokens.count)__"
+        if readOnly || count >= FormList.maxRows {
+            newRow = []
+        } else {
+            let row = absolute.appending(newRowToken)
+            var fresh = FormFields(list.elements.flatMap { $0.values(in: list.newItem, at: row) })
+            fresh.set(row.description + "#from", "")
+            newRow = [RowView(
+                id: FieldView.elementID(row), title: "\(list.itemLabel) \(newRowNumber)", fromName: row.description + "#from",
+                fromValue: "",
+                elements: list.elements.map {
+                    ElementView.make($0, at: row, values: fresh, problems: [], spanish: spanish, readOnly: false, references: references)
+                },
+                removeOp: "remove \(row)", upOp: "up \(row)", downOp: "down \(row)", isFirst: false, isLast: true,
+                rowProblems: [], rowInvalid: false, rowPage: "", hasRowPage: false, rowPageLabel: "",
+                hasMark: list.mark != nil, markName: row.description + "#mark", markLabel: list.mark?.label ?? "", marked: false)]
+        }
     }
 }
 

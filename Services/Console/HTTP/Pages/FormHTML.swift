@@ -265,36 +265,52 @@ package struct FormHTML {
         help(list.help, list.hasHelp)
         problems(list.listProblems, id: nil)
         if !list.readOnly { hidden(list.countName, String(list.count)) }
-        if !list.hasRows {
-            out += "<p class=\"none\">None yet.</p>\n"
-        } else if list.table {
+        if !list.hasRows { out += "<p class=\"none\">None yet.</p>\n" }
+        if list.table {
             table(list)
         } else {
             listDepth += 1
             defer { listDepth -= 1 }
-            for row in list.rows {
-                open("div", [("class", row.rowInvalid ? "row invalid" : "row"), ("id", row.id + "-field")])
-                open("div", [("class", "row-head")])
-                element("h\(min(6, 1 + listDepth))", [("class", "row-title")], text: row.title)
-                if !list.readOnly {
-                    open("div", [("class", "row-actions")])
-                    rowActions(row)
-                    close("div")
-                }
-                close("div")
-                problems(row.rowProblems, id: nil)
-                if row.hasRowPage {
-                    open("p", [("class", "row-page")])
-                    element("a", [("href", studyPath + "/" + row.rowPage)], text: row.rowPageLabel)
-                    close("p")
-                }
-                for element in row.elements { self.element(element) }
-                if row.hasMark { mark(row, readOnly: list.readOnly) }
-                close("div")
+            for row in list.rows { listRow(row, readOnly: list.readOnly) }
+            for row in list.newRow {
+                newRowTemplate(list)
+                listRow(row, readOnly: false)
+                close("template")
             }
         }
         if !list.readOnly { button(op: list.addOp, label: list.addLabel, cssClass: "add") }
         close("fieldset")
+    }
+
+    /// The `<template>` around a list's new row, with what the script fills in and the most rows
+    /// a list may have.
+    private mutating func newRowTemplate(_ list: ListView) {
+        open("template", [
+            ("class", "new-row"), ("data-op", list.addOp), ("data-token", list.newRowToken), ("data-number", list.newRowNumber),
+            ("data-max", String(FormList.maxRows)),
+        ])
+    }
+
+    /// A row of a list drawn as rows (not a table): its title and buttons, then its elements.
+    private mutating func listRow(_ row: ListView.RowView, readOnly: Bool) {
+        open("div", [("class", row.rowInvalid ? "row invalid" : "row"), ("id", row.id + "-field")])
+        open("div", [("class", "row-head")])
+        element("h\(min(6, 1 + listDepth))", [("class", "row-title")], text: row.title)
+        if !readOnly {
+            open("div", [("class", "row-actions")])
+            rowActions(row)
+            close("div")
+        }
+        close("div")
+        problems(row.rowProblems, id: nil)
+        if row.hasRowPage {
+            open("p", [("class", "row-page")])
+            element("a", [("href", studyPath + "/" + row.rowPage)], text: row.rowPageLabel)
+            close("p")
+        }
+        for element in row.elements { self.element(element) }
+        if row.hasMark { mark(row, readOnly: readOnly) }
+        close("div")
     }
 
     /// A row's tick box (a choice ticked as a correct answer).
@@ -311,33 +327,42 @@ package struct FormHTML {
     /// A list's rows as a table: a line per row, a column per element, the controls labelled
     /// for screen readers only (naming their row), the row's buttons at the end.
     private mutating func table(_ list: ListView) {
-        out += "<table class=\"rows\">\n<thead><tr><th scope=\"col\">#</th>"
+        // Without rows the table is there (hidden) all the same, for a row added by the script.
+        out += list.hasRows ? "<table class=\"rows\">\n<thead><tr><th scope=\"col\">#</th>" : "<table class=\"rows\" hidden>\n<thead><tr><th scope=\"col\">#</th>"
         for column in list.columns { element("th", [("scope", "col")], text: column) }
         if !list.readOnly { out += "<th scope=\"col\"><span class=\"visually-hidden\">Order and removal</span></th>" }
         out += "</tr></thead>\n<tbody>\n"
-        for (index, row) in list.rows.enumerated() {
-            open("tr", [("class", row.rowInvalid ? "invalid" : nil), ("id", row.id + "-field")])
-            open("th", [("scope", "row")])
-            out += String(index + 1)
-            if row.hasRowPage {
-                out += " "
-                element("a", [("class", "row-open"), ("href", studyPath + "/" + row.rowPage), ("aria-label", row.rowPageLabel)], text: "Open")
-            }
-            problems(row.rowProblems, id: nil)
-            close("th")
-            for element in row.elements {
-                open("td")
-                cell(element, row: row.title)
-                close("td")
-            }
-            if !list.readOnly {
-                open("td", [("class", "row-actions")])
-                rowActions(row)
-                close("td")
-            }
-            close("tr")
-        }
+        for (index, row) in list.rows.enumerated() { tableRow(row, number: String(index + 1), readOnly: list.readOnly) }
         out += "</tbody></table>\n"
+        for row in list.newRow {
+            newRowTemplate(list)
+            tableRow(row, number: list.newRowNumber, readOnly: false)
+            close("template")
+        }
+    }
+
+    /// A row of a table: its number (and its page's link), a cell per element, its buttons.
+    private mutating func tableRow(_ row: ListView.RowView, number: String, readOnly: Bool) {
+        open("tr", [("class", row.rowInvalid ? "invalid" : nil), ("id", row.id + "-field")])
+        open("th", [("scope", "row")])
+        out += number
+        if row.hasRowPage {
+            out += " "
+            element("a", [("class", "row-open"), ("href", studyPath + "/" + row.rowPage), ("aria-label", row.rowPageLabel)], text: "Open")
+        }
+        problems(row.rowProblems, id: nil)
+        close("th")
+        for element in row.elements {
+            open("td")
+            cell(element, row: row.title)
+            close("td")
+        }
+        if !readOnly {
+            open("td", [("class", "row-actions")])
+            rowActions(row)
+            close("td")
+        }
+        close("tr")
     }
 
     /// One element in a table's cell: the control alone, labelled for screen readers as

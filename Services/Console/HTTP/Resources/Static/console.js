@@ -7,12 +7,13 @@ document.addEventListener("DOMContentLoaded", () => {
   if (current) current.scrollIntoView({ block: "nearest" });
   // Choosing another response type (or frequency) shows its fields at once: the page's own
   // "Show its fields" button is pressed for the admin. Nothing is saved by it.
-  for (const select of document.querySelectorAll("select[data-show]")) {
-    select.addEventListener("change", () => {
-      const button = document.getElementById(select.dataset.show);
-      if (button && select.form) select.form.requestSubmit(button);
-    });
-  }
+  // (Listened for on the document, so rows added by the script below behave the same.)
+  document.addEventListener("change", (event) => {
+    const select = event.target;
+    if (!(select instanceof HTMLSelectElement) || !select.dataset.show) return;
+    const button = document.getElementById(select.dataset.show);
+    if (button && select.form) select.form.requestSubmit(button);
+  });
   // After a refused save, move the keyboard focus to the list of what to fix.
   const problems = document.getElementById("problems");
   if (problems) {
@@ -21,13 +22,58 @@ document.addEventListener("DOMContentLoaded", () => {
   }
   // An optional part's fields are shown only while its checkbox is checked (without this
   // script they are always shown, and ignored when it is unchecked).
-  for (const box of document.querySelectorAll("input[data-toggles]")) {
+  const syncToggle = (box) => {
     const body = document.getElementById(box.dataset.toggles);
-    if (!body) continue;
-    const sync = () => body.classList.toggle("off", !box.checked);
-    box.addEventListener("change", sync);
-    sync();
-  }
+    if (body) body.classList.toggle("off", !box.checked);
+  };
+  for (const box of document.querySelectorAll("input[data-toggles]")) syncToggle(box);
+  document.addEventListener("change", (event) => {
+    if (event.target instanceof HTMLInputElement && event.target.dataset.toggles) syncToggle(event.target);
+  });
+  // "Add" puts a new row on the page at once, from the row the page drew for it in a
+  // <template> (its index and number filled in), and counts it in the list's hidden count, as
+  // the page's own round trip would; nothing is saved until Save. Without the script, or where
+  // the page has no template (the list is full), the button asks the server as before.
+  document.addEventListener("click", (event) => {
+    const button = event.target instanceof Element ? event.target.closest("button[name=op]") : null;
+    if (!button || !button.value.startsWith("add ") || !button.form) return;
+    const fieldset = button.closest("fieldset.list");
+    const template = fieldset && Array.from(fieldset.querySelectorAll(":scope > template.new-row"))
+      .find((candidate) => candidate.dataset.op === button.value);
+    const count = fieldset && Array.from(button.form.querySelectorAll("input[type=hidden]"))
+      .find((input) => input.name === `${button.value.slice(4)}#count`);
+    if (!template || !count) return;
+    const index = Number(count.value);
+    if (!Number.isInteger(index) || index >= Number(template.dataset.max)) return;
+    event.preventDefault();
+    const html = template.innerHTML.replaceAll(template.dataset.token, String(index))
+      .replaceAll(template.dataset.number, String(index + 1));
+    const table = fieldset.querySelector(":scope > table.rows");
+    const holder = document.createElement(table ? "tbody" : "div");
+    holder.innerHTML = html;
+    const row = holder.firstElementChild;
+    if (!row) return;
+    if (table) {
+      table.hidden = false;
+      table.tBodies[0].append(row);
+    } else {
+      template.before(row);
+    }
+    const none = fieldset.querySelector(":scope > p.none");
+    if (none) none.remove();
+    // The row that was last may move down now.
+    const rows = Array.from(table ? table.tBodies[0].rows : fieldset.querySelectorAll(":scope > div.row"));
+    const previous = rows[rows.length - 2];
+    if (previous) {
+      const down = previous.querySelector("button[name=op][value^='down ']");
+      if (down) down.disabled = false;
+    }
+    count.value = String(index + 1);
+    for (const box of row.querySelectorAll("input[data-toggles]")) syncToggle(box);
+    button.form.dispatchEvent(new Event("change", { bubbles: true }));
+    const first = row.querySelector("input:not([type=hidden]), select, textarea");
+    if (first) first.focus();
+  });
   // A form that takes a while (a large token batch) shows its progress note and cannot be sent twice.
   for (const form of document.querySelectorAll("form[data-progress]")) {
     form.addEventListener("submit", () => {
@@ -113,19 +159,19 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
   // Times of day: another empty time input appears once the last one is filled (up to 48).
-  for (const set of document.querySelectorAll("fieldset.times")) {
-    set.addEventListener("input", () => {
-      const inputs = set.querySelectorAll("input");
-      const last = inputs[inputs.length - 1];
-      if (!last || last.value === "" || inputs.length >= 48) return;
-      const next = last.cloneNode();
-      next.value = "";
-      next.removeAttribute("aria-invalid");
-      const legend = set.querySelector("legend");
-      next.setAttribute("aria-label", `${legend ? legend.textContent : "Time"}: time ${inputs.length + 1}`);
-      last.after(next);
-    });
-  }
+  document.addEventListener("input", (event) => {
+    const set = event.target instanceof Element ? event.target.closest("fieldset.times") : null;
+    if (!set) return;
+    const inputs = set.querySelectorAll("input");
+    const last = inputs[inputs.length - 1];
+    if (!last || last.value === "" || inputs.length >= 48) return;
+    const next = last.cloneNode();
+    next.value = "";
+    next.removeAttribute("aria-invalid");
+    const legend = set.querySelector("legend");
+    next.setAttribute("aria-label", `${legend ? legend.textContent : "Time"}: time ${inputs.length + 1}`);
+    last.after(next);
+  });
   // The grid's columns: a tick box per column shows or hides it; the choice is kept in this
   // browser per study and table. (Without this script every column is shown, and scrolls.)
   const picker = document.getElementById("column-picker");
