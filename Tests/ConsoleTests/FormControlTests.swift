@@ -133,6 +133,14 @@ import Testing
         form.set(base + "/propertyKey", "surgeryDate")
         let saved = try page.applying(form, to: draft)
         #expect(saved[pointer: JSONPointer(base)!] == .object(["source": .string("participantProperty"), "propertyKey": .string("surgeryDate")]))
+
+        // A source no list offers (only a crafted form sends one) clears nothing: the admin API
+        // names the value, and the answer's fields are still there to fix it with.
+        var crafted = values
+        crafted.set(base + "/source", "somethingElse")
+        let kept = try page.applying(crafted, to: draft)
+        #expect(kept[pointer: JSONPointer(base + "/activityId")!] == .string("baseline"))
+        #expect(kept[pointer: JSONPointer(base + "/source")!] == .string("somethingElse"))
     }
 
     @Test func aNotificationShowsOnlyTheFieldsOfWhenItIsSent() throws {

@@ -82,8 +82,9 @@ package struct FormVariant: Sendable {
             try item.set(resetValue, at: reset)
         }
         try item.set(chosen.isEmpty ? nil : .string(chosen), at: discriminator)
-        if clearsOtherCases {
-            let kept = Set((cases.first { $0.value == chosen }?.elements ?? []).compactMap(Self.fieldPointer))
+        // (A value no case has, sent by a crafted form, clears nothing: the admin API names it.)
+        if clearsOtherCases, let current = cases.first(where: { $0.value == chosen }) {
+            let kept = Set(current.elements.compactMap(Self.fieldPointer))
             for other in cases where other.value != chosen {
                 for pointer in other.elements.compactMap(Self.fieldPointer) where !kept.contains(pointer) {
                     try item.set(nil, at: pointer)

@@ -81,12 +81,13 @@ package struct MessageRoutes: Sendable {
         let counted = try await audience
         page["active"] = active
         page["statusLabel"] = StudyPageModels.statusLabel(state.summary.status)
-        page["participants"] = counted.participants == 1 ? "1 participant" : "\(counted.participants.formatted()) participants"
+        let participants = counted.participants == 1 ? "1 participant" : "\(counted.participants.formatted()) participants"
+        page["participants"] = participants
         page["devices"] = counted.devices == 1 ? "1 device" : "\(counted.devices.formatted()) devices"
         page["nobody"] = counted.participants == 0
         page["maySend"] = active && state.role == .studyAdmin && counted.participants > 0
         page["notStudyAdmin"] = active && state.role != .studyAdmin
-        page["confirm"] = "Send this message to \(page["participants"] ?? "") now? It cannot be called back."
+        page["confirm"] = "Send this message to \(participants) now? It cannot be called back."
         page["sent"] = sent
         let rows = try await notifications.map { record -> [String: Any] in
             [
