@@ -114,25 +114,10 @@ package struct NotificationStore: Sendable {
         appId: String, notificationId: String, title: LocalizedText?, message: LocalizedText, at due: Date,
         by actor: String, audit: AuditLog
     ) async throws -> Record? {
-        try await client.withTransaction(logger: logger) { connection in
-            let encoder = JSONEncoder()
-            let title = try title.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-            let rows = try await connection.query(
-                """
-                INSERT INTO notifications (source, notification_id, app_id, origin, type, subtype, title, message,
-                    due_at, created_by)
-                VALUES (\("app:\(appId):\(notificationId)"), \(notificationId), \(appId), 'announcement', 'Gateway',
-                    'Announcement', \(title)::jsonb, \(String(decoding: try encoder.encode(message), as: UTF8.self))::jsonb,
-                    \(due), \(actor))
-                ON CONFLICT (source) DO NOTHING
-                RETURNING \(unescaped: Self.columns)
-                """, logger: logger)
-            guard let record = try await Self.records(rows).first else { return nil }
-            try await audit.record(
-                actor: actor, action: "notification.announced",
-                details: ["appId": appId, "notificationId": notificationId], on: connection)
-            return record
-        }
+        try await insertOnce(
+            source: "app:\(appId):\(notificationId)", notificationId: notificationId, appId: appId, studyId: nil,
+            origin: .announcement, type: .gateway, title: title, message: message, due: due, by: actor, audit: audit,
+            event: "notification.announced", details: ["appId": appId, "notificationId": notificationId])
     }
 
     // MARK: - Study messages
@@ -143,6 +128,21 @@ package struct NotificationStore: Sendable {
         studyId: String, appId: String, notificationId: String, title: LocalizedText?, message: LocalizedText,
         by actor: String, audit: AuditLog
     ) async throws -> Record? {
+        try await insertOnce(
+            source: "message:\(studyId):\(notificationId)", notificationId: notificationId, appId: appId, studyId: studyId,
+            origin: .message, type: .study, title: title, message: message, due: nil, by: actor, audit: audit,
+            event: "study.message_sent",
+            details: ["notificationId": notificationId, "text": message.text(for: LocalizedText.defaultLanguage)])
+    }
+
+    /// A notification an admin writes (an announcement, a message), with its audit event, in one
+    /// transaction; nil when a row with `source` exists already (a repeated id), and then nothing
+    /// is written. `due`: nil for the database's now.
+    private func insertOnce(
+        source: String, notificationId: String, appId: String, studyId: String?, origin: Origin, type: NotificationMessage.Kind,
+        title: LocalizedText?, message: LocalizedText, due: Date?, by actor: String, audit: AuditLog, event: String,
+        details: [String: String]
+    ) async throws -> Record? {
         try await client.withTransaction(logger: logger) { connection in
             let encoder = JSONEncoder()
             let title = try title.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
@@ -150,17 +150,14 @@ package struct NotificationStore: Sendable {
                 """
                 INSERT INTO notifications (source, notification_id, app_id, study_id, origin, type, subtype, title,
                     message, due_at, created_by)
-                VALUES (\("message:\(studyId):\(notificationId)"), \(notificationId), \(appId), \(studyId), 'message', 'Study',
+                VALUES (\(source), \(notificationId), \(appId), \(studyId), \(origin.rawValue), \(type.rawValue),
                     'Announcement', \(title)::jsonb, \(String(decoding: try encoder.encode(message), as: UTF8.self))::jsonb,
-                    now(), \(actor))
+                    coalesce(\(due), now()), \(actor))
                 ON CONFLICT (source) DO NOTHING
                 RETURNING \(unescaped: Self.columns)
                 """, logger: logger)
             guard let record = try await Self.records(rows).first else { return nil }
-            try await audit.record(
-                actor: actor, action: "study.message_sent", studyId: studyId,
-                details: ["notificationId": notificationId, "text": message.text(for: LocalizedText.defaultLanguage)],
-                on: connection)
+            try await audit.record(actor: actor, action: event, studyId: studyId, details: details, on: connection)
             return record
         }
     }
