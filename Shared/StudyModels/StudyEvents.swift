@@ -22,6 +22,11 @@ public enum InternalPaths {
     /// Registration service: `POST` an `InvitationEnrollment` when an invitation's token is spent.
     public static let invitationEnrollments = "/internal/v1/invitations/enrolled"
 
+    /// Registration service: `POST` a `StudyTestingEnded` when a study leaves testing.
+    public static func testingEnded(studyId: String) -> String {
+        "/internal/v1/studies/\(escape(studyId))/testing-ended"
+    }
+
     /// Study-metadata: `GET` one published study's `StudyStanding` (404 when none is published).
     public static func studyStanding(studyId: String) -> String {
         "/internal/v1/studies/\(escape(studyId))/standing"
@@ -77,7 +82,7 @@ public enum InternalPaths {
 public struct StudyEvent: Codable, Sendable, Equatable {
     public enum Status: String, Codable, Sendable {
         case preLaunch = "pre_launch"
-        case upcoming, active, paused, deactivated
+        case upcoming, testing, active, paused, deactivated
     }
 
     public struct ActivityVersion: Codable, Sendable, Equatable {
@@ -204,5 +209,39 @@ public struct StudyStanding: Codable, Sendable, Equatable {
         self.appId = appId
         self.status = status
         self.name = name
+    }
+}
+
+/// Study-metadata's word to the registration service that a study's test run ended (it launched,
+/// or testing ended): what was recorded for the study up to `endedAt` was testers' and goes.
+public struct StudyTestingEnded: Codable, Sendable, Equatable {
+    public var studyId: String
+    public var endedAt: Date
+
+    public init(studyId: String, endedAt: Date) {
+        self.studyId = studyId
+        self.endedAt = endedAt
+    }
+
+    private enum CodingKeys: String, CodingKey { case studyId, endedAt }
+
+    /// `endedAt` keeps its fraction of a second: the line between testers' rows and real ones is
+    /// that instant, and whole seconds would move it.
+    private static let format = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        studyId = try container.decode(String.self, forKey: .studyId)
+        let text = try container.decode(String.self, forKey: .endedAt)
+        guard let date = try? Self.format.parse(text) else {
+            throw DecodingError.dataCorruptedError(forKey: .endedAt, in: container, debugDescription: "not an ISO 8601 instant")
+        }
+        endedAt = date
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(studyId, forKey: .studyId)
+        try container.encode(endedAt.formatted(Self.format), forKey: .endedAt)
     }
 }

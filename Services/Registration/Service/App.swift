@@ -94,6 +94,10 @@ public enum RegistrationService: ServiceAssembly {
                 AdminInvitationRoutes(invitations: invitations, authenticator: adminAuthenticator, audit: environment.audit)
                     .add(to: routes.router)
                 InternalInvitationRoutes(invitations: invitations).add(to: routes.internalGroup)
+                InternalTestRunRoutes(
+                    cleanup: TestRunCleanup(
+                        client: postgres, consents: consents.storage, audit: environment.audit, logger: environment.logger)
+                ).add(to: routes.internalGroup)
                 AppAccountAdminRoutes(
                     users: AppUserDirectory(client: postgres, logger: environment.logger),
                     administration: AccountAdministration(client: postgres, accounts: accounts, logger: environment.logger),

@@ -17,3 +17,4 @@ extension AdminInvited: ResponseEncodable {}
 extension StudyTeam: ResponseEncodable {}
 extension AuditLog.EventList: ResponseEncodable {}
 extension AppCreated: ResponseEncodable {}
+extension TestingCredentials: ResponseEncodable {}

@@ -5,7 +5,8 @@ import ServiceKitHTTP
 import StudyMetadataCore
 import StudyModels
 
-/// `POST|GET /admin/v1/apps`, `GET|PUT /admin/v1/apps/{appId}`.
+/// `POST|GET /admin/v1/apps`, `GET|PUT /admin/v1/apps/{appId}`,
+/// `POST /admin/v1/apps/{appId}/testing-credentials`.
 package struct AppRoutes {
     package let administration: AppAdministration
     package let authenticator: AdminTokenAuthenticator
@@ -20,6 +21,16 @@ package struct AppRoutes {
         router.get("/admin/v1/apps", use: list)
         router.get("/admin/v1/apps/:appId", use: get)
         router.put("/admin/v1/apps/:appId", use: update)
+        router.post("/admin/v1/apps/:appId/testing-credentials", use: issueTestingCredentials)
+    }
+
+    @Sendable package func issueTestingCredentials(
+        _ request: Request, context: ServiceRequestContext
+    ) async throws -> EditedResponse<TestingCredentials> {
+        let admin = try await authenticator.requireSuperAdmin(request)
+        let appId = try context.parameters.decoded("appId")
+        return EditedResponse(
+            status: .created, response: try await administration.issueTestingCredentials(appId: appId, by: admin.email))
     }
 
     @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<AppCreated> {

@@ -6,6 +6,9 @@ public enum StudyStatus: String, Codable, Sendable {
     case preLaunch = "pre_launch"
     /// Listed as "Upcoming"; no activities served.
     case upcoming
+    /// Published for testing: served only to the app's testing credential, joined only with a
+    /// tester's token; everything recorded is removed when the study launches or testing ends.
+    case testing
     case active
     case paused
     /// Listed as "Closed"; terminal.
@@ -16,7 +19,8 @@ public enum StudyStatus: String, Codable, Sendable {
         switch self {
         case .preLaunch: nil
         case .upcoming: "Upcoming"
-        case .active: "Active"
+        // The test build of the app sees the study as the live one will.
+        case .testing, .active: "Active"
         case .paused: "Paused"
         case .deactivated: "Closed"
         }
@@ -26,6 +30,8 @@ public enum StudyStatus: String, Codable, Sendable {
 public enum LifecycleAction: String, Sendable, CaseIterable {
     case publish
     case unpublish
+    case publishForTesting = "publish-for-testing"
+    case endTesting = "end-testing"
     case launch
     case publishUpdates = "publish-updates"
     case pause
@@ -33,14 +39,20 @@ public enum LifecycleAction: String, Sendable, CaseIterable {
     case deactivate
 
     /// Whether the action freezes the draft into a new version (when it changed).
-    public var freezesDraft: Bool { [.publish, .launch, .publishUpdates].contains(self) }
+    public var freezesDraft: Bool { [.publish, .publishForTesting, .launch, .publishUpdates].contains(self) }
+
+    /// Whether the action ends a test run, so what testers recorded is removed.
+    public func endsTesting(from status: StudyStatus) -> Bool { status == .testing && self != .publishUpdates }
 
     /// The status after the action from `status`, or nil when the action is not allowed there.
     public func next(from status: StudyStatus) -> StudyStatus? {
         switch (self, status) {
         case (.publish, .preLaunch): .upcoming
         case (.unpublish, .upcoming): .preLaunch
-        case (.launch, .preLaunch), (.launch, .upcoming): .active
+        case (.publishForTesting, .preLaunch): .testing
+        case (.endTesting, .testing): .preLaunch
+        case (.launch, .preLaunch), (.launch, .upcoming), (.launch, .testing): .active
+        case (.publishUpdates, .testing): .testing
         case (.publishUpdates, .active): .active
         case (.publishUpdates, .paused): .paused
         case (.pause, .active): .paused

@@ -276,6 +276,19 @@ public struct AppCreated: Codable, Sendable {
     }
 }
 
+/// The credentials of an app's test builds, `POST /admin/v1/apps/{appId}/testing-credentials`:
+/// shown once, each `key:token` for one platform. A test build is also served the app's studies
+/// in testing. Issuing new ones revokes the ones before.
+public struct TestingCredentials: Codable, Sendable {
+    public var appId: String
+    public var credentials: [String: String]
+
+    public init(appId: String, credentials: [String: String]) {
+        self.appId = appId
+        self.credentials = credentials
+    }
+}
+
 /// A message to a study's participants, sent now: `POST /admin/v1/studies/{studyId}/notifications`.
 /// Its id may be chosen, so a script can be re-run safely (a repeated id is refused).
 public struct StudyMessage: Codable, Sendable, Equatable {

@@ -24,6 +24,16 @@ import Testing
         #expect(LifecycleAction.launch.next(from: .active) == nil)
         #expect(LifecycleAction.pause.next(from: .upcoming) == nil)
         #expect(LifecycleAction.publishUpdates.next(from: .preLaunch) == nil)
+        // Test mode: from the draft to testing, and out by launching or by ending the test.
+        #expect(LifecycleAction.publishForTesting.next(from: .preLaunch) == .testing)
+        #expect(LifecycleAction.publishForTesting.next(from: .upcoming) == nil)
+        #expect(LifecycleAction.publishUpdates.next(from: .testing) == .testing)
+        #expect(LifecycleAction.launch.next(from: .testing) == .active)
+        #expect(LifecycleAction.endTesting.next(from: .testing) == .preLaunch)
+        #expect(LifecycleAction.endTesting.next(from: .active) == nil)
+        #expect(LifecycleAction.launch.endsTesting(from: .testing) && LifecycleAction.endTesting.endsTesting(from: .testing))
+        #expect(!LifecycleAction.publishUpdates.endsTesting(from: .testing) && !LifecycleAction.launch.endsTesting(from: .upcoming))
+        #expect(StudyStatus.testing.wireName == "Active")
     }
 
     @Test func countersMoveOnlyForWhatChanged() throws {

@@ -18,10 +18,25 @@ package struct ActionChoice: Sendable {
     /// announces to the whole app is decided by study-metadata, and a super-admin's only.)
     package static func available(from status: StudyStatus, studyName: LocalizedText) -> [ActionChoice] {
         LifecycleAction.allCases.filter { $0.next(from: status) != nil }.map { action in
-            var choice = choice(action)
+            var choice = choice(action, from: status)
             choice.notifies = LifecycleMessage.message(for: action, studyName: studyName, gatewayApp: false)?.message.text(for: "en")
             return choice
         }
+    }
+
+    /// What launching a study in testing does to its testers' data.
+    package static let testDataRemoved =
+        "Everything the testers recorded is removed first: their enrollments, responses, consents and tokens, and the notifications they were sent."
+
+    /// The action as offered from `status`: launching a study in testing removes what its testers
+    /// recorded, so it is explained and confirmed as such.
+    package static func choice(_ action: LifecycleAction, from status: StudyStatus) -> ActionChoice {
+        var choice = choice(action)
+        if action == .launch, status == .testing {
+            choice.explanation += " " + testDataRemoved
+            choice.irreversible = true
+        }
+        return choice
     }
 
     package static func choice(_ action: LifecycleAction) -> ActionChoice {
@@ -35,6 +50,16 @@ package struct ActionChoice: Sendable {
             ActionChoice(
                 action: action.rawValue, label: "Back to draft",
                 explanation: "The study leaves the app's list until it is published again.", irreversible: false, notifies: nil)
+        case .publishForTesting:
+            ActionChoice(
+                action: action.rawValue, label: "Publish for testing",
+                explanation: "A version is frozen from the draft and served only to the app's test builds (their testing credentials, issued on the app's page); anyone else's app never lists the study. Only testers can join: invite them from the Invitations page. What they record is kept apart, and removed when you launch or end testing.",
+                irreversible: false, notifies: nil)
+        case .endTesting:
+            ActionChoice(
+                action: action.rawValue, label: "End testing",
+                explanation: "The study leaves the test builds and goes back to draft. \(testDataRemoved)",
+                irreversible: true, notifies: nil)
         case .launch:
             ActionChoice(
                 action: action.rawValue, label: "Launch",

@@ -9,6 +9,7 @@ enum StudyPageModels {
         [
             "studyId": summary.studyId, "appId": summary.appId, "name": summary.name,
             "statusLabel": statusLabel(summary.status), "statusClass": summary.status.rawValue,
+            "testing": summary.status == .testing,
             "roleLabel": roleLabel(role), "updatedAt": timestamp(summary.draftUpdatedAt), "updatedBy": summary.draftUpdatedBy,
         ]
     }
@@ -17,6 +18,7 @@ enum StudyPageModels {
         switch status {
         case .preLaunch: "Draft (not published)"
         case .upcoming: "Upcoming"
+        case .testing: "In testing"
         case .active: "Active"
         case .paused: "Paused"
         case .deactivated: "Closed"

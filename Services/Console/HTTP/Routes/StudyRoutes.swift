@@ -53,7 +53,7 @@ package struct StudyRoutes: Sendable {
             if hidden > 0 {
                 page["hiddenClosed"] = hidden == 1 ? "1 closed study is not shown." : "\(hidden) closed studies are not shown."
             }
-            page["statuses"] = [StudyStatus.preLaunch, .upcoming, .active, .paused, .deactivated].map { status -> [String: Any] in
+            page["statuses"] = [StudyStatus.preLaunch, .upcoming, .testing, .active, .paused, .deactivated].map { status -> [String: Any] in
                 ["value": status.rawValue, "label": StudyPageModels.statusLabel(status), "selected": status == filter.status]
             }
             return pages.renderer.page("studies", page)

@@ -265,6 +265,8 @@ package struct Invitations: Sendable {
         var appName: String
         var appId: String
         var from: String
+        /// The study is in testing: the invitation is a tester's, for the app's test build.
+        var testing = false
     }
 
     private func mailContext(studyId: String) async throws -> MailContext {
@@ -279,7 +281,7 @@ package struct Invitations: Sendable {
         let from = app.flatMap { $0.mail.flatMap(MailTemplates.mailbox) } ?? templates.defaultFrom
         return MailContext(
             studyName: standing.name ?? studyId, appName: app?.name.text(for: nil) ?? standing.appId, appId: standing.appId,
-            from: from)
+            from: from, testing: standing.status == .testing)
     }
 
     private func send(
@@ -289,6 +291,15 @@ package struct Invitations: Sendable {
         try await mail.enqueue(message, kind: .invitation, appId: context.appId, on: connection)
     }
 
+    /// What a tester's invitation adds: which build to use, and that what they do is not kept.
+    static func testerNote(_ app: String) -> String {
+        """
+
+        <p><strong>You are invited as a tester.</strong> The study is being tested before it opens: use the test build \
+        of the \(app) app the study team gave you. What you record is removed when the study opens.</p>
+        """
+    }
+
     /// The invitation e-mail: the token in the text, and as a QR code shown in the HTML part (an
     /// inline PNG) for a phone to scan.
     static func message(token: String, to recipient: String, expiresAt: Date, context: MailContext) throws -> MailMessage {
@@ -296,7 +307,7 @@ package struct Invitations: Sendable {
         let study = HTML.escape(context.studyName)
         let app = HTML.escape(context.appName)
         let html = """
-            <p>You are invited to take part in the study <strong>\(study)</strong>.</p>
+            <p>You are invited to take part in the study <strong>\(study)</strong>.</p>\(context.testing ? Self.testerNote(app) : "")
             <p>Install the \(app) app and create your account with this e-mail address. When the app asks for
             an enrollment token, enter <strong>\(HTML.escape(token))</strong> or scan the QR code below.</p>
             <p><img src="cid:\(MailMessage.Attachment.qrCodeId)" alt="QR code of the enrollment token \(HTML.escape(token))" \

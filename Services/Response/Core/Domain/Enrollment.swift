@@ -39,7 +39,7 @@ package struct Enrollment: Sendable {
         var study: StudyCatalog.Study?
         if let studyId = EnrollmentToken.normalized(request.studyId) {
             study = try await catalog.study(studyId)
-            if let found = study, found.status != .active {
+            if let found = study, found.status != .active, found.status != .testing {
                 // Not in the original (it had no study lifecycle): a study that is not running
                 // takes no new participants.
                 problems.append(.init(field: "studyId", message: "Study with StudyId '\(studyId)' is not enrolling participants"))
@@ -65,8 +65,13 @@ package struct Enrollment: Sendable {
         return (study, problems)
     }
 
+    /// While a study is tested, only the testers invited for it may join.
+    package static let testersOnly = "Only testers invited by the study team can join this study while it is being tested"
+
     private func tokenProblems(_ request: Request, study: StudyCatalog.Study) async throws -> [LabKeyProblem] {
+        let testing = study.status == .testing
         guard let token = EnrollmentToken.normalized(request.token) else {
+            if testing { return [.init(field: "token", message: Self.testersOnly)] }
             guard try await participants.studyHasTokens(study.key) else { return [] }
             return [.init(field: "token", message: request.language?.lowercased() == "es" ? "Se requiere un token" : "Token is required")]
         }
@@ -82,6 +87,12 @@ package struct Enrollment: Sendable {
         // Not in the original (its tokens never ended): an invitation's token can be withdrawn or run out.
         if state.revoked { return [.init(field: "token", message: "Token '\(token)' has been withdrawn by the study team")] }
         if state.expired { return [.init(field: "token", message: "Token '\(token)' has expired; ask the study team to send it again")] }
+        // A token made before testing is kept for the study's real participants; a tester's
+        // token is removed when testing ends (this refuses one used in the moment before).
+        if testing && !state.forTesting { return [.init(field: "token", message: Self.testersOnly)] }
+        if !testing && state.forTesting {
+            return [.init(field: "token", message: "Token '\(token)' was for testing the study and no longer works")]
+        }
         return []
     }
 }

@@ -15,6 +15,8 @@ package struct EnrollmentStore: Sendable {
         /// An invitation's token that was revoked, or whose time ran out.
         package var revoked: Bool
         package var expired: Bool
+        /// Issued while the study was in testing: a tester's.
+        package var forTesting: Bool
     }
 
     package let client: PostgresClient
@@ -46,12 +48,13 @@ package struct EnrollmentStore: Sendable {
     package func tokenState(_ token: String) async throws -> TokenState? {
         let rows = try await client.query(
             """
-            SELECT b.study_key, t.participant_id IS NOT NULL, t.revoked_at IS NOT NULL, coalesce(t.expires_at <= now(), false)
+            SELECT b.study_key, t.participant_id IS NOT NULL, t.revoked_at IS NOT NULL, coalesce(t.expires_at <= now(), false),
+                   b.testing
             FROM enrollment_tokens t
             JOIN token_batches b ON b.id = t.batch_id WHERE t.token_hmac = \(tokens.hmac(token))
             """, logger: logger)
-        for try await (study, used, revoked, expired) in rows.decode((String, Bool, Bool, Bool).self) {
-            return TokenState(studyKey: study, used: used, revoked: revoked, expired: expired)
+        for try await (study, used, revoked, expired, testing) in rows.decode((String, Bool, Bool, Bool, Bool).self) {
+            return TokenState(studyKey: study, used: used, revoked: revoked, expired: expired, forTesting: testing)
         }
         return nil
     }
@@ -86,8 +89,9 @@ package struct EnrollmentStore: Sendable {
             let now = Date()
             let inserted = try await connection.query(
                 """
-                INSERT INTO participants (study_key, app_token_hash, status, allow_data_sharing, language, enrolled_at)
-                VALUES (\(studyKey), \(SecureToken.hash(appToken)), 'enrolled', \(allowDataSharing), \(language), \(now))
+                INSERT INTO participants (study_key, app_token_hash, status, allow_data_sharing, language, enrolled_at, testing)
+                VALUES (\(studyKey), \(SecureToken.hash(appToken)), 'enrolled', \(allowDataSharing), \(language), \(now),
+                        \(study.status == .testing))
                 RETURNING id
                 """, logger: logger)
             var participantId: Int64 = 0
@@ -118,9 +122,11 @@ package struct EnrollmentStore: Sendable {
             }
             try await properties.attach(
                 participantId: participantId, tokenHMAC: token.map(tokens.hmac), studyKey: studyKey, on: connection)
+            var details = ["withToken": String(token != nil), "allowDataSharing": allowDataSharing]
+            if study.status == .testing { details["tester"] = "true" }
             try await audit.record(
-                actor: "participant:\(participantId)", action: "participant.enrolled", studyId: studyKey,
-                details: ["withToken": String(token != nil), "allowDataSharing": allowDataSharing], on: connection)
+                actor: "participant:\(participantId)", action: "participant.enrolled", studyId: studyKey, details: details,
+                on: connection)
             return appToken
         }
     }

@@ -475,5 +475,16 @@ package enum ResponseMigrations {
                 "CREATE INDEX sage_archives_response ON sage_archives (response_id)",
             ]
         ),
+        Migration(
+            component: "response", version: 20, name: "testing",
+            statements: [
+                // What a study in testing records is its testers': their participants and the
+                // batches their tokens came from are marked, and removed when testing ends.
+                "ALTER TABLE participants ADD COLUMN testing boolean NOT NULL DEFAULT false",
+                "ALTER TABLE token_batches ADD COLUMN testing boolean NOT NULL DEFAULT false",
+                "CREATE INDEX participants_testing ON participants (study_key) WHERE testing",
+                "CREATE INDEX token_batches_testing ON token_batches (study_key) WHERE testing",
+            ]
+        ),
     ]
 }

@@ -74,12 +74,6 @@ package struct ResponseStore: Sendable {
         try await ingest.store(row)
     }
 
-    package static func binds(_ id: Int64) -> PostgresBindings {
-        var bindings = PostgresBindings()
-        bindings.append(id)
-        return bindings
-    }
-
     /// `withdrawFromStudy`: the participant is marked withdrawn and their app token stops working.
     /// With `delete`, their rows in the study's tables, their responses and their enrollment token go too (the token then reports
     /// `Unknown token`); without it everything stays and the token reports `Token already in use`.
@@ -96,22 +90,7 @@ package struct ResponseStore: Sendable {
             for try await row in rows.decode((Int64, String).self) { found = row }
             guard let (participantId, studyKey) = found else { return false }
             if delete {
-                // Their rows in every table of the study, children first (newer lists first), then
-                // the raw responses (their timing rows go with them) and the token.
-                var tables: [String] = []
-                for try await (schema, table) in try await connection.query(
-                    """
-                    SELECT s.schema_name, l.sql_name FROM response_lists l JOIN study_schemas s ON s.study_key = l.study_key
-                    WHERE l.study_key = \(studyKey) ORDER BY l.id DESC
-                    """, logger: logger
-                ).decode((String, String).self) { tables.append("\(SQLName.quoted(schema)).\(SQLName.quoted(table))") }
-                for table in tables {
-                    try await connection.query(
-                        PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \"ParticipantId\" = $1", binds: Self.binds(participantId)),
-                        logger: logger)
-                }
-                try await SageArchiveStore.delete(participantId: participantId, on: connection, logger: logger)
-                try await connection.query("DELETE FROM responses WHERE participant_id = \(participantId)", logger: logger)
+                try await Self.deleteData(of: [participantId], studyKey: studyKey, on: connection, logger: logger)
                 try await connection.query(
                     "DELETE FROM enrollment_tokens WHERE participant_id = \(participantId)", logger: logger)
             }
@@ -120,5 +99,31 @@ package struct ResponseStore: Sendable {
                 studyId: studyKey, on: connection)
             return true
         }
+    }
+
+    /// Deletes what the participants recorded in the study: their rows in every table of the
+    /// study (children first: newer lists first), their Sage archives and uploads, then the raw
+    /// responses (their timing rows go with them). Their participant rows and tokens stay.
+    package static func deleteData(
+        of participantIds: [Int64], studyKey: String, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        guard !participantIds.isEmpty else { return }
+        var tables: [String] = []
+        for try await (schema, table) in try await connection.query(
+            """
+            SELECT s.schema_name, l.sql_name FROM response_lists l JOIN study_schemas s ON s.study_key = l.study_key
+            WHERE l.study_key = \(studyKey) ORDER BY l.id DESC
+            """, logger: logger
+        ).decode((String, String).self) { tables.append("\(SQLName.quoted(schema)).\(SQLName.quoted(table))") }
+        var binds = PostgresBindings()
+        binds.append(participantIds)
+        for table in tables {
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \"ParticipantId\" = ANY($1)", binds: binds),
+                logger: logger)
+        }
+        try await connection.query("DELETE FROM sage_archives WHERE participant_id = ANY(\(participantIds))", logger: logger)
+        try await connection.query("DELETE FROM sage_uploads WHERE participant_id = ANY(\(participantIds))", logger: logger)
+        try await connection.query("DELETE FROM responses WHERE participant_id = ANY(\(participantIds))", logger: logger)
     }
 }

@@ -223,11 +223,6 @@ package struct SageArchiveStore: Sendable {
         return nil
     }
 
-    /// Forgets a withdrawing participant's archives and uploads (with their other data).
-    package static func delete(participantId: Int64, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("DELETE FROM sage_archives WHERE participant_id = \(participantId)", logger: logger)
-        try await connection.query("DELETE FROM sage_uploads WHERE participant_id = \(participantId)", logger: logger)
-    }
 }
 
 /// A batch of `SageArchiveStore.store` as one statement, prepared once per connection: for each

@@ -48,33 +48,41 @@ package struct StudyCatalog: Sendable {
         let json = String(decoding: try encoder.encode(event), as: UTF8.self)
         let key = Self.key(event.studyId)
         // The outer SELECT sees the row as it was before the upsert, so it tells which id was stored.
-        let rows = try await client.query(
-            """
-            WITH kept AS (
-                INSERT INTO studies (study_key, study_id, app_id, org_id, status, version, event_at, event)
-                VALUES (\(key), \(event.studyId), \(event.appId), \(event.orgId), \(event.status.rawValue),
-                        \(event.version), \(event.at), \(json)::jsonb)
-                ON CONFLICT (study_key) DO UPDATE SET
-                    app_id = excluded.app_id, org_id = excluded.org_id,
-                    status = excluded.status, version = excluded.version, event_at = excluded.event_at,
-                    event = excluded.event, updated_at = now()
-                WHERE studies.study_id = excluded.study_id
-                  AND (studies.version, studies.event_at) <= (excluded.version, excluded.event_at)
-                RETURNING 1
-            )
-            SELECT EXISTS (SELECT 1 FROM kept), (SELECT study_id FROM studies WHERE study_key = \(key))
-            """, logger: logger)
-        for try await (kept, stored) in rows.decode((Bool, String?).self) {
-            if kept { return .applied }
-            if let stored, stored != event.studyId {
-                logger.error(
-                    "a study event tried to rename a stored study; refused",
-                    metadata: ["stored": "\(stored)", "event": "\(event.studyId)"])
-                return .idConflict(stored: stored)
+        // A study that is not in testing (it launched, or testing ended) keeps none of its
+        // testers' data: removed in the same transaction, whichever event says so first.
+        return try await client.withTransaction(logger: logger) { connection -> ApplyOutcome in
+            let rows = try await connection.query(
+                """
+                WITH kept AS (
+                    INSERT INTO studies (study_key, study_id, app_id, org_id, status, version, event_at, event)
+                    VALUES (\(key), \(event.studyId), \(event.appId), \(event.orgId), \(event.status.rawValue),
+                            \(event.version), \(event.at), \(json)::jsonb)
+                    ON CONFLICT (study_key) DO UPDATE SET
+                        app_id = excluded.app_id, org_id = excluded.org_id,
+                        status = excluded.status, version = excluded.version, event_at = excluded.event_at,
+                        event = excluded.event, updated_at = now()
+                    WHERE studies.study_id = excluded.study_id
+                      AND (studies.version, studies.event_at) <= (excluded.version, excluded.event_at)
+                    RETURNING 1
+                )
+                SELECT EXISTS (SELECT 1 FROM kept), (SELECT study_id FROM studies WHERE study_key = \(key))
+                """, logger: logger)
+            var outcome = ApplyOutcome.stale
+            for try await (kept, stored) in rows.decode((Bool, String?).self) {
+                if kept {
+                    outcome = .applied
+                } else if let stored, stored != event.studyId {
+                    logger.error(
+                        "a study event tried to rename a stored study; refused",
+                        metadata: ["stored": "\(stored)", "event": "\(event.studyId)"])
+                    outcome = .idConflict(stored: stored)
+                }
             }
-            return .stale
+            if outcome == .applied, event.status != .testing {
+                _ = try await TestRunStore.remove(studyKey: key, audit: audit, on: connection, logger: logger)
+            }
+            return outcome
         }
-        return .stale
     }
 
     package func study(_ studyId: String) async throws -> Study? {

@@ -43,8 +43,9 @@ extension TokenStore {
             let batchId = UUID()
             try await connection.query(
                 """
-                INSERT INTO token_batches (id, study_key, count, created_by, kind)
-                VALUES (\(batchId), \(studyKey), \(pending.count), \(createdBy), 'invitations')
+                INSERT INTO token_batches (id, study_key, count, created_by, kind, testing)
+                VALUES (\(batchId), \(studyKey), \(pending.count), \(createdBy), 'invitations',
+                        (SELECT coalesce(bool_or(status = 'testing'), false) FROM studies WHERE study_key = \(studyKey)))
                 """, logger: logger)
             var position = 0
             // A token that collides with one already stored is replaced until every invitation has one.

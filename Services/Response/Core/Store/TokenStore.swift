@@ -52,8 +52,9 @@ package struct TokenStore: Sendable {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query(
                 """
-                INSERT INTO token_batches (id, study_key, count, created_by)
-                VALUES (\(batchId), \(studyKey), \(count), \(createdBy))
+                INSERT INTO token_batches (id, study_key, count, created_by, testing)
+                VALUES (\(batchId), \(studyKey), \(count), \(createdBy),
+                        (SELECT coalesce(bool_or(status = 'testing'), false) FROM studies WHERE study_key = \(studyKey)))
                 """, logger: logger)
             var stored = 0
             // Positions only grow (a collision leaves a gap), so the download's keyset paging is exact.

@@ -17,6 +17,14 @@ package struct AppStore: Sendable {
         package var basic: String { "\(key):\(token)" }
     }
 
+    /// What a credential the apps send stands for.
+    package struct Credential: Sendable, Equatable {
+        package var appId: String
+        package var platform: Platform
+        /// A test build's credential: it is also served the app's studies in testing.
+        package var testing: Bool
+    }
+
     package let client: PostgresClient
     package let catalog: CatalogCache
     package let outbox: Outbox
@@ -75,6 +83,47 @@ package struct AppStore: Sendable {
             try await CatalogCache.notifyChange(on: connection, logger: logger)
             return .created(issued)
         }
+    }
+
+    /// New credentials for the app's test builds, one per platform, shown once; the ones issued
+    /// before are revoked in the same transaction. Nil when there is no such app.
+    package func issueTestingCredentials(appId: String, by actor: String) async throws -> [IssuedCredential]? {
+        let issued = Platform.allCases.map { platform in
+            IssuedCredential(platform: platform, key: Self.makeKey(appId: appId, platform: platform), token: Self.makeToken(platform))
+        }
+        let done = try await client.withTransaction(logger: logger) { connection -> Bool in
+            let rows = try await connection.query("SELECT 1 FROM apps WHERE app_id = \(appId) FOR UPDATE", logger: logger)
+            var found = false
+            for try await _ in rows { found = true }
+            guard found else { return false }
+            try await connection.query(
+                """
+                UPDATE app_credentials SET revoked_at = now()
+                WHERE app_id = \(appId) AND testing AND revoked_at IS NULL
+                """, logger: logger)
+            for credential in issued {
+                try await connection.query(
+                    """
+                    INSERT INTO app_credentials (key, app_id, platform, token_hash, testing)
+                    VALUES (\(credential.key), \(appId), \(credential.platform.rawValue), \(SecureToken.hash(credential.token)), true)
+                    """, logger: logger)
+            }
+            try await audit.record(
+                actor: actor, action: "app.testing_credentials_issued", details: ["appId": appId], on: connection)
+            try await CatalogCache.notifyChange(on: connection, logger: logger)
+            return true
+        }
+        guard done else { return nil }
+        catalog.invalidateAll()
+        return issued
+    }
+
+    /// Whether the app has testing credentials in force.
+    package func hasTestingCredentials(appId: String) async throws -> Bool {
+        let rows = try await client.query(
+            "SELECT 1 FROM app_credentials WHERE app_id = \(appId) AND testing AND revoked_at IS NULL LIMIT 1", logger: logger)
+        for try await _ in rows { return true }
+        return false
     }
 
     /// Replaces an app's definition (its id stays); the audit event by `actor` commits with it.
@@ -138,11 +187,11 @@ package struct AppStore: Sendable {
 
     /// The app and platform an `Authorization: Basic` header stands for, or nil. The apps' own
     /// quirk is tolerated: a trailing newline inside the base64 (Android's encoder adds one).
-    package func authenticate(basicHeader: String) async throws -> (appId: String, platform: Platform)? {
+    package func authenticate(basicHeader: String) async throws -> Credential? {
         try await catalog.credential(header: basicHeader) { try await lookUp(basicHeader: basicHeader) }
     }
 
-    private func lookUp(basicHeader: String) async throws -> (appId: String, platform: Platform)? {
+    private func lookUp(basicHeader: String) async throws -> Credential? {
         guard basicHeader.lowercased().hasPrefix("basic ") else { return nil }
         let encoded = basicHeader.dropFirst("basic ".count).filter { !$0.isWhitespace }
         guard let data = Data(base64Encoded: String(encoded)),
@@ -153,12 +202,12 @@ package struct AppStore: Sendable {
         let token = String(decoded[decoded.index(after: colon)...])
         let rows = try await client.query(
             """
-            SELECT app_id, platform FROM app_credentials
+            SELECT app_id, platform, testing FROM app_credentials
             WHERE key = \(key) AND token_hash = \(SecureToken.hash(token)) AND revoked_at IS NULL
             """, logger: logger)
-        for try await (appId, platform) in rows.decode((String, String).self) {
+        for try await (appId, platform, testing) in rows.decode((String, String, Bool).self) {
             guard let platform = Platform(rawValue: platform) else { return nil }
-            return (appId, platform)
+            return Credential(appId: appId, platform: platform, testing: testing)
         }
         return nil
     }

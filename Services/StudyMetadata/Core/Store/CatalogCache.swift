@@ -24,7 +24,7 @@ package final class CatalogCache: Sendable {
     }
 
     private struct State: Sendable {
-        package var credentials: [String: Entry<(appId: String, platform: Platform)>] = [:]
+        package var credentials: [String: Entry<AppStore.Credential>] = [:]
         package var apps: [String: Entry<AppDefinition>] = [:]
         package var studies: [String: Entry<[PublishedStudies.Current]>] = [:]
         /// Moves on every invalidation, so a load that raced with one is not kept.
@@ -60,8 +60,8 @@ package final class CatalogCache: Sendable {
     /// The app and platform of an `Authorization: Basic` header. Only known credentials are
     /// kept (keyed by the header's SHA-256), so unknown ones always reach the database.
     package func credential(
-        header: String, load: () async throws -> (appId: String, platform: Platform)?
-    ) async throws -> (appId: String, platform: Platform)? {
+        header: String, load: () async throws -> AppStore.Credential?
+    ) async throws -> AppStore.Credential? {
         try await cached(SecureToken.hash(header), \.credentials, load: load)
     }
 

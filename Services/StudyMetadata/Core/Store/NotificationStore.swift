@@ -32,6 +32,13 @@ package struct NotificationStore: Sendable {
 
     // MARK: - Written with lifecycle actions (in their transaction)
 
+    /// Forgets a study's notifications and messages (sent or not) when its test run ends: they
+    /// reached testers only, and a scheduled one must be sent again after launch.
+    package func forgetSent(studyId: String, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            "DELETE FROM notifications WHERE study_id = \(studyId) AND origin IN ('study', 'message')", logger: logger)
+    }
+
     /// Brings the pending rows of a study's document notifications in line with `document`, now
     /// that the study is `status`. Immediate ones are due now; scheduled ones at their local time in
     /// the study's zone. A sent notification is history and is not sent again, even if edited (give
@@ -41,7 +48,7 @@ package struct NotificationStore: Sendable {
         document: StudyDocument, status: StudyStatus, by actor: String, now: Date, on connection: PostgresConnection
     ) async throws {
         let studyId = document.studyId
-        guard status == .active || status == .paused else {
+        guard [.testing, .active, .paused].contains(status) else {
             try await connection.query(
                 "DELETE FROM notifications WHERE study_id = \(studyId) AND origin = 'study' AND sent_at IS NULL",
                 logger: logger)

@@ -47,10 +47,13 @@ package struct PublishedStudies: Sendable {
     }
 
     /// The app's published studies (never pre-launch ones), each at its newest version; from the
-    /// catalog cache when it is live.
-    package func current(appId: String, studyId: String? = nil) async throws -> [Current] {
+    /// catalog cache when it is live. Studies in testing are included only for `testing`, a test
+    /// build's credential: to every other caller they do not exist.
+    package func current(appId: String, testing: Bool, studyId: String? = nil) async throws -> [Current] {
         let studies = try await catalog.studies(appId: appId) { try await load(appId: appId) }
-        return studyId.map { id in studies.filter { $0.studyId == id } } ?? studies
+        return studies.filter { study in
+            (testing || study.status != .testing) && (studyId.map { study.studyId == $0 } ?? true)
+        }
     }
 
     private func load(appId: String) async throws -> [Current] {
@@ -243,7 +246,7 @@ extension PublishedStudies {
     /// imported from a schema protocol.
     package func servedSchemaProtocol(studyId: String) async throws -> (version: Int, source: StudySource)? {
         guard let standing = try await standing(studyId: studyId), standing.status == .active,
-            let current = try await current(appId: standing.appId, studyId: studyId).first,
+            let current = try await current(appId: standing.appId, testing: false, studyId: studyId).first,
             current.status == .active, current.document.enrolling,
             let source = current.document.source, source.format == .schema
         else { return nil }

@@ -201,5 +201,18 @@ package enum StudyMetadataMigrations {
                 "CREATE INDEX notifications_study ON notifications (study_id, due_at DESC) WHERE study_id IS NOT NULL",
             ]
         ),
+        Migration(
+            component: "study-metadata", version: 11, name: "testing",
+            statements: [
+                // A study published for testing, and the credentials of the app's test builds:
+                // only they are served studies in testing.
+                "ALTER TABLE studies DROP CONSTRAINT studies_status_check",
+                """
+                ALTER TABLE studies ADD CONSTRAINT studies_status_check
+                    CHECK (status IN ('pre_launch', 'upcoming', 'testing', 'active', 'paused', 'deactivated'))
+                """,
+                "ALTER TABLE app_credentials ADD COLUMN testing boolean NOT NULL DEFAULT false",
+            ]
+        ),
     ]
 }

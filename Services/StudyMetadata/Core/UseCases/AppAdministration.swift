@@ -23,6 +23,15 @@ package struct AppAdministration: Sendable {
         }
     }
 
+    /// New credentials for the app's test builds (the earlier ones stop working), shown once.
+    package func issueTestingCredentials(appId: String, by actor: String) async throws -> TestingCredentials {
+        guard let issued = try await apps.issueTestingCredentials(appId: appId, by: actor) else {
+            throw StudyMetadataError.noApp(appId)
+        }
+        return TestingCredentials(
+            appId: appId, credentials: Dictionary(uniqueKeysWithValues: issued.map { ($0.platform.rawValue, $0.basic) }))
+    }
+
     /// Replaces the definition of the app `appId`; an app's id never changes.
     package func update(_ app: AppDefinition, appId: String, by actor: String) async throws {
         var problems = app.problems()

@@ -67,9 +67,12 @@ package struct StudyLifecycleActions: Sendable {
                     return .refused(.nothingToPublish)
                 }
             }
+            let endsTesting = action.endsTesting(from: status)
+            if endsTesting { try await forgetTesting(studyId: studyId, now: now, on: connection) }
             try await versions.setStatus(next, launching: action == .launch, studyId: studyId, on: connection)
             var details = ["from": status.rawValue, "to": next.rawValue]
             if let frozen { details["label"] = frozen.label }
+            if endsTesting { details["testDataRemoved"] = "true" }
             try await audit.record(
                 actor: actor, action: "study.\(action.rawValue)", studyId: studyId, studyVersion: frozen?.version,
                 details: details, on: connection)
@@ -84,6 +87,17 @@ package struct StudyLifecycleActions: Sendable {
             catalog.invalidateAll()
             return (status, frozen)
         }
+    }
+
+    /// A test run ends: the notifications testers were sent go (so that launch schedules them
+    /// again for everyone), and the registration service is told to forget what it recorded for
+    /// the study until now. The response service removes its testers' data when the study's
+    /// event says it left testing.
+    private func forgetTesting(studyId: String, now: Date, on connection: PostgresConnection) async throws {
+        try await notifications.forgetSent(studyId: studyId, on: connection)
+        try await outbox.enqueue(
+            .POST, to: .registration, path: InternalPaths.testingEnded(studyId: studyId),
+            payload: StudyTestingEnded(studyId: studyId, endedAt: now), on: connection)
     }
 
     /// What other services and participants hear of a lifecycle action.

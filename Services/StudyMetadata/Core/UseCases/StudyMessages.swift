@@ -40,7 +40,7 @@ package struct StudyMessages: Sendable {
         }
         guard problems.isEmpty else { throw StudyMetadataError.invalid(problems, subject: .studyMessage) }
         guard let study = try await studies.summary(studyId: studyId) else { throw StudyMetadataError.noStudy(studyId) }
-        guard study.status == .active else { throw StudyMetadataError.notActive(studyId: study.studyId, status: study.status) }
+        guard [.active, .testing].contains(study.status) else { throw StudyMetadataError.notActive(studyId: study.studyId, status: study.status) }
         guard let record = try await notifications.sendStudyMessage(
             studyId: study.studyId, appId: study.appId, notificationId: notificationId, title: message.title,
             message: message.text, by: actor, audit: audit)

@@ -9,6 +9,8 @@ import StudyModels
 package struct AppClient: Sendable {
     package let appId: String
     package let platform: Platform
+    /// A test build's credential: the app's studies in testing are served too.
+    package let testing: Bool
     /// The `language` header or parameter; English when absent.
     package let language: String?
     /// The request's parameters (this API takes only GET, so only its query string), parsed
@@ -37,13 +39,15 @@ package struct AppClientAuthenticator: Sendable {
 
     package func authenticate(_ request: Request) async throws -> AppClient {
         guard let header = request.headers[.authorization],
-            let (appId, platform) = try await apps.authenticate(basicHeader: header)
+            let credential = try await apps.authenticate(basicHeader: header)
         else { throw Self.invalidKey }
-        if let claimed = request.headers[HTTPField.Name("applicationId")!], !claimed.isEmpty, claimed != appId {
+        if let claimed = request.headers[HTTPField.Name("applicationId")!], !claimed.isEmpty, claimed != credential.appId {
             throw Self.invalidKey
         }
         let parameters = LegacyEnvelope(query: request)
         let language = request.headers[HTTPField.Name("language")!] ?? parameters.parameters["language"]?.text
-        return AppClient(appId: appId, platform: platform, language: language, parameters: parameters)
+        return AppClient(
+            appId: credential.appId, platform: credential.platform, testing: credential.testing, language: language,
+            parameters: parameters)
     }
 }

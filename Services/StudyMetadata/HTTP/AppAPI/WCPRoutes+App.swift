@@ -17,7 +17,7 @@ extension WCPRoutes {
         let skipText = client.string("skip") ?? "0"
         guard let skip = Int(skipText), skip >= 0, skip <= 1_000_000 else { throw Self.invalidInput }
         let studies = Dictionary(
-            try await published.current(appId: client.appId).map { ($0.studyId, $0.document) },
+            try await published.current(appId: client.appId, testing: client.testing).map { ($0.studyId, $0.document) },
             uniquingKeysWith: { first, _ in first })
         // Over-read a little so that a page filtered by platform is still full.
         let records = try await notificationStore.sent(appId: client.appId, skip: skip, limit: Self.notificationPage * 2)

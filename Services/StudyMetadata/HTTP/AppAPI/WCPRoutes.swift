@@ -193,12 +193,12 @@ package struct WCPRoutes {
 
     /// The study if it is published in the client's app and offered on its platform.
     package func visible(_ studyId: String, to client: AppClient) async throws -> PublishedStudies.Current? {
-        try await published.current(appId: client.appId, studyId: studyId)
+        try await published.current(appId: client.appId, testing: client.testing, studyId: studyId)
             .first { $0.document.platforms.contains(client.platform) }
     }
 
     private func listItems(for client: AppClient, studyId: String? = nil) async throws -> [StudyListItem] {
-        try await published.current(appId: client.appId, studyId: studyId)
+        try await published.current(appId: client.appId, testing: client.testing, studyId: studyId)
             .filter { $0.document.platforms.contains(client.platform) }
             .compactMap { study in
                 guard let status = study.status.wireName else { return nil }
