@@ -133,22 +133,23 @@ def api_draft(study):
     return json.load(urllib.request.urlopen(request))
 
 
+def app_request(call, credential=None):
+    """A WCP request as the MyStudies app makes it (`call`: the name and its query), with the
+    demo app's credential or another `key:token` (a test build's)."""
+    encoded = base64.b64encode((credential or os.environ["APP_CREDENTIAL"]).encode()).decode()
+    return urllib.request.Request(
+        f"{METADATA}/StudyMetaData/{call}",
+        headers={"Authorization": f"Basic {encoded}", "applicationId": "DEMOAPP", "orgId": "DEMOORG"})
+
+
 def app_call(name, study):
     """A WCP call as the MyStudies app makes it, with the demo app's credential."""
-    credential = base64.b64encode(os.environ["APP_CREDENTIAL"].encode()).decode()
-    request = urllib.request.Request(
-        f"{METADATA}/StudyMetaData/{name}?studyId={study}",
-        headers={"Authorization": f"Basic {credential}", "applicationId": "DEMOAPP", "orgId": "DEMOORG"})
-    return json.load(urllib.request.urlopen(request))
+    return json.load(urllib.request.urlopen(app_request(f"{name}?studyId={study}")))
 
 
 def app_updates(study, version):
     """`studyUpdates` as the app asks it: what changed since the version it holds."""
-    credential = base64.b64encode(os.environ["APP_CREDENTIAL"].encode()).decode()
-    request = urllib.request.Request(
-        f"{METADATA}/StudyMetaData/studyUpdates?studyId={study}&studyVersion={version}",
-        headers={"Authorization": f"Basic {credential}", "applicationId": "DEMOAPP", "orgId": "DEMOORG"})
-    return json.load(urllib.request.urlopen(request))
+    return json.load(urllib.request.urlopen(app_request(f"studyUpdates?studyId={study}&studyVersion={version}")))
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -241,8 +242,8 @@ def invitation_token(email, seconds=30):
     raise AssertionError(f"no invitation e-mail to {email} within {seconds} s")
 
 
-def labkey(call, token):
-    body = json.dumps({"studyId": STUDY, "token": token, "allowDataSharing": "true"}).encode()
+def labkey(call, token, study=STUDY):
+    body = json.dumps({"studyId": study, "token": token, "allowDataSharing": "true"}).encode()
     request = urllib.request.Request(f"{RESPONSE}/{call}", data=body, method="POST", headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request) as reply:
@@ -251,12 +252,49 @@ def labkey(call, token):
         return json.load(error)
 
 
-def enroll(token):
-    return labkey("mobileappstudy-enroll.api", token)
+def enroll(token, study=STUDY):
+    return labkey("mobileappstudy-enroll.api", token, study)
 
 
-def validate(token):
-    return labkey("mobileappstudy-validateEnrollmentToken.api", token)
+def validate(token, study=STUDY):
+    return labkey("mobileappstudy-validateEnrollmentToken.api", token, study)
+
+
+def admin_api(method, path, body=None):
+    """A call to the admin API with a token of its own (what a script with curl would do)."""
+    login = urllib.request.Request(
+        f"{METADATA}/admin/v1/login", data=json.dumps({"email": EMAIL, "password": PASSWORD}).encode(),
+        headers={"Content-Type": "application/json"}, method="POST")
+    token = json.load(urllib.request.urlopen(login))["token"]
+    request = urllib.request.Request(
+        f"{METADATA}{path}", data=body.encode() if body is not None else None, method=method,
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as reply:
+        return reply.status
+
+
+def listed(credential):
+    """The study ids `studyList` gives an app built with `credential` (its `key:token`)."""
+    return [study["studyId"] for study in json.load(urllib.request.urlopen(app_request("studyList", credential)))["studies"]]
+
+
+def app_status(name, study, credential):
+    """The HTTP status of a WCP call about `study` by an app built with `credential`."""
+    try:
+        with urllib.request.urlopen(app_request(f"{name}?studyId={study}", credential)) as reply:
+            return reply.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def act(driver, action, what, confirm=False):
+    """Takes a lifecycle action from the study's actions page (ticking the confirmation first
+    when it asks for one) and waits for its "Done" notice."""
+    form = driver.find_element(By.XPATH, f"//input[@name='action'][@value='{action}']/ancestor::form")
+    if confirm:
+        form.find_element(By.NAME, "confirm").click()
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Done: "), what)
 
 
 def session_cookie(driver):
@@ -274,11 +312,7 @@ def sign_in(driver, email, password, what):
 
 
 def app_activity(study, activity):
-    credential = base64.b64encode(os.environ["APP_CREDENTIAL"].encode()).decode()
-    request = urllib.request.Request(
-        f"{METADATA}/StudyMetaData/activity?studyId={study}&activityId={activity}&activityVersion=1.0",
-        headers={"Authorization": f"Basic {credential}", "applicationId": "DEMOAPP", "orgId": "DEMOORG"})
-    return json.load(urllib.request.urlopen(request))
+    return json.load(urllib.request.urlopen(app_request(f"activity?studyId={study}&activityId={activity}&activityVersion=1.0")))
 
 
 def save(driver, what):
@@ -420,6 +454,73 @@ def retitle_and_publish(driver, title):
     wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=publish-updates]")), "the update action")
     driver.find_element(By.XPATH, "//input[@value='publish-updates']/ancestor::form//button").click()
     wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Done: publish updates."), f"the update titled {title}")
+
+
+def test_mode(driver):
+    """Test mode. A study published for testing is served only to the app's test builds (made
+    with its testing credentials, issued on the app's page) and joined only by invited
+    testers; the live build never sees it. Launching removes what the tester recorded, and
+    the live build then lists it."""
+    trial = "TRIAL1"
+    with open(os.path.join(ROOT, "docs/examples/complete-study.json")) as example:
+        assert admin_api("PUT", f"/admin/v1/studies/{trial}/draft", example.read().replace("SLEEPWELL", trial)) in (200, 201)
+    driver.get(CONSOLE + "/apps/DEMOAPP")
+    wait(driver, EC.presence_of_element_located((By.ID, "issue-testing-credentials")), "the app's page")
+    page = driver.find_element(By.CSS_SELECTOR, "main")
+    driver.find_element(By.ID, "issue-testing-credentials").click()
+    wait(driver, gone(page), "the testing credentials")
+    test_build = driver.find_element(By.ID, "credential-ios").get_attribute("value")
+    assert ":" in test_build and test_build != os.environ["APP_CREDENTIAL"], test_build
+    shot(driver, "app-testing-credentials")
+    driver.get(CONSOLE + f"/studies/{trial}/actions")
+    wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value='publish-for-testing']")),
+         "the test study's actions")
+    act(driver, "publish-for-testing", "publishing for testing")
+    assert "Done: publish for testing." in driver.find_element(By.CSS_SELECTOR, "main").text
+    assert "In testing" in driver.find_element(By.CSS_SELECTOR, "nav.study-nav").text
+    assert "removed at launch" in driver.find_element(By.ID, "testing-note").text
+    live_build = os.environ["APP_CREDENTIAL"]
+    assert trial not in listed(live_build) and trial in listed(test_build), (listed(live_build), listed(test_build))
+    for call in ("study", "studyInfo", "activityList", "resources"):
+        assert app_status(call, trial, live_build) == 404, call
+        assert app_status(call, trial, test_build) == 200, call
+    # The response service hears of the study through study-metadata's outbox: awaited.
+    deadline = time.monotonic() + 30
+    while "Only testers invited by the study team" not in enroll(None, trial).get("exception", ""):
+        assert time.monotonic() < deadline, enroll(None, trial)
+        time.sleep(0.2)
+    # A tester is invited from the console, as any participant is; their token joins.
+    driver.get(CONSOLE + f"/studies/{trial}/invitations")
+    wait(driver, EC.presence_of_element_located((By.ID, "invite-email")), "the test study's invitations")
+    fill(driver, "invite-email", "tester@browser.test")
+    page = driver.find_element(By.CSS_SELECTOR, "main")
+    driver.find_element(By.CSS_SELECTOR, "#invite-one button[type=submit]").click()
+    wait(driver, gone(page), "the invitations page after inviting a tester")
+    tester_token = invitation_token("tester@browser.test")
+    joined = enroll(tester_token, trial)
+    assert joined.get("success") is True, joined
+    shot(driver, "study-testing-invitations")
+    driver.get(CONSOLE + f"/studies/{trial}/actions")
+    wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=launch]")), "the actions in testing")
+    launch = driver.find_element(By.XPATH, "//input[@value='launch']/ancestor::form").text
+    assert "Everything the testers recorded is removed first" in launch and "cannot be undone" in launch, launch
+    shot(driver, "study-testing-actions")
+    act(driver, "launch", "the launch after testing", confirm=True)
+    assert "Done: launch." in driver.find_element(By.CSS_SELECTOR, "main").text
+    assert trial in listed(live_build)
+    # The tester's token and invitation go with the test run (each service hears of it
+    # through its outbox, so this is awaited with a deadline).
+    deadline = time.monotonic() + 30
+    while "Unknown token" not in validate(tester_token, trial).get("exception", ""):
+        assert time.monotonic() < deadline, validate(tester_token, trial)
+        time.sleep(0.2)
+    driver.get(CONSOLE + f"/studies/{trial}/invitations")
+    wait(driver, EC.presence_of_element_located((By.ID, "invite-email")), "the invitations after launch")
+    while driver.find_elements(By.CSS_SELECTOR, "#invitations tbody tr"):
+        assert time.monotonic() < deadline, "the tester's invitation outlived the test run"
+        time.sleep(0.2)
+        driver.refresh()
+        wait(driver, EC.presence_of_element_located((By.ID, "invite-email")), "the invitations after launch")
 
 
 def no_browser_errors(driver):
@@ -1208,6 +1309,8 @@ def main():
         driver.get(CONSOLE + "/studies/SCHEMA1/schema/sheet")
         wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "figure.qr-large svg")), "the printable QR code")
         shot(driver, "schema-sheet")
+
+        test_mode(driver)
 
         # axe-core over every page an admin reaches by links (each page seen above was checked
         # as it was shown): no violation anywhere.

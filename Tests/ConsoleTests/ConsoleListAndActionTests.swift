@@ -1,3 +1,4 @@
+import ConsoleCore
 import Foundation
 import HTTPTypes
 import Testing
@@ -85,6 +86,36 @@ import TestSupport
             #expect(closed.status == .seeOther)
             let final = try await browser.get("/studies/CONSOLE1/basics")
             #expect(!final.html.contains("name=\"/name/en\""), "a closed study's draft is read-only")
+        }
+    }
+
+    @Test func aStudyIsPublishedForTestingAndItsLaunchIsConfirmedAsRemovingTheTestersData() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let page = try await browser.get("/studies/CONSOLE1/actions")
+            #expect(page.html.contains("value=\"publish-for-testing\""))
+            let csrf = try #require(page.input("csrf"))
+            let published = try await browser.post("/studies/CONSOLE1/actions", [("csrf", csrf), ("action", "publish-for-testing")])
+            #expect(published.status == .seeOther)
+            let testing = try await browser.get(published.location ?? "")
+            #expect(testing.html.contains("Done: publish for testing."))
+            #expect(testing.html.contains("In testing"))
+            #expect(testing.html.contains("id=\"testing-note\""))
+            #expect(testing.html.contains("value=\"end-testing\"") && testing.html.contains("value=\"launch\""))
+            #expect(testing.html.contains(ActionChoice.testDataRemoved))
+            #expect(!testing.html.contains("value=\"publish\""), "an upcoming listing is not offered from testing")
+
+            // Launching from testing removes the testers' data: unconfirmed, nothing happens.
+            let unconfirmed = try await browser.post("/studies/CONSOLE1/actions", [("csrf", csrf), ("action", "launch")])
+            #expect(unconfirmed.status == .unprocessableContent)
+            #expect(unconfirmed.html.contains("cannot be undone"))
+            let (_, still, _) = try await ConsoleFixture.send(fixture.metadata, .get, "/admin/v1/studies/CONSOLE1", token: fixture.rootToken)
+            #expect(String(buffer: still).contains(#""status":"testing""#))
+            let launched = try await browser.post("/studies/CONSOLE1/actions", [("csrf", csrf), ("action", "launch"), ("confirm", "yes")])
+            #expect(launched.status == .seeOther)
+            let (_, active, _) = try await ConsoleFixture.send(fixture.metadata, .get, "/admin/v1/studies/CONSOLE1", token: fixture.rootToken)
+            #expect(String(buffer: active).contains(#""status":"active""#))
         }
     }
 

@@ -154,6 +154,12 @@ extension AdminAPIClient {
         try await json(.POST, "/admin/v1/apps", token: token, body: Array(definition.serialized().utf8), as: AppCreated.self, logger: logger)
     }
 
+    package func issueTestingCredentials(_ appId: String, token: String, logger: Logger) async throws(AdminAPIError) -> TestingCredentials {
+        try await json(
+            .POST, "/admin/v1/apps/\(Self.segment(appId))/testing-credentials", token: token, body: nil, as: TestingCredentials.self,
+            logger: logger)
+    }
+
     package func updateApp(_ appId: String, _ definition: JSONValue, token: String, logger: Logger) async throws(AdminAPIError) {
         _ = try await send(.PUT, "/admin/v1/apps/\(Self.segment(appId))", token: token, body: Array(definition.serialized().utf8), logger: logger)
     }

@@ -20,6 +20,7 @@ package struct AppPageRoutes: Sendable {
         router.post("/apps/new", use: create)
         router.get("/apps/:appId", use: edit)
         router.post("/apps/:appId", use: save)
+        router.post("/apps/:appId/testing-credentials", use: issueTestingCredentials)
         router.get("/apps/:appId/push", use: push)
         router.post("/apps/:appId/push/ios", use: uploadAPNs)
         router.post("/apps/:appId/push/android", use: uploadFCM)
@@ -67,7 +68,7 @@ package struct AppPageRoutes: Sendable {
             case .success(let created):
                 var page = pages.base(title: "App created", session: session)
                 page["appId"] = created.app.appId
-                page["credentials"] = created.credentials.sorted { $0.key > $1.key }.map { ["platform": $0.key == "ios" ? "iOS" : "Android", "id": $0.key, "value": $0.value] }
+                page["credentials"] = Self.credentials(created.credentials)
                 return pages.renderer.page("app-created", page, status: .created)
             case .failure(let error) where [400, 409, 422].contains(error.status):
                 let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "/appId", message: error.message)] : error.problems
@@ -75,6 +76,24 @@ package struct AppPageRoutes: Sendable {
             case .failure(let error):
                 throw error
             }
+        }
+    }
+
+    /// Each platform's `key:token`, iOS first, for the page that shows them once.
+    static func credentials(_ credentials: [String: String]) -> [[String: Any]] {
+        credentials.sorted { $0.key > $1.key }.map { ["platform": $0.key == "ios" ? "iOS" : "Android", "id": $0.key, "value": $0.value] }
+    }
+
+    /// New credentials for the app's test builds, shown once (the earlier ones stop working).
+    @Sendable func issueTestingCredentials(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let appId = try context.parameters.decoded("appId")
+        return try await pages.signedIn(request, context) { session, _ in
+            let issued = try await pages.api.issueTestingCredentials(appId, token: session.token, logger: context.logger)
+            var page = pages.base(title: "Testing credentials", session: session)
+            page["appId"] = issued.appId
+            page["testing"] = true
+            page["credentials"] = Self.credentials(issued.credentials)
+            return pages.renderer.page("app-created", page, status: .created)
         }
     }
 

@@ -77,7 +77,7 @@ package struct MessageRoutes: Sendable {
         var page = pages.studyPage(
             title: "Messages · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
             sections: state.sections, current: "messages")
-        let active = state.summary.status == .active
+        let active = [.active, .testing].contains(state.summary.status)
         let counted = try await audience
         page["active"] = active
         page["statusLabel"] = StudyPageModels.statusLabel(state.summary.status)

@@ -38,10 +38,13 @@ package struct StudyActionRoutes: Sendable {
                     studyId, session: session, context: context,
                     problems: [.init(pointer: "", message: "There is no such action.")], done: nil, status: .unprocessableContent)
             }
-            if ActionChoice.choice(action).irreversible, form["confirm"] != "yes" {
+            // Launching is undoable only for a study in testing (its testers' data goes).
+            let status = action == .launch ? try await pages.load(studyId, session: session, context: context).summary.status : nil
+            let choice = status.map { ActionChoice.choice(action, from: $0) } ?? ActionChoice.choice(action)
+            if choice.irreversible, form["confirm"] != "yes" {
                 return try await actionsPage(
                     studyId, session: session, context: context,
-                    problems: [.init(pointer: "", message: "Tick “I understand that this cannot be undone” to \(ActionChoice.choice(action).label.lowercased()).")],
+                    problems: [.init(pointer: "", message: "Tick “I understand that this cannot be undone” to \(choice.label.lowercased()).")],
                     done: nil, status: .unprocessableContent)
             }
             let outcome = await ConsolePages.outcome {
@@ -73,7 +76,7 @@ package struct StudyActionRoutes: Sendable {
             sections: state.sections, current: "actions")
         let choices = ActionChoice.available(from: state.summary.status, studyName: LocalizedText(state.summary.name))
         // Shown before the actions that freeze the draft, as the WCP's check-list was.
-        if choices.contains(where: { [LifecycleAction.publish, .launch, .publishUpdates].map(\.rawValue).contains($0.action) }) {
+        if choices.contains(where: { [LifecycleAction.publish, .publishForTesting, .launch, .publishUpdates].map(\.rawValue).contains($0.action) }) {
             pages.addChecklist(state.checklist(), to: &page)
         }
         page["choices"] = choices
