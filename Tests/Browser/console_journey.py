@@ -1043,6 +1043,7 @@ def main():
         at_site = f"//table[@id='participants']//tr[contains(., '{ben}') and contains(., 'North Clinic')]"
         row = wait(driver, lambda d: d.find_elements(By.XPATH, at_site) or d.refresh(), "Ben at North Clinic", seconds=30)[0]
         assert "Taking part" in row.text and "inProgress" not in row.text, row.text
+        ben_row = row.text
         fits = driver.execute_script(
             "const t = document.getElementById('participants');"
             " return [t.scrollWidth, t.parentElement.clientWidth, document.documentElement.scrollWidth, window.innerWidth,"
@@ -1113,7 +1114,17 @@ def main():
         assert column(driver, "q8") == ["5", "4", "3", "2", "1"], column(driver, "q8")
         assert driver.find_element(By.CSS_SELECTOR, "#grid th[data-column='q8']").get_attribute("aria-sort") == "descending"
         shot(driver, "study-grid")
-        cai_number = [cells for cells in zip(column(driver, "q8"), column(driver, "ParticipantId")) if cells[0] == "5"][0][1]
+        # One identity: the number in the grid is the one the participants list names Ben by,
+        # and it opens his page (the cell's second link filters the grid to him).
+        numbers = [cell.split()[0] for cell in column(driver, "ParticipantId")]
+        ben_number = numbers[column(driver, "q8").index("1")]
+        assert f"Participant {ben_number}" in ben_row, (ben_number, ben_row)
+        driver.find_element(By.CSS_SELECTOR, f"#grid tbody td a[href$='/participants/number/{ben_number}']").click()
+        wait(driver, EC.url_to_be(ben_page), "Ben's page from his number in the grid")
+        assert driver.find_element(By.ID, "participant-title").text == f"Participant {ben_number}"
+        driver.back()
+        wait(driver, EC.presence_of_element_located((By.ID, "grid")), "the grid again after Ben's page")
+        cai_number = numbers[column(driver, "q8").index("5")]
         fill(driver, "participant", cai_number)
         page = driver.find_element(By.CSS_SELECTOR, "main")
         driver.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]").click()

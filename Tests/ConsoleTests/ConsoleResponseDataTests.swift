@@ -166,6 +166,29 @@ import TestSupport
             let theirRows = try await f.browser.get(href.replacingOccurrences(of: "&amp;", with: "&"))
             #expect(Self.keys(theirRows.html).count == 1)
             #expect(theirRows.html.contains("<td>pat&#39;s</td>"))
+
+            // One identity: the list, the page and the grid name Pat by the data's number, and
+            // the number in the grid opens Pat's page.
+            let number = try #require(
+                try await peer.postgres.query(
+                    "SELECT id FROM participants WHERE app_token_hash = \(SecureToken.hash(patToken))", logger: Logger(label: "test")
+                ).decode(Int64.self).collect().first)
+            #expect(page.html.contains("<h1 id=\"participant-title\">Participant \(number)</h1>"))
+            let list = try await f.browser.get("/studies/CONSOLE1/participants")
+            #expect(list.html.contains(">Participant \(number)</a>"))
+            let searched = try await f.browser.get("/studies/CONSOLE1/participants?q=\(number)")
+            #expect(searched.html.components(separatedBy: "<tr data-participant=").count == 2, "the number finds Pat alone")
+            #expect(searched.html.contains(#"data-participant="\#(pat)""#))
+            let unknown = try await f.browser.get("/studies/CONSOLE1/participants?q=99999")
+            #expect(unknown.html.contains("No participants match."))
+            #expect(theirRows.html.contains(#"href="/studies/CONSOLE1/participants/number/\#(number)""#))
+            let opened = try await f.browser.get("/studies/CONSOLE1/participants/number/\(number)")
+            #expect(opened.status == .seeOther)
+            #expect(opened.location == "/studies/CONSOLE1/participants/\(pat)")
+            // Someone else's number has no account linked: said so; a number that is not one is refused.
+            let other = try await f.browser.get("/studies/CONSOLE1/participants/number/\(number + 1)")
+            #expect(other.status == .notFound)
+            #expect(try await f.browser.get("/studies/CONSOLE1/participants/number/x").status == .badRequest)
         }
     }
 

@@ -112,6 +112,14 @@ package struct AdminParticipantRoutes: Sendable {
             guard let id = UUID(uuidString: String(text)) else { throw APIError.badRequest("site must be a siteId", field: "site") }
             siteId = id
         }
+        var hash: String?
+        if let text = parameters["appTokenSHA256"] {
+            let value = String(text).lowercased()
+            guard value.utf8.count == 64, value.allSatisfy(\.isHexDigit) else {
+                throw APIError.badRequest("appTokenSHA256 must be 64 hexadecimal digits", field: "appTokenSHA256")
+            }
+            hash = value
+        }
         let page = try ListPage(parameters, maxLimit: maxLimit, afterName: "a participantId")
         var sort = ParticipantList.Sort.participantId
         if let text = parameters["sort"] {
@@ -127,7 +135,7 @@ package struct AdminParticipantRoutes: Sendable {
             descending = text == "desc"
         }
         var query = ParticipantDirectory.Query(studyId: studyId, page: page, identities: identities)
-        (query.status, query.siteId) = (status, siteId)
+        (query.status, query.siteId, query.appTokenSHA256) = (status, siteId, hash)
         query.sort = sort
         query.descending = descending
         return query

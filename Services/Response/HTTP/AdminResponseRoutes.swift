@@ -36,6 +36,7 @@ package struct AdminResponseRoutes {
         router.get("/admin/v1/studies/:studyId/responses", use: list)
         router.post("/admin/v1/studies/:studyId/responses/reprocess", use: reprocess)
         router.get("/admin/v1/studies/:studyId/responses/daily", use: daily)
+        router.get("/admin/v1/studies/:studyId/participant-numbers", use: participantNumbers)
         router.get("/admin/v1/studies/:studyId/forwarding", use: showForwarding)
         router.put("/admin/v1/studies/:studyId/forwarding", use: setForwarding)
     }
@@ -75,6 +76,32 @@ package struct AdminResponseRoutes {
             filter.appTokenSHA256 = hash
         }
         return ResponseSummaryList(responses: try await responses.list(studyKey: study.key, filter: filter, after: after, limit: limit))
+    }
+
+    /// Participant numbers by the hash of the participant id (`appTokenSHA256`, up to 100, comma
+    /// separated) or the hash of one number (`participant`) (viewer).
+    @Sendable package func participantNumbers(_ request: Request, context: ServiceRequestContext) async throws -> ParticipantNumbers {
+        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+        let query = request.uri.formParameters
+        switch (query["appTokenSHA256"], query["participant"]) {
+        case (let list?, nil):
+            let hashes = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.lowercased() }
+            guard hashes.count <= ResponseAdminStore.maxNumberLookups,
+                hashes.allSatisfy({ $0.utf8.count == 64 && $0.allSatisfy(\.isHexDigit) })
+            else {
+                throw APIError.badRequest(
+                    "appTokenSHA256 must be up to \(ResponseAdminStore.maxNumberLookups) hashes of 64 hexadecimal digits, separated by commas",
+                    field: "appTokenSHA256")
+            }
+            return try await responses.participantNumbers(studyKey: study.key, hashes: hashes)
+        case (nil, let text?):
+            guard let number = Int64(String(text)), number > 0 else {
+                throw APIError.badRequest("participant must be a participant number (the ParticipantId column)", field: "participant")
+            }
+            return try await responses.participantNumber(studyKey: study.key, number: number)
+        default:
+            throw APIError.badRequest("name either appTokenSHA256 or participant", field: "appTokenSHA256")
+        }
     }
 
     /// Responses per day and activity, counts only (viewer): `days` from 1 to 366, default 30.
@@ -146,6 +173,7 @@ package struct AdminResponseRoutes {
 }
 
 extension ResponseSummaryList: ResponseEncodable {}
+extension ParticipantNumbers: ResponseEncodable {}
 extension ReprocessOutcome: ResponseEncodable {}
 extension ForwardingView: ResponseEncodable {}
 extension DailyResponses: ResponseEncodable {}

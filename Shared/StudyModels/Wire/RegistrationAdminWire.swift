@@ -28,12 +28,16 @@ public struct ParticipantList: Codable, Sendable, Equatable {
         /// The site whose invitation they joined with, if any.
         public var siteId: String?
         public var siteName: String?
+        /// The SHA-256 of the participant id the app reported (the response service's token),
+        /// once it has: the response service's participant numbers are found by it.
+        public var appTokenSHA256: String?
 
         public init(
             participantId: String, email: String?, status: String, enrolledAt: Date?, withdrawnAt: Date?,
             consentVersions: [String], sharing: String?, lastActivityAt: Date?, completion: Int, adherence: Int,
-            siteId: String? = nil, siteName: String? = nil
+            siteId: String? = nil, siteName: String? = nil, appTokenSHA256: String? = nil
         ) {
+            self.appTokenSHA256 = appTokenSHA256
             self.siteId = siteId
             self.siteName = siteName
             self.participantId = participantId

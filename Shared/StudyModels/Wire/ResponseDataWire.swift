@@ -176,3 +176,24 @@ public struct DailyResponses: Codable, Sendable, Equatable {
         self.activities = activities
     }
 }
+
+/// Which participant number (the `ParticipantId` of the study's tables and exports) each enrolled
+/// app stands for, by the SHA-256 of the participant id it was given:
+/// `GET /admin/v1/studies/{studyId}/participant-numbers?appTokenSHA256=h1,h2` or `?participant=N`.
+/// The registration service knows the same hash, so the console shows one identity for a person
+/// without either service seeing the other's secret.
+public struct ParticipantNumbers: Codable, Sendable, Equatable {
+    public struct Entry: Codable, Sendable, Equatable {
+        public var participantId: Int64
+        public var appTokenSHA256: String
+
+        public init(participantId: Int64, appTokenSHA256: String) {
+            self.participantId = participantId
+            self.appTokenSHA256 = appTokenSHA256
+        }
+    }
+
+    public var participants: [Entry]
+
+    public init(participants: [Entry]) { self.participants = participants }
+}

@@ -182,6 +182,27 @@ import TestSupport
         }
     }
 
+    @Test func aParticipantIsFoundByTheHashOfTheIdTheirAppReportedAndCarriesIt() async throws {
+        try await withServices { client, root, _, _, postgres in
+            let hash = String(repeating: "ab", count: 32)
+            try await postgres.query(
+                """
+                UPDATE participant_studies SET participant_token_hash = \(hash)
+                WHERE user_id = (SELECT user_id FROM participants WHERE email = 'ann@participants.test')
+                """, logger: Logger(label: "test"))
+            let (status, found, _) = try await list(client, "?appTokenSHA256=\(hash.uppercased())", token: root)
+            #expect(status == .ok)
+            let rows = try #require(found?.participants)
+            try #require(rows.count == 1)
+            #expect(rows[0].email == "ann@participants.test")
+            #expect(rows[0].appTokenSHA256 == hash)
+            let (_, everyone, _) = try await list(client, "", token: root)
+            #expect(everyone?.participants.filter { $0.appTokenSHA256 != nil }.count == 1, "only Ann's app has reported")
+            let (_, nobody, _) = try await list(client, "?appTokenSHA256=\(String(repeating: "0", count: 64))", token: root)
+            #expect(nobody?.participants == [])
+        }
+    }
+
     @Test func aCallerWithoutTheRoleOrWithBadParametersGetsNothing() async throws {
         try await withServices { client, _, viewer, stranger, postgres in
             #expect(try await list(client, "", token: nil).0 == .unauthorized)
@@ -192,7 +213,8 @@ import TestSupport
             let accented = String(repeating: "e\u{0301}", count: 60).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             for bad in [
                 "?status=enrolled", "?limit=0", "?limit=501", "?limit=x", "?after=nope", "?q=" + String(repeating: "a", count: 101),
-                "?q=" + accented, "?q=%20%20" + String(repeating: "a", count: 99),
+                "?q=" + accented, "?q=%20%20" + String(repeating: "a", count: 99), "?appTokenSHA256=abc",
+                "?appTokenSHA256=" + String(repeating: "g", count: 64),
             ] {
                 let (status, listed, body) = try await list(client, bad, token: viewer)
                 #expect(status == .badRequest, "\(bad): \(body)")

@@ -23,6 +23,28 @@ extension AdminAPIClient {
     }
 
     /// `query`: `status`, `participant`, `appTokenSHA256`, `after`, `limit`.
+    /// The participant numbers (the data's `ParticipantId`) of the apps whose participant id
+    /// hashes to one of `hashes`: the link between registration's record of a person and the data.
+    package func participantNumbers(of studyId: String, hashes: [String], token: String, logger: Logger)
+        async throws(AdminAPIError) -> [String: Int64]
+    {
+        guard !hashes.isEmpty else { return [:] }
+        let found = try await json(
+            .GET, Self.responseStudy(studyId) + "/participant-numbers" + Self.queryString([("appTokenSHA256", hashes.joined(separator: ","))]),
+            on: .response, token: token, as: ParticipantNumbers.self, logger: logger)
+        return Dictionary(found.participants.map { ($0.appTokenSHA256, $0.participantId) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The hash that links participant `number` to registration's record, nil when none does.
+    package func participantLink(_ number: Int64, of studyId: String, token: String, logger: Logger)
+        async throws(AdminAPIError) -> String?
+    {
+        try await json(
+            .GET, Self.responseStudy(studyId) + "/participant-numbers" + Self.queryString([("participant", String(number))]),
+            on: .response, token: token, as: ParticipantNumbers.self, logger: logger
+        ).participants.first?.appTokenSHA256
+    }
+
     package func responses(of studyId: String, query: [(String, String)], token: String, logger: Logger)
         async throws(AdminAPIError) -> [ResponseSummary]
     {

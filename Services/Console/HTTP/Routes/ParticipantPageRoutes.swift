@@ -23,6 +23,7 @@ package struct ParticipantPageRoutes: Sendable {
 
     package func add(to router: Router<ServiceRequestContext>) {
         router.get("/studies/:studyId/participants", use: list)
+        router.get("/studies/:studyId/participants/number/:number", use: byNumber)
         router.get("/studies/:studyId/participants/:participantId", use: show)
         router.get("/studies/:studyId/participants/:participantId/consents/:consentId/pdf", use: consentPDF)
         router.get("/studies/:studyId/sage-archives/:archiveId", use: sageArchive)
@@ -41,9 +42,15 @@ package struct ParticipantPageRoutes: Sendable {
         let descending = parameters["order"] == "desc"
         return try await pages.signedIn(request, context) { session, _ in
             let order = [("sort", sort == .participantId ? "" : sort.rawValue), ("order", descending ? "desc" : "")]
+            // A number searched for is a participant number: the person it links to, or no one.
+            var searchBy = [("q", search)]
+            if let number = Int64(search), number > 0 {
+                let hash = try? await pages.api.participantLink(number, of: studyId, token: session.token, logger: context.logger)
+                searchBy = [("appTokenSHA256", hash ?? String(repeating: "0", count: 64))]
+            }
             async let participants = pages.api.participants(
                 of: studyId,
-                query: [("status", status), ("site", site), ("q", search), ("after", after), ("limit", String(Self.pageSize))] + order,
+                query: [("status", status), ("site", site), ("after", after), ("limit", String(Self.pageSize))] + searchBy + order,
                 token: session.token, logger: context.logger)
             async let sites = pages.api.sites(of: studyId, token: session.token, logger: context.logger)
             async let adherence = pages.api.adherence(of: studyId, token: session.token, logger: context.logger)
@@ -52,9 +59,19 @@ package struct ParticipantPageRoutes: Sendable {
                 title: "Participants · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
                 sections: state.sections, current: "participants")
             let list = try await participants
+            // One identity for a person on every page: the participant number of the study's data
+            // and exports, found at the response service by the hash registration holds. The
+            // list stands without it (a note says the numbers could not be read).
+            let numbers = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                try await pages.api.participantNumbers(
+                    of: studyId, hashes: list.participants.compactMap(\.appTokenSHA256), token: session.token, logger: context.logger)
+            }
+            if case .failure = numbers { page["numbersUnavailable"] = true }
+            let numberOf = (try? numbers.get()) ?? [:]
             page["participants"] = list.participants.map { participant -> [String: Any] in
-                [
-                    "participantId": participant.participantId, "shortId": String(participant.participantId.prefix(8)),
+                let number = participant.appTokenSHA256.flatMap { numberOf[$0] }
+                return [
+                    "participantId": participant.participantId, "label": Self.label(number),
                     "email": participant.email ?? "", "status": StatusNames.participant(participant.status), "site": participant.siteName ?? "",
                     "enrolledAt": participant.enrolledAt.map(StudyPageModels.timestamp) ?? "",
                     "consent": participant.consentVersions.last ?? "", "sharing": participant.sharing ?? "",
@@ -94,6 +111,34 @@ package struct ParticipantPageRoutes: Sendable {
         }
     }
 
+    /// How a person is named on every page: their participant number in the study's data, or,
+    /// before the app has enrolled with the response service, that they have none yet.
+    static func label(_ number: Int64?) -> String {
+        number.map { "Participant \($0)" } ?? "Not enrolled yet"
+    }
+
+    /// A participant number (from the data grid, say) opens that person's page: the response
+    /// service gives the hash that links the number to registration's record of them.
+    @Sendable func byNumber(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.decoded("studyId")
+        let text = try context.parameters.decoded("number")
+        return try await pages.signedIn(request, context) { session, _ in
+            guard let number = Int64(text), number > 0 else {
+                throw APIError.badRequest("a participant number is a positive whole number", field: "number")
+            }
+            guard let hash = try await pages.api.participantLink(number, of: studyId, token: session.token, logger: context.logger),
+                let found = try await pages.api.participants(
+                    of: studyId, query: [("appTokenSHA256", hash), ("limit", "1")], token: session.token, logger: context.logger
+                ).participants.first
+            else {
+                throw APIError.notFound(
+                    "participant \(number) of study \(studyId) has no account in the app: they enrolled with a token alone, or their data was deleted when they left")
+            }
+            return PageRenderer.redirect(
+                to: "/studies/\(AdminAPIClient.segment(studyId))/participants/\(AdminAPIClient.segment(found.participantId))")
+        }
+    }
+
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         let participantId = try context.parameters.decoded("participantId")
@@ -101,12 +146,18 @@ package struct ParticipantPageRoutes: Sendable {
             async let detail = pages.api.participant(participantId, of: studyId, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
             let found = try await detail
+            // Their number in the data, when the response service can say (the page stands without).
+            let number = await ConsolePages.outcome { () async throws(AdminAPIError) -> Int64? in
+                guard let hash = found.appTokenSHA256 else { return nil }
+                return try await pages.api.participantNumbers(of: studyId, hashes: [hash], token: session.token, logger: context.logger)[hash]
+            }
+            let label = Self.label(try? number.get() ?? nil)
             var page = pages.studyPage(
-                title: "Participant \(found.participant.participantId.prefix(8)) · \(state.summary.name)", session: session,
+                title: "\(label) · \(state.summary.name)", session: session,
                 summary: state.summary, role: state.role, sections: state.sections, current: "participants")
             let participant = found.participant
             page["participant"] = [
-                "participantId": participant.participantId, "email": participant.email ?? "", "hasEmail": participant.email != nil,
+                "label": label, "participantId": participant.participantId, "email": participant.email ?? "", "hasEmail": participant.email != nil,
                 "status": StatusNames.participant(participant.status), "site": participant.siteName ?? "none",
                 "enrolledAt": participant.enrolledAt.map(StudyPageModels.timestamp) ?? "not yet",
                 "withdrawnAt": participant.withdrawnAt.map(StudyPageModels.timestamp) ?? "",

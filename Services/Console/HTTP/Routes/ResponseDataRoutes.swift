@@ -120,8 +120,12 @@ package struct ResponseDataRoutes: Sendable {
                         "text": Self.text(value), "missing": value == .null, "numeric": type == "number" || type == "key",
                     ]
                     if index == participantIndex, value != .null {
-                        cell["href"] = base + AdminAPIClient.queryString([("participant", Self.text(value))])
-                        cell["linkLabel"] = "Only participant \(Self.text(value))"
+                        // The number opens the person's page (the same person the participants
+                        // list names by it); beside it, their rows alone.
+                        cell["href"] = "/studies/\(AdminAPIClient.segment(studyId))/participants/number/\(Self.text(value))"
+                        cell["linkLabel"] = "Participant \(Self.text(value))'s page"
+                        cell["filterHref"] = base + AdminAPIClient.queryString([("participant", Self.text(value))])
+                        cell["filterLabel"] = "Only participant \(Self.text(value))'s rows"
                     }
                     cells.append(cell)
                 }

@@ -18,6 +18,8 @@ package struct ParticipantDirectory: Sendable {
         package var participantId: UUID?
         /// Those who joined through an invitation to this site.
         package var siteId: UUID?
+        /// The one whose app reported the participant id with this SHA-256.
+        package var appTokenSHA256: String?
         package var sort: ParticipantList.Sort = .participantId
         package var descending = false
 
@@ -56,7 +58,7 @@ package struct ParticipantDirectory: Sendable {
                     WHERE c.user_id = ps.user_id AND c.study_id = ps.study_id AND c.status = 'completed'
                     ORDER BY c.id DESC LIMIT 1),
                    runs.last_activity,
-                   ps.site_id, s.name
+                   ps.site_id, s.name, ps.participant_token_hash
             FROM participant_studies ps JOIN participants p ON p.user_id = ps.user_id
             LEFT JOIN study_sites s ON s.id = ps.site_id
             CROSS JOIN LATERAL (
@@ -72,6 +74,7 @@ package struct ParticipantDirectory: Sendable {
                        ((SELECT \(unescaped: Self.key(query.sort, "x")) FROM participant_studies x
                          WHERE x.study_id = ps.study_id AND x.pseudonym = \(query.page.after)), \(query.page.after)::uuid)))
               AND (\(query.participantId)::uuid IS NULL OR ps.pseudonym = \(query.participantId))
+              AND (\(query.appTokenSHA256)::text IS NULL OR ps.participant_token_hash = \(query.appTokenSHA256))
               AND (\(search)::text IS NULL
                    OR left(ps.pseudonym::text, length(\(search))) = \(search)
                    OR (\(query.identities) AND position(\(search) IN p.email_key) > 0))
@@ -80,12 +83,14 @@ package struct ParticipantDirectory: Sendable {
             """, logger: logger)
         var found: [ParticipantList.Participant] = []
         for try await row in rows {
-            let (pseudonym, email, status, enrolled, withdrawn, completion, adherence, versions, sharing, lastActivity, site, siteName) =
-                try row.decode((UUID, String?, String, Date?, Date?, Int, Int, [String], String?, Date?, UUID?, String?).self)
+            let (pseudonym, email, status, enrolled, withdrawn, completion, adherence, versions, sharing, lastActivity, site, siteName,
+                 hash) =
+                try row.decode((UUID, String?, String, Date?, Date?, Int, Int, [String], String?, Date?, UUID?, String?, String?).self)
             found.append(.init(
                 participantId: pseudonym.uuidString.lowercased(), email: email, status: status, enrolledAt: enrolled,
                 withdrawnAt: withdrawn, consentVersions: versions, sharing: sharing, lastActivityAt: lastActivity,
-                completion: completion, adherence: adherence, siteId: site?.uuidString.lowercased(), siteName: siteName))
+                completion: completion, adherence: adherence, siteId: site?.uuidString.lowercased(), siteName: siteName,
+                appTokenSHA256: hash))
         }
         let page = KeysetPage(found, limit: query.page.limit, key: \.participantId)
         return ParticipantList(participants: page.items, next: page.next, identities: query.identities)

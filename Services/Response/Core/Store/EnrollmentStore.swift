@@ -89,9 +89,10 @@ package struct EnrollmentStore: Sendable {
             let now = Date()
             let inserted = try await connection.query(
                 """
-                INSERT INTO participants (study_key, app_token_hash, status, allow_data_sharing, language, enrolled_at, testing)
-                VALUES (\(studyKey), \(SecureToken.hash(appToken)), 'enrolled', \(allowDataSharing), \(language), \(now),
-                        \(study.status == .testing))
+                INSERT INTO participants (
+                    study_key, app_token_hash, enrolled_token_sha256, status, allow_data_sharing, language, enrolled_at, testing)
+                VALUES (\(studyKey), \(SecureToken.hash(appToken)), \(SecureToken.hash(appToken)), 'enrolled', \(allowDataSharing),
+                        \(language), \(now), \(study.status == .testing))
                 RETURNING id
                 """, logger: logger)
             var participantId: Int64 = 0

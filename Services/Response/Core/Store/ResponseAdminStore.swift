@@ -25,8 +25,8 @@ package struct ResponseAdminStore: Sendable {
         package var participant: Int64?
         /// One activity, its id in any case.
         package var activity: String?
-        /// The participant by the SHA-256 of their app token (what registration knows them by);
-        /// a withdrawn participant's is gone, as the token is.
+        /// The participant by the SHA-256 of their app token (what registration knows them by),
+        /// kept after withdrawal unless their data was deleted.
         package var appTokenSHA256: String?
 
         package init(status: String? = nil, participant: Int64? = nil, activity: String? = nil, appTokenSHA256: String? = nil) {
@@ -48,7 +48,7 @@ package struct ResponseAdminStore: Sendable {
               AND (\(filter.participant)::bigint IS NULL OR participant_id = \(filter.participant))
               AND (\(filter.activity)::text IS NULL OR lower(activity_id) = lower(\(filter.activity)))
               AND (\(filter.appTokenSHA256)::text IS NULL OR participant_id = (
-                  SELECT id FROM participants WHERE study_key = \(studyKey) AND app_token_hash = \(filter.appTokenSHA256)))
+                  SELECT id FROM participants WHERE study_key = \(studyKey) AND enrolled_token_sha256 = \(filter.appTokenSHA256)))
             ORDER BY id LIMIT \(limit)
             """, logger: logger)
         var found: [ResponseSummary] = []
@@ -103,5 +103,38 @@ package struct ResponseAdminStore: Sendable {
         return DailyResponses(
             from: UTCDay.string(from), to: UTCDay.string(today),
             activities: byActivity.keys.sorted().map { .init(activityId: $0, days: byActivity[$0] ?? []) })
+    }
+
+    /// The most hashes one lookup may name (a page of the participants list is 100 at most).
+    package static let maxNumberLookups = 100
+
+    /// The participant numbers of the study's enrolled apps whose participant id hashes to one of
+    /// `hashes` (a withdrawn participant keeps theirs unless their data was deleted).
+    package func participantNumbers(studyKey: String, hashes: [String]) async throws -> ParticipantNumbers {
+        let rows = try await client.query(
+            """
+            SELECT id, enrolled_token_sha256 FROM participants
+            WHERE study_key = \(studyKey) AND enrolled_token_sha256 = ANY(\(hashes)) ORDER BY id
+            """, logger: logger)
+        var found: [ParticipantNumbers.Entry] = []
+        for try await (id, hash) in rows.decode((Int64, String).self) {
+            found.append(.init(participantId: id, appTokenSHA256: hash))
+        }
+        return ParticipantNumbers(participants: found)
+    }
+
+    /// The participant `number` of the study with the hash that links them to the person; empty
+    /// when the study has no such participant or the link is gone.
+    package func participantNumber(studyKey: String, number: Int64) async throws -> ParticipantNumbers {
+        let rows = try await client.query(
+            """
+            SELECT id, enrolled_token_sha256 FROM participants
+            WHERE study_key = \(studyKey) AND id = \(number) AND enrolled_token_sha256 IS NOT NULL
+            """, logger: logger)
+        var found: [ParticipantNumbers.Entry] = []
+        for try await (id, hash) in rows.decode((Int64, String).self) {
+            found.append(.init(participantId: id, appTokenSHA256: hash))
+        }
+        return ParticipantNumbers(participants: found)
     }
 }

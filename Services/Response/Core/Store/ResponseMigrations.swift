@@ -486,5 +486,19 @@ package enum ResponseMigrations {
                 "CREATE INDEX token_batches_testing ON token_batches (study_key) WHERE testing",
             ]
         ),
+        Migration(
+            component: "response", version: 21, name: "participant_number_link",
+            statements: [
+                // The hash of the participant id an enrollment gave the app, kept when the token
+                // stops working at withdrawal (app_token_hash is cleared then): it is what ties
+                // the participant number to the registration service's record of the same person.
+                "ALTER TABLE participants ADD COLUMN enrolled_token_sha256 text",
+                "UPDATE participants SET enrolled_token_sha256 = app_token_hash WHERE app_token_hash IS NOT NULL",
+                """
+                CREATE INDEX participants_enrolled_token ON participants (study_key, enrolled_token_sha256)
+                WHERE enrolled_token_sha256 IS NOT NULL
+                """,
+            ]
+        ),
     ]
 }

@@ -90,6 +90,9 @@ package struct ResponseStore: Sendable {
             for try await row in rows.decode((Int64, String).self) { found = row }
             guard let (participantId, studyKey) = found else { return false }
             if delete {
+                // With their data goes what linked their number to the person.
+                try await connection.query(
+                    "UPDATE participants SET enrolled_token_sha256 = NULL WHERE id = \(participantId)", logger: logger)
                 try await Self.deleteData(of: [participantId], studyKey: studyKey, on: connection, logger: logger)
                 try await connection.query(
                     "DELETE FROM enrollment_tokens WHERE participant_id = \(participantId)", logger: logger)
