@@ -17,6 +17,9 @@ extension StudyMetadataError: APIErrorConvertible {
         case .editorRequired: .forbidden(message)
         case .noStudy, .noApp, .noVersion: .notFound(message)
         case .invalid(let problems, _): .invalid(message, problems: problems)
+        case .notAnUploadableFile: APIError(.unsupportedMediaType, code: "unsupported_media_type", message: message)
+        case .fileTooLarge: APIError(.contentTooLarge, code: "too_large", message: message)
+        case .tooManyFiles: .conflict(message)
         case .studyExists: APIError(.preconditionFailed, code: "study_exists", message: message)
         case .draftChanged: APIError(.preconditionFailed, code: "draft_changed", message: message)
         case .closed, .studyIdTaken, .changedMeanwhile, .activityNotFromAssessment, .actionNotAllowed, .nothingToPublish,

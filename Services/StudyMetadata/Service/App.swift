@@ -74,10 +74,16 @@ public enum StudyMetadataService: ServiceAssembly {
                 InternalStudyRoutes(published: published).add(to: routes.internalGroup)
                 let schemaDataURL = adminSettings.schemaDataURL ?? environment.settings.peers[.response]!
                 SchemaProtocolRoutes(published: published, dataURL: schemaDataURL).add(to: routes.router)
+                // Where phones reach this service: the schema protocols' and the uploaded files' URLs start with it.
+                let publicBase = adminSettings.schemaProtocolURL ?? environment.settings.peers[.studyMetadata]!
                 SchemaAdminRoutes(
                     imports: SchemaProtocolImports(editing: editing), published: published, authenticator: authenticator,
-                    protocolBase: adminSettings.schemaProtocolURL ?? environment.settings.peers[.studyMetadata]!,
-                    dataBase: schemaDataURL
+                    protocolBase: publicBase, dataBase: schemaDataURL
+                ).add(to: routes.router)
+                StudyFileRoutes(
+                    files: StudyFileStore(
+                        client: environment.postgres, audit: environment.audit, logger: environment.logger, publicBase: publicBase),
+                    authenticator: authenticator
                 ).add(to: routes.router)
                 SageAdminRoutes(imports: AssessmentImports(editing: editing, schemas: sageSchemas), authenticator: authenticator)
                     .add(to: routes.router)

@@ -406,3 +406,36 @@ public struct AppAnnouncement: Codable, Sendable {
         self.at = at
     }
 }
+
+/// An image or PDF uploaded for a study (`POST /admin/v1/studies/{studyId}/files`), served to the
+/// apps at `url` for good: a frozen version may name it.
+public struct StudyFile: Codable, Sendable, Equatable {
+    public var fileId: String
+    public var name: String
+    /// `image/png`, `image/jpeg`, `image/gif` or `application/pdf`, as the content itself shows.
+    public var contentType: String
+    public var bytes: Int
+    public var sha256: String
+    public var url: String
+    public var uploadedAt: Date
+    public var uploadedBy: String
+
+    public init(
+        fileId: String, name: String, contentType: String, bytes: Int, sha256: String, url: String, uploadedAt: Date, uploadedBy: String
+    ) {
+        self.fileId = fileId
+        self.name = name
+        self.contentType = contentType
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.url = url
+        self.uploadedAt = uploadedAt
+        self.uploadedBy = uploadedBy
+    }
+}
+
+public struct StudyFileList: Codable, Sendable, Equatable {
+    public var files: [StudyFile]
+
+    public init(files: [StudyFile]) { self.files = files }
+}

@@ -29,7 +29,8 @@ public struct AdminSettings: Sendable {
     /// followed by `/schema/{studyId}/data`. Nil: the response service's internal address.
     public var schemaDataURL: URL?
     /// Where phones reach this service: a schema study's QR code says this followed by
-    /// `/schema/{studyId}/protocol`. Nil: this service's own address.
+    /// `/schema/{studyId}/protocol`, and an uploaded file's URL is this followed by
+    /// `/StudyMetaData/files/{fileId}`. Nil: this service's own address.
     public var schemaProtocolURL: URL?
 
     public init(reader: ConfigReader) throws(ConfigurationError) {

@@ -65,12 +65,18 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
     case actionNotAllowed(action: LifecycleAction, current: StudyStatus)
     /// `publish-updates` with a draft equal to the newest version.
     case nothingToPublish
-    /// A message now goes only to an active study's participants.
+    /// A message now goes only to the participants of an active study (or the testers of one in testing).
     case notActive(studyId: String, status: StudyStatus)
     case studyNotificationExists(studyId: String, notificationId: String)
     case appIdTaken(String)
     /// Org ids are unique whatever their case; another app spells this one `existing`.
     case orgSpelledOtherwise(orgId: String, existing: String)
+    /// An upload whose content is not a PNG, JPEG, GIF or PDF.
+    case notAnUploadableFile
+    /// An upload over its kind's limit (`UploadedFileKind.maxBytes`).
+    case fileTooLarge(kind: UploadedFileKind, bytes: Int)
+    /// The study keeps `UploadedFileKind.maxPerStudy` files already.
+    case tooManyFiles(studyId: String)
 
     /// A sentence for the person who asked; it names what to do where there is something to do.
     package var message: String {
@@ -109,12 +115,17 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
             "a study that is \(current.rawValue) cannot be given the action \(action.rawValue)"
         case .nothingToPublish: "the draft has not changed since the last published version"
         case .notActive(let studyId, let status):
-            "study \(studyId) is \(status.rawValue): a message is sent only to the participants of an active study"
+            "study \(studyId) is \(status.rawValue): a message is sent only to the participants of an active study, or the testers of one in testing"
         case .studyNotificationExists(let studyId, let notificationId):
             "study \(studyId) already has a notification \(notificationId)"
         case .appIdTaken(let appId): "an app with id \(appId) already exists (app ids are unique whatever their case)"
         case .orgSpelledOtherwise(let orgId, let existing):
             "org id \(orgId) is spelled \(existing) by another app; org ids are unique whatever their case"
+        case .notAnUploadableFile: "the file is not a PNG, JPEG or GIF image or a PDF (its content says so, whatever its name)"
+        case .fileTooLarge(let kind, let bytes):
+            "the file is \(bytes) bytes; \(kind == .pdf ? "a PDF" : "an image") may be at most \(kind.maxBytes / 1_048_576) MB"
+        case .tooManyFiles(let studyId):
+            "study \(studyId) has \(UploadedFileKind.maxPerStudy) files already, the most a study keeps; link to larger collections instead"
         }
     }
 }

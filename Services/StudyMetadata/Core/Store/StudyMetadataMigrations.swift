@@ -214,5 +214,28 @@ package enum StudyMetadataMigrations {
                 "ALTER TABLE app_credentials ADD COLUMN testing boolean NOT NULL DEFAULT false",
             ]
         ),
+        Migration(
+            component: "study-metadata", version: 12, name: "study_files",
+            statements: [
+                // Images and PDFs uploaded for a study, served to the apps by their random id.
+                // Never deleted: a frozen version may name one.
+                """
+                CREATE TABLE study_files (
+                    file_id uuid PRIMARY KEY,
+                    study_id text NOT NULL REFERENCES studies (study_id),
+                    name text NOT NULL,
+                    content_type text NOT NULL
+                        CHECK (content_type IN ('image/png', 'image/jpeg', 'image/gif', 'application/pdf')),
+                    bytes integer NOT NULL,
+                    sha256 text NOT NULL,
+                    content bytea NOT NULL,
+                    uploaded_by text NOT NULL,
+                    uploaded_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                "ALTER TABLE study_files ALTER COLUMN content SET STORAGE EXTERNAL",
+                "CREATE INDEX study_files_study ON study_files (study_id, uploaded_at DESC)",
+            ]
+        ),
     ]
 }
