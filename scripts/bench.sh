@@ -199,6 +199,10 @@ wrk -t2 -c16 -d"${duration}s" --latency -H "Authorization: Bearer $token" \
 # Inviting 1,000 participants from one CSV: the whole request (every line checked, 1,000 tokens
 # made by the response service, the invitations stored and 1,000 e-mails with QR codes queued in
 # one transaction), timed three times with fresh addresses; the median is reported.
+# Earlier bench runs' e-mails would count against the day's invitation limits (10,000 a study,
+# 20,000 an admin): their log is cleared first, on this development database only.
+PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack studystack_registration \
+    -c "DELETE FROM invitation_sends WHERE study_id = 'BENCHSTUDY'" >/dev/null
 for attempt in 1 2 3; do
     csv="$results.invite$attempt.csv"
     { echo "email"; for i in $(seq 1 1000); do echo "bench-$attempt-$i-$RANDOM$RANDOM@bench.invalid"; done; } >"$csv"

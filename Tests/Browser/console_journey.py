@@ -523,6 +523,58 @@ def test_mode(driver):
         wait(driver, EC.presence_of_element_located((By.ID, "invite-email")), "the invitations after launch")
 
 
+def png_file(folder, width=64, height=64):
+    """A small real PNG (a blue square) written to `folder`, for the upload."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + bytes([0x1d, 0x4e, 0xd8]) * width for _ in range(height))
+    data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    path = os.path.join(folder, "thumbnail.png")
+    with open(path, "wb") as out:
+        out.write(data)
+    return path, data
+
+
+def study_files(driver):
+    """An image uploaded on the study's Images and PDFs page: listed with the address the apps
+    fetch it at (which serves the same bytes, as an image), previewed, and offered by the
+    thumbnail field; a file that is not an image or a PDF is refused and named."""
+    folder = tempfile.mkdtemp()
+    driver.get(CONSOLE + f"/studies/{STUDY}/files")
+    wait(driver, EC.presence_of_element_located((By.ID, "upload")), "the images and PDFs page")
+    text_file = os.path.join(folder, "notes.png")
+    with open(text_file, "w") as out:
+        out.write("<svg onload=alert(1)>")
+    driver.find_element(By.ID, "upload").send_keys(text_file)
+    page = driver.find_element(By.CSS_SELECTOR, "main")
+    driver.find_element(By.CSS_SELECTOR, "#upload-form button[type=submit]").click()
+    wait(driver, gone(page), "the page after a refused upload")
+    assert "notes.png was not stored" in driver.find_element(By.ID, "upload-problem").text
+    path, data = png_file(folder)
+    driver.find_element(By.ID, "upload").send_keys(path)
+    page = driver.find_element(By.CSS_SELECTOR, "main")
+    driver.find_element(By.CSS_SELECTOR, "#upload-form button[type=submit]").click()
+    wait(driver, gone(page), "the page after the upload")
+    assert "Stored: thumbnail.png." in driver.find_element(By.CSS_SELECTOR, "main").text
+    rows = driver.find_elements(By.CSS_SELECTOR, "#files tbody tr")
+    assert len(rows) == 1, [row.text for row in rows]
+    address = rows[0].find_element(By.CSS_SELECTOR, "input[readonly]").get_attribute("value")
+    with urllib.request.urlopen(address) as reply:
+        assert reply.headers["Content-Type"] == "image/png" and reply.read() == data, address
+    preview = rows[0].find_element(By.CSS_SELECTOR, "img.file-preview")
+    assert driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", preview) == 64
+    shot(driver, "study-files")
+    driver.get(CONSOLE + f"/studies/{STUDY}/basics")
+    wait(driver, EC.presence_of_element_located((By.ID, "f-logo")), "the basics page")
+    assert driver.find_element(By.ID, "f-logo").get_attribute("list") == "study-images"
+    offered = [option.get_attribute("value") for option in driver.find_elements(By.CSS_SELECTOR, "datalist#study-images option")]
+    assert offered == [address], offered
+
+
 def no_browser_errors(driver):
     """The page ran without script errors, refused resources (a CSP violation is one) or server
     errors. (A page answered 4xx on purpose, such as a refused save, is not one.)"""
@@ -1322,6 +1374,7 @@ def main():
         shot(driver, "schema-sheet")
 
         test_mode(driver)
+        study_files(driver)
 
         # axe-core over every page an admin reaches by links (each page seen above was checked
         # as it was shown): no violation anywhere.

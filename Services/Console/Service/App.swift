@@ -63,6 +63,7 @@ public enum ConsoleService {
         TeamRoutes(pages: pages).add(to: shell.router)
         TokenRoutes(pages: pages).add(to: shell.router)
         MessageRoutes(pages: pages).add(to: shell.router)
+        FileRoutes(pages: pages).add(to: shell.router)
         ParticipantPageRoutes(pages: pages).add(to: shell.router)
         ResponseDataRoutes(pages: pages).add(to: shell.router)
         ProcessingRoutes(pages: pages).add(to: shell.router)

@@ -226,3 +226,21 @@ extension AdminAPIClient {
         _ = try await send(.DELETE, "/admin/v1/api-keys/\(id.uuidString.lowercased())", token: token, logger: logger)
     }
 }
+
+/// A study's uploaded images and PDFs.
+extension AdminAPIClient {
+    package func files(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [StudyFile] {
+        try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))/files", token: token, as: StudyFileList.self, logger: logger).files
+    }
+
+    package func uploadFile(_ bytes: [UInt8], name: String, to studyId: String, token: String, logger: Logger)
+        async throws(AdminAPIError) -> StudyFile
+    {
+        try await json(
+            .POST, "/admin/v1/studies/\(Self.segment(studyId))/files" + Self.queryString([("name", name)]), token: token, body: bytes,
+            as: StudyFile.self, logger: logger)
+    }
+
+    /// Where the console fetches a file to pass it on (the page's previews, under its own origin).
+    package static func filePath(_ fileId: String) -> String { "/StudyMetaData/files/\(segment(fileId))" }
+}

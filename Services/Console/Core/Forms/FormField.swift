@@ -57,6 +57,9 @@ package struct FormField: Sendable {
     package var label: String
     package var help: String?
     package var kind: Kind
+    /// The id of the page's list of suggestions for this one-line field (`imagesList`: the
+    /// study's uploaded images), nil for none.
+    package var suggests: String?
     /// What the admin API takes when the member is left out (a study is enrolling unless it says
     /// otherwise), shown as the value so that saving an untouched page changes nothing.
     package var absent: JSONValue?
@@ -67,6 +70,16 @@ package struct FormField: Sendable {
         self.kind = kind
         self.help = help
         self.absent = absent
+    }
+
+    /// The page's list of the study's uploaded images (a `datalist` of their addresses).
+    package static let imagesList = "study-images"
+
+    /// The same field, offering the study's uploaded images as it is typed in.
+    package func offeringImages() -> FormField {
+        var field = self
+        field.suggests = Self.imagesList
+        return field
     }
 
     /// The input's name for the field in the item at `prefix`.

@@ -10,6 +10,18 @@ package struct FormFields: Sendable, Equatable {
     /// Where each name first appears: a page of an activity reads a thousand names.
     private var index: [String: Int]
 
+    /// A file kept as bytes (not text): see `binaryFileField`.
+    package struct Upload: Sendable, Equatable {
+        package var filename: String
+        package var bytes: [UInt8]
+    }
+
+    /// The one file field whose content is kept as bytes: an image or a PDF for the study.
+    package static let binaryFileField = "upload"
+
+    /// The files of `binaryFileField` in a `multipart/form-data` body, by field name.
+    package var uploads: [String: Upload] = [:]
+
     /// More fields than any console page has; a body past it is refused before it is looked at.
     package static let maxFields = 10_000
 

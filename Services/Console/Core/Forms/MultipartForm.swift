@@ -2,8 +2,9 @@ import Foundation
 import ServiceKit
 
 // A form with a file (`multipart/form-data`, RFC 7578): the study document, an activity's design
-// and the push credentials are files an admin has on disk. Every file the console takes is text
-// (JSON, a PEM key), so a file part becomes a field like any other, its value the file's text.
+// and the push credentials are files an admin has on disk. Those are text (JSON, a PEM key), so a
+// file part becomes a field like any other, its value the file's text. The one exception is the
+// field named `upload` (`binaryFileField`): an image or a PDF for the study, kept as bytes.
 
 extension FormFields {
     /// The boundary of a `multipart/form-data` content type, if it is one.
@@ -25,7 +26,13 @@ extension FormFields {
             }
         }
         var pairs: [(name: String, value: String)] = []
+        var uploads: [String: Upload] = [:]
         for part in parts {
+            if part.name == Self.binaryFileField, let filename = part.filename {
+                uploads[part.name] = Upload(filename: filename, bytes: Array(part.content))
+                pairs.append((part.name + "#filename", filename))
+                continue
+            }
             guard let value = String(validating: part.content, as: UTF8.self) else {
                 throw part.filename == nil ? .notText : .fileNotText(part.name)
             }
@@ -33,6 +40,7 @@ extension FormFields {
             if let filename = part.filename { pairs.append((part.name + "#filename", filename)) }
         }
         self.init(pairs)
+        self.uploads = uploads
     }
 
     /// The text of a file field when a file was chosen, else what was pasted in `pasted`.

@@ -174,7 +174,8 @@ extension StudySection {
         .init("valuePicker", "Value picker", [textChoices(false)]),
         .init("imageChoice", "Image choice", [
             .list(FormList("/format/imageChoices", "Images", item: "Image", [
-                plain("/image", "Image (base64 or URL)"), plain("/selectedImage", "Image when selected"), text("/text", "Text"),
+                .field(FormField("/image", "Image (base64 or URL)").offeringImages()),
+                .field(FormField("/selectedImage", "Image when selected").offeringImages()), text("/text", "Text"),
                 plain("/value", "Value"),
             ]))
         ]),

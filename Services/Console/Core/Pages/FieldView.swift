@@ -31,6 +31,8 @@ package struct FieldView: Sendable {
     /// The `type` of a one-line input: `text`, or `date`, `time` and `datetime-local` for a value
     /// in the form those take (a value in any other form is shown as text, so it is never lost).
     package var inputType = "text"
+    /// The `list` of a one-line input: the id of the page's suggestions, empty for none.
+    package var suggestions = ""
     /// What a select's empty choice says.
     package var emptyLabel = "Choose…"
     /// Times of day, each in a time input (`times`: what the field holds, in order).
@@ -70,6 +72,7 @@ package struct FieldView: Sendable {
         switch field.kind {
         case .text:
             isText = true
+            suggestions = field.suggests ?? ""
             value = values[name] ?? ""
             shown = value
         case .longText:

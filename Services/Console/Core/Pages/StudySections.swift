@@ -48,7 +48,10 @@ extension StudySection {
                 FormField("/tagline", "Tagline", .localized(long: false), help: "One line under the title in the study list."),
                 FormField("/description", "Description", .localized(long: true)),
                 FormField("/website", "Website", help: "https://…"),
-                FormField("/logo", "Thumbnail image URL", help: "The image beside the study in the list (https://…)."),
+                FormField(
+                    "/logo", "Thumbnail image URL",
+                    help: "The image beside the study in the list: an image uploaded under Images and PDFs, or any https:// address."
+                ).offeringImages(),
             ])
     }
 
@@ -140,7 +143,7 @@ extension StudySection {
         elements: [
             .list(FormList("/overview", "Overview pages", item: "Page", [
                 text("/title", "Title"), longText("/text", "Text"),
-                plain("/image", "Image URL", help: "https://…"), plain("/videoUrl", "Video URL (first page only)"),
+                .field(FormField("/image", "Image URL", help: "An image uploaded under Images and PDFs, or any https:// address.").offeringImages()), plain("/videoUrl", "Video URL (first page only)"),
             ]))
         ])
 

@@ -94,9 +94,9 @@ package struct FormHTML {
     /// `field`: the id of the field whose problems describe the input when `invalid`.
     private mutating func input(
         id: String?, name: String, value: String, invalid: Bool, field: String, lang: String? = nil, numeric: Bool = false, type: String = "text",
-        label: String? = nil
+        label: String? = nil, suggestions: String = ""
     ) {
-        open("input", [("type", type), ("aria-label", label), ("inputmode", numeric ? "decimal" : nil), ("id", id), ("name", name), ("value", value), ("lang", lang)] + Self.invalid(invalid, field))
+        open("input", [("type", type), ("aria-label", label), ("inputmode", numeric ? "decimal" : nil), ("id", id), ("name", name), ("value", value), ("lang", lang), ("list", suggestions.isEmpty ? nil : suggestions)] + Self.invalid(invalid, field))
         out += "\n"
     }
 
@@ -220,7 +220,9 @@ package struct FormHTML {
         } else if field.isLongText || field.isLines {
             textarea(id: field.id, name: field.name, rows: field.isLines ? 4 : 6, value: field.value, invalid: field.invalid, field: field.id)
         } else {
-            input(id: field.id, name: field.name, value: field.value, invalid: field.invalid, field: field.id, numeric: field.isNumber, type: field.inputType)
+            input(
+                id: field.id, name: field.name, value: field.value, invalid: field.invalid, field: field.id, numeric: field.isNumber,
+                type: field.inputType, suggestions: field.suggestions)
         }
     }
 

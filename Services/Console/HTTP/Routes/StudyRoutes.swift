@@ -196,7 +196,7 @@ package struct StudyRoutes: Sendable {
     ) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
-            let state = try await pages.load(studyId, session: session, context: context, withApps: withApps)
+            let state = try await pages.load(studyId, session: session, context: context, withApps: withApps, withImages: true)
             guard let section = resolve(state) else {
                 return pages.errorPage(session, status: .notFound, heading: "Not found", message: "The study has no \(what).")
             }
@@ -215,7 +215,7 @@ package struct StudyRoutes: Sendable {
         let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let form = form ?? FormFields()
-            let state = try await pages.load(studyId, session: session, context: context, withApps: withApps)
+            let state = try await pages.load(studyId, session: session, context: context, withApps: withApps, withImages: true)
             guard let section = resolve(state) else {
                 return pages.errorPage(session, status: .notFound, heading: "Not found", message: "The study has no \(what).")
             }
@@ -259,7 +259,7 @@ package struct StudyRoutes: Sendable {
                 throw error
             }
             guard saved.warnings.isEmpty else {
-                let reloaded = try await pages.load(studyId, session: session, context: context, withApps: withApps)
+                let reloaded = try await pages.load(studyId, session: session, context: context, withApps: withApps, withImages: true)
                 // A step saved under a new key is that key's page now (its form posts there).
                 let current = section.namedBy == nil ? section : StudySection.activityPage(holding: section.root, in: reloaded.draft) ?? section
                 return sectionPage(
@@ -285,6 +285,8 @@ package struct StudyRoutes: Sendable {
         page["base"] = base
         page["saved"] = saved
         page["unsaved"] = unsaved
+        page["imagesList"] = FormField.imagesList
+        page["images"] = state.images.map { ["url": $0.url, "name": $0.name] }
         let study = AdminAPIClient.segment(state.summary.studyId)
         let activities = state.draft["activities"]?.array ?? []
         if section.slug == "activities" {
