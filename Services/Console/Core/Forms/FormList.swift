@@ -10,6 +10,28 @@ package indirect enum FormElement: Sendable {
     case group(FormGroup)
     case variant(FormVariant)
 
+    /// Whether the form shows a field of it that offers the study's uploaded images
+    /// (`FormField.suggests`): of a variant, only the case drawn in `form`.
+    package func offersImages(in form: FormFields, at prefix: JSONPointer) -> Bool {
+        switch self {
+        case .field(let field): field.suggests == FormField.imagesList
+        case .list(let list): list.elements.contains { $0.offersImagesInAnyCase }
+        case .group(let group): group.elements.contains { $0.offersImages(in: form, at: prefix) }
+        case .variant(let variant):
+            variant.drawnCase(in: form, at: prefix)?.elements.contains { $0.offersImages(in: form, at: prefix) } ?? false
+        }
+    }
+
+    /// The same, whichever case a variant's rows have (rows of a list are drawn by their own prefix).
+    private var offersImagesInAnyCase: Bool {
+        switch self {
+        case .field(let field): field.suggests == FormField.imagesList
+        case .list(let list): list.elements.contains { $0.offersImagesInAnyCase }
+        case .group(let group): group.elements.contains { $0.offersImagesInAnyCase }
+        case .variant(let variant): variant.cases.contains { $0.elements.contains { $0.offersImagesInAnyCase } }
+        }
+    }
+
     /// What the element is called on the page (a table's column heading).
     package var label: String {
         switch self {

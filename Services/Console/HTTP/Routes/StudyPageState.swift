@@ -10,8 +10,6 @@ struct StudyPageState {
     var draft: JSONValue
     var revision: String
     var sections: [StudySection]
-    /// The study's uploaded images, for the fields that offer them (read for the section pages).
-    var images: [StudyFile] = []
 
     /// The signed-in admin's role on the study, as the summary says.
     var role: StudyRole? { summary.role }
@@ -37,18 +35,12 @@ struct StudyPageState {
 extension ConsolePages {
     /// The study's summary (with the admin's role) and its draft: one admin API call when the
     /// draft at the summary's revision was read before. `withApps`: the apps too, for the page
-    /// that chooses the study's app; `withImages`: the study's uploaded images, for the fields
-    /// that offer them.
-    func load(
-        _ studyId: String, session: ConsoleSession, context: ServiceRequestContext, withApps: Bool = false, withImages: Bool = false
-    ) async throws -> StudyPageState {
+    /// that chooses the study's app.
+    func load(_ studyId: String, session: ConsoleSession, context: ServiceRequestContext, withApps: Bool = false) async throws -> StudyPageState {
         async let apps = withApps ? api.apps(token: session.token, logger: context.logger) : []
-        async let files = withImages ? api.files(of: studyId, token: session.token, logger: context.logger) : []
         let summary = try await api.study(studyId, token: session.token, logger: context.logger)
         let (document, revision) = try await api.draft(studyId, summary: summary, token: session.token, logger: context.logger)
-        return StudyPageState(
-            summary: summary, draft: document, revision: revision, sections: StudySection.all(apps: try await apps),
-            images: try await files.filter { $0.contentType.hasPrefix("image/") })
+        return StudyPageState(summary: summary, draft: document, revision: revision, sections: StudySection.all(apps: try await apps))
     }
 
     /// The check-list's part of a page (`checklist.mustache`).

@@ -196,15 +196,15 @@ package struct StudyRoutes: Sendable {
     ) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
-            let state = try await pages.load(studyId, session: session, context: context, withApps: withApps, withImages: true)
+            let state = try await pages.load(studyId, session: session, context: context, withApps: withApps)
             guard let section = resolve(state) else {
                 return pages.errorPage(session, status: .notFound, heading: "Not found", message: "The study has no \(what).")
             }
             let values = section.values(in: state.draft)
-            return sectionPage(
+            return try await sectionPage(
                 session, state: state, section: section, values: values, problems: [],
                 base: section.fingerprint(of: values), saved: request.uri.queryParameters["saved"] != nil, warnings: [],
-                status: .ok)
+                status: .ok, context: context)
         }
     }
 
@@ -215,7 +215,7 @@ package struct StudyRoutes: Sendable {
         let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
             let form = form ?? FormFields()
-            let state = try await pages.load(studyId, session: session, context: context, withApps: withApps, withImages: true)
+            let state = try await pages.load(studyId, session: session, context: context, withApps: withApps)
             guard let section = resolve(state) else {
                 return pages.errorPage(session, status: .notFound, heading: "Not found", message: "The study has no \(what).")
             }
@@ -223,22 +223,22 @@ package struct StudyRoutes: Sendable {
             if let op = form["op"] {
                 let base = form["base"] ?? ""
                 guard let edit = FormEdit(op), let edited = section.editing(form, edit) else {
-                    return sectionPage(
+                    return try await sectionPage(
                         session, state: state, section: section, values: form,
                         problems: [.init(pointer: "", message: "That row cannot be changed (the list is full, or the row is gone).")],
-                        base: base, saved: false, warnings: [], status: .unprocessableContent)
+                        base: base, saved: false, warnings: [], status: .unprocessableContent, context: context)
                 }
-                return sectionPage(
+                return try await sectionPage(
                     session, state: state, section: section, values: edited, problems: [], base: base, saved: false, warnings: [],
-                    status: .ok, unsaved: true)
+                    status: .ok, unsaved: true, context: context)
             }
             let current = section.fingerprint(of: state.draft)
             // (Someone without the editor role has no form to be stale; the admin API refuses them.)
             guard form["base"] == current || !state.editable else {
                 let message = "This section changed while you were editing it (the draft was last saved by \(state.summary.draftUpdatedBy) at \(StudyPageModels.timestamp(state.summary.draftUpdatedAt))). Your version is below and is not saved: compare, then save again to replace theirs."
-                return sectionPage(
+                return try await sectionPage(
                     session, state: state, section: section, values: form, problems: [.init(pointer: "", message: message)],
-                    base: current, saved: false, warnings: [], status: .conflict)
+                    base: current, saved: false, warnings: [], status: .conflict, context: context)
             }
             let document = try section.applying(form, to: state.draft)
             let outcome = await ConsolePages.outcome {
@@ -252,19 +252,19 @@ package struct StudyRoutes: Sendable {
                 saved = reply
             case .failure(let error) where [409, 412, 422].contains(error.status):
                 let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "", message: error.message)] : error.problems
-                return sectionPage(
+                return try await sectionPage(
                     session, state: state, section: section, values: form, problems: problems, base: current, saved: false,
-                    warnings: [], status: error.status == 422 ? .unprocessableContent : .conflict)
+                    warnings: [], status: error.status == 422 ? .unprocessableContent : .conflict, context: context)
             case .failure(let error):
                 throw error
             }
             guard saved.warnings.isEmpty else {
-                let reloaded = try await pages.load(studyId, session: session, context: context, withApps: withApps, withImages: true)
+                let reloaded = try await pages.load(studyId, session: session, context: context, withApps: withApps)
                 // A step saved under a new key is that key's page now (its form posts there).
                 let current = section.namedBy == nil ? section : StudySection.activityPage(holding: section.root, in: reloaded.draft) ?? section
-                return sectionPage(
+                return try await sectionPage(
                     session, state: reloaded, section: current, values: current.values(in: reloaded.draft), problems: [],
-                    base: current.fingerprint(of: reloaded.draft), saved: true, warnings: saved.warnings, status: .ok)
+                    base: current.fingerprint(of: reloaded.draft), saved: true, warnings: saved.warnings, status: .ok, context: context)
             }
             return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/\(section.path(after: document))?saved=1")
         }
@@ -272,8 +272,15 @@ package struct StudyRoutes: Sendable {
 
     func sectionPage(
         _ session: ConsoleSession, state: StudyPageState, section: StudySection, values: FormFields, problems: [ValidationProblem],
-        base: String, saved: Bool, warnings: [ValidationProblem], status: HTTPResponse.Status, unsaved: Bool = false
-    ) -> Response {
+        base: String, saved: Bool, warnings: [ValidationProblem], status: HTTPResponse.Status, unsaved: Bool = false,
+        context: ServiceRequestContext
+    ) async throws -> Response {
+        // The study's uploaded images, read only for a page that shows a field offering them.
+        var images: [StudyFile] = []
+        if state.editable, section.elements.contains(where: { $0.offersImages(in: values, at: section.root) }) {
+            images = try await pages.api.files(of: state.summary.studyId, token: session.token, logger: context.logger)
+                .filter { $0.contentType.hasPrefix("image/") }
+        }
         var page = pages.studyPage(
             title: "\(section.title) · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
             sections: state.sections, current: section.slug)
@@ -286,7 +293,7 @@ package struct StudyRoutes: Sendable {
         page["saved"] = saved
         page["unsaved"] = unsaved
         page["imagesList"] = FormField.imagesList
-        page["images"] = state.images.map { ["url": $0.url, "name": $0.name] }
+        page["images"] = images.map { ["url": $0.url, "name": $0.name] }
         let study = AdminAPIClient.segment(state.summary.studyId)
         let activities = state.draft["activities"]?.array ?? []
         if section.slug == "activities" {
