@@ -204,6 +204,10 @@ import TestSupport
             #expect(page.status == .ok)
             #expect(page.html.contains("pat@participants.test"), "registration's part of the page is there")
             #expect(page.html.contains(#"id="responses-unavailable""#))
+            #expect(page.html.contains("Participant (number unavailable)"), "not taken for someone not enrolled")
+            let list = try await f.browser.get("/studies/CONSOLE1/participants")
+            #expect(list.html.contains("participant numbers are not shown"))
+            #expect(list.html.contains(">Participant (number unavailable)</a>"))
             // A page that is all the response service's names the service that does not answer.
             let processing = try await f.browser.get("/studies/CONSOLE1/processing")
             #expect(processing.status == .badGateway)

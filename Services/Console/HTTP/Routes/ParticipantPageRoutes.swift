@@ -67,11 +67,11 @@ package struct ParticipantPageRoutes: Sendable {
                     of: studyId, hashes: list.participants.compactMap(\.appTokenSHA256), token: session.token, logger: context.logger)
             }
             if case .failure = numbers { page["numbersUnavailable"] = true }
-            let numberOf = (try? numbers.get()) ?? [:]
+            let numberOf = try? numbers.get()
             page["participants"] = list.participants.map { participant -> [String: Any] in
-                let number = participant.appTokenSHA256.flatMap { numberOf[$0] }
+                let number = participant.appTokenSHA256.flatMap { numberOf?[$0] }
                 return [
-                    "participantId": participant.participantId, "label": Self.label(number),
+                    "participantId": participant.participantId, "label": numberOf == nil ? Self.unknownNumber : Self.label(number),
                     "email": participant.email ?? "", "status": StatusNames.participant(participant.status), "site": participant.siteName ?? "",
                     "enrolledAt": participant.enrolledAt.map(StudyPageModels.timestamp) ?? "",
                     "consent": participant.consentVersions.last ?? "", "sharing": participant.sharing ?? "",
@@ -117,6 +117,9 @@ package struct ParticipantPageRoutes: Sendable {
         number.map { "Participant \($0)" } ?? "Not enrolled yet"
     }
 
+    /// The name while the response service cannot say the number.
+    static let unknownNumber = "Participant (number unavailable)"
+
     /// A participant number (from the data grid, say) opens that person's page: the response
     /// service gives the hash that links the number to registration's record of them.
     @Sendable func byNumber(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -151,7 +154,11 @@ package struct ParticipantPageRoutes: Sendable {
                 guard let hash = found.appTokenSHA256 else { return nil }
                 return try await pages.api.participantNumbers(of: studyId, hashes: [hash], token: session.token, logger: context.logger)[hash]
             }
-            let label = Self.label(try? number.get() ?? nil)
+            let label: String
+            switch number {
+            case .success(let found): label = Self.label(found)
+            case .failure: label = Self.unknownNumber
+            }
             var page = pages.studyPage(
                 title: "\(label) · \(state.summary.name)", session: session,
                 summary: state.summary, role: state.role, sections: state.sections, current: "participants")
