@@ -485,10 +485,8 @@ def test_mode(driver):
         assert app_status(call, trial, live_build) == 404, call
         assert app_status(call, trial, test_build) == 200, call
     # The response service hears of the study through study-metadata's outbox: awaited.
-    deadline = time.monotonic() + 30
-    while "Only testers invited by the study team" not in enroll(None, trial).get("exception", ""):
-        assert time.monotonic() < deadline, enroll(None, trial)
-        time.sleep(0.2)
+    wait(driver, lambda _: "Only testers invited by the study team" in enroll(None, trial).get("exception", ""),
+         "the response service taking only testers", seconds=30)
     # A tester is invited from the console, as any participant is; their token joins.
     driver.get(CONSOLE + f"/studies/{trial}/invitations")
     wait(driver, EC.presence_of_element_located((By.ID, "invite-email")), "the test study's invitations")
@@ -510,17 +508,11 @@ def test_mode(driver):
     assert trial in listed(live_build)
     # The tester's token and invitation go with the test run (each service hears of it
     # through its outbox, so this is awaited with a deadline).
-    deadline = time.monotonic() + 30
-    while "Unknown token" not in validate(tester_token, trial).get("exception", ""):
-        assert time.monotonic() < deadline, validate(tester_token, trial)
-        time.sleep(0.2)
+    wait(driver, lambda _: "Unknown token" in validate(tester_token, trial).get("exception", ""),
+         "the tester's token gone from the response service", seconds=30)
     driver.get(CONSOLE + f"/studies/{trial}/invitations")
-    wait(driver, EC.presence_of_element_located((By.ID, "invite-email")), "the invitations after launch")
-    while driver.find_elements(By.CSS_SELECTOR, "#invitations tbody tr"):
-        assert time.monotonic() < deadline, "the tester's invitation outlived the test run"
-        time.sleep(0.2)
-        driver.refresh()
-        wait(driver, EC.presence_of_element_located((By.ID, "invite-email")), "the invitations after launch")
+    wait(driver, lambda d: (d.find_elements(By.ID, "invite-email") and not d.find_elements(By.CSS_SELECTOR, "#invitations tbody tr"))
+         or d.refresh(), "the tester's invitation gone from the page", seconds=30)
 
 
 def png_file(folder, width=64, height=64):
