@@ -34,7 +34,7 @@ package struct NotificationStore: Sendable {
 
     /// Forgets a study's notifications and messages (sent or not) when its test run ends: they
     /// reached testers only, and a scheduled one must be sent again after launch.
-    package func forgetSent(studyId: String, on connection: PostgresConnection) async throws {
+    package func forgetTestRun(studyId: String, on connection: PostgresConnection) async throws {
         try await connection.query(
             "DELETE FROM notifications WHERE study_id = \(studyId) AND origin IN ('study', 'message')", logger: logger)
     }

@@ -94,7 +94,7 @@ package struct StudyLifecycleActions: Sendable {
     /// the study until now. The response service removes its testers' data when the study's
     /// event says it left testing.
     private func forgetTesting(studyId: String, now: Date, on connection: PostgresConnection) async throws {
-        try await notifications.forgetSent(studyId: studyId, on: connection)
+        try await notifications.forgetTestRun(studyId: studyId, on: connection)
         try await outbox.enqueue(
             .POST, to: .registration, path: InternalPaths.testingEnded(studyId: studyId),
             payload: StudyTestingEnded(studyId: studyId, endedAt: now), on: connection)
