@@ -12,10 +12,10 @@ import Testing
         let withDefault = ActivityPreview.answer(
             try Self.step(#"{"resultType": "scale", "format": {"minValue": 1, "maxValue": 10, "step": 1, "default": 5}}"#), language: "en")
         // Without a value a range input sits at the middle: 5.5, drawn at 6.
-        #expect(withDefault["value"] as? String == "5")
-        #expect(withDefault["unset"] as? Bool == false)
+        #expect(withDefault.scale?.value == "5")
+        #expect(withDefault.scale?.unset == false)
         let without = ActivityPreview.answer(try Self.step(#"{"resultType": "scale", "format": {"minValue": 1, "maxValue": 10}}"#), language: "en")
-        #expect(without["unset"] as? Bool == true)
+        #expect(without.scale?.unset == true)
     }
 
     @Test func imageChoicesShowTheirImagesWhenTheyAreImages() throws {
@@ -25,12 +25,12 @@ import Testing
                 + #"{"image": "\#(png)", "selectedImage": "\#(png)", "text": "Sunny", "value": "sun"},"#
                 + #"{"image": "https://example.org/rain.png", "selectedImage": "", "text": "Rainy", "value": "rain"},"#
                 + #"{"image": "aW1n", "selectedImage": "", "text": "Foggy", "value": "fog"}]}}"#)
-        let choices = try #require(ActivityPreview.answer(step, language: "en")["choices"] as? [[String: Any]])
+        let choices = try #require(ActivityPreview.answer(step, language: "en").choiceList?.choices)
         try #require(choices.count == 3)
-        #expect(choices[0]["image"] as? String == "data:image/png;base64,\(png)")
-        #expect(choices[1]["image"] as? String == "https://example.org/rain.png")
+        #expect(choices[0].image == "data:image/png;base64,\(png)")
+        #expect(choices[1].image == "https://example.org/rain.png")
         // Base64 that is no image the apps take: the text alone.
-        #expect(choices[2]["hasImage"] as? Bool == false)
+        #expect(choices[2].image == nil)
         #expect(ActivityPreview.imageSource(.string("javascript:alert(1)")) == nil)
         #expect(ActivityPreview.imageSource(.string("iVBORw0KGgo\"><script>")) == nil)
     }

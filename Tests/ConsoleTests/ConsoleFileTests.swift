@@ -47,6 +47,21 @@ import TestSupport
             #expect(basics.html.contains(#"list="study-images""#))
             #expect(basics.html.contains(#"<datalist id="study-images"><option value=""#))
             #expect(basics.html.contains("/StudyMetaData/files/\(fileId)\">logo.png</option>"))
+            // A page with no field for an uploaded file reads none and lists none.
+            #expect(!(try await browser.get("/studies/CONSOLE1/eligibility")).html.contains("<datalist"))
+
+            // A resource of the PDF kind suggests the study's PDFs (and not its images); its
+            // text kind is a text area, which suggests nothing.
+            let pdf = try await browser.post(
+                "/studies/CONSOLE1/files", [("csrf", csrf)], files: [("upload", "protocol.pdf", Array("%PDF-1.4\n%%EOF\n".utf8))])
+            #expect(pdf.status == .seeOther)
+            let resources = try await browser.get("/studies/CONSOLE1/resources")
+            #expect(resources.status == .ok)
+            let after = try #require(resources.html.components(separatedBy: #"<datalist id="study-pdfs">"#).dropFirst().first)
+            let pdfList = try #require(after.components(separatedBy: "</datalist>").first)
+            #expect(pdfList.contains(">protocol.pdf</option>"))
+            #expect(!pdfList.contains("logo.png"))
+            #expect(!resources.html.contains(#"<datalist id="study-images">"#))
         }
     }
 

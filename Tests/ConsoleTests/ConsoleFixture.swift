@@ -84,6 +84,8 @@ struct ConsoleFixture: Sendable {
                         "http.port": "0",
                         "studyMetadata.url": .init(.string(metadataURL), isSecret: false),
                         "log.level": "warning",
+                        // A template asking for a name its page lacks fails the page, and the test.
+                        "console.templateCheck": "fail",
                     ]
                     for (key, url) in peers { values[AbsoluteConfigKey(ConfigKey(key))] = .init(.string(url), isSecret: false) }
                     return try ConsoleService.buildApplication(reader: ConfigReader(provider: InMemoryProvider(values: values)), logger: logger)

@@ -208,6 +208,10 @@ import TestSupport
             let list = try await f.browser.get("/studies/CONSOLE1/participants")
             #expect(list.html.contains("participant numbers are not shown"))
             #expect(list.html.contains(">Participant (number unavailable)</a>"))
+            // A number searched for cannot be looked up: the page says so instead of "no one".
+            let searched = try await f.browser.get("/studies/CONSOLE1/participants?q=1")
+            #expect(searched.status == .ok)
+            #expect(searched.html.contains(#"id="number-search-failed""#))
             // A page that is all the response service's names the service that does not answer.
             let processing = try await f.browser.get("/studies/CONSOLE1/processing")
             #expect(processing.status == .badGateway)

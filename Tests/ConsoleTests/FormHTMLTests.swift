@@ -1,6 +1,8 @@
 import ConsoleCore
 import ConsoleHTTP
+import HTTPTypes
 import JSONText
+import Logging
 import StudyModels
 import Testing
 
@@ -49,20 +51,43 @@ import Testing
         #expect(PageRenderer.unescapedTags(in: "<p>{{& name}}</p>") == ["{{& name}}"])
         #expect(PageRenderer.unescapedTags(in: "{{{form}}}{{{other}}}") == ["{{{other}}}"])
         // The console's own templates load, so they pass the rule.
-        _ = try PageRenderer()
+        _ = try PageRenderer(logger: Logger(label: "test"), failOnUnknownNames: true)
     }
 
     /// A quote followed by a combining mark is one `Character` that is not a quote: Mustache's own
     /// escaping wrote it as it was, ending the attribute. Every value is escaped scalar by scalar.
     @Test func aQuoteFollowedByACombiningMarkCannotLeaveAnAttribute() throws {
-        let renderer = try PageRenderer()
+        let renderer = try PageRenderer(logger: Logger(label: "test"), failOnUnknownNames: true)
         let attack = "x\"\u{301} autofocus onfocus=alert(1) x=\"\u{301}"
-        let html = renderer.html("admins", ["csrf": "token", "email": attack])
+        let page = Page(
+            layout: PageLayout(title: "Sign in", user: nil, csrf: "token"), body: SignInView(next: "/", email: attack, message: nil, notice: nil))
+        let (html, unknown) = renderer.html(page)
+        #expect(unknown.isEmpty)
         let start = try #require(html.range(of: "name=\"email\" value=\""))
         // The attribute's value runs to the next quote scalar: all of the attack, escaped.
         let value = String(String.UnicodeScalarView(html[start.upperBound...].unicodeScalars.prefix { $0 != "\"" }))
         let escaped = HTMLText.escape(attack)
         #expect(value == escaped, "\(value)")
+    }
+
+    /// A page is a typed view: a name its template asks for that the view does not have is
+    /// found, named, and (in the tests' setting) fails the page instead of drawing nothing.
+    @Test func aNameTheViewDoesNotHaveFailsThePage() throws {
+        struct Misnamed: PageView {
+            static let template = "error"
+            var heading: String
+            var messsage: String
+        }
+        let renderer = try PageRenderer(logger: Logger(label: "test"), failOnUnknownNames: true)
+        let page = Page(layout: PageLayout(title: "Oops", user: nil, csrf: nil), body: Misnamed(heading: "Oops", messsage: "lost"))
+        let (html, unknown) = renderer.html(page)
+        #expect(unknown == ["message"])
+        #expect(!html.contains("lost"))
+        let response = renderer.page(page)
+        #expect(response.status == .internalServerError)
+        // Logged and drawn without it otherwise.
+        let lenient = try PageRenderer(logger: Logger(label: "test"), failOnUnknownNames: false)
+        #expect(lenient.page(page).status == .ok)
     }
 
     /// After signing in, the browser goes only to a path of the console: never to another host,

@@ -31,7 +31,7 @@ public enum ConsoleService {
         }
         let api = AdminAPIClient(
             studyMetadata: settings.studyMetadataURL, registration: settings.registrationURL, response: settings.responseURL, http: http)
-        let renderer = try PageRenderer()
+        let renderer = try PageRenderer(logger: logger, failOnUnknownNames: settings.templateCheck == .fail)
         let pages = ConsolePages(
             api: api, renderer: renderer,
             cookies: SessionCookies(

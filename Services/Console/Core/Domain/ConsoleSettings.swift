@@ -17,6 +17,15 @@ package struct ConsoleSettings: ProcessSettings {
         package static let registrationURL = Setting("registration.url")
         package static let responseURL = Setting("response.url")
         package static let maxBodySize = Setting("http.maxBodySize")
+        package static let templateCheck = Setting("console.templateCheck")
+    }
+
+    /// What a page does whose template asks for a name the page does not have: `log` it as an
+    /// error and draw the page without it, or `fail` the page (500, the names in the body), which
+    /// the tests run with so that a typo fails the test that draws the page.
+    package enum TemplateCheck: String, CaseIterable, Sendable {
+        case log
+        case fail
     }
 
     package var host: String
@@ -33,6 +42,7 @@ package struct ConsoleSettings: ProcessSettings {
     package var responseURL: URL
     /// The largest request body the console reads (a whole study document uploaded as JSON).
     package var maxBodySize: Int
+    package var templateCheck: TemplateCheck
     package var logLevel: ServiceSettings.LogLevel
     package var logFormat: ServiceSettings.LogFormat
 
@@ -55,6 +65,7 @@ package struct ConsoleSettings: ProcessSettings {
         registrationURL = try settings.httpURL(Keys.registrationURL, default: URL(string: "http://127.0.0.1:8082")!)
         responseURL = try settings.httpURL(Keys.responseURL, default: URL(string: "http://127.0.0.1:8083")!)
         maxBodySize = try settings.integer(Keys.maxBodySize, default: 8 * 1024 * 1024, in: 1024...(1 << 30))
+        templateCheck = try settings.choice(Keys.templateCheck, default: .log)
         logLevel = try settings.choice(ServiceSettings.Keys.logLevel, default: .info)
         logFormat = try settings.choice(ServiceSettings.Keys.logFormat, default: .text)
     }

@@ -57,9 +57,8 @@ package struct FormField: Sendable {
     package var label: String
     package var help: String?
     package var kind: Kind
-    /// The id of the page's list of suggestions for this one-line field (`imagesList`: the
-    /// study's uploaded images), nil for none.
-    package var suggests: String?
+    /// The study's uploaded files this one-line field suggests as it is typed in, nil for none.
+    package var suggests: Uploads?
     /// What the admin API takes when the member is left out (a study is enrolling unless it says
     /// otherwise), shown as the value so that saving an untouched page changes nothing.
     package var absent: JSONValue?
@@ -72,13 +71,32 @@ package struct FormField: Sendable {
         self.absent = absent
     }
 
-    /// The page's list of the study's uploaded images (a `datalist` of their addresses).
-    package static let imagesList = "study-images"
+    /// A kind of the study's uploaded files: the page lists their addresses (a `datalist` whose
+    /// id is the raw value) for the fields that suggest them.
+    package enum Uploads: String, Sendable, CaseIterable {
+        case images = "study-images"
+        case pdfs = "study-pdfs"
+
+        /// Whether a file of `contentType` is of this kind.
+        package func includes(contentType: String) -> Bool {
+            switch self {
+            case .images: contentType.hasPrefix("image/")
+            case .pdfs: contentType == "application/pdf"
+            }
+        }
+    }
 
     /// The same field, offering the study's uploaded images as it is typed in.
     package func offeringImages() -> FormField {
         var field = self
-        field.suggests = Self.imagesList
+        field.suggests = .images
+        return field
+    }
+
+    /// The same field, offering the study's uploaded PDFs as it is typed in.
+    package func offeringPDFs() -> FormField {
+        var field = self
+        field.suggests = .pdfs
         return field
     }
 

@@ -10,25 +10,29 @@ package indirect enum FormElement: Sendable {
     case group(FormGroup)
     case variant(FormVariant)
 
-    /// Whether the form shows a field of it that offers the study's uploaded images
+    /// The kinds of the study's uploaded files that the fields the form shows of it suggest
     /// (`FormField.suggests`): of a variant, only the case drawn in `form`.
-    package func offersImages(in form: FormFields, at prefix: JSONPointer) -> Bool {
+    package func suggestedUploads(in form: FormFields, at prefix: JSONPointer) -> Set<FormField.Uploads> {
         switch self {
-        case .field(let field): field.suggests == FormField.imagesList
-        case .list(let list): list.elements.contains { $0.offersImagesInAnyCase }
-        case .group(let group): group.elements.contains { $0.offersImages(in: form, at: prefix) }
+        case .field(let field): field.suggests.map { [$0] } ?? []
+        case .list(let list): list.elements.reduce(into: []) { $0.formUnion($1.suggestedUploadsInAnyCase) }
+        case .group(let group): group.elements.reduce(into: []) { $0.formUnion($1.suggestedUploads(in: form, at: prefix)) }
         case .variant(let variant):
-            variant.drawnCase(in: form, at: prefix)?.elements.contains { $0.offersImages(in: form, at: prefix) } ?? false
+            variant.drawnCase(in: form, at: prefix)?.elements.reduce(into: []) { $0.formUnion($1.suggestedUploads(in: form, at: prefix)) } ?? []
         }
     }
 
-    /// The same, whichever case a variant's rows have (rows of a list are drawn by their own prefix).
-    private var offersImagesInAnyCase: Bool {
+    /// The same, whichever case a variant's rows have (rows of a list are drawn by their own
+    /// prefix, and a row may change its case on the page).
+    private var suggestedUploadsInAnyCase: Set<FormField.Uploads> {
         switch self {
-        case .field(let field): field.suggests == FormField.imagesList
-        case .list(let list): list.elements.contains { $0.offersImagesInAnyCase }
-        case .group(let group): group.elements.contains { $0.offersImagesInAnyCase }
-        case .variant(let variant): variant.cases.contains { $0.elements.contains { $0.offersImagesInAnyCase } }
+        case .field(let field): field.suggests.map { [$0] } ?? []
+        case .list(let list): list.elements.reduce(into: []) { $0.formUnion($1.suggestedUploadsInAnyCase) }
+        case .group(let group): group.elements.reduce(into: []) { $0.formUnion($1.suggestedUploadsInAnyCase) }
+        case .variant(let variant):
+            variant.cases.reduce(into: []) { kinds, item in
+                for element in item.elements { kinds.formUnion(element.suggestedUploadsInAnyCase) }
+            }
         }
     }
 

@@ -72,7 +72,7 @@ package struct FieldView: Sendable {
         switch field.kind {
         case .text:
             isText = true
-            suggestions = field.suggests ?? ""
+            suggestions = field.suggests?.rawValue ?? ""
             value = values[name] ?? ""
             shown = value
         case .longText:

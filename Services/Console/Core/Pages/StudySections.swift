@@ -232,8 +232,15 @@ extension StudySection {
         elements: [
             .list(FormList("/resources", "Resources", item: "Resource", newItem: .object(["type": .string("html")]), [
                 plain("/resourceId", "Id"), text("/title", "Title"),
-                .field(FormField("/type", "Kind", .choice([.init("html", "Text (HTML)"), .init("pdf", "PDF (its URL)")]))),
-                longText("/content", "Text, or the PDF's URL"),
+                // Both kinds keep their content in `/content`: text, or the PDF's address.
+                .variant(FormVariant("/type", "Kind", [
+                    .init("html", "Text (HTML)", [longText("/content", "Text")]),
+                    .init("pdf", "PDF", [
+                        .field(
+                            FormField("/content", "The PDF's address", help: "A PDF uploaded under Images and PDFs, or any https:// address.")
+                                .offeringPDFs())
+                    ]),
+                ])),
                 .group(FormGroup("/availability", "Availability", toggle: "Available for a period only", [
                     date("/startDate", "From"), date("/endDate", "Until"),
                     .field(FormField("/startDays", "From day (after the anchor)", .number)),

@@ -5,93 +5,143 @@ import JSONText
 /// and answer control, in English or Spanish. Read from the draft, so a design can be checked
 /// before it is published.
 package enum ActivityPreview {
-    static func screens(_ activity: JSONValue, language: String) -> [[String: Any]] {
+    /// A step as the app shows it.
+    struct Screen {
+        struct Question {
+            var title: String
+            var answer: Answer
+            var number: Int
+        }
+
+        struct Task {
+            var name: String
+            var parameters: String
+        }
+
+        var number: Int
+        var key: String
+        var title: String?
+        var text: String?
+        var skippable: Bool
+        /// A question's answer control.
+        var answer: Answer?
+        /// A form's questions.
+        var questions: [Question] = []
+        /// A repeatable form's button.
+        var repeatable: String?
+        var task: Task?
+        /// Where branching goes from a question, in words.
+        var routes: String?
+    }
+
+    /// What the participant answers with: one of a scale, a list of choices, yes or no, or an
+    /// input described in words.
+    package struct Answer {
+        package struct Scale {
+            package var min: String
+            package var max: String
+            package var step: String
+            /// Where the slider is drawn.
+            package var value: String
+            /// No default: the app shows no answer until the participant moves the slider.
+            package var unset: Bool
+            package var minDesc: String?
+            package var maxDesc: String?
+        }
+
+        package struct Choice {
+            package var text: String
+            package var value: String
+            /// An image choice's image, as the page can show it.
+            package var image: String?
+        }
+
+        package struct ChoiceList {
+            package var multiple: Bool
+            package var choices: [Choice]
+        }
+
+        package var scale: Scale?
+        package var choiceList: ChoiceList?
+        package var isBoolean = false
+        package var input: String?
+    }
+
+    static func screens(_ activity: JSONValue, language: String) -> [Screen] {
         guard case .array(let steps) = activity["steps"] else { return [] }
         return steps.enumerated().map { index, step in screen(step, number: index + 1, language: language) }
     }
 
-    static func screen(_ step: JSONValue, number: Int, language: String) -> [String: Any] {
+    static func screen(_ step: JSONValue, number: Int, language: String) -> Screen {
         let kind = step["type"]?.text ?? ""
         let resultType = step["resultType"]?.text ?? ""
-        // (An empty string opens a Mustache section: every optional text has a flag of its own.)
-        let body = text(step["text"], language)
-        let title = text(step["title"], language)
-        var screen: [String: Any] = [
-            "number": number, "key": step["key"]?.text ?? "", "title": title, "hasTitle": !title.isEmpty, "text": body,
-            "hasText": !body.isEmpty, "skippable": step["skippable"] == .bool(true), "kind": kind, "resultType": resultType,
-        ]
+        var screen = Screen(
+            number: number, key: step["key"]?.text ?? "", title: nonEmpty(text(step["title"], language)), text: nonEmpty(text(step["text"], language)),
+            skippable: step["skippable"] == .bool(true))
         switch kind {
         case "question":
-            screen["answer"] = answer(step, language: language)
-            screen["routes"] = routes(step)
-            screen["hasRoutes"] = !routes(step).isEmpty
+            screen.answer = answer(step, language: language)
+            screen.routes = nonEmpty(routes(step))
         case "form":
             if case .array(let questions) = step["steps"] {
-                screen["questions"] = questions.enumerated().map { index, question in
-                    ["title": text(question["title"], language), "answer": answer(question, language: language), "number": index + 1]
+                screen.questions = questions.enumerated().map { index, question in
+                    .init(title: text(question["title"], language), answer: answer(question, language: language), number: index + 1)
                 }
             }
             if step["repeatable"] == .bool(true) {
-                let label = text(step["repeatableText"], language)
-                screen["repeatable"] = label.isEmpty ? "Add another" : label
-                screen["isRepeatable"] = true
+                screen.repeatable = nonEmpty(text(step["repeatableText"], language)) ?? "Add another"
             }
         case "task":
-            screen["task"] = taskName(resultType)
-            screen["isTask"] = true
+            var parameters = ""
             if case .object(let format) = step["format"] {
-                screen["parameters"] = format.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.text ?? "")" }.joined(separator: ", ")
+                parameters = format.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.text ?? "")" }.joined(separator: ", ")
             }
+            screen.task = .init(name: taskName(resultType), parameters: parameters)
         default:
             break
         }
         return screen
     }
 
-    /// What the participant answers with, described as a small set of facts for the template.
-    package static func answer(_ step: JSONValue, language: String) -> [String: Any] {
+    static func nonEmpty(_ text: String) -> String? { text.isEmpty ? nil : text }
+
+    /// What the participant answers with.
+    package static func answer(_ step: JSONValue, language: String) -> Answer {
         let type = step["resultType"]?.text ?? ""
         let format = step["format"] ?? .object([:])
-        var answer: [String: Any] = ["type": type]
+        var answer = Answer()
         switch type {
         case "scale", "continuousScale":
-            answer["isScale"] = true
-            answer["min"] = format["minValue"]?.text ?? ""
-            answer["max"] = format["maxValue"]?.text ?? ""
-            answer["step"] = format["step"]?.text ?? (type == "scale" ? "1" : "any")
-            // Where the app puts the slider: at the default, or nowhere until the participant
-            // moves it (a range input without a value would sit at the middle, rounded to a step).
-            answer["value"] = format["default"]?.text ?? format["minValue"]?.text ?? ""
-            answer["unset"] = format["default"] == nil
-            answer["minDesc"] = text(format["minDesc"], language)
-            answer["maxDesc"] = text(format["maxDesc"], language)
-            answer["hasMinDesc"] = !text(format["minDesc"], language).isEmpty
-            answer["hasMaxDesc"] = !text(format["maxDesc"], language).isEmpty
+            answer.scale = .init(
+                min: format["minValue"]?.text ?? "", max: format["maxValue"]?.text ?? "",
+                step: format["step"]?.text ?? (type == "scale" ? "1" : "any"),
+                // Where the app puts the slider: at the default, or nowhere until the participant
+                // moves it (a range input without a value would sit at the middle, rounded to a step).
+                value: format["default"]?.text ?? format["minValue"]?.text ?? "", unset: format["default"] == nil,
+                minDesc: nonEmpty(text(format["minDesc"], language)), maxDesc: nonEmpty(text(format["maxDesc"], language)))
         case "textScale", "valuePicker", "textChoice":
-            answer["isChoices"] = true
-            answer["multiple"] = format["selectionStyle"]?.text == "Multiple"
-            answer["choices"] = choices(format["textChoices"], language: language)
+            answer.choiceList = .init(
+                multiple: format["selectionStyle"]?.text == "Multiple", choices: choices(format["textChoices"], language: language))
         case "imageChoice":
-            answer["isChoices"] = true
-            answer["choices"] = choices(format["imageChoices"], language: language).enumerated().map { index, choice in
-                var choice = choice
-                let image = imageSource(format["imageChoices"]?.array?[index]["image"])
-                choice["image"] = image ?? ""
-                choice["hasImage"] = image != nil
-                return choice
-            }
+            let images = format["imageChoices"]?.array ?? []
+            answer.choiceList = .init(
+                multiple: false,
+                choices: choices(format["imageChoices"], language: language).enumerated().map { index, choice in
+                    var choice = choice
+                    choice.image = images.indices.contains(index) ? imageSource(images[index]["image"]) : nil
+                    return choice
+                })
         case "boolean":
-            answer["isBoolean"] = true
+            answer.isBoolean = true
         default:
-            answer["isInput"] = true
-            answer["input"] = inputDescription(type, format: format, language: language)
+            answer.input = inputDescription(type, format: format, language: language)
         }
         return answer
     }
 
-    static func choices(_ list: JSONValue?, language: String) -> [[String: Any]] {
+    static func choices(_ list: JSONValue?, language: String) -> [Answer.Choice] {
         guard case .array(let items) = list else { return [] }
-        return items.map { ["text": text($0["text"], language), "value": $0["value"]?.text ?? ""] }
+        return items.map { .init(text: text($0["text"], language), value: $0["value"]?.text ?? "") }
     }
 
     /// An image of the study document as the page can show it: a base64 PNG, JPEG or GIF (as the

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import Mustache
 import NIOCore
 import StudyModels
@@ -10,8 +11,15 @@ import StudyModels
 /// unescaped tags allowed are `{{{form}}}`, `{{{chart}}}` and `{{{qr}}}`, which draw `SafeHTML`
 /// (escaped as it was written, by `MarkupWriter`, or a QR code's SVG of numbers only); a template
 /// with any other unescaped tag is refused at start.
+///
+/// A page is a typed `PageView` (with the layout and, on study pages, the study menu). A name a
+/// template asks for that the page does not have is logged as an error; with `failOnUnknownNames`
+/// (`CONSOLE_TEMPLATE_CHECK=fail`, what the tests run with) the page is not drawn at all but
+/// answered 500 with the names, so a typo fails the test that draws it.
 package struct PageRenderer: Sendable {
     let library: MustacheLibrary
+    let logger: Logger
+    let failOnUnknownNames: Bool
 
     package struct MissingTemplates: Error, CustomStringConvertible {
         package var description: String { "the console's templates are missing from its resources" }
@@ -55,7 +63,9 @@ package struct PageRenderer: Sendable {
     static let pragma = "{{% CONTENT_TYPE: \(contentTypeName)}}"
 
     /// Loads every `*.mustache` of `Resources/Templates`.
-    package init() throws {
+    package init(logger: Logger, failOnUnknownNames: Bool) throws {
+        self.logger = logger
+        self.failOnUnknownNames = failOnUnknownNames
         MustacheContentTypes.register(ScalarHTML(), named: Self.contentTypeName)
         guard let folder = Bundle.module.url(forResource: "Templates", withExtension: nil) else { throw MissingTemplates() }
         var templates: [String: MustacheTemplate] = [:]
@@ -69,17 +79,34 @@ package struct PageRenderer: Sendable {
         library = MustacheLibrary(templates: templates)
     }
 
-    /// `template` rendered with `context`, as an HTML response that no cache keeps.
-    package func page(_ template: String, _ context: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
-        Response(
+    /// The page, as an HTML response that no cache keeps.
+    package func page<Body: PageView>(_ page: Page<Body>, status: HTTPResponse.Status = .ok) -> Response {
+        let rendered = html(page)
+        guard rendered.unknownNames.isEmpty || !failOnUnknownNames else {
+            return Response(
+                status: .internalServerError, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(
+                    byteBuffer: ByteBuffer(
+                        string: "template \(Body.template) asks for names its page does not have: \(rendered.unknownNames.joined(separator: ", "))\n"
+                    )))
+        }
+        return Response(
             status: status,
             headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(string: html(template, context))))
+            body: .init(byteBuffer: ByteBuffer(string: rendered.text)))
     }
 
-    /// `template` rendered with `context`.
-    package func html(_ template: String, _ context: [String: Any]) -> String {
-        library.render(context, withTemplate: template) ?? "<!doctype html><title>Missing page</title>"
+    /// The page's HTML, and the names its template asked for that it does not have (each once,
+    /// in the order asked; also logged).
+    package func html<Body: PageView>(_ page: Page<Body>) -> (text: String, unknownNames: [String]) {
+        let root = PageRoot(page)
+        let text = library.render(root, withTemplate: Body.template) ?? "<!doctype html><title>Missing page</title>"
+        if !root.unknownNames.isEmpty {
+            logger.error(
+                "a console template asks for names its page does not have",
+                metadata: ["template": "\(Body.template)", "names": "\(root.unknownNames.joined(separator: ", "))"])
+        }
+        return (text, root.unknownNames)
     }
 
     /// A redirect after a form (303, so the browser follows with GET).

@@ -3,16 +3,122 @@ import Foundation
 import JSONText
 import StudyModels
 
-/// How the study pages show studies, roles and problems (values for the templates).
-enum StudyPageModels {
-    static func study(_ summary: StudySummary, role: StudyRole?) -> [String: Any] {
-        [
-            "studyId": summary.studyId, "appId": summary.appId, "name": summary.name,
-            "statusLabel": statusLabel(summary.status), "statusClass": summary.status.rawValue,
-            "testing": summary.status == .testing,
-            "roleLabel": roleLabel(role), "updatedAt": timestamp(summary.draftUpdatedAt), "updatedBy": summary.draftUpdatedBy,
-        ]
+/// A study as the studies list and every study page's menu show it.
+struct StudyHeader {
+    var studyId: String
+    var appId: String
+    var name: String
+    var statusLabel: String
+    var statusClass: String
+    var testing: Bool
+    var roleLabel: String
+    var updatedAt: String
+    var updatedBy: String
+
+    init(_ summary: StudySummary, role: StudyRole?) {
+        studyId = summary.studyId
+        appId = summary.appId
+        name = summary.name
+        statusLabel = StudyPageModels.statusLabel(summary.status)
+        statusClass = summary.status.rawValue
+        testing = summary.status == .testing
+        roleLabel = StudyPageModels.roleLabel(role)
+        updatedAt = StudyPageModels.timestamp(summary.draftUpdatedAt)
+        updatedBy = summary.draftUpdatedBy
     }
+}
+
+/// What every study page's menu (`study-nav.mustache`) reads: the study, the builder's
+/// sections and which page is open.
+struct StudyMenu {
+    struct SectionLink {
+        var slug: String
+        var title: String
+        var intro: String
+        var current: Bool
+    }
+
+    var study: StudyHeader
+    var sections: [SectionLink]
+    var overviewCurrent: Bool
+    var actionsCurrent: Bool
+    var teamCurrent: Bool
+    var tokensCurrent: Bool
+    var messagesCurrent: Bool
+    var filesCurrent: Bool
+    var schemaCurrent: Bool
+    var participantsCurrent: Bool
+    var invitationsCurrent: Bool
+    var dataCurrent: Bool
+    var processingCurrent: Bool
+    var chartsCurrent: Bool
+    var auditCurrent: Bool
+    var documentCurrent: Bool
+
+    /// `current`: the open page's path under the study (a section's slug, `actions`, ...), nil
+    /// for the study's summary.
+    init(summary: StudySummary, role: StudyRole?, sections: [StudySection], current: String?) {
+        study = StudyHeader(summary, role: role)
+        self.sections = sections.map { section in
+            SectionLink(
+                slug: section.slug, title: section.title, intro: section.intro,
+                current: current == section.slug || (current?.hasPrefix(section.slug + "/") ?? false))
+        }
+        overviewCurrent = current == nil
+        actionsCurrent = current == "actions"
+        teamCurrent = current == "team"
+        tokensCurrent = current == "tokens"
+        messagesCurrent = current == "messages"
+        filesCurrent = current == "files"
+        schemaCurrent = current == "schema"
+        participantsCurrent = current == "participants"
+        invitationsCurrent = current == "invitations"
+        dataCurrent = current == "data"
+        processingCurrent = current == "processing"
+        chartsCurrent = current == "charts"
+        auditCurrent = current == "audit"
+        documentCurrent = current == "document"
+    }
+}
+
+/// A problem as a page lists it: its words, the field it concerns when the page can link to
+/// it, and its JSON pointer (none for a problem about the whole document).
+struct ProblemItem {
+    var message: String
+    var pointer: String?
+    var href: String?
+    var label: String?
+
+    init(_ problem: ValidationProblem) {
+        message = problem.message
+        pointer = problem.pointer.isEmpty ? nil : problem.pointer
+    }
+}
+
+/// What `problems.mustache` reads: nil when there is nothing to report.
+struct ProblemReport {
+    var heading: String
+    var problems: [ProblemItem]
+
+    /// nil for no problems.
+    init?(heading: String, _ problems: [ProblemItem]) {
+        guard !problems.isEmpty else { return nil }
+        self.heading = heading
+        self.problems = problems
+    }
+
+    init?(heading: String, _ problems: [ValidationProblem]) {
+        self.init(heading: heading, problems.map(ProblemItem.init))
+    }
+
+    /// Headed "`outcome`: N things to fix".
+    init?(_ outcome: String, toFix problems: [ProblemItem]) {
+        self.init(heading: "\(outcome): \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix", problems)
+    }
+}
+
+/// How the study pages show studies, roles and problems.
+enum StudyPageModels {
 
     static func statusLabel(_ status: StudyStatus) -> String {
         switch status {
@@ -48,41 +154,27 @@ enum StudyPageModels {
             .replacingOccurrences(of: "T", with: " ") + " UTC"
     }
 
-    /// The builder's menu, with the current page marked.
-    static func sections(_ sections: [StudySection], current: String?) -> [[String: Any]] {
-        sections.map { section in
-            let isCurrent = current == section.slug || (current?.hasPrefix(section.slug + "/") ?? false)
-            return ["slug": section.slug, "title": section.title, "intro": section.intro, "current": isCurrent]
-        }
-    }
-
-    /// A problem for the template; a problem about the whole document has no pointer to show
-    /// (an empty string would still open a Mustache section).
-    static func item(_ problem: ValidationProblem) -> [String: Any] {
-        problem.pointer.isEmpty ? ["message": problem.message] : ["message": problem.message, "pointer": problem.pointer]
-    }
-
     /// Each problem with a link to the field it concerns: on this page (`#id`), whose rows are
     /// as `values` has them, or on the page that has it (rows as in `draft`): a section, an
     /// activity's page or a step's.
     static func problems(
         _ problems: [ValidationProblem], page: StudySection?, values: FormFields, sections: [StudySection], draft: JSONValue,
         studyId: String
-    ) -> [[String: Any]] {
+    ) -> [ProblemItem] {
         problems.map { problem in
-            var item = item(problem)
+            var item = ProblemItem(problem)
             guard let pointer = JSONPointer(problem.pointer), !pointer.tokens.isEmpty else { return item }
             if let page, let (field, name) = page.field(holding: pointer, form: values) {
-                item["href"] = "#\(FieldView.elementID(JSONPointer(name)!))-field"
-                item["label"] = field.label
+                item.href = "#\(FieldView.elementID(JSONPointer(name)!))-field"
+                item.label = field.label
                 return item
             }
             // An activity's or a step's own page first: it is where the field is whole.
             let candidates = [StudySection.activityPage(holding: pointer, in: draft)].compactMap { $0 } + sections
             for section in candidates where section.slug != page?.slug {
                 if let (field, name) = section.field(holding: pointer, form: section.values(in: draft)) {
-                    item["href"] = "/studies/\(studyId)/\(section.slug)#\(FieldView.elementID(JSONPointer(name)!))-field"
-                    item["label"] = "\(section.title): \(field.label)"
+                    item.href = "/studies/\(studyId)/\(section.slug)#\(FieldView.elementID(JSONPointer(name)!))-field"
+                    item.label = "\(section.title): \(field.label)"
                     break
                 }
             }

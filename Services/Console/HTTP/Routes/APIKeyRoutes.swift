@@ -70,29 +70,52 @@ package struct APIKeyRoutes: Sendable {
         status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let keys = try await pages.api.apiKeys(token: session.token, logger: context.logger)
-        var page = pages.base(title: "API keys", session: session)
         let now = Date()
-        page["keys"] = keys.map { key -> [String: Any] in
-            let state = key.revokedAt != nil ? "revoked" : key.expiresAt <= now ? "expired" : "live"
-            return [
-                "id": key.id.uuidString.lowercased(), "name": key.name, "createdAt": StudyPageModels.timestamp(key.createdAt),
-                "expiresAt": StudyPageModels.timestamp(key.expiresAt),
-                "lastUsedAt": key.lastUsedAt.map(StudyPageModels.timestamp) ?? "never", "state": state, "live": state == "live",
-            ]
-        }
-        page["hasKeys"] = !keys.isEmpty
-        if let created {
-            page["created"] = [
-                "name": created.name, "key": created.key.key, "expiresAt": StudyPageModels.timestamp(created.key.expiresAt),
-            ]
-        }
-        page["name"] = name
-        page["days"] = days
-        page["notice"] = notice
-        page["hasNotice"] = !notice.isEmpty
-        page["problems"] = problems.map(StudyPageModels.item)
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "No key was made"
-        return pages.renderer.page("api-keys", page, status: status)
+        let view = APIKeysView(
+            keys: keys.map { key in
+                let state = key.revokedAt != nil ? "revoked" : key.expiresAt <= now ? "expired" : "live"
+                return .init(
+                    id: key.id.uuidString.lowercased(), name: key.name, createdAt: StudyPageModels.timestamp(key.createdAt),
+                    expiresAt: StudyPageModels.timestamp(key.expiresAt), lastUsedAt: key.lastUsedAt.map(StudyPageModels.timestamp) ?? "never",
+                    state: state, live: state == "live")
+            },
+            hasKeys: !keys.isEmpty,
+            created: created.map { .init(name: $0.name, key: $0.key.key, expiresAt: StudyPageModels.timestamp($0.key.expiresAt)) },
+            name: name, days: days, notice: notice, hasNotice: !notice.isEmpty,
+            problemReport: ProblemReport(heading: "No key was made", problems))
+        return pages.render(view, title: "API keys", session: session, status: status)
     }
+}
+
+/// `api-keys.mustache`: the admin's own API keys, and the form for a new one.
+struct APIKeysView: PageView {
+    static let template = "api-keys"
+
+    struct Key {
+        var id: String
+        var name: String
+        var createdAt: String
+        var expiresAt: String
+        var lastUsedAt: String
+        var state: String
+        /// Neither revoked nor expired: it can be revoked.
+        var live: Bool
+    }
+
+    /// The key just made, shown once.
+    struct Created {
+        var name: String
+        var key: String
+        var expiresAt: String
+    }
+
+    var keys: [Key]
+    var hasKeys: Bool
+    var created: Created?
+    /// What was typed into the form.
+    var name: String
+    var days: String
+    var notice: String
+    var hasNotice: Bool
+    var problemReport: ProblemReport?
 }

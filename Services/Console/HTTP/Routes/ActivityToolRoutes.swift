@@ -59,13 +59,10 @@ package struct ActivityToolRoutes: Sendable {
                 return pages.errorPage(session, status: .notFound, heading: "Not found", message: "The study has no activity \(activityId).")
             }
             let language = request.uri.queryParameters["lang"] == "es" ? "es" : "en"
-            var page = pages.studyPage(
-                title: "Preview · \(activityId)", session: session, summary: state.summary, role: state.role, sections: state.sections,
-                current: "activities/\(activityId)")
-            page["activityId"] = activityId
-            page["activityTitle"] = ActivityPreview.text(activity["title"], language)
-            page["screens"] = ActivityPreview.screens(activity, language: language)
-            return pages.renderer.page("preview", page)
+            let view = PreviewView(
+                activityId: activityId, activityTitle: ActivityPreview.text(activity["title"], language),
+                screens: ActivityPreview.screens(activity, language: language))
+            return pages.render(view, title: "Preview · \(activityId)", session: session, state: state, current: "activities/\(activityId)")
         }
     }
 
@@ -143,17 +140,31 @@ package struct ActivityToolRoutes: Sendable {
         problems: [ValidationProblem], status: HTTPResponse.Status
     ) async throws -> Response {
         let state = try await pages.load(studyId, session: session, context: context)
-        var page = pages.studyPage(
-            title: "Import an activity · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
-            sections: state.sections, current: "activities/import")
-        page["activityId"] = activityId
-        page["design"] = design
-        page["sage"] = sage
-        page["editable"] = state.editable
         // Pointers here are into the pasted design (`/activity/steps/2/key`), not the draft's pages.
-        page["problems"] = problems.map(StudyPageModels.item)
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "Not imported: \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
-        return pages.renderer.page("import", page, status: status)
+        let view = ImportView(
+            activityId: activityId, design: design, sage: sage, editable: state.editable,
+            problemReport: ProblemReport("Not imported", toFix: problems.map(ProblemItem.init)))
+        return pages.render(
+            view, title: "Import an activity · \(state.summary.name)", session: session, state: state, current: "activities/import", status: status)
     }
+}
+
+/// `preview.mustache`: an activity screen by screen, as the app shows it.
+struct PreviewView: PageView {
+    static let template = "preview"
+    var activityId: String
+    var activityTitle: String
+    var screens: [ActivityPreview.Screen]
+}
+
+/// `import.mustache`: an activity designed elsewhere, or a Sage assessment, pasted in.
+struct ImportView: PageView {
+    static let template = "import"
+    var activityId: String
+    /// The pasted design, kept when it was refused.
+    var design: String
+    /// The design is a Sage assessment.
+    var sage: Bool
+    var editable: Bool
+    var problemReport: ProblemReport?
 }

@@ -53,27 +53,28 @@ package struct AdminAccountPageRoutes: Sendable {
         status: HTTPResponse.Status
     ) async throws -> Response {
         let accounts = try await pages.api.admins(token: session.token, logger: context.logger)
-        var page = pages.base(title: "Admins", session: session)
-        page["admins"] = accounts.map { account -> [String: Any] in
-            [
-                "email": account.email, "role": account.role == .superAdmin ? "super-admin" : "admin",
-                "state": account.active ? "active" : "invited",
-                "studies": account.studyRoles.sorted { $0.key < $1.key }.map { "\($0.key) (\(StudyPageModels.roleLabel($0.value)))" }
-                    .joined(separator: ", "),
-            ]
-        }
-        page["email"] = email
-        if let invited {
-            page["invited"] = [
-                "email": invited.email, "code": invited.invitation.token,
-                "expiresAt": StudyPageModels.timestamp(invited.invitation.expiresAt),
-                "address": pages.publicURL.appendingPathComponent("invitation").absoluteString,
-            ]
-        }
-        page["problems"] = problems.map { ["message": $0.message, "pointer": $0.pointer, "href": "#email", "label": "E-mail"] }
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "Not invited"
-        return pages.renderer.page("admins", page, status: status)
+        let view = AdminsView(
+            admins: accounts.map { account in
+                .init(
+                    email: account.email, role: account.role == .superAdmin ? "super-admin" : "admin", state: account.active ? "active" : "invited",
+                    studies: account.studyRoles.sorted { $0.key < $1.key }.map { "\($0.key) (\(StudyPageModels.roleLabel($0.value)))" }
+                        .joined(separator: ", "))
+            },
+            email: email,
+            invited: invited.map {
+                .init(
+                    email: $0.email, code: $0.invitation.token, expiresAt: StudyPageModels.timestamp($0.invitation.expiresAt),
+                    address: pages.publicURL.appendingPathComponent("invitation").absoluteString)
+            },
+            problemReport: ProblemReport(
+                heading: "Not invited",
+                problems.map { problem in
+                    var item = ProblemItem(problem)
+                    item.href = "#email"
+                    item.label = "E-mail"
+                    return item
+                }))
+        return pages.render(view, title: "Admins", session: session, status: status)
     }
 
     // MARK: Accepting an invitation
@@ -112,11 +113,46 @@ package struct AdminAccountPageRoutes: Sendable {
 
     func invitationPage(message: String?, status: HTTPResponse.Status) throws -> Response {
         let formToken = pages.cookies.newSignInForm()
-        var page = pages.base(title: "Accept an invitation", session: nil)
-        page["csrf"] = formToken.csrf
-        if let message { page["message"] = message }
-        var response = pages.renderer.page("invitation", page, status: status)
+        var response = pages.renderer.page(
+            Page(
+                layout: PageLayout(title: "Accept an invitation", user: nil, csrf: formToken.csrf), menu: nil,
+                body: AdminInvitationView(message: message)),
+            status: status)
         try pages.cookies.set(formToken, on: &response)
         return response
     }
+}
+
+/// `admins.mustache`: the console's admins, and the form that invites one.
+struct AdminsView: PageView {
+    static let template = "admins"
+
+    struct Admin {
+        var email: String
+        var role: String
+        var state: String
+        /// Their roles on studies, in words.
+        var studies: String
+    }
+
+    /// The invitation just made: its code, shown once, and where to use it.
+    struct Invited {
+        var email: String
+        var code: String
+        var expiresAt: String
+        var address: String
+    }
+
+    var admins: [Admin]
+    /// The address typed into the form.
+    var email: String
+    var invited: Invited?
+    var problemReport: ProblemReport?
+}
+
+/// `invitation.mustache`: an invited admin chooses a password.
+struct AdminInvitationView: PageView {
+    static let template = "invitation"
+    /// Why the last try failed.
+    var message: String?
 }

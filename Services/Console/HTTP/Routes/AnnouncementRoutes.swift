@@ -61,23 +61,44 @@ package struct AnnouncementRoutes: Sendable {
         status: HTTPResponse.Status
     ) async throws -> Response {
         let records = try await pages.api.notifications(of: appId, token: session.token, logger: context.logger)
-        var page = pages.base(title: "Notifications · \(appId)", session: session)
-        page["appId"] = appId
-        page["notifications"] = records.sorted { $0.dueAt > $1.dueAt }.map { record -> [String: Any] in
-            [
-                "notificationId": record.notificationId, "origin": record.origin.rawValue, "study": record.studyId ?? "",
-                "title": record.title?.text(for: "en") ?? "", "message": record.message.text(for: "en"),
-                "dueAt": StudyPageModels.timestamp(record.dueAt), "sentAt": record.sentAt.map(StudyPageModels.timestamp) ?? "not yet",
-            ]
-        }
-        page["hasNotifications"] = !records.isEmpty
-        page["form"] = FormHTML.render(
-            [Self.title, Self.text].map { ElementView.make(.field($0), at: .init(tokens: []), values: form, problems: problems, spanish: true, readOnly: false) },
-            studyId: nil)
-        page["at"] = form["at"] ?? ""
-        page["problems"] = problems.map(StudyPageModels.item)
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "Not sent"
-        return pages.renderer.page("announcements", page, status: status)
+        let view = AnnouncementsView(
+            appId: appId,
+            notifications: records.sorted { $0.dueAt > $1.dueAt }.map { record in
+                .init(
+                    notificationId: record.notificationId, origin: record.origin.rawValue, study: record.studyId ?? "",
+                    title: record.title?.text(for: "en") ?? "", message: record.message.text(for: "en"),
+                    dueAt: StudyPageModels.timestamp(record.dueAt), sentAt: record.sentAt.map(StudyPageModels.timestamp) ?? "not yet")
+            },
+            hasNotifications: !records.isEmpty,
+            form: FormHTML.render(
+                [Self.title, Self.text].map {
+                    ElementView.make(.field($0), at: .init(tokens: []), values: form, problems: problems, spanish: true, readOnly: false)
+                },
+                studyId: nil),
+            at: form["at"] ?? "", problemReport: ProblemReport(heading: "Not sent", problems))
+        return pages.render(view, title: "Notifications · \(appId)", session: session, status: status)
     }
+}
+
+/// `announcements.mustache`: an app's notifications, and the form for an announcement.
+struct AnnouncementsView: PageView {
+    static let template = "announcements"
+
+    struct Notification {
+        var notificationId: String
+        var origin: String
+        var study: String
+        var title: String
+        var message: String
+        var dueAt: String
+        var sentAt: String
+    }
+
+    var appId: String
+    var notifications: [Notification]
+    var hasNotifications: Bool
+    var form: SafeHTML
+    /// The time typed into the form (UTC).
+    var at: String
+    var problemReport: ProblemReport?
 }

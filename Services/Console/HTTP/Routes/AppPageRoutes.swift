@@ -32,15 +32,12 @@ package struct AppPageRoutes: Sendable {
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await pages.signedIn(request, context) { session, _ in
             let apps = try await pages.api.apps(token: session.token, logger: context.logger)
-            var page = pages.base(title: "Apps", session: session)
-            page["apps"] = apps.map { app -> [String: Any] in
-                [
-                    "appId": app.appId, "orgId": app.orgId, "name": app.name.text(for: "en"), "kind": app.kind.rawValue,
-                    "ios": app.ios?.latestVersion ?? "", "android": app.android?.latestVersion ?? "",
-                ]
+            let rows = apps.map { app in
+                AppsView.Row(
+                    appId: app.appId, orgId: app.orgId, name: app.name.text(for: "en"), kind: app.kind.rawValue,
+                    ios: app.ios?.latestVersion ?? "", android: app.android?.latestVersion ?? "")
             }
-            page["hasApps"] = !apps.isEmpty
-            return pages.renderer.page("apps", page)
+            return pages.render(AppsView(apps: rows, hasApps: !rows.isEmpty), title: "Apps", session: session)
         }
     }
 
@@ -66,10 +63,8 @@ package struct AppPageRoutes: Sendable {
             }
             switch outcome {
             case .success(let created):
-                var page = pages.base(title: "App created", session: session)
-                page["appId"] = created.app.appId
-                page["credentials"] = Self.credentials(created.credentials)
-                return pages.renderer.page("app-created", page, status: .created)
+                let view = AppCredentialsView(appId: created.app.appId, testing: false, credentials: Self.credentials(created.credentials))
+                return pages.render(view, title: "App created", session: session, status: .created)
             case .failure(let error) where [400, 409, 422].contains(error.status):
                 let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "/appId", message: error.message)] : error.problems
                 return appPage(session, section: section, appId: nil, values: form, problems: problems, saved: false, status: .unprocessableContent)
@@ -80,8 +75,8 @@ package struct AppPageRoutes: Sendable {
     }
 
     /// Each platform's `key:token`, iOS first, for the page that shows them once.
-    static func credentials(_ credentials: [String: String]) -> [[String: Any]] {
-        credentials.sorted { $0.key > $1.key }.map { ["platform": $0.key == "ios" ? "iOS" : "Android", "id": $0.key, "value": $0.value] }
+    static func credentials(_ credentials: [String: String]) -> [AppCredentialsView.Credential] {
+        credentials.sorted { $0.key > $1.key }.map { .init(platform: $0.key == "ios" ? "iOS" : "Android", id: $0.key, value: $0.value) }
     }
 
     /// New credentials for the app's test builds, shown once (the earlier ones stop working).
@@ -89,11 +84,8 @@ package struct AppPageRoutes: Sendable {
         let appId = try context.parameters.decoded("appId")
         return try await pages.signedIn(request, context) { session, _ in
             let issued = try await pages.api.issueTestingCredentials(appId, token: session.token, logger: context.logger)
-            var page = pages.base(title: "Testing credentials", session: session)
-            page["appId"] = issued.appId
-            page["testing"] = true
-            page["credentials"] = Self.credentials(issued.credentials)
-            return pages.renderer.page("app-created", page, status: .created)
+            let view = AppCredentialsView(appId: issued.appId, testing: true, credentials: Self.credentials(issued.credentials))
+            return pages.render(view, title: "Testing credentials", session: session, status: .created)
         }
     }
 
@@ -148,17 +140,14 @@ package struct AppPageRoutes: Sendable {
         _ session: ConsoleSession, section: StudySection, appId: String?, values: FormFields, problems: [ValidationProblem], saved: Bool,
         status: HTTPResponse.Status
     ) -> Response {
-        var page = pages.base(title: appId.map { "App \($0)" } ?? "New app", session: session)
-        page["heading"] = appId.map { "App \($0)" } ?? "New app"
-        page["action"] = appId.map { "/apps/\(AdminAPIClient.segment($0))" } ?? "/apps/new"
-        page["appId"] = appId ?? ""
-        page["existing"] = appId != nil
-        page["saved"] = saved
-        page["form"] = FormHTML.render(section.views(values: values, problems: problems, spanish: true, readOnly: false), studyId: nil)
-        page["problems"] = StudyPageModels.problems(problems, page: section, values: values, sections: [], draft: .null, studyId: "")
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "Not saved: \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
-        return pages.renderer.page("app", page, status: status)
+        let view = AppView(
+            heading: appId.map { "App \($0)" } ?? "New app", action: appId.map { "/apps/\(AdminAPIClient.segment($0))" } ?? "/apps/new",
+            appId: appId ?? "", existing: appId != nil, saved: saved,
+            form: FormHTML.render(section.views(values: values, problems: problems, spanish: true, readOnly: false), studyId: nil),
+            problemReport: ProblemReport(
+                "Not saved",
+                toFix: StudyPageModels.problems(problems, page: section, values: values, sections: [], draft: .null, studyId: "")))
+        return pages.render(view, title: view.heading, session: session, status: status)
     }
 
     // MARK: Push credentials
@@ -222,20 +211,80 @@ package struct AppPageRoutes: Sendable {
 
     func pushPage(_ appId: String, session: ConsoleSession, context: ServiceRequestContext, message: String?, status: HTTPResponse.Status) async throws -> Response {
         let summaries = try await pages.api.pushCredentials(appId, token: session.token, logger: context.logger)
-        var page = pages.base(title: "Push · \(appId)", session: session)
-        page["appId"] = appId
-        page["credentials"] = summaries.map { summary -> [String: Any] in
-            [
-                "platform": summary.platform.rawValue, "label": summary.platform == .ios ? "iOS (APNs)" : "Android (Firebase)",
-                "details": [
+        let rows = summaries.map { summary in
+            PushView.Credential(
+                platform: summary.platform.rawValue, label: summary.platform == .ios ? "iOS (APNs)" : "Android (Firebase)",
+                details: [
                     summary.teamId.map { "team \($0)" }, summary.keyId.map { "key \($0)" }, summary.topic.map { "topic \($0)" },
                     summary.environment, summary.projectId.map { "project \($0)" }, summary.clientEmail,
                 ].compactMap { $0 }.joined(separator: ", "),
-                "fingerprint": summary.publicKeySHA256, "updatedAt": StudyPageModels.timestamp(summary.updatedAt),
-            ]
+                fingerprint: summary.publicKeySHA256, updatedAt: StudyPageModels.timestamp(summary.updatedAt))
         }
-        page["hasCredentials"] = !summaries.isEmpty
-        if let message { page["message"] = message }
-        return pages.renderer.page("push", page, status: status)
+        let view = PushView(appId: appId, credentials: rows, hasCredentials: !rows.isEmpty, message: message)
+        return pages.render(view, title: "Push · \(appId)", session: session, status: status)
     }
+}
+
+/// `apps.mustache`.
+struct AppsView: PageView {
+    static let template = "apps"
+
+    struct Row {
+        var appId: String
+        var orgId: String
+        var name: String
+        var kind: String
+        /// The latest app version each platform announces.
+        var ios: String
+        var android: String
+    }
+
+    var apps: [Row]
+    var hasApps: Bool
+}
+
+/// `app-created.mustache`: an app's new credentials, or its new testing credentials, shown once.
+struct AppCredentialsView: PageView {
+    static let template = "app-created"
+
+    struct Credential {
+        var platform: String
+        var id: String
+        var value: String
+    }
+
+    var appId: String
+    var testing: Bool
+    var credentials: [Credential]
+}
+
+/// `app.mustache`: a new app, or an app's definition.
+struct AppView: PageView {
+    static let template = "app"
+    var heading: String
+    /// Where the form posts.
+    var action: String
+    var appId: String
+    var existing: Bool
+    var saved: Bool
+    var form: SafeHTML
+    var problemReport: ProblemReport?
+}
+
+/// `push.mustache`: an app's push credentials.
+struct PushView: PageView {
+    static let template = "push"
+
+    struct Credential {
+        var platform: String
+        var label: String
+        var details: String
+        var fingerprint: String
+        var updatedAt: String
+    }
+
+    var appId: String
+    var credentials: [Credential]
+    var hasCredentials: Bool
+    var message: String?
 }

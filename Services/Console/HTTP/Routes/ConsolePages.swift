@@ -7,6 +7,13 @@ import ServiceKit
 import ServiceKitHTTP
 import StudyModels
 
+/// `error.mustache`: what went wrong, in words.
+struct ErrorView: PageView {
+    static let template = "error"
+    var heading: String
+    var message: String
+}
+
 /// What every console route shares: the admin API client, the templates, the cookies, and the
 /// rules every page follows. A page needs a signed-in session (otherwise it sends the browser to
 /// sign in); a POST needs the session's form token; an admin API answer that ends the session
@@ -96,20 +103,7 @@ package struct ConsolePages: Sendable {
     }
 
     func errorPage(_ session: ConsoleSession?, status: HTTPResponse.Status, heading: String, message: String) -> Response {
-        var context = base(title: heading, session: session)
-        context["heading"] = heading
-        context["message"] = message
-        return renderer.page("error", context, status: status)
-    }
-
-    /// What every page's layout reads: the title, and the signed-in admin with the form token.
-    func base(title: String, session: ConsoleSession?) -> [String: Any] {
-        var context: [String: Any] = ["title": title]
-        if let session {
-            context["user"] = ["email": session.email, "csrf": session.csrf]
-            context["csrf"] = session.csrf
-        }
-        return context
+        render(ErrorView(heading: heading, message: message), title: heading, session: session, status: status)
     }
 
     /// The submitted form of a POST (`application/x-www-form-urlencoded`, or `multipart/form-data`

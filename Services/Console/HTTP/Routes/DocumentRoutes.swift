@@ -89,18 +89,13 @@ package struct DocumentRoutes: Sendable {
         _ session: ConsoleSession, state: StudyPageState, text: String, problems: [ValidationProblem], saved: Bool,
         status: HTTPResponse.Status
     ) -> Response {
-        var page = pages.studyPage(
-            title: "Study document · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
-            sections: state.sections, current: "document")
-        page["text"] = text
-        page["revision"] = state.revision
-        page["editable"] = state.editable
-        page["saved"] = saved
-        page["problems"] = StudyPageModels.problems(
-            problems, page: nil, values: FormFields(), sections: state.sections, draft: state.draft, studyId: state.summary.studyId)
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "Not saved: \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
-        return pages.renderer.page("document", page, status: status)
+        let view = DocumentView(
+            text: text, revision: state.revision, editable: state.editable, saved: saved,
+            problemReport: ProblemReport(
+                "Not saved",
+                toFix: StudyPageModels.problems(
+                    problems, page: nil, values: FormFields(), sections: state.sections, draft: state.draft, studyId: state.summary.studyId)))
+        return pages.render(view, title: "Study document · \(state.summary.name)", session: session, state: state, current: "document", status: status)
     }
 
     /// The document indented, keys in order, as a person reads and edits it.
@@ -109,4 +104,15 @@ package struct DocumentRoutes: Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(document)).map { String(decoding: $0, as: UTF8.self) } ?? document.serialized()
     }
+}
+
+/// `document.mustache`: the whole study document as JSON, to read or edit.
+struct DocumentView: PageView {
+    static let template = "document"
+    var text: String
+    /// The draft's revision the text was read from (saving over a newer one is refused).
+    var revision: String
+    var editable: Bool
+    var saved: Bool
+    var problemReport: ProblemReport?
 }

@@ -69,23 +69,47 @@ package struct FileRoutes: Sendable {
     ) async throws -> Response {
         async let files = pages.api.files(of: studyId, token: session.token, logger: context.logger)
         let state = try await pages.load(studyId, session: session, context: context)
-        var page = pages.studyPage(
-            title: "Images and PDFs · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
-            sections: state.sections, current: "files")
         let list = try await files
-        page["files"] = list.map { file -> [String: Any] in
-            [
-                "fileId": file.fileId, "name": file.name, "url": file.url, "isImage": file.contentType.hasPrefix("image/"),
-                "kind": file.contentType == "application/pdf" ? "PDF" : file.contentType.dropFirst("image/".count).uppercased(),
-                "size": StudyPageModels.byteSize(file.bytes), "uploadedAt": StudyPageModels.timestamp(file.uploadedAt),
-                "uploadedBy": file.uploadedBy, "preview": "/studies/\(AdminAPIClient.segment(studyId))/files/\(file.fileId)",
-                "new": file.fileId == uploaded,
-            ]
+        let rows = list.map { file in
+            FilesView.File(
+                fileId: file.fileId, name: file.name, url: file.url, isImage: file.contentType.hasPrefix("image/"),
+                kind: file.contentType == "application/pdf" ? "PDF" : file.contentType.dropFirst("image/".count).uppercased(),
+                size: StudyPageModels.byteSize(file.bytes), uploadedAt: StudyPageModels.timestamp(file.uploadedAt),
+                uploadedBy: file.uploadedBy, preview: "/studies/\(AdminAPIClient.segment(studyId))/files/\(file.fileId)",
+                new: file.fileId == uploaded)
         }
-        page["hasFiles"] = !list.isEmpty
-        page["mayUpload"] = state.editable
-        if let problem { page["problem"] = problem }
-        page["uploadedName"] = list.first { $0.fileId == uploaded }?.name ?? ""
-        return pages.renderer.page("files", page, status: status)
+        let view = FilesView(
+            files: rows, hasFiles: !rows.isEmpty, mayUpload: state.editable, problem: problem,
+            uploadedName: list.first { $0.fileId == uploaded }?.name)
+        return pages.render(view, title: "Images and PDFs · \(state.summary.name)", session: session, state: state, current: "files", status: status)
     }
+}
+
+/// `files.mustache`: the study's uploaded images and PDFs.
+struct FilesView: PageView {
+    static let template = "files"
+
+    struct File {
+        var fileId: String
+        var name: String
+        /// Where the apps read it.
+        var url: String
+        var isImage: Bool
+        var kind: String
+        var size: String
+        var uploadedAt: String
+        var uploadedBy: String
+        /// Where the page previews it (the console's own origin).
+        var preview: String
+        /// The file just uploaded.
+        var new: Bool
+    }
+
+    var files: [File]
+    var hasFiles: Bool
+    var mayUpload: Bool
+    /// Why the last upload was refused.
+    var problem: String?
+    /// The name of the file just uploaded.
+    var uploadedName: String?
 }

@@ -131,51 +131,106 @@ package struct InvitationPageRoutes: Sendable {
         async let sites = pages.api.sites(of: studyId, token: session.token, logger: context.logger)
         async let invitations = pages.api.invitations(of: studyId, query: filter.query, token: session.token, logger: context.logger)
         let state = try await pages.load(studyId, session: session, context: context)
-        var page = pages.studyPage(
-            title: "Invitations · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
-            sections: state.sections, current: "invitations")
         let studyAdmin = (state.role ?? .viewer) >= .studyAdmin
         let siteList = try await sites
-        page["sites"] = siteList.sites.map { site -> [String: Any] in
-            [
-                "siteId": site.siteId, "name": site.name, "location": site.location,
-                "target": site.targetEnrollment.map { $0.formatted() } ?? "", "invited": site.counts.invited,
-                "enrolled": site.counts.enrolled, "withdrawn": site.counts.withdrawn, "revoked": site.counts.revoked,
-                "expired": site.counts.expired, "participants": site.counts.participants,
-                "decommissioned": site.decommissionedAt != nil, "selected": site.siteId == filter.site,
-            ]
-        }
-        page["hasSites"] = !siteList.sites.isEmpty
-        page["study"] = (page["study"] as? [String: Any] ?? [:]).merging(["counts": [
-            "invited": siteList.study.invited, "enrolled": siteList.study.enrolled, "withdrawn": siteList.study.withdrawn,
-            "revoked": siteList.study.revoked, "expired": siteList.study.expired, "participants": siteList.study.participants,
-        ]]) { $1 }
         let list = try await invitations
-        page["invitations"] = list.invitations.map { invitation -> [String: Any] in
-            let open = invitation.state == "invited" || invitation.state == "expired"
-            return [
-                "invitationId": invitation.invitationId, "shortId": String(invitation.invitationId.prefix(8)),
-                "email": invitation.email ?? "", "site": invitation.siteName ?? "", "state": invitation.state,
-                "stateClass": "state-\(invitation.state)", "expiresAt": StudyPageModels.timestamp(invitation.expiresAt),
-                "sent": invitation.sentCount, "participantId": invitation.participantId ?? "",
-                "hasParticipant": invitation.participantId != nil, "otherAddress": invitation.sameEmail == false,
-                "actions": studyAdmin && open,
-            ]
-        }
-        page["hasInvitations"] = !list.invitations.isEmpty
-        page["identities"] = list.identities
-        page["more"] = list.next != nil
-        page["states"] = Invitation.states.map { ["value": $0, "selected": $0 == filter.state] }
-        page["studyAdmin"] = studyAdmin
-        page["notice"] = notice
-        page["hasNotice"] = !notice.isEmpty
-        page["problems"] = problems.map(StudyPageModels.item)
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "Nothing was changed"
-        return pages.renderer.page("invitations", page, status: status)
+        let view = InvitationsView(
+            sites: siteList.sites.map { site in
+                .init(
+                    siteId: site.siteId, name: site.name, location: site.location, target: site.targetEnrollment.map { $0.formatted() } ?? "",
+                    invited: site.counts.invited, enrolled: site.counts.enrolled, withdrawn: site.counts.withdrawn,
+                    revoked: site.counts.revoked, expired: site.counts.expired, participants: site.counts.participants,
+                    decommissioned: site.decommissionedAt != nil, selected: site.siteId == filter.site)
+            },
+            hasSites: !siteList.sites.isEmpty,
+            counts: .init(
+                invited: siteList.study.invited, enrolled: siteList.study.enrolled, withdrawn: siteList.study.withdrawn,
+                revoked: siteList.study.revoked, expired: siteList.study.expired, participants: siteList.study.participants),
+            invitations: list.invitations.map { invitation in
+                let open = invitation.state == "invited" || invitation.state == "expired"
+                return .init(
+                    invitationId: invitation.invitationId, shortId: String(invitation.invitationId.prefix(8)), email: invitation.email ?? "",
+                    site: invitation.siteName ?? "", state: invitation.state, stateClass: "state-\(invitation.state)",
+                    expiresAt: StudyPageModels.timestamp(invitation.expiresAt), sent: invitation.sentCount,
+                    participantId: invitation.participantId ?? "", hasParticipant: invitation.participantId != nil,
+                    otherAddress: invitation.sameEmail == false, actions: studyAdmin && open)
+            },
+            hasInvitations: !list.invitations.isEmpty, identities: list.identities, more: list.next != nil,
+            states: Invitation.states.map { .init(value: $0, selected: $0 == filter.state) }, studyAdmin: studyAdmin, notice: notice,
+            hasNotice: !notice.isEmpty, problemReport: ProblemReport(heading: "Nothing was changed", problems))
+        return pages.render(view, title: "Invitations · \(state.summary.name)", session: session, state: state, current: "invitations", status: status)
     }
 }
 
 extension String {
     var nilIfEmpty: String? { isEmpty ? nil : self }
+}
+
+/// `invitations.mustache`: the study's sites with their counts, its invitations, and the forms
+/// that invite people and add sites.
+struct InvitationsView: PageView {
+    static let template = "invitations"
+
+    struct Counts {
+        var invited: Int
+        var enrolled: Int
+        var withdrawn: Int
+        var revoked: Int
+        var expired: Int
+        var participants: Int
+    }
+
+    struct Site {
+        var siteId: String
+        var name: String
+        var location: String
+        var target: String
+        var invited: Int
+        var enrolled: Int
+        var withdrawn: Int
+        var revoked: Int
+        var expired: Int
+        var participants: Int
+        var decommissioned: Bool
+        /// The site the list is filtered to.
+        var selected: Bool
+    }
+
+    struct Row {
+        var invitationId: String
+        var shortId: String
+        var email: String
+        var site: String
+        var state: String
+        var stateClass: String
+        var expiresAt: String
+        var sent: Int
+        var participantId: String
+        var hasParticipant: Bool
+        /// The participant joined with an address other than the one invited.
+        var otherAddress: Bool
+        /// Resend and revoke are offered.
+        var actions: Bool
+    }
+
+    struct StateChoice {
+        var value: String
+        var selected: Bool
+    }
+
+    var sites: [Site]
+    var hasSites: Bool
+    /// The whole study's counts.
+    var counts: Counts
+    var invitations: [Row]
+    var hasInvitations: Bool
+    /// E-mail addresses are shown (study admins).
+    var identities: Bool
+    /// The list was cut at its page size.
+    var more: Bool
+    var states: [StateChoice]
+    var studyAdmin: Bool
+    var notice: String
+    var hasNotice: Bool
+    var problemReport: ProblemReport?
 }

@@ -74,38 +74,57 @@ package struct MessageRoutes: Sendable {
         async let audience = pages.api.audience(of: studyId, token: session.token, logger: context.logger)
         async let notifications = pages.api.notifications(ofStudy: studyId, token: session.token, logger: context.logger)
         let state = try await pages.load(studyId, session: session, context: context)
-        var page = pages.studyPage(
-            title: "Messages · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
-            sections: state.sections, current: "messages")
         let active = [.active, .testing].contains(state.summary.status)
         let counted = try await audience
-        page["active"] = active
-        page["statusLabel"] = StudyPageModels.statusLabel(state.summary.status)
         let participants = counted.participants == 1 ? "1 participant" : "\(counted.participants.formatted()) participants"
-        page["participants"] = participants
-        page["devices"] = counted.devices == 1 ? "1 device" : "\(counted.devices.formatted()) devices"
-        page["nobody"] = counted.participants == 0
-        page["maySend"] = active && state.role == .studyAdmin && counted.participants > 0
-        page["notStudyAdmin"] = active && state.role != .studyAdmin
-        page["confirm"] = "Send this message to \(participants) now? It cannot be called back."
-        page["sent"] = sent
-        let rows = try await notifications.map { record -> [String: Any] in
-            [
-                "kind": Self.origin(record.origin), "title": record.title?.text(for: "en") ?? "",
-                "message": record.message.text(for: "en"), "dueAt": StudyPageModels.timestamp(record.dueAt),
-                "sentAt": record.sentAt.map(StudyPageModels.timestamp) ?? "not yet",
-            ]
+        let rows = try await notifications.map { record in
+            MessagesView.Notification(
+                kind: Self.origin(record.origin), title: record.title?.text(for: "en") ?? "", message: record.message.text(for: "en"),
+                dueAt: StudyPageModels.timestamp(record.dueAt), sentAt: record.sentAt.map(StudyPageModels.timestamp) ?? "not yet")
         }
-        page["notifications"] = rows
-        page["hasNotifications"] = !rows.isEmpty
-        page["form"] = FormHTML.render(
-            [Self.title, Self.text].map {
-                ElementView.make(.field($0), at: .init(tokens: []), values: form, problems: problems, spanish: state.spanish, readOnly: false)
-            },
-            studyId: nil)
-        page["problems"] = problems.map(StudyPageModels.item)
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "Not sent"
-        return pages.renderer.page("messages", page, status: status)
+        let view = MessagesView(
+            active: active, statusLabel: StudyPageModels.statusLabel(state.summary.status), participants: participants,
+            devices: counted.devices == 1 ? "1 device" : "\(counted.devices.formatted()) devices", nobody: counted.participants == 0,
+            maySend: active && state.role == .studyAdmin && counted.participants > 0, notStudyAdmin: active && state.role != .studyAdmin,
+            confirm: "Send this message to \(participants) now? It cannot be called back.", sent: sent, notifications: rows,
+            hasNotifications: !rows.isEmpty,
+            form: FormHTML.render(
+                [Self.title, Self.text].map {
+                    ElementView.make(.field($0), at: .init(tokens: []), values: form, problems: problems, spanish: state.spanish, readOnly: false)
+                },
+                studyId: nil),
+            problemReport: ProblemReport(heading: "Not sent", problems))
+        return pages.render(view, title: "Messages · \(state.summary.name)", session: session, state: state, current: "messages", status: status)
     }
+}
+
+/// `messages.mustache`: a message to the study's participants, who it reaches, and what the
+/// study has sent.
+struct MessagesView: PageView {
+    static let template = "messages"
+
+    struct Notification {
+        var kind: String
+        var title: String
+        var message: String
+        var dueAt: String
+        var sentAt: String
+    }
+
+    /// The study is active or in testing: messages can be sent.
+    var active: Bool
+    var statusLabel: String
+    /// Who a message reaches, in words.
+    var participants: String
+    var devices: String
+    var nobody: Bool
+    var maySend: Bool
+    var notStudyAdmin: Bool
+    /// The question asked before sending.
+    var confirm: String
+    var sent: Bool
+    var notifications: [Notification]
+    var hasNotifications: Bool
+    var form: SafeHTML
+    var problemReport: ProblemReport?
 }

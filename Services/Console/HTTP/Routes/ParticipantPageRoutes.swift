@@ -43,10 +43,17 @@ package struct ParticipantPageRoutes: Sendable {
         return try await pages.signedIn(request, context) { session, _ in
             let order = [("sort", sort == .participantId ? "" : sort.rawValue), ("order", descending ? "desc" : "")]
             // A number searched for is a participant number: the person it links to, or no one.
+            // When the response service cannot say, it is searched for as text, and the page says so.
             var searchBy = [("q", search)]
+            var numberSearchFailed = false
             if let number = Int64(search), number > 0 {
-                let hash = try? await pages.api.participantLink(number, of: studyId, token: session.token, logger: context.logger)
-                searchBy = [("appTokenSHA256", hash ?? String(repeating: "0", count: 64))]
+                let link = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                    try await pages.api.participantLink(number, of: studyId, token: session.token, logger: context.logger)
+                }
+                switch link {
+                case .success(let hash): searchBy = [("appTokenSHA256", hash ?? String(repeating: "0", count: 64))]
+                case .failure: numberSearchFailed = true
+                }
             }
             async let participants = pages.api.participants(
                 of: studyId,
@@ -55,9 +62,6 @@ package struct ParticipantPageRoutes: Sendable {
             async let sites = pages.api.sites(of: studyId, token: session.token, logger: context.logger)
             async let adherence = pages.api.adherence(of: studyId, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
-            var page = pages.studyPage(
-                title: "Participants · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
-                sections: state.sections, current: "participants")
             let list = try await participants
             // One identity for a person on every page: the participant number of the study's data
             // and exports, found at the response service by the hash registration holds. The
@@ -66,48 +70,44 @@ package struct ParticipantPageRoutes: Sendable {
                 try await pages.api.participantNumbers(
                     of: studyId, hashes: list.participants.compactMap(\.appTokenSHA256), token: session.token, logger: context.logger)
             }
-            if case .failure = numbers { page["numbersUnavailable"] = true }
             let numberOf = try? numbers.get()
-            page["participants"] = list.participants.map { participant -> [String: Any] in
+            let rows = list.participants.map { participant in
                 let number = participant.appTokenSHA256.flatMap { numberOf?[$0] }
-                return [
-                    "participantId": participant.participantId, "label": numberOf == nil ? Self.unknownNumber : Self.label(number),
-                    "email": participant.email ?? "", "status": StatusNames.participant(participant.status), "site": participant.siteName ?? "",
-                    "enrolledAt": participant.enrolledAt.map(StudyPageModels.timestamp) ?? "",
-                    "consent": participant.consentVersions.last ?? "", "sharing": participant.sharing ?? "",
-                    "lastActivityAt": participant.lastActivityAt.map(StudyPageModels.timestamp) ?? "",
-                    "completion": participant.completion, "adherence": participant.adherence,
-                ]
+                return ParticipantsView.Row(
+                    participantId: participant.participantId, label: numberOf == nil ? Self.unknownNumber : Self.label(number),
+                    email: participant.email ?? "", status: StatusNames.participant(participant.status), site: participant.siteName ?? "",
+                    enrolledAt: participant.enrolledAt.map(StudyPageModels.timestamp) ?? "", consent: participant.consentVersions.last ?? "",
+                    lastActivityAt: participant.lastActivityAt.map(StudyPageModels.timestamp) ?? "", completion: participant.completion,
+                    adherence: participant.adherence)
             }
-            page["hasParticipants"] = !list.participants.isEmpty
-            page["identities"] = list.identities
-            if let next = list.next {
-                page["nextHref"] = "/studies/\(AdminAPIClient.segment(studyId))/participants"
-                    + AdminAPIClient.queryString([("status", status), ("site", site), ("q", search), ("after", next)] + order)
-            }
+            let listPath = "/studies/\(AdminAPIClient.segment(studyId))/participants"
             // Each sortable column's heading links to that order (the other direction when it is
             // the current one), keeping the filters.
-            for column in ParticipantList.Sort.allCases {
+            func heading(_ column: ParticipantList.Sort) -> ParticipantsView.SortHeading {
                 let current = column == sort
                 let flip = current && !descending
-                page["sort_\(column.rawValue)"] = [
-                    "href": "/studies/\(AdminAPIClient.segment(studyId))/participants"
+                return .init(
+                    href: listPath
                         + AdminAPIClient.queryString([
                             ("status", status), ("site", site), ("q", search), ("sort", column.rawValue), ("order", flip ? "desc" : "asc"),
                         ]),
-                    "ariaSort": current ? (descending ? "descending" : "ascending") : "none",
-                ]
+                    ariaSort: current ? (descending ? "descending" : "ascending") : "none")
             }
-            page["statuses"] = ParticipantList.statuses.map { ["value": $0, "label": StatusNames.participant($0), "selected": $0 == status] }
-            page["sites"] = try await sites.sites.map { ["siteId": $0.siteId, "name": $0.name, "selected": $0.siteId == site] }
-            page["search"] = search
             let adherenceCounts = try await adherence
-            page["adherence"] = adherenceCounts.activities.map { activity -> [String: Any] in
-                ["activityId": activity.activityId, "upToDate": activity.upToDate, "behind": activity.behind, "notStarted": activity.notStarted]
-            }
-            page["hasAdherence"] = !adherenceCounts.activities.isEmpty
-            page["inStudy"] = adherenceCounts.participants
-            return pages.renderer.page("participants", page)
+            let view = ParticipantsView(
+                numbersUnavailable: numberOf == nil, numberSearchFailed: numberSearchFailed, participants: rows, hasParticipants: !rows.isEmpty, identities: list.identities,
+                nextHref: list.next.map {
+                    listPath + AdminAPIClient.queryString([("status", status), ("site", site), ("q", search), ("after", $0)] + order)
+                },
+                sort: .init(status: heading(.status), enrolledAt: heading(.enrolledAt), lastActivityAt: heading(.lastActivityAt)),
+                statuses: ParticipantList.statuses.map { .init(value: $0, label: StatusNames.participant($0), selected: $0 == status) },
+                sites: try await sites.sites.map { .init(siteId: $0.siteId, name: $0.name, selected: $0.siteId == site) },
+                search: search,
+                adherence: adherenceCounts.activities.map {
+                    .init(activityId: $0.activityId, upToDate: $0.upToDate, behind: $0.behind, notStarted: $0.notStarted)
+                },
+                hasAdherence: !adherenceCounts.activities.isEmpty, inStudy: adherenceCounts.participants)
+            return pages.render(view, title: "Participants · \(state.summary.name)", session: session, state: state, current: "participants")
         }
     }
 
@@ -159,42 +159,36 @@ package struct ParticipantPageRoutes: Sendable {
             case .success(let found): label = Self.label(found)
             case .failure: label = Self.unknownNumber
             }
-            var page = pages.studyPage(
-                title: "\(label) · \(state.summary.name)", session: session,
-                summary: state.summary, role: state.role, sections: state.sections, current: "participants")
             let participant = found.participant
-            page["participant"] = [
-                "label": label, "participantId": participant.participantId, "email": participant.email ?? "", "hasEmail": participant.email != nil,
-                "status": StatusNames.participant(participant.status), "site": participant.siteName ?? "none",
-                "enrolledAt": participant.enrolledAt.map(StudyPageModels.timestamp) ?? "not yet",
-                "withdrawnAt": participant.withdrawnAt.map(StudyPageModels.timestamp) ?? "",
-                "hasWithdrawn": participant.withdrawnAt != nil, "sharing": participant.sharing ?? "not asked",
-                "completion": participant.completion, "adherence": participant.adherence,
-                "verified": found.account.verified ? "yes" : "not yet",
-                "locked": found.account.lockedUntil.map { "until \(StudyPageModels.timestamp($0))" } ?? "no",
-                "disabled": found.account.disabledAt.map { "since \(StudyPageModels.timestamp($0))" } ?? "no",
-            ] as [String: Any]
-            page["consents"] = found.consents.map { consent -> [String: Any] in
-                [
-                    "consentId": consent.consentId, "version": consent.version, "status": consent.status, "sharing": consent.sharing,
-                    "recordedAt": StudyPageModels.timestamp(consent.recordedAt), "hasPDF": consent.pdfSHA256 != nil,
-                    "pdfBytes": consent.pdfBytes.map { "\(($0 + 1023) / 1024) KB" } ?? "", "sha": String((consent.pdfSHA256 ?? "").prefix(16)),
-                    "download": found.mayReadConsentPDFs && consent.pdfSHA256 != nil,
-                ]
-            }
-            page["hasConsents"] = !found.consents.isEmpty
-            page["activities"] = found.activities.map { activity -> [String: Any] in
-                [
-                    "activityId": activity.activityId, "version": activity.version, "state": StatusNames.activity(activity.state),
-                    "runId": activity.runId,
-                    "runs": "\(activity.runsCompleted) of \(activity.runsTotal)", "missed": activity.runsMissed,
-                    "updatedAt": StudyPageModels.timestamp(activity.updatedAt),
-                ]
-            }
-            page["hasActivities"] = !found.activities.isEmpty
-            // Their responses, found at the response service by the hash of the participant id
-            // their app holds (registration knows it once the app reported it).
-            page["responsesLinked"] = found.appTokenSHA256 != nil
+            var view = ParticipantView(
+                participant: .init(
+                    label: label, participantId: participant.participantId, email: participant.email ?? "", hasEmail: participant.email != nil,
+                    status: StatusNames.participant(participant.status), site: participant.siteName ?? "none",
+                    enrolledAt: participant.enrolledAt.map(StudyPageModels.timestamp) ?? "not yet",
+                    withdrawnAt: participant.withdrawnAt.map(StudyPageModels.timestamp) ?? "", hasWithdrawn: participant.withdrawnAt != nil,
+                    sharing: participant.sharing ?? "not asked", completion: participant.completion, adherence: participant.adherence,
+                    verified: found.account.verified ? "yes" : "not yet",
+                    locked: found.account.lockedUntil.map { "until \(StudyPageModels.timestamp($0))" } ?? "no",
+                    disabled: found.account.disabledAt.map { "since \(StudyPageModels.timestamp($0))" } ?? "no"),
+                consents: found.consents.map { consent in
+                    .init(
+                        consentId: consent.consentId, version: consent.version, status: consent.status, sharing: consent.sharing,
+                        recordedAt: StudyPageModels.timestamp(consent.recordedAt), hasPDF: consent.pdfSHA256 != nil,
+                        pdfBytes: consent.pdfBytes.map { "\(($0 + 1023) / 1024) KB" } ?? "", sha: String((consent.pdfSHA256 ?? "").prefix(16)),
+                        download: found.mayReadConsentPDFs && consent.pdfSHA256 != nil)
+                },
+                hasConsents: !found.consents.isEmpty,
+                activities: found.activities.map { activity in
+                    .init(
+                        activityId: activity.activityId, version: activity.version, state: StatusNames.activity(activity.state),
+                        runId: activity.runId, runs: "\(activity.runsCompleted) of \(activity.runsTotal)", missed: activity.runsMissed,
+                        updatedAt: StudyPageModels.timestamp(activity.updatedAt))
+                },
+                hasActivities: !found.activities.isEmpty,
+                // Their responses, found at the response service by the hash of the participant id
+                // their app holds (registration knows it once the app reported it).
+                responsesLinked: found.appTokenSHA256 != nil)
+            let title = "\(label) · \(state.summary.name)"
             if let hash = found.appTokenSHA256 {
                 // The rest of the page is registration's: it stands when the response service
                 // cannot answer, with a note in place of the responses.
@@ -204,20 +198,18 @@ package struct ParticipantPageRoutes: Sendable {
                         logger: context.logger)
                 }
                 guard case .success(let responses) = outcome else {
-                    page["responsesUnavailable"] = true
-                    return pages.renderer.page("participant", page)
+                    view.responsesUnavailable = true
+                    return pages.render(view, title: title, session: session, state: state, current: "participants")
                 }
-                page["responses"] = responses.reversed().map { response -> [String: Any] in
-                    [
-                        "id": String(response.id), "activityId": response.activityId, "version": response.version,
-                        "status": response.status, "error": response.errorMessage ?? "",
-                        "receivedAt": StudyPageModels.timestamp(response.receivedAt),
-                        "rowsHref": ResponseDataRoutes.tableHref(studyId, response.activityId)
-                            + AdminAPIClient.queryString([("participant", String(response.participantId))]),
-                    ]
+                view.responses = responses.reversed().map { response in
+                    .init(
+                        id: String(response.id), activityId: response.activityId, version: response.version, status: response.status,
+                        error: response.errorMessage ?? "", receivedAt: StudyPageModels.timestamp(response.receivedAt),
+                        rowsHref: ResponseDataRoutes.tableHref(studyId, response.activityId)
+                            + AdminAPIClient.queryString([("participant", String(response.participantId))]))
                 }
-                page["hasResponses"] = !responses.isEmpty
-                page["responseParticipant"] = responses.first.map { String($0.participantId) } ?? ""
+                view.hasResponses = !responses.isEmpty
+                view.responseParticipant = responses.first.map { String($0.participantId) } ?? ""
                 // Each archive a Sage app sent made one of those responses: theirs, with files.
                 if let number = responses.first?.participantId {
                     let archives = await ConsolePages.outcome { () async throws(AdminAPIError) in
@@ -225,33 +217,17 @@ package struct ParticipantPageRoutes: Sendable {
                             of: studyId, participant: number, limit: Self.archivesShown, token: session.token, logger: context.logger)
                     }
                     if case .success(let list) = archives, !list.archives.isEmpty {
-                        page["sageArchives"] = list.archives.map { Self.archiveModel($0, studyId: studyId) }
-                        page["hasSageArchives"] = true
+                        view.sageArchives = list.archives.map { ParticipantView.Archive($0, studyId: studyId) }
+                        view.hasSageArchives = true
                     }
                 }
             }
-            return pages.renderer.page("participant", page)
+            return pages.render(view, title: title, session: session, state: state, current: "participants")
         }
     }
 
     /// The archives a participant's page lists.
     static let archivesShown = 50
-
-    static func archiveModel(_ archive: SageArchiveSummary, studyId: String) -> [String: Any] {
-        let href = "/studies/\(AdminAPIClient.segment(studyId))/sage-archives/\(AdminAPIClient.segment(archive.archiveId))"
-        return [
-            "archiveId": archive.archiveId, "shortId": String(archive.archiveId.prefix(8)), "assessmentId": archive.assessmentId,
-            "version": archive.activityVersion, "receivedAt": StudyPageModels.timestamp(archive.receivedAt),
-            "size": StudyPageModels.byteSize(archive.bytes), "sealed": archive.sealed, "status": archive.status ?? "deleted",
-            "error": archive.error ?? "", "hasError": !(archive.error ?? "").isEmpty, "href": href,
-            "files": archive.files.map { file -> [String: Any] in
-                [
-                    "name": file.name, "size": StudyPageModels.byteSize(file.bytes), "unexpected": file.unexpected,
-                    "href": href + "/file" + AdminAPIClient.queryString([("name", file.name)]),
-                ]
-            },
-        ]
-    }
 
     /// An archive's ZIP, or one of its files, passed on from the response service (editors; it
     /// audits each download).

@@ -156,51 +156,95 @@ package struct ProcessingRoutes: Sendable {
             token: session.token, logger: context.logger)
         async let forwarding = pages.api.forwarding(of: studyId, token: session.token, logger: context.logger)
         let state = try await pages.load(studyId, session: session, context: context)
-        var page = pages.studyPage(
-            title: "Processing and forwarding · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
-            sections: state.sections, current: "processing")
         let role = state.role ?? .viewer
         let failures = try await failed
-        page["failed"] = failures.map { response -> [String: Any] in
-            [
-                "id": String(response.id), "participantId": String(response.participantId), "activityId": response.activityId,
-                "version": response.version, "receivedAt": StudyPageModels.timestamp(response.receivedAt),
-                "error": response.errorMessage ?? "",
-                "participantHref": ResponseDataRoutes.tableHref(studyId, response.activityId)
-                    + AdminAPIClient.queryString([("participant", String(response.participantId))]),
-            ]
-        }
-        page["hasFailed"] = !failures.isEmpty
-        if failures.count == Self.failedPageSize, let last = failures.last {
-            page["failedNextHref"] = "/studies/\(AdminAPIClient.segment(studyId))/processing?after=\(last.id)"
-        }
-        page["mayReprocess"] = role >= .studyAdmin
         let settings = try await forwarding
         let shown = forwardingForm ?? [
             "type": settings.type, "url": settings.url ?? "", "username": settings.username ?? "",
             "tokenRequestURL": settings.tokenRequestURL ?? "", "tokenField": settings.tokenField ?? "", "header": settings.header ?? "",
         ]
         let type = (shown["type"] ?? "disabled").lowercased()
-        page["forwarding"] = [
-            "type": settings.type, "url": shown["url"] ?? "", "username": shown["username"] ?? "",
-            "tokenRequestURL": shown["tokenRequestURL"] ?? "", "tokenField": shown["tokenField"] ?? "", "header": shown["header"] ?? "",
-            "hasPassword": settings.password != nil, "updatedBy": settings.updatedBy ?? "",
-            "updatedAt": settings.updatedAt.map(StudyPageModels.timestamp) ?? "", "wasUpdated": settings.updatedAt != nil,
-            "waiting": settings.status.waiting.formatted(), "failing": settings.status.failing.formatted(), "hasFailing": settings.status.failing > 0,
-            "forwarded": settings.status.forwarded.formatted(),
-            "lastForwardedAt": settings.status.lastForwardedAt.map(StudyPageModels.timestamp) ?? "never",
-            "lastError": settings.status.lastError ?? "", "hasLastError": settings.status.lastError != nil,
-            "enabled": settings.type != "disabled",
-        ] as [String: Any]
-        page["types"] = [("disabled", "Off"), ("basic", "HTTPS with a username and password"), ("oauth", "HTTPS with an OAuth token")]
-            .map { ["value": $0.0, "label": $0.1, "selected": $0.0 == type] }
-        page["mayForward"] = role >= .studyAdmin
-        page["mayUpload"] = role >= .editor
-        page["notice"] = notice
-        page["hasNotice"] = !notice.isEmpty
-        page["problems"] = problems.map(StudyPageModels.item)
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "Nothing was changed"
-        return pages.renderer.page("processing", page, status: status)
+        let view = ProcessingView(
+            failed: failures.map { response in
+                .init(
+                    id: String(response.id), participantId: String(response.participantId), activityId: response.activityId,
+                    version: response.version, receivedAt: StudyPageModels.timestamp(response.receivedAt), error: response.errorMessage ?? "",
+                    participantHref: ResponseDataRoutes.tableHref(studyId, response.activityId)
+                        + AdminAPIClient.queryString([("participant", String(response.participantId))]))
+            },
+            hasFailed: !failures.isEmpty,
+            failedNextHref: failures.count == Self.failedPageSize
+                ? failures.last.map { "/studies/\(AdminAPIClient.segment(studyId))/processing?after=\($0.id)" } : nil,
+            mayReprocess: role >= .studyAdmin,
+            forwarding: .init(
+                type: settings.type, url: shown["url"] ?? "", username: shown["username"] ?? "",
+                tokenRequestURL: shown["tokenRequestURL"] ?? "", tokenField: shown["tokenField"] ?? "", header: shown["header"] ?? "",
+                hasPassword: settings.password != nil, updatedBy: settings.updatedBy ?? "",
+                updatedAt: settings.updatedAt.map(StudyPageModels.timestamp) ?? "", wasUpdated: settings.updatedAt != nil,
+                waiting: settings.status.waiting.formatted(), failing: settings.status.failing.formatted(),
+                hasFailing: settings.status.failing > 0, forwarded: settings.status.forwarded.formatted(),
+                lastForwardedAt: settings.status.lastForwardedAt.map(StudyPageModels.timestamp) ?? "never",
+                lastError: settings.status.lastError ?? "", hasLastError: settings.status.lastError != nil, enabled: settings.type != "disabled"),
+            types: [("disabled", "Off"), ("basic", "HTTPS with a username and password"), ("oauth", "HTTPS with an OAuth token")]
+                .map { .init(value: $0.0, label: $0.1, selected: $0.0 == type) },
+            mayForward: role >= .studyAdmin, mayUpload: role >= .editor, notice: notice, hasNotice: !notice.isEmpty,
+            problemReport: ProblemReport(heading: "Nothing was changed", problems))
+        return pages.render(
+            view, title: "Processing and forwarding · \(state.summary.name)", session: session, state: state, current: "processing", status: status)
     }
+}
+
+/// `processing.mustache`: the responses that failed processing, the forwarding settings, and the
+/// participant properties' upload.
+struct ProcessingView: PageView {
+    static let template = "processing"
+
+    struct Failure {
+        var id: String
+        var participantId: String
+        var activityId: String
+        var version: String
+        var receivedAt: String
+        var error: String
+        var participantHref: String
+    }
+
+    struct Forwarding {
+        var type: String
+        var url: String
+        var username: String
+        var tokenRequestURL: String
+        var tokenField: String
+        var header: String
+        var hasPassword: Bool
+        var updatedBy: String
+        var updatedAt: String
+        var wasUpdated: Bool
+        var waiting: String
+        var failing: String
+        var hasFailing: Bool
+        var forwarded: String
+        var lastForwardedAt: String
+        var lastError: String
+        var hasLastError: Bool
+        var enabled: Bool
+    }
+
+    struct Choice {
+        var value: String
+        var label: String
+        var selected: Bool
+    }
+
+    var failed: [Failure]
+    var hasFailed: Bool
+    var failedNextHref: String?
+    var mayReprocess: Bool
+    var forwarding: Forwarding
+    var types: [Choice]
+    var mayForward: Bool
+    var mayUpload: Bool
+    var notice: String
+    var hasNotice: Bool
+    var problemReport: ProblemReport?
 }

@@ -31,26 +31,19 @@ package struct ResponseDataRoutes: Sendable {
         return try await pages.signedIn(request, context) { session, _ in
             async let tables = pages.api.responseTables(of: studyId, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
-            var page = pages.studyPage(
-                title: "Response data · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
-                sections: state.sections, current: "data")
             let list = try await tables.tables
-            page["tables"] = list.map { table -> [String: Any] in
-                [
-                    "name": table.name, "href": Self.tableHref(studyId, table.name), "parent": table.parent ?? "",
-                    "isChild": table.parent != nil, "rows": table.rows.formatted(), "columns": table.columns.filter { !$0.system }.count,
-                ]
-            }
-            page["hasTables"] = !list.isEmpty
             let rows = list.reduce(0) { $0 + $1.rows }
-            page["totalRows"] = rows.formatted()
-            // What the export's progress counts: a line per row, and a line of columns per table
-            // (the CSV files' headers, the JSON lines' column lines); the zip's manifest is one more.
-            page["exportLines"] = rows
-            page["exportFiles"] = list.count
-            page["exportZipExtra"] = list.count + 1
-            page["mayExport"] = (state.role ?? .viewer) >= .editor
-            return pages.renderer.page("data", page)
+            let view = DataView(
+                tables: list.map { table in
+                    .init(
+                        name: table.name, href: Self.tableHref(studyId, table.name), parent: table.parent ?? "", isChild: table.parent != nil,
+                        rows: table.rows.formatted(), columns: table.columns.filter { !$0.system }.count)
+                },
+                hasTables: !list.isEmpty, totalRows: rows.formatted(),
+                // What the export's progress counts: a line per row, and a line of columns per table
+                // (the CSV files' headers, the JSON lines' column lines); the zip's manifest is one more.
+                exportLines: rows, exportFiles: list.count, exportZipExtra: list.count + 1, mayExport: (state.role ?? .viewer) >= .editor)
+            return pages.render(view, title: "Response data · \(state.summary.name)", session: session, state: state, current: "data")
         }
     }
 
@@ -73,79 +66,65 @@ package struct ResponseDataRoutes: Sendable {
                     token: session.token, logger: context.logger)
             }
             let state = try await pages.load(studyId, session: session, context: context)
-            var page = pages.studyPage(
-                title: "\(tableName) · Response data · \(state.summary.name)", session: session, summary: state.summary,
-                role: state.role, sections: state.sections, current: "data")
-            page["dataHref"] = "/studies/\(AdminAPIClient.segment(studyId))/data"
-            // Only the filters given: an empty string would still open a template section.
-            page["filter"] = Dictionary(uniqueKeysWithValues: filters.filter { !$0.1.isEmpty }.map { ($0.0, $0.1) })
+            let given = { (name: String) -> String? in filters.first { $0.0 == name }.flatMap { $0.1.isEmpty ? nil : $0.1 } }
             let result: TableRowsPage
+            var problemReport: ProblemReport?
             switch outcome {
             case .success(let rows): result = rows
             case .failure(let error):
                 guard error.status == 400 else { throw error }
                 // A filter the service refused: the table's first page, with the reason.
-                page["problems"] = [StudyPageModels.item(ValidationProblem(pointer: "", message: error.message))]
-                page["hasProblems"] = true
-                page["problemsHeading"] = "These filters cannot be used"
+                problemReport = ProblemReport(heading: "These filters cannot be used", [ValidationProblem(pointer: "", message: error.message)])
                 result = try await pages.api.tableRows(
                     tableName, of: studyId, query: [("limit", String(Self.pageSize))], token: session.token, logger: context.logger)
             }
-            // The table as the service names it (the path may have had another case).
-            page["table"] = ["name": result.table, "parent": result.parent ?? ""]
-            page["hasParent"] = result.parent != nil
-            page["parentHref"] = result.parent.map { Self.tableHref(studyId, $0) } ?? ""
-            page["clearHref"] = Self.tableHref(studyId, result.table) + AdminAPIClient.queryString([("parent", value("parent"))])
             let base = Self.tableHref(studyId, result.table)
-            page["columnCount"] = result.columns.count
-            page["columns"] = result.columns.enumerated().map { index, column -> [String: Any] in
-                let current = column.name == result.sort
-                let flip = current && result.order == "asc"
-                return [
-                    "name": column.name, "type": column.maxLength.map { "text ≤ \($0)" } ?? column.type,
-                    "numeric": column.type == "number" || column.type == "key",
-                    "href": base + AdminAPIClient.queryString(filters + [("sort", column.name), ("order", flip ? "desc" : "asc")]),
-                    "ariaSort": current ? (result.order == "desc" ? "descending" : "ascending") : "none",
-                    "index": index,
-                ]
-            }
             let keyIndex = result.columns.firstIndex { $0.name == "Key" }
             let participantIndex = result.columns.firstIndex { $0.name == "ParticipantId" }
-            page["rows"] = result.rows.map { row -> [String: Any] in
-                let key = keyIndex.flatMap { row.indices.contains($0) ? Self.text(row[$0]) : nil } ?? ""
-                var cells: [[String: Any]] = []
-                for (index, value) in row.enumerated() {
-                    let type = result.columns.indices.contains(index) ? result.columns[index].type : "text"
-                    var cell: [String: Any] = [
-                        "text": Self.text(value), "missing": value == .null, "numeric": type == "number" || type == "key",
-                    ]
-                    if index == participantIndex, value != .null {
-                        // The number opens the person's page (the same person the participants
-                        // list names by it); beside it, their rows alone.
-                        cell["href"] = "/studies/\(AdminAPIClient.segment(studyId))/participants/number/\(Self.text(value))"
-                        cell["linkLabel"] = "Participant \(Self.text(value))'s page"
-                        cell["filterHref"] = base + AdminAPIClient.queryString([("participant", Self.text(value))])
-                        cell["filterLabel"] = "Only participant \(Self.text(value))'s rows"
+            let view = DataTableView(
+                dataHref: "/studies/\(AdminAPIClient.segment(studyId))/data",
+                filter: .init(participant: given("participant"), from: given("from"), to: given("to"), parent: given("parent")),
+                problemReport: problemReport,
+                // The table as the service names it (the path may have had another case).
+                table: .init(name: result.table, parent: result.parent), hasParent: result.parent != nil,
+                parentHref: result.parent.map { Self.tableHref(studyId, $0) } ?? "",
+                clearHref: base + AdminAPIClient.queryString([("parent", value("parent"))]),
+                columnCount: result.columns.count,
+                columns: result.columns.enumerated().map { index, column in
+                    let current = column.name == result.sort
+                    let flip = current && result.order == "asc"
+                    return .init(
+                        name: column.name, type: column.maxLength.map { "text ≤ \($0)" } ?? column.type,
+                        numeric: column.type == "number" || column.type == "key",
+                        href: base + AdminAPIClient.queryString(filters + [("sort", column.name), ("order", flip ? "desc" : "asc")]),
+                        ariaSort: current ? (result.order == "desc" ? "descending" : "ascending") : "none", index: index)
+                },
+                rows: result.rows.map { row in
+                    let key = keyIndex.flatMap { row.indices.contains($0) ? Self.text(row[$0]) : nil } ?? ""
+                    let cells = row.enumerated().map { index, value in
+                        let type = result.columns.indices.contains(index) ? result.columns[index].type : "text"
+                        var cell = DataTableView.Cell(text: Self.text(value), missing: value == .null, numeric: type == "number" || type == "key")
+                        if index == participantIndex, value != .null {
+                            // The number opens the person's page (the same person the participants
+                            // list names by it); beside it, their rows alone.
+                            cell.href = "/studies/\(AdminAPIClient.segment(studyId))/participants/number/\(cell.text)"
+                            cell.linkLabel = "Participant \(cell.text)'s page"
+                            cell.filterHref = base + AdminAPIClient.queryString([("participant", cell.text)])
+                            cell.filterLabel = "Only participant \(cell.text)'s rows"
+                        }
+                        return cell
                     }
-                    cells.append(cell)
-                }
-                return [
-                    "key": key, "cells": cells,
-                    "children": result.children.map { child in
-                        ["name": child, "href": Self.tableHref(studyId, child) + AdminAPIClient.queryString([("parent", key)])]
-                    },
-                ]
-            }
-            page["hasRows"] = !result.rows.isEmpty
-            page["hasChildren"] = !result.children.isEmpty
-            page["sort"] = result.sort
-            page["order"] = result.order
-            page["isFirstPage"] = after.isEmpty
-            page["firstHref"] = base + AdminAPIClient.queryString(filters + [("sort", sort), ("order", order)])
-            if let next = result.next {
-                page["nextHref"] = base + AdminAPIClient.queryString(filters + [("sort", sort), ("order", order), ("after", next)])
-            }
-            return pages.renderer.page("data-table", page)
+                    return .init(
+                        key: key, cells: cells,
+                        children: result.children.map { child in
+                            .init(name: child, href: Self.tableHref(studyId, child) + AdminAPIClient.queryString([("parent", key)]))
+                        })
+                },
+                hasRows: !result.rows.isEmpty, hasChildren: !result.children.isEmpty, sort: result.sort, order: result.order,
+                isFirstPage: after.isEmpty, firstHref: base + AdminAPIClient.queryString(filters + [("sort", sort), ("order", order)]),
+                nextHref: result.next.map { base + AdminAPIClient.queryString(filters + [("sort", sort), ("order", order), ("after", $0)]) })
+            return pages.render(
+                view, title: "\(tableName) · Response data · \(state.summary.name)", session: session, state: state, current: "data")
         }
     }
 
@@ -175,4 +154,96 @@ package struct ResponseDataRoutes: Sendable {
         default: return value.text ?? ""
         }
     }
+}
+
+/// `data.mustache`: the study's response tables and the exports.
+struct DataView: PageView {
+    static let template = "data"
+
+    struct Table {
+        var name: String
+        var href: String
+        var parent: String
+        var isChild: Bool
+        var rows: String
+        /// The columns of answers (not the system's own).
+        var columns: Int
+    }
+
+    var tables: [Table]
+    var hasTables: Bool
+    var totalRows: String
+    /// What the export's progress bar counts to.
+    var exportLines: Int
+    var exportFiles: Int
+    var exportZipExtra: Int
+    var mayExport: Bool
+}
+
+/// `data-table.mustache`: a page of one response table's rows, filtered and sorted.
+struct DataTableView: PageView {
+    static let template = "data-table"
+
+    /// The filters given (nil: not given).
+    struct Filter {
+        var participant: String?
+        var from: String?
+        var to: String?
+        var parent: String?
+    }
+
+    struct TableName {
+        var name: String
+        var parent: String?
+    }
+
+    struct Column {
+        var name: String
+        var type: String
+        var numeric: Bool
+        /// The heading's link: sorted by this column.
+        var href: String
+        var ariaSort: String
+        var index: Int
+    }
+
+    struct Cell {
+        var text: String
+        var missing: Bool
+        var numeric: Bool
+        /// A participant number's cell links to their page, and to their rows alone.
+        var href: String?
+        var linkLabel: String?
+        var filterHref: String?
+        var filterLabel: String?
+    }
+
+    struct ChildLink {
+        var name: String
+        var href: String
+    }
+
+    struct Row {
+        var key: String
+        var cells: [Cell]
+        var children: [ChildLink]
+    }
+
+    var dataHref: String
+    var filter: Filter
+    var problemReport: ProblemReport?
+    var table: TableName
+    var hasParent: Bool
+    var parentHref: String
+    var clearHref: String
+    var columnCount: Int
+    var columns: [Column]
+    var rows: [Row]
+    var hasRows: Bool
+    var hasChildren: Bool
+    var sort: String
+    var order: String
+    var isFirstPage: Bool
+    var firstHref: String
+    var nextHref: String?
 }

@@ -76,13 +76,13 @@ package struct SchemaPageRoutes: Sendable {
         _ session: ConsoleSession, apps: [AppDefinition], values: [String: String], problems: [ValidationProblem],
         status: HTTPResponse.Status
     ) -> Response {
-        var page = pages.base(title: "New study from a schema protocol", session: session)
-        page["hasApps"] = !apps.isEmpty
-        page["apps"] = apps.map { ["appId": $0.appId, "name": $0.name, "selected": $0.appId == values["appId"]] }
-        page["values"] = values
-        page["assignments"] = Self.assignmentChoices(values["assignment"])
-        Self.describe(problems, heading: "The study was not created", into: &page)
-        return pages.renderer.page("schema-new", page, status: status)
+        let view = NewSchemaStudyView(
+            hasApps: !apps.isEmpty,
+            apps: apps.map { .init(appId: $0.appId, name: $0.name.text(for: "en"), selected: $0.appId == values["appId"]) },
+            values: .init(studyId: values["studyId"] ?? "", timeZone: values["timeZone"] ?? "", protocol: values["protocol"] ?? ""),
+            assignments: Self.assignmentChoices(values["assignment"]),
+            problemReport: Self.report(problems, "The study was not created"))
+        return pages.render(view, title: "New study from a schema protocol", session: session, status: status)
     }
 
     // MARK: A study's schema page
@@ -137,41 +137,34 @@ package struct SchemaPageRoutes: Sendable {
         async let info = pages.api.schemaInfo(of: studyId, token: session.token, logger: context.logger)
         async let participants = pages.api.schemaParticipants(of: studyId, after: after, token: session.token, logger: context.logger)
         let state = try await pages.load(studyId, session: session, context: context)
-        var page = pages.studyPage(
-            title: "Schema app · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
-            sections: state.sections, current: "schema")
-        page["editable"] = state.editable
-        page["protocol"] = protocolText
-        page["imported"] = imported
-        page["assignments"] = Self.assignmentChoices(nil)
-        Self.describe(problems, heading: "Not imported", into: &page)
-        if let warnings, !warnings.isEmpty {
-            page["warnings"] = warnings.map(StudyPageModels.item)
-            page["hasWarnings"] = true
-        }
+        var view = SchemaView(
+            editable: state.editable, protocol: protocolText, imported: imported, assignments: Self.assignmentChoices(nil),
+            problemReport: Self.report(problems, "Not imported"), warnings: (warnings ?? []).map(ProblemItem.init),
+            hasWarnings: !(warnings ?? []).isEmpty)
         if let info = try await info {
-            page["schema"] = Self.model(info)
+            view.schema = Self.model(info)
             var list = try await participants
             if list.arms.isEmpty, let arms = info.arms {
                 // The response service hears of the study when it is first published.
                 list.arms = arms.names.map { SchemaParticipantList.ArmCount(arm: $0, participants: 0) }
             }
             let total = list.arms.reduce(0) { $0 + $1.participants }
-            page["arms"] = list.arms.map { arm in
-                ["arm": arm.arm, "participants": arm.participants.formatted(),
-                 "share": total == 0 ? "–" : "\(Int((Double(arm.participants) / Double(total) * 100).rounded())) %"]
+            view.arms = list.arms.map { arm in
+                .init(
+                    arm: arm.arm, participants: arm.participants.formatted(),
+                    share: total == 0 ? "–" : "\(Int((Double(arm.participants) / Double(total) * 100).rounded())) %")
             }
-            page["hasArms"] = !list.arms.isEmpty
-            page["participants"] = list.participants.map { participant -> [String: Any] in
-                ["externalId": participant.externalId, "arm": participant.arm ?? "–",
-                 "ordinal": participant.armOrdinal.map { String($0) } ?? "–", "status": participant.status,
-                 "enrolledAt": StudyPageModels.timestamp(participant.enrolledAt), "submissions": participant.submissions.formatted()]
+            view.hasArms = !list.arms.isEmpty
+            view.participants = list.participants.map { participant in
+                .init(
+                    externalId: participant.externalId, arm: participant.arm ?? "–", ordinal: participant.armOrdinal.map { String($0) } ?? "–",
+                    status: participant.status, enrolledAt: StudyPageModels.timestamp(participant.enrolledAt),
+                    submissions: participant.submissions.formatted())
             }
-            page["hasParticipants"] = !list.participants.isEmpty
-            page["next"] = list.next.map { String($0) } ?? ""
-            page["hasNext"] = list.next != nil
+            view.hasParticipants = !list.participants.isEmpty
+            view.next = list.next.map { String($0) }
         }
-        return pages.renderer.page("schema", page, status: status)
+        return pages.render(view, title: "Schema app · \(state.summary.name)", session: session, state: state, current: "schema", status: status)
     }
 
     // MARK: The printable sheet
@@ -184,25 +177,20 @@ package struct SchemaPageRoutes: Sendable {
                 return pages.errorPage(
                     session, status: .notFound, heading: "Not found", message: "Study \(studyId) was not imported from a schema protocol.")
             }
-            var page = pages.base(title: "Join \(summary.name)", session: session)
-            page["name"] = summary.name
-            page["schema"] = Self.model(info)
-            page["studyId"] = studyId
-            return pages.renderer.page("schema-sheet", page)
+            return pages.render(SchemaSheetView(name: summary.name, schema: Self.model(info)), title: "Join \(summary.name)", session: session)
         }
     }
 
     // MARK: Models
 
     /// The study's URLs and its QR code (an inline SVG: the page needs no second request).
-    static func model(_ info: SchemaStudyInfo) -> [String: Any] {
-        let svg: Any = (try? QRCode(encoding: info.protocolURL, correction: .medium)).map { SafeHTML.qrCode($0, moduleSize: 6) } ?? ""
-        return [
-            "protocolURL": info.protocolURL, "postURL": info.postURL, "served": info.served, "qr": svg,
-            "protocolStudyId": info.protocolStudyId ?? "", "activities": info.activities.joined(separator: ", "),
-            "assignment": info.arms.map { $0.assignment == .block ? "permuted blocks" : "simple draws" } ?? "",
-            "armNames": info.arms?.names.joined(separator: ", ") ?? "",
-        ]
+    static func model(_ info: SchemaStudyInfo) -> SchemaView.Schema {
+        .init(
+            protocolURL: info.protocolURL, postURL: info.postURL, served: info.served,
+            qr: (try? QRCode(encoding: info.protocolURL, correction: .medium)).map { SafeHTML.qrCode($0, moduleSize: 6) },
+            protocolStudyId: info.protocolStudyId ?? "", activities: info.activities.joined(separator: ", "),
+            assignment: info.arms.map { $0.assignment == .block ? "permuted blocks" : "simple draws" },
+            armNames: info.arms?.names.joined(separator: ", ") ?? "")
     }
 
     static func assignment(_ value: String?) -> String? {
@@ -210,14 +198,100 @@ package struct SchemaPageRoutes: Sendable {
         return value
     }
 
-    static func assignmentChoices(_ selected: String?) -> [[String: Any]] {
-        assignments.map { ["value": $0.0, "label": $0.1, "selected": $0.0 == (selected ?? "block")] }
+    static func assignmentChoices(_ selected: String?) -> [SchemaView.Choice] {
+        assignments.map { .init(value: $0.0, label: $0.1, selected: $0.0 == (selected ?? "block")) }
     }
 
-    static func describe(_ problems: [ValidationProblem], heading: String, into page: inout [String: Any]) {
-        // Pointers here are into the protocol (`/modules/1/alerts/duration`), not a draft's page.
-        page["problems"] = problems.map(StudyPageModels.item)
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "\(heading): \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
+    /// Pointers here are into the protocol (`/modules/1/alerts/duration`), not a draft's page.
+    static func report(_ problems: [ValidationProblem], _ outcome: String) -> ProblemReport? {
+        ProblemReport(outcome, toFix: problems.map(ProblemItem.init))
     }
+}
+
+/// `schema.mustache`: a study imported from a schema protocol, its URLs, arms and participants,
+/// and the form that imports the protocol again.
+struct SchemaView: PageView {
+    static let template = "schema"
+
+    /// What the platform serves the schema app.
+    struct Schema {
+        var protocolURL: String
+        var postURL: String
+        var served: Bool
+        /// The protocol URL as a QR code.
+        var qr: SafeHTML?
+        var protocolStudyId: String
+        var activities: String
+        var assignment: String?
+        var armNames: String
+    }
+
+    struct Choice {
+        var value: String
+        var label: String
+        var selected: Bool
+    }
+
+    struct Arm {
+        var arm: String
+        var participants: String
+        var share: String
+    }
+
+    struct Participant {
+        var externalId: String
+        var arm: String
+        var ordinal: String
+        var status: String
+        var enrolledAt: String
+        var submissions: String
+    }
+
+    var editable: Bool
+    /// The protocol text of the form.
+    var `protocol`: String
+    var imported: Bool
+    var assignments: [Choice]
+    var problemReport: ProblemReport?
+    var warnings: [ProblemItem]
+    var hasWarnings: Bool
+    /// nil: the study was not imported from a schema protocol.
+    var schema: Schema?
+    var arms: [Arm] = []
+    var hasArms = false
+    var participants: [Participant] = []
+    var hasParticipants = false
+    /// Where the next page of participants starts.
+    var next: String?
+}
+
+/// `schema-new.mustache`: a new study made from a schema protocol.
+struct NewSchemaStudyView: PageView {
+    static let template = "schema-new"
+
+    struct App {
+        var appId: String
+        var name: String
+        var selected: Bool
+    }
+
+    /// What was typed into the form.
+    struct Values {
+        var studyId: String
+        var timeZone: String
+        var `protocol`: String
+    }
+
+    var hasApps: Bool
+    var apps: [App]
+    var values: Values
+    var assignments: [SchemaView.Choice]
+    var problemReport: ProblemReport?
+}
+
+/// `schema-sheet.mustache`: the printable sheet with the protocol's QR code.
+struct SchemaSheetView: PageView {
+    static let template = "schema-sheet"
+    var name: String
+    var schema: SchemaView.Schema
 }

@@ -82,14 +82,28 @@ package struct SignInRoutes: Sendable {
     /// The form, with a fresh form token in its own cookie.
     func page(next: String?, email: String, message: String?, notice: String?, status: HTTPResponse.Status) throws -> Response {
         let formToken = pages.cookies.newSignInForm()
-        var context = pages.base(title: "Sign in", session: nil)
-        context["csrf"] = formToken.csrf
-        context["next"] = ConsolePages.safeNext(next)
-        context["email"] = email
-        if let message { context["message"] = message }
-        if let notice { context["notice"] = notice }
-        var response = pages.renderer.page("signin", context, status: status)
+        let view = SignInView(next: ConsolePages.safeNext(next), email: email, message: message, notice: notice)
+        var response = pages.renderer.page(
+            Page(layout: PageLayout(title: "Sign in", user: nil, csrf: formToken.csrf), menu: nil, body: view), status: status)
         try pages.cookies.set(formToken, on: &response)
         return response
+    }
+}
+
+/// `signin.mustache`.
+package struct SignInView: PageView {
+    package static let template = "signin"
+    /// Where to go after signing in (a path of the console).
+    var next: String
+    var email: String
+    /// Why the last try failed.
+    var message: String?
+    var notice: String?
+
+    package init(next: String, email: String, message: String?, notice: String?) {
+        self.next = next
+        self.email = email
+        self.message = message
+        self.notice = notice
     }
 }

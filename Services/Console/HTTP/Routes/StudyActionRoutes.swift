@@ -71,35 +71,49 @@ package struct StudyActionRoutes: Sendable {
     ) async throws -> Response {
         async let versions = pages.api.versions(of: studyId, token: session.token, logger: context.logger)
         let state = try await pages.load(studyId, session: session, context: context)
-        var page = pages.studyPage(
-            title: "Actions · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
-            sections: state.sections, current: "actions")
         let choices = ActionChoice.available(from: state.summary.status, studyName: LocalizedText(state.summary.name))
         // Shown before the actions that freeze the draft, as the WCP's check-list was.
-        if choices.contains(where: { [LifecycleAction.publish, .publishForTesting, .launch, .publishUpdates].map(\.rawValue).contains($0.action) }) {
-            pages.addChecklist(state.checklist(), to: &page)
-        }
-        page["choices"] = choices
-        page["hasChoices"] = !choices.isEmpty
-        page["mayAct"] = state.role == .studyAdmin
-        if let done { page["done"] = done }
-        let rows = try await versions.reversed().map { version -> [String: Any] in
+        let freezes = choices.contains { [LifecycleAction.publish, .publishForTesting, .launch, .publishUpdates].map(\.rawValue).contains($0.action) }
+        let rows = try await versions.reversed().map { version in
             let changed = [
                 version.changes.consent ? "consent" : nil, version.changes.activities ? "activities" : nil,
                 version.changes.resources ? "resources" : nil, version.changes.info ? "information" : nil,
             ].compactMap { $0 }
-            return [
-                "label": version.label, "publishedAt": StudyPageModels.timestamp(version.publishedAt),
-                "publishedBy": version.publishedBy, "changes": changed.isEmpty ? "nothing" : changed.joined(separator: ", "),
-                "consentVersion": "1.\(version.consentVersion - 1)",
-            ]
+            return ActionsView.Version(
+                label: version.label, publishedAt: StudyPageModels.timestamp(version.publishedAt), publishedBy: version.publishedBy,
+                changes: changed.isEmpty ? "nothing" : changed.joined(separator: ", "), consentVersion: "1.\(version.consentVersion - 1)")
         }
-        page["versions"] = rows
-        page["hasVersions"] = !rows.isEmpty
-        page["problems"] = StudyPageModels.problems(
-            problems, page: nil, values: FormFields(), sections: state.sections, draft: state.draft, studyId: studyId)
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "Not done"
-        return pages.renderer.page("actions", page, status: status)
+        let view = ActionsView(
+            checklist: freezes ? ChecklistView(state.checklist()) : nil, choices: choices, hasChoices: !choices.isEmpty,
+            mayAct: state.role == .studyAdmin, done: done, versions: rows, hasVersions: !rows.isEmpty,
+            problemReport: ProblemReport(
+                heading: "Not done",
+                StudyPageModels.problems(problems, page: nil, values: FormFields(), sections: state.sections, draft: state.draft, studyId: studyId)))
+        return pages.render(view, title: "Actions · \(state.summary.name)", session: session, state: state, current: "actions", status: status)
     }
+}
+
+/// `actions.mustache`: the lifecycle actions the study's status allows, and its versions.
+struct ActionsView: PageView {
+    static let template = "actions"
+
+    struct Version {
+        var label: String
+        var publishedAt: String
+        var publishedBy: String
+        /// Which parts changed from the version before, in words.
+        var changes: String
+        var consentVersion: String
+    }
+
+    var checklist: ChecklistView?
+    var choices: [ActionChoice]
+    var hasChoices: Bool
+    /// Only study admins take actions.
+    var mayAct: Bool
+    /// What the action just taken did.
+    var done: String?
+    var versions: [Version]
+    var hasVersions: Bool
+    var problemReport: ProblemReport?
 }

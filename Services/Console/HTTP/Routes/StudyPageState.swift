@@ -1,5 +1,7 @@
 import ConsoleCore
 import Foundation
+import HTTPTypes
+import Hummingbird
 import JSONText
 import ServiceKitHTTP
 import StudyModels
@@ -43,34 +45,59 @@ extension ConsolePages {
         return StudyPageState(summary: summary, draft: document, revision: revision, sections: StudySection.all(apps: try await apps))
     }
 
-    /// The check-list's part of a page (`checklist.mustache`).
-    func addChecklist(_ checklist: StudyChecklist?, to page: inout [String: Any]) {
-        guard let checklist else { return }
-        page["showChecklist"] = true
-        page["checklist"] = checklist.items
-        page["checklistReady"] = checklist.isReady
-        page["checklistCautions"] = checklist.items.contains { $0.state == .check }
+    /// The layout's values for a page titled `title`.
+    func layout(title: String, session: ConsoleSession?) -> PageLayout {
+        PageLayout(title: title, user: session.map { .init(email: $0.email) }, csrf: session?.csrf)
     }
 
-    /// What every study page's layout reads: the study, its sections, the current page.
-    func studyPage(title: String, session: ConsoleSession, summary: StudySummary, role: StudyRole?, sections: [StudySection], current: String?) -> [String: Any] {
-        var page = base(title: title, session: session)
-        page["study"] = StudyPageModels.study(summary, role: role)
-        page["sections"] = StudyPageModels.sections(sections, current: current)
-        page["overviewCurrent"] = current == nil
-        page["actionsCurrent"] = current == "actions"
-        page["teamCurrent"] = current == "team"
-        page["tokensCurrent"] = current == "tokens"
-        page["messagesCurrent"] = current == "messages"
-        page["filesCurrent"] = current == "files"
-        page["schemaCurrent"] = current == "schema"
-        page["participantsCurrent"] = current == "participants"
-        page["invitationsCurrent"] = current == "invitations"
-        page["dataCurrent"] = current == "data"
-        page["processingCurrent"] = current == "processing"
-        page["chartsCurrent"] = current == "charts"
-        page["auditCurrent"] = current == "audit"
-        page["documentCurrent"] = current == "document"
-        return page
+    /// A page outside any study.
+    func render<Body: PageView>(_ body: Body, title: String, session: ConsoleSession?, status: HTTPResponse.Status = .ok) -> Response {
+        renderer.page(Page(layout: layout(title: title, session: session), menu: nil, body: body), status: status)
+    }
+
+    /// A study's page, with the study's menu; `current` is the open page's path under the study
+    /// (nil for its summary).
+    func render<Body: PageView>(
+        _ body: Body, title: String, session: ConsoleSession, state: StudyPageState, current: String?, status: HTTPResponse.Status = .ok
+    ) -> Response {
+        render(body, title: title, session: session, summary: state.summary, sections: state.sections, current: current, status: status)
+    }
+
+    func render<Body: PageView>(
+        _ body: Body, title: String, session: ConsoleSession, summary: StudySummary, sections: [StudySection], current: String?,
+        status: HTTPResponse.Status = .ok
+    ) -> Response {
+        let menu = StudyMenu(summary: summary, role: summary.role, sections: sections, current: current)
+        return renderer.page(Page(layout: layout(title: title, session: session), menu: menu, body: body), status: status)
+    }
+}
+
+/// What `checklist.mustache` reads: the sections' check-list before publishing.
+struct ChecklistView {
+    struct Row {
+        var slug: String
+        var title: String
+        var state: String
+        var stateLabel: String
+        var reason: String?
+        /// "and N more" when the section has more than the one reason shown.
+        var more: String?
+    }
+
+    var ready: Bool
+    /// Some section is marked Check (it publishes, but should be looked at).
+    var cautions: Bool
+    var rows: [Row]
+
+    /// nil for no check-list (a closed study).
+    init?(_ checklist: StudyChecklist?) {
+        guard let checklist else { return nil }
+        ready = checklist.isReady
+        cautions = checklist.items.contains { $0.state == .check }
+        rows = checklist.items.map { item in
+            Row(
+                slug: item.slug, title: item.title, state: item.state.rawValue, stateLabel: item.state.label, reason: item.reason,
+                more: item.count > 1 ? "and \(item.count - 1) more" : nil)
+        }
     }
 }

@@ -42,21 +42,15 @@ package struct StudyRoutes: Sendable {
             let query = request.uri.queryParameters
             let filter = StudyListFilter(
                 search: query["q"].map(String.init), status: query["status"].map(String.init), closed: query["closed"].map(String.init))
-            var page = pages.base(title: "Studies", session: session)
-            let rows = filter.apply(studies).map { StudyPageModels.study($0, role: $0.role) }
-            page["studies"] = rows
-            page["hasStudies"] = !rows.isEmpty
-            page["hasAnyStudy"] = !studies.isEmpty
-            page["search"] = filter.search
-            page["showClosed"] = filter.showClosed
+            let rows = filter.apply(studies).map { StudyHeader($0, role: $0.role) }
             let hidden = filter.showClosed || filter.status == .deactivated ? 0 : studies.filter { $0.status == .deactivated }.count
-            if hidden > 0 {
-                page["hiddenClosed"] = hidden == 1 ? "1 closed study is not shown." : "\(hidden) closed studies are not shown."
-            }
-            page["statuses"] = [StudyStatus.preLaunch, .upcoming, .testing, .active, .paused, .deactivated].map { status -> [String: Any] in
-                ["value": status.rawValue, "label": StudyPageModels.statusLabel(status), "selected": status == filter.status]
-            }
-            return pages.renderer.page("studies", page)
+            let view = StudiesView(
+                studies: rows, hasStudies: !rows.isEmpty, hasAnyStudy: !studies.isEmpty, search: filter.search, showClosed: filter.showClosed,
+                hiddenClosed: hidden == 0 ? nil : hidden == 1 ? "1 closed study is not shown." : "\(hidden) closed studies are not shown.",
+                statuses: [StudyStatus.preLaunch, .upcoming, .testing, .active, .paused, .deactivated].map { status in
+                    .init(value: status.rawValue, label: StudyPageModels.statusLabel(status), selected: status == filter.status)
+                })
+            return pages.render(view, title: "Studies", session: session)
         }
     }
 
@@ -100,13 +94,13 @@ package struct StudyRoutes: Sendable {
         status: HTTPResponse.Status
     ) -> Response {
         let section = StudySection.newStudy(apps: apps)
-        var page = pages.base(title: "New study", session: session)
-        page["hasApps"] = !apps.isEmpty
-        page["form"] = FormHTML.render(section.views(values: values, problems: problems, spanish: false, readOnly: false), studyId: nil)
-        page["problems"] = StudyPageModels.problems(problems, page: section, values: values, sections: [], draft: .null, studyId: "")
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "The study was not created: \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
-        return pages.renderer.page("study-new", page, status: status)
+        let view = NewStudyView(
+            hasApps: !apps.isEmpty,
+            form: FormHTML.render(section.views(values: values, problems: problems, spanish: false, readOnly: false), studyId: nil),
+            problemReport: ProblemReport(
+                "The study was not created",
+                toFix: StudyPageModels.problems(problems, page: section, values: values, sections: [], draft: .null, studyId: "")))
+        return pages.render(view, title: "New study", session: session, status: status)
     }
 
     // MARK: A study
@@ -115,11 +109,9 @@ package struct StudyRoutes: Sendable {
         let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             let state = try await pages.load(studyId, session: session, context: context)
-            var page = pages.studyPage(
-                title: state.summary.name, session: session, summary: state.summary, role: state.role, sections: state.sections,
+            return pages.render(
+                StudySummaryView(checklist: ChecklistView(state.checklist())), title: state.summary.name, session: session, state: state,
                 current: nil)
-            pages.addChecklist(state.checklist(), to: &page)
-            return pages.renderer.page("study", page)
         }
     }
 
@@ -275,61 +267,57 @@ package struct StudyRoutes: Sendable {
         base: String, saved: Bool, warnings: [ValidationProblem], status: HTTPResponse.Status, unsaved: Bool = false,
         context: ServiceRequestContext
     ) async throws -> Response {
-        // The study's uploaded images, read only for a page that shows a field offering them.
-        var images: [StudyFile] = []
-        if state.editable, section.elements.contains(where: { $0.offersImages(in: values, at: section.root) }) {
-            images = try await pages.api.files(of: state.summary.studyId, token: session.token, logger: context.logger)
-                .filter { $0.contentType.hasPrefix("image/") }
+        // The study's uploaded files, read only for a page that shows a field offering them.
+        let kinds = section.elements.reduce(into: Set<FormField.Uploads>()) { $0.formUnion($1.suggestedUploads(in: values, at: section.root)) }
+        var uploadLists: [SectionView.UploadList] = []
+        if state.editable, !kinds.isEmpty {
+            let files = try await pages.api.files(of: state.summary.studyId, token: session.token, logger: context.logger)
+            uploadLists = FormField.Uploads.allCases.filter(kinds.contains).map { kind in
+                .init(id: kind.rawValue, files: files.filter { kind.includes(contentType: $0.contentType) }.map { .init(url: $0.url, name: $0.name) })
+            }
         }
-        var page = pages.studyPage(
-            title: "\(section.title) · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
-            sections: state.sections, current: section.slug)
-        page["slug"] = section.slug
-        page["sectionTitle"] = section.title
-        page["intro"] = section.intro
-        page["readOnly"] = !state.editable
-        page["revision"] = state.revision
-        page["base"] = base
-        page["saved"] = saved
-        page["unsaved"] = unsaved
-        page["imagesList"] = FormField.imagesList
-        page["images"] = images.map { ["url": $0.url, "name": $0.name] }
+        var view = SectionView(
+            slug: section.slug, sectionTitle: section.title, intro: section.intro, readOnly: !state.editable, base: base, saved: saved,
+            unsaved: unsaved, uploadLists: uploadLists,
+            form: SafeHTML(escapedMarkup: ""))
         let study = AdminAPIClient.segment(state.summary.studyId)
         let activities = state.draft["activities"]?.array ?? []
         if section.slug == "activities" {
-            page["pageLinks"] = [["label": "Import an activity designed elsewhere, or a Sage assessment", "href": "/studies/\(study)/import"]]
+            view.pageLinks = [.init(label: "Import an activity designed elsewhere, or a Sage assessment", href: "/studies/\(study)/import")]
             let sageOnly = activities.filter(StudySection.isSageOnly).compactMap { $0["activityId"]?.string }
-            page["hasSageOnly"] = !sageOnly.isEmpty
-            page["sageOnlyActivities"] = sageOnly.enumerated().map { index, id -> [String: Any] in
-                ["id": id, "href": "/studies/\(study)/activities/\(AdminAPIClient.segment(id))", "last": index == sageOnly.count - 1]
+            view.hasSageOnly = !sageOnly.isEmpty
+            view.sageOnlyActivities = sageOnly.enumerated().map { index, id in
+                .init(id: id, href: "/studies/\(study)/activities/\(AdminAPIClient.segment(id))", last: index == sageOnly.count - 1)
             }
         } else if let activity = section.activityId {
             if section.namedBy == nil, let assessment = activities.first(where: { $0["activityId"]?.string == activity })?["assessment"] {
                 let reasons = assessment["sageOnly"]?.array ?? []
-                page["sageAssessment"] = [
-                    "sageOnly": !reasons.isEmpty,
-                    "reasons": reasons.map { ["pointer": $0["pointer"]?.string ?? "", "message": $0["message"]?.string ?? ""] },
-                    "href": "/studies/\(study)/activities/\(AdminAPIClient.segment(activity))/assessment.json",
-                    "certificateHref": "/studies/\(study)/sage-certificate",
-                ] as [String: Any]
+                view.sageAssessment = .init(
+                    sageOnly: !reasons.isEmpty,
+                    reasons: reasons.map {
+                        let pointer = $0["pointer"]?.string ?? ""
+                        return .init(message: $0["message"]?.string ?? "", pointer: pointer.isEmpty ? nil : pointer)
+                    },
+                    href: "/studies/\(study)/activities/\(AdminAPIClient.segment(activity))/assessment.json",
+                    certificateHref: "/studies/\(study)/sage-certificate")
             }
             let activityPath = "/studies/\(study)/activities/\(AdminAPIClient.segment(activity))"
             // A Sage-only activity has no MyStudies screens to preview.
             let sageOnly = activities.first { $0["activityId"]?.string == activity }.map(StudySection.isSageOnly) ?? false
-            var links = sageOnly ? [] : [["label": "Preview it as the app shows it", "href": activityPath + "/preview"]]
-            if section.namedBy != nil { links.insert(["label": "Back to activity \(activity) and its steps", "href": activityPath], at: 0) }
-            page["pageLinks"] = links
+            var links: [SectionView.Link] = sageOnly ? [] : [.init(label: "Preview it as the app shows it", href: activityPath + "/preview")]
+            if section.namedBy != nil { links.insert(.init(label: "Back to activity \(activity) and its steps", href: activityPath), at: 0) }
+            view.pageLinks = links
         }
         let values = section.completingSavedRows(values, from: state.draft)
-        page["form"] = FormHTML.render(
+        view.form = FormHTML.render(
             section.views(values: values, problems: problems, spanish: state.spanish, readOnly: !state.editable, draft: state.draft), studyId: state.summary.studyId)
-        page["problems"] = StudyPageModels.problems(
-            problems, page: section, values: values, sections: state.sections, draft: state.draft, studyId: state.summary.studyId)
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "Not saved: \(problems.count == 1 ? "1 thing" : "\(problems.count) things") to fix"
-        page["warnings"] = StudyPageModels.problems(
+        view.problemReport = ProblemReport(
+            "Not saved",
+            toFix: StudyPageModels.problems(
+                problems, page: section, values: values, sections: state.sections, draft: state.draft, studyId: state.summary.studyId))
+        view.warnings = StudyPageModels.problems(
             warnings, page: section, values: values, sections: state.sections, draft: state.draft, studyId: state.summary.studyId)
-        page["hasWarnings"] = !warnings.isEmpty
-        return pages.renderer.page("section", page, status: status)
+        view.hasWarnings = !warnings.isEmpty
+        return pages.render(view, title: "\(section.title) · \(state.summary.name)", session: session, state: state, current: section.slug, status: status)
     }
 }

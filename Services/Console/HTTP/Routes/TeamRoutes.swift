@@ -71,17 +71,11 @@ package struct TeamRoutes: Sendable {
     ) async throws -> Response {
         async let members = pages.api.team(of: studyId, token: session.token, logger: context.logger)
         let state = try await pages.load(studyId, session: session, context: context)
-        var page = pages.studyPage(
-            title: "Team · \(state.summary.name)", session: session, summary: state.summary, role: state.role, sections: state.sections,
-            current: "team")
-        page["members"] = try await members.map { member -> [String: Any] in
-            ["adminId": member.adminId.uuidString, "email": member.email, "role": StudyPageModels.roleLabel(member.role)]
+        let rows = try await members.map { member in
+            TeamView.Member(adminId: member.adminId.uuidString, email: member.email, role: StudyPageModels.roleLabel(member.role))
         }
-        page["email"] = email
-        page["problems"] = problems.map(StudyPageModels.item)
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "Not changed"
-        return pages.renderer.page("team", page, status: status)
+        let view = TeamView(members: rows, email: email, problemReport: ProblemReport(heading: "Not changed", problems))
+        return pages.render(view, title: "Team · \(state.summary.name)", session: session, state: state, current: "team", status: status)
     }
 
     @Sendable func audit(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -89,19 +83,47 @@ package struct TeamRoutes: Sendable {
         return try await pages.signedIn(request, context) { session, _ in
             async let events = pages.api.audit(of: studyId, limit: 500, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
-            var page = pages.studyPage(
-                title: "Audit log · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
-                sections: state.sections, current: "audit")
-            let rows = try await events.map { event -> [String: Any] in
-                [
-                    "at": StudyPageModels.timestamp(event.at), "actor": event.actor, "action": event.action,
-                    "version": event.studyVersion.map { "1.\($0 - 1)" } ?? "",
-                    "details": event.details.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "),
-                ]
+            let rows = try await events.map { event in
+                AuditView.Event(
+                    at: StudyPageModels.timestamp(event.at), actor: event.actor, action: event.action,
+                    version: event.studyVersion.map { "1.\($0 - 1)" } ?? "",
+                    details: event.details.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
             }
-            page["events"] = rows
-            page["hasEvents"] = !rows.isEmpty
-            return pages.renderer.page("audit", page)
+            return pages.render(
+                AuditView(events: rows, hasEvents: !rows.isEmpty), title: "Audit log · \(state.summary.name)", session: session, state: state,
+                current: "audit")
         }
     }
+}
+
+/// `team.mustache`: who holds a role on the study.
+struct TeamView: PageView {
+    static let template = "team"
+
+    struct Member {
+        var adminId: String
+        var email: String
+        var role: String
+    }
+
+    var members: [Member]
+    /// The address typed into the form, kept when it was refused.
+    var email: String
+    var problemReport: ProblemReport?
+}
+
+/// `audit.mustache`: the study's audit log, newest first.
+struct AuditView: PageView {
+    static let template = "audit"
+
+    struct Event {
+        var at: String
+        var actor: String
+        var action: String
+        var version: String
+        var details: String
+    }
+
+    var events: [Event]
+    var hasEvents: Bool
 }

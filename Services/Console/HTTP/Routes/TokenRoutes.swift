@@ -84,26 +84,44 @@ package struct TokenRoutes: Sendable {
     ) async throws -> Response {
         async let batches = pages.api.tokenBatches(of: studyId, token: session.token, logger: context.logger)
         let state = try await pages.load(studyId, session: session, context: context)
-        var page = pages.studyPage(
-            title: "Enrollment tokens · \(state.summary.name)", session: session, summary: state.summary, role: state.role,
-            sections: state.sections, current: "tokens")
         let editor = (state.role ?? .viewer) >= .editor
-        let rows = try await batches.reversed().map { batch -> [String: Any] in
-            [
-                "batchId": batch.batchId.uuidString.lowercased(), "shortId": String(batch.batchId.uuidString.prefix(8)).lowercased(),
-                "count": batch.count.formatted(), "used": batch.used.formatted(), "unused": (batch.count - batch.used).formatted(),
-                "createdAt": StudyPageModels.timestamp(batch.createdAt), "createdBy": batch.createdBy,
-                "isNew": batch.batchId == created, "downloads": editor,
-            ]
+        let rows = try await batches.reversed().map { batch in
+            TokensView.Batch(
+                batchId: batch.batchId.uuidString.lowercased(), shortId: String(batch.batchId.uuidString.prefix(8)).lowercased(),
+                count: batch.count.formatted(), used: batch.used.formatted(), unused: (batch.count - batch.used).formatted(),
+                createdAt: StudyPageModels.timestamp(batch.createdAt), createdBy: batch.createdBy, isNew: batch.batchId == created,
+                downloads: editor)
         }
-        page["batches"] = rows
-        page["hasBatches"] = !rows.isEmpty
-        page["mayCreate"] = editor
-        page["count"] = count
-        page["maxBatch"] = Self.maxBatch
-        page["problems"] = problems.map(StudyPageModels.item)
-        page["hasProblems"] = !problems.isEmpty
-        page["problemsHeading"] = "No batch was made"
-        return pages.renderer.page("tokens", page, status: status)
+        let view = TokensView(
+            batches: rows, hasBatches: !rows.isEmpty, mayCreate: editor, count: count, maxBatch: Self.maxBatch,
+            problemReport: ProblemReport(heading: "No batch was made", problems))
+        return pages.render(view, title: "Enrollment tokens · \(state.summary.name)", session: session, state: state, current: "tokens", status: status)
     }
+}
+
+/// `tokens.mustache`: the study's token batches, and the form for a new one.
+struct TokensView: PageView {
+    static let template = "tokens"
+
+    struct Batch {
+        var batchId: String
+        var shortId: String
+        var count: String
+        var used: String
+        var unused: String
+        var createdAt: String
+        var createdBy: String
+        /// The batch just made.
+        var isNew: Bool
+        /// The CSV and the QR sheet are offered (editors).
+        var downloads: Bool
+    }
+
+    var batches: [Batch]
+    var hasBatches: Bool
+    var mayCreate: Bool
+    /// The count typed into the form.
+    var count: String
+    var maxBatch: Int
+    var problemReport: ProblemReport?
 }
