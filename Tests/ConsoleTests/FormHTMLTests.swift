@@ -90,6 +90,14 @@ import Testing
         #expect(lenient.page(page).status == .ok)
     }
 
+    /// A study or app id goes into a path as one segment: escaped, unless it needs nothing.
+    @Test func anIdIsOnePathSegment() {
+        #expect(AdminAPIClient.segment("DEMO_study-1") == "DEMO_study-1")
+        #expect(AdminAPIClient.segment("UX3 sleep/study?#") == "UX3%20sleep%2Fstudy%3F%23")
+        #expect(AdminAPIClient.segment("caf\u{E9}") == "caf%C3%A9")
+        #expect(AdminAPIClient.segment("") == "")
+    }
+
     /// After signing in, the browser goes only to a path of the console: never to another host,
     /// however the `next` value hides its second slash.
     @Test func theNextPageAfterSigningInIsAlwaysTheConsoles() {

@@ -111,8 +111,18 @@ package struct AdminAPIClient: Sendable {
         return decoder
     }()
 
-    /// A path segment (a study or app id) escaped for a URL path.
+    /// What a path segment keeps unescaped.
+    private static let segmentAllowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))
+
+    /// A path segment (a study or app id) escaped for a URL path. Ids are nearly always letters,
+    /// digits, `-` and `_`, which need nothing: those are returned as they are without Foundation's
+    /// encoder (a page writes the study's id into dozens of links).
     package static func segment(_ id: String) -> String {
-        id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? id
+        if id.utf8.allSatisfy({ byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
+        }) {
+            return id
+        }
+        return id.addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? id
     }
 }
