@@ -164,16 +164,16 @@ enum StudyPageModels {
         problems.map { problem in
             var item = ProblemItem(problem)
             guard let pointer = JSONPointer(problem.pointer), !pointer.tokens.isEmpty else { return item }
-            if let page, let (field, name) = page.field(holding: pointer, form: values) {
-                item.href = "#\(FieldView.elementID(JSONPointer(name)!))-field"
+            if let page, let (field, name) = page.field(holding: pointer, form: values), let target = JSONPointer(name) {
+                item.href = "#\(FieldView.elementID(target))-field"
                 item.label = field.label
                 return item
             }
             // An activity's or a step's own page first: it is where the field is whole.
             let candidates = [StudySection.activityPage(holding: pointer, in: draft)].compactMap { $0 } + sections
             for section in candidates where section.slug != page?.slug {
-                if let (field, name) = section.field(holding: pointer, form: section.values(in: draft)) {
-                    item.href = "/studies/\(studyId)/\(section.slug)#\(FieldView.elementID(JSONPointer(name)!))-field"
+                if let (field, name) = section.field(holding: pointer, form: section.values(in: draft)), let target = JSONPointer(name) {
+                    item.href = "/studies/\(studyId)/\(section.slug)#\(FieldView.elementID(target))-field"
                     item.label = "\(section.title): \(field.label)"
                     break
                 }
