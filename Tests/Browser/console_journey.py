@@ -534,7 +534,8 @@ def png_file(folder, width=64, height=64):
 def study_files(driver):
     """An image uploaded on the study's Images and PDFs page: listed with the address the apps
     fetch it at (which serves the same bytes, as an image), previewed, and offered by the
-    thumbnail field; a file that is not an image or a PDF is refused and named."""
+    thumbnail field; a file that is not an image or a PDF is refused and named. A PDF uploaded
+    there is offered by a resource of the PDF kind."""
     folder = tempfile.mkdtemp()
     driver.get(CONSOLE + f"/studies/{STUDY}/files")
     wait(driver, EC.presence_of_element_located((By.ID, "upload")), "the images and PDFs page")
@@ -565,6 +566,31 @@ def study_files(driver):
     assert driver.find_element(By.ID, "f-logo").get_attribute("list") == "study-images"
     offered = [option.get_attribute("value") for option in driver.find_elements(By.CSS_SELECTOR, "datalist#study-images option")]
     assert offered == [address], offered
+
+    # A PDF, offered by a resource of the PDF kind (and not by the image fields).
+    driver.get(CONSOLE + f"/studies/{STUDY}/files")
+    wait(driver, EC.presence_of_element_located((By.ID, "upload")), "the images and PDFs page")
+    pdf = os.path.join(folder, "protocol.pdf")
+    with open(pdf, "wb") as out:
+        out.write(b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n")
+    driver.find_element(By.ID, "upload").send_keys(pdf)
+    page = driver.find_element(By.CSS_SELECTOR, "main")
+    driver.find_element(By.CSS_SELECTOR, "#upload-form button[type=submit]").click()
+    wait(driver, gone(page), "the page after the PDF's upload")
+    newest = driver.find_element(By.CSS_SELECTOR, "#files tbody tr.new")
+    assert "protocol.pdf" in newest.text and "PDF" in newest.text, newest.text
+    pdf_address = newest.find_element(By.CSS_SELECTOR, "input[readonly]").get_attribute("value")
+    driver.get(CONSOLE + f"/studies/{STUDY}/resources")
+    count = driver.find_element(By.CSS_SELECTOR, "input[type=hidden][name='/resources#count']")
+    row = int(count.get_attribute("value"))
+    press(driver, "add /resources")
+    assert driver.find_element(By.ID, f"f-resources-{row}-content").tag_name == "textarea"
+    choose(driver, f"f-resources-{row}-type", "pdf")
+    content = driver.find_element(By.ID, f"f-resources-{row}-content")
+    assert content.tag_name == "input" and content.get_attribute("list") == "study-pdfs", content.get_attribute("outerHTML")
+    offered = [option.get_attribute("value") for option in driver.find_elements(By.CSS_SELECTOR, "datalist#study-pdfs option")]
+    assert offered == [pdf_address], offered
+    assert not driver.find_elements(By.CSS_SELECTOR, "datalist#study-images option[value$='.pdf']")
 
 
 def no_browser_errors(driver):
