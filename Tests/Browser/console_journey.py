@@ -584,9 +584,9 @@ def study_files(driver):
     count = driver.find_element(By.CSS_SELECTOR, "input[type=hidden][name='/resources#count']")
     row = int(count.get_attribute("value"))
     press(driver, "add /resources")
-    assert driver.find_element(By.ID, f"f-resources-{row}-content").tag_name == "textarea"
+    assert driver.find_element(By.ID, f"f-resources-{row}-content-en").tag_name == "textarea"
     choose(driver, f"f-resources-{row}-type", "pdf")
-    content = driver.find_element(By.ID, f"f-resources-{row}-content")
+    content = driver.find_element(By.ID, f"f-resources-{row}-content-en")
     assert content.tag_name == "input" and content.get_attribute("list") == "study-pdfs", content.get_attribute("outerHTML")
     offered = [option.get_attribute("value") for option in driver.find_elements(By.CSS_SELECTOR, "datalist#study-pdfs option")]
     assert offered == [pdf_address], offered

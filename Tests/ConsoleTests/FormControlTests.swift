@@ -30,6 +30,25 @@ import Testing
         try #require(draft["activities"]?.array?.firstIndex { $0["activityId"]?.string == activityId })
     }
 
+    /// A resource of the PDF kind is an address per language that suggests the study's uploaded
+    /// PDFs; a text resource is a text area, which suggests nothing.
+    @Test func aPDFResourceSuggestsTheStudysPDFsAndATextOneIsATextArea() throws {
+        let draft = try JSONValue.parse(Array(#"""
+            {"resources": [{"resourceId": "r1", "type": "pdf", "content": {"en": "https://files.example/a.pdf"}},
+                           {"resourceId": "r2", "type": "html", "content": {"en": "<p>Hello</p>"}}]}
+            """#.utf8))
+        let section = StudySection.resources
+        let values = section.values(in: draft)
+        let html = FormHTML.render(section.views(values: values, problems: [], spanish: false, readOnly: false), studyId: "S").renderText
+        #expect(html.contains(#"name="/resources/0/content/en" value="https://files.example/a.pdf" list="study-pdfs""#), "\(html)")
+        #expect(html.contains(#"<textarea id="f-resources-1-content-en""#))
+        #expect(!html.contains(#"name="/resources/1/content/en" value"#))
+        let kinds = section.elements.reduce(into: Set<FormField.Uploads>()) { $0.formUnion($1.suggestedUploads(in: values, at: section.root)) }
+        #expect(kinds == [.pdfs])
+        // Saving the page untouched changes nothing.
+        #expect(try section.applying(values, to: draft) == draft)
+    }
+
     @Test func datesAndTimesUseTheBrowsersInputsOnlyForValuesInTheirExactForm() {
         #expect(FieldView.browserInputType(.date, for: "") == "date")
         #expect(FieldView.browserInputType(.date, for: "2027-01-04") == "date")

@@ -31,7 +31,8 @@ package struct FieldView: Sendable {
     /// The `type` of a one-line input: `text`, or `date`, `time` and `datetime-local` for a value
     /// in the form those take (a value in any other form is shown as text, so it is never lost).
     package var inputType = "text"
-    /// The `list` of a one-line input: the id of the page's suggestions, empty for none.
+    /// The `list` of a one-line input (each language's, when localized): the id of the page's
+    /// suggestions, empty for none.
     package var suggestions = ""
     /// What a select's empty choice says.
     package var emptyLabel = "Choose…"
@@ -86,6 +87,8 @@ package struct FieldView: Sendable {
         case .localized(let long):
             isLocalized = true
             self.long = long
+            // A text area takes no suggestions.
+            suggestions = long ? "" : field.suggests?.rawValue ?? ""
             value = values[name + "/en"] ?? ""
             valueEs = values[name + "/es"] ?? ""
             self.spanish = spanish || !valueEs.isEmpty

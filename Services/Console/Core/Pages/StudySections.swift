@@ -232,13 +232,16 @@ extension StudySection {
         elements: [
             .list(FormList("/resources", "Resources", item: "Resource", newItem: .object(["type": .string("html")]), [
                 plain("/resourceId", "Id"), text("/title", "Title"),
-                // Both kinds keep their content in `/content`: text, or the PDF's address.
+                // Both kinds keep their content in `/content`, per language: text, or the PDF's
+                // address (a PDF per language).
                 .variant(FormVariant("/type", "Kind", [
                     .init("html", "Text (HTML)", [longText("/content", "Text")]),
                     .init("pdf", "PDF", [
                         .field(
-                            FormField("/content", "The PDF's address", help: "A PDF uploaded under Images and PDFs, or any https:// address.")
-                                .offeringPDFs())
+                            FormField(
+                                "/content", "The PDF's address", .localized(long: false),
+                                help: "A PDF uploaded under Images and PDFs, or any https:// address."
+                            ).offeringPDFs())
                     ]),
                 ])),
                 .group(FormGroup("/availability", "Availability", toggle: "Available for a period only", [

@@ -254,7 +254,9 @@ package struct FormHTML {
             if field.long {
                 textarea(id: id, name: field.name + "/" + language, rows: 5, value: value, invalid: invalid, field: field.id, lang: lang)
             } else {
-                input(id: id, name: field.name + "/" + language, value: value, invalid: invalid, field: field.id, lang: lang)
+                input(
+                    id: id, name: field.name + "/" + language, value: value, invalid: invalid, field: field.id, lang: lang,
+                    suggestions: field.suggestions)
             }
             close("div")
         }
