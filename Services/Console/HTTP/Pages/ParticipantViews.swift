@@ -32,12 +32,6 @@ struct ParticipantsView: PageView {
         var lastActivityAt: SortHeading
     }
 
-    struct Choice {
-        var value: String
-        var label: String
-        var selected: Bool
-    }
-
     struct Site {
         var siteId: String
         var name: String
@@ -62,7 +56,7 @@ struct ParticipantsView: PageView {
     var identities: Bool
     var nextHref: String?
     var sort: SortHeadings
-    var statuses: [Choice]
+    var statuses: [OptionChoice]
     var sites: [Site]
     var search: String
     var adherence: [Adherence]

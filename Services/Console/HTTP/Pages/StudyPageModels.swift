@@ -81,6 +81,14 @@ struct StudyMenu {
     }
 }
 
+/// An option of a page's select (a filter's status, a forwarding type): its value, its words,
+/// and whether it is the one chosen.
+struct OptionChoice {
+    var value: String
+    var label: String
+    var selected: Bool
+}
+
 /// A problem as a page lists it: its words, the field it concerns when the page can link to
 /// it, and its JSON pointer (none for a problem about the whole document).
 struct ProblemItem {

@@ -2,12 +2,6 @@
 struct StudiesView: PageView {
     static let template = "studies"
 
-    struct StatusChoice {
-        var value: String
-        var label: String
-        var selected: Bool
-    }
-
     var studies: [StudyHeader]
     var hasStudies: Bool
     /// The admin holds a role on some study (whatever the filter shows).
@@ -16,7 +10,7 @@ struct StudiesView: PageView {
     var showClosed: Bool
     /// How many closed studies the list leaves out, in words.
     var hiddenClosed: String?
-    var statuses: [StatusChoice]
+    var statuses: [OptionChoice]
 }
 
 /// `study-new.mustache`.

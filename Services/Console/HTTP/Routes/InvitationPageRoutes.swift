@@ -156,7 +156,7 @@ package struct InvitationPageRoutes: Sendable {
                     otherAddress: invitation.sameEmail == false, actions: studyAdmin && open)
             },
             hasInvitations: !list.invitations.isEmpty, identities: list.identities, more: list.next != nil,
-            states: Invitation.states.map { .init(value: $0, selected: $0 == filter.state) }, studyAdmin: studyAdmin, notice: notice,
+            states: Invitation.states.map { .init(value: $0, label: $0, selected: $0 == filter.state) }, studyAdmin: studyAdmin, notice: notice,
             hasNotice: !notice.isEmpty, problemReport: ProblemReport(heading: "Nothing was changed", problems))
         return pages.render(view, title: "Invitations · \(state.summary.name)", session: session, state: state, current: "invitations", status: status)
     }
@@ -213,11 +213,6 @@ struct InvitationsView: PageView {
         var actions: Bool
     }
 
-    struct StateChoice {
-        var value: String
-        var selected: Bool
-    }
-
     var sites: [Site]
     var hasSites: Bool
     /// The whole study's counts.
@@ -228,7 +223,7 @@ struct InvitationsView: PageView {
     var identities: Bool
     /// The list was cut at its page size.
     var more: Bool
-    var states: [StateChoice]
+    var states: [OptionChoice]
     var studyAdmin: Bool
     var notice: String
     var hasNotice: Bool

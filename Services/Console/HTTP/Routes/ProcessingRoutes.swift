@@ -230,18 +230,12 @@ struct ProcessingView: PageView {
         var enabled: Bool
     }
 
-    struct Choice {
-        var value: String
-        var label: String
-        var selected: Bool
-    }
-
     var failed: [Failure]
     var hasFailed: Bool
     var failedNextHref: String?
     var mayReprocess: Bool
     var forwarding: Forwarding
-    var types: [Choice]
+    var types: [OptionChoice]
     var mayForward: Bool
     var mayUpload: Bool
     var notice: String

@@ -198,7 +198,7 @@ package struct SchemaPageRoutes: Sendable {
         return value
     }
 
-    static func assignmentChoices(_ selected: String?) -> [SchemaView.Choice] {
+    static func assignmentChoices(_ selected: String?) -> [OptionChoice] {
         assignments.map { .init(value: $0.0, label: $0.1, selected: $0.0 == (selected ?? "block")) }
     }
 
@@ -226,12 +226,6 @@ struct SchemaView: PageView {
         var armNames: String
     }
 
-    struct Choice {
-        var value: String
-        var label: String
-        var selected: Bool
-    }
-
     struct Arm {
         var arm: String
         var participants: String
@@ -251,7 +245,7 @@ struct SchemaView: PageView {
     /// The protocol text of the form.
     var `protocol`: String
     var imported: Bool
-    var assignments: [Choice]
+    var assignments: [OptionChoice]
     var problemReport: ProblemReport?
     var warnings: [ProblemItem]
     var hasWarnings: Bool
@@ -285,7 +279,7 @@ struct NewSchemaStudyView: PageView {
     var hasApps: Bool
     var apps: [App]
     var values: Values
-    var assignments: [SchemaView.Choice]
+    var assignments: [OptionChoice]
     var problemReport: ProblemReport?
 }
 
