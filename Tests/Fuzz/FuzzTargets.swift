@@ -165,7 +165,8 @@ enum FuzzTargets {
         _ = try? AdminInvitationRoutes.wanted(fromCSV: text(bytes))
     }
 
-    /// Version labels and the date and time formats the apps and documents send.
+    /// Version labels, the date and time formats the apps and documents send, and base64url (the
+    /// console's cookie, tokens, the data grid's cursor).
     static let wireFormats: Target = { bytes in
         let value = text(bytes)
         _ = WireDates.version(fromLabel: value)
@@ -177,6 +178,9 @@ enum FuzzTargets {
         _ = WholeNumber.parse(value, in: 0...1_000_000)
         _ = try? QueryStatement.rowCount(value, for: "LIMIT")
         if LocalTimes.date(value) != nil { _ = WireDates.format(date: value, time: nil, in: "America/St_Johns") }
+        // A cookie, token or cursor: one spelling per value, so what decodes encodes back to itself.
+        if let decoded = Base64URL.decode(value) { precondition(Base64URL.encode(decoded) == value, "two spellings of one value") }
+        _ = TableGridQuery.Cursor.decode(value)
     }
 
     /// A mail's headers from a study name, a subject and addresses an admin or participant chose:

@@ -7,9 +7,7 @@ public enum SecureToken {
     /// 256 random bits, base64url without padding (43 characters).
     public static func generate() -> String {
         let key = SymmetricKey(size: .bits256)
-        return key.withUnsafeBytes { Data($0) }.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return key.withUnsafeBytes { Base64URL.encode($0) }
     }
 
     /// What is stored: the token's SHA-256, hex. A leaked table gives no usable token.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ServiceKit
 
 /// A signed-in admin as the console keeps them: in the browser's cookie only, sealed, so any
 /// replica serves any session and the console holds nothing in memory.
@@ -29,7 +30,7 @@ package struct ConsoleSession: Codable, Sendable, Equatable {
 
     /// 32 bytes from the CSPRNG, base64url.
     package static func makeCSRFToken() -> String {
-        SessionSealer.base64URL(Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }))
+        SymmetricKey(size: .bits256).withUnsafeBytes { Base64URL.encode($0) }
     }
 
     /// Whether a submitted form token is this session's, compared in constant time.
@@ -64,12 +65,14 @@ package struct SessionSealer: Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         let box = try AES.GCM.seal(try encoder.encode(session), using: key, authenticating: Self.associatedData)
-        return Self.base64URL(box.combined!)
+        // (Only a nonce of another size than the default leaves `combined` empty.)
+        guard let combined = box.combined else { throw CryptoKitError.incorrectParameterSize }
+        return Base64URL.encode(combined)
     }
 
     /// The session a cookie value holds, or nil when it cannot be trusted or has expired.
     package func open(_ value: String, now: Date = Date()) -> ConsoleSession? {
-        guard value.utf8.count <= Self.maxCookieLength, let sealed = Self.data(base64URL: value),
+        guard value.utf8.count <= Self.maxCookieLength, let sealed = Base64URL.decode(value),
             let box = try? AES.GCM.SealedBox(combined: sealed),
             let plaintext = try? AES.GCM.open(box, using: key, authenticating: Self.associatedData)
         else { return nil }
@@ -77,17 +80,5 @@ package struct SessionSealer: Sendable {
         decoder.dateDecodingStrategy = .secondsSince1970
         guard let session = try? decoder.decode(ConsoleSession.self, from: plaintext), session.expiresAt > now else { return nil }
         return session
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func data(base64URL text: String) -> Data? {
-        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 /// One page of a study table as a researcher's data grid asks for it: sorted by any column either
 /// way, filtered by participant, by the day rows were stored, and (for a child table) by the
@@ -31,17 +32,13 @@ package struct TableGridQuery: Sendable, Equatable {
         package var encoded: String {
             let parts: [String?] = [column, order.rawValue, value, String(key)]
             let data = (try? JSONEncoder().encode(parts)) ?? Data()
-            return data.base64EncodedString()
-                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "")
+            return Base64URL.encode(data)
         }
 
         package static func decode(_ text: String) -> Cursor? {
             guard text.utf8.count <= 4096 else { return nil }
-            var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-            guard let data = Data(base64Encoded: base64),
-                let parts = try? JSONDecoder().decode([String?].self, from: data), parts.count == 4,
+            guard let data = Base64URL.decode(text),
+                let parts = try? JSONDecoder().decode([String?].self, from: Data(data)), parts.count == 4,
                 let column = parts[0], let order = parts[1].flatMap(Order.init(rawValue:)),
                 let key = parts[3].flatMap({ Int64($0) })
             else { return nil }
