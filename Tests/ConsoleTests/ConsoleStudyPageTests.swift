@@ -115,6 +115,51 @@ import TestSupport
         }
     }
 
+    /// A section's form is drawn once per draft version and kept (`SectionFormCache`), and a
+    /// study's menu once for what it shows: what is kept must never outlive the draft, the apps,
+    /// the role or the page it was drawn for.
+    @Test func aFormOrMenuDrawnBeforeIsShownOnlyForWhatItWasDrawnFor() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            for _ in 0..<2 {
+                let basics = try await browser.get("/studies/CONSOLE1/basics")
+                #expect(basics.input("/name/en") == "Console study")
+                #expect(basics.html.contains(#"aria-current="page">Basic information"#))
+                #expect(!basics.html.contains(#"aria-current="page">Settings"#))
+                let settings = try await browser.get("/studies/CONSOLE1/settings")
+                #expect(settings.html.contains(#"aria-current="page">Settings"#))
+                #expect(!settings.html.contains(#"aria-current="page">Basic information"#))
+            }
+            // A colleague saves the draft through the admin API: the next page shows their version.
+            var document = try await fixture.draft().json
+            document["name"] = "Renamed by a colleague"
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+            #expect(try await ConsoleFixture.send(fixture.metadata, .put, "/admin/v1/studies/CONSOLE1/draft", token: fixture.rootToken, body: body).0 == .ok)
+            let renamed = try await browser.get("/studies/CONSOLE1/basics")
+            #expect(renamed.input("/name/en") == "Renamed by a colleague")
+            #expect(renamed.html.contains(#"<a href="/studies/CONSOLE1">Renamed by a colleague</a>"#))
+            #expect(renamed.html.contains("Your role: study admin"))
+            #expect(!renamed.html.contains("SECONDAPP"))
+            // A new app, with the draft unchanged: the app choice offers it.
+            let app = #"{"appId":"SECONDAPP","orgId":"ORG","name":"Second app","kind":"standalone"}"#
+            #expect(try await ConsoleFixture.send(fixture.metadata, .post, "/admin/v1/apps", token: fixture.rootToken, body: app).0 == .created)
+            #expect(try await browser.get("/studies/CONSOLE1/basics").html.contains("value=\"SECONDAPP\""))
+            // The same draft version for a viewer: no controls, though an editor's form was drawn.
+            let password = try await fixture.makeAdmin("viewer@console.test", role: "viewer")
+            browser.cookies = [:]
+            try await browser.signIn("viewer@console.test", password)
+            let viewed = try await browser.get("/studies/CONSOLE1/basics")
+            #expect(viewed.status == .ok)
+            #expect(viewed.html.contains("Renamed by a colleague"))
+            #expect(viewed.html.contains("Your role: viewer"))
+            #expect(!viewed.html.contains("name=\"/name/en\""))
+            browser.cookies = [:]
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            #expect(try await browser.get("/studies/CONSOLE1/basics").input("/name/en") == "Renamed by a colleague")
+        }
+    }
+
     @Test func aNewStudyIsCreatedOnlyUnderAnIdThatIsFree() async throws {
         try await ConsoleFixture.run { fixture in
             let browser = fixture.browser

@@ -41,8 +41,8 @@ extension AdminAPIClient {
         _ studyId: String, summary: StudySummary? = nil, token: String, logger: Logger
     ) async throws(AdminAPIError) -> (document: JSONValue, revision: String) {
         let known = summary.map { Self.etag($0.draftRevision) }
-        let cacheKey = summary.map { "\(Self.etag($0.draftRevision)) \($0.draftUpdatedAt.timeIntervalSince1970)" }
-        if let known, let cacheKey, let document = drafts.draft(studyId, version: cacheKey) {
+        let cacheKey = summary.map(Self.draftVersion(of:))
+        if let known, let cacheKey, let document = drafts.value(studyId, version: cacheKey) {
             return (document, known)
         }
         let reply = try await send(.GET, "/admin/v1/studies/\(Self.segment(studyId))/draft", token: token, logger: logger)
@@ -51,8 +51,14 @@ extension AdminAPIClient {
         }
         let etag = reply.headers.first(name: "ETag") ?? ""
         // Kept only when it is the revision the summary named (a save in between is newer).
-        if let cacheKey, etag == known { drafts.keep(document, of: studyId, version: cacheKey, bytes: reply.body.readableBytes) }
+        if let cacheKey, etag == known { drafts.keep(document, under: studyId, version: cacheKey, bytes: reply.body.readableBytes) }
         return (document, etag)
+    }
+
+    /// What a draft is kept under (`DraftCache`): the revision a study's summary names, and the
+    /// time it was saved (a database restored to an older state reuses revisions).
+    package static func draftVersion(of summary: StudySummary) -> String {
+        "\(etag(summary.draftRevision)) \(summary.draftUpdatedAt.timeIntervalSince1970)"
     }
 
     /// The `ETag` study-metadata sends for a draft revision.

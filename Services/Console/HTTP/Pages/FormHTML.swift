@@ -10,7 +10,8 @@ package struct SafeHTML: MustacheCustomRenderable, Sendable {
     package let renderText: String
     package var isNull: Bool { renderText.isEmpty }
 
-    /// Only `MarkupWriter` makes one: everything in it was escaped as it was written.
+    /// Only `MarkupWriter` and `PageRenderer` (a template's drawing) make one: everything in it was
+    /// escaped as it was written.
     init(escapedMarkup html: String) {
         renderText = html
     }

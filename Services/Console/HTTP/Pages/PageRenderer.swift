@@ -1,3 +1,4 @@
+import ConsoleCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -8,9 +9,14 @@ import StudyModels
 
 /// The console's HTML: Mustache templates from the target's resources, loaded once at start.
 /// Every `{{value}}` is HTML-escaped (quotes too, so values are safe inside attributes). The only
-/// unescaped tags allowed are `{{{form}}}`, `{{{chart}}}` and `{{{qr}}}`, which draw `SafeHTML`
-/// (escaped as it was written, by `MarkupWriter`, or a QR code's SVG of numbers only); a template
-/// with any other unescaped tag is refused at start.
+/// unescaped tags allowed are `{{{form}}}`, `{{{chart}}}`, `{{{qr}}}` and `{{{studyNav}}}`, which
+/// draw `SafeHTML` (escaped as it was written, by `MarkupWriter` or by a template, or a QR code's
+/// SVG of numbers only); a template with any other unescaped tag is refused at start.
+///
+/// A study page's menu (`study-nav.mustache`) is drawn on its own from its `StudyMenu`, and kept
+/// by it: every value the menu is drawn from is part of the key, so a page whose menu is the
+/// same as one drawn before (most of them: a study's pages differ only in which is open) takes
+/// the drawn one.
 ///
 /// A page is a typed `PageView` (with the layout and, on study pages, the study menu). A name a
 /// template asks for that the page does not have is logged as an error; with `failOnUnknownNames`
@@ -20,6 +26,8 @@ package struct PageRenderer: Sendable {
     let library: MustacheLibrary
     let logger: Logger
     let failOnUnknownNames: Bool
+    /// The study menus drawn last, by what they were drawn from (version: none).
+    let menus = VersionedCache<StudyMenu, SafeHTML>(maxEntries: 2048, maxBytes: 16 * 1024 * 1024)
 
     package struct MissingTemplates: Error, CustomStringConvertible {
         package var description: String { "the console's templates are missing from its resources" }
@@ -28,11 +36,13 @@ package struct PageRenderer: Sendable {
     package struct UnescapedTag: Error, CustomStringConvertible {
         var template: String
         var tag: String
-        package var description: String { "template \(template) draws \(tag) unescaped; only {{{form}}}, {{{chart}}} and {{{qr}}} may be" }
+        package var description: String {
+            "template \(template) draws \(tag) unescaped; only \(PageRenderer.safeTags.sorted().joined(separator: ", ")) may be"
+        }
     }
 
     /// The tags that draw `SafeHTML`, the only values drawn unescaped.
-    static let safeTags: Set<String> = ["{{{form}}}", "{{{chart}}}", "{{{qr}}}"]
+    static let safeTags: Set<String> = ["{{{form}}}", "{{{chart}}}", "{{{qr}}}", "{{{studyNav}}}"]
 
     /// The unescaped tags of a template (`{{{name}}}`, `{{& name}}`) other than the safe ones.
     package static func unescapedTags(in text: String) -> [String] {
@@ -99,14 +109,36 @@ package struct PageRenderer: Sendable {
     /// The page's HTML, and the names its template asked for that it does not have (each once,
     /// in the order asked; also logged).
     package func html<Body: PageView>(_ page: Page<Body>) -> (text: String, unknownNames: [String]) {
-        let root = PageRoot(page)
+        var values = TemplateValues.properties(Mirror(reflecting: page.layout))
+        var unknownNames: [String] = []
+        if let menu = page.menu {
+            let nav = studyNav(menu)
+            unknownNames = nav.unknownNames
+            values["studyNav"] = nav.html
+            // The pages' own templates name the study too (`study.studyId`).
+            values["study"] = TemplateValues.value(menu.study)
+        }
+        values.merge(TemplateValues.properties(Mirror(reflecting: page.body))) { $1 }
+        let root = PageRoot(values)
         let text = library.render(root, withTemplate: Body.template) ?? "<!doctype html><title>Missing page</title>"
-        if !root.unknownNames.isEmpty {
+        unknownNames += root.unknownNames.filter { !unknownNames.contains($0) }
+        if !unknownNames.isEmpty {
             logger.error(
                 "a console template asks for names its page does not have",
-                metadata: ["template": "\(Body.template)", "names": "\(root.unknownNames.joined(separator: ", "))"])
+                metadata: ["template": "\(Body.template)", "names": "\(unknownNames.joined(separator: ", "))"])
         }
-        return (text, root.unknownNames)
+        return (text, unknownNames)
+    }
+
+    /// A study's menu, drawn once for each set of values it is drawn from; the names
+    /// `study-nav.mustache` asks for that the menu does not have (a menu with any is not kept, so
+    /// every page that draws it reports them).
+    func studyNav(_ menu: StudyMenu) -> (html: SafeHTML, unknownNames: [String]) {
+        if let kept = menus.value(menu, version: "") { return (kept, []) }
+        let root = PageRoot(TemplateValues.properties(Mirror(reflecting: menu)))
+        let html = SafeHTML(escapedMarkup: library.render(root, withTemplate: "study-nav") ?? "")
+        if root.unknownNames.isEmpty { menus.keep(html, under: menu, version: "", bytes: html.renderText.utf8.count) }
+        return (html, root.unknownNames)
     }
 
     /// A redirect after a form (303, so the browser follows with GET).

@@ -27,8 +27,9 @@ package struct PageLayout {
     }
 }
 
-/// A page as its template sees it: a name is looked up in the page's own values, then in the
-/// study menu (`study-nav.mustache`, study pages only), then in the layout.
+/// A page as its template sees it: a name is looked up in the page's own values, then (study
+/// pages only) in `study`, the study's header, and `studyNav`, its menu drawn by
+/// `study-nav.mustache`, then in the layout.
 package struct Page<Body: PageView> {
     var layout: PageLayout
     var menu: StudyMenu?
@@ -87,8 +88,9 @@ enum TemplateValues {
     }
 }
 
-/// The outermost values of a page: the body's, the menu's and the layout's properties in one
-/// dictionary. A name that none of them has (a template's typo, or a value a page forgot) is
+/// The outermost values of a page: the body's and the layout's properties in one dictionary,
+/// with the study's menu drawn and its study (or a menu's own, when the menu is drawn). A name
+/// that none of them has (a template's typo, or a value a page forgot) is
 /// kept in `unknownNames`: the lookup reaches here only when every inner value missed it. (One
 /// is made per drawing, on the drawing's task.)
 final class PageRoot: MustacheParent {
@@ -96,10 +98,7 @@ final class PageRoot: MustacheParent {
     /// The names asked for that the page does not have, each once, in the order asked.
     private(set) var unknownNames: [String] = []
 
-    init<Body>(_ page: Page<Body>) {
-        var values = TemplateValues.properties(Mirror(reflecting: page.layout))
-        if let menu = page.menu { values.merge(TemplateValues.properties(Mirror(reflecting: menu))) { $1 } }
-        values.merge(TemplateValues.properties(Mirror(reflecting: page.body))) { $1 }
+    init(_ values: [String: Any]) {
         self.values = values
     }
 

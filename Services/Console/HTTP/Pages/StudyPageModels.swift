@@ -4,7 +4,7 @@ import JSONText
 import StudyModels
 
 /// A study as the studies list and every study page's menu show it.
-struct StudyHeader {
+struct StudyHeader: Hashable {
     var studyId: String
     var appId: String
     var name: String
@@ -30,11 +30,10 @@ struct StudyHeader {
 
 /// What every study page's menu (`study-nav.mustache`) reads: the study, the builder's
 /// sections and which page is open.
-struct StudyMenu {
-    struct SectionLink {
+struct StudyMenu: Hashable {
+    struct SectionLink: Hashable {
         var slug: String
         var title: String
-        var intro: String
         var current: Bool
     }
 
@@ -61,7 +60,7 @@ struct StudyMenu {
         study = StudyHeader(summary, role: role)
         self.sections = sections.map { section in
             SectionLink(
-                slug: section.slug, title: section.title, intro: section.intro,
+                slug: section.slug, title: section.title,
                 current: current == section.slug || (current?.hasPrefix(section.slug + "/") ?? false))
         }
         overviewCurrent = current == nil
@@ -158,9 +157,12 @@ enum StudyPageModels {
     }
 
     static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon))
-            .replacingOccurrences(of: "T", with: " ") + " UTC"
+        date.formatted(timestampStyle).replacingOccurrences(of: "T", with: " ") + " UTC"
     }
+
+    /// (Made once: every study page's header shows a time.)
+    static let timestampStyle = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateSeparator(.dash)
+        .time(includingFractionalSeconds: false).timeSeparator(.colon)
 
     /// Each problem with a link to the field it concerns: on this page (`#id`), whose rows are
     /// as `values` has them, or on the page that has it (rows as in `draft`): a section, an

@@ -24,6 +24,15 @@ struct NewStudyView: PageView {
 /// `study.mustache`: a study's summary, with its check-list before publishing.
 struct StudySummaryView: PageView {
     static let template = "study"
+
+    /// A page of the builder, with what it is for.
+    struct Section {
+        var slug: String
+        var title: String
+        var intro: String
+    }
+
+    var sections: [Section]
     var checklist: ChecklistView?
 }
 

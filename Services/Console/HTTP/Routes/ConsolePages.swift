@@ -24,6 +24,8 @@ package struct ConsolePages: Sendable {
     package let cookies: SessionCookies
     /// Where admins open the console (the address an invitation names).
     package let publicURL: URL
+    /// The section forms drawn last, by draft version.
+    let sectionForms = SectionFormCache()
 
     package init(api: AdminAPIClient, renderer: PageRenderer, cookies: SessionCookies, publicURL: URL) {
         self.api = api

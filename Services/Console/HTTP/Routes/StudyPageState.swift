@@ -12,6 +12,10 @@ struct StudyPageState {
     var draft: JSONValue
     var revision: String
     var sections: [StudySection]
+    /// What the pages drawn from this state are kept under (`SectionFormCache`): the draft's
+    /// version, and the apps the study's basics choose from when they were read. Nil when the
+    /// draft read is not the one the summary names (a save came in between).
+    var version: String?
 
     /// The signed-in admin's role on the study, as the summary says.
     var role: StudyRole? { summary.role }
@@ -39,10 +43,14 @@ extension ConsolePages {
     /// draft at the summary's revision was read before. `withApps`: the apps too, for the page
     /// that chooses the study's app.
     func load(_ studyId: String, session: ConsoleSession, context: ServiceRequestContext, withApps: Bool = false) async throws -> StudyPageState {
-        async let apps = withApps ? api.apps(token: session.token, logger: context.logger) : []
+        async let readApps = withApps ? api.apps(token: session.token, logger: context.logger) : []
         let summary = try await api.study(studyId, token: session.token, logger: context.logger)
         let (document, revision) = try await api.draft(studyId, summary: summary, token: session.token, logger: context.logger)
-        return StudyPageState(summary: summary, draft: document, revision: revision, sections: StudySection.all(apps: try await apps))
+        let apps = try await readApps
+        // The apps are part of the version where they were read (the basics page chooses from them).
+        let appsRead = withApps ? apps.flatMap { [$0.appId, "\($0.name)"] }.map { " \($0.utf8.count):\($0)" }.joined() : ""
+        let version = revision == AdminAPIClient.etag(summary.draftRevision) ? AdminAPIClient.draftVersion(of: summary) + appsRead : nil
+        return StudyPageState(summary: summary, draft: document, revision: revision, sections: StudySection.all(apps: apps), version: version)
     }
 
     /// The layout's values for a page titled `title`.

@@ -110,8 +110,10 @@ package struct StudyRoutes: Sendable {
         return try await pages.signedIn(request, context) { session, _ in
             let state = try await pages.load(studyId, session: session, context: context)
             return pages.render(
-                StudySummaryView(checklist: ChecklistView(state.checklist())), title: state.summary.name, session: session, state: state,
-                current: nil)
+                StudySummaryView(
+                    sections: state.sections.map { .init(slug: $0.slug, title: $0.title, intro: $0.intro) },
+                    checklist: ChecklistView(state.checklist())),
+                title: state.summary.name, session: session, state: state, current: nil)
         }
     }
 
@@ -192,11 +194,10 @@ package struct StudyRoutes: Sendable {
             guard let section = resolve(state) else {
                 return pages.errorPage(session, status: .notFound, heading: "Not found", message: "The study has no \(what).")
             }
-            let values = section.values(in: state.draft)
+            let drawn = pages.savedForm(section, state: state)
             return try await sectionPage(
-                session, state: state, section: section, values: values, problems: [],
-                base: section.fingerprint(of: values), saved: request.uri.queryParameters["saved"] != nil, warnings: [],
-                status: .ok, context: context)
+                session, state: state, section: section, form: drawn.form, problems: [], base: drawn.base,
+                saved: request.uri.queryParameters["saved"] != nil, warnings: [], status: .ok, context: context)
         }
     }
 
@@ -216,21 +217,21 @@ package struct StudyRoutes: Sendable {
                 let base = form["base"] ?? ""
                 guard let edit = FormEdit(op), let edited = section.editing(form, edit) else {
                     return try await sectionPage(
-                        session, state: state, section: section, values: form,
+                        session, state: state, section: section, submitted: form,
                         problems: [.init(pointer: "", message: "That row cannot be changed (the list is full, or the row is gone).")],
-                        base: base, saved: false, warnings: [], status: .unprocessableContent, context: context)
+                        base: base, status: .unprocessableContent, context: context)
                 }
                 return try await sectionPage(
-                    session, state: state, section: section, values: edited, problems: [], base: base, saved: false, warnings: [],
-                    status: .ok, unsaved: true, context: context)
+                    session, state: state, section: section, submitted: edited, problems: [], base: base, status: .ok, unsaved: true,
+                    context: context)
             }
             let current = section.fingerprint(of: state.draft)
             // (Someone without the editor role has no form to be stale; the admin API refuses them.)
             guard form["base"] == current || !state.editable else {
                 let message = "This section changed while you were editing it (the draft was last saved by \(state.summary.draftUpdatedBy) at \(StudyPageModels.timestamp(state.summary.draftUpdatedAt))). Your version is below and is not saved: compare, then save again to replace theirs."
                 return try await sectionPage(
-                    session, state: state, section: section, values: form, problems: [.init(pointer: "", message: message)],
-                    base: current, saved: false, warnings: [], status: .conflict, context: context)
+                    session, state: state, section: section, submitted: form, problems: [.init(pointer: "", message: message)],
+                    base: current, status: .conflict, context: context)
             }
             let document = try section.applying(form, to: state.draft)
             let outcome = await ConsolePages.outcome {
@@ -245,8 +246,8 @@ package struct StudyRoutes: Sendable {
             case .failure(let error) where [409, 412, 422].contains(error.status):
                 let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "", message: error.message)] : error.problems
                 return try await sectionPage(
-                    session, state: state, section: section, values: form, problems: problems, base: current, saved: false,
-                    warnings: [], status: error.status == 422 ? .unprocessableContent : .conflict, context: context)
+                    session, state: state, section: section, submitted: form, problems: problems, base: current,
+                    status: error.status == 422 ? .unprocessableContent : .conflict, context: context)
             case .failure(let error):
                 throw error
             }
@@ -254,21 +255,33 @@ package struct StudyRoutes: Sendable {
                 let reloaded = try await pages.load(studyId, session: session, context: context, withApps: withApps)
                 // A step saved under a new key is that key's page now (its form posts there).
                 let current = section.namedBy == nil ? section : StudySection.activityPage(holding: section.root, in: reloaded.draft) ?? section
+                let drawn = pages.savedForm(current, state: reloaded)
                 return try await sectionPage(
-                    session, state: reloaded, section: current, values: current.values(in: reloaded.draft), problems: [],
-                    base: current.fingerprint(of: reloaded.draft), saved: true, warnings: saved.warnings, status: .ok, context: context)
+                    session, state: reloaded, section: current, form: drawn.form, problems: [], base: drawn.base, saved: true,
+                    warnings: saved.warnings, status: .ok, context: context)
             }
             return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/\(section.path(after: document))?saved=1")
         }
     }
 
+    /// A section's page drawn again from a submitted form (`values`), with its problems.
     func sectionPage(
-        _ session: ConsoleSession, state: StudyPageState, section: StudySection, values: FormFields, problems: [ValidationProblem],
+        _ session: ConsoleSession, state: StudyPageState, section: StudySection, submitted values: FormFields,
+        problems: [ValidationProblem], base: String, status: HTTPResponse.Status, unsaved: Bool = false, context: ServiceRequestContext
+    ) async throws -> Response {
+        try await sectionPage(
+            session, state: state, section: section, form: SectionForm(section, values: values, problems: problems, state: state),
+            problems: problems, base: base, saved: false, warnings: [], status: status, unsaved: unsaved, context: context)
+    }
+
+    /// A section's page around its drawn form; `problems`: the ones the form was drawn with.
+    func sectionPage(
+        _ session: ConsoleSession, state: StudyPageState, section: StudySection, form: SectionForm, problems: [ValidationProblem],
         base: String, saved: Bool, warnings: [ValidationProblem], status: HTTPResponse.Status, unsaved: Bool = false,
         context: ServiceRequestContext
     ) async throws -> Response {
         // The study's uploaded files, read only for a page that shows a field offering them.
-        let kinds = section.elements.reduce(into: Set<FormField.Uploads>()) { $0.formUnion($1.suggestedUploads(in: values, at: section.root)) }
+        let kinds = form.uploads
         var uploadLists: [SectionView.UploadList] = []
         if state.editable, !kinds.isEmpty {
             let files = try await pages.api.files(of: state.summary.studyId, token: session.token, logger: context.logger)
@@ -308,9 +321,8 @@ package struct StudyRoutes: Sendable {
             if section.namedBy != nil { links.insert(.init(label: "Back to activity \(activity) and its steps", href: activityPath), at: 0) }
             view.pageLinks = links
         }
-        let values = section.completingSavedRows(values, from: state.draft)
-        view.form = FormHTML.render(
-            section.views(values: values, problems: problems, spanish: state.spanish, readOnly: !state.editable, draft: state.draft), studyId: state.summary.studyId)
+        let values = form.values
+        view.form = form.html
         view.problemReport = ProblemReport(
             "Not saved",
             toFix: StudyPageModels.problems(
