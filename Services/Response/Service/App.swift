@@ -43,6 +43,7 @@ public enum ResponseService: ServiceAssembly {
             errorFormat: { path in LabKeyCall.isLabKeyPath(path) ? .labKey : .admin },
             addRoutes: { routes, environment in
                 let postgres = environment.postgres
+                let gridIndexes = GridSortIndexes(client: postgres, logger: environment.logger)
                 let catalog = StudyCatalog(client: postgres, audit: environment.audit, logger: environment.logger)
                 let tokens = TokenStore(
                     client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit,
@@ -83,7 +84,7 @@ public enum ResponseService: ServiceAssembly {
                 ).add(to: routes.router)
                 AdminTableRoutes(
                     catalog: catalog, authenticator: authenticator, tables: tables,
-                    grid: TableGridStore(client: postgres, logger: environment.logger)
+                    grid: TableGridStore(client: postgres, indexes: gridIndexes, logger: environment.logger)
                 ).add(to: routes.router)
                 AdminExportRoutes(
                     catalog: catalog, authenticator: authenticator, tables: tables,
@@ -164,7 +165,7 @@ public enum ResponseService: ServiceAssembly {
                 }
                 environment.metrics.watchQueue("responses", query: ProcessingStore.depthQuery)
                 let workers: [any Service] = response.processingEnabled ? [processing, forwardingWorker] : [forwardingWorker]
-                return [resync] + workers + (queryClient.map { [$0] } ?? [])
+                return [resync, gridIndexes] + workers + (queryClient.map { [$0] } ?? [])
             },
             afterMigrations: { environment in
                 try await StudyTables(client: environment.postgres, access: access, logger: environment.logger)

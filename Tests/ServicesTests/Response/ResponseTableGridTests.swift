@@ -229,6 +229,39 @@ import TestSupport
         }
     }
 
+    /// A sort by a question asks for an index on what it sorts by (`GridSortIndexes`), built in
+    /// the background; the pages read through it are the pages read without it.
+    @Test func aSortByAQuestionGetsItsIndexAndTheSameRows() async throws {
+        try await admin.withServices { client, _, root, postgres in
+            let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
+            #expect(try await submit(h, values: [("bravo", 2), ("alpha", 5), ("charlie", 2)]).count == 3)
+            let base = "/admin/v1/studies/SLEEPWELL/tables/NewSurvey/rows?"
+            let byNumber = try await walk(client, root, base + "sort=IntegerField&order=desc", limit: 2)
+            let byText = try await walk(client, root, base + "sort=ShortTextField&order=asc", limit: 2)
+            #expect(byNumber.count == 3 && byText.count == 3)
+            var definitions: [String] = []
+            let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+            while ContinuousClock.now < deadline {
+                definitions = []
+                for try await definition in try await postgres.query(
+                    """
+                    SELECT pg_get_indexdef(c.oid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+                    JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+                    WHERE n.nspname = 'study_SLEEPWELL' AND t.relname = 'NewSurvey' AND starts_with(c.relname, 'grid_')
+                      AND i.indisvalid ORDER BY 1
+                    """, logger: Logger(label: "test")
+                ).decode(String.self) { definitions.append(definition) }
+                if definitions.count == 2 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(definitions.count == 2, "\(definitions)")
+            #expect(definitions.contains { $0.contains(#"("IntegerField", "Key")"#) }, "\(definitions)")
+            #expect(definitions.contains { $0.contains("left") && $0.contains(#""ShortTextField""#) }, "\(definitions)")
+            #expect(try await walk(client, root, base + "sort=IntegerField&order=desc", limit: 2) == byNumber)
+            #expect(try await walk(client, root, base + "sort=ShortTextField&order=asc", limit: 2) == byText)
+        }
+    }
+
     @Test func badParametersAreRefusedWithTheirNames() async throws {
         try await admin.withServices { client, _, root, postgres in
             let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")

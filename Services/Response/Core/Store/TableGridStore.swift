@@ -25,9 +25,12 @@ package struct TableGridStore: Sendable {
 
     package let client: PostgresClient
     package let logger: Logger
+    /// Where a sort by a question asks for its index (none: every such sort reads the table).
+    package let indexes: GridSortIndexes?
 
-    package init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, indexes: GridSortIndexes? = nil, logger: Logger) {
         self.client = client
+        self.indexes = indexes
         self.logger = logger
     }
 
@@ -55,9 +58,16 @@ package struct TableGridStore: Sendable {
         _ query: TableGridQuery, of table: QueryTranslator.Catalog.Table, in catalog: QueryTranslator.Catalog
     ) async throws -> Page {
         guard let sort = table.column(query.sort) else { return Page(rows: [], next: nil) }
-        let sortColumn =
+        // What the page is ordered by (a text by its first characters), of a row named `alias`.
+        func sortValue(_ alias: String) -> String {
             sort.storage == "VARCHAR"
-            ? "pg_catalog.left(t.\(SQLName.quoted(sort.sqlName)), \(TableGridQuery.textSortLength))" : "t." + SQLName.quoted(sort.sqlName)
+                ? "pg_catalog.left(\(alias)\(SQLName.quoted(sort.sqlName)), \(TableGridQuery.textSortLength))"
+                : alias + SQLName.quoted(sort.sqlName)
+        }
+        let sortColumn = sortValue("t.")
+        if sort.name != "Key" {
+            indexes?.want(.init(schema: catalog.schema, table: table.sqlName, expression: sortValue("")))
+        }
         var binds = PostgresBindings()
         var conditions: [String] = []
         func bind(_ value: any PostgresNonThrowingEncodable & Sendable) -> String {
