@@ -62,6 +62,30 @@ curl -sf -o /dev/null "${app_headers[@]}" "$base/StudyMetaData/activityList?stud
     die "the benchmark study is not served"
 
 results=$(mktemp)
+
+# --- the database this run starts on ---------------------------------------------------------------
+# A bench on a fresh database flatters, and this one grows with every run: each report says what
+# the databases held when it started.
+dbvalue() { PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack "$1" -c "$2"; }
+metadata_state=$(dbvalue studystack_metadata "SELECT (SELECT count(*) FROM studies) || ' studies, '
+    || (SELECT count(*) FROM audit_events) || ' audit events, ' || pg_size_pretty(pg_database_size(current_database()))")
+registration_state=$(dbvalue studystack_registration "SELECT (SELECT count(*) FROM participant_studies) || ' enrolments, '
+    || (SELECT count(*) FROM participant_activities) || ' activity states, ' || (SELECT count(*) FROM consent_records)
+    || ' consent records, ' || (SELECT count(*) FROM audit_events) || ' audit events, '
+    || pg_size_pretty(pg_database_size(current_database()))")
+response_state=$(dbvalue studystack_response "SELECT (SELECT count(*) FROM responses) || ' responses ('
+    || (SELECT count(*) FROM responses WHERE status = 'pending') || ' pending), ' || (SELECT count(*) FROM sage_archives)
+    || ' Sage archives, ' || (SELECT count(*) FROM audit_events) || ' audit events, '
+    || pg_size_pretty(pg_database_size(current_database()))")
+if [ "$(dbvalue studystack_response 'SELECT count(*) FROM responses')" = 0 ]; then
+    echo "the databases at the start: fresh (no response stored yet)"
+else
+    echo "the databases at the start: in use (earlier runs' data kept; this run adds to it)"
+fi
+echo "  study-metadata: $metadata_state"
+echo "  registration: $registration_state"
+echo "  response: $response_state"
+echo
 run_wrk() { # name url
     log "wrk: $1 (${connections} connections, ${duration}s)"
     wrk -t2 -c"$connections" -d"${duration}s" --latency "${app_headers[@]}" "$2" >"$results.$1"
