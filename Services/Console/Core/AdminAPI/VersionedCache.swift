@@ -4,13 +4,16 @@ import Synchronization
 /// Values this console read or worked out last, each kept under the version of what it came
 /// from, and served only while that version is current.
 ///
-/// What is kept: a study's draft (`DraftCache`), and what pages draw from it (the console's section
-/// forms), by study; and a study's menu, by everything it is drawn from (so its version is empty). A study page reads the study's summary through the admin API on
-/// every request, with the admin's token; the summary names the draft's current revision and
-/// when it was saved, and a revision never names two contents, because every save moves it (the
-/// time tells a database restored to an older state apart). So anything worked out from the draft
-/// at a version can be used again while the summary names that version, and nothing is trusted
-/// from here without the admin API having been asked first.
+/// What is kept: a study's draft (`DraftCache`) and the section forms drawn from it, by study; a
+/// study's menu, and an opened session cookie, each by everything it comes from (so with an
+/// empty version).
+///
+/// A study page reads the study's summary through the admin API on every request, with the
+/// admin's token; the summary names the draft's current revision and when it was saved, and a
+/// revision never names two contents, because every save moves it (the time tells a database
+/// restored to an older state apart). So anything worked out from the draft at a version can be
+/// used again while the summary names that version, and nothing is trusted from here without the
+/// admin API having been asked first.
 ///
 /// Bounded in entries and in bytes; the least recently used entry goes first.
 package final class VersionedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
@@ -69,6 +72,12 @@ package final class VersionedCache<Key: Hashable & Sendable, Value: Sendable>: S
     package var usage: (entries: Int, bytes: Int) {
         state.withLock { ($0.entries.count, $0.bytes) }
     }
+}
+
+/// A key or version made of several parts, each prefixed by its length, so that no two lists of
+/// parts make the same text (`"ab" + "c"` and `"a" + "bc"` differ).
+package func lengthPrefixed(_ parts: [String]) -> String {
+    parts.map { "\($0.utf8.count):\($0)" }.joined()
 }
 
 /// The drafts read last, by study, each under the version (revision and time of saving) the

@@ -77,8 +77,9 @@ package struct SessionSealer: Sendable {
 
     /// The session a cookie value holds, or nil when it cannot be trusted or has expired.
     package func open(_ value: String, now: Date = Date()) -> ConsoleSession? {
+        guard value.utf8.count <= Self.maxCookieLength else { return nil }
         if let session = opened.value(value, version: "") { return session.expiresAt > now ? session : nil }
-        guard value.utf8.count <= Self.maxCookieLength, let sealed = Base64URL.decode(value),
+        guard let sealed = Base64URL.decode(value),
             let box = try? AES.GCM.SealedBox(combined: sealed),
             let plaintext = try? AES.GCM.open(box, using: key, authenticating: Self.associatedData)
         else { return nil }

@@ -54,9 +54,7 @@ extension ConsolePages {
             return SavedSectionForm(form: SectionForm(section, values: values, problems: [], state: state), base: section.fingerprint(of: values))
         }
         guard let version = state.version else { return draw() }
-        // Each part is prefixed by its length, so no two sections' keys run into each other.
-        let key = [state.summary.studyId, section.slug, section.root.description, state.editable ? "editable" : "read-only"]
-            .map { "\($0.utf8.count):\($0)" }.joined()
+        let key = lengthPrefixed([state.summary.studyId, section.slug, section.root.description, state.editable ? "editable" : "read-only"])
         if let kept = sectionForms.value(key, version: version) { return kept }
         let drawn = draw()
         sectionForms.keep(drawn, under: key, version: version, bytes: drawn.form.bytes + drawn.base.utf8.count)

@@ -48,7 +48,7 @@ extension ConsolePages {
         let (document, revision) = try await api.draft(studyId, summary: summary, token: session.token, logger: context.logger)
         let apps = try await readApps
         // The apps are part of the version where they were read (the basics page chooses from them).
-        let appsRead = withApps ? apps.flatMap { [$0.appId, "\($0.name)"] }.map { " \($0.utf8.count):\($0)" }.joined() : ""
+        let appsRead = withApps ? " " + lengthPrefixed(apps.flatMap { [$0.appId, "\($0.name)"] }) : ""
         let version = revision == AdminAPIClient.etag(summary.draftRevision) ? AdminAPIClient.draftVersion(of: summary) + appsRead : nil
         return StudyPageState(summary: summary, draft: document, revision: revision, sections: StudySection.all(apps: apps), version: version)
     }

@@ -20,7 +20,8 @@ import Synchronization
 ///
 /// At most `maxPerTable` such indexes per table, so a researcher sorting by every column does not
 /// multiply the cost of storing a response by the number of questions; past that, a sort reads the
-/// table as before. Replicas build the same index under the same name: one builds it, the others
+/// table as before. (Each replica counts before it builds, so replicas racing for the last place
+/// may each take it: the share is passed by at most one index per replica after the first.) Replicas build the same index under the same name: one builds it, the others
 /// find it (valid, or being built by another, which they look at again later). A build that
 /// failed leaves an invalid index behind; it is dropped and built again.
 package final class GridSortIndexes: Service, Sendable {
