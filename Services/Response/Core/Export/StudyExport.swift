@@ -35,84 +35,84 @@ package struct StudyExport: Sendable {
         _ catalog: QueryTranslator.Catalog, studyKey: String, as format: Format, to sink: (ByteBuffer) async throws -> Void
     ) async throws {
         try await client.withConnection { connection in
-            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
-            var archive = ZipStreamWriter()
-            var buffer: [UInt8] = []
-            buffer.reserveCapacity(Self.chunkSize * 2)
-            var counts: [Int] = []
-            for table in catalog.orderedTables {
-                let names = table.columns.map(\.name)
-                var count = 0
-                switch format {
-                case .csvZip:
-                    try await sink(ByteBuffer(bytes: archive.startFile(Self.fileName(table.name))))
-                    buffer += Array((names.map(Self.csvField).joined(separator: ",") + "\r\n").utf8)
-                case .jsonLines:
-                    // Each table's line of columns comes before its rows, so an empty table is in
-                    // the export too, and a reader knows every column's type.
-                    buffer += Array("\(Self.describe(table))\n".utf8)
-                }
-                let keys = names.map(Self.jsonString)
-                let tableKey = Self.jsonString(table.name)
-                let columns = table.columns.map { $0.jsonSQL(alias: "t") }
-                let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(SQLName.quoted(catalog.schema)).\(SQLName.quoted(table.sqlName)) t ORDER BY t.\"Key\""
-                for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
-                    var values: [String?] = []
-                    values.reserveCapacity(names.count)
-                    for cell in row { values.append(try cell.decode(String?.self)) }
-                    count += 1
+            try await connection.withReadOnlySnapshot(logger: logger) { connection in
+                var archive = ZipStreamWriter()
+                var buffer: [UInt8] = []
+                buffer.reserveCapacity(Self.chunkSize * 2)
+                var counts: [Int] = []
+                for table in catalog.orderedTables {
+                    let names = table.columns.map(\.name)
+                    var count = 0
                     switch format {
                     case .csvZip:
-                        let fields = zip(values, table.columns).map { Self.csvValue($0, text: $1.storage == "VARCHAR") }
-                        buffer += Array((fields.joined(separator: ",") + "\r\n").utf8)
+                        try await sink(ByteBuffer(bytes: archive.startFile(Self.fileName(table.name))))
+                        buffer += Array((names.map(Self.csvField).joined(separator: ",") + "\r\n").utf8)
                     case .jsonLines:
-                        let members = zip(keys, values).map { "\($0):\($1 ?? "null")" }.joined(separator: ",")
-                        buffer += Array("{\"table\":\(tableKey),\"row\":{\(members)}}\n".utf8)
+                        // Each table's line of columns comes before its rows, so an empty table is in
+                        // the export too, and a reader knows every column's type.
+                        buffer += Array("\(Self.describe(table))\n".utf8)
                     }
-                    if buffer.count >= Self.chunkSize {
+                    let keys = names.map(Self.jsonString)
+                    let tableKey = Self.jsonString(table.name)
+                    let columns = table.columns.map { $0.jsonSQL(alias: "t") }
+                    let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(SQLName.quoted(catalog.schema)).\(SQLName.quoted(table.sqlName)) t ORDER BY t.\"Key\""
+                    for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+                        var values: [String?] = []
+                        values.reserveCapacity(names.count)
+                        for cell in row { values.append(try cell.decode(String?.self)) }
+                        count += 1
+                        switch format {
+                        case .csvZip:
+                            let fields = zip(values, table.columns).map { Self.csvValue($0, text: $1.storage == "VARCHAR") }
+                            buffer += Array((fields.joined(separator: ",") + "\r\n").utf8)
+                        case .jsonLines:
+                            let members = zip(keys, values).map { "\($0):\($1 ?? "null")" }.joined(separator: ",")
+                            buffer += Array("{\"table\":\(tableKey),\"row\":{\(members)}}\n".utf8)
+                        }
+                        if buffer.count >= Self.chunkSize {
+                            if format == .csvZip { try archive.account(buffer) }
+                            try await sink(ByteBuffer(bytes: buffer))
+                            buffer.removeAll(keepingCapacity: true)
+                        }
+                    }
+                    if !buffer.isEmpty {
                         if format == .csvZip { try archive.account(buffer) }
                         try await sink(ByteBuffer(bytes: buffer))
                         buffer.removeAll(keepingCapacity: true)
                     }
+                    if format == .csvZip { try await sink(ByteBuffer(bytes: archive.finishFile())) }
+                    counts.append(count)
                 }
-                if !buffer.isEmpty {
-                    if format == .csvZip { try archive.account(buffer) }
-                    try await sink(ByteBuffer(bytes: buffer))
-                    buffer.removeAll(keepingCapacity: true)
-                }
-                if format == .csvZip { try await sink(ByteBuffer(bytes: archive.finishFile())) }
-                counts.append(count)
-            }
-            // The study's Sage result archives, listed (their files are downloaded one by one).
-            let archives = try await sageArchives(studyKey: studyKey, on: connection)
-            if !archives.isEmpty {
-                switch format {
-                case .csvZip:
-                    var lines = Self.sageArchiveColumns.joined(separator: ",") + "\r\n"
-                    for row in archives { lines += row.map { Self.csvField($0 ?? "") }.joined(separator: ",") + "\r\n" }
-                    let bytes = Array(lines.utf8)
-                    try await sink(ByteBuffer(bytes: archive.startFile(Self.sageArchivesName)))
-                    try archive.account(bytes)
-                    try await sink(ByteBuffer(bytes: bytes))
-                    try await sink(ByteBuffer(bytes: archive.finishFile()))
-                case .jsonLines:
-                    let keys = Self.sageArchiveColumns.map(Self.jsonString)
-                    let lines = archives.map { values in
-                        "{\"sageArchive\":{" + zip(keys, values).map { "\($0):\($1.map(Self.jsonString) ?? "null")" }.joined(separator: ",") + "}}\n"
+                // The study's Sage result archives, listed (their files are downloaded one by one).
+                let archives = try await sageArchives(studyKey: studyKey, on: connection)
+                if !archives.isEmpty {
+                    switch format {
+                    case .csvZip:
+                        var lines = Self.sageArchiveColumns.joined(separator: ",") + "\r\n"
+                        for row in archives { lines += row.map { Self.csvField($0 ?? "") }.joined(separator: ",") + "\r\n" }
+                        let bytes = Array(lines.utf8)
+                        try await sink(ByteBuffer(bytes: archive.startFile(Self.sageArchivesName)))
+                        try archive.account(bytes)
+                        try await sink(ByteBuffer(bytes: bytes))
+                        try await sink(ByteBuffer(bytes: archive.finishFile()))
+                    case .jsonLines:
+                        let keys = Self.sageArchiveColumns.map(Self.jsonString)
+                        let lines = archives.map { values in
+                            "{\"sageArchive\":{" + zip(keys, values).map { "\($0):\($1.map(Self.jsonString) ?? "null")" }.joined(separator: ",") + "}}\n"
+                        }
+                        try await sink(ByteBuffer(bytes: Array(lines.joined().utf8)))
                     }
-                    try await sink(ByteBuffer(bytes: Array(lines.joined().utf8)))
+                }
+                if format == .csvZip {
+                    // Last, as the rows are counted on the way: every table's file, columns and rows.
+                    let manifest = Array(Self.manifest(catalog.orderedTables, rows: counts, sageArchives: archives.count).utf8)
+                    try await sink(ByteBuffer(bytes: archive.startFile(Self.manifestName)))
+                    try archive.account(manifest)
+                    try await sink(ByteBuffer(bytes: manifest))
+                    try await sink(ByteBuffer(bytes: archive.finishFile()))
+                    try await sink(ByteBuffer(bytes: try archive.finish()))
                 }
             }
-            if format == .csvZip {
-                // Last, as the rows are counted on the way: every table's file, columns and rows.
-                let manifest = Array(Self.manifest(catalog.orderedTables, rows: counts, sageArchives: archives.count).utf8)
-                try await sink(ByteBuffer(bytes: archive.startFile(Self.manifestName)))
-                try archive.account(manifest)
-                try await sink(ByteBuffer(bytes: manifest))
-                try await sink(ByteBuffer(bytes: archive.finishFile()))
-                try await sink(ByteBuffer(bytes: try archive.finish()))
-            }
-            try await connection.query("COMMIT", logger: logger)
         }
     }
 

@@ -9,6 +9,13 @@ extension QueryTranslator {
             /// The list this one's rows belong to (a child's `<Parent>Id` column holds its `Key`).
             package var parent: String? = nil
 
+            package init(name: String, sqlName: String, columns: [Column], parent: String? = nil) {
+                self.name = name
+                self.sqlName = sqlName
+                self.columns = columns
+                self.parent = parent
+            }
+
             package func column(_ name: String) -> Column? {
                 columns.first { $0.name.lowercased() == name.lowercased() }
             }
@@ -22,6 +29,14 @@ extension QueryTranslator {
             /// A VARCHAR's length limit; nil for unlimited text and other types.
             package var maxLength: Int? = nil
             package var system: Bool = false
+
+            package init(name: String, sqlName: String, storage: String, maxLength: Int? = nil, system: Bool = false) {
+                self.name = name
+                self.sqlName = sqlName
+                self.storage = storage
+                self.maxLength = maxLength
+                self.system = system
+            }
 
             /// The column keeping a date answer's offset (`SQLName.offsetColumn`); nil for every
             /// other column, system dates included (those are instants the service wrote).

@@ -104,14 +104,8 @@ package struct SandboxedQueries: Sendable {
     {
         do {
             return try await reader.withConnection { connection in
-                try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
-                do {
-                    let result = try await scoped(translation, scope: scope, countTotal: countTotal, on: connection)
-                    try await connection.query("COMMIT", logger: logger)
-                    return result
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
+                try await connection.withReadOnlySnapshot(logger: logger) { connection in
+                    try await scoped(translation, scope: scope, countTotal: countTotal, on: connection)
                 }
             }
         } catch let error as QueryError {
