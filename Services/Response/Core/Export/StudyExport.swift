@@ -23,6 +23,9 @@ package struct StudyExport: Sendable {
     /// How much is gathered before it is written to the client.
     package static let chunkSize = 64 * 1024
 
+    /// Rows read per query, in `Key` order.
+    package static let pageRows = 1_000
+
     package enum Format {
         /// One `<table>.csv` per table in a zip.
         case csvZip
@@ -42,7 +45,6 @@ package struct StudyExport: Sendable {
                 var counts: [Int] = []
                 for table in catalog.orderedTables {
                     let names = table.columns.map(\.name)
-                    var count = 0
                     switch format {
                     case .csvZip:
                         try await sink(ByteBuffer(bytes: archive.startFile(Self.fileName(table.name))))
@@ -54,13 +56,7 @@ package struct StudyExport: Sendable {
                     }
                     let keys = names.map(Self.jsonString)
                     let tableKey = Self.jsonString(table.name)
-                    let columns = table.columns.map { $0.jsonSQL(alias: "t") }
-                    let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(SQLName.quoted(catalog.schema)).\(SQLName.quoted(table.sqlName)) t ORDER BY t.\"Key\""
-                    for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
-                        var values: [String?] = []
-                        values.reserveCapacity(names.count)
-                        for cell in row { values.append(try cell.decode(String?.self)) }
-                        count += 1
+                    let count = try await eachRow(of: table, schema: catalog.schema, on: connection) { values in
                         switch format {
                         case .csvZip:
                             let fields = zip(values, table.columns).map { Self.csvValue($0, text: $1.storage == "VARCHAR") }
@@ -114,6 +110,44 @@ package struct StudyExport: Sendable {
                 }
             }
         }
+    }
+
+    /// Calls `body` with every row of `table`, in `Key` order, each as its columns' values written
+    /// as JSON; returns how many there were.
+    ///
+    /// In pages by `Key` rather than one query for the table: asked for every row at once,
+    /// PostgreSQL sorts the whole table (every value written as JSON first) before it sends the
+    /// first, and the download waits seconds to start; a page of the key's index starts at once,
+    /// and a cancelled download stops within a page.
+    private func eachRow(
+        of table: QueryTranslator.Catalog.Table, schema: String, on connection: PostgresConnection,
+        _ body: ([String?]) async throws -> Void
+    ) async throws -> Int {
+        let columns = table.columns.map { $0.jsonSQL(alias: "t") }
+        let select = "SELECT t.\"Key\", \(columns.joined(separator: ", ")) FROM \(SQLName.quoted(schema)).\(SQLName.quoted(table.sqlName)) t"
+        var count = 0
+        var after: Int64?
+        var pageRows = 0
+        repeat {
+            var query = PostgresQuery(unsafeSQL: select + " ORDER BY t.\"Key\" LIMIT \(Self.pageRows)")
+            if let after {
+                var binds = PostgresBindings()
+                binds.append(after)
+                query = PostgresQuery(unsafeSQL: select + " WHERE t.\"Key\" > $1 ORDER BY t.\"Key\" LIMIT \(Self.pageRows)", binds: binds)
+            }
+            pageRows = 0
+            for try await row in try await connection.query(query, logger: logger) {
+                var cells = row.makeIterator()
+                after = try cells.next()?.decode(Int64.self)
+                var values: [String?] = []
+                values.reserveCapacity(table.columns.count)
+                while let cell = cells.next() { values.append(try cell.decode(String?.self)) }
+                pageRows += 1
+                try await body(values)
+            }
+            count += pageRows
+        } while pageRows == Self.pageRows
+        return count
     }
 
     /// The zip's description of itself, after the tables' files.

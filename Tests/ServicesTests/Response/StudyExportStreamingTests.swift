@@ -1,0 +1,81 @@
+import Logging
+import NIOCore
+import PostgresNIO
+import ResponseCore
+import ServiceKit
+import Testing
+import TestSupport
+
+/// An export reads a table in pages of its key: every row once, in order, whatever the table's
+/// size against the page's; and a researcher who cancels the download midway (or whose connection
+/// drops) leaves the database connection it read on as it found it: outside any transaction,
+/// ready for the next request or worker round that borrows it from the pool.
+@Suite struct StudyExportStreamingTests {
+    struct DownloadCancelled: Error {}
+
+    static let table = QueryTranslator.Catalog.Table(
+        name: "t", sqlName: "t",
+        columns: [
+            .init(name: "Key", sqlName: "Key", storage: "INTEGER", system: true),
+            .init(name: "note", sqlName: "note", storage: "VARCHAR"),
+        ])
+    static let catalog = QueryTranslator.Catalog(schema: "export", tables: ["t": table], order: ["t"])
+
+    @Test(arguments: [0, 1, StudyExport.pageRows - 1, StudyExport.pageRows, 2 * StudyExport.pageRows + 1])
+    func everyRowIsExportedOnceInKeyOrder(rows: Int) async throws {
+        try await TestDatabase.withFreshDatabase { url in
+            try await TestDatabase.withClient(url: url) { client, logger in
+                // The service's tables: the export lists the study's Sage archives after its tables.
+                _ = try await Migrator(client: client, migrations: ServiceKitMigrations.all + ResponseMigrations.all, logger: logger)
+                    .migrate()
+                try await client.query("CREATE SCHEMA export", logger: logger)
+                try await client.query(#"CREATE TABLE export.t ("Key" bigserial PRIMARY KEY, note text)"#, logger: logger)
+                // Keys with gaps, inserted out of order.
+                try await client.query(
+                    #"INSERT INTO export.t ("Key", note) SELECT i * 3, 'row ' || i FROM generate_series(\#(rows), 1, -1) i"#,
+                    logger: logger)
+                var text = ""
+                try await StudyExport(client: client, logger: logger).write(Self.catalog, studyKey: "S", as: .jsonLines) { chunk in
+                    text += String(buffer: chunk)
+                }
+                let lines = text.split(separator: "\n").dropFirst()  // the table's line of columns
+                #expect(lines.count == rows)
+                let expected = (0..<rows).map { #"{"table":"t","row":{"Key":\#(3 * ($0 + 1)),"note":"row \#($0 + 1)"}}"# }
+                #expect(lines.map(String.init) == expected)
+            }
+        }
+    }
+
+    @Test(arguments: [StudyExport.Format.csvZip, .jsonLines])
+    func aDownloadCancelledMidwayLeavesItsConnectionUsable(format: StudyExport.Format) async throws {
+        try await TestDatabase.withFreshDatabase { url in
+            // One connection in the pool: the request after the export gets the export's.
+            var settings = try DatabaseSettings(url: url, setting: Setting("database.url"))
+            settings.maxConnections = 1
+            let client = PostgresClient(configuration: settings.clientConfiguration(applicationName: "studystack-tests"))
+            let logger = Logger(label: "export-cancellation")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                defer { group.cancelAll() }
+                try await client.query("CREATE SCHEMA export", logger: logger)
+                try await client.query(#"CREATE TABLE export.t ("Key" bigserial PRIMARY KEY, note text)"#, logger: logger)
+                try await client.query(
+                    "INSERT INTO export.t (note) SELECT repeat('answer ', 20) || i FROM generate_series(1, 5000) i", logger: logger)
+
+                var chunks = 0
+                await #expect(throws: DownloadCancelled.self) {
+                    try await StudyExport(client: client, logger: logger).write(Self.catalog, studyKey: "S", as: format) { _ in
+                        chunks += 1
+                        if chunks == 2 { throw DownloadCancelled() }
+                    }
+                }
+                #expect(chunks == 2)
+                // A write on the same connection: refused inside a read-only or aborted transaction.
+                try await client.query("CREATE TABLE export.after (x int)", logger: logger)
+                let open = try await client.query("SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'", logger: logger)
+                    .decode(Int.self).reduce(0, +)
+                #expect(open == 0)
+            }
+        }
+    }
+}
