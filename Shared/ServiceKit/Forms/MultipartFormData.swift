@@ -89,19 +89,23 @@ public enum MultipartFormData {
     /// Lines are split by their bytes: splitting text by "\r\n" would walk it as characters,
     /// which costs more than the rest of reading a form.
     static func disposition(_ headers: String) throws(Failure) -> (name: String, filename: String?) {
-        for line in headers.utf8.split(separator: 10) {
+        let bytes = Array(headers.utf8)
+        var lineStart = 0
+        while lineStart < bytes.count {
+            let lineEnd = bytes[lineStart...].firstIndex(of: 10) ?? bytes.count
+            defer { lineStart = lineEnd + 1 }
+            var line = bytes[lineStart..<lineEnd]
+            if line.last == 13 { line = line.dropLast() }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
-                trimmed(Substring(line[..<colon])).lowercased() == "content-disposition"
+                asciiCaseInsensitiveEqual(trimmed(line[..<colon]), "content-disposition")
             else { continue }
-            var value = line[line.index(after: colon)...]
-            if value.last == 13 { value = value.dropLast() }
             var name: String?
             var filename: String?
-            for parameter in Self.parameters(of: Substring(value)) {
-                switch parameter.key.lowercased() {
-                case "name": name = parameter.value
-                case "filename": filename = parameter.value
-                default: break
+            for parameter in parameters(of: line[(colon + 1)...]) {
+                if asciiCaseInsensitiveEqual(parameter.key.utf8[...], "name") {
+                    name = parameter.value
+                } else if asciiCaseInsensitiveEqual(parameter.key.utf8[...], "filename") {
+                    filename = parameter.value
                 }
             }
             guard let name else { throw .malformed("a part has no name") }
@@ -113,29 +117,48 @@ public enum MultipartFormData {
     /// `text` without the spaces and tabs around it (read for every part of every POST, so
     /// without Foundation's character sets).
     static func trimmed(_ text: Substring) -> String {
-        var utf8 = text.utf8[...]
-        while let first = utf8.first, first == 0x20 || first == 0x09 { utf8 = utf8.dropFirst() }
-        while let last = utf8.last, last == 0x20 || last == 0x09 { utf8 = utf8.dropLast() }
-        return String(decoding: utf8, as: UTF8.self)
+        String(decoding: trimmed(text.utf8[...]), as: UTF8.self)
+    }
+
+    static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> Bytes.SubSequence {
+        var bytes = bytes[...]
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
+        return bytes
+    }
+
+    /// Whether `bytes` spell `lowercase` in any ASCII case (header and parameter names).
+    static func asciiCaseInsensitiveEqual(_ bytes: some Collection<UInt8>, _ lowercase: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        return bytes.count == expected.count
+            && zip(bytes, expected).allSatisfy { byte, wanted in (byte >= 65 && byte <= 90 ? byte | 0x20 : byte) == wanted }
     }
 
     /// `form-data; name="a;b"; filename="x.json"` → its parameters (quoted values may hold `;`,
-    /// and browsers send a quote in a name as `%22`).
+    /// and browsers send a quote in a name as `%22`). Read by bytes: read as characters, a quote
+    /// followed by a combining mark would be no quote, and walking characters costs more than
+    /// the rest of reading a form.
     static func parameters(of value: Substring) -> [(key: String, value: String)] {
+        parameters(of: Array(value.utf8)[...])
+    }
+
+    static func parameters(of bytes: ArraySlice<UInt8>) -> [(key: String, value: String)] {
+        let quote = UInt8(ascii: "\""), semicolon = UInt8(ascii: ";"), equals = UInt8(ascii: "=")
         var result: [(key: String, value: String)] = []
-        var rest = value[...]
-        while let equals = rest.firstIndex(of: "=") {
-            let key = rest[..<equals].split(separator: ";").last.map(trimmed) ?? ""
-            rest = rest[rest.index(after: equals)...]
+        var rest = bytes
+        while let equalsIndex = rest.firstIndex(of: equals) {
+            let keyStart = rest[..<equalsIndex].lastIndex(of: semicolon).map { $0 + 1 } ?? rest.startIndex
+            let key = String(decoding: trimmed(rest[keyStart..<equalsIndex]), as: UTF8.self)
+            rest = rest[(equalsIndex + 1)...]
             var parameterValue: String
-            if rest.first == "\"" {
+            if rest.first == quote {
                 rest = rest.dropFirst()
-                let close = rest.firstIndex(of: "\"") ?? rest.endIndex
-                parameterValue = String(rest[..<close])
-                rest = close < rest.endIndex ? rest[rest.index(after: close)...] : rest[rest.endIndex...]
+                let close = rest.firstIndex(of: quote) ?? rest.endIndex
+                parameterValue = String(decoding: rest[..<close], as: UTF8.self)
+                rest = close < rest.endIndex ? rest[(close + 1)...] : rest[rest.endIndex...]
             } else {
-                let end = rest.firstIndex(of: ";") ?? rest.endIndex
-                parameterValue = trimmed(rest[..<end])
+                let end = rest.firstIndex(of: semicolon) ?? rest.endIndex
+                parameterValue = String(decoding: trimmed(rest[..<end]), as: UTF8.self)
                 rest = rest[end...]
             }
             if parameterValue.utf8.contains(UInt8(ascii: "%")) {
