@@ -14,6 +14,14 @@ import Testing
         #expect(query["flag"] == "")
     }
 
+    /// `&` and `=` separate whatever follows them: a combining mark after one (which would make
+    /// them part of one character) does not hide it.
+    @Test func pairsAreSplitByBytesNotCharacters() {
+        let pairs = URI.formPairs("a=1&\u{301}b=2=3&&c")
+        #expect(pairs.map(\.name) == ["a", "\u{301}b", "c"])
+        #expect(pairs.map(\.value) == ["1", "2=3", ""])
+    }
+
     @Test func aMalformedEscapeIsKeptAsItCame() {
         #expect(URI("/x?token=AB%zz").formParameters["token"] == "AB%zz")
         #expect(URI("/x").formParameters.isEmpty)

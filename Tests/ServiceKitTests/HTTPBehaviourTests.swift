@@ -180,10 +180,15 @@ import TestSupport
     @Test func exposesPrometheusMetrics() async throws {
         try await withApp { client in
             for _ in 0..<3 { try await client.execute(uri: "/healthz", method: .get) { _ in } }
+            // A method a client made up is counted, but not under a series of its own name.
+            let madeUp = try #require(HTTPRequest.Method("PROPFIND"))
+            try await client.execute(uri: "/healthz", method: madeUp) { _ in }
             try await client.execute(uri: "/metrics", method: .get) { response in
                 #expect(response.status == .ok)
                 let text = String(buffer: response.body)
                 #expect(text.contains(#"studystack_http_requests_total{method="GET",route="/healthz",status="200"} 3"#))
+                #expect(text.contains(#"studystack_http_requests_total{method="other""#))
+                #expect(!text.contains("PROPFIND"))
                 #expect(text.contains(#"studystack_http_request_duration_seconds_bucket{method="GET",route="/healthz",status="200",le="#))
                 #expect(text.contains("studystack_db_pool_max_connections 5"))
                 #expect(text.contains("studystack_db_pool_up 1"))

@@ -21,22 +21,47 @@ public final class ServiceMetrics: Sendable {
 
     public init() {}
 
+    /// One series of the request metrics: a method, a route template and a status.
+    private struct RequestSeries: Hashable {
+        var method: String
+        var route: String
+        var status: Int
+    }
+
+    /// The request metrics' series met so far. The registry finds a series by building its
+    /// labels' text and looking it up under a lock, which cost more than a cached app-API
+    /// request's own work; the series are few (route templates, not paths).
+    private let requestSeries = Mutex<[RequestSeries: (requests: Counter, duration: DurationHistogram)]>([:])
+
+    /// The methods counted by name; any other is counted as `other` (a client chooses the
+    /// method, and each name would be a series kept for good).
+    static let countedMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
     /// Counts a finished request and records its latency, by route template and status.
     package func recordRequest(method: String, route: String, status: Int, duration: Duration) {
-        let labels = [("method", method), ("route", route), ("status", String(status))]
-        registry.makeCounter(
-            descriptor: .init(
-                namespace: "studystack", subsystem: "http", metricName: "requests", unitName: "total",
-                helpText: "HTTP requests answered, by method, route template and status."),
-            labels: labels
-        ).increment()
-        registry.makeDurationHistogram(
-            descriptor: .init(
-                namespace: "studystack", subsystem: "http", metricName: "request_duration", unitName: "seconds",
-                helpText: "Time from receiving a request to producing its response."),
-            labels: labels,
-            buckets: Self.latencyBuckets
-        ).record(duration)
+        let series = RequestSeries(method: Self.countedMethods.contains(method) ? method : "other", route: route, status: status)
+        let metrics = requestSeries.withLock { $0[series] } ?? makeRequestSeries(series)
+        metrics.requests.increment()
+        metrics.duration.record(duration)
+    }
+
+    private func makeRequestSeries(_ series: RequestSeries) -> (requests: Counter, duration: DurationHistogram) {
+        let labels = [("method", series.method), ("route", series.route), ("status", String(series.status))]
+        let made = (
+            requests: registry.makeCounter(
+                descriptor: .init(
+                    namespace: "studystack", subsystem: "http", metricName: "requests", unitName: "total",
+                    helpText: "HTTP requests answered, by method, route template and status."),
+                labels: labels),
+            duration: registry.makeDurationHistogram(
+                descriptor: .init(
+                    namespace: "studystack", subsystem: "http", metricName: "request_duration", unitName: "seconds",
+                    helpText: "Time from receiving a request to producing its response."),
+                labels: labels,
+                buckets: Self.latencyBuckets)
+        )
+        requestSeries.withLock { $0[series] = made }
+        return made
     }
 
     /// Counts one settled item of a work queue: `studystack_queue_items_total{queue, outcome}`.

@@ -18,11 +18,22 @@ extension URI {
 
     /// `application/x-www-form-urlencoded` text (a query string, or a form's body) as its
     /// name-value pairs in order, a name repeated as often as it came.
+    /// Split by bytes: `&` and `=` are ASCII, and splitting text as characters (a `&` followed by
+    /// a combining mark is one character) costs more than the rest of a cached app-API request.
     public static func formPairs(_ text: some StringProtocol) -> [(name: String, value: String)] {
-        text.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return (formDecoded(Substring(parts[0])), parts.count > 1 ? formDecoded(Substring(parts[1])) : "")
+        let text = Substring(text)
+        var pairs: [(name: String, value: String)] = []
+        for pair in text.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
+                pairs.append((
+                    formDecoded(Substring(text.utf8[pair.startIndex..<equals])),
+                    formDecoded(Substring(text.utf8[text.utf8.index(after: equals)..<pair.endIndex]))
+                ))
+            } else {
+                pairs.append((formDecoded(Substring(pair)), ""))
+            }
         }
+        return pairs
     }
 
     /// `+` as a space, then percent escapes; text with a malformed escape is kept as it came.
