@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# make bench: start the stack, publish a realistic study (20 activities, 200 steps), and drive
+# make bench: start the stack, publish a realistic study (20 activities, 200 steps), bring the
+# databases to that study's second month (scripts/bench_seed.sh; BENCH_SEED=0 runs on whatever is
+# there, a fresh database included, and the report says which), and drive
 # the study-metadata app API and /healthz of the same service with wrk in one run, and the
-# console's heaviest page (an activity with every response type) beside that /healthz; then the
+# console's heaviest page (an activity with every response type) beside the admin API call under it; then the
 # registration service: login (bounded by bcrypt) and updateActivityState beside its /healthz, the
 # admin participants list of a 10,000-participant study, and inviting 1,000 people from one CSV;
 # then a 100,000-token batch on the response service and processResponse with a 30-answer
 # response beside pgbench running the same database work (bench/pgbench-response.sql, and again
 # with the answers as constants, as it was first written), then the
 # processing rate with one and two replicas beside pgbench doing the same inserts
-# (scripts/bench_processing.sh), the data grid and the LabKey API over a 100,000-row table; the schema app's
+# (scripts/bench_processing.sh), the data grid, the exports' first byte and the LabKey API over a
+# 100,000-row table; the schema app's
 # receiver beside the schema project's demo_post.php; then measure the database ceiling
-# with pgbench; and last the JSON Schema validator beside Python's jsonschema. Prints requests/s, p99, the ratios, and the main ratios before and after.
+# with pgbench; and last the JSON Schema validator beside Python's jsonschema. Prints requests/s,
+# p50 and p99, the ratios, the main ratios before and after, and every page a person waits on at
+# a team's concurrency.
 # The stack is restarted with the per-address rate limit lifted: wrk sends everything from one
 # address.
 set -euo pipefail
@@ -64,8 +69,15 @@ curl -sf -o /dev/null "${app_headers[@]}" "$base/StudyMetaData/activityList?stud
 results=$(mktemp)
 
 # --- the database this run starts on ---------------------------------------------------------------
-# A bench on a fresh database flatters, and this one grows with every run: each report says what
-# the databases held when it started.
+# A bench on a fresh database flatters, and one on whatever earlier runs left cannot be repeated:
+# unless BENCH_SEED=0, the databases are first brought to BENCHSTUDY's second month
+# (scripts/bench_seed.sh: the same seeded participants, responses, backlog and audit events every
+# run, earlier runs' leftovers removed). Each report says which state it ran on and what it held.
+seeded=false
+if [ "${BENCH_SEED:-1}" != 0 ]; then
+    scripts/bench_seed.sh
+    seeded=true
+fi
 dbvalue() { PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack "$1" -c "$2"; }
 metadata_state=$(dbvalue studystack_metadata "SELECT (SELECT count(*) FROM studies) || ' studies, '
     || (SELECT count(*) FROM audit_events) || ' audit events, ' || pg_size_pretty(pg_database_size(current_database()))")
@@ -77,10 +89,12 @@ response_state=$(dbvalue studystack_response "SELECT (SELECT count(*) FROM respo
     || (SELECT count(*) FROM responses WHERE status = 'pending') || ' pending), ' || (SELECT count(*) FROM sage_archives)
     || ' Sage archives, ' || (SELECT count(*) FROM audit_events) || ' audit events, '
     || pg_size_pretty(pg_database_size(current_database()))")
-if [ "$(dbvalue studystack_response 'SELECT count(*) FROM responses')" = 0 ]; then
-    echo "the databases at the start: fresh (no response stored yet)"
+if [ "$seeded" = true ]; then
+    echo "the databases at the start: seeded, BENCHSTUDY in its second month (scripts/bench_seed.sh; docs/operations.md)"
+elif [ "$(dbvalue studystack_response 'SELECT count(*) FROM responses')" = 0 ]; then
+    echo "the databases at the start: fresh (BENCH_SEED=0, no response stored yet)"
 else
-    echo "the databases at the start: in use (earlier runs' data kept; this run adds to it)"
+    echo "the databases at the start: in use, not seeded (BENCH_SEED=0; earlier runs' data kept, this run adds to it)"
 fi
 echo "  study-metadata: $metadata_state"
 echo "  registration: $registration_state"
@@ -208,25 +222,15 @@ wrk -t2 -c"$connections" -d"${duration}s" --latency "http://127.0.0.1:8082/healt
 wrk -t2 -c4 -d"${duration}s" --latency -s "$results.login.lua" "$reg/login.api" >"$results.login"
 wrk -t2 -c"$connections" -d"${duration}s" --latency -s "$results.activity.lua" "$reg/updateActivityState.api" >"$results.updateActivityState"
 
-# The admin API's participants list: BENCHSTUDY topped up to 10,000 participants, written straight
-# into the database, then pages of 50 read by the super-admin at 16 connections (e-mail addresses
-# shown, so every page also writes its audit event, and each request asks study-metadata who the
-# token belongs to).
-PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack studystack_registration >/dev/null <<'SQL'
-WITH missing AS (
-    SELECT gen_random_uuid() AS user_id FROM generate_series(1,
-        greatest(0, 10000 - (SELECT count(*) FROM participant_studies WHERE study_id = 'BENCHSTUDY'))::int)
-), accounts AS (
-    INSERT INTO participants (user_id, app_id, org_id, email, email_key, password_hash, verified)
-    SELECT user_id, 'BENCHAPP', 'BENCHORG', user_id || '@bench.invalid', user_id || '@bench.invalid', 'x', true FROM missing
-    RETURNING user_id
-)
-INSERT INTO participant_studies (user_id, study_id, status, enrolled_at)
-SELECT user_id, 'BENCHSTUDY', 'inProgress', now() - random() * interval '60 days' FROM accounts;
-SQL
-log "wrk: registration GET /admin/v1/studies/BENCHSTUDY/participants?limit=50 (16 connections)"
+# The admin API's participants list: pages of 50 of BENCHSTUDY's 10,000 (scripts/bench_seed.sh),
+# read by the super-admin at 16 connections and at a team's 8 (e-mail addresses shown, so every page
+# also writes its audit event, and each request asks study-metadata who the token belongs to).
+log "wrk: registration GET /admin/v1/studies/BENCHSTUDY/participants?limit=50 (16, then ${team_connections} connections)"
 wrk -t2 -c16 -d"${duration}s" --latency -H "Authorization: Bearer $token" \
     "http://127.0.0.1:8082/admin/v1/studies/BENCHSTUDY/participants?limit=50" >"$results.participants"
+wrk -t2 -c"$team_connections" -d"${duration}s" --latency -H "Authorization: Bearer $token" \
+    "http://127.0.0.1:8082/admin/v1/studies/BENCHSTUDY/participants?limit=50" >"$results.participants-team"
+wrk -t2 -c"$team_connections" -d"${duration}s" --latency "http://127.0.0.1:8082/healthz" >"$results.reg-healthz-team"
 
 # Inviting 1,000 participants from one CSV: the whole request (every line checked, 1,000 tokens
 # made by the response service, the invitations stored and 1,000 e-mails with QR codes queued in
@@ -304,8 +308,9 @@ with open(sys.argv[1], "w") as out:
         print(secrets.token_hex(16), file=out)
 PY
 rsql() { PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack studystack_response "$@"; }
-# Earlier runs' responses go first: the processing rate below is of this run's backlog.
-rsql -c "DELETE FROM responses WHERE study_key = 'BENCHSTUDY'"
+# Earlier runs' responses go first (the seeded second month stays): the processing rate below is of
+# this run's backlog.
+rsql -c "DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND NOT starts_with(fingerprint, 'seed-')"
 {
     echo "INSERT INTO participants (study_key, app_token_hash, status, allow_data_sharing) SELECT 'BENCHSTUDY',"
     echo "encode(sha256(convert_to(t, 'UTF8')), 'hex'), 'enrolled', 'true' FROM unnest(ARRAY["
@@ -413,8 +418,9 @@ PGPASSWORD=$STUDYSTACK_DB_PASSWORD pgbench -n -M prepared -c 20 -j 2 -T "$durati
 # processing replicas beside the ingest-only response service, then by one storing two slices at
 # once, and pgbench doing the same inserts.
 scripts/bench_processing.sh "$results"
-# The rest of the backlog is the benchmark's, not a study's: it is not left for a worker.
-rsql -c "DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND status = 'pending'"
+# The rest of the backlog is the benchmark's, not a study's: it is not left for a worker (the seeded
+# backlog is the second month's, and stays).
+rsql -c "DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND status = 'pending' AND NOT starts_with(fingerprint, 'seed-')"
 # Processing and that delete leave millions of dead and new rows (30 timing rows a response).
 # Vacuumed now, as autovacuum would soon after: otherwise autovacuum's workers can take the CPU in the
 # middle of the grid's and the LabKey API's runs below. Then a checkpoint, as before the others.
@@ -465,8 +471,28 @@ for view in "grid-first:?limit=50" "grid-deep:?limit=50&after=$deep_cursor" "gri
         [ "$(rsql -c "SELECT count(*) $grid_indexes AND i.indisvalid")" -ge 1 ] || die "the sort index on daily30 was not built in a minute"
         echo $(( ($(date +%s%N) - started) / 1000000 )) >"$results.grid-sorted-index-ms"
     fi
-    log "wrk: response $name (16 connections, ${duration}s)"
+    log "wrk: response $name (16, then ${team_connections} connections, ${duration}s)"
     wrk -t2 -c16 -d"${duration}s" --latency -H "Authorization: Bearer $token" "$grid${view#*:}" >"$results.$name"
+    wrk -t2 -c"$team_connections" -d"${duration}s" --latency -H "Authorization: Bearer $token" "$grid${view#*:}" >"$results.$name-team"
+done
+wrk -t2 -c"$team_connections" -d"${duration}s" --latency "http://127.0.0.1:8083/healthz" >"$results.resp-healthz-team"
+wrk -t2 -c2 -d"${duration}s" --latency "http://127.0.0.1:8083/healthz" >"$results.resp-healthz-2"
+
+# --- response: the exports' first byte ---------------------------------------------------------------
+# What a researcher waits on before the download starts: the export's checks, its audit event and
+# the first 64 KiB chunk of the study's rows (every table, in one repeatable-read transaction).
+# Each request reads the status line and the first chunk, then closes the connection, as a
+# cancelled download would; the whole export is timed once beside it.
+for format in zip jsonl; do
+    export_url="http://127.0.0.1:8083/admin/v1/studies/BENCHSTUDY/export.$format"
+    curl -s -o "$results.export-$format-body" -w '%{http_code} %{time_total} %{size_download}\n' \
+        -H "Authorization: Bearer $token" "$export_url" >"$results.export-$format-whole"
+    read -r status _ _ <"$results.export-$format-whole"
+    [ "$status" = 200 ] || die "the export ($format) answered $status"
+    rm -f "$results.export-$format-body"
+    log "response: export.$format, its first byte (${team_connections} connections, ${duration}s)"
+    python3 scripts/bench_first_byte.py "$export_url" "Authorization: Bearer $token" "$team_connections" "$duration" \
+        >"$results.export-$format"
 done
 
 # --- response: the LabKey API over the same 100,000 rows ------------------------------------------
@@ -535,7 +561,10 @@ for name, label in (("reg-healthz", "healthz"), ("login", "login (4 conns)"), ("
                     ("participants", "participants (16 conns)")):
     rps, p99, errors = wrk(name)
     print(f"{label:<20}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / reg[0]:>20.3f}")
-print("(participants: a page of 50 of BENCHSTUDY's 10,000, read by the super-admin, so audited; goal: p99 < 100 ms)")
+rps, p99, errors = wrk("participants-team")
+print(f"{'participants (8)':<20}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / wrk('reg-healthz-team')[0]:>20.3f}")
+print("(participants: a page of 50 of BENCHSTUDY's 10,000, read by the super-admin, so audited; goal: p99 < 100 ms;"
+      " at 8 connections beside /healthz at 8)")
 invites = [line.split() for line in open(f"{base}.invite").read().splitlines() if line.strip()]
 invite_seconds = sorted(float(t) for code, t in invites if code == "201")
 if len(invite_seconds) == len(invites) == 3:
@@ -640,21 +669,56 @@ print(f"{'demo_post.php under php -S':<34}{php[0]:>12.1f}{php[1]:>10.2f}{php[2]:
 print(f"{'POST /schema/{study}/data':<34}{ours[0]:>12.1f}{ours[1]:>10.2f}{ours[2]:>9}{ours[0] / php[0]:>24.2f}")
 print("(demo_post.php appends each field to a text file, unsynced; goal: ratio >= 1.0, p99 < 50 ms)")
 rows = int(open(f"{base}.grid-rows").read())
-print(f"\nthe data grid over daily30 ({rows:,} rows), pages of 50, 16 connections (goal: p99 < 100 ms)")
-print(f"{'page':<34}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio to /healthz':>20}")
-for name, label in (("grid-first", "first page, by Key"), ("grid-deep", "90,000 rows in, by cursor"),
-                    ("grid-participant", "one participant's rows"), ("grid-sorted", "sorted by a question (q5)")):
+import json as _json
+def measured(name):
+    """requests/s, p50, p99 (ms) and non-2xx of a wrk run or of scripts/bench_first_byte.py."""
+    if name.startswith("export-"):
+        found = _json.load(open(f"{base}.{name}"))
+        return found["requestsPerSecond"], found["p50"], found["p99"], found["errors"]
     rps, p99, errors = wrk(name)
-    print(f"{label:<34}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / resp[0]:>20.3f}")
+    return rps, percentile(name, "50%"), p99, errors
+grid_pages = (("grid-first", "first page, by Key"), ("grid-deep", "90,000 rows in, by cursor"),
+              ("grid-participant", "one participant's rows"), ("grid-sorted", "sorted by a question (q5)"))
+print(f"\nthe data grid over daily30 ({rows:,} rows), pages of 50 (goal: p99 < 100 ms)")
+print(f"{'page':<34}{'connections':>12}{'requests/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'non-2xx':>9}{'ratio to /healthz':>19}")
+for suffix, connections in (("", 16), ("-team", 8)):
+    health = wrk("resp-healthz-team")[0] if suffix else resp[0]
+    for name, label in grid_pages:
+        rps, p50, p99, errors = measured(name + suffix)
+        print(f"{label:<34}{connections:>12}{rps:>12.1f}{p50:>9.2f}{p99:>9.2f}{errors:>9}{rps / health:>19.3f}")
 first = float(open(f"{base}.grid-sorted-first").read()) * 1000
 built = int(open(f"{base}.grid-sorted-index-ms").read())
-print(f"(sorted by q5: the first page, read without an index, took {first:.0f} ms alone; its index was built {built / 1000:.1f} s after)")
+print(f"(sorted by q5: the first page, read without an index, took {first:.0f} ms alone; its index was built {built / 1000:.1f} s after;"
+      f" /healthz at 64 connections beside the 16-connection rows, at 8 beside the 8)")
+print(f"\nthe exports of BENCHSTUDY (every table, daily30's {rows:,} rows and its children), 8 connections")
+print(f"{'export':<34}{'whole, alone':>14}{'bytes':>15}{'first byte/s':>14}{'p50 ms':>9}{'p99 ms':>9}{'failed':>8}")
+for format in ("zip", "jsonl"):
+    status, seconds, size = open(f"{base}.export-{format}-whole").read().split()
+    rps, p50, p99, errors = measured(f"export-{format}")
+    print(f"{'export.' + format:<34}{float(seconds):>12.2f} s{int(float(size)):>15,}{rps:>14.1f}{p50:>9.2f}{p99:>9.2f}{errors:>8}")
+print("(first byte: the request's checks, its audit event and the first chunk of rows; each download then cancelled)")
 print(f"\nthe LabKey API over daily30 ({rows:,} rows), one API key, 2 connections (an admin's limit)")
-print(f"{'call':<34}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio to /healthz':>20}")
-for name, label in (("labkey-getQuery", "getQuery: 100 of a filter, total"), ("labkey-executeSql", "executeSql: GROUP BY, all rows")):
-    rps, p99, errors = wrk(name)
-    print(f"{label:<34}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / resp[0]:>20.3f}")
-print("(/healthz measured at the run's connection count; the LabKey calls at two)")
+print(f"{'call':<34}{'requests/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'non-2xx':>9}{'ratio to /healthz':>19}")
+labkey_calls = (("labkey-getQuery", "getQuery: 100 of a filter, total"), ("labkey-executeSql", "executeSql: GROUP BY, all rows"))
+for name, label in labkey_calls:
+    rps, p50, p99, errors = measured(name)
+    print(f"{label:<34}{rps:>12.1f}{p50:>9.2f}{p99:>9.2f}{errors:>9}{rps / wrk('resp-healthz-2')[0]:>19.3f}")
+print("(/healthz at two connections beside them)")
+
+# The pages people wait on, side by side: each at the concurrency a team produces.
+print("\nevery page a person waits on, at a team's concurrency (goal: p99 < 100 ms)")
+print(f"{'page':<44}{'connections':>12}{'requests/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'goal':>6}{'ratio':>8}  to")
+waited = [("console-team", "console: activity daily", 8, wrk("summary-team")[0], "the admin API call under it"),
+          ("console-step-team", "console: its longest step", 8, wrk("summary-team")[0], "the admin API call under it"),
+          ("participants-team", "registration: participants, 50 of 10,000", 8, wrk("reg-healthz-team")[0], "registration /healthz")]
+waited += [(name + "-team", "grid: " + label, 8, wrk("resp-healthz-team")[0], "response /healthz") for name, label in grid_pages]
+waited += [(f"export-{format}", f"export.{format}: first byte", 8, wrk("resp-healthz-team")[0], "response /healthz")
+           for format in ("zip", "jsonl")]
+waited += [(name, "LabKey " + label.split(":")[0], 2, wrk("resp-healthz-2")[0], "response /healthz") for name, label in labkey_calls]
+for name, label, connections, beneath, what in waited:
+    rps, p50, p99, errors = measured(name)
+    print(f"{label:<44}{connections:>12}{rps:>12.1f}{p50:>9.2f}{p99:>9.2f}{'met' if p99 < 100 and not errors else 'NOT':>6}"
+          f"{rps / beneath:>8.2f}  {what}")
 PY
 
 # --- the JSON Schema validator beside Python's jsonschema 4.26, on Sage's largest example -----
