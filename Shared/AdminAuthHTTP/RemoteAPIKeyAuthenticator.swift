@@ -19,7 +19,7 @@ public struct RemoteAPIKeyAuthenticator: Sendable {
 
     /// The key a request carries, or nil.
     public static func key(in request: Request) -> String? {
-        if let header = request.headers[HTTPField.Name("apikey")!]?.trimmingCharacters(in: .whitespaces), !header.isEmpty {
+        if let header = request.headers[.apiKey]?.trimmingCharacters(in: .whitespaces), !header.isEmpty {
             return header
         }
         guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("basic "),

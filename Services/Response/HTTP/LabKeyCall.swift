@@ -70,7 +70,7 @@ package struct LabKeyCall: Sendable {
 
     /// The `language` parameter, or the header the 2021+ apps send.
     package var language: String? {
-        string("language") ?? headers[HTTPField.Name("language")!]
+        string("language") ?? headers[.language]
     }
 
     package static let postRequired = APIError(

@@ -41,11 +41,11 @@ package struct AppClientAuthenticator: Sendable {
         guard let header = request.headers[.authorization],
             let credential = try await apps.authenticate(basicHeader: header)
         else { throw Self.invalidKey }
-        if let claimed = request.headers[HTTPField.Name("applicationId")!], !claimed.isEmpty, claimed != credential.appId {
+        if let claimed = request.headers[.applicationId], !claimed.isEmpty, claimed != credential.appId {
             throw Self.invalidKey
         }
         let parameters = LegacyEnvelope(query: request)
-        let language = request.headers[HTTPField.Name("language")!] ?? parameters.parameters["language"]?.text
+        let language = request.headers[.language] ?? parameters.parameters["language"]?.text
         return AppClient(
             appId: credential.appId, platform: credential.platform, testing: credential.testing, language: language,
             parameters: parameters)

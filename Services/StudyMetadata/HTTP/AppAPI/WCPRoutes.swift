@@ -66,8 +66,8 @@ package struct WCPRoutes {
     @Sendable package func studyList(_ request: Request, context: ServiceRequestContext) async throws -> StudyListReply {
         let client = try await authenticator.authenticate(request)
         // The apps always send both headers here; the original answered 400 without them.
-        guard let orgId = request.headers[HTTPField.Name("orgId")!],
-            request.headers[HTTPField.Name("applicationId")!] != nil,
+        guard let orgId = request.headers[.orgId],
+            request.headers[.applicationId] != nil,
             let app = try await apps.app(id: client.appId), app.orgId == orgId
         else { throw Self.invalidInput }
         return StudyListReply(studies: try await listItems(for: client))
