@@ -21,7 +21,10 @@ import TestSupport
         ])
     static let catalog = QueryTranslator.Catalog(schema: "export", tables: ["t": table], order: ["t"])
 
-    @Test(arguments: [0, 1, StudyExport.pageRows - 1, StudyExport.pageRows, 2 * StudyExport.pageRows + 1])
+    @Test(arguments: [
+        0, 1, StudyExport.firstPageRows - 1, StudyExport.firstPageRows, StudyExport.firstPageRows + 1,
+        StudyExport.firstPageRows + StudyExport.pageRows, 2 * StudyExport.pageRows + StudyExport.firstPageRows + 1,
+    ])
     func everyRowIsExportedOnceInKeyOrder(rows: Int) async throws {
         try await TestDatabase.withFreshDatabase { url in
             try await TestDatabase.withClient(url: url) { client, logger in

@@ -23,7 +23,9 @@ package struct StudyExport: Sendable {
     /// How much is gathered before it is written to the client.
     package static let chunkSize = 64 * 1024
 
-    /// Rows read per query, in `Key` order.
+    /// Rows read per query, in `Key` order: a table's first page is small, so the download's
+    /// first bytes go out at once (and a download cancelled right away costs little).
+    package static let firstPageRows = 100
     package static let pageRows = 1_000
 
     package enum Format {
@@ -43,6 +45,12 @@ package struct StudyExport: Sendable {
                 var buffer: [UInt8] = []
                 buffer.reserveCapacity(Self.chunkSize * 2)
                 var counts: [Int] = []
+                func flush() async throws {
+                    guard !buffer.isEmpty else { return }
+                    if format == .csvZip { try archive.account(buffer) }
+                    try await sink(ByteBuffer(bytes: buffer))
+                    buffer.removeAll(keepingCapacity: true)
+                }
                 for table in catalog.orderedTables {
                     let names = table.columns.map(\.name)
                     switch format {
@@ -56,7 +64,9 @@ package struct StudyExport: Sendable {
                     }
                     let keys = names.map(Self.jsonString)
                     let tableKey = Self.jsonString(table.name)
-                    let count = try await eachRow(of: table, schema: catalog.schema, on: connection) { values in
+                    // Each page's rows go out when it ends (the first page's too), and within a
+                    // page every chunk.
+                    let count = try await eachRow(of: table, schema: catalog.schema, on: connection, pageEnded: flush) { values in
                         switch format {
                         case .csvZip:
                             let fields = zip(values, table.columns).map { Self.csvValue($0, text: $1.storage == "VARCHAR") }
@@ -65,17 +75,9 @@ package struct StudyExport: Sendable {
                             let members = zip(keys, values).map { "\($0):\($1 ?? "null")" }.joined(separator: ",")
                             buffer += Array("{\"table\":\(tableKey),\"row\":{\(members)}}\n".utf8)
                         }
-                        if buffer.count >= Self.chunkSize {
-                            if format == .csvZip { try archive.account(buffer) }
-                            try await sink(ByteBuffer(bytes: buffer))
-                            buffer.removeAll(keepingCapacity: true)
-                        }
+                        if buffer.count >= Self.chunkSize { try await flush() }
                     }
-                    if !buffer.isEmpty {
-                        if format == .csvZip { try archive.account(buffer) }
-                        try await sink(ByteBuffer(bytes: buffer))
-                        buffer.removeAll(keepingCapacity: true)
-                    }
+                    try await flush()
                     if format == .csvZip { try await sink(ByteBuffer(bytes: archive.finishFile())) }
                     counts.append(count)
                 }
@@ -121,19 +123,21 @@ package struct StudyExport: Sendable {
     /// and a cancelled download stops within a page.
     private func eachRow(
         of table: QueryTranslator.Catalog.Table, schema: String, on connection: PostgresConnection,
-        _ body: ([String?]) async throws -> Void
+        pageEnded: () async throws -> Void, _ body: ([String?]) async throws -> Void
     ) async throws -> Int {
         let columns = table.columns.map { $0.jsonSQL(alias: "t") }
         let select = "SELECT t.\"Key\", \(columns.joined(separator: ", ")) FROM \(SQLName.quoted(schema)).\(SQLName.quoted(table.sqlName)) t"
         var count = 0
         var after: Int64?
         var pageRows = 0
+        var limit = Self.firstPageRows
         repeat {
-            var query = PostgresQuery(unsafeSQL: select + " ORDER BY t.\"Key\" LIMIT \(Self.pageRows)")
+            var query = PostgresQuery(unsafeSQL: select + " ORDER BY t.\"Key\" LIMIT \(limit)")
             if let after {
+                limit = Self.pageRows
                 var binds = PostgresBindings()
                 binds.append(after)
-                query = PostgresQuery(unsafeSQL: select + " WHERE t.\"Key\" > $1 ORDER BY t.\"Key\" LIMIT \(Self.pageRows)", binds: binds)
+                query = PostgresQuery(unsafeSQL: select + " WHERE t.\"Key\" > $1 ORDER BY t.\"Key\" LIMIT \(limit)", binds: binds)
             }
             pageRows = 0
             for try await row in try await connection.query(query, logger: logger) {
@@ -146,7 +150,8 @@ package struct StudyExport: Sendable {
                 try await body(values)
             }
             count += pageRows
-        } while pageRows == Self.pageRows
+            try await pageEnded()
+        } while pageRows == limit
         return count
     }
 
