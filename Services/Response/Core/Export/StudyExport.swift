@@ -23,8 +23,9 @@ package struct StudyExport: Sendable {
     /// How much is gathered before it is written to the client.
     package static let chunkSize = 64 * 1024
 
-    /// Rows read per query, in `Key` order: a table's first page is small, so the download's
-    /// first bytes go out at once (and a download cancelled right away costs little).
+    /// Rows read per query, in `Key` order: a table's first page is small and each next one twice
+    /// the last, up to `pageRows`, so the download's first bytes go out at once and a download
+    /// cancelled right away costs a few small pages.
     package static let firstPageRows = 100
     package static let pageRows = 1_000
 
@@ -134,7 +135,7 @@ package struct StudyExport: Sendable {
         repeat {
             var query = PostgresQuery(unsafeSQL: select + " ORDER BY t.\"Key\" LIMIT \(limit)")
             if let after {
-                limit = Self.pageRows
+                limit = min(2 * limit, Self.pageRows)
                 var binds = PostgresBindings()
                 binds.append(after)
                 query = PostgresQuery(unsafeSQL: select + " WHERE t.\"Key\" > $1 ORDER BY t.\"Key\" LIMIT \(limit)", binds: binds)
