@@ -100,9 +100,9 @@ COMMIT;
 SQL
 
 # --- response -----------------------------------------------------------------------------------
-# Earlier runs' responses go (their timings with them), and the unused tokens of their 100,000-token
-# batches; the seeded participants hold the SHA-256 of bench-seed-token-N, and the seeded responses'
-# fingerprints start with seed-.
+# Earlier runs' responses go (their timings with them; SCHEMABENCH's too), and the unused tokens
+# of their 100,000-token batches; the seeded participants hold the SHA-256 of bench-seed-token-N,
+# and the seeded responses' fingerprints start with seed-.
 answers=$(python3 -c "import json; print(json.dumps(json.load(open('bench/response-30.json')), separators=(',', ':')))")
 sql response <<SQL
 BEGIN;
@@ -116,6 +116,8 @@ ON CONFLICT (app_token_hash) DO NOTHING;
 CREATE TEMPORARY TABLE seeded ON COMMIT DROP AS
 SELECT s.i, p.id FROM seed_participants s JOIN participants p ON p.app_token_hash = s.token_hash;
 DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND NOT starts_with(fingerprint, 'seed-');
+-- The schema app's benchmark study (scripts/bench_schema.sh) keeps none of its POSTs either.
+DELETE FROM responses WHERE study_key = 'SCHEMABENCH';
 DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND starts_with(fingerprint, 'seed-backlog-') AND status <> 'pending';
 DELETE FROM enrollment_tokens WHERE participant_id IS NULL
     AND batch_id IN (SELECT id FROM token_batches WHERE study_key = 'BENCHSTUDY');
