@@ -138,10 +138,6 @@ public enum MultipartFormData {
     /// and browsers send a quote in a name as `%22`). Read by bytes: read as characters, a quote
     /// followed by a combining mark would be no quote, and walking characters costs more than
     /// the rest of reading a form.
-    static func parameters(of value: Substring) -> [(key: String, value: String)] {
-        parameters(of: Array(value.utf8)[...])
-    }
-
     static func parameters(of bytes: ArraySlice<UInt8>) -> [(key: String, value: String)] {
         let quote = UInt8(ascii: "\""), semicolon = UInt8(ascii: ";"), equals = UInt8(ascii: "=")
         var result: [(key: String, value: String)] = []

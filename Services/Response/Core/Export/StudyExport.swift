@@ -133,13 +133,14 @@ package struct StudyExport: Sendable {
         var pageRows = 0
         var limit = Self.firstPageRows
         repeat {
-            var query = PostgresQuery(unsafeSQL: select + " ORDER BY t.\"Key\" LIMIT \(limit)")
+            var binds = PostgresBindings()
+            var continuing = ""
             if let after {
                 limit = min(2 * limit, Self.pageRows)
-                var binds = PostgresBindings()
                 binds.append(after)
-                query = PostgresQuery(unsafeSQL: select + " WHERE t.\"Key\" > $1 ORDER BY t.\"Key\" LIMIT \(limit)", binds: binds)
+                continuing = " WHERE t.\"Key\" > $1"
             }
+            let query = PostgresQuery(unsafeSQL: select + continuing + " ORDER BY t.\"Key\" LIMIT \(limit)", binds: binds)
             pageRows = 0
             for try await row in try await connection.query(query, logger: logger) {
                 var cells = row.makeIterator()
