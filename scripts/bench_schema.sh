@@ -31,6 +31,27 @@ for _ in $(seq 1 50); do
 done
 [ "$status" = 200 ] || die "the response service does not take SCHEMABENCH's data (answered $status)"
 
+# A study in use: its 1,000 participants have posted before (the app logs each opening of its
+# home page), so the timed run stores POSTs rather than enrolling people. A participant's first
+# POST enrols them in a transaction of their own (their arm's counter is locked until it
+# commits); a run on a new study would measure 250 enrolments at once in its first second.
+python3 - <<'PY' || die "the schema study's participants could not post their first log"
+import http.client
+boundary = "----StudyStackBenchFirstPost"
+connection = http.client.HTTPConnection("127.0.0.1", 8083, timeout=30)
+for n in range(1000):
+    fields = {"data_type": "log", "user_id": "U%07d" % n, "study_id": "3ZDOGAH", "module_index": "-1",
+              "page": "home", "event": "entry", "timestamp": "2026-11-26T09:00:00+11:00"}
+    body = "".join(f"--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n" for k, v in fields.items())
+    body += f"--{boundary}--\r\n"
+    connection.request("POST", "/schema/SCHEMABENCH/data", body=body.encode(),
+                       headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    reply = connection.getresponse()
+    reply.read()
+    if reply.status != 200:
+        raise SystemExit(f"user U{n:07d}: {reply.status}")
+PY
+
 # demo_post.php as its README says to host it: php's own server, appending to data.txt beside it.
 php_dir=$(mktemp -d)
 cp bench/schema/demo_post.php "$php_dir/"
