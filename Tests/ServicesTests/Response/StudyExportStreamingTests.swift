@@ -21,8 +21,8 @@ import TestSupport
         ])
     static let catalog = QueryTranslator.Catalog(schema: "export", tables: ["t": table], order: ["t"])
 
-    /// Pages of 100, 200, 400, 800 and then 1,000 rows: every count at and beside a page's end.
-    @Test(arguments: [0, 1, 99, 100, 101, 299, 300, 301, 1_499, 1_500, 1_501, 2_500, 2_501])
+    /// Pages of 50, 100, 200, 400, 800 and then 1,000 rows: every count at and beside a page's end.
+    @Test(arguments: [0, 1, 49, 50, 51, 149, 150, 151, 749, 750, 751, 1_549, 1_550, 1_551, 2_550, 2_551])
     func everyRowIsExportedOnceInKeyOrder(rows: Int) async throws {
         try await TestDatabase.withFreshDatabase { url in
             try await TestDatabase.withClient(url: url) { client, logger in

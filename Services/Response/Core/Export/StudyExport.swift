@@ -25,8 +25,9 @@ package struct StudyExport: Sendable {
 
     /// Rows read per query, in `Key` order: a table's first page is small and each next one twice
     /// the last, up to `pageRows`, so the download's first bytes go out at once and a download
-    /// cancelled right away costs a few small pages.
-    package static let firstPageRows = 100
+    /// cancelled right away costs a few small pages (the server learns of it only when a write
+    /// fails, a page or two later).
+    package static let firstPageRows = 50
     package static let pageRows = 1_000
 
     package enum Format {
@@ -63,18 +64,15 @@ package struct StudyExport: Sendable {
                         // the export too, and a reader knows every column's type.
                         buffer += Array("\(Self.describe(table))\n".utf8)
                     }
-                    let keys = names.map(Self.jsonString)
-                    let tableKey = Self.jsonString(table.name)
+                    let keys = names.map { Array(Self.jsonString($0).utf8) }
+                    let tableKey = Array(Self.jsonString(table.name).utf8)
+                    let text = table.columns.map { $0.storage == "VARCHAR" }
                     // Each page's rows go out when it ends (the first page's too), and within a
                     // page every chunk.
                     let count = try await eachRow(of: table, schema: catalog.schema, on: connection, pageEnded: flush) { values in
                         switch format {
-                        case .csvZip:
-                            let fields = zip(values, table.columns).map { Self.csvValue($0, text: $1.storage == "VARCHAR") }
-                            buffer += Array((fields.joined(separator: ",") + "\r\n").utf8)
-                        case .jsonLines:
-                            let members = zip(keys, values).map { "\($0):\($1 ?? "null")" }.joined(separator: ",")
-                            buffer += Array("{\"table\":\(tableKey),\"row\":{\(members)}}\n".utf8)
+                        case .csvZip: ExportLines.appendCSVLine(values: values, text: text, to: &buffer)
+                        case .jsonLines: ExportLines.appendJSONLine(table: tableKey, keys: keys, values: values, to: &buffer)
                         }
                         if buffer.count >= Self.chunkSize { try await flush() }
                     }
@@ -116,7 +114,8 @@ package struct StudyExport: Sendable {
     }
 
     /// Calls `body` with every row of `table`, in `Key` order, each as its columns' values written
-    /// as JSON; returns how many there were.
+    /// as JSON (the cells' bytes as PostgreSQL sent them, nil for NULL); returns how many there
+    /// were.
     ///
     /// In pages by `Key` rather than one query for the table: asked for every row at once,
     /// PostgreSQL sorts the whole table (every value written as JSON first) before it sends the
@@ -124,7 +123,7 @@ package struct StudyExport: Sendable {
     /// and a cancelled download stops within a page.
     private func eachRow(
         of table: QueryTranslator.Catalog.Table, schema: String, on connection: PostgresConnection,
-        pageEnded: () async throws -> Void, _ body: ([String?]) async throws -> Void
+        pageEnded: () async throws -> Void, _ body: ([ByteBuffer?]) async throws -> Void
     ) async throws -> Int {
         let columns = table.columns.map { $0.jsonSQL(alias: "t") }
         let select = "SELECT t.\"Key\", \(columns.joined(separator: ", ")) FROM \(SQLName.quoted(schema)).\(SQLName.quoted(table.sqlName)) t"
@@ -145,9 +144,9 @@ package struct StudyExport: Sendable {
             for try await row in try await connection.query(query, logger: logger) {
                 var cells = row.makeIterator()
                 after = try cells.next()?.decode(Int64.self)
-                var values: [String?] = []
+                var values: [ByteBuffer?] = []
                 values.reserveCapacity(table.columns.count)
-                while let cell = cells.next() { values.append(try cell.decode(String?.self)) }
+                while let cell = cells.next() { values.append(cell.bytes) }
                 pageRows += 1
                 try await body(values)
             }
@@ -217,25 +216,17 @@ package struct StudyExport: Sendable {
         String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
     }
 
-    /// A JSON value as a CSV field: strings unquoted from JSON, `null` empty. Text answers that a
-    /// spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, carriage return first) get a
-    /// leading `'`, the usual guard against formula injection; the JSON-lines export has them
-    /// exactly as written. Both tests read the first Unicode scalar, not the first `Character`:
-    /// `=` followed by a zero-width joiner is one `Character` that is not `=`.
+    /// A JSON value as a CSV field (`ExportLines.appendCSVValue`).
     package static func csvValue(_ json: String?, text: Bool) -> String {
-        guard let json, json != "null" else { return "" }
-        guard json.hasPrefix("\""), let value = try? JSONDecoder().decode(String.self, from: Data(json.utf8)) else {
-            return csvField(json)
-        }
-        if text, let first = value.unicodeScalars.first, Self.formulaStarts.contains(first) { return csvField("'" + value) }
-        return csvField(value)
+        guard let json else { return "" }
+        var out: [UInt8] = []
+        ExportLines.appendCSVValue(Array(json.utf8), text: text, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// The first scalars that make a spreadsheet read a cell as a formula.
-    static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
-
     package static func csvField(_ value: String) -> String {
-        guard value.containsScalar(in: [",", "\"", "\n", "\r"]) else { return value }
-        return "\"" + value.replacingScalars(["\"": "\"\""]) + "\""
+        var out: [UInt8] = []
+        ExportLines.appendCSVField(value.utf8, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }
