@@ -79,15 +79,17 @@ extension JSONValue {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(to out: inout [UInt8], sortedKeys: Bool) {
+    /// Appends the compact JSON text to `out` (what `serialized` returns), for replies written
+    /// piece by piece.
+    public func write(to out: inout [UInt8], sortedKeys: Bool = true) {
         switch self {
-        case .null: out += Array("null".utf8)
-        case .bool(let value): out += Array((value ? "true" : "false").utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
         case .number(let value):
             if value.rounded() == value, abs(value) < 1e15 {
-                out += Array(String(Int64(value)).utf8)
+                out.append(contentsOf: String(Int64(value)).utf8)
             } else {
-                out += Array(value.description.utf8)
+                out.append(contentsOf: value.description.utf8)
             }
         case .string(let value): Self.writeString(value, to: &out)
         case .array(let values):
@@ -99,12 +101,12 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            let keys = sortedKeys ? members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } : Array(members.keys)
-            for (index, key) in keys.enumerated() {
+            let ordered = sortedKeys ? members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } : Array(members)
+            for (index, member) in ordered.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, to: &out)
+                Self.writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                members[key]!.write(to: &out, sortedKeys: sortedKeys)
+                member.value.write(to: &out, sortedKeys: sortedKeys)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -112,7 +114,8 @@ extension JSONValue {
 
     private static let hex = Array("0123456789abcdef".utf8)
 
-    private static func writeString(_ value: String, to out: inout [UInt8]) {
+    /// Appends `value` as a JSON string, quoted and escaped.
+    public static func writeString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most text needs no escaping: copied whole.
         if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {

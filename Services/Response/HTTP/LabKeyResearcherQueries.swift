@@ -47,11 +47,12 @@ package struct LabKeyResearcherQueries: Sendable {
                 ? try await queries.page(request.statement, translator: translator, scope: scope)
                 : try await queries.run(translator.translate(request.statement), scope: scope)
             let key = ResearcherSchemas.keyColumn(schema: schemaName, table: table)
-            return try reply(
+            return reply(
                 LabKeyQueryReply.rows(
                     schemaName: schemaName, queryName: table.name, format: format,
                     fields: fields(result, key: key), rows: result.rows, rowCount: result.total ?? result.rows.count))
-        } catch let error as QueryError {
+        } catch {
+            // Everything the block throws is a QueryError (typed throws).
             throw LabKeyCall.invalid([.init(field: "query", message: error.message)])
         }
     }
@@ -79,11 +80,11 @@ package struct LabKeyResearcherQueries: Sendable {
             let translation = try QueryTranslator(schemas: catalogs, defaultSchema: schemaName, maxRows: queries.maxRows)
                 .translate(statement)
             let result = try await queries.run(translation, scope: .study(key: context.study.key, caller: context.caller))
-            return try reply(
+            return reply(
                 LabKeyQueryReply.rows(
                     schemaName: schemaName, queryName: "sql", format: format, fields: fields(result, key: nil),
                     rows: result.rows, rowCount: result.rows.count))
-        } catch let error as QueryError {
+        } catch {
             throw LabKeyCall.invalid([.init(field: "sql", message: error.message)])
         }
     }
@@ -229,5 +230,9 @@ package struct LabKeyResearcherQueries: Sendable {
     /// printing, too slow for a reply of 100,000 rows.
     private func reply(_ value: JSONValue) throws -> Response {
         LabKeyCall.reply(bytes: ByteBuffer(string: value.serialized(sortedKeys: true)))
+    }
+
+    private func reply(_ text: [UInt8]) -> Response {
+        LabKeyCall.reply(bytes: ByteBuffer(bytes: text))
     }
 }
