@@ -187,6 +187,40 @@ import TestSupport
             #expect(after["2345678N"]?.1 == 9)
             #expect(after["2345678N"]?.0 == SchemaConditions.assign(
                 conditions: ["Control", "Treatment"], method: .block, studyKey: "SCHEMADEMO", participantId: "2345678N", ordinal: 9))
+
+            // Sixteen people open the app at once, and each phone sends its first POST twice: each
+            // is enrolled once, the places 10 to 25 are each taken once (so every block stays
+            // balanced), and each POST is stored once.
+            let crowd = (0..<16).map { String(format: "3456789%@", String(UnicodeScalar(UInt8(65 + $0)))) }
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for user in crowd + crowd { group.addTask { try await Self.post(platform, Self.surveyPost(user: user)).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.count == 32 && statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+            let enrolled = try await platform.withResponseDatabase { client, logger in
+                var rows: [(String, String, Int)] = []
+                for try await row in try await client.query(
+                    "SELECT external_id, arm, arm_ordinal FROM participants WHERE external_id LIKE '3456789_' ORDER BY arm_ordinal",
+                    logger: logger
+                ).decode((String, String, Int).self) { rows.append(row) }
+                return rows
+            }
+            try #require(enrolled.count == 16)
+            #expect(enrolled.map(\.2) == Array(10..<26))
+            #expect(Set(enrolled.map(\.0)) == Set(crowd))
+            for (user, arm, ordinal) in enrolled {
+                #expect(arm == SchemaConditions.assign(
+                    conditions: ["Control", "Treatment"], method: .block, studyKey: "SCHEMADEMO", participantId: user, ordinal: ordinal))
+            }
+            #expect(try await Self.count(platform, "SELECT assigned FROM arm_counters WHERE study_key = 'SCHEMADEMO'") == 26)
+            #expect(try await Self.count(
+                platform,
+                "SELECT count(*)::int FROM responses r JOIN participants p ON p.id = r.participant_id WHERE p.external_id LIKE '3456789_'"
+            ) == 16)
+            #expect(try await Self.count(
+                platform,
+                "SELECT count(*)::int FROM audit_events WHERE action = 'participant.enrolled' AND details->>'externalId' LIKE '3456789_'"
+            ) == 16)
         }
     }
 }

@@ -65,8 +65,7 @@ package struct SchemaReceiver: Sendable {
         }
         let arms = study.event.arms
         let (participant, new) = try await client.withTransaction(logger: logger) { connection in
-            let participant = try await participantId(
-                studyKey: studyKey, externalId: submission.userId, arms: arms, on: connection)
+            let (participant, enrolled) = try await participantId(studyKey: studyKey, externalId: submission.userId, on: connection)
             let inserted = try await connection.query(
                 """
                 INSERT INTO responses (participant_id, study_key, activity_id, activity_version, metadata, data, fingerprint)
@@ -77,19 +76,45 @@ package struct SchemaReceiver: Sendable {
             var new = false
             for try await _ in inserted { new = true }
             if new, submission.kind == .log { try await followStatus(submission, participant: participant, on: connection) }
+            if enrolled {
+                try await assignArm(participant, studyKey: studyKey, externalId: submission.userId, arms: arms, on: connection)
+            }
             return (participant, new)
         }
         if new { ingest.stored.signal() }
         return .stored(new: new, participantId: participant)
     }
 
-    /// The participant `externalId` of the study, made (with their arm) when first seen.
+    /// The participant `externalId` of the study, and whether this transaction enrolled them.
+    /// Two first POSTs of one person at once: the unique index makes the second insert wait for
+    /// the first's transaction, then find its row.
     private func participantId(
-        studyKey: String, externalId: String, arms: StudyArms?, on connection: PostgresConnection
-    ) async throws -> Int64 {
-        if let id = try await existing(studyKey: studyKey, externalId: externalId, on: connection) { return id }
-        // The counter's row stays locked until this transaction ends: whoever made the same
-        // participant meanwhile has committed by now, and the second look finds them.
+        studyKey: String, externalId: String, on connection: PostgresConnection
+    ) async throws -> (id: Int64, enrolled: Bool) {
+        if let id = try await existing(studyKey: studyKey, externalId: externalId, on: connection) { return (id, false) }
+        let rows = try await connection.query(
+            """
+            INSERT INTO participants (study_key, external_id, status, allow_data_sharing)
+            VALUES (\(studyKey), \(externalId), 'enrolled', 'NA')
+            ON CONFLICT (study_key, external_id) WHERE external_id IS NOT NULL DO NOTHING RETURNING id
+            """, logger: logger)
+        for try await id in rows.decode(Int64.self) { return (id, true) }
+        // The other transaction committed their row (a rollback would have let this insert
+        // through); only a deletion since could hide it, and then the app sends the POST again.
+        guard let id = try await existing(studyKey: studyKey, externalId: externalId, on: connection) else {
+            throw ParticipantVanished()
+        }
+        return (id, false)
+    }
+
+    /// Gives a participant enrolled in this transaction their place in the study's order of
+    /// arrival and the arm it gets, and records the enrolment. Last in the transaction: the
+    /// study's counter row stays locked until the commit, so every enrolment of the study waits
+    /// here for the one before it; what comes before (the participant's row, their POST) is done
+    /// by many at once.
+    private func assignArm(
+        _ participant: Int64, studyKey: String, externalId: String, arms: StudyArms?, on connection: PostgresConnection
+    ) async throws {
         let counted = try await connection.query(
             """
             INSERT INTO arm_counters AS c (study_key, assigned) VALUES (\(studyKey), 1)
@@ -97,26 +122,18 @@ package struct SchemaReceiver: Sendable {
             """, logger: logger)
         var ordinal = 0
         for try await value in counted.decode(Int.self) { ordinal = value }
-        if let id = try await existing(studyKey: studyKey, externalId: externalId, on: connection) {
-            try await connection.query("UPDATE arm_counters SET assigned = assigned - 1 WHERE study_key = \(studyKey)", logger: logger)
-            return id
-        }
         let arm = arms.flatMap { arms in
             SchemaConditions.assign(
                 conditions: arms.names, method: arms.assignment, studyKey: studyKey, participantId: externalId, ordinal: ordinal)
         }
-        let rows = try await connection.query(
-            """
-            INSERT INTO participants (study_key, external_id, status, allow_data_sharing, arm, arm_ordinal)
-            VALUES (\(studyKey), \(externalId), 'enrolled', 'NA', \(arm), \(arm == nil ? nil : ordinal)) RETURNING id
-            """, logger: logger)
-        var id: Int64 = 0
-        for try await value in rows.decode(Int64.self) { id = value }
+        if let arm {
+            try await connection.query(
+                "UPDATE participants SET arm = \(arm), arm_ordinal = \(ordinal) WHERE id = \(participant)", logger: logger)
+        }
         try await audit.record(
             actor: "schema-app", action: "participant.enrolled", studyId: studyKey,
-            details: ["participantId": "\(id)", "externalId": externalId, "arm": arm ?? "", "ordinal": "\(ordinal)"],
+            details: ["participantId": "\(participant)", "externalId": externalId, "arm": arm ?? "", "ordinal": "\(ordinal)"],
             on: connection)
-        return id
     }
 
     private func existing(studyKey: String, externalId: String, on connection: PostgresConnection) async throws -> Int64? {
@@ -160,6 +177,8 @@ package struct SchemaReceiver: Sendable {
                 studyId: studyKey, details: ["participantId": "\(participant)", "externalId": submission.userId], on: connection)
         }
     }
+
+    struct ParticipantVanished: Error {}
 
     private struct Study: Sendable {
         var event: StudyEvent
