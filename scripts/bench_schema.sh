@@ -76,3 +76,8 @@ wrk -t2 -c"$connections" -d"${duration}s" --latency -s bench/schema/post.lua \
 after=$(PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -t -A -h 127.0.0.1 -p 55432 -U studystack studystack_response \
     -c "SELECT count(*) FROM responses WHERE study_key = 'SCHEMABENCH'")
 echo $((after - before)) >"$results.schema-stored"
+# Then participants joining: every POST the first of a participant never seen (a study's launch
+# day), so each enrols someone, in a transaction of its own.
+log "wrk: StudyStack POST /schema/SCHEMABENCH/data, each a new participant's first (${connections} connections, ${duration}s)"
+wrk -t2 -c"$connections" -d"${duration}s" --latency -s bench/schema/post.lua \
+    http://127.0.0.1:8083/schema/SCHEMABENCH/data -- enrol >"$results.schema-enrol"

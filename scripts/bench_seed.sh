@@ -116,8 +116,11 @@ ON CONFLICT (app_token_hash) DO NOTHING;
 CREATE TEMPORARY TABLE seeded ON COMMIT DROP AS
 SELECT s.i, p.id FROM seed_participants s JOIN participants p ON p.app_token_hash = s.token_hash;
 DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND NOT starts_with(fingerprint, 'seed-');
--- The schema app's benchmark study (scripts/bench_schema.sh) keeps none of its POSTs either.
+-- The schema app's benchmark study (scripts/bench_schema.sh) keeps none of its POSTs either, nor
+-- the participants its enrolment run made (its 1,000 participants, U0000000 to U0000999, stay).
 DELETE FROM responses WHERE study_key = 'SCHEMABENCH';
+DELETE FROM audit_events WHERE study_id = 'SCHEMABENCH';
+DELETE FROM participants WHERE study_key = 'SCHEMABENCH' AND external_id NOT LIKE 'U%';
 DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND starts_with(fingerprint, 'seed-backlog-') AND status <> 'pending';
 DELETE FROM enrollment_tokens WHERE participant_id IS NULL
     AND batch_id IN (SELECT id FROM token_batches WHERE study_key = 'BENCHSTUDY');
