@@ -19,7 +19,7 @@ package enum ExportLines {
             out.append(contentsOf: key)
             out.append(UInt8(ascii: ":"))
             if index < values.count, let value = values[index] {
-                out.append(contentsOf: value.readableBytesView)
+                value.withUnsafeReadableBytes { out.append(contentsOf: $0) }
             } else {
                 out.append(contentsOf: null)
             }
@@ -33,7 +33,8 @@ package enum ExportLines {
         for (index, value) in values.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             if let value {
-                appendCSVValue(value.readableBytesView, text: index < text.count && text[index], to: &out)
+                let isText = index < text.count && text[index]
+                value.withUnsafeReadableBytes { appendCSVValue($0, text: isText, to: &out) }
             }
         }
         out.append(contentsOf: [0x0D, 0x0A])
@@ -65,7 +66,7 @@ package enum ExportLines {
     }
 
     private static func appendUnquoted<Bytes: Collection<UInt8>>(_ value: Bytes, text: Bool, to out: inout [UInt8]) {
-        if text, let first = value.first, formulaStarts.contains(first) {
+        if text, let first = value.first, isFormulaStart(first) {
             appendCSVField([UInt8(ascii: "'")] + Array(value), to: &out)
         } else {
             appendCSVField(value, to: &out)
@@ -75,7 +76,7 @@ package enum ExportLines {
     /// A field as RFC 4180 writes it: quoted, inner quotes doubled, when it holds a comma, a quote
     /// or a line break.
     package static func appendCSVField<Bytes: Collection<UInt8>>(_ value: Bytes, to out: inout [UInt8]) {
-        guard value.contains(where: { fieldBreaks.contains($0) }) else {
+        guard value.contains(where: isFieldBreak) else {
             out.append(contentsOf: value)
             return
         }
@@ -87,9 +88,21 @@ package enum ExportLines {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// The first bytes that make a spreadsheet read a cell as a formula.
-    static let formulaStarts: Set<UInt8> = [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D]
-    static let fieldBreaks: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "\""), 0x0A, 0x0D]
+    /// A first byte that makes a spreadsheet read a cell as a formula. (Tests of every byte of
+    /// every value: a switch, not a `Set`, which hashes each.)
+    static func isFormulaStart(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D: true
+        default: false
+        }
+    }
+
+    static func isFieldBreak(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: ","), UInt8(ascii: "\""), 0x0A, 0x0D: true
+        default: false
+        }
+    }
 
     private static let null = Array("null".utf8)
     private static let jsonLineStart = Array(#"{"table":"#.utf8)
