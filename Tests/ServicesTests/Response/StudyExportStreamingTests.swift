@@ -21,8 +21,9 @@ import TestSupport
         ])
     static let catalog = QueryTranslator.Catalog(schema: "export", tables: ["t": table], order: ["t"])
 
-    /// Pages of 50, 100, 200, 400, 800 and then 1,000 rows: every count at and beside a page's end.
-    @Test(arguments: [0, 1, 49, 50, 51, 149, 150, 151, 749, 750, 751, 1_549, 1_550, 1_551, 2_550, 2_551])
+    /// Pages of 20, 40, 80, 160, 320, 640 and then 1,000 rows (ending at 20, 60, 140, 300, 620,
+    /// 1,260, 2,260): every count at and beside a page's end.
+    @Test(arguments: [0, 1, 19, 20, 21, 59, 60, 61, 619, 620, 621, 1_259, 1_260, 1_261, 2_260, 2_261])
     func everyRowIsExportedOnceInKeyOrder(rows: Int) async throws {
         try await TestDatabase.withFreshDatabase { url in
             try await TestDatabase.withClient(url: url) { client, logger in

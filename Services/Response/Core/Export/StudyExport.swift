@@ -27,7 +27,7 @@ package struct StudyExport: Sendable {
     /// the last, up to `pageRows`, so the download's first bytes go out at once and a download
     /// cancelled right away costs a few small pages (the server learns of it only when a write
     /// fails, a page or two later).
-    package static let firstPageRows = 50
+    package static let firstPageRows = 20
     package static let pageRows = 1_000
 
     package enum Format {
@@ -61,8 +61,10 @@ package struct StudyExport: Sendable {
                         buffer += Array((names.map(Self.csvField).joined(separator: ",") + "\r\n").utf8)
                     case .jsonLines:
                         // Each table's line of columns comes before its rows, so an empty table is in
-                        // the export too, and a reader knows every column's type.
+                        // the export too, and a reader knows every column's type. Sent at once, as
+                        // the zip's file header is: the download starts before the first page is read.
                         buffer += Array("\(Self.describe(table))\n".utf8)
+                        try await flush()
                     }
                     let keys = names.map { Array(Self.jsonString($0).utf8) }
                     let tableKey = Array(Self.jsonString(table.name).utf8)
