@@ -118,6 +118,17 @@ SELECT s.i, p.id FROM seed_participants s JOIN participants p ON p.app_token_has
 DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND NOT starts_with(fingerprint, 'seed-');
 -- The schema app's benchmark study (scripts/bench_schema.sh) keeps none of its POSTs either, nor
 -- the participants its enrolment run made (its 1,000 participants, U0000000 to U0000999, stay).
+-- (Its tables are emptied first: a run whose processing reached its POSTs filled them.)
+SET LOCAL client_min_messages = warning;
+DO \$\$
+DECLARE t record;
+BEGIN
+    FOR t IN SELECT s.schema_name, l.sql_name FROM response_lists l JOIN study_schemas s ON s.study_key = l.study_key
+             WHERE l.study_key = 'SCHEMABENCH' LOOP
+        EXECUTE format('TRUNCATE %I.%I CASCADE', t.schema_name, t.sql_name);
+    END LOOP;
+END
+\$\$;
 DELETE FROM responses WHERE study_key = 'SCHEMABENCH';
 DELETE FROM audit_events WHERE study_id = 'SCHEMABENCH';
 DELETE FROM participants WHERE study_key = 'SCHEMABENCH' AND external_id NOT LIKE 'U%';
