@@ -82,7 +82,21 @@ log "wrk: StudyStack POST /schema/SCHEMABENCH/data, each a new participant's fir
 wrk -t2 -c"$connections" -d"${duration}s" --latency -s bench/schema/post.lua \
     http://127.0.0.1:8083/schema/SCHEMABENCH/data -- enrol >"$results.schema-enrol"
 # The POSTs are measured, not kept: left pending, processing's own benchmark would spend its time
-# on them. The participants the enrolment run made go with them.
+# on them. The participants the enrolment run made go with them, once the POSTs wrk left in flight
+# have been stored (the count holds still for half a second).
+schema_posts() {
+    PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -t -A -h 127.0.0.1 -p 55432 -U studystack studystack_response \
+        -c "SELECT count(*) FROM responses WHERE study_key = 'SCHEMABENCH'"
+}
+last=$(schema_posts)
+settled=0
+for _ in $(seq 1 60); do
+    sleep 0.5
+    now=$(schema_posts)
+    [ "$now" = "$last" ] && { settled=1; break; }
+    last=$now
+done
+[ "$settled" = 1 ] || die "the schema receiver was still storing POSTs 30 s after wrk ended"
 PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack studystack_response \
     -c "DELETE FROM responses WHERE study_key = 'SCHEMABENCH'" \
     -c "DELETE FROM audit_events WHERE study_id = 'SCHEMABENCH' AND action = 'participant.enrolled' AND details->>'externalId' NOT LIKE 'U%'" \
