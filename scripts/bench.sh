@@ -33,6 +33,9 @@ report="bench/results/$(date -u +%Y-%m-%dT%H%MZ)-$commit.txt"
     echo
 } >"$report"
 exec > >(tee -a "$report")
+# Only a whole run's report is kept: one that stopped halfway would read as results.
+finished=
+trap '[ -n "$finished" ] || { rm -f "$report"; log "make bench stopped before its end: no report kept"; }' EXIT
 
 ensure_commands wrk:wrk pgbench:postgresql-contrib python3:python3 curl:curl
 scripts/stop.sh >/dev/null 2>&1 || true
@@ -761,4 +764,5 @@ if swift["valid"] != python["valid"]:
     sys.exit("the two validators disagree about the document")
 PY
 rm -f "$results" "$results".*
+finished=1
 log "the report is in $report"
