@@ -80,4 +80,26 @@ import TestSupport
             }
         }
     }
+
+    /// A JSON-lines download starts before any row is read: its first chunk is the table's line of
+    /// columns alone, as a zip's first is its file header; the rows follow in pages.
+    @Test func aJSONLinesDownloadStartsWithTheTablesColumnsBeforeItsRows() async throws {
+        try await TestDatabase.withFreshDatabase { url in
+            try await TestDatabase.withClient(url: url) { client, logger in
+                _ = try await Migrator(client: client, migrations: ServiceKitMigrations.all + ResponseMigrations.all, logger: logger)
+                    .migrate()
+                try await client.query("CREATE SCHEMA export", logger: logger)
+                try await client.query(#"CREATE TABLE export.t ("Key" bigserial PRIMARY KEY, note text)"#, logger: logger)
+                try await client.query("INSERT INTO export.t (note) SELECT 'row ' || i FROM generate_series(1, 25) i", logger: logger)
+                var chunks: [String] = []
+                try await StudyExport(client: client, logger: logger).write(Self.catalog, studyKey: "S", as: .jsonLines) { chunk in
+                    chunks.append(String(buffer: chunk))
+                }
+                try #require(chunks.count >= 2)
+                #expect(chunks[0].hasPrefix(#"{"table":"t""#) && chunks[0].contains(#""columns":"#), "\(chunks[0])")
+                #expect(chunks[0].split(separator: "\n").count == 1 && chunks[0].hasSuffix("\n"), "\(chunks[0])")
+                #expect(chunks.joined().split(separator: "\n").count == 26)
+            }
+        }
+    }
 }
