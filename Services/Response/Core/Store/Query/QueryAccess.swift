@@ -61,11 +61,23 @@ package struct QueryAccess: Sendable {
             logger: logger)
     }
 
+    /// The researchers' policy's name. A changed definition takes a new name, so that a start can
+    /// tell an earlier one (`legacyStudyPolicyNames`) and replace it.
+    package static let studyPolicyName = "study_rows_v2"
+    package static let legacyStudyPolicyNames = ["study_rows"]
+
     /// The researchers' policy: the whole table, when the scope names the table's study.
+    ///
+    /// Written as "a row exists" rather than `(SELECT query_scope_study()) = '<key>'` for the
+    /// planner's sake. PostgreSQL joins this policy and the participants' with `OR` into every
+    /// scan, and it estimates an equality with an unknown value to keep half a percent of a table,
+    /// so a researcher's `GROUP BY` over a whole table was planned as a sort of a few hundred rows
+    /// and sorted all of them on disk. A test for NULL on a value it cannot know it estimates to
+    /// keep nearly every row, which is what a study scope does.
     package static func studyPolicy(table: String, studyKey: String) -> String {
         """
-        CREATE POLICY study_rows ON \(table) FOR SELECT
-        USING ((SELECT public.query_scope_study()) = \(QueryTranslator.literal(studyKey)))
+        CREATE POLICY \(studyPolicyName) ON \(table) FOR SELECT
+        USING ((SELECT 1 WHERE public.query_scope_study() = \(QueryTranslator.literal(studyKey))) IS NOT NULL)
         """
     }
 
@@ -91,7 +103,9 @@ package struct QueryAccess: Sendable {
                 INSERT INTO query_scope_key (key) VALUES (\(key))
                 ON CONFLICT (singleton) DO UPDATE SET key = excluded.key
                 """, logger: logger)
-            var tables: [(schema: String, table: String, studyKey: String, policed: Bool, studyPoliced: Bool)] = []
+            var tables:
+                [(schema: String, table: String, studyKey: String, policed: Bool, studyPoliced: Bool, legacy: [String])] =
+                    []
             for try await row in try await connection.query(
                 """
                 SELECT s.schema_name, l.sql_name, s.study_key,
@@ -100,14 +114,18 @@ package struct QueryAccess: Sendable {
                                  AND p.policyname = 'participant_rows'),
                        EXISTS (SELECT 1 FROM pg_policies p
                                WHERE p.schemaname = s.schema_name AND p.tablename = l.sql_name
-                                 AND p.policyname = 'study_rows')
+                                 AND p.policyname = \(Self.studyPolicyName)),
+                       ARRAY(SELECT p.policyname::text FROM pg_policies p
+                             WHERE p.schemaname = s.schema_name AND p.tablename = l.sql_name
+                               AND p.policyname = ANY(\(Self.legacyStudyPolicyNames)))
                 FROM response_lists l JOIN study_schemas s ON s.study_key = l.study_key
                 """, logger: logger
-            ).decode((String, String, String, Bool, Bool).self) { tables.append(row) }
-            for (schema, table, studyKey, policed, studyPoliced) in tables {
+            ).decode((String, String, String, Bool, Bool, [String]).self) { tables.append(row) }
+            for (schema, table, studyKey, policed, studyPoliced, legacy) in tables {
                 let qualified = "\(SQLName.quoted(schema)).\(SQLName.quoted(table))"
                 let statements =
                     (policed ? [] : Self.policyStatements(table: qualified))
+                    + legacy.map { "DROP POLICY \(SQLName.quoted($0)) ON \(qualified)" }
                     + (studyPoliced ? [] : [Self.studyPolicy(table: qualified, studyKey: studyKey)])
                 for statement in statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
