@@ -13,14 +13,30 @@ import Synchronization
 /// which every replica clears when a lifecycle action commits.
 package struct PublishedStudies: Sendable {
     /// A study as the apps may see it now.
-    package struct Current: Sendable {
-        package var studyId: String
-        package var status: StudyStatus
-        package var version: Int
-        package var consentVersion: Int
-        package var activityVersions: [String: Int]
-        package var document: StudyDocument
-        package var launchedAt: Date?
+    ///
+    /// A class: every app-API request takes one from the catalog cache, and a copy of a struct
+    /// holding a whole `StudyDocument` retains each of its parts.
+    package final class Current: Sendable {
+        package let studyId: String
+        package let status: StudyStatus
+        package let version: Int
+        package let consentVersion: Int
+        package let activityVersions: [String: Int]
+        package let document: StudyDocument
+        package let launchedAt: Date?
+
+        package init(
+            studyId: String, status: StudyStatus, version: Int, consentVersion: Int, activityVersions: [String: Int],
+            document: StudyDocument, launchedAt: Date?
+        ) {
+            self.studyId = studyId
+            self.status = status
+            self.version = version
+            self.consentVersion = consentVersion
+            self.activityVersions = activityVersions
+            self.document = document
+            self.launchedAt = launchedAt
+        }
     }
 
     /// One frozen version's date and activity versions, for `activityList`.
