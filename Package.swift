@@ -192,6 +192,7 @@ let package = Package(
             dependencies: [
                 "ServiceKit", "StudyModels", "SageAssessments",
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -140,4 +140,27 @@ import TestSupport
         }
         #expect(loads == 2)
     }
+
+    /// Credentials are kept by their header's bytes: a header that is the same text to Swift's
+    /// `==` (a composed and a decomposed é) but other bytes is another credential, loaded anew.
+    @Test func credentialsAreKeptByTheHeadersBytes() async throws {
+        let cache = CatalogCache()
+        cache.setListening(true)
+        let credential = AppStore.Credential(appId: "A", platform: .ios, testing: false)
+        let composed = "Basic caf\u{E9}"
+        let decomposed = "Basic cafe\u{301}"
+        #expect(composed == decomposed)
+        var loads = 0
+        for header in [composed, composed, decomposed, decomposed, composed + "\r\n"] {
+            let found = try await cache.credential(header: header) {
+                loads += 1
+                return credential
+            }
+            #expect(found?.appId == "A")
+        }
+        #expect(loads == 3)
+        // An unknown credential is not kept: each try reaches the loader.
+        for _ in 0..<2 { _ = try await cache.credential(header: "Basic unknown") { loads += 1; return nil } }
+        #expect(loads == 5)
+    }
 }

@@ -23,6 +23,12 @@ package struct AppStore: Sendable {
         package var platform: Platform
         /// A test build's credential: it is also served the app's studies in testing.
         package var testing: Bool
+
+        package init(appId: String, platform: Platform, testing: Bool) {
+            self.appId = appId
+            self.platform = platform
+            self.testing = testing
+        }
     }
 
     package let client: PostgresClient

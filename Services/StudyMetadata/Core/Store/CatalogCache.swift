@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import PostgresNIO
@@ -24,7 +25,7 @@ package final class CatalogCache: Sendable {
     }
 
     private struct State: Sendable {
-        package var credentials: [String: Entry<AppStore.Credential>] = [:]
+        package var credentials: [SHA256.Digest: Entry<AppStore.Credential>] = [:]
         package var apps: [String: Entry<AppDefinition>] = [:]
         package var studies: [String: Entry<[PublishedStudies.Current]>] = [:]
         /// Moves on every invalidation, so a load that raced with one is not kept.
@@ -62,7 +63,14 @@ package final class CatalogCache: Sendable {
     package func credential(
         header: String, load: () async throws -> AppStore.Credential?
     ) async throws -> AppStore.Credential? {
-        try await cached(SecureToken.hash(header), \.credentials, load: load)
+        try await cached(Self.digest(header), \.credentials, load: load)
+    }
+
+    /// A header's SHA-256, hashed from its bytes as they are (no copy, no hex text: this is on
+    /// every app-API request).
+    static func digest(_ header: String) -> SHA256.Digest {
+        var header = header
+        return header.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
     }
 
     package func app(id: String, load: () async throws -> AppDefinition?) async throws -> AppDefinition? {
@@ -75,8 +83,8 @@ package final class CatalogCache: Sendable {
         try await cached(appId, \.studies, load: { try await load() }) ?? []
     }
 
-    private func cached<Value: Sendable>(
-        _ key: String, _ table: WritableKeyPath<State, [String: Entry<Value>]>,
+    private func cached<Key: Hashable, Value: Sendable>(
+        _ key: Key, _ table: WritableKeyPath<State, [Key: Entry<Value>]>,
         load: () async throws -> Value?
     ) async throws -> Value? {
         guard listening.load(ordering: .acquiring) else { return try await load() }
