@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import JSONText
 import NIOCore
 
@@ -20,7 +21,9 @@ public struct LegacyEnvelope: Sendable {
     /// The request's query parameters alone (an API that only takes GET).
     public init(query request: Request) {
         var parameters: [String: JSONValue] = [:]
-        for (name, value) in request.uri.formParameters { parameters[String(name)] = .string(String(value)) }
+        if let query = request.uri.query {
+            for (name, value) in HummingbirdCore.URI.formPairs(query) { parameters[name] = .string(value) }
+        }
         self.parameters = parameters
         self.compound = [:]
     }
