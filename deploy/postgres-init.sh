@@ -3,8 +3,10 @@
 # volume is first initialised (deploy/compose.yaml); make test's platform run uses it too, with
 # its own prefix. One role and one database per service, each role owning its database (the
 # services apply their own migrations); no other role may connect. And <prefix>_query, the
-# read-only login the response service runs participant queries as (docs/response-api.md): member
-# of nothing, it may connect to the response database only.
+# read-only login the response service runs participants' queries as (docs/response-api.md),
+# which may connect to the response database only; it is a member (NOINHERIT: without its
+# privileges) of <prefix>_query_researcher alone, a role without login that researchers' queries
+# switch to, so that each has a row-level security policy of its own.
 #
 # Environment: METADATA_DB_PASSWORD, REGISTRATION_DB_PASSWORD, RESPONSE_DB_PASSWORD,
 # QUERY_DB_PASSWORD; STUDYSTACK_DB_PREFIX (default studystack); POSTGRES_USER (default postgres)
@@ -29,4 +31,6 @@ SELECT format('CREATE ROLE %I LOGIN NOINHERIT PASSWORD %L', :'name', :'pw') \gex
 SELECT format('ALTER ROLE %I SET default_transaction_read_only = on', :'name') \gexec
 SELECT format('ALTER ROLE %I SET statement_timeout = %L', :'name', '5s') \gexec
 SELECT format('GRANT CONNECT ON DATABASE %I TO %I', :'db', :'name') \gexec
+SELECT format('CREATE ROLE %I NOLOGIN', :'name' || '_researcher') \gexec
+SELECT format('GRANT %I TO %I', :'name' || '_researcher', :'name') \gexec
 SQL

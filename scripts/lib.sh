@@ -128,6 +128,7 @@ DROP DATABASE IF EXISTS ${prefix}_metadata WITH (FORCE);
 DROP DATABASE IF EXISTS ${prefix}_registration WITH (FORCE);
 DROP DATABASE IF EXISTS ${prefix}_response WITH (FORCE);
 DROP ROLE IF EXISTS ${prefix}_query;
+DROP ROLE IF EXISTS ${prefix}_query_researcher;
 DROP ROLE IF EXISTS ${prefix}_metadata;
 DROP ROLE IF EXISTS ${prefix}_registration;
 DROP ROLE IF EXISTS ${prefix}_response;

@@ -89,13 +89,18 @@ psql_admin -v pw="$STUDYSTACK_DB_PASSWORD" <<'SQL'
 SELECT format('CREATE ROLE studystack LOGIN PASSWORD %L', :'pw')
 WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'studystack') \gexec
 SQL
-# Participant queries (selectRows, executeSQL) log in as a role of their own, member of nothing,
-# read-only by default, so row-level security holds it whatever SQL reaches it.
+# Participants' queries (selectRows, executeSQL) log in as a role of their own, read-only by
+# default, so row-level security holds it whatever SQL reaches it; researchers' queries switch to
+# studystack_query_researcher, a role without login, so that each has a policy of its own. The
+# login is a member of that role alone, without its privileges (NOINHERIT).
 psql_admin -v pw="$STUDYSTACK_QUERY_DB_PASSWORD" <<'SQL'
 SELECT format('CREATE ROLE studystack_query LOGIN NOINHERIT PASSWORD %L', :'pw')
 WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'studystack_query') \gexec
 ALTER ROLE studystack_query SET default_transaction_read_only = on;
 ALTER ROLE studystack_query SET statement_timeout = '5s';
+SELECT 'CREATE ROLE studystack_query_researcher NOLOGIN'
+WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'studystack_query_researcher') \gexec
+GRANT studystack_query_researcher TO studystack_query;
 SQL
 for svc in "${services[@]}"; do
     psql_admin -v db="${database[$svc]}" <<'SQL'

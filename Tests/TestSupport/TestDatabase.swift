@@ -60,15 +60,27 @@ public enum TestDatabase {
     /// The login the response service's participant queries run as (`QUERY_DATABASE_URL`).
     public static let queryReaderRole = "studystack_query_reader"
 
-    /// `url` with the participant-query role as its user; the role is created once per cluster.
+    /// The role researchers' queries switch to, which the reader is a member of.
+    public static let queryResearcherRole = "studystack_query_reader_researcher"
+
+    /// `url` with the participant-query role as its user; the role, and the researcher role it is
+    /// a member of, are created once per cluster.
     public static func queryReaderURL(_ url: String) async throws -> String {
         _ = try await withAdminClient { client, logger in
-            // Tests run in parallel: a concurrent creation is as good as ours.
+            // Tests run in parallel: the lock makes one creation at a time, and the next sees it.
             try await client.query(
                 """
                 DO $$ BEGIN
-                    CREATE ROLE studystack_query_reader LOGIN NOINHERIT;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+                    PERFORM pg_advisory_xact_lock(hashtext('studystack test query roles'));
+                    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'studystack_query_reader') THEN
+                        CREATE ROLE studystack_query_reader LOGIN NOINHERIT;
+                    END IF;
+                    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'studystack_query_reader_researcher') THEN
+                        CREATE ROLE studystack_query_reader_researcher NOLOGIN;
+                    END IF;
+                    IF NOT pg_has_role('studystack_query_reader', 'studystack_query_reader_researcher', 'MEMBER') THEN
+                        GRANT studystack_query_reader_researcher TO studystack_query_reader;
+                    END IF;
                 END $$
                 """, logger: logger)
         }

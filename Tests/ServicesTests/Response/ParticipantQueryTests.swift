@@ -265,13 +265,15 @@ import TestSupport
             let readerURL = try await ResponseHarness.readerURL(h.databaseURL)
             let access = h.access
             try await TestDatabase.withClient(url: readerURL) { reader, logger in
-                func owners(_ scope: String?) async throws -> [Int64] {
+                /// Whose rows the reader sees under `scope`, as itself or as `role`.
+                func owners(_ scope: String?, as role: String? = nil) async throws -> [Int64] {
                     try await reader.withConnection { connection in
                         try await connection.query("BEGIN READ ONLY", logger: logger)
                         if let scope {
                             try await connection.query(
                                 "SELECT set_config('studystack.query_scope', \(scope), true)", logger: logger)
                         }
+                        if let role { try await connection.query("SELECT set_config('role', \(role), true)", logger: logger) }
                         var found: [Int64] = []
                         for try await id in try await connection.query(
                             PostgresQuery(unsafeSQL: "SELECT \"ParticipantId\" FROM \(table)"), logger: logger
@@ -293,22 +295,34 @@ import TestSupport
                 #expect(scopedB == [p.bId])
                 #expect(borrowed.isEmpty && unsigned.isEmpty && madeUp.isEmpty)
 
-                // A researcher's scope names the study: all its rows, and its mobileappstudy views;
-                // another study's scope, or a study scope with a borrowed signature, nothing.
+                // A researcher's scope names the study: as the researcher role, all its rows, and
+                // its mobileappstudy views; another study's scope, or a study scope with a
+                // borrowed signature, nothing.
+                let researcher = TestDatabase.queryResearcherRole
                 let studyScope = access.scope(studyKey: QueryFixture.study)
-                #expect(try await owners(studyScope).sorted() == [p.aId, p.bId].sorted())
-                #expect(try await owners(access.scope(studyKey: "OTHERSTUDY")).isEmpty)
+                #expect(try await owners(studyScope, as: researcher).sorted() == [p.aId, p.bId].sorted())
+                #expect(try await owners(access.scope(studyKey: "OTHERSTUDY"), as: researcher).isEmpty)
                 let studySignature = String(studyScope.split(separator: ":").last!)
-                #expect(try await owners("s:OTHERSTUDY:\(studySignature)").isEmpty)
-                #expect(try await owners("s:\(QueryFixture.study)").isEmpty)
-                func viewed(_ scope: String) async throws -> Int {
+                #expect(try await owners("s:OTHERSTUDY:\(studySignature)", as: researcher).isEmpty)
+                #expect(try await owners("s:\(QueryFixture.study)", as: researcher).isEmpty)
+                // Each role has its own policy: the reader with a study's scope sees nothing, and
+                // the researcher role with a participant's scope nothing either.
+                #expect(try await owners(studyScope).isEmpty)
+                #expect(try await owners(access.scope(participantId: p.aId), as: researcher).isEmpty)
+                func viewed(_ scope: String, as role: String? = researcher) async throws -> Int {
                     try await reader.withConnection { connection in
                         try await connection.query("BEGIN READ ONLY", logger: logger)
                         try await connection.query("SELECT set_config('studystack.query_scope', \(scope), true)", logger: logger)
+                        if let role { try await connection.query("SELECT set_config('role', \(role), true)", logger: logger) }
                         var count = 0
-                        for try await n in try await connection.query(
-                            #"SELECT count(*)::int FROM mobileappstudy."Participant""#, logger: logger
-                        ).decode(Int.self) { count = n }
+                        do {
+                            for try await n in try await connection.query(
+                                #"SELECT count(*)::int FROM mobileappstudy."Participant""#, logger: logger
+                            ).decode(Int.self) { count = n }
+                        } catch {
+                            try await connection.query("ROLLBACK", logger: logger)
+                            throw error
+                        }
                         try await connection.query("COMMIT", logger: logger)
                         return count
                     }
@@ -316,6 +330,8 @@ import TestSupport
                 #expect(try await viewed(studyScope) == 2)
                 #expect(try await viewed(access.scope(participantId: p.aId)) == 0)
                 #expect(try await viewed(access.scope(studyKey: "OTHERSTUDY")) == 0)
+                // The views are the researcher role's: the reader itself may not read them.
+                await #expect(throws: PSQLError.self) { _ = try await viewed(studyScope, as: nil) }
 
                 func refused(_ sql: String) async -> Bool {
                     do {

@@ -127,12 +127,21 @@ package struct SandboxedQueries: Sendable {
             case .participant(let id): access.scope(participantId: id)
             case .study(let key, _): access.scope(studyKey: key)
             }
+        // A researcher's query runs as the researcher role, whose policy is the study's
+        // (`QueryAccess`); a participant's as the reader itself. Without the reader's login
+        // (never here: no reader, no queries) the role stays as it is.
+        let role: String? =
+            switch scope {
+            case .participant: nil
+            case .study: access.researcherRole
+            }
         try await connection.query(
             """
             SELECT pg_catalog.set_config('studystack.query_scope', \(signed), true),
                    pg_catalog.set_config('statement_timeout', \(milliseconds), true),
                    pg_catalog.set_config('search_path', 'pg_catalog', true),
-                   pg_catalog.set_config('standard_conforming_strings', 'on', true)
+                   pg_catalog.set_config('standard_conforming_strings', 'on', true),
+                   CASE WHEN \(role)::text IS NOT NULL THEN pg_catalog.set_config('role', \(role), true) END
             """, logger: logger)
         try await claimSlot(scope, on: connection)
         let formatter = DateFormatter()
