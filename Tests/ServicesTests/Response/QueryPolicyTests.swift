@@ -151,4 +151,29 @@ import TestSupport
             #expect(try await policies(h) == before)
         }
     }
+
+    /// What the sandbox sets up for each query: the role of its scope, and a plan for every row
+    /// of its cursor (which it reads whole) rather than PostgreSQL's default first tenth.
+    @Test func theSandboxRunsEachScopeAsItsRoleAndPlansForEveryRow() async throws {
+        try await ResponseHarness.run { h in
+            let p = try await fixture.populate(h)
+            let readerURL = try await ResponseHarness.readerURL(h.databaseURL)
+            let access = h.access
+            let (participant, study) = try await TestDatabase.withClient(url: readerURL) { reader, logger in
+                let sandbox = SandboxedQueries(
+                    reader: reader, access: access,
+                    limits: .init(timeout: .seconds(5), maxRows: 10, maxReplyBytes: 1 << 20, maxConcurrent: 2),
+                    timeZone: TimeZone(identifier: "UTC")!, logger: logger)
+                let translation = QueryTranslator.Translation(
+                    sql: "SELECT pg_catalog.current_setting('cursor_tuple_fraction'), current_user::text",
+                    columns: ["fraction", "role"])
+                return (
+                    try await sandbox.run(translation, scope: .participant(p.aId)).rows,
+                    try await sandbox.run(translation, scope: .study(key: QueryFixture.study, caller: UUID())).rows
+                )
+            }
+            #expect(participant == [[.string("1"), .string(TestDatabase.queryReaderRole)]])
+            #expect(study == [[.string("1"), .string(TestDatabase.queryResearcherRole)]])
+        }
+    }
 }

@@ -135,10 +135,14 @@ package struct SandboxedQueries: Sendable {
             case .participant: nil
             case .study: access.researcherRole
             }
+        // The cursor bounds what is held at once; every row of it is read. PostgreSQL plans a
+        // cursor for its first tenth by default (`cursor_tuple_fraction`), which chose an
+        // index-ordered aggregate over a whole table that took half as long again as a hash.
         try await connection.query(
             """
             SELECT pg_catalog.set_config('studystack.query_scope', \(signed), true),
                    pg_catalog.set_config('statement_timeout', \(milliseconds), true),
+                   pg_catalog.set_config('cursor_tuple_fraction', '1', true),
                    pg_catalog.set_config('search_path', 'pg_catalog', true),
                    pg_catalog.set_config('standard_conforming_strings', 'on', true),
                    CASE WHEN \(role)::text IS NOT NULL THEN pg_catalog.set_config('role', \(role), true) END
