@@ -5,6 +5,7 @@ import Synchronization
 public final class CapturedLogs: Sendable {
     public init() {}
     public struct Line: Sendable {
+        public var level: Logger.Level
         public var message: String
         public var metadata: [String: String]
     }
@@ -35,6 +36,6 @@ public struct CapturingLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }.mapValues { $0.description }
-        records.lines.withLock { $0.append(.init(message: event.message.description, metadata: merged)) }
+        records.lines.withLock { $0.append(.init(level: event.level, message: event.message.description, metadata: merged)) }
     }
 }

@@ -1,6 +1,8 @@
 import AdminAuthHTTP
 import Foundation
 import Hummingbird
+import Logging
+import NIOCore
 import ResponseCore
 import ServiceKit
 import ServiceKitHTTP
@@ -58,12 +60,23 @@ package struct AdminExportRoutes {
                 do {
                     try await export.write(lists, studyKey: studyKey, as: format) { chunk in try await writer.write(chunk) }
                 } catch {
-                    // The status is already sent: the download ends short (a zip without its
-                    // directory), which clients report as damaged.
-                    logger.error("export failed", metadata: ["error": "\(String(reflecting: error))"])
+                    Self.logEnded(early: error, logger: logger)
                     throw error
                 }
                 try await writer.finish(nil)
             })
+    }
+
+    /// How an export that ended early is logged. A researcher who cancels a download, or whose
+    /// connection drops, is not the service failing: that is said at `info`, without an error an
+    /// operator would be paged for (a bench of cancelled downloads logged 76,000 of them). Any
+    /// other end is an error: the status is already sent, so the download ends short (a zip
+    /// without its directory), which clients report as damaged.
+    package static func logEnded(early error: any Error, logger: Logger) {
+        if error is CancellationError || StaleConnection.closedUnderRequest(error) {
+            logger.info("export stopped: its client closed the connection")
+        } else {
+            logger.error("export failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
     }
 }

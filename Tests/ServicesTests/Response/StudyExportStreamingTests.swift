@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import ResponseCore
+import ResponseHTTP
 import ServiceKit
 import Testing
 import TestSupport
@@ -101,5 +102,22 @@ import TestSupport
                 #expect(chunks.joined().split(separator: "\n").count == 26)
             }
         }
+    }
+
+    /// A download its client cancels is logged as such, at `info`; only other ends are errors.
+    @Test func aCancelledDownloadIsNotLoggedAsAnError() {
+        let logs = CapturedLogs()
+        var logger = Logger(label: "export-log") { _ in CapturingLogHandler(records: logs) }
+        logger.logLevel = .trace
+        for cancelled: any Error in [
+            ChannelError.ioOnClosedChannel, ChannelError.outputClosed, CancellationError(), IOError(errnoCode: EPIPE, reason: "writev"),
+        ] {
+            AdminExportRoutes.logEnded(early: cancelled, logger: logger)
+        }
+        AdminExportRoutes.logEnded(early: DownloadCancelled(), logger: logger)
+        let lines = logs.lines.withLock { $0.map { "\($0.level) \($0.message)" } }
+        #expect(lines.count == 5)
+        #expect(lines.prefix(4).allSatisfy { $0 == "info export stopped: its client closed the connection" }, "\(lines)")
+        #expect(lines.last == "error export failed", "\(lines)")
     }
 }
