@@ -17,11 +17,20 @@ public struct InternalKeys: Sendable {
     public let ownName: ServiceName
     public let signingKey: SymmetricKey
     public let callerKeys: [String: [SymmetricKey]]
+    /// `signingKey(for:)` of every peer, derived once: the HKDF was on every internal call.
+    private let peerKeys: [ServiceName: SymmetricKey]
 
     public init(ownName: ServiceName, signingKey: SymmetricKey, callerKeys: [String: [SymmetricKey]]) {
         self.ownName = ownName
         self.signingKey = signingKey
         self.callerKeys = callerKeys
+        peerKeys = Self.peerKeys(ownName: ownName, signingKey: signingKey)
+    }
+
+    private static func peerKeys(ownName: ServiceName, signingKey: SymmetricKey) -> [ServiceName: SymmetricKey] {
+        Dictionary(uniqueKeysWithValues: ServiceName.allCases.map { peer in
+            (peer, pairKey(callerKey: signingKey, caller: ownName.rawValue, receiver: peer.rawValue))
+        })
     }
 
     /// Parses the two settings; errors name the setting and never echo key material.
@@ -40,6 +49,7 @@ public struct InternalKeys: Sendable {
             parsed[pair[0], default: []].append(try Self.decodeKey(pair[1], setting: callerSetting))
         }
         self.callerKeys = parsed
+        peerKeys = Self.peerKeys(ownName: ownName, signingKey: self.signingKey)
     }
 
     /// The key `caller` signs its calls to `receiver` with: HKDF-SHA256 of the caller's own key
@@ -53,7 +63,7 @@ public struct InternalKeys: Sendable {
 
     /// The key this service signs its calls to `peer` with.
     public func signingKey(for peer: ServiceName) -> SymmetricKey {
-        Self.pairKey(callerKey: signingKey, caller: ownName.rawValue, receiver: peer.rawValue)
+        peerKeys[peer] ?? Self.pairKey(callerKey: signingKey, caller: ownName.rawValue, receiver: peer.rawValue)
     }
 
     /// The `INTERNAL_CALLER_KEYS` entry value `receiver` needs to accept `caller`, from the
