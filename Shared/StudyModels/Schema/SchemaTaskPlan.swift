@@ -120,21 +120,19 @@ public struct SchemaTaskPlan: Sendable, Equatable {
         }
     }
 
-    /// The instant of a wall-clock time in the calendar's zone, as JavaScript's `Date` makes it: a
-    /// time in a spring-forward gap moves forward by the gap (02:30 becomes 03:30), and a time
-    /// that happens twice takes the earlier.
+    /// The instant of a wall-clock time in the calendar's zone, as JavaScript's `Date` makes it:
+    /// `ZoneTime`'s rule (a time in a spring-forward gap moves forward by the gap, 02:30 becoming
+    /// 03:30; a time that happens twice takes the earlier).
     static func instant(_ components: DateComponents, calendar: Calendar) -> Date {
         var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        // The wall clock read as if it were UTC, then moved by each offset the zone has near it.
-        guard let wall = utc.date(from: components) else { return Date(timeIntervalSince1970: 0) }
-        let zone = calendar.timeZone
-        let offsets = Set([-86_400.0, 0, 86_400].map { zone.secondsFromGMT(for: wall.addingTimeInterval($0)) })
-        let matches = offsets.map { wall.addingTimeInterval(-Double($0)) }
-            .filter { zone.secondsFromGMT(for: $0) == Int(wall.timeIntervalSince($0)) }
-        if let earliest = matches.min() { return earliest }
-        // In a gap: the offset in force before it, which lands after the gap by its length.
-        return wall.addingTimeInterval(-Double(zone.secondsFromGMT(for: wall.addingTimeInterval(-86_400))))
+        utc.timeZone = .gmt
+        // The wall clock read as if it were UTC (which also carries minutes and days past their
+        // ends into the next hour or month, as the app's `Date` does).
+        guard let wall = utc.date(from: components)?.timeIntervalSince1970.rounded(.down),
+            wall.isFinite, abs(wall) <= Double(ZoneTime.range.upperBound),
+            let resolved = ZoneTime.resolve(local: Int64(wall), in: calendar.timeZone)
+        else { return Date(timeIntervalSince1970: 0) }
+        return Date(timeIntervalSince1970: TimeInterval(resolved.instant))
     }
 }
 

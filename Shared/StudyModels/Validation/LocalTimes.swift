@@ -39,14 +39,12 @@ public enum LocalTimes {
         date(text).map { ($0.0 * 100 + $0.1) * 100 + $0.2 }
     }
 
-    /// The instant of a local date and (optional) time in `zone`, DST-correct for that instant.
+    /// The instant of a local date and (optional) time in `zone`, by `ZoneTime`'s rule for a time
+    /// the clocks skip or repeat.
     public static func instant(date: String, time: String?, in zone: TimeZone) -> Date? {
         guard let (year, month, day) = self.date(date) else { return nil }
-        let local = Int64(GregorianDays.days(year: year, month: month, day: day)) * 86_400 + Int64(time.flatMap(self.time) ?? 0)
-        // The offset depends on the instant; two rounds settle it, also across a DST change.
-        var offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local))))
-        offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local - offset))))
-        return Date(timeIntervalSince1970: TimeInterval(local - offset))
+        return ZoneTime.instant(
+            day: GregorianDays.days(year: year, month: month, day: day), seconds: time.flatMap(self.time) ?? 0, in: zone)
     }
 
     /// The instant of a local `yyyy-MM-ddTHH:mm[:ss]` in `zone`.
