@@ -32,6 +32,8 @@ print_phases() {
 
 ensure_postgres
 ensure_commands python3:python3 zbarimg:zbar-tools pdftoppm:poppler-utils pdftotext:poppler-utils pgbouncer:pgbouncer
+# The zone files that Foundation and ZoneTimeTests' zoneinfo oracle read.
+[ -f /usr/share/zoneinfo/Australia/Lord_Howe ] || apt_install tzdata
 ensure_build_libraries
 # nginx balances the replica tests' two replicas of each service (it lives in /usr/sbin, which a
 # non-root PATH may lack).
