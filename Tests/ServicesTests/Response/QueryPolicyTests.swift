@@ -148,6 +148,13 @@ import TestSupport
                 message.contains(
                     #"CREATE ROLE "studystack_no_such_reader_researcher" NOLOGIN; GRANT "studystack_no_such_reader_researcher" TO "studystack_no_such_reader";"#),
                 "\(message)")
+            // A login whose researcher role's name PostgreSQL would cut: refused for that.
+            let long = QueryAccess(
+                readerRole: String(repeating: "q", count: 53), encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!)
+            let tooLong = await #expect(throws: QueryAccess.MissingResearcherRole.self) {
+                try await long.prepare(client: h.postgres, logger: logger)
+            }
+            #expect(tooLong?.description.contains("Use a login of at most 52 bytes.") == true, "\(String(describing: tooLong))")
             #expect(try await policies(h) == before)
         }
     }

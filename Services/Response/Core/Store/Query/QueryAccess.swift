@@ -114,11 +114,20 @@ package struct QueryAccess: Sendable {
         package let researcher: String
 
         package var description: String {
-            "The query login \(reader) (QUERY_DATABASE_URL) needs a role \(researcher) that it is a member of, for "
+            guard researcher.utf8.count <= QueryAccess.maxRoleNameBytes else {
+                return "The query login \(reader) (QUERY_DATABASE_URL) has a name too long for its researcher role "
+                    + "\(researcher): PostgreSQL cuts names at \(QueryAccess.maxRoleNameBytes) bytes. Use a login of at most "
+                    + "\(QueryAccess.maxRoleNameBytes - 11) bytes."
+            }
+            return "The query login \(reader) (QUERY_DATABASE_URL) needs a role \(researcher) that it is a member of, for "
                 + "researchers' queries. As a superuser: CREATE ROLE \(SQLName.quoted(researcher)) NOLOGIN; "
                 + "GRANT \(SQLName.quoted(researcher)) TO \(SQLName.quoted(reader));"
         }
     }
+
+    /// PostgreSQL's longest name (NAMEDATALEN - 1); a longer one is cut, so `<reader>_researcher`
+    /// would name another role than the one looked for.
+    package static let maxRoleNameBytes = 63
 
     /// At start: stores the scope key and brings every existing study table and schema up to the
     /// rules above (tables made before a reader role was configured, under another one, or by an
@@ -126,6 +135,9 @@ package struct QueryAccess: Sendable {
     package func prepare(client: PostgresClient, logger: Logger) async throws {
         let key = scopeKey.withUnsafeBytes { Data($0) }
         if let readerRole, let researcherRole {
+            guard researcherRole.utf8.count <= Self.maxRoleNameBytes else {
+                throw MissingResearcherRole(reader: readerRole, researcher: researcherRole)
+            }
             var member = false
             for try await found in try await client.query(
                 """
