@@ -69,9 +69,9 @@ package struct AdminExportRoutes {
 
     /// How an export that ended early is logged. A researcher who cancels a download, or whose
     /// connection drops, is not the service failing: that is said at `info`, without an error an
-    /// operator would be paged for (a bench of cancelled downloads logged 76,000 of them). Any
-    /// other end is an error: the status is already sent, so the download ends short (a zip
-    /// without its directory), which clients report as damaged.
+    /// operator would be paged for (one per cancelled download). Any other end is an error: the
+    /// status is already sent, so the download ends short (a zip without its directory), which
+    /// clients report as damaged.
     package static func logEnded(early error: any Error, logger: Logger) {
         if error is CancellationError || StaleConnection.closedUnderRequest(error) {
             logger.info("export stopped: its client closed the connection")

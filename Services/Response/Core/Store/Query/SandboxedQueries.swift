@@ -137,7 +137,7 @@ package struct SandboxedQueries: Sendable {
             }
         // The cursor bounds what is held at once; every row of it is read. PostgreSQL plans a
         // cursor for its first tenth by default (`cursor_tuple_fraction`), which chose an
-        // index-ordered aggregate over a whole table that took half as long again as a hash.
+        // index-ordered aggregate over a whole table where a hash over a scan costs less.
         try await connection.query(
             """
             SELECT pg_catalog.set_config('studystack.query_scope', \(signed), true),
