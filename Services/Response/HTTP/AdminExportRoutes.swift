@@ -2,7 +2,6 @@ import AdminAuthHTTP
 import Foundation
 import Hummingbird
 import Logging
-import NIOCore
 import ResponseCore
 import ServiceKit
 import ServiceKitHTTP

@@ -26,26 +26,18 @@ import TestSupport
     /// 1,260, 2,260): every count at and beside a page's end.
     @Test(arguments: [0, 1, 19, 20, 21, 59, 60, 61, 619, 620, 621, 1_259, 1_260, 1_261, 2_260, 2_261])
     func everyRowIsExportedOnceInKeyOrder(rows: Int) async throws {
-        try await TestDatabase.withFreshDatabase { url in
-            try await TestDatabase.withClient(url: url) { client, logger in
-                // The service's tables: the export lists the study's Sage archives after its tables.
-                _ = try await Migrator(client: client, migrations: ServiceKitMigrations.all + ResponseMigrations.all, logger: logger)
-                    .migrate()
-                try await client.query("CREATE SCHEMA export", logger: logger)
-                try await client.query(#"CREATE TABLE export.t ("Key" bigserial PRIMARY KEY, note text)"#, logger: logger)
-                // Keys with gaps, inserted out of order.
-                try await client.query(
-                    #"INSERT INTO export.t ("Key", note) SELECT i * 3, 'row ' || i FROM generate_series(\#(rows), 1, -1) i"#,
-                    logger: logger)
-                var text = ""
-                try await StudyExport(client: client, logger: logger).write(Self.catalog, studyKey: "S", as: .jsonLines) { chunk in
-                    text += String(buffer: chunk)
-                }
-                let lines = text.split(separator: "\n").dropFirst()  // the table's line of columns
-                #expect(lines.count == rows)
-                let expected = (0..<rows).map { #"{"table":"t","row":{"Key":\#(3 * ($0 + 1)),"note":"row \#($0 + 1)"}}"# }
-                #expect(lines.map(String.init) == expected)
+        // Keys with gaps, inserted out of order.
+        try await withExportTable(
+            #"INSERT INTO export.t ("Key", note) SELECT i * 3, 'row ' || i FROM generate_series(\#(rows), 1, -1) i"#
+        ) { client, logger in
+            var text = ""
+            try await StudyExport(client: client, logger: logger).write(Self.catalog, studyKey: "S", as: .jsonLines) { chunk in
+                text += String(buffer: chunk)
             }
+            let lines = text.split(separator: "\n").dropFirst()  // the table's line of columns
+            #expect(lines.count == rows)
+            let expected = (0..<rows).map { #"{"table":"t","row":{"Key":\#(3 * ($0 + 1)),"note":"row \#($0 + 1)"}}"# }
+            #expect(lines.map(String.init) == expected)
         }
     }
 
@@ -85,22 +77,30 @@ import TestSupport
     /// A JSON-lines download starts before any row is read: its first chunk is the table's line of
     /// columns alone, as a zip's first is its file header; the rows follow in pages.
     @Test func aJSONLinesDownloadStartsWithTheTablesColumnsBeforeItsRows() async throws {
+        try await withExportTable("INSERT INTO export.t (note) SELECT 'row ' || i FROM generate_series(1, 25) i") { client, logger in
+            var chunks: [String] = []
+            try await StudyExport(client: client, logger: logger).write(Self.catalog, studyKey: "S", as: .jsonLines) { chunk in
+                chunks.append(String(buffer: chunk))
+            }
+            try #require(chunks.count >= 2)
+            #expect(chunks[0].hasPrefix(#"{"table":"t""#) && chunks[0].contains(#""columns":"#), "\(chunks[0])")
+            #expect(chunks[0].split(separator: "\n").count == 1 && chunks[0].hasSuffix("\n"), "\(chunks[0])")
+            #expect(chunks.joined().split(separator: "\n").count == 26)
+        }
+    }
+
+    /// A fresh database with the response service's tables (the export lists the study's Sage
+    /// archives after its tables) and the catalog's table `export.t`, filled by `insert`.
+    func withExportTable(_ insert: String, _ body: @Sendable (PostgresClient, Logger) async throws -> Void) async throws {
         try await TestDatabase.withFreshDatabase { url in
             try await TestDatabase.withClient(url: url) { client, logger in
-                _ = try await Migrator(client: client, migrations: ServiceKitMigrations.all + ResponseMigrations.all, logger: logger)
-                    .migrate()
-                try await client.query("CREATE SCHEMA export", logger: logger)
-                try await client.query(#"CREATE TABLE export.t ("Key" bigserial PRIMARY KEY, note text)"#, logger: logger)
-                try await client.query("INSERT INTO export.t (note) SELECT 'row ' || i FROM generate_series(1, 25) i", logger: logger)
-                var chunks: [String] = []
-                try await StudyExport(client: client, logger: logger).write(Self.catalog, studyKey: "S", as: .jsonLines) { chunk in
-                    chunks.append(String(buffer: chunk))
-                }
-                try #require(chunks.count >= 2)
-                #expect(chunks[0].hasPrefix(#"{"table":"t""#) && chunks[0].contains(#""columns":"#), "\(chunks[0])")
-                #expect(chunks[0].split(separator: "\n").count == 1 && chunks[0].hasSuffix("\n"), "\(chunks[0])")
-                #expect(chunks.joined().split(separator: "\n").count == 26)
-            }
+            _ = try await Migrator(client: client, migrations: ServiceKitMigrations.all + ResponseMigrations.all, logger: logger)
+                .migrate()
+            try await client.query("CREATE SCHEMA export", logger: logger)
+            try await client.query(#"CREATE TABLE export.t ("Key" bigserial PRIMARY KEY, note text)"#, logger: logger)
+            try await client.query(PostgresQuery(unsafeSQL: insert), logger: logger)
+            try await body(client, logger)
+        }
         }
     }
 
