@@ -33,10 +33,11 @@ public enum ZoneTime {
         // No zone is more than a day from UTC, and no two changes of offset are less than a day
         // apart around a time (Samoa's skipped day is one change of 24 hours), so the offsets in
         // force a day either side of the wall clock read as UTC are every offset it can have.
-        let offsets = Set([-86_400, 0, 86_400].map { offset(zone, at: local + $0) })
-        let matches = offsets.map { local - $0 }.filter { offset(zone, at: $0) == local - $0 }
+        let table = ZoneOffsets.of(zone)
+        let offsets = Set([-86_400, 0, 86_400].map { table.offset(at: local + $0) })
+        let matches = offsets.map { local - $0 }.filter { table.offset(at: $0) == local - $0 }
         switch matches.count {
-        case 0: return (local - offset(zone, at: local - 86_400), .skipped)
+        case 0: return (local - table.offset(at: local - 86_400), .skipped)
         case 1: return (matches[0], .unique)
         default: return (matches.min() ?? local, .repeated)
         }
@@ -49,9 +50,5 @@ public enum ZoneTime {
         let (local, overflowAgain) = midnight.addingReportingOverflow(Int64(seconds))
         guard !overflow, !overflowAgain, let resolved = resolve(local: local, in: zone) else { return nil }
         return Date(timeIntervalSince1970: TimeInterval(resolved.instant))
-    }
-
-    private static func offset(_ zone: TimeZone, at instant: Int64) -> Int64 {
-        Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant))))
     }
 }

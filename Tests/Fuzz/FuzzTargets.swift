@@ -46,9 +46,22 @@ enum FuzzTargets {
     static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
     /// The draft a study's admin saves (`PUT .../draft`, the console's document upload): decoded,
+    /// each activity expanded into runs (checked or not: a stored document may predate a check),
     /// validated, its activities listed as the apps read them.
     static let studyDocument: Target = { bytes in
         guard let document = try? JSONDecoder().decode(StudyDocument.self, from: Data(bytes)) else { return }
+        let engine = ScheduleEngine(studyZone: TimeZone(identifier: document.timeZone) ?? .gmt, launchedAt: Date(timeIntervalSince1970: 1.3e9))
+        let participants = [
+            ParticipantClock(zone: .gmt, joinedAt: Date(timeIntervalSince1970: 1.8e9), platform: .ios),
+            ParticipantClock(zone: TimeZone(identifier: "Pacific/Apia") ?? .gmt, joinedAt: Date(timeIntervalSince1970: 1.325e9), platform: .android),
+        ]
+        for activity in document.activities {
+            for participant in participants {
+                let runs = engine.runs(
+                    of: activity, for: participant, anchorDay: 15_000, before: participant.joinedAt.addingTimeInterval(2 * 366 * 86_400))
+                precondition(runs.count <= ScheduleEngine.maxRuns && zip(runs, runs.dropFirst()).allSatisfy { $0.runId < $1.runId })
+            }
+        }
         let problems = StudyValidator.validate(document)
         guard problems.isEmpty else { return }
         for activity in document.activities {

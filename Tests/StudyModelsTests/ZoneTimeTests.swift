@@ -120,6 +120,32 @@ import TestSupport
         #expect(disagreements.isEmpty, "\(disagreements.count) of \(cases.count): \(disagreements.prefix(5))")
     }
 
+    /// The table of each zone's offsets says what Foundation says, at every change and a second
+    /// either side of it, and at random instants from 1900 to 2200.
+    @Test func offsetTablesAgreeWithFoundation() throws {
+        var random = SplitMix64(seed: 1_900_2200)
+        var checked = 0
+        for name in Self.zones {
+            let zone = try #require(TimeZone(identifier: name))
+            let table = ZoneOffsets.of(zone)
+            var instants: [Int64] = (0..<2_000).map { _ in
+                ZoneOffsets.span.lowerBound + Int64(random.next() % UInt64(ZoneOffsets.span.upperBound - ZoneOffsets.span.lowerBound))
+            }
+            var at = Date(timeIntervalSince1970: 0)
+            while let next = zone.nextDaylightSavingTimeTransition(after: at), next.timeIntervalSince1970 < 2_000_000_000 {
+                let change = Int64(next.timeIntervalSince1970)
+                instants += [change - 1, change, change + 1]
+                at = next
+            }
+            for instant in instants {
+                let foundation = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant))))
+                #expect(table.offset(at: instant) == foundation, "\(name) at \(instant)")
+                checked += 1
+            }
+        }
+        #expect(checked > Self.zones.count * 2_000)
+    }
+
     /// Reads `zone local-seconds` lines; writes `instant kind` lines, by `zoneinfo` with fold=0.
     static let oracle = """
         import sys

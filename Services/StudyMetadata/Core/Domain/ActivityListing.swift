@@ -40,45 +40,12 @@ package struct ActivityListing {
                 }))
     }
 
-    /// `startTime` and `endTime` of an absolute schedule.
+    /// `startTime` and `endTime` of an absolute schedule: its bounds as the schedule engine reads
+    /// them (one reading for the apps and the server's runs), empty where there is none.
     private func window(_ schedule: Schedule) -> (String, String) {
-        let launch = launchedAt.map { WireDates.format($0, in: zone) } ?? ""
-        func at(_ date: String?, _ time: String?) -> String {
-            date.flatMap { WireDates.instant(date: $0, time: time, in: zone) }.map { WireDates.format($0, in: zone) } ?? ""
-        }
-        switch schedule.frequency {
-        case .oneTime:
-            let start = schedule.launchWithStudy == true ? launch : at(schedule.startDate, schedule.time)
-            return (start, schedule.studyLifetime == true ? "" : at(schedule.endDate, schedule.time ?? "23:59:59"))
-        case .daily:
-            return (at(schedule.startDate, schedule.dailyTimes?.first), at(schedule.endDate, "23:59:59"))
-        case .weekly, .monthly:
-            let start = at(schedule.startDate, schedule.time)
-            if schedule.endDate != nil { return (start, at(schedule.endDate, schedule.time)) }
-            return (start, repeatEnd(schedule).map { WireDates.format($0, in: zone) } ?? "")
-        case .manual:
-            let runs = schedule.runs ?? []
-            let starts = runs.map(\.start).sorted(), ends = runs.map(\.end).sorted()
-            return (starts.first.map(localDateTime) ?? "", ends.last.map(localDateTime) ?? "")
-        case .ongoing:
-            return (launch, "")
-        }
-    }
-
-    /// The end of a weekly or monthly schedule given by a repeat count.
-    private func repeatEnd(_ schedule: Schedule) -> Date? {
-        // A count past the bounds (a document stored before they were checked) names no end.
-        guard let date = schedule.startDate, let count = schedule.repeatCount, DocumentBounds.repeatCount.contains(count),
-            let (year, month, day) = LocalTimes.date(date)
-        else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let seconds = schedule.time.flatMap(LocalTimes.time) ?? 0
-        guard let start = calendar.date(from: DateComponents(
-            year: year, month: month, day: day, hour: seconds / 3600, minute: seconds / 60 % 60))
-        else { return nil }
-        let step: DateComponents = schedule.frequency == .weekly ? DateComponents(day: 7 * count) : DateComponents(month: count)
-        return calendar.date(byAdding: step, to: start).map { $0.addingTimeInterval(-1) }
+        let bounds = ActivityBounds.absolute(schedule, zone: zone, launchedAt: launchedAt)
+        let text = { (date: Date?) in date.map { WireDates.format($0, in: zone) } ?? "" }
+        return (text(bounds.start), text(bounds.end))
     }
 
     /// Daily windows as times of day; manual runs as absolute times.

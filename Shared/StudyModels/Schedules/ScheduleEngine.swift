@@ -1,0 +1,75 @@
+import Foundation
+
+/// Expands an activity's schedule into one participant's runs, by the rules the MyStudies apps
+/// generate them with (docs/schedules.md): the same run ids the apps send as `activityRunId`,
+/// at wall-clock times in the participant's zone, correct across every change of offset.
+/// Pure: no clock, no I/O; the same inputs give the same runs on any replica.
+public struct ScheduleEngine: Sendable {
+    /// The study's zone: the zone of an absolute schedule's dates and of manual runs.
+    public let studyZone: TimeZone
+    /// When the study launched (a one-time activity may open then; an ongoing one does).
+    public let launchedAt: Date?
+
+    /// The most runs one expansion returns: a run a minute for ten weeks, far more than a daily
+    /// schedule of a dozen windows makes in a decade, so no document can make an expansion take
+    /// unbounded time or memory.
+    public static let maxRuns = 100_000
+
+    public init(studyZone: TimeZone, launchedAt: Date?) {
+        self.studyZone = studyZone
+        self.launchedAt = launchedAt
+    }
+
+    /// The participant's runs of `activity` that start before `horizon`, in run-id order.
+    /// `anchorDay`: their anchor date (`GregorianDays` numbering) for an anchor-relative schedule
+    /// (nil takes the enrolment date for `enrollmentDate`; any other anchor without a date has no
+    /// runs yet, as in the apps).
+    public func runs(of activity: StudyActivity, for participant: ParticipantClock, anchorDay: Int? = nil, before horizon: Date) -> [ActivityRun] {
+        let schedule = activity.schedule
+        let bounds: ActivityBounds
+        var anchor: Int?
+        if let source = schedule.anchor?.source {
+            guard let day = anchorDay ?? (source == .enrollmentDate ? participant.enrolmentDay : nil) else { return [] }
+            anchor = day
+            bounds = .relative(schedule, anchorDay: day, zone: participant.zone)
+        } else {
+            bounds = .absolute(schedule, zone: studyZone, launchedAt: launchedAt)
+        }
+        // A participant who joins after an activity ended never has it (both apps).
+        if let end = bounds.end, end < participant.joinedAt { return [] }
+        var expansion = ScheduleExpansion(
+            activityId: activity.activityId, participant: participant, bounds: bounds, horizon: min(horizon, bounds.end ?? horizon))
+        switch schedule.frequency {
+        case .oneTime, .ongoing:
+            expansion.single()
+        case .daily:
+            expansion.daily(windows: Self.dailyWindows(schedule))
+        case .weekly:
+            expansion.weekly()
+        case .monthly:
+            expansion.monthly()
+        case .manual:
+            let listed = anchor.map { ActivityBounds.anchorRuns(schedule, anchorDay: $0, zone: participant.zone) }
+                ?? (schedule.runs ?? []).map { run in
+                    ActivityBounds(
+                        start: LocalTimes.instant(localDateTime: run.start, in: studyZone),
+                        end: LocalTimes.instant(localDateTime: run.end, in: studyZone))
+                }
+            expansion.listed(listed)
+        }
+        return expansion.runs
+    }
+
+    /// A daily schedule's windows as seconds of the day: each from its time until a second before
+    /// the next, the last until 23:59:59 (what the study service serves as `frequency.runs`).
+    static func dailyWindows(_ schedule: Schedule) -> [(start: Int, end: Int)] {
+        var windows: [(start: Int, end: Int)] = []
+        // A document stored before its times were checked in order: a time not after the one
+        // before it is dropped rather than made into a window that ends before it starts.
+        for time in (schedule.dailyTimes ?? []).compactMap(LocalTimes.time) where time > (windows.last?.start ?? -1) {
+            if !windows.isEmpty { windows[windows.count - 1].end = time - 1 }
+            windows.append((time, ActivityBounds.lastSecond))
+        }
+        return windows
+    }
+}

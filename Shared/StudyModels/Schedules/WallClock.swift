@@ -1,0 +1,65 @@
+import Foundation
+
+/// A wall-clock time in a zone as a local day (`GregorianDays` numbering) and seconds since that
+/// day's midnight, and back to an instant by `ZoneTime`'s rule: the arithmetic every schedule is
+/// expanded with, so that a run at 08:00 stays at 08:00 on the wall clock whatever the offset.
+public struct WallClock: Sendable, Equatable, Comparable {
+    public var day: Int
+    /// 0 to 86,399.
+    public var seconds: Int
+
+    public init(day: Int, seconds: Int) {
+        self.day = day
+        self.seconds = seconds
+    }
+
+    /// The instants a schedule may name: `ZoneTime.range` less a day either side, so that a day
+    /// or a month added to a wall clock of one never leaves it.
+    static let instants: ClosedRange<Double> = Double(ZoneTime.range.lowerBound + 86_400 * 400)...Double(ZoneTime.range.upperBound - 86_400 * 400)
+
+    /// What the zone's clocks showed at `instant`; nil past `instants`.
+    public init?(_ instant: Date, in zone: TimeZone) {
+        let seconds = instant.timeIntervalSince1970.rounded(.down)
+        guard Self.instants.contains(seconds) else { return nil }
+        let local = Int64(seconds) + ZoneOffsets.of(zone).offset(at: Int64(seconds))
+        let (day, ofDay) = local.quotientAndRemainder(dividingBy: 86_400)
+        self.day = Int(ofDay < 0 ? day - 1 : day)
+        self.seconds = Int(ofDay < 0 ? ofDay + 86_400 : ofDay)
+    }
+
+    /// The instant of this wall clock in `zone` (a skipped time after the skip, a repeated one
+    /// its first occurrence); nil past `ZoneTime.range`.
+    public func instant(in zone: TimeZone) -> Date? {
+        resolve(in: zone)?.instant
+    }
+
+    /// The instant, and whether the zone's clocks skip this wall clock (the hour lost when summer
+    /// time starts, Samoa's 2011-12-30).
+    public func resolve(in zone: TimeZone) -> (instant: Date, skipped: Bool)? {
+        let (midnight, overflow) = Int64(day).multipliedReportingOverflow(by: 86_400)
+        guard !overflow, let resolved = ZoneTime.resolve(local: midnight + Int64(seconds), in: zone) else { return nil }
+        return (Date(timeIntervalSince1970: TimeInterval(resolved.instant)), resolved.kind == .skipped)
+    }
+
+    public static func < (lhs: WallClock, rhs: WallClock) -> Bool {
+        (lhs.day, lhs.seconds) < (rhs.day, rhs.seconds)
+    }
+
+    /// 1 (Sunday) to 7 (Saturday), as the study document and the apps number weekdays.
+    public var weekday: Int {
+        // 1970-01-01 was a Thursday (5).
+        let fromThursday = (day % 7 + 7) % 7
+        return (fromThursday + 4) % 7 + 1
+    }
+
+    /// The same time `months` calendar months later; a day past the end of the month it lands in
+    /// is that month's last day (the 31st in April is the 30th, 29 February in 2027 the 28th).
+    public func addingMonths(_ months: Int) -> WallClock {
+        let (year, month, dayOfMonth) = GregorianDays.civil(days: day)
+        let total = year * 12 + (month - 1) + months
+        let newYear = total >= 0 ? total / 12 : (total - 11) / 12
+        let newMonth = total - newYear * 12 + 1
+        let newDay = min(dayOfMonth, GregorianDays.days(inMonth: newMonth, year: newYear))
+        return WallClock(day: GregorianDays.days(year: newYear, month: newMonth, day: newDay), seconds: seconds)
+    }
+}
