@@ -54,7 +54,7 @@ import TestSupport
             #expect(task.taskId == id && Self.local(task.time) == time, "\(task.taskId) \(Self.local(task.time))")
         }
         #expect(plan.tasks[0].moduleName == "Welcome" && plan.tasks[0].sticky && !plan.tasks[0].hidden)
-        #expect(plan.tasks.dropFirst().allSatisfy { $0.moduleName == "Elements" && $0.moduleIndex == 1 && $0.expiresAfterMilliseconds == 30 })
+        #expect(plan.tasks.dropFirst().allSatisfy { $0.moduleName == "Elements" && $0.moduleIndex == 1 && $0.expiresAfterMilliseconds == 30 && !$0.hidden })
 
         // Due at enrolment: the sticky welcome. At 09:40 the next day, still only that: task 102
         // opened at 09:36 and expired 30 ms later.
@@ -63,6 +63,20 @@ import TestSupport
         // The same participant, planned again (a restart, another replica): the same plan.
         #expect(SchemaTaskPlan.make(
             protocol: try Self.demo(), seed: 3, enrolledAt: Self.date("2024-04-05T15:00:00+11:00"), zone: Self.melbourne) == plan)
+    }
+
+    /// The plan's tasks as runs: the sticky welcome once, each Elements task open for its 30 ms
+    /// timeout, under the modules' activity ids.
+    @Test func aPlansTasksAreRunsNumberedByTaskId() throws {
+        let document = try Self.demo()
+        let plan = SchemaTaskPlan.make(protocol: document, seed: 3, enrolledAt: Self.date("2024-04-05T15:00:00+11:00"), zone: Self.melbourne)
+        let ids = SchemaImport.activityIds(modules: document["modules"]?.array ?? [])
+        let runs = ScheduleEngine.runs(of: plan, activityIds: ids)
+        try #require(runs.count == 21)
+        #expect(runs.map(\.runId) == Array(101...121))
+        #expect(runs[0].activityId == ids[0] && runs[0].end == nil)
+        #expect(runs.dropFirst().allSatisfy { $0.activityId == ids[1] && $0.end == $0.start.addingTimeInterval(0.03) })
+        #expect(ScheduleEngine.runs(of: plan, activityIds: []).isEmpty, "a task of a module without an id is no run")
     }
 
     @Test func seed42DrawsTreatmentWithTwentyElementsTasks() throws {

@@ -73,3 +73,18 @@ public struct ScheduleEngine: Sendable {
         return windows
     }
 }
+
+extension ScheduleEngine {
+    /// A schema-app participant's runs: each task of their plan the app lists (a sticky module's
+    /// hidden tasks are not), numbered with its task id (101, 102, ...: what the app posts back),
+    /// under the activity id of its module (`SchemaImport.activityIds`), open until it times out
+    /// or, without a timeout, for as long as the study runs.
+    public static func runs(of plan: SchemaTaskPlan, activityIds: [String]) -> [ActivityRun] {
+        plan.tasks.compactMap { task in
+            guard !task.hidden, activityIds.indices.contains(task.moduleIndex) else { return nil }
+            return ActivityRun(
+                activityId: activityIds[task.moduleIndex], runId: task.taskId, start: task.time,
+                end: task.expiresAfterMilliseconds.map { task.time.addingTimeInterval(Double($0) / 1_000) })
+        }
+    }
+}

@@ -94,7 +94,7 @@ public struct SchemaTaskPlan: Sendable, Equatable {
                     tasks.append(Task(
                         taskId: taskId, moduleIndex: index, moduleName: module["name"]?.string ?? "",
                         moduleUUID: module["uuid"]?.string, time: Self.instant(components, calendar: calendar), shift: shift,
-                        sticky: sticky, hidden: !(sticky && stickyCount == 0), expiresAfterMilliseconds: expires,
+                        sticky: sticky, hidden: sticky && stickyCount > 0, expiresAfterMilliseconds: expires,
                         unlockAfter: module["unlock_after"]?.stringArray ?? []))
                     taskId += 1
                     stickyCount += 1
