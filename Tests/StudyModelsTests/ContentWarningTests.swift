@@ -17,6 +17,29 @@ import Testing
         #expect(!warnings.contains { $0.pointer.hasPrefix("/languages") || $0.pointer.hasSuffix("/branching") }, "\(warnings)")
     }
 
+    /// The example's weekly activity (anchored to enrolment, `dayOfWeek` 2) and its monthly follow-up
+    /// (anchored to an answer, `dateOfMonth` 1): served, but no app schedules by them.
+    @Test func aWeekdayOrDateOnAnAnchoredScheduleIsSaidToBeUnscheduled() throws {
+        let (problems, warnings) = try review { _ in }
+        let unscheduled = warnings.filter { $0.pointer.hasSuffix("/dayOfWeek") || $0.pointer.hasSuffix("/dateOfMonth") }
+        try #require(unscheduled.count == 2, "\(warnings)")
+        #expect(unscheduled.map(\.pointer) == ["/activities/1/schedule/dayOfWeek", "/activities/3/schedule/dateOfMonth"])
+        #expect(unscheduled[0].message.hasPrefix("the apps do not schedule by dayOfWeek"))
+        #expect(!problems.contains { $0.pointer.hasSuffix("/dayOfWeek") || $0.pointer.hasSuffix("/dateOfMonth") })
+        // Without them: no warning, and no problem either (they are optional).
+        let (without, quiet) = try review { document in
+            for index in document.activities.indices {
+                document.activities[index].schedule.dayOfWeek = nil
+                document.activities[index].schedule.dateOfMonth = nil
+            }
+        }
+        #expect(!quiet.contains { $0.pointer.hasSuffix("/dayOfWeek") || $0.pointer.hasSuffix("/dateOfMonth") })
+        #expect(!without.contains { $0.pointer.hasSuffix("/dayOfWeek") || $0.pointer.hasSuffix("/dateOfMonth") })
+        // Out of range is still refused.
+        let (refused, _) = try review { $0.activities[1].schedule.dayOfWeek = 8 }
+        #expect(refused.contains { $0.pointer == "/activities/1/schedule/dayOfWeek" && $0.message == "dayOfWeek must be 1 (Sunday) to 7" })
+    }
+
     @Test func aLanguageSwitchedOnWithNoTextInItIsNamed() throws {
         // The example is in English and Spanish; French is switched on with nothing written in it.
         let (problems, warnings) = try review { $0.languages.append("fr") }

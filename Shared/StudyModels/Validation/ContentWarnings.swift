@@ -6,7 +6,29 @@ import JSONText
 /// beside the saved draft and on the study's checklist.
 enum ContentWarnings {
     static func of(_ document: StudyDocument) -> [ValidationProblem] {
-        untranslatedLanguages(document) + ignoredBranches(document)
+        untranslatedLanguages(document) + ignoredBranches(document) + unscheduledWeekdays(document)
+    }
+
+    /// A weekday or day of the month on an anchor-relative schedule: served to the apps, but
+    /// neither MyStudies app schedules by it; runs start on the day the activity opens
+    /// (docs/schedules.md), and the server's runs follow the apps.
+    static func unscheduledWeekdays(_ document: StudyDocument) -> [ValidationProblem] {
+        document.activities.enumerated().flatMap { index, activity -> [ValidationProblem] in
+            let schedule = activity.schedule
+            guard schedule.anchor != nil else { return [] }
+            var found: [ValidationProblem] = []
+            if schedule.frequency == .weekly, schedule.dayOfWeek != nil {
+                found.append(ValidationProblem(
+                    pointer: "/activities/\(index)/schedule/dayOfWeek",
+                    message: "the apps do not schedule by dayOfWeek: weekly runs start on the day the activity opens (startDays after the anchor), whatever weekday that is"))
+            }
+            if schedule.frequency == .monthly, schedule.dateOfMonth != nil {
+                found.append(ValidationProblem(
+                    pointer: "/activities/\(index)/schedule/dateOfMonth",
+                    message: "the apps do not schedule by dateOfMonth: monthly runs start on the day the activity opens (startDays after the anchor), whatever date that is"))
+            }
+            return found
+        }
     }
 
     /// A language switched on with no text in it: the apps fall back to English everywhere, and

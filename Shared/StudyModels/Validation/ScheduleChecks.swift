@@ -105,11 +105,12 @@ struct ScheduleChecks {
             if schedule.frequency == .daily, (schedule.dailyTimes ?? []).isEmpty {
                 problem("\(pointer)/dailyTimes", "a daily activity needs at least one time")
             }
-            if schedule.frequency == .weekly, !(1...7).contains(schedule.dayOfWeek ?? 0) {
-                problem("\(pointer)/dayOfWeek", "an anchor-relative weekly schedule needs dayOfWeek 1 (Sunday) to 7")
+            // Served to the apps when given, though neither schedules by them (ContentWarnings).
+            if let day = schedule.dayOfWeek, !(1...7).contains(day) {
+                problem("\(pointer)/dayOfWeek", "dayOfWeek must be 1 (Sunday) to 7")
             }
-            if schedule.frequency == .monthly, !(1...31).contains(schedule.dateOfMonth ?? 0) {
-                problem("\(pointer)/dateOfMonth", "an anchor-relative monthly schedule needs dateOfMonth 1 to 31")
+            if let date = schedule.dateOfMonth, !(1...31).contains(date) {
+                problem("\(pointer)/dateOfMonth", "dateOfMonth must be 1 to 31")
             }
         }
     }
