@@ -27,6 +27,19 @@ public enum InternalPaths {
         "/internal/v1/studies/\(escape(studyId))/testing-ended"
     }
 
+    /// Study-metadata: `GET` what one published study schedules, as a `StudySchedule` (404 when
+    /// none is published): what registration expands into participants' runs.
+    public static func studySchedule(studyId: String) -> String {
+        "/internal/v1/studies/\(escape(studyId))/schedule"
+    }
+
+    /// Response service: `GET` a participant's `ParticipantSubmissions` (the participant named by the
+    /// SHA-256 of the participant id their app holds), received at or after `since` (a query
+    /// parameter, ISO 8601).
+    public static func participantSubmissions(studyId: String, appTokenSHA256: String) -> String {
+        "/internal/v1/studies/\(escape(studyId))/participants/\(escape(appTokenSHA256))/submissions"
+    }
+
     /// Study-metadata: `GET` one published study's `StudyStanding` (404 when none is published).
     public static func studyStanding(studyId: String) -> String {
         "/internal/v1/studies/\(escape(studyId))/standing"
@@ -209,6 +222,61 @@ public struct StudyStanding: Codable, Sendable, Equatable {
         self.appId = appId
         self.status = status
         self.name = name
+    }
+}
+
+/// What a published study schedules, at its newest version: study-metadata's answer to
+/// registration, which expands it into each participant's runs (docs/schedules.md). Dates are
+/// ISO 8601.
+public struct StudySchedule: Codable, Sendable, Equatable {
+    public var studyId: String
+    public var version: Int
+    /// The study's IANA zone: the zone of its absolute dates, and a participant's when nothing
+    /// else is known of them.
+    public var timeZone: String
+    public var launchedAt: Date?
+    /// The activities the MyStudies apps are served (a Sage-only assessment is not).
+    public var activities: [StudyActivity]
+
+    public init(studyId: String, version: Int, timeZone: String, launchedAt: Date?, activities: [StudyActivity]) {
+        self.studyId = studyId
+        self.version = version
+        self.timeZone = timeZone
+        self.launchedAt = launchedAt
+        self.activities = activities
+    }
+}
+
+/// The responses that arrived from one participant: the response service's answer to
+/// registration, which counts them as completions of the participant's runs and reads their zone
+/// from the offsets their app wrote (docs/schedules.md). Dates are ISO 8601.
+public struct ParticipantSubmissions: Codable, Sendable, Equatable {
+    public struct Submission: Codable, Sendable, Equatable {
+        public var activityId: String
+        /// The run the app named (`activityRunId`), as it sent it.
+        public var runId: String?
+        public var receivedAt: Date
+        /// When the app says the participant finished (the response's `endTime`), when it sent
+        /// one that reads, and the offset east of UTC (minutes) it was written with.
+        public var finishedAt: Date?
+        public var offsetMinutes: Int?
+
+        public init(activityId: String, runId: String?, receivedAt: Date, finishedAt: Date?, offsetMinutes: Int?) {
+            self.activityId = activityId
+            self.runId = runId
+            self.receivedAt = receivedAt
+            self.finishedAt = finishedAt
+            self.offsetMinutes = offsetMinutes
+        }
+    }
+
+    /// Newest first; at most `limit` of them.
+    public var submissions: [Submission]
+    /// The most one answer carries.
+    public static let limit = 20_000
+
+    public init(submissions: [Submission]) {
+        self.submissions = submissions
     }
 }
 

@@ -7,7 +7,7 @@ import StudyModels
 
 /// The signed `/internal/v1` endpoints other services read studies from: the list of published
 /// studies (a resync), activity designs by version, and frozen documents (the response service),
-/// and a study's standing (registration). Only other StudyStack services reach them
+/// and a study's standing and schedule (registration). Only other StudyStack services reach them
 /// (`InternalAuthMiddleware` guards the group), and each route only the caller it serves.
 package struct InternalStudyRoutes {
     package let published: PublishedStudies
@@ -21,6 +21,20 @@ package struct InternalStudyRoutes {
         group.get("/v1/studies/:studyId/activities/:activityId/versions/:version", use: activity)
         group.get("/v1/studies/:studyId/versions/:version/document", use: document)
         group.get("/v1/studies/:studyId/standing", use: standing)
+        group.get("/v1/studies/:studyId/schedule", use: schedule)
+    }
+
+    /// What the study schedules at its newest published version, for registration's runs. A study
+    /// in testing counts (its testers have runs too); one never published does not exist.
+    @Sendable package func schedule(_ request: Request, context: ServiceRequestContext) async throws -> StudySchedule {
+        try context.requireCaller(.registration, "computes participants' runs")
+        let studyId = try context.parameters.decoded("studyId")
+        guard let standing = try await published.standing(studyId: studyId),
+            let current = try await published.current(appId: standing.appId, testing: true, studyId: studyId).first
+        else { throw APIError.notFound("no published study \(studyId)") }
+        return StudySchedule(
+            studyId: studyId, version: current.version, timeZone: current.document.timeZone, launchedAt: current.launchedAt,
+            activities: current.document.activities.filter { $0.assessment?.isSageOnly != true })
     }
 
     /// Registration checks a study id a participant sends (a consent upload) against this.
@@ -76,5 +90,6 @@ package struct InternalStudyRoutes {
 
 extension StudyEventList: ResponseEncodable {}
 extension StudyStanding: ResponseEncodable {}
+extension StudySchedule: ResponseEncodable {}
 extension ActivityReply: ResponseEncodable {}
 extension StudyDocument: ResponseEncodable {}

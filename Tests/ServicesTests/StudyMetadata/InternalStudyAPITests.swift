@@ -50,6 +50,17 @@ import TestSupport
             }
             #expect(try await signedGet(client, "/internal/v1/studies/SLEEPWELL/standing", as: .response).0 == .forbidden)
             #expect(try await signedGet(client, "/internal/v1/studies/SLEEPWELL/standing", as: .registration).0 == .ok)
+            // What registration expands into runs: the newest version's zone, launch and activities.
+            #expect(try await signedGet(client, "/internal/v1/studies/SLEEPWELL/schedule", as: .response).0 == .forbidden)
+            #expect(try await signedGet(client, "/internal/v1/studies/NOSUCHSTUDY/schedule", as: .registration).0 == .notFound)
+            let (scheduleStatus, scheduleBody) = try await signedGet(client, "/internal/v1/studies/SLEEPWELL/schedule", as: .registration)
+            #expect(scheduleStatus == .ok)
+            let scheduleDecoder = JSONDecoder()
+            scheduleDecoder.dateDecodingStrategy = .iso8601
+            let schedule = try scheduleDecoder.decode(StudySchedule.self, from: Data(buffer: scheduleBody))
+            #expect((schedule.studyId, schedule.version, schedule.timeZone) == ("SLEEPWELL", 2, "America/New_York"))
+            #expect(schedule.launchedAt != nil)
+            #expect(schedule.activities.map(\.activityId).prefix(2) == ["daily", "weekly"])
             (status, body) = try await signedGet(client, "/internal/v1/studies")
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
