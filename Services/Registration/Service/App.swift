@@ -75,6 +75,13 @@ public enum RegistrationService: ServiceAssembly {
                     directory: ParticipantDirectory(client: postgres, logger: environment.logger), consents: consents,
                     authenticator: adminAuthenticator, audit: environment.audit
                 ).add(to: routes.router)
+                AdminRunRoutes(
+                    runs: ParticipantRuns(
+                        store: ParticipantRunStore(client: postgres, logger: environment.logger),
+                        studies: StudyDirectory(client: environment.internalClient),
+                        responses: ResponseSubmissions(client: environment.internalClient)),
+                    authenticator: adminAuthenticator
+                ).add(to: routes.router)
                 let sites = SiteStore(client: postgres, audit: environment.audit, logger: environment.logger)
                 let invitations = Invitations(
                     client: postgres,

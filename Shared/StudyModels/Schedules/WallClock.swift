@@ -63,3 +63,20 @@ public struct WallClock: Sendable, Equatable, Comparable {
         return WallClock(day: GregorianDays.days(year: newYear, month: newMonth, day: newDay), seconds: seconds)
     }
 }
+
+extension WallClock {
+    /// `instant` in RFC 3339 with the zone's offset at that instant, to the second:
+    /// `2026-04-05T08:00:00+10:00`.
+    public static func rfc3339(_ instant: Date, in zone: TimeZone) -> String {
+        let seconds = Int64(instant.timeIntervalSince1970.rounded(.down))
+        let offset = Int(ZoneOffsets.of(zone).offset(at: seconds))
+        guard let clock = WallClock(instant, in: zone) else { return GregorianDays.text(instant) }
+        let (year, month, day) = GregorianDays.civil(days: clock.day)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+        let sign = offset < 0 ? "-" : "+"
+        let yearText = String(year)
+        let date = String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText + "-\(two(month))-\(two(day))"
+        let time = "\(two(clock.seconds / 3600)):\(two(clock.seconds / 60 % 60)):\(two(clock.seconds % 60))"
+        return "\(date)T\(time)\(sign)\(two(abs(offset) / 3600)):\(two(abs(offset) / 60 % 60))"
+    }
+}

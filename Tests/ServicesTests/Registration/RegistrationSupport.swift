@@ -36,9 +36,10 @@ struct RegistrationHarness: Sendable {
 
     /// The same, with study-metadata's admins for the admin API (a viewer on the first study).
     static func run(
-        studies: [String], team: Bool, _ body: @escaping @Sendable (RegistrationHarness, StudyMetadataFixture.Team) async throws -> Void
+        studies: [String], team: Bool, document: @escaping @Sendable (String) throws -> String = { try ExampleStudy().document(studyId: $0) },
+        _ body: @escaping @Sendable (RegistrationHarness, StudyMetadataFixture.Team) async throws -> Void
     ) async throws {
-        try await StudyMetadataFixture.run(studies: studies, team: team) { metadataURL, members in
+        try await StudyMetadataFixture.run(studies: studies, team: team, document: document) { metadataURL, members in
             let members = try #require(members)
             try await run(overrides: ["studyMetadata.url": metadataURL]) { h in try await body(h, members) }
         }

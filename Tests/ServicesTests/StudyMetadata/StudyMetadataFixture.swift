@@ -26,9 +26,11 @@ enum StudyMetadataFixture {
         try await run(studies: studies, team: false) { url, _ in try await body(url) }
     }
 
-    /// The same, with a team of admins when `team` is true.
+    /// The same, with a team of admins when `team` is true; `document` makes each study's document
+    /// from its id (the example study by default).
     static func run(
-        studies: [String], team: Bool, _ body: @escaping @Sendable (_ url: String, Team?) async throws -> Void
+        studies: [String], team: Bool, document: @escaping @Sendable (String) throws -> String = { try ExampleStudy().document(studyId: $0) },
+        _ body: @escaping @Sendable (_ url: String, Team?) async throws -> Void
     ) async throws {
         let drafts = MetadataAdmin()
         try await TestDatabase.withFreshDatabase { url in
@@ -41,7 +43,7 @@ enum StudyMetadataFixture {
                 let root = try await drafts.login(client, "root@studystack.test", "Sup3r-Secret!")
                 #expect(try await drafts.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp).0 == .created)
                 for studyId in studies {
-                    let document = try ExampleStudy().document(studyId: studyId)
+                    let document = try document(studyId)
                     let (saved, savedBody) = try await drafts.send(client, .put, "/admin/v1/studies/\(studyId)/draft", token: root, body: document)
                     try #require(saved == .created, "\(String(buffer: savedBody))")
                     let (published, publishedBody) = try await drafts.send(client, .post, "/admin/v1/studies/\(studyId)/publish", token: root)

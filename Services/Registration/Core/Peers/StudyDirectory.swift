@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import ServiceKit
 import StudyModels
 
@@ -30,6 +31,28 @@ package struct StudyDirectory: Sendable {
         case 404: return nil
         default:
             logger.warning("study-metadata refused a study check", metadata: ["status": "\(response.status.code)"])
+            throw Unavailable()
+        }
+    }
+
+    /// What the study schedules at its newest published version (`StudySchedule`); nil when
+    /// study-metadata has none published by that id. Throws `Unavailable` when it cannot say.
+    package func schedule(of studyId: String, logger: Logger) async throws -> StudySchedule? {
+        let response: InternalClient.Reply
+        do {
+            response = try await client.send(.GET, to: .studyMetadata, path: InternalPaths.studySchedule(studyId: studyId), logger: logger)
+        } catch {
+            logger.warning("study-metadata unreachable for a study's schedule", metadata: ["error": "\(error)"])
+            throw Unavailable()
+        }
+        switch response.status.code {
+        case 200:
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            return try decoder.decode(StudySchedule.self, from: Data(response.body.readableBytesView))
+        case 404: return nil
+        default:
+            logger.warning("study-metadata refused a schedule", metadata: ["status": "\(response.status.code)"])
             throw Unavailable()
         }
     }

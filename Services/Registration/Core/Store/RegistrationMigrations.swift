@@ -386,5 +386,42 @@ package enum RegistrationMigrations {
                 "CREATE INDEX push_outbox_session ON push_outbox (session_id)",
             ]
         ),
+        Migration(
+            component: "registration", version: 16, name: "participant_run_completions",
+            statements: [
+                // Each run a participant completed, by where the word came from: their app
+                // (`updateActivityState`, kept by the trigger below) or a response that arrived.
+                // A run can have both; the runs endpoint and the console show each.
+                """
+                CREATE TABLE participant_run_completions (
+                    user_id uuid NOT NULL REFERENCES participants (user_id) ON DELETE CASCADE,
+                    study_id text NOT NULL,
+                    activity_id text NOT NULL,
+                    run_id integer NOT NULL CHECK (run_id > 0),
+                    source text NOT NULL CHECK (source IN ('app', 'response')),
+                    completed_at timestamptz NOT NULL,
+                    PRIMARY KEY (user_id, study_id, activity_id, run_id, source)
+                )
+                """,
+                // The activity-state writes (one upsert, or many merged in one statement) stay as
+                // they are: a row that becomes `completed` for a numbered run records it here.
+                """
+                CREATE FUNCTION record_app_run_completion() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    INSERT INTO participant_run_completions (user_id, study_id, activity_id, run_id, source, completed_at)
+                    VALUES (NEW.user_id, NEW.study_id, NEW.activity_id, NEW.activity_run_id::integer, 'app', NEW.updated_at)
+                    ON CONFLICT DO NOTHING;
+                    RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER participant_activities_completed
+                AFTER INSERT OR UPDATE OF activity_state, activity_run_id ON participant_activities
+                FOR EACH ROW WHEN (NEW.activity_state = 'completed' AND NEW.activity_run_id ~ '^0*[1-9][0-9]{0,8}$')
+                EXECUTE FUNCTION record_app_run_completion()
+                """,
+            ]
+        ),
     ]
 }

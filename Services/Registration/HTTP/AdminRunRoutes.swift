@@ -1,0 +1,77 @@
+import AdminAuthHTTP
+import Foundation
+import Hummingbird
+import RegistrationCore
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+
+/// `GET /admin/v1/studies/{studyId}/participants/{participantId}/runs?from=&to=`: one
+/// participant's runs and their states (docs/schedules.md), for anyone who may view the study.
+package struct AdminRunRoutes: Sendable {
+    package let runs: ParticipantRuns
+    package let authenticator: RemoteAdminAuthenticator
+    package let now: @Sendable () -> Date
+
+    package init(runs: ParticipantRuns, authenticator: RemoteAdminAuthenticator, now: @escaping @Sendable () -> Date = Date.init) {
+        self.runs = runs
+        self.authenticator = authenticator
+        self.now = now
+    }
+
+    package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/admin/v1/studies/:studyId/participants/:participantId/runs", use: list)
+    }
+
+    /// Without `from`, the window starts a week before now; without `to`, it ends a week after.
+    static let defaultReach: TimeInterval = 7 * 86_400
+
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> ParticipantRunsReply {
+        let studyId = try context.parameters.decoded("studyId")
+        _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
+        let participantId = try AdminParticipantRoutes.participantId(context)
+        let now = now()
+        let parameters = request.uri.queryParameters
+        let from = try Self.instant(parameters["from"], name: "from") ?? now.addingTimeInterval(-Self.defaultReach)
+        let to = try Self.instant(parameters["to"], name: "to") ?? now.addingTimeInterval(Self.defaultReach)
+        guard from < to else { throw APIError.badRequest("from must be before to", field: "from") }
+        guard to.timeIntervalSince(from) <= ParticipantRuns.longestSpan else {
+            throw APIError.badRequest("from and to may be at most 366 days apart", field: "to")
+        }
+        // Every run is counted from the participant's first, so a window far in the future would
+        // cost an expansion of every year before it.
+        guard to <= now.addingTimeInterval(ParticipantRuns.furthestAhead) else {
+            throw APIError.badRequest("to may be at most two years from now", field: "to")
+        }
+        do {
+            return try await runs.runs(studyId: studyId, participantId: participantId, from: from, to: to, now: now, logger: context.logger)
+        } catch let failure as ParticipantRuns.Failure {
+            switch failure {
+            case .noParticipant: throw APIError.notFound("study \(studyId) has no participant \(participantId.uuidString.lowercased())")
+            case .noStudy: throw APIError.notFound("study-metadata has no published study \(studyId)")
+            case .scheduleUnavailable: throw APIError.unavailable("study-metadata cannot be reached now to read the study's schedule")
+            case .responsesUnavailable:
+                throw APIError.unavailable("the response service cannot be reached now to read which responses arrived; no states are guessed without them")
+            }
+        }
+    }
+
+    /// An RFC 3339 instant with its offset (`2026-03-20T08:00:00+11:00`, `...Z`, fractions allowed),
+    /// within the years a schedule can name; nil when absent.
+    static func instant(_ text: Substring?, name: String) throws -> Date? {
+        guard let text else { return nil }
+        let refusal = APIError.badRequest("\(name) must be an RFC 3339 date-time with an offset, like 2026-03-20T08:00:00+11:00", field: name)
+        guard text.utf8.count <= 40 else { throw refusal }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        var date = formatter.date(from: String(text))
+        if date == nil {
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            date = formatter.date(from: String(text))
+        }
+        guard let date, (1970...9999).contains(Calendar(identifier: .gregorian).component(.year, from: date)) else { throw refusal }
+        return date
+    }
+}
+
+extension ParticipantRunsReply: ResponseEncodable {}
