@@ -98,7 +98,8 @@ import Testing
         let weekday = try #require(Self.fields(page, values: values, draft: draft)["f-activities-\(weekly)-schedule-dayOfWeek"])
         #expect(weekday.isChoice)
         #expect(weekday.options.count == 7)
-        #expect(weekday.options.first { $0.selected }?.label == "Monday")
+        #expect(weekday.options.first { $0.selected } == nil, "the example gives none")
+        #expect(weekday.options.first?.label == "Sunday")
         var form = values
         form.set("/activities/\(weekly)/schedule/dayOfWeek", "6")
         let saved = try page.applying(form, to: draft)

@@ -17,10 +17,13 @@ import Testing
         #expect(!warnings.contains { $0.pointer.hasPrefix("/languages") || $0.pointer.hasSuffix("/branching") }, "\(warnings)")
     }
 
-    /// The example's weekly activity (anchored to enrolment, `dayOfWeek` 2) and its monthly follow-up
-    /// (anchored to an answer, `dateOfMonth` 1): served, but no app schedules by them.
+    /// The example's weekly activity (anchored to enrolment) given `dayOfWeek` 2, and its monthly
+    /// follow-up (anchored to an answer) `dateOfMonth` 1: served, but no app schedules by them.
     @Test func aWeekdayOrDateOnAnAnchoredScheduleIsSaidToBeUnscheduled() throws {
-        let (problems, warnings) = try review { _ in }
+        let (problems, warnings) = try review { document in
+            document.activities[1].schedule.dayOfWeek = 2
+            document.activities[3].schedule.dateOfMonth = 1
+        }
         let unscheduled = warnings.filter { $0.pointer.hasSuffix("/dayOfWeek") || $0.pointer.hasSuffix("/dateOfMonth") }
         try #require(unscheduled.count == 2, "\(warnings)")
         #expect(unscheduled.map(\.pointer) == ["/activities/1/schedule/dayOfWeek", "/activities/3/schedule/dateOfMonth"])

@@ -40,7 +40,7 @@ import TestSupport
             #expect(anchor["sourceType"] as? String == "EnrollmentDate")
             let start = try #require(anchor["start"] as? [String: Any])
             #expect(start["anchorDays"] as? Int == 7)
-            #expect(start["dayOfWeek"] as? Int == 2)
+            #expect(start["dayOfWeek"] == nil || start["dayOfWeek"] is NSNull, "none given, none served")
             #expect(start["time"] as? String == "09:00:00")
             #expect((anchor["end"] as? [String: Any])?["anchorDays"] as? Int == 84)
 

@@ -258,7 +258,9 @@ extension StudySection {
         .init("weekly", "Weekly", [
             date("/schedule/startDate", "From (on its weekday)"), time("/schedule/time", "At"),
             number("/schedule/repeatCount", "Weeks"), date("/schedule/endDate", "Or until"),
-            .field(FormField("/schedule/dayOfWeek", "Weekday (anchored)", .numberChoice(weekdays))),
+            .field(FormField(
+                "/schedule/dayOfWeek", "Weekday (anchored)", .numberChoice(weekdays),
+                help: "Served to the apps, which do not schedule by it: anchored runs start on the day the activity opens.")),
         ] + anchoredWindow),
         .init("monthly", "Monthly", [
             date("/schedule/startDate", "From (on its day of the month)"), time("/schedule/time", "At"),
