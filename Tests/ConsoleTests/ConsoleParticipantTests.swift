@@ -106,6 +106,50 @@ import TestSupport
         }
     }
 
+    /// CONSOLE1 given a daily diary at 09:00 (Madrid) and published anew; Pat's app reports run 1
+    /// done. Pat's page shows the server's runs: run 1 completed, the next ones upcoming, and the
+    /// app's own counts (4 of 10 done, 1 missed) beside the server's, marked as differing.
+    @Test func aParticipantsPageShowsTheirRunsBesideWhatTheirAppReports() async throws {
+        try await ConsoleFixture.run(withPeers: true) { f in
+            let registration = try #require(f.registration)
+            let pat = try await Self.seed(registration)
+            var document = try await f.draft().json
+            let started = ISO8601DateFormatter.string(from: Date().addingTimeInterval(-30 * 86_400), timeZone: .gmt, formatOptions: [.withFullDate])
+            document["activities"] = [[
+                "activityId": "diary", "title": "Diary",
+                "schedule": ["frequency": "daily", "startDate": started, "endDate": "2030-12-31", "dailyTimes": ["09:00"]],
+                "steps": [["type": "question", "resultType": "boolean", "key": "rested", "title": "Rested?"]],
+            ]]
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+            let (saved, savedBody, _) = try await ConsoleFixture.send(f.metadata, .put, "/admin/v1/studies/CONSOLE1/draft", token: f.rootToken, body: body)
+            try #require(saved == .ok, "\(String(buffer: savedBody))")
+            // Upcoming: withdrawn from publication and published again, with the diary.
+            #expect(try await ConsoleFixture.send(f.metadata, .post, "/admin/v1/studies/CONSOLE1/unpublish", token: f.rootToken).0 == .ok)
+            let (published, publishedBody, _) = try await ConsoleFixture.send(f.metadata, .post, "/admin/v1/studies/CONSOLE1/publish", token: f.rootToken)
+            try #require(published == .ok, "\(String(buffer: publishedBody))")
+            try await registration.postgres.query(
+                "UPDATE participant_activities SET activity_state = 'completed', activity_run_id = '1' WHERE activity_id = 'diary'",
+                logger: Logger(label: "test"))
+
+            try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let page = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)")
+            #expect(page.status == .ok)
+            #expect(page.html.contains(#"<h2 id="runs-title">Runs</h2>"#))
+            #expect(page.html.contains("in Europe/Madrid (the study&#39;s: nothing is known of theirs yet)"))
+            // The summary: one completed (their app said so), the app's own counts beside, differing.
+            let summary = try #require(page.html.firstMatch(of: /<tr data-activity="diary" class="disagrees">(.*?)<\/tr>/)?.1)
+            #expect(summary.contains(#"<td class="number">1</td><td class="number">0</td>"#), "\(summary)")
+            #expect(summary.contains("4 of 10 done, 1 missed"))
+            // The timeline: run 1 completed, run 2 upcoming; a week ahead at most (8 runs).
+            #expect(page.html.contains(#"<li class="run completed" data-run="1" data-state="completed""#))
+            #expect(page.html.contains(#"<li class="run upcoming" data-run="2" data-state="upcoming""#))
+            #expect(page.html.contains("said by their app"))
+            let chips = page.html.matches(of: /<li class="run [a-z]+" data-run="\d+"/).count
+            #expect((7...8).contains(chips), "\(chips) runs drawn")
+            #expect(!page.html.contains("runs-unavailable"))
+        }
+    }
+
     @Test func aCSVWithABadLineIsRefusedWholeThenThreeAreInvitedAndOneRevoked() async throws {
         try await ConsoleFixture.run(withPeers: true) { f in
             try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)

@@ -25,6 +25,18 @@ extension AdminAPIClient {
             as: ParticipantDetail.self, logger: logger)
     }
 
+    /// The participant's runs open between `from` and `to`, with their states.
+    package func participantRuns(_ participantId: String, of studyId: String, from: Date, to: Date, token: String, logger: Logger)
+        async throws(AdminAPIError) -> ParticipantRunsReply
+    {
+        let formatter = ISO8601DateFormatter()
+        return try await json(
+            .GET,
+            Self.study(studyId) + "/participants/\(Self.segment(participantId))/runs"
+                + Self.queryString([("from", formatter.string(from: from)), ("to", formatter.string(from: to))]),
+            on: .registration, token: token, as: ParticipantRunsReply.self, logger: logger)
+    }
+
     package func consentPDFPath(_ consentId: String, of participantId: String, in studyId: String) -> String {
         Self.study(studyId) + "/participants/\(Self.segment(participantId))/consents/\(Self.segment(consentId))/pdf"
     }

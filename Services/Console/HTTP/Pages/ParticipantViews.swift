@@ -181,4 +181,10 @@ struct ParticipantView: PageView {
     var responseParticipant = ""
     var sageArchives: [Archive] = []
     var hasSageArchives = false
+    /// Their runs from registration (`RunTimeline`); nil before they enrolled.
+    var runs: RunTimeline?
+    var hasRuns = false
+    /// Registration could not say (a peer of its did not answer); the page stands without.
+    var runsUnavailable = false
+    var runsMessage = ""
 }

@@ -189,6 +189,24 @@ package struct ParticipantPageRoutes: Sendable {
                 // their app holds (registration knows it once the app reported it).
                 responsesLinked: found.appTokenSHA256 != nil)
             let title = "\(label) · \(state.summary.name)"
+            // Their runs, computed by registration from the schedule and the data that arrived;
+            // the page stands without them, saying why.
+            if participant.enrolledAt != nil {
+                let now = Date()
+                let window = RunTimeline.window(enrolledAt: participant.enrolledAt, now: now)
+                let runs = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                    try await pages.api.participantRuns(
+                        participantId, of: studyId, from: window.from, to: window.to, token: session.token, logger: context.logger)
+                }
+                switch runs {
+                case .success(let reply):
+                    view.runs = RunTimeline(reply: reply, app: found.activities, now: now)
+                    view.hasRuns = !reply.runs.isEmpty
+                case .failure(let error):
+                    view.runsUnavailable = true
+                    view.runsMessage = error.message
+                }
+            }
             if let hash = found.appTokenSHA256 {
                 // The rest of the page is registration's: it stands when the response service
                 // cannot answer, with a note in place of the responses.
