@@ -56,6 +56,30 @@ public final class ZoneOffsets: Sendable {
         }
     }
 
+    /// `ZoneTime.resolve`'s rule against this table, without allocating: the instant of `local` (a
+    /// wall clock as seconds since 1970-01-01T00:00:00) and which case it was; nil outside
+    /// `ZoneTime.range`.
+    public func resolve(local: Int64) -> (instant: Int64, kind: ZoneTime.Kind)? {
+        guard ZoneTime.range.contains(local) else { return nil }
+        // No zone is more than a day from UTC, and no two changes of offset are less than a day
+        // apart around a time (Samoa's skipped day is one change of 24 hours), so the offsets in
+        // force a day either side of the wall clock read as UTC are every offset it can have.
+        let before = offset(at: local - 86_400), middle = offset(at: local), after = offset(at: local + 86_400)
+        // The instants, among those the distinct offsets give, that the zone's clocks show as `local`.
+        var first: Int64?, second: Int64?
+        func consider(_ candidate: Int64) {
+            let instant = local - candidate
+            guard offset(at: instant) == candidate else { return }
+            if first == nil { first = instant } else if second == nil, first != instant { second = instant }
+        }
+        consider(before)
+        if middle != before { consider(middle) }
+        if after != before, after != middle { consider(after) }
+        if let one = first, let other = second { return (min(one, other), .repeated) }
+        if let only = first { return (only, .unique) }
+        return (local - before, .skipped)
+    }
+
     /// Seconds east of UTC at `instant` (seconds since 1970).
     public func offset(at instant: Int64) -> Int64 {
         guard Self.span.contains(instant) else {

@@ -29,18 +29,7 @@ public enum ZoneTime {
     /// seconds since 1970-01-01T00:00:00 on the zone's clock, and which case of the rule it was;
     /// nil outside `range`.
     public static func resolve(local: Int64, in zone: TimeZone) -> (instant: Int64, kind: Kind)? {
-        guard range.contains(local) else { return nil }
-        // No zone is more than a day from UTC, and no two changes of offset are less than a day
-        // apart around a time (Samoa's skipped day is one change of 24 hours), so the offsets in
-        // force a day either side of the wall clock read as UTC are every offset it can have.
-        let table = ZoneOffsets.of(zone)
-        let offsets = Set([-86_400, 0, 86_400].map { table.offset(at: local + $0) })
-        let matches = offsets.map { local - $0 }.filter { table.offset(at: $0) == local - $0 }
-        switch matches.count {
-        case 0: return (local - table.offset(at: local - 86_400), .skipped)
-        case 1: return (matches[0], .unique)
-        default: return (matches.min() ?? local, .repeated)
-        }
+        ZoneOffsets.of(zone).resolve(local: local)
     }
 
     /// The instant of a local date (`GregorianDays` numbering) and seconds since its midnight; nil

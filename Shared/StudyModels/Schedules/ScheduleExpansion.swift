@@ -10,14 +10,16 @@ struct ScheduleExpansion {
     private(set) var runs: [ActivityRun] = []
     private var nextId = 1
 
+    /// The participant's zone's offsets, read once for the whole expansion.
+    private let zone: ZoneOffsets
+
     init(activityId: String, participant: ParticipantClock, bounds: ActivityBounds, horizon: Date) {
         self.activityId = activityId
         self.participant = participant
         self.bounds = bounds
         self.horizon = horizon
+        zone = ZoneOffsets.of(participant.zone)
     }
-
-    private var zone: TimeZone { participant.zone }
 
     /// When the participant's runs begin: the activity's start, or their joining if later (the
     /// apps' `startTime`).
@@ -85,8 +87,8 @@ struct ScheduleExpansion {
             week = max(week, 0)
         }
         while true {
-            guard let runStart = WallClock(day: origin.day + 7 * week, seconds: origin.seconds).instant(in: zone),
-                let next = WallClock(day: origin.day + 7 * (week + 1), seconds: origin.seconds).instant(in: zone),
+            guard let runStart = WallClock(day: origin.day + 7 * week, seconds: origin.seconds).resolve(in: zone)?.instant,
+                let next = WallClock(day: origin.day + 7 * (week + 1), seconds: origin.seconds).resolve(in: zone)?.instant,
                 append(start: runStart, end: next.addingTimeInterval(-1))
             else { return }
             week += 1
@@ -103,8 +105,8 @@ struct ScheduleExpansion {
         guard let first, let origin = WallClock(first, in: zone) else { return }
         var month = 0
         while true {
-            guard let runStart = origin.addingMonths(month).instant(in: zone),
-                let next = origin.addingMonths(month + 1).instant(in: zone)
+            guard let runStart = origin.addingMonths(month).resolve(in: zone)?.instant,
+                let next = origin.addingMonths(month + 1).resolve(in: zone)?.instant
             else { return }
             let end = next.addingTimeInterval(-1)
             guard append(start: runStart, end: end, returned: end >= participant.joinedAt) else { return }

@@ -19,9 +19,14 @@ public struct WallClock: Sendable, Equatable, Comparable {
 
     /// What the zone's clocks showed at `instant`; nil past `instants`.
     public init?(_ instant: Date, in zone: TimeZone) {
+        self.init(instant, in: ZoneOffsets.of(zone))
+    }
+
+    /// The same, read against a zone's table (an expansion reads its participant's once).
+    public init?(_ instant: Date, in table: ZoneOffsets) {
         let seconds = instant.timeIntervalSince1970.rounded(.down)
         guard Self.instants.contains(seconds) else { return nil }
-        let local = Int64(seconds) + ZoneOffsets.of(zone).offset(at: Int64(seconds))
+        let local = Int64(seconds) + table.offset(at: Int64(seconds))
         let (day, ofDay) = local.quotientAndRemainder(dividingBy: 86_400)
         self.day = Int(ofDay < 0 ? day - 1 : day)
         self.seconds = Int(ofDay < 0 ? ofDay + 86_400 : ofDay)
@@ -36,8 +41,13 @@ public struct WallClock: Sendable, Equatable, Comparable {
     /// The instant, and whether the zone's clocks skip this wall clock (the hour lost when summer
     /// time starts, Samoa's 2011-12-30).
     public func resolve(in zone: TimeZone) -> (instant: Date, skipped: Bool)? {
+        resolve(in: ZoneOffsets.of(zone))
+    }
+
+    /// The same, read against a zone's table.
+    public func resolve(in table: ZoneOffsets) -> (instant: Date, skipped: Bool)? {
         let (midnight, overflow) = Int64(day).multipliedReportingOverflow(by: 86_400)
-        guard !overflow, let resolved = ZoneTime.resolve(local: midnight + Int64(seconds), in: zone) else { return nil }
+        guard !overflow, let resolved = table.resolve(local: midnight + Int64(seconds)) else { return nil }
         return (Date(timeIntervalSince1970: TimeInterval(resolved.instant)), resolved.kind == .skipped)
     }
 
