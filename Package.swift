@@ -433,6 +433,14 @@ let package = Package(
             path: "Tests/Bench",
             swiftSettings: strictSettings
         ),
+        // make bench's schedule figure: a year of runs for 100,000 participants (beside the same
+        // expansion in PostgreSQL, bench/schedule-expansion.sql).
+        .executableTarget(
+            name: "schedule-bench",
+            dependencies: ["StudyModels"],
+            path: "Tests/ScheduleBench",
+            swiftSettings: strictSettings
+        ),
 
         .target(
             name: "TestSupport",

@@ -13,7 +13,8 @@
 # (scripts/bench_processing.sh), the data grid, the exports' first byte and the LabKey API over a
 # 100,000-row table; the schema app's
 # receiver beside the schema project's demo_post.php; then measure the database ceiling
-# with pgbench; and last the JSON Schema validator beside Python's jsonschema. Prints requests/s,
+# with pgbench; the JSON Schema validator beside Python's jsonschema; and last the schedule
+# engine expanding a year of runs for 100,000 participants beside PostgreSQL. Prints requests/s,
 # p50 and p99, the ratios, the main ratios before and after, and every page a person waits on at
 # a team's concurrency.
 # The stack is restarted with the per-address rate limit lifted: wrk sends everything from one
@@ -762,6 +763,32 @@ print(f"{'StudyStack JSONSchema':<34}{swift['documentsPerSecond']:>12,}{str(swif
 print("(goal: ratio >= 10; both must call the document valid)")
 if swift["valid"] != python["valid"]:
     sys.exit("the two validators disagree about the document")
+PY
+
+# --- the schedule engine: a year of runs for 100,000 participants, beside PostgreSQL -------------
+# The same participants (enrolments through 2026, eight zones, from a fixed seed), the same two
+# activities; Swift on every core, then the same expansion as one query (PostgreSQL's parallel
+# workers on), three times.
+log "schedules: a year of runs of a daily and a weekly activity for 100,000 participants, in Swift, then in PostgreSQL"
+swift build -c release --product schedule-bench >"$results.schedule-build" 2>&1 || { cat "$results.schedule-build" >&2; exit 1; }
+"$(swift build -c release --show-bin-path)/schedule-bench" 100000 >"$results.schedule-swift"
+PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack studystack_registration \
+    -f bench/schedule-participants.sql >/dev/null
+dbvalue studystack_registration "$(cat bench/schedule-expansion.sql)" >"$results.schedule-rows"
+PGPASSWORD=$STUDYSTACK_DB_PASSWORD pgbench -n -t 3 -f bench/schedule-expansion.sql \
+    -h 127.0.0.1 -p 55432 -U studystack studystack_registration >"$results.schedule-pg" 2>&1
+dbvalue studystack_registration "DROP TABLE bench_schedule_participants" >/dev/null
+python3 - "$results" <<'PY'
+import json, re, sys
+swift = json.load(open(f"{sys.argv[1]}.schedule-swift"))
+rows = int(open(f"{sys.argv[1]}.schedule-rows").read().strip())
+latency = float(re.search(r"latency average = ([0-9.]+) ms", open(f"{sys.argv[1]}.schedule-pg").read()).group(1)) / 1000
+print(f"\nSchedules: a year of a daily (two windows) and a weekly activity for 100,000 participants, every core")
+print(f"{'expansion':<34}{'runs':>12}{'seconds':>10}{'runs/s':>14}{'ratio to PostgreSQL':>22}")
+print(f"{'PostgreSQL, one query':<34}{rows:>12,}{latency:>10.2f}{rows / latency:>14,.0f}{1:>22.2f}")
+print(f"{'StudyStack ScheduleEngine':<34}{swift['runs']:>12,}{swift['seconds']:>10.2f}{swift['runsPerSecond']:>14,}"
+      f"{swift['runsPerSecond'] / (rows / latency):>22.2f}")
+print("(goal: ratio >= 1: the engine is no slower than the database's own date arithmetic; both count the runs of the same year)")
 PY
 rm -f "$results" "$results".*
 finished=1
