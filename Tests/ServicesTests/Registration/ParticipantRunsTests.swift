@@ -85,11 +85,12 @@ import TestSupport
             // Sam enrolled on 2026-03-20 at 10:00 in Melbourne, on an iPhone.
             try await h.sql("UPDATE participant_studies SET enrolled_at = '2026-03-20T10:00:00+11:00' WHERE study_id = 'SLEEPWELL'")
             try await h.sql("UPDATE participant_sessions SET device_os = 'ios'")
-            // The app reports daily run 2 and weekly run 1 completed, and daily run 4 started.
-            for (activity, run, state) in [("daily", "2", "completed"), ("weekly", "1", "completed"), ("daily", "4", "inProgress")] {
-                let update: [String: Any] = ["studyId": "SLEEPWELL", "activity": [[
-                    "activityId": activity, "activityRunId": run, "activityState": state, "activityVersion": "1.0",
-                ]]]
+            // The app reports daily run 2 completed (one activity in the call: the merged write),
+            // then weekly run 1 completed and daily run 4 started (two in one call: the upsert).
+            for items in [[("daily", "2", "completed")], [("weekly", "1", "completed"), ("daily", "4", "inProgress")]] {
+                let update: [String: Any] = ["studyId": "SLEEPWELL", "activity": items.map { activity, run, state in
+                    ["activityId": activity, "activityRunId": run, "activityState": state, "activityVersion": "1.0"]
+                }]
                 #expect(try await h.call("updateActivityState", body: update, auth: sam.auth, userId: sam.userId).status == .ok)
             }
             // Responses arrive for daily run 2 (both sources then), run 3, and one naming no run,
