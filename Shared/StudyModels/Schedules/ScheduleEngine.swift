@@ -62,7 +62,7 @@ public struct ScheduleEngine: Sendable {
 
     /// A daily schedule's windows as seconds of the day: each from its time until a second before
     /// the next, the last until 23:59:59 (what the study service serves as `frequency.runs`).
-    static func dailyWindows(_ schedule: Schedule) -> [(start: Int, end: Int)] {
+    public static func dailyWindows(_ schedule: Schedule) -> [(start: Int, end: Int)] {
         var windows: [(start: Int, end: Int)] = []
         // A document stored before its times were checked in order: a time not after the one
         // before it is dropped rather than made into a window that ends before it starts.

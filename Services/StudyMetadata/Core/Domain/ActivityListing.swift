@@ -52,11 +52,8 @@ package struct ActivityListing {
     private func runs(_ schedule: Schedule) -> [ActivityListItem.Run] {
         switch schedule.frequency {
         case .daily:
-            let times = (schedule.dailyTimes ?? []).compactMap(LocalTimes.time)
-            return times.enumerated().map { index, start in
-                let end = index + 1 < times.count ? times[index + 1] - 1 : 86_399
-                return .init(startTime: Self.clock(seconds: start), endTime: Self.clock(seconds: end))
-            }
+            // The windows the server's runs are computed from: the apps compute theirs from these.
+            return ScheduleEngine.dailyWindows(schedule).map { .init(startTime: Self.clock(seconds: $0.start), endTime: Self.clock(seconds: $0.end)) }
         case .manual where schedule.anchor == nil:
             return (schedule.runs ?? []).map { .init(startTime: localDateTime($0.start), endTime: localDateTime($0.end)) }
         default:
