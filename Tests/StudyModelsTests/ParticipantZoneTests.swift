@@ -63,5 +63,21 @@ import Testing
         let second = ParticipantZone.choose(reported: nil, sightings: sightings.reversed(), studyZone: newYork)
         #expect(first == second)
         #expect(first.zone.secondsFromGMT(for: sightings[1].at) == 19_800)
+        // Kolkata is far from New York: their offset alone, not a city of another region.
+        #expect(!first.zone.identifier.contains("/"), "\(first.zone.identifier)")
+    }
+
+    @Test func aParticipantFarFromTheStudysZoneIsGivenTheirOffsetNotAFarOffCity() {
+        // A New York study; the phone writes +00:00. America/Danmarkshavn (Greenland) fits, and
+        // is in the study's region, but 5 hours from New York: not taken.
+        let newYork = TimeZone(identifier: "America/New_York") ?? .gmt
+        let sightings = [Self.at("2026-11-20T10:00:00Z", 0), Self.at("2026-11-28T10:00:00Z", 0)]
+        let chosen = ParticipantZone.choose(reported: nil, sightings: sightings, studyZone: newYork)
+        #expect(chosen.source == .inferred)
+        #expect(chosen.zone.secondsFromGMT() == 0 && !chosen.zone.identifier.contains("/"), "\(chosen.zone.identifier)")
+        // Toronto's offsets (New York's, an hour from it or none) are taken by name.
+        let toronto = [Self.at("2026-11-20T10:00:00Z", -5), Self.at("2026-07-20T10:00:00Z", -4)]
+        let near = ParticipantZone.choose(reported: nil, sightings: toronto, studyZone: TimeZone(identifier: "America/Chicago") ?? .gmt)
+        #expect(near.zone.identifier.hasPrefix("America/"), "\(near.zone.identifier)")
     }
 }

@@ -37,6 +37,8 @@ public struct ParticipantZone: Sendable, Equatable {
     public static let recentDays = 60
     /// At most this many of those, the latest: enough to see both sides of a change of offset.
     public static let mostSightings = 200
+    /// How far from the study zone's offset a zone of its region may be, to be taken by name.
+    public static let nearHours = 3
 
     /// The participant's zone. `reported`: an IANA name their app sent, if any. `sightings`: the
     /// offsets their submissions carried, in any order. `candidates`: the zone names to choose
@@ -57,17 +59,20 @@ public struct ParticipantZone: Sendable, Equatable {
         }
         if fits(studyZone) { return ParticipantZone(zone: studyZone, source: .inferred) }
         // Several zones can fit (every zone at +10:00 without summer time fits a Brisbane
-        // participant): prefer one in the study zone's region, then a city's name over a legacy
-        // alias, then the first by name, so the choice is the same on every replica.
+        // participant). A named zone is taken only where it is likely theirs: in the study zone's
+        // region and within `nearHours` of the study zone's offset (Brisbane for a Melbourne
+        // study), the first by name, so every replica makes the same choice. Anyone else (a
+        // participant of a New York study whose phone writes +00:00) is given their offset alone:
+        // a far-off city picked by name would claim summer-time rules nothing showed.
         let region = studyZone.identifier.split(separator: "/").first.map(String.init) ?? ""
-        let ranked = candidates.filter { $0.contains("/") && !$0.hasPrefix("Etc/") }.sorted { lhs, rhs in
-            let left = lhs.hasPrefix(region + "/"), right = rhs.hasPrefix(region + "/")
-            return left != right ? left : lhs < rhs
+        let studyOffset = studyZone.secondsFromGMT(for: latest.at)
+        let near = candidates.filter { $0.hasPrefix(region + "/") }.sorted()
+        for name in near {
+            guard let zone = TimeZone(identifier: name), abs(zone.secondsFromGMT(for: latest.at) - studyOffset) <= nearHours * 3_600
+            else { continue }
+            if fits(zone) { return ParticipantZone(zone: zone, source: .inferred) }
         }
-        for name in ranked {
-            if let zone = TimeZone(identifier: name), fits(zone) { return ParticipantZone(zone: zone, source: .inferred) }
-        }
-        // No named zone fits them all (a change of offset no zone made): the latest offset alone.
+        // No nearby zone fits them all: the latest offset alone.
         let fixed = TimeZone(secondsFromGMT: min(max(latest.offset, -18 * 3_600), 18 * 3_600)) ?? studyZone
         return ParticipantZone(zone: fixed, source: .inferred)
     }
