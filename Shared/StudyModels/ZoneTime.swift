@@ -35,9 +35,6 @@ public enum ZoneTime {
     /// The instant of a local date (`GregorianDays` numbering) and seconds since its midnight; nil
     /// when that is outside `range`.
     public static func instant(day: Int, seconds: Int, in zone: TimeZone) -> Date? {
-        let (midnight, overflow) = Int64(day).multipliedReportingOverflow(by: 86_400)
-        let (local, overflowAgain) = midnight.addingReportingOverflow(Int64(seconds))
-        guard !overflow, !overflowAgain, let resolved = resolve(local: local, in: zone) else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(resolved.instant))
+        WallClock(day: day, seconds: seconds).instant(in: zone)
     }
 }

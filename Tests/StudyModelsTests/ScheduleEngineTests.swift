@@ -185,6 +185,21 @@ import Testing
         #expect(century.last?.runId == ScheduleEngine.maxRuns)
     }
 
+    /// Numbers from outside (an anchor date, a wall clock) far past any date give no runs and no
+    /// instant, never an overflow.
+    @Test func anAnchorOrAWallClockPastAnyDateGivesNothing() throws {
+        var open = Schedule(frequency: .monthly, anchor: Anchor(source: .activityResponse, activityId: "b", key: "when"))
+        (open.startDays, open.repeatCount, open.time) = (0, 12, "09:00")
+        for day in [Int.max, Int.min, ScheduleEngine.anchorDays.upperBound + 1] {
+            #expect(try Self.expand(open, zone: "UTC", joined: "2026-01-01T00:00:00Z", anchorDay: day).isEmpty, "\(day)")
+        }
+        #expect(try Self.expand(open, zone: "UTC", joined: "2026-01-01T00:00:00Z", anchorDay: ScheduleEngine.anchorDays.upperBound).isEmpty)
+        let zone = try #require(TimeZone(identifier: "Australia/Melbourne"))
+        #expect(WallClock(day: 0, seconds: .max).instant(in: zone) == nil)
+        #expect(WallClock(day: .max, seconds: 0).instant(in: zone) == nil)
+        #expect(WallClock(Date(timeIntervalSince1970: 1e300), in: zone) == nil)
+    }
+
     @Test func anActivityThatEndedBeforeTheyJoinedHasNoRuns() throws {
         let runs = try Self.expand(Self.daily("2026-01-01", "2026-01-31", ["08:00"]), zone: "UTC", joined: "2026-02-01T00:00:00Z")
         #expect(runs.isEmpty)

@@ -15,6 +15,11 @@ public struct ScheduleEngine: Sendable {
     /// unbounded time or memory.
     public static let maxRuns = 100_000
 
+    /// The anchor dates an expansion takes (`GregorianDays` numbering): years 1 to 9999, every
+    /// date an answer or a property can carry, so the days and months added to one stay far from
+    /// overflowing.
+    public static let anchorDays = GregorianDays.days(year: 1, month: 1, day: 1)...GregorianDays.days(year: 9999, month: 12, day: 31)
+
     public init(studyZone: TimeZone, launchedAt: Date?) {
         self.studyZone = studyZone
         self.launchedAt = launchedAt
@@ -29,7 +34,8 @@ public struct ScheduleEngine: Sendable {
         let bounds: ActivityBounds
         var anchor: Int?
         if let source = schedule.anchor?.source {
-            guard let day = anchorDay ?? (source == .enrollmentDate ? participant.enrolmentDay : nil) else { return [] }
+            guard let day = anchorDay ?? (source == .enrollmentDate ? participant.enrolmentDay : nil), Self.anchorDays.contains(day)
+            else { return [] }
             anchor = day
             bounds = .relative(schedule, anchorDay: day, zone: participant.zone)
         } else {

@@ -25,9 +25,10 @@ struct ScheduleExpansion {
     /// apps' `startTime`).
     private var opens: Date { max(bounds.start ?? participant.joinedAt, participant.joinedAt) }
 
-    /// Numbers the next run; returns it (its end no later than the activity's) unless it starts at
-    /// or after the horizon, or the expansion is full. `listed`: the run is numbered whether or not
-    /// it is returned (manual runs are numbered in document order, not in time order).
+    /// Numbers the next run and returns it (its end no later than the activity's) unless it
+    /// starts at or after the horizon, or the expansion is full; false then, to stop the caller.
+    /// `numberedAnyway`: a run past the horizon still takes its number (manual runs are numbered in
+    /// document order, not in time order). `returned`: false numbers the run without returning it.
     private mutating func append(start: Date, end: Date?, numberedAnyway: Bool = false, returned: Bool = true) -> Bool {
         guard runs.count < ScheduleEngine.maxRuns else { return false }
         guard start < horizon else {

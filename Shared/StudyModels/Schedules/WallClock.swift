@@ -44,10 +44,12 @@ public struct WallClock: Sendable, Equatable, Comparable {
         resolve(in: ZoneOffsets.of(zone))
     }
 
-    /// The same, read against a zone's table.
+    /// The same, read against a zone's table. A day or seconds past any instant (a wall clock
+    /// made from numbers from outside) has none, rather than overflowing.
     public func resolve(in table: ZoneOffsets) -> (instant: Date, skipped: Bool)? {
         let (midnight, overflow) = Int64(day).multipliedReportingOverflow(by: 86_400)
-        guard !overflow, let resolved = table.resolve(local: midnight + Int64(seconds)) else { return nil }
+        let (local, overflowAgain) = midnight.addingReportingOverflow(Int64(seconds))
+        guard !overflow, !overflowAgain, let resolved = table.resolve(local: local) else { return nil }
         return (Date(timeIntervalSince1970: TimeInterval(resolved.instant)), resolved.kind == .skipped)
     }
 

@@ -56,8 +56,12 @@ package struct ParticipantRuns: Sendable {
                 throw Failure.responsesUnavailable
             }
         }
-        let sightings = submissions.compactMap { submission in
-            submission.finishedAt.flatMap { at in submission.offsetMinutes.map { ParticipantZone.Sighting(at: at, offset: $0 * 60) } }
+        // An offset past any zone's (UTC±18:00) is no sighting: the number comes over the wire.
+        let sightings = submissions.compactMap { submission -> ParticipantZone.Sighting? in
+            guard let at = submission.finishedAt, let minutes = submission.offsetMinutes, (-18 * 60...18 * 60).contains(minutes) else {
+                return nil
+            }
+            return ParticipantZone.Sighting(at: at, offset: minutes * 60)
         }
         let zone = ParticipantZone.choose(reported: nil, sightings: sightings, studyZone: studyZone)
         let text = { (date: Date) in WallClock.rfc3339(date, in: zone.zone) }
