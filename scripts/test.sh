@@ -83,10 +83,23 @@ replay_corpus() {
     .build/debug/studystack-fuzz replay Tests/Fuzz/Regressions 2>>.build/test-output/fuzz-replay.log ||
         { tail -n 30 .build/test-output/fuzz-replay.log >&2; die "a fuzzing regression input traps"; }
 }
+# swift_tests ARGS...: swift test, its output kept in .build/test-output/swift-test.log too. When
+# it fails, the issues recorded are printed again last, just above the phase table, where the
+# tail of a CI log shows them.
+swift_tests() {
+    mkdir -p .build/test-output
+    local status=0
+    swift test --skip-build "$@" 2>&1 | tee .build/test-output/swift-test.log || status=$?
+    if [ $status -ne 0 ]; then
+        echo "the issues the tests recorded (all of them in .build/test-output/swift-test.log):" >&2
+        grep -a 'recorded an issue' .build/test-output/swift-test.log | cut -c1-300 | tail -n 12 >&2 || true
+    fi
+    return $status
+}
 if [ "${1:-}" = --platform-only ]; then
     phase "platform run" scripts/platform-test.sh
 elif [ $# -gt 0 ]; then
-    phase "swift test $*" swift test --skip-build "$@" # a subset (--filter): the platform run is left out
+    phase "swift test $*" swift_tests "$@" # a subset (--filter): the platform run is left out
 else
     # The replica test appends its counts (and, when it fails, the replicas' logs) to these.
     rm -f .build/test-output/replicas-*.txt
@@ -105,11 +118,11 @@ else
     }
     # The replica test runs alone afterwards: its eight processes, nginx and a load that hashes a
     # password per sign-up take both cores, and beside it other tests' clients time out.
-    phase "Swift tests (all but the replicas)" swift test --skip-build --skip ReplicaTests
+    phase "Swift tests (all but the replicas)" swift_tests --skip ReplicaTests
     # Every committed fuzzing seed and regression input through its parser (seconds; make fuzz
     # explores). A trap names the input last written to the log.
     phase "fuzzing seeds replayed" replay_corpus
-    phase "replica test" swift test --skip-build --filter ReplicaTests
+    phase "replica test" swift_tests --filter ReplicaTests
     phase "platform run" scripts/platform-test.sh
     phase "supervision test" scripts/supervise-test.sh
     phase "image's release build, the part not overlapped" wait_for_image_build
