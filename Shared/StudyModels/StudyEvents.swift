@@ -33,12 +33,9 @@ public enum InternalPaths {
         "/internal/v1/studies/\(escape(studyId))/schedule"
     }
 
-    /// Response service: `GET` a participant's `ParticipantSubmissions` (the participant named by the
-    /// SHA-256 of the participant id their app holds), received at or after `since` (a query
-    /// parameter, ISO 8601).
-    public static func participantSubmissions(studyId: String, appTokenSHA256: String) -> String {
-        "/internal/v1/studies/\(escape(studyId))/participants/\(escape(appTokenSHA256))/submissions"
-    }
+    /// Response service: `GET` the responses stored after the one whose id is the `after` query
+    /// parameter, as a `SubmissionFeed`: what registration reads participants' runs from.
+    public static let submissionFeed = "/internal/v1/submissions"
 
     /// Study-metadata: `GET` one published study's `StudyStanding` (404 when none is published).
     public static func studyStanding(studyId: String) -> String {
@@ -247,21 +244,35 @@ public struct StudySchedule: Codable, Sendable, Equatable {
     }
 }
 
-/// The responses that arrived from one participant: the response service's answer to
-/// registration, which counts them as completions of the participant's runs and reads their zone
-/// from the offsets their app wrote (docs/schedules.md). Dates are ISO 8601.
-public struct ParticipantSubmissions: Codable, Sendable, Equatable {
+/// The responses the response service stored, in the order of their ids, for registration's run
+/// states: which participant, activity and run each was for, when it arrived, and when and at
+/// which offset the app says it was finished (docs/schedules.md, What arrived). Registration reads
+/// it a page at a time from where it last stopped. Dates are ISO 8601.
+public struct SubmissionFeed: Codable, Sendable, Equatable {
     public struct Submission: Codable, Sendable, Equatable {
+        /// The response service's id of the response: ascending in the order they were stored.
+        public var responseId: Int64
+        public var studyId: String
+        /// SHA-256 (hex) of the participant id the participant's app holds: how registration
+        /// knows them.
+        public var participantTokenSHA256: String
         public var activityId: String
         /// The run the app named (`activityRunId`), as it sent it.
         public var runId: String?
         public var receivedAt: Date
         /// When the app says the participant finished (the response's `endTime`), when it sent
-        /// one that reads, and the offset east of UTC (minutes) it was written with.
+        /// one that reads and is not after the response arrived, and the offset east of UTC
+        /// (minutes) it was written with.
         public var finishedAt: Date?
         public var offsetMinutes: Int?
 
-        public init(activityId: String, runId: String?, receivedAt: Date, finishedAt: Date?, offsetMinutes: Int?) {
+        public init(
+            responseId: Int64, studyId: String, participantTokenSHA256: String, activityId: String, runId: String?,
+            receivedAt: Date, finishedAt: Date?, offsetMinutes: Int?
+        ) {
+            self.responseId = responseId
+            self.studyId = studyId
+            self.participantTokenSHA256 = participantTokenSHA256
             self.activityId = activityId
             self.runId = runId
             self.receivedAt = receivedAt
@@ -270,13 +281,23 @@ public struct ParticipantSubmissions: Codable, Sendable, Equatable {
         }
     }
 
-    /// Newest first; at most `limit` of them.
+    /// The page's responses from participants who enrolled through a MyStudies app (the others
+    /// have no app token for registration to know them by), in id order.
     public var submissions: [Submission]
-    /// The most one answer carries.
-    public static let limit = 20_000
+    /// Where the next page starts (`after`): every response up to this id was stored at least
+    /// `settleSeconds` before the page was read. A response's id is taken when its transaction
+    /// starts and is seen when it commits, so a younger one may still be joined by a smaller id;
+    /// the reader reads them again next time rather than step past one.
+    public var settledThrough: Int64
 
-    public init(submissions: [Submission]) {
+    /// The most responses one page reads.
+    public static let pageSize = 1_000
+    /// How long after a response's transaction began no response of a smaller id can still appear.
+    public static let settleSeconds = 60
+
+    public init(submissions: [Submission], settledThrough: Int64) {
         self.submissions = submissions
+        self.settledThrough = settledThrough
     }
 }
 

@@ -50,8 +50,6 @@ package struct AdminRunRoutes: Sendable {
             case .noParticipant: throw APIError.notFound("study \(studyId) has no participant \(participantId.uuidString.lowercased())")
             case .noStudy: throw APIError.notFound("study-metadata has no published study \(studyId)")
             case .scheduleUnavailable: throw APIError.unavailable("study-metadata cannot be reached now to read the study's schedule")
-            case .responsesUnavailable:
-                throw APIError.unavailable("the response service cannot be reached now to read which responses arrived; no states are guessed without them")
             }
         }
     }

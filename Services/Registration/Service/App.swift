@@ -75,13 +75,14 @@ public enum RegistrationService: ServiceAssembly {
                     directory: ParticipantDirectory(client: postgres, logger: environment.logger), consents: consents,
                     authenticator: adminAuthenticator, audit: environment.audit
                 ).add(to: routes.router)
+                let runStore = ParticipantRunStore(client: postgres, logger: environment.logger)
+                let ledgers = RunLedgerStore(client: postgres, logger: environment.logger)
                 AdminRunRoutes(
-                    runs: ParticipantRuns(
-                        store: ParticipantRunStore(client: postgres, logger: environment.logger),
-                        studies: StudyDirectory(client: environment.internalClient),
-                        responses: ResponseSubmissions(client: environment.internalClient)),
+                    runs: ParticipantRuns(store: runStore, studies: StudyDirectory(client: environment.internalClient)),
                     authenticator: adminAuthenticator
                 ).add(to: routes.router)
+                AdminRunReportRoutes(reports: RunReportStore(client: postgres, logger: environment.logger), authenticator: adminAuthenticator)
+                    .add(to: routes.router)
                 let sites = SiteStore(client: postgres, audit: environment.audit, logger: environment.logger)
                 let invitations = Invitations(
                     client: postgres,
@@ -140,6 +141,11 @@ public enum RegistrationService: ServiceAssembly {
                         try await push.round()
                     }
                 }
+                let arrivals = ResponseArrivalStore(client: postgres, logger: environment.logger)
+                let feed = ResponseFeed(client: environment.internalClient)
+                let sweep = RunLedgerSweep(
+                    ledgers: ledgers, participants: runStore, studies: StudyDirectory(client: environment.internalClient),
+                    logger: environment.logger)
                 environment.metrics.watchQueue("mail", query: MailOutbox.table.depthQuery)
                 environment.metrics.watchQueue("push", query: PushOutbox.table.depthQuery)
                 return [
@@ -147,6 +153,15 @@ public enum RegistrationService: ServiceAssembly {
                         "mail", channel: MailWorker.channel, timing: .init(roundDeadline: MailWorker.roundDeadline)
                     ) { try await mailWorker.round() },
                     pushWorker,
+                    // What arrived at the response service, read on every couple of seconds; a page
+                    // that brought nothing new waits for the next poll.
+                    environment.queueWorker("response-feed", timing: .init(pollInterval: .seconds(2))) {
+                        let reading = try await arrivals.read { after in try await feed.page(after: after, logger: environment.logger) }
+                        return reading.kept + (reading.moved ? 1 : 0)
+                    },
+                    environment.queueWorker("run-ledgers", timing: .init(pollInterval: .seconds(2))) {
+                        try await sweep.round()
+                    },
                 ]
             },
             afterMigrations: { environment in

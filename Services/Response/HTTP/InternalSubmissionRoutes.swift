@@ -5,36 +5,30 @@ import ServiceKit
 import ServiceKitHTTP
 import StudyModels
 
-/// `GET /internal/v1/studies/{studyId}/participants/{appTokenSHA256}/submissions?since=`: the
-/// responses that arrived from one participant, for the run states registration computes
-/// (signed; only the registration service may call it).
+/// `GET /internal/v1/submissions?after=`: the responses stored after response `after`, a page
+/// at a time, for the run states registration keeps (signed; only the registration service may
+/// call it).
 package struct InternalSubmissionRoutes {
-    package let catalog: StudyCatalog
     package let submissions: SubmissionStore
 
-    package init(catalog: StudyCatalog, submissions: SubmissionStore) {
-        self.catalog = catalog
+    package init(submissions: SubmissionStore) {
         self.submissions = submissions
     }
 
     package func add(to group: RouterGroup<ServiceRequestContext>) {
-        group.get("/v1/studies/:studyId/participants/:appTokenSHA256/submissions", use: list)
+        group.get("/v1/submissions", use: page)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> ParticipantSubmissions {
-        try context.requireCaller(.registration, "reads participants' submissions for their runs")
-        let studyId = try context.parameters.decoded("studyId")
-        let hash = try context.parameters.decoded("appTokenSHA256").lowercased()
-        guard hash.utf8.count == 64, hash.utf8.allSatisfy({ ("0"..."9").contains(Unicode.Scalar($0)) || ("a"..."f").contains(Unicode.Scalar($0)) }) else {
-            throw APIError.badRequest("the participant is named by 64 hexadecimal digits")
+    @Sendable package func page(_ request: Request, context: ServiceRequestContext) async throws -> SubmissionFeed {
+        try context.requireCaller(.registration, "reads the responses stored for participants' runs")
+        // A response id: 0 to 18 digits, so it is never past Int64.
+        guard let text = request.uri.queryParameters["after"], (1...18).contains(text.utf8.count),
+              text.utf8.allSatisfy({ (48...57).contains($0) }), let after = Int64(text)
+        else {
+            throw APIError.badRequest("after must be a response id: a whole number of at most 18 digits", field: "after")
         }
-        let formatter = ISO8601DateFormatter()
-        guard let text = request.uri.queryParameters["since"], text.utf8.count <= 40, let since = formatter.date(from: String(text)) else {
-            throw APIError.badRequest("since must be an ISO 8601 instant", field: "since")
-        }
-        guard let study = try await catalog.study(studyId) else { throw APIError.notFound("study \(studyId) is not known here") }
-        return try await submissions.submissions(studyKey: study.key, appTokenSHA256: hash, since: since)
+        return try await submissions.page(after: after)
     }
 }
 
-extension ParticipantSubmissions: ResponseEncodable {}
+extension SubmissionFeed: ResponseEncodable {}

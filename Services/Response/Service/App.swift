@@ -61,7 +61,7 @@ public enum ResponseService: ServiceAssembly {
                     logger: environment.logger)
                 InternalStudyEventRoutes(catalog: catalog, properties: properties).add(to: routes.internalGroup)
                 InternalInvitationTokenRoutes(catalog: catalog, tokens: tokens, properties: properties).add(to: routes.internalGroup)
-                InternalSubmissionRoutes(catalog: catalog, submissions: SubmissionStore(client: postgres, logger: environment.logger))
+                InternalSubmissionRoutes(submissions: SubmissionStore(client: postgres, logger: environment.logger))
                     .add(to: routes.internalGroup)
                 AdminTokenRoutes(
                     catalog: catalog, tokens: tokens, authenticator: authenticator,

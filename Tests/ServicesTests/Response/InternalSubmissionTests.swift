@@ -1,22 +1,32 @@
 import Foundation
 import HTTPTypes
 import NIOCore
+import PostgresNIO
 import ServiceKit
 import StudyModels
 import Testing
 import TestSupport
 
-/// `GET /internal/v1/studies/{id}/participants/{appTokenSHA256}/submissions`: the responses that
-/// arrived from a participant, for registration only, with the time and offset the app wrote.
+/// `GET /internal/v1/submissions?after=`: the responses stored, by id, for registration only, with
+/// the time and offset the app wrote; the position a page gives moves only over responses old
+/// enough that no smaller id can still commit.
 @Suite struct InternalSubmissionTests {
-    func get(_ h: ResponseHarness, _ path: String, query: String, as caller: ServiceName = .registration) async throws
-        -> (HTTPResponse.Status, ByteBuffer)
-    {
+    func get(_ h: ResponseHarness, after: String, as caller: ServiceName = .registration) async throws -> (HTTPResponse.Status, ByteBuffer) {
+        let path = InternalPaths.submissionFeed
+        let query = "after=" + after
         let headers = TestApplication.signedHeaders(caller: caller, to: .response, method: .get, path: path, query: query)
         return try await h.client.execute(uri: path + "?" + query, method: .get, headers: headers) { ($0.status, $0.body) }
     }
 
-    @Test func registrationReadsAParticipantsSubmissionsAndNoOneElseDoes() async throws {
+    func page(_ h: ResponseHarness, after: Int64) async throws -> SubmissionFeed {
+        let (status, body) = try await get(h, after: String(after))
+        try #require(status == .ok, "\(String(buffer: body))")
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(SubmissionFeed.self, from: Data(buffer: body))
+    }
+
+    @Test func registrationReadsTheStoredResponsesPageByPageAndNoOneElseDoes() async throws {
         try await ResponseHarness.run { h in
             #expect(try await h.studyEvent("SLEEPWELL") == .ok)
             let (_, enrolled, _) = try await h.call("mobileappstudy-enroll.api", json: ["studyId": "SLEEPWELL", "allowDataSharing": "true"])
@@ -30,31 +40,47 @@ import TestSupport
                            "data": ["endTime": endTime, "results": [] as [Any]]])
                 #expect(status == .ok)
             }
-            let path = InternalPaths.participantSubmissions(studyId: "SLEEPWELL", appTokenSHA256: SecureToken.hash(appToken))
-            let (status, body) = try await get(h, path, query: "since=2026-01-01T00:00:00Z")
-            try #require(status == .ok)
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            let submissions = try decoder.decode(ParticipantSubmissions.self, from: Data(buffer: body)).submissions
-            try #require(submissions.count == 3)
-            // Newest first; a time the app wrote after the response arrived, or one that does not
-            // read, is not kept; the offset is in minutes.
-            #expect(submissions.map(\.runId) == [nil, "2", "1"])
-            #expect(submissions[2].finishedAt == ISO8601DateFormatter().date(from: "2026-03-20T10:00:00Z"))
-            #expect(submissions[2].offsetMinutes == 660)
-            #expect(submissions[0].finishedAt == nil && submissions[1].finishedAt == nil && submissions[1].offsetMinutes == nil)
+            // A response of a participant without an app token (the schema app's) is read past,
+            // not listed.
+            try await h.sql(
+                """
+                INSERT INTO participants (study_key, status, allow_data_sharing) VALUES ('SLEEPWELL', 'enrolled', 'NA');
+                """)
+            try await h.sql(
+                """
+                INSERT INTO responses (participant_id, study_key, activity_id, activity_version, metadata, data, fingerprint)
+                SELECT max(id), 'SLEEPWELL', 'daily', '1.0', '{}', '{}', 'schema-row' FROM participants WHERE app_token_hash IS NULL
+                """)
 
-            // Nothing since later, and nothing for a participant the study does not know.
-            #expect(try await get(h, path, query: "since=2999-01-01T00:00:00Z").1.readableBytes < 20)
-            let stranger = InternalPaths.participantSubmissions(studyId: "SLEEPWELL", appTokenSHA256: String(repeating: "a", count: 64))
-            #expect(try decoder.decode(ParticipantSubmissions.self, from: Data(buffer: try await get(h, stranger, query: "since=2026-01-01T00:00:00Z").1)).submissions.isEmpty)
-            // Another caller, a malformed participant or instant, an unknown study: refused.
-            #expect(try await get(h, path, query: "since=2026-01-01T00:00:00Z", as: .studyMetadata).0 == .forbidden)
-            let malformed = InternalPaths.participantSubmissions(studyId: "SLEEPWELL", appTokenSHA256: "not-a-hash")
-            #expect(try await get(h, malformed, query: "since=2026-01-01T00:00:00Z").0 == .badRequest)
-            #expect(try await get(h, path, query: "since=yesterday").0 == .badRequest)
-            let unknown = InternalPaths.participantSubmissions(studyId: "NOSUCHSTUDY", appTokenSHA256: SecureToken.hash(appToken))
-            #expect(try await get(h, unknown, query: "since=2026-01-01T00:00:00Z").0 == .notFound)
+            let first = try await page(h, after: 0)
+            try #require(first.submissions.count == 3)
+            // In the order stored; a time the app wrote after the response arrived, or one that
+            // does not read, is not kept; the offset is in minutes.
+            #expect(first.submissions.map(\.runId) == ["1", "2", nil])
+            #expect(first.submissions.allSatisfy { $0.studyId == "SLEEPWELL" && $0.participantTokenSHA256 == SecureToken.hash(appToken) })
+            #expect(first.submissions[0].finishedAt == ISO8601DateFormatter().date(from: "2026-03-20T10:00:00Z"))
+            #expect(first.submissions[0].offsetMinutes == 660)
+            #expect(first.submissions[1].finishedAt == nil && first.submissions[2].finishedAt == nil && first.submissions[1].offsetMinutes == nil)
+            // All four arrived just now: the position does not move past any of them yet.
+            #expect(first.settledThrough == 0)
+
+            // Once the first two have been stored a while, the position moves past them, and
+            // the next page starts after them.
+            let ids = first.submissions.map(\.responseId)
+            try await h.sql("UPDATE responses SET received_at = now() - interval '2 minutes' WHERE id <= \(ids[1])")
+            #expect(try await page(h, after: 0).settledThrough == ids[1])
+            let second = try await page(h, after: ids[1])
+            #expect(second.submissions.map(\.responseId) == [ids[2]])
+            try await h.sql("UPDATE responses SET received_at = now() - interval '2 minutes'")
+            let last = try await page(h, after: ids[1])
+            #expect(last.settledThrough > ids[2], "the schema app's response is read past")
+            #expect(try await page(h, after: last.settledThrough) == SubmissionFeed(submissions: [], settledThrough: last.settledThrough))
+
+            // Another caller, or a position that is no response id: refused.
+            #expect(try await get(h, after: "0", as: .studyMetadata).0 == .forbidden)
+            for bad in ["", "-1", "abc", "1e3", String(repeating: "9", count: 19), "%2B5"] {
+                #expect(try await get(h, after: bad).0 == .badRequest, "\(bad)")
+            }
         }
     }
 }

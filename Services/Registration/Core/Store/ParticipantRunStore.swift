@@ -3,8 +3,9 @@ import Logging
 import PostgresNIO
 import StudyModels
 
-/// What registration knows of a participant that their runs depend on, and the completions of
-/// their runs (`participant_run_completions`).
+/// What registration knows of a participant that their runs depend on: their enrolment, their
+/// device, the runs their app reported completed (`participant_run_completions`) and the
+/// responses of theirs that arrived (`response_arrivals`).
 package struct ParticipantRunStore: Sendable {
     package let client: PostgresClient
     package let logger: Logger
@@ -28,39 +29,72 @@ package struct ParticipantRunStore: Sendable {
 
     /// The participant a study's admin API names by `participantId` (its pseudonym).
     package func participant(studyId: String, participantId: UUID) async throws -> Participant? {
-        let rows = try await client.query(
-            """
-            SELECT ps.user_id, ps.enrolled_at, ps.withdrawn_at,
-                (SELECT s.device_os FROM participant_sessions s
-                 WHERE s.user_id = ps.user_id AND s.device_os IN ('ios', 'android')
-                 ORDER BY s.last_used_at DESC LIMIT 1),
-                ps.participant_token_hash
-            FROM participant_studies ps
-            WHERE ps.study_id = \(studyId) AND ps.pseudonym = \(participantId)
-            """, logger: logger)
+        try await first(
+            client.query(
+                """
+                SELECT \(unescaped: Self.columns) FROM participant_studies ps
+                WHERE ps.study_id = \(studyId) AND ps.pseudonym = \(participantId)
+                """, logger: logger))
+    }
+
+    /// The participant registration knows by their account.
+    package func participant(studyId: String, userId: UUID) async throws -> Participant? {
+        try await first(
+            client.query(
+                """
+                SELECT \(unescaped: Self.columns) FROM participant_studies ps
+                WHERE ps.study_id = \(studyId) AND ps.user_id = \(userId)
+                """, logger: logger))
+    }
+
+    private static let columns = """
+        ps.user_id, ps.enrolled_at, ps.withdrawn_at,
+        (SELECT s.device_os FROM participant_sessions s
+         WHERE s.user_id = ps.user_id AND s.device_os IN ('ios', 'android')
+         ORDER BY s.last_used_at DESC LIMIT 1),
+        ps.participant_token_hash
+        """
+
+    private func first(_ rows: PostgresRowSequence) async throws -> Participant? {
         for try await (userId, enrolledAt, withdrawnAt, deviceOS, tokenHash) in rows.decode((UUID, Date?, Date?, String?, String?).self) {
             return Participant(userId: userId, enrolledAt: enrolledAt, withdrawnAt: withdrawnAt, deviceOS: deviceOS, appTokenSHA256: tokenHash)
         }
         return nil
     }
 
-    /// The most completions one request reads: far more than a year of a dozen activities with a
-    /// dozen windows a day.
+    /// The most completions, and the most arrivals, one count reads: far more than a year of a
+    /// dozen activities with a dozen windows a day.
     package static let maxCompletions = 200_000
 
-    /// The participant's completions in the study that arrived at or after `since` (a completion
-    /// names its run, or arrived while it was open, so earlier ones name no run in the window).
+    /// The runs their app reported completed in the study, at or after `since` (a completion
+    /// names its run, or arrived while it was open, so earlier ones name no run after it).
     package func completions(userId: UUID, studyId: String, since: Date) async throws -> [RunCompletion] {
         let rows = try await client.query(
             """
-            SELECT activity_id, run_id, source, completed_at FROM participant_run_completions
+            SELECT activity_id, run_id, completed_at FROM participant_run_completions
             WHERE user_id = \(userId) AND study_id = \(studyId) AND completed_at >= \(since)
             ORDER BY completed_at LIMIT \(Self.maxCompletions)
             """, logger: logger)
         var found: [RunCompletion] = []
-        for try await (activityId, runId, source, at) in rows.decode((String, Int, String, Date).self) {
-            guard let source = RunCompletion.Source(rawValue: source) else { continue }
-            found.append(RunCompletion(activityId: activityId, runId: runId, source: source, at: at))
+        for try await (activityId, runId, at) in rows.decode((String, Int, Date).self) {
+            found.append(RunCompletion(activityId: activityId, runId: runId, source: .app, at: at))
+        }
+        return found
+    }
+
+    /// The responses of theirs that arrived at or after `since`, newest first; none for a
+    /// participant whose app has not reported the id it holds.
+    package func arrivals(studyId: String, appTokenSHA256: String?, since: Date) async throws -> [ResponseArrival] {
+        guard let appTokenSHA256 else { return [] }
+        let rows = try await client.query(
+            """
+            SELECT activity_id, run_id, received_at, finished_at, offset_minutes FROM response_arrivals
+            WHERE study_id = \(studyId) AND participant_token_hash = \(appTokenSHA256) AND received_at >= \(since)
+            ORDER BY received_at DESC LIMIT \(Self.maxCompletions)
+            """, logger: logger)
+        var found: [ResponseArrival] = []
+        for try await (activityId, runId, receivedAt, finishedAt, offset) in rows.decode((String, Int?, Date, Date?, Int?).self) {
+            found.append(ResponseArrival(activityId: activityId, runId: runId, receivedAt: receivedAt, finishedAt: finishedAt, offsetMinutes: offset))
         }
         return found
     }

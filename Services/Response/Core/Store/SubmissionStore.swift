@@ -3,9 +3,9 @@ import Logging
 import PostgresNIO
 import StudyModels
 
-/// The responses that arrived from one participant, for registration's run states: which
+/// The responses stored, in id order, for registration's run states: which participant,
 /// activity and run each was for, when it arrived, and when and at which offset the app says it
-/// was finished.
+/// was finished (`SubmissionFeed`).
 package struct SubmissionStore: Sendable {
     package let client: PostgresClient
     package let logger: Logger
@@ -15,26 +15,38 @@ package struct SubmissionStore: Sendable {
         self.logger = logger
     }
 
-    /// Newest first, at most `ParticipantSubmissions.limit`; none for a participant this study
-    /// does not know by that hash.
-    package func submissions(studyKey: String, appTokenSHA256: String, since: Date) async throws -> ParticipantSubmissions {
+    /// The page after response `after`: at most `SubmissionFeed.pageSize` responses by id (the
+    /// primary key's index), those from participants without an app token (the schema app's,
+    /// Sage's) read past but not listed.
+    package func page(after: Int64) async throws -> SubmissionFeed {
         let rows = try await client.query(
             """
-            SELECT r.activity_id, r.activity_run_id, r.received_at, left(r.data->>'endTime', 40)
-            FROM responses r
-            WHERE r.participant_id = (
-                SELECT id FROM participants WHERE study_key = \(studyKey) AND enrolled_token_sha256 = \(appTokenSHA256))
-              AND r.received_at >= \(since)
-            ORDER BY r.received_at DESC, r.id DESC LIMIT \(ParticipantSubmissions.limit)
+            SELECT r.id, s.study_id, p.enrolled_token_sha256, r.activity_id, r.activity_run_id, r.received_at,
+                   left(r.data->>'endTime', 40),
+                   r.received_at < now() - make_interval(secs => \(SubmissionFeed.settleSeconds))
+            FROM (SELECT id, participant_id, activity_id, activity_run_id, received_at, data FROM responses
+                  WHERE id > \(after) ORDER BY id LIMIT \(SubmissionFeed.pageSize)) r
+            LEFT JOIN participants p ON p.id = r.participant_id
+            LEFT JOIN studies s ON s.study_key = p.study_key
+            ORDER BY r.id
             """, logger: logger)
-        var found: [ParticipantSubmissions.Submission] = []
-        for try await (activityId, runId, receivedAt, endTime) in rows.decode((String, String?, Date, String?).self) {
+        var found: [SubmissionFeed.Submission] = []
+        var settledThrough = after
+        var settling = true
+        for try await (id, studyId, hash, activityId, runId, receivedAt, endTime, settled) in rows.decode(
+            (Int64, String?, String?, String, String?, Date, String?, Bool).self)
+        {
+            // The position moves only over responses old enough that none of a smaller id can
+            // still commit.
+            if settling, settled { settledThrough = id } else { settling = false }
+            guard let studyId, let hash else { continue }
             let finished = endTime.flatMap(ResponseShredder.answerDateAndOffset)
             // A time of finishing after the response arrived (a phone's clock ahead) is not kept.
             let usable = finished.flatMap { $0.date <= receivedAt.addingTimeInterval(300) ? $0 : nil }
             found.append(.init(
-                activityId: activityId, runId: runId, receivedAt: receivedAt, finishedAt: usable?.date, offsetMinutes: usable?.offsetMinutes))
+                responseId: id, studyId: studyId, participantTokenSHA256: hash, activityId: activityId, runId: runId,
+                receivedAt: receivedAt, finishedAt: usable?.date, offsetMinutes: usable?.offsetMinutes))
         }
-        return ParticipantSubmissions(submissions: found)
+        return SubmissionFeed(submissions: found, settledThrough: settledThrough)
     }
 }

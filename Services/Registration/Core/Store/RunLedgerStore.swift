@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StudyModels
+
+/// Each enrolled participant's standings per activity as last counted (`participant_run_ledgers`,
+/// `participant_activity_standings`, `participant_run_weeks`), and when they are to be counted
+/// again; the study's weekly sums follow by trigger (`study_run_weeks`).
+package struct RunLedgerStore: Sendable {
+    package let client: PostgresClient
+    package let logger: Logger
+
+    package init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// A participant's ledger taken to be counted, until `leasedUntil`.
+    package struct Claimed: Sendable, Equatable {
+        package var userId: UUID
+        package var studyId: String
+    }
+
+    /// Takes up to `limit` ledgers due to be counted (`SKIP LOCKED`: replicas share them), leased
+    /// for `lease`: one whose count never gets written is counted again when the lease ends.
+    package func claim(limit: Int, lease: Duration) async throws -> [Claimed] {
+        let rows = try await client.query(
+            """
+            UPDATE participant_run_ledgers l SET recount_at = now() + make_interval(secs => \(lease.inSeconds))
+            FROM (SELECT user_id, study_id FROM participant_run_ledgers WHERE recount_at <= now()
+                  ORDER BY recount_at LIMIT \(limit) FOR UPDATE SKIP LOCKED) due
+            WHERE l.user_id = due.user_id AND l.study_id = due.study_id
+            RETURNING l.user_id, l.study_id
+            """, logger: logger)
+        var claimed: [Claimed] = []
+        for try await (userId, studyId) in rows.decode((UUID, String).self) {
+            claimed.append(Claimed(userId: userId, studyId: studyId))
+        }
+        return claimed
+    }
+
+    /// Writes a count: the standings of each activity in `tally` (those of activities no longer
+    /// scheduled go), its weeks, the zone it was counted in, and when to count again. Something
+    /// that asked for a count while this one ran (a response arrived) moved the lease's time back
+    /// to its own; that earlier time is kept.
+    package func write(_ claimed: Claimed, zone: ParticipantZone, tally: RunTally, recountAt: Date) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(
+                """
+                UPDATE participant_run_ledgers SET counted_at = now(), time_zone = \(zone.zone.identifier),
+                    time_zone_source = \(zone.source.rawValue),
+                    recount_at = CASE WHEN recount_at > now() THEN \(recountAt) ELSE least(recount_at, \(recountAt)) END
+                WHERE user_id = \(claimed.userId) AND study_id = \(claimed.studyId)
+                """, logger: logger)
+            let activityIds = tally.activities.map(\.activityId)
+            try await connection.query(
+                """
+                DELETE FROM participant_activity_standings
+                WHERE user_id = \(claimed.userId) AND study_id = \(claimed.studyId) AND NOT (activity_id = ANY(\(activityIds)::text[]))
+                """, logger: logger)
+            for activity in tally.activities {
+                try await connection.query(
+                    """
+                    INSERT INTO participant_activity_standings (user_id, study_id, activity_id, runs_opened, runs_completed,
+                        runs_missed, runs_expired, missed_in_a_row, due_run_id, due_since, due_until, next_run_at, last_completed_at)
+                    VALUES (\(claimed.userId), \(claimed.studyId), \(activity.activityId), \(activity.opened), \(activity.completed),
+                        \(activity.missed), \(activity.expired), \(activity.missedInARow), \(activity.due?.runId), \(activity.due?.start),
+                        \(activity.due?.end), \(activity.nextRunAt), \(activity.lastCompletedAt))
+                    ON CONFLICT (user_id, study_id, activity_id) DO UPDATE SET runs_opened = EXCLUDED.runs_opened,
+                        runs_completed = EXCLUDED.runs_completed, runs_missed = EXCLUDED.runs_missed,
+                        runs_expired = EXCLUDED.runs_expired, missed_in_a_row = EXCLUDED.missed_in_a_row,
+                        due_run_id = EXCLUDED.due_run_id, due_since = EXCLUDED.due_since, due_until = EXCLUDED.due_until,
+                        next_run_at = EXCLUDED.next_run_at, last_completed_at = EXCLUDED.last_completed_at
+                    """, logger: logger)
+            }
+            var weeks = WeekRows()
+            for activity in tally.activities {
+                for week in activity.weeks { weeks.append(activity.activityId, week) }
+            }
+            try await connection.query(weeks.statement(userId: claimed.userId, studyId: claimed.studyId), logger: logger)
+        }
+    }
+}
+
+/// A participant's weeks as arrays: those no longer counted go, the others are written where
+/// they changed (a row unchanged is not touched, so the study's sums are not either).
+struct WeekRows {
+    var activities: [String] = []
+    var mondays: [String] = []
+    var opened: [Int] = []
+    var completed: [Int] = []
+    var missed: [Int] = []
+    var expired: [Int] = []
+
+    mutating func append(_ activityId: String, _ week: ActivityTally.Week) {
+        let (year, month, day) = GregorianDays.civil(days: week.monday)
+        activities.append(activityId)
+        mondays.append(String(format: "%04d-%02d-%02d", year, month, day))
+        opened.append(week.opened)
+        completed.append(week.completed)
+        missed.append(week.missed)
+        expired.append(week.expired)
+    }
+
+    func statement(userId: UUID, studyId: String) -> PostgresQuery {
+        """
+        WITH counted AS (
+            SELECT * FROM unnest(\(activities)::text[], \(mondays)::date[], \(opened)::int[], \(completed)::int[], \(missed)::int[],
+                                 \(expired)::int[]) AS t(activity, week, opened, completed, missed, expired)
+        ), gone AS (
+            DELETE FROM participant_run_weeks w
+            WHERE w.user_id = \(userId) AND w.study_id = \(studyId)
+              AND NOT EXISTS (SELECT 1 FROM counted c WHERE c.activity = w.activity_id AND c.week = w.week)
+        )
+        INSERT INTO participant_run_weeks (user_id, study_id, activity_id, week, runs_opened, runs_completed, runs_missed, runs_expired)
+        SELECT \(userId), \(studyId), activity, week, opened, completed, missed, expired FROM counted
+        ON CONFLICT (user_id, study_id, activity_id, week) DO UPDATE SET runs_opened = EXCLUDED.runs_opened,
+            runs_completed = EXCLUDED.runs_completed, runs_missed = EXCLUDED.runs_missed, runs_expired = EXCLUDED.runs_expired
+        WHERE (participant_run_weeks.runs_opened, participant_run_weeks.runs_completed, participant_run_weeks.runs_missed,
+               participant_run_weeks.runs_expired) IS DISTINCT FROM (EXCLUDED.runs_opened, EXCLUDED.runs_completed,
+               EXCLUDED.runs_missed, EXCLUDED.runs_expired)
+        """
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StudyModels
+
+/// Reads the kept standings for the study-wide views: the study's runs per week, who is behind
+/// right now, one participant's weekly report. Rows as last counted; nothing is expanded here.
+package struct RunReportStore: Sendable {
+    package let client: PostgresClient
+    package let logger: Logger
+
+    package init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The study's runs per activity and week, for the weeks whose Mondays are in `mondays`
+    /// (`GregorianDays` numbering).
+    package func studyWeeks(studyId: String, mondays: ClosedRange<Int>) async throws -> StudyRunWeeks {
+        let rows = try await client.query(
+            """
+            SELECT activity_id, to_char(week, 'YYYY-MM-DD'), runs_opened, runs_completed, runs_missed, runs_expired
+            FROM study_run_weeks
+            WHERE study_id = \(studyId) AND week BETWEEN \(Self.date(mondays.lowerBound))::date AND \(Self.date(mondays.upperBound))::date
+              AND runs_opened > 0
+            ORDER BY activity_id, week
+            """, logger: logger)
+        var activities: [StudyRunWeeks.Activity] = []
+        for try await (activityId, week, opened, completed, missed, expired) in rows.decode((String, String, Int, Int, Int, Int).self) {
+            if activities.last?.activityId != activityId { activities.append(.init(activityId: activityId, weeks: [])) }
+            activities[activities.count - 1].weeks.append(
+                RunWeek(week: week, opened: opened, completed: completed, missed: missed, expired: expired))
+        }
+        return StudyRunWeeks(from: Self.date(mondays.lowerBound), to: Self.date(mondays.upperBound), activities: activities)
+    }
+
+    /// Where a page of `behind` goes on from: the last entry's place in its order.
+    package struct BehindCursor: Sendable, Equatable {
+        package var missedInARow: Int
+        package var participantId: UUID
+        package var activityId: String
+
+        package init(missedInARow: Int, participantId: UUID, activityId: String) {
+            self.missedInARow = missedInARow
+            self.participantId = participantId
+            self.activityId = activityId
+        }
+    }
+
+    /// Participants still in the study who missed at least `atLeast` runs in a row of an activity
+    /// (`activityId`, or any), most behind first, up to `limit`, after `cursor`.
+    package func behind(studyId: String, activityId: String?, atLeast: Int, limit: Int, after cursor: BehindCursor?) async throws
+        -> [(BehindCursor, ParticipantsBehind.Entry)]
+    {
+        let rows = try await client.query(
+            """
+            SELECT ps.pseudonym, site.name, s.activity_id, s.missed_in_a_row, s.runs_opened, s.runs_completed, s.runs_missed,
+                   app.runs_completed, app.runs_missed, s.last_completed_at, s.due_run_id, s.due_until,
+                   greatest((SELECT max(x.last_used_at) FROM participant_sessions x WHERE x.user_id = ps.user_id),
+                            (SELECT max(r.received_at) FROM response_arrivals r
+                             WHERE r.study_id = ps.study_id AND r.participant_token_hash = ps.participant_token_hash)),
+                   l.time_zone
+            FROM participant_activity_standings s
+            JOIN participant_studies ps ON ps.user_id = s.user_id AND ps.study_id = s.study_id
+            JOIN participant_run_ledgers l ON l.user_id = s.user_id AND l.study_id = s.study_id
+            LEFT JOIN study_sites site ON site.id = ps.site_id
+            LEFT JOIN participant_activities app
+                ON app.user_id = s.user_id AND app.study_id = s.study_id AND app.activity_id = s.activity_id
+            WHERE s.study_id = \(studyId) AND s.missed_in_a_row >= \(max(1, atLeast)) AND ps.withdrawn_at IS NULL
+              AND (\(activityId)::text IS NULL OR s.activity_id = \(activityId))
+              AND (\(cursor?.missedInARow)::int IS NULL OR s.missed_in_a_row < \(cursor?.missedInARow)::int
+                   OR (s.missed_in_a_row = \(cursor?.missedInARow)::int AND (ps.pseudonym > \(cursor?.participantId)::uuid
+                       OR (ps.pseudonym = \(cursor?.participantId)::uuid
+                           AND s.activity_id COLLATE "C" > \(cursor?.activityId)::text COLLATE "C"))))
+            ORDER BY s.missed_in_a_row DESC, ps.pseudonym, s.activity_id COLLATE "C"
+            LIMIT \(limit)
+            """, logger: logger)
+        var found: [(BehindCursor, ParticipantsBehind.Entry)] = []
+        for try await row in rows.decode(
+            (UUID, String?, String, Int, Int, Int, Int, Int?, Int?, Date?, Int?, Date?, Date?, String?).self)
+        {
+            let (pseudonym, site, activity, inARow, opened, completed, missed, appCompleted, appMissed, lastCompleted, dueRun, dueUntil,
+                 contact, zone) = row
+            let place = BehindCursor(missedInARow: inARow, participantId: pseudonym, activityId: activity)
+            let tz = zone.flatMap(TimeZone.init(identifier:)) ?? .gmt
+            let text = { (date: Date) in WallClock.rfc3339(date, in: tz) }
+            found.append((place, ParticipantsBehind.Entry(
+                participantId: pseudonym.uuidString.lowercased(), site: site, activityId: activity, missedInARow: inARow,
+                opened: opened, completed: completed, missed: missed, appCompleted: appCompleted, appMissed: appMissed,
+                lastCompletedAt: lastCompleted.map(text), dueRunId: dueRun, dueUntil: dueUntil.map(text),
+                lastContact: contact.map(text), timeZone: zone)))
+        }
+        return found
+    }
+
+    /// One participant's latest `weeks` weeks in which a run opened, newest first; nil when the
+    /// study has no such participant.
+    package func participantWeeks(studyId: String, participantId: UUID, weeks: Int) async throws -> ParticipantRunWeeks? {
+        var ledger: (userId: UUID, zone: String?, counted: Date?)?
+        for try await (userId, zone, counted) in try await client.query(
+            """
+            SELECT ps.user_id, l.time_zone, l.counted_at FROM participant_studies ps
+            LEFT JOIN participant_run_ledgers l ON l.user_id = ps.user_id AND l.study_id = ps.study_id
+            WHERE ps.study_id = \(studyId) AND ps.pseudonym = \(participantId)
+            """, logger: logger
+        ).decode((UUID, String?, Date?).self) { ledger = (userId, zone, counted) }
+        guard let ledger else { return nil }
+        let rows = try await client.query(
+            """
+            SELECT to_char(w.week, 'YYYY-MM-DD'), w.activity_id, w.runs_opened, w.runs_completed, w.runs_missed, w.runs_expired
+            FROM participant_run_weeks w
+            WHERE w.user_id = \(ledger.userId) AND w.study_id = \(studyId)
+              AND w.week IN (SELECT DISTINCT week FROM participant_run_weeks
+                             WHERE user_id = \(ledger.userId) AND study_id = \(studyId) ORDER BY week DESC LIMIT \(weeks))
+            ORDER BY w.week DESC, w.activity_id
+            """, logger: logger)
+        var report: [ParticipantRunWeeks.Week] = []
+        for try await (week, activity, opened, completed, missed, expired) in rows.decode((String, String, Int, Int, Int, Int).self) {
+            if report.last?.week != week { report.append(.init(week: week, activities: [], adherencePercent: nil)) }
+            report[report.count - 1].activities.append(
+                .init(activityId: activity, opened: opened, completed: completed, missed: missed, expired: expired))
+        }
+        for index in report.indices {
+            let done = report[index].activities.reduce(0) { $0 + $1.completed }
+            let missed = report[index].activities.reduce(0) { $0 + $1.missed }
+            report[index].adherencePercent = RunWeek(week: "", opened: 0, completed: done, missed: missed, expired: 0).adherencePercent
+        }
+        let zone = ledger.zone.flatMap(TimeZone.init(identifier:)) ?? .gmt
+        return ParticipantRunWeeks(
+            timeZone: ledger.zone, countedAt: ledger.counted.map { WallClock.rfc3339($0, in: zone) }, weeks: report)
+    }
+
+    /// `YYYY-MM-DD` of a `GregorianDays` day.
+    package static func date(_ day: Int) -> String {
+        let (year, month, dayOfMonth) = GregorianDays.civil(days: day)
+        return String(format: "%04d-%02d-%02d", year, month, dayOfMonth)
+    }
+}

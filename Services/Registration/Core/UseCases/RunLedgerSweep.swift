@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import StudyModels
+
+/// Counts participants' standings again when they are due to change (docs/schedules.md, Kept
+/// standings): a run of theirs opens or closes, a response of theirs arrives, their app reports a
+/// run completed, they enrol or withdraw. A count reads one participant's schedule, completions
+/// and arrivals and writes a row per activity and week; the study-wide views read those rows,
+/// and no page view expands a schedule.
+package struct RunLedgerSweep: Sendable {
+    package let ledgers: RunLedgerStore
+    package let participants: ParticipantRunStore
+    package let studies: StudyDirectory
+    package let logger: Logger
+
+    package init(ledgers: RunLedgerStore, participants: ParticipantRunStore, studies: StudyDirectory, logger: Logger) {
+        self.ledgers = ledgers
+        self.participants = participants
+        self.studies = studies
+        self.logger = logger
+    }
+
+    /// Ledgers counted per round.
+    package static let batch = 100
+    /// How long a claimed ledger is kept from the other replicas while it is counted.
+    package static let lease: Duration = .seconds(300)
+    /// How far past now a count looks for the next run to open: past any monthly schedule's gap.
+    package static let lookahead: TimeInterval = 35 * 86_400
+    /// The longest a ledger waits to be counted again when nothing is due to change: a study's
+    /// published schedule may have changed, and the count takes the new one within a day.
+    package static let longestWait: TimeInterval = 86_400
+
+    /// One round: counts up to `batch` due ledgers; how many it took.
+    package func round(now: @Sendable () -> Date = Date.init) async throws -> Int {
+        let claimed = try await ledgers.claim(limit: Self.batch, lease: Self.lease)
+        // One question to study-metadata per study a round: nil, no schedule published.
+        var schedules: [String: StudySchedule?] = [:]
+        var unreachable: Set<String> = []
+        for ledger in claimed where !unreachable.contains(ledger.studyId) {
+            let schedule: StudySchedule?
+            if let known = schedules[ledger.studyId] {
+                schedule = known
+            } else {
+                do {
+                    schedule = try await studies.schedule(of: ledger.studyId, logger: logger)
+                    schedules[ledger.studyId] = .some(schedule)
+                } catch is StudyDirectory.Unavailable {
+                    // Its ledgers' leases end, and they are counted again, after `lease`; sooner
+                    // is not worth a busy loop against a service that is down.
+                    unreachable.insert(ledger.studyId)
+                    continue
+                }
+            }
+            try await count(ledger, schedule: schedule, now: now())
+        }
+        return claimed.count
+    }
+
+    /// Counts one participant's ledger at `now` against `schedule` (nil: none published).
+    package func count(_ ledger: RunLedgerStore.Claimed, schedule: StudySchedule?, now: Date) async throws {
+        guard let participant = try await participants.participant(studyId: ledger.studyId, userId: ledger.userId) else { return }
+        let since = participant.enrolledAt ?? now
+        let arrivals = try await participants.arrivals(studyId: ledger.studyId, appTokenSHA256: participant.appTokenSHA256, since: since)
+        let completions = try await participants.completions(userId: participant.userId, studyId: ledger.studyId, since: since)
+        let empty = StudySchedule(studyId: ledger.studyId, version: 0, timeZone: "UTC", launchedAt: nil, activities: [])
+        let timeline = ParticipantTimeline.build(
+            schedule: schedule ?? empty, joinedAt: participant.enrolledAt, leftAt: participant.withdrawnAt,
+            platform: participant.platform, arrivals: arrivals, appCompletions: completions, from: since,
+            to: now.addingTimeInterval(Self.lookahead), now: now)
+        let tally = RunTally.count(
+            timeline, activityIds: (schedule?.activities ?? []).map(\.activityId),
+            completions: completions + arrivals.map(\.completion), now: now)
+        // Someone who left has no runs to come and no schedule change to take: counted again when
+        // their last open run closes, or when something of theirs changes.
+        let recountAt = participant.withdrawnAt != nil
+            ? tally.nextChange ?? .distantFuture : min(tally.nextChange ?? .distantFuture, now.addingTimeInterval(Self.longestWait))
+        try await ledgers.write(ledger, zone: timeline.zone, tally: tally, recountAt: recountAt)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// A response that arrived from a participant, as registration keeps it from the response
+/// service's feed: what it completed, and the offset their phone wrote.
+public struct ResponseArrival: Sendable, Equatable {
+    public var activityId: String
+    /// The run it named, when it named one the apps could have sent (a whole number from 1).
+    public var runId: Int?
+    public var receivedAt: Date
+    /// When the app says the participant finished, when it sent one that reads.
+    public var finishedAt: Date?
+    /// The offset east of UTC, in minutes, that time was written with.
+    public var offsetMinutes: Int?
+
+    public init(activityId: String, runId: Int?, receivedAt: Date, finishedAt: Date?, offsetMinutes: Int?) {
+        self.activityId = activityId
+        self.runId = runId
+        self.receivedAt = receivedAt
+        self.finishedAt = finishedAt
+        self.offsetMinutes = offsetMinutes
+    }
+
+    /// A run id as the apps send it: a whole number from 1, at most nine digits (leading zeros
+    /// allowed); anything else names no run.
+    public static func runNumber(_ text: String) -> Int? {
+        let digits = text.unicodeScalars.drop { $0 == "0" }
+        guard (1...9).contains(digits.count), digits.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
+        return Int(String(String.UnicodeScalarView(digits)))
+    }
+
+    /// The completion it is: of the run it names, else of the run open when it was finished (or,
+    /// without a time of finishing, when it arrived).
+    public var completion: RunCompletion {
+        RunCompletion(activityId: activityId, runId: runId, source: .response, at: finishedAt ?? receivedAt)
+    }
+
+    /// The offset it carried, when it carried one a zone can have (UTC-18:00 to +18:00: the
+    /// number came from a phone).
+    public var sighting: ParticipantZone.Sighting? {
+        guard let at = finishedAt, let minutes = offsetMinutes, (-18 * 60...18 * 60).contains(minutes) else { return nil }
+        return ParticipantZone.Sighting(at: at, offset: minutes * 60)
+    }
+}
+
+/// One participant's runs with their states: the study's schedule expanded for them in their
+/// zone, against the completions their app reported and the responses that arrived
+/// (docs/schedules.md). The one reading of both the runs endpoint and the kept standings.
+public struct ParticipantTimeline: Sendable {
+    public var zone: ParticipantZone
+    /// By start, then activity, then run id.
+    public var standings: [RunStanding]
+
+    public init(zone: ParticipantZone, standings: [RunStanding]) {
+        self.zone = zone
+        self.standings = standings
+    }
+
+    /// `joinedAt` nil: not enrolled (yet), no runs. The runs are those open at some time in
+    /// [from, to).
+    public static func build(
+        schedule: StudySchedule, joinedAt: Date?, leftAt: Date?, platform: Platform, arrivals: [ResponseArrival],
+        appCompletions: [RunCompletion], from: Date, to: Date, now: Date
+    ) -> ParticipantTimeline {
+        let studyZone = TimeZone(identifier: schedule.timeZone) ?? .gmt
+        let zone = ParticipantZone.choose(reported: nil, sightings: arrivals.compactMap(\.sighting), studyZone: studyZone)
+        guard let joinedAt else { return ParticipantTimeline(zone: zone, standings: []) }
+        let engine = ScheduleEngine(studyZone: studyZone, launchedAt: schedule.launchedAt)
+        let clock = ParticipantClock(zone: zone.zone, joinedAt: joinedAt, platform: platform)
+        var runs: [ActivityRun] = []
+        for activity in schedule.activities {
+            runs += engine.runs(of: activity, for: clock, before: to).filter { ($0.end ?? .distantFuture) >= from }
+        }
+        let standings = RunStates.classify(runs, completions: appCompletions + arrivals.map(\.completion), now: now, leftAt: leftAt)
+            .sorted { ($0.run.start, $0.run.activityId, $0.run.runId) < ($1.run.start, $1.run.activityId, $1.run.runId) }
+        return ParticipantTimeline(zone: zone, standings: standings)
+    }
+}
