@@ -13,8 +13,9 @@
 # (scripts/bench_processing.sh), the data grid, the exports' first byte and the LabKey API over a
 # 100,000-row table; the schema app's
 # receiver beside the schema project's demo_post.php; then measure the database ceiling
-# with pgbench; the JSON Schema validator beside Python's jsonschema; and last the schedule
-# engine expanding a year of runs for 100,000 participants beside PostgreSQL. Prints requests/s,
+# with pgbench; the JSON Schema validator beside Python's jsonschema; the schedule engine
+# expanding a year of runs for 100,000 participants beside PostgreSQL; and last the reminder
+# sweep's read through its index beside the same read by scan. Prints requests/s,
 # p50 and p99, the ratios, the main ratios before and after, and every page a person waits on at
 # a team's concurrency.
 # The stack is restarted with the per-address rate limit lifted: wrk sends everything from one
@@ -790,6 +791,61 @@ print(f"{'StudyStack ScheduleEngine':<34}{swift['runs']:>12,}{swift['seconds']:>
       f"{swift['runsPerSecond'] / (rows / latency):>22.2f}")
 print("(goal: ratio >= 1: the engine is no slower than the database's own date arithmetic; both count the runs of the same year)")
 PY
-rm -f "$results" "$results".*
+
+# --- the reminder sweep: the due reminders of 100,000 participants, by index and by scan -----------
+# A copy of the standings table with its indexes, 200,000 rows, 2,000 of them due; pgbench runs
+# the sweep's read through the partial index, then the same read with index scans off, each 200
+# times, the latency of every one logged.
+log "reminders: the sweep's read of the due reminders among 100,000 participants' standings, by index and by scan"
+PGPASSWORD=$STUDYSTACK_DB_PASSWORD psql -q -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 55432 -U studystack studystack_registration \
+    -f bench/reminder-standings.sql >/dev/null
+for kind in sweep scan; do
+    mkdir -p "$results.reminder-$kind-log"
+    (cd "$results.reminder-$kind-log" && PGPASSWORD=$STUDYSTACK_DB_PASSWORD pgbench -n -t 200 -l -f "$OLDPWD/bench/reminder-$kind.sql" \
+        -h 127.0.0.1 -p 55432 -U studystack studystack_registration >"$results.reminder-$kind" 2>&1)
+done
+# Each read's plan, with what it touched (the scan's with index scans off, as its pgbench runs it).
+reminder_read=$(grep -v '^--' bench/reminder-sweep.sql)
+dbvalue studystack_registration "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) $reminder_read" >"$results.reminder-sweep-plan"
+dbvalue studystack_registration "SET enable_indexscan = off; SET enable_bitmapscan = off;
+    EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) $reminder_read" >"$results.reminder-scan-plan"
+dbvalue studystack_registration "SELECT count(*) || ' ' || count(*) FILTER (WHERE remind_at <= now()) FROM bench_reminder_standings" \
+    >"$results.reminder-rows"
+dbvalue studystack_registration "DROP TABLE bench_reminder_standings" >/dev/null
+python3 - "$results" <<'PY'
+import glob, json, sys
+base = sys.argv[1]
+rows, due = map(int, open(f"{base}.reminder-rows").read().split())
+def plan(kind):
+    text = open(f"{base}.reminder-{kind}-plan").read()
+    top = json.loads(text[text.index("["):])[0]["Plan"]
+    nodes, stack = [], [top]
+    while stack:
+        node = stack.pop()
+        nodes.append(node["Node Type"] + (" using " + node["Index Name"] if "Index Name" in node else ""))
+        stack += node.get("Plans", [])
+    return nodes, top.get("Shared Hit Blocks", 0) + top.get("Shared Read Blocks", 0), top["Actual Rows"]
+def latencies(kind):
+    values = []
+    for name in glob.glob(f"{base}.reminder-{kind}-log/pgbench_log.*"):
+        values += [int(line.split()[2]) / 1000 for line in open(name) if line.strip()]
+    values.sort()
+    return values
+print(f"\nReminder sweep: the due reminders among {rows:,} standings (100,000 participants, two activities), {due:,} due now")
+print(f"{'read':<30}{'rows':>10}{'pages':>8}{'mean ms':>10}{'p99 ms':>9}{'ratio to scan':>15}  plan")
+scan = latencies("scan")
+scan_mean = sum(scan) / len(scan)
+for kind, label in [("scan", "every standing (no index)"), ("sweep", "the sweep (partial index)")]:
+    nodes, pages, found = plan(kind)
+    values = latencies(kind)
+    mean = sum(values) / len(values)
+    p99 = values[min(len(values) - 1, int(len(values) * 0.99))]
+    print(f"{label:<30}{found:>10}{pages:>8}{mean:>10.2f}{p99:>9.2f}{scan_mean / mean:>15.1f}  {', '.join(nodes)}")
+nodes, _, _ = plan("sweep")
+if not any("remind" in node for node in nodes):
+    sys.exit("the sweep's read did not use the index on remind_at")
+print("(goal: the sweep reads through its index, about a page per reminder it takes rather than the whole table; its ratio to the scan grows with the study)")
+PY
+rm -rf "$results" "$results".*
 finished=1
 log "the report is in $report"

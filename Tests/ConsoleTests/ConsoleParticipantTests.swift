@@ -109,11 +109,9 @@ import TestSupport
     /// CONSOLE1 given a daily diary at 09:00 (Madrid) and published anew; Pat's app reports run 1
     /// done. Pat's page shows the server's runs: run 1 completed, the next ones upcoming, and the
     /// app's own counts (4 of 10 done, 1 missed) beside the server's, marked as differing.
-    @Test func aParticipantsPageShowsTheirRunsBesideWhatTheirAppReports() async throws {
-        try await ConsoleFixture.run(withPeers: true) { f in
-            let registration = try #require(f.registration)
-            let pat = try await Self.seed(registration)
-            var document = try await f.draft().json
+    /// Publishes CONSOLE1 again with a daily diary at 09:00, started thirty days ago.
+    static func publishDiary(_ f: ConsoleFixture) async throws {
+        var document = try await f.draft().json
             let started = ISO8601DateFormatter.string(from: Date().addingTimeInterval(-30 * 86_400), timeZone: .gmt, formatOptions: [.withFullDate])
             document["activities"] = [[
                 "activityId": "diary", "title": "Diary",
@@ -127,6 +125,13 @@ import TestSupport
             #expect(try await ConsoleFixture.send(f.metadata, .post, "/admin/v1/studies/CONSOLE1/unpublish", token: f.rootToken).0 == .ok)
             let (published, publishedBody, _) = try await ConsoleFixture.send(f.metadata, .post, "/admin/v1/studies/CONSOLE1/publish", token: f.rootToken)
             try #require(published == .ok, "\(String(buffer: publishedBody))")
+    }
+
+    @Test func aParticipantsPageShowsTheirRunsBesideWhatTheirAppReports() async throws {
+        try await ConsoleFixture.run(withPeers: true) { f in
+            let registration = try #require(f.registration)
+            let pat = try await Self.seed(registration)
+            try await Self.publishDiary(f)
             try await registration.postgres.query(
                 "UPDATE participant_activities SET activity_state = 'completed', activity_run_id = '1' WHERE activity_id = 'diary'",
                 logger: Logger(label: "test"))
@@ -147,6 +152,58 @@ import TestSupport
             let chips = page.html.matches(of: /<li class="run [a-z]+" data-run="\d+"/).count
             #expect((7...8).contains(chips), "\(chips) runs drawn")
             #expect(!page.html.contains("runs-unavailable"))
+        }
+    }
+
+    @Test func theAdherencePageShowsTheWeeksAndWhoIsBehindAndTheParticipantsPageTheirWeeks() async throws {
+        try await ConsoleFixture.run(withPeers: true) { f in
+            let registration = try #require(f.registration)
+            let pat = try await Self.seed(registration)
+            try await Self.publishDiary(f)
+            try await registration.postgres.query(
+                "UPDATE participant_activities SET activity_state = 'completed', activity_run_id = '1' WHERE activity_id = 'diary'",
+                logger: Logger(label: "test"))
+            // Counted by registration's sweep with the app's word on run 1 (and the new schedule).
+            try await eventually("Pat's diary counted with run 1 completed", within: .seconds(30)) {
+                try await registration.postgres.count(
+                    "SELECT count(*)::int FROM participant_activity_standings WHERE activity_id = 'diary' AND runs_completed = 1")
+            } until: { $0 == 1 }
+
+            try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let page = try await f.browser.get("/studies/CONSOLE1/adherence")
+            #expect(page.status == .ok)
+            #expect(page.html.contains(#"<a href="/studies/CONSOLE1/adherence" aria-current="page">Adherence</a>"#))
+            #expect(page.html.contains(#"id="adherence-weeks-chart""#))
+            let weeks = try #require(page.html.firstMatch(of: /<table class="list" id="adherence-weeks">(.*?)<\/table>/.dotMatchesNewlines())?.1)
+            #expect(weeks.contains("<code>diary</code>"))
+            #expect(weeks.contains("1 of 1 · 100%"), "\(weeks)")
+            #expect(page.html.contains("No one still in the study is behind by that much."))
+
+            // Pat as if he had missed the last three runs (kept from being counted again while the
+            // page is read): listed, with his app's own count beside the server's, differing.
+            try await registration.postgres.query(
+                "UPDATE participant_run_ledgers SET recount_at = 'infinity'", logger: Logger(label: "test"))
+            try await registration.postgres.query(
+                "UPDATE participant_activity_standings SET missed_in_a_row = 3, runs_missed = 3 WHERE activity_id = 'diary'",
+                logger: Logger(label: "test"))
+            let behind = try await f.browser.get("/studies/CONSOLE1/adherence?activity=diary&atLeast=2")
+            let row = try #require(behind.html.firstMatch(of: /<tr data-participant="([0-9a-f-]+)" class="disagrees">(.*?)<\/tr>/)?.output)
+            #expect(row.1 == pat)
+            #expect(row.2.contains(#"<td class="number">3</td><td>1 done · 3 missed</td><td>4 done · 1 missed <span class="badge">differs</span>"#), "\(row.2)")
+            #expect(row.2.contains("Europe/Madrid"))
+            #expect(behind.html.contains(#"<option value="diary" selected>diary</option>"#))
+            let none = try await f.browser.get("/studies/CONSOLE1/adherence?atLeast=4")
+            #expect(none.html.contains("No one still in the study is behind by that much."))
+            // A filter the admin API refuses is said beside the form; the weeks still show.
+            let refused = try await f.browser.get("/studies/CONSOLE1/adherence?atLeast=0")
+            #expect(refused.status == .ok)
+            #expect(refused.html.contains(#"id="behind-refused""#) && refused.html.contains("atLeast must be a whole number from 1 to 10000"))
+            #expect(refused.html.contains(#"id="adherence-weeks""#))
+
+            // Pat's own page: his weekly report.
+            let own = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)")
+            let report = try #require(own.html.firstMatch(of: /<table class="list" id="weekly-report">(.*?)<\/table>/.dotMatchesNewlines())?.1)
+            #expect(report.contains("<code>diary</code>: 1 of 1 done, 0 missed"), "\(report)")
         }
     }
 

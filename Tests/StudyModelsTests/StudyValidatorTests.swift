@@ -37,6 +37,24 @@ import Testing
         #expect(Set(document.activities.map(\.schedule.frequency)) == Set(Schedule.Frequency.allCases))
         let anchors = Set(document.activities.compactMap { $0.schedule.anchor?.source.rawValue })
         #expect(anchors == ["enrollmentDate", "activityResponse", "participantProperty"])
+        #expect(document.activities.contains { $0.reminder?.quietFrom != nil && $0.reminder?.randomMinutes != nil })
+    }
+
+    @Test func aRemindersNumbersTimesAndTextAreHeldToTheirBounds() throws {
+        let found = try problems { document in
+            document.activities[0].reminder = ActivityReminder(
+                afterMinutes: -1, randomMinutes: 721, quietFrom: "25:00", quietUntil: nil, maxPerDay: 0,
+                message: LocalizedText(String(repeating: "x", count: 201)))
+            document.activities[1].reminder = ActivityReminder(afterMinutes: 10_081, quietFrom: "22:00", quietUntil: "22:00")
+        }
+        expectProblem(found, at: "/activities/0/reminder/afterMinutes", containing: "0 to 10080")
+        expectProblem(found, at: "/activities/0/reminder/randomMinutes", containing: "0 to 720")
+        expectProblem(found, at: "/activities/0/reminder/maxPerDay", containing: "1 to 24")
+        expectProblem(found, at: "/activities/0/reminder/quietFrom", containing: "HH:mm")
+        expectProblem(found, at: "/activities/0/reminder/quietUntil", containing: "both")
+        expectProblem(found, at: "/activities/0/reminder/message/en", containing: "200")
+        expectProblem(found, at: "/activities/1/reminder/afterMinutes", containing: "0 to 10080")
+        expectProblem(found, at: "/activities/1/reminder/quietUntil", containing: "another time")
     }
 
     /// A scale whose lowest value is above its highest, with a default: the bounds' problem, and no

@@ -68,6 +68,7 @@ public enum ConsoleService {
         ResponseDataRoutes(pages: pages).add(to: shell.router)
         ProcessingRoutes(pages: pages).add(to: shell.router)
         ChartRoutes(pages: pages).add(to: shell.router)
+        AdherenceRoutes(pages: pages).add(to: shell.router)
         APIKeyRoutes(pages: pages).add(to: shell.router)
         InvitationPageRoutes(pages: pages).add(to: shell.router)
         AdminAccountPageRoutes(pages: pages).add(to: shell.router)

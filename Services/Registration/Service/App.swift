@@ -146,6 +146,9 @@ public enum RegistrationService: ServiceAssembly {
                 let sweep = RunLedgerSweep(
                     ledgers: ledgers, participants: runStore, studies: StudyDirectory(client: environment.internalClient),
                     logger: environment.logger)
+                let reminders = RunReminders(
+                    store: RunReminderStore(client: postgres, audit: environment.audit, logger: environment.logger),
+                    studies: StudyDirectory(client: environment.internalClient), logger: environment.logger)
                 environment.metrics.watchQueue("mail", query: MailOutbox.table.depthQuery)
                 environment.metrics.watchQueue("push", query: PushOutbox.table.depthQuery)
                 return [
@@ -161,6 +164,9 @@ public enum RegistrationService: ServiceAssembly {
                     },
                     environment.queueWorker("run-ledgers", timing: .init(pollInterval: .seconds(2))) {
                         try await sweep.round()
+                    },
+                    environment.queueWorker("run-reminders", timing: .init(pollInterval: .seconds(5))) {
+                        try await reminders.round()
                     },
                 ]
             },

@@ -19,6 +19,8 @@ public struct StudyActivity: Codable, Sendable, Equatable {
     public var arm: String?
     /// The Sage assessment the activity was imported from (docs/sage.md); absent for the rest.
     public var assessment: SageAssessment?
+    /// Push a reminder when a run is due and not done (docs/schedules.md, Reminders); absent: none.
+    public var reminder: ActivityReminder?
 
     public init(
         activityId: String, title: LocalizedText, type: ActivityDesign.Kind? = nil, branching: Bool = false,
@@ -34,7 +36,7 @@ public struct StudyActivity: Codable, Sendable, Equatable {
         self.arm = arm
     }
 
-    enum CodingKeys: String, CodingKey { case activityId, title, type, branching, schedule, steps, versionLabel, arm, assessment }
+    enum CodingKeys: String, CodingKey { case activityId, title, type, branching, schedule, steps, versionLabel, arm, assessment, reminder }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -47,6 +49,7 @@ public struct StudyActivity: Codable, Sendable, Equatable {
         versionLabel = try c.decodeIfPresent(String.self, forKey: .versionLabel)
         arm = try c.decodeIfPresent(String.self, forKey: .arm)
         assessment = try c.decodeIfPresent(SageAssessment.self, forKey: .assessment)
+        reminder = try c.decodeIfPresent(ActivityReminder.self, forKey: .reminder)
     }
 
     /// Every version number a study, its consent or an activity can reach: one a minute for a

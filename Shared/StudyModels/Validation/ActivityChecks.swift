@@ -62,8 +62,33 @@ struct ActivityChecks {
             }
         }
         ScheduleChecks(document: document, activity: activity, pointer: "\(pointer)/schedule").run(problem)
+        if let reminder = activity.reminder { checkReminder(reminder, at: "\(pointer)/reminder", problem) }
         problems += found
         warnings += incomplete
+    }
+
+    private func checkReminder(_ reminder: ActivityReminder, at pointer: String, _ problem: (String, String) -> Void) {
+        let ranges: [(String, Int?, ClosedRange<Int>)] = [
+            ("afterMinutes", reminder.afterMinutes, ActivityReminder.afterMinutesRange),
+            ("randomMinutes", reminder.randomMinutes, ActivityReminder.randomMinutesRange),
+            ("maxPerDay", reminder.maxPerDay, ActivityReminder.maxPerDayRange),
+        ]
+        for (name, value, range) in ranges {
+            if let value, !range.contains(value) { problem("\(pointer)/\(name)", "must be \(range.lowerBound) to \(range.upperBound)") }
+        }
+        for (name, value) in [("quietFrom", reminder.quietFrom), ("quietUntil", reminder.quietUntil)] {
+            if let value, LocalTimes.time(value) == nil { problem("\(pointer)/\(name)", "must be a time, HH:mm") }
+        }
+        if (reminder.quietFrom == nil) != (reminder.quietUntil == nil) {
+            problem("\(pointer)/\(reminder.quietFrom == nil ? "quietFrom" : "quietUntil")", "quiet hours need both a start and an end")
+        } else if let from = reminder.quietFrom, from == reminder.quietUntil {
+            problem("\(pointer)/quietUntil", "quiet hours must end at another time than they start")
+        }
+        if let message = reminder.message {
+            for (language, text) in message.translations where text.unicodeScalars.count > 200 {
+                problem("\(pointer)/message/\(language)", "is at most 200 characters")
+            }
+        }
     }
 
     private func duplicates(_ keys: [String], at pointer: String, _ problem: (String, String) -> Void) {

@@ -52,13 +52,19 @@ public struct RunWeek: Codable, Sendable, Equatable {
     public var completed: Int
     public var missed: Int
     public var expired: Int
+    /// Of the study's weeks: the runs of the week whose reminder was pushed, and those whose
+    /// reminder was decided otherwise (notifications off, no device, the day's limit).
+    public var reminded: Int?
+    public var notReminded: Int?
 
-    public init(week: String, opened: Int, completed: Int, missed: Int, expired: Int) {
+    public init(week: String, opened: Int, completed: Int, missed: Int, expired: Int, reminded: Int? = nil, notReminded: Int? = nil) {
         self.week = week
         self.opened = opened
         self.completed = completed
         self.missed = missed
         self.expired = expired
+        self.reminded = reminded
+        self.notReminded = notReminded
     }
 
     /// Completed of those completed or missed, in whole percent; nil when none closed yet.

@@ -157,7 +157,8 @@ import TestSupport
             let study = try JSONDecoder().decode(StudyRunWeeks.self, from: weeks.body)
             #expect(study.from == "2026-03-16" && study.to == "2026-04-06")
             #expect(study.activities.map(\.activityId) == ["anytimeLog", "baseline", "daily", "weekly"])
-            #expect(study.activities[2].weeks.first == RunWeek(week: "2026-03-16", opened: 6, completed: 3, missed: 3, expired: 0))
+            #expect(study.activities[2].weeks.first == RunWeek(
+                week: "2026-03-16", opened: 6, completed: 3, missed: 3, expired: 0, reminded: 0, notReminded: 0))
             #expect(study.activities[2].weeks.count == 4)
             #expect(study.activities[3].weeks.map(\.week) == ["2026-03-16", "2026-03-23", "2026-03-30", "2026-04-06"])
             #expect(study.activities[3].weeks.map(\.missed) == [0, 1, 1, 1])

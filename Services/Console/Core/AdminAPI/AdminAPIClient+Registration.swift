@@ -41,6 +41,34 @@ extension AdminAPIClient {
         Self.study(studyId) + "/participants/\(Self.segment(participantId))/consents/\(Self.segment(consentId))/pdf"
     }
 
+    /// The study's runs per activity and week, the last `weeks` weeks to this one.
+    package func studyRunWeeks(of studyId: String, weeks: Int, now: Date = Date(), token: String, logger: Logger)
+        async throws(AdminAPIError) -> StudyRunWeeks
+    {
+        let from = UTCDay.string(now.addingTimeInterval(-Double(weeks - 1) * 7 * 86_400))
+        return try await json(
+            .GET, Self.study(studyId) + "/runs/weeks" + Self.queryString([("from", from), ("to", UTCDay.string(now))]),
+            on: .registration, token: token, as: StudyRunWeeks.self, logger: logger)
+    }
+
+    /// Who is behind right now; `query` as `GET .../runs/behind` takes it.
+    package func participantsBehind(of studyId: String, query: [(String, String)], token: String, logger: Logger)
+        async throws(AdminAPIError) -> ParticipantsBehind
+    {
+        try await json(
+            .GET, Self.study(studyId) + "/runs/behind" + Self.queryString(query), on: .registration, token: token,
+            as: ParticipantsBehind.self, logger: logger)
+    }
+
+    /// A participant's weekly report, their latest `weeks` weeks.
+    package func participantRunWeeks(_ participantId: String, of studyId: String, weeks: Int, token: String, logger: Logger)
+        async throws(AdminAPIError) -> ParticipantRunWeeks
+    {
+        try await json(
+            .GET, Self.study(studyId) + "/participants/\(Self.segment(participantId))/runs/weeks" + Self.queryString([("weeks", String(weeks))]),
+            on: .registration, token: token, as: ParticipantRunWeeks.self, logger: logger)
+    }
+
     package func adherence(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> ActivityAdherence {
         try await json(.GET, Self.study(studyId) + "/adherence", on: .registration, token: token, as: ActivityAdherence.self, logger: logger)
     }

@@ -40,7 +40,7 @@ extension StudySection {
             return StudySection(
                 slug: "activities/\(activityId)", title: "Activity \(activityId)",
                 intro: "When it is available. Its steps are the Sage assessment it was imported from: import a changed assessment to change them.",
-                root: JSONPointer(tokens: ["activities", String(index)]), activityId: activityId, elements: common + [schedule])
+                root: JSONPointer(tokens: ["activities", String(index)]), activityId: activityId, elements: common + [schedule, reminder])
         }
         return StudySection(
             slug: "activities/\(activityId)", title: "Activity \(activityId)",
@@ -49,6 +49,7 @@ extension StudySection {
             elements: common + [
                 .field(FormField("/branching", "The steps branch (choices lead to different next steps)", .checkbox)),
                 schedule,
+                reminder,
                 .list(FormList(
                     "/steps", "Steps", item: "Step",
                     help: "A step's key is unique in the activity and names its answer's column. Open a step for its text, format and branching.",
@@ -242,6 +243,18 @@ extension StudySection {
         number("/schedule/startDays", "From day (anchored)"), number("/schedule/endDays", "Until day (anchored)"),
         anchor("/schedule/anchor"),
     ]
+
+    /// A push when a run is due and not done, held back by quiet hours in the participant's zone.
+    static let reminder = FormElement.group(FormGroup(
+        "/reminder", "Reminder", toggle: "Push a reminder when a run is due and not done",
+        help: "Sent by the server to participants who have notifications on, never after they withdraw. Times are the participant's own.",
+        [
+            number("/afterMinutes", "Minutes after the run opens"),
+            number("/randomMinutes", "Spread over up to (minutes)"),
+            time("/quietFrom", "Quiet hours from"), time("/quietUntil", "Quiet hours until"),
+            number("/maxPerDay", "At most this many a day"),
+            text("/message", "Message (the activity's title is its heading)"),
+        ]))
 
     /// Every kind of schedule: one time, daily windows, weekly, monthly, custom runs, ongoing;
     /// absolute, or anchored to a participant's date.

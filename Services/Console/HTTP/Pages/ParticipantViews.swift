@@ -187,4 +187,19 @@ struct ParticipantView: PageView {
     /// Registration could not say (a peer of its did not answer); the page stands without.
     var runsUnavailable = false
     var runsMessage = ""
+    /// Their weekly report from the server's kept counts, newest week first.
+    var weeks: [WeekRow] = []
+    var hasWeeks = false
+
+    /// A week of the weekly report: per activity, runs completed of those that opened.
+    struct WeekRow {
+        struct Cell {
+            var activityId: String
+            var text: String
+        }
+
+        var week: String
+        var cells: [Cell]
+        var adherence: String
+    }
 }

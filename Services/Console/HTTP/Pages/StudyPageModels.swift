@@ -51,6 +51,7 @@ struct StudyMenu: Hashable {
     var dataCurrent: Bool
     var processingCurrent: Bool
     var chartsCurrent: Bool
+    var adherenceCurrent: Bool
     var auditCurrent: Bool
     var documentCurrent: Bool
 
@@ -75,6 +76,7 @@ struct StudyMenu: Hashable {
         dataCurrent = current == "data"
         processingCurrent = current == "processing"
         chartsCurrent = current == "charts"
+        adherenceCurrent = current == "adherence"
         auditCurrent = current == "audit"
         documentCurrent = current == "document"
     }

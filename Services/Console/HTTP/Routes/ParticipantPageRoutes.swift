@@ -198,6 +198,21 @@ package struct ParticipantPageRoutes: Sendable {
                     try await pages.api.participantRuns(
                         participantId, of: studyId, from: window.from, to: window.to, token: session.token, logger: context.logger)
                 }
+                // Their weekly report, from the counts registration keeps.
+                let weeks = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                    try await pages.api.participantRunWeeks(participantId, of: studyId, weeks: 8, token: session.token, logger: context.logger)
+                }
+                if case .success(let report) = weeks {
+                    view.weeks = report.weeks.map { week in
+                        ParticipantView.WeekRow(
+                            week: week.week,
+                            cells: week.activities.map {
+                                .init(activityId: $0.activityId, text: "\($0.completed) of \($0.opened) done, \($0.missed) missed")
+                            },
+                            adherence: week.adherencePercent.map { "\($0)%" } ?? "–")
+                    }
+                    view.hasWeeks = !report.weeks.isEmpty
+                }
                 switch runs {
                 case .success(let reply):
                     view.runs = RunTimeline(reply: reply, app: found.activities, now: now)

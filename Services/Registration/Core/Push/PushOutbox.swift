@@ -4,7 +4,8 @@ import PostgresNIO
 import ServiceKit
 import StudyModels
 
-/// The per-device rows `PushAudienceStore` queues, as the push worker claims and settles them.
+/// The per-device rows `PushAudienceStore` and the run reminders queue, as the push worker claims
+/// and settles them.
 package struct PushOutbox: Sendable {
     /// The `push_outbox` table, of the shared queue shape (`QueueTable`, which also gives its depth for `/metrics`).
     package static let table = QueueTable("push_outbox", sentColumn: "sent_at")
@@ -31,10 +32,15 @@ package struct PushOutbox: Sendable {
 
     /// Claims due rows (`SKIP LOCKED`, leased for `lease`) with their notification.
     package func claim(batch: Int, lease: Duration) async throws -> [Queued] {
+        // The message is the notification's from study-metadata, or the reminder's.
         let rows = try await client.query(
             Self.table.claim(
-                returning: "q.session_id, q.device_os, q.device_token, q.language, n.message::text",
-                joining: .init("received_notifications n", on: "n.id = q.notification_id"), limit: batch, lease: lease),
+                returning: """
+                    q.session_id, q.device_os, q.device_token, q.language,
+                    coalesce((SELECT n.message FROM received_notifications n WHERE n.id = q.notification_id),
+                             (SELECT r.message FROM run_reminders r WHERE r.id = q.reminder_id))::text
+                    """,
+                limit: batch, lease: lease),
             logger: logger)
         var claimed: [Queued] = []
         for try await (id, attempts, session, os, token, language, message) in rows.decode(

@@ -608,5 +608,47 @@ package enum RegistrationMigrations {
                 """,
             ]
         ),
+        Migration(
+            component: "registration", version: 18, name: "run_reminders",
+            statements: [
+                // When the run due now is to be reminded of (none: no reminder set, done, or
+                // reminded already), read by the reminder sweep through the index.
+                "ALTER TABLE participant_activity_standings ADD COLUMN remind_at timestamptz",
+                "ALTER TABLE participant_activity_standings ADD COLUMN remind_run_id integer",
+                """
+                CREATE INDEX participant_activity_standings_remind ON participant_activity_standings (remind_at)
+                WHERE remind_at IS NOT NULL
+                """,
+                // One decision per run: pushed to their devices, or not, and why. `local_day` is
+                // the participant's day it was decided on (the daily limit counts them);
+                // `run_week` the Monday of the run's week in their zone (the study's weeks count them).
+                """
+                CREATE TABLE run_reminders (
+                    id bigserial PRIMARY KEY,
+                    user_id uuid NOT NULL REFERENCES participants (user_id) ON DELETE CASCADE,
+                    study_id text NOT NULL,
+                    activity_id text NOT NULL,
+                    run_id integer NOT NULL,
+                    run_week date NOT NULL,
+                    local_day date NOT NULL,
+                    planned_at timestamptz NOT NULL,
+                    decided_at timestamptz NOT NULL DEFAULT now(),
+                    outcome text NOT NULL CHECK (outcome IN ('queued', 'opted_out', 'no_device', 'daily_limit')),
+                    devices integer NOT NULL,
+                    message jsonb CHECK (outcome <> 'queued' OR message IS NOT NULL),
+                    UNIQUE (user_id, study_id, activity_id, run_id)
+                )
+                """,
+                "CREATE INDEX run_reminders_study ON run_reminders (study_id, run_week)",
+                "CREATE INDEX run_reminders_day ON run_reminders (user_id, study_id, activity_id, local_day)",
+                // A push is of a notification from study-metadata or of a reminder.
+                "ALTER TABLE push_outbox ALTER COLUMN notification_id DROP NOT NULL",
+                "ALTER TABLE push_outbox ADD COLUMN reminder_id bigint REFERENCES run_reminders (id) ON DELETE CASCADE",
+                """
+                ALTER TABLE push_outbox ADD CONSTRAINT push_outbox_one_source
+                CHECK ((notification_id IS NULL) <> (reminder_id IS NULL))
+                """,
+            ]
+        ),
     ]
 }

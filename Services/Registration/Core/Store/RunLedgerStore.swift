@@ -39,11 +39,26 @@ package struct RunLedgerStore: Sendable {
         return claimed
     }
 
+    /// When to remind a participant of an activity's due run.
+    package struct Reminder: Sendable, Equatable {
+        package var runId: Int
+        package var at: Date
+
+        package init(runId: Int, at: Date) {
+            self.runId = runId
+            self.at = at
+        }
+    }
+
     /// Writes a count: the standings of each activity in `tally` (those of activities no longer
-    /// scheduled go), its weeks, the zone it was counted in, and when to count again. Something
+    /// scheduled go) with their reminders, its weeks, the zone it was counted in, and when to count
+    /// again. Something
     /// that asked for a count while this one ran (a response arrived) moved the lease's time back
     /// to its own; that earlier time is kept.
-    package func write(_ claimed: Claimed, zone: ParticipantZone, tally: RunTally, recountAt: Date) async throws {
+    /// A reminder is kept for the run it names unless that run was reminded of already.
+    package func write(
+        _ claimed: Claimed, zone: ParticipantZone, tally: RunTally, reminders: [String: Reminder], recountAt: Date
+    ) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query(
                 """
@@ -59,18 +74,29 @@ package struct RunLedgerStore: Sendable {
                 WHERE user_id = \(claimed.userId) AND study_id = \(claimed.studyId) AND NOT (activity_id = ANY(\(activityIds)::text[]))
                 """, logger: logger)
             for activity in tally.activities {
+                let reminder = reminders[activity.activityId]
                 try await connection.query(
                     """
+                    WITH reminded AS (
+                        SELECT EXISTS (SELECT 1 FROM run_reminders x WHERE x.user_id = \(claimed.userId)
+                                       AND x.study_id = \(claimed.studyId) AND x.activity_id = \(activity.activityId)
+                                       AND x.run_id = \(reminder?.runId)::int) AS done
+                    )
                     INSERT INTO participant_activity_standings (user_id, study_id, activity_id, runs_opened, runs_completed,
-                        runs_missed, runs_expired, missed_in_a_row, due_run_id, due_since, due_until, next_run_at, last_completed_at)
-                    VALUES (\(claimed.userId), \(claimed.studyId), \(activity.activityId), \(activity.opened), \(activity.completed),
+                        runs_missed, runs_expired, missed_in_a_row, due_run_id, due_since, due_until, next_run_at, last_completed_at,
+                        remind_run_id, remind_at)
+                    SELECT \(claimed.userId), \(claimed.studyId), \(activity.activityId), \(activity.opened), \(activity.completed),
                         \(activity.missed), \(activity.expired), \(activity.missedInARow), \(activity.due?.runId), \(activity.due?.start),
-                        \(activity.due?.end), \(activity.nextRunAt), \(activity.lastCompletedAt))
+                        \(activity.due?.end), \(activity.nextRunAt), \(activity.lastCompletedAt),
+                        CASE WHEN done THEN NULL ELSE \(reminder?.runId)::int END,
+                        CASE WHEN done THEN NULL ELSE \(reminder?.at)::timestamptz END
+                    FROM reminded
                     ON CONFLICT (user_id, study_id, activity_id) DO UPDATE SET runs_opened = EXCLUDED.runs_opened,
                         runs_completed = EXCLUDED.runs_completed, runs_missed = EXCLUDED.runs_missed,
                         runs_expired = EXCLUDED.runs_expired, missed_in_a_row = EXCLUDED.missed_in_a_row,
                         due_run_id = EXCLUDED.due_run_id, due_since = EXCLUDED.due_since, due_until = EXCLUDED.due_until,
-                        next_run_at = EXCLUDED.next_run_at, last_completed_at = EXCLUDED.last_completed_at
+                        next_run_at = EXCLUDED.next_run_at, last_completed_at = EXCLUDED.last_completed_at,
+                        remind_run_id = EXCLUDED.remind_run_id, remind_at = EXCLUDED.remind_at
                     """, logger: logger)
             }
             var weeks = WeekRows()

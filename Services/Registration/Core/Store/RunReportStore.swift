@@ -19,17 +19,29 @@ package struct RunReportStore: Sendable {
     package func studyWeeks(studyId: String, mondays: ClosedRange<Int>) async throws -> StudyRunWeeks {
         let rows = try await client.query(
             """
-            SELECT activity_id, to_char(week, 'YYYY-MM-DD'), runs_opened, runs_completed, runs_missed, runs_expired
-            FROM study_run_weeks
-            WHERE study_id = \(studyId) AND week BETWEEN \(Self.date(mondays.lowerBound))::date AND \(Self.date(mondays.upperBound))::date
-              AND runs_opened > 0
-            ORDER BY activity_id, week
+            SELECT w.activity_id, to_char(w.week, 'YYYY-MM-DD'), w.runs_opened, w.runs_completed, w.runs_missed, w.runs_expired,
+                   coalesce(r.pushed, 0)::int, coalesce(r.other, 0)::int
+            FROM study_run_weeks w
+            LEFT JOIN (SELECT activity_id, run_week, count(*) FILTER (WHERE outcome = 'queued') AS pushed,
+                              count(*) FILTER (WHERE outcome <> 'queued') AS other
+                       FROM run_reminders
+                       WHERE study_id = \(studyId)
+                         AND run_week BETWEEN \(Self.date(mondays.lowerBound))::date AND \(Self.date(mondays.upperBound))::date
+                       GROUP BY activity_id, run_week) r ON r.activity_id = w.activity_id AND r.run_week = w.week
+            WHERE w.study_id = \(studyId)
+              AND w.week BETWEEN \(Self.date(mondays.lowerBound))::date AND \(Self.date(mondays.upperBound))::date
+              AND w.runs_opened > 0
+            ORDER BY w.activity_id, w.week
             """, logger: logger)
         var activities: [StudyRunWeeks.Activity] = []
-        for try await (activityId, week, opened, completed, missed, expired) in rows.decode((String, String, Int, Int, Int, Int).self) {
+        for try await (activityId, week, opened, completed, missed, expired, reminded, other) in rows.decode(
+            (String, String, Int, Int, Int, Int, Int, Int).self)
+        {
             if activities.last?.activityId != activityId { activities.append(.init(activityId: activityId, weeks: [])) }
             activities[activities.count - 1].weeks.append(
-                RunWeek(week: week, opened: opened, completed: completed, missed: missed, expired: expired))
+                RunWeek(
+                    week: week, opened: opened, completed: completed, missed: missed, expired: expired, reminded: reminded,
+                    notReminded: other))
         }
         return StudyRunWeeks(from: Self.date(mondays.lowerBound), to: Self.date(mondays.upperBound), activities: activities)
     }

@@ -72,8 +72,20 @@ package struct RunLedgerSweep: Sendable {
             completions: completions + arrivals.map(\.completion), now: now)
         // Someone who left has no runs to come and no schedule change to take: counted again when
         // their last open run closes, or when something of theirs changes.
+        // The reminder of each activity's due run, where the study sets one and they are still in it.
+        var reminders: [String: RunLedgerStore.Reminder] = [:]
+        if participant.withdrawnAt == nil {
+            for activity in schedule?.activities ?? [] {
+                guard let reminder = activity.reminder,
+                    let due = tally.activities.first(where: { $0.activityId == activity.activityId })?.due,
+                    let at = ReminderPlan.time(
+                        for: due, reminder: reminder, zone: timeline.zone.zone, participant: participant.userId.uuidString)
+                else { continue }
+                reminders[activity.activityId] = .init(runId: due.runId, at: at)
+            }
+        }
         let recountAt = participant.withdrawnAt != nil
             ? tally.nextChange ?? .distantFuture : min(tally.nextChange ?? .distantFuture, now.addingTimeInterval(Self.longestWait))
-        try await ledgers.write(ledger, zone: timeline.zone, tally: tally, recountAt: recountAt)
+        try await ledgers.write(ledger, zone: timeline.zone, tally: tally, reminders: reminders, recountAt: recountAt)
     }
 }

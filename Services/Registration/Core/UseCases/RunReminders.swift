@@ -1,0 +1,70 @@
+import Foundation
+import Logging
+import StudyModels
+
+/// Sends the reminders due (docs/schedules.md, Reminders): each run the count planned a reminder
+/// for, still due and not done, is decided once: pushed through the push queue to the
+/// participant's devices, or not (notifications off, no device, the day's limit reached),
+/// recorded and audited either way. The sweep reads only the reminders due, by an index.
+package struct RunReminders: Sendable {
+    package let store: RunReminderStore
+    package let studies: StudyDirectory
+    package let logger: Logger
+
+    package init(store: RunReminderStore, studies: StudyDirectory, logger: Logger) {
+        self.store = store
+        self.studies = studies
+        self.logger = logger
+    }
+
+    /// Reminders decided per round.
+    package static let batch = 100
+    /// How long a claimed reminder is kept from the other replicas while it is decided.
+    package static let lease: Duration = .seconds(120)
+    /// The push's text when the study sets none.
+    package static let defaultMessage: LocalizedText = "It is time for this activity."
+
+    /// One round: decides up to `batch` due reminders; how many it took.
+    package func round(now: @Sendable () -> Date = Date.init) async throws -> Int {
+        let due = try await store.claim(limit: Self.batch, lease: Self.lease)
+        var schedules: [String: StudySchedule?] = [:]
+        var unreachable: Set<String> = []
+        for item in due where !unreachable.contains(item.studyId) {
+            let schedule: StudySchedule?
+            if let known = schedules[item.studyId] {
+                schedule = known
+            } else {
+                do {
+                    schedule = try await studies.schedule(of: item.studyId, logger: logger)
+                    schedules[item.studyId] = .some(schedule)
+                } catch is StudyDirectory.Unavailable {
+                    // Decided when its lease ends and study-metadata answers.
+                    unreachable.insert(item.studyId)
+                    continue
+                }
+            }
+            guard let activity = schedule?.activities.first(where: { $0.activityId == item.activityId }), let reminder = activity.reminder
+            else {
+                // The study no longer reminds of it: nothing is sent, and the next count agrees.
+                try await store.release(item)
+                continue
+            }
+            let zone = item.timeZone.flatMap(TimeZone.init(identifier:)) ?? schedule.flatMap { TimeZone(identifier: $0.timeZone) } ?? .gmt
+            let at = now()
+            guard let today = WallClock(at, in: zone)?.day, let runDay = WallClock(item.runStart, in: zone)?.day else { continue }
+            let outcome = try await store.decide(
+                item, maxPerDay: reminder.maxPerDay, localDay: RunReportStore.date(today),
+                runWeek: RunReportStore.date(RunTally.monday(of: runDay))
+            ) { id, appId, orgId in
+                NotificationMessage(
+                    id: id, notificationId: "reminder-\(id)", appId: appId, orgId: orgId, studyId: item.studyId, type: .study,
+                    subtype: "Activity", title: activity.title, message: reminder.message ?? Self.defaultMessage,
+                    activityId: item.activityId, resourceId: nil, sentAt: at)
+            }
+            if let outcome {
+                logger.debug("a run's reminder was decided", metadata: ["activity": "\(item.activityId)", "outcome": "\(outcome.rawValue)"])
+            }
+        }
+        return due.count
+    }
+}

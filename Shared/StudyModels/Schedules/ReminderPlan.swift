@@ -1,0 +1,40 @@
+import Foundation
+
+/// When a participant is reminded of a run that is due and not done (docs/schedules.md,
+/// Reminders): `afterMinutes` after it opens, plus its draw of `randomMinutes`, moved to the end
+/// of the quiet hours in the participant's zone when it falls in them; never once the run closed.
+public enum ReminderPlan {
+    public static func time(for run: ActivityRun, reminder: ActivityReminder, zone: TimeZone, participant: String) -> Date? {
+        let spread = reminder.randomMinutes.map { draw(participant: participant, run: run, upTo: $0) } ?? 0
+        // The validator bounds both; a stored document checked before it did is clamped here.
+        let minutes = min(max(reminder.afterMinutes, 0), ActivityReminder.afterMinutesRange.upperBound) + spread
+        var at = run.start.addingTimeInterval(Double(minutes) * 60)
+        if let from = reminder.quietFrom.flatMap(LocalTimes.time), let until = reminder.quietUntil.flatMap(LocalTimes.time),
+            from != until, let clock = WallClock(at, in: zone)
+        {
+            let second = clock.seconds
+            let quiet = from < until ? (from..<until).contains(second) : (second >= from || second < until)
+            if quiet {
+                // Quiet hours across midnight that began this evening end tomorrow morning.
+                let day = from > until && second >= from ? clock.day + 1 : clock.day
+                guard let end = WallClock(day: day, seconds: until).instant(in: zone) else { return nil }
+                at = end
+            }
+        }
+        if let end = run.end, at > end { return nil }
+        return at
+    }
+
+    /// A participant's draw for a run, 0 to `upTo` minutes: the same on every replica and every
+    /// time (FNV-1a over who, which activity and which run; Swift's `Hasher` is seeded per process).
+    public static func draw(participant: String, run: ActivityRun, upTo: Int) -> Int {
+        let bound = min(max(upTo, 0), ActivityReminder.randomMinutesRange.upperBound)
+        guard bound > 0 else { return 0 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "\(participant)\u{1F}\(run.activityId)\u{1F}\(run.runId)".utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return Int(hash % UInt64(bound + 1))
+    }
+}
