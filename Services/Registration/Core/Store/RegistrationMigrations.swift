@@ -389,17 +389,18 @@ package enum RegistrationMigrations {
         Migration(
             component: "registration", version: 16, name: "participant_run_completions",
             statements: [
-                // Each numbered run a participant's app reported completed (`updateActivityState`,
-                // kept by the trigger below). The responses that arrived are kept apart
-                // (`response_arrivals`); the runs endpoint and the console show both.
+                // Each run a participant completed, by where the word came from: their app
+                // (`updateActivityState`, kept by the trigger below) or a response that arrived.
+                // A run can have both; the runs endpoint and the console show each.
                 """
                 CREATE TABLE participant_run_completions (
                     user_id uuid NOT NULL REFERENCES participants (user_id) ON DELETE CASCADE,
                     study_id text NOT NULL,
                     activity_id text NOT NULL,
                     run_id integer NOT NULL CHECK (run_id > 0),
+                    source text NOT NULL CHECK (source IN ('app', 'response')),
                     completed_at timestamptz NOT NULL,
-                    PRIMARY KEY (user_id, study_id, activity_id, run_id)
+                    PRIMARY KEY (user_id, study_id, activity_id, run_id, source)
                 )
                 """,
                 // The activity-state writes (one upsert, or many merged in one statement) stay as
@@ -407,8 +408,8 @@ package enum RegistrationMigrations {
                 """
                 CREATE FUNCTION record_app_run_completion() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
-                    INSERT INTO participant_run_completions (user_id, study_id, activity_id, run_id, completed_at)
-                    VALUES (NEW.user_id, NEW.study_id, NEW.activity_id, NEW.activity_run_id::integer, NEW.updated_at)
+                    INSERT INTO participant_run_completions (user_id, study_id, activity_id, run_id, source, completed_at)
+                    VALUES (NEW.user_id, NEW.study_id, NEW.activity_id, NEW.activity_run_id::integer, 'app', NEW.updated_at)
                     ON CONFLICT DO NOTHING;
                     RETURN NULL;
                 END
@@ -425,6 +426,22 @@ package enum RegistrationMigrations {
         Migration(
             component: "registration", version: 17, name: "run_ledgers",
             statements: [
+                // The responses that arrived are kept apart from now on (`response_arrivals`):
+                // `participant_run_completions` holds the runs the apps reported completed.
+                "DELETE FROM participant_run_completions WHERE source <> 'app'",
+                "ALTER TABLE participant_run_completions DROP CONSTRAINT participant_run_completions_pkey",
+                "ALTER TABLE participant_run_completions DROP COLUMN source",
+                "ALTER TABLE participant_run_completions ADD PRIMARY KEY (user_id, study_id, activity_id, run_id)",
+                """
+                CREATE OR REPLACE FUNCTION record_app_run_completion() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    INSERT INTO participant_run_completions (user_id, study_id, activity_id, run_id, completed_at)
+                    VALUES (NEW.user_id, NEW.study_id, NEW.activity_id, NEW.activity_run_id::integer, NEW.updated_at)
+                    ON CONFLICT DO NOTHING;
+                    RETURN NULL;
+                END
+                $$
+                """,
                 // The responses that arrived, read from the response service's feed (docs/schedules.md,
                 // What arrived): a participant is named by their app token's hash, as the response
                 // service knows them; registration may learn the hash after the first arrives.
