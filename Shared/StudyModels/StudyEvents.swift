@@ -279,6 +279,36 @@ public struct SubmissionFeed: Codable, Sendable, Equatable {
             self.finishedAt = finishedAt
             self.offsetMinutes = offsetMinutes
         }
+
+        private enum CodingKeys: String, CodingKey {
+            case responseId, studyId, participantTokenSHA256, activityId, runId, receivedAt, finishedAt, offsetMinutes
+        }
+
+        /// The instants keep their fraction of a second: a response stored in the second its
+        /// participant enrolled is theirs only if it is after the instant they did.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            responseId = try c.decode(Int64.self, forKey: .responseId)
+            studyId = try c.decode(String.self, forKey: .studyId)
+            participantTokenSHA256 = try c.decode(String.self, forKey: .participantTokenSHA256)
+            activityId = try c.decode(String.self, forKey: .activityId)
+            runId = try c.decodeIfPresent(String.self, forKey: .runId)
+            receivedAt = try PreciseInstants.decode(c, .receivedAt)
+            finishedAt = try PreciseInstants.decodeIfPresent(c, .finishedAt)
+            offsetMinutes = try c.decodeIfPresent(Int.self, forKey: .offsetMinutes)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(responseId, forKey: .responseId)
+            try c.encode(studyId, forKey: .studyId)
+            try c.encode(participantTokenSHA256, forKey: .participantTokenSHA256)
+            try c.encode(activityId, forKey: .activityId)
+            try c.encodeIfPresent(runId, forKey: .runId)
+            try PreciseInstants.encode(receivedAt, &c, .receivedAt)
+            try PreciseInstants.encode(finishedAt, &c, .finishedAt)
+            try c.encodeIfPresent(offsetMinutes, forKey: .offsetMinutes)
+        }
     }
 
     /// The page's responses from participants who enrolled through a MyStudies app (the others
@@ -316,21 +346,39 @@ public struct StudyTestingEnded: Codable, Sendable, Equatable {
 
     /// `endedAt` keeps its fraction of a second: the line between testers' rows and real ones is
     /// that instant, and whole seconds would move it.
-    private static let format = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         studyId = try container.decode(String.self, forKey: .studyId)
-        let text = try container.decode(String.self, forKey: .endedAt)
-        guard let date = try? Self.format.parse(text) else {
-            throw DecodingError.dataCorruptedError(forKey: .endedAt, in: container, debugDescription: "not an ISO 8601 instant")
-        }
-        endedAt = date
+        endedAt = try PreciseInstants.decode(container, .endedAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(studyId, forKey: .studyId)
-        try container.encode(endedAt.formatted(Self.format), forKey: .endedAt)
+        try PreciseInstants.encode(endedAt, &container, .endedAt)
+    }
+}
+
+/// Instants that keep their fraction of a second on the wire between services (the encoders'
+/// ISO 8601 drops it): where a line is drawn at an instant, whole seconds would move it.
+public enum PreciseInstants {
+    private static let format = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    public static func decode<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws -> Date {
+        let text = try container.decode(String.self, forKey: key)
+        guard let date = try? format.parse(text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not an ISO 8601 instant")
+        }
+        return date
+    }
+
+    public static func decodeIfPresent<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws -> Date? {
+        guard container.contains(key), try !container.decodeNil(forKey: key) else { return nil }
+        return try decode(container, key)
+    }
+
+    public static func encode<Key: CodingKey>(_ date: Date?, _ container: inout KeyedEncodingContainer<Key>, _ key: Key) throws {
+        guard let date else { return }
+        try container.encode(date.formatted(format), forKey: key)
     }
 }

@@ -21,9 +21,7 @@ import TestSupport
     func page(_ h: ResponseHarness, after: Int64) async throws -> SubmissionFeed {
         let (status, body) = try await get(h, after: String(after))
         try #require(status == .ok, "\(String(buffer: body))")
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(SubmissionFeed.self, from: Data(buffer: body))
+        return try JSONDecoder().decode(SubmissionFeed.self, from: Data(buffer: body))
     }
 
     @Test func registrationReadsTheStoredResponsesPageByPageAndNoOneElseDoes() async throws {
@@ -61,6 +59,12 @@ import TestSupport
             #expect(first.submissions[0].finishedAt == ISO8601DateFormatter().date(from: "2026-03-20T10:00:00Z"))
             #expect(first.submissions[0].offsetMinutes == 660)
             #expect(first.submissions[1].finishedAt == nil && first.submissions[2].finishedAt == nil && first.submissions[1].offsetMinutes == nil)
+            // Arrival times keep their fraction of a second: a response in the second its
+            // participant enrolled is after the instant they did.
+            let stored = try await h.postgres.query(
+                "SELECT received_at FROM responses WHERE id = \(first.submissions[0].responseId)", logger: .init(label: "test")
+            ).collect().map { try $0.decode(Date.self) }
+            #expect(abs(try #require(stored.first).timeIntervalSince(first.submissions[0].receivedAt)) < 0.001)
             // All four arrived just now: the position does not move past any of them yet.
             #expect(first.settledThrough == 0)
 

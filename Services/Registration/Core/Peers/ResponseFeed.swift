@@ -28,8 +28,6 @@ package struct ResponseFeed: Sendable {
             logger.warning("the response service refused its feed of responses", metadata: ["status": "\(reply.status.code)"])
             throw Unavailable()
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(SubmissionFeed.self, from: Data(reply.body.readableBytesView))
+        return try JSONDecoder().decode(SubmissionFeed.self, from: Data(reply.body.readableBytesView))
     }
 }
