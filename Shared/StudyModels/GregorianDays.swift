@@ -42,6 +42,12 @@ public enum GregorianDays {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
+    /// `yyyy-MM-dd` of the date `days` after 1970-01-01 (years 0 to 9999, as PostgreSQL reads them).
+    public static func dateText(_ days: Int) -> String {
+        let (year, month, day) = civil(days: days)
+        return String(format: "%04d-%02d-%02d", year, month, day)
+    }
+
     /// Milliseconds since 1970-01-01 UTC, to the nearest (the apps send times to the millisecond).
     public static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1_000).rounded())

@@ -50,3 +50,39 @@ package struct StudyDirectory: Sendable {
         }
     }
 }
+
+/// The schedules one round of a sweep reads: each study asked of study-metadata once a round,
+/// and a study whose answer did not come not asked again that round (its items wait for a later
+/// one rather than each waiting out a timeout).
+package struct RoundSchedules {
+    package enum Lookup {
+        case published(StudySchedule)
+        /// Study-metadata has no published study of that id.
+        case notPublished
+        /// Study-metadata did not answer.
+        case unreachable
+    }
+
+    let studies: StudyDirectory
+    let logger: Logger
+    private var known: [String: StudySchedule?] = [:]
+    private var unreachable: Set<String> = []
+
+    package init(studies: StudyDirectory, logger: Logger) {
+        self.studies = studies
+        self.logger = logger
+    }
+
+    package mutating func lookup(_ studyId: String) async throws -> Lookup {
+        if unreachable.contains(studyId) { return .unreachable }
+        if let found = known[studyId] { return found.map(Lookup.published) ?? .notPublished }
+        do {
+            let found = try await studies.schedule(of: studyId, logger: logger)
+            known[studyId] = .some(found)
+            return found.map(Lookup.published) ?? .notPublished
+        } catch is StudyDirectory.Unavailable {
+            unreachable.insert(studyId)
+            return .unreachable
+        }
+    }
+}

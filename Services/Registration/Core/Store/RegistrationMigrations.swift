@@ -661,6 +661,7 @@ package enum RegistrationMigrations {
                 // A push is of a notification from study-metadata or of a reminder.
                 "ALTER TABLE push_outbox ALTER COLUMN notification_id DROP NOT NULL",
                 "ALTER TABLE push_outbox ADD COLUMN reminder_id bigint REFERENCES run_reminders (id) ON DELETE CASCADE",
+                "CREATE INDEX push_outbox_reminder ON push_outbox (reminder_id) WHERE reminder_id IS NOT NULL",
                 """
                 ALTER TABLE push_outbox ADD CONSTRAINT push_outbox_one_source
                 CHECK ((notification_id IS NULL) <> (reminder_id IS NULL))

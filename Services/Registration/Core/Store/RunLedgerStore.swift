@@ -119,9 +119,8 @@ struct WeekRows {
     var expired: [Int] = []
 
     mutating func append(_ activityId: String, _ week: ActivityTally.Week) {
-        let (year, month, day) = GregorianDays.civil(days: week.monday)
         activities.append(activityId)
-        mondays.append(String(format: "%04d-%02d-%02d", year, month, day))
+        mondays.append(GregorianDays.dateText(week.monday))
         opened.append(week.opened)
         completed.append(week.completed)
         missed.append(week.missed)

@@ -26,10 +26,10 @@ package struct RunReportStore: Sendable {
                               count(*) FILTER (WHERE outcome <> 'queued') AS other
                        FROM run_reminders
                        WHERE study_id = \(studyId)
-                         AND run_week BETWEEN \(Self.date(mondays.lowerBound))::date AND \(Self.date(mondays.upperBound))::date
+                         AND run_week BETWEEN \(GregorianDays.dateText(mondays.lowerBound))::date AND \(GregorianDays.dateText(mondays.upperBound))::date
                        GROUP BY activity_id, run_week) r ON r.activity_id = w.activity_id AND r.run_week = w.week
             WHERE w.study_id = \(studyId)
-              AND w.week BETWEEN \(Self.date(mondays.lowerBound))::date AND \(Self.date(mondays.upperBound))::date
+              AND w.week BETWEEN \(GregorianDays.dateText(mondays.lowerBound))::date AND \(GregorianDays.dateText(mondays.upperBound))::date
               AND w.runs_opened > 0
             ORDER BY w.activity_id, w.week
             """, logger: logger)
@@ -43,7 +43,7 @@ package struct RunReportStore: Sendable {
                     week: week, opened: opened, completed: completed, missed: missed, expired: expired, reminded: reminded,
                     notReminded: other))
         }
-        return StudyRunWeeks(from: Self.date(mondays.lowerBound), to: Self.date(mondays.upperBound), activities: activities)
+        return StudyRunWeeks(from: GregorianDays.dateText(mondays.lowerBound), to: GregorianDays.dateText(mondays.upperBound), activities: activities)
     }
 
     /// Where a page of `behind` goes on from: the last entry's place in its order.
@@ -140,11 +140,5 @@ package struct RunReportStore: Sendable {
         let zone = ledger.zone.flatMap(TimeZone.init(identifier:)) ?? .gmt
         return ParticipantRunWeeks(
             timeZone: ledger.zone, countedAt: ledger.counted.map { WallClock.rfc3339($0, in: zone) }, weeks: report)
-    }
-
-    /// `YYYY-MM-DD` of a `GregorianDays` day.
-    package static func date(_ day: Int) -> String {
-        let (year, month, dayOfMonth) = GregorianDays.civil(days: day)
-        return String(format: "%04d-%02d-%02d", year, month, dayOfMonth)
     }
 }

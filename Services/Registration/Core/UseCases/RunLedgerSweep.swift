@@ -33,23 +33,15 @@ package struct RunLedgerSweep: Sendable {
     /// One round: counts up to `batch` due ledgers; how many it took.
     package func round(now: @Sendable () -> Date = Date.init) async throws -> Int {
         let claimed = try await ledgers.claim(limit: Self.batch, lease: Self.lease)
-        // One question to study-metadata per study a round: nil, no schedule published.
-        var schedules: [String: StudySchedule?] = [:]
-        var unreachable: Set<String> = []
-        for ledger in claimed where !unreachable.contains(ledger.studyId) {
+        var schedules = RoundSchedules(studies: studies, logger: logger)
+        for ledger in claimed {
             let schedule: StudySchedule?
-            if let known = schedules[ledger.studyId] {
-                schedule = known
-            } else {
-                do {
-                    schedule = try await studies.schedule(of: ledger.studyId, logger: logger)
-                    schedules[ledger.studyId] = .some(schedule)
-                } catch is StudyDirectory.Unavailable {
-                    // Its ledgers' leases end, and they are counted again, after `lease`; sooner
-                    // is not worth a busy loop against a service that is down.
-                    unreachable.insert(ledger.studyId)
-                    continue
-                }
+            switch try await schedules.lookup(ledger.studyId) {
+            case .published(let found): schedule = found
+            case .notPublished: schedule = nil
+            // Its lease ends, and it is counted again, after `lease`; sooner is not worth a busy
+            // loop against a service that is down.
+            case .unreachable: continue
             }
             try await count(ledger, schedule: schedule, now: now())
         }

@@ -27,21 +27,14 @@ package struct RunReminders: Sendable {
     /// One round: decides up to `batch` due reminders; how many it took.
     package func round(now: @Sendable () -> Date = Date.init) async throws -> Int {
         let due = try await store.claim(limit: Self.batch, lease: Self.lease)
-        var schedules: [String: StudySchedule?] = [:]
-        var unreachable: Set<String> = []
-        for item in due where !unreachable.contains(item.studyId) {
+        var schedules = RoundSchedules(studies: studies, logger: logger)
+        for item in due {
             let schedule: StudySchedule?
-            if let known = schedules[item.studyId] {
-                schedule = known
-            } else {
-                do {
-                    schedule = try await studies.schedule(of: item.studyId, logger: logger)
-                    schedules[item.studyId] = .some(schedule)
-                } catch is StudyDirectory.Unavailable {
-                    // Decided when its lease ends and study-metadata answers.
-                    unreachable.insert(item.studyId)
-                    continue
-                }
+            switch try await schedules.lookup(item.studyId) {
+            case .published(let found): schedule = found
+            case .notPublished: schedule = nil
+            // Decided when its lease ends and study-metadata answers.
+            case .unreachable: continue
             }
             guard let activity = schedule?.activities.first(where: { $0.activityId == item.activityId }), let reminder = activity.reminder
             else {
@@ -53,8 +46,8 @@ package struct RunReminders: Sendable {
             let at = now()
             guard let today = WallClock(at, in: zone)?.day, let runDay = WallClock(item.runStart, in: zone)?.day else { continue }
             let outcome = try await store.decide(
-                item, maxPerDay: reminder.maxPerDay, localDay: RunReportStore.date(today),
-                runWeek: RunReportStore.date(RunTally.monday(of: runDay))
+                item, maxPerDay: reminder.maxPerDay, localDay: GregorianDays.dateText(today),
+                runWeek: GregorianDays.dateText(RunTally.monday(of: runDay))
             ) { id, appId, orgId in
                 NotificationMessage(
                     id: id, notificationId: "reminder-\(id)", appId: appId, orgId: orgId, studyId: item.studyId, type: .study,
