@@ -106,35 +106,42 @@ import TestSupport
         }
     }
 
-    /// CONSOLE1 given a daily diary at 09:00 (Madrid) and published anew; Pat's app reports run 1
-    /// done. Pat's page shows the server's runs: run 1 completed, the next ones upcoming, and the
-    /// app's own counts (4 of 10 done, 1 missed) beside the server's, marked as differing.
+    /// Seeds Pat and Quinn, publishes CONSOLE1 again with a daily diary at 09:00 started thirty
+    /// days ago, and has Pat's app report diary run 1 completed; Pat's participant id.
+    static func seedWithDiary(_ f: ConsoleFixture) async throws -> String {
+        let registration = try #require(f.registration)
+        let pat = try await seed(registration)
+        try await publishDiary(f)
+        try await registration.postgres.query(
+            "UPDATE participant_activities SET activity_state = 'completed', activity_run_id = '1' WHERE activity_id = 'diary'",
+            logger: Logger(label: "test"))
+        return pat
+    }
+
     /// Publishes CONSOLE1 again with a daily diary at 09:00, started thirty days ago.
     static func publishDiary(_ f: ConsoleFixture) async throws {
         var document = try await f.draft().json
-            let started = ISO8601DateFormatter.string(from: Date().addingTimeInterval(-30 * 86_400), timeZone: .gmt, formatOptions: [.withFullDate])
-            document["activities"] = [[
-                "activityId": "diary", "title": "Diary",
-                "schedule": ["frequency": "daily", "startDate": started, "endDate": "2030-12-31", "dailyTimes": ["09:00"]],
-                "steps": [["type": "question", "resultType": "boolean", "key": "rested", "title": "Rested?"]],
-            ]]
-            let body = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
-            let (saved, savedBody, _) = try await ConsoleFixture.send(f.metadata, .put, "/admin/v1/studies/CONSOLE1/draft", token: f.rootToken, body: body)
-            try #require(saved == .ok, "\(String(buffer: savedBody))")
-            // Upcoming: withdrawn from publication and published again, with the diary.
-            #expect(try await ConsoleFixture.send(f.metadata, .post, "/admin/v1/studies/CONSOLE1/unpublish", token: f.rootToken).0 == .ok)
-            let (published, publishedBody, _) = try await ConsoleFixture.send(f.metadata, .post, "/admin/v1/studies/CONSOLE1/publish", token: f.rootToken)
-            try #require(published == .ok, "\(String(buffer: publishedBody))")
+        let started = ISO8601DateFormatter.string(from: Date().addingTimeInterval(-30 * 86_400), timeZone: .gmt, formatOptions: [.withFullDate])
+        document["activities"] = [[
+            "activityId": "diary", "title": "Diary",
+            "schedule": ["frequency": "daily", "startDate": started, "endDate": "2030-12-31", "dailyTimes": ["09:00"]],
+            "steps": [["type": "question", "resultType": "boolean", "key": "rested", "title": "Rested?"]],
+        ]]
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+        let (saved, savedBody, _) = try await ConsoleFixture.send(f.metadata, .put, "/admin/v1/studies/CONSOLE1/draft", token: f.rootToken, body: body)
+        try #require(saved == .ok, "\(String(buffer: savedBody))")
+        // Upcoming: withdrawn from publication and published again, with the diary.
+        #expect(try await ConsoleFixture.send(f.metadata, .post, "/admin/v1/studies/CONSOLE1/unpublish", token: f.rootToken).0 == .ok)
+        let (published, publishedBody, _) = try await ConsoleFixture.send(f.metadata, .post, "/admin/v1/studies/CONSOLE1/publish", token: f.rootToken)
+        try #require(published == .ok, "\(String(buffer: publishedBody))")
     }
 
+    /// CONSOLE1 given a daily diary at 09:00 (Madrid) and published anew; Pat's app reports run 1
+    /// done. Pat's page shows the server's runs: run 1 completed, the next ones upcoming, and the
+    /// app's own counts (4 of 10 done, 1 missed) beside the server's, marked as differing.
     @Test func aParticipantsPageShowsTheirRunsBesideWhatTheirAppReports() async throws {
         try await ConsoleFixture.run(withPeers: true) { f in
-            let registration = try #require(f.registration)
-            let pat = try await Self.seed(registration)
-            try await Self.publishDiary(f)
-            try await registration.postgres.query(
-                "UPDATE participant_activities SET activity_state = 'completed', activity_run_id = '1' WHERE activity_id = 'diary'",
-                logger: Logger(label: "test"))
+            let pat = try await Self.seedWithDiary(f)
 
             try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
             let page = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)")
@@ -158,11 +165,7 @@ import TestSupport
     @Test func theAdherencePageShowsTheWeeksAndWhoIsBehindAndTheParticipantsPageTheirWeeks() async throws {
         try await ConsoleFixture.run(withPeers: true) { f in
             let registration = try #require(f.registration)
-            let pat = try await Self.seed(registration)
-            try await Self.publishDiary(f)
-            try await registration.postgres.query(
-                "UPDATE participant_activities SET activity_state = 'completed', activity_run_id = '1' WHERE activity_id = 'diary'",
-                logger: Logger(label: "test"))
+            let pat = try await Self.seedWithDiary(f)
             // Counted by registration's sweep with the app's word on run 1 (and the new schedule).
             try await eventually("Pat's diary counted with run 1 completed", within: .seconds(30)) {
                 try await registration.postgres.count(

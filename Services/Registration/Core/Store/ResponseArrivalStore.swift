@@ -20,8 +20,6 @@ package struct ResponseArrivalStore: Sendable {
         package var kept: Int
         /// Whether the position moved on (a page of settled responses was read past).
         package var moved: Bool
-        /// Whether another replica held the position: this one read nothing.
-        package var busy: Bool
     }
 
     /// Reads the page after the kept position with `fetch` and keeps it, in one transaction that
@@ -33,7 +31,8 @@ package struct ResponseArrivalStore: Sendable {
             for try await settled in try await connection.query(
                 "SELECT settled_through FROM response_feed_position WHERE feed = 'responses' FOR UPDATE SKIP LOCKED", logger: logger
             ).decode(Int64.self) { position = settled }
-            guard let position else { return Reading(kept: 0, moved: false, busy: true) }
+            // Another replica holds the position: it reads this turn.
+            guard let position else { return Reading(kept: 0, moved: false) }
             let page = try await fetch(position)
             var kept = 0
             if !page.submissions.isEmpty {
@@ -49,7 +48,7 @@ package struct ResponseArrivalStore: Sendable {
                 UPDATE response_feed_position SET settled_through = \(max(position, page.settledThrough)), read_at = now()
                 WHERE feed = 'responses'
                 """, logger: logger)
-            return Reading(kept: kept, moved: moved, busy: false)
+            return Reading(kept: kept, moved: moved)
         }
     }
 }
