@@ -207,4 +207,19 @@ import Testing
         (oneTime.startDate, oneTime.studyLifetime) = ("2026-01-01", true)
         #expect(try Self.expand(oneTime, zone: "UTC", joined: "2026-02-01T10:00:00Z") == ["1 2026-02-01T10:00:00Z open"])
     }
+
+    @Test func aTimeoutEndsEachDailyWindowSoonerButNeverPastMidnight() throws {
+        var schedule = Self.daily("2026-03-02", "2026-03-02", ["08:00", "09:00", "22:30"])
+        schedule.expiresAfterMilliseconds = 2 * 3_600_000  // two hours
+        #expect(try Self.expand(schedule, zone: "UTC", joined: "2026-03-01T00:00:00Z") == [
+            "1 2026-03-02T08:00:00Z 2026-03-02T08:59:59Z",  // the next window comes first
+            "2 2026-03-02T09:00:00Z 2026-03-02T10:59:59Z",  // two hours
+            "3 2026-03-02T22:30:00Z 2026-03-02T23:59:59Z",  // cut at the day's end
+        ])
+        // Less than a second is a second; a document out of bounds is read as no timeout.
+        schedule.expiresAfterMilliseconds = 1
+        #expect(ScheduleEngine.dailyWindows(schedule).map(\.end) == [8 * 3_600, 9 * 3_600, 22 * 3_600 + 1_800])
+        schedule.expiresAfterMilliseconds = -5
+        #expect(ScheduleEngine.dailyWindows(schedule).map(\.end) == [9 * 3_600 - 1, 22 * 3_600 + 1_799, 86_399])
+    }
 }

@@ -54,7 +54,12 @@ import TestSupport
                     schedule.time = chance(2) ? clock() : nil
                 case .daily, .weekly, .monthly:
                     if chance(2) { schedule.repeatCount = between(1, 20) } else { schedule.endDays = schedule.startDays! + between(0, 120) }
-                    if frequency == .daily { schedule.dailyTimes = dailyTimes() } else { schedule.time = clock() }
+                    if frequency == .daily {
+                        schedule.dailyTimes = dailyTimes()
+                        schedule.expiresAfterMilliseconds = timeout()
+                    } else {
+                        schedule.time = clock()
+                    }
                 case .manual:
                     schedule.startDays = nil
                     schedule.anchorRuns = (0..<between(1, 5)).map { _ in
@@ -76,6 +81,7 @@ import TestSupport
                 schedule.startDate = start
                 schedule.endDate = Self.text(day: startDay + between(0, 120))
                 schedule.dailyTimes = dailyTimes()
+                schedule.expiresAfterMilliseconds = timeout()
             case .weekly, .monthly:
                 schedule.startDate = start
                 schedule.time = clock()
@@ -90,6 +96,12 @@ import TestSupport
                 break
             }
             return (schedule, false)
+        }
+
+        /// A timeout on one daily schedule in four: minutes to a day and more, or odd milliseconds.
+        mutating func timeout() -> Int? {
+            guard chance(4) else { return nil }
+            return chance(2) ? between(1, 1_500) * 60_000 : between(1, 200_000_000)
         }
 
         mutating func dailyTimes() -> [String] {
@@ -135,11 +147,12 @@ import TestSupport
         try #require(answers.count == cases.count)
 
         var disagreements: [String] = []
-        var runCount = 0, frequencies: Set<String> = []
+        var runCount = 0, timedOut = 0, frequencies: Set<String> = []
         for ((engine, activity, participant, anchorDay, horizon), answer) in zip(engines, answers) {
             let runs = engine.runs(of: activity, for: participant, anchorDay: anchorDay, before: horizon)
             runCount += runs.count
             if !runs.isEmpty { frequencies.insert(activity.schedule.frequency.rawValue + (activity.schedule.anchor == nil ? "" : "@anchor")) }
+            if activity.schedule.expiresAfterMilliseconds != nil { timedOut += runs.count }
             let mine = "[" + runs.map { run in
                 "[\(run.runId), \(Int64(run.start.timeIntervalSince1970)), \(run.end.map { String(Int64($0.timeIntervalSince1970)) } ?? "null")]"
             }.joined(separator: ", ") + "]"
@@ -151,5 +164,7 @@ import TestSupport
         // The draw reaches every frequency, absolute and relative, and many runs.
         #expect(frequencies.count == 12, "\(frequencies.sorted())")
         #expect(runCount > 30_000, "\(runCount) runs")
+        // Daily windows cut short by a timeout among them.
+        #expect(timedOut > 1_000, "\(timedOut) runs of daily schedules with a timeout")
     }
 }

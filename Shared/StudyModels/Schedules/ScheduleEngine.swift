@@ -68,6 +68,9 @@ public struct ScheduleEngine: Sendable {
 
     /// A daily schedule's windows as seconds of the day: each from its time until a second before
     /// the next, the last until 23:59:59 (what the study service serves as `frequency.runs`).
+    /// A timeout (`expiresAfterMilliseconds`, the schema app's) ends each window sooner: its last
+    /// second is the one before the timeout runs out, and a window never crosses midnight, since
+    /// the MyStudies apps read a window as two times of one day.
     public static func dailyWindows(_ schedule: Schedule) -> [(start: Int, end: Int)] {
         var windows: [(start: Int, end: Int)] = []
         // A document stored before its times were checked in order: a time not after the one
@@ -76,7 +79,19 @@ public struct ScheduleEngine: Sendable {
             if !windows.isEmpty { windows[windows.count - 1].end = time - 1 }
             windows.append((time, ActivityBounds.lastSecond))
         }
+        if let seconds = timeoutSeconds(schedule) {
+            for index in windows.indices {
+                windows[index].end = min(windows[index].end, windows[index].start + seconds - 1)
+            }
+        }
         return windows
+    }
+
+    /// The timeout in whole seconds (at least one, at most a day: longer changes no window), or
+    /// nil without one. A stored document out of the validator's bounds is read, not trusted.
+    static func timeoutSeconds(_ schedule: Schedule) -> Int? {
+        guard let milliseconds = schedule.expiresAfterMilliseconds, milliseconds > 0 else { return nil }
+        return min(max(milliseconds / 1_000, 1), 86_400)
     }
 }
 

@@ -137,6 +137,16 @@ def expand(case):
                 windows.append((t, nxt.time()))
             else:
                 windows.append((t, LAST))
+        # A timeout ends each window sooner, within its day.
+        if s.get("expiresAfterMilliseconds"):
+            seconds = min(max(s["expiresAfterMilliseconds"] // 1000, 1), 86400)
+            clipped = []
+            for ws, we in windows:
+                latest = datetime.combine(date(2000, 1, 1), ws) + timedelta(seconds=seconds - 1)
+                if latest.date() == date(2000, 1, 1) and latest.time() < we:
+                    we = latest.time()
+                clipped.append((ws, we))
+            windows = clipped
         day = wall(begins, pzone).date()
         number = 1
         while True:

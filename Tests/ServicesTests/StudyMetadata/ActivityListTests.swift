@@ -87,4 +87,25 @@ import TestSupport
             #expect((upcoming["activities"] as? [Any])?.isEmpty == true)
         }
     }
+
+    @Test func aTimeoutIsServedAsTheEndOfEachDailyWindow() async throws {
+        try await api.withPublishedStudies { client, root, ios, _ in
+            var document = try JSONSerialization.jsonObject(with: Data(contentsOf: MetadataAdmin.exampleURL)) as! [String: Any]
+            var activities = document["activities"] as! [[String: Any]]
+            let index = try #require(activities.firstIndex { $0["activityId"] as? String == "daily" })
+            var schedule = activities[index]["schedule"] as! [String: Any]
+            schedule["expiresAfterMilliseconds"] = 90 * 60_000
+            activities[index]["schedule"] = schedule
+            document["activities"] = activities
+            let edited = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+            #expect(try await api.helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: edited).0 == .ok)
+            #expect(try await api.helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates", token: root).0 == .ok)
+            let (_, reply) = try await api.get(client, "/StudyMetaData/activityList?studyId=SLEEPWELL", WCPApp.headers(ios))
+            let daily = try #require((reply["activities"] as? [[String: Any]])?.first { $0["activityId"] as? String == "daily" })
+            // An hour and a half from each window's start: the apps show and expire the run then.
+            #expect(((daily["frequency"] as? [String: Any])?["runs"] as? [[String: String]]) == [
+                ["startTime": "08:00:00", "endTime": "09:29:59"], ["startTime": "20:00:00", "endTime": "21:29:59"],
+            ])
+        }
+    }
 }

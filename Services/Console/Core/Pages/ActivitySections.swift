@@ -266,7 +266,7 @@ extension StudySection {
         ] + anchoredWindow),
         .init("daily", "Daily", [
             date("/schedule/startDate", "From"), date("/schedule/endDate", "Until"),
-            .field(FormField("/schedule/dailyTimes", "Times", .times, help: "Each window lasts until the next time.")),
+            .field(FormField("/schedule/dailyTimes", "Times", .times, help: "Each window lasts until the next time, or until the schedule's timeout runs out.")),
         ] + anchoredWindow),
         .init("weekly", "Weekly", [
             date("/schedule/startDate", "From (on its weekday)"), time("/schedule/time", "At"),
