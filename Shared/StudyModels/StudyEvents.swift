@@ -22,6 +22,12 @@ public enum InternalPaths {
     /// Registration service: `POST` an `InvitationEnrollment` when an invitation's token is spent.
     public static let invitationEnrollments = "/internal/v1/invitations/enrolled"
 
+    /// Registration service: `PUT` a `PropertyDates` when participants' date properties change
+    /// on the response service (they enrol, or the research team uploads values).
+    public static func propertyDates(studyId: String) -> String {
+        "/internal/v1/studies/\(escape(studyId))/property-dates"
+    }
+
     /// Registration service: `POST` a `StudyTestingEnded` when a study leaves testing.
     public static func testingEnded(studyId: String) -> String {
         "/internal/v1/studies/\(escape(studyId))/testing-ended"
@@ -265,10 +271,17 @@ public struct SubmissionFeed: Codable, Sendable, Equatable {
         /// (minutes) it was written with.
         public var finishedAt: Date?
         public var offsetMinutes: Int?
+        /// The response's answers to date questions (in forms too), by question key: the date as
+        /// the participant gave it (`yyyy-MM-dd`). What anchored schedules count from.
+        public var dateAnswers: [String: String]?
+
+        /// The most date answers a submission carries, and the longest key.
+        public static let maxDateAnswers = 20
+        public static let maxKeyLength = 100
 
         public init(
             responseId: Int64, studyId: String, participantTokenSHA256: String, activityId: String, runId: String?,
-            receivedAt: Date, finishedAt: Date?, offsetMinutes: Int?
+            receivedAt: Date, finishedAt: Date?, offsetMinutes: Int?, dateAnswers: [String: String]? = nil
         ) {
             self.responseId = responseId
             self.studyId = studyId
@@ -278,10 +291,11 @@ public struct SubmissionFeed: Codable, Sendable, Equatable {
             self.receivedAt = receivedAt
             self.finishedAt = finishedAt
             self.offsetMinutes = offsetMinutes
+            self.dateAnswers = dateAnswers
         }
 
         private enum CodingKeys: String, CodingKey {
-            case responseId, studyId, participantTokenSHA256, activityId, runId, receivedAt, finishedAt, offsetMinutes
+            case responseId, studyId, participantTokenSHA256, activityId, runId, receivedAt, finishedAt, offsetMinutes, dateAnswers
         }
 
         /// The instants keep their fraction of a second: a response stored in the second its
@@ -296,6 +310,7 @@ public struct SubmissionFeed: Codable, Sendable, Equatable {
             receivedAt = try PreciseInstants.decode(c, .receivedAt)
             finishedAt = try PreciseInstants.decodeIfPresent(c, .finishedAt)
             offsetMinutes = try c.decodeIfPresent(Int.self, forKey: .offsetMinutes)
+            dateAnswers = try c.decodeIfPresent([String: String].self, forKey: .dateAnswers)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -308,6 +323,7 @@ public struct SubmissionFeed: Codable, Sendable, Equatable {
             try PreciseInstants.encode(receivedAt, &c, .receivedAt)
             try PreciseInstants.encode(finishedAt, &c, .finishedAt)
             try c.encodeIfPresent(offsetMinutes, forKey: .offsetMinutes)
+            try c.encodeIfPresent(dateAnswers, forKey: .dateAnswers)
         }
     }
 

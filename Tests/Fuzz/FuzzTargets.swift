@@ -194,6 +194,12 @@ enum FuzzTargets {
         // A cookie, token or cursor: one spelling per value, so what decodes encodes back to itself.
         if let decoded = Base64URL.decode(value) { precondition(Base64URL.encode(decoded) == value, "two spellings of one value") }
         _ = TableGridQuery.Cursor.decode(value)
+        if let day = ParticipantAnchors.day(value) { precondition(ScheduleEngine.anchorDays.contains(day)) }
+        // What the feed carries of a response's date answers, and the property dates registration takes.
+        if let results = try? JSONValue.parse(bytes) {
+            precondition((DateAnswers.from(results)?.count ?? 0) <= SubmissionFeed.Submission.maxDateAnswers)
+        }
+        if let dates = try? JSONDecoder().decode(PropertyDates.self, from: Data(bytes)) { _ = dates.isWellFormed }
     }
 
     /// A mail's headers from a study name, a subject and addresses an admin or participant chose:

@@ -102,6 +102,8 @@ public enum RegistrationService: ServiceAssembly {
                 AdminInvitationRoutes(invitations: invitations, authenticator: adminAuthenticator, audit: environment.audit)
                     .add(to: routes.router)
                 InternalInvitationRoutes(invitations: invitations).add(to: routes.internalGroup)
+                InternalPropertyDateRoutes(dates: PropertyDateStore(client: postgres, logger: environment.logger))
+                    .add(to: routes.internalGroup)
                 InternalTestRunRoutes(
                     cleanup: TestRunCleanup(
                         client: postgres, consents: consents.storage, audit: environment.audit, logger: environment.logger)

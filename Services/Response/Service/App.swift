@@ -50,7 +50,8 @@ public enum ResponseService: ServiceAssembly {
                     logger: environment.logger)
                 let tables = StudyTables(client: postgres, access: access, logger: environment.logger)
                 let properties = ParticipantPropertyStore(
-                    client: postgres, tables: tables, tokens: tokens, audit: environment.audit, logger: environment.logger)
+                    client: postgres, tables: tables, tokens: tokens, audit: environment.audit, outbox: environment.outbox,
+                    logger: environment.logger)
                 let participants = EnrollmentStore(
                     client: postgres, tokens: tokens, properties: properties, audit: environment.audit,
                     outbox: environment.outbox, logger: environment.logger)

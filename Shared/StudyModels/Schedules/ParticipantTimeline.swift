@@ -56,10 +56,10 @@ public struct ParticipantTimeline: Sendable {
     }
 
     /// `joinedAt` nil: not enrolled (yet), no runs. The runs are those open at some time in
-    /// [from, to).
+    /// [from, to). `anchors`: the dates of theirs that anchored schedules count from.
     public static func build(
         schedule: StudySchedule, joinedAt: Date?, leftAt: Date?, platform: Platform, arrivals: [ResponseArrival],
-        appCompletions: [RunCompletion], from: Date, to: Date, now: Date
+        appCompletions: [RunCompletion], anchors: ParticipantAnchors = ParticipantAnchors(), from: Date, to: Date, now: Date
     ) -> ParticipantTimeline {
         let studyZone = TimeZone(identifier: schedule.timeZone) ?? .gmt
         let zone = ParticipantZone.choose(reported: nil, sightings: arrivals.compactMap(\.sighting), studyZone: studyZone)
@@ -68,7 +68,7 @@ public struct ParticipantTimeline: Sendable {
         let clock = ParticipantClock(zone: zone.zone, joinedAt: joinedAt, platform: platform)
         var runs: [ActivityRun] = []
         for activity in schedule.activities {
-            runs += engine.runs(of: activity, for: clock, before: to).filter { ($0.end ?? .distantFuture) >= from }
+            runs += engine.runs(of: activity, for: clock, anchorDay: anchors.day(for: activity.schedule.anchor), before: to).filter { ($0.end ?? .distantFuture) >= from }
         }
         let standings = RunStates.classify(runs, completions: appCompletions + arrivals.map(\.completion), now: now, leftAt: leftAt)
             .sorted { ($0.run.start, $0.run.activityId, $0.run.runId) < ($1.run.start, $1.run.activityId, $1.run.runId) }

@@ -3,10 +3,12 @@ import Foundation
 /// Strict parsers for the local dates and times of a study document (interpreted in the
 /// study's time zone), comparable without a calendar.
 public enum LocalTimes {
-    /// `yyyy-MM-dd` → (year, month, day), checking the day exists.
+    /// `yyyy-MM-dd` → (year, month, day), checking the day exists. Digits are ASCII digits only
+    /// (`Int` would also take a sign: "+202").
     public static func date(_ text: String) -> (Int, Int, Int)? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            parts.allSatisfy({ $0.unicodeScalars.allSatisfy { ("0"..."9").contains($0) } }),
             let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
             (1...12).contains(month), day >= 1
         else { return nil }
@@ -18,7 +20,8 @@ public enum LocalTimes {
     /// `HH:mm` or `HH:mm:ss` → seconds since midnight.
     public static func time(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard (2...3).contains(parts.count), parts.allSatisfy({ $0.count == 2 }),
+        guard (2...3).contains(parts.count),
+            parts.allSatisfy({ $0.unicodeScalars.count == 2 && $0.unicodeScalars.allSatisfy { ("0"..."9").contains($0) } }),
             let hour = Int(parts[0]), let minute = Int(parts[1]), (0...23).contains(hour), (0...59).contains(minute)
         else { return nil }
         let second = parts.count == 3 ? Int(parts[2]) : 0

@@ -46,17 +46,24 @@ import TestSupport
         return (decoded, grouped)
     }
 
-    /// Study-metadata with the Melbourne study, the response service on a real port, and
-    /// registration calling both.
+    /// The example study's date property, which its `postSurgery` activity is anchored to.
+    static let surgeryDate = ParticipantProperty(key: "surgeryDate", timing: .preEnrollment, dataType: .date, useAsAnchor: true)
+
+    /// Study-metadata with the Melbourne study, and the response service and registration each on
+    /// a real port, calling each other.
     static func withServices(
         _ body: @escaping @Sendable (RegistrationHarness, ResponseHarness, StudyMetadataFixture.Team) async throws -> Void
     ) async throws {
+        let registrationPort = try SMTPTestServer.freePort()
         try await StudyMetadataFixture.run(studies: ["SLEEPWELL"], team: true, document: { try Self.melbourneStudy($0) }) { metadataURL, team in
             let team = try #require(team)
-            try await ResponseHarness.run(overrides: ["studyMetadata.url": metadataURL], live: true) { response in
-                #expect(try await response.studyEvent("SLEEPWELL", version: 99) == .ok)
+            try await ResponseHarness.run(
+                overrides: ["studyMetadata.url": metadataURL, "registration.url": "http://127.0.0.1:\(registrationPort)"], live: true
+            ) { response in
+                #expect(try await response.studyEvent("SLEEPWELL", version: 99, properties: [Self.surgeryDate]) == .ok)
                 try await RegistrationHarness.run(
-                    overrides: ["studyMetadata.url": metadataURL, "response.url": "http://127.0.0.1:\(response.client.port!)"]
+                    overrides: ["studyMetadata.url": metadataURL, "response.url": "http://127.0.0.1:\(response.client.port!)"],
+                    peerPort: registrationPort
                 ) { registration in
                     try await body(registration, response, team)
                 }
@@ -65,14 +72,16 @@ import TestSupport
     }
 
     /// A response as the app posts it, naming `run` (or no run), finished at `endTime` as the app
-    /// writes it (with its offset).
-    static func submit(_ response: ResponseHarness, appToken: String, activity: String, run: String?, endTime: String) async throws {
+    /// writes it (with its offset), with `results`.
+    static func submit(
+        _ response: ResponseHarness, appToken: String, activity: String, run: String?, endTime: String, results: [[String: Any]] = []
+    ) async throws {
         var metadata: [String: Any] = ["activityId": activity, "version": "1.0"]
         if let run { metadata["activityRunId"] = run }
         let (status, body, _) = try await response.call(
             "mobileappstudy-processResponse.api",
             json: ["type": "SurveyResponse", "participantId": appToken, "metadata": metadata,
-                   "data": ["startTime": endTime, "endTime": endTime, "results": [] as [Any]]])
+                   "data": ["startTime": endTime, "endTime": endTime, "results": results]])
         #expect(status == .ok, "\(body)")
     }
 

@@ -4,8 +4,9 @@ import PostgresNIO
 import StudyModels
 
 /// What registration knows of a participant that their runs depend on: their enrolment, their
-/// device, the runs their app reported completed (`participant_run_completions`) and the
-/// responses of theirs that arrived (`response_arrivals`).
+/// device, the runs their app reported completed (`participant_run_completions`), the
+/// responses of theirs that arrived (`response_arrivals`), and the dates their anchored schedules
+/// count from.
 package struct ParticipantRunStore: Sendable {
     package let client: PostgresClient
     package let logger: Logger
@@ -97,5 +98,33 @@ package struct ParticipantRunStore: Sendable {
             found.append(ResponseArrival(activityId: activityId, runId: runId, receivedAt: receivedAt, finishedAt: finishedAt, offsetMinutes: offset))
         }
         return found
+    }
+
+    /// The dates of theirs that anchored schedules count from: the newest answer to each date
+    /// question of each activity (by the order responses were stored), and the date properties
+    /// the response service sent. Keys and activities are lowercased, as the response service
+    /// matches them.
+    package func anchors(studyId: String, appTokenSHA256: String?) async throws -> ParticipantAnchors {
+        guard let appTokenSHA256 else { return ParticipantAnchors() }
+        var anchors = ParticipantAnchors()
+        let answers = try await client.query(
+            """
+            SELECT DISTINCT ON (lower(a.activity_id), lower(d.key)) lower(a.activity_id), lower(d.key), d.value
+            FROM response_arrivals a CROSS JOIN LATERAL jsonb_each_text(a.date_answers) d
+            WHERE a.study_id = \(studyId) AND a.participant_token_hash = \(appTokenSHA256) AND a.date_answers IS NOT NULL
+            ORDER BY lower(a.activity_id), lower(d.key), a.response_id DESC
+            """, logger: logger)
+        for try await (activity, key, value) in answers.decode((String, String, String).self) {
+            if let day = ParticipantAnchors.day(value) { anchors.answers[activity, default: [:]][key] = day }
+        }
+        let properties = try await client.query(
+            """
+            SELECT d.key, d.value FROM participant_property_dates p CROSS JOIN LATERAL jsonb_each_text(p.dates) d
+            WHERE p.study_id = \(studyId) AND p.participant_token_hash = \(appTokenSHA256)
+            """, logger: logger)
+        for try await (key, value) in properties.decode((String, String).self) {
+            if let day = ParticipantAnchors.day(value) { anchors.properties[key.lowercased()] = day }
+        }
+        return anchors
     }
 }

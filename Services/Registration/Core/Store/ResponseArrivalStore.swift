@@ -65,6 +65,7 @@ struct ArrivalRows {
     var received: [Date] = []
     var finished: [String] = []
     var offsets: [String] = []
+    var dates: [String] = []
 
     mutating func append(_ submission: SubmissionFeed.Submission) {
         ids.append(submission.responseId)
@@ -76,19 +77,32 @@ struct ArrivalRows {
         finished.append(submission.finishedAt.map(GregorianDays.text) ?? "")
         // An offset no zone has is not kept (the number came from a phone).
         offsets.append(submission.offsetMinutes.flatMap { (-1_080...1_080).contains($0) ? String($0) : nil } ?? "")
+        dates.append(Self.dateAnswers(submission.dateAnswers))
+    }
+
+    /// The date answers as a JSON object, those within the feed's bounds only (empty for none).
+    static func dateAnswers(_ answers: [String: String]?) -> String {
+        let kept = (answers ?? [:]).filter { key, value in
+            (1...SubmissionFeed.Submission.maxKeyLength).contains(key.unicodeScalars.count)
+                && value.unicodeScalars.count == 10 && ParticipantAnchors.day(value) != nil
+        }
+        guard !kept.isEmpty, kept.count <= SubmissionFeed.Submission.maxDateAnswers else { return "" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(kept)).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
     var statement: PostgresQuery {
         """
         WITH input AS (
             SELECT * FROM unnest(\(ids)::bigint[], \(studies)::text[], \(hashes)::text[], \(activities)::text[], \(runs)::text[],
-                                 \(received)::timestamptz[], \(finished)::text[], \(offsets)::text[])
-                AS t(id, study, hash, activity, run, received, finished, off)
+                                 \(received)::timestamptz[], \(finished)::text[], \(offsets)::text[], \(dates)::text[])
+                AS t(id, study, hash, activity, run, received, finished, off, dates)
         ), kept AS (
             INSERT INTO response_arrivals (response_id, study_id, participant_token_hash, activity_id, run_id, received_at,
-                                           finished_at, offset_minutes)
+                                           finished_at, offset_minutes, date_answers)
             SELECT id, study, hash, activity, NULLIF(run, '')::integer, received, NULLIF(finished, '')::timestamptz,
-                   NULLIF(off, '')::integer
+                   NULLIF(off, '')::integer, NULLIF(dates, '')::jsonb
             FROM input
             ON CONFLICT (response_id) DO NOTHING
             RETURNING study_id, participant_token_hash

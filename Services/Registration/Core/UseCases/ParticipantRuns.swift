@@ -45,9 +45,10 @@ package struct ParticipantRuns: Sendable {
         let since = participant.enrolledAt ?? now
         let arrivals = try await store.arrivals(studyId: studyId, appTokenSHA256: participant.appTokenSHA256, since: since)
         let completions = try await store.completions(userId: participant.userId, studyId: studyId, since: since)
+        let anchors = try await store.anchors(studyId: studyId, appTokenSHA256: participant.appTokenSHA256)
         let timeline = ParticipantTimeline.build(
             schedule: schedule, joinedAt: participant.enrolledAt, leftAt: participant.withdrawnAt, platform: participant.platform,
-            arrivals: arrivals, appCompletions: completions, from: from, to: to, now: now)
+            arrivals: arrivals, appCompletions: completions, anchors: anchors, from: from, to: to, now: now)
         let zone = timeline.zone.zone
         let text = { (date: Date) in WallClock.rfc3339(date, in: zone) }
         return ParticipantRunsReply(

@@ -54,10 +54,11 @@ package struct RunLedgerSweep: Sendable {
         let since = participant.enrolledAt ?? now
         let arrivals = try await participants.arrivals(studyId: ledger.studyId, appTokenSHA256: participant.appTokenSHA256, since: since)
         let completions = try await participants.completions(userId: participant.userId, studyId: ledger.studyId, since: since)
+        let anchors = try await participants.anchors(studyId: ledger.studyId, appTokenSHA256: participant.appTokenSHA256)
         let empty = StudySchedule(studyId: ledger.studyId, version: 0, timeZone: "UTC", launchedAt: nil, activities: [])
         let timeline = ParticipantTimeline.build(
             schedule: schedule ?? empty, joinedAt: participant.enrolledAt, leftAt: participant.withdrawnAt,
-            platform: participant.platform, arrivals: arrivals, appCompletions: completions, from: since,
+            platform: participant.platform, arrivals: arrivals, appCompletions: completions, anchors: anchors, from: since,
             to: now.addingTimeInterval(Self.lookahead), now: now)
         let tally = RunTally.count(
             timeline, activityIds: (schedule?.activities ?? []).map(\.activityId),

@@ -14,13 +14,16 @@ package struct ParticipantPropertyStore: Sendable {
     package let tables: StudyTables
     package let tokens: TokenStore
     package let audit: AuditLog
+    /// Where participants' anchor dates are sent to registration from.
+    package let outbox: Outbox
     package let logger: Logger
 
-    package init(client: PostgresClient, tables: StudyTables, tokens: TokenStore, audit: AuditLog, logger: Logger) {
+    package init(client: PostgresClient, tables: StudyTables, tokens: TokenStore, audit: AuditLog, outbox: Outbox, logger: Logger) {
         self.client = client
         self.tables = tables
         self.tokens = tokens
         self.audit = audit
+        self.outbox = outbox
         self.logger = logger
     }
 
@@ -30,9 +33,14 @@ package struct ParticipantPropertyStore: Sendable {
 
     /// The properties the study's last event declared.
     package func definitions(studyKey: String) async throws -> [ParticipantProperty] {
-        let rows = try await client.query(
-            "SELECT coalesce(event->'participantProperties', '[]'::jsonb)::text FROM studies WHERE study_key = \(studyKey)",
-            logger: logger)
+        try await definitions(studyKey: studyKey, on: nil)
+    }
+
+    private func definitions(studyKey: String, on connection: PostgresConnection?) async throws -> [ParticipantProperty] {
+        let query: PostgresQuery =
+            "SELECT coalesce(event->'participantProperties', '[]'::jsonb)::text FROM studies WHERE study_key = \(studyKey)"
+        let rows =
+            if let connection { try await connection.query(query, logger: logger) } else { try await client.query(query, logger: logger) }
         for try await text in rows.decode(String.self) {
             return try JSONDecoder().decode([ParticipantProperty].self, from: Data(text.utf8))
         }
@@ -152,6 +160,8 @@ package struct ParticipantPropertyStore: Sendable {
                             ON CONFLICT (token_hmac) \(conflict)
                             """, binds: binds), logger: logger)
             }
+            try await queueAnchorDates(
+                studyKey: studyKey, table: table, properties: properties, of: .tokens(tokenRows.map(\.hmac)), on: connection)
             try await audit.record(
                 actor: actor, action: "participant_properties.uploaded", studyId: studyKey,
                 details: ["rows": String(rows.count)], on: connection)
@@ -193,5 +203,66 @@ package struct ParticipantPropertyStore: Sendable {
                     INSERT INTO \(table) ("ParticipantId", token_hmac) VALUES ($1, $2)
                     ON CONFLICT (token_hmac) DO UPDATE SET "ParticipantId" = excluded."ParticipantId"
                     """, binds: binds), logger: logger)
+        let properties = try await definitions(studyKey: studyKey, on: connection)
+        try await queueAnchorDates(studyKey: studyKey, table: table, properties: properties, of: .participant(participantId), on: connection)
+    }
+
+    /// Whose anchor dates to send.
+    package enum Holders: Sendable {
+        case participant(Int64)
+        case tokens([String])
+    }
+
+    /// Queues, in `connection`'s transaction, the date properties that may anchor schedules
+    /// (`useAsAnchor`) of the enrolled MyStudies participants among `holders`, for registration
+    /// (`PropertyDates`, docs/schedules.md, Anchors): all of each one's, so a value cleared is
+    /// gone there too. A date is the day of the stored instant in UTC (a `yyyy-MM-dd` upload is
+    /// that day at midnight UTC). Nothing when the study has no such property.
+    func queueAnchorDates(
+        studyKey: String, table: String, properties: [ParticipantProperty], of holders: Holders, on connection: PostgresConnection
+    ) async throws {
+        let anchors = properties.filter { $0.useAsAnchor == true && $0.dataType == .date }
+        guard !anchors.isEmpty else { return }
+        let columns = anchors.map {
+            "to_char(t.\(SQLName.quoted(SQLName.identifier(for: $0.key))) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+        }
+        var binds = PostgresBindings()
+        let filter: String
+        switch holders {
+        case .participant(let id):
+            binds.append(id)
+            filter = "t.\"ParticipantId\" = $1"
+        case .tokens(let hmacs):
+            binds.append(hmacs)
+            filter = "t.token_hmac = ANY($1)"
+        }
+        binds.append(studyKey)
+        var studyId: String?
+        var participants: [PropertyDates.Participant] = []
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT s.study_id, p.enrolled_token_sha256, \(columns.joined(separator: ", "))
+                    FROM \(table) t JOIN public.participants p ON p.id = t."ParticipantId"
+                    JOIN public.studies s ON s.study_key = p.study_key
+                    WHERE \(filter) AND p.study_key = $2 AND p.enrolled_token_sha256 IS NOT NULL
+                    """, binds: binds), logger: logger)
+        for try await row in rows {
+            let cells = Array(row)
+            guard cells.count == anchors.count + 2 else { continue }
+            studyId = try cells[0].decode(String.self)
+            var dates: [String: String] = [:]
+            for (property, cell) in zip(anchors, cells.dropFirst(2)) {
+                if let day = try cell.decode(String?.self) { dates[property.key.lowercased()] = day }
+            }
+            participants.append(.init(participantTokenSHA256: try cells[1].decode(String.self), dates: dates))
+        }
+        guard let studyId else { return }
+        let asOf = Date()
+        for start in stride(from: 0, to: participants.count, by: PropertyDates.maxParticipants) {
+            let message = PropertyDates(
+                asOf: asOf, participants: Array(participants[start..<min(start + PropertyDates.maxParticipants, participants.count)]))
+            try await outbox.enqueue(.PUT, to: .registration, path: InternalPaths.propertyDates(studyId: studyId), payload: message, on: connection)
+        }
     }
 }

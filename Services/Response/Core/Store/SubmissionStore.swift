@@ -5,7 +5,7 @@ import StudyModels
 
 /// The responses stored, in id order, for registration's run states: which participant,
 /// activity and run each was for, when it arrived, and when and at which offset the app says it
-/// was finished (`SubmissionFeed`).
+/// was finished, and the dates it answered (`SubmissionFeed`).
 package struct SubmissionStore: Sendable {
     package let client: PostgresClient
     package let logger: Logger
@@ -23,7 +23,8 @@ package struct SubmissionStore: Sendable {
             """
             SELECT r.id, s.study_id, p.enrolled_token_sha256, r.activity_id, r.activity_run_id, r.received_at,
                    left(r.data->>'endTime', 40),
-                   r.received_at < now() - make_interval(secs => \(SubmissionFeed.settleSeconds))
+                   r.received_at < now() - make_interval(secs => \(SubmissionFeed.settleSeconds)),
+                   jsonb_path_query_array(r.data, 'lax $.results.** ? (@.resultType == "date")')::text
             FROM (SELECT id, participant_id, activity_id, activity_run_id, received_at, data FROM responses
                   WHERE id > \(after) ORDER BY id LIMIT \(SubmissionFeed.pageSize)) r
             LEFT JOIN participants p ON p.id = r.participant_id
@@ -33,8 +34,8 @@ package struct SubmissionStore: Sendable {
         var found: [SubmissionFeed.Submission] = []
         var settledThrough = after
         var settling = true
-        for try await (id, studyId, hash, activityId, runId, receivedAt, endTime, settled) in rows.decode(
-            (Int64, String?, String?, String, String?, Date, String?, Bool).self)
+        for try await (id, studyId, hash, activityId, runId, receivedAt, endTime, settled, dates) in rows.decode(
+            (Int64, String?, String?, String, String?, Date, String?, Bool, String?).self)
         {
             // The position moves only over responses old enough that none of a smaller id can
             // still commit.
@@ -45,7 +46,8 @@ package struct SubmissionStore: Sendable {
             let usable = finished.flatMap { $0.date <= receivedAt.addingTimeInterval(300) ? $0 : nil }
             found.append(.init(
                 responseId: id, studyId: studyId, participantTokenSHA256: hash, activityId: activityId, runId: runId,
-                receivedAt: receivedAt, finishedAt: usable?.date, offsetMinutes: usable?.offsetMinutes))
+                receivedAt: receivedAt, finishedAt: usable?.date, offsetMinutes: usable?.offsetMinutes,
+                dateAnswers: dates.flatMap { try? JSONValue.parse($0.utf8) }.flatMap(DateAnswers.from)))
         }
         return SubmissionFeed(submissions: found, settledThrough: settledThrough)
     }
