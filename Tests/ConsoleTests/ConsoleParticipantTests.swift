@@ -159,6 +159,24 @@ import TestSupport
             let chips = page.html.matches(of: /<li class="run [a-z]+" data-run="\d+"/).count
             #expect((7...8).contains(chips), "\(chips) runs drawn")
             #expect(!page.html.contains("runs-unavailable"))
+
+            // Three weeks earlier: before Pat enrolled, so no runs; three weeks later (from a week
+            // ahead): 21 upcoming daily runs; and a link back to now from either.
+            #expect(page.html.contains(#"<h3 id="timeline-title">The last two weeks and the week ahead</h3>"#))
+            let earlier = try #require(page.html.firstMatch(of: /<a href="([^"]+)" rel="prev">Three weeks earlier<\/a>/)?.1)
+            let before = try await f.browser.get(String(earlier))
+            #expect(before.status == .ok)
+            #expect(before.html.contains(#"<h3 id="timeline-title">Three weeks from "#) && before.html.contains("Back to now"))
+            #expect(before.html.matches(of: /<li class="run [a-z]+" data-run="\d+"/).isEmpty)
+            let later = try #require(before.html.firstMatch(of: /<a href="([^"]+)" rel="next">Three weeks later<\/a>/)?.1)
+            let ahead = try await f.browser.get(String(try #require(
+                try await f.browser.get(String(later)).html.firstMatch(of: /<a href="([^"]+)" rel="next">Three weeks later<\/a>/)?.1)))
+            let shown = ahead.html.matches(of: /<li class="run ([a-z]+)" data-run="(\d+)"/).map { String($0.1) }
+            #expect((21...22).contains(shown.count) && shown.allSatisfy { $0 == "upcoming" }, "\(shown)")
+            // A day that is not one is refused by name.
+            let refused = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)?timeline=2026-02-30")
+            #expect(refused.status == .badRequest)
+            #expect(refused.html.contains("timeline must be a date"))
         }
     }
 

@@ -35,24 +35,60 @@ package struct RunTimeline: Sendable, Equatable {
     package var zone: String
     package var summaries: [Summary]
     package var rows: [Row]
+    /// What the timeline shows, and the links to the three weeks before and after it.
+    package var title: String
+    package var earlierHref: String
+    package var laterHref: String
+    /// The link back to the weeks around now, when another time is shown.
+    package var nowHref: String
+    package var showsNow: Bool
 
     /// The page reads the participant's runs since they enrolled (a year at most) to a week ahead,
-    /// and draws the timeline for the last `pastDays` days and the week ahead.
+    /// and draws the timeline for the last `pastDays` days and the week ahead, or for the
+    /// `shownDays` from a day the coordinator picks (`?timeline=yyyy-MM-dd`).
     package static let pastDays = 14
     package static let aheadDays = 7
+    package static let shownDays = 21
 
-    /// The window the page asks registration for.
-    package static func window(enrolledAt: Date?, now: Date) -> (from: Date, to: Date) {
-        let to = now.addingTimeInterval(Double(aheadDays) * 86_400)
+    /// The days the timeline draws: around now, or `shownDays` from `start` (a `GregorianDays`
+    /// number, midnight UTC).
+    package struct Shown: Sendable, Equatable {
+        package var from: Date
+        package var to: Date
+        package var start: Int?
+
+        package init(start: Int?, now: Date) {
+            self.start = start
+            if let start {
+                from = Date(timeIntervalSince1970: Double(start) * 86_400)
+                to = from.addingTimeInterval(Double(RunTimeline.shownDays) * 86_400)
+            } else {
+                from = now.addingTimeInterval(-Double(RunTimeline.pastDays) * 86_400)
+                to = now.addingTimeInterval(Double(RunTimeline.aheadDays) * 86_400)
+            }
+        }
+
+        /// `?timeline=`: a date from 2000 to a year ahead (registration lists no runs further
+        /// ahead than that for a page); nil for anything else.
+        package static func start(_ text: String, now: Date) -> Int? {
+            guard let (year, month, day) = LocalTimes.date(text), year >= 2000 else { return nil }
+            let days = GregorianDays.days(year: year, month: month, day: day)
+            return Double(days) * 86_400 <= now.timeIntervalSince1970 + 366 * 86_400 ? days : nil
+        }
+    }
+
+    /// The window the page asks registration for: from their enrolment (a year at most before
+    /// its end) to a week ahead or the end of the days shown, whichever is later.
+    package static func window(enrolledAt: Date?, now: Date, shown: Shown) -> (from: Date, to: Date) {
+        let to = max(now.addingTimeInterval(Double(aheadDays) * 86_400), shown.to)
         let earliest = to.addingTimeInterval(-365 * 86_400)
         return (max(enrolledAt ?? earliest, earliest), to)
     }
 
-    package init(reply: ParticipantRunsReply, app: [ParticipantDetail.Activity], now: Date) {
+    package init(reply: ParticipantRunsReply, app: [ParticipantDetail.Activity], now: Date, shown: Shown, pageHref: String) {
         zone = reply.timeZone + Self.zoneNote(reply.timeZoneSource)
         let reported = Dictionary(app.map { ($0.activityId, $0) }, uniquingKeysWith: { first, _ in first })
         let byActivity = Dictionary(grouping: reply.runs, by: \.activityId)
-        let timelineFrom = now.addingTimeInterval(-Double(Self.pastDays) * 86_400)
         let parser = ISO8601DateFormatter()
         // Every activity with runs, and every one the app reported (one the schedule no longer
         // gives runs to still shows what the app says of it).
@@ -80,10 +116,18 @@ package struct RunTimeline: Sendable, Equatable {
             let chips = (byActivity[activityId] ?? []).filter { run in
                 guard let start = parser.date(from: run.start) else { return false }
                 let end = run.end.flatMap { parser.date(from: $0) } ?? .distantFuture
-                return end >= timelineFrom && start <= now.addingTimeInterval(Double(Self.aheadDays) * 86_400)
+                return end >= shown.from && start < shown.to
             }.map(Self.chip)
             return chips.isEmpty ? nil : Row(activityId: activityId, chips: chips)
         }
+        let first = shown.start ?? Int((shown.from.timeIntervalSince1970 / 86_400).rounded(.down))
+        let link = { (day: Int) in "\(pageHref)?timeline=\(GregorianDays.dateText(day))#runs-title" }
+        title = shown.start.map { "Three weeks from \(Self.wall(GregorianDays.dateText($0) + "T00:00:00+00:00").day) \(GregorianDays.civil(days: $0).year)" }
+            ?? "The last two weeks and the week ahead"
+        earlierHref = link(first - Self.shownDays)
+        laterHref = link(first + Self.shownDays)
+        nowHref = pageHref + "#runs-title"
+        showsNow = shown.start == nil
     }
 
     static func zoneNote(_ source: String) -> String {

@@ -145,6 +145,13 @@ package struct ParticipantPageRoutes: Sendable {
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         let participantId = try context.parameters.decoded("participantId")
+        // The three weeks the timeline shows from, when not the weeks around now.
+        let timelineStart = try request.uri.queryParameters["timeline"].map { text in
+            guard let start = RunTimeline.Shown.start(String(text), now: Date()) else {
+                throw APIError.badRequest("timeline must be a date (yyyy-MM-dd) from 2000 to a year from now", field: "timeline")
+            }
+            return start
+        }
         return try await pages.signedIn(request, context) { session, _ in
             async let detail = pages.api.participant(participantId, of: studyId, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
@@ -193,7 +200,8 @@ package struct ParticipantPageRoutes: Sendable {
             // the page stands without them, saying why.
             if participant.enrolledAt != nil {
                 let now = Date()
-                let window = RunTimeline.window(enrolledAt: participant.enrolledAt, now: now)
+                let shown = RunTimeline.Shown(start: timelineStart, now: now)
+                let window = RunTimeline.window(enrolledAt: participant.enrolledAt, now: now, shown: shown)
                 let runs = await ConsolePages.outcome { () async throws(AdminAPIError) in
                     try await pages.api.participantRuns(
                         participantId, of: studyId, from: window.from, to: window.to, token: session.token, logger: context.logger)
@@ -215,7 +223,9 @@ package struct ParticipantPageRoutes: Sendable {
                 }
                 switch runs {
                 case .success(let reply):
-                    view.runs = RunTimeline(reply: reply, app: found.activities, now: now)
+                    view.runs = RunTimeline(
+                        reply: reply, app: found.activities, now: now, shown: shown,
+                        pageHref: "/studies/\(AdminAPIClient.segment(studyId))/participants/\(AdminAPIClient.segment(participantId))")
                     view.hasRuns = !reply.runs.isEmpty
                 case .failure(let error):
                     view.runsUnavailable = true
