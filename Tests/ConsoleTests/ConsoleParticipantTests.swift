@@ -220,6 +220,13 @@ import TestSupport
             #expect(refused.status == .ok)
             #expect(refused.html.contains(#"id="behind-refused""#) && refused.html.contains("atLeast must be a whole number from 1 to 10000"))
             #expect(refused.html.contains(#"id="adherence-weeks""#))
+            // Twelve weeks earlier: before the diary started, so no week has runs; back to now.
+            let earlier = try #require(page.html.firstMatch(of: /<a href="([^"]+)" rel="prev">Twelve weeks earlier<\/a>/)?.1)
+            let before = try await f.browser.get(String(earlier))
+            #expect(before.status == .ok)
+            #expect(before.html.contains("No run opened in these twelve weeks.") && before.html.contains("Back to now"))
+            let badDay = try await f.browser.get("/studies/CONSOLE1/adherence?until=yesterday")
+            #expect(badDay.status == .badRequest && badDay.html.contains("until must be a date"))
 
             // Pat's own page: his weekly report.
             let own = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)")

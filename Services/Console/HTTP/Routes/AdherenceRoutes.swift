@@ -28,6 +28,14 @@ package struct AdherenceRoutes: Sendable {
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         let parameters = request.uri.queryParameters
+        // The twelve weeks up to a day the coordinator picks (`?until=`), else up to today.
+        let now = Date()
+        let until = try parameters["until"].map { text in
+            guard let day = RunTimeline.Shown.start(String(text), now: now) else {
+                throw APIError.badRequest("until must be a date (yyyy-MM-dd) from 2000 to a year from now", field: "until")
+            }
+            return day
+        }
         // What the filter sends, passed on as the admin API takes it (it refuses what is wrong).
         let activity = parameters["activity"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
         let atLeast = parameters["atLeast"].map(String.init).flatMap { $0.isEmpty ? nil : $0 } ?? "1"
@@ -35,11 +43,18 @@ package struct AdherenceRoutes: Sendable {
         if let activity { query.append(("activityId", activity)) }
         if let after = parameters["after"] { query.append(("after", String(after))) }
         return try await pages.signedIn(request, context) { session, _ in
-            async let weeks = pages.api.studyRunWeeks(of: studyId, weeks: Self.weeks, token: session.token, logger: context.logger)
+            let end = until.map { Date(timeIntervalSince1970: Double($0) * 86_400 + 43_200) } ?? now
+            async let weeks = pages.api.studyRunWeeks(of: studyId, weeks: Self.weeks, now: end, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
             let counted = try await weeks
             var view = AdherenceView(
                 weeks: Self.weeks(counted), behind: [], nextHref: nil, activities: [], atLeast: atLeast, behindMessage: nil)
+            let page = "/studies/\(AdminAPIClient.segment(studyId))/adherence"
+            let last = until ?? Int((now.timeIntervalSince1970 / 86_400).rounded(.down))
+            view.earlierHref = page + "?until=\(GregorianDays.dateText(last - Self.weeks * 7))#weeks"
+            view.laterHref = page + "?until=\(GregorianDays.dateText(last + Self.weeks * 7))#weeks"
+            view.nowHref = page + "#weeks"
+            view.showsNow = until == nil
             // The activities with runs in the weeks shown, and the one chosen.
             let activities = Set(counted.activities.map(\.activityId) + [activity].compactMap { $0 }).sorted()
             view.activities = activities.map { OptionChoice(value: $0, label: $0, selected: $0 == activity) }
@@ -170,4 +185,9 @@ struct AdherenceView: PageView {
     /// Why the filter was refused, when it was.
     var behindMessage: String?
     var hasBehind = false
+    /// The twelve weeks before and after those shown, and back to now when another time is shown.
+    var earlierHref = ""
+    var laterHref = ""
+    var nowHref = ""
+    var showsNow = true
 }
