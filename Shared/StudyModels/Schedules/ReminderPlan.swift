@@ -9,20 +9,28 @@ public enum ReminderPlan {
         // The validator bounds both; a stored document checked before it did is clamped here.
         let minutes = min(max(reminder.afterMinutes, 0), ActivityReminder.afterMinutesRange.upperBound) + spread
         var at = run.start.addingTimeInterval(Double(minutes) * 60)
-        if let from = reminder.quietFrom.flatMap(LocalTimes.time), let until = reminder.quietUntil.flatMap(LocalTimes.time),
-            from != until, let clock = WallClock(at, in: zone)
-        {
-            let second = clock.seconds
-            let quiet = from < until ? (from..<until).contains(second) : (second >= from || second < until)
-            if quiet {
-                // Quiet hours across midnight that began this evening end tomorrow morning.
-                let day = from > until && second >= from ? clock.day + 1 : clock.day
-                guard let end = WallClock(day: day, seconds: until).instant(in: zone) else { return nil }
-                at = end
-            }
+        switch quietEnd(at, reminder: reminder, zone: zone) {
+        case .some(.some(let end)): at = end
+        case .some(nil): return nil
+        case nil: break
         }
         if let end = run.end, at > end { return nil }
         return at
+    }
+
+    /// When the quiet hours `instant` falls in end, on the participant's clock: nil when it falls
+    /// in none; `.some(nil)` when their end cannot be found (a zone past any date). The reminder
+    /// sweep asks again when it sends, as a reminder planned for before now is sent late.
+    public static func quietEnd(_ instant: Date, reminder: ActivityReminder, zone: TimeZone) -> Date?? {
+        guard let from = reminder.quietFrom.flatMap(LocalTimes.time), let until = reminder.quietUntil.flatMap(LocalTimes.time),
+            from != until, let clock = WallClock(instant, in: zone)
+        else { return nil }
+        let second = clock.seconds
+        let quiet = from < until ? (from..<until).contains(second) : (second >= from || second < until)
+        guard quiet else { return nil }
+        // Quiet hours across midnight that began this evening end tomorrow morning.
+        let day = from > until && second >= from ? clock.day + 1 : clock.day
+        return .some(WallClock(day: day, seconds: until).instant(in: zone))
     }
 
     /// A participant's draw for a run, 0 to `upTo` minutes: the same on every replica and every

@@ -105,6 +105,23 @@ import TestSupport
             }
             #expect(try await h.count("SELECT count(*)::int FROM run_reminders WHERE activity_id = 'anytimeLog'") == 0)
 
+            // Reached late (as if planned for a minute ago and the sweep were behind), it is not
+            // sent in the quiet hours either: it waits for their end again.
+            try await h.sql("UPDATE participant_run_ledgers SET recount_at = 'infinity'")
+            try await h.sql(
+                "UPDATE participant_activity_standings SET remind_at = now() - interval '1 minute' WHERE activity_id = 'anytimeLog' AND remind_at IS NOT NULL")
+            let postponed = try await eventually("the late reminders put off to the end of the quiet hours", within: .seconds(30)) {
+                try await h.postgres.query(
+                    "SELECT remind_at FROM participant_activity_standings WHERE activity_id = 'anytimeLog' AND remind_at IS NOT NULL",
+                    logger: .init(label: "test")
+                ).collect().map { try $0.decode(Date.self) }
+            } until: { $0.count == 3 && $0.allSatisfy { $0 > Date().addingTimeInterval(3_000) } }
+            for at in postponed {
+                let clock = WallClock(at, in: Self.newYork)!.seconds
+                #expect(String(format: "%02d:%02d", clock / 3600, clock / 60 % 60) == quietUntil)
+            }
+            #expect(try await h.count("SELECT count(*)::int FROM run_reminders WHERE activity_id = 'anytimeLog'") == 0)
+
             // Counted again (an app report arrives), a run reminded of once is not planned again.
             try await h.sql("UPDATE participant_run_ledgers SET recount_at = now()")
             try await eventually("every ledger counted again", within: .seconds(30)) {

@@ -66,6 +66,16 @@ package struct RunReminderStore: Sendable {
             """, logger: logger)
     }
 
+    /// Moves a claimed reminder to `until` (the end of quiet hours), for the same run.
+    package func postpone(_ due: Due, until: Date) async throws {
+        try await client.query(
+            """
+            UPDATE participant_activity_standings SET remind_at = \(until)
+            WHERE user_id = \(due.userId) AND study_id = \(due.studyId) AND activity_id = \(due.activityId)
+              AND remind_run_id = \(due.runId)
+            """, logger: logger)
+    }
+
     /// What became of a reminder.
     package enum Outcome: String, Sendable {
         /// Pushed to each of their devices that takes notifications.

@@ -44,6 +44,17 @@ package struct RunReminders: Sendable {
             }
             let zone = item.timeZone.flatMap(TimeZone.init(identifier:)) ?? schedule.flatMap { TimeZone(identifier: $0.timeZone) } ?? .gmt
             let at = now()
+            // Sent late (the sweep was down, or the count came after the time planned), a
+            // reminder still never arrives in quiet hours: it waits for their end.
+            switch ReminderPlan.quietEnd(at, reminder: reminder, zone: zone) {
+            case .some(.some(let end)):
+                try await store.postpone(item, until: end)
+                continue
+            case .some(nil):
+                try await store.release(item)
+                continue
+            case nil: break
+            }
             guard let today = WallClock(at, in: zone)?.day, let runDay = WallClock(item.runStart, in: zone)?.day else { continue }
             let outcome = try await store.decide(
                 item, maxPerDay: reminder.maxPerDay, localDay: GregorianDays.dateText(today),
