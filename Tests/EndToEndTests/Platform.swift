@@ -61,12 +61,12 @@ struct Platform: Sendable {
             ]) { $1 },
             .registration: common.merging([
                 "DATABASE_URL": databases.registration, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.registration]!,
-                "INTERNAL_CALLER_KEYS": callers(.registration, accepting: [.studyMetadata]),
+                "INTERNAL_CALLER_KEYS": callers(.registration, accepting: [.studyMetadata, .response]),
                 "MAIL_DIRECTORY": mail.path, "CONSENT_DIRECTORY": consents.path,
             ]) { $1 },
             .response: common.merging([
                 "DATABASE_URL": databases.response, "INTERNAL_SIGNING_KEY": TestConfiguration.keys[.response]!,
-                "INTERNAL_CALLER_KEYS": callers(.response, accepting: [.studyMetadata]),
+                "INTERNAL_CALLER_KEYS": callers(.response, accepting: [.studyMetadata, .registration]),
                 "QUERY_DATABASE_URL": queryDatabase,
             ]) { $1 },
         ]
@@ -89,13 +89,14 @@ struct Platform: Sendable {
     }
 
     /// Starts the platform, seeds the demo (app DEMOAPP, study DEMOSTUDY launched, 20 tokens), runs
-    /// `body`, and stops everything. `responseSettings` are added to the response service's
-    /// environment.
+    /// `body`, and stops everything. `registrationSettings` and `responseSettings` are added to
+    /// those services' environments.
     /// - Parameter throughPgBouncer: the services reach their databases through PgBouncer in
     ///   transaction pooling mode (`DATABASE_POOLING=transaction`); participants' queries still
     ///   go straight to PostgreSQL.
     static func run(
-        responseSettings: [String: String] = [:], throughPgBouncer: Bool = false, _ body: @Sendable (Platform) async throws -> Void
+        registrationSettings: [String: String] = [:], responseSettings: [String: String] = [:], throughPgBouncer: Bool = false,
+        _ body: @Sendable (Platform) async throws -> Void
     ) async throws {
         try await TestDatabase.withFreshDatabase { metadataDB in
             try await TestDatabase.withFreshDatabase { registrationDB in
@@ -121,7 +122,7 @@ struct Platform: Sendable {
                     let metadata = try await ServiceProcess.start(
                         "study-metadata", environment: settings[.studyMetadata]!, port: ports.metadata)
                     let registration = try await ServiceProcess.start(
-                        "registration", environment: settings[.registration]!, port: ports.registration)
+                        "registration", environment: settings[.registration]!.merging(registrationSettings) { $1 }, port: ports.registration)
                     let responseEnvironment = settings[.response]!.merging(responseSettings) { $1 }
                     let response = try await ServiceProcess.start("response", environment: responseEnvironment, port: ports.response)
                     defer {
@@ -276,12 +277,12 @@ struct Admin: Sendable {
     }
 
     /// A batch of tokens from the response service, once the launch has reached it.
-    func tokens(responseBase: String, count: Int) async throws -> [String] {
-        let id = try await eventually("a token batch for DEMOSTUDY, once the launch has reached the response service") {
-            let batch = try await send(.POST, responseBase + "/admin/v1/studies/DEMOSTUDY/token-batches", json: ["count": count])
+    func tokens(responseBase: String, count: Int, studyId: String = "DEMOSTUDY") async throws -> [String] {
+        let id = try await eventually("a token batch for \(studyId), once the launch has reached the response service") {
+            let batch = try await send(.POST, responseBase + "/admin/v1/studies/\(studyId)/token-batches", json: ["count": count])
             return batch.status == 201 ? batch.json?["batchId"]?.text : nil
         }
-        let csv = try await send(.GET, responseBase + "/admin/v1/studies/DEMOSTUDY/token-batches/\(id)/tokens.csv")
+        let csv = try await send(.GET, responseBase + "/admin/v1/studies/\(studyId)/token-batches/\(id)/tokens.csv")
         return csv.text.split(whereSeparator: \.isNewline).dropFirst().map { String($0.split(separator: ",")[0]) }
     }
 }

@@ -88,11 +88,11 @@ package struct AdherenceRoutes: Sendable {
         let ordered = mondays.sorted()
         let rows = ordered.reversed().map { monday in
             let cells = activities.map { id -> AdherenceView.Weeks.Cell in
-                guard let week = byWeek[monday]?[id] else { return .init(text: "–", reminded: "") }
+                guard let week = byWeek[monday]?[id] else { return .init(text: "–", reminded: nil) }
                 let rate = week.adherencePercent.map { " · \($0)%" } ?? ""
                 return .init(
                     text: "\(week.completed) of \(week.completed + week.missed)\(rate)",
-                    reminded: (week.reminded ?? 0) > 0 ? "\(week.reminded ?? 0) reminded" : "")
+                    reminded: (week.reminded ?? 0) > 0 ? "\(week.reminded ?? 0) reminded" : nil)
             }
             return AdherenceView.Weeks.Row(week: monday, cells: cells)
         }
@@ -145,7 +145,8 @@ struct AdherenceView: PageView {
 
         struct Cell {
             var text: String
-            var reminded: String
+            /// nil when none was pushed (a template section shows an empty text too).
+            var reminded: String?
         }
 
         struct Row {
