@@ -28,6 +28,12 @@ public enum InternalPaths {
         "/internal/v1/studies/\(escape(studyId))/property-dates"
     }
 
+    /// Response service: `PUT` a `RunAdherenceUpdate` when registration counts a participant's
+    /// weeks anew (their `RunAdherence` rows).
+    public static func runWeeks(studyId: String) -> String {
+        "/internal/v1/studies/\(escape(studyId))/run-weeks"
+    }
+
     /// Registration service: `POST` a `StudyTestingEnded` when a study leaves testing.
     public static func testingEnded(studyId: String) -> String {
         "/internal/v1/studies/\(escape(studyId))/testing-ended"

@@ -57,6 +57,16 @@ import Testing
         expectProblem(found, at: "/activities/1/reminder/quietUntil", containing: "another time")
     }
 
+    /// The tables the response service keeps for every study are no activity's, whatever the case.
+    @Test func anActivityMayNotTakeTheNameOfATableEveryStudyHas() throws {
+        let found = try problems { document in
+            document.activities[0].activityId = "runadherence"
+            document.activities[1].activityId = "ParticipantProperties"
+        }
+        expectProblem(found, at: "/activities/0/activityId", containing: "RunAdherence is a table")
+        expectProblem(found, at: "/activities/1/activityId", containing: "ParticipantProperties is a table")
+    }
+
     /// A scale whose lowest value is above its highest, with a default: the bounds' problem, and no
     /// trap from the range the default is checked against.
     @Test func aScaleWithReversedBoundsAndADefaultIsAProblem() throws {

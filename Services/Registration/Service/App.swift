@@ -76,7 +76,7 @@ public enum RegistrationService: ServiceAssembly {
                     authenticator: adminAuthenticator, audit: environment.audit
                 ).add(to: routes.router)
                 let runStore = ParticipantRunStore(client: postgres, logger: environment.logger)
-                let ledgers = RunLedgerStore(client: postgres, logger: environment.logger)
+                let ledgers = RunLedgerStore(client: postgres, outbox: environment.outbox, logger: environment.logger)
                 AdminRunRoutes(
                     runs: ParticipantRuns(store: runStore, studies: StudyDirectory(client: environment.internalClient)),
                     authenticator: adminAuthenticator

@@ -61,6 +61,8 @@ public enum ResponseService: ServiceAssembly {
                     client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit,
                     logger: environment.logger)
                 InternalStudyEventRoutes(catalog: catalog, properties: properties).add(to: routes.internalGroup)
+                InternalRunWeekRoutes(adherence: RunAdherenceStore(client: postgres, tables: tables, logger: environment.logger))
+                    .add(to: routes.internalGroup)
                 InternalInvitationTokenRoutes(catalog: catalog, tokens: tokens, properties: properties).add(to: routes.internalGroup)
                 InternalSubmissionRoutes(submissions: SubmissionStore(client: postgres, logger: environment.logger))
                     .add(to: routes.internalGroup)

@@ -83,6 +83,9 @@ public struct StudyValidator {
             if document.source?.format == .schema, activity.activityId.uppercased() == StudySource.schemaLogList.uppercased() {
                 problem("/activities/\(index)/activityId", "\(StudySource.schemaLogList) is where a schema study's page events are kept")
             }
+            if let reserved = ResponseLists.reserved.first(where: { $0.uppercased() == activity.activityId.uppercased() }) {
+                problem("/activities/\(index)/activityId", "\(reserved) is a table the response service keeps for every study")
+            }
             if let arm = activity.arm, !names.contains(arm) {
                 problem("/activities/\(index)/arm", "\"\(arm)\" is not one of the study's arms")
             }

@@ -54,6 +54,13 @@ import TestSupport
     static func withServices(
         _ body: @escaping @Sendable (RegistrationHarness, ResponseHarness, StudyMetadataFixture.Team) async throws -> Void
     ) async throws {
+        try await withServicesAndMetadata { registration, response, team, _ in try await body(registration, response, team) }
+    }
+
+    /// The same, with study-metadata's address too (for an API key, say).
+    static func withServicesAndMetadata(
+        _ body: @escaping @Sendable (RegistrationHarness, ResponseHarness, StudyMetadataFixture.Team, String) async throws -> Void
+    ) async throws {
         let registrationPort = try SMTPTestServer.freePort()
         try await StudyMetadataFixture.run(studies: ["SLEEPWELL"], team: true, document: { try Self.melbourneStudy($0) }) { metadataURL, team in
             let team = try #require(team)
@@ -65,7 +72,7 @@ import TestSupport
                     overrides: ["studyMetadata.url": metadataURL, "response.url": "http://127.0.0.1:\(response.client.port!)"],
                     peerPort: registrationPort
                 ) { registration in
-                    try await body(registration, response, team)
+                    try await body(registration, response, team, metadataURL)
                 }
             }
         }

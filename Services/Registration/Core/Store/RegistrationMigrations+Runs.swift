@@ -322,5 +322,13 @@ extension RegistrationMigrations {
                 """,
             ]
         ),
+        Migration(
+            component: "registration", version: 20, name: "run_adherence_sent",
+            statements: [
+                // The app token hash a participant's weeks were last sent to the response service
+                // under: a participant whose hash registration learns later has every week sent then.
+                "ALTER TABLE participant_run_ledgers ADD COLUMN weeks_sent_to text",
+            ]
+        ),
     ]
 }

@@ -1,17 +1,21 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceKit
 import StudyModels
 
 /// Each enrolled participant's standings per activity as last counted (`participant_run_ledgers`,
 /// `participant_activity_standings`, `participant_run_weeks`), and when they are to be counted
-/// again; the study's weekly sums follow by trigger (`study_run_weeks`).
+/// again; the study's weekly sums follow by trigger (`study_run_weeks`). The weeks that change
+/// go to the response service through the outbox, for its `RunAdherence` table.
 package struct RunLedgerStore: Sendable {
     package let client: PostgresClient
+    package let outbox: Outbox
     package let logger: Logger
 
-    package init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, outbox: Outbox, logger: Logger) {
         self.client = client
+        self.outbox = outbox
         self.logger = logger
     }
 
@@ -103,13 +107,60 @@ package struct RunLedgerStore: Sendable {
             for activity in tally.activities {
                 for week in activity.weeks { weeks.append(activity.activityId, week) }
             }
-            try await connection.query(weeks.statement(userId: claimed.userId, studyId: claimed.studyId), logger: logger)
+            var changed: [RunAdherenceUpdate.Week] = []
+            for try await (activityId, week, opened, completed, missed, expired) in try await connection.query(
+                weeks.statement(userId: claimed.userId, studyId: claimed.studyId), logger: logger
+            ).decode((String, String, Int, Int, Int, Int).self) {
+                changed.append(.init(activityId: activityId, week: week, opened: opened, completed: completed, missed: missed, expired: expired))
+            }
+            try await sendWeeks(claimed, changed: changed, on: connection)
+        }
+    }
+
+    /// Queues the weeks that changed for the response service, once it can know the participant
+    /// (registration has the hash of the id their app holds); every week of theirs the first time
+    /// under a hash.
+    private func sendWeeks(_ claimed: Claimed, changed: [RunAdherenceUpdate.Week], on connection: PostgresConnection) async throws {
+        var found: (hash: String?, sentTo: String?)?
+        for try await row in try await connection.query(
+            """
+            SELECT ps.participant_token_hash, l.weeks_sent_to FROM participant_studies ps
+            JOIN participant_run_ledgers l ON l.user_id = ps.user_id AND l.study_id = ps.study_id
+            WHERE ps.user_id = \(claimed.userId) AND ps.study_id = \(claimed.studyId)
+            """, logger: logger
+        ).decode((String?, String?).self) { found = (row.0, row.1) }
+        guard let found, let hash = found.hash else { return }
+        var weeks = changed
+        if found.sentTo != hash {
+            weeks = []
+            for try await (activityId, week, opened, completed, missed, expired) in try await connection.query(
+                """
+                SELECT activity_id, to_char(week, 'YYYY-MM-DD'), runs_opened, runs_completed, runs_missed, runs_expired
+                FROM participant_run_weeks WHERE user_id = \(claimed.userId) AND study_id = \(claimed.studyId)
+                ORDER BY activity_id, week
+                """, logger: logger
+            ).decode((String, String, Int, Int, Int, Int).self) {
+                weeks.append(.init(activityId: activityId, week: week, opened: opened, completed: completed, missed: missed, expired: expired))
+            }
+            try await connection.query(
+                """
+                UPDATE participant_run_ledgers SET weeks_sent_to = \(hash)
+                WHERE user_id = \(claimed.userId) AND study_id = \(claimed.studyId)
+                """, logger: logger)
+        }
+        let countedAt = Date()
+        for start in stride(from: 0, to: weeks.count, by: RunAdherenceUpdate.maxWeeks) {
+            let update = RunAdherenceUpdate(
+                participantTokenSHA256: hash, countedAt: countedAt,
+                weeks: Array(weeks[start..<min(start + RunAdherenceUpdate.maxWeeks, weeks.count)]))
+            try await outbox.enqueue(.PUT, to: .response, path: InternalPaths.runWeeks(studyId: claimed.studyId), payload: update, on: connection)
         }
     }
 }
 
 /// A participant's weeks as arrays: those no longer counted go, the others are written where
-/// they changed (a row unchanged is not touched, so the study's sums are not either).
+/// they changed (a row unchanged is not touched, so the study's sums are not either). Returns
+/// the rows written and, with counts of zero, those gone.
 struct WeekRows {
     var activities: [String] = []
     var mondays: [String] = []
@@ -136,14 +187,20 @@ struct WeekRows {
             DELETE FROM participant_run_weeks w
             WHERE w.user_id = \(userId) AND w.study_id = \(studyId)
               AND NOT EXISTS (SELECT 1 FROM counted c WHERE c.activity = w.activity_id AND c.week = w.week)
+            RETURNING w.activity_id, w.week
+        ), written AS (
+            INSERT INTO participant_run_weeks (user_id, study_id, activity_id, week, runs_opened, runs_completed, runs_missed, runs_expired)
+            SELECT \(userId), \(studyId), activity, week, opened, completed, missed, expired FROM counted
+            ON CONFLICT (user_id, study_id, activity_id, week) DO UPDATE SET runs_opened = EXCLUDED.runs_opened,
+                runs_completed = EXCLUDED.runs_completed, runs_missed = EXCLUDED.runs_missed, runs_expired = EXCLUDED.runs_expired
+            WHERE (participant_run_weeks.runs_opened, participant_run_weeks.runs_completed, participant_run_weeks.runs_missed,
+                   participant_run_weeks.runs_expired) IS DISTINCT FROM (EXCLUDED.runs_opened, EXCLUDED.runs_completed,
+                   EXCLUDED.runs_missed, EXCLUDED.runs_expired)
+            RETURNING activity_id, week, runs_opened, runs_completed, runs_missed, runs_expired
         )
-        INSERT INTO participant_run_weeks (user_id, study_id, activity_id, week, runs_opened, runs_completed, runs_missed, runs_expired)
-        SELECT \(userId), \(studyId), activity, week, opened, completed, missed, expired FROM counted
-        ON CONFLICT (user_id, study_id, activity_id, week) DO UPDATE SET runs_opened = EXCLUDED.runs_opened,
-            runs_completed = EXCLUDED.runs_completed, runs_missed = EXCLUDED.runs_missed, runs_expired = EXCLUDED.runs_expired
-        WHERE (participant_run_weeks.runs_opened, participant_run_weeks.runs_completed, participant_run_weeks.runs_missed,
-               participant_run_weeks.runs_expired) IS DISTINCT FROM (EXCLUDED.runs_opened, EXCLUDED.runs_completed,
-               EXCLUDED.runs_missed, EXCLUDED.runs_expired)
+        SELECT activity_id, to_char(week, 'YYYY-MM-DD'), runs_opened, runs_completed, runs_missed, runs_expired FROM written
+        UNION ALL
+        SELECT activity_id, to_char(week, 'YYYY-MM-DD'), 0, 0, 0, 0 FROM gone
         """
     }
 }

@@ -7,7 +7,7 @@ import StudyModels
 /// apps read with `executeSQL` like any other.
 package enum ParticipantProperties {
     /// The table's name in the study's schema and in participant queries.
-    package static let listName = "ParticipantProperties"
+    package static let listName = ResponseLists.participantProperties
 
     /// How a property of each type is stored: numbers as double precision (integer-valued ones
     /// too, as every number in the response tables), dates with their offset, times and strings
