@@ -1230,16 +1230,28 @@ def main():
         no_browser_errors(driver)
         import io
         import zipfile
-        archive = zipfile.ZipFile(io.BytesIO(download(CONSOLE + f"/studies/{STUDY}/data/export.zip", cookie)))
-        manifest = json.loads(archive.read("manifest.json"))
-        assert [(table["table"], table["rows"]) for table in manifest["tables"]] == \
+        def export_zip():
+            archive = zipfile.ZipFile(io.BytesIO(download(CONSOLE + f"/studies/{STUDY}/data/export.zip", cookie)))
+            return archive, json.loads(archive.read("manifest.json"))
+        # Beside the activity's tables, the adherence registration counted from Ben's runs: it
+        # reaches the response service through registration's outbox, so it may take a moment.
+        archive, manifest = export_zip()
+        deadline = time.time() + 30
+        while "RunAdherence" not in [table["table"] for table in manifest["tables"]] and time.time() < deadline:
+            time.sleep(0.5)
+            archive, manifest = export_zip()
+        assert [(table["table"], table["rows"]) for table in manifest["tables"] if table["table"] != "RunAdherence"] == \
             [("daily", 5), ("dailyq6", 0), ("dailysymptoms", 0)], manifest
+        adherence = [table for table in manifest["tables"] if table["table"] == "RunAdherence"]
+        assert len(adherence) == 1 and adherence[0]["rows"] >= 1, manifest
+        assert {"ActivityId", "Week", "RunsOpened", "RunsCompleted", "RunsMissed", "RunsExpired", "CountedAt"} <= \
+            {column["name"] for column in adherence[0]["columns"]}, adherence
         with archive.open("daily.csv") as daily_file:
             import csv
             exported = list(csv.DictReader(io.TextIOWrapper(daily_file, encoding="utf-8", newline="")))
         assert sorted(row["q8"] for row in exported) == ["1", "2", "3", "4", "5"], exported
         lines = [json.loads(line) for line in download(CONSOLE + f"/studies/{STUDY}/data/export.jsonl", cookie).decode().splitlines()]
-        assert [line["table"] for line in lines if "columns" in line] == ["daily", "dailyq6", "dailysymptoms"], lines
+        assert [line["table"] for line in lines if "columns" in line] == ["daily", "dailyq6", "dailysymptoms", "RunAdherence"], lines
         assert sorted(line["row"]["q11"] for line in lines if line["table"] == "daily" and "row" in line) == \
             sorted(["slept well", "short night", "woke twice", "cai's morning", "from a newer app"]), lines
 
