@@ -229,6 +229,26 @@ request = function()
 end
 LUA
 } >"$results.activity.lua"
+# The count sweep (docs/schedules.md, Kept standings): every ledger of BENCHSTUDY's participants
+# made due at once, and the time until each has been counted again, on one registration replica
+# with nothing else running. Measured here, apart, so that the updateActivityState run below does
+# not share the cores with a backlog of counts (the seed's writes mark them all due).
+count_started=$(dbvalue studystack_registration "SELECT now()")
+ledgers=$(dbvalue studystack_registration \
+    "WITH due AS (UPDATE participant_run_ledgers SET recount_at = now() WHERE study_id = 'BENCHSTUDY' RETURNING 1) SELECT count(*) FROM due")
+log "count sweep: $ledgers ledgers of BENCHSTUDY due at once"
+count_deadline=$((SECONDS + 1200))
+until [ "$(dbvalue studystack_registration "SELECT count(*) FROM participant_run_ledgers
+          WHERE study_id = 'BENCHSTUDY' AND (counted_at IS NULL OR counted_at < '$count_started')")" = 0 ]; do
+    [ $SECONDS -lt $count_deadline ] || die "the count sweep did not count BENCHSTUDY's $ledgers ledgers within 20 minutes"
+    sleep 0.5
+done
+dbvalue studystack_registration "SELECT $ledgers, extract(epoch FROM max(counted_at) - '$count_started'::timestamptz),
+    (SELECT count(*) FROM participant_activity_standings WHERE study_id = 'BENCHSTUDY'),
+    (SELECT count(*) FROM participant_run_weeks WHERE study_id = 'BENCHSTUDY')
+    FROM participant_run_ledgers WHERE study_id = 'BENCHSTUDY'" >"$results.count-sweep"
+log "count sweep: $(cut -d'|' -f2 "$results.count-sweep") s"
+
 log "wrk: registration /healthz, login (4 connections), updateActivityState (${connections} connections)"
 wrk -t2 -c"$connections" -d"${duration}s" --latency "http://127.0.0.1:8082/healthz" >"$results.reg-healthz"
 wrk -t2 -c4 -d"${duration}s" --latency -s "$results.login.lua" "$reg/login.api" >"$results.login"
@@ -598,6 +618,10 @@ if ceiling:
           f" the service reaches {rps / float(ceiling.group(1)):.2f} of that")
 else:
     print("pgbench of updateActivityState's statements failed")
+ledgers, seconds, standings, weeks = open(f"{base}.count-sweep").read().strip().split("|")
+print(f"the count sweep, measured before the above: {int(ledgers):,} participants' ledgers counted again in {float(seconds):.1f} s,"
+      f" {int(ledgers) / float(seconds):.0f} a second (one replica; each participant's schedule expanded since enrolment,"
+      f" {int(standings):,} activity standings and {int(weeks):,} weeks kept)")
 batch = float(open(f"{base}.tokens").read().strip() or 0)
 print(f"\nresponse service: a 100,000-token batch (POST token-batches, HTTP included): {batch:.2f} s (goal < 5 s)")
 tps = re.search(r"tps = ([\d.]+)", open(f"{base}.pgbench").read())
