@@ -1,5 +1,8 @@
 """Writes a realistic benchmark study document: 20 activities of 10 steps each (200 steps),
-mixing every response type, and `daily30` (30 questions) that the response benchmark answers, for `make bench`."""
+mixing every response type, and `daily30` (30 questions) that the response benchmark answers, for `make bench`.
+`daily30` runs now (from 90 days ago, past the seeded enrolments, to a year ahead) at 08:00 and 20:00, so
+the participants' standings have runs to count; the other twenty open in 2030."""
+import datetime
 import json
 import sys
 
@@ -37,6 +40,9 @@ def daily30():
     result = activity(21)
     result["activityId"] = "daily30"
     result["title"] = {"en": "Daily check-in", "es": "Control diario"}
+    today = datetime.datetime.now(datetime.timezone.utc).date()
+    result["schedule"] = dict(result["schedule"], startDate=(today - datetime.timedelta(days=90)).isoformat(),
+                              endDate=(today + datetime.timedelta(days=365)).isoformat())
     result["steps"] = [dict(step, key=f"q{i}") for i, step in
                        enumerate(activity(21)["steps"] + activity(31)["steps"] + activity(41)["steps"])]
     return result

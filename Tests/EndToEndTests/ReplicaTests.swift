@@ -29,12 +29,7 @@ import TestSupport
     @Test(arguments: [false, true])
     func everyServiceRunsAsTwoReplicasThroughKillsRollingRestartsAndAPostgreSQLRestart(throughPgBouncer: Bool) async throws {
         // APNs, on this machine: both registration replicas push to it.
-        let certificates = try TestCertificates.make()
-        defer { try? FileManager.default.removeItem(at: certificates.caFile) }
-        let apns = FakeAPNs(certificates: certificates)
-        let apnsURL = "https://127.0.0.1:\(try await apns.start())"
-        let push = ["PUSH_APNS_PRODUCTION_URL": apnsURL, "PUSH_APNS_SANDBOX_URL": apnsURL, "PUSH_TRUST_ROOTS_FILE": certificates.caFile.path]
-        do {
+        try await FakeAPNs.forPlatform { apns, push in
             try await ForwardingTargetServer.run(auth: .basic(user: "replicas", password: "target-pass"), hold: .milliseconds(20)) {
                 target, port in
                 try await PrivateCluster.run { cluster in
@@ -51,11 +46,7 @@ import TestSupport
                     }
                 }
             }
-        } catch {
-            try? await apns.stop()
-            throw error
         }
-        try await apns.stop()
     }
 
     func exercise(

@@ -32,13 +32,7 @@ import TestSupport
             // The team gave Sam's enrolment token a surgery date before he enrolled with it.
             let token = try #require(try await response.tokens(1, study: "SLEEPWELL").first)
             try await Self.uploadSurgeryDate(response, token: token, date: "2026-03-23", admin: team.root)
-            let sam = try await h.signUp("sam@example.org")
-            let (_, enrolled, _) = try await response.call(
-                "mobileappstudy-enroll.api", json: ["studyId": "SLEEPWELL", "token": token, "allowDataSharing": "true"])
-            let appToken = try #require(enrolled["data"]?["appToken"]?.text)
-            try await h.join("SLEEPWELL", auth: sam.auth, userId: sam.userId, token: appToken)
-            try await h.sql("UPDATE participant_studies SET enrolled_at = '2026-03-20T10:00:00+11:00' WHERE study_id = 'SLEEPWELL'")
-            try await h.sql("UPDATE participant_sessions SET device_os = 'ios'")
+            let appToken = try await ParticipantRunsTests.enrolSam(h, response, token: token).appToken
             // Enrolling sent his date properties to registration.
             try await eventually("the surgery date sent at enrolment", within: .seconds(30)) {
                 try await h.count("SELECT count(*)::int FROM participant_property_dates WHERE dates->>'surgerydate' = '2026-03-23'")

@@ -78,6 +78,23 @@ import TestSupport
         }
     }
 
+    /// Sam signs up, enrolls at the response service (with `token` when given) and joins with the
+    /// participant id it gave his app, as if on 2026-03-20 at 10:00 in Melbourne on an iPhone;
+    /// returns that id and his account's session.
+    static func enrolSam(_ h: RegistrationHarness, _ response: ResponseHarness, token: String? = nil) async throws
+        -> (appToken: String, sam: (userId: String, auth: String, refresh: String))
+    {
+        let sam = try await h.signUp("sam@example.org")
+        var body = ["studyId": "SLEEPWELL", "allowDataSharing": "true"]
+        if let token { body["token"] = token }
+        let (_, enrolled, _) = try await response.call("mobileappstudy-enroll.api", json: body)
+        let appToken = try #require(enrolled["data"]?["appToken"]?.text)
+        try await h.join("SLEEPWELL", auth: sam.auth, userId: sam.userId, token: appToken)
+        try await h.sql("UPDATE participant_studies SET enrolled_at = '2026-03-20T10:00:00+11:00' WHERE study_id = 'SLEEPWELL'")
+        try await h.sql("UPDATE participant_sessions SET device_os = 'ios'")
+        return (appToken, sam)
+    }
+
     /// A response as the app posts it, naming `run` (or no run), finished at `endTime` as the app
     /// writes it (with its offset), with `results`.
     static func submit(
@@ -94,14 +111,8 @@ import TestSupport
 
     @Test func aMelbourneParticipantsRunsAcrossTheEndOfSummerTime() async throws {
         try await Self.withServices { h, response, team in
-            let sam = try await h.signUp("sam@example.org")
-            let (_, enrolled, _) = try await response.call(
-                "mobileappstudy-enroll.api", json: ["studyId": "SLEEPWELL", "allowDataSharing": "true"])
-            let appToken = try #require(enrolled["data"]?["appToken"]?.text)
-            try await h.join("SLEEPWELL", auth: sam.auth, userId: sam.userId, token: appToken)
             // Sam enrolled on 2026-03-20 at 10:00 in Melbourne, on an iPhone.
-            try await h.sql("UPDATE participant_studies SET enrolled_at = '2026-03-20T10:00:00+11:00' WHERE study_id = 'SLEEPWELL'")
-            try await h.sql("UPDATE participant_sessions SET device_os = 'ios'")
+            let (appToken, sam) = try await Self.enrolSam(h, response)
             // The app reports daily run 2 completed (one activity in the call: the merged write),
             // then weekly run 1 completed and daily run 4 started (two in one call: the upsert).
             for items in [[("daily", "2", "completed")], [("weekly", "1", "completed"), ("daily", "4", "inProgress")]] {

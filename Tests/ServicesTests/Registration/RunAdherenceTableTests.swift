@@ -37,12 +37,7 @@ import TestSupport
 
     @Test func theCountedWeeksAreATableTheLabKeyClientAndTheExportsRead() async throws {
         try await ParticipantRunsTests.withServicesAndMetadata { h, response, team, metadataURL in
-            let sam = try await h.signUp("sam@example.org")
-            let (_, enrolled, _) = try await response.call(
-                "mobileappstudy-enroll.api", json: ["studyId": "SLEEPWELL", "allowDataSharing": "true"])
-            let appToken = try #require(enrolled["data"]?["appToken"]?.text)
-            try await h.join("SLEEPWELL", auth: sam.auth, userId: sam.userId, token: appToken)
-            try await h.sql("UPDATE participant_studies SET enrolled_at = '2026-03-20T10:00:00+11:00' WHERE study_id = 'SLEEPWELL'")
+            let appToken = try await ParticipantRunsTests.enrolSam(h, response).appToken
             try await ParticipantRunsTests.submit(response, appToken: appToken, activity: "daily", run: "2", endTime: "2026-03-20T21:00:00.000+1100")
 
             // Counted with the response, every week of Sam's reaches the response service.

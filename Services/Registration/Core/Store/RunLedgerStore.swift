@@ -77,32 +77,9 @@ package struct RunLedgerStore: Sendable {
                 DELETE FROM participant_activity_standings
                 WHERE user_id = \(claimed.userId) AND study_id = \(claimed.studyId) AND NOT (activity_id = ANY(\(activityIds)::text[]))
                 """, logger: logger)
-            for activity in tally.activities {
-                let reminder = reminders[activity.activityId]
-                try await connection.query(
-                    """
-                    WITH reminded AS (
-                        SELECT EXISTS (SELECT 1 FROM run_reminders x WHERE x.user_id = \(claimed.userId)
-                                       AND x.study_id = \(claimed.studyId) AND x.activity_id = \(activity.activityId)
-                                       AND x.run_id = \(reminder?.runId)::int) AS done
-                    )
-                    INSERT INTO participant_activity_standings (user_id, study_id, activity_id, runs_opened, runs_completed,
-                        runs_missed, runs_expired, missed_in_a_row, due_run_id, due_since, due_until, next_run_at, last_completed_at,
-                        remind_run_id, remind_at)
-                    SELECT \(claimed.userId), \(claimed.studyId), \(activity.activityId), \(activity.opened), \(activity.completed),
-                        \(activity.missed), \(activity.expired), \(activity.missedInARow), \(activity.due?.runId), \(activity.due?.start),
-                        \(activity.due?.end), \(activity.nextRunAt), \(activity.lastCompletedAt),
-                        CASE WHEN done THEN NULL ELSE \(reminder?.runId)::int END,
-                        CASE WHEN done THEN NULL ELSE \(reminder?.at)::timestamptz END
-                    FROM reminded
-                    ON CONFLICT (user_id, study_id, activity_id) DO UPDATE SET runs_opened = EXCLUDED.runs_opened,
-                        runs_completed = EXCLUDED.runs_completed, runs_missed = EXCLUDED.runs_missed,
-                        runs_expired = EXCLUDED.runs_expired, missed_in_a_row = EXCLUDED.missed_in_a_row,
-                        due_run_id = EXCLUDED.due_run_id, due_since = EXCLUDED.due_since, due_until = EXCLUDED.due_until,
-                        next_run_at = EXCLUDED.next_run_at, last_completed_at = EXCLUDED.last_completed_at,
-                        remind_run_id = EXCLUDED.remind_run_id, remind_at = EXCLUDED.remind_at
-                    """, logger: logger)
-            }
+            var standings = StandingRows()
+            for activity in tally.activities { standings.append(activity, reminder: reminders[activity.activityId]) }
+            try await connection.query(standings.statement(userId: claimed.userId, studyId: claimed.studyId), logger: logger)
             var weeks = WeekRows()
             for activity in tally.activities {
                 for week in activity.weeks { weeks.append(activity.activityId, week) }
@@ -155,6 +132,54 @@ package struct RunLedgerStore: Sendable {
                 weeks: Array(weeks[start..<min(start + RunAdherenceUpdate.maxWeeks, weeks.count)]))
             try await outbox.enqueue(.PUT, to: .response, path: InternalPaths.runWeeks(studyId: claimed.studyId), payload: update, on: connection)
         }
+    }
+}
+
+/// A participant's standings, an activity each, as arrays: one statement writes them all (a
+/// study of twenty activities would otherwise take twenty round trips a count). A reminder is
+/// kept for the run it names unless that run was reminded of already. Arrays of optionals cannot
+/// be bound: an empty text stands for none, instants are written to the millisecond.
+struct StandingRows {
+    var activities: [String] = []
+    var counts: [[Int]] = [[], [], [], [], []]
+    var optionals: [[String]] = [[], [], [], [], [], [], []]
+
+    mutating func append(_ activity: ActivityTally, reminder: RunLedgerStore.Reminder?) {
+        activities.append(activity.activityId)
+        for (index, value) in [activity.opened, activity.completed, activity.missed, activity.expired, activity.missedInARow].enumerated() {
+            counts[index].append(value)
+        }
+        let instant = { (date: Date?) in date.map(GregorianDays.text) ?? "" }
+        let values = [
+            activity.due.map { String($0.runId) } ?? "", instant(activity.due?.start), instant(activity.due?.end),
+            instant(activity.nextRunAt), instant(activity.lastCompletedAt), reminder.map { String($0.runId) } ?? "", instant(reminder?.at),
+        ]
+        for (index, value) in values.enumerated() { optionals[index].append(value) }
+    }
+
+    func statement(userId: UUID, studyId: String) -> PostgresQuery {
+        """
+        INSERT INTO participant_activity_standings (user_id, study_id, activity_id, runs_opened, runs_completed, runs_missed,
+            runs_expired, missed_in_a_row, due_run_id, due_since, due_until, next_run_at, last_completed_at, remind_run_id, remind_at)
+        SELECT \(userId), \(studyId), t.activity, t.opened, t.completed, t.missed, t.expired, t.in_a_row,
+            NULLIF(t.due_run, '')::int, NULLIF(t.due_since, '')::timestamptz, NULLIF(t.due_until, '')::timestamptz,
+            NULLIF(t.next_run, '')::timestamptz, NULLIF(t.last_completed, '')::timestamptz,
+            CASE WHEN done.id IS NULL THEN NULLIF(t.remind_run, '')::int END,
+            CASE WHEN done.id IS NULL THEN NULLIF(t.remind_at, '')::timestamptz END
+        FROM unnest(\(activities)::text[], \(counts[0])::int[], \(counts[1])::int[], \(counts[2])::int[], \(counts[3])::int[],
+                    \(counts[4])::int[], \(optionals[0])::text[], \(optionals[1])::text[], \(optionals[2])::text[],
+                    \(optionals[3])::text[], \(optionals[4])::text[], \(optionals[5])::text[], \(optionals[6])::text[])
+            AS t(activity, opened, completed, missed, expired, in_a_row, due_run, due_since, due_until, next_run, last_completed,
+                 remind_run, remind_at)
+        LEFT JOIN run_reminders done ON done.user_id = \(userId) AND done.study_id = \(studyId) AND done.activity_id = t.activity
+            AND done.run_id = NULLIF(t.remind_run, '')::int
+        ON CONFLICT (user_id, study_id, activity_id) DO UPDATE SET runs_opened = EXCLUDED.runs_opened,
+            runs_completed = EXCLUDED.runs_completed, runs_missed = EXCLUDED.runs_missed,
+            runs_expired = EXCLUDED.runs_expired, missed_in_a_row = EXCLUDED.missed_in_a_row,
+            due_run_id = EXCLUDED.due_run_id, due_since = EXCLUDED.due_since, due_until = EXCLUDED.due_until,
+            next_run_at = EXCLUDED.next_run_at, last_completed_at = EXCLUDED.last_completed_at,
+            remind_run_id = EXCLUDED.remind_run_id, remind_at = EXCLUDED.remind_at
+        """
     }
 }
 
