@@ -82,6 +82,23 @@ import TestSupport
         }
     }
 
+    /// A study event stored before its new property's column was added (that step failed, to be
+    /// retried): enrolling still works, and sends the dates whose columns are there.
+    @Test func anEnrolmentDoesNotWaitForANewPropertysColumn() async throws {
+        try await ParticipantRunsTests.withServices { h, response, team in
+            let visitDate = ParticipantProperty(key: "visitDate", timing: .preEnrollment, dataType: .date, useAsAnchor: true)
+            #expect(try await response.studyEvent("SLEEPWELL", version: 100, properties: [ParticipantRunsTests.surgeryDate, visitDate]) == .ok)
+            let token = try #require(try await response.tokens(1, study: "SLEEPWELL").first)
+            try await Self.uploadSurgeryDate(response, token: token, date: "2026-03-23", admin: team.root)
+            try await response.sql(#"ALTER TABLE "study_SLEEPWELL"."ParticipantProperties" DROP COLUMN "visitDate""#)
+            try await response.sql("DELETE FROM response_columns WHERE name = 'visitDate'")
+            _ = try await ParticipantRunsTests.enrolSam(h, response, token: token)
+            try await eventually("the surgery date sent at enrolment", within: .seconds(30)) {
+                try await h.count("SELECT count(*)::int FROM participant_property_dates WHERE dates = '{\"surgerydate\": \"2026-03-23\"}'")
+            } until: { $0 == 1 }
+        }
+    }
+
     @Test func propertyDatesComeOnlyFromTheResponseServiceAndOnlyWellFormed() async throws {
         try await RegistrationHarness.run(studies: ["SLEEPWELL"]) { h in
             let path = InternalPaths.propertyDates(studyId: "SLEEPWELL")

@@ -217,11 +217,20 @@ package struct ParticipantPropertyStore: Sendable {
     /// (`useAsAnchor`) of the enrolled MyStudies participants among `holders`, for registration
     /// (`PropertyDates`, docs/schedules.md, Anchors): all of each one's, so a value cleared is
     /// gone there too. A date is the day of the stored instant in UTC (a `yyyy-MM-dd` upload is
-    /// that day at midnight UTC). Nothing when the study has no such property.
+    /// that day at midnight UTC). Nothing when the study has no such property. A property whose
+    /// column the table does not have yet (the study event that declared it is stored, its column
+    /// still to be added) is left out rather than failing the enrolment it is part of.
     func queueAnchorDates(
         studyKey: String, table: String, properties: [ParticipantProperty], of holders: Holders, on connection: PostgresConnection
     ) async throws {
-        let anchors = properties.filter { $0.useAsAnchor == true && $0.dataType == .date }
+        var stored: Set<String> = []
+        for try await name in try await connection.query(
+            """
+            SELECT lower(c.name) FROM response_columns c JOIN response_lists l ON l.id = c.list_id
+            WHERE l.study_key = \(studyKey) AND l.name = \(ParticipantProperties.listName) AND c.storage = 'TIMESTAMP'
+            """, logger: logger
+        ).decode(String.self) { stored.insert(name) }
+        let anchors = properties.filter { $0.useAsAnchor == true && $0.dataType == .date && stored.contains($0.key.lowercased()) }
         guard !anchors.isEmpty else { return }
         let columns = anchors.map {
             "to_char(t.\(SQLName.quoted(SQLName.identifier(for: $0.key))) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
