@@ -16,6 +16,12 @@ public struct ParticipantAnchors: Sendable, Equatable {
         self.properties = properties
     }
 
+    /// Whether any activity of `schedule` counts from an answer or a property: only then are a
+    /// participant's anchor dates worth reading.
+    public static func needed(by schedule: StudySchedule?) -> Bool {
+        (schedule?.activities ?? []).contains { [.activityResponse, .participantProperty].contains($0.schedule.anchor?.source) }
+    }
+
     /// The anchor's day for this participant; nil for an enrolment anchor (the engine takes the
     /// day they joined) and for an answer or property they do not have (no runs yet, as in the apps).
     public func day(for anchor: Anchor?) -> Int? {
@@ -28,6 +34,13 @@ public struct ParticipantAnchors: Sendable, Equatable {
         case .enrollmentDate?, nil:
             return nil
         }
+    }
+
+    /// A kept anchor date as the services send it: a key of 1 to `SubmissionFeed.Submission.maxKeyLength`
+    /// scalars and a `yyyy-MM-dd` an anchor can take.
+    public static func isKeptDate(key: String, value: String) -> Bool {
+        (1...SubmissionFeed.Submission.maxKeyLength).contains(key.unicodeScalars.count) && value.unicodeScalars.count == 10
+            && day(value) != nil
     }
 
     /// The day of a date as an answer or a property writes it: `yyyy-MM-dd`, alone or followed by

@@ -49,13 +49,9 @@ public struct PropertyDates: Codable, Sendable, Equatable {
     public var isWellFormed: Bool {
         participants.count <= Self.maxParticipants
             && participants.allSatisfy { participant in
-                participant.participantTokenSHA256.unicodeScalars.count == 64
-                    && participant.participantTokenSHA256.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
+                TokenHash.isWellFormed(participant.participantTokenSHA256)
                     && participant.dates.count <= Self.maxDates
-                    && participant.dates.allSatisfy { key, value in
-                        (1...SubmissionFeed.Submission.maxKeyLength).contains(key.unicodeScalars.count)
-                            && value.unicodeScalars.count == 10 && ParticipantAnchors.day(value) != nil
-                    }
+                    && participant.dates.allSatisfy(ParticipantAnchors.isKeptDate)
             }
     }
 }

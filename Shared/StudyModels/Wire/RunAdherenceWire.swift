@@ -70,12 +70,11 @@ public struct RunAdherenceUpdate: Codable, Sendable, Equatable {
     /// weeks, activity ids of 1 to 100 scalars, Mondays that are dates, counts from 0 to a
     /// million. An update that is not is refused whole.
     public var isWellFormed: Bool {
-        participantTokenSHA256.unicodeScalars.count == 64
-            && participantTokenSHA256.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
+        TokenHash.isWellFormed(participantTokenSHA256)
             && weeks.count <= Self.maxWeeks
             && weeks.allSatisfy { week in
                 (1...100).contains(week.activityId.unicodeScalars.count) && week.week.unicodeScalars.count == 10
-                    && LocalTimes.date(week.week) != nil
+                    && ParticipantAnchors.day(week.week) != nil
                     && [week.opened, week.completed, week.missed, week.expired].allSatisfy { (0...1_000_000).contains($0) }
             }
     }

@@ -82,10 +82,7 @@ struct ArrivalRows {
 
     /// The date answers as a JSON object, those within the feed's bounds only (empty for none).
     static func dateAnswers(_ answers: [String: String]?) -> String {
-        let kept = (answers ?? [:]).filter { key, value in
-            (1...SubmissionFeed.Submission.maxKeyLength).contains(key.unicodeScalars.count)
-                && value.unicodeScalars.count == 10 && ParticipantAnchors.day(value) != nil
-        }
+        let kept = (answers ?? [:]).filter(ParticipantAnchors.isKeptDate)
         guard !kept.isEmpty, kept.count <= SubmissionFeed.Submission.maxDateAnswers else { return "" }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

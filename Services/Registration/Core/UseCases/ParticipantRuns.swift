@@ -45,7 +45,8 @@ package struct ParticipantRuns: Sendable {
         let since = participant.enrolledAt ?? now
         let arrivals = try await store.arrivals(studyId: studyId, appTokenSHA256: participant.appTokenSHA256, since: since)
         let completions = try await store.completions(userId: participant.userId, studyId: studyId, since: since)
-        let anchors = try await store.anchors(studyId: studyId, appTokenSHA256: participant.appTokenSHA256)
+        let anchors = ParticipantAnchors.needed(by: schedule)
+            ? try await store.anchors(studyId: studyId, appTokenSHA256: participant.appTokenSHA256) : ParticipantAnchors()
         let timeline = ParticipantTimeline.build(
             schedule: schedule, joinedAt: participant.enrolledAt, leftAt: participant.withdrawnAt, platform: participant.platform,
             arrivals: arrivals, appCompletions: completions, anchors: anchors, from: from, to: to, now: now)

@@ -54,7 +54,8 @@ package struct RunLedgerSweep: Sendable {
         let since = participant.enrolledAt ?? now
         let arrivals = try await participants.arrivals(studyId: ledger.studyId, appTokenSHA256: participant.appTokenSHA256, since: since)
         let completions = try await participants.completions(userId: participant.userId, studyId: ledger.studyId, since: since)
-        let anchors = try await participants.anchors(studyId: ledger.studyId, appTokenSHA256: participant.appTokenSHA256)
+        let anchors = ParticipantAnchors.needed(by: schedule)
+            ? try await participants.anchors(studyId: ledger.studyId, appTokenSHA256: participant.appTokenSHA256) : ParticipantAnchors()
         let empty = StudySchedule(studyId: ledger.studyId, version: 0, timeZone: "UTC", launchedAt: nil, activities: [])
         let timeline = ParticipantTimeline.build(
             schedule: schedule ?? empty, joinedAt: participant.enrolledAt, leftAt: participant.withdrawnAt,
