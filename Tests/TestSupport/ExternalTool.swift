@@ -30,6 +30,15 @@ public enum ExternalTool {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// `run` on a thread of its own, for a tool that calls a server of this test process (a
+    /// researcher's LabKey script): waiting for it on a thread of Swift's cooperative pool leaves
+    /// one thread fewer to serve it, and two such waits on a two-core machine leave none.
+    public static func runOffPool(_ tool: String, _ arguments: [String], input: Data? = nil) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try run(tool, arguments, input: input) }) }.start()
+        }
+    }
+
     /// The text of every QR code on the document's pages, as a phone would read them: each page
     /// rendered at 100 dpi by pdftoppm (poppler-utils), then decoded by zbarimg (zbar-tools).
     /// One line per code found, in page order.

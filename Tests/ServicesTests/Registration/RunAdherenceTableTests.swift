@@ -61,7 +61,7 @@ import TestSupport
             #expect(numbers == (try await Self.rows(response, "SELECT id::text FROM participants")))
 
             // A researcher's script reads it with the labkey client.
-            let output = try ExternalTool.run(
+            let output = try await ExternalTool.runOffPool(
                 ProcessInfo.processInfo.environment["STUDYSTACK_TEST_PYTHON"] ?? "python3",
                 ["-c", Self.script, metadataURL, team.root, "127.0.0.1:\(try #require(response.client.port))", "DEMOORG/DEMOAPP/SLEEPWELL"])
             let out = try JSONDecoder().decode(JSONValue.self, from: Data(output.utf8))

@@ -110,8 +110,8 @@ import TestSupport
         print(json.dumps(out))
         """
 
-    func run(port: Int, key: String, container: String) throws -> JSONValue {
-        let output = try ExternalTool.run(
+    func run(port: Int, key: String, container: String) async throws -> JSONValue {
+        let output = try await ExternalTool.runOffPool(
             ProcessInfo.processInfo.environment["STUDYSTACK_TEST_PYTHON"] ?? "python3",
             ["-c", Self.script, "127.0.0.1:\(port)", key, container])
         return try JSONDecoder().decode(JSONValue.self, from: Data(output.utf8))
@@ -137,7 +137,7 @@ import TestSupport
             let (_, createdBody) = try await metadataHelper.send(metadata, .post, "/admin/v1/api-keys", token: researcher, body: #"{"name": "r"}"#)
             let key = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(buffer: createdBody))["key"]?.text)
 
-            let out = try run(port: port, key: key, container: "DEMOORG/DEMOAPP/SLEEPWELL")
+            let out = try await run(port: port, key: key, container: "DEMOORG/DEMOAPP/SLEEPWELL")
 
             // Filters (>= and starts-with), a sort and a column list; only SLEEPWELL's rows.
             let filtered = try #require(out["filtered"])
@@ -201,7 +201,7 @@ import TestSupport
             #expect(parentColumn["lookup"]?["queryName"] == .string("daily"))
 
             // A key of an admin with a role on SLEEPWELL reads nothing of OTHERSTUDY.
-            let refused = try run(port: port, key: key, container: "OTHERSTUDY")
+            let refused = try await run(port: port, key: key, container: "OTHERSTUDY")
             #expect(refused["filtered"]?["status"] == .number(403))
             #expect(refused["join"]?["status"] == .number(403))
             #expect(refused["schemas"]?["status"] == .number(403))

@@ -46,8 +46,8 @@ import TestSupport
         print(json.dumps(out))
         """
 
-    func run(port: Int, key: String, _ containers: String...) throws -> JSONValue {
-        let output = try ExternalTool.run(
+    func run(port: Int, key: String, _ containers: String...) async throws -> JSONValue {
+        let output = try await ExternalTool.runOffPool(
             ProcessInfo.processInfo.environment["STUDYSTACK_TEST_PYTHON"] ?? "python3",
             ["-c", Self.script, "127.0.0.1:\(port)", key] + containers)
         return try JSONDecoder().decode(JSONValue.self, from: Data(output.utf8))
@@ -73,7 +73,7 @@ import TestSupport
             let key = try await makeKey(metadata, token: researcher)
 
             // Both container paths a deployment used; the study id in another case too.
-            let seen = try run(port: port, key: key.key, "SLEEPWELL", "DEMOORG/DEMOAPP/SLEEPWELL", "sleepwell", "NOSUCHSTUDY")
+            let seen = try await run(port: port, key: key.key, "SLEEPWELL", "DEMOORG/DEMOAPP/SLEEPWELL", "sleepwell", "NOSUCHSTUDY")
             for container in ["SLEEPWELL", "DEMOORG/DEMOAPP/SLEEPWELL", "sleepwell"] {
                 #expect(seen[container]?["email"] == .string("researcher@studystack.test"), "\(container): \(seen)")
                 #expect(seen[container]?["csrf"] == .bool(true))
@@ -85,12 +85,12 @@ import TestSupport
 
             // An admin with no role on the study, and a revoked key, get nothing.
             let outsiderKey = try await makeKey(metadata, token: outsider)
-            let refused = try run(port: port, key: outsiderKey.key, "SLEEPWELL")
+            let refused = try await run(port: port, key: outsiderKey.key, "SLEEPWELL")
             #expect(refused["SLEEPWELL"]?["whoami"] == .number(403))
             #expect(refused["SLEEPWELL"]?["exception"] == .string("User does not have permission to perform this operation."))
             #expect(try await metadataHelper.send(metadata, .delete, "/admin/v1/api-keys/\(key.id)", token: researcher).0 == .noContent)
-            #expect(try run(port: port, key: key.key, "SLEEPWELL")["SLEEPWELL"]?["whoami"] == .number(401))
-            #expect(try run(port: port, key: "ssk_made-up", "SLEEPWELL")["SLEEPWELL"]?["whoami"] == .number(401))
+            #expect(try await run(port: port, key: key.key, "SLEEPWELL")["SLEEPWELL"]?["whoami"] == .number(401))
+            #expect(try await run(port: port, key: "ssk_made-up", "SLEEPWELL")["SLEEPWELL"]?["whoami"] == .number(401))
         }
     }
 }
