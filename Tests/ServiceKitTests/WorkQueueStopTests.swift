@@ -80,6 +80,27 @@ import TestSupport
         gate.open()
     }
 
+    @Test func boundedWorkThatFailsBecauseItWasCancelledIsCancelledNotFailed() async throws {
+        struct TransactionFailed: Error { var cause: any Error }
+        let gate = Gate()
+        let bounded = Task {
+            await runBounded(by: .seconds(60), grace: .seconds(60)) { () async throws -> Int in
+                await gate.wait()
+                // A transaction wraps the cancellation of its closure in an error of its own, as
+                // PostgresNIO's PostgresTransactionError does: a shutdown, not a failure.
+                do { try Task.checkCancellation() } catch { throw TransactionFailed(cause: error) }
+                return 7
+            }
+        }
+        await gate.waitForWaiter()
+        bounded.cancel()
+        gate.open()
+        guard case .cancelled = await bounded.value else {
+            Issue.record("a round cancelled by its shutdown was reported as failed")
+            return
+        }
+    }
+
     /// The error a real PostgreSQL client gives when nothing answers at the server's address.
     static func connectionRefused() async throws -> any Error {
         let configuration = PostgresConnection.Configuration(

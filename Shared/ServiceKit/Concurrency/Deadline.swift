@@ -28,10 +28,10 @@ public func runBounded<Value: Sendable>(
             let worker = Task {
                 do {
                     race.settle(.finished(try await work()))
-                } catch is CancellationError {
-                    race.settle(.cancelled)
                 } catch {
-                    race.settle(.failed(error))
+                    // Cancelled work fails with whatever wraps the cancellation (a transaction's
+                    // error, say): that is the shutdown or the deadline, not a failure.
+                    race.settle(error is CancellationError || Task.isCancelled ? .cancelled : .failed(error))
                 }
             }
             let timer = Task {
