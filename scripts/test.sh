@@ -83,13 +83,58 @@ replay_corpus() {
     .build/debug/studystack-fuzz replay Tests/Fuzz/Regressions 2>>.build/test-output/fuzz-replay.log ||
         { tail -n 30 .build/test-output/fuzz-replay.log >&2; die "a fuzzing regression input traps"; }
 }
-# swift_tests ARGS...: swift test, its output kept in .build/test-output/swift-test.log too. When
-# it fails, the issues recorded are printed again last, just above the phase table, where the
-# tail of a CI log shows them.
+# unfinished_tests LOG: the tests a swift test log shows started and not ended, one a line.
+unfinished_tests() {
+    grep -a -v -e '^◇ Test case ' -e '^◇ Test run started' "$1" |
+        sed -nE 's/^◇ Test (.*) started\.$/started \1/p; s/^[✔✘] Test (.*) (passed|failed) after .*/ended \1/p' |
+        sed -E 's/ with [0-9]+ test cases?$//' |
+        awk '{ state = $1; sub(/^[a-z]+ /, "") } state == "started" { open[$0] = 1 } state == "ended" { delete open[$0] }
+             END { for (name in open) print "  " name }'
+}
+# end_test_runner: SIGKILL for the test runner SwiftPM started and, with its process group, the
+# services and nginx it started (SwiftPM gives it a group of its own); SwiftPM then prints what
+# the runner wrote and ends.
+end_test_runner() {
+    local runner
+    for runner in $(pgrep -f 'StudyStackPackageTests.xctest' || true); do
+        kill -KILL -- "-$(ps -o pgid= -p "$runner" | tr -d ' ')" 2>/dev/null || true
+    done
+}
+# swift_tests LIMIT ARGS...: swift test, its output kept in .build/test-output/swift-test.log too,
+# ended if it runs past LIMIT seconds (a test that hangs would otherwise hold CI until CI's own
+# limit and leave nothing saying what hung). When it fails, the issues recorded are printed again
+# last, just above the phase table, where the tail of a CI log shows them; when it ran out of
+# time, the tests still running and the ends of the newest service logs.
 swift_tests() {
+    local limit=$1 status=0 timed_out=.build/test-output/swift-test-timed-out
+    shift
     mkdir -p .build/test-output
-    local status=0
+    rm -f "$timed_out"
+    (
+        sleep "$limit" </dev/null >/dev/null 2>&1 &
+        sleeper=$!
+        trap 'kill $sleeper 2>/dev/null; exit 0' TERM
+        wait $sleeper && { touch "$timed_out"; end_test_runner; }
+    ) &
+    local watchdog=$!
     swift test --skip-build "$@" 2>&1 | tee .build/test-output/swift-test.log || status=$?
+    kill $watchdog 2>/dev/null || true
+    wait $watchdog 2>/dev/null || true
+    if [ -e "$timed_out" ]; then
+        [ $status -ne 0 ] || status=1
+        echo "swift test ran past ${limit} s and was ended; the tests still running:" >&2
+        unfinished_tests .build/test-output/swift-test.log >&2
+        local service_log cluster
+        for service_log in $(ls -t "${TMPDIR:-/tmp}"/{study-metadata,registration,response,console}-*.log 2>/dev/null | head -n 8); do
+            echo "--- the end of $service_log:" >&2
+            tail -n 15 "$service_log" | cut -c1-300 >&2
+        done
+        # The PostgreSQL clusters tests made for themselves (pg_ctl starts them in a session of
+        # their own).
+        for cluster in "${TMPDIR:-/tmp}"/pg-*/data; do
+            [ -f "$cluster/postmaster.pid" ] && as_pg "$bindir/pg_ctl" -D "$cluster" -m immediate stop >/dev/null 2>&1 || true
+        done
+    fi
     if [ $status -ne 0 ]; then
         echo "the issues the tests recorded (all of them in .build/test-output/swift-test.log):" >&2
         grep -a 'recorded an issue' .build/test-output/swift-test.log | cut -c1-300 | tail -n 12 >&2 || true
@@ -99,7 +144,7 @@ swift_tests() {
 if [ "${1:-}" = --platform-only ]; then
     phase "platform run" scripts/platform-test.sh
 elif [ $# -gt 0 ]; then
-    phase "swift test $*" swift_tests "$@" # a subset (--filter): the platform run is left out
+    phase "swift test $*" swift_tests 3600 "$@" # a subset (--filter): the platform run is left out
 else
     # The replica test appends its counts (and, when it fails, the replicas' logs) to these.
     rm -f .build/test-output/replicas-*.txt
@@ -118,11 +163,12 @@ else
     }
     # The replica test runs alone afterwards: its eight processes, nginx and a load that hashes a
     # password per sign-up take both cores, and beside it other tests' clients time out.
-    phase "Swift tests (all but the replicas)" swift_tests --skip ReplicaTests
+    # The limits are about three times what a cold two-core machine takes.
+    phase "Swift tests (all but the replicas)" swift_tests 2700 --skip ReplicaTests
     # Every committed fuzzing seed and regression input through its parser (seconds; make fuzz
     # explores). A trap names the input last written to the log.
     phase "fuzzing seeds replayed" replay_corpus
-    phase "replica test" swift_tests --filter ReplicaTests
+    phase "replica test" swift_tests 900 --filter ReplicaTests
     phase "platform run" scripts/platform-test.sh
     phase "supervision test" scripts/supervise-test.sh
     phase "image's release build, the part not overlapped" wait_for_image_build

@@ -188,7 +188,7 @@ struct Platform: Sendable {
     /// Makes the app's `auth` expire now (as 30 minutes passing would).
     func expireAuth(_ app: MyStudiesApp) async throws {
         let hash = SecureToken.hash(app.session.auth ?? "")
-        try await withRegistrationDatabase { postgres, logger in
+        _ = try await withRegistrationDatabase { postgres, logger in
             try await postgres.query(
                 "UPDATE participant_sessions SET auth_expires_at = now() - interval '1 second' WHERE auth_hash = \(hash)",
                 logger: logger)
@@ -252,14 +252,7 @@ struct Admin: Sendable {
     /// The study `make run` seeds (scripts/demo_study.py), launched.
     func saveAndLaunchDemoStudy() async throws {
         let script = ServiceProcess.packageRoot.appendingPathComponent("scripts/demo_study.py")
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", script.path]
-        let output = Pipe()
-        python.standardOutput = output
-        try python.run()
-        let document = output.fileHandleForReading.readDataToEndOfFile()
-        python.waitUntilExit()
+        let document = try ChildProcess.run("python3", [script.path])
         let saved = try await send(.PUT, "/admin/v1/studies/DEMOSTUDY/draft", raw: document)
         guard saved.status == 201 else { throw TestServerError(description: "saving DEMOSTUDY: \(saved.status) \(saved.text)") }
         let launched = try await send(.POST, "/admin/v1/studies/DEMOSTUDY/launch")

@@ -46,17 +46,9 @@ import TestSupport
     /// A sign-in POST from the loopback address `source` (curl binds it), with a wrong password;
     /// returns the status.
     static func post(_ url: String, from source: String, email: String, forwardedFor: String? = nil) throws -> Int {
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var arguments = ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--interface", source, "-H", "Content-Type: application/json"]
+        var arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--interface", source, "-H", "Content-Type: application/json"]
         if let forwardedFor { arguments += ["-H", "X-Forwarded-For: \(forwardedFor)"] }
         arguments += ["--data", #"{"email": "\#(email)", "password": "Wrong-Passw0rd!"}"#, url]
-        curl.arguments = arguments
-        let output = Pipe()
-        curl.standardOutput = output
-        try curl.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        curl.waitUntilExit()
-        return Int(text) ?? -1
+        return Int(try ExternalTool.run("curl", arguments)) ?? -1
     }
 }

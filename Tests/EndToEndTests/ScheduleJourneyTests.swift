@@ -76,7 +76,7 @@ import TestSupport
             "updateStudyState", body: ["studies": [["studyId": "MELBOURNE", "status": "inProgress", "participantId": appToken]]]
         ).status == 200)
         // ... as if on 20 March at 10:00 in Melbourne.
-        try await platform.withRegistrationDatabase { postgres, logger in
+        _ = try await platform.withRegistrationDatabase { postgres, logger in
             try await postgres.query(
                 "UPDATE participant_studies SET enrolled_at = '2026-03-20T10:00:00+11:00' WHERE study_id = 'MELBOURNE'", logger: logger)
         }

@@ -10,24 +10,11 @@ public enum ExternalTool {
     /// what it printed. Throws when it cannot start or exits with a failure.
     @discardableResult
     public static func run(_ tool: String, _ arguments: [String], input: Data? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let output = Pipe()
-        let feed = Pipe()
-        process.standardOutput = output
-        if input != nil { process.standardInput = feed }
-        try process.run()
-        if let input {
-            feed.fileHandleForWriting.write(input)
-            try feed.fileHandleForWriting.close()
+        do {
+            return String(decoding: try ChildProcess.run(tool, arguments, input: input), as: UTF8.self)
+        } catch {
+            throw Failure(description: "\(error)")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
-        }
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// `run` on a thread of its own, for a tool that calls a server of this test process (a

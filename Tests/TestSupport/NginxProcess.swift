@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// nginx (Debian's package) on loopback as the load balancer in front of service replicas: one
 /// listening port per upstream group, round robin, a refused connection passed to the next
@@ -6,7 +7,7 @@ import Foundation
 /// balancer answers a non-idempotent request it cannot know the fate of). A replica can be taken
 /// out and put back by reloading the configuration. Every request is logged with its timing and
 /// the replicas it went to, for a test to account for each 5xx.
-public final class NginxProcess: @unchecked Sendable {
+public final class NginxProcess: Sendable {
     /// One line of the access log.
     public struct Entry: Sendable, CustomStringConvertible {
         /// When the request arrived and when it was answered, seconds since 1970.
@@ -25,7 +26,8 @@ public final class NginxProcess: @unchecked Sendable {
 
     /// Each group's port on 127.0.0.1, by name.
     public let ports: [String: Int]
-    private let process: Process
+    /// The master process, set once it is started.
+    private let process = Mutex<ChildProcess?>(nil)
     private let folder: URL
 
     /// Starts nginx with one server per group, proxying to the group's replica ports.
@@ -39,14 +41,10 @@ public final class NginxProcess: @unchecked Sendable {
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
         var ports: [String: Int] = [:]
         for name in groups.keys { ports[name] = try SMTPTestServer.freePort() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        let nginx = NginxProcess(binary: binary, groups: groups, ports: ports, process: process, folder: folder)
+        let nginx = NginxProcess(binary: binary, groups: groups, ports: ports, folder: folder)
         try nginx.writeConfiguration(down: [])
-        process.arguments = nginx.arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.spawn(binary, nginx.arguments, error: .null)
+        nginx.process.withLock { $0 = process }
         for port in ports.values {
             try await eventually("nginx listening on \(port)", within: .seconds(15)) { () -> Bool? in
                 guard process.isRunning else { throw TestServerError(description: "nginx exited: \(nginx.errorLog)") }
@@ -56,11 +54,10 @@ public final class NginxProcess: @unchecked Sendable {
         return nginx
     }
 
-    private init(binary: String, groups: [String: [Int]], ports: [String: Int], process: Process, folder: URL) {
+    private init(binary: String, groups: [String: [Int]], ports: [String: Int], folder: URL) {
         self.binary = binary
         self.groups = groups
         self.ports = ports
-        self.process = process
         self.folder = folder
     }
 
@@ -79,14 +76,11 @@ public final class NginxProcess: @unchecked Sendable {
     public func drain(_ ports: Set<Int>) async throws {
         let before = workers()
         try writeConfiguration(down: ports)
-        let reload = Process()
-        reload.executableURL = URL(fileURLWithPath: binary)
-        reload.arguments = arguments + ["-s", "reload"]
-        reload.standardOutput = FileHandle.nullDevice
-        reload.standardError = FileHandle.nullDevice
-        try reload.run()
-        reload.waitUntilExit()
-        guard reload.terminationStatus == 0 else { throw TestServerError(description: "nginx -s reload failed: \(errorLog)") }
+        do {
+            try ChildProcess.run(binary, arguments + ["-s", "reload"], timeout: .seconds(30))
+        } catch {
+            throw TestServerError(description: "\(error)\n\(errorLog)")
+        }
         try await eventually("nginx's old workers gone after a reload", within: .seconds(60), poll: .milliseconds(20)) {
             self.workers().intersection(before)
         } until: { $0.isEmpty }
@@ -94,7 +88,7 @@ public final class NginxProcess: @unchecked Sendable {
 
     /// The process ids of nginx's workers (the children of its master).
     private func workers() -> Set<Int32> {
-        let master = process.processIdentifier
+        guard let master = process.withLock({ $0?.pid }) else { return [] }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return Set(entries.compactMap { entry -> Int32? in
             guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
@@ -179,10 +173,9 @@ public final class NginxProcess: @unchecked Sendable {
         }
     }
 
+    /// SIGTERM (nginx's fast shutdown); SIGKILL if it has not ended within 30 s.
     public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+        process.withLock { $0 }?.stop()
     }
 
     deinit {

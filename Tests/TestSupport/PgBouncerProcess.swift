@@ -4,9 +4,9 @@ import Foundation
 /// cluster: what an operator puts between many replicas and PostgreSQL. Every client is passed
 /// through as the cluster's own user (`auth_type = any` needs one), which the tests' URLs use
 /// anyway. PgBouncer refuses to run as root, so as root it runs as `postgres`.
-public final class PgBouncerProcess: @unchecked Sendable {
+public final class PgBouncerProcess: Sendable {
     public let port: Int
-    private let process: Process
+    private let process: ChildProcess
     private let folder: URL
 
     public static func start(upstream url: String) async throws -> PgBouncerProcess {
@@ -39,17 +39,9 @@ public final class PgBouncerProcess: @unchecked Sendable {
 
             """.write(to: config, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: config.path)
-        let process = Process()
-        if getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "postgres", "--", binary, config.path]
-        } else {
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = [config.path]
-        }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = getuid() == 0
+            ? try ChildProcess.spawn("/usr/sbin/runuser", ["-u", "postgres", "--", binary, config.path], error: .null)
+            : try ChildProcess.spawn(binary, [config.path], error: .null)
         let bouncer = PgBouncerProcess(port: port, process: process, folder: folder)
         try await eventually("pgbouncer listening on \(port)", within: .seconds(15)) { () -> Bool? in
             guard process.isRunning else { throw TestServerError(description: "pgbouncer exited: \(bouncer.logTail())") }
@@ -58,7 +50,7 @@ public final class PgBouncerProcess: @unchecked Sendable {
         return bouncer
     }
 
-    private init(port: Int, process: Process, folder: URL) {
+    private init(port: Int, process: ChildProcess, folder: URL) {
         self.port = port
         self.process = process
         self.folder = folder
@@ -77,10 +69,9 @@ public final class PgBouncerProcess: @unchecked Sendable {
         return String(text.suffix(2000))
     }
 
+    /// SIGTERM (runuser passes it on); SIGKILL if it has not ended within 30 s.
     public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+        process.stop()
     }
 
     deinit {

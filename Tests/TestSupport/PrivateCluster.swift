@@ -61,7 +61,7 @@ public final class PrivateCluster: Sendable {
 
     private func initialise() throws {
         if Self.isRoot {
-            try Self.execute(URL(fileURLWithPath: "/bin/chown"), ["-R", "postgres:postgres", directory.path])
+            try ChildProcess.run("/bin/chown", ["-R", "postgres:postgres", directory.path])
         }
         try execute("initdb", ["-D", dataDirectory, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"])
     }
@@ -75,41 +75,15 @@ public final class PrivateCluster: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Runs a server program to its end (pg_ctl waits for the server; `-t 60` bounds that). The
+    /// server pg_ctl starts lives on; `ChildProcess` waits for pg_ctl itself, not for the end of
+    /// its output, and gives the server none of this process's descriptors.
     private func execute(_ program: String, _ arguments: [String]) throws {
-        let path = bindir.appendingPathComponent(program)
+        let path = bindir.appendingPathComponent(program).path
         if Self.isRoot {
-            try Self.execute(URL(fileURLWithPath: "/usr/sbin/runuser"), ["-u", "postgres", "--", path.path] + arguments)
+            try ChildProcess.run("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments, timeout: .seconds(120))
         } else {
-            try Self.execute(path, arguments)
-        }
-    }
-
-    /// Runs a program to its end, its output to a file. Not through `Process`: `pg_ctl start`
-    /// leaves a daemon behind, and `Process.waitUntilExit` was seen never to return for it (the
-    /// child stayed a zombie), so the child is spawned and reaped here directly.
-    private static func execute(_ executable: URL, _ arguments: [String]) throws {
-        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("pg-ctl-\(UUID().uuidString).out")
-        defer { try? FileManager.default.removeItem(at: outputFile) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw TestServerError(description: "\(executable.path) could not be started (errno \(spawned))")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        // Exited normally (low 7 bits zero) with status 0.
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-            throw TestServerError(
-                description: "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) failed: \(text)")
+            try ChildProcess.run(path, arguments, timeout: .seconds(120))
         }
     }
 

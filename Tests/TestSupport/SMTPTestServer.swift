@@ -1,11 +1,12 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A real SMTP server for tests (`scripts/test-smtp-server.py`, aiosmtpd): STARTTLS with a
 /// throwaway certificate authority made by openssl for the test, AUTH required, each accepted
 /// message saved as JSON. `make test` installs aiosmtpd and sets `STUDYSTACK_TEST_PYTHON`.
-public final class SMTPTestServer: @unchecked Sendable {
+public final class SMTPTestServer: Sendable {
     public struct Received: Decodable, Sendable {
         public var from: String
         public var to: [String]
@@ -19,9 +20,8 @@ public final class SMTPTestServer: @unchecked Sendable {
     public let certificateFile: String
     public let username = "mailer"
     public let password = "smtp-Passw0rd"
-    private var process: Process?
-    /// The server's standard input: closing it stops the server.
-    private var input: Pipe?
+    /// The server, while it runs: closing its standard input stops it.
+    private let process = Mutex<ChildProcess?>(nil)
 
     static var repositoryRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -33,8 +33,8 @@ public final class SMTPTestServer: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("inbox"), withIntermediateDirectories: true)
         certificateFile = directory.appendingPathComponent("cert.pem").path
         port = try Self.freePort()
-        try Self.run("/usr/bin/env", [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+        try ChildProcess.run("openssl", [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
             "-addext", "subjectAltName=DNS:localhost", "-keyout", directory.appendingPathComponent("key.pem").path,
             "-out", certificateFile,
         ])
@@ -48,39 +48,30 @@ public final class SMTPTestServer: @unchecked Sendable {
     public func start() throws {
         let python = ProcessInfo.processInfo.environment["STUDYSTACK_TEST_PYTHON"]
             ?? Self.repositoryRoot.appendingPathComponent(".build/tools-venv/bin/python").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [
-            Self.repositoryRoot.appendingPathComponent("scripts/test-smtp-server.py").path, String(port), certificateFile,
-            directory.appendingPathComponent("key.pem").path, username, password, directory.appendingPathComponent("inbox").path,
-        ]
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        self.input = input
-        // Wait for "ready" (reading blocks until the server writes or exits).
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        guard line.contains("ready") else {
-            stop()
-            throw TestServerError(description: "the SMTP test server did not start (is aiosmtpd installed? run make test)")
+        let ready = directory.appendingPathComponent("server.out")
+        let process = try ChildProcess.spawn(
+            python,
+            [
+                Self.repositoryRoot.appendingPathComponent("scripts/test-smtp-server.py").path, String(port), certificateFile,
+                directory.appendingPathComponent("key.pem").path, username, password, directory.appendingPathComponent("inbox").path,
+            ], input: .pipe, output: .file(ready), error: .null)
+        self.process.withLock { $0 = process }
+        // It writes "ready" once it listens.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !((try? String(contentsOf: ready, encoding: .utf8)) ?? "").contains("ready") {
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                stop()
+                throw TestServerError(description: "the SMTP test server did not start (is aiosmtpd installed? run make test)")
+            }
+            usleep(20_000)
         }
     }
 
+    /// Closes its input, which ends it; a server still there five seconds later is killed.
     public func stop() {
-        try? input?.fileHandleForWriting.close()
-        input = nil
-        if let process {
-            // Closing its input ends it; a server that does not go within five seconds is killed.
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning, Date() < deadline { usleep(20_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
-        process = nil
+        guard let process = process.withLock({ $0.take() }) else { return }
+        process.closeInput()
+        if process.wait(within: .seconds(5)) == nil { process.kill() }
     }
 
     /// Messages received so far, oldest first.
@@ -113,19 +104,6 @@ public final class SMTPTestServer: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
-
-    static func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestServerError(description: "\(arguments.first ?? executable) failed")
         }
     }
 }

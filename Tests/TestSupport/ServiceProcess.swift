@@ -6,11 +6,11 @@ import StudyModels
 /// One of the real service executables (`.build/debug/<name>`, built by `swift build
 /// --build-tests`), started on a free port with the settings given, for tests that need a real
 /// process: one that can be killed with SIGKILL mid-work and started again.
-public final class ServiceProcess: @unchecked Sendable {
+public final class ServiceProcess: Sendable {
     public let name: String
     public let port: Int
     public let logFile: URL
-    private let process: Process
+    private let process: ChildProcess
 
     /// The package's root, from this file's place in it.
     public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -28,23 +28,17 @@ public final class ServiceProcess: @unchecked Sendable {
         let port = try port ?? SMTPTestServer.freePort()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(port)-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DATABASE") }
         env.merge(environment) { $1 }
         env["HTTP_PORT"] = String(port)
         env["HTTP_HOST"] = "127.0.0.1"
-        process.environment = env
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
+        let process = try ChildProcess.spawn(executable.path, [], environment: env, output: .file(log), error: .file(log))
         let service = ServiceProcess(name: name, port: port, logFile: log, process: process)
         try await service.waitUntilReady(timeout: timeout)
         return service
     }
 
-    private init(name: String, port: Int, logFile: URL, process: Process) {
+    private init(name: String, port: Int, logFile: URL, process: ChildProcess) {
         self.name = name
         self.port = port
         self.logFile = logFile
@@ -79,9 +73,7 @@ public final class ServiceProcess: @unchecked Sendable {
 
     /// SIGKILL: no graceful shutdown, no chance to finish or roll back anything itself.
     public func kill() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.kill()
     }
 
     /// SIGTERM, and waits up to `grace` for the process to exit; past it, SIGKILL. Returns
@@ -89,19 +81,11 @@ public final class ServiceProcess: @unchecked Sendable {
     /// ignores shutdown, which a test should report.
     @discardableResult
     public func stop(grace: Duration = .seconds(30)) -> Bool {
-        guard process.isRunning else { return true }
-        process.terminate()
-        let deadline = ContinuousClock.now + grace
-        while process.isRunning && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        guard process.isRunning else { return true }
-        kill()
-        return false
+        process.stop(grace: grace)
     }
 
     deinit {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.kill()
         try? FileManager.default.removeItem(at: logFile)
     }
 }

@@ -17,7 +17,7 @@ import TestSupport
     }
 
     func count(_ h: ResponseHarness, _ query: PostgresQuery) async throws -> Int {
-        try await h.postgres.query(query, logger: Logger(label: "test")).decode(Int.self).single() ?? -1
+        try await h.postgres.query(query, logger: Logger(label: "test")).decode(Int.self).single()
     }
 
     @Test func onlyTestersJoinAndTheirDataGoesAtLaunch() async throws {
