@@ -44,7 +44,7 @@ import TestSupport
                 pthread_sigmask(SIG_UNBLOCK, &blocked, nil)
             }
         }
-        #expect(child.stop(grace: .seconds(10)), "sleep did not end on SIGTERM")
+        #expect(await child.stop(grace: .seconds(10)), "sleep did not end on SIGTERM")
         #expect(child.ended == .signalled(SIGTERM))
     }
 

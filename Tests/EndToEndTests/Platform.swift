@@ -203,7 +203,7 @@ struct Platform: Sendable {
     /// Stops the response service (SIGTERM) and starts it again on the same port, as a deploy
     /// does; the caller stops the new process.
     func restartResponse() async throws -> ServiceProcess {
-        guard response.stop() else { throw TestServerError(description: "the response service did not stop on SIGTERM") }
+        guard await response.stop() else { throw TestServerError(description: "the response service did not stop on SIGTERM") }
         return try await ServiceProcess.start("response", environment: responseEnvironment, port: response.port)
     }
 

@@ -146,7 +146,7 @@ final class ReplicatedPlatform: Sendable {
     func killAndRestart(_ role: Role, replica index: Int) async throws {
         let process = replicas(role)[index]
         let sent = Date().timeIntervalSince1970
-        process.kill()
+        await process.kill()
         let returned = Date().timeIntervalSince1970
         killed.withLock { $0.append(Kill(role: role, port: process.port, sent: sent, returned: returned)) }
         try await nginx.drain([process.port])
@@ -166,7 +166,7 @@ final class ReplicatedPlatform: Sendable {
         for index in 0..<Self.replicas {
             let process = replicas(role)[index]
             try await nginx.drain([process.port])
-            #expect(process.stop(), "\(role.rawValue) on \(process.port) did not end on SIGTERM:\n\(process.logTail())")
+            #expect(await process.stop(), "\(role.rawValue) on \(process.port) did not end on SIGTERM:\n\(process.logTail())")
             try await start(role, replica: index)
             try await nginx.drain([])
         }

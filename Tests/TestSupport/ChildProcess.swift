@@ -167,6 +167,18 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// `wait(within:)` for a caller in a task: it sleeps between looks instead of holding a
+    /// thread of Swift's cooperative pool, which an in-process server the child is talking to
+    /// (a fake APNs, a forwarding target) may need to answer it.
+    public func wait(within timeout: Duration) async -> Termination? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let ended { return ended }
+            guard ContinuousClock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Sends `signal` (nothing once it has ended: its pid may be another process's by then).
     public func send(_ signal: Int32) {
         guard isRunning else { return }
@@ -186,6 +198,21 @@ public final class ChildProcess: Sendable {
         send(SIGTERM)
         if wait(within: grace) != nil { return true }
         kill()
+        return false
+    }
+
+    /// `kill()` for a caller in a task.
+    public func kill() async {
+        send(SIGKILL)
+        _ = await wait(within: .seconds(30))
+    }
+
+    /// `stop(grace:)` for a caller in a task.
+    @discardableResult
+    public func stop(grace: Duration = .seconds(30)) async -> Bool {
+        send(SIGTERM)
+        if await wait(within: grace) != nil { return true }
+        await kill()
         return false
     }
 

@@ -61,7 +61,7 @@ public final class ServiceProcess: Sendable {
                 return try? await HTTPClient.shared.execute(request, timeout: .seconds(2)).status.code
             } until: { $0 == 200 }
         } catch {
-            kill()
+            await kill()
             throw error
         }
     }
@@ -82,6 +82,19 @@ public final class ServiceProcess: Sendable {
     @discardableResult
     public func stop(grace: Duration = .seconds(30)) -> Bool {
         process.stop(grace: grace)
+    }
+
+    /// `kill()` for a caller in a task: waiting for the kernel does not hold a thread of the
+    /// cooperative pool.
+    public func kill() async {
+        await process.kill()
+    }
+
+    /// `stop(grace:)` for a caller in a task: the graceful shutdown it waits for may need a
+    /// server of this test process (a fake APNs finishing a push), which needs the pool.
+    @discardableResult
+    public func stop(grace: Duration = .seconds(30)) async -> Bool {
+        await process.stop(grace: grace)
     }
 
     deinit {

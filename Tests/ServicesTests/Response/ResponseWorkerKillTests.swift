@@ -97,7 +97,7 @@ import TestSupport
                 try await eventually("30 responses processed", within: .seconds(60), poll: .milliseconds(20)) {
                     try await counts(postgres).processed
                 } until: { $0 >= 30 }
-                first.kill()
+                await first.kill()
                 let atKill = try await counts(postgres)
                 #expect(atKill.processed > 0 && atKill.processed < Self.backlog, "killed at \(atKill.processed)")
                 #expect(atKill.other == 0)
