@@ -32,6 +32,8 @@ package struct StudyResync: Service {
                         logger.info("studies read from study-metadata", metadata: ["studies": "\(count)"])
                         wait = .seconds(600)
                     } catch {
+                        // A shutdown cancels the call in flight: nothing failed.
+                        if Task.isCancelled { return }
                         logger.warning("study resync failed", metadata: ["error": "\(error)"])
                         wait = min(wait * 2, .seconds(60))
                     }

@@ -59,7 +59,11 @@ package struct DesignSource: Sendable {
         do {
             response = try await internalClient.send(.GET, to: .studyMetadata, path: path, logger: logger)
         } catch {
-            logger.warning("a design could not be fetched", metadata: ["path": "\(path)", "error": "\(error)"])
+            // A shutdown cancels the call in flight: study-metadata did nothing wrong, and the
+            // response waits for the next replica's round as it would for any unreadable design.
+            if !Task.isCancelled {
+                logger.warning("a design could not be fetched", metadata: ["path": "\(path)", "error": "\(error)"])
+            }
             throw Unavailable(description: waiting)
         }
         guard (200...201).contains(response.status.code) else {
