@@ -31,7 +31,8 @@ print_phases() {
 }
 
 ensure_postgres
-ensure_commands python3:python3 zbarimg:zbar-tools pdftoppm:poppler-utils pdftotext:poppler-utils pgbouncer:pgbouncer
+ensure_commands python3:python3 zbarimg:zbar-tools pdftoppm:poppler-utils pdftotext:poppler-utils pgbouncer:pgbouncer \
+    pgrep:procps
 # The zone files that Foundation and ZoneTimeTests' zoneinfo oracle read.
 [ -f /usr/share/zoneinfo/Australia/Lord_Howe ] || apt_install tzdata
 ensure_build_libraries
