@@ -27,7 +27,6 @@ public final class ServiceProcess: Sendable {
         }
         let port = try port ?? SMTPTestServer.freePort()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(port)-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DATABASE") }
         env.merge(environment) { $1 }
         env["HTTP_PORT"] = String(port)
