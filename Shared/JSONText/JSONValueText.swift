@@ -3,34 +3,86 @@
 /// `JSONDecoder`'s try-each-type decoding of an open-ended value, which throws and discards an
 /// error for every guess.
 extension JSONValue {
-    /// Why text is not JSON, with the byte offset where reading stopped.
+    /// Why text is not JSON, or is more than its budget allows, with the byte offset where
+    /// reading stopped.
     public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         public var offset: Int
         public var reason: String
-        public var description: String { "not JSON at byte \(offset): \(reason)" }
+        /// The text may be JSON, but it is larger, deeper or holds more values than what it is
+        /// may (its `Budget`).
+        public var overBudget: Bool
+
+        public init(offset: Int, reason: String, overBudget: Bool = false) {
+            self.offset = offset
+            self.reason = reason
+            self.overBudget = overBudget
+        }
+
+        public var description: String {
+            overBudget ? "more than this text may hold, at byte \(offset): \(reason)" : "not JSON at byte \(offset): \(reason)"
+        }
     }
 
-    /// Nesting deeper than this is refused rather than allowed to exhaust the stack.
+    /// What one text may make the parser build, set by what the text is (a manifest, a survey's
+    /// answers, a study document): a text past any of the three is refused before it can make a
+    /// process hold more than its budget allows. Bytes bound the text, nodes (values and member
+    /// names) bound what is built from it, depth bounds the stack.
+    public struct Budget: Sendable, Equatable, CustomStringConvertible {
+        public var maxBytes: Int
+        public var maxNodes: Int
+        public var maxDepth: Int
+
+        public init(maxBytes: Int, maxNodes: Int, maxDepth: Int = JSONValue.maxDepth) {
+            self.maxBytes = maxBytes
+            self.maxNodes = maxNodes
+            self.maxDepth = min(maxDepth, JSONValue.maxDepth)
+        }
+
+        public var description: String { "\(maxBytes) bytes, \(maxNodes) values, \(maxDepth) deep" }
+    }
+
+    /// Nesting deeper than this is refused whatever the budget, rather than allowed to exhaust
+    /// the stack.
     public static let maxDepth = 256
 
-    /// Parses one JSON value (RFC 8259), surrounded by nothing but whitespace.
-    public static func parse(_ bytes: some Collection<UInt8>) throws(ParseError) -> JSONValue {
+    /// Parses one JSON value (RFC 8259), surrounded by nothing but whitespace, within `budget`.
+    public static func parse(_ bytes: some Collection<UInt8>, budget: Budget) throws(ParseError) -> JSONValue {
+        var budget = budget
+        return try parse(bytes, sharing: &budget)
+    }
+
+    /// Parses one value within what is left of `budget`, and takes the nodes it built from it:
+    /// several texts of one request (an envelope's members) share one budget.
+    public static func parse(_ bytes: some Collection<UInt8>, sharing budget: inout Budget) throws(ParseError) -> JSONValue {
+        guard bytes.count <= budget.maxBytes else {
+            throw ParseError(offset: 0, reason: "larger than \(budget.maxBytes) bytes", overBudget: true)
+        }
         let array = Array(bytes)
-        return try array.withUnsafeBufferPointer { buffer throws(ParseError) in
-            var parser = Parser(bytes: buffer)
+        let limit = budget
+        let (value, nodes) = try array.withUnsafeBufferPointer { buffer throws(ParseError) in
+            var parser = Parser(bytes: buffer, budget: limit)
             parser.skipWhitespace()
             let value = try parser.value(depth: 0)
             parser.skipWhitespace()
             guard parser.index == buffer.count else { throw parser.error("unexpected text after the value") }
-            return value
+            return (value, parser.nodes)
         }
+        budget.maxNodes -= nodes
+        return value
     }
 
     /// The members of a JSON object, each with the byte range of its value in `bytes`: the whole
     /// text is checked, but no value is built, so a large member (a response's answers) can be
     /// passed on as the text it arrived as.
-    public static func members(ofObject bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> [(name: String, value: Range<Int>)] {
-        var parser = Parser(bytes: bytes)
+    /// Member names count against `budget`'s nodes; the values are checked, not built, so only
+    /// its bytes and depth bound them.
+    public static func members(
+        ofObject bytes: UnsafeBufferPointer<UInt8>, budget: Budget
+    ) throws(ParseError) -> [(name: String, value: Range<Int>)] {
+        guard bytes.count <= budget.maxBytes else {
+            throw ParseError(offset: 0, reason: "larger than \(budget.maxBytes) bytes", overBudget: true)
+        }
+        var parser = Parser(bytes: bytes, budget: budget)
         parser.skipWhitespace()
         guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { throw parser.error("expected an object") }
         parser.index += 1
@@ -44,6 +96,7 @@ extension JSONValue {
                 guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else {
                     throw parser.error("expected a member name")
                 }
+                try parser.count()
                 let name = try parser.string()
                 parser.skipWhitespace()
                 guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else { throw parser.error("expected ':'") }
@@ -136,261 +189,26 @@ extension JSONValue {
         }
         out.append(UInt8(ascii: "\""))
     }
+}
 
-    private struct Parser {
-        let bytes: UnsafeBufferPointer<UInt8>
-        var index = 0
+extension JSONValue.Budget {
+    /// A small reply from a peer or a third party (a push service's error, an OAuth token): read
+    /// from at most 64 KiB, it names a handful of fields.
+    public static let peerReply = JSONValue.Budget(maxBytes: 64 << 10, maxNodes: 4_096, maxDepth: 32)
 
-        func error(_ reason: String) -> ParseError { ParseError(offset: index, reason: reason) }
+    /// One value the platform wrote itself and reads back from its own database (a column's
+    /// `to_json`, a string's escapes): never more than the text holds, and no more nodes than a
+    /// small list of dates.
+    public static func storedValue(bytes: Int) -> JSONValue.Budget {
+        JSONValue.Budget(maxBytes: bytes, maxNodes: 4_096, maxDepth: 32)
+    }
+}
 
-        mutating func skipWhitespace() {
-            while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
-        }
-
-        mutating func value(depth: Int) throws(ParseError) -> JSONValue {
-            guard depth < JSONValue.maxDepth else { throw error("nested too deeply") }
-            guard index < bytes.count else { throw error("unexpected end") }
-            switch bytes[index] {
-            case UInt8(ascii: "{"): return try object(depth: depth)
-            case UInt8(ascii: "["): return try array(depth: depth)
-            case UInt8(ascii: "\""): return .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-            case UInt8(ascii: "n"): try literal("null"); return .null
-            default: return .number(try number())
-            }
-        }
-
-        /// Checks one value and moves past it without building it.
-        mutating func skip(depth: Int) throws(ParseError) {
-            guard depth < JSONValue.maxDepth else { throw error("nested too deeply") }
-            guard index < bytes.count else { throw error("unexpected end") }
-            switch bytes[index] {
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                let close = bytes[index] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
-                let isObject = close == UInt8(ascii: "}")
-                index += 1
-                skipWhitespace()
-                if index < bytes.count, bytes[index] == close {
-                    index += 1
-                    return
-                }
-                while true {
-                    skipWhitespace()
-                    if isObject {
-                        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
-                        try skipString()
-                        skipWhitespace()
-                        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
-                        index += 1
-                        skipWhitespace()
-                    }
-                    try skip(depth: depth + 1)
-                    skipWhitespace()
-                    guard index < bytes.count else { throw error("unexpected end") }
-                    if bytes[index] == UInt8(ascii: ",") {
-                        index += 1
-                    } else if bytes[index] == close {
-                        index += 1
-                        return
-                    } else {
-                        throw error("expected ',' or a closing bracket")
-                    }
-                }
-            case UInt8(ascii: "\""): try skipString()
-            case UInt8(ascii: "t"): try literal("true")
-            case UInt8(ascii: "f"): try literal("false")
-            case UInt8(ascii: "n"): try literal("null")
-            default: _ = try number()
-            }
-        }
-
-        /// Checks a string (escapes, surrogates, no raw control characters) without building it.
-        mutating func skipString() throws(ParseError) {
-            let opening = index
-            index += 1
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") {
-                    index += 1
-                    return
-                }
-                if byte == UInt8(ascii: "\\") {
-                    // Escapes are rare: the building reader checks them, from this string's start.
-                    index = opening
-                    _ = try string()
-                    return
-                }
-                guard byte >= 0x20 else { throw error("control character in a string") }
-                index += 1
-            }
-            throw error("unterminated string")
-        }
-
-        mutating func literal(_ word: StaticString) throws(ParseError) {
-            let count = word.utf8CodeUnitCount
-            guard index + count <= bytes.count else { throw error("unexpected end") }
-            for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
-                throw error("unknown literal")
-            }
-            index += count
-        }
-
-        mutating func object(depth: Int) throws(ParseError) -> JSONValue {
-            index += 1
-            var members: [String: JSONValue] = [:]
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            }
-            while true {
-                skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
-                let key = try string()
-                skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
-                index += 1
-                skipWhitespace()
-                members[key] = try value(depth: depth + 1)
-                skipWhitespace()
-                guard index < bytes.count else { throw error("unexpected end") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return .object(members)
-                } else {
-                    throw error("expected ',' or '}'")
-                }
-            }
-        }
-
-        mutating func array(depth: Int) throws(ParseError) -> JSONValue {
-            index += 1
-            var values: [JSONValue] = []
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(values)
-            }
-            while true {
-                skipWhitespace()
-                values.append(try value(depth: depth + 1))
-                skipWhitespace()
-                guard index < bytes.count else { throw error("unexpected end") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    return .array(values)
-                } else {
-                    throw error("expected ',' or ']'")
-                }
-            }
-        }
-
-        mutating func string() throws(ParseError) -> String {
-            index += 1
-            let start = index
-            // Fast path: no escapes.
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") {
-                    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                    index += 1
-                    return text
-                }
-                if byte == UInt8(ascii: "\\") { break }
-                guard byte >= 0x20 else { throw error("control character in a string") }
-                index += 1
-            }
-            var out = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-            while index < bytes.count {
-                let byte = bytes[index]
-                switch byte {
-                case UInt8(ascii: "\""):
-                    index += 1
-                    return String(decoding: out, as: UTF8.self)
-                case UInt8(ascii: "\\"):
-                    index += 1
-                    guard index < bytes.count else { throw error("unexpected end") }
-                    let escaped = bytes[index]
-                    index += 1
-                    switch escaped {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escaped)
-                    case UInt8(ascii: "b"): out.append(0x08)
-                    case UInt8(ascii: "f"): out.append(0x0C)
-                    case UInt8(ascii: "n"): out.append(0x0A)
-                    case UInt8(ascii: "r"): out.append(0x0D)
-                    case UInt8(ascii: "t"): out.append(0x09)
-                    case UInt8(ascii: "u"):
-                        var scalar = try hex4()
-                        if (0xD800..<0xDC00).contains(scalar) {
-                            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
-                            else { throw error("unpaired surrogate") }
-                            index += 2
-                            let low = try hex4()
-                            guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired surrogate") }
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        } else if (0xDC00..<0xE000).contains(scalar) {
-                            throw error("unpaired surrogate")
-                        }
-                        guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid escape") }
-                        out += Array(String(Character(unicode)).utf8)
-                    default:
-                        throw error("invalid escape")
-                    }
-                default:
-                    guard byte >= 0x20 else { throw error("control character in a string") }
-                    out.append(byte)
-                    index += 1
-                }
-            }
-            throw error("unterminated string")
-        }
-
-        mutating func hex4() throws(ParseError) -> UInt32 {
-            guard index + 4 <= bytes.count else { throw error("unexpected end") }
-            var value: UInt32 = 0
-            for _ in 0..<4 {
-                let byte = bytes[index]
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: throw error("invalid \\u escape")
-                }
-                value = value << 4 | UInt32(digit)
-                index += 1
-            }
-            return value
-        }
-
-        mutating func number() throws(ParseError) -> Double {
-            let start = index
-            func digits() -> Int {
-                let from = index
-                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
-                return index - from
-            }
-            if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-            let leading = index
-            guard digits() > 0 else { throw error("unexpected character") }
-            if bytes[leading] == UInt8(ascii: "0") && index - leading > 1 { throw error("leading zero") }
-            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-                index += 1
-                guard digits() > 0 else { throw error("digits expected after '.'") }
-            }
-            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-                index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-                guard digits() > 0 else { throw error("digits expected in the exponent") }
-            }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-            guard let value = Double(text), value.isFinite else { throw error("number out of range") }
-            return value
-        }
+extension JSONValue.Budget {
+    /// The parameters of one call, as a JSON object body (an app's envelope, a LabKey client's
+    /// query, a schema app's form fields): tens of named fields, whose large members (a
+    /// response's answers) are read under their own budget.
+    public static func requestParameters(maxBytes: Int) -> JSONValue.Budget {
+        JSONValue.Budget(maxBytes: maxBytes, maxNodes: 65_536, maxDepth: 64)
     }
 }

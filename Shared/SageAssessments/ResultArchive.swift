@@ -56,7 +56,7 @@ public struct ResultArchive: Sendable {
         guard let metadataBytes = zip["metadata.json"] else {
             throw Refusal(file: "", problems: [ValidationProblem(pointer: "", message: "it holds no metadata.json")])
         }
-        let metadata = try Self.json(metadataBytes, file: "metadata.json")
+        let metadata = try Self.json(metadataBytes, file: "metadata.json", budget: .sageManifest)
         try Self.check(metadata, against: schemas.archiveMetadata, file: "metadata.json")
         let listed = (metadata["files"]?.array ?? []).compactMap { $0["filename"]?.string }
         let present = Set(zip.files.map(\.name))
@@ -71,7 +71,7 @@ public struct ResultArchive: Sendable {
 
         var result: JSONValue?
         if let resultBytes = zip["assessmentResult.json"] {
-            let value = try Self.json(resultBytes, file: "assessmentResult.json")
+            let value = try Self.json(resultBytes, file: "assessmentResult.json", budget: .sageResult)
             try Self.check(value, against: schemas.assessmentResult, file: "assessmentResult.json")
             result = value
         }
@@ -86,12 +86,12 @@ public struct ResultArchive: Sendable {
         } else {
             // Older clients write only the flat answers.json, and name the assessment in info.json
             // (`item`) or answers_schema.json (`description`).
-            let info = try zip["info.json"].map { bytes throws(Refusal) in try Self.json(bytes, file: "info.json") }
+            let info = try zip["info.json"].map { bytes throws(Refusal) in try Self.json(bytes, file: "info.json", budget: .sageSideFile) }
             let answersSchema = try zip["answers_schema.json"].map { bytes throws(Refusal) in
-                try Self.json(bytes, file: "answers_schema.json")
+                try Self.json(bytes, file: "answers_schema.json", budget: .sageSideFile)
             }
             if let bytes = zip["answers.json"] {
-                guard case .object(let flat) = try Self.json(bytes, file: "answers.json") else {
+                guard case .object(let flat) = try Self.json(bytes, file: "answers.json", budget: .sageResult) else {
                     throw Refusal(file: "answers.json", problems: [ValidationProblem(pointer: "", message: "must be an object of answers by name")])
                 }
                 answers = flat.keys.sorted().map { Answer(path: $0, value: flat[$0] ?? .null, answerType: nil) }
@@ -135,9 +135,11 @@ public struct ResultArchive: Sendable {
         }
     }
 
-    private static func json(_ bytes: [UInt8], file: String) throws(Refusal) -> JSONValue {
+    /// `bytes` parsed within what that file of an archive may build: every other file is kept as
+    /// bytes and never parsed.
+    private static func json(_ bytes: [UInt8], file: String, budget: JSONValue.Budget) throws(Refusal) -> JSONValue {
         do {
-            return try JSONValue.parse(bytes)
+            return try JSONValue.parse(bytes, budget: budget)
         } catch {
             throw Refusal(file: file, problems: [ValidationProblem(pointer: "", message: error.description)])
         }

@@ -35,7 +35,7 @@ public struct SageSchemaSet: Sendable {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
         for name in names {
             do {
-                files[name] = try JSONValue.parse(Array(try Data(contentsOf: folder.appendingPathComponent(name))))
+                files[name] = try JSONValue.parse(Array(try Data(contentsOf: folder.appendingPathComponent(name))), budget: .activityDocument)
             } catch {
                 throw LoadError(description: "the Sage schema \(name) cannot be read: \(error)")
             }

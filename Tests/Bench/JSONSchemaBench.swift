@@ -19,7 +19,7 @@ enum JSONSchemaBench {
         var rootID: String?
         var rootSchema: JSONValue?
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() where name.hasSuffix(".json") {
-            let value = try JSONValue.parse(Array(try Data(contentsOf: directory.appendingPathComponent(name))))
+            let value = try JSONValue.parse(Array(try Data(contentsOf: directory.appendingPathComponent(name))), budget: JSONValue.Budget(maxBytes: 1 << 26, maxNodes: 1 << 22))
             guard case .string(let id)? = value["$id"] else { continue }
             documents.add(value, at: id)
             if name == arguments[2] { (rootID, rootSchema) = (id, value) }
@@ -29,7 +29,7 @@ enum JSONSchemaBench {
             exit(66)
         }
         let schema = try JSONSchema(rootSchema, at: rootID, documents: documents)
-        let document = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: arguments[3]))))
+        let document = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: arguments[3]))), budget: JSONValue.Budget(maxBytes: 1 << 26, maxNodes: 1 << 22))
         let clock = ContinuousClock()
         let end = clock.now + .milliseconds(Int64(seconds * 1000))
         var count = 0

@@ -6,7 +6,7 @@ import Testing
 /// The preview draws what the app draws: a scale's slider where the app puts it, image choices
 /// as their images.
 @Suite struct ActivityPreviewTests {
-    static func step(_ json: String) throws -> JSONValue { try JSONValue.parse(Array(json.utf8)) }
+    static func step(_ json: String) throws -> JSONValue { try JSONValue.parse(Array(json.utf8), budget: .studyDocument) }
 
     @Test func aScaleSitsAtItsDefaultOrNowhereUntilMoved() throws {
         let withDefault = ActivityPreview.answer(

@@ -36,7 +36,7 @@ import Testing
         let draft = try JSONValue.parse(Array(#"""
             {"resources": [{"resourceId": "r1", "type": "pdf", "content": {"en": "https://files.example/a.pdf"}},
                            {"resourceId": "r2", "type": "html", "content": {"en": "<p>Hello</p>"}}]}
-            """#.utf8))
+            """#.utf8), budget: .studyDocument)
         let section = StudySection.resources
         let values = section.values(in: draft)
         let html = FormHTML.render(section.views(values: values, problems: [], spanish: false, readOnly: false), studyId: "S").renderText

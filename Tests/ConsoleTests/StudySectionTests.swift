@@ -11,7 +11,7 @@ import Testing
         .deletingLastPathComponent().appendingPathComponent("docs/examples/complete-study.json")
 
     static func example() throws -> JSONValue {
-        try JSONValue.parse(Array(try Data(contentsOf: exampleURL)))
+        try JSONValue.parse(Array(try Data(contentsOf: exampleURL)), budget: .studyDocument)
     }
 
     static func study(_ json: JSONValue) throws -> StudyDocument {

@@ -13,7 +13,7 @@ enum Wire {
 
         var text: String { String(decoding: body, as: UTF8.self) }
         /// The body as JSON (nil when it is not JSON).
-        var json: JSONValue? { try? JSONValue.parse(Array(body)) }
+        var json: JSONValue? { try? JSONValue.parse(Array(body), budget: .studyDocument) }
         func header(_ name: String) -> String? { headers.first(name: name) }
     }
 

@@ -90,7 +90,7 @@ enum FuzzTargets {
         for member in members {
             if let text = member.text { _ = ResponseSubmission.escapesNUL(text) }
             if case .string(let value)? = member.value { _ = ResponseShredder.answerDateAndOffset(value) }
-            if let text = member.text, let data = try? JSONValue.parse(Array(text.utf8)) {
+            if let text = member.text, let data = try? JSONValue.parse(Array(text.utf8), budget: .studyDocument) {
                 _ = try? SurveySchema.derive(fromDesign: Data(data.serialized().utf8))
             }
         }
@@ -110,7 +110,7 @@ enum FuzzTargets {
     static let schemaProtocol: Target = { bytes in
         let check = SchemaProtocolCheck.check(text: bytes)
         let imported = SchemaImport.read(bytes)
-        guard check.errors.isEmpty, imported.errors.isEmpty, let value = try? JSONValue.parse(bytes) else { return }
+        guard check.errors.isEmpty, imported.errors.isEmpty, let value = try? JSONValue.parse(bytes, budget: .studyDocument) else { return }
         let plan = SchemaTaskPlan.make(
             protocol: value, seed: 42, enrolledAt: Date(timeIntervalSince1970: 1_790_000_000),
             zone: TimeZone(identifier: "Australia/Lord_Howe") ?? .gmt)
@@ -196,7 +196,7 @@ enum FuzzTargets {
         _ = TableGridQuery.Cursor.decode(value)
         if let day = ParticipantAnchors.day(value) { precondition(ScheduleEngine.anchorDays.contains(day)) }
         // What the feed carries of a response's date answers, and the property dates registration takes.
-        if let results = try? JSONValue.parse(bytes) {
+        if let results = try? JSONValue.parse(bytes, budget: .studyDocument) {
             precondition((DateAnswers.from(results)?.count ?? 0) <= SubmissionFeed.Submission.maxDateAnswers)
         }
         if let dates = try? JSONDecoder().decode(PropertyDates.self, from: Data(bytes)) { _ = dates.isWellFormed }
@@ -225,7 +225,7 @@ enum FuzzTargets {
     /// reachable through Foundation, and the product compiles schemas only from the files it
     /// ships, never from a request (docs/security.md).
     static let jsonSchema: Target = { bytes in
-        guard let value = try? JSONValue.parse(bytes) else { return }
+        guard let value = try? JSONValue.parse(bytes, budget: .studyDocument) else { return }
         if let schema = try? JSONSchema(value, at: "https://fuzz.example/schema.json", assertsFormats: true), !mentionsPatterns(value) {
             precondition(schema.isValid(value) == schema.violations(of: value).isEmpty, "the check and the report disagree")
         }
@@ -258,7 +258,7 @@ enum FuzzTargets {
               "allOf": [{"contains": {"type": "string"}}, {}]}},
              "anyOf": [{"$ref": "#/definitions/node"}, {"type": "array", "items": [{"type": "integer"}], "additionalItems": {"$ref": "#"}}]}
             """##
-        guard let schema = try? JSONValue.parse(Array(text.utf8)) else { return nil }
+        guard let schema = try? JSONValue.parse(Array(text.utf8), budget: .studyDocument) else { return nil }
         return try? JSONSchema(schema, assertsFormats: true)
     }()
 
@@ -267,7 +267,7 @@ enum FuzzTargets {
     /// as the draft's save checks them. An activity made from an assessment with no error must
     /// pass the study model's checks of its steps, or be Sage-only with a reason.
     static let sageAssessment: Target = { bytes in
-        guard let schemas = sageSchemas, let document = try? JSONValue.parse(bytes) else { return }
+        guard let schemas = sageSchemas, let document = try? JSONValue.parse(bytes, budget: .studyDocument) else { return }
         let check = AssessmentCheck.check(document, schemas: schemas)
         guard check.errors.isEmpty else { return }
         let imported = AssessmentImport(document)

@@ -92,7 +92,7 @@ enum TestSuite {
     }()
 
     static func parse(_ url: URL) throws -> JSONValue {
-        try JSONValue.parse(Array(try Data(contentsOf: url)))
+        try JSONValue.parse(Array(try Data(contentsOf: url)), budget: JSONValue.Budget(maxBytes: 1 << 26, maxNodes: 1 << 22))
     }
 
     static func run(_ url: URL, into outcome: inout Outcome, assertsFormats: Bool = false) throws {

@@ -5,7 +5,7 @@ import Testing
 /// What the suite does not check: how problems are reported, what a schema that cannot be
 /// compiled says, and that no schema or document can make validation trap or run away.
 @Suite struct ValidatorTests {
-    private func json(_ text: String) throws -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
+    private func json(_ text: String) throws -> JSONValue { try JSONValue.parse(Array(text.utf8), budget: JSONValue.Budget(maxBytes: 1 << 26, maxNodes: 1 << 22)) }
 
     @Test func aReportNamesTheInstancePointerTheKeywordPathAndASentence() throws {
         let schema = try JSONSchema(json("""

@@ -9,7 +9,7 @@ import Testing
 
     private func check(_ steps: String, root: String = "") throws -> AssessmentCheck {
         let text = #"{"type": "assessment", "identifier": "survey1", \#(root) "steps": \#(steps)}"#
-        return AssessmentCheck.check(try JSONValue.parse(Array(text.utf8)), schemas: try Self.schemas.get())
+        return AssessmentCheck.check(try JSONValue.parse(Array(text.utf8), budget: .studyDocument), schemas: try Self.schemas.get())
     }
 
     private func pointers(_ problems: [ValidationProblem]) -> [String] { problems.map(\.pointer) }
@@ -76,9 +76,9 @@ import Testing
     @Test func theDocumentItselfMustBeAnAssessment() throws {
         let schemas = try Self.schemas.get()
         #expect(pointers(AssessmentCheck.check(.array([]), schemas: schemas).errors) == [""])
-        let wrong = AssessmentCheck.check(try JSONValue.parse(Array(#"{"type": "survey", "identifier": "a b", "steps": []}"#.utf8)), schemas: schemas)
+        let wrong = AssessmentCheck.check(try JSONValue.parse(Array(#"{"type": "survey", "identifier": "a b", "steps": []}"#.utf8), budget: .studyDocument), schemas: schemas)
         #expect(pointers(wrong.errors) == ["/type", "/identifier", "/steps"])
-        let missing = AssessmentCheck.check(try JSONValue.parse(Array(#"{"type": "assessment"}"#.utf8)), schemas: schemas)
+        let missing = AssessmentCheck.check(try JSONValue.parse(Array(#"{"type": "assessment"}"#.utf8), budget: .studyDocument), schemas: schemas)
         #expect(missing.errors.map(\.message) == [#"the member "identifier" is required (schema: /required)"#, #"the member "steps" is required (schema: /required)"#])
     }
 }

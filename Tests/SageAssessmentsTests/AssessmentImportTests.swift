@@ -6,7 +6,7 @@ import Testing
 
 /// A Sage assessment made into an activity: its steps, keys and jumps, and what makes it Sage-only.
 @Suite struct AssessmentImportTests {
-    private func parse(_ text: String) throws -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
+    private func parse(_ text: String) throws -> JSONValue { try JSONValue.parse(Array(text.utf8), budget: .studyDocument) }
 
     @Test func anAssessmentTheAppsCanRunBecomesAnActivityWithItsStepsKeysAndJumps() throws {
         let document = try parse(#"""
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func whatTheAppsCannotRunMakesItSageOnlyWithEachReasonLocated() throws {
-        let survey = try JSONValue.parse(Array(try Data(contentsOf: SageExamplesTests.fixtures.appendingPathComponent("README-extract/README_ExampleSurvey.json"))))
+        let survey = try JSONValue.parse(Array(try Data(contentsOf: SageExamplesTests.fixtures.appendingPathComponent("README-extract/README_ExampleSurvey.json"))), budget: .studyDocument)
         let readme = AssessmentImport(survey)
         // A rule on a skipped answer, a choice that selects all, and "ne" on a choice question.
         #expect(readme.sageOnlyReasons.map(\.pointer) == [

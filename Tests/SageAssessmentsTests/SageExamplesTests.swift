@@ -11,7 +11,7 @@ import Testing
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/sage")
 
-    static func parse(_ url: URL) throws -> JSONValue { try JSONValue.parse(Array(try Data(contentsOf: url))) }
+    static func parse(_ url: URL) throws -> JSONValue { try JSONValue.parse(Array(try Data(contentsOf: url)), budget: .studyDocument) }
 
     /// Every official example, as (schema file, definition, example file).
     static func examples() throws -> [(file: String, definition: String, url: URL)] {

@@ -15,13 +15,13 @@ import TestSupport
             let data = try Data(contentsOf: folder.appendingPathComponent(file))
             guard let expected = try? JSONDecoder().decode(JSONValue.self, from: data) else {
                 // The deliberately malformed files: refused by both.
-                #expect(throws: JSONValue.ParseError.self, "\(file)") { try JSONValue.parse(data) }
+                #expect(throws: JSONValue.ParseError.self, "\(file)") { try JSONValue.parse(data, budget: .studyDocument) }
                 continue
             }
-            let parsed = try JSONValue.parse(data)
+            let parsed = try JSONValue.parse(data, budget: .studyDocument)
             #expect(parsed == expected, "\(file)")
             // Written and read again, the same value; written twice, the same text.
-            #expect(try JSONValue.parse(Array(parsed.serialized().utf8)) == parsed, "\(file)")
+            #expect(try JSONValue.parse(Array(parsed.serialized().utf8), budget: .studyDocument) == parsed, "\(file)")
             #expect(parsed.serialized() == expected.serialized())
             compared += 1
         }
@@ -30,16 +30,16 @@ import TestSupport
 
     @Test func escapesAndNumbersRoundTrip() throws {
         let text = #"{"b": [1, -2.5, 3e2, 0.1, true, false, null], "a": "quote \" slash \/ tab \t é \u00e9 😀 \ud83d\ude00 \u0001"}"#
-        let value = try JSONValue.parse(Array(text.utf8))
+        let value = try JSONValue.parse(Array(text.utf8), budget: .studyDocument)
         #expect(value["a"] == .string("quote \" slash / tab \t é é 😀 😀 \u{01}"))
         #expect(value["b"] == .array([.number(1), .number(-2.5), .number(300), .number(0.1), .bool(true), .bool(false), .null]))
         let written = value.serialized()
         #expect(written.hasPrefix(#"{"a":"quote \"#))
         #expect(written.contains(#""b":[1,-2.5,300,0.1,true,false,null]"#))
         #expect(written.contains(#"\u0001"#))
-        #expect(try JSONValue.parse(Array(written.utf8)) == value)
+        #expect(try JSONValue.parse(Array(written.utf8), budget: .studyDocument) == value)
         // Keys are sorted whatever order they came in.
-        #expect(try JSONValue.parse(Array(#"{"z":1,"a":{"y":2,"b":3}}"#.utf8)).serialized() == #"{"a":{"b":3,"y":2},"z":1}"#)
+        #expect(try JSONValue.parse(Array(#"{"z":1,"a":{"y":2,"b":3}}"#.utf8), budget: .studyDocument).serialized() == #"{"a":{"b":3,"y":2},"z":1}"#)
     }
 
     @Test func whatIsNotJSONIsRefused() {
@@ -49,20 +49,20 @@ import TestSupport
             "1e999", String(repeating: "[", count: 300) + String(repeating: "]", count: 300),
         ]
         for text in bad {
-            #expect(throws: JSONValue.ParseError.self, "\(text.prefix(20))") { try JSONValue.parse(Array(text.utf8)) }
+            #expect(throws: JSONValue.ParseError.self, "\(text.prefix(20))") { try JSONValue.parse(Array(text.utf8), budget: .studyDocument) }
         }
     }
 
     @Test func membersOfAnObjectComeWithTheirTextUnbuilt() throws {
         let text = Array(#" {"type": "SurveyResponse", "data": {"results": [1, {"a": "\u00e9"}]}, "n": -1.5e3} "#.utf8)
-        let members = try text.withUnsafeBufferPointer { try JSONValue.members(ofObject: $0) }
+        let members = try text.withUnsafeBufferPointer { try JSONValue.members(ofObject: $0, budget: .studyDocument) }
         #expect(members.map(\.name) == ["type", "data", "n"])
         let values = members.map { String(decoding: text[$0.value], as: UTF8.self) }
         #expect(values == [#""SurveyResponse""#, #"{"results": [1, {"a": "\u00e9"}]}"#, "-1.5e3"])
         for bad in [#"{"a": [1,}"#, #"{"a": "\q"}"#, #"[1]"#, #"{"a": 1} x"#, #"{"a": "\ud800"}"#] {
             let bytes = Array(bad.utf8)
             #expect(throws: JSONValue.ParseError.self, "\(bad)") {
-                try bytes.withUnsafeBufferPointer { _ = try JSONValue.members(ofObject: $0) }
+                try bytes.withUnsafeBufferPointer { _ = try JSONValue.members(ofObject: $0, budget: .studyDocument) }
             }
         }
     }
@@ -72,5 +72,61 @@ import TestSupport
         #expect(JSONValue.number(-2.5).text == "-2.5")
         #expect(JSONValue.number(-1e300).text == "-1e+300")
         #expect(JSONValue.number(9.3e18).text == "9.3e+18")
+    }
+}
+
+/// Each parse is held to a budget of bytes, nodes and depth (docs/security.md, Budgets): the
+/// small text that builds a large tree is refused before it is built.
+@Suite struct JSONBudgetTests {
+    /// `count` one-member objects in an array: five bytes of text each, a hash table each once built.
+    static func oneMemberObjects(_ count: Int) -> [UInt8] {
+        Array(("[" + Array(repeating: #"{"a":1}"#, count: count).joined(separator: ",") + "]").utf8)
+    }
+
+    @Test func aTextPastItsNodesIsRefusedWhereTheBudgetRunsOut() throws {
+        let budget = JSONValue.Budget(maxBytes: 1 << 20, maxNodes: 1_000)
+        // 1 array + 3 nodes an object (the object, its name, its value): 333 objects fit, 334 do not.
+        let fits = try JSONValue.parse(Self.oneMemberObjects(333), budget: budget)
+        #expect(fits.array?.count == 333)
+        let error = try #require(throws: JSONValue.ParseError.self) {
+            try JSONValue.parse(Self.oneMemberObjects(100_000), budget: budget)
+        }
+        #expect(error.reason == "more than 1000 values")
+        // Refused where the thousand-and-first node starts, not after reading the whole text.
+        #expect(error.offset < 3_000, "\(error)")
+    }
+
+    @Test func aTextPastItsBytesIsRefusedBeforeItIsRead() throws {
+        let budget = JSONValue.Budget(maxBytes: 100, maxNodes: 1_000)
+        let error = try #require(throws: JSONValue.ParseError.self) {
+            try JSONValue.parse(Array(("\"" + String(repeating: "x", count: 100) + "\"").utf8), budget: budget)
+        }
+        #expect(error.reason == "larger than 100 bytes")
+        #expect(error.offset == 0)
+        #expect(try JSONValue.parse(Array(("\"" + String(repeating: "x", count: 98) + "\"").utf8), budget: budget).string?.count == 98)
+    }
+
+    @Test func aTextDeeperThanItsBudgetIsRefused() throws {
+        let budget = JSONValue.Budget(maxBytes: 1 << 20, maxNodes: 1_000, maxDepth: 8)
+        let deep = { (levels: Int) in Array((String(repeating: "[", count: levels) + String(repeating: "]", count: levels)).utf8) }
+        #expect(try JSONValue.parse(deep(8), budget: budget) != .null)
+        let error = try #require(throws: JSONValue.ParseError.self) { try JSONValue.parse(deep(9), budget: budget) }
+        #expect(error.reason == "nested more than 8 deep")
+        // No budget goes past the stack's own bound.
+        #expect(JSONValue.Budget(maxBytes: 1, maxNodes: 1, maxDepth: 100_000).maxDepth == JSONValue.maxDepth)
+        // The member reader, which builds nothing, keeps to the depth too.
+        let members = Array(#"{"a":[[[[[[[[[]]]]]]]]]}"#.utf8)
+        #expect(throws: JSONValue.ParseError.self) {
+            try members.withUnsafeBufferPointer { _ = try JSONValue.members(ofObject: $0, budget: budget) }
+        }
+    }
+
+    @Test func textsThatShareABudgetSpendItTogether() throws {
+        var budget = JSONValue.Budget(maxBytes: 1 << 20, maxNodes: 700)
+        _ = try JSONValue.parse(Self.oneMemberObjects(100), sharing: &budget)
+        #expect(budget.maxNodes == 700 - 301)
+        _ = try JSONValue.parse(Self.oneMemberObjects(100), sharing: &budget)
+        #expect(budget.maxNodes == 700 - 602)
+        #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(Self.oneMemberObjects(100), sharing: &budget) }
     }
 }

@@ -51,7 +51,7 @@ import TestSupport
         #expect(reading.consent?.visualScreens.map(\.type) == [.overview, .custom])
         let review = StudyValidator.review(Self.document(reading))
         #expect(review.problems.isEmpty, "\(review.problems)")
-        #expect(Self.document(reading).source?.document == (try JSONValue.parse(try Self.demo())))
+        #expect(Self.document(reading).source?.document == (try JSONValue.parse(try Self.demo(), budget: .studyDocument)))
     }
 
     @Test func theVersion1DemoImportsWithGeneratedIdsAndTheLaterOfEachRepeatedQuestion() throws {
@@ -77,7 +77,7 @@ import TestSupport
     }
 
     @Test func modulesNoParticipantCanBeGivenAndUnusableIdsAreRefused() throws {
-        var value = try JSONValue.parse(try Self.demo())
+        var value = try JSONValue.parse(try Self.demo(), budget: .studyDocument)
         try value.set(.string("Placebo"), at: try #require(JSONPointer("/modules/0/condition")))
         try value.set(.number(0), at: try #require(JSONPointer("/modules/1/alerts/duration")))
         try value.set(.string("what is this?"), at: try #require(JSONPointer("/modules/1/sections/0/questions/1/id")))
@@ -90,7 +90,7 @@ import TestSupport
     }
 
     @Test func answersBecomeResultsTheWaysTheAppWritesThem() throws {
-        let protocolValue = try JSONValue.parse(try Self.demo())
+        let protocolValue = try JSONValue.parse(try Self.demo(), budget: .studyDocument)
         let pointer = try #require(JSONPointer("/modules/1"))
         let module = try #require(protocolValue[pointer: pointer])
         let converted = SchemaAnswers.convert(module: module, answers: [
@@ -119,7 +119,7 @@ import TestSupport
               {"id": "n", "type": "text", "subtype": "numeric"},
               {"id": "y", "type": "yesno", "yes_text": "Sure", "no_text": "Nope"}
             ]}]}
-            """.utf8))
+            """.utf8), budget: .studyDocument)
         let converted = SchemaAnswers.convert(module: module, answers: [
             "c": .string("b;a;"), "m": .array([.string("a"), .string("b")]), "t": .string("2020-01-02T07:05:09+01:00"),
             "d": .string("2020-01-02T07:05Z"), "n": .string("twelve"), "y": .string("true"),

@@ -17,7 +17,7 @@ import TestSupport
         #expect(check.warnings[0].pointer == "/modules/1/alerts/timeout_after")
         #expect(check.warnings[0].message.hasPrefix("is 30 ms: the app reads it in milliseconds"))
         // Nothing needed writing again.
-        #expect(check.normalized == (try JSONValue.parse(try Self.fixture("demo_protocol.json"))))
+        #expect(check.normalized == (try JSONValue.parse(try Self.fixture("demo_protocol.json"), budget: .studyDocument)))
     }
 
     @Test func theVersion1DemoImportsWithItsMultisGivenModalAndItsLossesNamed() throws {
@@ -61,7 +61,7 @@ import TestSupport
         ("/modules/0/uuid", .string("dup"), "/modules/1/uuid"),
     ] as [(String, JSONValue, String)])
     func aBrokenFieldIsAnErrorAtItsPointer(field: String, value: JSONValue, expected: String) throws {
-        var document = try JSONValue.parse(try Self.fixture("demo_protocol.json"))
+        var document = try JSONValue.parse(try Self.fixture("demo_protocol.json"), budget: .studyDocument)
         if field == "/modules/0/uuid" {
             // Two modules with one uuid.
             try document.set(.string("dup"), at: JSONPointer("/modules/0/uuid")!)
@@ -75,7 +75,7 @@ import TestSupport
     }
 
     @Test func branchingOnAQuestionThatIsNotThereOrCannotTriggerIsAWarning() throws {
-        var document = try JSONValue.parse(try Self.fixture("demo_protocol.json"))
+        var document = try JSONValue.parse(try Self.fixture("demo_protocol.json"), budget: .studyDocument)
         let questions = Self.questions(document, module: 1)
         let instruction = try #require(questions.first { $0.type == "instruction" })
         try document.set(.string("nobody"), at: JSONPointer("/modules/1\(instruction.pointer)/hide_id")!)

@@ -48,6 +48,19 @@ public final class ServiceProcess: Sendable {
 
     public var isRunning: Bool { process.isRunning }
 
+    /// The process's resident memory now and at its highest since it started (`VmRSS` and
+    /// `VmHWM` of /proc/<pid>/status), in bytes.
+    public func residentMemory() throws -> (now: Int, peak: Int) {
+        let status = try String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)
+        func kilobytes(_ field: String) throws -> Int {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("\(field):") }),
+                let value = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ Int($0) })
+            else { throw TestServerError(description: "no \(field) in /proc/\(process.pid)/status") }
+            return value * 1024
+        }
+        return (try kilobytes("VmRSS"), try kilobytes("VmHWM"))
+    }
+
     private func waitUntilReady(timeout: Duration) async throws {
         do {
             try await eventually("\(name) answering /readyz with 200", within: timeout) { () async throws -> UInt? in

@@ -29,7 +29,7 @@ package struct LabKeyCall: Sendable {
 
     /// A parameter as a JSON value (compound ones read on demand).
     package func json(_ name: String) -> JSONValue? {
-        if let raw = compound[name] { return try? JSONValue.parse(Array(raw.utf8)) }
+        if let raw = compound[name] { return try? JSONValue.parse(Array(raw.utf8), budget: .responseAnswers) }
         return parameters[name]
     }
 

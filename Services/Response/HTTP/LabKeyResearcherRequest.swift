@@ -31,7 +31,7 @@ package struct LabKeyResearcherRequest: Sendable {
             request.headers[.contentType]?.lowercased().contains("json") == true
             || bytes.first { !$0.isWhitespace } == UInt8(ascii: "{")
         if isJSON {
-            guard case .object(let members)? = try? JSONValue.parse(bytes) else {
+            guard case .object(let members)? = try? JSONValue.parse(bytes, budget: .requestParameters(maxBytes: maxBodyBytes)) else {
                 throw APIError(.badRequest, code: "invalid_request", message: "The request body is not a JSON object.")
             }
             for (name, value) in members.sorted(by: { $0.key < $1.key }) {

@@ -97,7 +97,7 @@ package struct SchemaDataRoutes {
             }
         }
         if contentType.lowercased().hasPrefix("application/json") {
-            guard case .object(let members)? = try? JSONValue.parse(bytes) else {
+            guard case .object(let members)? = try? JSONValue.parse(bytes, budget: .requestParameters(maxBytes: bytes.count)) else {
                 throw SchemaSubmission.Problem(field: "", message: "the JSON body must be an object of the form's fields")
             }
             return members.sorted { $0.key < $1.key }.compactMap { name, value in

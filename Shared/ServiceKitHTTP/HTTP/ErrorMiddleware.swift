@@ -42,6 +42,10 @@ public struct ErrorMiddleware: RouterMiddleware {
             return APIError(
                 .serviceUnavailable, code: "unavailable", message: "The service's database is unavailable. Try again shortly.",
                 headers: [.retryAfter: "1"])
+        case let error as IntakeLimit.Busy:
+            // 503 with Retry-After: the clients that send heavy intakes (Sage's upload manager)
+            // retry it, where a 4xx would make them drop what they hold.
+            return APIError(.serviceUnavailable, code: "busy", message: error.description, headers: [.retryAfter: "5"])
         case let error as PostgresTransactionError:
             if let inner = error.closureError { return apiError(for: inner, context: context) }
             return unexpected(error, context: context)

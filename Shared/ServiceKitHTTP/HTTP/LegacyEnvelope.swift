@@ -47,18 +47,27 @@ public struct LegacyEnvelope: Sendable {
     }
 
     /// A body's members, each parsed, or kept as its text (`keepingCompoundText`, for an object or
-    /// array); nil when the body is not one JSON object. The whole of what `read` does with the
-    /// bytes an app sends, so it can be fuzzed without a request.
+    /// array); nil when the body is not one JSON object, or builds more than one call's budget
+    /// (docs/security.md, Budgets). The whole of what `read` does with the bytes an app sends, so
+    /// it can be fuzzed without a request.
     public static func members(ofBody bytes: [UInt8], keepingCompoundText: Bool) -> [(name: String, value: JSONValue?, text: String?)]? {
         bytes.withUnsafeBufferPointer { buffer -> [(name: String, value: JSONValue?, text: String?)]? in
-            guard let members = try? JSONValue.members(ofObject: buffer) else { return nil }
-            return members.map { member -> (name: String, value: JSONValue?, text: String?) in
+            // One budget for the whole body: its members together build no more than it allows.
+            var budget = JSONValue.Budget.requestParameters(maxBytes: buffer.count)
+            guard let members = try? JSONValue.members(ofObject: buffer, budget: budget) else { return nil }
+            budget.maxNodes -= members.count
+            var read: [(name: String, value: JSONValue?, text: String?)] = []
+            read.reserveCapacity(members.count)
+            for member in members {
                 let slice = UnsafeBufferPointer(rebasing: buffer[member.value])
                 if keepingCompoundText, let first = slice.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-                    return (member.name, nil, String(decoding: slice, as: UTF8.self))
+                    read.append((member.name, nil, String(decoding: slice, as: UTF8.self)))
+                } else {
+                    guard let value = try? JSONValue.parse(slice, sharing: &budget) else { return nil }
+                    read.append((member.name, value, nil))
                 }
-                return (member.name, try? JSONValue.parse(slice), nil)
             }
+            return read
         }
     }
 }

@@ -34,7 +34,7 @@ public struct SchemaProtocolCheck: Sendable {
     /// Checks protocol text: text that is not JSON is one error, with the byte where reading stopped.
     public static func check(text bytes: some Collection<UInt8>) -> SchemaProtocolCheck {
         do {
-            return check(try JSONValue.parse(bytes))
+            return check(try JSONValue.parse(bytes, budget: .schemaProtocol))
         } catch {
             var check = SchemaProtocolCheck()
             check.errors.append(ValidationProblem(pointer: "", message: "the protocol is not valid JSON: \(error.description)"))

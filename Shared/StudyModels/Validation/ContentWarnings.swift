@@ -35,7 +35,7 @@ enum ContentWarnings {
     /// the preview in that language shows English too, without saying so.
     static func untranslatedLanguages(_ document: StudyDocument) -> [ValidationProblem] {
         let others = document.languages.enumerated().filter { $0.element != LocalizedText.defaultLanguage }
-        guard !others.isEmpty, let data = try? JSONEncoder().encode(document), let tree = try? JSONValue.parse(data) else {
+        guard !others.isEmpty, let data = try? JSONEncoder().encode(document), let tree = try? JSONValue.parse(data, budget: .studyDocument) else {
             return []
         }
         // A text with more than its English is an object keyed by language (`LocalizedText`).

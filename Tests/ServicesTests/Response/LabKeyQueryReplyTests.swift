@@ -19,7 +19,7 @@ import Testing
     func theReplyReadsAsLabKeysShapeInEveryFormat(format: LabKeyQueryReply.Format) throws {
         let text = LabKeyQueryReply.rows(
             schemaName: "lists", queryName: "daily", format: format, fields: Self.fields, rows: Self.rows, rowCount: 40)
-        let reply = try JSONValue.parse(text)
+        let reply = try JSONValue.parse(text, budget: .studyDocument)
         // What the bytes say is the canonical text of what they parse to: keys in order, compact.
         #expect(reply.serialized(sortedKeys: true) == String(decoding: text, as: UTF8.self))
         guard case .object(let members) = reply, case .array(let rows)? = members["rows"] else {
@@ -51,7 +51,7 @@ import Testing
 
     @Test func aReplyWithoutRowsHasAnEmptyArray() throws {
         let text = LabKeyQueryReply.rows(schemaName: "lists", queryName: "sql", format: .v8_3, fields: [], rows: [], rowCount: 0)
-        let reply = try JSONValue.parse(text)
+        let reply = try JSONValue.parse(text, budget: .studyDocument)
         #expect(reply["rows"] == .array([]))
         #expect(reply["metaData"]?["id"] == nil)
     }

@@ -73,7 +73,7 @@ import TestSupport
                     "EXPLAIN (FORMAT JSON) SELECT \"ParticipantId\" FROM \(table)", scope: studyScope, as: researcher,
                     readerURL: readerURL
                 ).first)
-            let estimate = try #require(JSONValue.parse(Array(plan.utf8)).array?.first?["Plan"]?["Plan Rows"]?.number)
+            let estimate = try #require(JSONValue.parse(Array(plan.utf8), budget: .studyDocument).array?.first?["Plan"]?["Plan Rows"]?.number)
             // The policy as first written (`(SELECT query_scope_study()) = '<key>'`) was estimated
             // at half a percent of the table, plus the participants' policy's guess of one
             // participant's share: 504 rows here, with two participants (on a study's table of

@@ -46,7 +46,7 @@ extension AdminAPIClient {
             return (document, known)
         }
         let reply = try await send(.GET, "/admin/v1/studies/\(Self.segment(studyId))/draft", token: token, logger: logger)
-        guard let document = try? JSONValue.parse(reply.body.readableBytesView) else {
+        guard let document = try? JSONValue.parse(reply.body.readableBytesView, budget: .studyDocument) else {
             throw AdminAPIError(status: reply.status, code: "unexpected_reply", message: "study-metadata sent a draft that is not JSON")
         }
         let etag = reply.headers.first(name: "ETag") ?? ""
@@ -150,7 +150,7 @@ extension AdminAPIClient {
     /// An app's definition as JSON (the page edits it as a document).
     package func app(_ appId: String, token: String, logger: Logger) async throws(AdminAPIError) -> JSONValue {
         let reply = try await send(.GET, "/admin/v1/apps/\(Self.segment(appId))", token: token, logger: logger)
-        guard let definition = try? JSONValue.parse(reply.body.readableBytesView) else {
+        guard let definition = try? JSONValue.parse(reply.body.readableBytesView, budget: .studyDocument) else {
             throw AdminAPIError(status: reply.status, code: "unexpected_reply", message: "study-metadata sent an app that is not JSON")
         }
         return definition

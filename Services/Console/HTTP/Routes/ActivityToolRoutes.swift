@@ -80,7 +80,7 @@ package struct ActivityToolRoutes: Sendable {
             let design = (form ?? FormFields()).text(file: "designFile", orPasted: "design")
             if FormField.trimmed(form?["format"]) == "sage" {
                 // A Sage assessment names its activity: its identifier, unless the form names one.
-                if activityId.isEmpty, let identifier = (try? JSONValue.parse(Array(design.utf8)))?["identifier"]?.string {
+                if activityId.isEmpty, let identifier = (try? JSONValue.parse(Array(design.utf8), budget: .activityDocument))?["identifier"]?.string {
                     activityId = identifier
                 }
                 return try await importAssessment(studyId, activityId: activityId, document: design, session: session, context: context)

@@ -61,7 +61,7 @@ package struct DocumentRoutes: Sendable {
             }
             let document: JSONValue
             do {
-                document = try JSONValue.parse(Array(text.utf8))
+                document = try JSONValue.parse(Array(text.utf8), budget: .studyDocument)
             } catch {
                 return documentPage(
                     session, state: state, text: text, problems: [.init(pointer: "", message: "This is not JSON: \(error)")], saved: false,

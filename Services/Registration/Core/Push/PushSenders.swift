@@ -160,7 +160,7 @@ package struct FCMSender: Sendable {
             request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
             let response = try await httpClient.execute(request, timeout: .seconds(30), logger: logger)
             let reply = try await response.body.collect(upTo: 64 * 1024)
-            let json = try? JSONValue.parse(reply.readableBytesView)
+            let json = try? JSONValue.parse(reply.readableBytesView, budget: .peerReply)
             let status = json?["error"]?["status"]?.text ?? ""
             var errorCode = ""
             if case .array(let details)? = json?["error"]?["details"] {

@@ -64,7 +64,7 @@ package struct SchemaSubmission: Sendable, Equatable {
         let identity: [String]
         switch kind {
         case .surveyResponse:
-            guard let text = fields["responses"], case .object(let answers)? = try? JSONValue.parse(Array(text.utf8)) else {
+            guard let text = fields["responses"], case .object(let answers)? = try? JSONValue.parse(Array(text.utf8), budget: .responseAnswers) else {
                 throw Problem(field: "responses", message: "responses must be a JSON object of answers by question id")
             }
             responses = answers

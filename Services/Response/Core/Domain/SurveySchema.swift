@@ -79,7 +79,7 @@ package struct SurveySchema: Equatable, Sendable {
     /// `activity` call) returns it: `{"activity": {"metadata": {"activityId", "version"}, "steps"}}`,
     /// with `"assessment"` beside `"activity"` when the activity was imported from one.
     package static func derive(fromDesign data: Data) throws(DesignError) -> SurveySchema {
-        guard let root = try? JSONValue.parse(data) else { throw .unparsable }
+        guard let root = try? JSONValue.parse(data, budget: .activityDocument) else { throw .unparsable }
         guard case .object(let activity)? = root["activity"], case .object(let metadata)? = activity["metadata"],
             let activityId = metadata["activityId"]?.text, !activityId.isEmpty, case .array(let steps)? = activity["steps"]
         else { throw .incomplete }

@@ -58,7 +58,7 @@ package enum ExportLines {
         // their bytes between the quotes.
         if !json.contains(UInt8(ascii: "\\")) {
             appendUnquoted(json.dropFirst().dropLast(), text: text, to: &out)
-        } else if case .string(let value)? = try? JSONValue.parse(Array(json)) {
+        } else if case .string(let value)? = try? JSONValue.parse(Array(json), budget: .storedValue(bytes: json.count)) {
             appendUnquoted(Array(value.utf8), text: text, to: &out)
         } else {
             appendCSVField(json, to: &out)

@@ -172,7 +172,7 @@ package final class ResponseForwarder: WorkQueue {
             let response = try await httpClient.execute(request, timeout: Self.requestTimeout)
             let body = try await response.body.collect(upTo: 64 * 1024)
             guard (200...299).contains(response.status.code),
-                case .object(let fields) = try JSONValue.parse(body.readableBytesView),
+                case .object(let fields) = try JSONValue.parse(body.readableBytesView, budget: .peerReply),
                 let value = fields[field]?.text, !value.isEmpty
             else { throw Failure(message: "Unable to obtain auth token.") }
             token = value

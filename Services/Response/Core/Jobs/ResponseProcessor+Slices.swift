@@ -89,7 +89,7 @@ extension ResponseProcessor {
         var plan = StudyPlan(schema: schema, planned: [], refused: [:])
         for response in responses {
             do {
-                let data = try JSONValue.parse(response.data.utf8)
+                let data = try JSONValue.parse(response.data.utf8, budget: .responseAnswers)
                 let row = try ResponseShredder(lists: lists, container: response.studyId).plan(
                     activityId: response.activityId, data: data)
                 guard schema != nil else {

@@ -78,7 +78,7 @@ package struct DesignSource: Sendable {
                     : "The design of activity '\(activityId)' at version '\(version)' could not be read (status \(response.status.code))")
         }
         let design = Data(buffer: response.body)
-        guard (try? JSONValue.parse(design)) != nil else { throw SurveySchema.DesignError.unparsable }
+        guard (try? JSONValue.parse(design, budget: .activityDocument)) != nil else { throw SurveySchema.DesignError.unparsable }
         return try await keep(design, studyKey: studyKey, activityId: activityId, version: version)
     }
 

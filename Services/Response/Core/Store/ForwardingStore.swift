@@ -141,7 +141,7 @@ package struct ForwardingStore: Sendable {
         {
             leased.append(Lease(
                 responseId: id, studyKey: study, participantId: participant, activityId: activity, version: version,
-                data: try JSONValue.parse(data.utf8), attempts: attempts))
+                data: try JSONValue.parse(data.utf8, budget: .responseAnswers), attempts: attempts))
         }
         return leased.sorted { $0.responseId < $1.responseId }
     }

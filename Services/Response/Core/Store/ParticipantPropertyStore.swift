@@ -183,7 +183,7 @@ package struct ParticipantPropertyStore: Sendable {
         {
             for (property, cell) in zip(properties, row) {
                 let text = try cell.decode(String?.self)
-                let value = try text.map { try JSONValue.parse($0.utf8) } ?? .null
+                let value = try text.map { try JSONValue.parse($0.utf8, budget: .storedValue(bytes: $0.utf8.count)) } ?? .null
                 found.append((property.key, value))
             }
         }

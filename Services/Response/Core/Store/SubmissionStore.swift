@@ -47,7 +47,7 @@ package struct SubmissionStore: Sendable {
             found.append(.init(
                 responseId: id, studyId: studyId, participantTokenSHA256: hash, activityId: activityId, runId: runId,
                 receivedAt: receivedAt, finishedAt: usable?.date, offsetMinutes: usable?.offsetMinutes,
-                dateAnswers: dates.flatMap { try? JSONValue.parse($0.utf8) }.flatMap(DateAnswers.from)))
+                dateAnswers: dates.flatMap { try? JSONValue.parse($0.utf8, budget: .storedValue(bytes: $0.utf8.count)) }.flatMap(DateAnswers.from)))
         }
         return SubmissionFeed(submissions: found, settledThrough: settledThrough)
     }

@@ -40,6 +40,9 @@ package struct SageArchiveIntake: Sendable {
     package let responses: ResponseStore
     package let archives: SageArchiveStore
     package let schemas: SageSchemaSet
+    /// How many archives this process opens and reads at once, and how many may wait: each holds
+    /// up to its inflated files and what their JSON builds (docs/security.md, Budgets).
+    package let reading: IntakeLimit
     /// Participants admitted in the last `admissionLifetime`, by app-token hash. Archives come in
     /// bursts from the same phones; with this the body is still read only after its token is
     /// known, without a round trip of its own each time. A copy is never the last word: the write
@@ -47,10 +50,17 @@ package struct SageArchiveIntake: Sendable {
     private let admitted: ExpiringCache<String, ResponseStore.Participant>
     package static let admissionLifetime = Duration.seconds(30)
 
-    package init(responses: ResponseStore, archives: SageArchiveStore, schemas: SageSchemaSet) {
+    package static let maxReadingAtOnce = 2
+    package static let maxWaitingToRead = 64
+
+    package init(
+        responses: ResponseStore, archives: SageArchiveStore, schemas: SageSchemaSet,
+        reading: IntakeLimit = IntakeLimit(maxRunning: maxReadingAtOnce, maxWaiting: maxWaitingToRead)
+    ) {
         self.responses = responses
         self.archives = archives
         self.schemas = schemas
+        self.reading = reading
         admitted = ExpiringCache(timeToLive: Self.admissionLifetime, capacity: 10_000)
     }
 
@@ -96,11 +106,14 @@ package struct SageArchiveIntake: Sendable {
         }
         let participant = sender.participant
         let key = CMSEnvelope.looksEnveloped(body) ? try await archives.keyPair(studyKey: participant.studyKey) : nil
+        let schemas = schemas
+        let read: Result<SageArchiveReception, SageArchiveReception.Refusal> = try await reading.run {
+            Result { () throws(SageArchiveReception.Refusal) in try SageArchiveReception.read(body, key: key, schemas: schemas) }
+        }
         let reception: SageArchiveReception
-        do {
-            reception = try SageArchiveReception.read(body, key: key, schemas: schemas)
-        } catch {
-            throw Failure.refused(error)
+        switch read {
+        case .success(let read): reception = read
+        case .failure(let refusal): throw Failure.refused(refusal)
         }
         // The copy that admitted the sender may be out of date: then the database says why, and
         // a sender it admits after all (re-enabled in between) is stored on a second try.

@@ -40,6 +40,6 @@ package enum DraftChanges {
 
     static func tree(_ document: StudyDocument) -> JSONValue? {
         guard let data = try? JSONEncoder().encode(document) else { return nil }
-        return try? JSONValue.parse(data)
+        return try? JSONValue.parse(data, budget: .studyDocument)
     }
 }

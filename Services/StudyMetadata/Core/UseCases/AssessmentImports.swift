@@ -29,7 +29,7 @@ package struct AssessmentImports: Sendable {
     ) async throws -> AssessmentImportResult {
         let document: JSONValue
         do {
-            document = try JSONValue.parse(bytes)
+            document = try JSONValue.parse(bytes, budget: .activityDocument)
         } catch {
             throw StudyMetadataError.invalid([ValidationProblem(pointer: "", message: error.description)], subject: .assessment)
         }
