@@ -4,4 +4,6 @@
 # scripts/demo_participant.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Its state file holds the demo participant's password and app token: the owner's alone.
+umask 077
 exec python3 scripts/demo_participant.py "$@"

@@ -103,6 +103,12 @@ scripts/seed-demo.sh # a second run changes nothing
 # The demo participant joined with the seed and sent one check-in; a run of the script sends another.
 [ "$(jq .runs "$data/demo-participant.json")" = 1 ] || die "the seed did not enroll the demo participant"
 scripts/demo-participant.sh | grep -q "check-in 2 sent" || die "the demo participant's second check-in failed"
+# What the seed and the demo participant wrote (a password, an app token, the tokens) is the
+# owner's alone.
+for file in demo-tokens.txt demo-participant.json; do
+    mode=$(stat -c %a "$data/$file")
+    [ "$mode" = 600 ] || die "$data/$file is mode $mode: other local users can read it"
+done
 
 # --- a researcher's script, as docs/researcher-data.md has it ------------------------------------
 # The key made with the page's commands, then its Python script with the real labkey client, against

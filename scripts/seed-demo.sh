@@ -25,14 +25,20 @@ tokens_file="$data/demo-tokens.txt"
 . "$secrets"
 
 ensure_commands curl:curl jq:jq python3:python3
+umask 077
+# The admin's token goes in a header file, and the password through the environment: neither is
+# ever an argument, which any local user reads in /proc/<pid>/cmdline.
+headers=$(mktemp "${TMPDIR:-/tmp}/studystack-seed.XXXXXX")
+trap 'rm -f "$headers"' EXIT
 # -sS: quiet, but say why a call failed; the HTTP status is checked by each caller.
-call() { curl -sS -H "Authorization: Bearer $admin_token" -H 'Content-Type: application/json' "$@"; }
-status_of() { curl -sS -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $admin_token" -H 'Content-Type: application/json' "$@"; }
+call() { curl -sS -H @"$headers" "$@"; }
+status_of() { curl -sS -o /dev/null -w '%{http_code}' -H @"$headers" "$@"; }
 
-admin_token=$(jq -n --arg email "$STUDYSTACK_ADMIN_EMAIL" --arg password "$STUDYSTACK_ADMIN_PASSWORD" \
-    '{email: $email, password: $password}' |
+export STUDYSTACK_ADMIN_EMAIL STUDYSTACK_ADMIN_PASSWORD
+admin_token=$(jq -n '{email: env.STUDYSTACK_ADMIN_EMAIL, password: env.STUDYSTACK_ADMIN_PASSWORD}' |
     curl -sS -f -H 'Content-Type: application/json' "$metadata/admin/v1/login" --data-binary @- | jq -r .token) ||
     die "the demo seed could not log in as $STUDYSTACK_ADMIN_EMAIL"
+printf 'Authorization: Bearer %s\nContent-Type: application/json\n' "$admin_token" >"$headers"
 
 # --- the app: its credentials are shown once, so they are written down at once ------------------
 if [ -z "${DEMO_IOS_CREDENTIAL:-}" ]; then

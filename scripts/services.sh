@@ -23,37 +23,55 @@ signing_key() {
 running() { [ -f "$data/run/$1.pid" ] && kill -0 "$(cat "$data/run/$1.pid")" 2>/dev/null; }
 # Whether its supervisor has had to start it again since `make run` started it.
 restarted() { [ -s "$data/run/$1.restarts" ]; }
-# Settings only one service reads: study-metadata creates the first super-admin, and counts
-# sign-ins through the console by the browser's address (the console, on loopback, is a trusted
-# proxy; docs/console.md); registration seals secrets at rest with the encryption key and writes
-# e-mail as files under .data/mail; response seals enrollment tokens with the same key and runs
-# participant queries as studystack_query.
+# Settings only one service reads, one VAR=value a line: study-metadata creates the first
+# super-admin, and counts sign-ins through the console by the browser's address (the console, on
+# loopback, is a trusted proxy; docs/console.md); registration seals secrets at rest with the
+# encryption key and writes e-mail as files under .data/mail; response seals enrollment tokens
+# with the same key and runs participant queries as studystack_query.
 service_env() {
     case "$1" in
     study-metadata)
-        echo "STUDYSTACK_ADMIN_EMAIL=$STUDYSTACK_ADMIN_EMAIL STUDYSTACK_ADMIN_PASSWORD=$STUDYSTACK_ADMIN_PASSWORD" \
+        printf '%s\n' "STUDYSTACK_ADMIN_EMAIL=$STUDYSTACK_ADMIN_EMAIL" "STUDYSTACK_ADMIN_PASSWORD=$STUDYSTACK_ADMIN_PASSWORD" \
             "RATE_LIMIT_TRUSTED_PROXIES=127.0.0.1"
         ;;
-    registration) echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY MAIL_DIRECTORY=$data/mail CONSENT_DIRECTORY=$data/consents" ;;
+    registration)
+        printf '%s\n' "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY" "MAIL_DIRECTORY=$data/mail" "CONSENT_DIRECTORY=$data/consents"
+        ;;
     response)
-        echo "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY" \
+        printf '%s\n' "STUDYSTACK_ENCRYPTION_KEY=$STUDYSTACK_ENCRYPTION_KEY" \
             "QUERY_DATABASE_URL=postgres://studystack_query:$STUDYSTACK_QUERY_DB_PASSWORD@127.0.0.1:$pgport/${database[response]}?sslmode=disable"
         ;;
     esac
 }
 
-# supervised NAME COMMAND...: runs COMMAND in the background under scripts/supervise.sh, in a
-# session of its own, as process NAME: the supervisor's pid in .data/run/NAME.pid (it leads the
-# process group the service is in), the service's output and each restart in .data/logs/NAME.log,
-# the restarts counted in .data/run/NAME.restarts, the service's own pid in .data/run/NAME.child.
-# A service that exits is started again.
-supervised() {
-    local name=$1
+# write_env FILE VAR=value...: the settings a process starts with, written to FILE (mode 0600,
+# each value quoted for bash), which its supervisor reads. Never on a command line: any local
+# user reads every process's arguments in /proc/<pid>/cmdline, while its environment is its
+# owner's alone.
+write_env() {
+    local file=$1 setting
     shift
+    (
+        umask 077
+        : >"$file"
+        chmod 600 "$file"
+        for setting in "$@"; do printf '%s=%q\n' "${setting%%=*}" "${setting#*=}"; done >"$file"
+    )
+}
+
+# supervised NAME ENVFILE COMMAND...: runs COMMAND in the background under scripts/supervise.sh,
+# with the settings in ENVFILE (write_env), in a session of its own, as process NAME: the
+# supervisor's pid in .data/run/NAME.pid (it leads the process group the service is in), the
+# service's output and each restart in .data/logs/NAME.log, the restarts counted in
+# .data/run/NAME.restarts, the service's own pid in .data/run/NAME.child. A service that exits is
+# started again.
+supervised() {
+    local name=$1 envfile=$2
+    shift 2
     rm -f "$data/run/$name.restarts" "$data/run/$name.child"
     # The Swift runtime's backtracer writes where a crash happened to the log, without a prompt.
     SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,sanitize=yes}" \
-        setsid nohup scripts/supervise.sh "$name" "$data/logs/$name.log" "$data/run" -- "$@" \
+        setsid nohup scripts/supervise.sh "$name" "$data/logs/$name.log" "$data/run" --env-file "$envfile" -- "$@" \
         >/dev/null 2>&1 </dev/null &
     echo $! >"$data/run/$name.pid"
 }
@@ -62,15 +80,25 @@ supervised() {
 # NAME on PORT, with the extra settings given. Settings already in the environment
 # (PROCESSING_ENABLED, say) pass on.
 start_service() {
-    local name=$1 svc=$2 listen=$3
+    local name=$1 svc=$2 listen=$3 extra
     shift 3
-    supervised "$name" env DATABASE_URL="postgres://studystack:$STUDYSTACK_DB_PASSWORD@127.0.0.1:$pgport/${database[$svc]}?sslmode=disable" \
+    mapfile -t extra < <(service_env "$svc")
+    write_env "$data/run/$name.env" \
+        DATABASE_URL="postgres://studystack:$STUDYSTACK_DB_PASSWORD@127.0.0.1:$pgport/${database[$svc]}?sslmode=disable" \
         HTTP_PORT="$listen" \
         INTERNAL_SIGNING_KEY="$(signing_key "$svc")" \
         INTERNAL_CALLER_KEYS="$(caller_keys "$svc")" \
         LOG_FORMAT="${LOG_FORMAT:-json}" \
-        $(service_env "$svc") "$@" \
-        "$bindir/$svc"
+        "${extra[@]}" "$@"
+    supervised "$name" "$data/run/$name.env" "$bindir/$svc"
+}
+
+# start_console [PORT]: the console on PORT (8080), supervised, with the key its session cookies
+# are sealed with; it has no database, only the services' admin APIs.
+start_console() {
+    write_env "$data/run/console.env" HTTP_PORT="${1:-8080}" CONSOLE_KEY="$CONSOLE_KEY" STUDY_METADATA_URL=http://127.0.0.1:8081 \
+        REGISTRATION_URL=http://127.0.0.1:8082 RESPONSE_URL=http://127.0.0.1:8083 LOG_FORMAT="${LOG_FORMAT:-json}"
+    supervised console "$data/run/console.env" "$bindir/console"
 }
 
 # stop_process NAME: SIGTERM to the process group (the supervisor and its service), so in-flight
@@ -85,5 +113,5 @@ stop_process() {
         for _ in $(seq 1 200); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.1; done
         kill -0 -- "-$pid" 2>/dev/null && { log "$1 did not stop in 20 s; killing it"; kill -KILL -- "-$pid"; }
     fi
-    rm -f "$pidfile" "$data/run/$1.child"
+    rm -f "$pidfile" "$data/run/$1.child" "$data/run/$1.env"
 }

@@ -6,7 +6,9 @@
 #   Swift runtime's backtrace in its log, with the function it died in, and is started again;
 # - SIGTERM to the process group (what `make stop` sends) ends the service and its supervisor,
 #   and starts nothing again;
-# - a service that exits 78 (its settings are wrong) is not started again.
+# - a service that exits 78 (its settings are wrong) is not started again;
+# - the console started as make run starts it carries its key in its environment, read from a
+#   0600 file, never on its or its supervisor's command line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -57,6 +59,33 @@ back() { [ "$(restarts console)" = 1 ] && [ "$(cat "$work/console.child")" != "$
 poll 30 back || die "supervise: the console killed with SIGKILL was not started again within 30 s"
 grep -q "supervisor: console was ended by signal 9; starting it again in 1 s (restart 1)" "$work/console.log" ||
     die "supervise: the restart is not in the console's log: $(tail -n 3 "$work/console.log")"
+
+# --- settings never on a command line: make run's own start_console -------------------------------
+# Any local user reads every process's arguments in /proc/<pid>/cmdline; a process's environment
+# is its owner's alone. The console is started as make run starts it (scripts/services.sh), and
+# neither its supervisor nor it may carry the cookie key as an argument.
+(
+    data="$work/make-run" bindir=$bin
+    mkdir -p "$data/logs" "$data/run"
+    . scripts/services.sh
+    CONSOLE_KEY=$(head -c 32 /dev/urandom | base64 | tr -d '\n')
+    cport=$(free_port)
+    start_console "$cport"
+    supervisor=$(cat "$data/run/console.pid")
+    trap 'kill -KILL -- "-$supervisor" 2>/dev/null || true' EXIT
+    poll 60 healthy "$cport" || die "supervise: the console started as make run starts it did not answer"
+    child=$(cat "$data/run/console.child")
+    for pid in "$supervisor" "$child"; do
+        tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$CONSOLE_KEY" &&
+            die "supervise: the console's key is on the command line of pid $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
+    done
+    tr '\0' '\n' <"/proc/$child/environ" | grep -qxF "CONSOLE_KEY=$CONSOLE_KEY" ||
+        die "supervise: the console's key did not reach it through its environment"
+    mode=$(stat -c %a "$data/run/console.env")
+    [ "$mode" = 600 ] || die "supervise: the console's settings file is mode $mode"
+    kill -TERM -- "-$supervisor"
+    poll 30 gone "$supervisor" || die "supervise: the console started as make run starts it did not stop"
+)
 
 # --- make stop: the group ends, and nothing is started again ---------------------------------------
 second=$(cat "$work/console.child")

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# supervise.sh NAME LOG STATE -- COMMAND...: runs COMMAND and starts it again whenever it exits
-# by itself, as `make run` keeps its services up. The waits between starts double from 1 s to
+# supervise.sh NAME LOG STATE [--env-file FILE] -- COMMAND...: runs COMMAND, with the settings
+# FILE holds (VAR=value lines, as scripts/services.sh's write_env writes them) in its
+# environment, and starts it again whenever it exits by itself, as `make run` keeps its services
+# up. The waits between starts double from 1 s to
 # 30 s, and fall back to 1 s once a start has stayed up for a minute. Each restart is logged in
 # LOG (the service's own log, after what the service wrote as it died: the Swift runtime's
 # backtrace of a crash) and counted in STATE/NAME.restarts; STATE/NAME.child holds the running
@@ -10,6 +12,15 @@ set -uo pipefail
 name=$1 logfile=$2 state=$3
 shift 3
 counter="$state/$name.restarts"
+if [ "${1:-}" = --env-file ]; then
+    # Read into the environment, which only the owner can read (/proc/<pid>/environ), so no
+    # setting is ever an argument any local user can read.
+    set -a
+    # shellcheck disable=SC1090
+    . "$2"
+    set +a
+    shift 2
+fi
 [ "${1:-}" = -- ] && shift
 
 child=
