@@ -99,6 +99,69 @@ import Testing
         #expect(try problems { $0.activities[4].schedule.repeatCount = 1_000 }.isEmpty)
     }
 
+    /// What a study may hold in all (docs/security.md, Budgets): activities, steps in one
+    /// activity, a daily activity's windows; and a daily time is a whole minute.
+    @Test func countsPastAnyStudysAreProblems() throws {
+        let daily = 0  // the example's daily activity
+        #expect(try Self.example().activities[daily].schedule.frequency == .daily)
+        let manyTimes = try problems {
+            $0.activities[daily].schedule.dailyTimes = (0..<49).map { String(format: "%02d:%02d", $0 / 2 % 24, $0 % 2 * 30) }
+        }
+        expectProblem(manyTimes, at: "/activities/\(daily)/schedule/dailyTimes", containing: "at most 48 times a day")
+        let seconds = try problems { $0.activities[daily].schedule.dailyTimes = ["08:00:30", "20:00:00"] }
+        expectProblem(seconds, at: "/activities/\(daily)/schedule/dailyTimes/0", containing: "not a whole minute")
+        #expect(!seconds.contains { $0.pointer == "/activities/\(daily)/schedule/dailyTimes/1" }, "HH:mm:00, as the apps write it, is a time")
+        #expect(try problems {
+            $0.activities[daily].schedule.dailyTimes = (0..<48).map { String(format: "%02d:%02d", $0 / 2, $0 % 2 * 30) }
+        }.isEmpty, "48 times, one every half hour, are within the bound")
+
+        let manySteps = try problems { document in
+            let step = document.activities[0].steps[0]
+            document.activities[0].steps = (0..<20_000).map { index in
+                var copy = step
+                copy.key = "q\(index)"
+                copy.destinations = nil
+                return copy
+            }
+        }
+        expectProblem(manySteps, at: "/activities/0/steps", containing: "at most 2000 steps")
+        #expect(manySteps.filter { $0.pointer.hasPrefix("/activities/0/steps/") }.isEmpty, "no step is checked one by one past the bound")
+
+        let manyActivities = try problems { document in
+            let activity = document.activities[0]
+            document.activities = (0..<501).map { index in
+                var copy = activity
+                copy.activityId = "a\(index)"
+                return copy
+            }
+            document.dashboard.statistics = []
+            document.dashboard.charts = []
+            document.notifications = []
+        }
+        expectProblem(manyActivities, at: "/activities", containing: "at most 500 activities")
+    }
+
+    /// The checks of an activity's steps are linear in its steps: each step's branching and
+    /// visibility is one look-up, not a set of every key built for every step. At the bound, every
+    /// step branching to the next and shown only after the one before, the activity is valid.
+    @Test func anActivityAtItsStepBoundWithBranchingEverywhereIsValid() throws {
+        let found = try problems { document in
+            let step = document.activities[0].steps[0]
+            let count = DocumentBounds.maxStepsPerActivity
+            document.activities[0].steps = (0..<count).map { index in
+                var copy = step
+                copy.key = "q\(index)"
+                copy.type = .instruction
+                copy.format = nil
+                copy.destinations = index + 1 < count ? [Destination(destination: "q\(index + 1)")] : nil
+                return copy
+            }
+            document.dashboard.statistics = []
+            document.dashboard.charts = []
+        }
+        #expect(found.isEmpty, "\(found.prefix(3))")
+    }
+
     /// A spatial span whose shortest span is above its longest is refused.
     @Test func aSpatialSpanWithReversedSpansIsAProblem() throws {
         let found = try problems {

@@ -38,13 +38,21 @@ struct ActivityChecks {
             problem("\(pointer)/type", "a questionnaire cannot hold task steps; make it a task activity")
         }
 
+        let stepCount = activity.steps.reduce(0) { $0 + 1 + ($1.steps?.count ?? 0) }
+        guard stepCount <= DocumentBounds.maxStepsPerActivity else {
+            problem("\(pointer)/steps", "at most \(DocumentBounds.maxStepsPerActivity) steps, a form's questions counted; this has \(stepCount)")
+            problems += found
+            return
+        }
         let topKeys = activity.steps.map(\.key)
+        // Built once: every check below is one look-up per step, so the whole is linear in the steps.
+        let topKeySet = Set(topKeys.map { ScalarKey($0) })
         duplicates(topKeys, at: "\(pointer)/steps", problem)
         for (index, step) in activity.steps.enumerated() {
             let at = "\(pointer)/steps/\(index)"
             checkStep(step, at: at, problem, warning)
-            checkDestinations(step, at: at, stepKeys: Set(topKeys), problem)
-            if let rule = step.visibility, !topKeys.contains(rule.source) || rule.source == step.key {
+            checkDestinations(step, at: at, stepKeys: topKeySet, problem)
+            if let rule = step.visibility, !topKeySet.contains(ScalarKey(rule.source)) || rule.source.unicodeScalars.elementsEqual(step.key.unicodeScalars) {
                 problem("\(at)/visibility/source", "\"\(rule.source)\" is not another step of this activity")
             }
             if step.type == .form {
@@ -185,12 +193,12 @@ struct ActivityChecks {
 
     /// Destinations go to a step of this activity (or "" to end); conditions fit the question.
     private func checkDestinations(
-        _ step: ActivityStep, at pointer: String, stepKeys: Set<String>, _ problem: (String, String) -> Void
+        _ step: ActivityStep, at pointer: String, stepKeys: Set<ScalarKey>, _ problem: (String, String) -> Void
     ) {
         let choiceValues = Set(Self.choiceValues(of: step))
         for (index, destination) in (step.destinations ?? []).enumerated() {
             let at = "\(pointer)/destinations/\(index)"
-            if !destination.destination.isEmpty, !stepKeys.contains(destination.destination) {
+            if !destination.destination.isEmpty, !stepKeys.contains(ScalarKey(destination.destination)) {
                 problem("\(at)/destination", "\"\(destination.destination)\" is not a step of this activity")
             }
             if destination.destination == step.key {

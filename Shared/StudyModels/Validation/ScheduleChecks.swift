@@ -50,12 +50,18 @@ struct ScheduleChecks {
             requireDates(schedule, problem)
             let times = schedule.dailyTimes ?? []
             if times.isEmpty { problem("\(pointer)/dailyTimes", "a daily activity needs at least one time") }
+            guard times.count <= DocumentBounds.maxDailyTimes else {
+                problem("\(pointer)/dailyTimes", "at most \(DocumentBounds.maxDailyTimes) times a day (one every half hour); this has \(times.count)")
+                break
+            }
             var previous = -1
             for (index, time) in times.enumerated() {
                 guard let seconds = LocalTimes.time(time) else {
                     problem("\(pointer)/dailyTimes/\(index)", "\"\(time)\" is not a time HH:mm")
                     continue
                 }
+                // The apps and the original servers write HH:mm:ss, always on the minute.
+                if seconds % 60 != 0 { problem("\(pointer)/dailyTimes/\(index)", "\"\(time)\" is not a whole minute: a time is HH:mm") }
                 if seconds <= previous { problem("\(pointer)/dailyTimes/\(index)", "times must be in increasing order") }
                 previous = seconds
             }

@@ -59,6 +59,9 @@ public struct StudyValidator {
         // Activity ids name the study's response tables, whose names the response service and
         // LabKey match case-insensitively: two ids that differ only in case would share a table.
         checkDuplicates(document.activities.map(\.activityId), at: "/activities", field: "activityId", ignoringCase: true)
+        if document.activities.count > DocumentBounds.maxActivities {
+            problem("/activities", "at most \(DocumentBounds.maxActivities) activities in a study; this has \(document.activities.count)")
+        }
         for (index, activity) in document.activities.enumerated() {
             ActivityChecks(document: document, activity: activity, pointer: "/activities/\(index)")
                 .run(into: &problems, warnings: &warnings)

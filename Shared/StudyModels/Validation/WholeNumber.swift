@@ -59,4 +59,13 @@ public enum DocumentBounds {
     public static let fractionDigits = 0...10
     /// An active task's counts and spans.
     public static let taskCount = 1...10_000
+    /// Activities in one study: the largest studies have dozens; a participant's timeline expands
+    /// them all together.
+    public static let maxActivities = 500
+    /// Steps in one activity, a form's questions counted with the form: the longest surveys have
+    /// a few hundred.
+    public static let maxStepsPerActivity = 2_000
+    /// A daily activity's windows a day: one every half hour. Each is a run for every
+    /// participant every day, so the count is bounded where the schedule is read.
+    public static let maxDailyTimes = 48
 }
