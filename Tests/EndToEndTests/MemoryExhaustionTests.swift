@@ -66,4 +66,68 @@ import TestSupport
             #expect(after.peak < Self.ceiling, "peak \(after.peak >> 20) MiB, from \(before.now >> 20) MiB before")
         }
     }
+
+    /// Any admin who may edit a study, then any viewer: a study of 60 daily activities of 48
+    /// windows each (all within the document's bounds), a participant in it, and their runs for a
+    /// year asked for (a million runs). The reply is cut where one reply's runs end and says so;
+    /// the count of their standings in the background is held to the same budget; registration
+    /// stays under the ceiling. It was killed for memory twice by the same request, and its
+    /// background count took it from 43 MiB to 3.8 GiB.
+    @Test func aYearOfRunsOfSixtyBusyActivitiesIsCutAndSaysSo() async throws {
+        try await Platform.run { platform in
+            let admin = platform.admin
+            let demo = try await admin.send(.GET, "/admin/v1/studies/DEMOSTUDY/draft")
+            var document = try #require(try JSONSerialization.jsonObject(with: demo.body) as? [String: Any])
+            document["studyId"] = "BUSY"
+            document["name"] = ["en": "Busy study"]
+            document["notifications"] = nil
+            document["dashboard"] = nil
+            let template = try #require((document["activities"] as? [[String: Any]])?.first)
+            let times = (0..<48).map { String(format: "%02d:%02d", $0 / 2, $0 % 2 * 30) }
+            document["activities"] = (0..<60).map { index -> [String: Any] in
+                var activity = template
+                activity["activityId"] = "busy\(index)"
+                activity["reminder"] = nil
+                activity["schedule"] = ["frequency": "daily", "startDate": "2026-01-01", "endDate": "2030-12-31", "dailyTimes": times]
+                return activity
+            }
+            let saved = try await admin.send(.PUT, "/admin/v1/studies/BUSY/draft", raw: try JSONSerialization.data(withJSONObject: document))
+            #expect(saved.status == 201, "\(saved.text.prefix(2000))")
+            let launched = try await admin.send(.POST, "/admin/v1/studies/BUSY/launch")
+            #expect(launched.status == 200, "\(launched.text.prefix(2000))")
+            let token = try #require(try await admin.tokens(responseBase: platform.response.baseURL, count: 1, studyId: "BUSY").first)
+
+            let app = platform.app(.android)
+            try await PlatformJourneyTests().signUp(app, "busy@example.org", platform: platform, deviceToken: nil)
+            let appToken = try #require(try await app.response(
+                "enroll", [("studyId", "BUSY"), ("token", token), ("allowDataSharing", "true")]).json?["data"]?["appToken"]?.string)
+            #expect(try await app.registration(
+                "updateStudyState", body: ["studies": [["studyId": "BUSY", "status": "inProgress", "participantId": appToken]]]
+            ).status == 200)
+            // Enrolled on New Year's Day: every window since is one of their runs.
+            _ = try await platform.withRegistrationDatabase { postgres, logger in
+                try await postgres.query(
+                    "UPDATE participant_studies SET enrolled_at = '2026-01-01T00:00:00Z' WHERE study_id = 'BUSY'", logger: logger)
+            }
+            let participants = try await admin.send(.GET, platform.registration.baseURL + "/admin/v1/studies/BUSY/participants")
+            let participant = try #require(participants.json?["participants"]?.array?.first?["participantId"]?.string)
+
+            let before = try platform.registration.residentMemory()
+            let url = platform.registration.baseURL + "/admin/v1/studies/BUSY/participants/\(participant)/runs?"
+                + Wire.query([("from", "2026-01-01T00:00:00Z"), ("to", "2026-12-31T00:00:00Z")])
+            let reply = try await Wire.send(.GET, url, headers: [("Authorization", "Bearer \(platform.adminToken)")])
+            #expect(reply.status == 200, "\(reply.status) \(reply.text.prefix(500))")
+            let runs = try #require(reply.json?["runs"]?.array)
+            let cutAt = try #require(reply.json?["cutAt"]?.string, "the reply says where it was cut")
+            #expect(runs.count <= ParticipantTimeline.maxRuns, "\(runs.count)")
+            #expect(runs.count > ParticipantTimeline.maxRuns - 60 * 48, "cut at a time, not short of it: \(runs.count)")
+            // 60 activities, 48 windows a day: the first 100,000 runs end on the 35th day.
+            #expect(cutAt.hasPrefix("2026-02-04"), "\(cutAt)")
+            #expect(runs.allSatisfy { ($0["start"]?.string ?? "") < cutAt }, "no run at or after the cut")
+            try await CrashRequestTests.expectAlive(platform)
+            let after = try platform.registration.residentMemory()
+            print("registration, resident MiB: before \(before.now >> 20) (peak \(before.peak >> 20)), after \(after.now >> 20), peak \(after.peak >> 20)")
+            #expect(after.peak < Self.ceiling, "peak \(after.peak >> 20) MiB, from \(before.now >> 20) MiB before")
+        }
+    }
 }

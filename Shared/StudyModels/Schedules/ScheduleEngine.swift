@@ -10,10 +10,17 @@ public struct ScheduleEngine: Sendable {
     /// When the study launched (a one-time activity may open then; an ongoing one does).
     public let launchedAt: Date?
 
-    /// The most runs one expansion returns: a run a minute for ten weeks, far more than a daily
+    /// The most runs one expansion numbers: a run a minute for ten weeks, far more than a daily
     /// schedule of a dozen windows makes in a decade, so no document can make an expansion take
-    /// unbounded time or memory.
+    /// unbounded time. An expansion that reaches it stops, and says where (`Expansion.cutAt`).
     public static let maxRuns = 100_000
+
+    /// One activity's runs for one participant, and where the expansion stopped short of its
+    /// horizon, if it did: every run that starts before `cutAt` is there.
+    public struct Expansion: Sendable {
+        public var runs: [ActivityRun]
+        public var cutAt: Date?
+    }
 
     /// The anchor dates an expansion takes (`GregorianDays` numbering): years 1 to 9999, every
     /// date an answer or a property can carry, so the days and months added to one stay far from
@@ -30,21 +37,32 @@ public struct ScheduleEngine: Sendable {
     /// (nil takes the enrolment date for `enrollmentDate`; any other anchor without a date has no
     /// runs yet, as in the apps).
     public func runs(of activity: StudyActivity, for participant: ParticipantClock, anchorDay: Int? = nil, before horizon: Date) -> [ActivityRun] {
+        expand(activity, for: participant, anchorDay: anchorDay, before: horizon).runs
+    }
+
+    /// As `runs(of:for:anchorDay:before:)`, keeping only the runs that end at or after
+    /// `keptFrom` (earlier ones are numbered, not kept) and at most `keepLimit` of them: memory
+    /// is bounded by what is kept, time by `maxRuns` numbered.
+    public func expand(
+        _ activity: StudyActivity, for participant: ParticipantClock, anchorDay: Int? = nil, before horizon: Date,
+        keptFrom: Date = .distantPast, keepLimit: Int = ScheduleEngine.maxRuns
+    ) -> Expansion {
         let schedule = activity.schedule
         let bounds: ActivityBounds
         var anchor: Int?
         if let source = schedule.anchor?.source {
             guard let day = anchorDay ?? (source == .enrollmentDate ? participant.enrolmentDay : nil), Self.anchorDays.contains(day)
-            else { return [] }
+            else { return Expansion(runs: [], cutAt: nil) }
             anchor = day
             bounds = .relative(schedule, anchorDay: day, zone: participant.zone)
         } else {
             bounds = .absolute(schedule, zone: studyZone, launchedAt: launchedAt)
         }
         // A participant who joins after an activity ended never has it (both apps).
-        if let end = bounds.end, end < participant.joinedAt { return [] }
+        if let end = bounds.end, end < participant.joinedAt { return Expansion(runs: [], cutAt: nil) }
         var expansion = ScheduleExpansion(
-            activityId: activity.activityId, participant: participant, bounds: bounds, horizon: min(horizon, bounds.end ?? horizon))
+            activityId: activity.activityId, participant: participant, bounds: bounds, horizon: min(horizon, bounds.end ?? horizon),
+            keptFrom: keptFrom, keepLimit: keepLimit)
         switch schedule.frequency {
         case .oneTime, .ongoing:
             expansion.single()
@@ -63,7 +81,7 @@ public struct ScheduleEngine: Sendable {
                 }
             expansion.listed(listed)
         }
-        return expansion.runs
+        return Expansion(runs: expansion.runs, cutAt: expansion.cutAt)
     }
 
     /// A daily schedule's windows as seconds of the day: each from its time until a second before

@@ -7,17 +7,28 @@ struct ScheduleExpansion {
     let bounds: ActivityBounds
     /// No run that starts at or after it is returned: the caller's horizon, or the activity's end.
     let horizon: Date
+    /// Runs that ended before it are numbered but not kept.
+    let keptFrom: Date
+    /// The most runs kept; the expansion stops, and says where (`cutAt`), at the next.
+    let keepLimit: Int
     private(set) var runs: [ActivityRun] = []
+    /// Where the expansion stopped short of its horizon: the start of the first run it numbered
+    /// no more (`ScheduleEngine.maxRuns` numbered) or kept no more (`keepLimit` kept). Every run
+    /// that starts before it was expanded.
+    private(set) var cutAt: Date?
     private var nextId = 1
+    private var numbered = 0
 
     /// The participant's zone's offsets, read once for the whole expansion.
     private let zone: ZoneOffsets
 
-    init(activityId: String, participant: ParticipantClock, bounds: ActivityBounds, horizon: Date) {
+    init(activityId: String, participant: ParticipantClock, bounds: ActivityBounds, horizon: Date, keptFrom: Date, keepLimit: Int) {
         self.activityId = activityId
         self.participant = participant
         self.bounds = bounds
         self.horizon = horizon
+        self.keptFrom = keptFrom
+        self.keepLimit = keepLimit
         zone = ZoneOffsets.of(participant.zone)
     }
 
@@ -30,16 +41,26 @@ struct ScheduleExpansion {
     /// `numberedAnyway`: a run past the horizon still takes its number (manual runs are numbered in
     /// document order, not in time order). `returned`: false numbers the run without returning it.
     private mutating func append(start: Date, end: Date?, numberedAnyway: Bool = false, returned: Bool = true) -> Bool {
-        guard runs.count < ScheduleEngine.maxRuns else { return false }
         guard start < horizon else {
             if numberedAnyway { nextId += 1 }
+            return false
+        }
+        guard numbered < ScheduleEngine.maxRuns else {
+            cutAt = min(cutAt ?? start, start)
             return false
         }
         let closes: Date? = switch (end, bounds.end) {
         case (let end?, let activityEnd?): min(end, activityEnd)
         case (let end, let activityEnd): end ?? activityEnd
         }
-        if returned { runs.append(ActivityRun(activityId: activityId, runId: nextId, start: start, end: closes)) }
+        if returned, (closes ?? .distantFuture) >= keptFrom {
+            guard runs.count < keepLimit else {
+                cutAt = min(cutAt ?? start, start)
+                return false
+            }
+            runs.append(ActivityRun(activityId: activityId, runId: nextId, start: start, end: closes))
+        }
+        numbered += 1
         nextId += 1
         return true
     }

@@ -31,15 +31,20 @@ public struct ParticipantRunsReply: Codable, Sendable, Equatable {
     public var timeZoneSource: String
     public var from: String
     public var to: String
-    /// Every run open at some time in [from, to), by start.
+    /// Every run open at some time in [from, to), by start; or, when `cutAt` is given, every
+    /// such run that starts before `cutAt`.
     public var runs: [Run]
+    /// Present when the runs asked for were more than one reply holds (docs/security.md,
+    /// Budgets): the time the list stops at. Ask again from it for the rest.
+    public var cutAt: String?
 
-    public init(timeZone: String, timeZoneSource: String, from: String, to: String, runs: [Run]) {
+    public init(timeZone: String, timeZoneSource: String, from: String, to: String, runs: [Run], cutAt: String? = nil) {
         self.timeZone = timeZone
         self.timeZoneSource = timeZoneSource
         self.from = from
         self.to = to
         self.runs = runs
+        self.cutAt = cutAt
     }
 }
 

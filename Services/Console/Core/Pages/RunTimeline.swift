@@ -42,6 +42,8 @@ package struct RunTimeline: Sendable, Equatable {
     /// The link back to the weeks around now, when another time is shown.
     package var nowHref: String
     package var showsNow: Bool
+    /// Said when registration cut the runs short (more than one reply holds): where the counts stop.
+    package var cutNote: String?
 
     /// The page reads the participant's runs since they enrolled (a year at most) to a week ahead,
     /// and draws the timeline for the last `pastDays` days and the week ahead, or for the
@@ -128,6 +130,11 @@ package struct RunTimeline: Sendable, Equatable {
         laterHref = link(first + Self.shownDays)
         nowHref = pageHref + "#runs-title"
         showsNow = shown.start == nil
+        cutNote = reply.cutAt.map { cut in
+            let wall = Self.wall(cut)
+            return "This participant has more runs than one page can count: the counts and the timeline stop at \(wall.day) \(wall.time). "
+                + "The timeline from an earlier day shows the runs before it."
+        }
     }
 
     static func zoneNote(_ source: String) -> String {

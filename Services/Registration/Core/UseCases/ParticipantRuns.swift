@@ -58,7 +58,8 @@ package struct ParticipantRuns: Sendable {
                 ParticipantRunsReply.Run(
                     activityId: standing.run.activityId, runId: standing.run.runId, start: text(standing.run.start),
                     end: standing.run.end.map(text), state: standing.state.rawValue, completedBy: standing.completedBy.map(\.rawValue))
-            })
+            },
+            cutAt: timeline.cutAt.map(text))
     }
 }
 

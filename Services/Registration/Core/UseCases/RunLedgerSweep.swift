@@ -61,6 +61,12 @@ package struct RunLedgerSweep: Sendable {
             schedule: schedule ?? empty, joinedAt: participant.enrolledAt, leftAt: participant.withdrawnAt,
             platform: participant.platform, arrivals: arrivals, appCompletions: completions, anchors: anchors, from: since,
             to: now.addingTimeInterval(Self.lookahead), now: now)
+        if let cutAt = timeline.cutAt {
+            // Counted up to where the timeline stops: the standings after it are not known.
+            logger.warning("a participant's runs are more than one timeline holds; counted up to where it stops", metadata: [
+                "studyId": "\(ledger.studyId)", "userId": "\(ledger.userId)", "cutAt": "\(cutAt)", "maxRuns": "\(ParticipantTimeline.maxRuns)",
+            ])
+        }
         let tally = RunTally.count(
             timeline, activityIds: (schedule?.activities ?? []).map(\.activityId),
             completions: completions + arrivals.map(\.completion), now: now)
