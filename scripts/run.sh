@@ -37,6 +37,9 @@ chmod -R go-rwx "$data/logs" "$data/run"
 for file in "$data"/*; do
     [ "$file" = "$data/postgres" ] || [ ! -e "$file" ] || chmod -R go-rwx "$file"
 done
+# The postgres OS user writes its own log there (mode 600, its own): it may enter the folder,
+# not list it.
+chmod 711 "$data/logs"
 
 # --- secrets, generated once ------------------------------------------------------------------
 secrets="$data/secrets.env"
