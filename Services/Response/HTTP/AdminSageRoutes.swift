@@ -10,18 +10,24 @@ import StudyModels
 import ZipArchive
 
 /// A study's Sage side for its team (docs/sage.md): the certificate the app build seals archives
-/// for (viewers; made on first use), and the archives received (listed to viewers, downloaded by
-/// editors, as the study's exports are; each download audited).
+/// for (viewers; made on first use), the archives received (listed to viewers, downloaded by
+/// editors, as the study's exports are; each download audited), and the archives refused for
+/// their content, kept as they arrived (listed to viewers; downloaded and reprocessed by editors).
 package struct AdminSageRoutes {
     package let catalog: StudyCatalog
     package let authenticator: RemoteAdminAuthenticator
     package let archives: SageArchiveStore
+    package let intake: SageArchiveIntake
     package let audit: AuditLog
 
-    package init(catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, archives: SageArchiveStore, audit: AuditLog) {
+    package init(
+        catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, archives: SageArchiveStore, intake: SageArchiveIntake,
+        audit: AuditLog
+    ) {
         self.catalog = catalog
         self.authenticator = authenticator
         self.archives = archives
+        self.intake = intake
         self.audit = audit
     }
 
@@ -30,6 +36,9 @@ package struct AdminSageRoutes {
         router.get("/admin/v1/studies/:studyId/sage/archives", use: list)
         router.get("/admin/v1/studies/:studyId/sage/archives/:archiveId", use: download)
         router.get("/admin/v1/studies/:studyId/sage/archives/:archiveId/file", use: file)
+        router.get("/admin/v1/studies/:studyId/sage/refused", use: listRefused)
+        router.get("/admin/v1/studies/:studyId/sage/refused/:refusalId", use: downloadRefused)
+        router.post("/admin/v1/studies/:studyId/sage/refused/:refusalId/reprocess", use: reprocess)
     }
 
     @Sendable package func certificate(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -47,15 +56,22 @@ package struct AdminSageRoutes {
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> SageArchiveList {
         let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
         let query = request.uri.queryParameters
-        guard let limit = query["limit"].map({ Int(String($0)) }) ?? 50, (1...500).contains(limit) else {
-            throw APIError.badRequest("limit must be 1 to 500", field: "limit")
-        }
+        let (limit, before) = try Self.page(request)
         var participant: Int64?
         if let text = query["participant"] {
             guard let number = Int64(String(text)), number > 0 else {
                 throw APIError.badRequest("participant must be a participant number (the ParticipantId column)", field: "participant")
             }
             participant = number
+        }
+        return try await archives.list(studyKey: study.key, participantId: participant, before: before, limit: limit)
+    }
+
+    /// `limit` (1 to 500, 50 by default) and `before` (a page's `nextBefore`).
+    private static func page(_ request: Request) throws -> (limit: Int, before: Int64?) {
+        let query = request.uri.queryParameters
+        guard let limit = query["limit"].map({ Int(String($0)) }) ?? 50, (1...500).contains(limit) else {
+            throw APIError.badRequest("limit must be 1 to 500", field: "limit")
         }
         var before: Int64?
         if let text = query["before"] {
@@ -64,7 +80,51 @@ package struct AdminSageRoutes {
             }
             before = number
         }
-        return try await archives.list(studyKey: study.key, participantId: participant, before: before, limit: limit)
+        return (limit, before)
+    }
+
+    /// The archives refused for their content, newest first, with why (viewer).
+    @Sendable package func listRefused(_ request: Request, context: ServiceRequestContext) async throws -> SageRefusedArchiveList {
+        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+        let (limit, before) = try Self.page(request)
+        return try await intake.refusals.list(studyKey: study.key, before: before, limit: limit)
+    }
+
+    /// A refused archive's bytes as they arrived (editor; audited).
+    @Sendable package func downloadRefused(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
+        let refusalId = try Self.refusalId(context)
+        guard let bytes = try await intake.refusals.content(studyKey: study.key, refusalId: refusalId) else {
+            throw APIError.notFound("study \(study.studyId) kept no refused archive \(refusalId.uuidString.lowercased())")
+        }
+        try await audit.record(
+            actor: admin.email, action: "sage.refused_archive_downloaded", studyId: study.key,
+            details: ["refusalId": refusalId.uuidString.lowercased()])
+        return Self.attachment(bytes, type: "application/octet-stream", name: "\(refusalId.uuidString.lowercased()).archive")
+    }
+
+    /// Reads a refused archive again with the study as it is published now, and stores it when it
+    /// can be (editor): 200 with the archive, 422 with why it is refused still, 409 when its
+    /// participant withdrew or the study is not collecting.
+    @Sendable package func reprocess(_ request: Request, context: ServiceRequestContext) async throws -> SageReprocessed {
+        let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
+        let refusalId = try Self.refusalId(context)
+        switch try await intake.reprocess(refusalId: refusalId, studyKey: study.key, actor: admin.email) {
+        case nil:
+            throw APIError.notFound("study \(study.studyId) kept no refused archive \(refusalId.uuidString.lowercased())")
+        case .stored(let archiveId)?:
+            return SageReprocessed(refusalId: refusalId.uuidString.lowercased(), archiveId: archiveId.uuidString.lowercased())
+        case .refusedAgain(let reason, let problems)?:
+            throw APIError.invalid(reason, problems: problems.map { .init(pointer: $0.pointer, message: $0.message) })
+        case .notAdmitted(let reason)?:
+            throw APIError.conflict(reason)
+        }
+    }
+
+    private static func refusalId(_ context: ServiceRequestContext) throws -> UUID {
+        let text = try context.parameters.decoded("refusalId")
+        guard let id = UUID(uuidString: text) else { throw APIError.notFound("no refused archive \(text)") }
+        return id
     }
 
     /// The archive's ZIP, as it was opened.
@@ -114,3 +174,5 @@ package struct AdminSageRoutes {
 }
 
 extension SageArchiveList: ResponseEncodable {}
+extension SageRefusedArchiveList: ResponseEncodable {}
+extension SageReprocessed: ResponseEncodable {}

@@ -67,7 +67,7 @@ package struct SageArchiveRoutes {
         // The token is known before the body is read: a stranger's bytes are never opened.
         let sender = try await intake.admit(appToken: Self.bearer(request), studyId: studyId)
         let body = try await collect(request, upTo: maxArchiveBytes)
-        let stored = try await intake.receive(body, contentMD5: request.headers[.contentMD5], from: sender)
+        let stored = try await intake.receive(body, contentMD5: request.headers[.contentMD5], from: sender, door: .archives)
         let receipt = SageArchiveReceipt(archiveId: stored.archiveId.uuidString.lowercased())
         var response = try context.responseEncoder.encode(receipt, from: request, context: context)
         if stored.isNew { response.status = HTTPResponse.Status.created }

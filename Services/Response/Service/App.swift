@@ -127,7 +127,8 @@ public enum ResponseService: ServiceAssembly {
                 let sageArchives = SageArchiveStore(
                     client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit, stored: responsesStored,
                     pooling: settings.database.pooling, logger: environment.logger)
-                let intake = SageArchiveIntake(responses: responses, archives: sageArchives, schemas: sageSchemas)
+                let sageRefusals = SageRefusalStore(client: postgres, logger: environment.logger)
+                let intake = SageArchiveIntake(responses: responses, archives: sageArchives, refusals: sageRefusals, schemas: sageSchemas)
                 SageArchiveRoutes(
                     intake: intake,
                     handshake: SageUploadHandshake(
@@ -135,8 +136,9 @@ public enum ResponseService: ServiceAssembly {
                         maxArchiveBytes: min(response.sageMaxArchiveBytes, settings.maxBodySize)),
                     publicURL: sagePublicURL
                 ).add(to: routes.router)
-                AdminSageRoutes(catalog: catalog, authenticator: authenticator, archives: sageArchives, audit: environment.audit)
-                    .add(to: routes.router)
+                AdminSageRoutes(
+                    catalog: catalog, authenticator: authenticator, archives: sageArchives, intake: intake, audit: environment.audit
+                ).add(to: routes.router)
                 AdminSchemaRoutes(
                     catalog: catalog, participants: SchemaParticipantStore(client: postgres, logger: environment.logger),
                     authenticator: authenticator

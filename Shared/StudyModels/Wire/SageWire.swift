@@ -91,6 +91,71 @@ public struct SageArchiveList: Codable, Sendable, Equatable {
     }
 }
 
+/// A Sage result archive refused for its content and kept as it arrived (docs/sage.md, Refused
+/// archives): why, how often the same bytes were refused, and the archive a reprocessing stored
+/// it as, once one did.
+public struct SageRefusedArchive: Codable, Sendable, Equatable {
+    public var refusalId: String
+    /// The participant's number in the study's tables (the `ParticipantId` column).
+    public var participantId: Int64
+    /// `archives` (the POST door) or `upload` (Bridge's handshake).
+    public var door: String
+    /// The body's size and SHA-256 as it arrived (sealed, if it came sealed).
+    public var bytes: Int
+    public var sha256: String
+    public var receivedAt: Date
+    public var lastRefusedAt: Date
+    /// Each time the same bytes were refused (sent again, or reprocessed).
+    public var timesRefused: Int
+    /// Why, in one sentence, and each problem with where it is.
+    public var reason: String
+    public var problems: [ValidationProblem]
+    public var archiveId: String?
+    public var reprocessedAt: Date?
+
+    public init(
+        refusalId: String, participantId: Int64, door: String, bytes: Int, sha256: String, receivedAt: Date, lastRefusedAt: Date,
+        timesRefused: Int, reason: String, problems: [ValidationProblem], archiveId: String?, reprocessedAt: Date?
+    ) {
+        self.refusalId = refusalId
+        self.participantId = participantId
+        self.door = door
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.receivedAt = receivedAt
+        self.lastRefusedAt = lastRefusedAt
+        self.timesRefused = timesRefused
+        self.reason = reason
+        self.problems = problems
+        self.archiveId = archiveId
+        self.reprocessedAt = reprocessedAt
+    }
+}
+
+/// `GET /admin/v1/studies/{studyId}/sage/refused`: newest first; `nextBefore` asks for the page
+/// after this one.
+public struct SageRefusedArchiveList: Codable, Sendable, Equatable {
+    public var refused: [SageRefusedArchive]
+    public var nextBefore: String?
+
+    public init(refused: [SageRefusedArchive], nextBefore: String?) {
+        self.refused = refused
+        self.nextBefore = nextBefore
+    }
+}
+
+/// `POST /admin/v1/studies/{studyId}/sage/refused/{refusalId}/reprocess`: the archive a kept
+/// refusal became.
+public struct SageReprocessed: Codable, Sendable, Equatable {
+    public var refusalId: String
+    public var archiveId: String
+
+    public init(refusalId: String, archiveId: String) {
+        self.refusalId = refusalId
+        self.archiveId = archiveId
+    }
+}
+
 /// `POST /sage/v1/studies/{studyId}/archives`: the archive stored (201), or stored before (200).
 public struct SageArchiveReceipt: Codable, Sendable, Equatable {
     public var archiveId: String

@@ -101,7 +101,7 @@ import TestSupport
         }
     }
 
-    @Test func badArchivesAndBadCallersAreRefusedWithNothingStored() async throws {
+    @Test func badArchivesAndBadCallersAreRefusedWithNothingStoredAndContentKept() async throws {
         try await ResponseHarness.run(overrides: ["sage.maxArchiveBytes": "2097152"]) { h in
             try await sage.announce(h)
             #expect(try await h.studyEvent("OTHERSTUDY") == .ok)
@@ -157,7 +157,14 @@ import TestSupport
             }
             #expect(try await sage.count(h, "sage_archives") == 0)
             #expect(try await sage.count(h, "responses") == 0)
-            #expect(try await sage.count(h, "audit_events WHERE action LIKE 'sage.%'") == 0)
+            // What a participant sent and the server refused for its content is kept, with why
+            // (docs/sage.md, Refused archives): the nine cases from "../ in a name" to "sealed,
+            // but the study has no key". A damaged body, one past the size limit and one from no
+            // participant, or from another study's path, keep nothing.
+            #expect(try await sage.count(h, "sage_refused_archives") == 9)
+            #expect(try await sage.count(h, "sage_refused_archives WHERE door = 'archives' AND reason <> ''") == 9)
+            #expect(try await sage.count(h, "audit_events WHERE action LIKE 'sage.%'") == 9)
+            #expect(try await sage.count(h, "audit_events WHERE action = 'sage.archive_refused'") == 9)
         }
     }
 

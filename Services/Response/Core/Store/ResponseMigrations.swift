@@ -2,7 +2,9 @@ import ServiceKit
 
 /// The response service's tables.
 package enum ResponseMigrations {
-    package static let all: [Migration] = [
+    package static let all: [Migration] = throughParticipantNumbers + [refusedSageArchives]
+
+    static let throughParticipantNumbers: [Migration] = [
         Migration(
             component: "response", version: 1, name: "studies_tokens_participants",
             statements: [

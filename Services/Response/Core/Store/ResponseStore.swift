@@ -126,6 +126,7 @@ package struct ResponseStore: Sendable {
                 logger: logger)
         }
         try await connection.query("DELETE FROM sage_archives WHERE participant_id = ANY(\(participantIds))", logger: logger)
+        try await connection.query("DELETE FROM sage_refused_archives WHERE participant_id = ANY(\(participantIds))", logger: logger)
         try await connection.query("DELETE FROM sage_uploads WHERE participant_id = ANY(\(participantIds))", logger: logger)
         try await connection.query("DELETE FROM responses WHERE participant_id = ANY(\(participantIds))", logger: logger)
     }

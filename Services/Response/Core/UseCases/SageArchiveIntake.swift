@@ -8,7 +8,10 @@ import StudyModels
 /// Taking a result archive from a Sage client, by either door (docs/sage.md, Receiving archives):
 /// `POST /sage/v1/studies/{studyId}/archives`, or Bridge's upload handshake. The participant is
 /// the one the app token names, in the study it names; the archive is opened, read and stored
-/// with the response its answers become, all before the client hears 201.
+/// with the response its answers become, all before the client hears 201. An archive refused
+/// for its content (it cannot be read, or the study has no activity for it) is kept as it
+/// arrived, with why, before the refusal is answered: Sage's clients delete their copy whatever
+/// the server answers, and the study's team can reprocess it once the study is mended.
 package struct SageArchiveIntake: Sendable {
     package enum Failure: Error, Equatable, Sendable {
         /// No participant has that app token.
@@ -39,6 +42,7 @@ package struct SageArchiveIntake: Sendable {
 
     package let responses: ResponseStore
     package let archives: SageArchiveStore
+    package let refusals: SageRefusalStore
     package let schemas: SageSchemaSet
     /// How many archives this process opens and reads at once, and how many may wait: each holds
     /// up to its inflated files and what their JSON builds (docs/security.md, Budgets).
@@ -54,11 +58,12 @@ package struct SageArchiveIntake: Sendable {
     package static let maxWaitingToRead = 64
 
     package init(
-        responses: ResponseStore, archives: SageArchiveStore, schemas: SageSchemaSet,
+        responses: ResponseStore, archives: SageArchiveStore, refusals: SageRefusalStore, schemas: SageSchemaSet,
         reading: IntakeLimit = IntakeLimit(maxRunning: maxReadingAtOnce, maxWaiting: maxWaitingToRead)
     ) {
         self.responses = responses
         self.archives = archives
+        self.refusals = refusals
         self.schemas = schemas
         self.reading = reading
         admitted = ExpiringCache(timeToLive: Self.admissionLifetime, capacity: 10_000)
@@ -99,8 +104,22 @@ package struct SageArchiveIntake: Sendable {
     }
 
     /// Reads and stores `body` from `sender`; a run stored before answers with its archive.
-    /// `contentMD5` is the request's Content-MD5 header (base64), checked when given.
-    package func receive(_ body: [UInt8], contentMD5: String?, from sender: Sender) async throws -> Received {
+    /// `contentMD5` is the request's Content-MD5 header (base64), checked when given. Refused for
+    /// its content, the body is kept first (`door`: where it came in; nil when it is a kept
+    /// archive being reprocessed, which records its own outcome).
+    package func receive(_ body: [UInt8], contentMD5: String?, from sender: Sender, door: SageRefusalStore.Door?) async throws -> Received {
+        do {
+            return try await read(body, contentMD5: contentMD5, from: sender)
+        } catch let failure as Failure {
+            guard let door, let (reason, problems) = failure.contentRefusal else { throw failure }
+            try await refusals.keep(
+                body, sha256: SHA256.hash(data: body).hexString, participantId: sender.participant.id,
+                studyKey: sender.participant.studyKey, door: door, reason: reason, problems: problems)
+            throw failure
+        }
+    }
+
+    private func read(_ body: [UInt8], contentMD5: String?, from sender: Sender) async throws -> Received {
         if let contentMD5, Data(Insecure.MD5.hash(data: body)).base64EncodedString() != contentMD5.trimmingCharacters(in: .whitespaces) {
             throw Failure.contentMD5Mismatch
         }

@@ -122,7 +122,7 @@ package struct SageUploadHandshake: Sendable {
         if let archiveId = session.archiveId { return .succeeded(archiveId: archiveId) }
         guard let content = session.content else { throw session.expired ? Refusal.expired : Refusal.nothingPut }
         do {
-            let stored = try await intake.receive(content, contentMD5: session.contentMD5, from: sender)
+            let stored = try await intake.receive(content, contentMD5: session.contentMD5, from: sender, door: .upload)
             try await uploads.complete(id: id, archiveId: stored.archiveId)
             return .succeeded(archiveId: stored.archiveId)
         } catch SageArchiveIntake.Failure.refused(let refusal) {

@@ -1,0 +1,33 @@
+import ServiceKit
+
+extension ResponseMigrations {
+    /// Sage archives refused for their content, kept as they arrived (docs/sage.md, Refused
+    /// archives): Sage's clients delete their copy once the upload succeeded, whatever the
+    /// server answered. The same bytes from the same participant are one row, counted.
+    static let refusedSageArchives = Migration(
+        component: "response", version: 22, name: "sage_refused_archives",
+        statements: [
+            """
+            CREATE TABLE sage_refused_archives (
+                id bigserial PRIMARY KEY,
+                refusal_id uuid NOT NULL UNIQUE,
+                study_key text NOT NULL REFERENCES studies (study_key),
+                participant_id bigint NOT NULL REFERENCES participants (id),
+                door text NOT NULL CHECK (door IN ('archives', 'upload')),
+                sha256 text NOT NULL,
+                byte_count integer NOT NULL,
+                content bytea NOT NULL,
+                reason text NOT NULL,
+                problems jsonb NOT NULL,
+                times_refused integer NOT NULL DEFAULT 1,
+                received_at timestamptz NOT NULL DEFAULT now(),
+                last_refused_at timestamptz NOT NULL DEFAULT now(),
+                archive_id uuid,
+                reprocessed_at timestamptz,
+                UNIQUE (participant_id, sha256)
+            )
+            """,
+            "CREATE INDEX sage_refused_archives_study ON sage_refused_archives (study_key, id DESC)",
+        ]
+    )
+}
