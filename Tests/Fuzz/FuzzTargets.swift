@@ -39,6 +39,7 @@ enum FuzzTargets {
         ("sage-assessment", sageAssessment),
         ("zip-archive", zipArchive),
         ("sage-archive", sageArchive),
+        ("participant-timeline", participantTimeline),
     ]
 
     static func named(_ name: String) -> Target? { all.first { $0.name == name }?.run }
@@ -313,5 +314,25 @@ enum FuzzTargets {
         precondition(reception.files.count <= ResultArchive.limits.maxFiles)
         precondition(!reception.idempotencyKey.isEmpty && !reception.assessmentIdentifier.isEmpty)
         precondition(reception.data[SageAnswers.member]?.array?.count ?? 0 <= ResultArchive.maxAnswers)
+    }
+
+    /// A study document's activities expanded together for one participant over a year, as the
+    /// runs endpoint and the count sweep expand them (`ParticipantTimeline`): never more than its
+    /// budget, cut at a time with every run before it and none after. The budget is the
+    /// platform's own; the memory limits of `make fuzz` fail an input that makes it hold more.
+    static let participantTimeline: Target = { bytes in
+        guard let document = try? JSONDecoder().decode(StudyDocument.self, from: Data(bytes)), !document.activities.isEmpty else { return }
+        let schedule = StudySchedule(
+            studyId: "FUZZ", version: 1, timeZone: document.timeZone, launchedAt: Date(timeIntervalSince1970: 1.3e9),
+            activities: document.activities)
+        let joined = Date(timeIntervalSince1970: 1.79e9)
+        let maxRuns = 5_000
+        let timeline = ParticipantTimeline.build(
+            schedule: schedule, joinedAt: joined, leftAt: nil, platform: .android, arrivals: [], appCompletions: [],
+            from: joined, to: joined.addingTimeInterval(366 * 86_400), now: joined.addingTimeInterval(30 * 86_400), maxRuns: maxRuns)
+        precondition(timeline.standings.count <= maxRuns, "a timeline past its budget")
+        if let cutAt = timeline.cutAt {
+            precondition(timeline.standings.allSatisfy { $0.run.start < cutAt }, "a run at or after the cut")
+        }
     }
 }

@@ -30,6 +30,24 @@ extension AdminAPIClient {
             on: .response, token: token, as: SageArchiveList.self, logger: logger)
     }
 
+    /// The archives refused for their content and kept, newest first (docs/sage.md, Refused archives).
+    package func refusedSageArchives(of studyId: String, limit: Int, token: String, logger: Logger)
+        async throws(AdminAPIError) -> SageRefusedArchiveList
+    {
+        try await json(
+            .GET, "/admin/v1/studies/\(Self.segment(studyId))/sage/refused" + Self.queryString([("limit", String(limit))]),
+            on: .response, token: token, as: SageRefusedArchiveList.self, logger: logger)
+    }
+
+    /// Reads a kept archive again with the study as published now, storing it when it can be.
+    package func reprocessRefusedSageArchive(_ refusalId: String, in studyId: String, token: String, logger: Logger)
+        async throws(AdminAPIError) -> SageReprocessed
+    {
+        try await json(
+            .POST, "/admin/v1/studies/\(Self.segment(studyId))/sage/refused/\(Self.segment(refusalId))/reprocess", on: .response,
+            token: token, as: SageReprocessed.self, logger: logger)
+    }
+
     /// The response service's path of an archive's ZIP, or of one of its files.
     package static func sageArchivePath(_ archiveId: String, of studyId: String, file: String? = nil) -> String {
         "/admin/v1/studies/\(segment(studyId))/sage/archives/\(segment(archiveId))" + (file.map { "/file" + queryString([("name", $0)]) } ?? "")

@@ -8,13 +8,16 @@ import StudyModels
 /// How a study's responses are getting on (`/studies/{studyId}/processing`), over the response
 /// service's admin API: the responses that failed processing with their errors, reprocessed from
 /// here once the design is fixed (study admin); where processed responses are forwarded and how
-/// that stands (study admins change it); and participant-property values uploaded as CSV
-/// (editor), a refused file listing each bad line.
+/// that stands (study admins change it); participant-property values uploaded as CSV (editor), a
+/// refused file listing each bad line; and Sage archives refused for their content, kept with
+/// why, reprocessed from here once the study is mended (editor).
 package struct ProcessingRoutes: Sendable {
     let pages: ConsolePages
 
     /// The most failed responses one page lists.
     static let failedPageSize = 100
+    /// The most refused Sage archives one page lists, newest first.
+    static let refusedPageSize = 50
 
     package init(pages: ConsolePages) {
         self.pages = pages
@@ -25,6 +28,7 @@ package struct ProcessingRoutes: Sendable {
         router.post("/studies/:studyId/processing/reprocess", use: reprocess)
         router.post("/studies/:studyId/processing/forwarding", use: setForwarding)
         router.post("/studies/:studyId/processing/properties", use: uploadProperties)
+        router.post("/studies/:studyId/processing/sage/:refusalId/reprocess", use: reprocessSageArchive)
     }
 
     /// What a form's redirect says was done.
@@ -33,6 +37,7 @@ package struct ProcessingRoutes: Sendable {
         case "reprocessed": "\(count) responses went back to the queue; they are processed again, design included, in a few seconds."
         case "forwarding": "The forwarding settings are saved."
         case "properties": "The participant properties are stored (\(count) rows)."
+        case "sage": "The Sage archive is stored now; its answers are processed into the study's tables in a few seconds."
         default: ""
         }
     }
@@ -64,6 +69,22 @@ package struct ProcessingRoutes: Sendable {
             case .success(let done):
                 return PageRenderer.redirect(
                     to: "/studies/\(AdminAPIClient.segment(studyId))/processing?done=reprocessed&count=\(done.countReprocessed)")
+            case .failure(let error):
+                return try await refused(error, studyId, session: session, context: context)
+            }
+        }
+    }
+
+    @Sendable func reprocessSageArchive(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.decoded("studyId")
+        let refusalId = try context.parameters.decoded("refusalId")
+        return try await pages.signedIn(request, context) { session, _ in
+            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                try await pages.api.reprocessRefusedSageArchive(refusalId, in: studyId, token: session.token, logger: context.logger)
+            }
+            switch outcome {
+            case .success:
+                return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/processing?done=sage#refused-archives")
             case .failure(let error):
                 return try await refused(error, studyId, session: session, context: context)
             }
@@ -155,10 +176,12 @@ package struct ProcessingRoutes: Sendable {
             of: studyId, query: [("status", "error"), ("after", after > 0 ? String(after) : ""), ("limit", String(Self.failedPageSize))],
             token: session.token, logger: context.logger)
         async let forwarding = pages.api.forwarding(of: studyId, token: session.token, logger: context.logger)
+        async let kept = pages.api.refusedSageArchives(of: studyId, limit: Self.refusedPageSize, token: session.token, logger: context.logger)
         let state = try await pages.load(studyId, session: session, context: context)
         let role = state.role ?? .viewer
         let failures = try await failed
         let settings = try await forwarding
+        let refusedArchives = try await kept.refused
         let shown = forwardingForm ?? [
             "type": settings.type, "url": settings.url ?? "", "username": settings.username ?? "",
             "tokenRequestURL": settings.tokenRequestURL ?? "", "tokenField": settings.tokenField ?? "", "header": settings.header ?? "",
@@ -176,6 +199,16 @@ package struct ProcessingRoutes: Sendable {
             failedNextHref: failures.count == Self.failedPageSize
                 ? failures.last.map { "/studies/\(AdminAPIClient.segment(studyId))/processing?after=\($0.id)" } : nil,
             mayReprocess: role >= .studyAdmin,
+            refused: refusedArchives.map { archive in
+                .init(
+                    refusalId: archive.refusalId, participantId: String(archive.participantId),
+                    door: archive.door == "upload" ? "Bridge upload" : "Archive upload",
+                    receivedAt: StudyPageModels.timestamp(archive.receivedAt), reason: archive.reason,
+                    timesRefused: archive.timesRefused > 1 ? "\(archive.timesRefused) times" : "once",
+                    state: archive.archiveId == nil ? "Kept, not stored" : "Stored after reprocessing", stored: archive.archiveId != nil)
+            },
+            hasRefused: !refusedArchives.isEmpty,
+            mayReprocessArchives: role >= .editor,
             forwarding: .init(
                 type: settings.type, url: shown["url"] ?? "", username: shown["username"] ?? "",
                 tokenRequestURL: shown["tokenRequestURL"] ?? "", tokenField: shown["tokenField"] ?? "", header: shown["header"] ?? "",
@@ -230,10 +263,25 @@ struct ProcessingView: PageView {
         var enabled: Bool
     }
 
+    /// A Sage archive refused for its content and kept.
+    struct RefusedArchive {
+        var refusalId: String
+        var participantId: String
+        var door: String
+        var receivedAt: String
+        var reason: String
+        var timesRefused: String
+        var state: String
+        var stored: Bool
+    }
+
     var failed: [Failure]
     var hasFailed: Bool
     var failedNextHref: String?
     var mayReprocess: Bool
+    var refused: [RefusedArchive]
+    var hasRefused: Bool
+    var mayReprocessArchives: Bool
     var forwarding: Forwarding
     var types: [OptionChoice]
     var mayForward: Bool
