@@ -9,6 +9,9 @@ public enum JSONValue: Codable, Sendable, Hashable {
     case object([String: JSONValue])
 
     public init(from decoder: any Decoder) throws {
+        // Spent before the value is built: a decoder with a budget stops at the first value past it.
+        let budget = decoder.userInfo[JSONValueDecodingBudget.key] as? JSONValueDecodingBudget
+        try budget?.spend(decoder.codingPath)
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -21,6 +24,8 @@ public enum JSONValue: Codable, Sendable, Hashable {
         } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
         } else {
+            // An array whose elements ran past the budget fails as one; the budget says why.
+            try budget?.checkNotExhausted(decoder.codingPath)
             self = .object(try container.decode([String: JSONValue].self))
         }
     }

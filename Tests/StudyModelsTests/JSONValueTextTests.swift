@@ -130,3 +130,22 @@ import TestSupport
         #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(Self.oneMemberObjects(100), sharing: &budget) }
     }
 }
+
+/// `JSONValue`s decoded through Foundation's `JSONDecoder` spend one budget per decoding when
+/// the decoder has one (`JSONDecoder.budgeted`).
+@Suite struct JSONValueDecodingBudgetTests {
+    struct Carrier: Decodable {
+        var first: JSONValue
+        var second: JSONValue
+    }
+
+    @Test func theValuesOfOneDecodingShareItsBudget() throws {
+        // 201 values each: the array, its objects and their values (a member's name is no value here).
+        let half = JSONBudgetTests.oneMemberObjects(100)
+        let text = Data(#"{"first": \#(String(decoding: half, as: UTF8.self)), "second": \#(String(decoding: half, as: UTF8.self))}"#.utf8)
+        #expect(try JSONDecoder.budgeted(maxNodes: 402).decode(Carrier.self, from: text).second.array?.count == 100)
+        #expect(throws: DecodingError.self) { try JSONDecoder.budgeted(maxNodes: 401).decode(Carrier.self, from: text) }
+        // Each decoding has its own: a decoder used again starts afresh only with a new budget.
+        #expect(try JSONDecoder().decode(Carrier.self, from: text).first.array?.count == 100, "no budget, as before")
+    }
+}

@@ -43,6 +43,10 @@ package struct SageArchiveRoutes {
         package var type = "UploadValidationStatus"
     }
 
+    /// What `POST /v3/uploads` may carry: its fields and a metadata object of at most 16 KiB.
+    package static let maxUploadRequestBytes = 64 << 10
+    package static let maxUploadRequestValues = 4_096
+
     package let intake: SageArchiveIntake
     package let handshake: SageUploadHandshake
     /// Where phones reach this service: upload URLs start with it.
@@ -77,7 +81,17 @@ package struct SageArchiveRoutes {
     @Sendable package func openUpload(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         // The token is known before the body is read, as with every door.
         let participant = try await intake.participant(appToken: Self.bearer(request), studyId: nil)
-        let upload = try await request.decode(as: UploadRequest.self, context: context)
+        // A handful of fields and a metadata object of at most 16 KiB: read from at most 64 KiB,
+        // its metadata built within a budget (docs/security.md, Budgets).
+        let upload: UploadRequest
+        do {
+            upload = try JSONDecoder.budgeted(maxNodes: Self.maxUploadRequestValues).decode(
+                UploadRequest.self, from: Data(buffer: try await request.body.collect(upTo: Self.maxUploadRequestBytes)))
+        } catch let error as DecodingError {
+            throw JSONBody.apiError(for: error)
+        } catch is NIOTooManyBytesError {
+            throw APIError.contentTooLarge(limit: Self.maxUploadRequestBytes)
+        }
         let opened = try await handshake.open(
             .init(
                 name: upload.name, contentLength: upload.contentLength, contentMD5: upload.contentMd5,

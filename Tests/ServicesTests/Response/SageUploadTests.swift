@@ -50,6 +50,25 @@ import TestSupport
         return headers
     }
 
+    /// Opening an upload is a handful of fields and a metadata object: read from at most 64 KiB,
+    /// its metadata built within a budget (docs/security.md, Budgets).
+    @Test func anUploadRequestIsReadWithinItsBudget() async throws {
+        try await ResponseHarness.run { h in
+            try await sage.announce(h)
+            let appToken = try await sage.enroll(h)
+            let archive = SageArchiveFixture.archive()
+            let objects = "[" + Array(repeating: #"{"a":1}"#, count: 3_000).joined(separator: ",") + "]"
+            let large = Self.request(archive).replacingOccurrences(of: #""instanceGuid": "abc""#, with: #""padding": "\#(String(repeating: "x", count: 70_000))""#)
+            let tooLarge = try await send(h, .post, "/v3/uploads", appToken: appToken, json: large)
+            #expect(tooLarge.status == .contentTooLarge, "\(tooLarge.body)")
+            let deep = Self.request(archive).replacingOccurrences(of: #""instanceGuid": "abc""#, with: #""events": \#(objects)"#)
+            let tooMany = try await send(h, .post, "/v3/uploads", appToken: appToken, json: deep)
+            #expect(tooMany.status == .badRequest, "\(tooMany.body)")
+            #expect(tooMany.body.serialized().contains("more values than one document may hold (4096)"), "\(tooMany.body)")
+            #expect(try await send(h, .post, "/v3/uploads", appToken: appToken, json: Self.request(archive)).status == .created)
+        }
+    }
+
     @Test func anArchiveUploadedThroughTheHandshakeIsStoredOnce() async throws {
         try await ResponseHarness.run { h in
             try await sage.announce(h)
