@@ -37,13 +37,19 @@ import TestSupport
         return try Self.decoder().decode(SageRefusedArchiveList.self, from: Data(body.utf8)).refused
     }
 
+    static let sleep = StudyEvent.ActivityVersion(activityId: "sleep", version: 1, label: "1.0", type: "questionnaire")
+
+    /// SLEEPWELL announced with its activity `sleep` only, and a participant enrolled: their app token.
+    static func enrolInSleepwell(_ h: ResponseHarness) async throws -> String {
+        #expect(try await h.studyEvent("SLEEPWELL", version: 2, activities: [sleep]) == .ok)
+        let (_, enrolled, _) = try await h.call("mobileappstudy-enroll.api", json: ["studyId": "SLEEPWELL", "allowDataSharing": "true"])
+        return try #require(enrolled["data"]?["appToken"]?.text)
+    }
+
     @Test func anArchiveForAnActivityNotYetPublishedIsKeptAndStoredOnceTheStudyHasIt() async throws {
         try await admin.withServices { client, _, root, postgres in
             let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
-            let sleep = StudyEvent.ActivityVersion(activityId: "sleep", version: 1, label: "1.0", type: "questionnaire")
-            #expect(try await h.studyEvent("SLEEPWELL", version: 2, activities: [sleep]) == .ok)
-            let (_, enrolled, _) = try await h.call("mobileappstudy-enroll.api", json: ["studyId": "SLEEPWELL", "allowDataSharing": "true"])
-            let appToken = try #require(enrolled["data"]?["appToken"]?.text)
+            let appToken = try await Self.enrolInSleepwell(h)
             let archive = Self.walkArchive()
 
             // Refused as before: the client's answer does not change.
@@ -82,7 +88,7 @@ import TestSupport
 
             // The study publishes walk; reprocessed, the archive is stored, once.
             let walk = StudyEvent.ActivityVersion(activityId: "walk", version: 1, label: "1.0", type: "questionnaire")
-            #expect(try await h.studyEvent("SLEEPWELL", version: 3, activities: [sleep, walk]) == .ok)
+            #expect(try await h.studyEvent("SLEEPWELL", version: 3, activities: [Self.sleep, walk]) == .ok)
             let (stored, storedBody, _) = try await admin.send(
                 client, .post, "/admin/v1/studies/SLEEPWELL/sage/refused/\(refusalId)/reprocess", token: root)
             #expect(stored == .ok, "\(storedBody)")
@@ -119,10 +125,7 @@ import TestSupport
     @Test func anArchiveRefusedOnCompleteIsKeptAsItWasPut() async throws {
         try await admin.withServices { client, _, root, postgres in
             let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
-            let sleep = StudyEvent.ActivityVersion(activityId: "sleep", version: 1, label: "1.0", type: "questionnaire")
-            #expect(try await h.studyEvent("SLEEPWELL", version: 2, activities: [sleep]) == .ok)
-            let (_, enrolled, _) = try await h.call("mobileappstudy-enroll.api", json: ["studyId": "SLEEPWELL", "allowDataSharing": "true"])
-            let appToken = try #require(enrolled["data"]?["appToken"]?.text)
+            let appToken = try await Self.enrolInSleepwell(h)
             var noManifest = ZipWriter()
             noManifest.add("assessmentResult.json", Array(SageArchiveFixture.result(runId: "r").utf8))
             let archive = noManifest.bytes()
