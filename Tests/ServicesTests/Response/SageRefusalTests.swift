@@ -120,6 +120,28 @@ import TestSupport
         }
     }
 
+    /// A replica remembers a token it admitted a moment ago. A participant who has just withdrawn
+    /// with deletion, and whose next archive that replica still reads and refuses, leaves nothing
+    /// kept: what they send after leaving is not theirs to keep.
+    @Test func aParticipantWhoWithdrewWithDeletionLeavesNoRefusedArchiveBehind() async throws {
+        try await ResponseHarness.run { h in
+            try await sage.announce(h)
+            let appToken = try await sage.enroll(h)
+            // Admitted, and remembered by this replica, with an archive it refuses and keeps.
+            #expect(try await sage.post(h, Self.walkArchive(), appToken: appToken).0 == .unprocessableContent)
+            #expect(try await sage.count(h, "sage_refused_archives") == 1)
+            let (status, _, _) = try await h.call("mobileappstudy-withdrawFromStudy.api", query: ["participantId": appToken, "delete": "true"])
+            #expect(status == .ok)
+            #expect(try await sage.count(h, "sage_refused_archives") == 0, "deleted with the rest of their data")
+            // Within the replica's memory of the token, another archive it refuses: nothing kept.
+            var other = ZipWriter()
+            other.add("assessmentResult.json", Array(SageArchiveFixture.result(runId: "after").utf8))
+            #expect(try await sage.post(h, other.bytes(), appToken: appToken).0 == .unprocessableContent)
+            #expect(try await sage.count(h, "sage_refused_archives") == 0)
+            #expect(try await sage.count(h, "audit_events WHERE action = 'sage.archive_refused'") == 1)
+        }
+    }
+
     /// Bridge's handshake: the archive is put, then `complete` refuses it for its content
     /// (`validation_failed`, which the client ignores); it is kept as it was put.
     @Test func anArchiveRefusedOnCompleteIsKeptAsItWasPut() async throws {

@@ -38,20 +38,23 @@ package struct SageRefusalStore: Sendable {
 
     /// Keeps `content` from `participantId` with why it was refused, and audits it; the same bytes
     /// from the same participant refused before are counted again and take the newer reason.
-    /// Answers the kept item's id.
+    /// Answers the kept item's id, or nil when the participant has withdrawn since a replica
+    /// admitted them: what they send after leaving is not theirs to keep (a withdrawal with
+    /// deletion has already removed the rest).
     @discardableResult
     package func keep(
         _ content: [UInt8], sha256: String, participantId: Int64, studyKey: String, door: Door, reason: String,
         problems: [ValidationProblem]
-    ) async throws -> UUID {
+    ) async throws -> UUID? {
         let problemsJSON = String(decoding: try JSONEncoder().encode(problems), as: UTF8.self)
         let rows = try await client.query(
             """
             WITH kept AS (
                 INSERT INTO sage_refused_archives (
                     refusal_id, study_key, participant_id, door, sha256, byte_count, content, reason, problems)
-                VALUES (\(UUID()), \(studyKey), \(participantId), \(door.rawValue), \(sha256), \(content.count),
-                        \(ByteBuffer(bytes: content)), \(reason), \(problemsJSON)::jsonb)
+                SELECT \(UUID()), \(studyKey), p.id, \(door.rawValue), \(sha256), \(content.count),
+                       \(ByteBuffer(bytes: content)), \(reason), \(problemsJSON)::jsonb
+                FROM participants p WHERE p.id = \(participantId) AND p.status <> 'withdrawn'
                 ON CONFLICT (participant_id, sha256) DO UPDATE
                 SET times_refused = sage_refused_archives.times_refused + 1, last_refused_at = now(),
                     reason = EXCLUDED.reason, problems = EXCLUDED.problems
@@ -65,7 +68,7 @@ package struct SageRefusalStore: Sendable {
             SELECT refusal_id FROM kept
             """, logger: logger)
         for try await id in rows.decode(UUID.self) { return id }
-        throw StoreFault(description: "a refused archive was not kept")
+        return nil
     }
 
     /// The study's refused archives, newest first; `before` (a row number, `nextBefore`) pages on.
@@ -147,9 +150,5 @@ package struct SageRefusalStore: Sendable {
             "SELECT content FROM sage_refused_archives WHERE study_key = \(studyKey) AND refusal_id = \(refusalId)", logger: logger)
         for try await content in rows.decode(ByteBuffer.self) { return Array(buffer: content) }
         return nil
-    }
-
-    package struct StoreFault: Error, CustomStringConvertible {
-        package var description: String
     }
 }
