@@ -237,6 +237,15 @@ import TestSupport
             let nothingChosen = try await f.browser.post("/studies/CONSOLE1/processing/reprocess", [("csrf", csrf)])
             #expect(nothingChosen.status == .unprocessableContent)
             #expect(nothingChosen.html.contains("Choose the responses to reprocess."))
+            // Against a version the activity does not have: refused with why, what was typed kept.
+            let noVersion = try await f.browser.post(
+                "/studies/CONSOLE1/processing/reprocess", [("csrf", csrf), ("id", id), ("againstVersion", "2")])
+            #expect(noVersion.status == .unprocessableContent)
+            #expect(
+                noVersion.html.contains("Activity Later at version 2: No published design of activity &#39;Later&#39; at version &#39;2&#39;"),
+                "\(noVersion.html)")
+            #expect(noVersion.html.contains(#"id="againstVersion" name="againstVersion" value="2""#))
+            #expect(try await Self.settled(peer, count: 1).values.first == "error", "nothing changed")
 
             // The design becomes available (as when the team publishes the activity), then the
             // console sends the response back to the queue.

@@ -10,24 +10,22 @@ import StudyModels
 /// forwarding stands; study admins reprocess failed responses and set the forwarding target
 /// (the original left both to folder admins).
 package struct AdminResponseRoutes {
-    package struct ReprocessRequest: Decodable {
-        package var ids: [Int64]
-    }
-
     package let catalog: StudyCatalog
     package let authenticator: RemoteAdminAuthenticator
     package let responses: ResponseAdminStore
+    package let reprocessing: ResponseReprocessing
     package let forwarding: ForwardingStore
     /// Which forwarding targets may be named.
     package let addresses: OutboundAddressPolicy
 
     package init(
         catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, responses: ResponseAdminStore,
-        forwarding: ForwardingStore, addresses: OutboundAddressPolicy
+        reprocessing: ResponseReprocessing, forwarding: ForwardingStore, addresses: OutboundAddressPolicy
     ) {
         self.catalog = catalog
         self.authenticator = authenticator
         self.responses = responses
+        self.reprocessing = reprocessing
         self.forwarding = forwarding
         self.addresses = addresses
     }
@@ -122,7 +120,20 @@ package struct AdminResponseRoutes {
         guard !wanted.ids.isEmpty, wanted.ids.count <= 10_000 else {
             throw APIError.badRequest(wanted.ids.isEmpty ? "No responses to reprocess" : "at most 10,000 ids at once", field: "ids")
         }
-        return try await responses.reprocess(wanted.ids, studyKey: study.key, actor: admin.email)
+        if let version = wanted.againstVersion, !StudyActivity.isValidVersionLabel(version) {
+            throw APIError.badRequest(
+                "againstVersion must be a version label like 1.2 or 3: letters, digits, dots, hyphens or underscores",
+                field: "againstVersion")
+        }
+        do {
+            return try await reprocessing.reprocess(wanted.ids, study: study, actor: admin.email, againstVersion: wanted.againstVersion)
+        } catch ResponseReprocessing.Refusal.design(let activityId, let version, let reason) {
+            throw APIError.invalid(
+                "Nothing was reprocessed: version \(version) of activity \(activityId) cannot be processed against",
+                problems: [.init(pointer: "/againstVersion", message: "Activity \(activityId) at version \(version): \(reason)")])
+        } catch ResponseReprocessing.Refusal.unavailable(let reason) {
+            throw APIError.unavailable("Nothing was reprocessed: \(reason); try again shortly")
+        }
     }
 
     @Sendable package func showForwarding(_ request: Request, context: ServiceRequestContext) async throws -> ForwardingView {

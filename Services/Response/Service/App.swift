@@ -70,9 +70,12 @@ public enum ResponseService: ServiceAssembly {
                     catalog: catalog, tokens: tokens, authenticator: authenticator,
                     audit: environment.audit, maxBatch: response.maxTokenBatch
                 ).add(to: routes.router)
+                let designs = DesignSource(
+                    client: postgres, internalClient: environment.internalClient, tables: tables, logger: environment.logger)
+                let responseAdmin = ResponseAdminStore(client: postgres, audit: environment.audit, logger: environment.logger)
                 AdminResponseRoutes(
-                    catalog: catalog, authenticator: authenticator,
-                    responses: ResponseAdminStore(client: postgres, audit: environment.audit, logger: environment.logger),
+                    catalog: catalog, authenticator: authenticator, responses: responseAdmin,
+                    reprocessing: ResponseReprocessing(responses: responseAdmin, designs: designs),
                     forwarding: forwarding, addresses: forwardingAddresses
                 ).add(to: routes.router)
                 AdminPropertyRoutes(catalog: catalog, authenticator: authenticator, properties: properties)
@@ -148,9 +151,7 @@ public enum ResponseService: ServiceAssembly {
                     logger: environment.logger)
                 let processor = ResponseProcessor(
                     client: postgres,
-                    designs: DesignSource(
-                        client: postgres, internalClient: environment.internalClient, tables: tables,
-                        logger: environment.logger),
+                    designs: designs,
                     tables: tables, writer: ResponseWriter(logger: environment.logger), metrics: environment.metrics,
                     storesInFlight: response.processingStores, logger: environment.logger)
                 let processing = environment.queueWorker(

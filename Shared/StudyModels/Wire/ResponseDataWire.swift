@@ -8,7 +8,10 @@ public struct ResponseSummary: Codable, Sendable, Equatable {
     /// The `ParticipantId` of the study's tables.
     public var participantId: Int64
     public var activityId: String
+    /// The activity version it was sent for.
     public var version: String
+    /// The later version a team chose to process it against when reprocessing it, if any.
+    public var processedAgainstVersion: String?
     /// `pending`, `processed`, `error` or `forwarded`.
     public var status: String
     public var errorMessage: String?
@@ -22,8 +25,10 @@ public struct ResponseSummary: Codable, Sendable, Equatable {
 
     public init(
         id: Int64, participantId: Int64, activityId: String, version: String, status: String, errorMessage: String?,
-        receivedAt: Date, processedAt: Date?, attempts: Int, forwardAttempts: Int, forwardError: String?, forwardedAt: Date?
+        receivedAt: Date, processedAt: Date?, attempts: Int, forwardAttempts: Int, forwardError: String?, forwardedAt: Date?,
+        processedAgainstVersion: String? = nil
     ) {
+        self.processedAgainstVersion = processedAgainstVersion
         self.id = id
         self.participantId = participantId
         self.activityId = activityId
@@ -43,6 +48,19 @@ public struct ResponseSummaryList: Codable, Sendable, Equatable {
     public var responses: [ResponseSummary]
 
     public init(responses: [ResponseSummary]) { self.responses = responses }
+}
+
+/// `POST /admin/v1/studies/{studyId}/responses/reprocess`: the study's failed responses to put
+/// back in the queue, and the version of their activity to process them against.
+public struct ReprocessRequest: Codable, Sendable, Equatable {
+    public var ids: [Int64]
+    /// A later version of each response's activity (nil: the version it was sent for).
+    public var againstVersion: String?
+
+    public init(ids: [Int64], againstVersion: String? = nil) {
+        self.ids = ids
+        self.againstVersion = againstVersion
+    }
 }
 
 /// `POST /admin/v1/studies/{studyId}/responses/reprocess`: what went back to the queue.

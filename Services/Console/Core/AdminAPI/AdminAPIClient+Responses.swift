@@ -62,12 +62,14 @@ extension AdminAPIClient {
             as: DailyResponses.self, logger: logger)
     }
 
-    package func reprocess(_ ids: [Int64], in studyId: String, token: String, logger: Logger) async throws(AdminAPIError)
-        -> ReprocessOutcome
+    /// `againstVersion`: a later version of each response's activity to process it against
+    /// (nil: the version it was sent for).
+    package func reprocess(_ ids: [Int64], in studyId: String, againstVersion: String? = nil, token: String, logger: Logger)
+        async throws(AdminAPIError) -> ReprocessOutcome
     {
         try await json(
             .POST, Self.responseStudy(studyId) + "/responses/reprocess", on: .response, token: token,
-            body: Array(#"{"ids": [\#(ids.map(String.init).joined(separator: ","))]}"#.utf8), as: ReprocessOutcome.self,
+            body: Self.encoded(ReprocessRequest(ids: ids, againstVersion: againstVersion)), as: ReprocessOutcome.self,
             logger: logger)
     }
 

@@ -62,15 +62,17 @@ package struct ProcessingRoutes: Sendable {
                     studyId, session: session, context: context,
                     problems: [.init(pointer: "/id", message: "Choose the responses to reprocess.")], status: .unprocessableContent)
             }
+            let version = FormField.trimmed(form?["againstVersion"])
             let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
-                try await pages.api.reprocess(Array(ids), in: studyId, token: session.token, logger: context.logger)
+                try await pages.api.reprocess(
+                    Array(ids), in: studyId, againstVersion: version.isEmpty ? nil : version, token: session.token, logger: context.logger)
             }
             switch outcome {
             case .success(let done):
                 return PageRenderer.redirect(
                     to: "/studies/\(AdminAPIClient.segment(studyId))/processing?done=reprocessed&count=\(done.countReprocessed)")
             case .failure(let error):
-                return try await refused(error, studyId, session: session, context: context)
+                return try await refused(error, studyId, session: session, context: context, againstVersion: version)
             }
         }
     }
@@ -144,7 +146,7 @@ package struct ProcessingRoutes: Sendable {
     /// refused CSV names its lines ("line 3, surgeryDate: ...").
     func refused(
         _ error: AdminAPIError, _ studyId: String, session: ConsoleSession, context: ServiceRequestContext,
-        forwardingForm: [String: String]? = nil
+        forwardingForm: [String: String]? = nil, againstVersion: String = ""
     ) async throws -> Response {
         guard [400, 404, 409, 413, 415, 422].contains(error.status) else { throw error }
         let problems =
@@ -153,7 +155,7 @@ package struct ProcessingRoutes: Sendable {
             : error.problems.map { ValidationProblem(pointer: "", message: Self.located($0.pointer, $0.message)) }
         return try await page(
             studyId, session: session, context: context, problems: problems, forwardingForm: forwardingForm,
-            status: .unprocessableContent)
+            againstVersion: againstVersion, status: .unprocessableContent)
     }
 
     /// `/lines/3/surgeryDate` → "Line 3, surgeryDate: ..."; other pointers name their field.
@@ -170,7 +172,8 @@ package struct ProcessingRoutes: Sendable {
 
     func page(
         _ studyId: String, session: ConsoleSession, context: ServiceRequestContext, after: Int64 = 0, notice: String = "",
-        problems: [ValidationProblem] = [], forwardingForm: [String: String]? = nil, status: HTTPResponse.Status = .ok
+        problems: [ValidationProblem] = [], forwardingForm: [String: String]? = nil, againstVersion: String = "",
+        status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         async let failed = pages.api.responses(
             of: studyId, query: [("status", "error"), ("after", after > 0 ? String(after) : ""), ("limit", String(Self.failedPageSize))],
@@ -191,7 +194,9 @@ package struct ProcessingRoutes: Sendable {
             failed: failures.map { response in
                 .init(
                     id: String(response.id), participantId: String(response.participantId), activityId: response.activityId,
-                    version: response.version, receivedAt: StudyPageModels.timestamp(response.receivedAt), error: response.errorMessage ?? "",
+                    version: response.processedAgainstVersion.map { "\(response.version) (last processed against \($0))" }
+                        ?? response.version,
+                    receivedAt: StudyPageModels.timestamp(response.receivedAt), error: response.errorMessage ?? "",
                     participantHref: ResponseDataRoutes.tableHref(studyId, response.activityId)
                         + AdminAPIClient.queryString([("participant", String(response.participantId))]))
             },
@@ -199,6 +204,7 @@ package struct ProcessingRoutes: Sendable {
             failedNextHref: failures.count == Self.failedPageSize
                 ? failures.last.map { "/studies/\(AdminAPIClient.segment(studyId))/processing?after=\($0.id)" } : nil,
             mayReprocess: role >= .studyAdmin,
+            againstVersion: againstVersion,
             refused: refusedArchives.map { archive in
                 .init(
                     refusalId: archive.refusalId, participantId: String(archive.participantId),
@@ -279,6 +285,8 @@ struct ProcessingView: PageView {
     var hasFailed: Bool
     var failedNextHref: String?
     var mayReprocess: Bool
+    /// What was typed in "Process against version", kept when the service refused it.
+    var againstVersion: String
     var refused: [RefusedArchive]
     var hasRefused: Bool
     var mayReprocessArchives: Bool

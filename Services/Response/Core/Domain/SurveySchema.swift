@@ -57,7 +57,11 @@ package struct SurveySchema: Equatable, Sendable {
         package static let unparsable = DesignError(description: "Unable to parse Survey design json")
         package static let incomplete = DesignError(
             description: "Design document does not contain all the required fields (activityId, steps)")
-        package static let cannotApply = DesignError(description: "Unable to apply changes")
+        /// The original's words, then what is wrong in a team's words: the message is what the
+        /// processing page shows beside each response that failed.
+        package static func cannotApply(_ problem: String) -> DesignError {
+            DesignError(description: "Unable to apply changes: \(problem)")
+        }
         package static func duplicate(_ key: String) -> DesignError {
             DesignError(description: "Design schema contains duplicate field keys: \(key)")
         }
@@ -99,10 +103,10 @@ package struct SurveySchema: Equatable, Sendable {
         lists.append(List(name: name, parent: parent, columns: []))
         var seen: Set<String> = []
         for step in steps {
-            guard case .object(let fields) = step else { throw .cannotApply }
-            guard let type = fields["type"]?.text else { throw .cannotApply }
-            if type.lowercased() == "instruction" { continue }
+            guard case .object(let fields) = step else { throw .cannotApply("a step is not an object") }
             let key = fields["key"]?.text ?? ""
+            guard let type = fields["type"]?.text else { throw .cannotApply("step '\(key)' has no type") }
+            if type.lowercased() == "instruction" { continue }
             guard seen.insert(key.lowercased()).inserted else { throw .duplicate(key) }
             let format = fields["format"]
             if case .string(let style)? = format?["selectionStyle"], style != "Single", style != "Multiple" {
@@ -113,7 +117,7 @@ package struct SurveySchema: Equatable, Sendable {
             case "scale", "continuousscale", "timeinterval", "height":
                 lists[index].columns.append(Column(name: key, storage: .double))
             case "numeric", "date":
-                lists[index].columns.append(Column(name: key, storage: try styledStorage(format)))
+                lists[index].columns.append(Column(name: key, storage: try styledStorage(format, key: key, resultType: resultType)))
             case "boolean":
                 lists[index].columns.append(Column(name: key, storage: .boolean))
             case "text", "email", "location", "timeofday", "textscale", "valuepicker", "imagechoice":
@@ -146,11 +150,15 @@ package struct SurveySchema: Equatable, Sendable {
 
     /// `numeric` and `date` share one rule on `format.style`: Integer or Decimal store a double
     /// (even Integer, as the original did), Date or Date-Time a timestamp; no style is an error.
-    private static func styledStorage(_ format: JSONValue?) throws(DesignError) -> Storage {
+    private static func styledStorage(_ format: JSONValue?, key: String, resultType: String) throws(DesignError) -> Storage {
         switch format?["style"]?.text {
-        case "Integer"?, "Decimal"?: .double
-        case "Date"?, "Date-Time"?: .timestamp
-        default: throw .cannotApply
+        case "Integer"?, "Decimal"?: return .double
+        case "Date"?, "Date-Time"?: return .timestamp
+        default:
+            throw .cannotApply(
+                resultType == "date"
+                    ? "the date question '\(key)' has no kind (Date, or Date and time)"
+                    : "the number question '\(key)' has no style (Integer or Decimal)")
         }
     }
 

@@ -19,6 +19,8 @@ package struct ProcessingStore: Sendable {
         package var studyKey: String
         package var studyId: String
         package var activityId: String
+        /// The activity version whose design it is processed against: the one it was sent for,
+        /// or a later one a team chose when reprocessing it.
         package var version: String
         package var attempts: Int
         /// The answers' stored size (`pg_column_size`, compressed as stored): how a batch is cut
@@ -94,7 +96,8 @@ package struct ProcessingStore: Sendable {
                 LIMIT \(limit)
             ) picked, studies s
             WHERE responses.id = picked.id AND s.study_key = responses.study_key
-            RETURNING responses.id, responses.study_key, s.study_id, responses.activity_id, responses.activity_version,
+            RETURNING responses.id, responses.study_key, s.study_id, responses.activity_id,
+                coalesce(responses.design_version, responses.activity_version),
                 responses.attempts, pg_column_size(responses.data), picked.place
             """, logger: logger)
         var claimed: [(place: Int64, response: Claimed)] = []

@@ -42,7 +42,7 @@ package struct ResponseAdminStore: Sendable {
         let rows = try await client.query(
             """
             SELECT id, participant_id, activity_id, activity_version, status, error_message, received_at, processed_at,
-                   attempts, forward_attempts, forward_error, forwarded_at
+                   attempts, forward_attempts, forward_error, forwarded_at, design_version
             FROM responses WHERE study_key = \(studyKey) AND id > \(after)
               AND (\(filter.status)::text IS NULL OR status = \(filter.status))
               AND (\(filter.participant)::bigint IS NULL OR participant_id = \(filter.participant))
@@ -52,40 +52,57 @@ package struct ResponseAdminStore: Sendable {
             ORDER BY id LIMIT \(limit)
             """, logger: logger)
         var found: [ResponseSummary] = []
-        for try await (id, participant, activity, version, state, error, received, processed, attempts, forwardAttempts, forwardError, forwarded)
-            in rows.decode((Int64, Int64, String, String, String, String?, Date, Date?, Int, Int, String?, Date?).self)
+        for try await (id, participant, activity, version, state, error, received, processed, attempts, forwardAttempts, forwardError, forwarded,
+            designVersion)
+            in rows.decode((Int64, Int64, String, String, String, String?, Date, Date?, Int, Int, String?, Date?, String?).self)
         {
             found.append(
                 ResponseSummary(
                     id: id, participantId: participant, activityId: activity, version: version, status: state,
                     errorMessage: error, receivedAt: received, processedAt: processed, attempts: attempts, forwardAttempts: forwardAttempts,
-                    forwardError: forwardError, forwardedAt: forwarded))
+                    forwardError: forwardError, forwardedAt: forwarded, processedAgainstVersion: designVersion))
         }
         return found
     }
 
     /// Puts the study's `error` responses among `ids` back in the queue; the whole algorithm,
-    /// design included, runs again. Any other id (processed, someone else's) is refused.
-    package func reprocess(_ ids: [Int64], studyKey: String, actor: String) async throws -> ReprocessOutcome {
+    /// design included, runs again, against `againstVersion` of each one's activity when given
+    /// (nil: the version it was sent for). Any other id (processed, someone else's) is refused.
+    package func reprocess(_ ids: [Int64], studyKey: String, actor: String, againstVersion: String? = nil) async throws
+        -> ReprocessOutcome
+    {
         try await client.withTransaction(logger: logger) { connection in
             var reprocessed: Set<Int64> = []
             for try await id in try await connection.query(
                 """
                 UPDATE responses SET status = 'pending', error_message = NULL, processed_at = NULL, attempts = 0,
-                    next_attempt_at = now()
+                    next_attempt_at = now(), design_version = \(againstVersion)
                 WHERE study_key = \(studyKey) AND status = 'error' AND id = ANY(\(ids))
                 RETURNING id
                 """, logger: logger
             ).decode(Int64.self) { reprocessed.insert(id) }
             if !reprocessed.isEmpty {
+                var details = ["ids": reprocessed.sorted().map(String.init).joined(separator: ",")]
+                details["againstVersion"] = againstVersion
                 try await audit.record(
-                    actor: actor, action: "responses.reprocessed", studyId: studyKey,
-                    details: ["ids": reprocessed.sorted().map(String.init).joined(separator: ",")], on: connection)
+                    actor: actor, action: "responses.reprocessed", studyId: studyKey, details: details, on: connection)
             }
             return ReprocessOutcome(
                 countReprocessed: reprocessed.count,
                 notReprocessed: Array(Set(ids).subtracting(reprocessed)).sorted())
         }
+    }
+
+    /// The activities of the study's `error` responses among `ids`, each once.
+    package func failedActivities(_ ids: [Int64], studyKey: String) async throws -> [String] {
+        var activities: [String] = []
+        for try await activity in try await client.query(
+            """
+            SELECT DISTINCT activity_id FROM responses
+            WHERE study_key = \(studyKey) AND status = 'error' AND id = ANY(\(ids)) ORDER BY activity_id
+            """, logger: logger
+        ).decode(String.self) { activities.append(activity) }
+        return activities
     }
 
     /// Responses received per UTC day and activity, from `days - 1` days before today.

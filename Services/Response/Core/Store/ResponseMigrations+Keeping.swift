@@ -30,4 +30,14 @@ extension ResponseMigrations {
             "CREATE INDEX sage_refused_archives_study ON sage_refused_archives (study_key, id DESC)",
         ]
     )
+
+    /// The activity version a team chose to process a failed response against, when not the one
+    /// it was sent for (docs/response-api.md, Reprocessing): a response sent against a design that
+    /// could not hold its answers is stored once the study is mended and published again, its
+    /// answers matched to the later version's questions by their keys. The version it was sent
+    /// for stays in `activity_version`, as received.
+    static let reprocessingVersion = Migration(
+        component: "response", version: 23, name: "responses_design_version",
+        statements: ["ALTER TABLE responses ADD COLUMN design_version text"]
+    )
 }

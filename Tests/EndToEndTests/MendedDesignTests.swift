@@ -1,0 +1,115 @@
+import Foundation
+import StudyModels
+import Testing
+import TestSupport
+
+/// A study whose published design cannot hold its answers, with the real executables: the
+/// response the app sent is kept, refused with the question named, and stored once the team has
+/// mended the activity, published, and reprocessed it against the new version
+/// (docs/response-api.md, Reprocessing).
+@Suite struct MendedDesignTests {
+    /// The daily check-in's `lastAlcohol` date question with its kind (`format.style`) removed, as
+    /// the console saved it when the kind was left unset on the question's own page.
+    static func dailyDraft(_ admin: Admin, dateKind: String?) async throws -> [String: Any] {
+        let draft = try await admin.send(.GET, "/admin/v1/studies/DEMOSTUDY/draft")
+        #expect(draft.status == 200)
+        var document = try #require(try JSONSerialization.jsonObject(with: draft.body) as? [String: Any])
+        var activities = try #require(document["activities"] as? [[String: Any]])
+        let index = try #require(activities.firstIndex { $0["activityId"] as? String == "daily" })
+        var steps = try #require(activities[index]["steps"] as? [[String: Any]])
+        let step = try #require(steps.firstIndex { $0["key"] as? String == "lastAlcohol" })
+        var format = steps[step]["format"] as? [String: Any] ?? [:]
+        format["style"] = dateKind
+        steps[step]["format"] = format
+        activities[index]["steps"] = steps
+        document["activities"] = activities
+        return document
+    }
+
+    static func publish(_ admin: Admin, _ document: [String: Any]) async throws {
+        let saved = try await admin.send(.PUT, "/admin/v1/studies/DEMOSTUDY/draft", json: document)
+        #expect((200...201).contains(saved.status), "\(saved.status) \(saved.text)")
+        let published = try await admin.send(.POST, "/admin/v1/studies/DEMOSTUDY/publish-updates")
+        #expect(published.status == 200, "\(published.status) \(published.text)")
+    }
+
+    /// The study's responses as the admin API lists them, once none is pending.
+    static func settled(_ platform: Platform) async throws -> [JSONValue] {
+        try await eventually("every response settled") {
+            let list = try await platform.admin.send(.GET, platform.response.baseURL + "/admin/v1/studies/DEMOSTUDY/responses")
+            let responses = list.json?["responses"]?.array ?? []
+            return !responses.isEmpty && responses.allSatisfy({ $0["status"]?.string != "pending" }) ? responses : nil
+        }
+    }
+
+    @Test func aResponseToADateQuestionWithoutItsKindIsStoredOnceTheActivityIsMended() async throws {
+        try await Platform.run { platform in
+            let admin = platform.admin
+            // Published without the date question's kind: daily 1.1.
+            try await Self.publish(admin, try await Self.dailyDraft(admin, dateKind: nil))
+            try await admin.waitForOutbox()
+
+            let app = platform.app(.ios)
+            let enrolled = try await app.response(
+                "enroll", [("studyId", "DEMOSTUDY"), ("token", platform.tokens[0]), ("allowDataSharing", "true")])
+            let participant = try #require(enrolled.json?["data"]?["appToken"]?.string, "\(enrolled.text)")
+            let submitted = try await app.processResponse(
+                JourneyResponses.dailyResponse(participant: participant, name: "daily", version: "1.1", notes: "kept through a mend"))
+            #expect(submitted.status == 200, "the app's contract is unchanged: \(submitted.text)")
+
+            // Kept, refused with the question and what it lacks.
+            var responses = try await Self.settled(platform)
+            try #require(responses.count == 1)
+            let id = try #require(responses[0]["id"]?.integer)
+            #expect(responses[0]["status"]?.string == "error")
+            #expect(
+                responses[0]["errorMessage"]?.string
+                    == "Unable to apply changes: the date question 'lastAlcohol' has no kind (Date, or Date and time)",
+                "\(responses[0])")
+
+            let reprocess = platform.response.baseURL + "/admin/v1/studies/DEMOSTUDY/responses/reprocess"
+            // Against a version that does not exist, or against its own broken one: refused, nothing changed.
+            for version in ["1.9", "1.1"] {
+                let refused = try await admin.send(.POST, reprocess, json: ["ids": [id], "againstVersion": version])
+                #expect(refused.status == 422, "\(version): \(refused.status) \(refused.text)")
+                #expect(refused.text.contains("daily at version \(version)"), "\(refused.text)")
+            }
+            let badLabel = try await admin.send(.POST, reprocess, json: ["ids": [id], "againstVersion": "1.1; DROP"])
+            #expect(badLabel.status == 400, "\(badLabel.text)")
+            responses = try await Self.settled(platform)
+            #expect(responses.count == 1 && responses[0]["status"]?.string == "error" && responses[0]["processedAgainstVersion"] == nil)
+
+            // Mended and published: daily 1.2. Processed again against it, the answers are stored.
+            try await Self.publish(admin, try await Self.dailyDraft(admin, dateKind: "Date-Time"))
+            let done = try await admin.send(.POST, reprocess, json: ["ids": [id], "againstVersion": "1.2"])
+            #expect(done.status == 200, "\(done.text)")
+            #expect(done.json?["countReprocessed"]?.integer == 1)
+            responses = try await Self.settled(platform)
+            try #require(responses.count == 1)
+            #expect(responses[0]["status"]?.string == "processed", "\(responses[0])")
+            #expect(responses[0]["version"]?.string == "1.1", "the version it was sent for stays on record")
+            #expect(responses[0]["processedAgainstVersion"]?.string == "1.2")
+            let rows = try await admin.send(.GET, platform.response.baseURL + "/admin/v1/studies/DEMOSTUDY/tables/daily/rows")
+            #expect(rows.status == 200, "\(rows.text)")
+            let stored = rows.json?["rows"]?.array ?? []
+            try #require(stored.count == 1, "\(rows.text)")
+            // Each row is its values in the order of `columns`.
+            let columns = (rows.json?["columns"]?.array ?? []).map { $0["name"]?.string ?? "" }
+            let row = try #require(stored[0].array)
+            try #require(row.count == columns.count, "\(rows.text)")
+            let value = { (name: String) in columns.firstIndex(of: name).map { row[$0] } }
+            #expect(value("notes") == .string("kept through a mend"), "\(rows.text)")
+            #expect(value("lastAlcohol")?.string?.isEmpty == false, "the date answer is stored: \(rows.text)")
+
+            // The audit log says who chose which version.
+            let reprocessed = try await platform.withResponseDatabase { client, logger in
+                var details: [String] = []
+                for try await text in try await client.query(
+                    "SELECT details::text FROM audit_events WHERE action = 'responses.reprocessed'", logger: logger
+                ).decode(String.self) { details.append(text) }
+                return details
+            }
+            #expect(reprocessed.count == 1 && reprocessed[0].contains("\"againstVersion\": \"1.2\""), "\(reprocessed)")
+        }
+    }
+}
