@@ -44,7 +44,7 @@ struct SchemaCompiler {
         }
     }
 
-    private mutating func keywords(of members: [String: JSONValue], at location: SchemaLocation, base: URIReference) throws(SchemaError) -> [Keyword] {
+    private mutating func keywords(of members: JSONObject, at location: SchemaLocation, base: URIReference) throws(SchemaError) -> [Keyword] {
         func fail(_ keyword: String, _ reason: String) -> SchemaError {
             SchemaError(location: location.pointer + [keyword], reason: reason)
         }
@@ -126,7 +126,7 @@ struct SchemaCompiler {
             var objectMembers = ObjectMembers(properties: [:], patterns: [], additional: nil)
             if let value = members["properties"] {
                 guard case .object(let named) = value else { throw fail("properties", "properties must be an object") }
-                for name in named.keys { objectMembers.properties[name] = schema("properties", name) }
+                for name in named.keys { objectMembers.properties[ScalarKey(name)] = schema("properties", name) }
             }
             if let value = members["patternProperties"] {
                 guard case .object(let named) = value else { throw fail("patternProperties", "patternProperties must be an object") }

@@ -263,14 +263,14 @@ struct SchemaEvaluator {
         }
     }
 
-    private func checkMembers<Sink: FailureSink>(_ members: ObjectMembers, _ object: [String: JSONValue], depth: Int, into sink: inout Sink) throws(TooDeep) -> Bool {
+    private func checkMembers<Sink: FailureSink>(_ members: ObjectMembers, _ object: JSONObject, depth: Int, into sink: inout Sink) throws(TooDeep) -> Bool {
         var valid = true
         // Members in name order, so that a report lists problems in the same order every time.
         let names = sink.wantsEveryFailure ? object.keys.sorted() : Array(object.keys)
         for name in names {
             guard let member = object[name] else { continue }
             var matched = false
-            if let node = members.properties[name] {
+            if let node = members.properties[ScalarKey(name)] {
                 matched = true
                 if try !descend(member, node: node, keyword: ["properties", name], instanceToken: name, depth: depth, into: &sink) {
                     valid = false

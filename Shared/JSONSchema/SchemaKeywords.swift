@@ -86,7 +86,8 @@ enum Keyword: Sendable {
 }
 
 struct ObjectMembers: Sendable {
-    var properties: [String: Int]
+    /// By the names' Unicode scalars, as instance members are matched (RFC 8259).
+    var properties: [ScalarKey: Int]
     var patterns: [(pattern: SchemaPattern, node: Int)]
     var additional: Int?
 }
@@ -210,11 +211,9 @@ struct ExactJSON: Hashable {
         case (.array(let a), .array(let b)): return a.count == b.count && zip(a, b).allSatisfy { same($0, $1) }
         case (.object(let a), .object(let b)):
             guard a.count == b.count else { return false }
-            // Member names as written: a name only canonically equal to another is a different name.
-            return a.allSatisfy { name, value in
-                guard let index = b.index(forKey: name), b[index].key.utf8.elementsEqual(name.utf8) else { return false }
-                return same(value, b[index].value)
-            }
+            // Member names as written (`JSONObject` looks names up by their scalars): a name
+            // only canonically equal to another is a different name.
+            return a.allSatisfy { name, value in b[name].map { same(value, $0) } ?? false }
         default: return false
         }
     }

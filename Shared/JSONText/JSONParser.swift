@@ -120,7 +120,7 @@ extension JSONValue {
 
         mutating func object(depth: Int) throws(ParseError) -> JSONValue {
             index += 1
-            var members: [String: JSONValue] = [:]
+            var members = JSONObject()
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1

@@ -6,7 +6,8 @@ public enum JSONValue: Codable, Sendable, Hashable {
     case number(Double)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    /// Members keyed by their names' Unicode scalars (`JSONObject`).
+    case object(JSONObject)
 
     public init(from decoder: any Decoder) throws {
         // Spent before the value is built: a decoder with a budget stops at the first value past it.
@@ -26,11 +27,19 @@ public enum JSONValue: Codable, Sendable, Hashable {
         } else {
             // An array whose elements ran past the budget fails as one; the budget says why.
             try budget?.checkNotExhausted(decoder.codingPath)
-            self = .object(try container.decode([String: JSONValue].self))
+            // Foundation's decoder keys an object's members by `String` before this sees them:
+            // documents read through it are ones whose names the platform defines (a study
+            // document, an upload request); participants' answers go through `parse`.
+            self = .object(JSONObject(try container.decode([String: JSONValue].self)))
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
+        if case .object(let members) = self {
+            var keyed = encoder.container(keyedBy: MemberName.self)
+            for (name, value) in members { try keyed.encode(value, forKey: MemberName(name)) }
+            return
+        }
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -40,7 +49,7 @@ public enum JSONValue: Codable, Sendable, Hashable {
             if value.rounded() == value, abs(value) < 1e15 { try container.encode(Int64(value)) } else { try container.encode(value) }
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
+        case .object: break
         }
     }
 
@@ -60,4 +69,14 @@ public enum JSONValue: Codable, Sendable, Hashable {
         if case .object(let members) = self { return members[key] }
         return nil
     }
+}
+
+/// A member name as a coding key, for writing an object's members one by one.
+private struct MemberName: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }

@@ -7,7 +7,7 @@ extension JSONValue {
     public var isBool: Bool { bool != nil }
     public var number: Double? { if case .number(let value) = self { value } else { nil } }
     public var array: [JSONValue]? { if case .array(let items) = self { items } else { nil } }
-    public var object: [String: JSONValue]? { if case .object(let members) = self { members } else { nil } }
+    public var object: JSONObject? { if case .object(let members) = self { members } else { nil } }
     /// A whole number of at most 15 digits (JSON has one number type; 2.5 is not one, and a
     /// number past what a double holds exactly is not read as one).
     public var integer: Int? {

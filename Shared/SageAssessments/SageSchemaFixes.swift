@@ -14,7 +14,7 @@ enum SageSchemaFixes {
     ]
 
     /// The mended documents, by file name.
-    static func apply(to files: inout [String: JSONValue]) {
+    static func apply(to files: inout JSONObject) {
         // The generator wrote the wrong constants for two input items.
         set(&files, "TextInputItem.json", ["definitions", "DurationTextInputItemObject", "properties", "type", "const"], .string("duration"))
         set(&files, "TextInputItem.json", ["definitions", "TimeTextInputItemObject", "properties", "type", "const"], .string("time"))
@@ -33,7 +33,7 @@ enum SageSchemaFixes {
     /// member's definition.
     static let dispatchDefinition = "StudyStackTypeDispatch"
 
-    private static func dispatchOnType(_ files: inout [String: JSONValue], _ name: String) {
+    private static func dispatchOnType(_ files: inout JSONObject, _ name: String) {
         guard case .object(var root)? = files[name], case .object(var definitions)? = root["definitions"] else { return }
         var branches: [JSONValue] = [.object(["$ref": .string("#")])]
         for (definition, schema) in definitions.sorted(by: { $0.key < $1.key }) {
@@ -51,7 +51,7 @@ enum SageSchemaFixes {
     /// Points every use of a family's root at its dispatch instead: an item of `steps`, an
     /// `inputItem`, an `image`, … A reference that is an item of `allOf` is a definition taking
     /// in the root's rules (`"allOf": [{"$ref": "#"}]`), not a use, and stays.
-    private static func pointUsesAtDispatch(_ files: inout [String: JSONValue]) {
+    private static func pointUsesAtDispatch(_ files: inout JSONObject) {
         for name in files.keys.sorted() {
             guard let document = files[name] else { continue }
             files[name] = rewritten(document, in: name, isAllOfItem: false)
@@ -89,14 +89,14 @@ enum SageSchemaFixes {
         return polymorphicFiles.contains(last) ? last : nil
     }
 
-    private static func set(_ files: inout [String: JSONValue], _ name: String, _ tokens: [String], _ value: JSONValue?) {
+    private static func set(_ files: inout JSONObject, _ name: String, _ tokens: [String], _ value: JSONValue?) {
         guard var document = files[name] else { return }
         try? document.set(value, at: JSONPointer(tokens: tokens))
         files[name] = document
     }
 
     /// The member type names of one family, as dispatched (for messages naming what is allowed).
-    static func memberTypes(of name: String, in files: [String: JSONValue]) -> [String] {
+    static func memberTypes(of name: String, in files: JSONObject) -> [String] {
         guard case .object(let definitions)? = files[name]?["definitions"] else { return [] }
         return definitions.values.compactMap { $0["properties"]?["type"]?["const"]?.text }.sorted()
     }

@@ -18,7 +18,7 @@ public struct SageSchemaSet: Sendable {
     /// Node types the schemas define (`section`, `choiceQuestion`, …) and input item types.
     public let nodeTypes: [String]
     public let inputItemTypes: [String]
-    private let files: [String: JSONValue]
+    private let files: JSONObject
     /// Every mended file, by its published address (for compiling a definition of one).
     public let documents: SchemaDocuments
 
@@ -31,7 +31,7 @@ public struct SageSchemaSet: Sendable {
         guard let folder = Bundle.module.url(forResource: "Schemas", withExtension: nil) else {
             throw LoadError(description: "the Sage schema files are missing beside the executable (the SageAssessments resource bundle)")
         }
-        var files: [String: JSONValue] = [:]
+        var files: JSONObject = [:]
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
         for name in names {
             do {
@@ -44,7 +44,7 @@ public struct SageSchemaSet: Sendable {
     }
 
     /// Compiles the files given by name (as published: `Node.json`, …).
-    public init(files published: [String: JSONValue]) throws {
+    public init(files published: JSONObject) throws {
         var files = published
         SageSchemaFixes.apply(to: &files)
         var documents = SchemaDocuments()
@@ -70,7 +70,7 @@ public struct SageSchemaSet: Sendable {
         }
     }
 
-    private static func compile(_ name: String, _ files: [String: JSONValue], _ documents: SchemaDocuments) throws -> JSONSchema {
+    private static func compile(_ name: String, _ files: JSONObject, _ documents: SchemaDocuments) throws -> JSONSchema {
         guard let document = files[name] else { throw LoadError(description: "the Sage schema \(name) is missing") }
         do {
             return try JSONSchema(document, at: publishedBase + name, documents: documents, assertsFormats: true)

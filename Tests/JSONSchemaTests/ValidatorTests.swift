@@ -31,6 +31,27 @@ import Testing
         #expect(schema.violations(of: try json(#"{"identifier": "a", "steps": []}"#)).isEmpty)
     }
 
+    /// Member names are matched by their Unicode scalars, as RFC 8259 compares them: a name
+    /// canonically equal to another (`\u00e9` and `e\u0301`) is a different name.
+    @Test func memberNamesAreMatchedByTheirScalars() throws {
+        let composed = #"{"\u00e9": 1}"#
+        let both = #"{"\u00e9": 1, "e\u0301": 2}"#
+        #expect(!(try JSONSchema(json(#"{"required": ["e\u0301"]}"#)).isValid(try json(composed))))
+        #expect(try JSONSchema(json(#"{"required": ["\u00e9"]}"#)).isValid(try json(composed)))
+        #expect(!(try JSONSchema(json(#"{"maxProperties": 1}"#)).isValid(try json(both))))
+        #expect(try JSONSchema(json(#"{"minProperties": 2}"#)).isValid(try json(both)))
+        let closed = try JSONSchema(json(#"{"properties": {"\u00e9": {"type": "integer"}}, "additionalProperties": false}"#))
+        #expect(closed.isValid(try json(composed)))
+        #expect(closed.violations(of: try json(both)).map(\.instanceLocation.description) == ["/e\u{301}"])
+        let typed = try JSONSchema(json(#"{"properties": {"e\u0301": {"type": "string"}}}"#))
+        #expect(typed.isValid(try json(composed)), "the decomposed name's schema says nothing of the composed one")
+        let dependent = try JSONSchema(json(#"{"dependencies": {"\u00e9": ["x"]}}"#))
+        #expect(dependent.isValid(try json(#"{"e\u0301": 1}"#)))
+        #expect(!dependent.isValid(try json(composed)))
+        #expect(!(try JSONSchema(json(#"{"const": {"\u00e9": 1}}"#)).isValid(try json(#"{"e\u0301": 1}"#))))
+        #expect(try JSONSchema(json(#"{"uniqueItems": true}"#)).isValid(try json(#"[{"\u00e9": 1}, {"e\u0301": 1}]"#)))
+    }
+
     @Test func requiredAndDependenciesNameTheMissingMember() throws {
         let schema = try JSONSchema(json(#"{"required": ["a"], "dependencies": {"b": ["c"]}}"#))
         let problems = schema.violations(of: try json(#"{"b": 1}"#))

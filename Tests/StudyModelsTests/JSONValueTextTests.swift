@@ -42,6 +42,29 @@ import TestSupport
         #expect(try JSONValue.parse(Array(#"{"z":1,"a":{"y":2,"b":3}}"#.utf8), budget: .studyDocument).serialized() == #"{"a":{"b":3,"y":2},"z":1}"#)
     }
 
+    /// RFC 8259 compares member names by code points: names that Swift's `String` calls equal
+    /// (canonically equivalent) are two members, each kept, found and written as sent.
+    @Test func memberNamesThatDifferOnlyInNormalisationStayTwoMembers() throws {
+        let composed = "\u{e9}", decomposed = "e\u{301}"
+        #expect(composed == decomposed, "Swift's String equality is canonical equivalence: what this guards against")
+        let value = try JSONValue.parse(Array(#"{"\#(composed)": 1, "\#(decomposed)": 2, "\u212Aey": 3, "Key": 4}"#.utf8), budget: .peerReply)
+        let object = try #require(value.object)
+        #expect(object.count == 4)
+        #expect(object[composed] == .number(1))
+        #expect(object[decomposed] == .number(2))
+        #expect(object["\u{212A}ey"] == .number(3), "the Kelvin sign is its own name, not K")
+        #expect(object["Key"] == .number(4))
+        // Written back with both names, each byte for byte; read back, equal.
+        let text = value.serialized()
+        #expect(text.utf8.elementsEqual(#"{"Key":4,"\#(decomposed)":2,"\#(composed)":1,"\#u{212A}ey":3}"#.utf8), "\(text)")
+        #expect(try JSONValue.parse(Array(text.utf8), budget: .peerReply) == value)
+        // Through Codable too (what the admin API's replies are written with).
+        let encoded = try JSONEncoder().encode(JSONValue.object(["\u{e9}": .number(1), "e\u{301}": .number(2)]))
+        #expect(String(decoding: encoded, as: UTF8.self).contains(decomposed))
+        // And the two objects with one name each are different objects.
+        #expect(JSONValue.object([composed: .number(1)]) != JSONValue.object([decomposed: .number(1)]))
+    }
+
     @Test func whatIsNotJSONIsRefused() {
         let bad = [
             "", " ", "{", "}", "[1,]", "{\"a\":}", "{\"a\" 1}", "{a:1}", "'x'", "01", "1.", ".5", "-", "1e", "tru", "nul",

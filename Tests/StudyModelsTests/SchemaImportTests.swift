@@ -98,7 +98,7 @@ import TestSupport
             "datetime-79ygddzl": .string("2019-05-08T23:16:21.123+10:00"), "multi-q8bohlar": .string("banana"),
             "slider-0yih1evt": .string("7"), "yesno-mv09ggb1": .string("No"), "stray": .number(1),
         ])
-        var byKey: [String: JSONValue] = [:]
+        var byKey: JSONObject = [:]
         for result in converted.results { byKey[result["key"]?.text ?? ""] = result }
         #expect(byKey.count == 5)
         #expect(byKey["text-71nnpqzi"]?["value"] == .string("hello"))

@@ -12,7 +12,7 @@ public final class FakeAPNs: Sendable {
     public struct Received: Sendable {
         public var deviceToken: String
         public var headers: [String: String]
-        public var payload: [String: JSONValue]
+        public var payload: JSONObject
         /// When it was accepted, in seconds since 1970.
         public var acceptedAt: Double
     }
@@ -90,7 +90,7 @@ public final class FakeAPNs: Sendable {
             return refuse(400, "InvalidPushType")
         }
         guard request.body.count <= 4096 else { return refuse(413, "PayloadTooLarge") }
-        guard let payload = try? JSONDecoder().decode([String: JSONValue].self, from: Data(request.body)),
+        guard let payload = try? JSONDecoder().decode(JSONObject.self, from: Data(request.body)),
             case .object? = payload["aps"]
         else { return refuse(400, "PayloadEmpty") }
         if state.withLock({ $0.unregistered.contains(token) }) {
@@ -121,11 +121,11 @@ public final class FakeAPNs: Sendable {
 
 /// The header of a compact JWT, decoded.
 public enum JWTParts {
-    public static func header(of jwt: String) -> [String: JSONValue]? {
+    public static func header(of jwt: String) -> JSONObject? {
         guard let first = jwt.split(separator: ".").first else { return nil }
         var base64 = first.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64) else { return nil }
-        return try? JSONDecoder().decode([String: JSONValue].self, from: data)
+        return try? JSONDecoder().decode(JSONObject.self, from: data)
     }
 }

@@ -12,7 +12,7 @@ import StudyModels
 package struct UserRegCall: Sendable {
     package let appId: String
     package let orgId: String
-    package let parameters: [String: JSONValue]
+    package let parameters: JSONObject
     package let headers: HTTPFields
     /// The TCP peer's address (a proxy's, behind one).
     package let peerAddress: String?
@@ -79,7 +79,7 @@ package struct UserRegCall: Sendable {
         }
     }
 
-    package func object(_ name: String) -> [String: JSONValue]? {
+    package func object(_ name: String) -> JSONObject? {
         if case .object(let value)? = parameters[name] { return value }
         return nil
     }

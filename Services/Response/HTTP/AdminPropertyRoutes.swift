@@ -14,7 +14,7 @@ package struct AdminPropertyRoutes {
     package struct Upload: Decodable {
         package struct Row: Decodable {
             package var token: String
-            package var values: [String: JSONValue]
+            package var values: JSONObject
         }
 
         package var rows: [Row]
@@ -52,9 +52,11 @@ package struct AdminPropertyRoutes {
             guard let upload = try? JSONDecoder().decode(Upload.self, from: Data(buffer: body)) else {
                 throw APIError.badRequest("the body must be {\"rows\": [{\"token\", \"values\": {...}}]}", field: "rows")
             }
-            rows = upload.rows.map { row in
-                ParticipantProperties.Row(
-                    token: row.token, values: row.values.mapValues { $0 == .null ? nil : $0.text })
+            rows = try upload.rows.map { row in
+                guard let values = row.values.stringKeyed({ value -> String?? in .some(value == .null ? nil : value.text) }) else {
+                    throw APIError.badRequest("two property names of a row differ only in Unicode normalisation", field: "rows")
+                }
+                return ParticipantProperties.Row(token: row.token, values: values)
             }
         } else {
             throw APIError(

@@ -16,7 +16,7 @@ package struct LabKeyCall: Sendable {
     /// The action, lower-cased (`enroll`, `validateenrollmenttoken`, ...).
     package let action: String
     /// Query parameters, and the body's members whose values are not objects or arrays.
-    package let parameters: [String: JSONValue]
+    package let parameters: JSONObject
     /// The body's object and array members as the JSON text they arrived as: a response's answers
     /// are passed on to PostgreSQL without being built here.
     package let compound: [String: String]

@@ -82,7 +82,7 @@ package enum LabKeyQueryReply {
     package static func rows(
         schemaName: String, queryName: String, format: Format, fields: [Field], rows: [[JSONValue]], rowCount: Int
     ) -> [UInt8] {
-        var metaData: [String: JSONValue] = [
+        var metaData: JSONObject = [
             "root": .string("rows"), "totalProperty": .string("rowCount"), "fields": .array(fields.map(\.json)),
         ]
         if let key = fields.first(where: \.isKey) { metaData["id"] = .string(key.name) }
@@ -93,7 +93,7 @@ package enum LabKeyQueryReply {
                 "align": .string(["int", "float"].contains(field.jsonType) ? "right" : "left"),
             ])
         }
-        let members: [String: JSONValue] = [
+        let members: JSONObject = [
             "schemaName": .string(schemaName), "queryName": .string(queryName), "formatVersion": .number(format.rawValue),
             "metaData": .object(metaData), "columnModel": .array(columnModel), "rowCount": .number(Double(rowCount)),
         ]

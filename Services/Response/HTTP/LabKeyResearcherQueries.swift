@@ -116,7 +116,7 @@ package struct LabKeyResearcherQueries: Sendable {
         guard version >= 9.3 else {
             return try reply(.object(["schemas": .array(ResearcherSchemas.names.map(JSONValue.string))]))
         }
-        var schemas: [String: JSONValue] = [:]
+        var schemas: JSONObject = [:]
         for name in ResearcherSchemas.names {
             schemas[name] = .object([
                 "schemaName": .string(name), "fullyQualifiedName": .string(name),
@@ -186,7 +186,7 @@ package struct LabKeyResearcherQueries: Sendable {
         return nil
     }
 
-    static func describe(_ table: QueryTranslator.Catalog.Table) -> [String: JSONValue] {
+    static func describe(_ table: QueryTranslator.Catalog.Table) -> JSONObject {
         [
             "name": .string(table.name), "title": .string(table.name), "description": .string(""), "hidden": .bool(false),
             "inherit": .bool(false), "isInherited": .bool(false), "isUserDefined": .bool(false), "canEdit": .bool(false),

@@ -12,7 +12,7 @@ package struct QueryRoutes: Sendable {
         package var schemaName = QueryTranslator.schemaName
         package var queryName: String
         package var formatVersion = 8.3
-        package var rows: [[String: JSONValue]]
+        package var rows: [JSONObject]
         package var rowCount: Int
     }
 
@@ -49,12 +49,15 @@ package struct QueryRoutes: Sendable {
     package func selectRows(_ call: LabKeyCall) async throws -> Response {
         let (participant, queries) = try await prepare(call)
         let catalog = try await catalog(participant, queries: queries)
-        let parameters = call.parameters.compactMapValues(\.text)
+        guard let parameters = call.parameters.stringKeyed(\.text) else {
+            throw LabKeyCall.invalid([.init(field: "query", message: "Two parameter names differ only in Unicode normalisation.")])
+        }
         do {
             let request = try SelectRowsRequest(parameters: parameters, catalog: catalog)
             let translator = QueryTranslator(catalog: catalog, maxRows: queries.maxRows, zone: queries.timeZone.identifier)
             let result = try await queries.page(request.statement, translator: translator, scope: .participant(participant.id))
-            let rows = result.rows.map { Dictionary(uniqueKeysWithValues: zip(result.columns, $0)) }
+            // By the columns' Unicode scalars: two names that differ only in normalisation stay two.
+            let rows = result.rows.map { JSONObject(pairs: zip(result.columns, $0)) }
             return try LabKeyCall.reply(SelectRowsReply(queryName: request.queryName, rows: rows, rowCount: result.total ?? rows.count))
         } catch let error as QueryError {
             throw LabKeyCall.invalid([.init(field: "queryName", message: error.message)])
@@ -76,7 +79,9 @@ package struct QueryRoutes: Sendable {
             let result = try await queries.run(translation, participantId: participant.id)
             let rows = result.rows.map { values in
                 ExecuteSQLReply.Row(
-                    data: Dictionary(uniqueKeysWithValues: zip(result.columns, values.map { ExecuteSQLReply.Cell(value: $0) })))
+                    // Two columns whose names are one `String` key (canonically equal) keep the
+                    // first, never trap: the names are the participant's own SQL.
+                    data: Dictionary(zip(result.columns, values.map { ExecuteSQLReply.Cell(value: $0) })) { first, _ in first })
             }
             return try LabKeyCall.reply(ExecuteSQLReply(rows: rows, rowCount: rows.count))
         } catch let error as QueryError {

@@ -21,7 +21,7 @@ package struct ResponseRoutes: Sendable {
 
     /// Parses the call for `ResponseSubmission`, whose refusals the LabKey envelope answers.
     package func processResponse(_ call: LabKeyCall) async throws -> Response {
-        let metadata: [String: JSONValue]? = if case .object(let members)? = call.json("metadata") { members } else { nil }
+        let metadata: JSONObject? = if case .object(let members)? = call.json("metadata") { members } else { nil }
         try await submission.submit(
             ResponseSubmission.Call(
                 names: Array(call.names), appToken: call.string("participantId"), metadata: metadata,

@@ -115,7 +115,7 @@ package struct SchemaDataRoutes {
     }
 
     static func reply(_ status: HTTPResponse.Status, _ code: String, _ message: String, field: String? = nil) -> Response {
-        var error: [String: JSONValue] = ["code": .string(code), "message": .string(message)]
+        var error: JSONObject = ["code": .string(code), "message": .string(message)]
         if let field, !field.isEmpty { error["field"] = .string(field) }
         return Response(
             status: status, headers: cors.merging([.contentType: "application/json"]),

@@ -10,7 +10,7 @@ import NIOCore
 public struct LegacyEnvelope: Sendable {
     /// Query parameters (as strings) and the body's members, parsed; with `keepingCompoundText`,
     /// only the body's scalar members.
-    public var parameters: [String: JSONValue]
+    public var parameters: JSONObject
     /// With `keepingCompoundText`, the body's object and array members as the JSON text they
     /// arrived as, so a large member (a survey response) is passed on without being built.
     public var compound: [String: String]
@@ -20,7 +20,7 @@ public struct LegacyEnvelope: Sendable {
 
     /// The request's query parameters alone (an API that only takes GET).
     public init(query request: Request) {
-        var parameters: [String: JSONValue] = [:]
+        var parameters: JSONObject = [:]
         if let query = request.uri.query {
             for (name, value) in HummingbirdCore.URI.formPairs(query) { parameters[name] = .string(value) }
         }

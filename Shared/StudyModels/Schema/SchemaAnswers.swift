@@ -16,10 +16,10 @@ public enum SchemaAnswers {
         public var notes: [String]
     }
 
-    public static func convert(module: JSONValue, answers: [String: JSONValue]) -> Converted {
+    public static func convert(module: JSONValue, answers: JSONObject) -> Converted {
         var converted = Converted(results: [], notes: [])
         var known: Set<String> = []
-        var questions: [String: JSONValue] = [:]
+        var questions: JSONObject = [:]
         var order: [String] = []
         for section in module["sections"]?.array ?? [] {
             for question in section["questions"]?.array ?? [] {

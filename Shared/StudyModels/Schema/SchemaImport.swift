@@ -184,7 +184,7 @@ public struct SchemaImport: Sendable {
         case "instruction", "media", "external", "file":
             step = ActivityStep(type: .instruction, resultType: "", key: id)
             step.text = LocalizedText(text)
-            var display: [String: JSONValue] = [:]
+            var display: JSONObject = [:]
             switch type {
             case "media":
                 display = ["media": .string(subtype ?? ""), "src": question["src"] ?? .null]
@@ -262,7 +262,7 @@ public struct SchemaImport: Sendable {
             warn("\(pointer)/variable", "\"\(variable)\" is not a numeric question: the app draws nothing, and no chart is made")
             return nil
         }
-        var configuration: [String: JSONValue] = ["type": graph["type"] ?? .string("bar")]
+        var configuration: JSONObject = ["type": graph["type"] ?? .string("bar")]
         if let points = graph["max_points"] { configuration["maxPoints"] = points }
         if let blurb = graph["blurb"]?.string { configuration["blurb"] = .string(blurb) }
         return Chart(

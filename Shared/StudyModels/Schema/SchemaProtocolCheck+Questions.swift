@@ -106,7 +106,7 @@ extension SchemaProtocolCheck {
     }
 
     @discardableResult
-    mutating func subtype(_ question: [String: JSONValue], at pointer: String, allowed: [String]) -> String? {
+    mutating func subtype(_ question: JSONObject, at pointer: String, allowed: [String]) -> String? {
         guard let subtype = question["subtype"]?.string, allowed.contains(subtype) else {
             error("\(pointer)/subtype", "must be one of \(allowed.joined(separator: ", ")): the app draws no input otherwise")
             return nil
@@ -117,7 +117,7 @@ extension SchemaProtocolCheck {
     /// `hide_id` names the question whose answer shows or hides this one.
     mutating func branching(_ sections: [JSONValue], at modulePointer: String) {
         let questions = Self.questions(of: .object(["sections": .array(sections)]))
-        var byId: [String: JSONValue] = [:]
+        var byId: JSONObject = [:]
         for (_, question) in questions { if let id = question["id"]?.string { byId[id] = question } }
         for (pointer, question) in questions {
             let at = modulePointer + pointer

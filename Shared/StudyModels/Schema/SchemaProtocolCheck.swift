@@ -72,7 +72,7 @@ public struct SchemaProtocolCheck: Sendable {
     // MARK: - properties
 
     /// Checks `properties`; returns the conditions (nil when they are not a list of names).
-    mutating func properties(_ properties: [String: JSONValue]) -> [String]? {
+    mutating func properties(_ properties: JSONObject) -> [String]? {
         if properties["study_id"]?.nonEmptyString == nil {
             error("/properties/study_id", "must be a non-empty string: the app sends it back with every answer")
         }
@@ -185,7 +185,7 @@ public struct SchemaProtocolCheck: Sendable {
         return .object(module)
     }
 
-    mutating func alerts(_ alerts: [String: JSONValue], at pointer: String) {
+    mutating func alerts(_ alerts: JSONObject, at pointer: String) {
         let days = DocumentBounds.anchorDays
         if let offset = alerts["start_offset"]?.integer {
             if !days.contains(offset) { error("\(pointer)/start_offset", "must be \(days.lowerBound) to \(days.upperBound) days from enrolment") }
@@ -243,7 +243,7 @@ public struct SchemaProtocolCheck: Sendable {
         }
     }
 
-    mutating func graph(_ graph: [String: JSONValue], at pointer: String, questionIds: [String]) {
+    mutating func graph(_ graph: JSONObject, at pointer: String, questionIds: [String]) {
         guard let display = graph["display"]?.bool else {
             error("\(pointer)/display", "must be true or false")
             return

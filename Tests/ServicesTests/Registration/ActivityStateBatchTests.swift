@@ -28,7 +28,7 @@ import TestSupport
 
     /// An update as the apps send it (parsed as `updateActivityState` parses it).
     func update(_ activity: String, run: String?, state: String?, total: Int? = nil, version: String? = nil) -> Update {
-        var item: [String: JSONValue] = ["activityId": .string(activity)]
+        var item: JSONObject = ["activityId": .string(activity)]
         if let run { item["activityRunId"] = .string(run) }
         if let state { item["activityState"] = .string(state) }
         if let version { item["activityVersion"] = .string(version) }

@@ -14,7 +14,7 @@ final class FakeFCM: Sendable {
     struct State {
         var issued: Set<String> = []
         var exchanges = 0
-        var received: [[String: JSONValue]] = []
+        var received: [JSONObject] = []
         var unregistered: Set<String> = []
         var refused: [String] = []
     }
@@ -45,7 +45,7 @@ final class FakeFCM: Sendable {
         return fake
     }
 
-    var received: [[String: JSONValue]] { state.withLock { $0.received } }
+    var received: [JSONObject] { state.withLock { $0.received } }
     var exchanges: Int { state.withLock { $0.exchanges } }
     var refused: [String] { state.withLock { $0.refused } }
 

@@ -50,7 +50,7 @@ import TestSupport
 
     /// Uploads credentials as study-metadata relays them: sealed for the path, signed.
     func upload(_ h: RegistrationHarness, _ platform: Platform, _ json: Data, as caller: ServiceName = .studyMetadata,
-                sealedFor path: String? = nil) async throws -> (HTTPResponse.Status, [String: JSONValue]) {
+                sealedFor path: String? = nil) async throws -> (HTTPResponse.Status, JSONObject) {
         let target = InternalPaths.pushCredentials(appId: "DEMOAPP", platform: platform)
         let keys = InternalKeys(
             ownName: caller, signingKey: SymmetricKey(data: Data(base64Encoded: TestConfiguration.keys[caller]!)!),

@@ -103,7 +103,7 @@ struct RegistrationHarness: Sendable {
     struct Reply: Sendable {
         var status: HTTPResponse.Status
         var headers: HTTPFields
-        var json: [String: JSONValue]
+        var json: JSONObject
 
         var statusMessage: String? { headers[HTTPField.Name("StatusMessage")!] }
         var statusCode: String? { headers[HTTPField.Name("status")!] }
@@ -126,7 +126,7 @@ struct RegistrationHarness: Sendable {
         }
         let uri = "/fdahpUserRegWS/\(name).api" + (query.map { "?\($0)" } ?? "")
         return try await client.execute(uri: uri, method: method, headers: headers, body: buffer) { response in
-            let json = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(buffer: response.body))) ?? [:]
+            let json = (try? JSONDecoder().decode(JSONObject.self, from: Data(buffer: response.body))) ?? [:]
             return Reply(status: response.status, headers: response.headers, json: json)
         }
     }
@@ -223,7 +223,7 @@ enum SecureTokenHash {
 extension RegistrationHarness {
     /// Sends an app definition as study-metadata does (signed `PUT /internal/v1/apps/{appId}`).
     func sendApp(_ app: AppDefinition, revision: Int64, as caller: ServiceName = .studyMetadata) async throws
-        -> (HTTPResponse.Status, [String: JSONValue])
+        -> (HTTPResponse.Status, JSONObject)
     {
         let path = InternalPaths.appSettings(appId: app.appId)
         let body = Array(try JSONEncoder().encode(AppSettingsSync(revision: revision, app: app)))
@@ -232,13 +232,13 @@ extension RegistrationHarness {
 
     /// A signed internal call.
     func signed(_ method: HTTPRequest.Method, _ path: String, body: [UInt8] = [], as caller: ServiceName = .studyMetadata)
-        async throws -> (HTTPResponse.Status, [String: JSONValue])
+        async throws -> (HTTPResponse.Status, JSONObject)
     {
         var headers = TestApplication.signedHeaders(caller: caller, to: .registration, method: method, path: path, body: body)
         if !body.isEmpty { headers[.contentType] = "application/json" }
         return try await client.execute(
             uri: path, method: method, headers: headers, body: body.isEmpty ? nil : ByteBuffer(bytes: body)
-        ) { ($0.status, (try? JSONDecoder().decode([String: JSONValue].self, from: Data(buffer: $0.body))) ?? [:]) }
+        ) { ($0.status, (try? JSONDecoder().decode(JSONObject.self, from: Data(buffer: $0.body))) ?? [:]) }
     }
 
     /// The newest e-mail to `recipient` as the whole `.eml` text (headers and parts).
@@ -259,7 +259,7 @@ extension RegistrationHarness {
 extension RegistrationHarness {
     /// Hands notifications over as study-metadata's outbox does.
     func deliver(_ batch: NotificationBatch, as caller: ServiceName = .studyMetadata) async throws
-        -> (HTTPResponse.Status, [String: JSONValue])
+        -> (HTTPResponse.Status, JSONObject)
     {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
@@ -268,7 +268,7 @@ extension RegistrationHarness {
         headers[.contentType] = "application/json"
         return try await client.execute(
             uri: "/internal/v1/notifications", method: .post, headers: headers, body: ByteBuffer(bytes: body)
-        ) { ($0.status, (try? JSONDecoder().decode([String: JSONValue].self, from: Data(buffer: $0.body))) ?? [:]) }
+        ) { ($0.status, (try? JSONDecoder().decode(JSONObject.self, from: Data(buffer: $0.body))) ?? [:]) }
     }
 
     func device(_ user: (userId: String, auth: String, refresh: String), os: String, token: String,

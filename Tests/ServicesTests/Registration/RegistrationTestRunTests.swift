@@ -10,7 +10,7 @@ import TestSupport
 /// joined after that moment stays, however late or often the word arrives.
 @Suite struct RegistrationTestRunTests {
     func ended(_ h: RegistrationHarness, at: Date, studyId: String = "S1", path: String? = nil, as caller: ServiceName = .studyMetadata)
-        async throws -> (HTTPResponse.Status, [String: JSONValue])
+        async throws -> (HTTPResponse.Status, JSONObject)
     {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601

@@ -28,7 +28,7 @@ import TestSupport
                 client, .post, "/admin/v1/studies/sleepwell/token-batches", token: root, body: #"{"count": 100000}"#)
             let took = ContinuousClock.now - started
             #expect(created == .created, "\(createdBody)")
-            let reply = try JSONDecoder().decode([String: JSONValue].self, from: Data(createdBody.utf8))
+            let reply = try JSONDecoder().decode(JSONObject.self, from: Data(createdBody.utf8))
             #expect(reply["count"] == .number(100_000))
             let batchId = try #require(reply["batchId"]?.text)
             print("a 100,000-token batch took \(took) (debug build, through HTTP)")
@@ -73,7 +73,7 @@ import TestSupport
         try await admin.withServices(beforeResponse: Self.launchSleepwell) { client, metadataClient, root, postgres in
             let (_, createdBody, _) = try await admin.send(
                 client, .post, "/admin/v1/studies/SLEEPWELL/token-batches", token: root, body: #"{"count": 500}"#)
-            let batchId = try #require(try JSONDecoder().decode([String: JSONValue].self, from: Data(createdBody.utf8))["batchId"]?.text)
+            let batchId = try #require(try JSONDecoder().decode(JSONObject.self, from: Data(createdBody.utf8))["batchId"]?.text)
             let (_, csv, _) = try await admin.send(
                 client, .get, "/admin/v1/studies/SLEEPWELL/token-batches/\(batchId)/tokens.csv", token: root)
             let tokens = csv.split(separator: "\n").dropFirst().map { String($0.split(separator: ",")[0]) }

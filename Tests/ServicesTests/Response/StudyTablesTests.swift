@@ -32,6 +32,47 @@ import TestSupport
         return found
     }
 
+    /// Two questions whose keys differ only in Unicode normalisation are two columns, and a
+    /// response answering both stores both answers; an answer under a key no column has by its
+    /// scalars is refused by name, never written into the other's column.
+    @Test func keysThatDifferOnlyInNormalisationAreTwoColumns() async throws {
+        let composed = "\u{e9}t\u{e9}", decomposed = "e\u{301}te\u{301}"
+        @Sendable func design(_ keys: [String]) throws -> SurveySchema {
+            let steps = keys.map { #"{"type": "question", "resultType": "text", "key": "\#($0)"}"# }.joined(separator: ",")
+            return try SurveySchema.derive(fromDesign: Data(
+                #"{"activity": {"metadata": {"activityId": "Seasons", "version": "1"}, "steps": [\#(steps)]}}"#.utf8))
+        }
+        @Sendable func answers(_ keys: [String]) throws -> JSONValue {
+            let results = keys.enumerated().map { #"{"resultType": "text", "key": "\#($1)", "value": "answer \#($0)"}"# }
+            return try JSONValue.parse(Array(#"{"results": [\#(results.joined(separator: ","))]}"#.utf8), budget: .responseAnswers)
+        }
+        try await ResponseHarness.run { h in
+            try await h.studyEvent(Self.study)
+            try await tables(h).apply(try design([composed]), studyKey: Self.study)
+            var lists = try await h.postgres.withConnection { try await tables(h).lists(studyKey: Self.study, on: $0).lists }
+            #expect(throws: ResponseShredder.Failure.self, "only the composed column exists") {
+                try ResponseShredder(lists: lists, container: Self.study).plan(activityId: "Seasons", data: try answers([decomposed]))
+            }
+            try await tables(h).apply(try design([composed, decomposed]), studyKey: Self.study)
+            var columns: [String] = []
+            for try await name in try await h.postgres.query(
+                """
+                SELECT column_name::text FROM information_schema.columns
+                WHERE table_schema = \(SQLName.schema(forStudy: Self.study)) AND table_name = 'Seasons'
+                  AND column_name::text NOT IN ('Key', 'ParticipantId', 'Created')
+                """, logger: Logger(label: "test")
+            ).decode(String.self) { columns.append(name) }
+            #expect(columns.count == 2, "\(columns)")
+            lists = try await h.postgres.withConnection { try await tables(h).lists(studyKey: Self.study, on: $0).lists }
+            let row = try ResponseShredder(lists: lists, container: Self.study).plan(
+                activityId: "Seasons", data: try answers([composed, decomposed]))
+            try #require(row.values.count == 2)
+            #expect(row.values.map(\.column.name).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                .elementsEqual([decomposed, composed]) { $0.utf8.elementsEqual($1.utf8) })
+            #expect(Set(row.values.map { Array($0.column.sqlName.utf8) }).count == 2)
+        }
+    }
+
     @Test func aDesignBecomesTablesWithTheOriginalsTypes() async throws {
         try await ResponseHarness.run { h in
             try await h.studyEvent(Self.study)

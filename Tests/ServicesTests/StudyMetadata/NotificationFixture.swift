@@ -30,7 +30,7 @@ struct NotificationFixture: Sendable {
     ) async throws {
         try await helper.withService { client, root, url in
             let (_, created) = try await helper.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
-            let credentials = try created.decodeJSON([String: JSONValue].self)["credentials"]
+            let credentials = try created.decodeJSON(JSONObject.self)["credentials"]
             guard case .object(let byPlatform) = credentials, case .string(let ios) = byPlatform["ios"] else {
                 Issue.record("no credentials")
                 return

@@ -309,7 +309,7 @@ import TestSupport
             // midpoint notification, due in 2027, is listed unsent); others' studies are not theirs.
             let (listStatus, list) = try await helper.send(client, .get, path, token: root)
             #expect(listStatus == .ok)
-            let listed = try #require(try list.decodeJSON([String: [[String: JSONValue]]].self)["notifications"])
+            let listed = try #require(try list.decodeJSON([String: [JSONObject]].self)["notifications"])
             #expect(listed.count == planned + 2)
             #expect(listed.map { $0["notificationId"]?.string ?? "" } == ["midpoint", "reminder"] + sent.dropLast().reversed().map(\.notificationId))
             #expect(listed[1]["origin"] == .string("message") && listed[0]["sentAt"] == nil)

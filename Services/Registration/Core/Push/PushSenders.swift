@@ -72,7 +72,7 @@ package struct APNsSender: Sendable {
             request.body = .bytes(ByteBuffer(bytes: try Self.payload(message)))
             let response = try await httpClient.execute(request, timeout: .seconds(30), logger: logger)
             let body = try await response.body.collect(upTo: 64 * 1024)
-            let reason = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(buffer: body)))?["reason"]?.text ?? ""
+            let reason = (try? JSONDecoder().decode(JSONObject.self, from: Data(buffer: body)))?["reason"]?.text ?? ""
             switch (response.status.code, reason) {
             case (200, _):
                 return .delivered(response.headers.first(name: "apns-id") ?? "")
@@ -93,7 +93,7 @@ package struct APNsSender: Sendable {
 
     /// `aps.alert` with the title and text, and the app's keys beside `aps`.
     package static func payload(_ message: PushMessage) throws -> Data {
-        var payload: [String: JSONValue] = message.data.mapValues { .string($0) }
+        var payload = JSONObject(message.data.mapValues { JSONValue.string($0) })
         payload["aps"] = .object([
             "alert": .object(["title": .string(message.title), "body": .string(message.body)]),
             "sound": .string("default"),
@@ -153,7 +153,7 @@ package struct FCMSender: Sendable {
             let body: JSONValue = .object([
                 "message": .object([
                     "token": .string(deviceToken),
-                    "data": .object(data.mapValues { .string($0) }),
+                    "data": .object(JSONObject(data.mapValues { JSONValue.string($0) })),
                     "android": .object(["priority": .string("HIGH")]),
                 ])
             ])

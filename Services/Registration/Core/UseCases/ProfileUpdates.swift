@@ -7,10 +7,10 @@ import StudyModels
 package struct ProfileUpdates: Sendable {
     /// What one call asks to change: the settings members it sends, and its device's details.
     package struct Change: Sendable {
-        package var settings: [String: JSONValue]?
-        package var info: [String: JSONValue]?
+        package var settings: JSONObject?
+        package var info: JSONObject?
 
-        package init(settings: [String: JSONValue]?, info: [String: JSONValue]?) {
+        package init(settings: JSONObject?, info: JSONObject?) {
             self.settings = settings
             self.info = info
         }
@@ -43,7 +43,7 @@ package struct ProfileUpdates: Sendable {
     }
 
     static func merged(
-        _ current: UserProfileReply.Settings, with given: [String: JSONValue]
+        _ current: UserProfileReply.Settings, with given: JSONObject
     ) throws -> UserProfileReply.Settings {
         func flag(_ key: String) throws -> Bool? {
             switch given[key] {
@@ -74,7 +74,7 @@ package struct ProfileUpdates: Sendable {
 
     /// The device's push token, platform and app version. The iOS app's first call after sign-up
     /// puts its bundle id where the token goes; only values shaped like a push token are kept.
-    static func device(_ info: [String: JSONValue]) -> (token: String?, os: String?, appVersion: String?) {
+    static func device(_ info: JSONObject) -> (token: String?, os: String?, appVersion: String?) {
         let os = info["os"]?.text.map { $0.lowercased() }.flatMap { ["ios", "android"].contains($0) ? $0 : nil }
         let token = info["deviceToken"]?.text.flatMap { DeviceToken.isPlausible($0, os: os) ? $0 : nil }
         let appVersion = info["appVersion"]?.text.map { String($0.prefix(32)) }

@@ -37,10 +37,15 @@ package struct ResponseShredder: Sendable {
         package var description: String
     }
 
-    /// The study's lists by lower-cased name.
-    package let lists: [String: StudyTables.StoredList]
+    /// The study's lists by name, in any case (`NamesInAnyCase`).
+    package let lists: NamesInAnyCase<StudyTables.StoredList>
     /// Stands in the messages where the original named its folder.
     package let container: String
+
+    package init(lists: NamesInAnyCase<StudyTables.StoredList>, container: String) {
+        self.lists = lists
+        self.container = container
+    }
 
     package static let multiValued: Set<String> = ["textchoice", "grouped", "fetalkickcounter", "spatialspanmemory", "towerofhanoi"]
 
@@ -109,7 +114,8 @@ package struct ResponseShredder: Sendable {
             let skipped = result["skipped"] == .bool(true)
             do {
                 let cell = skipped ? Cell.null : try Self.cell(result["value"], type: type.lowercased(), key: key)
-                row.values.removeAll { $0.column.sqlName == column.sqlName }  // a later duplicate wins
+                // A later duplicate wins; a column only canonically equal to another is another column.
+                row.values.removeAll { $0.column.sqlName.utf8.elementsEqual(column.sqlName.utf8) }
                 row.values.append((column, cell))
             } catch {
                 errors.append(error.description)

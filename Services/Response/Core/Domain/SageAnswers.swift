@@ -26,7 +26,8 @@ package enum SageAnswers {
     package static func lists(activityId: String, assessment: JSONValue) throws(SurveySchema.DesignError) -> [SurveySchema.List] {
         var top = SurveySchema.List(name: activityId, parent: nil, columns: [])
         var children: [SurveySchema.List] = []
-        var seen: Set<String> = []
+        // In any case, as the tables match names; otherwise by scalars (`NamesInAnyCase`).
+        var seen: Set<ScalarKey> = []
         func walk(_ nodes: [JSONValue], prefix: String) throws(SurveySchema.DesignError) {
             for node in nodes {
                 guard let identifier = node["identifier"]?.string else { continue }
@@ -36,10 +37,10 @@ package enum SageAnswers {
                     try walk(node["steps"]?.array ?? [], prefix: key + "_")
                     continue
                 case "simpleQuestion":
-                    guard seen.insert(key.lowercased()).inserted else { throw .duplicate(key) }
+                    guard seen.insert(ScalarKey(key.lowercased())).inserted else { throw .duplicate(key) }
                     top.columns.append(SurveySchema.Column(name: key, storage: storage(ofInput: node["inputItem"])))
                 case "choiceQuestion":
-                    guard seen.insert(key.lowercased()).inserted else { throw .duplicate(key) }
+                    guard seen.insert(ScalarKey(key.lowercased())).inserted else { throw .duplicate(key) }
                     var columns = [SurveySchema.Column(name: key, storage: .varchar(nil))]
                     if node["other"] != nil {
                         columns.append(SurveySchema.Column(name: "\(key)_Other_Text", storage: .varchar(SurveySchema.maxVarchar)))
@@ -68,7 +69,7 @@ package enum SageAnswers {
 
     /// An answer as kept in the response's data until processing.
     package static func stored(_ answer: (path: String, value: JSONValue, answerType: String?), start: String?, end: String?) -> JSONValue {
-        var object: [String: JSONValue] = ["path": .string(answer.path), "value": answer.value]
+        var object: JSONObject = ["path": .string(answer.path), "value": answer.value]
         if let type = answer.answerType { object["answerType"] = .string(type) }
         if let start { object["startDate"] = .string(start) }
         if let end { object["endDate"] = .string(end) }
@@ -79,12 +80,12 @@ package enum SageAnswers {
     /// answer that fits no column is passed on as text under its key, and the shredder reports it
     /// with the list it was looked for in.
     package static func results(
-        _ answers: [JSONValue], top: StudyTables.StoredList, lists: [String: StudyTables.StoredList]
+        _ answers: [JSONValue], top: StudyTables.StoredList, lists: NamesInAnyCase<StudyTables.StoredList>
     ) -> [JSONValue] {
         answers.map { answer in
             let key = (answer["path"]?.string ?? "").replacingOccurrences(of: "/", with: "_")
             let value = answer["value"] ?? .null
-            var result: [String: JSONValue] = ["key": .string(key)]
+            var result: JSONObject = ["key": .string(key)]
             if let start = answer["startDate"] { result["startTime"] = start }
             if let end = answer["endDate"] { result["endTime"] = end }
             if value == .null { result["skipped"] = .bool(true) }

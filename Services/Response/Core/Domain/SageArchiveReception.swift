@@ -98,10 +98,10 @@ package struct SageArchiveReception: Sendable {
             SageAnswers.stored(
                 (answer.path, answer.value, answer.answerType), start: steps[answer.path]?.start, end: steps[answer.path]?.end)
         }
-        var data: [String: JSONValue] = [SageAnswers.member: .array(answers)]
+        var data: JSONObject = [SageAnswers.member: .array(answers)]
         if let start = result?["startDate"]?.string { data["startTime"] = .string(start) }
         if let end = result?["endDate"]?.string { data["endTime"] = .string(end) }
-        var metadata: [String: JSONValue] = [
+        var metadata: JSONObject = [
             "source": .string("sage"), "archive": archive.metadata, "sealed": .bool(sealed),
             "files": .array(files.map { .object(["name": .string($0.name), "bytes": .number(Double($0.bytes))]) }),
         ]

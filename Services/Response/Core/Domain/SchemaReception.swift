@@ -75,7 +75,7 @@ package struct SchemaReception: Sendable, Equatable {
         }
         let metadata: JSONValue = .object([
             "source": .string("schema"), "kind": .string(submission.kind.rawValue),
-            "fields": .object(submission.fields.mapValues(JSONValue.string)), "notes": .array(notes.map(JSONValue.string)),
+            "fields": .object(JSONObject(submission.fields.mapValues(JSONValue.string))), "notes": .array(notes.map(JSONValue.string)),
         ])
         return SchemaReception(
             // Unsorted: PostgreSQL keeps jsonb in its own order, and sorting costs every POST.

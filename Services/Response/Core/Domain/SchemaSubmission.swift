@@ -32,7 +32,7 @@ package struct SchemaSubmission: Sendable, Equatable {
     /// The module's place in the protocol's `modules`; -1 for a log of a page that is no module's.
     package var moduleIndex: Int
     /// A survey's answers by question id, as the app collected them.
-    package var responses: [String: JSONValue]?
+    package var responses: JSONObject?
     /// Every field as it came, text for text.
     package var fields: [String: String]
     /// SHA-256 (hex) of what makes one submission: the same POST sent again has the same key.
@@ -60,7 +60,7 @@ package struct SchemaSubmission: Sendable, Equatable {
         else {
             throw Problem(field: "module_index", message: "module_index must be the module's place in the protocol (-1 for a page log)")
         }
-        var responses: [String: JSONValue]?
+        var responses: JSONObject?
         let identity: [String]
         switch kind {
         case .surveyResponse:

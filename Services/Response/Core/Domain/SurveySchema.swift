@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import StudyModels
 
 /// What a survey design turns into: the lists (tables) its answers are stored in, as the
@@ -101,13 +102,14 @@ package struct SurveySchema: Equatable, Sendable {
     private static func add(_ steps: [JSONValue], as name: String, parent: String?, to lists: inout [List]) throws(DesignError) {
         let index = lists.count
         lists.append(List(name: name, parent: parent, columns: []))
-        var seen: Set<String> = []
+        // In any case, as the tables match names; otherwise by scalars (`NamesInAnyCase`).
+        var seen: Set<ScalarKey> = []
         for step in steps {
             guard case .object(let fields) = step else { throw .cannotApply("a step is not an object") }
             let key = fields["key"]?.text ?? ""
             guard let type = fields["type"]?.text else { throw .cannotApply("step '\(key)' has no type") }
             if type.lowercased() == "instruction" { continue }
-            guard seen.insert(key.lowercased()).inserted else { throw .duplicate(key) }
+            guard seen.insert(ScalarKey(key.lowercased())).inserted else { throw .duplicate(key) }
             let format = fields["format"]
             if case .string(let style)? = format?["selectionStyle"], style != "Single", style != "Multiple" {
                 throw .unparsable

@@ -85,7 +85,7 @@ extension ResponseProcessor {
 
     /// Each response's rows, or the reason the rules refuse it (planning only ever refuses the
     /// response itself: its answers, its list).
-    static func plan(_ responses: [ProcessingStore.Loaded], schema: String?, lists: [String: StudyTables.StoredList]) -> StudyPlan {
+    static func plan(_ responses: [ProcessingStore.Loaded], schema: String?, lists: NamesInAnyCase<StudyTables.StoredList>) -> StudyPlan {
         var plan = StudyPlan(schema: schema, planned: [], refused: [:])
         for response in responses {
             do {

@@ -109,7 +109,7 @@ package struct ParticipantPropertyStore: Sendable {
             }
             let hmac = tokens.hmac(token)
             tokenRows.append((number, token, hmac))
-            var record: [String: JSONValue] = ["token_hmac": .string(hmac)]
+            var record: JSONObject = ["token_hmac": .string(hmac)]
             for (name, text) in row.values {
                 guard let property = byKey[name.lowercased()] else {
                     problems.append(.init(row: number, field: name, message: "no participant property '\(name)' in this study"))

@@ -150,7 +150,7 @@ package struct ResponseWriter: Sendable {
         var seen = Set(columns)
         var records: [JSONValue] = []
         for (index, pending) in rows.enumerated() {
-            var record: [String: JSONValue] = ["ParticipantId": .number(Double(pending.participantId))]
+            var record: JSONObject = ["ParticipantId": .number(Double(pending.participantId))]
             if let keys { record["Key"] = .number(Double(keys[index])) }
             if let parent = pending.parent {
                 if seen.insert(parent.column).inserted { columns.append(parent.column) }

@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import Logging
 import PostgresNIO
 import ServiceKit
@@ -17,7 +18,7 @@ package struct StudyTables: Sendable {
         package var id: Int64
         package var name: String
         package var sqlName: String
-        package var columns: [String: StoredColumn]
+        package var columns: NamesInAnyCase<StoredColumn>
     }
 
     package struct StoredColumn: Sendable, Equatable {
@@ -65,7 +66,7 @@ package struct StudyTables: Sendable {
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtext(\("study-tables:" + studyKey)))", logger: logger)
             let schemaName = try await ensureSchema(studyKey: studyKey, on: connection)
-            var known: [String: StoredList] = [:]
+            var known: NamesInAnyCase<StoredList> = [:]
             for list in schema.lists {
                 let parent: StoredList? =
                     if let name = list.parent { try await self.list(name, studyKey: studyKey, cached: known, on: connection) } else { nil }
@@ -91,14 +92,14 @@ package struct StudyTables: Sendable {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('response-offset-columns'))", logger: logger)
             var missing: [(schema: String, table: String, column: String)] = []
-            var existing: Set<String> = []
+            var existing: Set<ScalarKey> = []
             for try await (schema, table, column) in try await connection.query(
                 """
                 SELECT n.nspname::text, c.relname::text, a.attname::text FROM pg_attribute a
                 JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
                 WHERE n.nspname IN (SELECT schema_name FROM study_schemas) AND a.attnum > 0 AND NOT a.attisdropped
                 """, logger: logger
-            ).decode((String, String, String).self) { existing.insert("\(schema)\u{0}\(table)\u{0}\(column)") }
+            ).decode((String, String, String).self) { existing.insert(ScalarKey("\(schema)\u{0}\(table)\u{0}\(column)")) }
             for try await (schema, table, column) in try await connection.query(
                 """
                 SELECT s.schema_name, l.sql_name, c.sql_name FROM response_columns c
@@ -107,7 +108,7 @@ package struct StudyTables: Sendable {
                 """, logger: logger
             ).decode((String, String, String).self) {
                 let offset = SQLName.offsetColumn(for: column)
-                if !existing.contains("\(schema)\u{0}\(table)\u{0}\(offset)") { missing.append((schema, table, offset)) }
+                if !existing.contains(ScalarKey("\(schema)\u{0}\(table)\u{0}\(offset)")) { missing.append((schema, table, offset)) }
             }
             for (schema, table, offset) in missing {
                 try await connection.query(
@@ -157,7 +158,7 @@ package struct StudyTables: Sendable {
 
     /// Every list of the study with its columns, by lower-cased name, and the study's schema
     /// (nil before its first design).
-    package func lists(studyKey: String, on connection: PostgresConnection) async throws -> (schema: String?, lists: [String: StoredList]) {
+    package func lists(studyKey: String, on connection: PostgresConnection) async throws -> (schema: String?, lists: NamesInAnyCase<StoredList>) {
         var schema: String?
         for try await name in try await connection.query(
             "SELECT schema_name FROM study_schemas WHERE study_key = \(studyKey)", logger: logger
@@ -177,11 +178,13 @@ package struct StudyTables: Sendable {
             byId[listId]?.columns[name.lowercased()] = StoredColumn(
                 name: name, storage: storage, maxLength: length, system: system, sqlName: sqlName)
         }
-        return (schema, Dictionary(uniqueKeysWithValues: byId.values.map { ($0.name.lowercased(), $0) }))
+        var lists = NamesInAnyCase<StoredList>()
+        for list in byId.values { lists[list.name] = list }
+        return (schema, lists)
     }
 
     /// A list by name (any case), with its columns.
-    package func list(_ name: String, studyKey: String, cached: [String: StoredList] = [:], on connection: PostgresConnection)
+    package func list(_ name: String, studyKey: String, cached: NamesInAnyCase<StoredList> = [:], on connection: PostgresConnection)
         async throws -> StoredList?
     {
         if let list = cached[name.lowercased()] { return list }

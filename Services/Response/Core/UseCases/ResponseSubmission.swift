@@ -14,14 +14,14 @@ package struct ResponseSubmission: Sendable {
         /// `participantId`: the participant's app token.
         package var appToken: String?
         /// `metadata`, when it is a JSON object.
-        package var metadata: [String: JSONValue]?
+        package var metadata: JSONObject?
         /// `metadata` as the text the app sent, when it came as JSON text.
         package var metadataText: String?
         /// `data`: the answers, as the JSON text they came as (PostgreSQL reads them, and derives
         /// the fingerprint from their canonical form).
         package var data: String?
 
-        package init(names: [String], appToken: String?, metadata: [String: JSONValue]?, metadataText: String?, data: String?) {
+        package init(names: [String], appToken: String?, metadata: JSONObject?, metadataText: String?, data: String?) {
             self.names = names
             self.appToken = appToken
             self.metadata = metadata
