@@ -64,13 +64,13 @@ struct SchemaCompiler {
             guard case .array(let items) = value, !items.isEmpty else { throw fail(keyword, "\(keyword) must be a non-empty array of schemas") }
             return items.indices.map { schema(keyword, String($0)) }
         }
-        func number(_ keyword: String) throws(SchemaError) -> Double? {
+        func number(_ keyword: String) throws(SchemaError) -> JSONNumber? {
             guard let value = members[keyword] else { return nil }
             guard case .number(let number) = value else { throw fail(keyword, "\(keyword) must be a number") }
             return number
         }
         func count(_ keyword: String) throws(SchemaError) -> Int? {
-            guard let value = try number(keyword) else { return nil }
+            guard let value = try number(keyword)?.double else { return nil }
             guard value >= 0, value.rounded(.towardZero) == value else { throw fail(keyword, "\(keyword) must be a whole number, 0 or more") }
             // A limit past what any document can reach means the same as the largest Int.
             return value < 9.0e18 ? Int(value) : Int.max
@@ -95,8 +95,8 @@ struct SchemaCompiler {
         }
         if let value = members["const"] { keywords.append(.constant(value)) }
         if let divisor = try number("multipleOf") {
-            guard divisor > 0 else { throw fail("multipleOf", "multipleOf must be greater than 0") }
-            keywords.append(.multipleOf(Divisor(divisor)))
+            guard !divisor.decimal.negative, !divisor.decimal.isZero else { throw fail("multipleOf", "multipleOf must be greater than 0") }
+            keywords.append(.multipleOf(divisor))
         }
         if let limit = try number("maximum") { keywords.append(.maximum(limit)) }
         if let limit = try number("exclusiveMaximum") { keywords.append(.exclusiveMaximum(limit)) }

@@ -121,15 +121,16 @@ struct SchemaEvaluator {
             return ExactJSON.same(expected, value) || failing("const", "must be \(Self.shortText(expected))", into: &sink)
 
         case (.multipleOf(let divisor), .number(let number)):
-            return divisor.divides(number) || failing("multipleOf", "must be a multiple of \(Self.numberText(divisor.value))", into: &sink)
+            return number.decimal.isMultiple(of: divisor.decimal)
+                || failing("multipleOf", "must be a multiple of \(divisor.description)", into: &sink)
         case (.maximum(let limit), .number(let number)):
-            return number <= limit || failing("maximum", "must be at most \(Self.numberText(limit))", into: &sink)
+            return number <= limit || failing("maximum", "must be at most \(limit.description)", into: &sink)
         case (.exclusiveMaximum(let limit), .number(let number)):
-            return number < limit || failing("exclusiveMaximum", "must be less than \(Self.numberText(limit))", into: &sink)
+            return number < limit || failing("exclusiveMaximum", "must be less than \(limit.description)", into: &sink)
         case (.minimum(let limit), .number(let number)):
-            return number >= limit || failing("minimum", "must be at least \(Self.numberText(limit))", into: &sink)
+            return number >= limit || failing("minimum", "must be at least \(limit.description)", into: &sink)
         case (.exclusiveMinimum(let limit), .number(let number)):
-            return number > limit || failing("exclusiveMinimum", "must be more than \(Self.numberText(limit))", into: &sink)
+            return number > limit || failing("exclusiveMinimum", "must be more than \(limit.description)", into: &sink)
 
         case (.maxLength(let limit), .string(let text)):
             // Lengths count Unicode scalars, as JSON Schema counts code points.
@@ -312,13 +313,8 @@ struct SchemaEvaluator {
         case .object: "an object"
         case .array: "an array"
         case .string: "a string"
-        case .number(let number): number.rounded(.towardZero) == number ? "an integer" : "a number"
+        case .number(let number): number.decimal.isWhole ? "an integer" : "a number"
         }
-    }
-
-    static func numberText(_ number: Double) -> String {
-        if let whole = Int64(exactly: number) { return String(whole) }
-        return String(number)
     }
 
     /// A value as JSON, cut short when long, for a message.

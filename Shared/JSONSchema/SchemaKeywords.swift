@@ -17,11 +17,13 @@ enum Keyword: Sendable {
     case type(JSONTypes)
     case enumeration([JSONValue])
     case constant(JSONValue)
-    case multipleOf(Divisor)
-    case maximum(Double)
-    case exclusiveMaximum(Double)
-    case minimum(Double)
-    case exclusiveMinimum(Double)
+    /// Numbers compared and divided exactly, as decimals (`JSONNumber`): 9007199254740993 is
+    /// more than 9007199254740992, and 0.0075 is a multiple of 0.0001.
+    case multipleOf(JSONNumber)
+    case maximum(JSONNumber)
+    case exclusiveMaximum(JSONNumber)
+    case minimum(JSONNumber)
+    case exclusiveMinimum(JSONNumber)
     case maxLength(Int)
     case minLength(Int)
     case pattern(SchemaPattern)
@@ -121,7 +123,7 @@ struct JSONTypes: OptionSet, Sendable {
     }
 
     /// Whether a value is of one of these types. A number with no fraction is an integer, as
-    /// draft-07 says (1.0 is an integer).
+    /// draft-07 says (1.0 is an integer), decided on its exact decimal (9007199254740993.5 is not).
     func admits(_ value: JSONValue) -> Bool {
         switch value {
         case .null: contains(.null)
@@ -129,7 +131,7 @@ struct JSONTypes: OptionSet, Sendable {
         case .object: contains(.object)
         case .array: contains(.array)
         case .string: contains(.string)
-        case .number(let number): contains(.number) || (contains(.integer) && number.isFinite && number.rounded(.towardZero) == number)
+        case .number(let number): contains(.number) || (contains(.integer) && number.decimal.isWhole)
         }
     }
 
@@ -137,37 +139,6 @@ struct JSONTypes: OptionSet, Sendable {
         let named = Self.names.filter { contains($0.1) }.map(\.0)
         return named.count == 1 ? "a\(named[0] == "object" || named[0] == "array" || named[0] == "integer" ? "n" : "") \(named[0])"
             : "one of the types " + named.joined(separator: ", ")
-    }
-}
-
-/// A `multipleOf` divisor. Decimal arithmetic on the numbers' shortest text first, so that
-/// 0.0075 is a multiple of 0.0001 as a reader expects; binary `fmod`, which is exact, where
-/// Decimal's range ends (1e308 is a multiple of 0.5).
-struct Divisor: Sendable {
-    let value: Double
-    private let decimal: Decimal?
-
-    init(_ value: Double) {
-        self.value = value
-        decimal = Self.decimal(value)
-    }
-
-    func divides(_ number: Double) -> Bool {
-        guard number.isFinite else { return false }
-        if let decimal, let dividend = Self.decimal(number) {
-            var quotient = dividend / decimal
-            var whole = Decimal()
-            NSDecimalRound(&whole, &quotient, 0, .plain)
-            return whole == quotient
-        }
-        return fmod(number, value) == 0
-    }
-
-    /// The decimal value of a double's shortest text, when Decimal's 38 digits and exponent range
-    /// hold it comfortably.
-    private static func decimal(_ number: Double) -> Decimal? {
-        guard number == 0 || (abs(number) < 1e30 && abs(number) > 1e-30) else { return nil }
-        return Decimal(string: String(number), locale: Locale(identifier: "en_US_POSIX"))
     }
 }
 

@@ -83,7 +83,7 @@ extension JSONValue {
             case UInt8(ascii: "t"): try literal("true")
             case UInt8(ascii: "f"): try literal("false")
             case UInt8(ascii: "n"): try literal("null")
-            default: _ = try number()
+            default: _ = try numberText()
             }
         }
 
@@ -251,7 +251,15 @@ extension JSONValue {
             return value
         }
 
-        mutating func number() throws(ParseError) -> Double {
+        /// A number read whole: its double and its exact decimal.
+        mutating func number() throws(ParseError) -> JSONNumber {
+            let (text, double) = try numberText()
+            return JSONNumber(checkedText: text, double: double)
+        }
+
+        /// A number's text, checked (its grammar, and a double's range) but not built: what a
+        /// skipped value needs.
+        mutating func numberText() throws(ParseError) -> (text: String, double: Double) {
             let start = index
             func digits() -> Int {
                 let from = index
@@ -272,8 +280,9 @@ extension JSONValue {
                 guard digits() > 0 else { throw error("digits expected in the exponent") }
             }
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            // Past a double's range: refused (docs/security.md, Numbers as they were sent).
             guard let value = Double(text), value.isFinite else { throw error("number out of range") }
-            return value
+            return (text, value)
         }
     }
 }

@@ -3,7 +3,8 @@
 public enum JSONValue: Codable, Sendable, Hashable {
     case null
     case bool(Bool)
-    case number(Double)
+    /// Its `Double` and its exact decimal (`JSONNumber`).
+    case number(JSONNumber)
     case string(String)
     case array([JSONValue])
     /// Members keyed by their names' Unicode scalars (`JSONObject`).
@@ -19,7 +20,9 @@ public enum JSONValue: Codable, Sendable, Hashable {
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
+            // Foundation's decoder gives the Double only: documents read through it are the
+            // platform's own shapes, whose numbers a double holds.
+            self = .number(JSONNumber(value))
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
         } else if let value = try? container.decode([JSONValue].self) {
@@ -44,8 +47,9 @@ public enum JSONValue: Codable, Sendable, Hashable {
         switch self {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
-        case .number(let value):
+        case .number(let number):
             // Whole numbers go out without a fraction, as the originals wrote them.
+            let value = number.double
             if value.rounded() == value, abs(value) < 1e15 { try container.encode(Int64(value)) } else { try container.encode(value) }
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
@@ -57,8 +61,10 @@ public enum JSONValue: Codable, Sendable, Hashable {
     public var text: String? {
         switch self {
         case .string(let value): value
-        // A whole number as digits; one too large for 64 bits (1e300) as Swift prints a double.
-        case .number(let value): Int64(exactly: value).map { String($0) } ?? String(value)
+        // A whole number as digits; one too large for 64 bits (1e300) as Swift prints a double;
+        // one a double does not hold exactly, as its exact decimal.
+        case .number(let number):
+            number.isExactDouble ? Int64(exactly: number.double).map { String($0) } ?? String(number.double) : number.description
         case .bool(let value): String(value)
         default: nil
         }

@@ -138,8 +138,12 @@ extension JSONValue {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-        case .number(let value):
-            if value.rounded() == value, abs(value) < 1e15 {
+        case .number(let number):
+            let value = number.double
+            if !number.isExactDouble {
+                // As written, in its shortest exact form: a double would change it.
+                out.append(contentsOf: number.description.utf8)
+            } else if value.rounded() == value, abs(value) < 1e15 {
                 out.append(contentsOf: String(Int64(value)).utf8)
             } else {
                 out.append(contentsOf: value.description.utf8)

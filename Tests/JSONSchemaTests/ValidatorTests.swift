@@ -52,6 +52,35 @@ import Testing
         #expect(try JSONSchema(json(#"{"uniqueItems": true}"#)).isValid(try json(#"[{"\u00e9": 1}, {"e\u0301": 1}]"#)))
     }
 
+    /// Numbers are compared and divided as the decimals they are written as, not as the doubles
+    /// nearest them.
+    @Test func numbersAreDecidedOnTheirExactDecimals() throws {
+        func valid(_ schema: String, _ instance: String) throws -> Bool { try JSONSchema(json(schema)).isValid(json(instance)) }
+        #expect(!(try valid(#"{"maximum": 9007199254740992}"#, "9007199254740993")))
+        #expect(try valid(#"{"maximum": 9007199254740993}"#, "9007199254740993"))
+        #expect(!(try valid(#"{"exclusiveMaximum": 9007199254740993}"#, "9007199254740993")))
+        #expect(!(try valid(#"{"minimum": 9007199254740993}"#, "9007199254740992")))
+        #expect(try valid(#"{"exclusiveMinimum": 0.1}"#, "0.10000000000000000001"))
+        #expect(!(try valid(#"{"maximum": 0.1}"#, "0.10000000000000000001")))
+        #expect(try valid(#"{"multipleOf": 0.0001}"#, "0.0075"))
+        #expect(!(try valid(#"{"multipleOf": 0.0001}"#, "0.00751")))
+        #expect(try valid(#"{"multipleOf": 1e-308}"#, "0.5"))
+        #expect(try valid(#"{"multipleOf": 1e-308}"#, "1e-300"))
+        #expect(!(try valid(#"{"multipleOf": 1e-300}"#, "1e-308")))
+        #expect(try valid(#"{"multipleOf": 2.5}"#, "1e308"))
+        #expect(!(try valid(#"{"maximum": 2.5}"#, "1e308")))
+        #expect(try valid(#"{"multipleOf": 3}"#, "9007199254740993"), "its double, 9007199254740992, is not a multiple of 3")
+        #expect(!(try valid(#"{"multipleOf": 3}"#, "9007199254740995")), "its double, 9007199254740996, is")
+        #expect(!(try valid(#"{"type": "integer"}"#, "9007199254740993.5")))
+        #expect(try valid(#"{"type": "integer"}"#, "1.0"))
+        #expect(!(try valid(#"{"const": 9007199254740992}"#, "9007199254740993")))
+        #expect(!(try valid(#"{"enum": [9007199254740992]}"#, "9007199254740993")))
+        #expect(try valid(#"{"uniqueItems": true}"#, "[9007199254740992, 9007199254740993]"))
+        #expect(!(try valid(#"{"uniqueItems": true}"#, "[1, 1.0]")))
+        let problems = try JSONSchema(json(#"{"maximum": 9007199254740992}"#)).violations(of: json("9007199254740993"))
+        #expect(problems.map(\.message) == ["must be at most 9007199254740992"])
+    }
+
     @Test func requiredAndDependenciesNameTheMissingMember() throws {
         let schema = try JSONSchema(json(#"{"required": ["a"], "dependencies": {"b": ["c"]}}"#))
         let problems = schema.violations(of: try json(#"{"b": 1}"#))

@@ -65,6 +65,28 @@ import TestSupport
         #expect(JSONValue.object([composed: .number(1)]) != JSONValue.object([decomposed: .number(1)]))
     }
 
+    /// A number is kept as the decimal it was written as: written back unchanged where a double
+    /// would change it, and in the usual short form where it would not.
+    @Test func numbersAreKeptAsTheDecimalsTheyWere() throws {
+        func reread(_ text: String) throws -> String { try JSONValue.parse(Array(text.utf8), budget: .peerReply).serialized() }
+        #expect(try reread("9007199254740993") == "9007199254740993")
+        #expect(try reread("[0.10000000000000000001, 1.0, 2.50, -0, 1e2, 12345678901234567890123]")
+            == "[0.10000000000000000001,1,2.5,0,100,12345678901234567890123]")
+        let big = try JSONValue.parse(Array("9007199254740993".utf8), budget: .peerReply)
+        #expect(big != JSONValue.number(9007199254740992), "equal as doubles, not as numbers")
+        #expect(big.text == "9007199254740993")
+        #expect(big.integer == nil, "no Int reads it exactly from a double")
+        #expect(try JSONValue.parse(Array("1.0".utf8), budget: .peerReply) == .number(1))
+        // Past a double's range: refused, and said so.
+        #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(Array("1e400".utf8), budget: .peerReply) }
+        let decimal = try #require(ExactDecimal("-12.5e-3"))
+        #expect(decimal.description == "-0.0125")
+        #expect(try #require(ExactDecimal("0.0075")).isMultiple(of: try #require(ExactDecimal("0.0001"))))
+        #expect(try #require(ExactDecimal("2")) < (try #require(ExactDecimal("10"))))
+        #expect(try #require(ExactDecimal("-10")) < (try #require(ExactDecimal("-2"))))
+        #expect(try #require(ExactDecimal("0.5")) < (try #require(ExactDecimal("0.51"))))
+    }
+
     @Test func whatIsNotJSONIsRefused() {
         let bad = [
             "", " ", "{", "}", "[1,]", "{\"a\":}", "{\"a\" 1}", "{a:1}", "'x'", "01", "1.", ".5", "-", "1e", "tru", "nul",

@@ -72,7 +72,7 @@ package struct UserRegCall: Sendable {
     package func bool(_ name: String) -> Bool? {
         switch parameters[name] {
         case .bool(let value): value
-        case .number(let value): value != 0
+        case .number(let value): value.double != 0
         case .string(let text): ["true", "1", "yes"].contains(text.lowercased()) ? true
             : ["false", "0", "no"].contains(text.lowercased()) ? false : nil
         default: nil

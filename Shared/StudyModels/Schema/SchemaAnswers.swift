@@ -60,7 +60,7 @@ public enum SchemaAnswers {
         case "text" where subtype == "numeric", "slider":
             let number: Double? =
                 switch answer {
-                case .number(let value): value
+                case .number(let value): value.double
                 case .string(let text): Double(text.trimmingCharacters(in: .whitespaces))
                 default: nil
                 }

@@ -229,13 +229,13 @@ public struct SchemaProtocolCheck: Sendable {
         }
         if alerts["timeout"]?.bool == true {
             switch alerts["timeout_after"] {
-            case .number(let after)? where after > Double(DocumentBounds.expiresAfterMilliseconds.upperBound):
+            case .number(let after)? where after.double > Double(DocumentBounds.expiresAfterMilliseconds.upperBound):
                 error("\(pointer)/timeout_after", "must be at most a year (\(DocumentBounds.expiresAfterMilliseconds.upperBound) ms)")
-            case .number(let after)? where after >= 0 && after.rounded() == after:
-                if after < Self.shortestUsefulTimeout {
+            case .number(let after)? where after.double >= 0 && after.decimal.isWhole:
+                if after.double < Self.shortestUsefulTimeout {
                     warn(
                         "\(pointer)/timeout_after",
-                        "is \(Int(after)) ms: the app reads it in milliseconds, so each task expires \(Int(after)) ms after it opens (60000 is one minute)")
+                        "is \(Int(after.double)) ms: the app reads it in milliseconds, so each task expires \(Int(after.double)) ms after it opens (60000 is one minute)")
                 }
             default:
                 error("\(pointer)/timeout_after", "must be a whole number of milliseconds with timeout")

@@ -30,7 +30,12 @@ import TestSupport
                 INSERT INTO consent_records (user_id, app_id, study_id, version, status)
                 VALUES (\(UUID(uuidString: tester.userId)!), 'DEMOAPP', 'S1', '1.0', 'completed')
                 """)
-            let endedAt = Date()
+            // The end travels as ISO 8601 in whole seconds: taken once the second the testers'
+            // rows were written in is over, it is after every one of them whatever the clock.
+            let written = Date().timeIntervalSince1970.rounded(.down)
+            let endedAt = try await eventually("the second the testers' rows were written in is over") {
+                Date().timeIntervalSince1970.rounded(.down) > written ? Date() : nil
+            }
 
             // Only study-metadata may say so, and only of the study in the path.
             #expect(try await ended(h, at: endedAt, as: .response).0 == .forbidden)

@@ -15,7 +15,7 @@ import TestSupport
     let admin = ResponseAdmin()
 
     func number(_ value: JSONValue) -> Double? {
-        if case .number(let number) = value { number } else { nil }
+        if case .number(let number) = value { number.double } else { nil }
     }
 
     func json(_ text: String) throws -> JSONValue {

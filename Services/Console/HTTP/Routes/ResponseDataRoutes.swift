@@ -148,8 +148,10 @@ package struct ResponseDataRoutes: Sendable {
         case .null: return ""
         case .bool(let flag): return flag ? "true" : "false"
         case .number(let number):
-            if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
-            return String(number)
+            let value = number.double
+            if !number.isExactDouble { return number.description }
+            if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+            return String(value)
         case .string(let text): return text
         default: return value.text ?? ""
         }

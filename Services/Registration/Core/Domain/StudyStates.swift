@@ -133,7 +133,7 @@ package enum StudyStates {
     private static func boolean(_ value: JSONValue?) -> Bool? {
         switch value {
         case .bool(let flag): flag
-        case .number(let number): number != 0
+        case .number(let number): number.double != 0
         case .string(let text): text == "true" || text == "1" ? true : (text == "false" || text == "0" ? false : nil)
         default: nil
         }

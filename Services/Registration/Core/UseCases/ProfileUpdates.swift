@@ -49,7 +49,7 @@ package struct ProfileUpdates: Sendable {
             switch given[key] {
             case nil, .null: return nil
             case .bool(let value): return value
-            case .number(let value): return value != 0
+            case .number(let value): return value.double != 0
             case .string(let text) where ["true", "false", "1", "0"].contains(text): return text == "true" || text == "1"
             default: throw RegistrationError.invalid("Invalid input.")
             }

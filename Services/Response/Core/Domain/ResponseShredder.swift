@@ -241,7 +241,7 @@ package struct ResponseShredder: Sendable {
                 throw Failure(
                     description: "Value type for field '\(key)' expected to be Integer or Float but got class \(javaClass(value))")
             }
-            return .double(number)
+            return .double(number.double)
         default:
             guard case .string(let text) = value else {
                 throw Failure(description: "Value type for field '\(key)' expected to be String but got class \(javaClass(value))")
@@ -259,7 +259,7 @@ package struct ResponseShredder: Sendable {
         case .array: "java.util.ArrayList"
         case .object: "java.util.LinkedHashMap"
         case .number(let number):
-            if number.rounded() != number { "java.lang.Double" } else if abs(number) <= Double(Int32.max) { "java.lang.Integer" } else { "java.lang.Long" }
+            if !number.decimal.isWhole { "java.lang.Double" } else if abs(number.double) <= Double(Int32.max) { "java.lang.Integer" } else { "java.lang.Long" }
         }
     }
 

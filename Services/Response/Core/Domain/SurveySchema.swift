@@ -165,8 +165,8 @@ package struct SurveySchema: Equatable, Sendable {
     }
 
     private static func varcharLength(_ value: JSONValue?) -> Int? {
-        guard case .number(let number)? = value, number > 0, number <= Double(maxVarchar) else { return nil }
-        return Int(number)
+        guard case .number(let number)? = value, number.double > 0, number.double <= Double(maxVarchar) else { return nil }
+        return Int(number.double)
     }
 
     private static func allowsOtherText(_ format: JSONValue?) -> Bool {
