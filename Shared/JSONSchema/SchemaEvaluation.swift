@@ -121,7 +121,7 @@ struct SchemaEvaluator {
             return ExactJSON.same(expected, value) || failing("const", "must be \(Self.shortText(expected))", into: &sink)
 
         case (.multipleOf(let divisor), .number(let number)):
-            return number.decimal.isMultiple(of: divisor.decimal)
+            return number.isMultiple(of: divisor)
                 || failing("multipleOf", "must be a multiple of \(divisor.description)", into: &sink)
         case (.maximum(let limit), .number(let number)):
             return number <= limit || failing("maximum", "must be at most \(limit.description)", into: &sink)
@@ -267,9 +267,8 @@ struct SchemaEvaluator {
     private func checkMembers<Sink: FailureSink>(_ members: ObjectMembers, _ object: JSONObject, depth: Int, into sink: inout Sink) throws(TooDeep) -> Bool {
         var valid = true
         // Members in name order, so that a report lists problems in the same order every time.
-        let names = sink.wantsEveryFailure ? object.keys.sorted() : Array(object.keys)
-        for name in names {
-            guard let member = object[name] else { continue }
+        let ordered: [JSONObject.Element] = sink.wantsEveryFailure ? object.sorted { $0.key < $1.key } : Array(object)
+        for (name, member) in ordered {
             var matched = false
             if let node = members.properties[ScalarKey(name)] {
                 matched = true
@@ -313,7 +312,7 @@ struct SchemaEvaluator {
         case .object: "an object"
         case .array: "an array"
         case .string: "a string"
-        case .number(let number): number.decimal.isWhole ? "an integer" : "a number"
+        case .number(let number): number.isWhole ? "an integer" : "a number"
         }
     }
 

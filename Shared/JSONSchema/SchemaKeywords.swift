@@ -131,7 +131,7 @@ struct JSONTypes: OptionSet, Sendable {
         case .object: contains(.object)
         case .array: contains(.array)
         case .string: contains(.string)
-        case .number(let number): contains(.number) || (contains(.integer) && number.decimal.isWhole)
+        case .number(let number): contains(.number) || (contains(.integer) && number.isWhole)
         }
     }
 

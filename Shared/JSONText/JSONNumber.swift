@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON number: its nearest `Double`, for arithmetic and storage, and its exact decimal value,
 /// as the text that was parsed wrote it (RFC 8259 numbers are decimals of any precision). Two
 /// numbers are equal, ordered and hashed by the exact decimal, so `9007199254740993` is more than
@@ -59,7 +61,30 @@ public struct JSONNumber: Sendable, Hashable, Comparable, CustomStringConvertibl
         return lhs.decimal == rhs.decimal
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(decimal) }
+    /// A number the double holds is never equal to one it does not (their decimals differ), so
+    /// each kind hashes its own way and the cheap way where it can.
+    public func hash(into hasher: inout Hasher) {
+        if let written { hasher.combine(written.decimal) } else { hasher.combine(double) }
+    }
+
+    /// Whether it is a whole number (`1.0` and `1e2` are). For a number the double holds, the
+    /// double says: below 2^53 a double with a fraction has a shortest form with one too, and
+    /// every double above is whole.
+    public var isWhole: Bool {
+        if let written { return written.decimal.isWhole }
+        return double.rounded(.towardZero) == double
+    }
+
+    /// Whether it divided by `divisor` is a whole number, exactly. Two whole numbers a double
+    /// holds exactly are divided in binary (`fmod` is exact); anything else as decimals.
+    public func isMultiple(of divisor: JSONNumber) -> Bool {
+        if written == nil, divisor.written == nil, isWhole, divisor.isWhole, abs(double) < 0x1p53, abs(divisor.double) < 0x1p53,
+            divisor.double != 0
+        {
+            return fmod(double, divisor.double) == 0
+        }
+        return decimal.isMultiple(of: divisor.decimal)
+    }
 
     public static func < (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
         if lhs.written == nil, rhs.written == nil { return lhs.double < rhs.double }

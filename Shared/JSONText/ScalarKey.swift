@@ -19,7 +19,9 @@ public struct ScalarKey: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// UTF-8 bytes are equal exactly when the scalars are.
     public static func == (lhs: ScalarKey, rhs: ScalarKey) -> Bool {
-        lhs.text.utf8.elementsEqual(rhs.text.utf8)
+        guard lhs.text.utf8.count == rhs.text.utf8.count else { return false }
+        var (left, right) = (lhs.text, rhs.text)
+        return left.withUTF8 { leftBytes in right.withUTF8 { leftBytes.elementsEqual($0) } }
     }
 
     public func hash(into hasher: inout Hasher) {

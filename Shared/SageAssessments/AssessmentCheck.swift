@@ -197,7 +197,7 @@ public struct AssessmentCheck: Sendable {
     static func value(_ value: JSONValue, isOf baseType: String) -> Bool {
         switch (baseType, value) {
         case ("string", .string), ("boolean", .bool), ("number", .number): true
-        case ("integer", .number(let number)): number.decimal.isWhole
+        case ("integer", .number(let number)): number.isWhole
         default: false
         }
     }

@@ -231,7 +231,7 @@ public struct SchemaProtocolCheck: Sendable {
             switch alerts["timeout_after"] {
             case .number(let after)? where after.double > Double(DocumentBounds.expiresAfterMilliseconds.upperBound):
                 error("\(pointer)/timeout_after", "must be at most a year (\(DocumentBounds.expiresAfterMilliseconds.upperBound) ms)")
-            case .number(let after)? where after.double >= 0 && after.decimal.isWhole:
+            case .number(let after)? where after.double >= 0 && after.isWhole:
                 if after.double < Self.shortestUsefulTimeout {
                     warn(
                         "\(pointer)/timeout_after",

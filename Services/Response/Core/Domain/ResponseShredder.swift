@@ -259,7 +259,7 @@ package struct ResponseShredder: Sendable {
         case .array: "java.util.ArrayList"
         case .object: "java.util.LinkedHashMap"
         case .number(let number):
-            if !number.decimal.isWhole { "java.lang.Double" } else if abs(number.double) <= Double(Int32.max) { "java.lang.Integer" } else { "java.lang.Long" }
+            if !number.isWhole { "java.lang.Double" } else if abs(number.double) <= Double(Int32.max) { "java.lang.Integer" } else { "java.lang.Long" }
         }
     }
 
