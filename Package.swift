@@ -446,7 +446,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "CZlib",
-                "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                "ServiceKit", "ServiceKitHTTP", "StudyModels", "ResponseService",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -29,6 +29,10 @@ extension JSONValue.Budget {
     /// every activity, its steps and schedules.
     public static let studyDocument = JSONValue.Budget(maxBytes: 16 << 20, maxNodes: 2 << 20, maxDepth: 128)
 
+    /// Every activity design of a study at once, as study-metadata sends them to be rehearsed:
+    /// the designs as served carry their texts, so twice a study document.
+    public static let storageRehearsal = JSONValue.Budget(maxBytes: 32 << 20, maxNodes: 4 << 20, maxDepth: 128)
+
     /// A schema app protocol: its modules, surveys and questions.
     public static let schemaProtocol = JSONValue.Budget(maxBytes: 8 << 20, maxNodes: 1 << 20, maxDepth: 64)
 }

@@ -19,6 +19,12 @@ public enum InternalPaths {
         "/internal/v1/studies/\(escape(studyId))/invitation-tokens/revoke"
     }
 
+    /// Response service: `POST` a `StorageRehearsalRequest`; a `StorageRehearsalReply` (whether
+    /// the study's tables can hold a response to each activity, checked and rolled back).
+    public static func storageRehearsals(studyId: String) -> String {
+        "/internal/v1/studies/\(escape(studyId))/storage-rehearsals"
+    }
+
     /// Registration service: `POST` an `InvitationEnrollment` when an invitation's token is spent.
     public static let invitationEnrollments = "/internal/v1/invitations/enrolled"
 

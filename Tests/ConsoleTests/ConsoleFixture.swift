@@ -65,7 +65,8 @@ struct ConsoleFixture: Sendable {
         try await TestDatabase.withFreshDatabase { url in
             let reader = TestConfiguration.reader(
                 for: .studyMetadata, databaseURL: url,
-                overrides: ["studystack.adminEmail": rootEmail, "studystack.adminPassword": rootPassword])
+                overrides: ["studystack.adminEmail": rootEmail, "studystack.adminPassword": rootPassword]
+                    .merging(try await SharedResponsePeer.overrides()) { $1 })
             let logger = { () -> Logger in
                 var logger = Logger(label: "console-test")
                 logger.logLevel = .warning

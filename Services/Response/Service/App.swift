@@ -66,6 +66,10 @@ public enum ResponseService: ServiceAssembly {
                 InternalInvitationTokenRoutes(catalog: catalog, tokens: tokens, properties: properties).add(to: routes.internalGroup)
                 InternalSubmissionRoutes(submissions: SubmissionStore(client: postgres, logger: environment.logger))
                     .add(to: routes.internalGroup)
+                InternalStorageRehearsalRoutes(
+                    rehearsal: StorageRehearsal(
+                        client: postgres, tables: tables, writer: ResponseWriter(logger: environment.logger), logger: environment.logger)
+                ).add(to: routes.internalGroup)
                 AdminTokenRoutes(
                     catalog: catalog, tokens: tokens, authenticator: authenticator,
                     audit: environment.audit, maxBatch: response.maxTokenBatch

@@ -11,6 +11,7 @@ extension DraftSaved: ResponseEncodable {}
 extension AppList: ResponseEncodable {}
 extension StudySummary: ResponseEncodable {}
 extension StudyVersionList: ResponseEncodable {}
+extension StorageCheckReply: ResponseEncodable {}
 extension StudyActionResult: ResponseEncodable {}
 extension AdminAccountList: ResponseEncodable {}
 extension AdminInvited: ResponseEncodable {}

@@ -7,7 +7,7 @@ import StudyMetadataCore
 import StudyModels
 
 /// `POST /admin/v1/studies/{studyId}/{action}` (publish, unpublish, launch, publish-updates,
-/// pause, resume, deactivate) and the versions they freeze.
+/// pause, resume, deactivate), the versions they freeze, and the storage check they make.
 package struct StudyLifecycleRoutes {
     package let actions: StudyLifecycleActions
     package let authenticator: AdminTokenAuthenticator
@@ -21,6 +21,15 @@ package struct StudyLifecycleRoutes {
         router.post("/admin/v1/studies/:studyId/:action", use: perform)
         router.get("/admin/v1/studies/:studyId/versions", use: list)
         router.get("/admin/v1/studies/:studyId/versions/:version", use: document)
+        router.get("/admin/v1/studies/:studyId/storage-check", use: storageCheck)
+    }
+
+    /// Whether the draft's answers could be stored if it were published now (the check publishing
+    /// makes): for the editors preparing it, as it asks the response service to rehearse.
+    @Sendable package func storageCheck(_ request: Request, context: ServiceRequestContext) async throws -> StorageCheckReply {
+        let studyId = try context.parameters.decoded("studyId")
+        _ = try await authenticator.require(.editor, on: studyId, request)
+        return StorageCheckReply(problems: try await actions.storageProblems(studyId: studyId))
     }
 
     @Sendable package func perform(_ request: Request, context: ServiceRequestContext) async throws -> StudyActionResult {

@@ -22,7 +22,8 @@ extension StudyMetadataError: APIErrorConvertible {
         case .tooManyFiles: .conflict(message)
         case .studyExists: APIError(.preconditionFailed, code: "study_exists", message: message)
         case .draftChanged: APIError(.preconditionFailed, code: "draft_changed", message: message)
-        case .closed, .studyIdTaken, .changedMeanwhile, .activityNotFromAssessment, .actionNotAllowed, .nothingToPublish,
+        case .storageUnchecked: APIError(.serviceUnavailable, code: "unavailable", message: message)
+        case .closed, .studyIdTaken, .changedMeanwhile, .changedWhileChecked, .activityNotFromAssessment, .actionNotAllowed, .nothingToPublish,
             .appIdTaken, .orgSpelledOtherwise, .notActive:
             .conflict(message)
         }

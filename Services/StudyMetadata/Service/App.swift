@@ -58,7 +58,8 @@ public enum StudyMetadataService: ServiceAssembly {
                         client: environment.postgres,
                         versions: StudyVersionStore(client: environment.postgres, logger: environment.logger),
                         audit: environment.audit, outbox: environment.outbox, notifications: notifications,
-                        catalog: catalog, logger: environment.logger),
+                        catalog: catalog, storage: ResponseStorageRehearsals(internalClient: environment.internalClient),
+                        logger: environment.logger),
                     authenticator: authenticator
                 ).add(to: routes.router)
                 NotificationRoutes(

@@ -42,7 +42,7 @@ import TestSupport
                         for: .studyMetadata, databaseURL: metadataURL,
                         overrides: [
                             "studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!",
-                            "registration.url": peer,
+                            "registration.url": peer, "response.url": try await SharedResponsePeer.url(),
                         ])
                     let app = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "metadata"))
                     try await app.test(.router) { client in

@@ -24,7 +24,8 @@ struct ResponseAdmin: Sendable {
             let metadata = try StudyMetadataService.buildApplication(
                 reader: TestConfiguration.reader(
                     for: .studyMetadata, databaseURL: metadataURL,
-                    overrides: ["studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!"]),
+                    overrides: ["studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!"]
+                        .merging(try await SharedResponsePeer.overrides()) { $1 }),
                 logger: Logger(label: "metadata"))
             try await metadata.test(.live) { metadataClient in
                 try await TestApplication.waitUntilReady(metadataClient)

@@ -49,7 +49,8 @@ import TestSupport
         try await TestDatabase.withFreshDatabase { url in
             let reader = TestConfiguration.reader(
                 for: .studyMetadata, databaseURL: url,
-                overrides: ["studystack.adminEmail": MetadataAdmin.adminEmail, "studystack.adminPassword": MetadataAdmin.adminPassword])
+                overrides: ["studystack.adminEmail": MetadataAdmin.adminEmail, "studystack.adminPassword": MetadataAdmin.adminPassword]
+                    .merging(try await SharedResponsePeer.overrides()) { $1 })
             let app = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "admin-test"))
             try await app.test(.router) { client in
                 try await TestApplication.waitUntilReady(client)

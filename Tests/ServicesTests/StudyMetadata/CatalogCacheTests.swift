@@ -23,7 +23,7 @@ import TestSupport
                 // Copies kept long enough that only a notification can refresh them, however slow the machine.
                 overrides: [
                     "studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!",
-                    "catalog.cacheSeconds": "3600",
+                    "catalog.cacheSeconds": "3600", "response.url": try await SharedResponsePeer.url(),
                 ])
             let first = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "replica-a"))
             let second = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "replica-b"))

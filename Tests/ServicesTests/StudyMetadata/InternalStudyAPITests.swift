@@ -4,6 +4,8 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import PostgresNIO
+import ResponseService
 import ServiceKit
 import ServiceKitHTTP
 import StudyMetadataCore
@@ -113,25 +115,9 @@ import TestSupport
     /// A launch reaches a live response service, signed, through the outbox worker once the
     /// transaction commits (waiting for a peer that is down is `OutboxTests`' subject).
     @Test func studyEventsReachALiveResponseServiceThroughTheOutbox() async throws {
-        let received = Mutex<[(caller: String, event: StudyEvent)]>([])
         try await TestDatabase.withFreshDatabase { receiverDatabase in
-            let descriptor = ServiceDescriptor(name: .response, defaultPort: 0, defaultDatabase: "unused", migrations: [])
-            let receiver = try buildServiceApplication(
-                descriptor: descriptor,
-                settings: ServiceSettings(
-                    reader: TestConfiguration.reader(for: .response, databaseURL: receiverDatabase), descriptor: descriptor),
-                logger: Logger(label: "receiver"),
-                addRoutes: { routes, _ in
-                    routes.internalGroup.post("/v1/study-events") { request, context -> HTTPResponse.Status in
-                        let bytes = try await request.body.collect(upTo: context.maxUploadSize)
-                        let decoder = JSONDecoder()
-                        decoder.dateDecodingStrategy = .iso8601
-                        let event = try decoder.decode(StudyEvent.self, from: Data(buffer: bytes))
-                        received.withLock { $0.append((context.internalCaller ?? "-", event)) }
-                        return .accepted
-                    }
-                    return []
-                })
+            let receiver = try ResponseService.buildApplication(
+                reader: TestConfiguration.reader(for: .response, databaseURL: receiverDatabase), logger: Logger(label: "receiver"))
             try await receiver.test(.live) { receiverClient in
                 try await TestApplication.waitUntilReady(receiverClient)
                 let receiverURL = "http://127.0.0.1:\(receiverClient.port!)"
@@ -151,14 +137,20 @@ import TestSupport
                         _ = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: example)
                         #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/launch", token: root).0 == .ok)
 
-                        let events = try await eventually("the study event delivered", within: .seconds(20)) {
-                            received.withLock { $0 }
-                        } until: { !$0.isEmpty }
-                        #expect(events.count == 1)
-                        #expect(events.first?.caller == "study-metadata")
-                        #expect(events.first?.event.studyId == "SLEEPWELL")
-                        #expect(events.first?.event.status == .active)
-                        #expect(events.first?.event.action == "launch")
+                        // The response service keeps the event (it takes it from study-metadata only).
+                        let stored = try await TestDatabase.withClient(url: receiverDatabase) { postgres, logger in
+                            try await eventually("the study event delivered", within: .seconds(20)) {
+                                var rows: [(String, String, String)] = []
+                                for try await row in try await postgres.query(
+                                    "SELECT study_id, status, event->>'action' FROM studies", logger: logger
+                                ).decode((String, String, String).self) { rows.append(row) }
+                                return rows
+                            } until: { !$0.isEmpty }
+                        }
+                        #expect(stored.count == 1)
+                        #expect(stored.first?.0 == "SLEEPWELL")
+                        #expect(stored.first?.1 == "active")
+                        #expect(stored.first?.2 == "launch")
                         let (_, outbox) = try await helper.send(client, .get, "/admin/v1/outbox?undelivered=true", token: root)
                         #expect(!String(buffer: outbox).contains("study-events"))
                     }

@@ -51,7 +51,8 @@ struct MetadataAdmin: Sendable {
         try await TestDatabase.withFreshDatabase { url in
             let reader = TestConfiguration.reader(
                 for: .studyMetadata, databaseURL: url,
-                overrides: ["studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!"])
+                overrides: ["studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!"]
+                    .merging(try await SharedResponsePeer.overrides()) { $1 })
             let app = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "draft-test"))
             try await app.test(.router) { client in
                 try await TestApplication.waitUntilReady(client)

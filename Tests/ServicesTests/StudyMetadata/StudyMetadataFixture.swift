@@ -36,7 +36,8 @@ enum StudyMetadataFixture {
         try await TestDatabase.withFreshDatabase { url in
             let reader = TestConfiguration.reader(
                 for: .studyMetadata, databaseURL: url,
-                overrides: ["studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!"])
+                overrides: ["studystack.adminEmail": "root@studystack.test", "studystack.adminPassword": "Sup3r-Secret!"]
+                    .merging(try await SharedResponsePeer.overrides()) { $1 })
             let app = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "metadata-fixture"))
             try await app.test(.live) { client in
                 try await TestApplication.waitUntilReady(client)

@@ -99,6 +99,12 @@ extension AdminAPIClient {
             logger: logger)
     }
 
+    /// What keeps the draft's answers from being stored (study-metadata's storage check).
+    package func storageCheck(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [ValidationProblem] {
+        try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))/storage-check", token: token, as: StorageCheckReply.self, logger: logger)
+            .problems
+    }
+
     package func versions(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [StudyVersionRecord] {
         try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))/versions", token: token, as: StudyVersionList.self, logger: logger)
             .versions

@@ -31,6 +31,18 @@ package struct StudyChecklist: Sendable {
         package var reason: String?
         /// How many problems (or warnings) the section has.
         package var count: Int
+        /// The console page of the step the first problem is in, when it is a step's.
+        package var stepPath: String? = nil
+    }
+
+    /// What the storage check (study-metadata's, which has the response service store a response
+    /// to every activity and roll it back) said of the draft.
+    package enum StorageFinding: Sendable {
+        /// Not asked (a viewer's page, or a page that does not lead to publishing).
+        case notAsked
+        case checked([ValidationProblem])
+        /// It could not be asked now: the reason.
+        case unchecked(String)
     }
 
     package var items: [Item]
@@ -48,11 +60,20 @@ package struct StudyChecklist: Sendable {
     ]
 
     /// `sections`: the builder's pages in their order (`StudySection.all`).
-    package init(document: StudyDocument, sections: [StudySection], now: Date) {
+    /// `storage`: the storage check's finding, whose problems Publish and Launch refuse too.
+    package init(document: StudyDocument, sections: [StudySection], now: Date, storage: StorageFinding = .notAsked) {
         // What PublishGuard.problems says, from the one review.
         let review = StudyValidator.review(document)
-        let problems = review.problems + review.unfinished + PublishGuard.pastSchedules(document, now: now)
-        let warnings = review.warnings + PublishGuard.warnings(document, now: now)
+        var problems = review.problems + review.unfinished + PublishGuard.pastSchedules(document, now: now)
+        var warnings = review.warnings + PublishGuard.warnings(document, now: now)
+        switch storage {
+        case .notAsked: break
+        case .checked(let found): problems += found
+        case .unchecked(let reason):
+            warnings.append(ValidationProblem(
+                pointer: "/activities",
+                message: "whether answers can be stored could not be checked now (\(reason)); publishing checks it again"))
+        }
         func owner(_ problem: ValidationProblem) -> String {
             let member = problem.pointer.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true).first.map(String.init) ?? ""
             return Self.owners[member] ?? "basics"
@@ -72,7 +93,9 @@ package struct StudyChecklist: Sendable {
             let own = problems.filter { owner($0) == section.slug }
             let cautions = (warnings + empty).filter { owner($0) == section.slug }
             if let first = own.first {
-                return Item(slug: section.slug, title: section.title, state: .attention, reason: first.message, count: own.count)
+                return Item(
+                    slug: section.slug, title: section.title, state: .attention, reason: first.message, count: own.count,
+                    stepPath: Self.stepPath(first.pointer, in: document))
             }
             if let first = cautions.first {
                 return Item(slug: section.slug, title: section.title, state: .check, reason: first.message, count: cautions.count)
@@ -80,5 +103,19 @@ package struct StudyChecklist: Sendable {
             let state: State = unused.contains(section.slug) ? .unused : .complete
             return Item(slug: section.slug, title: section.title, state: state, reason: nil, count: 0)
         }
+    }
+
+    /// `/activities/2/steps/4…` → the console's page of that activity's step 4 (a question of a
+    /// form is edited on its form's page).
+    static func stepPath(_ pointer: String, in document: StudyDocument) -> String? {
+        let tokens = pointer.split(separator: "/", omittingEmptySubsequences: true)
+        guard tokens.count >= 4, tokens[0] == "activities", tokens[2] == "steps", let activity = Int(tokens[1]),
+            let step = Int(tokens[3]), document.activities.indices.contains(activity),
+            document.activities[activity].steps.indices.contains(step)
+        else { return nil }
+        let activityId = document.activities[activity].activityId
+        let key = document.activities[activity].steps[step].key
+        return "/studies/\(AdminAPIClient.segment(document.studyId))/activities/\(AdminAPIClient.segment(activityId))/steps/"
+            + AdminAPIClient.segment(key)
     }
 }

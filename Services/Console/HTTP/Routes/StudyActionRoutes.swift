@@ -84,7 +84,7 @@ package struct StudyActionRoutes: Sendable {
                 changes: changed.isEmpty ? "nothing" : changed.joined(separator: ", "), consentVersion: "1.\(version.consentVersion - 1)")
         }
         let view = ActionsView(
-            checklist: freezes ? ChecklistView(state.checklist()) : nil, choices: choices, hasChoices: !choices.isEmpty,
+            checklist: freezes ? ChecklistView(state.checklist(storage: await pages.storageFinding(state, session: session, context: context))) : nil, choices: choices, hasChoices: !choices.isEmpty,
             mayAct: state.role == .studyAdmin, done: done, versions: rows, hasVersions: !rows.isEmpty,
             problemReport: ProblemReport(
                 heading: "Not done",

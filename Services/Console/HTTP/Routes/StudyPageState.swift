@@ -23,11 +23,11 @@ struct StudyPageState {
     var editable: Bool { (role ?? .viewer) >= .editor && summary.status != .deactivated }
     /// The sections' check-list before publishing; nil for a closed study, or a draft the
     /// study model cannot read (the admin API would not have saved one).
-    func checklist(now: Date = Date()) -> StudyChecklist? {
+    func checklist(now: Date = Date(), storage: StudyChecklist.StorageFinding = .notAsked) -> StudyChecklist? {
         guard summary.status != .deactivated, let data = try? JSONEncoder().encode(draft),
             let document = try? JSONDecoder().decode(StudyDocument.self, from: data)
         else { return nil }
-        return StudyChecklist(document: document, sections: sections, now: now)
+        return StudyChecklist(document: document, sections: sections, now: now, storage: storage)
     }
 
     var spanish: Bool {
@@ -39,6 +39,20 @@ struct StudyPageState {
 }
 
 extension ConsolePages {
+    /// The storage check of the study's draft, for an editor's check-list: asked of study-metadata
+    /// (which has the response service rehearse), not asked for those who cannot publish.
+    func storageFinding(_ state: StudyPageState, session: ConsoleSession, context: ServiceRequestContext) async
+        -> StudyChecklist.StorageFinding
+    {
+        guard state.editable else { return .notAsked }
+        do {
+            return .checked(try await api.storageCheck(of: state.summary.studyId, token: session.token, logger: context.logger))
+        } catch {
+            context.logger.warning("the storage check could not be had", metadata: ["error": "\(error)"])
+            return .unchecked("the response service did not answer")
+        }
+    }
+
     /// The study's summary (with the admin's role) and its draft: one admin API call when the
     /// draft at the summary's revision was read before. `withApps`: the apps too, for the page
     /// that chooses the study's app.
@@ -88,6 +102,8 @@ struct ChecklistView {
         var state: String
         var stateLabel: String
         var reason: String?
+        /// The page of the step the first problem is in.
+        var stepPath: String?
         /// "and N more" when the section has more than the one reason shown.
         var more: String?
     }
@@ -105,6 +121,7 @@ struct ChecklistView {
         rows = checklist.items.map { item in
             Row(
                 slug: item.slug, title: item.title, state: item.state.rawValue, stateLabel: item.state.label, reason: item.reason,
+                stepPath: item.stepPath,
                 more: item.count > 1 ? "and \(item.count - 1) more" : nil)
         }
     }

@@ -109,10 +109,11 @@ package struct StudyRoutes: Sendable {
         let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             let state = try await pages.load(studyId, session: session, context: context)
+            let storage = await pages.storageFinding(state, session: session, context: context)
             return pages.render(
                 StudySummaryView(
                     sections: state.sections.map { .init(slug: $0.slug, title: $0.title, intro: $0.intro) },
-                    checklist: ChecklistView(state.checklist())),
+                    checklist: ChecklistView(state.checklist(storage: storage))),
                 title: state.summary.name, session: session, state: state, current: nil)
         }
     }

@@ -54,21 +54,31 @@ package struct SurveySchema: Equatable, Sendable {
     /// The failure messages, in the original's words.
     package struct DesignError: Error, Equatable, Sendable, CustomStringConvertible {
         package var description: String
+        /// The step the problem is in, where it is one step's (the check before publishing
+        /// points the team at it).
+        package var stepKey: String?
+
+        package init(description: String, stepKey: String? = nil) {
+            self.description = description
+            self.stepKey = stepKey
+        }
 
         package static let unparsable = DesignError(description: "Unable to parse Survey design json")
         package static let incomplete = DesignError(
             description: "Design document does not contain all the required fields (activityId, steps)")
         /// The original's words, then what is wrong in a team's words: the message is what the
         /// processing page shows beside each response that failed.
-        package static func cannotApply(_ problem: String) -> DesignError {
-            DesignError(description: "Unable to apply changes: \(problem)")
+        package static func cannotApply(_ problem: String, step: String?) -> DesignError {
+            DesignError(description: "Unable to apply changes: \(problem)", stepKey: step)
         }
         package static func duplicate(_ key: String) -> DesignError {
-            DesignError(description: "Design schema contains duplicate field keys: \(key)")
+            DesignError(description: "Design schema contains duplicate field keys: \(key)", stepKey: key)
         }
-        package static func emptyForm(_ key: String) -> DesignError { DesignError(description: "Form contains no steps: Step: \(key)") }
+        package static func emptyForm(_ key: String) -> DesignError {
+            DesignError(description: "Form contains no steps: Step: \(key)", stepKey: key)
+        }
         package static func unknownType(_ key: String) -> DesignError {
-            DesignError(description: "Unknown step result type for key: \(key)")
+            DesignError(description: "Unknown step result type for key: \(key)", stepKey: key)
         }
     }
 
@@ -85,6 +95,11 @@ package struct SurveySchema: Equatable, Sendable {
     /// with `"assessment"` beside `"activity"` when the activity was imported from one.
     package static func derive(fromDesign data: Data) throws(DesignError) -> SurveySchema {
         guard let root = try? JSONValue.parse(data, budget: .activityDocument) else { throw .unparsable }
+        return try derive(fromDesign: root)
+    }
+
+    /// The same, from a design already read.
+    package static func derive(fromDesign root: JSONValue) throws(DesignError) -> SurveySchema {
         guard case .object(let activity)? = root["activity"], case .object(let metadata)? = activity["metadata"],
             let activityId = metadata["activityId"]?.text, !activityId.isEmpty, case .array(let steps)? = activity["steps"]
         else { throw .incomplete }
@@ -105,9 +120,9 @@ package struct SurveySchema: Equatable, Sendable {
         // In any case, as the tables match names; otherwise by scalars (`NamesInAnyCase`).
         var seen: Set<ScalarKey> = []
         for step in steps {
-            guard case .object(let fields) = step else { throw .cannotApply("a step is not an object") }
+            guard case .object(let fields) = step else { throw .cannotApply("a step is not an object", step: nil) }
             let key = fields["key"]?.text ?? ""
-            guard let type = fields["type"]?.text else { throw .cannotApply("step '\(key)' has no type") }
+            guard let type = fields["type"]?.text else { throw .cannotApply("step '\(key)' has no type", step: key) }
             if type.lowercased() == "instruction" { continue }
             guard seen.insert(ScalarKey(key.lowercased())).inserted else { throw .duplicate(key) }
             let format = fields["format"]
@@ -160,7 +175,7 @@ package struct SurveySchema: Equatable, Sendable {
             throw .cannotApply(
                 resultType == "date"
                     ? "the date question '\(key)' has no kind (Date, or Date and time)"
-                    : "the number question '\(key)' has no style (Integer or Decimal)")
+                    : "the number question '\(key)' has no style (Integer or Decimal)", step: key)
         }
     }
 

@@ -47,7 +47,7 @@ package struct StudyTables: Sendable {
     }
 
     package static func changedType(_ key: String) -> SurveySchema.DesignError {
-        SurveySchema.DesignError(description: "Can not change question result types. Field: \(key)")
+        SurveySchema.DesignError(description: "Can not change question result types. Field: \(key)", stepKey: key)
     }
 
     /// Brings the study's tables up to `schema`; nothing changes when it throws (a design that
@@ -63,25 +63,31 @@ package struct StudyTables: Sendable {
 
     private func applyOnce(_ schema: SurveySchema, studyKey: String) async throws {
         try await client.withTransaction(logger: logger) { connection in
-            try await connection.query(
-                "SELECT pg_advisory_xact_lock(hashtext(\("study-tables:" + studyKey)))", logger: logger)
-            let schemaName = try await ensureSchema(studyKey: studyKey, on: connection)
-            var known: NamesInAnyCase<StoredList> = [:]
-            for list in schema.lists {
-                let parent: StoredList? =
-                    if let name = list.parent { try await self.list(name, studyKey: studyKey, cached: known, on: connection) } else { nil }
-                var stored =
-                    if let existing = try await self.list(list.name, studyKey: studyKey, cached: known, on: connection) {
-                        existing
-                    } else {
-                        try await createList(list.name, parent: parent, studyKey: studyKey, schemaName: schemaName, on: connection)
-                    }
-                for column in list.columns {
-                    stored.columns[column.name.lowercased()] = try await ensureColumn(
-                        column, in: stored, schemaName: schemaName, on: connection)
+            try await apply(schema, studyKey: studyKey, on: connection)
+        }
+    }
+
+    /// The same, in the caller's transaction (the storage rehearsal's, which is rolled back):
+    /// the study's changes are serialised until that transaction ends.
+    package func apply(_ schema: SurveySchema, studyKey: String, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            "SELECT pg_advisory_xact_lock(hashtext(\("study-tables:" + studyKey)))", logger: logger)
+        let schemaName = try await ensureSchema(studyKey: studyKey, on: connection)
+        var known: NamesInAnyCase<StoredList> = [:]
+        for list in schema.lists {
+            let parent: StoredList? =
+                if let name = list.parent { try await self.list(name, studyKey: studyKey, cached: known, on: connection) } else { nil }
+            var stored =
+                if let existing = try await self.list(list.name, studyKey: studyKey, cached: known, on: connection) {
+                    existing
+                } else {
+                    try await createList(list.name, parent: parent, studyKey: studyKey, schemaName: schemaName, on: connection)
                 }
-                known[list.name.lowercased()] = stored
+            for column in list.columns {
+                stored.columns[column.name.lowercased()] = try await ensureColumn(
+                    column, in: stored, schemaName: schemaName, on: connection)
             }
+            known[list.name.lowercased()] = stored
         }
     }
 

@@ -71,6 +71,11 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
     case appIdTaken(String)
     /// Org ids are unique whatever their case; another app spells this one `existing`.
     case orgSpelledOtherwise(orgId: String, existing: String)
+    /// The response service could not be asked whether the study's answers can be stored; a
+    /// version is never frozen unchecked.
+    case storageUnchecked(String)
+    /// The draft changed between the storage check and the freezing of its version.
+    case changedWhileChecked(studyId: String)
     /// An upload whose content is not a PNG, JPEG, GIF or PDF.
     case notAnUploadableFile
     /// An upload over its kind's limit (`UploadedFileKind.maxBytes`).
@@ -114,6 +119,10 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
         case .actionNotAllowed(let action, let current):
             "a study that is \(current.rawValue) cannot be given the action \(action.rawValue)"
         case .nothingToPublish: "the draft has not changed since the last published version"
+        case .changedWhileChecked(let studyId):
+            "study \(studyId)'s draft changed while it was being checked; nothing was published, try again"
+        case .storageUnchecked(let reason):
+            "whether this study's answers can be stored could not be checked now (\(reason)); nothing was published, try again in a moment"
         case .notActive(let studyId, let status):
             "study \(studyId) is \(status.rawValue): a message is sent only to the participants of an active study, or the testers of one in testing"
         case .studyNotificationExists(let studyId, let notificationId):

@@ -20,12 +20,15 @@ package struct StudyLifecycleActions: Sendable {
     package let outbox: Outbox
     package let notifications: NotificationStore
     package let catalog: CatalogCache
+    /// Asked before a version is frozen whether a response to each activity can be stored.
+    package let storage: any StorageRehearsals
     package let logger: Logger
 
     package init(
         client: PostgresClient, versions: StudyVersionStore, audit: AuditLog, outbox: Outbox,
-        notifications: NotificationStore, catalog: CatalogCache, logger: Logger
+        notifications: NotificationStore, catalog: CatalogCache, storage: any StorageRehearsals, logger: Logger
     ) {
+        self.storage = storage
         self.client = client
         self.versions = versions
         self.audit = audit
@@ -45,6 +48,7 @@ package struct StudyLifecycleActions: Sendable {
     package func apply(
         _ action: LifecycleAction, studyId: String, by actor: String, mayAnnounceToApp: Bool, now: Date = Date()
     ) async throws -> (status: StudyStatus, frozen: StudyVersionRecord?) {
+        let checked = action.freezesDraft ? try await checkStorage(studyId: studyId, now: now) : nil
         let outcome = try await client.withTransaction(logger: logger) { connection -> Outcome in
             guard let (status, draft) = try await versions.lockDraft(studyId: studyId, on: connection) else {
                 return .refused(.noStudy(studyId))
@@ -61,6 +65,11 @@ package struct StudyLifecycleActions: Sendable {
                 let reused = VersionCounters.reusedLabels(in: draft, counters: counters, history: history)
                 guard reused.isEmpty else { return .refused(.invalid(reused, subject: .draft)) }
                 if previous == nil || changes.any {
+                    // What is frozen is what was checked: the same draft, the same versions.
+                    guard let checked, checked.draft == draft, checked.counters == counters else {
+                        return .refused(.changedWhileChecked(studyId: studyId))
+                    }
+                    if let refusal = checked.refusal { return .refused(refusal) }
                     frozen = try await versions.insertVersion(
                         studyId: studyId, document: draft, counters: counters, changes: changes, by: actor, on: connection)
                 } else if action == .publishUpdates {
@@ -86,6 +95,60 @@ package struct StudyLifecycleActions: Sendable {
         case .done(let status, let frozen):
             catalog.invalidateAll()
             return (status, frozen)
+        }
+    }
+
+    /// A draft as the storage check saw it, and what the check found.
+    private struct StorageChecked: Sendable {
+        var draft: StudyDocument
+        var counters: VersionCounters
+        /// Why the draft may not be frozen; nil when a response to every activity was stored
+        /// (or nothing would be frozen).
+        var refusal: StudyMetadataError?
+    }
+
+    /// A study whose answers cannot be stored never goes out: before a version is frozen, the
+    /// response service stores a response to every activity and rolls it back (`StorageCheck`).
+    /// It is asked before the transaction, which holds the study's row lock and never waits on
+    /// another service; the transaction freezes the draft only if it is still the one checked.
+    /// Nil when there is no study, or the draft has problems of its own (the transaction
+    /// refuses both).
+    private func checkStorage(studyId: String, now: Date) async throws -> StorageChecked? {
+        let read = try await client.withConnection { connection -> (StudyDocument, VersionCounters, Bool)? in
+            // Outside a transaction, the row lock of `lockDraft` ends with its statement: a plain read.
+            guard let (_, draft) = try await versions.lockDraft(studyId: studyId, on: connection) else { return nil }
+            let previous = try await versions.latest(studyId: studyId, on: connection)
+            let (counters, changes) = VersionCounters.next(for: draft, after: previous)
+            return (draft, counters, previous == nil || changes.any)
+        }
+        guard let (draft, counters, freezes) = read, PublishGuard.problems(draft, now: now).isEmpty else { return nil }
+        guard freezes else { return StorageChecked(draft: draft, counters: counters, refusal: nil) }
+        do {
+            let found = try await storage.problems(
+                studyId: studyId, designs: StorageCheck.designs(of: draft, counters: counters), logger: logger)
+            let refusal = found.isEmpty ? nil : StudyMetadataError.invalid(StorageCheck.validationProblems(found, in: draft), subject: .draft)
+            return StorageChecked(draft: draft, counters: counters, refusal: refusal)
+        } catch let unavailable as StorageRehearsalUnavailable {
+            return StorageChecked(draft: draft, counters: counters, refusal: .storageUnchecked(unavailable.description))
+        }
+    }
+
+    /// What the storage check finds in the study's draft now, for the console's check-list: each
+    /// problem at its step, in the words a refused publish uses. Throws `storageUnchecked` when
+    /// the response service cannot be asked, `noStudy` for no study.
+    package func storageProblems(studyId: String) async throws -> [ValidationProblem] {
+        let read = try await client.withConnection { connection -> (StudyDocument, VersionCounters)? in
+            guard let (_, draft) = try await versions.lockDraft(studyId: studyId, on: connection) else { return nil }
+            let previous = try await versions.latest(studyId: studyId, on: connection)
+            return (draft, VersionCounters.next(for: draft, after: previous).0)
+        }
+        guard let (draft, counters) = read else { throw StudyMetadataError.noStudy(studyId) }
+        do {
+            let found = try await storage.problems(
+                studyId: studyId, designs: StorageCheck.designs(of: draft, counters: counters), logger: logger)
+            return StorageCheck.validationProblems(found, in: draft)
+        } catch let unavailable as StorageRehearsalUnavailable {
+            throw StudyMetadataError.storageUnchecked(unavailable.description)
         }
     }
 
