@@ -151,8 +151,10 @@ import TestSupport
                         #expect(stored.first?.0 == "SLEEPWELL")
                         #expect(stored.first?.1 == "active")
                         #expect(stored.first?.2 == "launch")
-                        let (_, outbox) = try await helper.send(client, .get, "/admin/v1/outbox?undelivered=true", token: root)
-                        #expect(!String(buffer: outbox).contains("study-events"))
+                        // The outbox marks it delivered once the response service has answered.
+                        _ = try await eventually("the study event marked delivered", within: .seconds(20)) {
+                            String(buffer: try await helper.send(client, .get, "/admin/v1/outbox?undelivered=true", token: root).1)
+                        } until: { !$0.contains("study-events") }
                     }
                 }
             }

@@ -14,6 +14,16 @@ package struct RehearsalStore: Sendable {
         self.logger = logger
     }
 
+    /// Marks where one design's rehearsal starts, so that the next meets the tables as they were.
+    package func begin(on connection: PostgresConnection) async throws {
+        try await connection.query("SAVEPOINT rehearsal", logger: logger)
+    }
+
+    /// Undoes one design's rehearsal.
+    package func undo(on connection: PostgresConnection) async throws {
+        try await connection.query("ROLLBACK TO SAVEPOINT rehearsal", logger: logger)
+    }
+
     /// The study's row: a study never published has none yet, and its tables need one.
     package func ensureStudy(studyKey: String, studyId: String, on connection: PostgresConnection) async throws {
         try await connection.query(

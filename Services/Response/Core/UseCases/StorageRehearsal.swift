@@ -42,7 +42,7 @@ package struct StorageRehearsal: Sendable {
                 var problems: [StorageProblem] = []
                 for design in designs {
                     let activityId = design["activity"]?["metadata"]?["activityId"]?.text ?? ""
-                    try await connection.query("SAVEPOINT rehearsal", logger: logger)
+                    try await staging.begin(on: connection)
                     do {
                         try await rehearse(design, activityId: activityId, studyKey: studyKey, studyId: studyId, on: connection)
                     } catch let refusal as SurveySchema.DesignError {
@@ -52,7 +52,7 @@ package struct StorageRehearsal: Sendable {
                             activityId: activityId, stepKey: nil, message: ResponseProcessor.message(refusal)))
                     }
                     // Each design on the tables as they are, not as the one before left them.
-                    try await connection.query("ROLLBACK TO SAVEPOINT rehearsal", logger: logger)
+                    try await staging.undo(on: connection)
                 }
                 throw RolledBack(problems: problems)
             }
