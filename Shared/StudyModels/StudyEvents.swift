@@ -55,6 +55,10 @@ public enum InternalPaths {
     /// parameter, as a `SubmissionFeed`: what registration reads participants' runs from.
     public static let submissionFeed = "/internal/v1/submissions"
 
+    /// Response service: `GET` the settlements numbered after the `after` query parameter, as a
+    /// `SettlementFeed`: which responses could not be stored, and which were since.
+    public static let settlementFeed = "/internal/v1/submission-settlements"
+
     /// Study-metadata: `GET` one published study's `StudyStanding` (404 when none is published).
     public static func studyStanding(studyId: String) -> String {
         "/internal/v1/studies/\(escape(studyId))/standing"
@@ -408,5 +412,41 @@ public enum PreciseInstants {
     public static func encode<Key: CodingKey>(_ date: Date?, _ container: inout KeyedEncodingContainer<Key>, _ key: Key) throws {
         guard let date else { return }
         try container.encode(date.formatted(format), forKey: key)
+    }
+}
+
+/// What became of the responses that failed processing (`InternalPaths.settlementFeed`): each
+/// response that failed, and each that failed before and was settled again (stored once the team
+/// reprocessed it, or failed again), in the order they were settled. Registration keeps the
+/// latest of each, so a run whose answers could not be stored is never shown as completed.
+public struct SettlementFeed: Codable, Sendable, Equatable {
+    public struct Settlement: Codable, Sendable, Equatable {
+        /// The response service's id of the response (as in `SubmissionFeed`).
+        public var responseId: Int64
+        /// Its place in the feed: a later number is a later settling of the same response.
+        public var number: Int64
+        /// Whether its answers are in the study's tables now (false: failed, or waiting to be
+        /// processed again after failing).
+        public var stored: Bool
+
+        public init(responseId: Int64, number: Int64, stored: Bool) {
+            self.responseId = responseId
+            self.number = number
+            self.stored = stored
+        }
+    }
+
+    public var settlements: [Settlement]
+    /// Where the next page starts (`after`): every settlement up to this number was made at least
+    /// `SubmissionFeed.settleSeconds` before the page was read (a number is taken inside its
+    /// transaction, so a smaller one may still commit for a while).
+    public var settledThrough: Int64
+
+    /// The most settlements one page reads.
+    public static let pageSize = 1_000
+
+    public init(settlements: [Settlement], settledThrough: Int64) {
+        self.settlements = settlements
+        self.settledThrough = settledThrough
     }
 }

@@ -33,6 +33,30 @@ import Testing
         #expect(standings[2].completedBy.isEmpty)
     }
 
+    /// A response that arrived but could not be stored: the run is done, its answers are not in
+    /// the study. The app's "completed" (sent for exactly that run) does not make it completed; a
+    /// stored response does, and one that names no run is matched by its time like any other.
+    @Test func aRunWhoseResponseCouldNotBeStoredIsNeverCompleted() {
+        let unstored = { (run: Int?, at: Double) in
+            ResponseArrival(activityId: "a", runId: run, receivedAt: Self.at(at), finishedAt: nil, offsetMinutes: nil, stored: false).completion
+        }
+        let completions = [
+            RunCompletion(activityId: "a", runId: 1, source: .app, at: Self.at(0.5)), unstored(1, 0.6),
+            // Stored on another try (a second response for run 2), it is completed.
+            unstored(2, 1.4), RunCompletion(activityId: "a", runId: 2, source: .response, at: Self.at(1.6)),
+            // No run id: matched by time, to run 3.
+            unstored(nil, 2.5),
+        ]
+        #expect(completions[1].source == .unstoredResponse)
+        let standings = RunStates.classify(Self.runs, completions: completions, now: Self.at(3.5), leftAt: nil)
+        #expect(standings.map(\.state) == [.notStored, .completed, .notStored, .due, .upcoming])
+        #expect(standings[0].completedBy == [.app, .unstoredResponse], "every source is shown")
+        #expect(standings[1].completedBy == [.response, .unstoredResponse])
+        // Once stored, the same response completes its run.
+        let stored = ResponseArrival(activityId: "a", runId: 1, receivedAt: Self.at(0.6), finishedAt: nil, offsetMinutes: nil).completion
+        #expect(RunStates.classify(Self.runs, completions: [stored], now: Self.at(3.5), leftAt: nil).first?.state == .completed)
+    }
+
     @Test func runsOpenWhenTheParticipantLeftExpireAndLaterOnesAreNotTheirs() {
         let standings = RunStates.classify(Self.runs, completions: [], now: Self.at(4.5), leftAt: Self.at(2.5))
         #expect(standings.map(\.run.runId) == [1, 2, 3])

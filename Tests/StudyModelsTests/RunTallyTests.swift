@@ -54,6 +54,31 @@ import Testing
         #expect(tally.nextChange == Self.local("2026-03-24T20:00"))
     }
 
+    /// A run done whose answers could not be stored is counted apart: opened, not completed, not
+    /// missed, and it ends a streak of misses (the participant did it).
+    @Test func aRunWhoseAnswersWereNotStoredIsCountedApart() throws {
+        let runs = (0..<3).map { day in
+            Self.run("daily", day + 1, String(format: "2026-03-%02dT08:00", 20 + day), String(format: "2026-03-%02dT20:00", 20 + day))
+        }
+        let completions = [
+            ResponseArrival(
+                activityId: "daily", runId: 2, receivedAt: Self.local("2026-03-21T09:00"), finishedAt: nil, offsetMinutes: nil,
+                stored: false
+            ).completion
+        ]
+        let now = Self.local("2026-03-23T12:00")
+        let standings = RunStates.classify(runs, completions: completions, now: now, leftAt: nil)
+        let timeline = ParticipantTimeline(zone: ParticipantZone(zone: Self.melbourne, source: .inferred), standings: standings)
+        let tally = RunTally.count(timeline, activityIds: ["daily"], completions: completions, now: now)
+        try #require(tally.activities.count == 1)
+        let daily = tally.activities[0]
+        #expect((daily.opened, daily.completed, daily.missed, daily.expired, daily.notStored) == (3, 0, 2, 0, 1))
+        #expect(daily.missedInARow == 1, "run 3 only: run 2 was done")
+        let monday16 = GregorianDays.days(year: 2026, month: 3, day: 16)
+        #expect(daily.weeks == [.init(monday: monday16, opened: 3, completed: 0, missed: 2, expired: 0, notStored: 1)])
+        #expect(RunWeek(week: "2026-03-16", opened: 3, completed: 0, missed: 2, expired: 0, notStored: 1).adherencePercent == 0)
+    }
+
     @Test func mondaysAreFoundForEveryDayOfTheWeekAndBefore1970() {
         // 1970-01-01 was a Thursday; 1969-12-29 the Monday of its week.
         #expect(RunTally.monday(of: 0) == -3)

@@ -162,7 +162,11 @@ public enum RegistrationService: ServiceAssembly {
                     // that brought nothing new waits for the next poll.
                     environment.queueWorker("response-feed", timing: .init(pollInterval: .seconds(2))) {
                         let reading = try await arrivals.read { after in try await feed.page(after: after, logger: environment.logger) }
-                        return reading.kept + (reading.moved ? 1 : 0)
+                        // Then what became of those that failed processing.
+                        let settled = try await arrivals.readSettlements { after in
+                            try await feed.settlements(after: after, logger: environment.logger)
+                        }
+                        return reading.kept + (reading.moved ? 1 : 0) + settled.kept + (settled.moved ? 1 : 0)
                     },
                     environment.queueWorker("run-ledgers", timing: .init(pollInterval: .seconds(2))) {
                         try await sweep.round()

@@ -6,8 +6,9 @@ import ServiceKitHTTP
 import StudyModels
 
 /// `GET /internal/v1/submissions?after=`: the responses stored after response `after`, a page
-/// at a time, for the run states registration keeps (signed; only the registration service may
-/// call it).
+/// at a time, and `GET /internal/v1/submission-settlements?after=`: what became of those that
+/// failed processing, for the run states registration keeps (signed; only the registration
+/// service may call them).
 package struct InternalSubmissionRoutes {
     package let submissions: SubmissionStore
 
@@ -17,18 +18,30 @@ package struct InternalSubmissionRoutes {
 
     package func add(to group: RouterGroup<ServiceRequestContext>) {
         group.get("/v1/submissions", use: page)
+        group.get("/v1/submission-settlements", use: settlements)
+    }
+
+    /// What became of the responses that failed processing, in the order they were settled.
+    @Sendable package func settlements(_ request: Request, context: ServiceRequestContext) async throws -> SettlementFeed {
+        try context.requireCaller(.registration, "reads which responses could not be stored")
+        return try await submissions.settlements(after: try Self.after(request, what: "a settlement number"))
+    }
+
+    /// The `after` parameter: 1 to 18 digits, so it is never past Int64.
+    private static func after(_ request: Request, what: String) throws -> Int64 {
+        guard let text = request.uri.queryParameters["after"], (1...18).contains(text.utf8.count),
+            text.utf8.allSatisfy({ (48...57).contains($0) }), let after = Int64(text)
+        else {
+            throw APIError.badRequest("after must be \(what): a whole number of at most 18 digits", field: "after")
+        }
+        return after
     }
 
     @Sendable package func page(_ request: Request, context: ServiceRequestContext) async throws -> SubmissionFeed {
         try context.requireCaller(.registration, "reads the responses stored for participants' runs")
-        // A response id: 0 to 18 digits, so it is never past Int64.
-        guard let text = request.uri.queryParameters["after"], (1...18).contains(text.utf8.count),
-              text.utf8.allSatisfy({ (48...57).contains($0) }), let after = Int64(text)
-        else {
-            throw APIError.badRequest("after must be a response id: a whole number of at most 18 digits", field: "after")
-        }
-        return try await submissions.page(after: after)
+        return try await submissions.page(after: try Self.after(request, what: "a response id"))
     }
 }
 
 extension SubmissionFeed: ResponseEncodable {}
+extension SettlementFeed: ResponseEncodable {}

@@ -11,13 +11,17 @@ public struct ResponseArrival: Sendable, Equatable {
     public var finishedAt: Date?
     /// The offset east of UTC, in minutes, that time was written with.
     public var offsetMinutes: Int?
+    /// Whether its answers are in the study's tables: false while it failed processing (and
+    /// until it is stored once the team has reprocessed it).
+    public var stored: Bool
 
-    public init(activityId: String, runId: Int?, receivedAt: Date, finishedAt: Date?, offsetMinutes: Int?) {
+    public init(activityId: String, runId: Int?, receivedAt: Date, finishedAt: Date?, offsetMinutes: Int?, stored: Bool = true) {
         self.activityId = activityId
         self.runId = runId
         self.receivedAt = receivedAt
         self.finishedAt = finishedAt
         self.offsetMinutes = offsetMinutes
+        self.stored = stored
     }
 
     /// A run id as the apps send it: a whole number from 1, at most nine digits (leading zeros
@@ -31,7 +35,7 @@ public struct ResponseArrival: Sendable, Equatable {
     /// The completion it is: of the run it names, else of the run open when it was finished (or,
     /// without a time of finishing, when it arrived).
     public var completion: RunCompletion {
-        RunCompletion(activityId: activityId, runId: runId, source: .response, at: finishedAt ?? receivedAt)
+        RunCompletion(activityId: activityId, runId: runId, source: stored ? .response : .unstoredResponse, at: finishedAt ?? receivedAt)
     }
 
     /// The offset it carried, when it carried one a zone can have (UTC-18:00 to +18:00: the

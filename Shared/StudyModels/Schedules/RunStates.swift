@@ -8,6 +8,9 @@ public enum RunState: String, Codable, Sendable, CaseIterable {
     case due
     /// A completion arrived for it.
     case completed
+    /// Its response arrived but could not be stored (it failed processing): the participant did
+    /// it, the study does not have its answers. It is completed once they are stored.
+    case notStored
     /// It closed without one.
     case missed
     /// The participant left the study while it was open, without doing it: it could no longer be
@@ -18,7 +21,12 @@ public enum RunState: String, Codable, Sendable, CaseIterable {
 /// A word that a participant completed a run: from their app, or a response that arrived.
 public struct RunCompletion: Sendable, Equatable {
     public enum Source: String, Codable, Sendable, CaseIterable {
-        case app, response
+        /// The app reported the run completed (`updateActivityState`).
+        case app
+        /// A response for it was stored.
+        case response
+        /// A response for it arrived and could not be stored.
+        case unstoredResponse
     }
 
     public var activityId: String
@@ -35,7 +43,8 @@ public struct RunCompletion: Sendable, Equatable {
     }
 }
 
-/// A run with its state, and which sources say it was completed.
+/// A run with its state, and which sources say it was done (a response that could not be stored
+/// among them).
 public struct RunStanding: Sendable, Equatable {
     public var run: ActivityRun
     public var state: RunState
@@ -79,7 +88,13 @@ public enum RunStates {
             if let leftAt, run.start >= leftAt { return nil }
             let by = RunCompletion.Source.allCases.filter { sources[Key(activityId: run.activityId, runId: run.runId)]?.contains($0) == true }
             let state: RunState
-            if !by.isEmpty {
+            // A response that could not be stored outweighs the app's word: the app says
+            // completed for exactly the run whose answers failed. A stored one outweighs both.
+            if by.contains(.response) {
+                state = .completed
+            } else if by.contains(.unstoredResponse) {
+                state = .notStored
+            } else if !by.isEmpty {
                 state = .completed
             } else if let leftAt, leftAt <= now, leftAt <= (run.end ?? .distantFuture) {
                 state = .expired

@@ -13,23 +13,27 @@ public struct ActivityTally: Sendable, Equatable {
         public var completed: Int
         public var missed: Int
         public var expired: Int
+        /// Done, but its answers could not be stored (`RunState.notStored`).
+        public var notStored: Int
 
-        public init(monday: Int, opened: Int, completed: Int, missed: Int, expired: Int) {
+        public init(monday: Int, opened: Int, completed: Int, missed: Int, expired: Int, notStored: Int = 0) {
             self.monday = monday
             self.opened = opened
             self.completed = completed
             self.missed = missed
             self.expired = expired
+            self.notStored = notStored
         }
     }
 
     public var activityId: String
-    /// Runs that have opened so far, and of them those completed, missed and expired (the rest
-    /// are open now).
+    /// Runs that have opened so far, and of them those completed, missed, expired and done
+    /// without their answers stored (the rest are open now).
     public var opened = 0
     public var completed = 0
     public var missed = 0
     public var expired = 0
+    public var notStored = 0
     /// The runs missed since the last one completed (or since they joined): how far behind they
     /// are right now.
     public var missedInARow = 0
@@ -89,6 +93,11 @@ public struct RunTally: Sendable, Equatable {
                 tally.completed += 1
                 tally.missedInARow = 0
                 week.completed += 1
+            case .notStored:
+                // Done: not behind, but not completed while the study lacks its answers.
+                tally.notStored += 1
+                tally.missedInARow = 0
+                week.notStored += 1
             case .missed:
                 tally.missed += 1
                 tally.missedInARow += 1
@@ -104,7 +113,8 @@ public struct RunTally: Sendable, Equatable {
             weeks[run.activityId, default: [:]][monday] = week
             tallies[run.activityId] = tally
         }
-        for completion in completions {
+        // A response that could not be stored completed nothing yet.
+        for completion in completions where completion.source != .unstoredResponse {
             guard var tally = tallies[completion.activityId] else { continue }
             if tally.lastCompletedAt.map({ completion.at > $0 }) ?? true { tally.lastCompletedAt = completion.at }
             tallies[completion.activityId] = tally

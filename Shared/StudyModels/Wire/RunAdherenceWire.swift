@@ -24,14 +24,31 @@ public struct RunAdherenceUpdate: Codable, Sendable, Equatable {
         public var completed: Int
         public var missed: Int
         public var expired: Int
+        /// Done, with answers that could not be stored (`RunState.notStored`).
+        public var notStored: Int
 
-        public init(activityId: String, week: String, opened: Int, completed: Int, missed: Int, expired: Int) {
+        public init(activityId: String, week: String, opened: Int, completed: Int, missed: Int, expired: Int, notStored: Int = 0) {
             self.activityId = activityId
             self.week = week
             self.opened = opened
             self.completed = completed
             self.missed = missed
             self.expired = expired
+            self.notStored = notStored
+        }
+
+        private enum CodingKeys: String, CodingKey { case activityId, week, opened, completed, missed, expired, notStored }
+
+        /// A registration of before `notStored` was counted sends none: zero.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            activityId = try c.decode(String.self, forKey: .activityId)
+            week = try c.decode(String.self, forKey: .week)
+            opened = try c.decode(Int.self, forKey: .opened)
+            completed = try c.decode(Int.self, forKey: .completed)
+            missed = try c.decode(Int.self, forKey: .missed)
+            expired = try c.decode(Int.self, forKey: .expired)
+            notStored = try c.decodeIfPresent(Int.self, forKey: .notStored) ?? 0
         }
     }
 
@@ -75,7 +92,7 @@ public struct RunAdherenceUpdate: Codable, Sendable, Equatable {
             && weeks.allSatisfy { week in
                 (1...100).contains(week.activityId.unicodeScalars.count) && week.week.unicodeScalars.count == 10
                     && ParticipantAnchors.day(week.week) != nil
-                    && [week.opened, week.completed, week.missed, week.expired].allSatisfy { (0...1_000_000).contains($0) }
+                    && [week.opened, week.completed, week.missed, week.expired, week.notStored].allSatisfy { (0...1_000_000).contains($0) }
             }
     }
 }

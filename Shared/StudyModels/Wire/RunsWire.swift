@@ -49,7 +49,8 @@ public struct ParticipantRunsReply: Codable, Sendable, Equatable {
 }
 
 /// A week's runs of one activity (Monday to Sunday in each participant's zone): those that opened,
-/// and of them those completed, missed and expired (the rest were still open when counted).
+/// and of them those completed, missed, expired and done without their answers stored (the rest
+/// were still open when counted).
 public struct RunWeek: Codable, Sendable, Equatable {
     /// The Monday, `YYYY-MM-DD`.
     public var week: String
@@ -57,22 +58,29 @@ public struct RunWeek: Codable, Sendable, Equatable {
     public var completed: Int
     public var missed: Int
     public var expired: Int
+    /// Done, with answers that could not be stored: neither completed nor missed until they are.
+    public var notStored: Int
     /// Of the study's weeks: the runs of the week whose reminder was pushed, and those whose
     /// reminder was decided otherwise (notifications off, no device, the day's limit).
     public var reminded: Int?
     public var notReminded: Int?
 
-    public init(week: String, opened: Int, completed: Int, missed: Int, expired: Int, reminded: Int? = nil, notReminded: Int? = nil) {
+    public init(
+        week: String, opened: Int, completed: Int, missed: Int, expired: Int, notStored: Int = 0, reminded: Int? = nil,
+        notReminded: Int? = nil
+    ) {
         self.week = week
         self.opened = opened
         self.completed = completed
         self.missed = missed
         self.expired = expired
+        self.notStored = notStored
         self.reminded = reminded
         self.notReminded = notReminded
     }
 
-    /// Completed of those completed or missed, in whole percent; nil when none closed yet.
+    /// Completed of those completed or missed, in whole percent; nil when none closed yet. A run
+    /// whose answers were not stored is neither, until they are.
     public var adherencePercent: Int? {
         let closed = completed + missed
         return closed == 0 ? nil : (completed * 100 + closed / 2) / closed
@@ -186,13 +194,16 @@ public struct ParticipantRunWeeks: Codable, Sendable, Equatable {
         public var completed: Int
         public var missed: Int
         public var expired: Int
+        /// Done, with answers that could not be stored.
+        public var notStored: Int
 
-        public init(activityId: String, opened: Int, completed: Int, missed: Int, expired: Int) {
+        public init(activityId: String, opened: Int, completed: Int, missed: Int, expired: Int, notStored: Int = 0) {
             self.activityId = activityId
             self.opened = opened
             self.completed = completed
             self.missed = missed
             self.expired = expired
+            self.notStored = notStored
         }
     }
 

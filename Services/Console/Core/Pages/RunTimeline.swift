@@ -11,6 +11,8 @@ package struct RunTimeline: Sendable, Equatable {
         package var due = 0
         package var upcoming = 0
         package var expired = 0
+        /// Done, with answers that could not be stored (the processing page has them).
+        package var notStored = 0
         /// What the app last reported (`runs completed of total`, missed), if it reported the activity.
         package var app: String
         /// The app's completed or missed count is not the server's.
@@ -103,12 +105,14 @@ package struct RunTimeline: Sendable, Equatable {
                 case .due: summary.due += 1
                 case .upcoming: summary.upcoming += 1
                 case .expired: summary.expired += 1
+                case .notStored: summary.notStored += 1
                 case nil: break
                 }
             }
             if let state = reported[activityId] {
                 summary.app = "\(state.runsCompleted) of \(state.runsTotal) done, \(state.runsMissed) missed"
-                summary.disagrees = state.runsCompleted != summary.completed || state.runsMissed != summary.missed
+                // The app counts a run whose answers were not stored as done; so does the server, apart.
+                summary.disagrees = state.runsCompleted != summary.completed + summary.notStored || state.runsMissed != summary.missed
             } else {
                 summary.app = "nothing reported"
             }
@@ -176,11 +180,16 @@ package struct RunTimeline: Sendable, Equatable {
         case "due": "due now"
         case "upcoming": "upcoming"
         case "expired": "expired when they left"
+        case "notStored": "done, answers not stored"
         default: state
         }
     }
 
     static func sourceName(_ source: String) -> String {
-        source == "app" ? "their app" : "a response"
+        switch source {
+        case "app": "their app"
+        case "unstoredResponse": "a response that could not be stored"
+        default: "a response"
+        }
     }
 }

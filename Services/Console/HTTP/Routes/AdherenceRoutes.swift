@@ -90,8 +90,9 @@ package struct AdherenceRoutes: Sendable {
             let cells = activities.map { id -> AdherenceView.Weeks.Cell in
                 guard let week = byWeek[monday]?[id] else { return .init(text: "–", reminded: nil) }
                 let rate = week.adherencePercent.map { " · \($0)%" } ?? ""
+                let notStored = week.notStored > 0 ? " · \(week.notStored) not stored" : ""
                 return .init(
-                    text: "\(week.completed) of \(week.completed + week.missed)\(rate)",
+                    text: "\(week.completed) of \(week.completed + week.missed)\(rate)\(notStored)",
                     reminded: (week.reminded ?? 0) > 0 ? "\(week.reminded ?? 0) reminded" : nil)
             }
             return AdherenceView.Weeks.Row(week: monday, cells: cells)
@@ -99,12 +100,13 @@ package struct AdherenceRoutes: Sendable {
         let total = { (monday: String, value: (RunWeek) -> Int) in (byWeek[monday] ?? [:]).values.reduce(0) { $0 + value($1) } }
         let chart = SVGChart.stackedColumns(
             id: "adherence-weeks-chart", title: "Runs per week, all activities",
-            description: "Runs that opened each week (Monday, in each participant's zone): completed, missed, expired; runs still open are not drawn.",
+            description: "Runs that opened each week (Monday, in each participant's zone): completed, missed, expired, done with answers not stored; runs still open are not drawn.",
             labels: ordered,
             series: [
                 .init(name: "Completed", values: ordered.map { total($0, \.completed) }),
                 .init(name: "Missed", values: ordered.map { total($0, \.missed) }),
                 .init(name: "Expired", values: ordered.map { total($0, \.expired) }),
+                .init(name: "Answers not stored", values: ordered.map { total($0, \.notStored) }),
             ])
         return .init(
             hasData: !ordered.isEmpty, chart: chart, activities: activities.map { .init(name: $0) }, rows: rows,

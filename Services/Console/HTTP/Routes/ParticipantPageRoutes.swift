@@ -215,7 +215,10 @@ package struct ParticipantPageRoutes: Sendable {
                         ParticipantView.WeekRow(
                             week: week.week,
                             cells: week.activities.map {
-                                .init(activityId: $0.activityId, text: "\($0.completed) of \($0.opened) done, \($0.missed) missed")
+                                .init(
+                                    activityId: $0.activityId,
+                                    text: "\($0.completed) of \($0.opened) done, \($0.missed) missed"
+                                        + ($0.notStored > 0 ? ", \($0.notStored) done with answers not stored" : ""))
                             },
                             adherence: week.adherencePercent.map { "\($0)%" } ?? "–")
                     }

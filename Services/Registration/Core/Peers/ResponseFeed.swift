@@ -30,4 +30,20 @@ package struct ResponseFeed: Sendable {
         }
         return try JSONDecoder().decode(SubmissionFeed.self, from: Data(reply.body.readableBytesView))
     }
+
+    /// The settlement feed's page after number `after`.
+    package func settlements(after: Int64, logger: Logger) async throws -> SettlementFeed {
+        let reply: InternalClient.Reply
+        do {
+            reply = try await client.send(.GET, to: .response, path: InternalPaths.settlementFeed, query: "after=\(after)", logger: logger)
+        } catch {
+            logger.warning("the response service is unreachable for its feed of settlements", metadata: ["error": "\(error)"])
+            throw Unavailable()
+        }
+        guard reply.status.code == 200 else {
+            logger.warning("the response service refused its feed of settlements", metadata: ["status": "\(reply.status.code)"])
+            throw Unavailable()
+        }
+        return try JSONDecoder().decode(SettlementFeed.self, from: Data(reply.body.readableBytesView))
+    }
 }

@@ -83,19 +83,23 @@ package struct ParticipantRunStore: Sendable {
         return found
     }
 
-    /// The responses of theirs that arrived at or after `since`, newest first; none for a
-    /// participant whose app has not reported the id it holds.
+    /// The responses of theirs that arrived at or after `since`, newest first, each saying whether
+    /// its answers are stored (a failure the settlement feed reported); none for a participant
+    /// whose app has not reported the id it holds.
     package func arrivals(studyId: String, appTokenSHA256: String?, since: Date) async throws -> [ResponseArrival] {
         guard let appTokenSHA256 else { return [] }
         let rows = try await client.query(
             """
-            SELECT activity_id, run_id, received_at, finished_at, offset_minutes FROM response_arrivals
-            WHERE study_id = \(studyId) AND participant_token_hash = \(appTokenSHA256) AND received_at >= \(since)
-            ORDER BY received_at DESC LIMIT \(Self.maxCompletions)
+            SELECT a.activity_id, a.run_id, a.received_at, a.finished_at, a.offset_minutes, coalesce(s.stored, true)
+            FROM response_arrivals a LEFT JOIN response_settlements s ON s.response_id = a.response_id
+            WHERE a.study_id = \(studyId) AND a.participant_token_hash = \(appTokenSHA256) AND a.received_at >= \(since)
+            ORDER BY a.received_at DESC LIMIT \(Self.maxCompletions)
             """, logger: logger)
         var found: [ResponseArrival] = []
-        for try await (activityId, runId, receivedAt, finishedAt, offset) in rows.decode((String, Int?, Date, Date?, Int?).self) {
-            found.append(ResponseArrival(activityId: activityId, runId: runId, receivedAt: receivedAt, finishedAt: finishedAt, offsetMinutes: offset))
+        for try await (activityId, runId, receivedAt, finishedAt, offset, stored) in rows.decode((String, Int?, Date, Date?, Int?, Bool).self) {
+            found.append(ResponseArrival(
+                activityId: activityId, runId: runId, receivedAt: receivedAt, finishedAt: finishedAt, offsetMinutes: offset,
+                stored: stored))
         }
         return found
     }

@@ -53,6 +53,60 @@ package struct ResponseArrivalStore: Sendable {
     }
 }
 
+extension ResponseArrivalStore {
+    /// Reads the settlement feed's page after its kept position with `fetch` and keeps the latest
+    /// settlement of each response (docs/registration-api.md, Responses that could not be
+    /// stored), as `read` does the arrivals: one transaction holding the position's row. The
+    /// participants of the arrivals a settlement changes are counted again.
+    package func readSettlements(_ fetch: @Sendable (Int64) async throws -> SettlementFeed) async throws -> Reading {
+        try await client.withTransaction(logger: logger) { connection in
+            var position: Int64?
+            for try await settled in try await connection.query(
+                "SELECT settled_through FROM response_feed_position WHERE feed = 'settlements' FOR UPDATE SKIP LOCKED",
+                logger: logger
+            ).decode(Int64.self) { position = settled }
+            guard let position else { return Reading(kept: 0, moved: false) }
+            let page = try await fetch(position)
+            var kept = 0
+            if !page.settlements.isEmpty {
+                let ids = page.settlements.map(\.responseId), numbers = page.settlements.map(\.number)
+                let stored = page.settlements.map(\.stored)
+                for try await count in try await connection.query(
+                    """
+                    WITH input AS (
+                        SELECT DISTINCT ON (id) id, number, stored
+                        FROM unnest(\(ids)::bigint[], \(numbers)::bigint[], \(stored)::boolean[]) AS t(id, number, stored)
+                        ORDER BY id, number DESC
+                    ), kept AS (
+                        INSERT INTO response_settlements (response_id, number, stored)
+                        SELECT id, number, stored FROM input
+                        ON CONFLICT (response_id) DO UPDATE SET number = EXCLUDED.number, stored = EXCLUDED.stored
+                        WHERE response_settlements.number < EXCLUDED.number
+                        RETURNING response_id
+                    ), recounted AS (
+                        INSERT INTO participant_run_ledgers (user_id, study_id, recount_at)
+                        SELECT DISTINCT ps.user_id, ps.study_id, now()
+                        FROM kept k JOIN response_arrivals a ON a.response_id = k.response_id
+                        JOIN participant_studies ps
+                            ON ps.study_id = a.study_id AND ps.participant_token_hash = a.participant_token_hash
+                        WHERE ps.enrolled_at IS NOT NULL
+                        ON CONFLICT (user_id, study_id) DO UPDATE SET recount_at = least(participant_run_ledgers.recount_at, now())
+                    )
+                    SELECT count(*)::int FROM kept
+                    """, logger: logger
+                ).decode(Int.self) { kept = count }
+            }
+            let moved = page.settledThrough > position
+            try await connection.query(
+                """
+                UPDATE response_feed_position SET settled_through = \(max(position, page.settledThrough)), read_at = now()
+                WHERE feed = 'settlements'
+                """, logger: logger)
+            return Reading(kept: kept, moved: moved)
+        }
+    }
+}
+
 /// A page's arrivals as arrays, one statement for all of them: the new ones kept, and the
 /// participants they are from (those registration knows by the hash) marked to be counted again.
 /// Arrays of optionals cannot be bound: an empty text stands for none.

@@ -85,10 +85,12 @@ package struct RunLedgerStore: Sendable {
                 for week in activity.weeks { weeks.append(activity.activityId, week) }
             }
             var changed: [RunAdherenceUpdate.Week] = []
-            for try await (activityId, week, opened, completed, missed, expired) in try await connection.query(
+            for try await (activityId, week, opened, completed, missed, expired, notStored) in try await connection.query(
                 weeks.statement(userId: claimed.userId, studyId: claimed.studyId), logger: logger
-            ).decode((String, String, Int, Int, Int, Int).self) {
-                changed.append(.init(activityId: activityId, week: week, opened: opened, completed: completed, missed: missed, expired: expired))
+            ).decode((String, String, Int, Int, Int, Int, Int).self) {
+                changed.append(.init(
+                    activityId: activityId, week: week, opened: opened, completed: completed, missed: missed, expired: expired,
+                    notStored: notStored))
             }
             try await sendWeeks(claimed, changed: changed, on: connection)
         }
@@ -110,14 +112,16 @@ package struct RunLedgerStore: Sendable {
         var weeks = changed
         if found.sentTo != hash {
             weeks = []
-            for try await (activityId, week, opened, completed, missed, expired) in try await connection.query(
+            for try await (activityId, week, opened, completed, missed, expired, notStored) in try await connection.query(
                 """
-                SELECT activity_id, to_char(week, 'YYYY-MM-DD'), runs_opened, runs_completed, runs_missed, runs_expired
+                SELECT activity_id, to_char(week, 'YYYY-MM-DD'), runs_opened, runs_completed, runs_missed, runs_expired, runs_not_stored
                 FROM participant_run_weeks WHERE user_id = \(claimed.userId) AND study_id = \(claimed.studyId)
                 ORDER BY activity_id, week
                 """, logger: logger
-            ).decode((String, String, Int, Int, Int, Int).self) {
-                weeks.append(.init(activityId: activityId, week: week, opened: opened, completed: completed, missed: missed, expired: expired))
+            ).decode((String, String, Int, Int, Int, Int, Int).self) {
+                weeks.append(.init(
+                    activityId: activityId, week: week, opened: opened, completed: completed, missed: missed, expired: expired,
+                    notStored: notStored))
             }
             try await connection.query(
                 """
@@ -141,12 +145,14 @@ package struct RunLedgerStore: Sendable {
 /// be bound: an empty text stands for none, instants are written to the millisecond.
 struct StandingRows {
     var activities: [String] = []
-    var counts: [[Int]] = [[], [], [], [], []]
+    var counts: [[Int]] = [[], [], [], [], [], []]
     var optionals: [[String]] = [[], [], [], [], [], [], []]
 
     mutating func append(_ activity: ActivityTally, reminder: RunLedgerStore.Reminder?) {
         activities.append(activity.activityId)
-        for (index, value) in [activity.opened, activity.completed, activity.missed, activity.expired, activity.missedInARow].enumerated() {
+        for (index, value) in [
+            activity.opened, activity.completed, activity.missed, activity.expired, activity.missedInARow, activity.notStored,
+        ].enumerated() {
             counts[index].append(value)
         }
         let instant = { (date: Date?) in date.map(GregorianDays.text) ?? "" }
@@ -160,22 +166,24 @@ struct StandingRows {
     func statement(userId: UUID, studyId: String) -> PostgresQuery {
         """
         INSERT INTO participant_activity_standings (user_id, study_id, activity_id, runs_opened, runs_completed, runs_missed,
-            runs_expired, missed_in_a_row, due_run_id, due_since, due_until, next_run_at, last_completed_at, remind_run_id, remind_at)
-        SELECT \(userId), \(studyId), t.activity, t.opened, t.completed, t.missed, t.expired, t.in_a_row,
+            runs_expired, missed_in_a_row, runs_not_stored, due_run_id, due_since, due_until, next_run_at, last_completed_at,
+            remind_run_id, remind_at)
+        SELECT \(userId), \(studyId), t.activity, t.opened, t.completed, t.missed, t.expired, t.in_a_row, t.not_stored,
             NULLIF(t.due_run, '')::int, NULLIF(t.due_since, '')::timestamptz, NULLIF(t.due_until, '')::timestamptz,
             NULLIF(t.next_run, '')::timestamptz, NULLIF(t.last_completed, '')::timestamptz,
             CASE WHEN done.id IS NULL THEN NULLIF(t.remind_run, '')::int END,
             CASE WHEN done.id IS NULL THEN NULLIF(t.remind_at, '')::timestamptz END
         FROM unnest(\(activities)::text[], \(counts[0])::int[], \(counts[1])::int[], \(counts[2])::int[], \(counts[3])::int[],
-                    \(counts[4])::int[], \(optionals[0])::text[], \(optionals[1])::text[], \(optionals[2])::text[],
+                    \(counts[4])::int[], \(counts[5])::int[], \(optionals[0])::text[], \(optionals[1])::text[], \(optionals[2])::text[],
                     \(optionals[3])::text[], \(optionals[4])::text[], \(optionals[5])::text[], \(optionals[6])::text[])
-            AS t(activity, opened, completed, missed, expired, in_a_row, due_run, due_since, due_until, next_run, last_completed,
-                 remind_run, remind_at)
+            AS t(activity, opened, completed, missed, expired, in_a_row, not_stored, due_run, due_since, due_until, next_run,
+                 last_completed, remind_run, remind_at)
         LEFT JOIN run_reminders done ON done.user_id = \(userId) AND done.study_id = \(studyId) AND done.activity_id = t.activity
             AND done.run_id = NULLIF(t.remind_run, '')::int
         ON CONFLICT (user_id, study_id, activity_id) DO UPDATE SET runs_opened = EXCLUDED.runs_opened,
             runs_completed = EXCLUDED.runs_completed, runs_missed = EXCLUDED.runs_missed,
             runs_expired = EXCLUDED.runs_expired, missed_in_a_row = EXCLUDED.missed_in_a_row,
+            runs_not_stored = EXCLUDED.runs_not_stored,
             due_run_id = EXCLUDED.due_run_id, due_since = EXCLUDED.due_since, due_until = EXCLUDED.due_until,
             next_run_at = EXCLUDED.next_run_at, last_completed_at = EXCLUDED.last_completed_at,
             remind_run_id = EXCLUDED.remind_run_id, remind_at = EXCLUDED.remind_at
@@ -193,6 +201,7 @@ struct WeekRows {
     var completed: [Int] = []
     var missed: [Int] = []
     var expired: [Int] = []
+    var notStored: [Int] = []
 
     mutating func append(_ activityId: String, _ week: ActivityTally.Week) {
         activities.append(activityId)
@@ -201,31 +210,36 @@ struct WeekRows {
         completed.append(week.completed)
         missed.append(week.missed)
         expired.append(week.expired)
+        notStored.append(week.notStored)
     }
 
     func statement(userId: UUID, studyId: String) -> PostgresQuery {
         """
         WITH counted AS (
             SELECT * FROM unnest(\(activities)::text[], \(mondays)::date[], \(opened)::int[], \(completed)::int[], \(missed)::int[],
-                                 \(expired)::int[]) AS t(activity, week, opened, completed, missed, expired)
+                                 \(expired)::int[], \(notStored)::int[]) AS t(activity, week, opened, completed, missed, expired, not_stored)
         ), gone AS (
             DELETE FROM participant_run_weeks w
             WHERE w.user_id = \(userId) AND w.study_id = \(studyId)
               AND NOT EXISTS (SELECT 1 FROM counted c WHERE c.activity = w.activity_id AND c.week = w.week)
             RETURNING w.activity_id, w.week
         ), written AS (
-            INSERT INTO participant_run_weeks (user_id, study_id, activity_id, week, runs_opened, runs_completed, runs_missed, runs_expired)
-            SELECT \(userId), \(studyId), activity, week, opened, completed, missed, expired FROM counted
+            INSERT INTO participant_run_weeks (user_id, study_id, activity_id, week, runs_opened, runs_completed, runs_missed, runs_expired,
+                                               runs_not_stored)
+            SELECT \(userId), \(studyId), activity, week, opened, completed, missed, expired, not_stored FROM counted
             ON CONFLICT (user_id, study_id, activity_id, week) DO UPDATE SET runs_opened = EXCLUDED.runs_opened,
-                runs_completed = EXCLUDED.runs_completed, runs_missed = EXCLUDED.runs_missed, runs_expired = EXCLUDED.runs_expired
+                runs_completed = EXCLUDED.runs_completed, runs_missed = EXCLUDED.runs_missed, runs_expired = EXCLUDED.runs_expired,
+                runs_not_stored = EXCLUDED.runs_not_stored
             WHERE (participant_run_weeks.runs_opened, participant_run_weeks.runs_completed, participant_run_weeks.runs_missed,
-                   participant_run_weeks.runs_expired) IS DISTINCT FROM (EXCLUDED.runs_opened, EXCLUDED.runs_completed,
-                   EXCLUDED.runs_missed, EXCLUDED.runs_expired)
-            RETURNING activity_id, week, runs_opened, runs_completed, runs_missed, runs_expired
+                   participant_run_weeks.runs_expired, participant_run_weeks.runs_not_stored)
+                  IS DISTINCT FROM (EXCLUDED.runs_opened, EXCLUDED.runs_completed, EXCLUDED.runs_missed, EXCLUDED.runs_expired,
+                                    EXCLUDED.runs_not_stored)
+            RETURNING activity_id, week, runs_opened, runs_completed, runs_missed, runs_expired, runs_not_stored
         )
-        SELECT activity_id, to_char(week, 'YYYY-MM-DD'), runs_opened, runs_completed, runs_missed, runs_expired FROM written
+        SELECT activity_id, to_char(week, 'YYYY-MM-DD'), runs_opened, runs_completed, runs_missed, runs_expired, runs_not_stored
+        FROM written
         UNION ALL
-        SELECT activity_id, to_char(week, 'YYYY-MM-DD'), 0, 0, 0, 0 FROM gone
+        SELECT activity_id, to_char(week, 'YYYY-MM-DD'), 0, 0, 0, 0, 0 FROM gone
         """
     }
 }

@@ -20,7 +20,7 @@ package struct RunReportStore: Sendable {
         let rows = try await client.query(
             """
             SELECT w.activity_id, to_char(w.week, 'YYYY-MM-DD'), w.runs_opened, w.runs_completed, w.runs_missed, w.runs_expired,
-                   coalesce(r.pushed, 0)::int, coalesce(r.other, 0)::int
+                   w.runs_not_stored, coalesce(r.pushed, 0)::int, coalesce(r.other, 0)::int
             FROM study_run_weeks w
             LEFT JOIN (SELECT activity_id, run_week, count(*) FILTER (WHERE outcome = 'queued') AS pushed,
                               count(*) FILTER (WHERE outcome <> 'queued') AS other
@@ -34,14 +34,14 @@ package struct RunReportStore: Sendable {
             ORDER BY w.activity_id, w.week
             """, logger: logger)
         var activities: [StudyRunWeeks.Activity] = []
-        for try await (activityId, week, opened, completed, missed, expired, reminded, other) in rows.decode(
-            (String, String, Int, Int, Int, Int, Int, Int).self)
+        for try await (activityId, week, opened, completed, missed, expired, notStored, reminded, other) in rows.decode(
+            (String, String, Int, Int, Int, Int, Int, Int, Int).self)
         {
             if activities.last?.activityId != activityId { activities.append(.init(activityId: activityId, weeks: [])) }
             activities[activities.count - 1].weeks.append(
                 RunWeek(
-                    week: week, opened: opened, completed: completed, missed: missed, expired: expired, reminded: reminded,
-                    notReminded: other))
+                    week: week, opened: opened, completed: completed, missed: missed, expired: expired, notStored: notStored,
+                    reminded: reminded, notReminded: other))
         }
         return StudyRunWeeks(from: GregorianDays.dateText(mondays.lowerBound), to: GregorianDays.dateText(mondays.upperBound), activities: activities)
     }
@@ -119,7 +119,8 @@ package struct RunReportStore: Sendable {
         guard let ledger else { return nil }
         let rows = try await client.query(
             """
-            SELECT to_char(w.week, 'YYYY-MM-DD'), w.activity_id, w.runs_opened, w.runs_completed, w.runs_missed, w.runs_expired
+            SELECT to_char(w.week, 'YYYY-MM-DD'), w.activity_id, w.runs_opened, w.runs_completed, w.runs_missed, w.runs_expired,
+                   w.runs_not_stored
             FROM participant_run_weeks w
             WHERE w.user_id = \(ledger.userId) AND w.study_id = \(studyId)
               AND w.week IN (SELECT DISTINCT week FROM participant_run_weeks
@@ -127,10 +128,12 @@ package struct RunReportStore: Sendable {
             ORDER BY w.week DESC, w.activity_id
             """, logger: logger)
         var report: [ParticipantRunWeeks.Week] = []
-        for try await (week, activity, opened, completed, missed, expired) in rows.decode((String, String, Int, Int, Int, Int).self) {
+        for try await (week, activity, opened, completed, missed, expired, notStored) in rows.decode(
+            (String, String, Int, Int, Int, Int, Int).self)
+        {
             if report.last?.week != week { report.append(.init(week: week, activities: [], adherencePercent: nil)) }
             report[report.count - 1].activities.append(
-                .init(activityId: activity, opened: opened, completed: completed, missed: missed, expired: expired))
+                .init(activityId: activity, opened: opened, completed: completed, missed: missed, expired: expired, notStored: notStored))
         }
         for index in report.indices {
             let done = report[index].activities.reduce(0) { $0 + $1.completed }

@@ -146,13 +146,17 @@ package struct ProcessingStore: Sendable {
         return locked
     }
 
-    /// Records each response's status, in the transaction that stored its rows.
+    /// Records each response's status, in the transaction that stored its rows. A failure takes
+    /// the settlement feed's next number, and so does any later settling of a response that
+    /// failed before; a response that never failed takes none (docs/response-api.md, Settlements).
     package func settle(_ settlements: [Settlement], on connection: PostgresConnection) async throws {
         guard !settlements.isEmpty else { return }
         // Arrays of optionals cannot be bound: empty stands for no error (a message never is).
         try await connection.query(
             """
-            UPDATE responses r SET status = m.status, error_message = NULLIF(m.error, ''), processed_at = now()
+            UPDATE responses r SET status = m.status, error_message = NULLIF(m.error, ''), processed_at = now(),
+                settled_seq = CASE WHEN m.status = 'error' OR r.settled_seq IS NOT NULL THEN nextval('response_settlement_seq') END,
+                settled_at = CASE WHEN m.status = 'error' OR r.settled_seq IS NOT NULL THEN now() END
             FROM unnest(\(settlements.map(\.id)), \(settlements.map(\.status)), \(settlements.map { $0.error ?? "" }))
                 AS m(id, status, error)
             WHERE r.id = m.id
@@ -173,7 +177,8 @@ package struct ProcessingStore: Sendable {
     package func reject(_ id: Int64, reason: String) async throws {
         try await client.query(
             """
-            UPDATE responses SET status = 'error', error_message = \(reason), processed_at = now()
+            UPDATE responses SET status = 'error', error_message = \(reason), processed_at = now(),
+                settled_seq = nextval('response_settlement_seq'), settled_at = now()
             WHERE id = \(id) AND status = 'pending'
             """, logger: logger)
     }

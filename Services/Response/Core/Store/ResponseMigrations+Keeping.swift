@@ -40,4 +40,18 @@ extension ResponseMigrations {
         component: "response", version: 23, name: "responses_design_version",
         statements: ["ALTER TABLE responses ADD COLUMN design_version text"]
     )
+
+    /// Registration's second feed (docs/response-api.md, Settlements): each response that failed
+    /// processing, and each one that failed before and has been settled again, takes the next
+    /// number of a sequence when its status is settled. Registration reads them in that order, so
+    /// a run whose answers could not be stored is never shown as completed, and is once they are.
+    /// Responses that never failed never take a number: the feed is as long as the failures.
+    static let settlementFeed = Migration(
+        component: "response", version: 24, name: "response_settlement_feed",
+        statements: [
+            "CREATE SEQUENCE response_settlement_seq",
+            "ALTER TABLE responses ADD COLUMN settled_seq bigint, ADD COLUMN settled_at timestamptz",
+            "CREATE INDEX responses_settled ON responses (settled_seq) WHERE settled_seq IS NOT NULL",
+        ]
+    )
 }

@@ -29,7 +29,7 @@ package struct RunAdherenceStore: Sendable {
                     .init(name: "ActivityId", storage: .varchar(100)), .init(name: "Week", storage: .timestamp),
                     .init(name: "RunsOpened", storage: .double), .init(name: "RunsCompleted", storage: .double),
                     .init(name: "RunsMissed", storage: .double), .init(name: "RunsExpired", storage: .double),
-                    .init(name: "CountedAt", storage: .timestamp),
+                    .init(name: "CountedAt", storage: .timestamp), .init(name: "RunsNotStored", storage: .double),
                 ])
         ])
 
@@ -46,8 +46,8 @@ package struct RunAdherenceStore: Sendable {
         ).decode((Int64, String).self) { found = (row.0, row.1) }
         guard let found, !update.weeks.isEmpty else { return 0 }
         let table = try await ensureTable(studyKey: found.studyKey)
-        let kept = update.weeks.filter { $0.opened + $0.completed + $0.missed + $0.expired > 0 }
-        let gone = update.weeks.filter { $0.opened + $0.completed + $0.missed + $0.expired == 0 }
+        let kept = update.weeks.filter { $0.opened + $0.completed + $0.missed + $0.expired + $0.notStored > 0 }
+        let gone = update.weeks.filter { $0.opened + $0.completed + $0.missed + $0.expired + $0.notStored == 0 }
         var binds = PostgresBindings()
         binds.append(found.id)
         binds.append(kept.map(\.activityId))
@@ -59,18 +59,21 @@ package struct RunAdherenceStore: Sendable {
         binds.append(update.countedAt)
         binds.append(gone.map(\.activityId))
         binds.append(gone.map(\.week))
+        binds.append(kept.map { Double($0.notStored) })
         var changed = 0
         for try await count in try await client.query(
             PostgresQuery(
                 unsafeSQL: """
                     WITH written AS (
                         INSERT INTO \(table) ("ParticipantId", "ActivityId", "Week", "RunsOpened", "RunsCompleted", "RunsMissed",
-                                              "RunsExpired", "CountedAt")
-                        SELECT $1, a, (w || 'T00:00:00Z')::timestamptz, o, c, m, e, $8
-                        FROM unnest($2::text[], $3::text[], $4::float8[], $5::float8[], $6::float8[], $7::float8[]) AS t(a, w, o, c, m, e)
+                                              "RunsExpired", "RunsNotStored", "CountedAt")
+                        SELECT $1, a, (w || 'T00:00:00Z')::timestamptz, o, c, m, e, n, $8
+                        FROM unnest($2::text[], $3::text[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $11::float8[])
+                            AS t(a, w, o, c, m, e, n)
                         ON CONFLICT ("ParticipantId", "ActivityId", "Week") DO UPDATE SET "RunsOpened" = excluded."RunsOpened",
                             "RunsCompleted" = excluded."RunsCompleted", "RunsMissed" = excluded."RunsMissed",
-                            "RunsExpired" = excluded."RunsExpired", "CountedAt" = excluded."CountedAt"
+                            "RunsExpired" = excluded."RunsExpired", "RunsNotStored" = excluded."RunsNotStored",
+                            "CountedAt" = excluded."CountedAt"
                         WHERE \(table)."CountedAt" <= excluded."CountedAt"
                         RETURNING 1
                     ), removed AS (
@@ -85,11 +88,12 @@ package struct RunAdherenceStore: Sendable {
         return changed
     }
 
-    /// The study's table, made the first time with a row per participant, activity and week.
+    /// The study's table, made the first time with a row per participant, activity and week (a
+    /// table made before runs not stored were counted gets their column).
     private func ensureTable(studyKey: String) async throws -> String {
-        if let table = try await table(studyKey: studyKey) { return table }
+        if let (table, current) = try await table(studyKey: studyKey), current { return table }
         try await tables.apply(Self.schema, studyKey: studyKey)
-        guard let table = try await table(studyKey: studyKey) else {
+        guard let (table, _) = try await table(studyKey: studyKey) else {
             throw SurveySchema.DesignError(description: "the \(ResponseLists.runAdherence) table of study \(studyKey) was not made")
         }
         try await client.query(
@@ -98,13 +102,17 @@ package struct RunAdherenceStore: Sendable {
         return table
     }
 
-    private func table(studyKey: String) async throws -> String? {
-        for try await (schema, table) in try await client.query(
+    /// The table, and whether it has every column of `schema`.
+    private func table(studyKey: String) async throws -> (String, Bool)? {
+        for try await (schema, table, columns) in try await client.query(
             """
-            SELECT s.schema_name, l.sql_name FROM response_lists l JOIN study_schemas s ON s.study_key = l.study_key
+            SELECT s.schema_name, l.sql_name, (SELECT count(*)::int FROM response_columns c WHERE c.list_id = l.id AND NOT c.system)
+            FROM response_lists l JOIN study_schemas s ON s.study_key = l.study_key
             WHERE l.study_key = \(studyKey) AND l.name = \(ResponseLists.runAdherence)
             """, logger: logger
-        ).decode((String, String).self) { return "\(SQLName.quoted(schema)).\(SQLName.quoted(table))" }
+        ).decode((String, String, Int).self) {
+            return ("\(SQLName.quoted(schema)).\(SQLName.quoted(table))", columns >= Self.schema.lists[0].columns.count)
+        }
         return nil
     }
 }

@@ -51,4 +51,25 @@ package struct SubmissionStore: Sendable {
         }
         return SubmissionFeed(submissions: found, settledThrough: settledThrough)
     }
+
+    /// The settlements numbered after `after` (docs/response-api.md, Settlements), at most
+    /// `SettlementFeed.pageSize`, in number order (the partial index of the numbered ones).
+    package func settlements(after: Int64) async throws -> SettlementFeed {
+        let rows = try await client.query(
+            """
+            SELECT id, settled_seq, status IN ('processed', 'forwarded'),
+                   settled_at < now() - make_interval(secs => \(SubmissionFeed.settleSeconds))
+            FROM responses WHERE settled_seq > \(after)
+            ORDER BY settled_seq LIMIT \(SettlementFeed.pageSize)
+            """, logger: logger)
+        var found: [SettlementFeed.Settlement] = []
+        var settledThrough = after
+        var settling = true
+        for try await (id, number, stored, settled) in rows.decode((Int64, Int64, Bool, Bool).self) {
+            // The position moves only over numbers old enough that none smaller can still commit.
+            if settling, settled { settledThrough = number } else { settling = false }
+            found.append(.init(responseId: id, number: number, stored: stored))
+        }
+        return SettlementFeed(settlements: found, settledThrough: settledThrough)
+    }
 }
