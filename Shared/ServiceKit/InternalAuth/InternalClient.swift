@@ -55,10 +55,11 @@ public struct InternalClient: Sendable {
         ]
     }
 
-    /// Sends a signed request to `peer`. `path` must start with `/internal/`.
+    /// Sends a signed request to `peer`. `path` must start with `/internal/`. `waitingAtMost`: a
+    /// longer wait than the client's for a call known to take long (nil: the client's).
     public func send(
         _ method: HTTPMethod, to peer: ServiceName, path: String, query: String? = nil, body: [UInt8] = [],
-        contentType: String? = "application/json", logger: Logger
+        contentType: String? = "application/json", waitingAtMost: TimeAmount? = nil, logger: Logger
     ) async throws -> Reply {
         precondition(path.hasPrefix("/internal/"), "internal calls go to /internal/ paths")
         guard let base = peers[peer] else { throw InternalCallError(peer: peer, reason: "no URL configured") }
@@ -82,7 +83,7 @@ public struct InternalClient: Sendable {
             }
             request.body = .bytes(ByteBuffer(bytes: body))
 
-            let response = try await httpClient.execute(request, timeout: timeout, logger: logger)
+            let response = try await httpClient.execute(request, timeout: waitingAtMost ?? timeout, logger: logger)
             let bytes = try await response.body.collect(upTo: maxResponseBytes)
             return Reply(status: response.status, headers: response.headers, body: bytes)
         }

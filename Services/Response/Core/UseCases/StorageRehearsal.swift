@@ -37,6 +37,12 @@ package struct StorageRehearsal: Sendable {
     /// (`ActivityReply`'s JSON).
     package func problems(studyId: String, designs: [JSONValue]) async throws -> [StorageProblem] {
         let studyKey = StudyCatalog.key(studyId)
+        let started = ContinuousClock.now
+        defer {
+            logger.info(
+                "storage rehearsed",
+                metadata: ["study": "\(studyKey)", "designs": "\(designs.count)", "duration": "\(ContinuousClock.now - started)"])
+        }
         do {
             try await client.withTransaction(logger: logger) { connection in
                 var problems: [StorageProblem] = []

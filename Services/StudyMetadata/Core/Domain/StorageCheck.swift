@@ -6,9 +6,11 @@ import StudyModels
 /// read it, and each problem the response service found, put in a coordinator's words at the
 /// step it is in.
 package enum StorageCheck {
-    /// Every activity of `draft` as it would be served once frozen with `counters`.
-    package static func designs(of draft: StudyDocument, counters: VersionCounters) -> [ActivityReply] {
-        draft.activities.map { activity in
+    /// The activities of `draft` that freezing it with `counters` would give a new version (all
+    /// of them when nothing was published, `previous` nil), as each would be served: a version
+    /// already published was checked when it was, and its tables hold it.
+    package static func designs(of draft: StudyDocument, counters: VersionCounters, previous: VersionCounters?) -> [ActivityReply] {
+        draft.activities.filter { previous?.activities[$0.activityId] != counters.activities[$0.activityId] }.map { activity in
             ActivityReply(
                 activity: ActivityDesign(activity, in: draft, activityVersion: counters.activities[activity.activityId] ?? 1)
                     .served(language: nil),

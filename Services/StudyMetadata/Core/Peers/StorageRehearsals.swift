@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import ServiceKit
 import StudyModels
 
@@ -24,13 +25,22 @@ package struct ResponseStorageRehearsals: StorageRehearsals {
         self.internalClient = internalClient
     }
 
+    /// How long a rehearsal may take: each new activity's tables are made (and rolled back) as
+    /// its first response would make them, a few hundredths of a second each on a quiet
+    /// machine; a study of a few hundred new activities, on a busy one, within this.
+    static let longestWait: TimeAmount = .seconds(120)
+
     package func problems(studyId: String, designs: [ActivityReply], logger: Logger) async throws -> [StorageProblem] {
+        guard !designs.isEmpty else { return [] }
         let path = InternalPaths.storageRehearsals(studyId: studyId)
         let reply: InternalClient.Reply
         do {
+            // A service that is down is found within the usual wait, not the rehearsal's: the
+            // HTTP client tries to connect until a request's deadline.
+            _ = try await internalClient.send(.GET, to: .response, path: "/internal/v1/whoami", logger: logger)
             reply = try await internalClient.send(
                 .POST, to: .response, path: path, body: Array(try JSONEncoder().encode(StorageRehearsalRequest(designs: designs))),
-                logger: logger)
+                waitingAtMost: Self.longestWait, logger: logger)
         } catch {
             logger.warning("the response service could not be asked to rehearse storage", metadata: ["error": "\(error)"])
             throw StorageRehearsalUnavailable(description: "the response service could not be reached")

@@ -114,18 +114,18 @@ package struct StudyLifecycleActions: Sendable {
     /// Nil when there is no study, or the draft has problems of its own (the transaction
     /// refuses both).
     private func checkStorage(studyId: String, now: Date) async throws -> StorageChecked? {
-        let read = try await client.withConnection { connection -> (StudyDocument, VersionCounters, Bool)? in
+        let read = try await client.withConnection { connection -> (StudyDocument, VersionCounters, VersionCounters?, Bool)? in
             // Outside a transaction, the row lock of `lockDraft` ends with its statement: a plain read.
             guard let (_, draft) = try await versions.lockDraft(studyId: studyId, on: connection) else { return nil }
             let previous = try await versions.latest(studyId: studyId, on: connection)
             let (counters, changes) = VersionCounters.next(for: draft, after: previous)
-            return (draft, counters, previous == nil || changes.any)
+            return (draft, counters, previous?.counters, previous == nil || changes.any)
         }
-        guard let (draft, counters, freezes) = read, PublishGuard.problems(draft, now: now).isEmpty else { return nil }
+        guard let (draft, counters, previous, freezes) = read, PublishGuard.problems(draft, now: now).isEmpty else { return nil }
         guard freezes else { return StorageChecked(draft: draft, counters: counters, refusal: nil) }
         do {
             let found = try await storage.problems(
-                studyId: studyId, designs: StorageCheck.designs(of: draft, counters: counters), logger: logger)
+                studyId: studyId, designs: StorageCheck.designs(of: draft, counters: counters, previous: previous), logger: logger)
             let refusal = found.isEmpty ? nil : StudyMetadataError.invalid(StorageCheck.validationProblems(found, in: draft), subject: .draft)
             return StorageChecked(draft: draft, counters: counters, refusal: refusal)
         } catch let unavailable as StorageRehearsalUnavailable {
@@ -133,19 +133,20 @@ package struct StudyLifecycleActions: Sendable {
         }
     }
 
-    /// What the storage check finds in the study's draft now, for the console's check-list: each
-    /// problem at its step, in the words a refused publish uses. Throws `storageUnchecked` when
+    /// What the storage check finds in the study's draft now, for the console's check-list (the
+    /// activities publishing it would give a new version): each problem at its step, in the words
+    /// a refused publish uses. Throws `storageUnchecked` when
     /// the response service cannot be asked, `noStudy` for no study.
     package func storageProblems(studyId: String) async throws -> [ValidationProblem] {
-        let read = try await client.withConnection { connection -> (StudyDocument, VersionCounters)? in
+        let read = try await client.withConnection { connection -> (StudyDocument, VersionCounters, VersionCounters?)? in
             guard let (_, draft) = try await versions.lockDraft(studyId: studyId, on: connection) else { return nil }
             let previous = try await versions.latest(studyId: studyId, on: connection)
-            return (draft, VersionCounters.next(for: draft, after: previous).0)
+            return (draft, VersionCounters.next(for: draft, after: previous).0, previous?.counters)
         }
-        guard let (draft, counters) = read else { throw StudyMetadataError.noStudy(studyId) }
+        guard let (draft, counters, previous) = read else { throw StudyMetadataError.noStudy(studyId) }
         do {
             let found = try await storage.problems(
-                studyId: studyId, designs: StorageCheck.designs(of: draft, counters: counters), logger: logger)
+                studyId: studyId, designs: StorageCheck.designs(of: draft, counters: counters, previous: previous), logger: logger)
             return StorageCheck.validationProblems(found, in: draft)
         } catch let unavailable as StorageRehearsalUnavailable {
             throw StudyMetadataError.storageUnchecked(unavailable.description)
