@@ -83,7 +83,7 @@ package struct LabKeyResearcherQueries: Sendable {
             return reply(
                 LabKeyQueryReply.rows(
                     schemaName: schemaName, queryName: "sql", format: format, fields: fields(result, key: nil),
-                    rows: result.rows, rowCount: result.rows.count))
+                    rows: result.rows, rowCount: result.total ?? result.rows.count))
         } catch {
             throw LabKeyCall.invalid([.init(field: "sql", message: error.message)])
         }

@@ -83,7 +83,8 @@ package struct QueryRoutes: Sendable {
                     // first, never trap: the names are the participant's own SQL.
                     data: Dictionary(zip(result.columns, values.map { ExecuteSQLReply.Cell(value: $0) })) { first, _ in first })
             }
-            return try LabKeyCall.reply(ExecuteSQLReply(rows: rows, rowCount: rows.count))
+            // Cut at the row limit, the count is the query's whole count: the caller sees it was cut.
+            return try LabKeyCall.reply(ExecuteSQLReply(rows: rows, rowCount: result.total ?? rows.count))
         } catch let error as QueryError {
             throw LabKeyCall.invalid([.init(field: "sql", message: error.message)])
         }

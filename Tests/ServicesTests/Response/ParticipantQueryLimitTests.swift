@@ -59,6 +59,27 @@ import TestSupport
         }
     }
 
+    /// A reply cut at the row limit says so, as LabKey does: `rowCount` is every row the query
+    /// gives, the rows are the first `query.maxRows`. A query that asks for fewer is not cut.
+    @Test func aReplyCutAtTheRowLimitSaysHowManyRowsThereWere() async throws {
+        try await ResponseHarness.run(overrides: ["query.maxRows": "10"]) { h in
+            let p = try await queries.populate(h)
+            try await multiply(h, list: "NewSurvey", times: 4)
+            let (status, cut) = try await queries.executeSQL(h, p.a, "SELECT IntegerField, Created FROM NewSurvey")
+            #expect(status == .ok, "\(cut)")
+            #expect(cut["rows"]?.array?.count == 10)
+            #expect(cut["rowCount"] == .number(16), "the whole count, so the caller sees it was cut")
+            let (limited, few) = try await queries.executeSQL(h, p.a, "SELECT IntegerField FROM NewSurvey LIMIT 5")
+            #expect(limited == .ok)
+            #expect(few["rows"]?.array?.count == 5)
+            #expect(few["rowCount"] == .number(5))
+            let (exact, ten) = try await queries.executeSQL(h, p.a, "SELECT IntegerField FROM NewSurvey LIMIT 10")
+            #expect(exact == .ok)
+            #expect(ten["rows"]?.array?.count == 10)
+            #expect(ten["rowCount"] == .number(10), "asked for ten, nothing was cut")
+        }
+    }
+
     @Test func anOverlongQueryIsRefusedUnparsed() async throws {
         try await ResponseHarness.run { h in
             let p = try await queries.populate(h)

@@ -14,11 +14,18 @@ package struct QueryTranslator {
         /// Each column's storage when it is a list's column (`Catalog.Column.storage`); nil for
         /// computed ones, whose type the rows tell.
         package var storages: [String?]
+        /// When the reply is cut at the translator's `maxRows` (the query asked for more, or for
+        /// no limit): that many rows are kept, `sql` reads one more to know whether any was cut,
+        /// and `countSQL` counts every row the query would give, for the reply to say so.
+        package var cappedAt: Int?
+        package var countSQL: String?
 
-        package init(sql: String, columns: [String], storages: [String?]? = nil) {
+        package init(sql: String, columns: [String], storages: [String?]? = nil, cappedAt: Int? = nil, countSQL: String? = nil) {
             self.sql = sql
             self.columns = columns
             self.storages = storages ?? columns.map { _ in nil }
+            self.cappedAt = cappedAt
+            self.countSQL = countSQL
         }
     }
 
@@ -106,9 +113,15 @@ package struct QueryTranslator {
             }
             sql += " ORDER BY " + terms.joined(separator: ", ")
         }
-        sql += " LIMIT \(min(statement.limit ?? maxRows, maxRows))"
+        // Cut at `maxRows` where the query asks for more: one row more is read, so the reply can
+        // say it was cut, and how many rows there were (`countSQL`).
+        let capped = statement.limit.map { $0 > maxRows } ?? true
+        let unlimited = sql
+        sql += " LIMIT \(capped ? (maxRows < Int.max ? maxRows + 1 : maxRows) : min(statement.limit ?? maxRows, maxRows))"
         if let offset = statement.offset, offset > 0 { sql += " OFFSET \(offset)" }
-        return Translation(sql: sql, columns: Self.unique(outputs), storages: storages)
+        return Translation(
+            sql: sql, columns: Self.unique(outputs), storages: storages, cappedAt: capped ? maxRows : nil,
+            countSQL: capped && !countTotal ? "SELECT count(*) FROM (\(unlimited)) AS counted" : nil)
     }
 
     /// The output column an ORDER BY term names: a bare name or a position.

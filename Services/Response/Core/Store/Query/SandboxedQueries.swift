@@ -44,8 +44,12 @@ package struct SandboxedQueries: Sendable {
         /// column is one, else what PostgreSQL answered with (VARCHAR when no row said).
         package var storages: [String]
         package var rows: [[JSONValue]]
-        /// All matching rows, before `maxRows` and `offset` (asked for by `selectRows`).
+        /// All matching rows, before `maxRows` and `offset` (asked for by `selectRows`, and
+        /// counted when the reply was cut at the row limit).
         package var total: Int?
+        /// The reply was cut at the row limit (`Translation.cappedAt`): `total` says how many
+        /// rows the query gives.
+        package var cut = false
     }
 
     package let reader: PostgresClient
@@ -199,6 +203,18 @@ package struct SandboxedQueries: Sendable {
             }
         }
         result.storages = storages.map { $0 ?? "VARCHAR" }
+        // Past the row limit: the row read beyond it goes, and the whole count is read in the same
+        // snapshot (under the same timeout), so the reply says it was cut and from how many.
+        if let cap = translation.cappedAt, result.rows.count > cap {
+            result.rows.removeLast(result.rows.count - cap)
+            result.cut = true
+            if let countSQL = translation.countSQL {
+                try await connection.query("CLOSE sandboxed_query", logger: logger)
+                for try await count in try await connection.query(PostgresQuery(unsafeSQL: countSQL), logger: logger).decode(Int.self) {
+                    result.total = count
+                }
+            }
+        }
         return result
     }
 
