@@ -10,7 +10,8 @@
 #
 # Checks: no 5xx, and every status, content type, header and body as the document says; methods
 # a path does not document get 405 with Allow; a missing required header is refused. The admin and
-# internal APIs must also refuse schema-invalid input (negative_data_rejection). The app APIs are
+# internal APIs must also refuse schema-invalid input (negative_data_rejection; 413 for a body over
+# the size limit counts as refusing it). The app APIs are
 # not held to that one: they read parameters as the original servers did (a number or boolean
 # where text is expected is taken as its text, as Jackson coerced it, and unknown fields are
 # ignored), which the real apps' traffic relies on. Not checked anywhere: positive_data_acceptance,
@@ -80,7 +81,10 @@ fuzz() {
     # FUZZ_ONLY=name[,name]: only those runs (while working on one document).
     if [ -n "${FUZZ_ONLY:-}" ] && [[ ",$FUZZ_ONLY," != *",$name,"* ]]; then return; fi
     config="$work/$name.toml"
-    printf '%s\n' "$parameters" >"$config"
+    # A body over the service's size limit is refused with 413 before it is read: that refuses
+    # schema-invalid input too (a list past its maxItems can be larger than the limit).
+    printf '%s\n\n[checks.negative_data_rejection]\nexpected-statuses = [%s]\n' "$parameters" \
+        '"400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx"' >"$config"
     report="$work/$name-report"
     log "fuzz: $name ($examples examples per operation, seed $seed)"
     local wanted=$checks
