@@ -59,15 +59,18 @@ public struct ResultArchive: Sendable {
         let metadata = try Self.json(metadataBytes, file: "metadata.json", budget: .sageManifest)
         try Self.check(metadata, against: schemas.archiveMetadata, file: "metadata.json")
         let listed = (metadata["files"]?.array ?? []).compactMap { $0["filename"]?.string }
-        let present = Set(zip.files.map(\.name))
-        let missing = listed.enumerated().filter { !present.contains($0.element) }
+        // Names by scalars throughout: two names Swift's `String` takes for one are two files.
+        let present = Set(zip.files.map { ScalarKey($0.name) })
+        let missing = listed.enumerated().filter { !present.contains(ScalarKey($0.element)) }
         guard missing.isEmpty else {
             throw Refusal(file: "metadata.json", problems: missing.map {
                 ValidationProblem(pointer: "/files/\($0.offset)/filename", message: "names \($0.element), which the archive does not hold")
             })
         }
-        let listedSet = Set(listed)
-        unlisted = zip.files.map(\.name).filter { !listedSet.contains($0) && !Self.unlistedFiles.contains($0) }
+        let listedSet = Set(listed.map { ScalarKey($0) })
+        unlisted = zip.files.map(\.name).filter { name in
+            !listedSet.contains(ScalarKey(name)) && !Self.unlistedFiles.contains { $0.utf8.elementsEqual(name.utf8) }
+        }
 
         var result: JSONValue?
         if let resultBytes = zip["assessmentResult.json"] {
@@ -80,7 +83,7 @@ public struct ResultArchive: Sendable {
         taskRunUUID = result?["taskRunUUID"]?.string
         var answers: [Answer] = []
         if let result {
-            var index: [String: Int] = [:]
+            var index: [ScalarKey: Int] = [:]
             Self.collect(result["stepHistory"]?.array ?? [], prefix: "", into: &answers, index: &index)
             assessmentIdentifier = result["assessmentIdentifier"]?.nonEmptyString ?? result["identifier"]?.string
         } else {
@@ -114,15 +117,17 @@ public struct ResultArchive: Sendable {
     /// Walks results: an `answer` is kept at its path (a later one at the same path replaces it,
     /// as when a participant goes back); `section` and `collection` results add their identifier
     /// to the path of what they hold. The walk is as deep as the document, which the parser bounds.
-    private static func collect(_ results: [JSONValue], prefix: String, into answers: inout [Answer], index: inout [String: Int]) {
+    /// Paths are compared by scalars: two steps whose identifiers Swift's `String` takes for one
+    /// (canonically equivalent) are two answers.
+    private static func collect(_ results: [JSONValue], prefix: String, into answers: inout [Answer], index: inout [ScalarKey: Int]) {
         for result in results {
             guard let identifier = result["identifier"]?.string else { continue }
             let path = prefix + identifier
             switch result["type"]?.string {
             case "answer":
                 let answer = Answer(path: path, value: result["value"] ?? .null, answerType: result["answerType"]?["type"]?.string)
-                if let at = index[path] { answers[at] = answer } else {
-                    index[path] = answers.count
+                if let at = index[ScalarKey(path)] { answers[at] = answer } else {
+                    index[ScalarKey(path)] = answers.count
                     answers.append(answer)
                 }
             case "section":

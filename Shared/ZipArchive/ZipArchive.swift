@@ -51,11 +51,13 @@ public struct ZipArchive: Sendable {
             if let entry = try Self.entry(&reader, bytes: bytes) { entries.append(entry) }
             guard entries.count <= limits.maxFiles else { throw Failure("it holds more than \(limits.maxFiles) files") }
         }
-        var seen: Set<String> = []
+        // Names by their bytes: a ZIP's names are bytes, and two that Swift's `String` takes for
+        // one (canonically equivalent) are two files.
+        var seen: Set<[UInt8]> = []
         var total = 0
         var files: [File] = []
         for entry in entries {
-            guard seen.insert(entry.name).inserted else { throw Failure("it holds \(entry.name) twice") }
+            guard seen.insert(Array(entry.name.utf8)).inserted else { throw Failure("it holds \(entry.name) twice") }
             guard entry.uncompressedSize <= limits.maxFileBytes else {
                 throw Failure("\(entry.name) is larger than \(limits.maxFileBytes) bytes")
             }
@@ -71,7 +73,8 @@ public struct ZipArchive: Sendable {
         self.files = files
     }
 
-    public subscript(name: String) -> [UInt8]? { files.first { $0.name == name }?.bytes }
+    /// The file of exactly that name (compared by bytes).
+    public subscript(name: String) -> [UInt8]? { files.first { $0.name.utf8.elementsEqual(name.utf8) }?.bytes }
 
     // MARK: - The central directory
 

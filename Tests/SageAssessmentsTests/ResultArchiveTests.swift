@@ -84,4 +84,25 @@ import ZipArchive
             .init(path: "sleep/hours", value: .number(7.5), answerType: "number"),
         ])
     }
+
+    /// Two steps whose identifiers differ only in normalisation (`\u{e9}` and `e\u{301}`) are two
+    /// answers, and two files so named are two files. (A manifest lists ASCII names only: Sage's
+    /// schema takes a file name as a URI reference.)
+    @Test func pathsAndFileNamesAreComparedByTheirScalars() throws {
+        var zip = ZipWriter()
+        zip.add("metadata.json", Array(#"{"appName": "a", "appVersion": "1", "deviceInfo": "d", "deviceTypeIdentifier": "x", "files": [{"filename": "assessmentResult.json", "timestamp": "2026-11-26T10:00:00.000+01:00"}]}"#.utf8))
+        zip.add("assessmentResult.json", Array(#"""
+            {"type": "assessment", "identifier": "mood", "startDate": "2026-11-26T10:00:00.000+01:00", "taskRunUUID": "8A3D",
+             "stepHistory": [
+               {"type": "answer", "identifier": "caf\u00e9", "startDate": "2026-11-26T10:00:01Z", "value": 1, "answerType": {"type": "integer"}},
+               {"type": "answer", "identifier": "cafe\u0301", "startDate": "2026-11-26T10:00:02Z", "value": 2, "answerType": {"type": "integer"}}]}
+            """#.utf8))
+        zip.add("caf\u{e9}.json", Array("1".utf8))
+        zip.add("cafe\u{301}.json", Array("2".utf8))
+        let archive = try read(zip)
+        #expect(archive.unlisted.map { Array($0.unicodeScalars) } == [Array("caf\u{e9}.json".unicodeScalars), Array("cafe\u{301}.json".unicodeScalars)])
+        try #require(archive.answers.count == 2)
+        #expect(archive.answers.map { Array($0.path.unicodeScalars) } == [Array("caf\u{e9}".unicodeScalars), Array("cafe\u{301}".unicodeScalars)])
+        #expect(archive.answers.map(\.value) == [.number(1), .number(2)])
+    }
 }

@@ -109,6 +109,21 @@ import TestSupport
         #expect(converted.notes == ["\"stray\" is not a question of the module; its answer is kept with the submission only"])
     }
 
+    /// An answer under a spelling of a question's id that differs only in normalisation is no
+    /// answer to that question: the question is unanswered and the note names the answer's id.
+    @Test func anAnswersIdIsMatchedByItsScalars() throws {
+        let module = try JSONValue.parse(Array(#"{"sections": [{"questions": [{"id": "caf\u00e9", "type": "text"}]}]}"#.utf8), budget: .studyDocument)
+        let converted = SchemaAnswers.convert(module: module, answers: ["cafe\u{301}": .string("latte")])
+        try #require(converted.results.count == 1)
+        #expect(converted.results[0]["skipped"] == .bool(true))
+        #expect(converted.notes.map { Array($0.unicodeScalars) } == [
+            Array("\"cafe\u{301}\" is not a question of the module; its answer is kept with the submission only".unicodeScalars)
+        ])
+        let matched = SchemaAnswers.convert(module: module, answers: ["caf\u{e9}": .string("latte")])
+        #expect(matched.results.first?["value"] == .string("latte"))
+        #expect(matched.notes.isEmpty)
+    }
+
     @Test func checkboxListsTimesAndUnreadableAnswers() throws {
         let module: JSONValue = try JSONValue.parse(Array("""
             {"sections": [{"questions": [

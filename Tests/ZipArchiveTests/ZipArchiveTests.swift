@@ -29,6 +29,23 @@ import ZipArchive
         #expect(archive["motion/motion.json"] == motion)
     }
 
+    /// A ZIP's names are bytes: two that differ only in normalisation are two files, each found
+    /// by its own name.
+    @Test func namesThatDifferOnlyInNormalisationAreTwoFiles() throws {
+        var zip = ZipWriter()
+        zip.add("caf\u{e9}.json", Array("1".utf8))
+        zip.add("cafe\u{301}.json", Array("2".utf8))
+        let archive = try ZipArchive(zip.bytes(), limits: Self.limits)
+        #expect(archive.files.count == 2)
+        #expect(archive["caf\u{e9}.json"] == Array("1".utf8))
+        #expect(archive["cafe\u{301}.json"] == Array("2".utf8))
+
+        var twice = ZipWriter()
+        twice.add("caf\u{e9}.json", Array("1".utf8))
+        twice.add("caf\u{e9}.json", Array("2".utf8))
+        #expect(refusal(twice.bytes()) == "it holds caf\u{e9}.json twice")
+    }
+
     @Test func namesThatLeaveTheFolderAndLinksAreRefused() {
         let names = ["../evil.json", "a/../../evil.json", "/etc/passwd", "a\\b.json", "C:evil.json", "./a.json", "a\u{0}b"]
         #expect(names.count == 7)

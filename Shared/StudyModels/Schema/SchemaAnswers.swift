@@ -18,7 +18,9 @@ public enum SchemaAnswers {
 
     public static func convert(module: JSONValue, answers: JSONObject) -> Converted {
         var converted = Converted(results: [], notes: [])
-        var known: Set<String> = []
+        // By scalars, as `answers` is keyed: an answer under a canonically equivalent spelling of
+        // a question's id is no answer to it, and is named in the notes.
+        var known: Set<ScalarKey> = []
         var questions: JSONObject = [:]
         var order: [String] = []
         for section in module["sections"]?.array ?? [] {
@@ -27,7 +29,7 @@ public enum SchemaAnswers {
                 // A repeated id: the later question is the one the import kept.
                 if questions[id] == nil { order.append(id) }
                 questions[id] = question
-                known.insert(id)
+                known.insert(ScalarKey(id))
             }
         }
         for id in order {
@@ -38,7 +40,7 @@ public enum SchemaAnswers {
                 "key": .string(id), "resultType": .string(resultType), "value": value ?? .null, "skipped": .bool(value == nil),
             ]))
         }
-        for id in answers.keys.sorted() where !known.contains(id) {
+        for id in answers.keys.sorted() where !known.contains(ScalarKey(id)) {
             converted.notes.append("\"\(id)\" is not a question of the module; its answer is kept with the submission only")
         }
         return converted

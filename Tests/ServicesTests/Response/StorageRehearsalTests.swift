@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import JSONText
 import Logging
 import NIOCore
 import PostgresNIO
@@ -123,6 +124,54 @@ import TestSupport
             let lists = try await h.postgres.withConnection { try await tables.lists(studyKey: Self.study, on: $0).lists }
             #expect(lists["daily"]?.columns["hours"]?.storage == "VARCHAR")
             #expect(try await traces(h) == [1, 1, 1, 0, 0, 0])
+        }
+    }
+
+    /// An activity imported from a Sage assessment, as study-metadata serves it: its design's
+    /// steps beside the assessment, whose questions name the tables' columns by path.
+    static func sageDesign(_ activityId: String, _ assessmentSteps: String) -> String {
+        #"{"message": "SUCCESS", "activity": {"type": "questionnaire", "metadata": {"studyId": "\#(study)", "activityId": "\#(activityId)", "name": "\#(activityId)", "version": "1.0", "startDate": "", "endDate": ""}, "steps": []}, "assessment": {"type": "assessment", "identifier": "\#(activityId)", "steps": [\#(assessmentSteps)]}}"#
+    }
+
+    /// Every input a Sage question takes, in a section and outside one, and choices with "other".
+    static let everySageQuestion = """
+        {"type": "overview", "identifier": "overview", "title": "Hello"},
+        {"type": "simpleQuestion", "identifier": "count", "inputItem": {"type": "integer", "formatOptions": {"minimumValue": 0, "maximumValue": 100}}},
+        {"type": "simpleQuestion", "identifier": "share", "inputItem": {"type": "number"}},
+        {"type": "simpleQuestion", "identifier": "born", "inputItem": {"type": "year", "formatOptions": {"maximumYear": 2020}}},
+        {"type": "simpleQuestion", "identifier": "slept", "inputItem": {"type": "duration"}},
+        {"type": "simpleQuestion", "identifier": "note", "inputItem": {"type": "string", "characterLimit": 40}},
+        {"type": "simpleQuestion", "identifier": "when", "inputItem": {"type": "date"}},
+        {"type": "section", "identifier": "mood", "steps": [
+            {"type": "choiceQuestion", "identifier": "feel", "baseType": "integer", "singleChoice": true, "choices": [{"value": 1, "text": "Low"}, {"value": 2, "text": "High"}]},
+            {"type": "choiceQuestion", "identifier": "did", "baseType": "string", "singleChoice": false, "choices": [{"value": "read", "text": "Read"}, {"value": "walk", "text": "Walk"}], "other": {"type": "string"}}]}
+        """
+
+    /// A Sage activity's answers are made up as Sage's archives carry them and go through the
+    /// same processing: every kind of question is stored, and a question whose answers the tables
+    /// refuse (an integer past 32 bits is a Java long, which the original refused for a number
+    /// column) is named.
+    @Test func aSageAssessmentsAnswersAreRehearsedByTheirPaths() async throws {
+        let answers = try #require(SyntheticResponse.data(forAssessment: try JSONValue.parse(
+            Array(#"{"steps": [\#(Self.everySageQuestion)]}"#.utf8), budget: .activityDocument))[SageAnswers.member]?.array)
+        try #require(answers.count == 8, "every question, none for the overview")
+        #expect(answers.compactMap { $0["path"]?.string } == ["count", "share", "born", "slept", "note", "when", "mood/feel", "mood/did"])
+        #expect(answers[0]["value"] == .number(100))
+        #expect(answers[4]["value"]?.string?.count == 40)
+        #expect(answers[6]["value"] == .array([.number(1)]))
+        #expect(answers[7]["value"]?.array?.count == 3, "both choices and a free answer")
+
+        try await ResponseHarness.run { h in
+            let (status, reply) = try await rehearse(h, [
+                Self.sageDesign("SageDaily", Self.everySageQuestion),
+                Self.sageDesign("SageSteps", #"{"type": "simpleQuestion", "identifier": "steps", "inputItem": {"type": "integer", "formatOptions": {"maximumValue": 5000000000}}}"#),
+            ])
+            #expect(status == .ok)
+            let problems = try #require(reply?.problems)
+            try #require(problems.count == 1, "\(problems)")
+            #expect(problems[0].activityId == "SageSteps")
+            #expect(problems[0].message.contains("'steps' expected to be Integer or Float but got class java.lang.Long"), "\(problems[0].message)")
+            #expect(try await traces(h) == [0, 0, 0, 0, 0, 0])
         }
     }
 

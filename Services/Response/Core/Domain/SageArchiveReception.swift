@@ -86,10 +86,13 @@ package struct SageArchiveReception: Sendable {
         }
         let sha256 = SHA256.hash(data: bytes).hexString
         let runId = archive.taskRunUUID.flatMap { $0.isEmpty || $0.utf8.count > 128 ? nil : $0 }
-        let listed = Set((archive.metadata["files"]?.array ?? []).compactMap { $0["filename"]?.string })
-        let unexpected = Set(archive.unlisted)
+        // File names by scalars: a name listed in one normalisation is not the file of the other.
+        let listed = Set((archive.metadata["files"]?.array ?? []).compactMap { $0["filename"]?.string.map { ScalarKey($0) } })
+        let unexpected = Set(archive.unlisted.map { ScalarKey($0) })
         let files = archive.files.map {
-            SageArchiveFile(name: $0.name, bytes: $0.bytes.count, listed: listed.contains($0.name), unexpected: unexpected.contains($0.name))
+            SageArchiveFile(
+                name: $0.name, bytes: $0.bytes.count, listed: listed.contains(ScalarKey($0.name)),
+                unexpected: unexpected.contains(ScalarKey($0.name)))
         }
 
         let result = archive.assessmentResult

@@ -10,6 +10,7 @@ import StudyModels
 /// text; an active task as its list of numeric and boolean results. Each value is the longest or
 /// widest the design allows where that matters to storage (a text of the question's maximum
 /// length), so a response the study's tables cannot hold is found before a participant sends it.
+/// An activity imported from a Sage assessment is answered as Sage's archives answer it.
 package enum SyntheticResponse {
     /// Answers the design's steps; nil when the design has no steps to answer (the design
     /// check refuses such a design before this is asked).
@@ -19,6 +20,52 @@ package enum SyntheticResponse {
             "resultType": .string("questionnaire"), "startTime": .string(time), "endTime": .string(time),
             "results": .array(steps.map(result)),
         ])
+    }
+
+    /// Answers every question of a Sage assessment as its archives carry them to processing: each
+    /// by its path (a section's name, `/`, the question's), in `sageAnswers` (`SageAnswers`), for
+    /// an activity imported from one. Instructions, overviews and other steps without an answer
+    /// have none here either.
+    package static func data(forAssessment assessment: JSONValue) -> JSONValue {
+        var answers: [JSONValue] = []
+        func walk(_ nodes: [JSONValue], prefix: String) {
+            for node in nodes {
+                guard let identifier = node["identifier"]?.string else { continue }
+                let path = prefix + identifier
+                switch node["type"]?.string {
+                case "section": walk(node["steps"]?.array ?? [], prefix: path + "/")
+                case "simpleQuestion": answers.append(SageAnswers.stored((path, sageValue(node["inputItem"]), nil), start: time, end: time))
+                case "choiceQuestion": answers.append(SageAnswers.stored((path, sageChoices(node), nil), start: time, end: time))
+                default: continue
+                }
+            }
+        }
+        walk(assessment["steps"]?.array ?? [], prefix: "")
+        return .object([SageAnswers.member: .array(answers), "startTime": .string(time), "endTime": .string(time)])
+    }
+
+    /// A simple question's answer as Sage's clients write it for its input item: a number within
+    /// its bounds, a year, a duration in seconds, a text as long as the item allows.
+    private static func sageValue(_ item: JSONValue?) -> JSONValue {
+        let options = item?["formatOptions"]
+        switch item?["type"]?.string {
+        case "integer": return .number(number(options?["maximumValue"]) ?? 1)
+        case "number": return .number(number(options?["maximumValue"]) ?? 0.5)
+        case "year": return .number(number(options?["maximumYear"]) ?? 2000)
+        case "duration": return .number(3600)
+        case "string": return .string(text(ofLength: columnLength(item?["characterLimit"]) ?? 12))
+        default: return .string("2026-01-05")  // Dates and times are kept as the text they came as.
+        }
+    }
+
+    /// Every choice chosen (one for a single choice), and a free answer where the question takes
+    /// "other".
+    private static func sageChoices(_ node: JSONValue) -> JSONValue {
+        let values = (node["choices"]?.array ?? []).compactMap { $0["value"] }
+        var chosen = node["singleChoice"]?.bool == true ? Array(values.prefix(1)) : values
+        if node["other"] != nil { chosen.append(.string(text(ofLength: 120))) }
+        if chosen.isEmpty { chosen = [.string("1")] }
+        return .array(Array(chosen.prefix(ResponseShredder.maxValuesPerResult)))
     }
 
     /// The time every result carries, as the apps write them (`yyyy-MM-dd'T'HH:mm:ss.SSSZ`).
@@ -101,7 +148,12 @@ package enum SyntheticResponse {
 
     /// The question's own maximum length, within what a column holds at most.
     private static func maxLength(_ format: JSONValue?) -> Int? {
-        guard case .number(let number)? = format?["maxLength"], number.double >= 1 else { return nil }
+        columnLength(format?["maxLength"])
+    }
+
+    /// A length the design gives, within what a column holds at most.
+    private static func columnLength(_ value: JSONValue?) -> Int? {
+        guard case .number(let number)? = value, number.double >= 1 else { return nil }
         return Int(min(number.double, Double(SurveySchema.maxVarchar)))
     }
 

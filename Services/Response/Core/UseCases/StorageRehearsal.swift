@@ -77,9 +77,14 @@ package struct StorageRehearsal: Sendable {
         try await staging.ensureStudy(studyKey: studyKey, studyId: studyId, on: connection)
         try await tables.apply(schema, studyKey: studyKey, on: connection)
         // An activity imported from a Sage assessment stores its answers by the assessment's
-        // paths (`SageAnswers`); its tables are rehearsed, its answers are not made up here.
-        if case .object? = design["assessment"] { return }
-        guard let data = SyntheticResponse.data(forDesign: design) else { throw SurveySchema.DesignError.incomplete }
+        // paths (`SageAnswers`), from Sage's archives as from the MyStudies apps.
+        let data: JSONValue
+        if case .object? = design["assessment"], let assessment = design["assessment"] {
+            data = SyntheticResponse.data(forAssessment: assessment)
+        } else {
+            guard let answers = SyntheticResponse.data(forDesign: design) else { throw SurveySchema.DesignError.incomplete }
+            data = answers
+        }
         let text = data.serialized()
         let (participantId, responseId) = try await staging.stage(
             studyKey: studyKey, activityId: schema.activityId, data: text, on: connection)
