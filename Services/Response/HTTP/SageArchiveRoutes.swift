@@ -80,7 +80,8 @@ package struct SageArchiveRoutes {
 
     @Sendable package func openUpload(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         // The token is known before the body is read, as with every door.
-        let participant = try await intake.participant(appToken: Self.bearer(request), studyId: nil)
+        let appToken = try Self.bearer(request)
+        let participant = try await intake.participant(appToken: appToken, studyId: nil)
         // A handful of fields and a metadata object of at most 16 KiB: read from at most 64 KiB,
         // its metadata built within a budget (docs/security.md, Budgets).
         let upload: UploadRequest
@@ -96,7 +97,7 @@ package struct SageArchiveRoutes {
             .init(
                 name: upload.name, contentLength: upload.contentLength, contentMD5: upload.contentMd5,
                 contentType: upload.contentType, metadata: upload.metadata),
-            for: participant)
+            for: participant, appTokenHash: SecureToken.hash(appToken))
         var url = publicURL.absoluteString
         if !url.hasSuffix("/") { url += "/" }
         let id = opened.id.uuidString.lowercased()

@@ -136,11 +136,11 @@ public enum ResponseService: ServiceAssembly {
                     pooling: settings.database.pooling, logger: environment.logger)
                 let sageRefusals = SageRefusalStore(client: postgres, logger: environment.logger)
                 let intake = SageArchiveIntake(responses: responses, archives: sageArchives, refusals: sageRefusals, schemas: sageSchemas)
+                let sageUploads = SageUploadStore(client: postgres, logger: environment.logger)
                 SageArchiveRoutes(
                     intake: intake,
                     handshake: SageUploadHandshake(
-                        intake: intake, uploads: SageUploadStore(client: postgres, logger: environment.logger),
-                        maxArchiveBytes: min(response.sageMaxArchiveBytes, settings.maxBodySize)),
+                        intake: intake, uploads: sageUploads, maxArchiveBytes: min(response.sageMaxArchiveBytes, settings.maxBodySize)),
                     publicURL: sagePublicURL
                 ).add(to: routes.router)
                 AdminSageRoutes(
@@ -175,8 +175,14 @@ public enum ResponseService: ServiceAssembly {
                         try await forwarder.round()
                     }
                 }
+                // Uploads whose clients did not complete them: polled, as none is waited for.
+                let uploadCompletion = SageUploadCompletion(intake: intake, uploads: sageUploads, logger: environment.logger)
+                let completingUploads = environment.queueWorker(
+                    "sage-uploads", timing: .init(pollInterval: .seconds(30), roundDeadline: .seconds(120))
+                ) { try await uploadCompletion.round() }
                 environment.metrics.watchQueue("responses", query: ProcessingStore.depthQuery)
-                let workers: [any Service] = response.processingEnabled ? [processing, forwardingWorker] : [forwardingWorker]
+                let workers: [any Service] =
+                    (response.processingEnabled ? [processing, forwardingWorker] : [forwardingWorker]) + [completingUploads]
                 return [resync, gridIndexes] + workers + (queryClient.map { [$0] } ?? [])
             },
             afterMigrations: { environment in

@@ -1,9 +1,12 @@
 import Crypto
 import Foundation
 import HTTPTypes
+import JSONText
 import Logging
 import NIOCore
 import ResponseCore
+import SageAssessments
+import ServiceKit
 import StudyModels
 import Testing
 import TestSupport
@@ -148,11 +151,12 @@ import TestSupport
             #expect(failed.body["messageList"]?.array?.first?.string?.contains("neither a ZIP") == true, "\(failed.body)")
             #expect(try await sage.count(h, "sage_archives") == 0)
 
-            // Open sessions are bounded per participant.
-            for _ in 0..<8 {
+            // Open sessions are bounded per participant (the refused one is closed).
+            #expect(try await sage.count(h, "sage_uploads WHERE closed = 'refused'") == 1)
+            for _ in 0..<9 {
                 #expect(try await send(h, .post, "/v3/uploads", appToken: appToken, json: Self.request(archive)).status == .created)
             }
-            #expect(try await sage.count(h, "sage_uploads WHERE archive_id IS NULL") == 10)
+            #expect(try await sage.count(h, "sage_uploads WHERE archive_id IS NULL AND closed IS NULL") == 10)
             #expect(try await send(h, .post, "/v3/uploads", appToken: appToken, json: Self.request(archive)).status == .tooManyRequests)
         }
     }
@@ -207,5 +211,79 @@ import TestSupport
             #expect(try await sage.count(h, "sage_uploads WHERE content IS NOT NULL") == 0)
         }
     }
-}
 
+    /// The service's own completion of uploads, as the response service runs it, with no grace
+    /// (the service waits five minutes for the client's own `complete`).
+    static func completion(_ h: ResponseHarness, grace: Duration = .zero) throws -> SageUploadCompletion {
+        let logger = Logger(label: "test")
+        let audit = AuditLog(client: h.postgres, logger: logger)
+        let intake = SageArchiveIntake(
+            responses: ResponseStore(client: h.postgres, audit: audit, logger: logger),
+            archives: SageArchiveStore(
+                client: h.postgres, encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!, audit: audit,
+                stored: WakeSignal(), logger: logger),
+            refusals: SageRefusalStore(client: h.postgres, logger: logger), schemas: try SageSchemaSet.bundled())
+        return SageUploadCompletion(intake: intake, uploads: SageUploadStore(client: h.postgres, logger: logger), grace: grace, logger: logger)
+    }
+
+    /// Opens an upload of `bytes` and puts them, as a client does before it completes; answers
+    /// the session's id.
+    func openAndPut(_ h: ResponseHarness, _ bytes: [UInt8], appToken: String) async throws -> String {
+        let opened = try await send(h, .post, "/v3/uploads", appToken: appToken, json: Self.request(bytes))
+        #expect(opened.status == .created, "\(opened.body)")
+        let put = try await send(h, .put, try Self.path(try #require(opened.body["url"]?.string)), bytes: bytes, headers: Self.putHeaders(bytes))
+        #expect(put.status == .ok, "\(put.body)")
+        return try #require(opened.body["id"]?.string)
+    }
+
+    /// Sage's clients delete their copy once its bytes are put and ignore what `complete`
+    /// answers: bytes whose `complete` never came are completed by the service, through the same
+    /// intake. Stored once (the client's late `complete` finds the same archive); refused for
+    /// their content and kept with why; dropped only when their participant no longer holds the
+    /// token; and an expired session holding bytes is not deleted before they are stored.
+    @Test func bytesPutButNeverCompletedAreCompletedByTheService() async throws {
+        try await ResponseHarness.run { h in
+            try await sage.announce(h)
+            let appToken = try await sage.enroll(h)
+            let archive = SageArchiveFixture.archive()
+            let id = try await openAndPut(h, archive, appToken: appToken)
+
+            // Within the grace the client has to complete it, nothing is taken.
+            #expect(try await Self.completion(h, grace: .seconds(300)).round() == 0)
+            // The session expires meanwhile; a new one opened does not take its bytes with it.
+            try await h.sql("UPDATE sage_uploads SET expires_at = now() - interval '1 second'")
+            let walk = SageRefusalTests.walkArchive()
+            let refusedId = try await openAndPut(h, walk, appToken: appToken)
+            #expect(try await sage.count(h, "sage_uploads WHERE content IS NOT NULL") == 2)
+
+            let completion = try Self.completion(h)
+            #expect(try await completion.round() == 2)
+            #expect(try await sage.count(h, "sage_archives") == 1)
+            #expect(try await sage.count(h, "responses") == 1)
+            #expect(try await sage.count(h, "sage_refused_archives WHERE door = 'upload' AND reason LIKE '%no published activity walk%'") == 1)
+            #expect(try await sage.count(h, "sage_uploads WHERE archive_id IS NOT NULL AND content IS NULL") == 1)
+            #expect(try await sage.count(h, "sage_uploads WHERE closed = 'refused'") == 1)
+            // Nothing is due again: each was settled once.
+            #expect(try await completion.round() == 0)
+            #expect(try await sage.count(h, "sage_refused_archives WHERE times_refused = 1") == 1)
+
+            // The client's own `complete` comes late: the same archive; and the refused one's
+            // answer is why.
+            let late = try await send(h, .post, "/v3/uploads/\(id)/complete", appToken: appToken)
+            #expect(late.body["status"] == .string("succeeded"), "\(late.body)")
+            #expect(try await sage.count(h, "sage_archives") == 1)
+            let refused = try await send(h, .post, "/v3/uploads/\(refusedId)/complete", appToken: appToken)
+            #expect(refused.status == .unprocessableContent, "\(refused.body)")
+
+            // A participant who withdrew before their upload was completed: nothing is stored for
+            // them, and their bytes go.
+            let leaving = try await sage.enroll(h)
+            _ = try await openAndPut(h, SageArchiveFixture.archive(), appToken: leaving)
+            let (withdrawn, _, _) = try await h.call("mobileappstudy-withdrawFromStudy.api", query: ["participantId": leaving, "delete": "false"])
+            #expect(withdrawn == .ok)
+            #expect(try await completion.round() == 1)
+            #expect(try await sage.count(h, "sage_archives") == 1)
+            #expect(try await sage.count(h, "sage_uploads WHERE closed = 'not_admitted' AND content IS NULL") == 1)
+        }
+    }
+}

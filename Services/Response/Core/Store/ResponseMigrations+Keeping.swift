@@ -54,4 +54,31 @@ extension ResponseMigrations {
             "CREATE INDEX responses_settled ON responses (settled_seq) WHERE settled_seq IS NOT NULL",
         ]
     )
+
+    /// Bytes put to an upload session are completed by the service when the client does not
+    /// complete them (docs/sage.md, The Bridge handshake): Sage's clients delete their copy once
+    /// the upload succeeded, so a `complete` that was lost, or answered `busy`, must not leave the
+    /// bytes to expire. The session keeps the hash of the app token that opened it (the archive's
+    /// write admits the sender again by it), when its bytes came, and how its completion went.
+    static let uploadCompletion = Migration(
+        component: "response", version: 25, name: "sage_upload_completion",
+        statements: [
+            """
+            ALTER TABLE sage_uploads ADD COLUMN app_token_hash text, ADD COLUMN put_at timestamptz,
+                ADD COLUMN closed text CHECK (closed IN ('refused', 'not_admitted')),
+                ADD COLUMN completion_attempts integer NOT NULL DEFAULT 0, ADD COLUMN next_completion_at timestamptz
+            """,
+            // Sessions opened before: put when opened, at the latest, by the token their
+            // participant holds now.
+            "UPDATE sage_uploads SET put_at = created_at WHERE content IS NOT NULL",
+            """
+            UPDATE sage_uploads u SET app_token_hash = p.app_token_hash FROM participants p
+            WHERE p.id = u.participant_id AND u.app_token_hash IS NULL
+            """,
+            """
+            CREATE INDEX sage_uploads_uncompleted ON sage_uploads (put_at)
+            WHERE content IS NOT NULL AND archive_id IS NULL AND closed IS NULL
+            """,
+        ]
+    )
 }

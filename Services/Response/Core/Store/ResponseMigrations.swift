@@ -2,7 +2,7 @@ import ServiceKit
 
 /// The response service's tables.
 package enum ResponseMigrations {
-    package static let all: [Migration] = throughParticipantNumbers + [refusedSageArchives, reprocessingVersion, settlementFeed]
+    package static let all: [Migration] = throughParticipantNumbers + [refusedSageArchives, reprocessingVersion, settlementFeed, uploadCompletion]
 
     static let throughParticipantNumbers: [Migration] = [
         Migration(

@@ -50,26 +50,35 @@ package struct SageUploadStore: Sendable {
         self.logger = logger
     }
 
+    /// Opens a session for participant `participantId`, whose app token `appTokenHash` hashes:
+    /// the service completes it by that token if the client does not (`SageUploadCompletion`).
     package func open(
-        studyKey: String, participantId: Int64, name: String, contentLength: Int, contentMD5: String, contentType: String,
-        metadata: String
+        studyKey: String, participantId: Int64, appTokenHash: String, name: String, contentLength: Int, contentMD5: String,
+        contentType: String, metadata: String
     ) async throws -> Opened {
         let id = UUID()
         let secret = SecureToken.generate()
         let expires = Date().addingTimeInterval(Double(Self.lifetime.components.seconds))
         return try await client.withTransaction(logger: logger) { connection -> Opened in
-            // Expired sessions go first, and their bytes with them.
+            // Expired sessions go first, unless they hold bytes not yet stored anywhere else: an
+            // archive, or a refused archive's row, holds what was completed or refused.
             try await connection.query(
-                "DELETE FROM sage_uploads WHERE participant_id = \(participantId) AND expires_at < now()", logger: logger)
+                """
+                DELETE FROM sage_uploads WHERE participant_id = \(participantId) AND expires_at < now()
+                AND (content IS NULL OR archive_id IS NOT NULL OR closed IS NOT NULL)
+                """, logger: logger)
             let counted = try await connection.query(
-                "SELECT count(*)::int FROM sage_uploads WHERE participant_id = \(participantId) AND archive_id IS NULL", logger: logger)
+                """
+                SELECT count(*)::int FROM sage_uploads
+                WHERE participant_id = \(participantId) AND archive_id IS NULL AND closed IS NULL AND expires_at >= now()
+                """, logger: logger)
             for try await open in counted.decode(Int.self) where open >= Self.maxOpenPerParticipant { return .tooMany }
             try await connection.query(
                 """
-                INSERT INTO sage_uploads (id, secret_hash, study_key, participant_id, name, content_length, content_md5, content_type,
-                                          metadata, expires_at)
-                VALUES (\(id), \(SecureToken.hash(secret)), \(studyKey), \(participantId), \(name), \(contentLength), \(contentMD5),
-                        \(contentType), \(metadata)::jsonb, \(expires))
+                INSERT INTO sage_uploads (id, secret_hash, study_key, participant_id, app_token_hash, name, content_length, content_md5,
+                                          content_type, metadata, expires_at)
+                VALUES (\(id), \(SecureToken.hash(secret)), \(studyKey), \(participantId), \(appTokenHash), \(name), \(contentLength),
+                        \(contentMD5), \(contentType), \(metadata)::jsonb, \(expires))
                 """, logger: logger)
             return .opened(id: id, secret: secret, expires: expires)
         }
@@ -130,8 +139,8 @@ package struct SageUploadStore: Sendable {
         if let refusal = session.refusal(bytes) { return refusal }
         let rows = try await client.query(
             """
-            UPDATE sage_uploads SET content = \(ByteBuffer(bytes: bytes))
-            WHERE id = \(session.id) AND archive_id IS NULL AND expires_at >= now() RETURNING id
+            UPDATE sage_uploads SET content = \(ByteBuffer(bytes: bytes)), put_at = now()
+            WHERE id = \(session.id) AND archive_id IS NULL AND closed IS NULL AND expires_at >= now() RETURNING id
             """, logger: logger)
         for try await _ in rows.decode(UUID.self) { return .stored }
         let rest = try await client.query(
@@ -161,5 +170,69 @@ package struct SageUploadStore: Sendable {
     package func complete(id: UUID, archiveId: UUID) async throws {
         try await client.query(
             "UPDATE sage_uploads SET archive_id = \(archiveId), content = NULL WHERE id = \(id)", logger: logger)
+    }
+
+    // MARK: Completed by the service
+
+    /// A session whose bytes were put and that its client has not completed.
+    package struct Uncompleted: Sendable {
+        package var id: UUID
+        package var participantId: Int64
+        package var appTokenHash: String?
+        package var contentMD5: String
+        package var content: [UInt8]
+        package var attempts: Int
+    }
+
+    /// How a session the service could not complete into an archive was closed.
+    package enum Closed: String, Sendable {
+        /// The archive was refused for its content, and kept as a refused archive.
+        case refused
+        /// No participant holds the token that opened it any longer (withdrawn, or enrolled
+        /// again): its bytes are dropped, as a `complete` from them would be refused.
+        case notAdmitted = "not_admitted"
+    }
+
+    /// Up to `limit` sessions put more than `grace` ago and not completed, closed or deleted,
+    /// each due again only after a wait that doubles from a minute to an hour: taking one puts
+    /// it off for that wait, so two replicas never take the same one together, and one that
+    /// cannot be completed now (its study paused, the service busy) is taken again later.
+    package func claimUncompleted(grace: Duration, limit: Int) async throws -> [Uncompleted] {
+        let rows = try await client.query(
+            """
+            UPDATE sage_uploads u SET completion_attempts = u.completion_attempts + 1,
+                next_completion_at = now() + make_interval(mins => least(power(2, least(u.completion_attempts, 6))::int, 60))
+            FROM (
+                SELECT id FROM sage_uploads
+                WHERE content IS NOT NULL AND archive_id IS NULL AND closed IS NULL
+                  AND put_at < now() - make_interval(secs => \(Double(grace.components.seconds)))
+                  AND (next_completion_at IS NULL OR next_completion_at <= now())
+                ORDER BY put_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            ) due
+            WHERE u.id = due.id
+            RETURNING u.id, u.participant_id, u.app_token_hash, u.content_md5, u.content, u.completion_attempts
+            """, logger: logger)
+        var claimed: [Uncompleted] = []
+        for try await (id, participantId, tokenHash, md5, content, attempts) in rows.decode(
+            (UUID, Int64, String?, String, ByteBuffer, Int).self)
+        {
+            claimed.append(Uncompleted(
+                id: id, participantId: participantId, appTokenHash: tokenHash, contentMD5: md5, content: Array(buffer: content),
+                attempts: attempts))
+        }
+        return claimed
+    }
+
+    /// Closes session `id` without an archive; its bytes are dropped unless it was refused (they
+    /// stay until it expires, so that a `complete` is answered with why).
+    package func close(id: UUID, as closed: Closed) async throws {
+        switch closed {
+        case .refused:
+            try await client.query("UPDATE sage_uploads SET closed = 'refused' WHERE id = \(id) AND archive_id IS NULL", logger: logger)
+        case .notAdmitted:
+            try await client.query(
+                "UPDATE sage_uploads SET closed = 'not_admitted', content = NULL WHERE id = \(id) AND archive_id IS NULL",
+                logger: logger)
+        }
     }
 }

@@ -62,8 +62,8 @@ package struct SageUploadHandshake: Sendable {
     }
 
     /// Opens an upload for `participant` (whom `SageArchiveIntake.participant(appToken:studyId:)`
-    /// found); answers the session and its secret.
-    package func open(_ declared: Declared, for participant: ResponseStore.Participant) async throws
+    /// found by the app token `appTokenHash` hashes); answers the session and its secret.
+    package func open(_ declared: Declared, for participant: ResponseStore.Participant, appTokenHash: String) async throws
         -> (id: UUID, secret: String, expires: Date)
     {
         guard (1...maxArchiveBytes).contains(declared.contentLength) else {
@@ -82,7 +82,7 @@ package struct SageUploadHandshake: Sendable {
             throw Refusal.invalidRequest(pointer: "/metadata", message: "metadata must be at most 16 KiB of JSON without NUL")
         }
         let opened = try await uploads.open(
-            studyKey: participant.studyKey, participantId: participant.id, name: declared.name,
+            studyKey: participant.studyKey, participantId: participant.id, appTokenHash: appTokenHash, name: declared.name,
             contentLength: declared.contentLength, contentMD5: declared.contentMD5, contentType: declared.contentType,
             metadata: metadata)
         switch opened {
@@ -125,8 +125,11 @@ package struct SageUploadHandshake: Sendable {
             let stored = try await intake.receive(content, contentMD5: session.contentMD5, from: sender, door: .upload)
             try await uploads.complete(id: id, archiveId: stored.archiveId)
             return .succeeded(archiveId: stored.archiveId)
-        } catch SageArchiveIntake.Failure.refused(let refusal) {
+        } catch let failure as SageArchiveIntake.Failure where failure.contentRefusal != nil {
+            // The intake kept the bytes as a refused archive: the session is not completed again.
+            try await uploads.close(id: id, as: .refused)
             // Sending the same bytes again cannot change this, so it is the upload's answer.
+            guard case .refused(let refusal) = failure else { throw failure }
             return .validationFailed(refusal.problems.map {
                 "\(refusal.file.isEmpty ? "the archive" : refusal.file)\($0.pointer.isEmpty ? "" : " \($0.pointer)"): \($0.message)"
             })
