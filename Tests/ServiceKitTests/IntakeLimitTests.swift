@@ -34,12 +34,23 @@ import Testing
 
     struct PollTimeout: Error { var what: String }
 
+    /// Turns are given in arrival order. Callers end one at a time here: two turns given a
+    /// moment apart may otherwise start their bodies in either order, as the executor schedules
+    /// them, which says nothing about the order they were given in.
     @Test func neverMoreAtOnceThanTheLimitAndInArrivalOrder() async throws {
         let limit = IntakeLimit(maxRunning: 2, maxWaiting: 10)
-        let gate = Gate()
+        let gates = (0..<6).map { _ in Gate() }
+        let record = Gate()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for id in 0..<6 {
-                group.addTask { try await limit.run { try await gate.run(id) } }
+                group.addTask {
+                    try await limit.run {
+                        record.peak.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+                        record.log.withLock { $0.append(id) }
+                        try await gates[id].wait()
+                        record.peak.withLock { $0.now -= 1 }
+                    }
+                }
                 // Each is in line before the next arrives.
                 try await Self.poll("caller \(id) admitted or waiting") {
                     let load = limit.load
@@ -48,11 +59,18 @@ import Testing
             }
             #expect(limit.load.running == 2)
             #expect(limit.load.waiting == 4)
-            gate.opened.withLock { $0 = true }
+            #expect(record.log.withLock { $0 }.sorted() == [0, 1])
+            // Each caller that ends gives its turn to the first in line, and to no one else.
+            for id in 0..<4 {
+                gates[id].opened.withLock { $0 = true }
+                try await Self.poll("caller \(id + 2) given the turn \(id) left") { record.log.withLock { $0.count } == id + 3 }
+                #expect(record.log.withLock { $0.last } == id + 2)
+            }
+            for gate in gates { gate.opened.withLock { $0 = true } }
             try await group.waitForAll()
         }
-        #expect(gate.peak.withLock { $0.most } == 2)
-        #expect(gate.log.withLock { $0 } == [0, 1, 2, 3, 4, 5])
+        #expect(record.peak.withLock { $0.most } == 2)
+        #expect(record.log.withLock { $0 }.count == 6)
         #expect(limit.load.running == 0)
         #expect(limit.load.waiting == 0)
     }

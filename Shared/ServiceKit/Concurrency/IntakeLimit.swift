@@ -22,6 +22,9 @@ public final class IntakeLimit: Sendable {
     private struct State {
         var running = 0
         var nextTicket = 0
+        /// Callers given a place in line who have not yet joined it (between the two locks of
+        /// `acquire`): counted, so the line never holds more than `maxWaiting`.
+        var joining = 0
         /// Waiting callers by ticket, in arrival order.
         var waiting: [(ticket: Int, turn: CheckedContinuation<Void, any Error>)] = []
     }
@@ -45,17 +48,19 @@ public final class IntakeLimit: Sendable {
 
     /// Running now and waiting now, for metrics and tests.
     public var load: (running: Int, waiting: Int) {
-        state.withLock { ($0.running, $0.waiting.count) }
+        state.withLock { ($0.running, $0.waiting.count + $0.joining) }
     }
 
     private func acquire() async throws {
         // -1: admitted at once; else the ticket to wait with.
         let ticket: Int = try state.withLock { state throws(Busy) -> Int in
-            if state.running < maxRunning, state.waiting.isEmpty {
+            if state.running < maxRunning, state.waiting.isEmpty, state.joining == 0 {
                 state.running += 1
                 return -1
             }
-            guard state.waiting.count < maxWaiting else { throw Busy(running: state.running, waiting: state.waiting.count) }
+            let inLine = state.waiting.count + state.joining
+            guard inLine < maxWaiting else { throw Busy(running: state.running, waiting: inLine) }
+            state.joining += 1
             state.nextTicket += 1
             return state.nextTicket
         }
@@ -63,14 +68,18 @@ public final class IntakeLimit: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (turn: CheckedContinuation<Void, any Error>) in
                 let cancelledBeforeQueued = state.withLock { state -> Bool in
+                    state.joining -= 1
                     if Task.isCancelled { return true }
-                    // A turn may have come free between the check above and now.
+                    // A turn may have come free between the check above and now: the first in
+                    // line by ticket takes it.
                     if state.running < maxRunning, state.waiting.isEmpty {
                         state.running += 1
                         turn.resume()
                         return false
                     }
-                    state.waiting.append((ticket, turn))
+                    // In ticket order: two callers may join in another order than they arrived.
+                    let place = state.waiting.firstIndex { $0.ticket > ticket } ?? state.waiting.endIndex
+                    state.waiting.insert((ticket, turn), at: place)
                     return false
                 }
                 if cancelledBeforeQueued { turn.resume(throwing: CancellationError()) }
