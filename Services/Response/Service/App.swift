@@ -135,12 +135,14 @@ public enum ResponseService: ServiceAssembly {
                     client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit, stored: responsesStored,
                     pooling: settings.database.pooling, logger: environment.logger)
                 let sageRefusals = SageRefusalStore(client: postgres, logger: environment.logger)
-                let intake = SageArchiveIntake(responses: responses, archives: sageArchives, refusals: sageRefusals, schemas: sageSchemas)
+                let maxArchiveBytes = min(response.sageMaxArchiveBytes, settings.maxBodySize)
+                let intake = SageArchiveIntake(
+                    responses: responses, archives: sageArchives, refusals: sageRefusals, schemas: sageSchemas,
+                    maxArchiveBytes: maxArchiveBytes)
                 let sageUploads = SageUploadStore(client: postgres, logger: environment.logger)
                 SageArchiveRoutes(
                     intake: intake,
-                    handshake: SageUploadHandshake(
-                        intake: intake, uploads: sageUploads, maxArchiveBytes: min(response.sageMaxArchiveBytes, settings.maxBodySize)),
+                    handshake: SageUploadHandshake(intake: intake, uploads: sageUploads, maxArchiveBytes: maxArchiveBytes),
                     publicURL: sagePublicURL
                 ).add(to: routes.router)
                 AdminSageRoutes(

@@ -222,7 +222,8 @@ import TestSupport
             archives: SageArchiveStore(
                 client: h.postgres, encryptionKey: Data(base64Encoded: TestConfiguration.encryptionKey)!, audit: audit,
                 stored: WakeSignal(), logger: logger),
-            refusals: SageRefusalStore(client: h.postgres, logger: logger), schemas: try SageSchemaSet.bundled())
+            refusals: SageRefusalStore(client: h.postgres, logger: logger), schemas: try SageSchemaSet.bundled(),
+            maxArchiveBytes: 8 << 20)
         return SageUploadCompletion(intake: intake, uploads: SageUploadStore(client: h.postgres, logger: logger), grace: grace, logger: logger)
     }
 

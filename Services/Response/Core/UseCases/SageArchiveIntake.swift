@@ -55,11 +55,27 @@ package struct SageArchiveIntake: Sendable {
     package static let admissionLifetime = Duration.seconds(30)
 
     package static let maxReadingAtOnce = 2
-    package static let maxWaitingToRead = 64
+    /// What the archives waiting their turn may hold together: each holds its body, up to the
+    /// largest archive taken, so the line is as long as that many of the largest fit in this.
+    package static let waitingBytes = 64 << 20
+
+    /// How many archives may wait to be read when each may be `archiveBytes` long: between 1
+    /// and 64 (eight for the default 8 MiB).
+    package static func maxWaitingToRead(archiveBytes: Int) -> Int {
+        min(64, max(1, waitingBytes / max(1, archiveBytes)))
+    }
 
     package init(
         responses: ResponseStore, archives: SageArchiveStore, refusals: SageRefusalStore, schemas: SageSchemaSet,
-        reading: IntakeLimit = IntakeLimit(maxRunning: maxReadingAtOnce, maxWaiting: maxWaitingToRead)
+        maxArchiveBytes: Int
+    ) {
+        self.init(
+            responses: responses, archives: archives, refusals: refusals, schemas: schemas,
+            reading: IntakeLimit(maxRunning: Self.maxReadingAtOnce, maxWaiting: Self.maxWaitingToRead(archiveBytes: maxArchiveBytes)))
+    }
+
+    package init(
+        responses: ResponseStore, archives: SageArchiveStore, refusals: SageRefusalStore, schemas: SageSchemaSet, reading: IntakeLimit
     ) {
         self.responses = responses
         self.archives = archives
