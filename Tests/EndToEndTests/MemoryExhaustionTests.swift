@@ -130,4 +130,105 @@ import TestSupport
             #expect(after.peak < Self.ceiling, "peak \(after.peak >> 20) MiB, from \(before.now >> 20) MiB before")
         }
     }
+
+    /// The largest inputs the services take from the people who may send them. Any enrolled
+    /// participant: four `processResponse` bodies at once, each just under the body limit with
+    /// answers at the edge of their node budget, stored and then processed. Any admin who may
+    /// edit a study: a draft just under the body limit (15,000 questions with long texts), saved,
+    /// then storage-checked, which sends every design to the response service to be rehearsed
+    /// against real tables. Each service's peak resident memory stays under the ceiling.
+    @Test func theLargestInputsTheServicesTakeKeepThemUnderTheCeiling() async throws {
+        try await Platform.run { platform in
+            let bodyLimit = 8 << 20
+            let app = platform.app(.ios)
+            let enrolled = try await app.response(
+                "enroll", [("studyId", "DEMOSTUDY"), ("token", platform.tokens[0]), ("allowDataSharing", "true")])
+            let participant = try #require(enrolled.json?["data"]?["appToken"]?.string, "\(enrolled.text)")
+            func largest(run: Int) throws -> [String: Any] {
+                var body = JourneyResponses.dailyResponse(participant: participant, name: "daily", version: "1.0")
+                var metadata = body["metadata"] as? [String: Any] ?? [:]
+                metadata["activityRunId"] = "\(run)"
+                body["metadata"] = metadata
+                var data = body["data"] as? [String: Any] ?? [:]
+                var results = data["results"] as? [[String: Any]] ?? []
+                // 250,000 values of the answers' 262,144 nodes, then text up to the body's limit.
+                results.append(["resultType": "text", "key": "many", "skipped": false, "value": Array(repeating: 1, count: 250_000)])
+                results.append(["resultType": "text", "key": "long", "skipped": false, "value": ""])
+                data["results"] = results
+                body["data"] = data
+                let size = try JSONSerialization.data(withJSONObject: body).count
+                results[results.count - 1]["value"] = String(repeating: "x", count: bodyLimit - size - 4_096)
+                data["results"] = results
+                body["data"] = data
+                return body
+            }
+            // Compact, as Android sends it (the iOS app's pretty printing would take it past the limit).
+            let bodies = try (1...4).map { try JSONSerialization.data(withJSONObject: try largest(run: $0)) }
+            #expect(bodies[0].count > bodyLimit - 8_192 && bodies[0].count < bodyLimit, "\(bodies[0].count) bytes")
+            let before = try platform.response.residentMemory()
+            let url = platform.response.baseURL + "/mobileappstudy-processResponse.api"
+            let replies = try await withThrowingTaskGroup(of: Wire.Reply.self) { group in
+                for body in bodies {
+                    group.addTask { try await Wire.send(.POST, url, headers: [("Content-Type", "application/json")], raw: body) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(replies.count == 4)
+            for reply in replies { #expect(reply.status == 200, "\(reply.status) \(reply.text.prefix(300))") }
+            let settled = try await eventually("the four responses processed", within: .seconds(120)) { () async throws -> [JSONValue]? in
+                let list = try await platform.admin.send(.GET, platform.response.baseURL + "/admin/v1/studies/DEMOSTUDY/responses")
+                let responses = list.json?["responses"]?.array ?? []
+                return responses.count == 4 && responses.allSatisfy({ $0["status"]?.string != "pending" }) ? responses : nil
+            }
+            #expect(settled.count == 4)
+            try await CrashRequestTests.expectAlive(platform)
+            let afterResponses = try platform.response.residentMemory()
+            print("response service under four largest responses, resident MiB: before \(before.now >> 20), after \(afterResponses.now >> 20), peak \(afterResponses.peak >> 20)")
+            #expect(afterResponses.peak < Self.ceiling, "peak \(afterResponses.peak >> 20) MiB")
+
+            // The largest draft an admin can save.
+            let admin = platform.admin
+            let demo = try await admin.send(.GET, "/admin/v1/studies/DEMOSTUDY/draft")
+            var document = try #require(try JSONSerialization.jsonObject(with: demo.body) as? [String: Any])
+            document["studyId"] = "WIDE"
+            document["name"] = ["en": "Wide study"]
+            document["notifications"] = nil
+            document["dashboard"] = nil
+            let activities = try #require(document["activities"] as? [[String: Any]])
+            let template = try #require(activities.first { $0["activityId"] as? String == "daily" })
+            let textStep = try #require((template["steps"] as? [[String: Any]])?.first { $0["resultType"] as? String == "text" })
+            // The longest titles that keep the draft under the body's limit.
+            var draft = Data()
+            for repeats in (1...16).reversed() {
+                let title = String(repeating: "How did the day go, in your own words? ", count: repeats)
+                document["activities"] = (0..<40).map { index -> [String: Any] in
+                    var activity = template
+                    activity["activityId"] = "wide\(index)"
+                    activity["reminder"] = nil
+                    activity["steps"] = (0..<375).map { number -> [String: Any] in
+                        var step = textStep
+                        step["key"] = "q\(number)"
+                        step["title"] = textStep["title"] is String ? title : ["en": title]
+                        return step
+                    }
+                    return activity
+                }
+                draft = try JSONSerialization.data(withJSONObject: document)
+                if draft.count < bodyLimit - 65_536 { break }
+            }
+            #expect(draft.count > bodyLimit * 3 / 4 && draft.count < bodyLimit, "\(draft.count) bytes")
+            let metadataBefore = try platform.metadata.residentMemory()
+            let saved = try await admin.send(.PUT, "/admin/v1/studies/WIDE/draft", raw: draft)
+            #expect(saved.status == 201, "\(saved.text.prefix(2000))")
+            let check = try await admin.send(.GET, "/admin/v1/studies/WIDE/storage-check")
+            #expect(check.status == 200, "\(check.text.prefix(2000))")
+            #expect(check.json?["problems"]?.array?.isEmpty == true, "\(check.text.prefix(2000))")
+            try await CrashRequestTests.expectAlive(platform)
+            let metadataAfter = try platform.metadata.residentMemory()
+            let responseAfter = try platform.response.residentMemory()
+            print("study-metadata under the largest draft, resident MiB: before \(metadataBefore.now >> 20), after \(metadataAfter.now >> 20), peak \(metadataAfter.peak >> 20); response service after its rehearsal: peak \(responseAfter.peak >> 20)")
+            #expect(metadataAfter.peak < Self.ceiling, "peak \(metadataAfter.peak >> 20) MiB")
+            #expect(responseAfter.peak < Self.ceiling, "peak \(responseAfter.peak >> 20) MiB")
+        }
+    }
 }

@@ -175,6 +175,28 @@ import TestSupport
         }
     }
 
+    /// What the document's bounds allow and PostgreSQL cannot hold: an activity of 1,700 questions
+    /// is a table past 1,600 columns, and one of 1,100 number questions a row past a page (each
+    /// number is 8 bytes that cannot be moved out of line). Each is named, not a failure of the
+    /// call, so the study is refused at publishing instead of every response failing.
+    @Test func anActivityTooWideForOneTableIsNamed() async throws {
+        let flags = (0..<1_700).map { #"{"type": "question", "key": "f\#($0)", "resultType": "boolean"}"# }.joined(separator: ",")
+        let numbers = (0..<1_100).map {
+            #"{"type": "question", "key": "n\#($0)", "resultType": "numeric", "format": {"style": "Decimal"}}"#
+        }.joined(separator: ",")
+        try await ResponseHarness.run { h in
+            let (status, reply) = try await rehearse(h, [Self.design("Flags", flags), Self.design("Numbers", numbers), Self.design("Fine", Self.everyStep)])
+            #expect(status == .ok)
+            let problems = try #require(reply?.problems)
+            try #require(problems.count == 2, "\(problems)")
+            #expect(problems[0].activityId == "Flags")
+            #expect(problems[0].message.contains("at most 1600 columns"), "\(problems[0].message)")
+            #expect(problems[1].activityId == "Numbers")
+            #expect(problems[1].message.contains("row is too big"), "\(problems[1].message)")
+            #expect(try await traces(h) == [0, 0, 0, 0, 0, 0])
+        }
+    }
+
     /// Only study-metadata asks; a body that is not designs changes nothing.
     @Test func onlyStudyMetadataAsksAndOnlyWithDesigns() async throws {
         try await ResponseHarness.run { h in

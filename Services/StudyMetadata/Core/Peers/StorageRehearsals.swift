@@ -30,16 +30,56 @@ package struct ResponseStorageRehearsals: StorageRehearsals {
     /// machine; a study of a few hundred new activities, on a busy one, within this.
     static let longestWait: TimeAmount = .seconds(120)
 
+    /// The designs one call carries at most, as JSON: well within the response service's body
+    /// limit (8 MiB by default), so a study of many or long activities is asked in several calls.
+    /// Each design is rehearsed on the tables as they are whichever call carries it, so the calls
+    /// find what one would. A design longer than this goes alone.
+    static let batchBytes = 4 << 20
+
     package func problems(studyId: String, designs: [ActivityReply], logger: Logger) async throws -> [StorageProblem] {
         guard !designs.isEmpty else { return [] }
-        let path = InternalPaths.storageRehearsals(studyId: studyId)
-        let reply: InternalClient.Reply
         do {
             // A service that is down is found within the usual wait, not the rehearsal's: the
             // HTTP client tries to connect until a request's deadline.
             _ = try await internalClient.send(.GET, to: .response, path: "/internal/v1/whoami", logger: logger)
+        } catch {
+            logger.warning("the response service could not be asked to rehearse storage", metadata: ["error": "\(error)"])
+            throw StorageRehearsalUnavailable(description: "the response service could not be reached")
+        }
+        var problems: [StorageProblem] = []
+        for batch in try Self.batches(designs) {
+            problems += try await rehearse(batch, studyId: studyId, logger: logger)
+        }
+        return problems
+    }
+
+    /// The designs as JSON, in calls of at most `batchBytes` each (`{"designs": [...]}`).
+    static func batches(_ designs: [ActivityReply]) throws -> [[UInt8]] {
+        let encoder = JSONEncoder()
+        var batches: [[UInt8]] = []
+        var current: [[UInt8]] = []
+        var size = 0
+        func close() {
+            guard !current.isEmpty else { return }
+            batches.append(Array(#"{"designs":["#.utf8) + Array(current.joined(separator: [UInt8(ascii: ",")])) + Array("]}".utf8))
+            current = []
+            size = 0
+        }
+        for design in designs {
+            let encoded = Array(try encoder.encode(design))
+            if size + encoded.count > batchBytes { close() }
+            current.append(encoded)
+            size += encoded.count + 1
+        }
+        close()
+        return batches
+    }
+
+    private func rehearse(_ body: [UInt8], studyId: String, logger: Logger) async throws -> [StorageProblem] {
+        let reply: InternalClient.Reply
+        do {
             reply = try await internalClient.send(
-                .POST, to: .response, path: path, body: Array(try JSONEncoder().encode(StorageRehearsalRequest(designs: designs))),
+                .POST, to: .response, path: InternalPaths.storageRehearsals(studyId: studyId), body: body,
                 waitingAtMost: Self.longestWait, logger: logger)
         } catch {
             logger.warning("the response service could not be asked to rehearse storage", metadata: ["error": "\(error)"])
@@ -47,7 +87,8 @@ package struct ResponseStorageRehearsals: StorageRehearsals {
         }
         guard reply.status.code == 200, let answer = try? JSONDecoder().decode(StorageRehearsalReply.self, from: Data(buffer: reply.body))
         else {
-            logger.warning("the response service refused a storage rehearsal", metadata: ["status": "\(reply.status.code)"])
+            logger.warning(
+                "the response service refused a storage rehearsal", metadata: ["status": "\(reply.status.code)", "bytes": "\(body.count)"])
             throw StorageRehearsalUnavailable(description: "the response service answered \(reply.status.code)")
         }
         return answer.problems
