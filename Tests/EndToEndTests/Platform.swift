@@ -234,8 +234,12 @@ struct Admin: Sendable {
         return Admin(base: base, token: token)
     }
 
-    func send(_ method: HTTPMethod, _ url: String, json: Any? = nil, raw: Data? = nil) async throws -> Wire.Reply {
-        try await Wire.send(method, url.hasPrefix("http") ? url : base + url, headers: [("Authorization", "Bearer \(token)")], json: json, raw: raw)
+    func send(
+        _ method: HTTPMethod, _ url: String, json: Any? = nil, raw: Data? = nil, timeout: TimeAmount = .seconds(30)
+    ) async throws -> Wire.Reply {
+        try await Wire.send(
+            method, url.hasPrefix("http") ? url : base + url, headers: [("Authorization", "Bearer \(token)")], json: json, raw: raw,
+            timeout: timeout)
     }
 
     func createDemoApp() async throws -> (ios: String, android: String) {
