@@ -24,6 +24,16 @@ enum SageSchemaFixes {
         set(&files, "Node.json", ["definitions", "ChoiceQuestionStepObject", "required"], .array([.string("type"), .string("choices")]))
         // Sage's own surveys use resource image names outside the list; the check warns instead.
         set(&files, "ImageInfo.json", ["definitions", "Name", "enum"], nil)
+        // What the official clients write in an archive (BridgeClientKMM's archive builders, iOS
+        // and Android; docs/sage.md, What Sage's clients send): `answers.json` names its schema
+        // as the relative `answers_schema.json`, which `format: uri` refuses, so no archive of
+        // theirs was accepted; a file result may name its schema the same way. A file's name is
+        // the ZIP reader's to judge (`..`, absolute paths, control characters), not
+        // `uri-reference`'s, which refuses the space a step's identifier may hold.
+        set(&files, "ArchiveMetadata.json", ["definitions", "FileInfo", "properties", "jsonSchema", "format"], .string("uri-reference"))
+        set(&files, "ArchiveMetadata.json", ["definitions", "FileInfo", "properties", "filename", "format"], nil)
+        set(&files, "ResultData.json", ["definitions", "FileResultObject", "properties", "jsonSchema", "format"], .string("uri-reference"))
+        set(&files, "ResultData.json", ["definitions", "FileResultObject", "properties", "relativePath", "format"], nil)
         pointUsesAtDispatch(&files)
         for name in polymorphicFiles { dispatchOnType(&files, name) }
     }

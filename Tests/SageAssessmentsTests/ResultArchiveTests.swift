@@ -105,4 +105,16 @@ import ZipArchive
         #expect(archive.answers.map { Array($0.path.unicodeScalars) } == [Array("caf\u{e9}".unicodeScalars), Array("cafe\u{301}".unicodeScalars)])
         #expect(archive.answers.map(\.value) == [.number(1), .number(2)])
     }
+
+    /// Archives as Sage's iOS and Android clients build them (docs/sage.md, What Sage's clients
+    /// do): `answers.json` listed with the relative `answers_schema.json`, which Sage's schema
+    /// (`format: uri`) refused, so that no archive of theirs was accepted.
+    @Test func archivesAsTheRealClientsBuildThemAreRead() throws {
+        for (platform, bytes) in [("iOS", SageArchiveSamples.iosClientArchive(runId: "R1")), ("Android", SageArchiveSamples.androidClientArchive(runId: "R2"))] {
+            let archive = try ResultArchive(try ZipArchive(bytes, limits: ResultArchive.limits), schemas: try SageSchemaSet.bundled())
+            #expect(archive.assessmentIdentifier == "sleep", "\(platform)")
+            #expect(archive.unlisted.isEmpty, "answers_schema.json and info.json are expected unlisted: \(platform)")
+            #expect(archive.answers.map(\.path) == ["hours", "mood/feeling", "mood/factors", "notes", "nap"], "\(platform)")
+        }
+    }
 }

@@ -62,4 +62,70 @@ public enum SageArchiveSamples {
         return zip.bytes()
     }
 
+    /// Sage's published schema of an assessment result, which both clients name in the manifest.
+    static let resultSchema = "https://sage-bionetworks.github.io/mobile-client-json/schemas/v2/AssessmentResultObject.json"
+
+    /// An archive as Sage's iOS client builds one (docs/sage.md, What Sage's clients do): the
+    /// flat `answers.json` (pretty-printed, sorted keys, a multiple choice as its values joined
+    /// with `,`, an unanswered question left out) listed with the relative `answers_schema.json`
+    /// written beside it; `assessmentResult.json` listed with Sage's published schema; the
+    /// manifest with the schedule's fields; `info.json`, unlisted.
+    public static func iosClientArchive(runId: String = UUID().uuidString, hours: Int = 7) -> [UInt8] {
+        var zip = ZipWriter()
+        zip.add("answers.json", Array("""
+            {
+              "hours" : \(hours),
+              "mood_factors" : "noise,light",
+              "mood_feeling" : 2,
+              "nap" : 1800
+            }
+            """.utf8))
+        zip.add("answers_schema.json", Array(#"{"$id":"answers_schema.json","$schema":"http://json-schema.org/draft-07/schema#","type":"object","title":"answers_schema","description":"sleep","properties":{"hours":{"type":"integer","description":"Hours slept"},"mood_factors":{"type":"string","description":"What kept you up?"},"mood_feeling":{"type":"integer","description":"How do you feel?"},"nap":{"type":"number","description":"Naps"}}}"#.utf8))
+        zip.add("assessmentResult.json", Array(result(runId: runId, hours: hours).utf8))
+        zip.add("metadata.json", Array("""
+            {
+              "appName" : "Sleep Study",
+              "appVersion" : "1.4 (212)",
+              "deviceInfo" : "iPhone15,2; iOS/17.1",
+              "deviceTypeIdentifier" : "iPhone15,2",
+              "files" : [
+                {
+                  "contentType" : "application/json",
+                  "filename" : "answers.json",
+                  "jsonSchema" : "answers_schema.json",
+                  "timestamp" : "2026-11-20T08:03:00.000-05:00"
+                },
+                {
+                  "contentType" : "application/json",
+                  "filename" : "assessmentResult.json",
+                  "identifier" : "sleep",
+                  "jsonSchema" : "\(resultSchema)",
+                  "timestamp" : "2026-11-20T08:03:00.000-05:00"
+                }
+              ],
+              "scheduledActivityGuid" : "2fJ9yq8bKzNCmVE3gH5K1w",
+              "scheduleIdentifier" : "nA6D1Hq9VgB2KL0jTqE3Pw",
+              "scheduledOn" : "2026-11-20T08:00:00.000-05:00",
+              "activityLabel" : "Sleep"
+            }
+            """.utf8))
+        zip.add("info.json", Array(#"{"createdOn":"2026-11-20T08:03:01.000-05:00","files":[{"filename":"answers.json","timestamp":"2026-11-20T08:03:00.000-05:00","contentType":"application/json"},{"filename":"assessmentResult.json","timestamp":"2026-11-20T08:03:00.000-05:00","contentType":"application/json"}],"dataFilename":"answers.json","format":"v2_generic","item":"sleep","appName":"Sleep Study","appVersion":"1.4","phoneInfo":"iPhone15,2"}"#.utf8))
+        return zip.bytes()
+    }
+
+    /// An archive as Sage's Android client builds one: compact JSON, times as UTC instants with
+    /// as many fraction digits as they have, the result listed first, `answers.json` (a multiple
+    /// choice as each value's JSON text joined with `,`) listed with the relative
+    /// `answers_schema.json`, and `info.json` unlisted.
+    public static func androidClientArchive(runId: String = UUID().uuidString, hours: Int = 7) -> [UInt8] {
+        var zip = ZipWriter()
+        let result = result(runId: runId, hours: hours)
+            .replacingOccurrences(of: "-05:00", with: "Z").replacingOccurrences(of: "T08:", with: "T13:")
+        zip.add("assessmentResult.json", Array(result.utf8))
+        zip.add("answers.json", Array(#"{"hours":\#(hours),"mood_feeling":2,"mood_factors":""noise","light"","nap":1800}"#.utf8))
+        zip.add("answers_schema.json", Array(#"{"$id":"answers_schema.json","$schema":"http://json-schema.org/draft-07/schema#","type":"object","title":"answers_schema","description":"sleep","properties":{"hours":{"type":"integer","description":"Hours slept"},"mood_feeling":{"type":"integer","description":"How do you feel?"},"mood_factors":{"type":"string","description":"What kept you up?"},"nap":{"type":"number","description":null}}}"#.utf8))
+        zip.add("metadata.json", Array(#"{"appName":"Sleep Study","appVersion":"version 1.4, build 212","deviceInfo":"oriole Pixel 6; Android/14","deviceTypeIdentifier":"Pixel 6","files":[{"filename":"assessmentResult.json","timestamp":"2026-11-20T13:03:00Z","contentType":"application/json","identifier":"sleep","jsonSchema":"\#(resultSchema)"},{"filename":"answers.json","timestamp":"2026-11-20T13:03:01.482913557Z","contentType":"application/json","jsonSchema":"answers_schema.json"}]}"#.utf8))
+        zip.add("info.json", Array(#"{"files":[{"filename":"assessmentResult.json","timestamp":"2026-11-20T13:03:00.000Z"},{"filename":"answers.json","timestamp":"2026-11-20T13:03:01.482Z"},{"filename":"answers_schema.json","timestamp":"2026-11-20T13:03:01.482Z"}],"item":"sleep","appVersion":"version 1.4, build 212","phoneInfo":"Pixel 6","format":"v2_generic","dataFilename":"answers.json"}"#.utf8))
+        return zip.bytes()
+    }
 }
