@@ -8,7 +8,8 @@ import ServiceKitHTTP
 import StudyModels
 
 /// The two doors Sage's clients bring result archives through (docs/sage.md, Receiving
-/// archives), both authorised by the participant's app token as a Bearer token:
+/// archives), both authorised by the participant's app token, as a Bearer token or in the
+/// `Bridge-Session` header Sage's clients use:
 ///
 /// - `POST /sage/v1/studies/{studyId}/archives`, the archive as the body (a ZIP, or CMS
 ///   EnvelopedData sealed for the study's certificate): 201 `{"archiveId"}`, 200 for a run stored
@@ -69,7 +70,7 @@ package struct SageArchiveRoutes {
     @Sendable package func receive(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         // The token is known before the body is read: a stranger's bytes are never opened.
-        let sender = try await intake.admit(appToken: Self.bearer(request), studyId: studyId)
+        let sender = try await intake.admit(appToken: Self.appToken(request), studyId: studyId)
         let body = try await collect(request, upTo: maxArchiveBytes)
         let stored = try await intake.receive(body, contentMD5: request.headers[.contentMD5], from: sender, door: .archives)
         let receipt = SageArchiveReceipt(archiveId: stored.archiveId.uuidString.lowercased())
@@ -80,7 +81,7 @@ package struct SageArchiveRoutes {
 
     @Sendable package func openUpload(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         // The token is known before the body is read, as with every door.
-        let appToken = try Self.bearer(request)
+        let appToken = try Self.appToken(request)
         let participant = try await intake.participant(appToken: appToken, studyId: nil)
         // A handful of fields and a metadata object of at most 16 KiB: read from at most 64 KiB,
         // its metadata built within a budget (docs/security.md, Budgets).
@@ -108,11 +109,21 @@ package struct SageArchiveRoutes {
     }
 
     /// The PUT carries no Bearer token: like Bridge's pre-signed storage URL, its URL is the
-    /// credential.
+    /// credential. It answers as S3 answers a pre-signed URL, since that is what Sage's clients
+    /// act on: 403 for a URL that is unknown, wrong or expired (the iOS client retries a 403 with a
+    /// new session, and deletes the archive on a 404 or 410), and 200 for bytes put again to an
+    /// upload already completed (S3 takes the same object again; they are stored already).
     @Sendable package func putUpload(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
-        let session = try await handshake.awaiting(
-            uploadId: try context.parameters.decoded("uploadId"), secret: request.uri.queryParameters["secret"].map(String.init),
-            contentMD5: request.headers[.contentMD5], contentType: request.headers[.contentType])
+        let session: SageUploadStore.Awaiting
+        do {
+            session = try await handshake.awaiting(
+                uploadId: try context.parameters.decoded("uploadId"), secret: request.uri.queryParameters["secret"].map(String.init),
+                contentMD5: request.headers[.contentMD5], contentType: request.headers[.contentType])
+        } catch SageUploadHandshake.Refusal.completed {
+            return .ok
+        } catch SageUploadHandshake.Refusal.noSuchUpload, SageUploadHandshake.Refusal.expired {
+            throw APIError.forbidden("this upload URL is not valid: unknown, or expired (request a new upload)")
+        }
         // One byte past the declared length is enough to refuse a longer body.
         let body: [UInt8]
         do {
@@ -120,13 +131,19 @@ package struct SageArchiveRoutes {
         } catch is NIOTooManyBytesError {
             throw SageUploadHandshake.Refusal.bodyLongerThan(session.length)
         }
-        try await handshake.put(body, into: session)
+        do {
+            try await handshake.put(body, into: session)
+        } catch SageUploadHandshake.Refusal.completed {
+            return .ok
+        } catch SageUploadHandshake.Refusal.noSuchUpload, SageUploadHandshake.Refusal.expired {
+            throw APIError.forbidden("this upload URL is not valid: unknown, or expired (request a new upload)")
+        }
         return .ok
     }
 
     @Sendable package func completeUpload(_ request: Request, context: ServiceRequestContext) async throws -> UploadValidationStatus {
         let id = try context.parameters.decoded("uploadId")
-        switch try await handshake.complete(uploadId: id, appToken: try Self.bearer(request)) {
+        switch try await handshake.complete(uploadId: id, appToken: try Self.appToken(request)) {
         case .succeeded(let archiveId):
             return UploadValidationStatus(id: id.lowercased(), status: "succeeded", archiveId: archiveId.uuidString.lowercased())
         case .validationFailed(let messages):
@@ -142,11 +159,12 @@ package struct SageArchiveRoutes {
         }
     }
 
-    static func bearer(_ request: Request) throws -> String {
-        guard let token = request.bearerToken else {
-            throw APIError.unauthenticated("the participant's app token is required as a Bearer token")
-        }
-        return token
+    /// The participant's app token: a Bearer token, or the `Bridge-Session` header that Sage's
+    /// clients send their session token in (BridgeClientKMM's HTTP client sets it on every call).
+    static func appToken(_ request: Request) throws -> String {
+        if let token = request.bearerToken { return token }
+        if let token = request.headers[.bridgeSession], !token.isEmpty { return token }
+        throw APIError.unauthenticated("the participant's app token is required, as a Bearer token or a Bridge-Session header")
     }
 }
 
@@ -197,4 +215,6 @@ extension SageUploadHandshake.Refusal: APIErrorConvertible {
 extension HTTPField.Name {
     /// RFC 1864's digest of the body, which Bridge's clients send with every upload.
     static let contentMD5 = HTTPField.Name("Content-MD5")!
+    /// Where Bridge's clients send the participant's session token.
+    static let bridgeSession = HTTPField.Name("Bridge-Session")!
 }

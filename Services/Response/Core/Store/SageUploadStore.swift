@@ -10,11 +10,14 @@ import ServiceKit
 /// only credential the PUT carries (as Bridge's pre-signed storage URLs are), so it holds a secret
 /// from the CSPRNG, kept hashed, good until the session expires.
 package struct SageUploadStore: Sendable {
-    /// How long a session's URL takes bytes.
-    package static let lifetime: Duration = .seconds(2 * 3600)
-    /// Sessions one participant may hold open (not completed, not expired): each may hold an
-    /// archive's bytes until it expires.
-    package static let maxOpenPerParticipant = 10
+    /// How long a session's URL takes bytes: a day, as Bridge's (Sage's clients reuse a session
+    /// while more than 30 minutes of it remain).
+    package static let lifetime: Duration = .seconds(24 * 3600)
+    /// Sessions one participant may hold open (not completed, closed or expired). A phone back
+    /// online after days opens one for each archive it queued, all at once: a week of a busy
+    /// study's assessments fits. Bytes put wait at most minutes before the service completes
+    /// them (`SageUploadCompletion`), so what open sessions hold is bounded by time, not count.
+    package static let maxOpenPerParticipant = 500
 
     package struct Session: Sendable {
         package var id: UUID
