@@ -4,9 +4,10 @@ import ServiceKit
 
 /// Completes the Bridge uploads whose bytes were put and whose client did not complete them
 /// (docs/sage.md, The Bridge handshake), as Bridge completes an upload when its storage reports
-/// the object. Sage's clients delete their copy of an archive once its bytes are put, and ignore
-/// what `complete` answers: a `complete` lost on the way, cut short by the app's end, or answered
-/// `busy` would otherwise leave the bytes to expire unread.
+/// the object. Sage's clients delete their copy of an archive once its bytes are put, then send
+/// `complete` until a call returns, without reading what it answers: a phone that stays offline
+/// past the session, an app the system ends, or a `complete` answered `busy` would otherwise
+/// leave the bytes to expire unread.
 ///
 /// Each session put more than `grace` ago and not completed goes through the intake by the app
 /// token that opened it, exactly as its client's `complete` would: stored as an archive, or
