@@ -12,6 +12,10 @@ import ZipArchive
     static let metadata = examples.appendingPathComponent("ArchiveMetadata/ArchiveMetadata_0.json")
     static let result = examples.appendingPathComponent("AssessmentResultObject/AssessmentResultObject_0.json")
 
+    /// A manifest listing `assessmentResult.json` alone.
+    static let resultOnlyManifest =
+        #"{"appName": "a", "appVersion": "1", "deviceInfo": "d", "deviceTypeIdentifier": "x", "files": [{"filename": "assessmentResult.json", "timestamp": "2026-11-26T10:00:00.000+01:00"}]}"#
+
     private func read(_ zip: ZipWriter) throws -> ResultArchive {
         try ResultArchive(try ZipArchive(zip.bytes(), limits: ResultArchive.limits), schemas: try SageSchemaSet.bundled())
     }
@@ -67,7 +71,7 @@ import ZipArchive
 
     @Test func theLastAnswerAtAPathWinsAndSectionsNameTheirSteps() throws {
         var zip = ZipWriter()
-        zip.add("metadata.json", Array(#"{"appName": "a", "appVersion": "1", "deviceInfo": "d", "deviceTypeIdentifier": "x", "files": [{"filename": "assessmentResult.json", "timestamp": "2026-11-26T10:00:00.000+01:00"}]}"#.utf8))
+        zip.add("metadata.json", Array(Self.resultOnlyManifest.utf8))
         zip.add("assessmentResult.json", Array(#"""
             {"type": "assessment", "identifier": "mood", "startDate": "2026-11-26T10:00:00.000+01:00", "taskRunUUID": "8A3C",
              "stepHistory": [
@@ -86,11 +90,10 @@ import ZipArchive
     }
 
     /// Two steps whose identifiers differ only in normalisation (`\u{e9}` and `e\u{301}`) are two
-    /// answers, and two files so named are two files. (A manifest lists ASCII names only: Sage's
-    /// schema takes a file name as a URI reference.)
+    /// answers, and two files so named are two files, neither listed in the manifest.
     @Test func pathsAndFileNamesAreComparedByTheirScalars() throws {
         var zip = ZipWriter()
-        zip.add("metadata.json", Array(#"{"appName": "a", "appVersion": "1", "deviceInfo": "d", "deviceTypeIdentifier": "x", "files": [{"filename": "assessmentResult.json", "timestamp": "2026-11-26T10:00:00.000+01:00"}]}"#.utf8))
+        zip.add("metadata.json", Array(Self.resultOnlyManifest.utf8))
         zip.add("assessmentResult.json", Array(#"""
             {"type": "assessment", "identifier": "mood", "startDate": "2026-11-26T10:00:00.000+01:00", "taskRunUUID": "8A3D",
              "stepHistory": [
