@@ -16,6 +16,10 @@ public struct AssessmentImport: Sendable {
 
     /// Maps an assessment that `AssessmentCheck` found no error in. A previous activity with the
     /// same id keeps its schedule and arm (a Sage assessment brings neither).
+    /// The value of the choice a question's "other" free text becomes for the MyStudies apps
+    /// (Sage's own runners give it none): the choice kept beside the text in `_Other_Text`.
+    public static let otherChoiceValue = "other"
+
     public init(_ document: JSONValue, replacing previous: StudyActivity? = nil) {
         var mapper = Mapper()
         let steps = mapper.steps(document["steps"]?.array ?? [], at: "/steps", section: nil, following: nil)
@@ -178,7 +182,7 @@ public struct AssessmentImport: Sendable {
             }
             if let other = node["other"] {
                 choices.append(TextChoice(
-                    text: LocalizedText(other["fieldLabel"]?.nonEmptyString ?? "Other"), value: "other",
+                    text: LocalizedText(other["fieldLabel"]?.nonEmptyString ?? "Other"), value: AssessmentImport.otherChoiceValue,
                     other: OtherOption(placeholder: other["placeholder"]?.string.map { LocalizedText($0) }, isMandatory: false, textfieldReq: true)))
             }
             var step = ActivityStep(type: .question, resultType: "textChoice", key: key)

@@ -42,9 +42,14 @@ package struct ResponseShredder: Sendable {
     /// Stands in the messages where the original named its folder.
     package let container: String
 
-    package init(lists: NamesInAnyCase<StudyTables.StoredList>, container: String) {
+    /// The choice values of the activity's Sage assessment, where it was imported from one
+    /// (`SageAnswers.ChoiceValues`): what tells a choice from "other" free text in an archive.
+    package let sageChoices: SageAnswers.ChoiceValues
+
+    package init(lists: NamesInAnyCase<StudyTables.StoredList>, container: String, sageChoices: SageAnswers.ChoiceValues = [:]) {
         self.lists = lists
         self.container = container
+        self.sageChoices = sageChoices
     }
 
     package static let multiValued: Set<String> = ["textchoice", "grouped", "fetalkickcounter", "spatialspanmemory", "towerofhanoi"]
@@ -63,7 +68,7 @@ package struct ResponseShredder: Sendable {
         let prefix = "Problem storing data in list '\(activityId)' in container '\(container)'.\n"
         let results: [JSONValue]
         if case .array(let answers)? = data[SageAnswers.member] {
-            results = SageAnswers.results(answers, top: top, lists: lists)
+            results = SageAnswers.results(answers, top: top, lists: lists, listed: sageChoices)
         } else {
             guard case .array(let given)? = data["results"] else { throw Failure(description: prefix + "No results provided in response.") }
             results = given
@@ -160,7 +165,8 @@ package struct ResponseShredder: Sendable {
         return elements.map { element in
             var values: [(StudyTables.StoredColumn, Cell)] = []
             if case .object(let other) = element {
-                values.append((column, .text(other["other"]?.text ?? "")))
+                // No option value (a Sage "other" free text, which has none): no choice in the column.
+                values.append((column, other["other"]?.text.map(Cell.text) ?? .null))
                 if let otherColumn, let text = other["text"]?.text, !text.trimmingCharacters(in: .whitespaces).isEmpty {
                     values.append((otherColumn, .text(text)))
                 }

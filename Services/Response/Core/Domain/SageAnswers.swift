@@ -1,5 +1,6 @@
 import Foundation
 import JSONText
+import SageAssessments
 import StudyModels
 
 /// A Sage assessment's answers in the study's tables (docs/sage.md, Result archives).
@@ -65,6 +66,35 @@ package enum SageAnswers {
         }
     }
 
+    // MARK: The choices a question lists
+
+    /// Each choice question's listed values (as the text a choice column holds), by its key in
+    /// lower case as the tables match it. Sage's clients write a choice question's "other" free
+    /// text as one more value beside the chosen ones (the whole answer of a single choice), so a
+    /// value not listed here is that free text.
+    package typealias ChoiceValues = [String: Set<ScalarKey>]
+
+    /// The listed values of every choice question of an assessment document.
+    package static func choiceValues(assessment: JSONValue) -> ChoiceValues {
+        var found: ChoiceValues = [:]
+        func walk(_ nodes: [JSONValue], prefix: String) {
+            for node in nodes {
+                guard let identifier = node["identifier"]?.string else { continue }
+                let key = prefix + identifier
+                switch node["type"]?.string {
+                case "section": walk(node["steps"]?.array ?? [], prefix: key + "_")
+                case "choiceQuestion":
+                    found[key.lowercased()] = Set((node["choices"]?.array ?? []).compactMap { choice in
+                        choice["value"].flatMap { $0 == .null ? nil : ScalarKey(text($0)) }
+                    })
+                default: continue
+                }
+            }
+        }
+        walk(assessment["steps"]?.array ?? [], prefix: "")
+        return found
+    }
+
     // MARK: An archive's answers as results
 
     /// An answer as kept in the response's data until processing.
@@ -79,8 +109,13 @@ package enum SageAnswers {
     /// The stored answers as results of the kind each column takes, for `ResponseShredder`. An
     /// answer that fits no column is passed on as text under its key, and the shredder reports it
     /// with the list it was looked for in.
+    /// `listed` are the design's choice values (`choiceValues`): where a question takes "other"
+    /// (its list has an `_Other_Text` column), a value it does not list is the free text, kept
+    /// in that column beside the choice the import gives "other" (`AssessmentImport.otherChoiceValue`),
+    /// so the row is the one the MyStudies apps' answer to the same question makes.
     package static func results(
-        _ answers: [JSONValue], top: StudyTables.StoredList, lists: NamesInAnyCase<StudyTables.StoredList>
+        _ answers: [JSONValue], top: StudyTables.StoredList, lists: NamesInAnyCase<StudyTables.StoredList>,
+        listed: ChoiceValues = [:]
     ) -> [JSONValue] {
         answers.map { answer in
             let key = (answer["path"]?.string ?? "").replacingOccurrences(of: "/", with: "_")
@@ -93,9 +128,18 @@ package enum SageAnswers {
                 let (type, converted) = scalar(value, storage: column.storage)
                 result["resultType"] = .string(type)
                 result["value"] = converted
-            } else if lists[(top.name + key).lowercased()] != nil {
+            } else if let child = lists[(top.name + key).lowercased()] {
                 result["resultType"] = .string("textChoice")
-                result["value"] = choices(value)
+                let chosen = choices(value, typed: answer["answerType"]?.string)
+                if let values = listed[key.lowercased()], child.columns["\(key)_other_text".lowercased()] != nil,
+                    case .array(let items) = chosen
+                {
+                    result["value"] = .array(items.map { item in
+                        values.contains(ScalarKey(text(item))) ? item : .object(["other": .string(AssessmentImport.otherChoiceValue), "text": item])
+                    })
+                } else {
+                    result["value"] = chosen
+                }
             } else {
                 result["resultType"] = .string("text")
                 result["value"] = value
@@ -130,10 +174,13 @@ package enum SageAnswers {
 
     /// A choice question's answer as the values chosen: a list as it came, one value alone, or
     /// the comma-joined text answers.json holds (iOS writes `1,11`; Android each value in quotes).
-    static func choices(_ value: JSONValue) -> JSONValue {
+    /// A text that came typed as one value (`typed`, the result's answer type, is not `array`:
+    /// a single choice, or its "other" free text) is one value, commas and all.
+    static func choices(_ value: JSONValue, typed: String? = nil) -> JSONValue {
         switch value {
         case .null: return .null
         case .array(let items): return .array(items.map { .string(text($0)) })
+        case .string(let single) where typed != nil && typed != "array": return .array([.string(single)])
         case .string(let joined):
             return .array(joined.split(separator: ",", omittingEmptySubsequences: true).map { part in
                 var item = part.trimmingCharacters(in: .whitespaces)

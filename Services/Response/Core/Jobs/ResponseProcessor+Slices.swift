@@ -40,17 +40,24 @@ extension ResponseProcessor {
     /// design is ready, a study at a time.
     func prepare(_ slice: [Claimed]) async throws -> Prepared {
         var prepared = Prepared(claimed: slice, failures: [], ready: [], studies: [])
-        var readyDesigns: Set<DesignKey> = []
+        var readyDesigns: [DesignKey: SageAnswers.ChoiceValues?] = [:]
         var designFailures: [DesignKey: WorkResult<String?>] = [:]
+        var listed: [Int64: SageAnswers.ChoiceValues] = [:]
         for response in slice {
             let key = DesignKey(response)
-            if !readyDesigns.contains(key), designFailures[key] == nil {
-                if let failure = await ensureDesign(of: response) { designFailures[key] = failure } else { readyDesigns.insert(key) }
+            if readyDesigns[key] == nil, designFailures[key] == nil {
+                if let failure = await ensureDesign(of: response) {
+                    designFailures[key] = failure
+                } else {
+                    readyDesigns[key] = try await designs.sageChoices(
+                        studyKey: key.studyKey, activityId: key.activityId, version: key.version)
+                }
             }
             if let failure = designFailures[key] {
                 prepared.failures.append((response, failure))
             } else {
                 prepared.ready.append(response)
+                if case .some(.some(let choices)) = readyDesigns[key] { listed[response.id] = choices }
             }
         }
         guard !prepared.ready.isEmpty else { return prepared }
@@ -64,7 +71,7 @@ extension ResponseProcessor {
             let (schema, lists) = try await store.client.withConnection { connection in
                 try await tables.lists(studyKey: studyKey, on: connection)
             }
-            prepared.studies.append(Self.plan(byStudy[studyKey]!, schema: schema, lists: lists))
+            prepared.studies.append(Self.plan(byStudy[studyKey]!, schema: schema, lists: lists, listed: listed))
         }
         return prepared
     }
@@ -85,13 +92,18 @@ extension ResponseProcessor {
 
     /// Each response's rows, or the reason the rules refuse it (planning only ever refuses the
     /// response itself: its answers, its list).
-    static func plan(_ responses: [ProcessingStore.Loaded], schema: String?, lists: NamesInAnyCase<StudyTables.StoredList>) -> StudyPlan {
+    /// `listed` holds, by response id, the choice values of a design imported from a Sage
+    /// assessment (`SageAnswers.ChoiceValues`).
+    static func plan(
+        _ responses: [ProcessingStore.Loaded], schema: String?, lists: NamesInAnyCase<StudyTables.StoredList>,
+        listed: [Int64: SageAnswers.ChoiceValues] = [:]
+    ) -> StudyPlan {
         var plan = StudyPlan(schema: schema, planned: [], refused: [:])
         for response in responses {
             do {
                 let data = try JSONValue.parse(response.data.utf8, budget: .responseAnswers)
-                let row = try ResponseShredder(lists: lists, container: response.studyId).plan(
-                    activityId: response.activityId, data: data)
+                let row = try ResponseShredder(lists: lists, container: response.studyId, sageChoices: listed[response.id] ?? [:])
+                    .plan(activityId: response.activityId, data: data)
                 guard schema != nil else {
                     throw ResponseShredder.Failure(
                         description: "Invalid list '\(response.activityId)' for container '\(response.studyId)'")

@@ -47,6 +47,20 @@ package struct DesignSource: Sendable {
             """, logger: logger)
     }
 
+    /// The choice values a design imported from a Sage assessment lists (`SageAnswers.ChoiceValues`),
+    /// nil for a design of the study builder; asked once the design is kept.
+    package func sageChoices(studyKey: String, activityId: String, version: String) async throws -> SageAnswers.ChoiceValues? {
+        let rows = try await client.query(
+            """
+            SELECT (design -> 'assessment')::text FROM activity_designs
+            WHERE study_key = \(studyKey) AND activity_id = \(activityId) AND version = \(version)
+            """, logger: logger)
+        var assessment: String?
+        for try await text in rows.decode(String?.self) { assessment = text }
+        guard let assessment, let document = try? JSONValue.parse(Data(assessment.utf8), budget: .activityDocument) else { return nil }
+        return SageAnswers.choiceValues(assessment: document)
+    }
+
     private func fetch(studyKey: String, studyId: String, activityId: String, version: String) async throws -> Data {
         if activityId == SchemaLogDesign.activityId, version == SchemaLogDesign.version {
             return try await keep(SchemaLogDesign.design, studyKey: studyKey, activityId: activityId, version: version)

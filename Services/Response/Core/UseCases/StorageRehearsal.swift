@@ -79,8 +79,10 @@ package struct StorageRehearsal: Sendable {
         // An activity imported from a Sage assessment stores its answers by the assessment's
         // paths (`SageAnswers`), from Sage's archives as from the MyStudies apps.
         let data: JSONValue
+        var listed: SageAnswers.ChoiceValues?
         if case .object? = design["assessment"], let assessment = design["assessment"] {
             data = SyntheticResponse.data(forAssessment: assessment)
+            listed = SageAnswers.choiceValues(assessment: assessment)
         } else {
             guard let answers = SyntheticResponse.data(forDesign: design) else { throw SurveySchema.DesignError.incomplete }
             data = answers
@@ -91,7 +93,7 @@ package struct StorageRehearsal: Sendable {
         let (schemaName, lists) = try await tables.lists(studyKey: studyKey, on: connection)
         let plan = ResponseProcessor.plan(
             [.init(id: responseId, participantId: participantId, studyKey: studyKey, studyId: studyId, activityId: schema.activityId, data: text)],
-            schema: schemaName, lists: lists)
+            schema: schemaName, lists: lists, listed: listed.map { [responseId: $0] } ?? [:])
         if let message = plan.refused[responseId] { throw ResponseShredder.Failure(description: message) }
         guard let schemaName else { throw SurveySchema.DesignError.incomplete }
         try await writer.insert(plan.planned, schema: schemaName, on: connection)
