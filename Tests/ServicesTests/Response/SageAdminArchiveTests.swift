@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import PostgresNIO
+import JSONText
 import StudyModels
 import Testing
 import TestSupport
@@ -86,7 +87,12 @@ import TestSupport
             let archiveLines = lines.split(separator: "\n").filter { $0.hasPrefix(#"{"sageArchive""#) }
             #expect(archiveLines.count == 1)
             #expect(archiveLines.first?.contains(#""ArchiveId":"\#(archiveId)""#) == true, "\(archiveLines)")
-            #expect(archiveLines.first?.contains(#""Files":"metadata.json assessmentResult.json motion.json""#) == true)
+            // Typed as the admin API types them: numbers, a boolean, the list of files.
+            let line = try #require(archiveLines.first.map { try JSONValue.parse(Array($0.utf8), budget: .studyDocument) })
+            #expect(line["sageArchive"]?["Files"] == .array(["metadata.json", "assessmentResult.json", "motion.json"].map(JSONValue.string)))
+            #expect(line["sageArchive"]?["Bytes"] == .number(Double(summary.bytes)))
+            #expect(line["sageArchive"]?["Sealed"] == .bool(true))
+            #expect(line["sageArchive"]?["ParticipantId"] == .number(Double(summary.participantId)))
             let exported = try await client.execute(
                 uri: "/admin/v1/studies/SLEEPWELL/export.zip", method: .get, headers: [.authorization: "Bearer \(root)"]
             ) { String(decoding: Array(buffer: $0.body), as: UTF8.self) }

@@ -88,7 +88,7 @@ package struct StudyExport: Sendable {
                     switch format {
                     case .csvZip:
                         var lines = Self.sageArchiveColumns.joined(separator: ",") + "\r\n"
-                        for row in archives { lines += row.map { Self.csvField($0 ?? "") }.joined(separator: ",") + "\r\n" }
+                        for row in archives { lines += row.text.map { Self.csvField($0 ?? "") }.joined(separator: ",") + "\r\n" }
                         let bytes = Array(lines.utf8)
                         try await sink(ByteBuffer(bytes: archive.startFile(Self.sageArchivesName)))
                         try archive.account(bytes)
@@ -96,8 +96,8 @@ package struct StudyExport: Sendable {
                         try await sink(ByteBuffer(bytes: archive.finishFile()))
                     case .jsonLines:
                         let keys = Self.sageArchiveColumns.map(Self.jsonString)
-                        let lines = archives.map { values in
-                            "{\"sageArchive\":{" + zip(keys, values).map { "\($0):\($1.map(Self.jsonString) ?? "null")" }.joined(separator: ",") + "}}\n"
+                        let lines = archives.map { row in
+                            "{\"sageArchive\":{" + zip(keys, row.json).map { "\($0):\($1)" }.joined(separator: ",") + "}}\n"
                         }
                         try await sink(ByteBuffer(bytes: Array(lines.joined().utf8)))
                     }
@@ -189,21 +189,37 @@ package struct StudyExport: Sendable {
         "ArchiveId", "ParticipantId", "AssessmentId", "ActivityVersion", "TaskRunUUID", "Bytes", "Sealed", "SHA256", "Files", "ReceivedAt",
     ]
 
-    /// Each of the study's archives as text, in `sageArchiveColumns` order, oldest first.
-    private func sageArchives(studyKey: String, on connection: PostgresConnection) async throws -> [[String?]] {
+    /// One archive's line, in `sageArchiveColumns` order: as the CSV's cells, and as JSON values
+    /// typed as the admin API types them (the participant and the size as numbers, `Sealed` a
+    /// boolean, `Files` the list of names, which the CSV joins with spaces).
+    struct SageArchiveLine {
+        var text: [String?]
+        var json: [String]
+    }
+
+    /// Each of the study's archives, oldest first.
+    private func sageArchives(studyKey: String, on connection: PostgresConnection) async throws -> [SageArchiveLine] {
         let rows = try await connection.query(
             """
-            SELECT a.archive_id::text, a.participant_id::text, a.assessment_id, a.activity_version, a.task_run_uuid,
-                   a.byte_count::text, a.sealed::text, a.sha256,
+            SELECT a.archive_id::text, a.participant_id, a.assessment_id, a.activity_version, a.task_run_uuid,
+                   a.byte_count, a.sealed, a.sha256,
                    (SELECT string_agg(f->>'name', ' ' ORDER BY n) FROM jsonb_array_elements(a.files) WITH ORDINALITY AS e(f, n)),
+                   (SELECT COALESCE(jsonb_agg(f->'name' ORDER BY n), '[]'::jsonb)::text
+                    FROM jsonb_array_elements(a.files) WITH ORDINALITY AS e(f, n)),
                    to_json(a.received_at)#>>'{}'
             FROM sage_archives a WHERE a.study_key = \(studyKey) ORDER BY a.id
             """, logger: logger)
-        var found: [[String?]] = []
-        for try await row in rows {
-            var values: [String?] = []
-            for cell in row { values.append(try cell.decode(String?.self)) }
-            found.append(values)
+        var found: [SageArchiveLine] = []
+        for try await (id, participant, assessment, version, run, bytes, sealed, sha256, files, fileList, received) in rows.decode(
+            (String, Int64, String, String, String?, Int64, Bool, String, String?, String, String).self)
+        {
+            let text: [String?] = [id, String(participant), assessment, version, run, String(bytes), String(sealed), sha256, files, received]
+            var json = text.map { $0.map(Self.jsonString) ?? "null" }
+            json[1] = String(participant)
+            json[5] = String(bytes)
+            json[6] = String(sealed)
+            json[8] = fileList
+            found.append(SageArchiveLine(text: text, json: json))
         }
         return found
     }
