@@ -22,6 +22,19 @@ import TestSupport
             #expect(try CMSEnvelope.open(envelope, privateKeyDER: pair.privateKeyDER, certificateDER: pair.certificateDER) == content)
         }
         #expect(!CMSEnvelope.looksEnveloped(content))
+        // As the clients themselves seal (`SageClientRun.seal`): iOS's CMSSupport and Android's
+        // Bouncy Castle stream generator both write BER with indefinite lengths (`30 80`), the
+        // ciphertext in chunks.
+        let streamed = try SageClientRun.Platform.allCases.map { try SageClientRun.seal(content, for: $0, certificatePEM: pair.certificatePEM) }
+        #expect(streamed.count == 2)
+        for envelope in streamed {
+            #expect(envelope.starts(with: [0x30, 0x80]), "not indefinite-length: \(envelope.prefix(4))")
+            #expect(try CMSEnvelope.open(envelope, privateKeyDER: pair.privateKeyDER, certificateDER: pair.certificateDER) == content)
+            // Cut short, the end-of-contents octets are missing: refused, not read as far as it goes.
+            #expect(throws: CMSEnvelope.Failure.self) {
+                try CMSEnvelope.open(Array(envelope.dropLast(40)), privateKeyDER: pair.privateKeyDER, certificateDER: pair.certificateDER)
+            }
+        }
         // The certificate is one openssl reads, for the app build.
         let text = try ExternalTool.run("openssl", ["x509", "-noout", "-subject"], input: Data(pair.certificatePEM.utf8))
         #expect(text.contains("CN = SAGE"))

@@ -120,4 +120,26 @@ import ZipArchive
             #expect(archive.answers.map(\.path) == ["hours", "mood/feeling", "mood/factors", "notes", "nap"], "\(platform)")
         }
     }
+
+    /// A check-in with every kind of answer and a motion recording, as each client builds it
+    /// (`SageClientRun`): every answer read at its path with the type its result gives it, the
+    /// recording kept as a listed file.
+    @Test func aCheckInWithEveryKindOfAnswerIsReadAsEachClientBuildsIt() throws {
+        let platforms = SageClientRun.Platform.allCases
+        #expect(platforms.count == 2)
+        for platform in platforms {
+            let zip = try ZipArchive(SageClientRun.archive(platform, runId: "R-\(platform)"), limits: ResultArchive.limits)
+            let archive = try ResultArchive(zip, schemas: try SageSchemaSet.bundled())
+            #expect(archive.assessmentIdentifier == "checkin", "\(platform)")
+            #expect(archive.taskRunUUID == "R-\(platform)")
+            #expect(archive.unlisted.isEmpty, "\(platform): \(archive.unlisted)")
+            #expect(archive.files.map(\.name).contains("motion.json"))
+            #expect(archive.answers.map(\.path) == [
+                "hours", "weight", "born", "pain", "bedtime", "nap", "notes", "mood/feeling", "mood/factors", "mood/cause", "rested",
+            ], "\(platform)")
+            let types = archive.answers.map { $0.answerType ?? "" }
+            #expect(types == ["integer", "number", "integer", "integer", "time", "duration", "string", "integer", "array", "string", "boolean"])
+            #expect(archive.answers.first { $0.path == "mood/factors" }?.value == .array(["noise", "light", "a dog barking, twice"].map(JSONValue.string)))
+        }
+    }
 }

@@ -4,10 +4,16 @@ import Foundation
 /// archive: CMS EnvelopedData for the study's certificate.
 public enum OpenSSLCMS {
     /// `bytes` sealed for `certificatePEM` by `openssl cms -encrypt` (AES-256-CBC, DER unless `pem`).
-    public static func encrypt(_ bytes: [UInt8], certificatePEM: String, pem: Bool = false, cipher: String = "-aes-256-cbc") throws -> [UInt8] {
+    /// `stream` writes it as a streaming encoder does, BER with indefinite lengths and the
+    /// ciphertext in chunks, as both of Sage's clients write theirs (`SageClientRun.seal`).
+    public static func encrypt(
+        _ bytes: [UInt8], certificatePEM: String, pem: Bool = false, cipher: String = "-aes-256-cbc", stream: Bool = false
+    ) throws -> [UInt8] {
         try withFiles(bytes, certificatePEM) { input, certificate, output in
             try ExternalTool.run(
-                "openssl", ["cms", "-encrypt", "-binary", cipher, "-in", input, "-out", output, "-outform", pem ? "PEM" : "DER", certificate])
+                "openssl",
+                ["cms", "-encrypt", "-binary", cipher] + (stream ? ["-stream"] : [])
+                    + ["-in", input, "-out", output, "-outform", pem ? "PEM" : "DER", certificate])
         }
     }
 
