@@ -27,12 +27,14 @@ import TestSupport
                 "data": ["resultType": "questionnaire", "startTime": endTime, "endTime": endTime, "results": [] as [Any]]]
     }
 
-    /// The weekly survey's run open now: Sam's first opened on Friday 20 March 2026 at 09:00 on
-    /// his clock, and one more opens each Friday at 09:00 (whatever the offset that day).
+    /// The weekly survey's run open now: Sam's first opened on Friday 20 March 2026 at 10:00 on
+    /// his clock (he joined then, after the survey opened at 09:00: his iPhone opens a late
+    /// joiner's weekly runs at the time of day they joined), and one more opens each Friday at
+    /// 10:00 (whatever the offset that day).
     static func weeklyRunOpenNow() -> Int {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = melbourne
-        guard let first = calendar.date(from: DateComponents(year: 2026, month: 3, day: 20, hour: 9)) else { return 0 }
+        guard let first = calendar.date(from: DateComponents(year: 2026, month: 3, day: 20, hour: 10)) else { return 0 }
         var run = 1
         while let next = calendar.date(byAdding: .day, value: 7 * run, to: first), next <= Date() { run += 1 }
         return run
@@ -123,8 +125,7 @@ import TestSupport
             }
         } until: { $0 == [3] }
 
-        // The weekly survey due now (run 37 on 28 November 2026, open since Friday the 27th at
-        // 09:00; one more each Friday) is reminded of:
+        // The weekly survey's run open now (one more each Friday at 10:00) is reminded of:
         // one push, to his iPhone, with the study's text.
         // (The launch's announcement of the new study reaches the iPhone too.)
         let pushed = try await eventually("the weekly reminder delivered to APNs", within: .seconds(60)) {
@@ -182,12 +183,12 @@ import TestSupport
         #expect(chip(33, in: page.text) == "Run 33, Sun 5 Apr 08:00 to 19:59 (+10:00): completed, said by a response")
         #expect(chip(34, in: page.text) == "Run 34, Sun 5 Apr 20:00 to 23:59 (+10:00): missed")
         #expect(chip(36, in: page.text) == "Run 36, Mon 6 Apr 20:00 to 23:59 (+10:00): completed, said by a response")
-        #expect(chip(3, in: page.text, activity: "weekly") == "Run 3, Fri 3 Apr 09:00 to Fri 10 Apr 08:59 (+11:00): missed")
+        #expect(chip(3, in: page.text, activity: "weekly") == "Run 3, Fri 3 Apr 10:00 to Fri 10 Apr 09:59 (+11:00): missed")
         // His first days: run 2 done by both the app's word and the response.
         let first = try await browser.send(.GET, "/studies/MELBOURNE/participants/\(participant)?timeline=2026-03-20")
         #expect(chip(1, in: first.text) == "Run 1, Fri 20 Mar 08:00 to 19:59 (+11:00): missed")
         #expect(chip(2, in: first.text) == "Run 2, Fri 20 Mar 20:00 to 23:59 (+11:00): completed, said by their app and a response")
-        #expect(chip(1, in: first.text, activity: "weekly") == "Run 1, Fri 20 Mar 09:00 to Fri 27 Mar 08:59 (+11:00): completed, said by their app")
+        #expect(chip(1, in: first.text, activity: "weekly") == "Run 1, Fri 20 Mar 10:00 to Fri 27 Mar 09:59 (+11:00): completed, said by their app")
 
         // The adherence table for the weeks to 12 April: per week (Monday, on his clock) the
         // runs completed of those closed.

@@ -106,11 +106,13 @@ import Testing
         let weekly = Self.repeating(.weekly, "2026-03-04", "09:00", count: 6)
         let ios = try Self.expand(weekly, zone: "UTC", joined: "2026-03-16T12:00:00Z", platform: .ios)
         let android = try Self.expand(weekly, zone: "UTC", joined: "2026-03-16T12:00:00Z", platform: .android)
-        // iOS: the Wednesday of the Sunday-to-Saturday week they joined in, after they joined.
-        #expect(ios.first == "1 2026-03-18T09:00:00Z 2026-03-25T08:59:59Z")
-        #expect(ios.last == "4 2026-04-08T09:00:00Z 2026-04-15T08:59:59Z")  // the sixth week's run, ending with the activity
-        // Android: the last Wednesday on or before the day they joined.
-        #expect(android.first == "1 2026-03-11T09:00:00Z 2026-03-18T08:59:59Z")
+        // iOS: the Wednesday of the Sunday-to-Saturday week they joined in, after they joined, at
+        // the time of day they joined (`Schedule.setWeeklyRuns` shifts the joining instant by days).
+        #expect(ios.first == "1 2026-03-18T12:00:00Z 2026-03-25T11:59:59Z")
+        #expect(ios.last == "4 2026-04-08T12:00:00Z 2026-04-15T08:59:59Z")  // the sixth week's run, ending with the activity
+        // Android: numbered from the last Wednesday on or before the day they joined, run 1 from
+        // their joining (`SurveyScheduler.setWeeklyRun`).
+        #expect(android.first == "1 2026-03-16T12:00:00Z 2026-03-18T08:59:59Z")
         #expect(android.count == 5)
     }
 

@@ -25,7 +25,10 @@ public struct ActivityBounds: Sendable, Equatable {
         switch schedule.frequency {
         case .oneTime:
             let start = schedule.launchWithStudy == true ? launchedAt : at(schedule.startDate, schedule.time)
-            return ActivityBounds(start: start, end: schedule.studyLifetime == true ? nil : at(schedule.endDate, schedule.time ?? "23:59:59"))
+            // The last second of the end date, whatever the time of day the activity opens at: the
+            // study-metadata services the apps were built against (`ActivityMetaDataDao`,
+            // `getTimeDetailsByActivityIdForQuestionnaire`, `DEFAULT_MAX_TIME`) end it so.
+            return ActivityBounds(start: start, end: schedule.studyLifetime == true ? nil : at(schedule.endDate, "23:59:59"))
         case .daily:
             return ActivityBounds(start: at(schedule.startDate, schedule.dailyTimes?.first), end: at(schedule.endDate, "23:59:59"))
         case .weekly, .monthly:

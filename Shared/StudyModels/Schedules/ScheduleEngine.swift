@@ -65,7 +65,7 @@ public struct ScheduleEngine: Sendable {
             keptFrom: keptFrom, keepLimit: keepLimit)
         switch schedule.frequency {
         case .oneTime, .ongoing:
-            expansion.single()
+            expansion.single(oneTime: schedule.frequency == .oneTime)
         case .daily:
             expansion.daily(windows: Self.dailyWindows(schedule))
         case .weekly:

@@ -65,9 +65,19 @@ struct ScheduleExpansion {
         return true
     }
 
-    /// One time, and ongoing: one run from when the participant's runs begin.
-    mutating func single() {
-        _ = append(start: opens, end: bounds.end)
+    /// One time, and ongoing: one run from when the participant's runs begin; for a one-time
+    /// activity in the Android app, from the activity's own start even for a participant who
+    /// joined after it (`SurveyScheduler.setOneTimeRun`).
+    mutating func single(oneTime: Bool) {
+        let start = oneTime && participant.platform == .android ? bounds.start ?? opens : opens
+        _ = append(start: start, end: bounds.end)
+    }
+
+    /// A run open when the participant joined starts, in the Android app, when they joined
+    /// (`SurveyScheduler`: `setDailyRun`, `setWeeklyRun`, `setScheduledRun` give it the joining
+    /// time); the iOS app keeps its own start.
+    private func joinedDuring(_ start: Date) -> Date {
+        participant.platform == .android ? max(start, participant.joinedAt) : start
     }
 
     /// Each day from the day the participant's runs begin, each window in turn; windows that
@@ -83,7 +93,7 @@ struct ScheduleExpansion {
                     let end = WallClock(day: day, seconds: window.end).resolve(in: zone)
                 else { return }
                 if end.instant < opens { continue }
-                guard append(start: start.instant, end: end.instant, returned: !(start.skipped && end.skipped)) else { return }
+                guard append(start: joinedDuring(start.instant), end: end.instant, returned: !(start.skipped && end.skipped)) else { return }
             }
             day += 1
         }
@@ -91,49 +101,88 @@ struct ScheduleExpansion {
 
     /// Seven-day runs at the activity's first start's wall-clock time and weekday in the
     /// participant's zone, each ending a second before the next. For a participant who joined
-    /// after the activity started, run 1 is, in the iOS app, the one on the activity's weekday in
-    /// the Sunday-to-Saturday week they joined in (which can start after they joined); in the
-    /// Android app, the one on the last of the activity's weekdays on or before the day they
-    /// joined.
+    /// after the activity started, the apps differ (`Schedule.setWeeklyRuns`,
+    /// `SurveyScheduler.setWeeklyRun`): the iOS app's runs are on the activity's weekday from the
+    /// Sunday-to-Saturday week they joined in, at the time of day they joined (run 1 can start
+    /// before they joined, or after); the Android app's run 1 is from when they joined to a
+    /// second before the activity's next weekday and time, the later runs at those.
     mutating func weekly() {
         guard let start = bounds.start, let origin = WallClock(start, in: zone) else { return }
+        var first = origin
         var week = 0
         if participant.joinedAt > start, let joined = WallClock(participant.joinedAt, in: zone) {
             switch participant.platform {
             case .ios:
                 let sunday = joined.day - (joined.weekday - 1)
-                week = Self.floorDivide(sunday + (origin.weekday - 1) - origin.day, 7)
+                first = WallClock(day: sunday + (origin.weekday - 1), seconds: joined.seconds)
             case .android:
-                week = Self.floorDivide(joined.day - origin.day, 7)
+                week = max(Self.floorDivide(joined.day - origin.day, 7), 0)
             }
-            week = max(week, 0)
         }
         while true {
-            guard let runStart = WallClock(day: origin.day + 7 * week, seconds: origin.seconds).resolve(in: zone)?.instant,
-                let next = WallClock(day: origin.day + 7 * (week + 1), seconds: origin.seconds).resolve(in: zone)?.instant,
-                append(start: runStart, end: next.addingTimeInterval(-1))
+            guard let runStart = WallClock(day: first.day + 7 * week, seconds: first.seconds).resolve(in: zone)?.instant,
+                let next = WallClock(day: first.day + 7 * (week + 1), seconds: first.seconds).resolve(in: zone)?.instant,
+                append(start: joinedDuring(runStart), end: next.addingTimeInterval(-1))
             else { return }
             week += 1
         }
     }
 
-    /// Runs a calendar month apart (the 31st falls back to a shorter month's last day, each run
-    /// counted from the first, not from the one before), each ending a second before the next.
-    /// The iOS app counts them from when the participant's runs begin (for one who joined late,
-    /// their joining), the Android app from the activity's start, numbering the runs that ended
-    /// before the participant joined though it never offers them.
+    /// Monthly runs, each ending a second before the next. The iOS app (`Schedule.setMonthlyRuns`)
+    /// counts calendar months from when the participant's runs begin (for one who joined late,
+    /// their joining): the 31st falls back to a shorter month's last day and comes back. The
+    /// Android app (`SurveyScheduler.setMonthlyRun`) counts from the activity's start, numbering
+    /// the runs that ended before the participant joined though it never offers them, and steps
+    /// with a lenient `Calendar` (`androidMonthAfter`).
     mutating func monthly() {
-        let first = participant.platform == .ios ? opens : bounds.start
-        guard let first, let origin = WallClock(first, in: zone) else { return }
-        var month = 0
-        while true {
-            guard let runStart = origin.addingMonths(month).resolve(in: zone)?.instant,
-                let next = origin.addingMonths(month + 1).resolve(in: zone)?.instant
-            else { return }
-            let end = next.addingTimeInterval(-1)
-            guard append(start: runStart, end: end, returned: end >= participant.joinedAt) else { return }
-            month += 1
+        switch participant.platform {
+        case .ios:
+            guard let origin = WallClock(opens, in: zone) else { return }
+            var month = 0
+            while true {
+                guard let runStart = origin.addingMonths(month).resolve(in: zone)?.instant,
+                    let next = origin.addingMonths(month + 1).resolve(in: zone)?.instant,
+                    append(start: runStart, end: next.addingTimeInterval(-1))
+                else { return }
+                month += 1
+            }
+        case .android:
+            guard let start = bounds.start, var current = WallClock(start, in: zone) else { return }
+            let startDayOfMonth = GregorianDays.civil(days: current.day).day
+            let endsOn31st = bounds.end.flatMap { WallClock($0, in: zone) }.map { GregorianDays.civil(days: $0.day).day == 31 } ?? false
+            while true {
+                let next = Self.androidMonthAfter(current, startDayOfMonth: startDayOfMonth, endsOn31st: endsOn31st)
+                guard let runStart = current.resolve(in: zone)?.instant, let nextStart = next.resolve(in: zone)?.instant else { return }
+                let end = nextStart.addingTimeInterval(-1)
+                guard append(start: runStart, end: end, returned: end >= participant.joinedAt) else { return }
+                current = next
+            }
         }
+    }
+
+    /// The start of the Android app's monthly run after the one starting at `current`, by the
+    /// arithmetic of `SurveyScheduler.setMonthlyRun` on a lenient `java.util.Calendar` (a day
+    /// past its month's end rolls into the next month; adding a month keeps the day, or the new
+    /// month's last day):
+    /// - from 28 or 29 February, the "58th" or "59th" of February: 30 (or, in a leap year from
+    ///   the 28th, 29) March;
+    /// - when the activity ends on a 31st, from April, June, September or November, that month's
+    ///   "60th": the 30th of the next month;
+    /// - otherwise the start's day of the month set in the current month (rolling over where the
+    ///   month is shorter) and one month added: from the 31st, 31 August, 30 September, 1
+    ///   November, 1 January, 28 February, 30 March.
+    /// The time of day stays the start's. The app compares English month abbreviations
+    /// (`DateFormat.format("MMM")`): a phone in another language takes the last branch always.
+    static func androidMonthAfter(_ current: WallClock, startDayOfMonth: Int, endsOn31st: Bool) -> WallClock {
+        let (year, month, day) = GregorianDays.civil(days: current.day)
+        let firstOfMonth = GregorianDays.days(year: year, month: month, day: 1)
+        if month == 2, day == 28 || day == 29 {
+            return WallClock(day: firstOfMonth + (day == 28 ? 57 : 58), seconds: current.seconds)
+        }
+        if endsOn31st, [4, 6, 9, 11].contains(month) {
+            return WallClock(day: firstOfMonth + 59, seconds: current.seconds)
+        }
+        return WallClock(day: firstOfMonth + startDayOfMonth - 1, seconds: current.seconds).addingMonths(1)
     }
 
     /// Manually scheduled runs, in the document's order: a run that ended before the participant
@@ -143,7 +192,7 @@ struct ScheduleExpansion {
             // A run whose times do not read (a document stored before they were checked) is none.
             guard let start = run.start, let end = run.end, end >= participant.joinedAt, start < end else { continue }
             if let activityEnd = bounds.end, start >= activityEnd { continue }
-            _ = append(start: start, end: end, numberedAnyway: true)
+            _ = append(start: joinedDuring(start), end: end, numberedAnyway: true)
         }
     }
 

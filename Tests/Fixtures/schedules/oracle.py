@@ -86,7 +86,8 @@ def bounds(case, s, pzone, szone):
         return instant(parse_date(d), parse_time(t) if t else time(0), szone)
     if freq == "oneTime":
         start = case.get("launched") if s.get("launchWithStudy") else at(s["startDate"], s.get("time"))
-        end = None if s.get("studyLifetime") else at(s["endDate"], s.get("time") or "23:59:59")
+        # The original study-metadata services end a one-time activity at 23:59:59 of its end date.
+        end = None if s.get("studyLifetime") else at(s["endDate"], "23:59:59")
         return (start, end)
     if freq == "daily":
         return (at(s["startDate"], s["dailyTimes"][0]), at(s["endDate"], "23:59:59"))
@@ -124,10 +125,16 @@ def expand(case):
             return end
         return e if end is None else min(e, end)
 
+    def android_joined(a):
+        """Android gives a run open when the participant joined their joining as its start."""
+        return max(a, joined) if platform == "android" else a
+
     freq = s["frequency"]
     if freq in ("oneTime", "ongoing"):
+        # Android's one-time run starts at the activity's start, joined late or not.
+        first = start if (freq == "oneTime" and platform == "android" and start is not None) else begins
         if begins < stop:
-            runs.append([1, begins, end])
+            runs.append([1, first, end])
     elif freq == "daily":
         times = [parse_time(t) for t in s["dailyTimes"]]
         windows = []
@@ -158,7 +165,7 @@ def expand(case):
                     return runs
                 skipped = skips(day, ws, pzone) and skips(day, we, pzone)
                 if not skipped:
-                    runs.append([number, a, clip(z)])
+                    runs.append([number, android_joined(a), clip(z)])
                 number += 1
             day += timedelta(days=1)
     elif freq == "weekly":
@@ -170,13 +177,15 @@ def expand(case):
             j = wall(joined, pzone).date()
             target = (origin.date().isoweekday()) % 7  # 0 = Sunday
             if platform == "ios":
+                # iOS: the activity's weekday in the Sunday-to-Saturday week of joining, at the
+                # time of day of joining.
                 sunday = j - timedelta(days=j.isoweekday() % 7)
-                day = sunday + timedelta(days=target)
+                first = datetime.combine(sunday + timedelta(days=target), wall(joined, pzone).time())
             else:
                 back = (j.isoweekday() % 7 - target) % 7
                 day = j - timedelta(days=back)
-            if day > origin.date():
-                first = datetime.combine(day, origin.time())
+                if day > origin.date():
+                    first = datetime.combine(day, origin.time())
         number = 1
         k = first
         while True:
@@ -184,14 +193,11 @@ def expand(case):
             if a >= stop:
                 return runs
             nk = k + timedelta(days=7)
-            runs.append([number, a, clip(instant(nk.date(), nk.time(), pzone) - 1)])
+            runs.append([number, android_joined(a), clip(instant(nk.date(), nk.time(), pzone) - 1)])
             number += 1
             k = nk
-    elif freq == "monthly":
-        base = begins if platform == "ios" else start
-        if base is None:
-            return []
-        origin = wall(base, pzone)
+    elif freq == "monthly" and platform == "ios":
+        origin = wall(begins, pzone)
         m = 0
         while True:
             a_wall, z_wall = add_months(origin, m), add_months(origin, m + 1)
@@ -199,9 +205,25 @@ def expand(case):
             if a >= stop:
                 return runs
             z = instant(z_wall.date(), z_wall.time(), pzone) - 1
-            if z >= joined:
-                runs.append([m + 1, a, clip(z)])
+            runs.append([m + 1, a, clip(z)])
             m += 1
+    elif freq == "monthly":
+        if start is None:
+            return []
+        current = wall(start, pzone)
+        start_day = current.day
+        ends_31 = end is not None and wall(end, pzone).day == 31
+        number = 1
+        while True:
+            a = instant(current.date(), current.time(), pzone)
+            if a >= stop:
+                return runs
+            nxt = android_month_after(current, start_day, ends_31)
+            z = instant(nxt.date(), nxt.time(), pzone) - 1
+            if z >= joined:
+                runs.append([number, a, clip(z)])
+            number += 1
+            current = nxt
     elif freq == "manual":
         if "anchor" in s:
             anchor = anchor_day(case, s, pzone)
@@ -215,9 +237,24 @@ def expand(case):
             if z < joined or not a < z or (end is not None and a >= end):
                 continue
             if a < stop:
-                runs.append([number, a, clip(z)])
+                runs.append([number, android_joined(a), clip(z)])
             number += 1
     return runs
+
+
+def lenient(year, month, day):
+    """java.util.Calendar's lenient date: a day past the month's end counts on into the next."""
+    return date(year, month, 1) + timedelta(days=day - 1)
+
+
+def android_month_after(current, start_day, ends_31):
+    """The next monthly start in the Android app (SurveyScheduler.setMonthlyRun)."""
+    if current.month == 2 and current.day in (28, 29):
+        return datetime.combine(lenient(current.year, 2, 58 if current.day == 28 else 59), current.time())
+    if ends_31 and current.month in (4, 6, 9, 11):
+        return datetime.combine(lenient(current.year, current.month, 60), current.time())
+    rolled = datetime.combine(lenient(current.year, current.month, start_day), current.time())
+    return add_months(rolled, 1)
 
 
 out = []
