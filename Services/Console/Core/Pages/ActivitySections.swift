@@ -261,8 +261,9 @@ extension StudySection {
     static let schedule = FormElement.variant(FormVariant("/schedule/frequency", "Schedule", reset: "/schedule", [
         .init("oneTime", "One time", [
             checkbox("/schedule/launchWithStudy", "From the launch"), date("/schedule/startDate", "Or from"),
-            checkbox("/schedule/studyLifetime", "Until the study ends"), date("/schedule/endDate", "Or until"),
-            time("/schedule/time", "At"),
+            checkbox("/schedule/studyLifetime", "Until the study ends"),
+            date("/schedule/endDate", "Or until", help: "Open to the end of that day (23:59:59), as the apps are told."),
+            time("/schedule/time", "At", help: "When it opens."),
         ] + anchoredWindow),
         .init("daily", "Daily", [
             date("/schedule/startDate", "From"), date("/schedule/endDate", "Until"),
