@@ -14,12 +14,12 @@ public struct AssessmentImport: Sendable {
     /// Why the MyStudies apps cannot run it (empty: they can).
     public var sageOnlyReasons: [ValidationProblem] { activity.assessment?.sageOnly ?? [] }
 
-    /// Maps an assessment that `AssessmentCheck` found no error in. A previous activity with the
-    /// same id keeps its schedule and arm (a Sage assessment brings neither).
     /// The value of the choice a question's "other" free text becomes for the MyStudies apps
     /// (Sage's own runners give it none): the choice kept beside the text in `_Other_Text`.
     public static let otherChoiceValue = "other"
 
+    /// Maps an assessment that `AssessmentCheck` found no error in. A previous activity with the
+    /// same id keeps its schedule and arm (a Sage assessment brings neither).
     public init(_ document: JSONValue, replacing previous: StudyActivity? = nil) {
         var mapper = Mapper()
         let steps = mapper.steps(document["steps"]?.array ?? [], at: "/steps", section: nil, following: nil)

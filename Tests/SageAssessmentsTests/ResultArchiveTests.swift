@@ -109,21 +109,11 @@ import ZipArchive
         #expect(archive.answers.map(\.value) == [.number(1), .number(2)])
     }
 
-    /// Archives as Sage's iOS and Android clients build them (docs/sage.md, What Sage's clients
-    /// do): `answers.json` listed with the relative `answers_schema.json`, which Sage's schema
-    /// (`format: uri`) refused, so that no archive of theirs was accepted.
-    @Test func archivesAsTheRealClientsBuildThemAreRead() throws {
-        for (platform, bytes) in [("iOS", SageArchiveSamples.iosClientArchive(runId: "R1")), ("Android", SageArchiveSamples.androidClientArchive(runId: "R2"))] {
-            let archive = try ResultArchive(try ZipArchive(bytes, limits: ResultArchive.limits), schemas: try SageSchemaSet.bundled())
-            #expect(archive.assessmentIdentifier == "sleep", "\(platform)")
-            #expect(archive.unlisted.isEmpty, "answers_schema.json and info.json are expected unlisted: \(platform)")
-            #expect(archive.answers.map(\.path) == ["hours", "mood/feeling", "mood/factors", "notes", "nap"], "\(platform)")
-        }
-    }
-
-    /// A check-in with every kind of answer and a motion recording, as each client builds it
-    /// (`SageClientRun`): every answer read at its path with the type its result gives it, the
-    /// recording kept as a listed file.
+    /// A check-in with every kind of answer and a motion recording, as each of Sage's clients
+    /// builds it (`SageClientRun`; docs/sage.md, What Sage's clients do): `answers.json` listed
+    /// with the relative `answers_schema.json`, which Sage's schema (`format: uri`) refused, so
+    /// that no archive of theirs was accepted; every answer read at its path with the type its
+    /// result gives it, the recording kept as a listed file.
     @Test func aCheckInWithEveryKindOfAnswerIsReadAsEachClientBuildsIt() throws {
         let platforms = SageClientRun.Platform.allCases
         #expect(platforms.count == 2)

@@ -24,14 +24,15 @@ struct SageArchiveFixture: Sendable {
 
     /// The study announced with activity `sleep` at version 1.0, and its design as study-metadata
     /// serves designs of imported assessments.
-    func announce(_ h: ResponseHarness) async throws {
-        let activities = [StudyEvent.ActivityVersion(activityId: Self.activity, version: 1, label: "1.0", type: "questionnaire")]
+    /// Another assessment (`activity`, `assessment`) in its place when given.
+    func announce(_ h: ResponseHarness, activity: String = Self.activity, assessment: String = Self.assessment) async throws {
+        let activities = [StudyEvent.ActivityVersion(activityId: activity, version: 1, label: "1.0", type: "questionnaire")]
         #expect(try await h.studyEvent(Self.study, activities: activities) == .ok)
-        let design = #"{"activity": {"metadata": {"activityId": "sleep", "version": "1.0"}, "steps": []}, "assessment": \#(Self.assessment)}"#
+        let design = #"{"activity": {"metadata": {"activityId": "\#(activity)", "version": "1.0"}, "steps": []}, "assessment": \#(assessment)}"#
         try await h.sql(
             """
             INSERT INTO activity_designs (study_key, activity_id, version, design)
-            VALUES (\(Self.study), \(Self.activity), '1.0', \(design)::jsonb)
+            VALUES (\(Self.study), \(activity), '1.0', \(design)::jsonb)
             """)
     }
 

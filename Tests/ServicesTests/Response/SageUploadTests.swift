@@ -133,10 +133,10 @@ import TestSupport
     /// nothing is refused.
     @Test func archivesAsTheRealClientsBuildThemAreStoredOnce() async throws {
         try await ResponseHarness.run { h in
-            try await sage.announce(h)
+            try await sage.announce(h, activity: SageClientRun.assessmentIdentifier, assessment: SageClientRun.assessment)
             let appToken = try await sage.enroll(h)
             let session: HTTPFields = [HTTPField.Name("Bridge-Session")!: appToken]
-            let archives = [SageArchiveSamples.iosClientArchive(), SageArchiveSamples.androidClientArchive()]
+            let archives = SageClientRun.Platform.allCases.map { SageClientRun.archive($0) }
             try #require(archives.count == 2)
             var stored: Set<String> = []
             for archive in archives {

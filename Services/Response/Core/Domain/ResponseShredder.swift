@@ -165,7 +165,7 @@ package struct ResponseShredder: Sendable {
         return elements.map { element in
             var values: [(StudyTables.StoredColumn, Cell)] = []
             if case .object(let other) = element {
-                // No option value (a Sage "other" free text, which has none): no choice in the column.
+                // An "other" answer without its option's value keeps no choice (NULL, not empty text).
                 values.append((column, other["other"]?.text.map(Cell.text) ?? .null))
                 if let otherColumn, let text = other["text"]?.text, !text.trimmingCharacters(in: .whitespaces).isEmpty {
                     values.append((otherColumn, .text(text)))
