@@ -370,7 +370,9 @@ request = function()
     return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)
 end""")
 PY
-response_pid=$(cat .data/run/response.pid)
+# The service's own pid (.data/run/response.child), not its supervisor's (response.pid): the
+# supervisor is a shell of a few MB, and sampling it measured nothing of the service.
+response_pid=$(cat .data/run/response.child)
 log "wrk: response /healthz and processResponse (${connections} connections, ${duration}s)"
 wrk -t2 -c"$connections" -d"${duration}s" --latency "http://127.0.0.1:8083/healthz" >"$results.resp-healthz"
 rsql -c "SELECT count(*) FROM responses" >"$results.responses-before"
