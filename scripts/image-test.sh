@@ -217,3 +217,12 @@ mkdir -p .build/test-output
     as_root buildah run --isolation chroot "${containers[0]}" -- dpkg-query -W -f '  ${Package} ${Version}\n'
 } >.build/test-output/image.txt
 log "image: $(sed -n 2p .build/test-output/image.txt); contents in .build/test-output/image.txt"
+# At most 300 MB (docs/operations.md). buildah writes the size in decimal units ("241 MB").
+size_text=$(as_root buildah images --format '{{.Size}}' "$image")
+size_mb=$(awk -v size="$size_text" 'BEGIN {
+    split(size, part, " "); unit = part[2]
+    scale = unit == "GB" ? 1000 : unit == "MB" ? 1 : unit == "kB" || unit == "KB" ? 0.001 : unit == "B" ? 0.000001 : -1
+    if (scale < 0) { print -1; exit }
+    printf "%d", part[1] * scale + 0.999 }')
+[ "$size_mb" -ge 0 ] || die "the image's size reads as \"$size_text\", which this script cannot compare"
+[ "$size_mb" -le 300 ] || die "the image is $size_text: more than the 300 MB it may be (docs/operations.md)"
