@@ -5,7 +5,7 @@ import TestSupport
 
 /// The API keys page: a key made and shown once, listed without its secret, revoked from its
 /// row; refused inputs named; another admin's page holds only their own keys.
-@Suite struct ConsoleAPIKeyTests {
+@Suite(.needsCluster) struct ConsoleAPIKeyTests {
     @Test func anAdminMakesAKeySeesItOnceAndRevokesIt() async throws {
         try await ConsoleFixture.run { f in
             try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)

@@ -6,7 +6,7 @@ import TestSupport
 /// Accounts through the console: a super-admin invites, the invitee sets a password with the code
 /// and signs in, a study admin gives and removes a role on the study's Team page, and the audit
 /// log shows it; each refused to whoever may not.
-@Suite struct ConsoleAccountTests {
+@Suite(.needsCluster) struct ConsoleAccountTests {
     @Test func anInvitedAdminJoinsAndIsGivenARoleOnTheTeamPage() async throws {
         try await ConsoleFixture.run { fixture in
             let root = fixture.browser
@@ -66,7 +66,7 @@ import TestSupport
 
 /// The whole study document: downloaded, and replaced by an edited one that the admin API
 /// validates; nothing is saved from JSON that does not parse or from a page older than the draft.
-@Suite struct ConsoleDocumentTests {
+@Suite(.needsCluster) struct ConsoleDocumentTests {
     @Test func theDocumentIsDownloadedAndAnEditedOneSavedWhole() async throws {
         try await ConsoleFixture.run { fixture in
             let browser = fixture.browser

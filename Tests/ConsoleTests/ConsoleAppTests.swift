@@ -5,7 +5,7 @@ import TestSupport
 
 /// Apps through the console: a new app's credentials shown once, and its definition edited
 /// through the form; only super-admins change apps.
-@Suite struct ConsoleAppTests {
+@Suite(.needsCluster) struct ConsoleAppTests {
     @Test func anAppIsCreatedWithItsCredentialsShownOnceAndEdited() async throws {
         try await ConsoleFixture.run { fixture in
             let browser = fixture.browser

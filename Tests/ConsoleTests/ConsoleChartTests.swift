@@ -8,7 +8,7 @@ import TestSupport
 /// The charts page: enrollment over time per site, responses per day per activity and adherence
 /// per activity, drawn as SVG on the server. The counts are read back from the SVG's marks, not
 /// looked at.
-@Suite struct ConsoleChartTests {
+@Suite(.needsCluster) struct ConsoleChartTests {
     /// `data-*` attributes of every `<tag …>` in `svg` that has `data-value` (or `data-total`).
     static func marks(_ html: String, chart: String, tag: String, value: String = "data-value") -> [[String: String]] {
         guard let start = html.range(of: "id=\"\(chart)\""), let end = html[start.upperBound...].range(of: "</svg>") else { return [] }

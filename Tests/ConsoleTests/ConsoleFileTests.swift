@@ -6,7 +6,7 @@ import TestSupport
 /// The study's images and PDFs page: an upload stored by study-metadata (which checks it), shown
 /// with the address the apps fetch it at, previewed through the console, and offered by the
 /// image fields of the study's pages.
-@Suite struct ConsoleFileTests {
+@Suite(.needsCluster) struct ConsoleFileTests {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 3, count: 30)
 
     @Test func anImageIsUploadedListedPreviewedAndOfferedWhereAnImageGoes() async throws {

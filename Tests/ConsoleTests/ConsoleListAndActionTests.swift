@@ -7,7 +7,7 @@ import TestSupport
 /// Pages with lists (rows added on the page, then saved) and the actions page over the
 /// lifecycle: what the status allows, the confirmation of what cannot be undone, and the admin
 /// API's refusals shown where they apply.
-@Suite struct ConsoleListAndActionTests {
+@Suite(.needsCluster) struct ConsoleListAndActionTests {
     @Test func aRowAddedOnThePageIsSavedOnlyWithSave() async throws {
         try await ConsoleFixture.run { fixture in
             let browser = fixture.browser

@@ -5,7 +5,7 @@ import TestSupport
 
 /// The messages page: who a message sent now reaches, counted by the registration service first;
 /// sending only to an active study, only by its admins; the study's notifications listed.
-@Suite struct ConsoleMessageTests {
+@Suite(.needsCluster) struct ConsoleMessageTests {
     @Test func aStudyAdminSeesTheAudienceFirstAndSendsOnlyToAnActiveStudy() async throws {
         try await ConsoleFixture.run(withPeers: true) { f in
             try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)

@@ -12,7 +12,7 @@ import TestSupport
 /// one participant's page (consent history, the signed PDF passed on byte for byte, activities),
 /// and the invitations page (a CSV refused whole with its bad line named, three people invited,
 /// one revoked), as a study admin and as a viewer.
-@Suite struct ConsoleParticipantTests {
+@Suite(.needsCluster) struct ConsoleParticipantTests {
     static let pdf = Data("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n% signed by Pat\n%%EOF\n".utf8)
 
     /// Pat joined CONSOLE1 and signed consent 1.0 with a PDF (stored as the service stores it);

@@ -12,7 +12,7 @@ import TestSupport
 /// The response-data pages over the response service's admin API: the tables, a table as a data
 /// grid (sorting, filtering, paging, child rows), the failed responses and their reprocessing,
 /// forwarding, participant-property uploads, and what a viewer may not do.
-@Suite struct ConsoleResponseDataTests {
+@Suite(.needsCluster) struct ConsoleResponseDataTests {
     /// The original server's NewSurvey design, as if fetched from study-metadata.
     static func seedDesign(_ peer: ConsoleFixture.ResponsePeer, activity: String = "NewSurvey", version: String = "1") async throws {
         let design = try String(

@@ -11,7 +11,7 @@ import TestSupport
 /// The processing page lists the Sage archives the response service refused for their content
 /// and kept (docs/sage.md, Refused archives), with why, and processes one again once the study is
 /// mended: it is then stored, and the page says so.
-@Suite struct ConsoleSageRefusalTests {
+@Suite(.needsCluster) struct ConsoleSageRefusalTests {
     /// A result archive of assessment `walk`, which CONSOLE1 has not published.
     static func walkArchive() -> [UInt8] {
         var zip = ZipWriter()

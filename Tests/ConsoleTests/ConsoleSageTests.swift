@@ -9,7 +9,7 @@ import TestSupport
 
 /// A Sage assessment through the console: imported from its file, shown on its activity's page
 /// with why it is Sage-only, listed as such, and downloaded as imported.
-@Suite struct ConsoleSageTests {
+@Suite(.needsCluster) struct ConsoleSageTests {
     static let readmeSurvey = Conformance.root.appendingPathComponent("sage/README-extract/README_ExampleSurvey.json")
 
     @Test func aSageAssessmentIsImportedShownAndDownloaded() async throws {

@@ -9,7 +9,7 @@ import TestSupport
 
 /// Signing in and out of the console, and the attacks on its session: no cookie, a forged or
 /// altered cookie, a form without the session's token, a token revoked elsewhere.
-@Suite struct ConsoleSessionTests {
+@Suite(.needsCluster) struct ConsoleSessionTests {
     @Test func aPageWithoutASessionSendsTheBrowserToSignIn() async throws {
         try await ConsoleFixture.run { fixture in
             let page = try await fixture.browser.get("/studies/CONSOLE1/basics")

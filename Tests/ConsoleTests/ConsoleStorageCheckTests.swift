@@ -4,7 +4,7 @@ import TestSupport
 
 /// The check-list before publishing runs the check publishing makes: a question the study's
 /// tables could not store answers to needs attention, named, with a link to its step.
-@Suite struct ConsoleStorageCheckTests {
+@Suite(.needsCluster) struct ConsoleStorageCheckTests {
     /// The example study's `baseline` activity, with its date question's kind left out.
     static func activityWithoutKind() throws -> Any {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

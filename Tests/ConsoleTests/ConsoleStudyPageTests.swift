@@ -6,7 +6,7 @@ import TestSupport
 /// The study builder's pages over the admin API: a save lands in the draft, a refused save says
 /// where and keeps what was typed, a viewer cannot change anything, a colleague's change is not
 /// overwritten unseen, and a new study never replaces an existing one.
-@Suite struct ConsoleStudyPageTests {
+@Suite(.needsCluster) struct ConsoleStudyPageTests {
     @Test func aSavedSectionLandsInTheDraftAndTheRestIsKept() async throws {
         try await ConsoleFixture.run { fixture in
             let browser = fixture.browser

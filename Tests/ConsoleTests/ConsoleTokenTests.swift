@@ -5,7 +5,7 @@ import TestSupport
 
 /// The enrollment tokens page, over the response service's admin API: batches with their counts,
 /// a new batch, and each batch's CSV and QR sheet passed on from the response service.
-@Suite struct ConsoleTokenTests {
+@Suite(.needsCluster) struct ConsoleTokenTests {
     @Test func anEditorMakesABatchAndDownloadsItsCSVAndQRSheet() async throws {
         try await ConsoleFixture.run(withPeers: true) { f in
             try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)

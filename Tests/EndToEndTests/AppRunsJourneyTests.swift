@@ -8,7 +8,7 @@ import TestSupport
 /// joined on Wednesday 28 October 2026 at 15:30, after every activity opened; New York left summer
 /// time on 1 November. Each participant's runs, and the run their app says it completed, are the
 /// ones worked out from that app's code (`MyStudiesAppRulesTests` has each rule by itself).
-@Suite struct AppRunsJourneyTests {
+@Suite(.needsCluster) struct AppRunsJourneyTests {
     /// Each run as `id start end`, RFC 3339 on the participant's clock, and `completed` when it is.
     static func runs(_ platform: Platform, participant: String, activity: String) async throws -> [String] {
         let url = platform.registration.baseURL + "/admin/v1/studies/NEWYORK/participants/\(participant)/runs?"

@@ -6,7 +6,7 @@ import TestSupport
 /// The single requests that once ended a process (docs/security.md, Numbers from outside), each
 /// sent to the real executables: the request is refused with a 4xx (or, for a response the app
 /// submits, stored and then marked in error), and every process still answers `/healthz`.
-@Suite struct CrashRequestTests {
+@Suite(.needsCluster) struct CrashRequestTests {
     static let huge = "9223372036854775807"
 
     /// Any app user (the app credential ships inside the app): a study version past every version

@@ -12,7 +12,7 @@ import TestSupport
 /// connection is cut mid-query and the server is gone for a moment. Afterwards every service is
 /// ready again and every durable queue drains: responses processed and forwarded, mail sent,
 /// notifications dispatched, internal calls delivered, pushes settled. Nothing acknowledged is lost.
-@Suite struct DatabaseRestartTests {
+@Suite(.needsCluster) struct DatabaseRestartTests {
     static let participants = 16
     static let password = "Restart-Passw0rd!"
 

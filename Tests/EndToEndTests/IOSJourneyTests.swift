@@ -9,7 +9,7 @@ import TestSupport
 /// makes them against the three real services: its headers and encodings, the 401 → refresh →
 /// replay flow, offline replays, and every field the app reads (most of them force-unwrapped or
 /// force-cast in the app, so a missing one would crash it).
-@Suite struct IOSJourneyTests {
+@Suite(.needsCluster) struct IOSJourneyTests {
     static let password = "Journey-Passw0rd!"
     static let bundleId = "org.studystack.mystudies"
     static let apnsToken = String(repeating: "5e", count: 32)

@@ -6,7 +6,7 @@ import TestSupport
 /// The single inputs that once took a service's memory (docs/security.md, Budgets), each sent to
 /// the real executables: the input is refused or cut, the service still answers, and its resident
 /// memory at its highest (`VmHWM`) stays under the platform's ceiling of 512 MiB per service.
-@Suite struct MemoryExhaustionTests {
+@Suite(.needsCluster) struct MemoryExhaustionTests {
     static let ceiling = 512 << 20
 
     /// `{"a":{"b":{"a":...}}}` nested `depth` deep, one member each, names drawn from two letters

@@ -8,7 +8,7 @@ import TestSupport
 /// app sent kept, refused with the question named, its run shown as done with answers not stored,
 /// and stored (the run completed) once the team has mended the activity, published, and
 /// reprocessed it against the new version (docs/response-api.md, Reprocessing).
-@Suite struct MendedDesignTests {
+@Suite(.needsCluster) struct MendedDesignTests {
     /// The daily check-in always open (one run, run 1, from enrolment), its `lastAlcohol` date
     /// question with its kind (`format.style`) as given: none is how the console saved it when
     /// the kind was left unset on the question's own page.

@@ -9,7 +9,7 @@ import TestSupport
 /// The Android app's variants, a study update published while a
 /// participant is in the study, and notifications from study-metadata reaching the registration
 /// service's push outbox for the right devices, all across the three real executables.
-@Suite struct PlatformJourneyTests {
+@Suite(.needsCluster) struct PlatformJourneyTests {
     static let password = "Platform-Passw0rd!"
     static let fcmToken = "fcm-device:" + String(repeating: "Ab9_", count: 30)
     static let apnsToken = String(repeating: "7c", count: 32)

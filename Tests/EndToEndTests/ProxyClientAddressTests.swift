@@ -8,7 +8,7 @@ import TestSupport
 /// anyone lock out everyone. Through a real nginx that appends the header (as deploy/ sets it up),
 /// two clients on two loopback addresses are counted apart, and a header a client forges names
 /// no one but itself.
-@Suite struct ProxyClientAddressTests {
+@Suite(.needsCluster) struct ProxyClientAddressTests {
     @Test func twoClientsBehindNginxHaveSeparateBuckets() async throws {
         try await TestDatabase.withFreshDatabase { database in
             let port = try SMTPTestServer.freePort()

@@ -28,7 +28,7 @@ import TestSupport
 
     /// Each case within seven minutes (it takes one or two): past that the case is cancelled,
     /// which `exercise` reports with every replica's log, as make test's own limit cannot.
-    @Test(.timeLimit(.minutes(7)), arguments: [false, true])
+    @Test(.needsCluster, .timeLimit(.minutes(7)), arguments: [false, true])
     func everyServiceRunsAsTwoReplicasThroughKillsRollingRestartsAndAPostgreSQLRestart(throughPgBouncer: Bool) async throws {
         // APNs, on this machine: both registration replicas push to it.
         try await FakeAPNs.forPlatform { apns, push in

@@ -9,7 +9,7 @@ import TestSupport
 /// recording that makes it 5 MB), uploaded through Bridge's handshake with the clients' own
 /// request, header and order of calls, `complete` retried and the bytes put again, the same run
 /// uploaded in a second session: each run stored once, every answer in the study's tables.
-@Suite struct SageClientsJourneyTests {
+@Suite(.needsCluster) struct SageClientsJourneyTests {
     /// One upload as the clients make it: open a session with `Bridge-Session`, PUT with the
     /// file's headers, `complete` (retried: the client sends it until a call returns, and reads
     /// nothing of it), then the bytes put again as after a reply lost on the way.

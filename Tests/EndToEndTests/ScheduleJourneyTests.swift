@@ -9,7 +9,7 @@ import TestSupport
 /// some runs; the console's timeline and adherence table show which runs were completed and which
 /// missed, a due run's reminder reaches APNs (a local HTTP/2 server speaking its protocol), and one
 /// whose quiet hours it is waits.
-@Suite struct ScheduleJourneyTests {
+@Suite(.needsCluster) struct ScheduleJourneyTests {
     static let melbourne = TimeZone(identifier: "Australia/Melbourne")!
     static let apnsToken = String(repeating: "3b", count: 32)
 

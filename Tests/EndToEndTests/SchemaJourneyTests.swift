@@ -8,7 +8,7 @@ import TestSupport
 /// A schema study from its protocol to its researchers' tables, over the real services: imported
 /// with the admin API, launched, downloaded as the schema app downloads it, and fed the app's own
 /// multipart POSTs (docs/schema-protocols.md).
-@Suite(.serialized) struct SchemaJourneyTests {
+@Suite(.needsCluster, .serialized) struct SchemaJourneyTests {
     static func protocolText() throws -> Data {
         try Data(contentsOf: Conformance.root.appendingPathComponent("schema/demo_protocol.json"))
     }
@@ -251,7 +251,7 @@ extension SchemaJourneyTests {
 /// What an unauthenticated sender can do to a schema study's data URL: the app sends no
 /// credential, so the bounds are the study's state, the body's size and shape, and a rate per
 /// address; each refusal stores nothing and still carries CORS.
-@Suite(.serialized) struct SchemaDataAttackTests {
+@Suite(.needsCluster, .serialized) struct SchemaDataAttackTests {
     @Test func floodsOversizedFormsAndUnknownStudiesAreRefusedWithNothingStored() async throws {
         try await Platform.run(responseSettings: ["SCHEMA_POSTS_PER_MINUTE": "6"]) { platform in
             let admin = platform.admin

@@ -31,7 +31,7 @@ import TestSupport
         #expect(throws: QRCode.EncodingError.self) { try QRCode(encoding: "a\u{0}b") }
     }
 
-    @Test func everyCodeOnTheSheetReadsBackAsItsToken() throws {
+    @Test(.needsPrograms("pdftotext", "pdftoppm", "zbarimg")) func everyCodeOnTheSheetReadsBackAsItsToken() throws {
         let tokens = (0..<45).map { index in String(format: "TOKEN%03d", index) }
         let sheet = QRSheet(
             heading: "Study (SLEEPWELL) \\ tokens: Zürich 東京", note: "Scan one code in the app (or type its text).",

@@ -9,7 +9,7 @@ import Testing
 import TestSupport
 
 /// SIGTERM's path: graceful shutdown lets a request in flight finish, then the pool closes.
-@Suite struct GracefulShutdownTests {
+@Suite(.needsCluster) struct GracefulShutdownTests {
     @Test func inFlightRequestFinishesThenThePoolCloses() async throws {
         try await TestDatabase.withFreshDatabase { url in
             let database = String(URLComponents(string: url)!.path.dropFirst())

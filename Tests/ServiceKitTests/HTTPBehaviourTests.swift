@@ -12,7 +12,7 @@ import Testing
 import TestSupport
 
 /// The shared middleware chain: request ids, body limits, JSON errors, error formats, metrics.
-@Suite struct HTTPBehaviourTests {
+@Suite(.needsCluster) struct HTTPBehaviourTests {
     struct Item: Decodable { var count: Int }
     struct Payload: Decodable {
         var name: String

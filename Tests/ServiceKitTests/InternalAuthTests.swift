@@ -11,7 +11,7 @@ import Testing
 import TestSupport
 
 /// Service-to-service authentication: what the verifier accepts and everything it refuses.
-@Suite struct InternalAuthTests {
+@Suite(.needsCluster) struct InternalAuthTests {
     /// An app whose internal group also has an echo route taking a body and a query.
     func withApp(_ body: @escaping @Sendable (any TestClientProtocol, String) async throws -> Void) async throws {
         try await TestDatabase.withFreshDatabase { url in

@@ -16,7 +16,7 @@ import TestSupport
             statements: ["ALTER TABLE counter ADD COLUMN note text", "UPDATE counter SET note = 'ok'"]),
     ]
 
-    @Test func appliesInOrderAndOnlyOnce() async throws {
+    @Test(.needsCluster) func appliesInOrderAndOnlyOnce() async throws {
         try await TestDatabase.withFreshDatabase { url in
             try await TestDatabase.withClient(url: url) { client, logger in
                 let migrator = try Migrator(client: client, migrations: Self.counterMigrations, logger: logger)
@@ -34,7 +34,7 @@ import TestSupport
         }
     }
 
-    @Test func concurrentRunnersApplyEachMigrationExactlyOnce() async throws {
+    @Test(.needsCluster) func concurrentRunnersApplyEachMigrationExactlyOnce() async throws {
         try await TestDatabase.withFreshDatabase { url in
             // Four "replicas", each with its own pool, start at the same moment.
             let applied = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -59,7 +59,7 @@ import TestSupport
         }
     }
 
-    @Test func refusesAMigrationChangedAfterItWasApplied() async throws {
+    @Test(.needsCluster) func refusesAMigrationChangedAfterItWasApplied() async throws {
         try await TestDatabase.withFreshDatabase { url in
             try await TestDatabase.withClient(url: url) { client, logger in
                 try await Migrator(client: client, migrations: Self.counterMigrations, logger: logger).migrate()
@@ -76,7 +76,7 @@ import TestSupport
         }
     }
 
-    @Test func aFailingMigrationLeavesNothingBehind() async throws {
+    @Test(.needsCluster) func aFailingMigrationLeavesNothingBehind() async throws {
         try await TestDatabase.withFreshDatabase { url in
             try await TestDatabase.withClient(url: url) { client, logger in
                 let broken = [
@@ -107,7 +107,7 @@ import TestSupport
     }
 
     /// A service whose applied migration was edited stops at start with the migration named.
-    @Test func aServiceWithAChangedMigrationStops() async throws {
+    @Test(.needsCluster) func aServiceWithAChangedMigrationStops() async throws {
         try await TestDatabase.withFreshDatabase { url in
             _ = try await TestDatabase.withClient(url: url) { client, logger in
                 try await Migrator(

@@ -12,7 +12,7 @@ import TestSupport
 
 /// The outbox: messages leave only with their transaction, survive a peer being down, are retried
 /// with backoff, given up after the limit, and delivered once even with competing workers.
-@Suite struct OutboxTests {
+@Suite(.needsCluster) struct OutboxTests {
     struct Event: Codable, Equatable, Sendable {
         var n: Int
     }

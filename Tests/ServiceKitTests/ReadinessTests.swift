@@ -10,7 +10,7 @@ import TestSupport
 
 /// `/readyz` follows the database: 503 while it is unreachable, 200 again once it returns,
 /// without restarting the service.
-@Suite struct ReadinessTests {
+@Suite(.needsCluster) struct ReadinessTests {
     @Test func readinessFollowsTheDatabaseWithoutARestart() async throws {
         try await TestDatabase.withFreshDatabase { url in
             let database = String(URLComponents(string: url)!.path.dropFirst())

@@ -32,7 +32,7 @@ import TestSupport
         }
     }
 
-    @Test(arguments: ["study-metadata", "registration", "response"])
+    @Test(.needsCluster, arguments: ["study-metadata", "registration", "response"])
     func everyForeignKeyLeadsAnIndex(service: String) async throws {
         try await TestDatabase.withFreshDatabase { url in
             try await TestDatabase.withClient(url: url) { client, logger in

@@ -12,7 +12,7 @@ import TestSupport
 /// the response service with signs nothing registration accepts, so a compromised response
 /// service cannot push to every participant as study-metadata.
 @Suite struct InternalKeyIsolationTests {
-    @Test func theKeyAReceiverHoldsForACallerIsRefusedByEveryOtherReceiver() async throws {
+    @Test(.needsCluster) func theKeyAReceiverHoldsForACallerIsRefusedByEveryOtherReceiver() async throws {
         try await RegistrationHarness.run { h in
             // What the response service holds for study-metadata (its INTERNAL_CALLER_KEYS entry).
             let heldByResponse = TestConfiguration.pairKey(.studyMetadata, to: .response)

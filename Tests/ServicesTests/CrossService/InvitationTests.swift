@@ -9,7 +9,7 @@ import TestSupport
 /// Sites and invitations on registration's admin API, with the response service making and
 /// checking the tokens: invited by CSV (all or nothing), mailed with a QR code, enrolled with,
 /// revoked, resent, counted per site.
-@Suite struct InvitationTests {
+@Suite(.needsCluster) struct InvitationTests {
     static let invitations = "/admin/v1/studies/SLEEPWELL/invitations"
 
     @Test func threeInvitedByCSVEachGetTheirOwnTokenByMailWithItsQRCode() async throws {

@@ -16,7 +16,7 @@ import TestSupport
 /// admin route but sign-in and accepting an invitation, and every participant call but those that
 /// start a session, answers 401 to a call without credentials, before it reads the body or looks
 /// anything up.
-@Suite struct RouteAuthenticationTests {
+@Suite(.needsCluster) struct RouteAuthenticationTests {
     /// The admin API's calls that are open by design.
     static let open: Set<String> = ["POST /admin/v1/login", "POST /admin/v1/invitations/accept"]
 

@@ -17,7 +17,7 @@ import TestSupport
         ".a line that starts with a dot", "last line", "",
     ].joined(separator: "\r\n")
 
-    @Test func sendsOverStartTLSWithAuthentication() async throws {
+    @Test(.needsCluster) func sendsOverStartTLSWithAuthentication() async throws {
         let server = try SMTPTestServer()
         try server.start()
         let reply = try await client(server).send(
@@ -33,7 +33,7 @@ import TestSupport
         #expect(received[0].data.contains("Subject: Hello"))
     }
 
-    @Test func refusalsSayWhetherRetryingCanHelp() async throws {
+    @Test(.needsCluster) func refusalsSayWhetherRetryingCanHelp() async throws {
         let server = try SMTPTestServer()
         try server.start()
         // Wrong password: 535, permanent.

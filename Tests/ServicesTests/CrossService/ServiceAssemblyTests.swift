@@ -46,7 +46,7 @@ import TestSupport
         }
     }
 
-    @Test(arguments: [ServiceName.studyMetadata, .registration, .response])
+    @Test(.needsCluster, arguments: [ServiceName.studyMetadata, .registration, .response])
     func startsMigratesAndGuardsInternalRoutes(_ service: ServiceName) async throws {
         try await TestDatabase.withFreshDatabase { url in
             let app = try Self.build(service, databaseURL: url)

@@ -11,7 +11,7 @@ import TestSupport
 /// (`MergeActivityStatesStatement`): each must come out exactly as if it had been applied alone
 /// by the single upsert, stale replays included; an activity updated twice in one batch is
 /// updated in two rounds.
-@Suite struct ActivityStateBatchTests {
+@Suite(.needsCluster) struct ActivityStateBatchTests {
     typealias Update = StudyStates.ActivityUpdate
     let logger = Logger(label: "test")
 

@@ -13,7 +13,7 @@ import TestSupport
 
 /// The participantId registration keeps for each study is the participant's credential at the
 /// response service: it is kept sealed, and given back only to its participant.
-@Suite struct AppTokenAtRestTests {
+@Suite(.needsCluster) struct AppTokenAtRestTests {
     static let appToken = String(repeating: "7f", count: 16)
 
     @Test func theAppTokenIsStoredSealedAndReadBack() async throws {

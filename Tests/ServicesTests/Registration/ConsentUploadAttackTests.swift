@@ -7,7 +7,7 @@ import TestSupport
 
 /// Consent uploads store a file of up to `consent.maxBytes` per call: only a verified account of
 /// a real app may store them, only for a published study of that app, and only so many per study.
-@Suite struct ConsentUploadAttackTests {
+@Suite(.needsCluster) struct ConsentUploadAttackTests {
     func storedFiles(_ h: RegistrationHarness) -> Int {
         ((try? FileManager.default.contentsOfDirectory(atPath: h.consentDirectory.path)) ?? []).count
     }

@@ -8,7 +8,7 @@ import TestSupport
 /// Schedules anchored to a participant's answer or property on the registration service: the
 /// answer reaches it with the response through the response service's feed, the property through
 /// the response service's outbox, and the runs count from them.
-@Suite struct ParticipantAnchorRunsTests {
+@Suite(.needsCluster) struct ParticipantAnchorRunsTests {
     /// A date answer as the iOS app writes it.
     static func diagnosis(_ date: String) -> [[String: Any]] {
         [["resultType": "date", "key": "diagnosisDate", "value": "\(date)T00:00:00.000+1100", "skipped": false,

@@ -7,7 +7,7 @@ import TestSupport
 /// `GET /admin/v1/studies/{studyId}/participants/{participantId}/runs`: a participant's runs from
 /// the published schedule, in their zone, with states from the completions their app reported and
 /// the responses that reached the response service.
-@Suite struct ParticipantRunsTests {
+@Suite(.needsCluster) struct ParticipantRunsTests {
     /// The example study in Melbourne, with a daily activity at 08:00 and 20:00 from March 2026 to June
     /// 2027 and a weekly one for four weeks from enrolment, at 09:00.
     static func melbourneStudy(_ studyId: String) throws -> String {

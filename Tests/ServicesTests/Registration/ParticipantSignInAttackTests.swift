@@ -5,7 +5,7 @@ import TestSupport
 
 /// Participant secrets under attack: every try at a password, a verification code or the current
 /// password is counted before it is checked, and nothing but a success clears the count.
-@Suite struct ParticipantSignInAttackTests {
+@Suite(.needsCluster) struct ParticipantSignInAttackTests {
     static let locked = "Your account is locked"
 
     @Test func aPasswordResetDoesNotClearTheCountOfWrongPasswords() async throws {

@@ -19,7 +19,7 @@ import TestSupport
 
 /// An admin sets an app's push credentials through study-metadata, which relays them (sealed,
 /// signed) to a running registration service and keeps nothing secret itself.
-@Suite struct PushCredentialAdminTests {
+@Suite(.needsCluster) struct PushCredentialAdminTests {
     static let apns = APNsCredentials(
         teamId: "TEAM123456", keyId: "KEY1234567", privateKey: P256.Signing.PrivateKey().pemRepresentation,
         topic: "org.studystack.demo", environment: .sandbox)

@@ -6,7 +6,7 @@ import TestSupport
 
 /// The registration admin API's app accounts: listed with their state for a super-admin only;
 /// disabled (signed out everywhere, no sign-in), enabled, unlocked, sent a new verification code.
-@Suite struct RegistrationAccountAdminTests {
+@Suite(.needsCluster) struct RegistrationAccountAdminTests {
     static let users = "/admin/v1/apps/DEMOAPP/users"
 
     func list(_ h: RegistrationHarness, _ query: String = "", token: String) async throws -> AppUserList {

@@ -6,7 +6,7 @@ import TestSupport
 /// The account journeys (docs/compatibility.md): J2 (sign up and verify), J3 (login, the
 /// wrong-password path, 401 → refreshToken → retry, forgot password), J11 (logout), and the
 /// security rules that replace the original's weaknesses.
-@Suite struct RegistrationAccountTests {
+@Suite(.needsCluster) struct RegistrationAccountTests {
     @Test func signUpAndVerifyAsTheAppDoes() async throws {
         try await RegistrationHarness.run { h in
             let registered = try await h.call(

@@ -21,7 +21,7 @@ import TestSupport
         #expect(throws: ConfigurationError.self) { try ServiceSettings(reader: reader, descriptor: RegistrationService.descriptor) }
     }
 
-    @Test func limitsFollowTheForwardedAddressFromATrustedProxyOnly() async throws {
+    @Test(.needsCluster) func limitsFollowTheForwardedAddressFromATrustedProxyOnly() async throws {
         try await TestDatabase.withFreshDatabase { url in
             let reader = TestConfiguration.reader(
                 for: .registration, databaseURL: url,

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// J4 step 6 and J8: consent records with their signed PDFs, by version.
-@Suite struct RegistrationConsentTests {
+@Suite(.needsCluster) struct RegistrationConsentTests {
     @Test func consentVersionsAreKeptWithTheirPDFs() async throws {
         try await RegistrationHarness.run(studies: ["SLEEPWELL"], overrides: ["consent.maxBytes": "4096"]) { h in
             let (userId, auth, _) = try await h.signUp("sam@example.org")

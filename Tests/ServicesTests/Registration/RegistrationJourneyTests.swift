@@ -73,7 +73,7 @@ final class IOSRegistrationClient: Sendable {
 
 /// Journeys J2, J3, J4 steps 5-7, J6's state updates, J9, J10 and J11 (docs/compatibility.md)
 /// replayed call by call as the apps make them, checking every field the apps read.
-@Suite struct RegistrationJourneyTests {
+@Suite(.needsCluster) struct RegistrationJourneyTests {
     static let bundleId = "org.studystack.mystudies"
     static let apnsToken = String(repeating: "5f", count: 32)
     /// `yyyy-MM-dd'T'HH:mm:ss.SSSZ`, the pattern the apps parse dates with.

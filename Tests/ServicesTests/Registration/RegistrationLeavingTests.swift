@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// J9 (leave a study) and J10 (delete the account), as the apps send them.
-@Suite struct RegistrationLeavingTests {
+@Suite(.needsCluster) struct RegistrationLeavingTests {
     @Test func withdrawingKeepsOrDeletesTheStudyData() async throws {
         try await RegistrationHarness.run { h in
             let (userId, auth, _) = try await h.signUp("pia@example.org")

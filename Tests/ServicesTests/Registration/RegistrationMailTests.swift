@@ -6,7 +6,7 @@ import TestSupport
 
 /// Registration e-mail through a real SMTP server (STARTTLS, AUTH), including a server that is
 /// down when the message is queued.
-@Suite struct RegistrationMailTests {
+@Suite(.needsCluster) struct RegistrationMailTests {
     @Test func aVerificationMailWaitsForTheServerAndIsDeliveredOnce() async throws {
         let server = try SMTPTestServer()
         let overrides = [

@@ -11,7 +11,7 @@ import TestSupport
 /// The registration service's admin API: a study's participants for its admins, signed in at
 /// study-metadata (asked per request), e-mail addresses only for study admins, and every reading
 /// of them audited.
-@Suite struct RegistrationParticipantAdminTests {
+@Suite(.needsCluster) struct RegistrationParticipantAdminTests {
     /// Registration with study-metadata live (study SLEEPWELL, a viewer on it, a stranger), and
     /// three participants in SLEEPWELL and one in another study.
     func withServices(

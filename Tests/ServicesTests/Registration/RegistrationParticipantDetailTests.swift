@@ -7,7 +7,7 @@ import TestSupport
 
 /// One participant on the registration admin API: their consent history with the signed PDFs as
 /// the app uploaded them, their activity states, and who may read what.
-@Suite struct RegistrationParticipantDetailTests {
+@Suite(.needsCluster) struct RegistrationParticipantDetailTests {
     /// The participant id Sam's app reports (what the response service knows Sam by).
     static let samAppToken = "0123456789abcdef0123456789abcdef"
     static let first = ConsentPDF.pdf("signed by Sam, version 1.0")

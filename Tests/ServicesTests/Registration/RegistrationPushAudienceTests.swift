@@ -10,7 +10,7 @@ import TestSupport
 
 /// Notifications from study-metadata reach the right devices: the signed internal endpoint, the
 /// audience rules of the original, once per notification.
-@Suite struct RegistrationPushAudienceTests {
+@Suite(.needsCluster) struct RegistrationPushAudienceTests {
     static func notification(id: Int64, studyId: String?) -> NotificationMessage {
         NotificationMessage(
             id: id, notificationId: "n\(id)", appId: "DEMOAPP", orgId: "DEMOORG", studyId: studyId,

@@ -88,7 +88,7 @@ import TestSupport
         return (rows.filter(\.sent).count, rows.filter(\.gaveUp).count)
     }
 
-    @Test func notificationsReachAPNsAndFCMWithValidProviderTokens() async throws {
+    @Test(.needsCluster) func notificationsReachAPNsAndFCMWithValidProviderTokens() async throws {
         try await withPush { h, apns, fcm in
             let ios = try await h.signUp("ios@example.org")
             try await h.device(ios, os: "ios", token: Self.iosToken)
@@ -149,7 +149,7 @@ import TestSupport
         }
     }
 
-    @Test func aTokenTheProviderCallsUnregisteredIsRemoved() async throws {
+    @Test(.needsCluster) func aTokenTheProviderCallsUnregisteredIsRemoved() async throws {
         try await withPush { h, apns, fcm in
             let ios = try await h.signUp("gone-ios@example.org")
             try await h.device(ios, os: "ios", token: Self.iosToken)
@@ -178,7 +178,7 @@ import TestSupport
         }
     }
 
-    @Test func aPushWaitsForAProviderThatIsDownAndGoesOnceItIsBack() async throws {
+    @Test(.needsCluster) func aPushWaitsForAProviderThatIsDownAndGoesOnceItIsBack() async throws {
         try await withPush { h, apns, _ in
             let ios = try await h.signUp("patient@example.org")
             try await h.device(ios, os: "ios", token: Self.iosToken)
@@ -204,7 +204,7 @@ import TestSupport
         }
     }
 
-    @Test func credentialsAreCheckedSealedAndNeverReturned() async throws {
+    @Test(.needsCluster) func credentialsAreCheckedSealedAndNeverReturned() async throws {
         try await withPush(uploadCredentials: false) { h, apns, fcm in
             // Without credentials a push is given up with the reason.
             let ios = try await h.signUp("nocreds@example.org")

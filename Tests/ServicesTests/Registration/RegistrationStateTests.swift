@@ -9,7 +9,7 @@ import TestSupport
 
 /// Profile, study state and activity state as the apps use them: J2's profile updates, J4's
 /// enrollment steps 5 and 7, J6's activity updates with offline replays.
-@Suite struct RegistrationStateTests {
+@Suite(.needsCluster) struct RegistrationStateTests {
     @Test func profileSettingsAndTheDeviceToken() async throws {
         try await RegistrationHarness.run { h in
             let (userId, auth, _) = try await h.signUp("lea@example.org")

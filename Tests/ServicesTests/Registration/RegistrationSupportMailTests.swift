@@ -8,7 +8,7 @@ import TestSupport
 
 /// App settings from study-metadata, and what they drive here: the app's own e-mail texts and
 /// sender, `feedback`, `contactUs` and `versionInfo`.
-@Suite struct RegistrationSupportMailTests {
+@Suite(.needsCluster) struct RegistrationSupportMailTests {
     static func app(revision: Int = 1) -> AppDefinition {
         AppDefinition(
             appId: "DEMOAPP", orgId: "DEMOORG", name: "Demo", kind: .gateway,

@@ -8,7 +8,7 @@ import TestSupport
 
 /// When study-metadata says a study's test run ended, what testers left here goes; whoever
 /// joined after that moment stays, however late or often the word arrives.
-@Suite struct RegistrationTestRunTests {
+@Suite(.needsCluster) struct RegistrationTestRunTests {
     func ended(_ h: RegistrationHarness, at: Date, studyId: String = "S1", path: String? = nil, as caller: ServiceName = .studyMetadata)
         async throws -> (HTTPResponse.Status, JSONObject)
     {

@@ -10,7 +10,7 @@ import TestSupport
 
 /// The weeks registration counts reach the response service's `RunAdherence` table through
 /// registration's outbox: researchers read them with the LabKey client and in the exports.
-@Suite struct RunAdherenceTableTests {
+@Suite(.needsCluster) struct RunAdherenceTableTests {
     /// A researcher's script: an API key made with the admin's session, then the table read with
     /// the `labkey` client, filtered and summed.
     static let script = """

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Reminders of runs that are due and not done: planned when a participant's standings are
 /// counted, decided once per run by the reminder sweep, pushed through the push queue, audited.
-@Suite struct RunReminderTests {
+@Suite(.needsCluster) struct RunReminderTests {
     /// The example study (New York), its lifetime `baseline` reminded of at once, at most once a
     /// day, and its ongoing `anytimeLog` reminded of outside quiet hours that cover the next two
     /// hours of New York's clock now.

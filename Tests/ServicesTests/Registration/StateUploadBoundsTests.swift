@@ -5,7 +5,7 @@ import TestSupport
 
 /// Study and activity state are the participant's to write, but not without bound: a call carries
 /// at most 500 items, and its ids, versions and dates are short text.
-@Suite struct StateUploadBoundsTests {
+@Suite(.needsCluster) struct StateUploadBoundsTests {
     func rows(_ h: RegistrationHarness, _ table: String) async throws -> Int {
         var value = -1
         for try await count in try await h.postgres.query(

@@ -100,7 +100,7 @@ import TestSupport
         #expect(placed.values.allSatisfy { $0.4 == 1 })
     }
 
-    @Test func aBatchIsStoredInOneRoundEachRowWithItsOwnResponseAndParticipant() async throws {
+    @Test(.needsCluster) func aBatchIsStoredInOneRoundEachRowWithItsOwnResponseAndParticipant() async throws {
         try await ResponseHarness.run(overrides: ["processing.enabled": "false"]) { h in
             try await seedDesign(h)
             var submitted: [(id: Int64, text: String)] = []
@@ -140,7 +140,7 @@ import TestSupport
         }
     }
 
-    @Test func aResponseTheRulesRefuseLeavesNothingAndItsNeighboursAreStored() async throws {
+    @Test(.needsCluster) func aResponseTheRulesRefuseLeavesNothingAndItsNeighboursAreStored() async throws {
         try await ResponseHarness.run(overrides: ["processing.enabled": "false"]) { h in
             try await seedDesign(h)
             let token = try await enroll(h)
@@ -160,7 +160,7 @@ import TestSupport
         }
     }
 
-    @Test func aValueOnlyPostgreSQLRefusesFailsOnlyItsResponse() async throws {
+    @Test(.needsCluster) func aValueOnlyPostgreSQLRefusesFailsOnlyItsResponse() async throws {
         try await ResponseHarness.run(overrides: ["processing.enabled": "false"]) { h in
             try await seedDesign(h)
             let token = try await enroll(h)
@@ -184,7 +184,7 @@ import TestSupport
         }
     }
 
-    @Test func twoReplicasDrainingOneBacklogStoreEachResponseOnce() async throws {
+    @Test(.needsCluster) func twoReplicasDrainingOneBacklogStoreEachResponseOnce() async throws {
         try await ResponseHarness.run(overrides: ["processing.enabled": "false"]) { h in
             try await seedDesign(h)
             let token = try await enroll(h)
@@ -208,7 +208,7 @@ import TestSupport
         }
     }
 
-    @Test func severalStoresAtOnceStoreEachResponseOnce() async throws {
+    @Test(.needsCluster) func severalStoresAtOnceStoreEachResponseOnce() async throws {
         try await ResponseHarness.run(overrides: ["processing.enabled": "false"]) { h in
             try await seedDesign(h)
             let token = try await enroll(h)
@@ -220,7 +220,7 @@ import TestSupport
         }
     }
 
-    @Test func studiesTakeTurnsWithinABatch() async throws {
+    @Test(.needsCluster) func studiesTakeTurnsWithinABatch() async throws {
         try await ResponseHarness.run(overrides: ["processing.enabled": "false"]) { h in
             try await seedDesign(h)
             let busy = try await enroll(h)

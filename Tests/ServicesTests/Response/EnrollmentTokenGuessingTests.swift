@@ -14,7 +14,7 @@ import TestSupport
 
 /// Enrollment tokens are checked by unauthenticated calls: guessing them is limited per client
 /// address and per study, and every check shows in `/metrics` by outcome.
-@Suite struct EnrollmentTokenGuessingTests {
+@Suite(.needsCluster) struct EnrollmentTokenGuessingTests {
     /// The response service, live (so client addresses are real), with `overrides`.
     func withLiveService(
         overrides: [String: String], _ body: @escaping @Sendable (any TestClientProtocol, ResponseHarness) async throws -> Void

@@ -25,7 +25,7 @@ import TestSupport
         return (value["error"]?["problems"]?.array ?? []).compactMap { $0["message"]?.text }
     }
 
-    @Test func aChangedURLNeedsThePasswordAgain() async throws {
+    @Test(.needsCluster) func aChangedURLNeedsThePasswordAgain() async throws {
         try await admin.withServices { client, _, root, postgres in
             let (saved, _, _) = try await admin.send(
                 client, .put, path, token: root,
@@ -48,7 +48,7 @@ import TestSupport
         }
     }
 
-    @Test func privateLoopbackAndLinkLocalTargetsAreRefused() async throws {
+    @Test(.needsCluster) func privateLoopbackAndLinkLocalTargetsAreRefused() async throws {
         try await admin.withServices { client, _, root, _ in
             let refused = [
                 "http://127.0.0.1.attacker.example/in",  // the prefix test's bypass: plain http to a name
@@ -116,7 +116,7 @@ import TestSupport
         func hit() { count += 1 }
     }
 
-    @Test func redirectsAreNotFollowedAndBodiesNotShown() async throws {
+    @Test(.needsCluster) func redirectsAreNotFollowedAndBodiesNotShown() async throws {
         try await RedirectingTarget.run { port, reached in
             try await ResponseHarness.run(overrides: ForwardingFixture.localTargets) { h in
                 let error = try await firstForwardingError(h, to: "http://127.0.0.1:\(port)/forward")
@@ -128,7 +128,7 @@ import TestSupport
         }
     }
 
-    @Test func aTargetResolvingToThisMachineIsNotSentToWithoutTheOperatorsSetting() async throws {
+    @Test(.needsCluster) func aTargetResolvingToThisMachineIsNotSentToWithoutTheOperatorsSetting() async throws {
         try await ForwardingTargetServer.run(auth: .basic(user: "u", password: "p")) { target, port in
             // Stored behind the API's back (as an older version, or a name whose address changed, would leave it).
             try await ResponseHarness.run { h in

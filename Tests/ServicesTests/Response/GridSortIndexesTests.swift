@@ -7,7 +7,7 @@ import TestSupport
 
 /// A data grid's sort by a question builds its index once, in the background: never twice, never
 /// more than a table's share, and again after a build that failed.
-@Suite struct GridSortIndexesTests {
+@Suite(.needsCluster) struct GridSortIndexesTests {
     /// The grid sort indexes of `grid.t`: name and definition.
     static func gridIndexes(_ client: PostgresClient, _ logger: Logger) async throws -> [(name: String, definition: String, valid: Bool)] {
         var found: [(String, String, Bool)] = []

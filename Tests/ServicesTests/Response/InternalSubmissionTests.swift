@@ -10,7 +10,7 @@ import TestSupport
 /// `GET /internal/v1/submissions?after=`: the responses stored, by id, for registration only, with
 /// the time and offset the app wrote; the position a page gives moves only over responses old
 /// enough that no smaller id can still commit.
-@Suite struct InternalSubmissionTests {
+@Suite(.needsCluster) struct InternalSubmissionTests {
     func get(_ h: ResponseHarness, after: String, as caller: ServiceName = .registration) async throws -> (HTTPResponse.Status, ByteBuffer) {
         let path = InternalPaths.submissionFeed
         let query = "after=" + after

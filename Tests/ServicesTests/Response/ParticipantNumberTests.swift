@@ -8,7 +8,7 @@ import TestSupport
 /// The participant number (the data's `ParticipantId`) found by the hash registration holds, and
 /// the hash by the number: one identity for a person in the console. Withdrawal keeps the link;
 /// withdrawal with deletion removes it with the data.
-@Suite struct ParticipantNumberTests {
+@Suite(.needsCluster) struct ParticipantNumberTests {
     let admin = ResponseAdmin()
 
     func json(_ text: String) throws -> JSONValue {

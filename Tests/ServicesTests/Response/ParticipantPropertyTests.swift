@@ -16,7 +16,7 @@ import TestSupport
 /// Participant properties: uploaded per enrollment token, checked
 /// all or nothing, pre-enrollment values returned by `validateEnrollmentToken`, and each
 /// participant's row readable by them alone.
-@Suite struct ParticipantPropertyTests {
+@Suite(.needsCluster) struct ParticipantPropertyTests {
     static let properties = [
         ParticipantProperty(key: "externalId", timing: .preEnrollment, dataType: .string),
         ParticipantProperty(key: "surgeryDate", timing: .preEnrollment, dataType: .date, useAsAnchor: true),

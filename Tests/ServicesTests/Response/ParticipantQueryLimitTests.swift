@@ -14,7 +14,7 @@ import TestSupport
 /// A participant is an anonymous caller (enrollment in an open study needs no account), so what
 /// one `executeSQL` may cost is bounded: the reply's size, the query's length and how many of a
 /// participant's queries run at once.
-@Suite struct ParticipantQueryLimitTests {
+@Suite(.needsCluster) struct ParticipantQueryLimitTests {
     let queries = QueryFixture()
 
     /// Doubles participant rows of `list` `times` times, straight in PostgreSQL (as the service's

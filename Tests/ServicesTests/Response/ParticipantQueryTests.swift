@@ -14,7 +14,7 @@ import TestSupport
 /// `selectRows` and `executeSQL`: the shapes the apps
 /// parse, the queries they send, and a participant's isolation from everyone else's data, both
 /// through the API and straight against PostgreSQL as the reader role.
-@Suite struct ParticipantQueryTests {
+@Suite(.needsCluster) struct ParticipantQueryTests {
     let fixture = QueryFixture()
 
     /// The values of column `name` in a 13.2 reply.

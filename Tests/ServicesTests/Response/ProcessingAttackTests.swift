@@ -12,7 +12,7 @@ import TestSupport
 
 /// One participant's upload must not hold up processing for everyone: arrays are bounded, rows
 /// are written set-wise, and studies take turns at the processor.
-@Suite struct ProcessingAttackTests {
+@Suite(.needsCluster) struct ProcessingAttackTests {
     let processing = ProcessingFixture()
     static let study = ProcessingFixture.study
 

@@ -10,7 +10,7 @@ import TestSupport
 
 /// The researchers' row-level security policy as PostgreSQL plans it, and how a start brings a
 /// table's earlier policy up to the current one.
-@Suite struct QueryPolicyTests {
+@Suite(.needsCluster) struct QueryPolicyTests {
     let fixture = QueryFixture()
     let logger = Logger(label: "query-policy-test")
     let table = "\(SQLName.quoted(SQLName.schema(forStudy: QueryFixture.study))).\"NewSurvey\""

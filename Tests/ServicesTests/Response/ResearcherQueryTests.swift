@@ -9,7 +9,7 @@ import TestSupport
 /// client (`labkey` from PyPI, in the test tools' environment): rows with filters, sorts and
 /// column lists in each format version, SQL joining a parent and a child table, the listings, and
 /// only ever the study its key's admin holds a role on.
-@Suite struct ResearcherQueryTests {
+@Suite(.needsCluster) struct ResearcherQueryTests {
     let admin = ResponseAdmin()
     let metadataHelper = MetadataAdmin()
 

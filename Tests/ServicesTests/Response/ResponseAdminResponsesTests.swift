@@ -14,7 +14,7 @@ import TestSupport
 
 /// The admin API for a study's responses and forwarding, with study-metadata (live) answering
 /// who a bearer token belongs to.
-@Suite struct ResponseAdminResponsesTests {
+@Suite(.needsCluster) struct ResponseAdminResponsesTests {
     let admin = ResponseAdmin()
 
     func json(_ text: String) throws -> JSONValue {
@@ -129,7 +129,7 @@ import TestSupport
 
 /// Researcher exports: every participant's rows of every table, as CSV files in a zip (checked
 /// by Python's zipfile, an independent reader) and as JSON lines.
-@Suite struct ResponseExportTests {
+@Suite(.needsCluster) struct ResponseExportTests {
     let admin = ResponseAdmin()
 
     @Test func aStudysTablesExportAsAZipOfCSVFilesAndAsJSONLines() async throws {

@@ -18,7 +18,7 @@ import TestSupport
 
 /// Token batches through the admin API, with study-metadata (live) answering who a bearer token
 /// belongs to.
-@Suite struct ResponseAdminTokenTests {
+@Suite(.needsCluster) struct ResponseAdminTokenTests {
     let admin = ResponseAdmin()
 
     @Test func aHundredThousandTokensAreCreatedListedAndDownloaded() async throws {

@@ -28,7 +28,7 @@ import TestSupport
         }
     }
 
-    @Test func enrollFollowsTheOriginalsOrderAndWords() async throws {
+    @Test(.needsCluster) func enrollFollowsTheOriginalsOrderAndWords() async throws {
         try await ResponseHarness.run { h in
             #expect(try await h.studyEvent("SleepWell") == .ok)
             let tokens = try await h.tokens(3, study: "SleepWell")
@@ -81,7 +81,7 @@ import TestSupport
         }
     }
 
-    @Test func validateAndResolveAsBothAppsSendThem() async throws {
+    @Test(.needsCluster) func validateAndResolveAsBothAppsSendThem() async throws {
         try await ResponseHarness.run { h in
             try await h.studyEvent("SLEEPWELL")
             try await h.studyEvent("OTHER")
@@ -134,7 +134,7 @@ import TestSupport
         }
     }
 
-    @Test func studiesFollowStudyMetadataAndOnlyRunningOnesEnroll() async throws {
+    @Test(.needsCluster) func studiesFollowStudyMetadataAndOnlyRunningOnesEnroll() async throws {
         try await ResponseHarness.run { h in
             let now = Date()
             #expect(try await h.studyEvent("PAUSEME", version: 2, at: now) == .ok)

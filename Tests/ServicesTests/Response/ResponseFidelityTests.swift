@@ -8,7 +8,7 @@ import TestSupport
 
 /// Where the response service behaves as the original LabKey server did for the apps, end to end
 /// with study-metadata live: the design fetched from it, the response stored in the study's table.
-@Suite struct ResponseFidelityTests {
+@Suite(.needsCluster) struct ResponseFidelityTests {
     let admin = ResponseAdmin()
 
     @Test func aResponseNamingItsActivityInAnotherCaseIsStoredInTheActivitysTable() async throws {

@@ -19,7 +19,7 @@ import TestSupport
 @Suite struct ResponseForwardingTests {
     let forwarding = ForwardingFixture()
 
-    @Test func basicForwardingSendsEachResponseOnceWithItsTokenAndData() async throws {
+    @Test(.needsCluster) func basicForwardingSendsEachResponseOnceWithItsTokenAndData() async throws {
         try await ForwardingTargetServer.run(auth: .basic(user: "forwarder", password: "s3cret-pass")) { target, port in
             try await ResponseHarness.run(overrides: ForwardingFixture.localTargets) { h in
                 let (appToken, enrollmentToken) = try await forwarding.enroll(h)
@@ -57,7 +57,7 @@ import TestSupport
         }
     }
 
-    @Test func oauthFetchesATokenAndFetchesAgainOnceWhenItIsRefused() async throws {
+    @Test(.needsCluster) func oauthFetchesATokenAndFetchesAgainOnceWhenItIsRefused() async throws {
         try await ForwardingTargetServer.run(auth: .oauth) { target, port in
             try await ResponseHarness.run(overrides: ForwardingFixture.localTargets) { h in
                 let (appToken, _) = try await forwarding.enroll(h)
@@ -82,7 +82,7 @@ import TestSupport
         }
     }
 
-    @Test func aFailingTargetIsRetriedUntilItAcceptsAndOnly2xxCounts() async throws {
+    @Test(.needsCluster) func aFailingTargetIsRetriedUntilItAcceptsAndOnly2xxCounts() async throws {
         try await ForwardingTargetServer.run(auth: .basic(user: "u", password: "p")) { target, port in
             try await ResponseHarness.run(overrides: ForwardingFixture.localTargets) { h in
                 let (appToken, _) = try await forwarding.enroll(h)
@@ -109,7 +109,7 @@ import TestSupport
         }
     }
 
-    @Test func twoReplicasDeliverEachResponseExactlyOnce() async throws {
+    @Test(.needsCluster) func twoReplicasDeliverEachResponseExactlyOnce() async throws {
         try await ForwardingTargetServer.run(auth: .basic(user: "u", password: "p")) { target, port in
             try await ResponseHarness.run(overrides: ForwardingFixture.localTargets) { h in
                 let reader = TestConfiguration.reader(

@@ -9,7 +9,7 @@ import TestSupport
 /// The one statement every submitted response goes through: a MyStudies app's (known by its
 /// app token) and a schema app's (known by the id its phone made), sent together, each
 /// admitted by its own rule.
-@Suite struct ResponseIngestTests {
+@Suite(.needsCluster) struct ResponseIngestTests {
     @Test func bothSendersGoThroughOneStatementEachAdmittedByItsOwnRule() async throws {
         try await ResponseHarness.run { h in
             try await h.studyEvent("MYTESTSTUDY")

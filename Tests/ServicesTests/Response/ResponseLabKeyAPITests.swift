@@ -7,7 +7,7 @@ import TestSupport
 /// The LabKey API for researchers, driven by LabKey's own Python client (`labkey` from PyPI, in
 /// the test tools' environment) against the response service on a port, with API keys from
 /// study-metadata.
-@Suite struct ResponseLabKeyAPITests {
+@Suite(.needsCluster) struct ResponseLabKeyAPITests {
     let admin = ResponseAdmin()
     let metadataHelper = MetadataAdmin()
 

@@ -15,7 +15,7 @@ import TestSupport
 /// and processed into the study's tables. The designs are put
 /// where the design source keeps what it fetched from study-metadata; fetching itself is tested
 /// against a running study-metadata below.
-@Suite struct ResponseProcessingTests {
+@Suite(.needsCluster) struct ResponseProcessingTests {
     let fixture = ProcessingFixture()
 
     @Test func everyConformancePairIsIngested() async throws {

@@ -12,7 +12,7 @@ import TestSupport
 /// `processResponse` (stored durably before the answer, replays stored once, the original's
 /// checks and words) and `withdrawFromStudy` with and without deletion, with the
 /// original's test data's complete request envelope (Tests/Fixtures).
-@Suite struct ResponseSubmissionTests {
+@Suite(.needsCluster) struct ResponseSubmissionTests {
     static let envelopeURL = Conformance.labkey.appendingPathComponent("SurveyMetadata/MYTESTSTUDY_NewSurvey_1--RESPONSE.json")
 
     /// The conformance envelope with this participant's app token in place of the original's.
@@ -214,7 +214,7 @@ import TestSupport
     /// The ingest statement reads each response's answers as jsonb once, then hashes and stores
     /// that value. Inlined, its `input` would have the answers read three times, a third of the
     /// statement's time; the plan PostgreSQL keeps for the prepared statement says which.
-    @Test func theIngestStatementReadsEachResponsesAnswersOnce() async throws {
+    @Test(.needsCluster) func theIngestStatementReadsEachResponsesAnswersOnce() async throws {
         try await ResponseHarness.run { h in
             let logger = Logger(label: "test")
             let plan = try await h.postgres.withConnection { connection in

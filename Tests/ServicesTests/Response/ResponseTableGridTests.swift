@@ -11,7 +11,7 @@ import TestSupport
 /// The data-grid API over a study's response tables: the tables with their types and children,
 /// and pages sorted either way by any column, filtered, and continued by cursor without a row
 /// lost or repeated.
-@Suite struct ResponseTableGridTests {
+@Suite(.needsCluster) struct ResponseTableGridTests {
     let admin = ResponseAdmin()
 
     func number(_ value: JSONValue) -> Double? {

@@ -14,7 +14,7 @@ import TestSupport
 /// responses, then started again: nothing is half-stored at the kill (each table holds exactly
 /// the rows of the responses marked processed) and nothing is lost (all are processed once, after
 /// the restart).
-@Suite struct ResponseWorkerKillTests {
+@Suite(.needsCluster) struct ResponseWorkerKillTests {
     static let study = ProcessingFixture.study
     static let backlog = 400
 

@@ -11,7 +11,7 @@ import TestSupport
 
 /// A study's certificate for the app build, archives sealed for it as Sage's clients seal them
 /// (`openssl cms -encrypt`), and the archives listed and downloaded by the study's team.
-@Suite struct SageAdminArchiveTests {
+@Suite(.needsCluster) struct SageAdminArchiveTests {
     let admin = ResponseAdmin()
 
     @Test func archivesSealedForTheStudysCertificateAreOpenedListedAndDownloaded() async throws {

@@ -10,7 +10,7 @@ import TestSupport
 
 /// `POST /sage/v1/studies/{studyId}/archives`: Sage's result archives stored once, their answers
 /// in the study's tables, and every bad archive refused with nothing stored.
-@Suite struct SageArchiveTests {
+@Suite(.needsCluster) struct SageArchiveTests {
     let sage = SageArchiveFixture()
     let processing = ProcessingFixture()
 

@@ -13,7 +13,7 @@ import TestSupport
 /// is kept as it arrived, with why, listed to the study's team, and stored exactly once when it
 /// is reprocessed after the study is mended. Sage's clients delete their copy whatever the
 /// server answers, so before this a refused archive was gone.
-@Suite struct SageRefusalTests {
+@Suite(.needsCluster) struct SageRefusalTests {
     let admin = ResponseAdmin()
     let sage = SageArchiveFixture()
 

@@ -13,7 +13,7 @@ import TestSupport
 
 /// Bridge's upload handshake as Sage's clients speak it: a session opened with the app token,
 /// the bytes put to its URL with their Content-MD5, the session completed into an archive.
-@Suite struct SageUploadTests {
+@Suite(.needsCluster) struct SageUploadTests {
     let sage = SageArchiveFixture()
 
     struct Reply {

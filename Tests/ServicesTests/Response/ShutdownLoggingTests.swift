@@ -8,7 +8,7 @@ import TestSupport
 
 /// A shutdown cancels the calls in flight. That is not a failure of the service called, and an
 /// operator who is paged for warnings must not see one per replica stopped.
-@Suite struct ShutdownLoggingTests {
+@Suite(.needsCluster) struct ShutdownLoggingTests {
     @Test func aStudyResyncCancelledByShutdownLogsNoFailure() async throws {
         try await ResponseHarness.run { h in
             let silent = try SilentListener()

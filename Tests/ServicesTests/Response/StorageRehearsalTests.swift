@@ -13,7 +13,7 @@ import TestSupport
 /// The storage rehearsal study-metadata asks for before it freezes a version: a response to each
 /// design goes through the code real responses go through, against the study's real tables, and
 /// nothing of it stays.
-@Suite struct StorageRehearsalTests {
+@Suite(.needsCluster) struct StorageRehearsalTests {
     static let study = "REHEARSED"
 
     /// A design as study-metadata serves it, with `steps` (JSON text).

@@ -24,7 +24,7 @@ import TestSupport
 
     /// Pages of 20, 40, 80, 160, 320, 640 and then 1,000 rows (ending at 20, 60, 140, 300, 620,
     /// 1,260, 2,260): every count at and beside a page's end.
-    @Test(arguments: [0, 1, 19, 20, 21, 59, 60, 61, 619, 620, 621, 1_259, 1_260, 1_261, 2_260, 2_261])
+    @Test(.needsCluster, arguments: [0, 1, 19, 20, 21, 59, 60, 61, 619, 620, 621, 1_259, 1_260, 1_261, 2_260, 2_261])
     func everyRowIsExportedOnceInKeyOrder(rows: Int) async throws {
         // Keys with gaps, inserted out of order.
         try await withExportTable(
@@ -41,7 +41,7 @@ import TestSupport
         }
     }
 
-    @Test(arguments: [StudyExport.Format.csvZip, .jsonLines])
+    @Test(.needsCluster, arguments: [StudyExport.Format.csvZip, .jsonLines])
     func aDownloadCancelledMidwayLeavesItsConnectionUsable(format: StudyExport.Format) async throws {
         try await TestDatabase.withFreshDatabase { url in
             // One connection in the pool: the request after the export gets the export's.
@@ -76,7 +76,7 @@ import TestSupport
 
     /// A JSON-lines download starts before any row is read: its first chunk is the table's line of
     /// columns alone, as a zip's first is its file header; the rows follow in pages.
-    @Test func aJSONLinesDownloadStartsWithTheTablesColumnsBeforeItsRows() async throws {
+    @Test(.needsCluster) func aJSONLinesDownloadStartsWithTheTablesColumnsBeforeItsRows() async throws {
         try await withExportTable("INSERT INTO export.t (note) SELECT 'row ' || i FROM generate_series(1, 25) i") { client, logger in
             var chunks: [String] = []
             try await StudyExport(client: client, logger: logger).write(Self.catalog, studyKey: "S", as: .jsonLines) { chunk in

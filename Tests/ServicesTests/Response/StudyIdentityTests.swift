@@ -25,7 +25,7 @@ import TestSupport
 
     let drafts = MetadataAdmin()
 
-    @Test func aStudyIdTakenInAnotherCaseIsRefusedAndGivesNoRole() async throws {
+    @Test(.needsCluster) func aStudyIdTakenInAnotherCaseIsRefusedAndGivesNoRole() async throws {
         try await drafts.withService { client, root, url in
             #expect(try await drafts.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp).0 == .created)
             let (_, owner) = try await drafts.makeAdmin(client, root: root, email: "owner@studystack.test")
@@ -50,7 +50,7 @@ import TestSupport
         }
     }
 
-    @Test func appAndOrgIdsAreUniqueWhateverTheirCase() async throws {
+    @Test(.needsCluster) func appAndOrgIdsAreUniqueWhateverTheirCase() async throws {
         try await drafts.withService { client, root, _ in
             #expect(try await drafts.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp).0 == .created)
             let sameAppOtherCase = MetadataAdmin.demoApp.replacingOccurrences(of: #""appId":"DEMOAPP""#, with: #""appId":"demoapp""#)
@@ -70,7 +70,7 @@ import TestSupport
         }
     }
 
-    @Test func aRoleIsGrantedOnlyOnAStudyThatExists() async throws {
+    @Test(.needsCluster) func aRoleIsGrantedOnlyOnAStudyThatExists() async throws {
         try await drafts.withService { client, root, _ in
             let (adminId, _) = try await drafts.makeAdmin(client, root: root, email: "early@studystack.test")
             // A role on an id nobody has created would make its future creator's study the grantee's.
@@ -92,7 +92,7 @@ import TestSupport
         #expect(problems.contains { $0.pointer == "/activities/\(document.activities.count - 1)/activityId" }, "\(problems)")
     }
 
-    @Test func aStudyEventNeverRenamesAStoredStudy() async throws {
+    @Test(.needsCluster) func aStudyEventNeverRenamesAStoredStudy() async throws {
         try await ResponseHarness.run { h in
             #expect(try await h.studyEvent("SECVX", status: .active, version: 1) == .ok)
             // The same key in another case, newer: refused, and the stored study keeps its id and state.

@@ -10,7 +10,7 @@ import TestSupport
 
 /// Survey designs become real tables in the study's schema, and later designs only add or widen
 /// with the original's test data's DynamicSchema sequence.
-@Suite struct StudyTablesTests {
+@Suite(.needsCluster) struct StudyTablesTests {
     static let study = "DYNAMICSCHEMASTUDY"
 
     func tables(_ h: ResponseHarness) -> StudyTables { StudyTables(client: h.postgres, access: h.access, logger: Logger(label: "test")) }

@@ -8,7 +8,7 @@ import TestSupport
 
 /// A study in testing takes only testers (tokens made while it is in testing), and what they
 /// recorded goes when the study's event says it left testing; its real participants stay.
-@Suite struct StudyTestingEnrollmentTests {
+@Suite(.needsCluster) struct StudyTestingEnrollmentTests {
     func enroll(_ h: ResponseHarness, token: String?) async throws -> (Bool, String) {
         var query = ["studyId": "MYTESTSTUDY", "allowDataSharing": "true"]
         query["token"] = token

@@ -13,7 +13,7 @@ import TestSupport
 /// Study-metadata's API keys: made and listed by their own admin, shown once, stored hashed,
 /// refused when revoked, expired or their admin loses a role; answered to the response service
 /// with the admin's roles at the time of use, and their use audited.
-@Suite struct APIKeyTests {
+@Suite(.needsCluster) struct APIKeyTests {
     let helper = MetadataAdmin()
 
     func verify(_ client: some TestClientProtocol, key: String, as caller: ServiceName = .response) async throws

@@ -8,7 +8,7 @@ import TestSupport
 
 /// The original LabKey server's survey designs, imported through the admin API one by one in the
 /// apps' own JSON, launched, and served back by `/StudyMetaData/activity` with the same steps.
-@Suite struct ActivityImportAPITests {
+@Suite(.needsCluster) struct ActivityImportAPITests {
     let helper = MetadataAdmin()
     let api = WCPApp()
 
@@ -128,7 +128,7 @@ import TestSupport
 }
 
 /// A study's app is fixed once it has been published.
-@Suite struct StudyAppTests {
+@Suite(.needsCluster) struct StudyAppTests {
     let helper = MetadataAdmin()
     let api = WCPApp()
 

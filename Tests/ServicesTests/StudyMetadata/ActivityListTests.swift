@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// `/StudyMetaData/activityList`: schedules as the apps compute runs from them.
-@Suite struct ActivityListTests {
+@Suite(.needsCluster) struct ActivityListTests {
     let api = WCPApp()
 
     @Test func schedulesAreListedInTheStudysTimeZone() async throws {

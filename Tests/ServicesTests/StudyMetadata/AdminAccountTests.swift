@@ -71,7 +71,7 @@ import TestSupport
 
     func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
 
-    @Test func theBootstrapAdminLogsInWithAHashedExpiringToken() async throws {
+    @Test(.needsCluster) func theBootstrapAdminLogsInWithAHashedExpiringToken() async throws {
         try await withService { client, url in
             let (status, body) = try await login(client, MetadataAdmin.adminEmail, MetadataAdmin.adminPassword)
             #expect(status == .ok)
@@ -104,7 +104,7 @@ import TestSupport
         }
     }
 
-    @Test func wrongPasswordsAndUnknownAccountsLookTheSameAndFiveLockTheAccount() async throws {
+    @Test(.needsCluster) func wrongPasswordsAndUnknownAccountsLookTheSameAndFiveLockTheAccount() async throws {
         try await withService { client, _ in
             let (unknown, unknownBody) = try await login(client, "nobody@studystack.test", MetadataAdmin.adminPassword)
             let (wrong, wrongBody) = try await login(client, MetadataAdmin.adminEmail, "Wrong-pass1")
@@ -118,7 +118,7 @@ import TestSupport
         }
     }
 
-    @Test func logoutRevokesTheToken() async throws {
+    @Test(.needsCluster) func logoutRevokesTheToken() async throws {
         try await withService { client, _ in
             let (_, body) = try await login(client, MetadataAdmin.adminEmail, MetadataAdmin.adminPassword)
             let token = try JSONDecoder.iso.decode(Session.self, from: Data(buffer: body)).token
@@ -132,7 +132,7 @@ import TestSupport
         }
     }
 
-    @Test func invitationsRolesAndAudit() async throws {
+    @Test(.needsCluster) func invitationsRolesAndAudit() async throws {
         try await withService { client, url in
             // Roles are granted on studies that exist.
             try await TestDatabase.withClient(url: url) { postgres, logger in

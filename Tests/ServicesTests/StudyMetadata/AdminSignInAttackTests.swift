@@ -13,7 +13,7 @@ import TestSupport
 
 /// Admin sign-in under attack: a burst of guesses cannot outrun the lockout, and sign-in is rate
 /// limited per client address and per account.
-@Suite struct AdminSignInAttackTests {
+@Suite(.needsCluster) struct AdminSignInAttackTests {
 
     func withService(
         overrides: [String: String] = [:], _ body: @escaping @Sendable (any TestClientProtocol, String) async throws -> Void

@@ -20,7 +20,7 @@ import TestSupport
 ///
 /// After an intended change, re-record with `STUDYSTACK_RECORD_GOLDEN=1 scripts/test.sh --filter
 /// AppAPIGoldenTests` and review the diff.
-@Suite struct AppAPIGoldenTests {
+@Suite(.needsCluster) struct AppAPIGoldenTests {
     let helper = MetadataAdmin()
     let notifications = NotificationFixture()
 

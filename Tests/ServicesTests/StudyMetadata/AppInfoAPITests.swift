@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 
 /// `appUpdates`, `gatewayInfo` and `participantProperties`.
-@Suite struct AppInfoAPITests {
+@Suite(.needsCluster) struct AppInfoAPITests {
     let api = WCPApp()
     let helper = MetadataAdmin()
 

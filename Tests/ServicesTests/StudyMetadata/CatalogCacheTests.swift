@@ -16,7 +16,7 @@ import TestSupport
     let helper = MetadataAdmin()
     let api = WCPApp()
 
-    @Test func aChangeOnOneReplicaReachesTheOthersCache() async throws {
+    @Test(.needsCluster) func aChangeOnOneReplicaReachesTheOthersCache() async throws {
         try await TestDatabase.withFreshDatabase { url in
             let reader = TestConfiguration.reader(
                 for: .studyMetadata, databaseURL: url,

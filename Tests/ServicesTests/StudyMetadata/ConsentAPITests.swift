@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// `eligibilityConsent` and `consentDocument`: what a participant sees when joining.
-@Suite struct ConsentAPITests {
+@Suite(.needsCluster) struct ConsentAPITests {
     let api = WCPApp()
 
     @Test func eligibilityAndConsentAreServedByConsentVersion() async throws {

@@ -8,7 +8,7 @@ import TestSupport
 
 /// Saving a draft over what was read: its revision as `ETag`, `If-Match` and `If-None-Match: *`,
 /// so two editors never overwrite each other unseen and a creation never replaces a study.
-@Suite struct DraftRevisionTests {
+@Suite(.needsCluster) struct DraftRevisionTests {
     let admin = MetadataAdmin()
 
     func draft(_ client: some TestClientProtocol, _ root: String) async throws -> (etag: String?, body: String) {
@@ -115,7 +115,7 @@ extension JSONDecoder {
 }
 
 /// What the lifecycle fixes once a study has launched: participants joined by its eligibility.
-@Suite struct LaunchedStudyRuleTests {
+@Suite(.needsCluster) struct LaunchedStudyRuleTests {
     let admin = MetadataAdmin()
 
     @Test func theEligibilityTypeCannotChangeAfterLaunchButCanBefore() async throws {

@@ -18,7 +18,7 @@ import TestSupport
 
 /// The signed endpoints other services read studies from, and real delivery of study events to a
 /// live receiver through the outbox.
-@Suite struct InternalStudyAPITests {
+@Suite(.needsCluster) struct InternalStudyAPITests {
     let helper = MetadataAdmin()
 
     func signedGet(_ client: some TestClientProtocol, _ path: String, as caller: ServiceName = .response) async throws

@@ -10,7 +10,7 @@ import TestSupport
 /// `configuration`) is built within one budget for the whole document (docs/security.md,
 /// Budgets): any editor's draft of a few megabytes of `{"a":` cannot make study-metadata build a
 /// hash table for each five bytes.
-@Suite struct OpenEndedJSONBudgetTests {
+@Suite(.needsCluster) struct OpenEndedJSONBudgetTests {
     let helper = MetadataAdmin()
 
     /// `count` one-member objects in an array, as JSON text.

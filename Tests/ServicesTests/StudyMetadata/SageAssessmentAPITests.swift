@@ -10,7 +10,7 @@ import TestSupport
 
 /// `PUT /admin/v1/studies/{studyId}/draft/assessments/{identifier}` and
 /// `GET /admin/v1/studies/{studyId}/assessments/{identifier}` with Sage's own assessments.
-@Suite struct SageAssessmentAPITests {
+@Suite(.needsCluster) struct SageAssessmentAPITests {
     let helper = MetadataAdmin()
     let api = WCPApp()
 

@@ -10,7 +10,7 @@ import TestSupport
 /// A study whose answers cannot be stored never goes out: publishing for testing, launching and
 /// publishing updates ask the response service to store a response to every activity first
 /// (rolled back), and refuse with the activity and the step.
-@Suite struct StorageCheckTests {
+@Suite(.needsCluster) struct StorageCheckTests {
     let helper = MetadataAdmin()
 
     func act(_ client: some TestClientProtocol, _ action: String, token: String) async throws -> (HTTPResponse.Status, JSONValue) {

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// `termsPolicy`, `studyInfo`, `resources` and `studyDashboard` of the app API.
-@Suite struct StudyContentAPITests {
+@Suite(.needsCluster) struct StudyContentAPITests {
     let api = WCPApp()
 
     @Test func servesOverviewResourcesDashboardAndTerms() async throws {

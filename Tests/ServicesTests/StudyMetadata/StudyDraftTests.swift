@@ -14,7 +14,7 @@ import Testing
 import TestSupport
 
 /// Apps and study drafts through the admin API, against PostgreSQL.
-@Suite struct StudyDraftTests {
+@Suite(.needsCluster) struct StudyDraftTests {
     let admin = MetadataAdmin()
 
     @Test func appsGetCredentialsShownOnceAndStoredHashed() async throws {

@@ -26,7 +26,7 @@ import TestSupport
         ) { ($0.status, (try? JSONSerialization.jsonObject(with: Data(buffer: $0.body)) as? [String: Any]) ?? [:]) }
     }
 
-    @Test func filesAreTypedByTheirContentBoundedAndServedForGood() async throws {
+    @Test(.needsCluster) func filesAreTypedByTheirContentBoundedAndServedForGood() async throws {
         try await helper.withService { client, root, url in
             _ = try await helper.send(client, .post, "/admin/v1/apps", token: root, body: MetadataAdmin.demoApp)
             let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)

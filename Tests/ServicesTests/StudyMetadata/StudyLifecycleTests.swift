@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// The lifecycle through the admin API: guards, roles, immutable versions.
-@Suite struct StudyLifecycleTests {
+@Suite(.needsCluster) struct StudyLifecycleTests {
     let helper = MetadataAdmin()
 
     func act(_ client: some TestClientProtocol, _ action: String, token: String) async throws -> (HTTPResponse.Status, [String: Any]) {

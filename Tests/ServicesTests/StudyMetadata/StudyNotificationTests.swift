@@ -16,7 +16,7 @@ import TestSupport
 /// What study-metadata tells the other services: study events for the response service and
 /// notifications for the registration service, both through the outbox, and the notifications
 /// the apps list.
-@Suite struct StudyNotificationTests {
+@Suite(.needsCluster) struct StudyNotificationTests {
     let fixture = NotificationFixture()
 
     let helper = MetadataAdmin()

@@ -8,7 +8,7 @@ import TestSupport
 
 /// A study's team and audit log at the admin API: its study admins list the team, give roles by
 /// e-mail and read the study's own events; nobody else does.
-@Suite struct StudyTeamAPITests {
+@Suite(.needsCluster) struct StudyTeamAPITests {
     let admin = MetadataAdmin()
 
     @Test func studyAdminsManageTheirTeamAndReadTheirOwnAuditOnly() async throws {

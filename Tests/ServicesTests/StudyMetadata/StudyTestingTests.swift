@@ -8,7 +8,7 @@ import TestSupport
 
 /// A study published for testing: served only to the app's test builds, and what testers were
 /// sent forgotten when it launches.
-@Suite struct StudyTestingTests {
+@Suite(.needsCluster) struct StudyTestingTests {
     let helper = MetadataAdmin()
     let app = WCPApp()
 

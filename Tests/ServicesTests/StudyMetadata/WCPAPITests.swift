@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// The MyStudies app API (`/StudyMetaData/...`) against published studies.
-@Suite struct WCPAPITests {
+@Suite(.needsCluster) struct WCPAPITests {
     let app = WCPApp()
 
     let helper = MetadataAdmin()
