@@ -17,16 +17,20 @@ package struct AdminSageRoutes {
     package let catalog: StudyCatalog
     package let authenticator: RemoteAdminAuthenticator
     package let archives: SageArchiveStore
+    /// The refused archives, listed and downloaded as they were kept.
+    package let refusals: SageRefusalStore
+    /// Reprocesses a refused archive.
     package let intake: SageArchiveIntake
     package let audit: AuditLog
 
     package init(
-        catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, archives: SageArchiveStore, intake: SageArchiveIntake,
-        audit: AuditLog
+        catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, archives: SageArchiveStore, refusals: SageRefusalStore,
+        intake: SageArchiveIntake, audit: AuditLog
     ) {
         self.catalog = catalog
         self.authenticator = authenticator
         self.archives = archives
+        self.refusals = refusals
         self.intake = intake
         self.audit = audit
     }
@@ -87,14 +91,14 @@ package struct AdminSageRoutes {
     @Sendable package func listRefused(_ request: Request, context: ServiceRequestContext) async throws -> SageRefusedArchiveList {
         let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
         let (limit, before) = try Self.page(request)
-        return try await intake.refusals.list(studyKey: study.key, before: before, limit: limit)
+        return try await refusals.list(studyKey: study.key, before: before, limit: limit)
     }
 
     /// A refused archive's bytes as they arrived (editor; audited).
     @Sendable package func downloadRefused(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
         let refusalId = try Self.refusalId(context)
-        guard let bytes = try await intake.refusals.content(studyKey: study.key, refusalId: refusalId) else {
+        guard let bytes = try await refusals.content(studyKey: study.key, refusalId: refusalId) else {
             throw APIError.notFound("study \(study.studyId) kept no refused archive \(refusalId.uuidString.lowercased())")
         }
         try await audit.record(

@@ -146,7 +146,8 @@ public enum ResponseService: ServiceAssembly {
                     publicURL: sagePublicURL
                 ).add(to: routes.router)
                 AdminSageRoutes(
-                    catalog: catalog, authenticator: authenticator, archives: sageArchives, intake: intake, audit: environment.audit
+                    catalog: catalog, authenticator: authenticator, archives: sageArchives, refusals: sageRefusals, intake: intake,
+                    audit: environment.audit
                 ).add(to: routes.router)
                 AdminSchemaRoutes(
                     catalog: catalog, participants: SchemaParticipantStore(client: postgres, logger: environment.logger),

@@ -63,12 +63,12 @@ package struct RoundSchedules {
         case unreachable
     }
 
-    let studies: StudyDirectory
+    let studies: any StudySchedules
     let logger: Logger
     private var known: [String: StudySchedule?] = [:]
     private var unreachable: Set<String> = []
 
-    package init(studies: StudyDirectory, logger: Logger) {
+    package init(studies: any StudySchedules, logger: Logger) {
         self.studies = studies
         self.logger = logger
     }

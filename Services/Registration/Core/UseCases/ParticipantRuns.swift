@@ -7,10 +7,10 @@ import StudyModels
 /// app reported and the responses of theirs that arrived (`ParticipantTimeline`,
 /// docs/schedules.md).
 package struct ParticipantRuns: Sendable {
-    package let store: ParticipantRunStore
-    package let studies: StudyDirectory
+    package let store: any ParticipantHistory
+    package let studies: any StudySchedules
 
-    package init(store: ParticipantRunStore, studies: StudyDirectory) {
+    package init(store: any ParticipantHistory, studies: any StudySchedules) {
         self.store = store
         self.studies = studies
     }

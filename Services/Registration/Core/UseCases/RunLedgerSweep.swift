@@ -8,12 +8,12 @@ import StudyModels
 /// and arrivals and writes a row per activity and week; the study-wide views read those rows,
 /// and no page view expands a schedule.
 package struct RunLedgerSweep: Sendable {
-    package let ledgers: RunLedgerStore
-    package let participants: ParticipantRunStore
-    package let studies: StudyDirectory
+    package let ledgers: any RunLedgers
+    package let participants: any ParticipantHistory
+    package let studies: any StudySchedules
     package let logger: Logger
 
-    package init(ledgers: RunLedgerStore, participants: ParticipantRunStore, studies: StudyDirectory, logger: Logger) {
+    package init(ledgers: any RunLedgers, participants: any ParticipantHistory, studies: any StudySchedules, logger: Logger) {
         self.ledgers = ledgers
         self.participants = participants
         self.studies = studies

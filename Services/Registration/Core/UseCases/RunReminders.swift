@@ -7,11 +7,11 @@ import StudyModels
 /// participant's devices, or not (notifications off, no device, the day's limit reached),
 /// recorded and audited either way. The sweep reads only the reminders due, by an index.
 package struct RunReminders: Sendable {
-    package let store: RunReminderStore
-    package let studies: StudyDirectory
+    package let store: any DueReminders
+    package let studies: any StudySchedules
     package let logger: Logger
 
-    package init(store: RunReminderStore, studies: StudyDirectory, logger: Logger) {
+    package init(store: any DueReminders, studies: any StudySchedules, logger: Logger) {
         self.store = store
         self.studies = studies
         self.logger = logger

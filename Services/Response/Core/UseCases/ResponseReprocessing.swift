@@ -8,10 +8,10 @@ import StudyModels
 /// against that design; against the mended version its answers are matched to the questions by
 /// their keys, as every response is. The version it was sent for is kept as received.
 package struct ResponseReprocessing: Sendable {
-    package let responses: ResponseAdminStore
-    package let designs: DesignSource
+    package let responses: any FailedResponses
+    package let designs: any ActivityDesigns
 
-    package init(responses: ResponseAdminStore, designs: DesignSource) {
+    package init(responses: any FailedResponses, designs: any ActivityDesigns) {
         self.responses = responses
         self.designs = designs
     }

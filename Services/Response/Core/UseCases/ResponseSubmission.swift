@@ -34,9 +34,9 @@ package struct ResponseSubmission: Sendable {
     /// original, and anything else is a binding error.
     package static let names: Set<String> = ["type", "participantId", "metadata", "data", "appToken"]
 
-    package let responses: ResponseStore
+    package let responses: any ResponseArrivals
 
-    package init(responses: ResponseStore) {
+    package init(responses: any ResponseArrivals) {
         self.responses = responses
     }
 
@@ -87,7 +87,7 @@ package struct ResponseSubmission: Sendable {
 
     /// The participant an app token names, still taking part, with the original's words for
     /// each failure (the participant's queries ask it too).
-    package static func participant(appToken: String, in responses: ResponseStore) async throws -> ResponseStore.Participant {
+    package static func participant(appToken: String, in responses: any ParticipantsByToken) async throws -> ResponseStore.Participant {
         guard let participant = try await responses.participant(appToken: appToken) else {
             throw LabKeyRefusal(problems: [Self.unknownParticipant])
         }

@@ -40,9 +40,9 @@ package struct SageArchiveIntake: Sendable {
         package var appTokenHash: String
     }
 
-    package let responses: ResponseStore
-    package let archives: SageArchiveStore
-    package let refusals: SageRefusalStore
+    package let responses: any ParticipantsByToken
+    package let archives: any SageArchiveKeeping
+    package let refusals: any RefusedArchiveKeeping
     package let schemas: SageSchemaSet
     /// How many archives this process opens and reads at once, and how many may wait: each holds
     /// up to its inflated files and what their JSON builds (docs/security.md, Budgets).
@@ -66,8 +66,8 @@ package struct SageArchiveIntake: Sendable {
     }
 
     package init(
-        responses: ResponseStore, archives: SageArchiveStore, refusals: SageRefusalStore, schemas: SageSchemaSet,
-        maxArchiveBytes: Int
+        responses: any ParticipantsByToken, archives: any SageArchiveKeeping, refusals: any RefusedArchiveKeeping,
+        schemas: SageSchemaSet, maxArchiveBytes: Int
     ) {
         self.init(
             responses: responses, archives: archives, refusals: refusals, schemas: schemas,
@@ -75,7 +75,8 @@ package struct SageArchiveIntake: Sendable {
     }
 
     package init(
-        responses: ResponseStore, archives: SageArchiveStore, refusals: SageRefusalStore, schemas: SageSchemaSet, reading: IntakeLimit
+        responses: any ParticipantsByToken, archives: any SageArchiveKeeping, refusals: any RefusedArchiveKeeping,
+        schemas: SageSchemaSet, reading: IntakeLimit
     ) {
         self.responses = responses
         self.archives = archives

@@ -22,11 +22,11 @@ package struct SageUploadCompletion: Sendable {
     package static let perRound = 8
 
     package let intake: SageArchiveIntake
-    package let uploads: SageUploadStore
+    package let uploads: any SageUploadSessions
     package let grace: Duration
     package let logger: Logger
 
-    package init(intake: SageArchiveIntake, uploads: SageUploadStore, grace: Duration = Self.grace, logger: Logger) {
+    package init(intake: SageArchiveIntake, uploads: any SageUploadSessions, grace: Duration = Self.grace, logger: Logger) {
         self.intake = intake
         self.uploads = uploads
         self.grace = grace

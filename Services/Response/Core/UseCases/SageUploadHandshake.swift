@@ -52,10 +52,10 @@ package struct SageUploadHandshake: Sendable {
     package static let maxSecretBytes = 128
 
     package let intake: SageArchiveIntake
-    package let uploads: SageUploadStore
+    package let uploads: any SageUploadSessions
     package let maxArchiveBytes: Int
 
-    package init(intake: SageArchiveIntake, uploads: SageUploadStore, maxArchiveBytes: Int) {
+    package init(intake: SageArchiveIntake, uploads: any SageUploadSessions, maxArchiveBytes: Int) {
         self.intake = intake
         self.uploads = uploads
         self.maxArchiveBytes = maxArchiveBytes

@@ -1,0 +1,82 @@
+import CMSEnvelope
+import Foundation
+import SageAssessments
+import ServiceKit
+import StudyModels
+
+// What the response service's use cases need of storage and of study-metadata, each as small as
+// the use cases ask it. The PostgreSQL stores and the design source conform unchanged (at the
+// end of this file); the tests' in-memory conformers (`Tests/InMemoryPorts`) let each use case's
+// rules run without a database.
+
+/// The participants an app token names, as the database says now.
+package protocol ParticipantsByToken: Sendable {
+    func participant(appToken: String) async throws -> ResponseStore.Participant?
+    func participant(appTokenHash: String) async throws -> ResponseStore.Participant?
+}
+
+/// Where a participant's response is stored as it arrives: one statement for every door
+/// (`ResponseIngest`), which checks the sender again as it writes.
+package protocol ResponseArrivals: ParticipantsByToken {
+    func store(_ row: ResponseIngest.Row) async throws -> ResponseIngest.Outcome
+}
+
+/// A study's failed responses, put back in the processing queue.
+package protocol FailedResponses: Sendable {
+    /// The activities of the study's `error` responses among `ids`.
+    func failedActivities(_ ids: [Int64], studyKey: String) async throws -> [String]
+    func reprocess(_ ids: [Int64], studyKey: String, actor: String, againstVersion: String?) async throws -> ReprocessOutcome
+}
+
+/// The published activity designs the response tables are made from (study-metadata's).
+package protocol ActivityDesigns: Sendable {
+    /// Makes the tables hold `version` of the activity; throws `DesignSource.Unavailable` when
+    /// study-metadata cannot say, `SurveySchema.DesignError` when the design cannot hold answers.
+    func ensureApplied(studyKey: String, studyId: String, activityId: String, version: String) async throws
+}
+
+/// Sage archives stored with the response their answers become, and the study's key pair that
+/// opens the sealed ones.
+package protocol SageArchiveKeeping: Sendable {
+    func keyPair(studyKey: String) async throws -> StudyKeyPair?
+    func store(_ reception: SageArchiveReception, participantId: Int64, studyKey: String, appTokenHash: String) async throws
+        -> SageArchiveStore.Stored
+}
+
+/// Archives refused for their content, kept as they arrived with why, and reprocessed.
+package protocol RefusedArchiveKeeping: Sendable {
+    /// The kept item's id; nil when the participant withdrew since they were admitted.
+    @discardableResult
+    func keep(
+        _ content: [UInt8], sha256: String, participantId: Int64, studyKey: String, door: SageRefusalStore.Door, reason: String,
+        problems: [ValidationProblem]
+    ) async throws -> UUID?
+    /// The kept archive `refusalId` of the study, with its participant as they are now.
+    func kept(studyKey: String, refusalId: UUID) async throws -> SageRefusalStore.Kept?
+    /// A reprocessing stored the kept archive as `archiveId`.
+    func stored(refusalId: UUID, archiveId: UUID, studyKey: String, actor: String) async throws
+    /// A reprocessing refused it again, for this reason.
+    func refusedAgain(refusalId: UUID, studyKey: String, reason: String, problems: [ValidationProblem]) async throws
+}
+
+/// Bridge's upload sessions: opened, filled by a put, completed by the client or by the service.
+package protocol SageUploadSessions: Sendable {
+    func open(
+        studyKey: String, participantId: Int64, appTokenHash: String, name: String, contentLength: Int, contentMD5: String,
+        contentType: String, metadata: String
+    ) async throws -> SageUploadStore.Opened
+    func lookup(id: UUID, secret: String) async throws -> SageUploadStore.Lookup
+    func put(_ bytes: [UInt8], into session: SageUploadStore.Awaiting) async throws -> SageUploadStore.Put
+    func session(id: UUID, participantId: Int64) async throws -> SageUploadStore.Session?
+    func complete(id: UUID, archiveId: UUID) async throws
+    func close(id: UUID, as closed: SageUploadStore.Closed) async throws
+    /// Sessions put more than `grace` ago and never completed, each leased to this caller.
+    func claimUncompleted(grace: Duration, limit: Int) async throws -> [SageUploadStore.Uncompleted]
+}
+
+extension ResponseStore: ResponseArrivals {}
+extension ResponseAdminStore: FailedResponses {}
+extension DesignSource: ActivityDesigns {}
+extension SageArchiveStore: SageArchiveKeeping {}
+extension SageRefusalStore: RefusedArchiveKeeping {}
+extension SageUploadStore: SageUploadSessions {}
