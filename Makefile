@@ -1,5 +1,5 @@
 # StudyStack: the two commands are `make run` and `make test`.
-.PHONY: run stop test bench fuzz build clean-data
+.PHONY: run stop test check bench fuzz build clean-data
 
 run:
 	@scripts/run.sh
@@ -9,6 +9,10 @@ stop:
 
 test:
 	@scripts/test.sh
+
+# The fast half of the tests: what needs no PostgreSQL cluster (minutes, not half an hour).
+check:
+	@scripts/check.sh
 
 bench:
 	@scripts/bench.sh

@@ -467,6 +467,37 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strictSettings
         ),
+        // In-memory conformers of the cores' ports: each use case's rules tested without a
+        // database or a peer (the core test targets below; they need nothing from the machine).
+        .target(
+            name: "InMemoryPorts",
+            dependencies: [
+                "ResponseCore", "RegistrationCore", "ServiceKit", "StudyModels", "SageAssessments", "CMSEnvelope",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/InMemoryPorts",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResponseCoreTests",
+            dependencies: [
+                "ResponseCore", "InMemoryPorts", "TestSupport", "ServiceKit", "StudyModels", "SageAssessments", "JSONText",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/ResponseCoreTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RegistrationCoreTests",
+            dependencies: [
+                "RegistrationCore", "InMemoryPorts", "ServiceKit", "StudyModels",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/RegistrationCoreTests",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "QRCodeTests",
             dependencies: ["QRCode", "TestSupport"],

@@ -14,7 +14,9 @@ package struct StudyDirectory: Sendable {
         self.client = client
     }
 
-    package struct Unavailable: Error {}
+    package struct Unavailable: Error {
+        package init() {}
+    }
 
     /// The published study's app and status; nil when study-metadata has no published study by
     /// that id. Throws `Unavailable` when study-metadata cannot say.

@@ -26,6 +26,14 @@ package struct ParticipantRunStore: Sendable {
         /// SHA-256 of the participant id their app holds, once it reported it: how the response
         /// service knows them.
         package var appTokenSHA256: String?
+
+        package init(userId: UUID, enrolledAt: Date? = nil, withdrawnAt: Date? = nil, deviceOS: String? = nil, appTokenSHA256: String? = nil) {
+            self.userId = userId
+            self.enrolledAt = enrolledAt
+            self.withdrawnAt = withdrawnAt
+            self.deviceOS = deviceOS
+            self.appTokenSHA256 = appTokenSHA256
+        }
     }
 
     /// The participant a study's admin API names by `participantId` (its pseudonym).

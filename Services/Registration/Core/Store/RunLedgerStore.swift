@@ -23,6 +23,11 @@ package struct RunLedgerStore: Sendable {
     package struct Claimed: Sendable, Equatable {
         package var userId: UUID
         package var studyId: String
+
+        package init(userId: UUID, studyId: String) {
+            self.userId = userId
+            self.studyId = studyId
+        }
     }
 
     /// Takes up to `limit` ledgers due to be counted (`SKIP LOCKED`: replicas share them), leased

@@ -28,6 +28,20 @@ package struct RunReminderStore: Sendable {
         package var runStart: Date
         package var runEnd: Date?
         package var timeZone: String?
+
+        package init(
+            userId: UUID, studyId: String, activityId: String, runId: Int, plannedAt: Date, runStart: Date, runEnd: Date? = nil,
+            timeZone: String? = nil
+        ) {
+            self.userId = userId
+            self.studyId = studyId
+            self.activityId = activityId
+            self.runId = runId
+            self.plannedAt = plannedAt
+            self.runStart = runStart
+            self.runEnd = runEnd
+            self.timeZone = timeZone
+        }
     }
 
     /// Takes up to `limit` reminders due (`SKIP LOCKED`; replicas share them), leased for `lease`:

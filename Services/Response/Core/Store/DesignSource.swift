@@ -10,6 +10,10 @@ package struct DesignSource: Sendable {
     /// Study-metadata could not be asked: the response stays pending and is tried again.
     package struct Unavailable: Error, CustomStringConvertible {
         package var description: String
+
+        package init(description: String) {
+            self.description = description
+        }
     }
 
     package let client: PostgresClient

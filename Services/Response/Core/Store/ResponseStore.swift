@@ -14,6 +14,14 @@ package struct ResponseStore: Sendable {
         package var studyId: String
         package var withdrawn: Bool
         package var collectionEnabled: Bool
+
+        package init(id: Int64, studyKey: String, studyId: String, withdrawn: Bool, collectionEnabled: Bool) {
+            self.id = id
+            self.studyKey = studyKey
+            self.studyId = studyId
+            self.withdrawn = withdrawn
+            self.collectionEnabled = collectionEnabled
+        }
     }
 
     package let client: PostgresClient

@@ -26,6 +26,13 @@ package struct SageRefusalStore: Sendable {
         package var appTokenHash: String?
         /// The archive a reprocessing stored it as, if one did.
         package var archiveId: UUID?
+
+        package init(content: [UInt8], participant: ResponseStore.Participant, appTokenHash: String? = nil, archiveId: UUID? = nil) {
+            self.content = content
+            self.participant = participant
+            self.appTokenHash = appTokenHash
+            self.archiveId = archiveId
+        }
     }
 
     package let client: PostgresClient

@@ -29,6 +29,21 @@ package struct SageUploadStore: Sendable {
         package var content: [UInt8]?
         package var archiveId: UUID?
         package var expired: Bool
+
+        package init(
+            id: UUID, studyKey: String, participantId: Int64, contentLength: Int, contentMD5: String, contentType: String,
+            content: [UInt8]? = nil, archiveId: UUID? = nil, expired: Bool
+        ) {
+            self.id = id
+            self.studyKey = studyKey
+            self.participantId = participantId
+            self.contentLength = contentLength
+            self.contentMD5 = contentMD5
+            self.contentType = contentType
+            self.content = content
+            self.archiveId = archiveId
+            self.expired = expired
+        }
     }
 
     package enum Opened: Sendable, Equatable {
@@ -93,6 +108,13 @@ package struct SageUploadStore: Sendable {
         package var length: Int
         package var contentMD5: String
         package var contentType: String
+
+        package init(id: UUID, length: Int, contentMD5: String, contentType: String) {
+            self.id = id
+            self.length = length
+            self.contentMD5 = contentMD5
+            self.contentType = contentType
+        }
 
         /// Why a PUT with these headers cannot fill the session (nil when it can): known before
         /// the body is read.
@@ -185,6 +207,17 @@ package struct SageUploadStore: Sendable {
         package var contentMD5: String
         package var content: [UInt8]
         package var attempts: Int
+
+        package init(
+            id: UUID, participantId: Int64, appTokenHash: String? = nil, contentMD5: String, content: [UInt8], attempts: Int
+        ) {
+            self.id = id
+            self.participantId = participantId
+            self.appTokenHash = appTokenHash
+            self.contentMD5 = contentMD5
+            self.content = content
+            self.attempts = attempts
+        }
     }
 
     /// How a session the service could not complete into an archive was closed.

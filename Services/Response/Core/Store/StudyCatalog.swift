@@ -16,6 +16,15 @@ package struct StudyCatalog: Sendable {
         package var status: StudyEvent.Status
         package var version: Int
         package var collectionEnabled: Bool
+
+        package init(studyId: String, key: String, appId: String, status: StudyEvent.Status, version: Int, collectionEnabled: Bool) {
+            self.studyId = studyId
+            self.key = key
+            self.appId = appId
+            self.status = status
+            self.version = version
+            self.collectionEnabled = collectionEnabled
+        }
     }
 
     package let client: PostgresClient
