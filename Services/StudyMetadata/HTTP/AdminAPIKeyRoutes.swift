@@ -11,10 +11,13 @@ import StudyModels
 /// reads only what its admin may read. Signed in with a session token: a key cannot make keys.
 package struct AdminAPIKeyRoutes {
     package let keys: APIKeys
+    /// The admin's keys, listed as stored.
+    package let store: APIKeyStore
     package let authenticator: AdminTokenAuthenticator
 
-    package init(keys: APIKeys, authenticator: AdminTokenAuthenticator) {
+    package init(keys: APIKeys, store: APIKeyStore, authenticator: AdminTokenAuthenticator) {
         self.keys = keys
+        self.store = store
         self.authenticator = authenticator
     }
 
@@ -32,7 +35,7 @@ package struct AdminAPIKeyRoutes {
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> APIKeyList {
         let admin = try await authenticator.authenticate(request)
-        return APIKeyList(keys: try await keys.store.list(adminId: admin.id))
+        return APIKeyList(keys: try await store.list(adminId: admin.id))
     }
 
     @Sendable package func revoke(_ request: Request, context: ServiceRequestContext) async throws -> Response {

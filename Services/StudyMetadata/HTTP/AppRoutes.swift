@@ -9,10 +9,13 @@ import StudyModels
 /// `POST /admin/v1/apps/{appId}/testing-credentials`.
 package struct AppRoutes {
     package let administration: AppAdministration
+    /// The apps, read as stored.
+    package let apps: AppStore
     package let authenticator: AdminTokenAuthenticator
 
-    package init(administration: AppAdministration, authenticator: AdminTokenAuthenticator) {
+    package init(administration: AppAdministration, apps: AppStore, authenticator: AdminTokenAuthenticator) {
         self.administration = administration
+        self.apps = apps
         self.authenticator = authenticator
     }
 
@@ -41,13 +44,13 @@ package struct AppRoutes {
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AppList {
         _ = try await authenticator.authenticate(request)
-        return AppList(apps: try await administration.apps.list())
+        return AppList(apps: try await apps.list())
     }
 
     @Sendable package func get(_ request: Request, context: ServiceRequestContext) async throws -> AppDefinition {
         _ = try await authenticator.authenticate(request)
         let appId = try context.parameters.decoded("appId")
-        guard let app = try await administration.apps.app(id: appId) else { throw StudyMetadataError.noApp(appId) }
+        guard let app = try await apps.app(id: appId) else { throw StudyMetadataError.noApp(appId) }
         return app
     }
 

@@ -37,13 +37,14 @@ public enum StudyMetadataService: ServiceAssembly {
                     authenticator: authenticator, rateLimiter: environment.rateLimiter
                 ).add(to: routes.router)
                 AdminAccountRoutes(
-                    teams: AdminTeams(store: store, audit: environment.audit, settings: adminSettings), authenticator: authenticator
+                    teams: AdminTeams(store: store, audit: environment.audit, settings: adminSettings), store: store,
+                    audit: environment.audit, authenticator: authenticator
                 ).add(to: routes.router)
                 let catalog = CatalogCache(timeToLive: adminSettings.catalogCacheDuration)
                 let apps = AppStore(
                     client: environment.postgres, catalog: catalog, outbox: environment.outbox, audit: environment.audit,
                     logger: environment.logger)
-                AppRoutes(administration: AppAdministration(apps: apps), authenticator: authenticator).add(to: routes.router)
+                AppRoutes(administration: AppAdministration(apps: apps), apps: apps, authenticator: authenticator).add(to: routes.router)
                 PushCredentialRoutes(
                     apps: apps, internalClient: environment.internalClient, authenticator: authenticator,
                     audit: environment.audit
@@ -89,7 +90,7 @@ public enum StudyMetadataService: ServiceAssembly {
                 SageAdminRoutes(imports: AssessmentImports(editing: editing, schemas: sageSchemas), authenticator: authenticator)
                     .add(to: routes.router)
                 let apiKeys = APIKeyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
-                AdminAPIKeyRoutes(keys: APIKeys(store: apiKeys), authenticator: authenticator).add(to: routes.router)
+                AdminAPIKeyRoutes(keys: APIKeys(store: apiKeys), store: apiKeys, authenticator: authenticator).add(to: routes.router)
                 InternalAdminRoutes(store: store, keys: apiKeys).add(to: routes.internalGroup)
                 catalog.listen(through: environment.changes)
                 // Due notifications go to the registration service within seconds of their time:

@@ -10,6 +10,14 @@ public struct AuthenticatedAdmin: Sendable {
     /// The hash of the bearer token used, so logout can revoke exactly this session.
     package let tokenHash: String
 
+    package init(id: UUID, email: String, role: AdminRole, studyRoles: [String: StudyRole], tokenHash: String) {
+        self.id = id
+        self.email = email
+        self.role = role
+        self.studyRoles = studyRoles
+        self.tokenHash = tokenHash
+    }
+
     /// The admin's role on `studyId`: super-admins hold every role.
     public func role(on studyId: String) -> StudyRole? {
         role == .superAdmin ? .studyAdmin : studyRoles[studyId]

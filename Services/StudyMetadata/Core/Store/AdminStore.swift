@@ -12,7 +12,14 @@ package struct AdminStore: Sendable {
         package var passwordHash: String?
         package var role: AdminRole
         package var disabled: Bool
-    }
+
+        package init(id: UUID, email: String, passwordHash: String?, role: AdminRole, disabled: Bool) {
+            self.id = id
+            self.email = email
+            self.passwordHash = passwordHash
+            self.role = role
+            self.disabled = disabled
+        }
 
     /// Tries before an account locks, and for how long (counted by ServiceKit's `AttemptCounter`).
     package static let lockout = AttemptCounter.Policy(maxAttempts: 5, lockFor: .seconds(15 * 60))

@@ -15,6 +15,12 @@ package struct AppStore: Sendable {
         package var key: String
         package var token: String
         package var basic: String { "\(key):\(token)" }
+
+        package init(platform: Platform, key: String, token: String) {
+            self.platform = platform
+            self.key = key
+            self.token = token
+        }
     }
 
     /// What a credential the apps send stands for.

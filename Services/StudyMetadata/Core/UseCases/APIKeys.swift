@@ -5,9 +5,9 @@ import StudyModels
 /// An admin's own API keys, for researchers' scripts: each named, living a bounded number of
 /// days, at most `APIKeyStore.maximumLive` at a time. Refusals are `StudyMetadataError`s.
 package struct APIKeys: Sendable {
-    package let store: APIKeyStore
+    package let store: any APIKeyRegistry
 
-    package init(store: APIKeyStore) {
+    package init(store: any APIKeyRegistry) {
         self.store = store
     }
 

@@ -7,13 +7,15 @@ import StudyModels
 /// and counts each try before its hash is checked, so a burst of guesses sent together is held
 /// to the lockout's allowance.
 package struct AdminSessions: Sendable {
-    package let store: AdminStore
+    package let store: any AdminAccounts
     package let hasher: PasswordHasher
-    package let attempts: AttemptCounter
-    package let audit: AuditLog
+    package let attempts: any SecretAttempts
+    package let audit: any AuditTrail
     package let settings: AdminSettings
 
-    package init(store: AdminStore, hasher: PasswordHasher, attempts: AttemptCounter, audit: AuditLog, settings: AdminSettings) {
+    package init(
+        store: any AdminAccounts, hasher: PasswordHasher, attempts: any SecretAttempts, audit: any AuditTrail, settings: AdminSettings
+    ) {
         self.store = store
         self.hasher = hasher
         self.attempts = attempts

@@ -5,11 +5,11 @@ import StudyModels
 /// Who administers what: super-admins invite admins, and a study's admins grant and revoke
 /// roles on it. Each change records its audit event; refusals are `StudyMetadataError`s.
 package struct AdminTeams: Sendable {
-    package let store: AdminStore
-    package let audit: AuditLog
+    package let store: any AdminAccounts
+    package let audit: any AuditTrail
     package let settings: AdminSettings
 
-    package init(store: AdminStore, audit: AuditLog, settings: AdminSettings) {
+    package init(store: any AdminAccounts, audit: any AuditTrail, settings: AdminSettings) {
         self.store = store
         self.audit = audit
         self.settings = settings

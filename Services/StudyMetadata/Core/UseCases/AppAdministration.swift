@@ -4,9 +4,9 @@ import StudyModels
 /// A super-admin's apps: each definition checked before it is stored, and refused with a
 /// `StudyMetadataError`.
 package struct AppAdministration: Sendable {
-    package let apps: AppStore
+    package let apps: any AppRegistry
 
-    package init(apps: AppStore) {
+    package init(apps: any AppRegistry) {
         self.apps = apps
     }
 
