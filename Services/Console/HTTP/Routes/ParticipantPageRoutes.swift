@@ -12,13 +12,14 @@ import StudyModels
 /// their signed PDFs (study admin) and their activity states.
 package struct ParticipantPageRoutes: Sendable {
     let pages: ConsolePages
+    /// One participant's page, gathered from the three services (`ParticipantRecord`, the console's core).
+    let records: ParticipantRecord
 
     static let pageSize = 50
-    /// The responses a participant's page lists (the data grid, filtered to them, has the rest).
-    static let responsesShown = 200
 
-    package init(pages: ConsolePages) {
+    package init(pages: ConsolePages, records: ParticipantRecord) {
         self.pages = pages
+        self.records = records
     }
 
     package func add(to router: Router<ServiceRequestContext>) {
@@ -153,18 +154,17 @@ package struct ParticipantPageRoutes: Sendable {
             return start
         }
         return try await pages.signedIn(request, context) { session, _ in
-            async let detail = pages.api.participant(participantId, of: studyId, token: session.token, logger: context.logger)
+            let now = Date()
+            let shown = RunTimeline.Shown(start: timelineStart, now: now)
+            async let gathered = records.record(
+                participantId, of: studyId, shown: shown, now: now, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
-            let found = try await detail
-            // Their number in the data, when the response service can say (the page stands without).
-            let number = await ConsolePages.outcome { () async throws(AdminAPIError) -> Int64? in
-                guard let hash = found.appTokenSHA256 else { return nil }
-                return try await pages.api.participantNumbers(of: studyId, hashes: [hash], token: session.token, logger: context.logger)[hash]
-            }
+            let record = try await gathered
+            let found = record.detail
             let label: String
-            switch number {
-            case .success(let found): label = Self.label(found)
-            case .failure: label = Self.unknownNumber
+            switch record.number {
+            case .known(let number): label = Self.label(number)
+            case .unavailable: label = Self.unknownNumber
             }
             let participant = found.participant
             var view = ParticipantView(
@@ -195,58 +195,40 @@ package struct ParticipantPageRoutes: Sendable {
                 // Their responses, found at the response service by the hash of the participant id
                 // their app holds (registration knows it once the app reported it).
                 responsesLinked: found.appTokenSHA256 != nil)
-            let title = "\(label) · \(state.summary.name)"
+            // Their weekly report, from the counts registration keeps.
+            if let report = record.weeks {
+                view.weeks = report.weeks.map { week in
+                    ParticipantView.WeekRow(
+                        week: week.week,
+                        cells: week.activities.map {
+                            .init(
+                                activityId: $0.activityId,
+                                text: "\($0.completed) of \($0.opened) done, \($0.missed) missed"
+                                    + ($0.notStored > 0 ? ", \($0.notStored) done with answers not stored" : ""))
+                        },
+                        adherence: week.adherencePercent.map { "\($0)%" } ?? "–")
+                }
+                view.hasWeeks = !report.weeks.isEmpty
+            }
             // Their runs, computed by registration from the schedule and the data that arrived;
             // the page stands without them, saying why.
-            if participant.enrolledAt != nil {
-                let now = Date()
-                let shown = RunTimeline.Shown(start: timelineStart, now: now)
-                let window = RunTimeline.window(enrolledAt: participant.enrolledAt, now: now, shown: shown)
-                let runs = await ConsolePages.outcome { () async throws(AdminAPIError) in
-                    try await pages.api.participantRuns(
-                        participantId, of: studyId, from: window.from, to: window.to, token: session.token, logger: context.logger)
-                }
-                // Their weekly report, from the counts registration keeps.
-                let weeks = await ConsolePages.outcome { () async throws(AdminAPIError) in
-                    try await pages.api.participantRunWeeks(participantId, of: studyId, weeks: 8, token: session.token, logger: context.logger)
-                }
-                if case .success(let report) = weeks {
-                    view.weeks = report.weeks.map { week in
-                        ParticipantView.WeekRow(
-                            week: week.week,
-                            cells: week.activities.map {
-                                .init(
-                                    activityId: $0.activityId,
-                                    text: "\($0.completed) of \($0.opened) done, \($0.missed) missed"
-                                        + ($0.notStored > 0 ? ", \($0.notStored) done with answers not stored" : ""))
-                            },
-                            adherence: week.adherencePercent.map { "\($0)%" } ?? "–")
-                    }
-                    view.hasWeeks = !report.weeks.isEmpty
-                }
-                switch runs {
-                case .success(let reply):
-                    view.runs = RunTimeline(
-                        reply: reply, app: found.activities, now: now, shown: shown,
-                        pageHref: "/studies/\(AdminAPIClient.segment(studyId))/participants/\(AdminAPIClient.segment(participantId))")
-                    view.hasRuns = !reply.runs.isEmpty
-                case .failure(let error):
-                    view.runsUnavailable = true
-                    view.runsMessage = error.message
-                }
+            switch record.runs {
+            case .notEnrolled: break
+            case .shown(let reply):
+                view.runs = RunTimeline(
+                    reply: reply, app: found.activities, now: now, shown: shown,
+                    pageHref: "/studies/\(AdminAPIClient.segment(studyId))/participants/\(AdminAPIClient.segment(participantId))")
+                view.hasRuns = !reply.runs.isEmpty
+            case .unavailable(let message):
+                view.runsUnavailable = true
+                view.runsMessage = message
             }
-            if let hash = found.appTokenSHA256 {
-                // The rest of the page is registration's: it stands when the response service
-                // cannot answer, with a note in place of the responses.
-                let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
-                    try await pages.api.responses(
-                        of: studyId, query: [("appTokenSHA256", hash), ("limit", String(Self.responsesShown))], token: session.token,
-                        logger: context.logger)
-                }
-                guard case .success(let responses) = outcome else {
-                    view.responsesUnavailable = true
-                    return pages.render(view, title: title, session: session, state: state, current: "participants")
-                }
+            // The rest of the page is registration's: it stands when the response service cannot
+            // answer, with a note in place of the responses.
+            switch record.responses {
+            case .notLinked: break
+            case .unavailable: view.responsesUnavailable = true
+            case .listed(let responses, let archives):
                 view.responses = responses.reversed().map { response in
                     .init(
                         id: String(response.id), activityId: response.activityId, version: response.version, status: response.status,
@@ -257,23 +239,13 @@ package struct ParticipantPageRoutes: Sendable {
                 view.hasResponses = !responses.isEmpty
                 view.responseParticipant = responses.first.map { String($0.participantId) } ?? ""
                 // Each archive a Sage app sent made one of those responses: theirs, with files.
-                if let number = responses.first?.participantId {
-                    let archives = await ConsolePages.outcome { () async throws(AdminAPIError) in
-                        try await pages.api.sageArchives(
-                            of: studyId, participant: number, limit: Self.archivesShown, token: session.token, logger: context.logger)
-                    }
-                    if case .success(let list) = archives, !list.archives.isEmpty {
-                        view.sageArchives = list.archives.map { ParticipantView.Archive($0, studyId: studyId) }
-                        view.hasSageArchives = true
-                    }
-                }
+                view.sageArchives = archives.map { ParticipantView.Archive($0, studyId: studyId) }
+                view.hasSageArchives = !archives.isEmpty
             }
-            return pages.render(view, title: title, session: session, state: state, current: "participants")
+            return pages.render(view, title: "\(label) · \(state.summary.name)", session: session, state: state, current: "participants")
         }
     }
 
-    /// The archives a participant's page lists.
-    static let archivesShown = 50
 
     /// An archive's ZIP, or one of its files, passed on from the response service (editors; it
     /// audits each download).

@@ -13,9 +13,12 @@ import StudyModels
 /// so a colleague's change to the same section meanwhile is shown instead of lost.
 package struct StudyRoutes: Sendable {
     let pages: ConsolePages
+    /// What a section page posted back comes to (`SectionSave`, the console's core).
+    let sections: SectionSave
 
-    package init(pages: ConsolePages) {
+    package init(pages: ConsolePages, sections: SectionSave) {
         self.pages = pages
+        self.sections = sections
     }
 
     package func add(to router: Router<ServiceRequestContext>) {
@@ -213,44 +216,31 @@ package struct StudyRoutes: Sendable {
             guard let section = resolve(state) else {
                 return pages.errorPage(session, status: .notFound, heading: "Not found", message: "The study has no \(what).")
             }
-            // A row added, removed or moved: the page again, changed, and nothing saved yet.
-            if let op = form["op"] {
-                let base = form["base"] ?? ""
-                guard let edit = FormEdit(op), let edited = section.editing(form, edit) else {
-                    return try await sectionPage(
-                        session, state: state, section: section, submitted: form,
-                        problems: [.init(pointer: "", message: "That row cannot be changed (the list is full, or the row is gone).")],
-                        base: base, status: .unprocessableContent, context: context)
-                }
+            let drawn = SectionSave.Drawn(summary: state.summary, draft: state.draft, revision: state.revision, editable: state.editable)
+            let saved: DraftSaved
+            let document: JSONValue
+            switch try await sections.post(form, to: section, of: studyId, drawn: drawn, token: session.token, logger: context.logger) {
+            case .edited(let edited, let base):
+                // A row added, removed or moved: the page again, changed, and nothing saved yet.
                 return try await sectionPage(
                     session, state: state, section: section, submitted: edited, problems: [], base: base, status: .ok, unsaved: true,
                     context: context)
-            }
-            let current = section.fingerprint(of: state.draft)
-            // (Someone without the editor role has no form to be stale; the admin API refuses them.)
-            guard form["base"] == current || !state.editable else {
-                let message = "This section changed while you were editing it (the draft was last saved by \(state.summary.draftUpdatedBy) at \(StudyPageModels.timestamp(state.summary.draftUpdatedAt))). Your version is below and is not saved: compare, then save again to replace theirs."
+            case .editRefused(let base):
+                return try await sectionPage(
+                    session, state: state, section: section, submitted: form,
+                    problems: [.init(pointer: "", message: "That row cannot be changed (the list is full, or the row is gone).")],
+                    base: base, status: .unprocessableContent, context: context)
+            case .changedMeanwhile(let current, let by, let at):
+                let message = "This section changed while you were editing it (the draft was last saved by \(by) at \(StudyPageModels.timestamp(at))). Your version is below and is not saved: compare, then save again to replace theirs."
                 return try await sectionPage(
                     session, state: state, section: section, submitted: form, problems: [.init(pointer: "", message: message)],
                     base: current, status: .conflict, context: context)
-            }
-            let document = try section.applying(form, to: state.draft)
-            let outcome = await ConsolePages.outcome {
-                () async throws(AdminAPIError) in
-                try await pages.api.saveDraft(
-                    studyId, document: document, precondition: .revision(state.revision), token: session.token, logger: context.logger)
-            }
-            let saved: DraftSaved
-            switch outcome {
-            case .success(let reply):
-                saved = reply
-            case .failure(let error) where [409, 412, 422].contains(error.status):
-                let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "", message: error.message)] : error.problems
+            case .refused(let problems, let conflict, let current):
                 return try await sectionPage(
                     session, state: state, section: section, submitted: form, problems: problems, base: current,
-                    status: error.status == 422 ? .unprocessableContent : .conflict, context: context)
-            case .failure(let error):
-                throw error
+                    status: conflict ? .conflict : .unprocessableContent, context: context)
+            case .saved(let reply, let savedDocument):
+                (saved, document) = (reply, savedDocument)
             }
             guard saved.warnings.isEmpty else {
                 let reloaded = try await pages.load(studyId, session: session, context: context, withApps: withApps)
