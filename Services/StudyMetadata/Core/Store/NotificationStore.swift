@@ -39,39 +39,22 @@ package struct NotificationStore: Sendable {
             "DELETE FROM notifications WHERE study_id = \(studyId) AND origin IN ('study', 'message')", logger: logger)
     }
 
-    /// Brings the pending rows of a study's document notifications in line with `document`, now
-    /// that the study is `status`. Immediate ones are due now; scheduled ones at their local time in
-    /// the study's zone. A sent notification is history and is not sent again, even if edited (give
-    /// it a new id to send a new one). Pending rows the document no longer has are dropped, and a
-    /// closed study sends nothing more.
+    /// Brings the pending rows of study `studyId`'s document notifications in line with `planned`
+    /// (`StudyNotificationPlan.due`; nil: the study sends nothing now). A sent notification is
+    /// history and is not sent again, even if edited (give it a new id to send a new one). Pending
+    /// rows not planned are dropped.
     package func syncStudyNotifications(
-        document: StudyDocument, status: StudyStatus, by actor: String, now: Date, on connection: PostgresConnection
+        studyId: String, appId: String, planned: [StudyNotificationPlan.Due]?, by actor: String, on connection: PostgresConnection
     ) async throws {
-        let studyId = document.studyId
-        guard [.testing, .active, .paused].contains(status) else {
+        guard let planned else {
             try await connection.query(
                 "DELETE FROM notifications WHERE study_id = \(studyId) AND origin = 'study' AND sent_at IS NULL",
                 logger: logger)
             return
         }
-        let zone = TimeZone(identifier: document.timeZone) ?? .gmt
         var kept: [String] = []
-        for notification in document.notifications {
-            let due: Date
-            switch notification.timing {
-            case .immediate:
-                due = now
-            case .scheduled:
-                guard let at = notification.at, let instant = LocalTimes.instant(localDateTime: at, in: zone) else { continue }
-                due = instant
-            case .anchorRelative:
-                continue
-            }
-            // A time that has passed (by more than the dispatcher's polls could explain) is not
-            // sent at all: sent now, it would reach every participant at once, at launch, about a
-            // day gone by. Its pending row, if any, is dropped below with the ones the document
-            // no longer has.
-            if due < now.addingTimeInterval(-PublishGuard.lateNotificationGrace) { continue }
+        for item in planned {
+            let (notification, due) = (item.notification, item.at)
             kept.append(notification.notificationId)
             let encoder = JSONEncoder()
             let title = try notification.title.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
@@ -81,7 +64,7 @@ package struct NotificationStore: Sendable {
                 INSERT INTO notifications (source, notification_id, app_id, study_id, origin, type, subtype, title,
                     message, activity_id, resource_id, due_at, created_by)
                 VALUES (\("study:\(studyId):\(notification.notificationId)"), \(notification.notificationId),
-                    \(document.appId), \(studyId), 'study', 'Study', \(notification.subtype.rawValue), \(title)::jsonb,
+                    \(appId), \(studyId), 'study', 'Study', \(notification.subtype.rawValue), \(title)::jsonb,
                     \(message)::jsonb, \(notification.activityId), \(notification.resourceId), \(due), \(actor))
                 ON CONFLICT (source) DO UPDATE SET
                     subtype = excluded.subtype, title = excluded.title, message = excluded.message,

@@ -123,11 +123,16 @@ package struct StudyStore: Sendable {
         case invalid([ValidationProblem], Made)
     }
 
-    /// Changes a study's draft with `edit` and saves it if the whole draft is valid, in one
-    /// transaction that locks the study's row, so concurrent edits are not lost. The audit event
-    /// `action` commits with the change; an edit that leaves the draft as it was writes nothing.
+    /// What a draft edit is judged by: the problems that refuse it, and the warnings saved with it.
+    package typealias DraftReview = @Sendable (StudyDocument) -> (problems: [ValidationProblem], warnings: [ValidationProblem])
+
+    /// Changes a study's draft with `edit` and saves it if `review` finds no problem in the whole
+    /// draft, in one transaction that locks the study's row, so concurrent edits are not lost.
+    /// The rules are the caller's (`DraftEditing` passes the study validator's): the store applies
+    /// none of its own. The audit event `action` commits with the change; an edit that leaves the
+    /// draft as it was writes nothing.
     package func editDraft<Made: Sendable>(
-        studyId: String, by admin: AuthenticatedAdmin, action: String, details: [String: String] = [:],
+        studyId: String, by admin: AuthenticatedAdmin, action: String, details: [String: String] = [:], review: DraftReview,
         edit: @Sendable (inout StudyDocument) -> Made
     ) async throws -> DraftEdit<Made> {
         try await client.withTransaction(logger: logger) { connection in
@@ -136,10 +141,10 @@ package struct StudyStore: Sendable {
             var draft = try JSONDecoder().decode(StudyDocument.self, from: Data(existing.draft.utf8))
             let original = draft
             let made = edit(&draft)
-            let review = StudyValidator.review(draft)
-            guard review.problems.isEmpty else { return .invalid(review.problems, made) }
+            let (problems, warnings) = review(draft)
+            guard problems.isEmpty else { return .invalid(problems, made) }
             // An edit that changes nothing writes nothing, and records no event.
-            if draft == original { return .saved(warnings: review.warnings + review.unfinished, made) }
+            if draft == original { return .saved(warnings: warnings, made) }
             let json = String(decoding: try JSONEncoder().encode(draft), as: UTF8.self)
             try await connection.query(
                 """
@@ -150,7 +155,7 @@ package struct StudyStore: Sendable {
             try await audit.record(
                 actor: admin.email, action: action, studyId: studyId,
                 details: details.merging(["changed": DraftChanges.between(original, draft)]) { mine, _ in mine }, on: connection)
-            return .saved(warnings: review.warnings + review.unfinished, made)
+            return .saved(warnings: warnings, made)
         }
     }
 

@@ -100,7 +100,11 @@ package struct DraftEditing: Sendable {
         madeFrom source: String, locate: @Sendable (Made, [ValidationProblem]) -> (StudyMetadataError.Subject, [ValidationProblem])? = { _, _ in nil },
         edit: @Sendable (inout StudyDocument) -> Made
     ) async throws -> (warnings: [ValidationProblem], made: Made) {
-        switch try await studies.editDraft(studyId: studyId, by: admin, action: action, details: details, edit: edit) {
+        let review: StudyStore.DraftReview = { draft in
+            let review = StudyValidator.review(draft)
+            return (review.problems, review.warnings + review.unfinished)
+        }
+        switch try await studies.editDraft(studyId: studyId, by: admin, action: action, details: details, review: review, edit: edit) {
         case .saved(let warnings, let made): return (warnings, made)
         case .notFound: throw StudyMetadataError.noStudy(studyId)
         case .closed: throw StudyMetadataError.closed(studyId: studyId)

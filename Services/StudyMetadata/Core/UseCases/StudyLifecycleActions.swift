@@ -174,7 +174,8 @@ package struct StudyLifecycleActions: Sendable {
 
         if let document = latest?.document {
             try await notifications.syncStudyNotifications(
-                document: document, status: status, by: actor, now: now, on: connection)
+                studyId: studyId, appId: document.appId, planned: StudyNotificationPlan.due(document, status: status, now: now), by: actor,
+                on: connection)
             if let message = LifecycleMessage.message(
                 for: action, studyName: document.name, gatewayApp: toApp && app.kind == AppDefinition.Kind.gateway.rawValue)
             {
