@@ -472,7 +472,8 @@ let package = Package(
         .target(
             name: "InMemoryPorts",
             dependencies: [
-                "ResponseCore", "RegistrationCore", "ServiceKit", "StudyModels", "SageAssessments", "CMSEnvelope",
+                "ResponseCore", "RegistrationCore", "StudyMetadataCore", "ConsoleCore", "ServiceKit", "StudyModels", "JSONText",
+                "SageAssessments", "CMSEnvelope",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -487,6 +488,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/ResponseCoreTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ConsoleCoreTests",
+            dependencies: [
+                "ConsoleCore", "InMemoryPorts", "StudyModels", "JSONText",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/ConsoleCoreTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StudyMetadataCoreTests",
+            dependencies: [
+                "StudyMetadataCore", "InMemoryPorts", "ServiceKit", "StudyModels",
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
+            path: "Tests/StudyMetadataCoreTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -58,18 +58,20 @@ import Testing
 
     @Test func eachThingThatCannotBeAnsweredIsItsOwnFailure() async throws {
         let window = (from: Self.utc("2026-03-01T00:00:00Z"), to: Self.utc("2026-03-04T00:00:00Z"), now: Self.utc("2026-03-03T12:00:00Z"))
-        func failure(_ runs: ParticipantRuns, participant: UUID = Self.participantId) async -> ParticipantRuns.Failure? {
+        func failure(_ runs: ParticipantRuns, participant: UUID = Self.participantId) async -> RegistrationAdminError? {
             do {
                 _ = try await runs.runs(
                     studyId: "SLEEP", participantId: participant, from: window.from, to: window.to, now: window.now, logger: Self.logger)
                 return nil
             } catch {
-                return error as? ParticipantRuns.Failure
+                return error as? RegistrationAdminError
             }
         }
         let studies = InMemoryStudySchedules([Self.schedule()])
-        #expect(await failure(ParticipantRuns(store: Self.history(), studies: studies), participant: UUID()) == .noParticipant)
-        #expect(await failure(ParticipantRuns(store: Self.history(), studies: InMemoryStudySchedules())) == .noStudy)
+        let stranger = UUID()
+        #expect(await failure(ParticipantRuns(store: Self.history(), studies: studies), participant: stranger)
+            == .noParticipant(studyId: "SLEEP", participantId: stranger))
+        #expect(await failure(ParticipantRuns(store: Self.history(), studies: InMemoryStudySchedules())) == .noPublishedStudy("SLEEP"))
         studies.stopAnswering("SLEEP")
         #expect(await failure(ParticipantRuns(store: Self.history(), studies: studies)) == .scheduleUnavailable)
     }

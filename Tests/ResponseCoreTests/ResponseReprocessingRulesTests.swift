@@ -47,7 +47,7 @@ import Testing
     @Test func aVersionThatCannotHoldAnswersIsRefusedAndPutsNothingBack() async throws {
         let (responses, ids) = Self.responses()
         let designs = InMemoryDesigns(["weekly@1.2": .cannotHoldAnswers("the date question 'when' has no kind")])
-        await #expect(throws: ResponseReprocessing.Refusal.design(
+        await #expect(throws: ResponseAdminError.versionCannotBeProcessed(
             activityId: "weekly", version: "1.2", reason: "the date question 'when' has no kind")
         ) {
             try await ResponseReprocessing(responses: responses, designs: designs)
@@ -60,7 +60,7 @@ import Testing
     @Test func studyMetadataNotAnsweringIsRefusedAndPutsNothingBack() async throws {
         let (responses, ids) = Self.responses()
         let designs = InMemoryDesigns(["daily@1.2": .unavailable])
-        await #expect(throws: ResponseReprocessing.Refusal.unavailable("study-metadata did not answer")) {
+        await #expect(throws: ResponseAdminError.designUnavailable("study-metadata did not answer")) {
             try await ResponseReprocessing(responses: responses, designs: designs)
                 .reprocess(ids, study: Self.study, actor: "admin@example.org", againstVersion: "1.2")
         }

@@ -140,7 +140,7 @@ package struct AdminInvitationRoutes: Sendable {
         let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
         guard let id = UUID(uuidString: try context.parameters.decoded("invitationId")) else {
-            throw APIError.notFound("study \(studyId) has no such invitation")
+            throw RegistrationAdminError.noInvitation(studyId: studyId)
         }
         return try await action(id, studyId, admin.email)
     }

@@ -54,7 +54,7 @@ package struct AdminParticipantRoutes: Sendable {
         guard
             let detail = try await directory.participant(
                 studyId: studyId, participantId: participantId, identities: identities, mayReadConsentPDFs: identities)
-        else { throw APIError.notFound("study \(studyId) has no participant \(participantId.uuidString.lowercased())") }
+        else { throw RegistrationAdminError.noParticipant(studyId: studyId, participantId: participantId) }
         if identities {
             try await audit.record(
                 actor: admin.email, action: "participants.identities_read", studyId: studyId,
@@ -74,9 +74,9 @@ package struct AdminParticipantRoutes: Sendable {
         }
         guard let (userId, _, _) = try await directory.account(studyId: studyId, participantId: participantId),
             let record = try await consents.record(consentId: consentId, userId: userId, studyId: studyId)
-        else { throw APIError.notFound("the participant has no such consent in study \(studyId)") }
+        else { throw RegistrationAdminError.noConsent(studyId: studyId) }
         guard let pdf = try await consents.pdf(of: record) else {
-            throw APIError.notFound("this consent was recorded without a signed PDF")
+            throw RegistrationAdminError.noConsentPDF
         }
         try await audit.record(
             actor: admin.email, action: "participants.consent_pdf_read", studyId: studyId,

@@ -77,7 +77,7 @@ package struct AdminRunReportRoutes: Sendable {
         let participantId = try AdminParticipantRoutes.participantId(context)
         let weeks = try Self.number(request.uri.queryParameters["weeks"], name: "weeks", in: 1...Self.mostWeeks) ?? Self.defaultWeeks
         guard let report = try await reports.participantWeeks(studyId: studyId, participantId: participantId, weeks: weeks) else {
-            throw APIError.notFound("study \(studyId) has no participant \(participantId.uuidString.lowercased())")
+            throw RegistrationAdminError.noParticipant(studyId: studyId, participantId: participantId)
         }
         return report
     }

@@ -43,15 +43,7 @@ package struct AdminRunRoutes: Sendable {
         guard to <= now.addingTimeInterval(ParticipantRuns.furthestAhead) else {
             throw APIError.badRequest("to may be at most two years from now", field: "to")
         }
-        do {
-            return try await runs.runs(studyId: studyId, participantId: participantId, from: from, to: to, now: now, logger: context.logger)
-        } catch let failure as ParticipantRuns.Failure {
-            switch failure {
-            case .noParticipant: throw APIError.notFound("study \(studyId) has no participant \(participantId.uuidString.lowercased())")
-            case .noStudy: throw APIError.notFound("study-metadata has no published study \(studyId)")
-            case .scheduleUnavailable: throw APIError.unavailable("study-metadata cannot be reached now to read the study's schedule")
-            }
-        }
+        return try await runs.runs(studyId: studyId, participantId: participantId, from: from, to: to, now: now, logger: context.logger)
     }
 
     /// An RFC 3339 instant with its offset (`2026-03-20T08:00:00+11:00`, `...Z`, fractions allowed),

@@ -47,7 +47,7 @@ package struct AppAccountAdminRoutes: Sendable {
     private func superAdmin(_ request: Request, _ context: ServiceRequestContext) async throws -> AdminIdentity {
         let admin = try await authenticator.authenticate(request, logger: context.logger)
         guard admin.role == .superAdmin else {
-            throw APIError.forbidden("app accounts span every study of the app: only a super-admin may read or change them")
+            throw RegistrationAdminError.appAccountsNeedSuperAdmin
         }
         return admin
     }

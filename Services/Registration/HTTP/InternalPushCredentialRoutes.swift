@@ -50,7 +50,7 @@ package struct InternalPushCredentialRoutes {
     @Sendable package func delete(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
         let (appId, platform) = try target(context)
         guard try await store.delete(appId: appId, platform: platform, actor: ServiceName.studyMetadata.rawValue) else {
-            throw APIError.notFound("app \(appId) has no \(platform.rawValue) push credentials")
+            throw RegistrationAdminError.noPushCredentials(appId: appId, platform: platform)
         }
         return .noContent
     }

@@ -8,8 +8,11 @@ import StudyModels
 extension RegistrationAdminError: APIErrorConvertible {
     package var apiError: APIError {
         switch self {
-        case .noSite, .noAccount: .notFound(message)
+        case .noSite, .noAccount, .noParticipant, .noConsent, .noConsentPDF, .noInvitation, .noPublishedStudy, .noPushCredentials:
+            .notFound(message)
+        case .appAccountsNeedSuperAdmin: .forbidden(message)
         case .siteNameTaken, .accountAlreadyVerified, .accountDisabled: .conflict(message)
+        case .scheduleUnavailable: .unavailable(message)
         }
     }
 }

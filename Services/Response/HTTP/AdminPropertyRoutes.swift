@@ -69,11 +69,9 @@ package struct AdminPropertyRoutes {
 
     /// Each problem located by the CSV line (`/lines/{n}/{field}`, as registration's invitation
     /// import does) or the JSON row (`/rows/{n}/{field}`, from 1).
-    package static func invalid(_ problems: [ParticipantProperties.Problem], csv: Bool) -> APIError {
-        APIError.invalid(
-            problems.count == 1 ? problems[0].message : "\(problems.count) values cannot be used; nothing was stored",
-            problems: problems.prefix(1000).map {
-                AdminErrorBody.Problem(pointer: "/\(csv ? "lines" : "rows")/\($0.row)/\($0.field)", message: $0.message)
-            })
+    package static func invalid(_ problems: [ParticipantProperties.Problem], csv: Bool) -> ResponseAdminError {
+        .propertiesInvalid(problems.map {
+            ValidationProblem(pointer: "/\(csv ? "lines" : "rows")/\($0.row)/\($0.field)", message: $0.message)
+        })
     }
 }

@@ -125,15 +125,7 @@ package struct AdminResponseRoutes {
                 "againstVersion must be a version label like 1.2 or 3: letters, digits, dots, hyphens or underscores",
                 field: "againstVersion")
         }
-        do {
-            return try await reprocessing.reprocess(wanted.ids, study: study, actor: admin.email, againstVersion: wanted.againstVersion)
-        } catch ResponseReprocessing.Refusal.design(let activityId, let version, let reason) {
-            throw APIError.invalid(
-                "Nothing was reprocessed: version \(version) of activity \(activityId) cannot be processed against",
-                problems: [.init(pointer: "/againstVersion", message: "Activity \(activityId) at version \(version): \(reason)")])
-        } catch ResponseReprocessing.Refusal.unavailable(let reason) {
-            throw APIError.unavailable("Nothing was reprocessed: \(reason); try again shortly")
-        }
+        return try await reprocessing.reprocess(wanted.ids, study: study, actor: admin.email, againstVersion: wanted.againstVersion)
     }
 
     @Sendable package func showForwarding(_ request: Request, context: ServiceRequestContext) async throws -> ForwardingView {
@@ -152,9 +144,7 @@ package struct AdminResponseRoutes {
         do {
             target = try ForwardingTarget.parse(wanted, stored: stored, addresses: addresses)
         } catch {
-            throw APIError.invalid(
-                error.problems[0].message,
-                problems: error.problems.map { AdminErrorBody.Problem(pointer: "/\($0.field)", message: $0.message) })
+            throw ResponseAdminError.forwardingInvalid(error.problems.map { ValidationProblem(pointer: "/\($0.field)", message: $0.message) })
         }
         try await forwarding.save(target, studyKey: study.key, actor: admin.email)
         return try await view(study)

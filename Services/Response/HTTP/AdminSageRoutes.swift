@@ -97,9 +97,9 @@ package struct AdminSageRoutes {
     /// A refused archive's bytes as they arrived (editor; audited).
     @Sendable package func downloadRefused(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
-        let refusalId = try Self.refusalId(context)
+        let refusalId = try refusalId(context, of: study)
         guard let bytes = try await refusals.content(studyKey: study.key, refusalId: refusalId) else {
-            throw APIError.notFound("study \(study.studyId) kept no refused archive \(refusalId.uuidString.lowercased())")
+            throw ResponseAdminError.noRefusedArchive(studyId: study.studyId, refusalId: refusalId.uuidString.lowercased())
         }
         try await audit.record(
             actor: admin.email, action: "sage.refused_archive_downloaded", studyId: study.key,
@@ -112,22 +112,22 @@ package struct AdminSageRoutes {
     /// participant withdrew or the study is not collecting.
     @Sendable package func reprocess(_ request: Request, context: ServiceRequestContext) async throws -> SageReprocessed {
         let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
-        let refusalId = try Self.refusalId(context)
+        let refusalId = try refusalId(context, of: study)
         switch try await intake.reprocess(refusalId: refusalId, studyKey: study.key, actor: admin.email) {
         case nil:
-            throw APIError.notFound("study \(study.studyId) kept no refused archive \(refusalId.uuidString.lowercased())")
+            throw ResponseAdminError.noRefusedArchive(studyId: study.studyId, refusalId: refusalId.uuidString.lowercased())
         case .stored(let archiveId)?:
             return SageReprocessed(refusalId: refusalId.uuidString.lowercased(), archiveId: archiveId.uuidString.lowercased())
         case .refusedAgain(let reason, let problems)?:
-            throw APIError.invalid(reason, problems: problems.map { .init(pointer: $0.pointer, message: $0.message) })
+            throw ResponseAdminError.refusedAgain(reason: reason, problems: problems)
         case .notAdmitted(let reason)?:
-            throw APIError.conflict(reason)
+            throw ResponseAdminError.notAdmitted(reason)
         }
     }
 
-    private static func refusalId(_ context: ServiceRequestContext) throws -> UUID {
+    private func refusalId(_ context: ServiceRequestContext, of study: StudyCatalog.Study) throws -> UUID {
         let text = try context.parameters.decoded("refusalId")
-        guard let id = UUID(uuidString: text) else { throw APIError.notFound("no refused archive \(text)") }
+        guard let id = UUID(uuidString: text) else { throw ResponseAdminError.noRefusedArchive(studyId: study.studyId, refusalId: text) }
         return id
     }
 
@@ -148,7 +148,7 @@ package struct AdminSageRoutes {
         }
         // Stored archives passed these limits when they came; read again with the same ones.
         guard let bytes = try? ZipArchive(zip, limits: ResultArchive.limits)[name] else {
-            throw APIError.notFound("archive \(archiveId.uuidString.lowercased()) has no file \(name)")
+            throw ResponseAdminError.noArchiveFile(archiveId: archiveId.uuidString.lowercased(), name: name)
         }
         try await audit.record(
             actor: admin.email, action: "sage.archive_downloaded", studyId: study.key,
@@ -164,7 +164,7 @@ package struct AdminSageRoutes {
         let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
         let text = try context.parameters.decoded("archiveId")
         guard let archiveId = UUID(uuidString: text), let zip = try await archives.content(studyKey: study.key, archiveId: archiveId) else {
-            throw APIError.notFound("study \(study.studyId) has no archive \(text)")
+            throw ResponseAdminError.noArchive(studyId: study.studyId, archiveId: text)
         }
         return (study, admin, archiveId, zip)
     }

@@ -48,7 +48,7 @@ package struct AdminTableRoutes {
         let name = try context.parameters.decoded("table")
         guard let lists = try await tables.catalog(studyKey: study.key),
             let table = lists.table(name)
-        else { throw APIError.notFound("This study has no table \(name)") }
+        else { throw ResponseAdminError.noTable(name) }
         var parameters: [String: String] = [:]
         for (key, value) in request.uri.formParameters { parameters[String(key)] = String(value) }
         let query: TableGridQuery

@@ -81,7 +81,7 @@ package struct AdminTokenRoutes {
         guard let batchId = UUID(uuidString: try context.parameters.decoded("batchId")),
             try await tokens.batch(batchId, studyKey: study.key) != nil
         else {
-            throw APIError.notFound("study \(study.studyId) has no such batch")
+            throw ResponseAdminError.noTokenBatch(studyId: study.studyId)
         }
         try await audit.record(
             actor: admin.email, action: "tokens.batch_downloaded", studyId: study.key,
@@ -113,7 +113,7 @@ package struct AdminTokenRoutes {
         guard let batchId = UUID(uuidString: try context.parameters.decoded("batchId")),
             let batch = try await tokens.batch(batchId, studyKey: study.key)
         else {
-            throw APIError.notFound("study \(study.studyId) has no such batch")
+            throw ResponseAdminError.noTokenBatch(studyId: study.studyId)
         }
         try await audit.record(
             actor: admin.email, action: "tokens.batch_downloaded", studyId: study.key,

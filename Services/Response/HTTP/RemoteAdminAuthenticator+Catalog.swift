@@ -14,10 +14,10 @@ extension RemoteAdminAuthenticator {
         let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticate(request, logger: context.logger)
         guard let study = try await catalog.study(studyId) else {
-            throw APIError.notFound("no study \(studyId) here (study-metadata has not published it)")
+            throw ResponseAdminError.noStudy(studyId)
         }
         guard admin.may(role, on: study.studyId) else {
-            throw APIError.forbidden("this needs the \(role.rawValue) role on study \(study.studyId)")
+            throw ResponseAdminError.roleRequired(role, studyId: study.studyId)
         }
         return (study, admin)
     }

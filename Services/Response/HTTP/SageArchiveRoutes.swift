@@ -122,7 +122,7 @@ package struct SageArchiveRoutes {
         } catch SageUploadHandshake.Refusal.completed {
             return .ok
         } catch SageUploadHandshake.Refusal.noSuchUpload, SageUploadHandshake.Refusal.expired {
-            throw APIError.forbidden("this upload URL is not valid: unknown, or expired (request a new upload)")
+            throw SageUploadHandshake.Refusal.putURLNotValid
         }
         // One byte past the declared length is enough to refuse a longer body.
         let body: [UInt8]
@@ -136,7 +136,7 @@ package struct SageArchiveRoutes {
         } catch SageUploadHandshake.Refusal.completed {
             return .ok
         } catch SageUploadHandshake.Refusal.noSuchUpload, SageUploadHandshake.Refusal.expired {
-            throw APIError.forbidden("this upload URL is not valid: unknown, or expired (request a new upload)")
+            throw SageUploadHandshake.Refusal.putURLNotValid
         }
         return .ok
     }
@@ -165,50 +165,6 @@ package struct SageArchiveRoutes {
         if let token = request.bearerToken { return token }
         if let token = request.headers[.bridgeSession], !token.isEmpty { return token }
         throw APIError.unauthenticated("the participant's app token is required, as a Bearer token or a Bridge-Session header")
-    }
-}
-
-extension SageArchiveIntake.Failure: APIErrorConvertible {
-    package var apiError: APIError {
-        switch self {
-        case .unknownParticipant:
-            APIError.unauthenticated("no participant has this app token")
-        case .otherStudy:
-            APIError.forbidden("this app token is not a participant's of that study")
-        case .withdrawn:
-            APIError.forbidden("the participant has withdrawn from the study")
-        case .collectionDisabled(let studyId):
-            APIError.conflict("study \(studyId) is not collecting responses now")
-        case .noActivity(let assessment, let studyId):
-            APIError.invalid(
-                "study \(studyId) has no published activity \(assessment)",
-                problems: [.init(pointer: "/assessmentIdentifier", message: "no published activity \(assessment)")])
-        case .contentMD5Mismatch:
-            APIError.badRequest("the body's MD5 is not its Content-MD5: the bytes were damaged on the way", field: "Content-MD5")
-        case .refused(let refusal):
-            APIError.invalid(
-                "the archive was refused: \(refusal.description)",
-                problems: refusal.problems.map {
-                    .init(pointer: $0.pointer, message: refusal.file.isEmpty ? $0.message : "\(refusal.file): \($0.message)")
-                })
-        }
-    }
-}
-
-extension SageUploadHandshake.Refusal: APIErrorConvertible {
-    package var apiError: APIError {
-        switch self {
-        case .invalidRequest(let pointer, let message): APIError.invalid(message, problems: [.init(pointer: pointer, message: message)])
-        case .tooManyOpen:
-            APIError.tooManyRequests(
-                "\(SageUploadStore.maxOpenPerParticipant) uploads are open already; complete them or wait for them to expire")
-        case .noSuchUpload: APIError.notFound("no such upload")
-        case .expired: APIError(.gone, code: "expired", message: "the upload expired; request a new one")
-        case .completed: APIError.conflict("the upload is completed already")
-        case .badPut(let reason): APIError.badRequest(reason)
-        case .bodyLongerThan(let length): APIError.badRequest("the body is longer than the \(length) bytes the upload was requested for")
-        case .nothingPut: APIError.conflict("nothing was put to the upload's URL yet")
-        }
     }
 }
 

@@ -19,11 +19,16 @@ package struct AdminAccountRoutes {
     }
 
     package let teams: AdminTeams
+    /// The admins and study teams, listed as stored.
+    package let store: AdminStore
+    /// The audit log, read.
+    package let audit: AuditLog
     package let authenticator: AdminTokenAuthenticator
-    private var store: AdminStore { teams.store }
 
-    package init(teams: AdminTeams, authenticator: AdminTokenAuthenticator) {
+    package init(teams: AdminTeams, store: AdminStore, audit: AuditLog, authenticator: AdminTokenAuthenticator) {
         self.teams = teams
+        self.store = store
+        self.audit = audit
         self.authenticator = authenticator
     }
 
@@ -88,12 +93,12 @@ package struct AdminAccountRoutes {
         let studyId = request.uri.formParameters["studyId"].map(String.init)
         let admin = try await authenticator.authenticate(request)
         if admin.role != .superAdmin {
-            guard let studyId else { throw APIError.forbidden("only super-admins read the whole audit log; name a study (studyId)") }
+            guard let studyId else { throw StudyMetadataError.wholeAuditLogNeedsSuperAdmin }
             _ = try await authenticator.require(.studyAdmin, on: studyId, request)
         }
         guard let limit = request.uri.formParameters["limit"].map({ Int(String($0)) }) ?? 100, (1...1000).contains(limit) else {
             throw APIError.badRequest("limit must be 1 to 1000", field: "limit")
         }
-        return AuditLog.EventList(events: try await teams.audit.list(studyId: studyId, limit: limit))
+        return AuditLog.EventList(events: try await audit.list(studyId: studyId, limit: limit))
     }
 }

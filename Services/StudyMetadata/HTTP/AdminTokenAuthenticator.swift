@@ -27,7 +27,7 @@ package struct AdminTokenAuthenticator: Sendable {
     /// Only super-admins.
     package func requireSuperAdmin(_ request: Request) async throws -> AuthenticatedAdmin {
         let admin = try await authenticate(request)
-        guard admin.role == .superAdmin else { throw APIError.forbidden("only a super-admin may do this") }
+        guard admin.role == .superAdmin else { throw StudyMetadataError.superAdminRequired }
         return admin
     }
 
@@ -35,7 +35,7 @@ package struct AdminTokenAuthenticator: Sendable {
     package func require(_ role: StudyRole, on studyId: String, _ request: Request) async throws -> AuthenticatedAdmin {
         let admin = try await authenticate(request)
         guard admin.may(role, on: studyId) else {
-            throw APIError.forbidden("this needs the \(role.rawValue) role on study \(studyId)")
+            throw StudyMetadataError.roleRequired(role, studyId: studyId)
         }
         return admin
     }

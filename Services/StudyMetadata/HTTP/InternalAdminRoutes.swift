@@ -35,7 +35,7 @@ package struct InternalAdminRoutes {
             throw APIError.badRequest("the body must be {\"keyHash\": \"<64 hex characters>\"}")
         }
         guard let identity = try await keys.identity(keyHash: query.keyHash.lowercased()) else {
-            throw APIError.notFound("no live API key has that hash")
+            throw StudyMetadataError.noLiveKey
         }
         return identity
     }
@@ -49,7 +49,7 @@ package struct InternalAdminRoutes {
             throw APIError.badRequest("the body must be {\"tokenHash\": \"<64 hex characters>\"}")
         }
         guard let admin = try await store.authenticated(tokenHash: query.tokenHash.lowercased()) else {
-            throw APIError.notFound("no live admin session has that token")
+            throw StudyMetadataError.noLiveSession
         }
         return AdminIdentity(adminId: admin.id, email: admin.email, role: admin.role, studyRoles: admin.studyRoles)
     }

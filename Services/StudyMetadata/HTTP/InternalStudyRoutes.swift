@@ -31,7 +31,7 @@ package struct InternalStudyRoutes {
         let studyId = try context.parameters.decoded("studyId")
         guard let standing = try await published.standing(studyId: studyId),
             let current = try await published.current(appId: standing.appId, testing: true, studyId: studyId).first
-        else { throw APIError.notFound("no published study \(studyId)") }
+        else { throw StudyMetadataError.noPublishedStudy(studyId) }
         return StudySchedule(
             studyId: studyId, version: current.version, timeZone: current.document.timeZone, launchedAt: current.launchedAt,
             activities: current.document.activities.filter { $0.assessment?.isSageOnly != true })
@@ -42,7 +42,7 @@ package struct InternalStudyRoutes {
         try context.requireCaller(.registration, "checks the studies participants name")
         let studyId = try context.parameters.decoded("studyId")
         guard let standing = try await published.standing(studyId: studyId) else {
-            throw APIError.notFound("no published study \(studyId)")
+            throw StudyMetadataError.noPublishedStudy(studyId)
         }
         return standing
     }
@@ -64,7 +64,7 @@ package struct InternalStudyRoutes {
         guard StudyActivity.isValidVersionLabel(label) else {
             throw APIError.badRequest("the version must be a label like 1.2 or 3: letters, digits, dots, hyphens or underscores")
         }
-        let missing = APIError.notFound("study \(studyId) has no activity \(activityId) at version \(label)")
+        let missing = StudyMetadataError.noActivityVersion(studyId: studyId, activityId: activityId, label: label)
         guard let (version, activityVersion) = try await published.version(studyId: studyId, activityId: activityId, label: label)
         else { throw missing }
         let document = try await published.document(studyId: studyId, version: version)

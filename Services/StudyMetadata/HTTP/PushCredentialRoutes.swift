@@ -77,7 +77,7 @@ package struct PushCredentialRoutes {
                 actor: admin.email, action: "app.push_credentials_removed",
                 details: ["appId": appId, "platform": platform.rawValue])
             return .noContent
-        case 404: throw APIError.notFound("app \(appId) has no \(platform.rawValue) push credentials")
+        case 404: throw StudyMetadataError.noPushCredentials(appId: appId, platform: platform)
         default: throw Self.peerFailed("answered \(response.status.code)")
         }
     }

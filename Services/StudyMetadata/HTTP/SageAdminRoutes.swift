@@ -42,7 +42,7 @@ package struct SageAdminRoutes {
         let identifier = try context.parameters.decoded("identifier")
         _ = try await authenticator.require(.viewer, on: studyId, request)
         guard let document = try await imports.assessment(studyId: studyId, identifier: identifier) else {
-            throw APIError.notFound("study \(studyId) has no activity \(identifier) imported from an assessment")
+            throw StudyMetadataError.noAssessmentActivity(studyId: studyId, identifier: identifier)
         }
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8"],

@@ -41,13 +41,13 @@ package struct SchemaAdminRoutes {
     @Sendable package func info(_ request: Request, context: ServiceRequestContext) async throws -> SchemaStudyInfo {
         let studyId = try context.parameters.decoded("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request)
-        guard let draft = try await imports.editing.studies.draft(studyId: studyId) else { throw APIError.notFound("no study \(studyId)") }
+        guard let draft = try await imports.editing.studies.draft(studyId: studyId) else { throw StudyMetadataError.unknownStudy(studyId) }
         let document = try JSONDecoder().decode(StudyDocument.self, from: Data(draft.json.utf8))
         guard let source = document.source, source.format == .schema else {
-            throw APIError.notFound("study \(studyId) was not imported from a schema protocol")
+            throw StudyMetadataError.notFromSchemaProtocol(studyId: studyId)
         }
         guard case .array(let modules)? = source.document["modules"] else {
-            throw APIError.notFound("study \(studyId) was not imported from a schema protocol")
+            throw StudyMetadataError.notFromSchemaProtocol(studyId: studyId)
         }
         return SchemaStudyInfo(
             studyId: studyId, protocolURL: SchemaProtocolRoutes.protocolURL(base: protocolBase, studyId: studyId),

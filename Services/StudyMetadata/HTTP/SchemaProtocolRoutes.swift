@@ -46,7 +46,7 @@ package struct SchemaProtocolRoutes {
     @Sendable package func serve(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         guard let (version, source) = try await published.servedSchemaProtocol(studyId: studyId) else {
-            throw APIError.notFound("study \(studyId) has no schema protocol that is open for enrolment")
+            throw StudyMetadataError.noOpenSchemaProtocol(studyId: studyId)
         }
         let body = await published.replies.reply("schema-protocol:\(studyId):\(version)") {
             var document = source.document

@@ -39,7 +39,7 @@ package struct StudyDraftRoutes {
     @Sendable package func draft(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         _ = try await authenticator.require(.viewer, on: studyId, request)
-        guard let draft = try await studies.draft(studyId: studyId) else { throw APIError.notFound("no study \(studyId)") }
+        guard let draft = try await studies.draft(studyId: studyId) else { throw StudyMetadataError.unknownStudy(studyId) }
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8", .eTag: "\"\(draft.revision)\""],
             body: .init(byteBuffer: ByteBuffer(string: draft.json)))
@@ -48,7 +48,7 @@ package struct StudyDraftRoutes {
     @Sendable package func summary(_ request: Request, context: ServiceRequestContext) async throws -> StudySummary {
         let studyId = try context.parameters.decoded("studyId")
         let admin = try await authenticator.require(.viewer, on: studyId, request)
-        guard var summary = try await studies.summary(studyId: studyId) else { throw APIError.notFound("no study \(studyId)") }
+        guard var summary = try await studies.summary(studyId: studyId) else { throw StudyMetadataError.unknownStudy(studyId) }
         summary.role = admin.role(on: summary.studyId)
         return summary
     }

@@ -51,7 +51,7 @@ package struct StudyFileRoutes {
     @Sendable package func serve(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         guard let fileId = UUID(uuidString: try context.parameters.decoded("fileId")),
             let file = try await files.content(fileId)
-        else { throw APIError.notFound("no such file") }
+        else { throw StudyMetadataError.noFile }
         var headers: HTTPFields = [
             .contentType: file.contentType, .cacheControl: "public, max-age=31536000, immutable",
             .eTag: "\"\(file.sha256)\"", HTTPField.Name("X-Content-Type-Options")!: "nosniff",

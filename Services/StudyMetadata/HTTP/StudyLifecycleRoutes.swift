@@ -56,7 +56,7 @@ package struct StudyLifecycleRoutes {
         _ = try await authenticator.require(.viewer, on: studyId, request)
         let version = try context.parameters.require("version", as: Int.self)
         guard let json = try await actions.versions.document(studyId: studyId, version: version) else {
-            throw APIError.notFound("study \(studyId) has no version \(version)")
+            throw StudyMetadataError.noVersion(studyId: studyId, version: version)
         }
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8"],

@@ -14,7 +14,10 @@ extension StudyMetadataError: APIErrorConvertible {
         case .notAnEmailAddress: .badRequest(message, field: "email")
         case .noAdmin, .noAdminWithEmail, .noRole, .noKey: .notFound(message)
         case .adminExists, .notificationExists, .studyNotificationExists, .tooManyKeys: .conflict(message)
-        case .editorRequired: .forbidden(message)
+        case .editorRequired, .superAdminRequired, .wholeAuditLogNeedsSuperAdmin, .roleRequired: .forbidden(message)
+        case .unknownStudy, .noPublishedStudy, .noActivityVersion, .notFromSchemaProtocol, .noOpenSchemaProtocol, .noAssessmentActivity,
+            .noFile, .noLiveKey, .noLiveSession, .noPushCredentials:
+            .notFound(message)
         case .noStudy, .noApp, .noVersion: .notFound(message)
         case .invalid(let problems, _): .invalid(message, problems: problems)
         case .notAnUploadableFile: APIError(.unsupportedMediaType, code: "unsupported_media_type", message: message)

@@ -1,6 +1,9 @@
-/// Why the registration service's admin API refuses a change to a site or an app account, said
-/// without status codes; `RegistrationAdminError+API` answers it (with `Invitations.Failure`) in
-/// one place.
+import Foundation
+import StudyModels
+
+/// Why the registration service's admin API refuses what it is asked, said without status codes;
+/// `RegistrationAdminError+API` answers it (with `Invitations.Failure`) in one place.
+
 package enum RegistrationAdminError: Error, Sendable, Equatable {
     /// Another site of the study has that name (site names are compared without case).
     case siteNameTaken
@@ -10,6 +13,18 @@ package enum RegistrationAdminError: Error, Sendable, Equatable {
     case accountAlreadyVerified
     /// A disabled account is sent nothing until it is enabled.
     case accountDisabled
+    /// App accounts span every study of the app: only a super-admin reads or changes them.
+    case appAccountsNeedSuperAdmin
+    case noParticipant(studyId: String, participantId: UUID)
+    case noConsent(studyId: String)
+    /// The consent was recorded without a signed PDF.
+    case noConsentPDF
+    case noInvitation(studyId: String)
+    /// Study-metadata has no published study by that id.
+    case noPublishedStudy(String)
+    /// Study-metadata cannot be reached to read the study's schedule.
+    case scheduleUnavailable
+    case noPushCredentials(appId: String, platform: Platform)
 
     package var message: String {
         switch self {
@@ -18,6 +33,14 @@ package enum RegistrationAdminError: Error, Sendable, Equatable {
         case .noAccount(let appId): "app \(appId) has no such account"
         case .accountAlreadyVerified: "the account has already confirmed its e-mail address"
         case .accountDisabled: "the account is disabled: enable it first"
+        case .appAccountsNeedSuperAdmin: "app accounts span every study of the app: only a super-admin may read or change them"
+        case .noParticipant(let studyId, let participantId): "study \(studyId) has no participant \(participantId.uuidString.lowercased())"
+        case .noConsent(let studyId): "the participant has no such consent in study \(studyId)"
+        case .noConsentPDF: "this consent was recorded without a signed PDF"
+        case .noInvitation(let studyId): "study \(studyId) has no such invitation"
+        case .noPublishedStudy(let studyId): "study-metadata has no published study \(studyId)"
+        case .scheduleUnavailable: "study-metadata cannot be reached now to read the study's schedule"
+        case .noPushCredentials(let appId, let platform): "app \(appId) has no \(platform.rawValue) push credentials"
         }
     }
 }

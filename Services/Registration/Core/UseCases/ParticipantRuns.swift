@@ -15,13 +15,6 @@ package struct ParticipantRuns: Sendable {
         self.studies = studies
     }
 
-    package enum Failure: Error, Sendable, Equatable {
-        case noParticipant
-        case noStudy
-        /// Study-metadata cannot say what the study schedules.
-        case scheduleUnavailable
-    }
-
     /// The longest span one request covers: a year, leap day included.
     package static let longestSpan: TimeInterval = 366 * 86_400
     /// How far ahead of now a window may end: two years.
@@ -31,14 +24,14 @@ package struct ParticipantRuns: Sendable {
         -> ParticipantRunsReply
     {
         guard let participant = try await store.participant(studyId: studyId, participantId: participantId) else {
-            throw Failure.noParticipant
+            throw RegistrationAdminError.noParticipant(studyId: studyId, participantId: participantId)
         }
         let schedule: StudySchedule
         do {
-            guard let found = try await studies.schedule(of: studyId, logger: logger) else { throw Failure.noStudy }
+            guard let found = try await studies.schedule(of: studyId, logger: logger) else { throw RegistrationAdminError.noPublishedStudy(studyId) }
             schedule = found
         } catch is StudyDirectory.Unavailable {
-            throw Failure.scheduleUnavailable
+            throw RegistrationAdminError.scheduleUnavailable
         }
         // Everything since they enrolled: the offsets of the latest responses give their zone,
         // and a completion counts for the run open when it was made, which may start before `from`.

@@ -16,20 +16,13 @@ package struct ResponseReprocessing: Sendable {
         self.designs = designs
     }
 
-    /// Why nothing was put back.
-    package enum Refusal: Error, Equatable {
-        /// The chosen version of an activity cannot be processed against: the activity, the
-        /// version and the reason, in the words the processing errors use.
-        case design(activityId: String, version: String, reason: String)
-        /// Study-metadata cannot be asked for the chosen version now.
-        case unavailable(String)
-    }
-
     /// Puts the study's `error` responses among `ids` back in the queue, to be processed against
     /// `againstVersion` of their activity when it is given (nil: the version each was sent for).
     /// The chosen version's design is read and applied first, for every activity the responses
     /// are of, so a version that does not exist or cannot hold answers is refused here with
-    /// nothing changed, never found later response by response.
+    /// nothing changed, never found later response by response: `versionCannotBeProcessed` (the
+    /// reason in the words the processing errors use), or `designUnavailable` when study-metadata
+    /// cannot be asked now.
     package func reprocess(
         _ ids: [Int64], study: StudyCatalog.Study, actor: String, againstVersion: String?
     ) async throws -> ReprocessOutcome {
@@ -39,9 +32,10 @@ package struct ResponseReprocessing: Sendable {
                     try await designs.ensureApplied(
                         studyKey: study.key, studyId: study.studyId, activityId: activityId, version: againstVersion)
                 } catch let error as DesignSource.Unavailable {
-                    throw Refusal.unavailable(error.description)
+                    throw ResponseAdminError.designUnavailable(error.description)
                 } catch let error as SurveySchema.DesignError {
-                    throw Refusal.design(activityId: activityId, version: againstVersion, reason: error.description)
+                    throw ResponseAdminError.versionCannotBeProcessed(
+                        activityId: activityId, version: againstVersion, reason: error.description)
                 }
             }
         }

@@ -21,6 +21,8 @@ package struct SageUploadHandshake: Sendable {
         case bodyLongerThan(Int)
         /// Completing before anything was put.
         case nothingPut
+        /// A put to a URL that names no open session (unknown, or expired).
+        case putURLNotValid
     }
 
     /// What the client declares when it opens an upload (BridgeClientKMM's `UploadRequest`).

@@ -82,6 +82,25 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
     case fileTooLarge(kind: UploadedFileKind, bytes: Int)
     /// The study keeps `UploadedFileKind.maxPerStudy` files already.
     case tooManyFiles(studyId: String)
+    /// Only a super-admin may do this.
+    case superAdminRequired
+    /// Only a super-admin reads the whole audit log; a study admin names their study.
+    case wholeAuditLogNeedsSuperAdmin
+    /// The admin's role on the study is below the one the call needs.
+    case roleRequired(StudyRole, studyId: String)
+    /// No study by that id (where a draft is read, not written).
+    case unknownStudy(String)
+    /// No published study by that id (the other services ask for published studies only).
+    case noPublishedStudy(String)
+    case noActivityVersion(studyId: String, activityId: String, label: String)
+    case notFromSchemaProtocol(studyId: String)
+    case noOpenSchemaProtocol(studyId: String)
+    case noAssessmentActivity(studyId: String, identifier: String)
+    case noFile
+    /// Internal lookups of an API key or a session by its hash.
+    case noLiveKey
+    case noLiveSession
+    case noPushCredentials(appId: String, platform: Platform)
 
     /// A sentence for the person who asked; it names what to do where there is something to do.
     package var message: String {
@@ -135,6 +154,20 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
             "the file is \(bytes) bytes; \(kind == .pdf ? "a PDF" : "an image") may be at most \(kind.maxBytes / 1_048_576) MB"
         case .tooManyFiles(let studyId):
             "study \(studyId) has \(UploadedFileKind.maxPerStudy) files already, the most a study keeps; link to larger collections instead"
+        case .superAdminRequired: "only a super-admin may do this"
+        case .wholeAuditLogNeedsSuperAdmin: "only super-admins read the whole audit log; name a study (studyId)"
+        case .roleRequired(let role, let studyId): "this needs the \(role.rawValue) role on study \(studyId)"
+        case .unknownStudy(let studyId): "no study \(studyId)"
+        case .noPublishedStudy(let studyId): "no published study \(studyId)"
+        case .noActivityVersion(let studyId, let activityId, let label): "study \(studyId) has no activity \(activityId) at version \(label)"
+        case .notFromSchemaProtocol(let studyId): "study \(studyId) was not imported from a schema protocol"
+        case .noOpenSchemaProtocol(let studyId): "study \(studyId) has no schema protocol that is open for enrolment"
+        case .noAssessmentActivity(let studyId, let identifier):
+            "study \(studyId) has no activity \(identifier) imported from an assessment"
+        case .noFile: "no such file"
+        case .noLiveKey: "no live API key has that hash"
+        case .noLiveSession: "no live admin session has that token"
+        case .noPushCredentials(let appId, let platform): "app \(appId) has no \(platform.rawValue) push credentials"
         }
     }
 }
