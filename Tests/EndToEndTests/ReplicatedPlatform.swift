@@ -27,6 +27,9 @@ final class ReplicatedPlatform: Sendable {
     static let replicas = 2
 
     let nginx: NginxProcess
+    /// When every replica had started and answered `/readyz` 200 (seconds since 1970, as nginx
+    /// logs): before it, a replica still migrating answers 503 to what reaches it.
+    let startedAt: Double
     let environments: [Role: [String: String]]
     let ports: [Role: [Int]]
     let databases: PlatformDatabases
@@ -97,9 +100,10 @@ final class ReplicatedPlatform: Sendable {
                         for try await (role, index, process) in group { started[role]![index] = process }
                         return started.mapValues { $0.compactMap { $0 } }
                     }
+                    let startedAt = Date().timeIntervalSince1970
                     let seeded = try await Platform.seedDemo(metadata: urls.metadata, response: urls.response, tokens: tokenCount)
                     let platform = ReplicatedPlatform(
-                        nginx: nginx, environments: environments, ports: ports,
+                        nginx: nginx, startedAt: startedAt, environments: environments, ports: ports,
                         databases: PlatformDatabases(metadata: metadataDB, registration: registrationDB, response: responseDB),
                         mailDirectory: mail, admin: seeded.admin, iosCredential: seeded.ios, tokens: seeded.tokens, processes: started)
                     defer { platform.stopAll() }
@@ -110,10 +114,11 @@ final class ReplicatedPlatform: Sendable {
     }
 
     private init(
-        nginx: NginxProcess, environments: [Role: [String: String]], ports: [Role: [Int]], databases: PlatformDatabases,
+        nginx: NginxProcess, startedAt: Double, environments: [Role: [String: String]], ports: [Role: [Int]], databases: PlatformDatabases,
         mailDirectory: URL, admin: Admin, iosCredential: String, tokens: [String], processes: [Role: [ServiceProcess]]
     ) {
         self.nginx = nginx
+        self.startedAt = startedAt
         self.environments = environments
         self.ports = ports
         self.databases = databases

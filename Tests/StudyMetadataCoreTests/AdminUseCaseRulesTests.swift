@@ -29,7 +29,7 @@ import Testing
         func teams() throws -> AdminTeams { AdminTeams(store: store, audit: audit, settings: try settings()) }
 
         /// An admin invited and with their first password set.
-        func admin(_ email: String, password: String = "correct horse battery") async throws -> UUID {
+        func admin(_ email: String, password: String = "Correct-horse-7") async throws -> UUID {
             let invited = try await teams().invite(email: email, role: .admin, by: "root@example.org")
             _ = try await sessions().acceptInvitation(token: invited.invitation.token, password: password)
             return invited.id
@@ -52,14 +52,14 @@ import Testing
         #expect(invited.invitation.expiresAt == Date(timeIntervalSince1970: 1_800_000_000 + 72 * 3600))
         #expect(await Self.refusal { _ = try await accounts.sessions().acceptInvitation(token: invited.invitation.token, password: "short") }
             .map { if case .weakPassword = $0 { true } else { false } } == true)
-        let email = try await accounts.sessions().acceptInvitation(token: invited.invitation.token, password: "correct horse battery")
+        let email = try await accounts.sessions().acceptInvitation(token: invited.invitation.token, password: "Correct-horse-7")
         #expect(email == "ana@example.org")
         #expect(await Self.refusal {
-            _ = try await accounts.sessions().acceptInvitation(token: invited.invitation.token, password: "another good password")
+            _ = try await accounts.sessions().acceptInvitation(token: invited.invitation.token, password: "Another-good-8")
         } == .invitationInvalid, "an invitation sets a password once")
 
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let signedIn = try await accounts.sessions().signIn(email: "ANA@example.org", password: "correct horse battery", now: now)
+        let signedIn = try await accounts.sessions().signIn(email: "ANA@example.org", password: "Correct-horse-7", now: now)
         #expect(signedIn.expiresAt == now.addingTimeInterval(12 * 3600))
         #expect(accounts.store.sessionHashes == [SecureToken.hash(signedIn.token)], "the token is stored hashed")
         #expect(accounts.audit.actions == ["admin.invited", "admin.invitation_accepted", "admin.login"])
@@ -75,7 +75,7 @@ import Testing
                 == .wrongCredentials)
         }
         let locked = await Self.refusal {
-            _ = try await accounts.sessions().signIn(email: "ana@example.org", password: "correct horse battery")
+            _ = try await accounts.sessions().signIn(email: "ana@example.org", password: "Correct-horse-7")
         }
         #expect(locked.map { if case .locked = $0 { true } else { false } } == true, "locked even for the right password")
         #expect(accounts.store.sessionHashes.isEmpty)
@@ -88,7 +88,7 @@ import Testing
         let id = try await accounts.admin("ana@example.org")
         accounts.store.disable(id)
         #expect(await Self.refusal {
-            _ = try await accounts.sessions().signIn(email: "ana@example.org", password: "correct horse battery")
+            _ = try await accounts.sessions().signIn(email: "ana@example.org", password: "Correct-horse-7")
         } == .wrongCredentials)
     }
 

@@ -17,7 +17,8 @@ public final class StartupState: Sendable {
 /// Runs the migrations when the process starts, retrying while the database is unreachable.
 ///
 /// The HTTP server starts at once and `/readyz` answers 503 until this has finished, so an
-/// orchestrator holds traffic back. A changed migration is not retried: it stops the process.
+/// orchestrator holds traffic back; what reaches the server meanwhile is answered 503 too
+/// (ServiceKitHTTP's `StartupGateMiddleware`). A changed migration is not retried: it stops the process.
 public struct MigrationService: Service {
     let migrator: Migrator
     let logger: Logger

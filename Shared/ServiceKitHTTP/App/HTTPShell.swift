@@ -19,12 +19,16 @@ public struct HTTPShell {
     ///   - beforeScrape: refreshes gauges read at scrape time (the database pool's).
     ///   - responseHeaders: fields every response carries, error responses included (the
     ///     console's security headers).
+    ///   - isStarted: whether the process's start-up work (a service's migrations) is done; until
+    ///     it is, every request but `/healthz`, `/readyz` and `/metrics` is answered 503
+    ///     (`StartupGateMiddleware`). A process without a database starts ready.
     public init(
         name: String, metrics: ServiceMetrics, maxBodySize: Int,
         errorFormat: @escaping @Sendable (_ path: String) -> ErrorFormat,
         readiness: @escaping @Sendable () async -> ReadinessReport,
         beforeScrape: @escaping @Sendable () async -> Void = {},
-        responseHeaders: HTTPFields = [:]
+        responseHeaders: HTTPFields = [:],
+        isStarted: @escaping @Sendable () -> Bool = { true }
     ) {
         router = Router(context: ServiceRequestContext.self)
         router.addMiddleware { [routeTable] in
@@ -32,6 +36,7 @@ public struct HTTPShell {
             RequestIDMiddleware()
             MetricsMiddleware(metrics: metrics)
             ErrorMiddleware(format: errorFormat)
+            StartupGateMiddleware(isStarted: isStarted)
             BodyLimitMiddleware(limit: maxBodySize)
             MethodNotAllowedMiddleware(table: routeTable)
         }

@@ -71,7 +71,7 @@ public func buildServiceApplication(
 
     let shell = HTTPShell(
         name: descriptor.name.rawValue, metrics: metrics, maxBodySize: settings.maxBodySize, errorFormat: errorFormat,
-        readiness: { await readiness.check() }, beforeScrape: { await poolGauges.update() })
+        readiness: { await readiness.check() }, beforeScrape: { await poolGauges.update() }, isStarted: { startup.isFinished })
     let router = shell.router
 
     let internalGroup = router.group("/internal")

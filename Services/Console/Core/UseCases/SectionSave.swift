@@ -63,13 +63,15 @@ package struct SectionSave: Sendable {
             return .changedMeanwhile(current: current, by: drawn.summary.draftUpdatedBy, at: drawn.summary.draftUpdatedAt)
         }
         let document = try section.applying(form, to: drawn.draft)
-        do {
-            let saved = try await drafts.saveDraft(
+        let saved: DraftSaved
+        do throws(AdminAPIError) {
+            saved = try await drafts.saveDraft(
                 studyId, document: document, precondition: .revision(drawn.revision), token: token, logger: logger)
-            return .saved(saved, document: document)
-        } catch let error as AdminAPIError where [409, 412, 422].contains(error.status) {
+        } catch {
+            guard [409, 412, 422].contains(error.status) else { throw error }
             let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "", message: error.message)] : error.problems
             return .refused(problems: problems, conflict: error.status != 422, current: current)
         }
+        return .saved(saved, document: document)
     }
 }

@@ -20,6 +20,7 @@ package struct AdminStore: Sendable {
             self.role = role
             self.disabled = disabled
         }
+    }
 
     /// Tries before an account locks, and for how long (counted by ServiceKit's `AttemptCounter`).
     package static let lockout = AttemptCounter.Policy(maxAttempts: 5, lockFor: .seconds(15 * 60))
