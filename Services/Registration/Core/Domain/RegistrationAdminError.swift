@@ -3,7 +3,6 @@ import StudyModels
 
 /// Why the registration service's admin API refuses what it is asked, said without status codes;
 /// `RegistrationAdminError+API` answers it (with `Invitations.Failure`) in one place.
-
 package enum RegistrationAdminError: Error, Sendable, Equatable {
     /// Another site of the study has that name (site names are compared without case).
     case siteNameTaken
