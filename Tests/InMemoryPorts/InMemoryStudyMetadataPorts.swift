@@ -94,12 +94,14 @@ package final class InMemoryAdminAccounts: AdminAccounts, Sendable {
 
 /// Apps in memory: ids unique whatever their case, an org id spelled one way, a credential per
 /// platform issued on creation and again for test builds.
-package final class InMemoryApps: AppRegistry, Sendable {
+package final class InMemoryApps: AppRegistry, AppLookup, Sendable {
     private let apps = Mutex<[String: AppDefinition]>([:])
 
     package init() {}
 
     package var definitions: [AppDefinition] { apps.withLock { Array($0.values) } }
+
+    package func app(id: String) async throws -> AppDefinition? { apps.withLock { $0[id] } }
 
     private static func credentials(_ app: AppDefinition) -> [AppStore.IssuedCredential] {
         Platform.allCases.map { AppStore.IssuedCredential(platform: $0, key: SecureToken.generate(), token: SecureToken.generate()) }
@@ -160,6 +162,70 @@ package final class InMemoryAPIKeys: APIKeyRegistry, Sendable {
             guard let index = keys.firstIndex(where: { $0.id == id && $0.adminId == admin.id && $0.live }) else { return false }
             keys[index].live = false
             return true
+        }
+    }
+}
+
+/// Studies as their admins see them, in memory: a summary per study, its status the test's.
+package final class InMemoryStudySummaries: StudySummaries, Sendable {
+    private let summaries: Mutex<[String: StudySummary]>
+
+    package init(_ summaries: [StudySummary]) {
+        self.summaries = Mutex(Dictionary(uniqueKeysWithValues: summaries.map { ($0.studyId, $0) }))
+    }
+
+    package func summary(studyId: String) async throws -> StudySummary? { summaries.withLock { $0[studyId] } }
+    package func exists(studyId: String) async throws -> Bool { summaries.withLock { $0[studyId] != nil } }
+}
+
+/// Notifications queued in memory, each id used once per app (announcements) or per study
+/// (messages), each with its audit event, as the store writes them.
+package final class InMemoryNotifications: NotificationOutbox, Sendable {
+    private let records = Mutex<[NotificationStore.Record]>([])
+    package let audit = InMemoryAudit()
+
+    package init() {}
+
+    package var queued: [NotificationStore.Record] { records.withLock { $0 } }
+
+    package func announce(
+        appId: String, notificationId: String, title: LocalizedText?, message: LocalizedText, at due: Date, by actor: String
+    ) async throws -> NotificationStore.Record? {
+        guard let record = insertOnce(NotificationStore.Record(
+            id: 0, notificationId: notificationId, appId: appId, studyId: nil, origin: .announcement, type: .gateway, subtype: "Announcement",
+            title: title, message: message, activityId: nil, resourceId: nil, dueAt: due, sentAt: nil))
+        else { return nil }
+        try await audit.record(actor: actor, action: "notification.announced", details: ["appId": appId, "notificationId": notificationId])
+        return record
+    }
+
+    package func sendStudyMessage(
+        studyId: String, appId: String, notificationId: String, title: LocalizedText?, message: LocalizedText, by actor: String
+    ) async throws -> NotificationStore.Record? {
+        guard let record = insertOnce(NotificationStore.Record(
+            id: 0, notificationId: notificationId, appId: appId, studyId: studyId, origin: .message, type: .study, subtype: "Announcement",
+            title: title, message: message, activityId: nil, resourceId: nil, dueAt: Date(), sentAt: nil))
+        else { return nil }
+        try await audit.record(actor: actor, action: "study.message_sent", studyId: studyId, details: ["notificationId": notificationId])
+        return record
+    }
+
+    package func list(studyId: String) async throws -> [NotificationStore.Record] {
+        records.withLock { $0.filter { $0.studyId == studyId }.reversed() }
+    }
+
+    /// `record` with its id, unless its app (announcements) or study (messages) has one by its id.
+    private func insertOnce(_ record: NotificationStore.Record) -> NotificationStore.Record? {
+        records.withLock { records in
+            let taken = records.contains {
+                $0.notificationId == record.notificationId && $0.origin == record.origin
+                    && (record.studyId == nil ? $0.appId == record.appId : $0.studyId == record.studyId)
+            }
+            guard !taken else { return nil }
+            var stored = record
+            stored.id = Int64(records.count + 1)
+            records.append(stored)
+            return stored
         }
     }
 }

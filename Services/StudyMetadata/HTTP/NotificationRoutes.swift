@@ -15,12 +15,20 @@ package struct NotificationRoutes {
 
     package let announcements: Announcements
     package let messages: StudyMessages
+    /// The apps and their notifications, read as stored.
+    package let apps: AppStore
+    package let notifications: NotificationStore
     package let outbox: Outbox
     package let authenticator: AdminTokenAuthenticator
 
-    package init(announcements: Announcements, messages: StudyMessages, outbox: Outbox, authenticator: AdminTokenAuthenticator) {
+    package init(
+        announcements: Announcements, messages: StudyMessages, apps: AppStore, notifications: NotificationStore, outbox: Outbox,
+        authenticator: AdminTokenAuthenticator
+    ) {
         self.announcements = announcements
         self.messages = messages
+        self.apps = apps
+        self.notifications = notifications
         self.outbox = outbox
         self.authenticator = authenticator
     }
@@ -62,8 +70,8 @@ package struct NotificationRoutes {
     @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AppNotificationList {
         _ = try await authenticator.authenticate(request)
         let appId = try context.parameters.decoded("appId")
-        guard try await announcements.apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
-        return AppNotificationList(notifications: try await announcements.notifications.list(appId: appId))
+        guard try await apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
+        return AppNotificationList(notifications: try await notifications.list(appId: appId))
     }
 
     /// Undelivered messages first (what an operator looks for), then the most recent ones.

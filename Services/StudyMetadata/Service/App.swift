@@ -63,9 +63,10 @@ public enum StudyMetadataService: ServiceAssembly {
                         logger: environment.logger),
                     authenticator: authenticator
                 ).add(to: routes.router)
+                let queued = StoredNotifications(store: notifications, audit: environment.audit)
                 NotificationRoutes(
-                    announcements: Announcements(notifications: notifications, apps: apps, audit: environment.audit),
-                    messages: StudyMessages(studies: studies, notifications: notifications, audit: environment.audit),
+                    announcements: Announcements(notifications: queued, apps: apps),
+                    messages: StudyMessages(studies: studies, notifications: queued), apps: apps, notifications: notifications,
                     outbox: environment.outbox, authenticator: authenticator
                 ).add(to: routes.router)
                 let published = PublishedStudies(client: environment.postgres, catalog: catalog, logger: environment.logger)

@@ -43,6 +43,62 @@ package protocol APIKeyRegistry: Sendable {
     func revoke(_ id: UUID, of admin: AuthenticatedAdmin) async throws -> Bool
 }
 
+/// An app as it is defined (`Announcements`).
+package protocol AppLookup: Sendable {
+    func app(id: String) async throws -> AppDefinition?
+}
+
+/// Studies as their admins see them (`StudyMessages`).
+package protocol StudySummaries: Sendable {
+    func summary(studyId: String) async throws -> StudySummary?
+    func exists(studyId: String) async throws -> Bool
+}
+
+/// Notifications queued for the apps' users, each id used once, each with its audit event
+/// (`Announcements`, `StudyMessages`).
+package protocol NotificationOutbox: Sendable {
+    /// An app-wide announcement due at `due`; nil when the app has a notification by that id.
+    func announce(appId: String, notificationId: String, title: LocalizedText?, message: LocalizedText, at due: Date, by actor: String)
+        async throws -> NotificationStore.Record?
+    /// A message to a study's participants, due now; nil when the study has one by that id.
+    func sendStudyMessage(
+        studyId: String, appId: String, notificationId: String, title: LocalizedText?, message: LocalizedText, by actor: String
+    ) async throws -> NotificationStore.Record?
+    /// The study's notifications, newest first.
+    func list(studyId: String) async throws -> [NotificationStore.Record]
+}
+
 extension AdminStore: AdminAccounts {}
-extension AppStore: AppRegistry {}
+extension AppStore: AppRegistry, AppLookup {}
 extension APIKeyStore: APIKeyRegistry {}
+extension StudyStore: StudySummaries {}
+
+/// `NotificationStore` as the notification port: its writes record their audit events in
+/// `audit`, in the same transaction.
+package struct StoredNotifications: NotificationOutbox {
+    package let store: NotificationStore
+    package let audit: AuditLog
+
+    package init(store: NotificationStore, audit: AuditLog) {
+        self.store = store
+        self.audit = audit
+    }
+
+    package func announce(
+        appId: String, notificationId: String, title: LocalizedText?, message: LocalizedText, at due: Date, by actor: String
+    ) async throws -> NotificationStore.Record? {
+        try await store.announce(
+            appId: appId, notificationId: notificationId, title: title, message: message, at: due, by: actor, audit: audit)
+    }
+
+    package func sendStudyMessage(
+        studyId: String, appId: String, notificationId: String, title: LocalizedText?, message: LocalizedText, by actor: String
+    ) async throws -> NotificationStore.Record? {
+        try await store.sendStudyMessage(
+            studyId: studyId, appId: appId, notificationId: notificationId, title: title, message: message, by: actor, audit: audit)
+    }
+
+    package func list(studyId: String) async throws -> [NotificationStore.Record] {
+        try await store.list(studyId: studyId)
+    }
+}

@@ -50,11 +50,9 @@ package struct AdminStore: Sendable {
 
     /// Starts a session after a successful login.
     package func startSession(adminId: UUID, tokenHash: String, expiresAt: Date) async throws {
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query(
-                "INSERT INTO admin_sessions (token_hash, admin_id, expires_at) VALUES (\(tokenHash), \(adminId), \(expiresAt))",
-                logger: logger)
-        }
+        try await client.query(
+            "INSERT INTO admin_sessions (token_hash, admin_id, expires_at) VALUES (\(tokenHash), \(adminId), \(expiresAt))",
+            logger: logger)
     }
 
     /// The admin holding a live session with this token hash.

@@ -5,14 +5,12 @@ import StudyModels
 /// A super-admin's message to every user of an app, now or at a time to come. Its id may be
 /// chosen, so a script can be re-run safely: a repeated id is refused.
 package struct Announcements: Sendable {
-    package let notifications: NotificationStore
-    package let apps: AppStore
-    package let audit: AuditLog
+    package let notifications: any NotificationOutbox
+    package let apps: any AppLookup
 
-    package init(notifications: NotificationStore, apps: AppStore, audit: AuditLog) {
+    package init(notifications: any NotificationOutbox, apps: any AppLookup) {
         self.notifications = notifications
         self.apps = apps
-        self.audit = audit
     }
 
     /// Queues `announcement` for the app's users; a time in the past means now.
@@ -37,7 +35,7 @@ package struct Announcements: Sendable {
         guard try await apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
         guard let record = try await notifications.announce(
             appId: appId, notificationId: notificationId, title: announcement.title, message: announcement.text, at: due,
-            by: actor, audit: audit)
+            by: actor)
         else { throw StudyMetadataError.notificationExists(appId: appId, notificationId: notificationId) }
         return record
     }

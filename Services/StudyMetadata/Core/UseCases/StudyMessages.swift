@@ -5,14 +5,12 @@ import StudyModels
 /// A study admin's message to the participants of an active study, sent at once (the study
 /// document's notifications are for what is planned), and the study's notifications listed.
 package struct StudyMessages: Sendable {
-    package let studies: StudyStore
-    package let notifications: NotificationStore
-    package let audit: AuditLog
+    package let studies: any StudySummaries
+    package let notifications: any NotificationOutbox
 
-    package init(studies: StudyStore, notifications: NotificationStore, audit: AuditLog) {
+    package init(studies: any StudySummaries, notifications: any NotificationOutbox) {
         self.studies = studies
         self.notifications = notifications
-        self.audit = audit
     }
 
     /// The longest text a message may have: a push shows far less, and the app lists the rest.
@@ -43,7 +41,7 @@ package struct StudyMessages: Sendable {
         guard [.active, .testing].contains(study.status) else { throw StudyMetadataError.notActive(studyId: study.studyId, status: study.status) }
         guard let record = try await notifications.sendStudyMessage(
             studyId: study.studyId, appId: study.appId, notificationId: notificationId, title: message.title,
-            message: message.text, by: actor, audit: audit)
+            message: message.text, by: actor)
         else { throw StudyMetadataError.studyNotificationExists(studyId: study.studyId, notificationId: notificationId) }
         return record
     }
