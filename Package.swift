@@ -167,11 +167,20 @@ let package = Package(
             path: "Shared/ServiceKitHTTP",
             swiftSettings: strictSettings
         ),
+        // Every signed call between the services, defined once: the callers and the routers both
+        // build from these definitions.
+        .target(
+            name: "InternalContracts",
+            dependencies: ["ServiceKit", "StudyModels", "JSONText"],
+            path: "Shared/InternalContracts",
+            swiftSettings: strictSettings
+        ),
         // The admin bearer tokens study-metadata issues, checked by the other services' admin
         // APIs (response, registration) through study-metadata's internal API.
         .target(
             name: "AdminAuthHTTP",
             dependencies: [
+                "InternalContracts",
                 "ServiceKit", "ServiceKitHTTP", "StudyModels",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -190,6 +199,7 @@ let package = Package(
         .target(
             name: "StudyMetadataCore",
             dependencies: [
+                "InternalContracts",
                 "ServiceKit", "StudyModels", "SageAssessments",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -204,6 +214,7 @@ let package = Package(
         .target(
             name: "StudyMetadataHTTP",
             dependencies: [
+                "InternalContracts",
                 "StudyMetadataCore", "ServiceKit", "ServiceKitHTTP", "StudyModels", "JSONText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -258,6 +269,7 @@ let package = Package(
         .target(
             name: "RegistrationCore",
             dependencies: [
+                "InternalContracts",
                 "QRCode",
                 "ServiceKit", "StudyModels", "SMTPClient",
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -277,6 +289,7 @@ let package = Package(
         .target(
             name: "RegistrationHTTP",
             dependencies: [
+                "InternalContracts",
                 "RegistrationCore", "AdminAuthHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -306,6 +319,7 @@ let package = Package(
         .target(
             name: "ResponseCore",
             dependencies: [
+                "InternalContracts",
                 "QRCode", "CMSEnvelope", "SageAssessments", "ZipArchive", "JSONText",
                 "ServiceKit", "StudyModels",
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -323,6 +337,7 @@ let package = Package(
         .target(
             name: "ResponseHTTP",
             dependencies: [
+                "InternalContracts",
                 "ResponseCore", "AdminAuthHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels", "SageAssessments", "ZipArchive",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -472,6 +487,7 @@ let package = Package(
         .target(
             name: "InMemoryPorts",
             dependencies: [
+                "InternalContracts",
                 "ResponseCore", "RegistrationCore", "StudyMetadataCore", "ConsoleCore", "ServiceKit", "StudyModels", "JSONText",
                 "SageAssessments", "CMSEnvelope",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -569,6 +585,7 @@ let package = Package(
         .testTarget(
             name: "ServicesTests",
             dependencies: [
+                "InternalContracts",
                 "StudyMetadataCore", "StudyMetadataHTTP", "StudyMetadataService", "RegistrationCore", "RegistrationHTTP", "RegistrationService", "ResponseCore", "ResponseHTTP", "ResponseService", "TestSupport", "ServiceKit", "ServiceKitHTTP",
                 "StudyModels",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -590,6 +607,7 @@ let package = Package(
         .testTarget(
             name: "ConsoleTests",
             dependencies: [
+                "InternalContracts",
                 "ConsoleCore", "ConsoleHTTP", "ConsoleService", "StudyMetadataService", "ResponseService", "RegistrationService",
                 "RegistrationCore", "TestSupport", "StudyModels", "JSONText",
                 "ServiceKit", "ServiceKitHTTP",

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import InternalContracts
 import Logging
 import ServiceKit
 import ServiceKitHTTP
@@ -35,18 +36,16 @@ public struct RemoteAPIKeyAuthenticator: Sendable {
         guard let key = Self.key(in: request), key.utf8.count <= 200 else {
             throw APIError.unauthenticated("send an API key (made on the console's API keys page) as the apikey header")
         }
-        let body = Array(try JSONEncoder().encode(APIKeyQuery(keyHash: SecureToken.hash(key))))
-        let response: InternalClient.Reply
+        let answer: InternalAnswer<AdminIdentity>
         do {
-            response = try await client.send(.POST, to: .studyMetadata, path: InternalPaths.apiKeys, body: body, logger: logger)
+            answer = try await client.call(InternalCalls.apiKeys, body: APIKeyQuery(keyHash: SecureToken.hash(key)), logger: logger)
         } catch {
-            logger.warning("study-metadata unreachable for an API key check", metadata: ["error": "\(error)"])
+            logger.warning("study-metadata could not check an API key", metadata: ["error": "\(error)"])
             throw APIError.unavailable("API keys cannot be checked now; try again")
         }
-        switch response.status.code {
-        case 200: return try response.decode(AdminIdentity.self)
-        case 404: throw APIError.unauthenticated("the API key is unknown, expired or revoked")
-        default: throw APIError.unavailable("API keys cannot be checked now; try again")
+        switch answer {
+        case .answered(let identity): return identity
+        case .refused: throw APIError.unauthenticated("the API key is unknown, expired or revoked")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import InternalContracts
 import Logging
 import ServiceKit
 import ServiceKitHTTP
@@ -20,18 +21,17 @@ public struct RemoteAdminAuthenticator: Sendable {
         guard let token = request.bearerToken else {
             throw APIError.unauthenticated("send Authorization: Bearer <token> from study-metadata's POST /admin/v1/login")
         }
-        let body = Array(try JSONEncoder().encode(AdminSessionQuery(tokenHash: SecureToken.hash(token))))
-        let response: InternalClient.Reply
+        let answer: InternalAnswer<AdminIdentity>
         do {
-            response = try await client.send(.POST, to: .studyMetadata, path: InternalPaths.adminSessions, body: body, logger: logger)
+            answer = try await client.call(
+                InternalCalls.adminSessions, body: AdminSessionQuery(tokenHash: SecureToken.hash(token)), logger: logger)
         } catch {
-            logger.warning("study-metadata unreachable for an admin check", metadata: ["error": "\(error)"])
-            throw APIError.unavailable("admin sign-in cannot be checked now (study-metadata is unreachable); try again")
+            logger.warning("study-metadata could not check an admin token", metadata: ["error": "\(error)"])
+            throw APIError.unavailable("admin sign-in cannot be checked now (study-metadata is unreachable or failing); try again")
         }
-        switch response.status.code {
-        case 200: return try response.decode(AdminIdentity.self)
-        case 404: throw APIError.unauthenticated("the token is unknown, expired or revoked; log in again")
-        default: throw APIError.unavailable("admin sign-in cannot be checked now (study-metadata answered \(response.status.code))")
+        switch answer {
+        case .answered(let identity): return identity
+        case .refused: throw APIError.unauthenticated("the token is unknown, expired or revoked; log in again")
         }
     }
 

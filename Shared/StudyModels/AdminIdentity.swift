@@ -63,6 +63,8 @@ public struct AdminSessionQuery: Codable, Sendable, Equatable {
     public var tokenHash: String
 
     public init(tokenHash: String) { self.tokenHash = tokenHash }
+
+    public var isWellFormed: Bool { TokenHash.isHexDigest(tokenHash) }
 }
 
 /// An API key's request: a name the admin knows it by, and how long it lives
@@ -117,11 +119,13 @@ public struct APIKeyList: Codable, Sendable, Equatable {
     public init(keys: [APIKeySummary]) { self.keys = keys }
 }
 
-/// The response service asks study-metadata whose an API key is (`InternalPaths.apiKeys`),
+/// The response service asks study-metadata whose an API key is (`InternalCalls.apiKeys`),
 /// sending its SHA-256, never the key.
 public struct APIKeyQuery: Codable, Sendable, Equatable {
     /// SHA-256 (hex) of the key.
     public var keyHash: String
 
     public init(keyHash: String) { self.keyHash = keyHash }
+
+    public var isWellFormed: Bool { TokenHash.isHexDigest(keyHash) }
 }

@@ -1,6 +1,7 @@
 import Configuration
 import ConsoleService
 import Foundation
+import InternalContracts
 import HTTPTypes
 import HummingbirdTesting
 import Logging
@@ -157,9 +158,9 @@ struct ConsoleFixture: Sendable {
         encoder.dateEncodingStrategy = .iso8601
         let body = Array(try encoder.encode(event))
         var headers = TestApplication.signedHeaders(
-            caller: .studyMetadata, to: .response, method: .post, path: InternalPaths.studyEvents, body: body)
+            caller: .studyMetadata, to: .response, method: .post, path: InternalCalls.studyEvents.template, body: body)
         headers[.contentType] = "application/json"
-        return try await response.execute(uri: InternalPaths.studyEvents, method: .post, headers: headers, body: ByteBuffer(bytes: body)) {
+        return try await response.execute(uri: InternalCalls.studyEvents.template, method: .post, headers: headers, body: ByteBuffer(bytes: body)) {
             $0.status
         }
     }

@@ -214,8 +214,8 @@ import TestSupport
                 let internalClient = InternalClient(
                     keys: keys, peers: [.studyMetadata: URL(string: "http://127.0.0.1:\(client.port!)")!])
                 let logger = Logger(label: "test")
-                let who = try await internalClient.json(
-                    .GET, to: .studyMetadata, path: "/internal/v1/whoami", as: WhoAmIResponse.self, logger: logger)
+                let who = try await internalClient.call(InternalEndpoints.whoami(on: .studyMetadata), logger: logger)
+                    .reply(from: .studyMetadata)
                 #expect(who == WhoAmIResponse(service: "study-metadata", caller: "response"))
 
                 let echoed = try await internalClient.send(

@@ -13,7 +13,7 @@ import TestSupport
 /// The outbox: messages leave only with their transaction, survive a peer being down, are retried
 /// with backoff, given up after the limit, and delivered once even with competing workers.
 @Suite(.needsCluster) struct OutboxTests {
-    struct Event: Codable, Equatable, Sendable {
+    struct Event: Codable, Equatable, InternalPayload {
         var n: Int
     }
 
@@ -71,10 +71,13 @@ import TestSupport
 
     func enqueue(_ n: Int, _ client: PostgresClient, _ logger: Logger) async throws {
         try await client.withTransaction(logger: logger) { connection in
-            try await Outbox(client: client, logger: logger).enqueue(
-                .POST, to: .response, path: "/internal/v1/inbox", payload: Event(n: n), on: connection)
+            try await Outbox(client: client, logger: logger).enqueue(Self.inbox, payload: Event(n: n), on: connection)
         }
     }
+
+    /// The test receiver's endpoint.
+    static let inbox = InternalEndpoint<Event, NoContent>(
+        .POST, "/internal/v1/inbox", receiver: .response, callers: [.studyMetadata], purpose: "sends test events")
 
     /// An address nothing listens on: the peer is down.
     static let downPeer = URL(string: "http://127.0.0.1:9")!
@@ -84,8 +87,7 @@ import TestSupport
             struct Abort: Error {}
             await #expect(throws: PostgresTransactionError.self) {
                 try await client.withTransaction(logger: logger) { connection in
-                    try await Outbox(client: client, logger: logger).enqueue(
-                        .POST, to: .response, path: "/internal/v1/inbox", payload: Event(n: 1), on: connection)
+                    try await Outbox(client: client, logger: logger).enqueue(Self.inbox, payload: Event(n: 1), on: connection)
                     throw Abort()
                 }
             }

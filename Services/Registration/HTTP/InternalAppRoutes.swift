@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import InternalContracts
 import RegistrationCore
 import ServiceKit
 import ServiceKitHTTP
@@ -8,11 +9,6 @@ import StudyModels
 /// `PUT /internal/v1/apps/{appId}`: study-metadata sends an app's definition whenever an admin
 /// creates or changes it (signed; only study-metadata may call it).
 package struct InternalAppRoutes {
-    package struct Received: ResponseEncodable {
-        /// False when a newer revision was already here (a late or repeated delivery).
-        package var applied: Bool
-    }
-
     package let settings: AppSettingsStore
 
     package init(settings: AppSettingsStore) {
@@ -20,21 +16,17 @@ package struct InternalAppRoutes {
     }
 
     package func add(to group: RouterGroup<ServiceRequestContext>) {
-        group.put("/v1/apps/:appId", use: receive)
+        group.on(InternalCalls.appSettings, use: receive)
     }
 
-    @Sendable package func receive(_ request: Request, context: ServiceRequestContext) async throws -> Received {
-        try context.requireCaller(.studyMetadata, "sends app settings")
-        let appId = try context.parameters.decoded("appId")
-        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
-        guard let sync = try? JSONDecoder().decode(AppSettingsSync.self, from: Data(buffer: buffer)) else {
-            throw APIError.badRequest("the body is not an app settings message")
-        }
+    @Sendable package func receive(_ call: InternalRequest<AppSettingsSync>) async throws -> MessageApplied {
+        let appId = try call.parameter("appId")
+        let sync = call.body
         guard sync.app.appId == appId else { throw APIError.badRequest("the body is for app \(sync.app.appId), not \(appId)") }
         let problems = sync.app.problems()
         guard problems.isEmpty else {
             throw APIError.badRequest("the app definition is invalid: \(problems.map { "\($0.pointer) \($0.message)" }.joined(separator: "; "))")
         }
-        return Received(applied: try await settings.save(sync))
+        return MessageApplied(applied: try await settings.save(sync))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import InternalContracts
 import RegistrationCore
 import ServiceKit
 import ServiceKitHTTP
@@ -18,16 +19,15 @@ package struct InternalPushCredentialRoutes {
     }
 
     package func add(to group: RouterGroup<ServiceRequestContext>) {
-        group.put("/v1/apps/:appId/push-credentials/:platform", use: put)
-        group.get("/v1/apps/:appId/push-credentials", use: list)
-        group.delete("/v1/apps/:appId/push-credentials/:platform", use: delete)
+        group.on(InternalCalls.pushCredentials, use: put)
+        group.on(InternalCalls.pushCredentialList, use: list)
+        group.on(InternalCalls.pushCredentialRemoval, use: delete)
     }
 
-    @Sendable package func put(_ request: Request, context: ServiceRequestContext) async throws -> PushCredentialSummary {
-        let (appId, platform) = try target(context)
-        let sealed = try await request.body.collect(upTo: 64 * 1024)
-        let path = InternalPaths.pushCredentials(appId: appId, platform: platform)
-        guard let body = SealedBody.open(Data(buffer: sealed), from: ServiceName.studyMetadata.rawValue, path: path, keys: keys)
+    @Sendable package func put(_ call: InternalRequest<OpaqueBody>) async throws -> PushCredentialSummary {
+        let (appId, platform) = try target(call)
+        let path = try InternalCalls.pushCredentials.path(["appId": appId, "platform": platform.rawValue])
+        guard let body = SealedBody.open(Data(call.body.bytes), from: ServiceName.studyMetadata.rawValue, path: path, keys: keys)
         else {
             throw APIError.badRequest("the body is not sealed for \(path)")
         }
@@ -42,28 +42,23 @@ package struct InternalPushCredentialRoutes {
         return try await store.save(credentials, appId: appId, actor: ServiceName.studyMetadata.rawValue)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> PushCredentialList {
-        try context.requireCaller(.studyMetadata, "manages push credentials")
-        return PushCredentialList(credentials: try await store.summaries(appId: try context.parameters.decoded("appId")))
+    @Sendable package func list(_ call: InternalRequest<NoContent>) async throws -> PushCredentialList {
+        PushCredentialList(credentials: try await store.summaries(appId: try call.parameter("appId")))
     }
 
-    @Sendable package func delete(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
-        let (appId, platform) = try target(context)
+    @Sendable package func delete(_ call: InternalRequest<NoContent>) async throws -> NoContent {
+        let (appId, platform) = try target(call)
         guard try await store.delete(appId: appId, platform: platform, actor: ServiceName.studyMetadata.rawValue) else {
             throw RegistrationAdminError.noPushCredentials(appId: appId, platform: platform)
         }
-        return .noContent
+        return NoContent()
     }
 
-    private func target(_ context: ServiceRequestContext) throws -> (String, Platform) {
-        try context.requireCaller(.studyMetadata, "manages push credentials")
-        let appId = try context.parameters.decoded("appId")
-        guard let platform = Platform(rawValue: try context.parameters.decoded("platform")) else {
+    private func target(_ call: InternalRequest<some InternalPayload>) throws -> (String, Platform) {
+        let appId = try call.parameter("appId")
+        guard let platform = Platform(rawValue: try call.parameter("platform")) else {
             throw APIError.notFound("the platform is ios or android")
         }
         return (appId, platform)
     }
 }
-
-extension PushCredentialSummary: ResponseEncodable {}
-extension PushCredentialList: ResponseEncodable {}

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import InternalContracts
 import RegistrationCore
 import ServiceKit
 import ServiceKitHTTP
@@ -16,20 +17,13 @@ package struct InternalTestRunRoutes {
     }
 
     package func add(to group: RouterGroup<ServiceRequestContext>) {
-        group.post("/v1/studies/:studyId/testing-ended", use: receive)
+        group.on(InternalCalls.testingEnded, use: receive)
     }
 
-    @Sendable package func receive(_ request: Request, context: ServiceRequestContext) async throws -> TestRunCleanup.Removed {
-        try context.requireCaller(.studyMetadata, "reports the end of a study's test run")
-        let studyId = try context.parameters.decoded("studyId")
-        let buffer = try await request.body.collect(upTo: 16 * 1024)
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard let ended = try? decoder.decode(StudyTestingEnded.self, from: Data(buffer: buffer)), ended.studyId == studyId else {
-            throw APIError.badRequest("the body is not the end of this study's test run")
+    @Sendable package func receive(_ call: InternalRequest<StudyTestingEnded>) async throws -> TestRunRemoval {
+        guard call.body.studyId == (try call.parameter("studyId")) else {
+            throw APIError.badRequest(InternalCalls.testingEnded.malformedBody)
         }
-        return try await cleanup.testingEnded(ended)
+        return try await cleanup.testingEnded(call.body)
     }
 }
-
-extension TestRunCleanup.Removed: ResponseEncodable {}

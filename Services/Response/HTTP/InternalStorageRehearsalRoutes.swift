@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import InternalContracts
 import JSONText
 import ResponseCore
 import ServiceKit
@@ -18,20 +19,15 @@ package struct InternalStorageRehearsalRoutes {
     }
 
     package func add(to group: RouterGroup<ServiceRequestContext>) {
-        group.post("/v1/studies/:studyId/storage-rehearsals", use: rehearse)
+        group.on(InternalCalls.storageRehearsals, use: rehearse)
     }
 
-    @Sendable package func rehearse(_ request: Request, context: ServiceRequestContext) async throws -> StorageRehearsalReply {
-        try context.requireCaller(.studyMetadata, "checks that a study's answers can be stored")
-        let studyId = try context.parameters.decoded("studyId")
+    @Sendable package func rehearse(_ call: InternalRequest<JSONBytes>) async throws -> StorageRehearsalReply {
+        let studyId = try call.parameter("studyId")
         guard Identifiers.isValid(studyId) else { throw APIError.badRequest("the study id \(Identifiers.rule)") }
-        let budget = JSONValue.Budget.storageRehearsal
-        let body = try await request.body.collect(upTo: budget.maxBytes)
-        guard let root = try? JSONValue.parse(body.readableBytesView, budget: budget), case .array(let designs)? = root["designs"],
+        guard let root = try? JSONValue.parse(call.body.bytes, budget: .storageRehearsal), case .array(let designs)? = root["designs"],
             designs.allSatisfy({ if case .object = $0 { true } else { false } })
-        else { throw APIError.badRequest("the body must be {\"designs\": [activity designs]}") }
+        else { throw APIError.badRequest(InternalCalls.storageRehearsals.malformedBody) }
         return StorageRehearsalReply(problems: try await rehearsal.problems(studyId: studyId, designs: designs))
     }
 }
-
-extension StorageRehearsalReply: ResponseEncodable {}

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import InternalContracts
 import ResponseCore
 import ServiceKit
 import ServiceKitHTTP
@@ -9,10 +10,6 @@ import StudyModels
 /// (signed; only study-metadata may call it). Repeated or late events are harmless: the newest
 /// (by version, then time) is kept.
 package struct InternalStudyEventRoutes {
-    package struct Received: ResponseEncodable {
-        package var applied: Bool
-    }
-
     package let catalog: StudyCatalog
     package let properties: ParticipantPropertyStore
 
@@ -22,17 +19,11 @@ package struct InternalStudyEventRoutes {
     }
 
     package func add(to group: RouterGroup<ServiceRequestContext>) {
-        group.post("/v1/study-events", use: receive)
+        group.on(InternalCalls.studyEvents, use: receive)
     }
 
-    @Sendable package func receive(_ request: Request, context: ServiceRequestContext) async throws -> Received {
-        try context.requireCaller(.studyMetadata, "sends study events")
-        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard let event = try? decoder.decode(StudyEvent.self, from: Data(buffer: buffer)) else {
-            throw APIError.badRequest("the body is not a study event")
-        }
+    @Sendable package func receive(_ call: InternalRequest<StudyEvent>) async throws -> MessageApplied {
+        let event = call.body
         guard Identifiers.isValid(event.studyId) else { throw APIError.badRequest("the study id \(Identifiers.rule)") }
         let outcome = try await catalog.apply(event)
         if case .idConflict(let stored) = outcome {
@@ -44,6 +35,6 @@ package struct InternalStudyEventRoutes {
         if applied && !event.participantProperties.isEmpty {
             try await properties.ensureTable(studyKey: StudyCatalog.key(event.studyId))
         }
-        return Received(applied: applied)
+        return MessageApplied(applied: applied)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import InternalContracts
 import ResponseCore
 import ServiceKit
 import ServiceKitHTTP
@@ -17,14 +18,13 @@ package struct InternalSubmissionRoutes {
     }
 
     package func add(to group: RouterGroup<ServiceRequestContext>) {
-        group.get("/v1/submissions", use: page)
-        group.get("/v1/submission-settlements", use: settlements)
+        group.on(InternalCalls.submissionFeed, use: page)
+        group.on(InternalCalls.settlementFeed, use: settlements)
     }
 
     /// What became of the responses that failed processing, in the order they were settled.
-    @Sendable package func settlements(_ request: Request, context: ServiceRequestContext) async throws -> SettlementFeed {
-        try context.requireCaller(.registration, "reads which responses could not be stored")
-        return try await submissions.settlements(after: try Self.after(request, what: "a settlement number"))
+    @Sendable package func settlements(_ call: InternalRequest<NoContent>) async throws -> SettlementFeed {
+        try await submissions.settlements(after: try Self.after(call.request, what: "a settlement number"))
     }
 
     /// The `after` parameter: 1 to 18 digits, so it is never past Int64.
@@ -37,11 +37,7 @@ package struct InternalSubmissionRoutes {
         return after
     }
 
-    @Sendable package func page(_ request: Request, context: ServiceRequestContext) async throws -> SubmissionFeed {
-        try context.requireCaller(.registration, "reads the responses stored for participants' runs")
-        return try await submissions.page(after: try Self.after(request, what: "a response id"))
+    @Sendable package func page(_ call: InternalRequest<NoContent>) async throws -> SubmissionFeed {
+        try await submissions.page(after: try Self.after(call.request, what: "a response id"))
     }
 }
-
-extension SubmissionFeed: ResponseEncodable {}
-extension SettlementFeed: ResponseEncodable {}

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import InternalContracts
 import ServiceKit
 import ServiceKitHTTP
 import StudyMetadataCore
@@ -22,37 +23,21 @@ package struct InternalAdminRoutes {
     }
 
     package func add(to group: RouterGroup<ServiceRequestContext>) {
-        group.post("/v1/admin-sessions/verify", use: verify)
-        group.post("/v1/api-keys/verify", use: verifyKey)
+        group.on(InternalCalls.adminSessions, use: verify)
+        group.on(InternalCalls.apiKeys, use: verifyKey)
     }
 
-    @Sendable package func verifyKey(_ request: Request, context: ServiceRequestContext) async throws -> AdminIdentity {
-        try context.requireCaller(.response, "check API keys")
-        let buffer = try await request.body.collect(upTo: 4096)
-        guard let query = try? JSONDecoder().decode(APIKeyQuery.self, from: Data(buffer: buffer)),
-            query.keyHash.count == 64, query.keyHash.allSatisfy(\.isHexDigit)
-        else {
-            throw APIError.badRequest("the body must be {\"keyHash\": \"<64 hex characters>\"}")
-        }
-        guard let identity = try await keys.identity(keyHash: query.keyHash.lowercased()) else {
+    @Sendable package func verifyKey(_ call: InternalRequest<APIKeyQuery>) async throws -> AdminIdentity {
+        guard let identity = try await keys.identity(keyHash: call.body.keyHash.lowercased()) else {
             throw StudyMetadataError.noLiveKey
         }
         return identity
     }
 
-    @Sendable package func verify(_ request: Request, context: ServiceRequestContext) async throws -> AdminIdentity {
-        try context.requireCaller(oneOf: [.response, .registration], "check admin tokens")
-        let buffer = try await request.body.collect(upTo: 4096)
-        guard let query = try? JSONDecoder().decode(AdminSessionQuery.self, from: Data(buffer: buffer)),
-            query.tokenHash.count == 64, query.tokenHash.allSatisfy(\.isHexDigit)
-        else {
-            throw APIError.badRequest("the body must be {\"tokenHash\": \"<64 hex characters>\"}")
-        }
-        guard let admin = try await store.authenticated(tokenHash: query.tokenHash.lowercased()) else {
+    @Sendable package func verify(_ call: InternalRequest<AdminSessionQuery>) async throws -> AdminIdentity {
+        guard let admin = try await store.authenticated(tokenHash: call.body.tokenHash.lowercased()) else {
             throw StudyMetadataError.noLiveSession
         }
         return AdminIdentity(adminId: admin.id, email: admin.email, role: admin.role, studyRoles: admin.studyRoles)
     }
 }
-
-extension AdminIdentity: ResponseEncodable {}

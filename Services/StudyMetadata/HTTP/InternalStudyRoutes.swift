@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import InternalContracts
 import ServiceKit
 import ServiceKitHTTP
 import StudyMetadataCore
@@ -17,18 +18,17 @@ package struct InternalStudyRoutes {
     }
 
     package func add(to group: RouterGroup<ServiceRequestContext>) {
-        group.get("/v1/studies", use: studies)
-        group.get("/v1/studies/:studyId/activities/:activityId/versions/:version", use: activity)
-        group.get("/v1/studies/:studyId/versions/:version/document", use: document)
-        group.get("/v1/studies/:studyId/standing", use: standing)
-        group.get("/v1/studies/:studyId/schedule", use: schedule)
+        group.on(InternalCalls.studies, use: studies)
+        group.on(InternalCalls.activity, use: activity)
+        group.on(InternalCalls.document, use: document)
+        group.on(InternalCalls.standing, use: standing)
+        group.on(InternalCalls.schedule, use: schedule)
     }
 
     /// What the study schedules at its newest published version, for registration's runs. A study
     /// in testing counts (its testers have runs too); one never published does not exist.
-    @Sendable package func schedule(_ request: Request, context: ServiceRequestContext) async throws -> StudySchedule {
-        try context.requireCaller(.registration, "computes participants' runs")
-        let studyId = try context.parameters.decoded("studyId")
+    @Sendable package func schedule(_ call: InternalRequest<NoContent>) async throws -> StudySchedule {
+        let studyId = try call.parameter("studyId")
         guard let standing = try await published.standing(studyId: studyId),
             let current = try await published.current(appId: standing.appId, testing: true, studyId: studyId).first
         else { throw StudyMetadataError.noPublishedStudy(studyId) }
@@ -38,17 +38,15 @@ package struct InternalStudyRoutes {
     }
 
     /// Registration checks a study id a participant sends (a consent upload) against this.
-    @Sendable package func standing(_ request: Request, context: ServiceRequestContext) async throws -> StudyStanding {
-        try context.requireCaller(.registration, "checks the studies participants name")
-        let studyId = try context.parameters.decoded("studyId")
+    @Sendable package func standing(_ call: InternalRequest<NoContent>) async throws -> StudyStanding {
+        let studyId = try call.parameter("studyId")
         guard let standing = try await published.standing(studyId: studyId) else {
             throw StudyMetadataError.noPublishedStudy(studyId)
         }
         return standing
     }
 
-    @Sendable package func studies(_ request: Request, context: ServiceRequestContext) async throws -> StudyEventList {
-        try context.requireCaller(.response, "resyncs studies")
+    @Sendable package func studies(_ call: InternalRequest<NoContent>) async throws -> StudyEventList {
         return StudyEventList(studies: try await published.studyEvents())
     }
 
@@ -56,11 +54,10 @@ package struct InternalStudyRoutes {
     /// every step (no platform filter) and English texts. The version is its label (the admin's, or
     /// numbered like `1.2`) or its number;
     /// the activity id is matched as written, or else in any case (the design carries its own).
-    @Sendable package func activity(_ request: Request, context: ServiceRequestContext) async throws -> ActivityReply {
-        try context.requireCaller(.response, "reads activity designs")
-        let studyId = try context.parameters.decoded("studyId")
-        let activityId = try context.parameters.decoded("activityId")
-        let label = try context.parameters.decoded("version")
+    @Sendable package func activity(_ call: InternalRequest<NoContent>) async throws -> ActivityReply {
+        let studyId = try call.parameter("studyId")
+        let activityId = try call.parameter("activityId")
+        let label = try call.parameter("version")
         guard StudyActivity.isValidVersionLabel(label) else {
             throw APIError.badRequest("the version must be a label like 1.2 or 3: letters, digits, dots, hyphens or underscores")
         }
@@ -78,18 +75,12 @@ package struct InternalStudyRoutes {
             assessment: activity.assessment?.document)
     }
 
-    @Sendable package func document(_ request: Request, context: ServiceRequestContext) async throws -> StudyDocument {
-        try context.requireCaller(.response, "reads study documents")
-        let studyId = try context.parameters.decoded("studyId")
-        guard let version = Int(try context.parameters.decoded("version")), version >= 1 else {
+    @Sendable package func document(_ call: InternalRequest<NoContent>) async throws -> StudyDocument {
+        let studyId = try call.parameter("studyId")
+        guard let version = Int(try call.parameter("version")), version >= 1 else {
             throw APIError.badRequest("the version must be a whole number from 1")
         }
         return try await published.document(studyId: studyId, version: version)
     }
 }
 
-extension StudyEventList: ResponseEncodable {}
-extension StudyStanding: ResponseEncodable {}
-extension StudySchedule: ResponseEncodable {}
-extension ActivityReply: ResponseEncodable {}
-extension StudyDocument: ResponseEncodable {}

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import NIOHTTP1
+import InternalContracts
 import ServiceKit
 import ServiceKitHTTP
 import StudyMetadataCore
@@ -39,22 +39,21 @@ package struct PushCredentialRoutes {
         let admin = try await authenticator.requireSuperAdmin(request)
         let (appId, platform) = try await target(context)
         let upload = try await request.body.collect(upTo: Self.maxUploadBytes)
-        let path = InternalPaths.pushCredentials(appId: appId, platform: platform)
+        let parameters = ["appId": appId, "platform": platform.rawValue]
+        let path = try InternalCalls.pushCredentials.path(parameters)
         let sealed = try SealedBody.seal(Data(buffer: upload), to: .registration, path: path, keys: internalClient.keys)
-        let response = try await relay(.PUT, path: path, body: sealed, contentType: "application/octet-stream", context)
-        switch response.status.code {
-        case 200:
-            let summary = try Self.decoder.decode(PushCredentialSummary.self, from: Data(buffer: response.body))
+        switch try await relay(InternalCalls.pushCredentials, parameters, body: OpaqueBody(sealed), context) {
+        case .answered(let summary):
             try await audit.record(
                 actor: admin.email, action: "app.push_credentials_set",
                 details: ["appId": appId, "platform": platform.rawValue, "publicKeySHA256": summary.publicKeySHA256])
             return summary
-        case 422:
-            let refused = try? JSONDecoder().decode(AdminErrorBody.self, from: Data(buffer: response.body))
+        case .refused(let refusal, let body) where refusal.status == 422:
+            let refused = try? InternalCoding.decoder.decode(AdminErrorBody.self, from: Data(buffer: body))
             throw APIError.invalid(
                 refused?.error.message ?? "the push credentials cannot be used", problems: refused?.error.problems ?? [])
-        default:
-            throw Self.peerFailed("answered \(response.status.code)")
+        case .refused(let refusal, _):
+            throw Self.peerFailed("answered \(refusal.status)")
         }
     }
 
@@ -62,23 +61,24 @@ package struct PushCredentialRoutes {
         _ = try await authenticator.authenticate(request)
         let appId = try context.parameters.decoded("appId")
         guard try await apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
-        let response = try await relay(.GET, path: InternalPaths.pushCredentialList(appId: appId), context)
-        guard response.status.code == 200 else { throw Self.peerFailed("answered \(response.status.code)") }
-        return try Self.decoder.decode(PushCredentialList.self, from: Data(buffer: response.body))
+        switch try await relay(InternalCalls.pushCredentialList, ["appId": appId], body: NoContent(), context) {
+        case .answered(let list): return list
+        case .refused(let refusal, _): throw Self.peerFailed("answered \(refusal.status)")
+        }
     }
 
     @Sendable package func delete(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
         let admin = try await authenticator.requireSuperAdmin(request)
         let (appId, platform) = try await target(context)
-        let response = try await relay(.DELETE, path: InternalPaths.pushCredentials(appId: appId, platform: platform), context)
-        switch response.status.code {
-        case 204:
+        let parameters = ["appId": appId, "platform": platform.rawValue]
+        switch try await relay(InternalCalls.pushCredentialRemoval, parameters, body: NoContent(), context) {
+        case .answered:
             try await audit.record(
                 actor: admin.email, action: "app.push_credentials_removed",
                 details: ["appId": appId, "platform": platform.rawValue])
             return .noContent
-        case 404: throw StudyMetadataError.noPushCredentials(appId: appId, platform: platform)
-        default: throw Self.peerFailed("answered \(response.status.code)")
+        case .refused:
+            throw StudyMetadataError.noPushCredentials(appId: appId, platform: platform)
         }
     }
 
@@ -91,16 +91,16 @@ package struct PushCredentialRoutes {
         return (appId, platform)
     }
 
-    private func relay(
-        _ method: HTTPMethod, path: String, body: [UInt8] = [], contentType: String? = nil,
-        _ context: ServiceRequestContext
-    ) async throws -> InternalClient.Reply {
+    /// One call to registration; unreachable, or an answer the endpoint does not define, is a
+    /// 502 that says nothing was changed.
+    private func relay<Body, Reply>(
+        _ endpoint: InternalEndpoint<Body, Reply>, _ parameters: [String: String], body: Body, _ context: ServiceRequestContext
+    ) async throws -> InternalAnswer<Reply> {
         do {
-            return try await internalClient.send(
-                method, to: .registration, path: path, body: body, contentType: contentType, logger: context.logger)
+            return try await internalClient.call(endpoint, parameters, body: body, logger: context.logger)
         } catch {
-            context.logger.warning("registration unreachable", metadata: ["error": "\(error)"])
-            throw Self.peerFailed("could not be reached")
+            context.logger.warning("registration could not take a push credentials call", metadata: ["error": "\(error)"])
+            throw Self.peerFailed((error as? InternalCallError)?.status.map { "answered \($0)" } ?? "could not be reached")
         }
     }
 
@@ -109,12 +109,6 @@ package struct PushCredentialRoutes {
             .badGateway, code: "peer_failed",
             message: "the registration service \(what); nothing was changed, try again")
     }
-
-    package static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }()
 }
 
 extension PushCredentialSummary: ResponseEncodable {}

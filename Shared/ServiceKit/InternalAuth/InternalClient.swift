@@ -61,7 +61,7 @@ public struct InternalClient: Sendable {
         _ method: HTTPMethod, to peer: ServiceName, path: String, query: String? = nil, body: [UInt8] = [],
         contentType: String? = "application/json", waitingAtMost: TimeAmount? = nil, logger: Logger
     ) async throws -> Reply {
-        precondition(path.hasPrefix("/internal/"), "internal calls go to /internal/ paths")
+        guard path.hasPrefix("/internal/") else { throw InternalCallError(peer: peer, reason: "\(path) is not an /internal/ path") }
         guard let base = peers[peer] else { throw InternalCallError(peer: peer, reason: "no URL configured") }
         var url = base.absoluteString
         if url.hasSuffix("/") { url.removeLast() }
@@ -89,25 +89,37 @@ public struct InternalClient: Sendable {
         }
     }
 
-    /// Sends `payload` as JSON and decodes a JSON reply; a non-2xx status throws.
-    public func json<Payload: Encodable, Reply: Decodable>(
-        _ method: HTTPMethod, to peer: ServiceName, path: String, query: String? = nil,
-        payload: Payload, as: Reply.Type, logger: Logger
-    ) async throws -> Reply {
-        let body = Array(try JSONEncoder().encode(payload))
-        return try await json(method, to: peer, path: path, query: query, body: body, as: Reply.self, logger: logger)
+    /// Calls `endpoint` on its receiver: the path built from `parameters`, the body written as the
+    /// endpoint's type says. A status the endpoint answers with is decoded as its reply, a refusal
+    /// it declares is returned as one, and anything else (or no answer) throws `InternalCallError`.
+    public func call<Body, Reply>(
+        _ endpoint: InternalEndpoint<Body, Reply>, _ parameters: [String: String] = [:], query: String? = nil, body: Body,
+        waitingAtMost: TimeAmount? = nil, logger: Logger
+    ) async throws -> InternalAnswer<Reply> {
+        let path = try endpoint.path(parameters)
+        let reply = try await send(
+            endpoint.method, to: endpoint.receiver, path: path, query: query, body: try body.wireBytes(),
+            contentType: Body.contentType, waitingAtMost: waitingAtMost, logger: logger)
+        let status = Int(reply.status.code)
+        if endpoint.answers.contains(status) {
+            do {
+                return .answered(try Reply.fromWire(reply.body))
+            } catch {
+                throw InternalCallError(peer: endpoint.receiver, reason: "\(endpoint.method) \(path) answered \(status) with a body that does not read")
+            }
+        }
+        if let refusal = endpoint.refusal(for: status) { return .refused(refusal, body: reply.body) }
+        throw InternalCallError(
+            peer: endpoint.receiver,
+            reason: "\(endpoint.method) \(path) answered \(status): \(String(buffer: reply.body).prefix(200))", status: status)
     }
 
-    /// Sends `body` and decodes a JSON reply; a non-2xx status throws.
-    public func json<Reply: Decodable>(
-        _ method: HTTPMethod, to peer: ServiceName, path: String, query: String? = nil,
-        body: [UInt8] = [], as: Reply.Type, logger: Logger
-    ) async throws -> Reply {
-        let response = try await send(method, to: peer, path: path, query: query, body: body, logger: logger)
-        guard (200..<300).contains(response.status.code) else {
-            throw InternalCallError(peer: peer, reason: "\(method) \(path) answered \(response.status.code)")
-        }
-        return try response.decode(Reply.self)
+    /// `call` for an endpoint that takes no body.
+    public func call<Reply>(
+        _ endpoint: InternalEndpoint<NoContent, Reply>, _ parameters: [String: String] = [:], query: String? = nil,
+        waitingAtMost: TimeAmount? = nil, logger: Logger
+    ) async throws -> InternalAnswer<Reply> {
+        try await call(endpoint, parameters, query: query, body: NoContent(), waitingAtMost: waitingAtMost, logger: logger)
     }
 }
 
@@ -124,10 +136,14 @@ public struct SymmetricKeyBox: Sendable {
 public struct InternalCallError: Error, CustomStringConvertible, Sendable {
     public let peer: ServiceName
     public let reason: String
+    /// The status the peer answered with, when it answered one its endpoint does not define (nil:
+    /// it could not be reached, or its reply did not read).
+    public let status: Int?
 
-    public init(peer: ServiceName, reason: String) {
+    public init(peer: ServiceName, reason: String, status: Int? = nil) {
         self.peer = peer
         self.reason = reason
+        self.status = status
     }
     public var description: String { "internal call to \(peer.rawValue) failed: \(reason)" }
 }

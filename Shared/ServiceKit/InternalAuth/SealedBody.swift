@@ -18,7 +18,7 @@ public enum SealedBody {
     /// Seals `plaintext` for a request to `peer`'s `path`, under this service's pair key for `peer`.
     public static func seal(_ plaintext: some DataProtocol, to peer: ServiceName, path: String, keys: InternalKeys) throws -> [UInt8] {
         let box = try AES.GCM.seal(plaintext, using: key(from: keys.signingKey(for: peer)), authenticating: Data(path.utf8))
-        return Array(box.combined!)
+        return Array(try box.storedBytes)
     }
 
     /// Opens a body `caller` sealed for `path`; nil when no key of that caller opens it.

@@ -39,20 +39,18 @@ public struct Outbox: Sendable {
         self.logger = logger
     }
 
-    /// Queues a signed JSON call to `peer` in `connection`'s transaction.
-    public func enqueue(
-        _ method: HTTPMethod, to peer: ServiceName, path: String, payload: some Encodable,
+    /// Queues a call of `endpoint` (its path built from `parameters`) in `connection`'s transaction.
+    public func enqueue<Body, Reply>(
+        _ endpoint: InternalEndpoint<Body, Reply>, _ parameters: [String: String] = [:], payload: Body,
         on connection: PostgresConnection
     ) async throws {
-        precondition(path.hasPrefix("/internal/"), "internal calls go to /internal/ paths")
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        let body = ByteBuffer(bytes: try encoder.encode(payload))
+        let path = try endpoint.path(parameters)
+        let body = ByteBuffer(bytes: try payload.wireBytes())
         let requestID = logger[metadataKey: "request_id"].map { "\($0)" }
         try await connection.query(
             """
             INSERT INTO internal_outbox (peer, method, path, body, request_id)
-            VALUES (\(peer.rawValue), \(method.rawValue), \(path), \(body), \(requestID))
+            VALUES (\(endpoint.receiver.rawValue), \(endpoint.method.rawValue), \(path), \(body), \(requestID))
             """, logger: logger)
         try await ChangeListener.notify(Self.channel, on: connection, logger: logger)
     }

@@ -76,8 +76,8 @@ public func buildServiceApplication(
 
     let internalGroup = router.group("/internal")
         .add(middleware: InternalAuthMiddleware(keys: settings.internalKeys, nonces: nonces))
-    internalGroup.get("/v1/whoami") { _, context -> WhoAmIResponse in
-        guard let caller = context.internalCaller else { throw APIError.unauthenticated("not signed") }
+    internalGroup.on(InternalEndpoints.whoami(on: descriptor.name)) { call in
+        guard let caller = call.context.internalCaller else { throw APIError.unauthenticated("not signed") }
         return WhoAmIResponse(service: descriptor.name.rawValue, caller: caller)
     }
 

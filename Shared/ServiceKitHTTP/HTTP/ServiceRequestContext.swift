@@ -35,11 +35,7 @@ public struct ServiceRequestContext: RequestContext {
         }
     }
 
-    /// ISO 8601 dates, and `/` left unescaped so JSON Pointers and URLs read as written.
-    public var responseEncoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
-    }
+    /// The internal API's form for every JSON reply: ISO 8601 dates, and `/` left unescaped so
+    /// JSON Pointers and URLs read as written.
+    public var responseEncoder: JSONEncoder { InternalCoding.encoder }
 }

@@ -221,10 +221,10 @@ public struct SchemaProtocolCheck: Sendable {
                 error("\(pointer)/random_interval", "must be a whole number of minutes, 0 to \(Self.longestRandomInterval)")
             }
         }
-        for key in ["sticky", "timeout"] where alerts[key] != nil && !(alerts[key]!.isBool) {
+        for key in ["sticky", "timeout"] where alerts[key].map({ !$0.isBool }) == true {
             error("\(pointer)/\(key)", "must be true or false")
         }
-        for key in ["sticky_label", "title", "message"] where alerts[key] != nil && alerts[key]!.string == nil {
+        for key in ["sticky_label", "title", "message"] where alerts[key].map({ $0.string == nil }) == true {
             error("\(pointer)/\(key)", "must be a string")
         }
         if alerts["timeout"]?.bool == true {

@@ -26,6 +26,15 @@ public struct InvitationTokenRequest: Codable, Sendable, Equatable {
         self.invitations = invitations
         self.createdBy = createdBy
     }
+
+    /// Most invitations one request (or one revocation) names.
+    public static let maxInvitations = 10_000
+
+    /// 1 to `maxInvitations` invitations, each named once.
+    public var isWellFormed: Bool {
+        (1...Self.maxInvitations).contains(invitations.count)
+            && Set(invitations.map(\.invitationId)).count == invitations.count
+    }
 }
 
 /// The answer: each invitation's token, or (422) what is wrong, by the invitation's index in the
@@ -68,6 +77,9 @@ public struct InvitationRevocation: Codable, Sendable, Equatable {
     public var invitationIds: [UUID]
 
     public init(invitationIds: [UUID]) { self.invitationIds = invitationIds }
+
+    /// 1 to `InvitationTokenRequest.maxInvitations` ids.
+    public var isWellFormed: Bool { (1...InvitationTokenRequest.maxInvitations).contains(invitationIds.count) }
 }
 
 /// Which tokens are now refused, and which a participant had already spent (not revoked).
@@ -97,4 +109,6 @@ public struct InvitationEnrollment: Codable, Sendable, Equatable {
         self.participantTokenHash = participantTokenHash
         self.enrolledAt = enrolledAt
     }
+
+    public var isWellFormed: Bool { TokenHash.isHexDigest(participantTokenHash) }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Participants' date properties, from the response service that holds them to registration,
-/// which anchors schedules on them (`InternalPaths.propertyDates`). Each participant's dates are
+/// which anchors schedules on them (`InternalCalls.propertyDates`). Each participant's dates are
 /// all their date properties as of `asOf`, replacing what was sent before; a delivery older than
 /// what registration holds changes nothing (the outbox does not keep order).
 public struct PropertyDates: Codable, Sendable, Equatable {

@@ -12,7 +12,7 @@ public enum ResponseLists {
 }
 
 /// A participant's weeks that changed when registration counted them, for the response
-/// service's `RunAdherence` table (`InternalPaths.runWeeks`): what the LabKey API and the exports
+/// service's `RunAdherence` table (`InternalCalls.runWeeks`): what the LabKey API and the exports
 /// give researchers. A week whose counts are all zero is one no longer counted (the schedule
 /// changed). Deliveries are not ordered: a row counted before the one kept changes nothing.
 public struct RunAdherenceUpdate: Codable, Sendable, Equatable {

@@ -1,17 +1,6 @@
 import Foundation
 import JSONText
 
-/// Study-metadata asks the response service, before it freezes a version, whether the study's
-/// tables can hold a response to each activity (`InternalPaths.storageRehearsals`).
-public struct StorageRehearsalRequest: Codable, Sendable {
-    /// Each activity as study-metadata serves its design to the response service (`ActivityReply`).
-    public var designs: [ActivityReply]
-
-    public init(designs: [ActivityReply]) {
-        self.designs = designs
-    }
-}
-
 /// Why a response to one activity could not be stored: the processing's own words.
 public struct StorageProblem: Codable, Sendable, Equatable {
     public var activityId: String

@@ -5,4 +5,11 @@ public enum TokenHash {
     public static func isWellFormed(_ text: String) -> Bool {
         text.unicodeScalars.count == 64 && text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
     }
+
+    /// 64 hex digits in either case (ASCII only, counted by scalar): how a caller may write a
+    /// SHA-256 it asks about; the receiver lowercases it.
+    public static func isHexDigest(_ text: String) -> Bool {
+        text.unicodeScalars.count == 64
+            && text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) || ("A"..."F").contains($0) }
+    }
 }

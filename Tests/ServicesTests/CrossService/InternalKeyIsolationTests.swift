@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import HTTPTypes
 import Logging
 import NIOCore
@@ -19,11 +20,11 @@ import TestSupport
             let batch = NotificationBatch(notifications: [])
             let body = Array(try JSONEncoder().encode(batch))
             var headers = TestApplication.signedHeaders(
-                caller: .studyMetadata, to: .registration, key: heldByResponse, method: .post, path: InternalPaths.notifications,
+                caller: .studyMetadata, to: .registration, key: heldByResponse, method: .post, path: InternalCalls.notifications.template,
                 body: body)
             headers[.contentType] = "application/json"
             let forged = try await h.client.execute(
-                uri: InternalPaths.notifications, method: .post, headers: headers, body: ByteBuffer(bytes: body)) { $0.status }
+                uri: InternalCalls.notifications.template, method: .post, headers: headers, body: ByteBuffer(bytes: body)) { $0.status }
             #expect(forged == .unauthorized)
             // Signed with study-metadata's pair key for registration, the same call is accepted.
             #expect(try await h.deliver(batch).0 == .ok)

@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import Logging
 import RegistrationCore
 import RegistrationHTTP
@@ -20,6 +21,14 @@ import TestSupport
     static func operations(in names: [String]) throws -> Set<String> { try OpenAPIDocuments.operations(in: names) }
     static func openAPIPath(_ path: String) -> String { OpenAPIDocuments.openAPIPath(path) }
 
+    /// The internal routes a service mounts are exactly the definitions it receives: none is
+    /// spelled by hand beside them.
+    static func expectInternalRoutesAreDefinitions(_ mounted: Set<String>, receiver: ServiceName) {
+        let defined = Set(InternalCalls.all.filter { $0.receiver == receiver }.map { "\($0.method.rawValue) \($0.template)" })
+        #expect(defined.count > 2)
+        #expect(mounted.filter { $0.contains(" /internal/") } == defined, "internal routes mounted without a definition in InternalCalls")
+    }
+
     @Test func studyMetadataRoutesAreAllDocumented() throws {
         let catalog = RouteCatalog()
         let reader = TestConfiguration.reader(
@@ -28,6 +37,7 @@ import TestSupport
         _ = try StudyMetadataService.buildApplication(reader: reader, logger: Logger(label: "routes"), routeCatalog: catalog)
         let mounted = Set(catalog.routes.map { "\($0.method) \(Self.openAPIPath($0.path))" })
         #expect(mounted.count > 40)
+        Self.expectInternalRoutesAreDefinitions(mounted, receiver: .studyMetadata)
         if ProcessInfo.processInfo.environment["PRINT_ROUTES"] == "1" { print(mounted.sorted().joined(separator: "\n")) }
         let documented = try Self.operations(in: [
             "study-metadata-app.yaml", "study-metadata-admin.yaml", "study-metadata-internal.yaml",
@@ -53,6 +63,7 @@ import TestSupport
         // /healthz, /readyz, /metrics and whoami are ServiceKit's, documented once.
         let shared = try Self.operations(in: ["study-metadata-internal.yaml"])
         #expect(mounted.count > 25)
+        Self.expectInternalRoutesAreDefinitions(mounted, receiver: .registration)
         #expect(mounted.subtracting(own.union(shared)).sorted() == [], "routes without a documented operation")
         #expect(own.subtracting(mounted).sorted() == [], "documented operations without a route")
     }
@@ -67,6 +78,7 @@ import TestSupport
         // casing reach the same actions and are described in the document).
         var mounted = Set(catalog.routes.map { "\($0.method) \(Self.openAPIPath($0.path))" })
         #expect(mounted.contains("POST /{call}"))
+        Self.expectInternalRoutesAreDefinitions(mounted, receiver: .response)
         mounted.subtract(["POST /{call}", "GET /{call}"])
         mounted.formUnion(MobileAppRoutes.actions.map { "POST /mobileappstudy-\($0.name).api" })
         mounted.formUnion(MobileAppRoutes.actions.filter { !$0.postOnly }.map { "GET /mobileappstudy-\($0.name).api" })

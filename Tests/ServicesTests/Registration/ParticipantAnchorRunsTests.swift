@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import HTTPTypes
 import NIOCore
 import StudyModels
@@ -101,7 +102,7 @@ import TestSupport
 
     @Test func propertyDatesComeOnlyFromTheResponseServiceAndOnlyWellFormed() async throws {
         try await RegistrationHarness.run(studies: ["SLEEPWELL"]) { h in
-            let path = InternalPaths.propertyDates(studyId: "SLEEPWELL")
+            let path = try InternalCalls.propertyDates.path(["studyId": "SLEEPWELL"])
             let hash = String(repeating: "ab", count: 32)
             func body(_ dates: [String: String], hash: String = hash, asOf: String = "2026-03-01T00:00:00.000Z") -> [UInt8] {
                 let object: [String: Any] = ["asOf": asOf, "participants": [["participantTokenSHA256": hash, "dates": dates]]]

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import InternalContracts
 import HTTPTypes
 import Logging
 import PostgresNIO
@@ -51,7 +52,7 @@ import TestSupport
     /// Uploads credentials as study-metadata relays them: sealed for the path, signed.
     func upload(_ h: RegistrationHarness, _ platform: Platform, _ json: Data, as caller: ServiceName = .studyMetadata,
                 sealedFor path: String? = nil) async throws -> (HTTPResponse.Status, JSONObject) {
-        let target = InternalPaths.pushCredentials(appId: "DEMOAPP", platform: platform)
+        let target = try InternalCalls.pushCredentials.path(["appId": "DEMOAPP", "platform": platform.rawValue])
         let keys = InternalKeys(
             ownName: caller, signingKey: SymmetricKey(data: Data(base64Encoded: TestConfiguration.keys[caller]!)!),
             callerKeys: [:])
@@ -224,10 +225,10 @@ import TestSupport
             }
             // Android credentials under the iOS path, a body sealed for another path, another caller.
             #expect(try await upload(h, .ios, JSONEncoder().encode(fcm.account)).0 == .unprocessableContent)
-            let androidPath = InternalPaths.pushCredentials(appId: "DEMOAPP", platform: .android)
+            let androidPath = try InternalCalls.pushCredentials.path(["appId": "DEMOAPP", "platform": Platform.android.rawValue])
             #expect(try await upload(h, .ios, JSONEncoder().encode(apns.credentials), sealedFor: androidPath).0 == .badRequest)
             #expect(try await upload(h, .ios, JSONEncoder().encode(apns.credentials), as: .response).0 == .forbidden)
-            #expect(try await h.signed(.get, InternalPaths.pushCredentialList(appId: "DEMOAPP")).1["credentials"] == .array([]))
+            #expect(try await h.signed(.get, (try InternalCalls.pushCredentialList.path(["appId": "DEMOAPP"]))).1["credentials"] == .array([]))
 
             let (stored, summary) = try await upload(h, .ios, JSONEncoder().encode(apns.credentials))
             #expect(stored == .ok)
@@ -235,7 +236,7 @@ import TestSupport
             #expect(summary["teamId"]?.text == "TEAM123456")
             #expect(summary["publicKeySHA256"]?.text?.count == 64)
             #expect(summary["privateKey"] == nil)
-            let (listed, list) = try await h.signed(.get, InternalPaths.pushCredentialList(appId: "DEMOAPP"))
+            let (listed, list) = try await h.signed(.get, (try InternalCalls.pushCredentialList.path(["appId": "DEMOAPP"])))
             #expect(listed == .ok)
             let rendered = String(describing: list)
             #expect(!rendered.contains("PRIVATE KEY"))
@@ -247,7 +248,7 @@ import TestSupport
                 #expect(!String(decoding: sealed.readableBytesView, as: UTF8.self).contains("PRIVATE KEY"))
                 #expect(!summaryText.contains("PRIVATE KEY"))
             }
-            let path = InternalPaths.pushCredentials(appId: "DEMOAPP", platform: .ios)
+            let path = try InternalCalls.pushCredentials.path(["appId": "DEMOAPP", "platform": Platform.ios.rawValue])
             #expect(try await h.signed(.delete, path).0 == .noContent)
             #expect(try await h.signed(.delete, path).0 == .notFound)
             #expect(!h.logs.contains("PRIVATE KEY"))

@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import HTTPTypes
 import HummingbirdTesting
 import Logging
@@ -225,7 +226,7 @@ extension RegistrationHarness {
     func sendApp(_ app: AppDefinition, revision: Int64, as caller: ServiceName = .studyMetadata) async throws
         -> (HTTPResponse.Status, JSONObject)
     {
-        let path = InternalPaths.appSettings(appId: app.appId)
+        let path = try InternalCalls.appSettings.path(["appId": app.appId])
         let body = Array(try JSONEncoder().encode(AppSettingsSync(revision: revision, app: app)))
         return try await signed(.put, path, body: body, as: caller)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import HTTPTypes
 import Logging
 import PostgresNIO
@@ -47,7 +48,7 @@ import TestSupport
             var other = Self.app(revision: 3)
             other.appId = "OTHER"
             let mismatched = Array(try JSONEncoder().encode(AppSettingsSync(revision: 3, app: other)))
-            #expect(try await h.signed(.put, InternalPaths.appSettings(appId: "DEMOAPP"), body: mismatched).0 == .badRequest)
+            #expect(try await h.signed(.put, (try InternalCalls.appSettings.path(["appId": "DEMOAPP"])), body: mismatched).0 == .badRequest)
             var invalid = Self.app(revision: 3)
             invalid.mail?.verification = .init(subject: "Code", body: "<p>no marker</p>")
             #expect(try await h.sendApp(invalid, revision: 3).0 == .badRequest)

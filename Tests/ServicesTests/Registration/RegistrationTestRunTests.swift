@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import HTTPTypes
 import ServiceKit
 import Logging
@@ -15,7 +16,7 @@ import TestSupport
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         let body = Array(try encoder.encode(StudyTestingEnded(studyId: studyId, endedAt: at)))
-        return try await h.signed(.post, path ?? InternalPaths.testingEnded(studyId: "S1"), body: body, as: caller)
+        return try await h.signed(.post, path ?? (try InternalCalls.testingEnded.path(["studyId": "S1"])), body: body, as: caller)
     }
 
     @Test func testersStatesAndConsentsGoAndLaterParticipantsStay() async throws {

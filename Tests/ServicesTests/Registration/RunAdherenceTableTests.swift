@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import HTTPTypes
 import Logging
 import NIOCore
@@ -88,7 +89,7 @@ import TestSupport
             let (_, enrolled, _) = try await response.call(
                 "mobileappstudy-enroll.api", json: ["studyId": "SLEEPWELL", "allowDataSharing": "true"])
             let hash = SecureToken.hash(try #require(enrolled["data"]?["appToken"]?.text))
-            let path = InternalPaths.runWeeks(studyId: "SLEEPWELL")
+            let path = try InternalCalls.runWeeks.path(["studyId": "SLEEPWELL"])
             func send(_ object: [String: Any], as caller: ServiceName = .registration) async throws -> (HTTPResponse.Status, JSONValue) {
                 let body = Array(try JSONSerialization.data(withJSONObject: object))
                 var headers = TestApplication.signedHeaders(caller: caller, to: .response, method: .put, path: path, body: body)

@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import HTTPTypes
 import NIOCore
 import PostgresNIO
@@ -12,7 +13,7 @@ import TestSupport
 /// enough that no smaller id can still commit.
 @Suite(.needsCluster) struct InternalSubmissionTests {
     func get(_ h: ResponseHarness, after: String, as caller: ServiceName = .registration) async throws -> (HTTPResponse.Status, ByteBuffer) {
-        let path = InternalPaths.submissionFeed
+        let path = InternalCalls.submissionFeed.template
         let query = "after=" + after
         let headers = TestApplication.signedHeaders(caller: caller, to: .response, method: .get, path: path, query: query)
         return try await h.client.execute(uri: path + "?" + query, method: .get, headers: headers) { ($0.status, $0.body) }

@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import HTTPTypes
 import HummingbirdTesting
 import Logging
@@ -64,10 +65,10 @@ struct ResponseHarness: Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         let body = Array(try encoder.encode(event))
-        var headers = TestApplication.signedHeaders(caller: caller, to: .response, method: .post, path: InternalPaths.studyEvents, body: body)
+        var headers = TestApplication.signedHeaders(caller: caller, to: .response, method: .post, path: InternalCalls.studyEvents.template, body: body)
         headers[.contentType] = "application/json"
         return try await client.execute(
-            uri: InternalPaths.studyEvents, method: .post, headers: headers, body: ByteBuffer(bytes: body)) { $0.status }
+            uri: InternalCalls.studyEvents.template, method: .post, headers: headers, body: ByteBuffer(bytes: body)) { $0.status }
     }
 
     /// A call as the iOS app makes it (query string, empty body, no content type), or as Android

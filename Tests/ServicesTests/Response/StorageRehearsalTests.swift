@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import HTTPTypes
 import JSONText
 import Logging
@@ -52,7 +53,7 @@ import TestSupport
     func rehearse(_ h: ResponseHarness, _ designs: [String], caller: ServiceName = .studyMetadata) async throws
         -> (HTTPResponse.Status, StorageRehearsalReply?)
     {
-        let path = InternalPaths.storageRehearsals(studyId: Self.study)
+        let path = try InternalCalls.storageRehearsals.path(["studyId": Self.study])
         let body = Array(#"{"designs": [\#(designs.joined(separator: ","))]}"#.utf8)
         var headers = TestApplication.signedHeaders(caller: caller, to: .response, method: .post, path: path, body: body)
         headers[.contentType] = "application/json"

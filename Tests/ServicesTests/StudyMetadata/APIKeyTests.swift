@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import InternalContracts
 import HTTPTypes
 import HummingbirdTesting
 import Logging
@@ -21,9 +22,9 @@ import TestSupport
     {
         let body = Array(try JSONEncoder().encode(APIKeyQuery(keyHash: SecureToken.hash(key))))
         var headers = TestApplication.signedHeaders(
-            caller: caller, to: .studyMetadata, method: .post, path: InternalPaths.apiKeys, body: body)
+            caller: caller, to: .studyMetadata, method: .post, path: InternalCalls.apiKeys.template, body: body)
         headers[.contentType] = "application/json"
-        return try await client.execute(uri: InternalPaths.apiKeys, method: .post, headers: headers, body: ByteBuffer(bytes: body)) {
+        return try await client.execute(uri: InternalCalls.apiKeys.template, method: .post, headers: headers, body: ByteBuffer(bytes: body)) {
             ($0.status, try? JSONDecoder().decode(AdminIdentity.self, from: Data(buffer: $0.body)))
         }
     }

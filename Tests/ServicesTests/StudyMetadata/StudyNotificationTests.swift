@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import HTTPTypes
 import HummingbirdTesting
 import Logging
@@ -49,7 +50,7 @@ import TestSupport
     /// Every notification handed to the registration service so far.
     func pushed(_ postgres: PostgresClient) async throws -> [NotificationMessage] {
         // App settings go to the registration service too; only notification batches count here.
-        try await queued(postgres, peer: "registration").filter { $0.path == InternalPaths.notifications }.flatMap {
+        try await queued(postgres, peer: "registration").filter { $0.path == InternalCalls.notifications.template }.flatMap {
             try Self.decoder().decode(NotificationBatch.self, from: Data($0.body.utf8)).notifications
         }
     }

@@ -31,7 +31,7 @@ extension AdminAPIClient {
     }
 
     package func download(_ path: String, on peer: Peer, token: String, logger: Logger) async throws(AdminAPIError) -> Download {
-        var url = baseURLs[peer]!.absoluteString
+        var url = baseURL(of: peer).absoluteString
         if url.hasSuffix("/") { url.removeLast() }
         var request = HTTPClientRequest(url: url + path)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")

@@ -15,7 +15,9 @@ package struct AdminAPIClient: Sendable {
         case response
     }
 
-    let baseURLs: [Peer: URL]
+    let studyMetadataURL: URL
+    let registrationURL: URL
+    let responseURL: URL
     let http: ManagedHTTPClient
     /// Largest reply accepted (a study document, a version list).
     let maxReplyBytes: Int
@@ -28,7 +30,9 @@ package struct AdminAPIClient: Sendable {
         timeout: TimeAmount = .seconds(15), drafts: DraftCache = DraftCache()
     ) {
         self.drafts = drafts
-        baseURLs = [.studyMetadata: studyMetadata, .registration: registration, .response: response]
+        studyMetadataURL = studyMetadata
+        registrationURL = registration
+        responseURL = response
         self.http = http
         self.maxReplyBytes = maxReplyBytes
         self.timeout = timeout
@@ -42,6 +46,15 @@ package struct AdminAPIClient: Sendable {
 
     /// One call: a 2xx reply, or an `AdminAPIError`.
     ///
+    /// Where `peer`'s admin API is.
+    func baseURL(of peer: Peer) -> URL {
+        switch peer {
+        case .studyMetadata: studyMetadataURL
+        case .registration: registrationURL
+        case .response: responseURL
+        }
+    }
+
     /// - Parameter forwardedFor: the browser's address chain, so study-metadata's per-address
     ///   sign-in limit counts browsers, not the console (it trusts the console as a proxy).
     package func send(
@@ -49,7 +62,7 @@ package struct AdminAPIClient: Sendable {
         contentType: String = "application/json", headers extra: [(String, String)] = [], forwardedFor: String? = nil,
         logger: Logger
     ) async throws(AdminAPIError) -> Reply {
-        var url = baseURLs[peer]!.absoluteString
+        var url = baseURL(of: peer).absoluteString
         if url.hasSuffix("/") { url.removeLast() }
         var request = HTTPClientRequest(url: url + path)
         request.method = method

@@ -39,7 +39,7 @@ package struct MailOutbox: Sendable {
     }
 
     package func enqueue(_ message: MailMessage, kind: MailKind, appId: String, on connection: PostgresConnection) async throws {
-        let sealed = try AES.GCM.seal(try JSONEncoder().encode(message), using: sealKey).combined!
+        let sealed = try AES.GCM.seal(try JSONEncoder().encode(message), using: sealKey).storedBytes
         try await connection.query(
             """
             INSERT INTO mail_outbox (app_id, kind, recipient, sealed_message)

@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import Logging
 import ServiceKit
 import StudyModels
@@ -17,31 +18,20 @@ package struct InvitationTokens: Sendable {
     /// Each invitation's token (made, or renewed with its new expiry), or the problems the
     /// response service found (with the properties); then it kept no token.
     package func issue(_ request: InvitationTokenRequest, studyId: String, logger: Logger) async throws -> InvitationTokenReply {
-        let reply = try await send(InternalPaths.invitationTokens(studyId: studyId), request, logger: logger)
-        guard reply.status.code == 200 || reply.status.code == 422 else {
-            logger.warning("the response service refused invitation tokens", metadata: ["status": "\(reply.status.code)"])
-            throw Unavailable()
-        }
-        return try reply.decode(InvitationTokenReply.self)
+        try await send(InternalCalls.invitationTokens, request, studyId: studyId, logger: logger)
     }
 
     package func revoke(_ invitationIds: [UUID], studyId: String, logger: Logger) async throws -> InvitationRevocationReply {
-        let reply = try await send(
-            InternalPaths.invitationRevocations(studyId: studyId), InvitationRevocation(invitationIds: invitationIds), logger: logger)
-        guard reply.status.code == 200 else {
-            logger.warning("the response service refused a revocation", metadata: ["status": "\(reply.status.code)"])
-            throw Unavailable()
-        }
-        return try reply.decode(InvitationRevocationReply.self)
+        try await send(InternalCalls.invitationRevocations, InvitationRevocation(invitationIds: invitationIds), studyId: studyId, logger: logger)
     }
 
-    private func send(_ path: String, _ body: some Encodable, logger: Logger) async throws -> InternalClient.Reply {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+    private func send<Body, Reply>(
+        _ endpoint: InternalEndpoint<Body, Reply>, _ body: Body, studyId: String, logger: Logger
+    ) async throws -> Reply {
         do {
-            return try await client.send(.POST, to: .response, path: path, body: Array(try encoder.encode(body)), logger: logger)
+            return try await client.call(endpoint, ["studyId": studyId], body: body, logger: logger).reply(from: .response)
         } catch {
-            logger.warning("the response service is unreachable for invitation tokens", metadata: ["error": "\(error)"])
+            logger.warning("the response service could not answer for invitation tokens", metadata: ["error": "\(error)"])
             throw Unavailable()
         }
     }

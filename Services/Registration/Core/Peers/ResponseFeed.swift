@@ -1,6 +1,6 @@
 import Foundation
+import InternalContracts
 import Logging
-import NIOCore
 import ServiceKit
 import StudyModels
 
@@ -17,33 +17,20 @@ package struct ResponseFeed: Sendable {
 
     /// The page after response `after`.
     package func page(after: Int64, logger: Logger) async throws -> SubmissionFeed {
-        let reply: InternalClient.Reply
-        do {
-            reply = try await client.send(.GET, to: .response, path: InternalPaths.submissionFeed, query: "after=\(after)", logger: logger)
-        } catch {
-            logger.warning("the response service is unreachable for its feed of responses", metadata: ["error": "\(error)"])
-            throw Unavailable()
-        }
-        guard reply.status.code == 200 else {
-            logger.warning("the response service refused its feed of responses", metadata: ["status": "\(reply.status.code)"])
-            throw Unavailable()
-        }
-        return try JSONDecoder().decode(SubmissionFeed.self, from: Data(reply.body.readableBytesView))
+        try await read(InternalCalls.submissionFeed, after: after, what: "its feed of responses", logger: logger)
     }
 
     /// The settlement feed's page after number `after`.
     package func settlements(after: Int64, logger: Logger) async throws -> SettlementFeed {
-        let reply: InternalClient.Reply
+        try await read(InternalCalls.settlementFeed, after: after, what: "its feed of settlements", logger: logger)
+    }
+
+    private func read<Reply>(_ endpoint: InternalEndpoint<NoContent, Reply>, after: Int64, what: String, logger: Logger) async throws -> Reply {
         do {
-            reply = try await client.send(.GET, to: .response, path: InternalPaths.settlementFeed, query: "after=\(after)", logger: logger)
+            return try await client.call(endpoint, query: "after=\(after)", logger: logger).reply(from: .response)
         } catch {
-            logger.warning("the response service is unreachable for its feed of settlements", metadata: ["error": "\(error)"])
+            logger.warning("the response service could not answer for \(what)", metadata: ["error": "\(error)"])
             throw Unavailable()
         }
-        guard reply.status.code == 200 else {
-            logger.warning("the response service refused its feed of settlements", metadata: ["status": "\(reply.status.code)"])
-            throw Unavailable()
-        }
-        return try JSONDecoder().decode(SettlementFeed.self, from: Data(reply.body.readableBytesView))
     }
 }

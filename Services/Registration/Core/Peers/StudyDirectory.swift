@@ -1,6 +1,6 @@
 import Foundation
+import InternalContracts
 import Logging
-import NIOCore
 import ServiceKit
 import StudyModels
 
@@ -21,33 +21,27 @@ package struct StudyDirectory: Sendable {
     /// The published study's app and status; nil when study-metadata has no published study by
     /// that id. Throws `Unavailable` when study-metadata cannot say.
     package func standing(of studyId: String, logger: Logger) async throws -> StudyStanding? {
-        try await get(InternalPaths.studyStanding(studyId: studyId), as: StudyStanding.self, asking: "a study check", logger: logger)
+        try await get(InternalCalls.standing, studyId: studyId, asking: "a study check", logger: logger)
     }
 
     /// What the study schedules at its newest published version (`StudySchedule`); nil when
     /// study-metadata has none published by that id. Throws `Unavailable` when it cannot say.
     package func schedule(of studyId: String, logger: Logger) async throws -> StudySchedule? {
-        try await get(InternalPaths.studySchedule(studyId: studyId), as: StudySchedule.self, asking: "a study's schedule", logger: logger)
+        try await get(InternalCalls.schedule, studyId: studyId, asking: "a study's schedule", logger: logger)
     }
 
-    /// One signed GET to study-metadata: its reply (dates ISO 8601), nil for 404, `Unavailable`
-    /// when it cannot be reached or answers otherwise.
-    private func get<Reply: Decodable>(_ path: String, as type: Reply.Type, asking what: String, logger: Logger) async throws -> Reply? {
-        let response: InternalClient.Reply
+    /// One signed GET to study-metadata: its reply, nil when it has no published study by that id,
+    /// `Unavailable` when it cannot be reached or answers otherwise.
+    private func get<Reply>(
+        _ endpoint: InternalEndpoint<NoContent, Reply>, studyId: String, asking what: String, logger: Logger
+    ) async throws -> Reply? {
         do {
-            response = try await client.send(.GET, to: .studyMetadata, path: path, logger: logger)
+            switch try await client.call(endpoint, ["studyId": studyId], logger: logger) {
+            case .answered(let reply): return reply
+            case .refused: return nil
+            }
         } catch {
-            logger.warning("study-metadata unreachable for \(what)", metadata: ["error": "\(error)"])
-            throw Unavailable()
-        }
-        switch response.status.code {
-        case 200:
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            return try decoder.decode(type, from: Data(response.body.readableBytesView))
-        case 404: return nil
-        default:
-            logger.warning("study-metadata refused \(what)", metadata: ["status": "\(response.status.code)"])
+            logger.warning("study-metadata could not answer \(what)", metadata: ["error": "\(error)"])
             throw Unavailable()
         }
     }

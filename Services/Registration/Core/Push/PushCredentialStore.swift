@@ -30,11 +30,10 @@ package struct PushCredentialStore: Sendable {
         let platform = credentials.platform
         let sealed = try AES.GCM.seal(
             try credentials.encoded(), using: sealKey, authenticating: Self.associatedData(appId: appId, platform: platform)
-        ).combined!
+        ).storedBytes
         let summary = try credentials.summary(updatedAt: Date())
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        let summaryJSON = String(decoding: try encoder.encode(summary), as: UTF8.self)
+        // The summary is kept in the internal API's form: the list call answers it as stored.
+        let summaryJSON = String(decoding: try InternalCoding.encoder.encode(summary), as: UTF8.self)
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query(
                 """
@@ -70,8 +69,7 @@ package struct PushCredentialStore: Sendable {
     package func summaries(appId: String) async throws -> [PushCredentialSummary] {
         let rows = try await client.query(
             "SELECT summary::text FROM push_credentials WHERE app_id = \(appId) ORDER BY platform", logger: logger)
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        let decoder = InternalCoding.decoder
         var found: [PushCredentialSummary] = []
         for try await text in rows.decode(String.self) {
             found.append(try decoder.decode(PushCredentialSummary.self, from: Data(text.utf8)))

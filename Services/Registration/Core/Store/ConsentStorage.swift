@@ -29,7 +29,7 @@ package struct FileConsentStorage: ConsentStorage {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let name = UUID().uuidString.lowercased() + ".pdf.sealed"
-        let sealed = try AES.GCM.seal(pdf, using: key, authenticating: Data(name.utf8)).combined!
+        let sealed = try AES.GCM.seal(pdf, using: key, authenticating: Data(name.utf8)).storedBytes
         guard FileManager.default.createFile(
             atPath: directory.appendingPathComponent(name).path, contents: sealed, attributes: [.posixPermissions: 0o600])
         else { throw ConsentStorageError(reason: "could not write a consent file") }

@@ -10,13 +10,6 @@ import StudyModels
 /// testing ended go, so a late or repeated delivery leaves the real participants who joined
 /// since untouched.
 package struct TestRunCleanup: Sendable {
-    package struct Removed: Codable, Sendable, Equatable {
-        package var studyStates: Int
-        package var activityStates: Int
-        package var consents: Int
-        package var invitations: Int
-    }
-
     package let client: PostgresClient
     package let consents: any ConsentStorage
     package let audit: AuditLog
@@ -29,10 +22,10 @@ package struct TestRunCleanup: Sendable {
         self.logger = logger
     }
 
-    package func testingEnded(_ ended: StudyTestingEnded) async throws -> Removed {
+    package func testingEnded(_ ended: StudyTestingEnded) async throws -> TestRunRemoval {
         let studyId = ended.studyId
         let at = ended.endedAt
-        let (removed, pdfKeys) = try await client.withTransaction(logger: logger) { connection -> (Removed, [String]) in
+        let (removed, pdfKeys) = try await client.withTransaction(logger: logger) { connection -> (TestRunRemoval, [String]) in
             func count(_ query: PostgresQuery) async throws -> Int {
                 var rows = 0
                 for try await _ in try await connection.query(query, logger: logger) { rows += 1 }
@@ -55,7 +48,7 @@ package struct TestRunCleanup: Sendable {
                 "DELETE FROM invitation_sends WHERE study_id = \(studyId) AND sent_at <= \(at)", logger: logger)
             let invitations = try await count(
                 "DELETE FROM invitations WHERE study_id = \(studyId) AND created_at <= \(at) RETURNING 1")
-            let removed = Removed(
+            let removed = TestRunRemoval(
                 studyStates: states, activityStates: activities, consents: consents, invitations: invitations)
             try await audit.record(
                 actor: "system", action: "study.test_data_removed", studyId: studyId,

@@ -71,7 +71,7 @@ extension ResponseProcessor {
             let (schema, lists) = try await store.client.withConnection { connection in
                 try await tables.lists(studyKey: studyKey, on: connection)
             }
-            prepared.studies.append(Self.plan(byStudy[studyKey]!, schema: schema, lists: lists, listed: listed))
+            prepared.studies.append(Self.plan(byStudy[studyKey, default: []], schema: schema, lists: lists, listed: listed))
         }
         return prepared
     }

@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import Logging
 import ServiceKit
 import ServiceLifecycle
@@ -46,13 +47,7 @@ package struct StudyResync: Service {
     /// Applies every study study-metadata lists; returns how many it listed.
     @discardableResult
     package func resync() async throws -> Int {
-        let response = try await client.send(.GET, to: .studyMetadata, path: InternalPaths.studies, logger: logger)
-        guard response.status.code == 200 else {
-            throw InternalCallError(peer: .studyMetadata, reason: "GET \(InternalPaths.studies) answered \(response.status.code)")
-        }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        let list = try decoder.decode(StudyEventList.self, from: Data(buffer: response.body))
+        let list = try await client.call(InternalCalls.studies, logger: logger).reply(from: .studyMetadata)
         for event in list.studies { _ = try await catalog.apply(event) }
         return list.studies.count
     }

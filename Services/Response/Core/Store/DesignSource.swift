@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import Logging
 import PostgresNIO
 import ServiceKit
@@ -69,33 +70,34 @@ package struct DesignSource: Sendable {
         if activityId == SchemaLogDesign.activityId, version == SchemaLogDesign.version {
             return try await keep(SchemaLogDesign.design, studyKey: studyKey, activityId: activityId, version: version)
         }
-        let path = InternalPaths.activity(studyId: studyId, activityId: activityId, version: version)
-        let response: InternalClient.Reply
+        let endpoint = InternalCalls.activity
+        let parameters = ["studyId": studyId, "activityId": activityId, "version": version]
         // The reason kept with a waiting response is read by researchers (the admin API, the
         // console): the internal address asked and the transport's error go to the log only.
         let waiting = "The design of activity '\(activityId)' at version '\(version)' cannot be read now"
+        let answer: InternalAnswer<ActivityReply>
         do {
-            response = try await internalClient.send(.GET, to: .studyMetadata, path: path, logger: logger)
+            answer = try await internalClient.call(endpoint, parameters, logger: logger)
         } catch {
             // A shutdown cancels the call in flight: study-metadata did nothing wrong, and the
             // response waits for the next replica's round as it would for any unreadable design.
             if !Task.isCancelled {
-                logger.warning("a design could not be fetched", metadata: ["path": "\(path)", "error": "\(error)"])
+                logger.warning(
+                    "a design could not be fetched", metadata: ["path": "\((try? endpoint.path(parameters)) ?? "")", "error": "\(error)"])
             }
             throw Unavailable(description: waiting)
         }
-        guard (200...201).contains(response.status.code) else {
-            if response.status.code >= 500 {
-                logger.warning("a design could not be fetched", metadata: ["path": "\(path)", "status": "\(response.status.code)"])
-                throw Unavailable(description: waiting)
-            }
+        let reply: ActivityReply
+        switch answer {
+        case .answered(let answered): reply = answered
+        case .refused(let refusal, _):
             // Said without the internal address asked: researchers read this on the console.
             throw SurveySchema.DesignError(
-                description: response.status.code == 404
+                description: refusal.status == 404
                     ? "No published design of activity '\(activityId)' at version '\(version)' in study \(studyId)"
-                    : "The design of activity '\(activityId)' at version '\(version)' could not be read (status \(response.status.code))")
+                    : "The design of activity '\(activityId)' at version '\(version)' could not be read (status \(refusal.status))")
         }
-        let design = Data(buffer: response.body)
+        let design = try InternalCoding.encoder.encode(reply)
         guard (try? JSONValue.parse(design, budget: .activityDocument)) != nil else { throw SurveySchema.DesignError.unparsable }
         return try await keep(design, studyKey: studyKey, activityId: activityId, version: version)
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import InternalContracts
 import Logging
 import PostgresNIO
 import ServiceKit
@@ -114,7 +115,7 @@ package struct EnrollmentStore: Sendable {
                 if taken { throw TokenTaken() }
                 if let invitation {
                     try await outbox.enqueue(
-                        .POST, to: .registration, path: InternalPaths.invitationEnrollments,
+                        InternalCalls.invitationEnrollments,
                         payload: InvitationEnrollment(
                             studyId: study.studyId, invitationId: invitation, participantTokenHash: SecureToken.hash(appToken),
                             enrolledAt: now),

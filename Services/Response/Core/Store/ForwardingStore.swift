@@ -88,7 +88,7 @@ package struct ForwardingStore: Sendable {
             url = endpoint.absoluteString
             username = user
             let box = try AES.GCM.seal(Data(password.utf8), using: sealKey, authenticating: Data(studyKey.utf8))
-            sealed = ByteBuffer(bytes: box.combined!)
+            sealed = ByteBuffer(bytes: try box.storedBytes)
         case .oauth(let tokenRequestURL, let tokenField, let tokenHeader, let endpoint):
             tokenURL = tokenRequestURL.absoluteString
             field = tokenField

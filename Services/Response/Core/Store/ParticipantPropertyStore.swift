@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import Logging
 import PostgresNIO
 import ServiceKit
@@ -271,7 +272,7 @@ package struct ParticipantPropertyStore: Sendable {
         for start in stride(from: 0, to: participants.count, by: PropertyDates.maxParticipants) {
             let message = PropertyDates(
                 asOf: asOf, participants: Array(participants[start..<min(start + PropertyDates.maxParticipants, participants.count)]))
-            try await outbox.enqueue(.PUT, to: .registration, path: InternalPaths.propertyDates(studyId: studyId), payload: message, on: connection)
+            try await outbox.enqueue(InternalCalls.propertyDates, ["studyId": studyId], payload: message, on: connection)
         }
     }
 }

@@ -197,10 +197,8 @@ package struct SchemaReceiver: Sendable {
             "SELECT event::text, collection_enabled FROM studies WHERE study_key = \(studyKey)", logger: logger)
         var found: Study?
         for try await (event, collecting) in rows.decode((String, Bool).self) {
-            // Stored as `StudyCatalog.apply` writes it, dates in ISO 8601.
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            let decoded = try decoder.decode(StudyEvent.self, from: Data(event.utf8))
+            // Stored as `StudyCatalog.apply` writes it, in the internal API's form.
+            let decoded = try InternalCoding.decoder.decode(StudyEvent.self, from: Data(event.utf8))
             found = Study(event: decoded, collecting: collecting, plan: SchemaReception.Study(decoded))
         }
         // Only a study that takes POSTs is remembered: one launched a moment ago is seen at once.

@@ -52,9 +52,8 @@ package struct StudyCatalog: Sendable {
     /// Keeps `event` unless a newer one is stored (by version, then time: a pause keeps the version
     /// but comes later). An event never changes the id, and so the owner, of a stored study.
     package func apply(_ event: StudyEvent) async throws -> ApplyOutcome {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        let json = String(decoding: try encoder.encode(event), as: UTF8.self)
+        // Kept in the internal API's form, as it came.
+        let json = String(decoding: try InternalCoding.encoder.encode(event), as: UTF8.self)
         let key = Self.key(event.studyId)
         // The outer SELECT sees the row as it was before the upsert, so it tells which id was stored.
         // A study that is not in testing (it launched, or testing ended) keeps none of its

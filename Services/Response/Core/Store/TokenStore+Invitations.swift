@@ -58,7 +58,7 @@ extension TokenStore {
                     let token = EnrollmentToken.generate(using: &generator)
                     tokens[invitation.invitationId] = token
                     hmacs.append(hmac(token))
-                    sealed.append(try AES.GCM.seal(Data(token.utf8), using: sealKey).combined!.base64EncodedString())
+                    sealed.append(try AES.GCM.seal(Data(token.utf8), using: sealKey).storedBytes.base64EncodedString())
                     positions.append(position)
                     position += 1
                 }

@@ -71,7 +71,7 @@ package struct TokenStore: Sendable {
                 positions.reserveCapacity(wanted)
                 for (offset, token) in fresh.enumerated() {
                     hmacs.append(hmac(token))
-                    sealed.append(try AES.GCM.seal(Data(token.utf8), using: sealKey).combined!.base64EncodedString())
+                    sealed.append(try AES.GCM.seal(Data(token.utf8), using: sealKey).storedBytes.base64EncodedString())
                     positions.append(nextPosition + offset)
                 }
                 nextPosition += wanted

@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import Logging
 import NIOCore
 import ServiceKit
@@ -17,7 +18,7 @@ package struct StorageRehearsalUnavailable: Error, CustomStringConvertible {
     package var description: String
 }
 
-/// The response service, asked over a signed internal call (`InternalPaths.storageRehearsals`).
+/// The response service, asked over a signed internal call (`InternalCalls.storageRehearsals`).
 package struct ResponseStorageRehearsals: StorageRehearsals {
     package let internalClient: InternalClient
 
@@ -41,7 +42,7 @@ package struct ResponseStorageRehearsals: StorageRehearsals {
         do {
             // A service that is down is found within the usual wait, not the rehearsal's: the
             // HTTP client tries to connect until a request's deadline.
-            _ = try await internalClient.send(.GET, to: .response, path: "/internal/v1/whoami", logger: logger)
+            _ = try await internalClient.call(InternalEndpoints.whoami(on: .response), logger: logger).reply(from: .response)
         } catch {
             logger.warning("the response service could not be asked to rehearse storage", metadata: ["error": "\(error)"])
             throw StorageRehearsalUnavailable(description: "the response service could not be reached")
@@ -76,21 +77,15 @@ package struct ResponseStorageRehearsals: StorageRehearsals {
     }
 
     private func rehearse(_ body: [UInt8], studyId: String, logger: Logger) async throws -> [StorageProblem] {
-        let reply: InternalClient.Reply
         do {
-            reply = try await internalClient.send(
-                .POST, to: .response, path: InternalPaths.storageRehearsals(studyId: studyId), body: body,
-                waitingAtMost: Self.longestWait, logger: logger)
+            return try await internalClient.call(
+                InternalCalls.storageRehearsals, ["studyId": studyId], body: JSONBytes(body), waitingAtMost: Self.longestWait,
+                logger: logger
+            ).reply(from: .response).problems
         } catch {
-            logger.warning("the response service could not be asked to rehearse storage", metadata: ["error": "\(error)"])
-            throw StorageRehearsalUnavailable(description: "the response service could not be reached")
-        }
-        guard reply.status.code == 200, let answer = try? JSONDecoder().decode(StorageRehearsalReply.self, from: Data(buffer: reply.body))
-        else {
             logger.warning(
-                "the response service refused a storage rehearsal", metadata: ["status": "\(reply.status.code)", "bytes": "\(body.count)"])
-            throw StorageRehearsalUnavailable(description: "the response service answered \(reply.status.code)")
+                "the response service could not rehearse storage", metadata: ["error": "\(error)", "bytes": "\(body.count)"])
+            throw StorageRehearsalUnavailable(description: "the response service could not be asked or did not answer")
         }
-        return answer.problems
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import Logging
 import PostgresNIO
 import ServiceKit
@@ -173,7 +174,7 @@ package struct AppStore: Sendable {
 
     private func syncToRegistration(_ app: AppDefinition, revision: Int64, on connection: PostgresConnection) async throws {
         try await outbox.enqueue(
-            .PUT, to: .registration, path: InternalPaths.appSettings(appId: app.appId),
+            InternalCalls.appSettings, ["appId": app.appId],
             payload: AppSettingsSync(revision: revision, app: app), on: connection)
     }
 

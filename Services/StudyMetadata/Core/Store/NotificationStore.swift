@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import Logging
 import PostgresNIO
 import ServiceKit
@@ -230,7 +231,7 @@ package struct NotificationStore: Sendable {
                 WHERE n.id = t.id
                 """, logger: logger)
             try await outbox.enqueue(
-                .POST, to: .registration, path: InternalPaths.notifications,
+                InternalCalls.notifications,
                 payload: NotificationBatch(notifications: messages), on: connection)
             for message in messages {
                 try await audit.record(

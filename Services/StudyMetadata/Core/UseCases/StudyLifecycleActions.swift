@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import Logging
 import PostgresNIO
 import ServiceKit
@@ -160,7 +161,7 @@ package struct StudyLifecycleActions: Sendable {
     private func forgetTesting(studyId: String, now: Date, on connection: PostgresConnection) async throws {
         try await notifications.forgetTestRun(studyId: studyId, on: connection)
         try await outbox.enqueue(
-            .POST, to: .registration, path: InternalPaths.testingEnded(studyId: studyId),
+            InternalCalls.testingEnded, ["studyId": studyId],
             payload: StudyTestingEnded(studyId: studyId, endedAt: now), on: connection)
     }
 
@@ -187,6 +188,6 @@ package struct StudyLifecycleActions: Sendable {
         let event = StudyEvent.make(
             studyId: studyId, appId: app.id, orgId: app.orgId, status: status, latest: latest, action: action.rawValue,
             at: now)
-        try await outbox.enqueue(.POST, to: .response, path: InternalPaths.studyEvents, payload: event, on: connection)
+        try await outbox.enqueue(InternalCalls.studyEvents, payload: event, on: connection)
     }
 }
