@@ -20,34 +20,17 @@ public struct QueueTable: Sendable {
         self.sentColumn = sentColumn
     }
 
-    /// A table the claim reads alongside the queue (a payload kept in another table), joined on
-    /// `condition` (the queue's row is `q`).
-    public struct Join: Sendable {
-        public let table: StaticString
-        public let condition: StaticString
+    /// A table the claim reads alongside the queue (a payload kept in another table).
+    public typealias Join = LeasedClaim.Join
 
-        public init(_ table: StaticString, on condition: StaticString) {
-            self.table = table
-            self.condition = condition
-        }
-    }
-
-    /// Claims up to `limit` due rows, oldest first, each leased for `lease`: its attempt counted
-    /// and its next attempt moved past the lease, so another worker (or replica) does not take it
-    /// while it is worked on, and a worker that dies with it only delays it. Rows another
-    /// transaction holds are skipped (`FOR UPDATE SKIP LOCKED`). Each returned row is the id, the
-    /// attempts (this claim included), then `columns` (the queue's row is `q`).
+    /// Claims up to `limit` due rows, oldest first, each leased for `lease` (`LeasedClaim`): its
+    /// attempt counted and its next attempt moved past the lease. Each returned row is the id,
+    /// the attempts (this claim included), then `columns` (the queue's row is `q`).
     public func claim(returning columns: StaticString, joining join: Join? = nil, limit: Int, lease: Duration) -> PostgresQuery {
-        var sql = Self.sql("UPDATE \(name) q SET attempts = q.attempts + 1, next_attempt_at = now() + make_interval(secs => ")
-        sql.appendInterpolation(lease.inSeconds)
-        sql.appendLiteral(")\nFROM (SELECT id FROM \(name) WHERE \(sentColumn) IS NULL AND gave_up_at IS NULL AND next_attempt_at <= now() ORDER BY id LIMIT ")
-        sql.appendInterpolation(limit)
-        sql.appendLiteral(" FOR UPDATE SKIP LOCKED) due")
-        if let join { sql.appendLiteral(", \(join.table)") }
-        sql.appendLiteral("\nWHERE q.id = due.id")
-        if let join { sql.appendLiteral(" AND \(join.condition)") }
-        sql.appendLiteral("\nRETURNING q.id, q.attempts, \(columns)")
-        return PostgresQuery(stringInterpolation: sql)
+        LeasedClaim(
+            literals: "\(name)", key: ["id"], due: "\(sentColumn) IS NULL AND gave_up_at IS NULL AND next_attempt_at <= now()",
+            order: "id", leaseColumn: "next_attempt_at", alsoSet: "attempts = q.attempts + 1"
+        ).query(returningLiterals: "q.id, q.attempts, \(columns)", joining: join, limit: limit, lease: lease)
     }
 
     /// Marks row `id` done; `recording` also keeps a text the work produced (where it went),

@@ -1,4 +1,5 @@
 import Foundation
+import InternalContracts
 import Logging
 import PostgresNIO
 import ServiceKit
@@ -30,17 +31,16 @@ package struct RunLedgerStore: Sendable {
         }
     }
 
+    /// Ledgers due to be counted again, each leased by moving its `recount_at`.
+    static let recounts = LeasedClaim(
+        "participant_run_ledgers", key: ["user_id", "study_id"], due: "recount_at <= now()", order: "recount_at",
+        leaseColumn: "recount_at")
+
     /// Takes up to `limit` ledgers due to be counted (`SKIP LOCKED`: replicas share them), leased
     /// for `lease`: one whose count never gets written is counted again when the lease ends.
     package func claim(limit: Int, lease: Duration) async throws -> [Claimed] {
         let rows = try await client.query(
-            """
-            UPDATE participant_run_ledgers l SET recount_at = now() + make_interval(secs => \(lease.inSeconds))
-            FROM (SELECT user_id, study_id FROM participant_run_ledgers WHERE recount_at <= now()
-                  ORDER BY recount_at LIMIT \(limit) FOR UPDATE SKIP LOCKED) due
-            WHERE l.user_id = due.user_id AND l.study_id = due.study_id
-            RETURNING l.user_id, l.study_id
-            """, logger: logger)
+            Self.recounts.query(returning: "q.user_id, q.study_id", limit: limit, lease: lease), logger: logger)
         var claimed: [Claimed] = []
         for try await (userId, studyId) in rows.decode((UUID, String).self) {
             claimed.append(Claimed(userId: userId, studyId: studyId))
@@ -139,7 +139,7 @@ package struct RunLedgerStore: Sendable {
             let update = RunAdherenceUpdate(
                 participantTokenSHA256: hash, countedAt: countedAt,
                 weeks: Array(weeks[start..<min(start + RunAdherenceUpdate.maxWeeks, weeks.count)]))
-            try await outbox.enqueue(.PUT, to: .response, path: InternalPaths.runWeeks(studyId: claimed.studyId), payload: update, on: connection)
+            try await outbox.enqueue(InternalCalls.runWeeks, ["studyId": claimed.studyId], payload: update, on: connection)
         }
     }
 }

@@ -44,20 +44,21 @@ package struct RunReminderStore: Sendable {
         }
     }
 
+    /// Activities whose reminder is due, each leased by moving its `remind_at`.
+    static let reminders = LeasedClaim(
+        "participant_activity_standings", key: ["user_id", "study_id", "activity_id"], due: "remind_at <= now()",
+        order: "remind_at", leaseColumn: "remind_at")
+
     /// Takes up to `limit` reminders due (`SKIP LOCKED`; replicas share them), leased for `lease`:
     /// one never decided (the replica died) is taken again when the lease ends, and a run is
     /// decided once whatever happens (`run_reminders` holds one row per run).
     package func claim(limit: Int, lease: Duration) async throws -> [Due] {
         let rows = try await client.query(
-            """
-            UPDATE participant_activity_standings s SET remind_at = now() + make_interval(secs => \(lease.inSeconds))
-            FROM (SELECT user_id, study_id, activity_id FROM participant_activity_standings
-                  WHERE remind_at <= now() ORDER BY remind_at LIMIT \(limit) FOR UPDATE SKIP LOCKED) due,
-                 participant_run_ledgers l
-            WHERE s.user_id = due.user_id AND s.study_id = due.study_id AND s.activity_id = due.activity_id
-              AND l.user_id = s.user_id AND l.study_id = s.study_id
-            RETURNING s.user_id, s.study_id, s.activity_id, s.remind_run_id, s.remind_at, s.due_since, s.due_until, l.time_zone
-            """, logger: logger)
+            Self.reminders.query(
+                returning: "q.user_id, q.study_id, q.activity_id, q.remind_run_id, q.remind_at, q.due_since, q.due_until, l.time_zone",
+                joining: LeasedClaim.Join("participant_run_ledgers l", on: "l.user_id = q.user_id AND l.study_id = q.study_id"),
+                limit: limit, lease: lease),
+            logger: logger)
         var due: [Due] = []
         for try await (userId, studyId, activityId, runId, planned, start, end, zone) in rows.decode(
             (UUID, String, String, Int?, Date, Date?, Date?, String?).self)
