@@ -21,7 +21,8 @@ package enum EnrollmentToken {
             prefix.append(alphabet[Int.random(in: 0..<alphabet.count, using: &generator)])
         }
         let text = String(prefix)
-        return text + String(checkLetter(for: text)!)
+        // Every letter is the alphabet's, so the check letter is always there.
+        return text + (checkLetter(for: text).map { String($0) } ?? "")
     }
 
     /// The Luhn mod 26 check letter for `prefix`; nil when a character is outside A-Z.

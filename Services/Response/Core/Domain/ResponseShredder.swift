@@ -96,14 +96,14 @@ package struct ResponseShredder: Sendable {
     /// One row of `list` from `results`, and its children.
     private func group(_ list: StudyTables.StoredList, results: [JSONValue], errors: inout [String]) -> Row {
         var row = Row(list: list, values: [], metadata: [], children: [])
-        var multi: [JSONValue] = []
+        var multi: [(result: JSONValue, type: String)] = []
         for result in results {
             // Instruction steps: no result type, or (as the iOS app sends them) the string "null".
             // The original took "null" for an unknown type and failed the whole response for want
             // of a column; an instruction step has none to fill.
             guard let type = result["resultType"]?.text, !type.isEmpty, type.lowercased() != "null" else { continue }
             if Self.multiValued.contains(type.lowercased()) {
-                multi.append(result)
+                multi.append((result, type.lowercased()))
                 continue
             }
             let key = result["key"]?.text ?? "null"
@@ -127,8 +127,7 @@ package struct ResponseShredder: Sendable {
             }
             row.metadata.append(metadata(result, list: list, key: key))
         }
-        for result in multi {
-            let type = result["resultType"]!.text!.lowercased()
+        for (result, type) in multi {
             let key = result["key"]?.text ?? "null"
             let skipped = result["skipped"] == .bool(true)
             row.metadata.append(metadata(result, list: list, key: key))

@@ -145,7 +145,7 @@ package struct TableGridQuery: Sendable, Equatable {
     /// A whole UTC day (its start, or the start of the next one for an end) or an exact instant.
     static func instant(_ text: String, endOfDay: Bool) -> Date? {
         if text.count == 10 {
-            let day = Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day()
+            let day = Date.ISO8601FormatStyle(timeZone: TimeZone.gmt).year().month().day()
                 .dateSeparator(.dash)
             guard let start = try? day.parse(text) else { return nil }
             return endOfDay ? start.addingTimeInterval(86_400) : start

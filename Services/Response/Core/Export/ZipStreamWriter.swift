@@ -24,7 +24,7 @@ package struct ZipStreamWriter {
     private let date: UInt16
 
     package init(modified: Date = Date()) {
-        let parts = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: modified)
+        let parts = Calendar(identifier: .gregorian).dateComponents(in: TimeZone.gmt, from: modified)
         time = UInt16((parts.hour ?? 0) << 11 | (parts.minute ?? 0) << 5 | (parts.second ?? 0) / 2)
         date = UInt16(max(0, (parts.year ?? 1980) - 1980) << 9 | (parts.month ?? 1) << 5 | (parts.day ?? 1))
     }

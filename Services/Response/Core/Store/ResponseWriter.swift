@@ -86,7 +86,7 @@ package struct ResponseWriter: Sendable {
                 byList[pending.row.list.sqlName, default: []].append(pending)
             }
             for list in order {
-                let rows = byList[list]!
+                let rows = byList[list, default: []]
                 let named = rows.contains { $0.topKey == nil || !$0.row.children.isEmpty }
                 let keys: [Int64]? =
                     named ? try await allocateKeys(rows.count, table: rows[0].row.list.sqlName, schema: schema, on: connection) : nil

@@ -81,7 +81,7 @@ package struct SelectRowsRequest {
             (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day)
         else { throw QueryError("'\(text)' is not a date (yyyy-MM-dd).") }
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = TimeZone.gmt
         guard let date = calendar.date(from: DateComponents(year: year, month: month, day: day)),
             calendar.component(.day, from: date) == day,
             let next = calendar.date(byAdding: .day, value: 1, to: date)

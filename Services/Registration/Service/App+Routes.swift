@@ -1,0 +1,78 @@
+import AdminAuthHTTP
+import Foundation
+import RegistrationCore
+import RegistrationHTTP
+import ServiceKit
+import ServiceKitHTTP
+
+extension RegistrationService {
+    /// Every route of the registration service: the apps' account, state and consent calls,
+    /// support messages, the admin API, and the internal calls.
+    static func mountRoutes(_ parts: RegistrationParts, on routes: ServiceRoutes) {
+        let environment = parts.environment
+        let postgres = environment.postgres
+        let logger = environment.logger
+        let registration = parts.registration
+        let rateLimiter = environment.rateLimiter
+
+        let authenticator = ParticipantAuthenticator(sessions: parts.sessions)
+        ParticipantAccountRoutes(accounts: parts.accounts, authenticator: authenticator, rateLimiter: rateLimiter).add(to: routes.router)
+        SupportRoutes(
+            messages: SupportMessages(
+                client: postgres, templates: parts.templates, mail: parts.mail, audit: environment.audit, logger: logger),
+            appSettings: parts.appSettings, rateLimiter: rateLimiter
+        ).add(to: routes.router)
+        let states = StudyStateStore(
+            client: postgres, seal: RowSeal.appTokens(encryptionKey: registration.encryptionKey), audit: environment.audit,
+            pooling: environment.settings.database.pooling, logger: logger)
+        let profiles = ProfileStore(client: postgres, logger: logger)
+        StateRoutes(
+            profiles: profiles, updates: ProfileUpdates(client: postgres, profiles: profiles, logger: logger), states: states,
+            authenticator: authenticator
+        ).add(to: routes.router)
+        LeavingRoutes(states: states, authenticator: authenticator).add(to: routes.router)
+        ConsentRoutes(
+            consents: parts.consents, studies: parts.studies, authenticator: authenticator,
+            maxPDFBytes: registration.maxConsentPDFBytes
+        ).add(to: routes.router)
+
+        let adminAuthenticator = RemoteAdminAuthenticator(client: environment.internalClient)
+        AdminParticipantRoutes(
+            directory: ParticipantDirectory(client: postgres, logger: logger), consents: parts.consents,
+            authenticator: adminAuthenticator, audit: environment.audit
+        ).add(to: routes.router)
+        AdminRunRoutes(runs: ParticipantRuns(store: parts.runStore, studies: parts.studies), authenticator: adminAuthenticator)
+            .add(to: routes.router)
+        AdminRunReportRoutes(reports: RunReportStore(client: postgres, logger: logger), authenticator: adminAuthenticator)
+            .add(to: routes.router)
+        let sites = SiteStore(client: postgres, audit: environment.audit, logger: logger)
+        let invitations = Invitations(
+            client: postgres,
+            store: InvitationStore(client: postgres, seal: .invitationTokens(encryptionKey: registration.encryptionKey), logger: logger),
+            sites: sites, tokens: InvitationTokens(client: environment.internalClient), studies: parts.studies,
+            apps: parts.appSettings, mail: parts.mail, templates: parts.templates, audit: environment.audit,
+            validFor: registration.invitationDuration, logger: logger)
+        AdminSiteRoutes(sites: sites, authenticator: adminAuthenticator).add(to: routes.router)
+        AdminStudyProgressRoutes(
+            adherence: AdherenceStore(client: postgres, logger: logger), audience: parts.pushAudience,
+            authenticator: adminAuthenticator
+        ).add(to: routes.router)
+        AdminInvitationRoutes(invitations: invitations, authenticator: adminAuthenticator, audit: environment.audit)
+            .add(to: routes.router)
+        AppAccountAdminRoutes(
+            users: AppUserDirectory(client: postgres, logger: logger),
+            administration: AccountAdministration(client: postgres, accounts: parts.accounts, logger: logger),
+            authenticator: adminAuthenticator, rateLimiter: rateLimiter, audit: environment.audit
+        ).add(to: routes.router)
+
+        InternalInvitationRoutes(invitations: invitations).add(to: routes.internalGroup)
+        InternalPropertyDateRoutes(dates: PropertyDateStore(client: postgres, logger: logger)).add(to: routes.internalGroup)
+        InternalTestRunRoutes(
+            cleanup: TestRunCleanup(client: postgres, consents: parts.consents.storage, audit: environment.audit, logger: logger)
+        ).add(to: routes.internalGroup)
+        InternalNotificationRoutes(audience: parts.pushAudience).add(to: routes.internalGroup)
+        InternalAppRoutes(settings: parts.appSettings).add(to: routes.internalGroup)
+        InternalPushCredentialRoutes(store: parts.pushCredentials, keys: environment.settings.internalKeys)
+            .add(to: routes.internalGroup)
+    }
+}

@@ -1,0 +1,92 @@
+import AdminAuthHTTP
+import Foundation
+import ResponseCore
+import ResponseHTTP
+import ServiceKit
+import ServiceKitHTTP
+
+extension ResponseService {
+    /// Every route of the response service: the internal calls, the admin API, the researchers'
+    /// LabKey API, and the apps' doors (MyStudies, the schema app, Sage).
+    static func mountRoutes(_ parts: ResponseParts, on routes: ServiceRoutes) {
+        let environment = parts.environment
+        let postgres = environment.postgres
+        let logger = environment.logger
+        let catalog = parts.catalog
+        let authenticator = parts.authenticator
+
+        InternalStudyEventRoutes(catalog: catalog, properties: parts.properties).add(to: routes.internalGroup)
+        InternalRunWeekRoutes(adherence: RunAdherenceStore(client: postgres, tables: parts.tables, logger: logger))
+            .add(to: routes.internalGroup)
+        InternalInvitationTokenRoutes(catalog: catalog, tokens: parts.tokens, properties: parts.properties)
+            .add(to: routes.internalGroup)
+        InternalSubmissionRoutes(submissions: SubmissionStore(client: postgres, logger: logger)).add(to: routes.internalGroup)
+        InternalStorageRehearsalRoutes(
+            rehearsal: StorageRehearsal(client: postgres, tables: parts.tables, writer: ResponseWriter(logger: logger), logger: logger)
+        ).add(to: routes.internalGroup)
+
+        AdminTokenRoutes(
+            catalog: catalog, tokens: parts.tokens, authenticator: authenticator, audit: environment.audit,
+            maxBatch: parts.response.maxTokenBatch
+        ).add(to: routes.router)
+        let responseAdmin = ResponseAdminStore(client: postgres, audit: environment.audit, logger: logger)
+        AdminResponseRoutes(
+            catalog: catalog, authenticator: authenticator, responses: responseAdmin,
+            reprocessing: ResponseReprocessing(responses: responseAdmin, designs: parts.designs),
+            forwarding: parts.forwarding, addresses: parts.forwardingAddresses
+        ).add(to: routes.router)
+        AdminPropertyRoutes(catalog: catalog, authenticator: authenticator, properties: parts.properties).add(to: routes.router)
+        let researcherQueries = parts.queryClient.map {
+            SandboxedQueries(
+                reader: $0, access: parts.access, limits: parts.response.researcherQueryLimits,
+                dateFormat: SandboxedQueries.researcherDateFormat, timeZone: .gmt, logger: logger)
+        }
+        LabKeyResearcherRoutes(
+            catalog: catalog, authenticator: RemoteAPIKeyAuthenticator(client: environment.internalClient),
+            queries: LabKeyResearcherQueries(tables: parts.tables, queries: researcherQueries)
+        ).add(to: routes.router)
+        AdminTableRoutes(
+            catalog: catalog, authenticator: authenticator, tables: parts.tables,
+            grid: TableGridStore(client: postgres, indexes: parts.gridIndexes, logger: logger)
+        ).add(to: routes.router)
+        AdminExportRoutes(
+            catalog: catalog, authenticator: authenticator, tables: parts.tables,
+            export: StudyExport(client: postgres, logger: logger), audit: environment.audit
+        ).add(to: routes.router)
+        AdminSageRoutes(
+            catalog: catalog, authenticator: authenticator, archives: parts.sageArchives, refusals: parts.sageRefusals,
+            intake: parts.intake, audit: environment.audit
+        ).add(to: routes.router)
+        AdminSchemaRoutes(
+            catalog: catalog, participants: SchemaParticipantStore(client: postgres, logger: logger), authenticator: authenticator
+        ).add(to: routes.router)
+
+        let response = parts.response
+        let queries = parts.queryClient.map {
+            SandboxedQueries(
+                reader: $0, access: parts.access,
+                limits: .init(
+                    timeout: response.queryTimeout, maxRows: response.queryMaxRows, maxReplyBytes: response.queryMaxReplyBytes,
+                    maxConcurrent: response.queryMaxConcurrent),
+                timeZone: response.queryTimeZone, logger: logger)
+        }
+        MobileAppRoutes(
+            enrollment: EnrollmentRoutes(
+                enrollment: Enrollment(catalog: catalog, participants: parts.participants), participants: parts.participants,
+                properties: parts.properties, catalog: catalog,
+                throttle: TokenGuessThrottle(rateLimiter: environment.rateLimiter, metrics: environment.metrics)),
+            responses: ResponseRoutes(responses: parts.responses, submission: ResponseSubmission(responses: parts.responses)),
+            queries: QueryRoutes(responses: parts.responses, tables: parts.tables, queries: queries)
+        ).add(to: routes.router)
+        SchemaDataRoutes(
+            receiver: SchemaReceiver(client: postgres, ingest: parts.responses.ingest, audit: environment.audit, logger: logger),
+            limiter: LocalRateLimiter(perMinute: response.schemaPostsPerMinute),
+            addresses: environment.settings.clientAddresses
+        ).add(to: routes.router)
+        SageArchiveRoutes(
+            intake: parts.intake,
+            handshake: SageUploadHandshake(intake: parts.intake, uploads: parts.sageUploads, maxArchiveBytes: parts.maxArchiveBytes),
+            publicURL: parts.sagePublicURL
+        ).add(to: routes.router)
+    }
+}
