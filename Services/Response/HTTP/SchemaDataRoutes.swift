@@ -17,7 +17,7 @@ import StudyModels
 /// reply carries `Access-Control-Allow-Origin: *`: the WebView's request is cross-origin, and
 /// without it the app would take a stored POST for a failure and send it again.
 package struct SchemaDataRoutes {
-    package let receiver: SchemaReceiver
+    package let posts: SchemaPosts
     /// POSTs one client address may make per minute, counted in memory: a database write per
     /// POST would cost as much as storing it.
     package let limiter: LocalRateLimiter
@@ -27,8 +27,8 @@ package struct SchemaDataRoutes {
     /// few kilobytes.
     package static let maxBody = 256 * 1024
 
-    package init(receiver: SchemaReceiver, limiter: LocalRateLimiter, addresses: ClientAddressResolver) {
-        self.receiver = receiver
+    package init(posts: SchemaPosts, limiter: LocalRateLimiter, addresses: ClientAddressResolver) {
+        self.posts = posts
         self.limiter = limiter
         self.addresses = addresses
     }
@@ -64,7 +64,7 @@ package struct SchemaDataRoutes {
         } catch {
             return Self.refusal(error)
         }
-        switch try await receiver.receive(submission, studyId: studyId) {
+        switch try await posts.receive(submission, studyId: studyId) {
         case .stored:
             return Response(
                 status: .ok, headers: Self.cors.merging([.contentType: "application/json"]), body: .init(byteBuffer: ByteBuffer(string: "true")))

@@ -78,8 +78,9 @@ extension ResponseService {
             responses: ResponseRoutes(responses: parts.responses, submission: ResponseSubmission(responses: parts.responses)),
             queries: QueryRoutes(responses: parts.responses, tables: parts.tables, queries: queries)
         ).add(to: routes.router)
+        let schemaPosts = SchemaPostStore(client: postgres, ingest: parts.responses.ingest, audit: environment.audit, logger: logger)
         SchemaDataRoutes(
-            receiver: SchemaReceiver(client: postgres, ingest: parts.responses.ingest, audit: environment.audit, logger: logger),
+            posts: SchemaPosts(studies: schemaPosts, arrivals: schemaPosts),
             limiter: LocalRateLimiter(perMinute: response.schemaPostsPerMinute),
             addresses: environment.settings.clientAddresses
         ).add(to: routes.router)

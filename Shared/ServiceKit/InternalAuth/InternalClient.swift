@@ -14,11 +14,6 @@ public struct InternalClient: Sendable {
         public var status: HTTPResponseStatus
         public var headers: HTTPHeaders
         public var body: ByteBuffer
-
-        /// Decodes the body as JSON.
-        public func decode<T: Decodable>(_ type: T.Type) throws -> T {
-            try JSONDecoder().decode(type, from: Data(buffer: body))
-        }
     }
 
     public let keys: InternalKeys

@@ -22,13 +22,8 @@ public struct ServiceRequestContext: RequestContext {
 
     public var maxUploadSize: Int { bodyLimit }
 
-    /// Refuses (403) a signed internal call from any service but `service`: nearly every internal
-    /// endpoint has one caller. `what` ends the message: "only study-metadata <what>".
-    public func requireCaller(_ service: ServiceName, _ what: String) throws {
-        try requireCaller(oneOf: [service], what)
-    }
-
-    /// Refuses (403) a signed internal call from any service not in `services`.
+    /// Refuses (403) a signed internal call from any service not in `services` (an endpoint's
+    /// callers, `RouterGroup.on`). `what` ends the message: "only study-metadata <what>".
     public func requireCaller(oneOf services: [ServiceName], _ what: String) throws {
         guard services.contains(where: { $0.rawValue == internalCaller }) else {
             throw APIError.forbidden("only \(services.map(\.rawValue).joined(separator: " and ")) \(what)")

@@ -21,6 +21,34 @@ package protocol ResponseArrivals: ParticipantsByToken {
     func store(_ row: ResponseIngest.Row) async throws -> ResponseIngest.Outcome
 }
 
+/// The schema app's studies, as the last study event told them.
+package protocol SchemaStudies: Sendable {
+    func schemaStudy(_ studyKey: String) async throws -> SchemaStudy?
+}
+
+/// A study as the schema app's POSTs are read against it.
+package struct SchemaStudy: Sendable {
+    package var event: StudyEvent
+    package var collecting: Bool
+    /// Nil for a study that is not a schema study.
+    package var plan: SchemaReception.Study?
+
+    package init(event: StudyEvent, collecting: Bool, plan: SchemaReception.Study?) {
+        self.event = event
+        self.collecting = collecting
+        self.plan = plan
+    }
+}
+
+/// Where the schema app's POSTs are stored: through the ingest statement every door shares, or,
+/// for a participant's first POST and a log that changes their status, with the participant's row
+/// in one transaction.
+package protocol SchemaArrivals: Sendable {
+    func store(_ row: ResponseIngest.Row) async throws -> ResponseIngest.Outcome
+    /// The participant's id, and whether the response was new.
+    func storeEnrolling(_ post: SchemaEnrollingPost) async throws -> (participantId: Int64, new: Bool)
+}
+
 /// A study's failed responses, put back in the processing queue.
 package protocol FailedResponses: Sendable {
     /// The activities of the study's `error` responses among `ids`.

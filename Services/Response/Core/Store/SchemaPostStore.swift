@@ -4,31 +4,17 @@ import PostgresNIO
 import ServiceKit
 import StudyModels
 
-/// Stores the schema app's POSTs (docs/schema-protocols.md, Receiving data). The app sends no
-/// credential and no idempotency key, so a participant is known by the id their phone made, and a
-/// POST by its deduplication key: the first POST from an id makes the participant and gives them
-/// an arm; every POST is queued as a response of its module (or of the `SchemaLog` list) unless
-/// the same one is stored already. Either way the app is answered 200, and the processing worker
-/// puts new ones into the study's tables.
-///
-/// A POST from a known participant is written by `ResponseIngest`, with group commit (one
-/// statement for all that arrive together, processResponse's among them); a participant's first
-/// POST, and a log that changes their status, take a transaction of their own.
-package struct SchemaReceiver: Sendable {
-    package enum Outcome: Sendable, Equatable {
-        case stored(new: Bool, participantId: Int64)
-        /// No launched schema study by that id collects data now.
-        case unknownStudy
-        case notCollecting
-        case refused(SchemaSubmission.Problem)
-    }
-
+/// Where the schema app's POSTs are stored and the studies they are read against (the ports of
+/// `SchemaPosts`). A POST from a known participant goes to `ResponseIngest`, with group commit;
+/// a participant's first POST, and a log that changes their status, take a transaction of their
+/// own here.
+package struct SchemaPostStore: SchemaStudies, SchemaArrivals {
     package let client: PostgresClient
     package let ingest: ResponseIngest
     package let audit: AuditLog
     package let logger: Logger
-    /// A study that takes POSTs is read at most once a second per replica (see `study`).
-    private let studies: ExpiringCache<String, Study>
+    /// A study that takes POSTs is read at most once a second per replica (see `schemaStudy`).
+    private let studies: ExpiringCache<String, SchemaStudy>
 
     /// `ingest` is the service's one (`ResponseStore.ingest`), so that POSTs share its batches.
     package init(client: PostgresClient, ingest: ResponseIngest, audit: AuditLog, logger: Logger) {
@@ -39,50 +25,33 @@ package struct SchemaReceiver: Sendable {
         studies = ExpiringCache(timeToLive: .seconds(1), capacity: 10_000)
     }
 
-    package func receive(_ submission: SchemaSubmission, studyId: String) async throws -> Outcome {
-        let studyKey = studyId.uppercased()
-        guard let study = try await study(studyKey), let plan = study.plan else { return .unknownStudy }
-        guard [.active, .paused].contains(study.event.status) else { return .unknownStudy }
-        guard study.collecting, study.event.status == .active else { return .notCollecting }
-        let reception: SchemaReception
-        do {
-            reception = try SchemaReception.make(submission, study: plan)
-        } catch {
-            return .refused(error)
-        }
-        let changesStatus = submission.kind == .log && Self.status(after: submission) != nil
-        if !changesStatus {
-            let row = ResponseIngest.Row(
-                sender: .external(studyKey: studyKey, id: submission.userId), activityId: reception.activityId,
-                activityVersion: reception.activityVersion, metadata: reception.metadata, data: reception.data,
-                replayKey: submission.dedupKey)
-            switch try await ingest.store(row) {
-            case .stored(let new, let participantId): return .stored(new: new, participantId: participantId)
-            case .collectionDisabled: return .notCollecting
-            // Not known yet: made below. (`withdrawn` bars only an app token's participant.)
-            case .unknownParticipant, .withdrawn: break
-            }
-        }
-        let arms = study.event.arms
+    package func store(_ row: ResponseIngest.Row) async throws -> ResponseIngest.Outcome {
+        try await ingest.store(row)
+    }
+
+    package func storeEnrolling(_ post: SchemaEnrollingPost) async throws -> (participantId: Int64, new: Bool) {
+        let reception = post.reception
         let (participant, new) = try await client.withTransaction(logger: logger) { connection in
-            let (participant, enrolled) = try await participantId(studyKey: studyKey, externalId: submission.userId, on: connection)
+            let (participant, enrolled) = try await participantId(studyKey: post.studyKey, externalId: post.externalId, on: connection)
             let inserted = try await connection.query(
                 """
                 INSERT INTO responses (participant_id, study_key, activity_id, activity_version, metadata, data, fingerprint)
-                VALUES (\(participant), \(studyKey), \(reception.activityId), \(reception.activityVersion),
-                        \(reception.metadata)::jsonb, \(reception.data)::jsonb, \(submission.dedupKey))
+                VALUES (\(participant), \(post.studyKey), \(reception.activityId), \(reception.activityVersion),
+                        \(reception.metadata)::jsonb, \(reception.data)::jsonb, \(post.dedupKey))
                 ON CONFLICT (participant_id, fingerprint) DO NOTHING RETURNING id
                 """, logger: logger)
             var new = false
             for try await _ in inserted { new = true }
-            if new, submission.kind == .log { try await followStatus(submission, participant: participant, on: connection) }
+            if new, let change = post.statusAfter {
+                try await follow(change, participant: participant, externalId: post.externalId, on: connection)
+            }
             if enrolled {
-                try await assignArm(participant, studyKey: studyKey, externalId: submission.userId, arms: arms, on: connection)
+                try await assignArm(participant, studyKey: post.studyKey, externalId: post.externalId, arms: post.arms, on: connection)
             }
             return (participant, new)
         }
         if new { ingest.stored.signal() }
-        return .stored(new: new, participantId: participant)
+        return (participant, new)
     }
 
     /// The participant `externalId` of the study, and whether this transaction enrolled them.
@@ -143,63 +112,46 @@ package struct SchemaReceiver: Sendable {
         return nil
     }
 
-    /// The app logs withdrawal on its settings page and enrolment on its home page; a
-    /// participant who withdrew and enrols again keeps their id, so both are followed.
-    static func status(after submission: SchemaSubmission) -> String? {
-        switch (submission.fields["page"], submission.fields["event"]) {
-        case ("settings"?, "withdraw"?): "withdrawn"
-        case ("home"?, "enrol"?): "enrolled"
-        default: nil
-        }
-    }
-
-    private func followStatus(_ submission: SchemaSubmission, participant: Int64, on connection: PostgresConnection) async throws {
+    private func follow(
+        _ change: SchemaStatusChange, participant: Int64, externalId: String, on connection: PostgresConnection
+    ) async throws {
         let changed: PostgresRowSequence
-        switch Self.status(after: submission) {
-        case "withdrawn":
+        switch change {
+        case .withdrawn:
             changed = try await connection.query(
                 """
                 UPDATE participants SET status = 'withdrawn', withdrawn_at = now()
                 WHERE id = \(participant) AND status <> 'withdrawn' RETURNING study_key
                 """, logger: logger)
-        case "enrolled":
+        case .enrolled:
             changed = try await connection.query(
                 """
                 UPDATE participants SET status = 'enrolled', withdrawn_at = NULL
                 WHERE id = \(participant) AND status = 'withdrawn' RETURNING study_key
                 """, logger: logger)
-        default:
-            return
         }
         for try await studyKey in changed.decode(String.self) {
             try await audit.record(
-                actor: "schema-app", action: submission.fields["event"] == "withdraw" ? "participant.withdrawn" : "participant.rejoined",
-                studyId: studyKey, details: ["participantId": "\(participant)", "externalId": submission.userId], on: connection)
+                actor: "schema-app", action: change == .withdrawn ? "participant.withdrawn" : "participant.rejoined",
+                studyId: studyKey, details: ["participantId": "\(participant)", "externalId": externalId], on: connection)
         }
     }
 
     struct ParticipantVanished: Error {}
 
-    private struct Study: Sendable {
-        var event: StudyEvent
-        var collecting: Bool
-        /// Nil for a study that is not a schema study.
-        var plan: SchemaReception.Study?
-    }
-
     /// The study as the last event told it. A study that takes POSTs is read at most once a
     /// second per replica: the app retries what it could not deliver, so a pause seen a second
     /// late is harmless, and a burst of POSTs costs no extra round trip each.
-    private func study(_ studyKey: String) async throws -> Study? {
+    package func schemaStudy(_ studyKey: String) async throws -> SchemaStudy? {
         if let cached = studies.value(studyKey) { return cached }
         let readAt = ContinuousClock.now
         let rows = try await client.query(
             "SELECT event::text, collection_enabled FROM studies WHERE study_key = \(studyKey)", logger: logger)
-        var found: Study?
+        var found: SchemaStudy?
         for try await (event, collecting) in rows.decode((String, Bool).self) {
             // Stored as `StudyCatalog.apply` writes it, in the internal API's form.
             let decoded = try InternalCoding.decoder.decode(StudyEvent.self, from: Data(event.utf8))
-            found = Study(event: decoded, collecting: collecting, plan: SchemaReception.Study(decoded))
+            found = SchemaStudy(event: decoded, collecting: collecting, plan: SchemaReception.Study(decoded))
         }
         // Only a study that takes POSTs is remembered: one launched a moment ago is seen at once.
         if let found, found.plan != nil, found.collecting, found.event.status == .active {
