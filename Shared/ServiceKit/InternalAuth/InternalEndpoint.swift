@@ -128,7 +128,8 @@ public struct InternalEndpoint<Body: InternalPayload, Reply: InternalPayload>: I
         self.malformedBody = malformedBody
         let answers = answers ?? [Reply.self == NoContent.self ? 204 : 200]
         self.answers = answers
-        self.status = status ?? { _ in answers[0] }
+        let first = answers.first ?? 200
+        self.status = status ?? { _ in first }
         self.refusals = refusals
     }
 

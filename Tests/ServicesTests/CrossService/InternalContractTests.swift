@@ -56,6 +56,21 @@ import TestSupport
         #expect(throws: InternalCallError.self) { try InternalCalls.runWeeks.path(["studyId": ""]) }
     }
 
+    /// A hash a caller asks about is 64 ASCII hex digits counted by scalar. `Character.isHexDigit`,
+    /// which the receivers used, also takes the fullwidth forms ("ａ", U+FF41).
+    @Test func aHashIsSixtyFourASCIIHexDigitsCountedByScalar() {
+        #expect(APIKeyQuery(keyHash: String(repeating: "aF", count: 32)).isWellFormed)
+        #expect(!APIKeyQuery(keyHash: String(repeating: "\u{FF41}", count: 64)).isWellFormed)
+        #expect(!AdminSessionQuery(tokenHash: String(repeating: "0", count: 63) + "\u{FF26}").isWellFormed)
+        let enrollment = InvitationEnrollment(
+            studyId: "S1", invitationId: UUID(), participantTokenHash: String(repeating: "0", count: 63) + "\u{FF10}",
+            enrolledAt: Date())
+        #expect(!enrollment.isWellFormed)
+        // 64 characters, 65 scalars: an accent combined with the last letter.
+        #expect(!APIKeyQuery(keyHash: String(repeating: "a", count: 63) + "e\u{301}").isWellFormed)
+        #expect(!APIKeyQuery(keyHash: String(repeating: "a", count: 63)).isWellFormed)
+    }
+
     @Test func aReplyIsAnsweredWithTheStatusItsEndpointPicks() {
         let problem = InvitationTokenReply.Problem(index: 0, field: "age", message: "not a number")
         #expect(InternalCalls.invitationTokens.status(InvitationTokenReply(tokens: [], problems: [problem])) == 422)
