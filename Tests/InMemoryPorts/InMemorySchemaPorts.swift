@@ -55,8 +55,9 @@ package final class InMemorySchemaArrivals: SchemaStudies, SchemaArrivals, Senda
         }
     }
 
-    package func storeEnrolling(_ post: SchemaEnrollingPost) async throws -> (participantId: Int64, new: Bool) {
+    package func storeEnrolling(_ post: SchemaEnrollingPost) async throws -> ResponseIngest.Outcome {
         state.withLock { state in
+            guard state.studies[post.studyKey]?.collecting == true else { return .collectionDisabled(studyKey: post.studyKey) }
             state.enrolling += 1
             let key = "\(post.studyKey)\u{1F}\(post.externalId)"
             var participant =
@@ -65,7 +66,7 @@ package final class InMemorySchemaArrivals: SchemaStudies, SchemaArrivals, Senda
             let new = state.keys.insert("\(participant.id)\u{1F}\(post.dedupKey)").inserted
             if new, let change = post.statusAfter { participant.status = change }
             state.participants[key] = participant
-            return (participant.id, new)
+            return .stored(new: new, participantId: participant.id)
         }
     }
 }

@@ -45,8 +45,9 @@ package struct SchemaStudy: Sendable {
 /// in one transaction.
 package protocol SchemaArrivals: Sendable {
     func store(_ row: ResponseIngest.Row) async throws -> ResponseIngest.Outcome
-    /// The participant's id, and whether the response was new.
-    func storeEnrolling(_ post: SchemaEnrollingPost) async throws -> (participantId: Int64, new: Bool)
+    /// The participant made or found and the response stored with them, or why not (a study
+    /// that stopped collecting: nothing is kept).
+    func storeEnrolling(_ post: SchemaEnrollingPost) async throws -> ResponseIngest.Outcome
 }
 
 /// A study's failed responses, put back in the processing queue.

@@ -67,6 +67,7 @@ package final class ResponseIngest: Sendable {
     package static let maxInFlight = 2
 
     private let client: PostgresClient
+    private let pooling: DatabaseSettings.Pooling
     private let logger: Logger
     private let commits: GroupCommit<Row, Outcome>
 
@@ -77,6 +78,7 @@ package final class ResponseIngest: Sendable {
     package init(client: PostgresClient, stored: WakeSignal, pooling: DatabaseSettings.Pooling = .session, logger: Logger) {
         self.client = client
         self.stored = stored
+        self.pooling = pooling
         self.logger = logger
         commits = GroupCommit(
             maxBatch: Self.maxBatch, maxInFlight: Self.maxInFlight, splitsOn: Self.isOneRowsFault, logger: logger
@@ -124,13 +126,30 @@ package final class ResponseIngest: Sendable {
     private static func insert(
         _ rows: [Row], client: PostgresClient, pooling: DatabaseSettings.Pooling, logger: Logger
     ) async throws -> [Int: (Outcome, String)] {
+        try await outcomes(of: client.run(statement(for: rows), pooling: pooling, logger: logger))
+    }
+
+    /// The same statement for one row, inside a caller's transaction on `connection`: a schema
+    /// app's first POST is stored with its sender's enrolment (`SchemaPostStore.storeEnrolling`),
+    /// so it is admitted, fingerprinted and deduplicated as every other response is. The caller
+    /// signals `stored` once its transaction commits.
+    package func store(_ row: Row, on connection: PostgresConnection) async throws -> Outcome {
+        let outcomes = try await Self.outcomes(of: connection.run(Self.statement(for: [row]), pooling: pooling, logger: logger))
+        return outcomes[0]?.0 ?? .unknownParticipant
+    }
+
+    private static func statement(for rows: [Row]) -> IngestStatement {
         var statement = IngestStatement()
         statement.reserve(rows.count)
         for row in rows { statement.append(row) }
+        return statement
+    }
+
+    /// Each row's outcome and fingerprint by its position (from 0).
+    private static func outcomes<Rows: AsyncSequence>(of rows: Rows) async throws -> [Int: (Outcome, String)]
+    where Rows.Element == IngestStatement.Row {
         var outcomes: [Int: (Outcome, String)] = [:]
-        for try await (position, participant, studyKey, withdrawn, enabled, inserted, fingerprint) in try await client.run(
-            statement, pooling: pooling, logger: logger)
-        {
+        for try await (position, participant, studyKey, withdrawn, enabled, inserted, fingerprint) in rows {
             let outcome: Outcome =
                 if let participant {
                     if withdrawn == true { .withdrawn } else if enabled != true {

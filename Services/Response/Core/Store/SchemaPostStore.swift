@@ -29,29 +29,38 @@ package struct SchemaPostStore: SchemaStudies, SchemaArrivals {
         try await ingest.store(row)
     }
 
-    package func storeEnrolling(_ post: SchemaEnrollingPost) async throws -> (participantId: Int64, new: Bool) {
+    /// The participant made or found, and the response stored through the ingest statement every
+    /// door shares, in one transaction. A study that stopped collecting since the caller looked
+    /// rolls the enrolment back with the response (`.collectionDisabled`).
+    package func storeEnrolling(_ post: SchemaEnrollingPost) async throws -> ResponseIngest.Outcome {
         let reception = post.reception
-        let (participant, new) = try await client.withTransaction(logger: logger) { connection in
-            let (participant, enrolled) = try await participantId(studyKey: post.studyKey, externalId: post.externalId, on: connection)
-            let inserted = try await connection.query(
-                """
-                INSERT INTO responses (participant_id, study_key, activity_id, activity_version, metadata, data, fingerprint)
-                VALUES (\(participant), \(post.studyKey), \(reception.activityId), \(reception.activityVersion),
-                        \(reception.metadata)::jsonb, \(reception.data)::jsonb, \(post.dedupKey))
-                ON CONFLICT (participant_id, fingerprint) DO NOTHING RETURNING id
-                """, logger: logger)
-            var new = false
-            for try await _ in inserted { new = true }
-            if new, let change = post.statusAfter {
-                try await follow(change, participant: participant, externalId: post.externalId, on: connection)
+        let row = ResponseIngest.Row(
+            sender: .external(studyKey: post.studyKey, id: post.externalId), activityId: reception.activityId,
+            activityVersion: reception.activityVersion, metadata: reception.metadata, data: reception.data, replayKey: post.dedupKey)
+        let outcome: ResponseIngest.Outcome
+        do {
+            outcome = try await client.withTransaction(logger: logger) { connection in
+                let (participant, enrolled) = try await participantId(studyKey: post.studyKey, externalId: post.externalId, on: connection)
+                let outcome = try await ingest.store(row, on: connection)
+                guard case .stored(let new, _) = outcome else { throw NotStored(outcome: outcome) }
+                if new, let change = post.statusAfter {
+                    try await follow(change, participant: participant, externalId: post.externalId, on: connection)
+                }
+                if enrolled {
+                    try await assignArm(participant, studyKey: post.studyKey, externalId: post.externalId, arms: post.arms, on: connection)
+                }
+                return outcome
             }
-            if enrolled {
-                try await assignArm(participant, studyKey: post.studyKey, externalId: post.externalId, arms: post.arms, on: connection)
-            }
-            return (participant, new)
+        } catch let refusal as NotStored {
+            return refusal.outcome
         }
-        if new { ingest.stored.signal() }
-        return (participant, new)
+        if case .stored(true, _) = outcome { ingest.stored.signal() }
+        return outcome
+    }
+
+    /// The ingest statement did not store the response: the transaction is rolled back.
+    private struct NotStored: Error {
+        let outcome: ResponseIngest.Outcome
     }
 
     /// The participant `externalId` of the study, and whether this transaction enrolled them.

@@ -8,10 +8,9 @@ import StudyModels
 /// one is stored already. Either way the app is answered 200, and the processing worker puts new
 /// ones into the study's tables.
 ///
-/// A POST from a known participant goes through the ingest statement every door shares (with
-/// group commit, processResponse's among them); a participant's first POST, and a log that
-/// changes their status, are stored with the participant's row in one transaction
-/// (`SchemaArrivals.storeEnrolling`).
+/// Every POST is stored by the ingest statement every door shares: a known participant's with
+/// group commit, processResponse's among them; a participant's first POST, and a log that changes
+/// their status, in one transaction with the participant's row (`SchemaArrivals.storeEnrolling`).
 package struct SchemaPosts: Sendable {
     package enum Outcome: Sendable, Equatable {
         case stored(new: Bool, participantId: Int64)
@@ -53,11 +52,16 @@ package struct SchemaPosts: Sendable {
             case .unknownParticipant, .withdrawn: break
             }
         }
-        let (participant, new) = try await arrivals.storeEnrolling(
+        switch try await arrivals.storeEnrolling(
             SchemaEnrollingPost(
                 studyKey: studyKey, externalId: submission.userId, reception: reception, dedupKey: submission.dedupKey,
                 statusAfter: statusAfter, arms: study.event.arms))
-        return .stored(new: new, participantId: participant)
+        {
+        case .stored(let new, let participantId): return .stored(new: new, participantId: participantId)
+        case .collectionDisabled: return .notCollecting
+        // The participant was made or found in the same transaction: neither can happen.
+        case .unknownParticipant, .withdrawn: throw SchemaParticipantNotAdmitted(studyKey: studyKey)
+        }
     }
 
     /// The app logs withdrawal on its settings page and enrolment on its home page; a
@@ -99,4 +103,10 @@ package struct SchemaEnrollingPost: Sendable, Equatable {
         self.statusAfter = statusAfter
         self.arms = arms
     }
+}
+
+/// The ingest statement refused a schema app participant it had just made or found: a fault, not
+/// an answer for the app (answered 500 and logged; the app sends the POST again).
+package struct SchemaParticipantNotAdmitted: Error {
+    package let studyKey: String
 }
