@@ -174,3 +174,29 @@ package final class InMemoryDueReminders: DueReminders, Sendable {
         return outcome
     }
 }
+
+/// Apps' support addresses in memory: which apps have a feedback or a contact address, and the
+/// messages queued to them.
+package final class InMemorySupportMailbox: SupportMailbox, Sendable {
+    private struct State {
+        var addresses: Set<String> = []
+        var queued: [(appId: String, message: SupportMessage)] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// `appId` names an address for `kind`.
+    package init(_ addresses: [(appId: String, kind: SupportMessage.Kind)] = []) {
+        state.withLock { state in for (appId, kind) in addresses { state.addresses.insert("\(appId) \(kind)") } }
+    }
+
+    package var queued: [(appId: String, message: SupportMessage)] { state.withLock { $0.queued } }
+
+    package func queue(_ message: SupportMessage, appId: String, orgId: String) async throws -> Bool {
+        state.withLock { state in
+            guard state.addresses.contains("\(appId) \(message.kind)") else { return false }
+            state.queued.append((appId, message))
+            return true
+        }
+    }
+}

@@ -19,7 +19,8 @@ extension RegistrationService {
         ParticipantAccountRoutes(accounts: parts.accounts, authenticator: authenticator, rateLimiter: rateLimiter).add(to: routes.router)
         SupportRoutes(
             messages: SupportMessages(
-                client: postgres, templates: parts.templates, mail: parts.mail, audit: environment.audit, logger: logger),
+                mailbox: SupportMailStore(
+                    client: postgres, templates: parts.templates, mail: parts.mail, audit: environment.audit, logger: logger)),
             appSettings: parts.appSettings, rateLimiter: rateLimiter
         ).add(to: routes.router)
         let states = StudyStateStore(

@@ -56,3 +56,11 @@ extension StudyDirectory: StudySchedules {}
 extension ParticipantRunStore: ParticipantHistory {}
 extension RunLedgerStore: RunLedgers {}
 extension RunReminderStore: DueReminders {}
+
+/// Where a participant's support message goes: the app's address for its kind, the mail outbox
+/// and the audit trail, in one transaction.
+package protocol SupportMailbox: Sendable {
+    /// Queues `message` to the app's address for its kind, with its audit event; false, and
+    /// nothing queued, when the app names no such address.
+    func queue(_ message: SupportMessage, appId: String, orgId: String) async throws -> Bool
+}

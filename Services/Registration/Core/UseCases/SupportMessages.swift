@@ -1,44 +1,28 @@
 import Foundation
-import Logging
-import PostgresNIO
 import ServiceKit
 import StudyModels
 
 /// `feedback` and `contactUs`: a participant's message, e-mailed to the address the app's
 /// definition names. The apps send these without a session, so the text is limited in size,
 /// escaped into the HTML (the original pasted it in raw), and the calls are rate-limited per
-/// client address by the route.
+/// client address by the route. This decides what is sent; the `SupportMailbox` queues it.
 package struct SupportMessages: Sendable {
     package static let maxSubject = 200
     package static let maxBody = 10_000
     package static let maxName = 100
 
-    package let client: PostgresClient
-    package let templates: MailTemplates
-    package let mail: MailOutbox
-    package let audit: AuditLog
-    package let logger: Logger
+    package let mailbox: any SupportMailbox
 
-    package init(client: PostgresClient, templates: MailTemplates, mail: MailOutbox, audit: AuditLog, logger: Logger) {
-        self.client = client
-        self.templates = templates
-        self.mail = mail
-        self.audit = audit
-        self.logger = logger
+    package init(mailbox: any SupportMailbox) {
+        self.mailbox = mailbox
     }
 
     /// `subject` and `body` as sent: the limits count what was sent, then the text is trimmed.
     package func sendFeedback(subject sentSubject: String, body sentBody: String, appId: String, orgId: String) async throws {
         let (subject, body) = try Self.checked(subject: sentSubject, body: sentBody)
-        try await client.withTransaction(logger: logger) { connection in
-            let choice = try await templates.choose(.feedback, appId: appId, orgId: orgId, on: connection)
-            guard let recipient = choice.app?.feedbackEmail else {
-                throw RegistrationError.invalid("Feedback is not set up for this app.")
-            }
-            try await mail.enqueue(
-                choice.template.render(subjectText: subject, bodyText: body, from: choice.from, to: recipient),
-                kind: .feedback, appId: appId, on: connection)
-            try await audit.record(actor: "anonymous", action: "app.feedback_sent", details: ["appId": appId], on: connection)
+        let message = SupportMessage(kind: .feedback, subject: subject, body: body, replyTo: nil)
+        guard try await mailbox.queue(message, appId: appId, orgId: orgId) else {
+            throw RegistrationError.invalid("Feedback is not set up for this app.")
         }
     }
 
@@ -59,15 +43,9 @@ package struct SupportMessages: Sendable {
             firstName = name
         }
         let text = "From: \(firstName.map { "\($0) " } ?? "")<\(email)>\n\n\(body)"
-        try await client.withTransaction(logger: logger) { connection in
-            let choice = try await templates.choose(.contact, appId: appId, orgId: orgId, on: connection)
-            guard let recipient = choice.app?.supportEmail else {
-                throw RegistrationError.invalid("Contact is not set up for this app.")
-            }
-            try await mail.enqueue(
-                choice.template.render(subjectText: subject, bodyText: text, from: choice.from, to: recipient, replyTo: email),
-                kind: .contact, appId: appId, on: connection)
-            try await audit.record(actor: "anonymous", action: "app.contact_sent", details: ["appId": appId], on: connection)
+        let message = SupportMessage(kind: .contact, subject: subject, body: text, replyTo: email)
+        guard try await mailbox.queue(message, appId: appId, orgId: orgId) else {
+            throw RegistrationError.invalid("Contact is not set up for this app.")
         }
     }
 
@@ -82,5 +60,25 @@ package struct SupportMessages: Sendable {
             throw RegistrationError.invalid("The message must be at most \(maxBody) characters.")
         }
         return (subject.trimmingCharacters(in: .whitespacesAndNewlines), body.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
+
+/// A participant's message as it is to be sent: to the app's feedback address, or to its support
+/// address with the participant's as `Reply-To`.
+package struct SupportMessage: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
+        case feedback, contact
+    }
+
+    package var kind: Kind
+    package var subject: String
+    package var body: String
+    package var replyTo: String?
+
+    package init(kind: Kind, subject: String, body: String, replyTo: String?) {
+        self.kind = kind
+        self.subject = subject
+        self.body = body
+        self.replyTo = replyTo
     }
 }
