@@ -175,12 +175,25 @@ let package = Package(
             path: "Shared/InternalContracts",
             swiftSettings: strictSettings
         ),
-        // The admin bearer tokens study-metadata issues, checked by the other services' admin
-        // APIs (response, registration) through study-metadata's internal API.
+        // Every admin API endpoint defined once (method, path, service, who may call it, body and
+        // reply types): the console's client and each service's router are built from it.
+        .target(
+            name: "AdminContracts",
+            dependencies: [
+                "InternalContracts", "ServiceKit", "StudyModels",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Shared/AdminContracts",
+            swiftSettings: strictSettings
+        ),
+        // The admin API's router, built from the definitions: it authenticates each request's
+        // bearer token (study-metadata from its own sessions, the other services through its
+        // internal API) and checks the endpoint's access before the handler runs.
         .target(
             name: "AdminAuthHTTP",
             dependencies: [
-                "InternalContracts",
+                "AdminContracts", "InternalContracts",
                 "ServiceKit", "ServiceKitHTTP", "StudyModels",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -214,7 +227,7 @@ let package = Package(
         .target(
             name: "StudyMetadataHTTP",
             dependencies: [
-                "InternalContracts",
+                "AdminAuthHTTP", "AdminContracts", "InternalContracts",
                 "StudyMetadataCore", "ServiceKit", "ServiceKitHTTP", "StudyModels", "JSONText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -228,7 +241,7 @@ let package = Package(
         .target(
             name: "StudyMetadataService",
             dependencies: [
-                "StudyMetadataCore", "StudyMetadataHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels", "SageAssessments",
+                "AdminAuthHTTP", "StudyMetadataCore", "StudyMetadataHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels", "SageAssessments",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -290,7 +303,7 @@ let package = Package(
             name: "RegistrationHTTP",
             dependencies: [
                 "InternalContracts",
-                "RegistrationCore", "AdminAuthHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                "RegistrationCore", "AdminAuthHTTP", "AdminContracts", "ServiceKit", "ServiceKitHTTP", "StudyModels",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -338,7 +351,7 @@ let package = Package(
             name: "ResponseHTTP",
             dependencies: [
                 "InternalContracts",
-                "ResponseCore", "AdminAuthHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels", "SageAssessments", "ZipArchive",
+                "ResponseCore", "AdminAuthHTTP", "AdminContracts", "ServiceKit", "ServiceKitHTTP", "StudyModels", "SageAssessments", "ZipArchive",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -369,7 +382,7 @@ let package = Package(
         .target(
             name: "ConsoleCore",
             dependencies: [
-                "ServiceKit", "StudyModels", "JSONText",
+                "AdminContracts", "ServiceKit", "StudyModels", "JSONText",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -384,7 +397,7 @@ let package = Package(
         .target(
             name: "ConsoleHTTP",
             dependencies: [
-                "ConsoleCore", "ServiceKit", "ServiceKitHTTP", "StudyModels", "JSONText", "QRCode",
+                "AdminContracts", "ConsoleCore", "ServiceKit", "ServiceKitHTTP", "StudyModels", "JSONText", "QRCode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -566,7 +579,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "ServiceKit", "ServiceKitHTTP", "TestSupport", "StudyModels",
+                "AdminAuthHTTP", "AdminContracts", "ServiceKit", "ServiceKitHTTP", "TestSupport", "StudyModels",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -585,7 +598,7 @@ let package = Package(
         .testTarget(
             name: "ServicesTests",
             dependencies: [
-                "InternalContracts",
+                "AdminContracts", "InternalContracts",
                 "StudyMetadataCore", "StudyMetadataHTTP", "StudyMetadataService", "RegistrationCore", "RegistrationHTTP", "RegistrationService", "ResponseCore", "ResponseHTTP", "ResponseService", "TestSupport", "ServiceKit", "ServiceKitHTTP",
                 "StudyModels",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

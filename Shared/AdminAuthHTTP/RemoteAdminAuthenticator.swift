@@ -10,7 +10,7 @@ import StudyModels
 /// study-metadata's `POST /admin/v1/login` issues: each request asks study-metadata who the token
 /// belongs to (sending its SHA-256, never the token), so a logout or a changed role there holds
 /// everywhere at once.
-public struct RemoteAdminAuthenticator: Sendable {
+public struct RemoteAdminAuthenticator: AdminAuthenticating {
     public let client: InternalClient
 
     public init(client: InternalClient) {
@@ -33,14 +33,5 @@ public struct RemoteAdminAuthenticator: Sendable {
         case .answered(let identity): return identity
         case .refused: throw APIError.unauthenticated("the token is unknown, expired or revoked; log in again")
         }
-    }
-
-    /// The admin, when they hold at least `role` on `studyId`.
-    public func require(_ role: StudyRole, on studyId: String, _ request: Request, logger: Logger) async throws -> AdminIdentity {
-        let admin = try await authenticate(request, logger: logger)
-        guard admin.may(role, on: studyId) else {
-            throw APIError.forbidden("this needs the \(role.rawValue) role on study \(studyId)")
-        }
-        return admin
     }
 }

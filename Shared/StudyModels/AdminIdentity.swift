@@ -30,9 +30,17 @@ public enum StudyRole: String, Codable, Sendable, CaseIterable, Comparable {
     public static func < (lhs: StudyRole, rhs: StudyRole) -> Bool { lhs.rank < rhs.rank }
 }
 
+/// An admin a request was authenticated as, whichever service checked the token: what an
+/// endpoint's access (`AdminAccess`) is checked against.
+public protocol AdminRoleHolder: Sendable {
+    var role: AdminRole { get }
+    /// Whether the admin holds at least `needed` on `studyId`.
+    func may(_ needed: StudyRole, on studyId: String) -> Bool
+}
+
 /// Who an admin bearer token belongs to, as study-metadata tells the other services
 /// (`POST /internal/v1/admin-sessions/verify` with the token's SHA-256, never the token).
-public struct AdminIdentity: Codable, Sendable, Equatable {
+public struct AdminIdentity: Codable, Sendable, Equatable, AdminRoleHolder {
     public var adminId: UUID
     public var email: String
     public var role: AdminRole

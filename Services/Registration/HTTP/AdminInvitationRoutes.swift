@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import RegistrationCore
@@ -11,33 +12,30 @@ import StudyModels
 /// nothing), resending and revoking (study admin; audited).
 package struct AdminInvitationRoutes: Sendable {
     package let invitations: Invitations
-    package let authenticator: RemoteAdminAuthenticator
     package let audit: AuditLog
 
     /// The largest CSV accepted.
     package static let maxCSVBytes = 2 * 1024 * 1024
 
-    package init(invitations: Invitations, authenticator: RemoteAdminAuthenticator, audit: AuditLog) {
+    package init(invitations: Invitations, audit: AuditLog) {
         self.invitations = invitations
-        self.authenticator = authenticator
         self.audit = audit
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.get("/admin/v1/studies/:studyId/invitations", use: list)
-        router.post("/admin/v1/studies/:studyId/invitations", use: inviteOne)
-        router.post("/admin/v1/studies/:studyId/invitations/import", use: importCSV)
-        router.post("/admin/v1/studies/:studyId/invitations/:invitationId/resend") { request, context in
-            try await change(request, context) { id, studyId, actor in try await invitations.resend(id, studyId: studyId, actor: actor) }
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.invitations, use: list)
+        routes.on(AdminCalls.invite, use: inviteOne)
+        routes.on(AdminCalls.importInvitations, use: importCSV)
+        routes.on(AdminCalls.resendInvitation) { _, context, admin in
+            try await change(context, admin) { id, studyId, actor in try await invitations.resend(id, studyId: studyId, actor: actor) }
         }
-        router.post("/admin/v1/studies/:studyId/invitations/:invitationId/revoke") { request, context in
-            try await change(request, context) { id, studyId, actor in try await invitations.revoke(id, studyId: studyId, actor: actor) }
+        routes.on(AdminCalls.revokeInvitation) { _, context, admin in
+            try await change(context, admin) { id, studyId, actor in try await invitations.revoke(id, studyId: studyId, actor: actor) }
         }
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> InvitationList {
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> InvitationList {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         let parameters = request.uri.queryParameters
         let state = parameters["state"].map(String.init)
         if let state, !Invitation.states.contains(state) {
@@ -61,9 +59,8 @@ package struct AdminInvitationRoutes: Sendable {
         return list
     }
 
-    @Sendable package func inviteOne(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Invitation> {
+    @Sendable package func inviteOne(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> EditedResponse<Invitation> {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
         let body = try await request.body.collect(upTo: 64 * 1024)
         guard let wanted = try? JSONDecoder().decode(InvitationRequest.self, from: Data(buffer: body)) else {
             throw APIError.badRequest("the body must be {\"email\", \"siteId\", \"properties\"}")
@@ -77,11 +74,10 @@ package struct AdminInvitationRoutes: Sendable {
 
     /// A CSV with a header line: `email` (required), `site` (a site's name or id, optional), and
     /// any other column is a participant property of that id.
-    @Sendable package func importCSV(_ request: Request, context: ServiceRequestContext) async throws
+    @Sendable package func importCSV(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws
         -> EditedResponse<InvitationImport>
     {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: Self.maxCSVBytes)
@@ -134,11 +130,10 @@ package struct AdminInvitationRoutes: Sendable {
     }
 
     private func change(
-        _ request: Request, _ context: ServiceRequestContext,
+        _ context: ServiceRequestContext, _ admin: AdminIdentity,
         _ action: @Sendable (UUID, String, String) async throws -> Invitation
     ) async throws -> Invitation {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
         guard let id = UUID(uuidString: try context.parameters.decoded("invitationId")) else {
             throw RegistrationAdminError.noInvitation(studyId: studyId)
         }

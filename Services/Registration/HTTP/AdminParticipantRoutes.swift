@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import RegistrationCore
@@ -14,28 +15,25 @@ import StudyModels
 package struct AdminParticipantRoutes: Sendable {
     package let directory: ParticipantDirectory
     package let consents: ConsentStore
-    package let authenticator: RemoteAdminAuthenticator
     package let audit: AuditLog
 
     /// The most rows of a page.
     package static let maxLimit = 500
 
-    package init(directory: ParticipantDirectory, consents: ConsentStore, authenticator: RemoteAdminAuthenticator, audit: AuditLog) {
+    package init(directory: ParticipantDirectory, consents: ConsentStore, audit: AuditLog) {
         self.directory = directory
         self.consents = consents
-        self.authenticator = authenticator
         self.audit = audit
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.get("/admin/v1/studies/:studyId/participants", use: list)
-        router.get("/admin/v1/studies/:studyId/participants/:participantId", use: show)
-        router.get("/admin/v1/studies/:studyId/participants/:participantId/consents/:consentId/pdf", use: consentPDF)
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.participants, use: list)
+        routes.on(AdminCalls.participant, use: show)
+        routes.on(AdminCalls.consentPDF, use: consentPDF)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> ParticipantList {
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ParticipantList {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         let query = try Self.query(request.uri.queryParameters, studyId: studyId, identities: admin.may(.studyAdmin, on: studyId))
         let list = try await directory.participants(query)
         if query.identities, !list.participants.isEmpty {
@@ -46,9 +44,8 @@ package struct AdminParticipantRoutes: Sendable {
         return list
     }
 
-    @Sendable package func show(_ request: Request, context: ServiceRequestContext) async throws -> ParticipantDetail {
+    @Sendable package func show(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ParticipantDetail {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         let participantId = try Self.participantId(context)
         let identities = admin.may(.studyAdmin, on: studyId)
         guard
@@ -65,9 +62,8 @@ package struct AdminParticipantRoutes: Sendable {
 
     /// The signed PDF as the participant's app uploaded it, checked against the SHA-256 recorded
     /// then. Study admins only: the document carries the participant's name and signature.
-    @Sendable package func consentPDF(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+    @Sendable package func consentPDF(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
         let participantId = try Self.participantId(context)
         guard let consentId = Int64(try context.parameters.decoded("consentId")), consentId > 0 else {
             throw APIError.badRequest("consentId must be a consent's id, as the participant's page lists it", field: "consentId")

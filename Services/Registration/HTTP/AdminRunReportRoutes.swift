@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import RegistrationCore
@@ -12,19 +13,17 @@ import StudyModels
 /// `GET .../participants/{participantId}/runs/weeks` (one participant's weekly report).
 package struct AdminRunReportRoutes: Sendable {
     package let reports: RunReportStore
-    package let authenticator: RemoteAdminAuthenticator
     package let now: @Sendable () -> Date
 
-    package init(reports: RunReportStore, authenticator: RemoteAdminAuthenticator, now: @escaping @Sendable () -> Date = Date.init) {
+    package init(reports: RunReportStore, now: @escaping @Sendable () -> Date = Date.init) {
         self.reports = reports
-        self.authenticator = authenticator
         self.now = now
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.get("/admin/v1/studies/:studyId/runs/weeks", use: studyWeeks)
-        router.get("/admin/v1/studies/:studyId/runs/behind", use: behind)
-        router.get("/admin/v1/studies/:studyId/participants/:participantId/runs/weeks", use: participantWeeks)
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.studyRunWeeks, use: studyWeeks)
+        routes.on(AdminCalls.participantsBehind, use: behind)
+        routes.on(AdminCalls.participantRunWeeks, use: participantWeeks)
     }
 
     /// Without `from`, the study's weeks start eleven weeks before this one (twelve in all).
@@ -32,9 +31,8 @@ package struct AdminRunReportRoutes: Sendable {
     /// The most weeks one request covers: two years.
     static let mostWeeks = 105
 
-    @Sendable package func studyWeeks(_ request: Request, context: ServiceRequestContext) async throws -> StudyRunWeeks {
+    @Sendable package func studyWeeks(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> StudyRunWeeks {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         let parameters = request.uri.queryParameters
         let today = Int((now().timeIntervalSince1970 / 86_400).rounded(.down))
         let to = try Self.monday(parameters["to"], name: "to") ?? RunTally.monday(of: today)
@@ -49,9 +47,8 @@ package struct AdminRunReportRoutes: Sendable {
     /// The most entries one page of `behind` holds.
     static let mostBehind = 500
 
-    @Sendable package func behind(_ request: Request, context: ServiceRequestContext) async throws -> ParticipantsBehind {
+    @Sendable package func behind(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ParticipantsBehind {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         let parameters = request.uri.queryParameters
         let limit = try Self.number(parameters["limit"], name: "limit", in: 1...Self.mostBehind) ?? 100
         let atLeast = try Self.number(parameters["atLeast"], name: "atLeast", in: 1...10_000) ?? 1
@@ -71,9 +68,8 @@ package struct AdminRunReportRoutes: Sendable {
         return ParticipantsBehind(entries: shown.map(\.1), next: next)
     }
 
-    @Sendable package func participantWeeks(_ request: Request, context: ServiceRequestContext) async throws -> ParticipantRunWeeks {
+    @Sendable package func participantWeeks(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ParticipantRunWeeks {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         let participantId = try AdminParticipantRoutes.participantId(context)
         let weeks = try Self.number(request.uri.queryParameters["weeks"], name: "weeks", in: 1...Self.mostWeeks) ?? Self.defaultWeeks
         guard let report = try await reports.participantWeeks(studyId: studyId, participantId: participantId, weeks: weeks) else {

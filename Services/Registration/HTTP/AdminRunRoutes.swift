@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import RegistrationCore
@@ -10,25 +11,22 @@ import StudyModels
 /// participant's runs and their states (docs/schedules.md), for anyone who may view the study.
 package struct AdminRunRoutes: Sendable {
     package let runs: ParticipantRuns
-    package let authenticator: RemoteAdminAuthenticator
     package let now: @Sendable () -> Date
 
-    package init(runs: ParticipantRuns, authenticator: RemoteAdminAuthenticator, now: @escaping @Sendable () -> Date = Date.init) {
+    package init(runs: ParticipantRuns, now: @escaping @Sendable () -> Date = Date.init) {
         self.runs = runs
-        self.authenticator = authenticator
         self.now = now
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.get("/admin/v1/studies/:studyId/participants/:participantId/runs", use: list)
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.participantRuns, use: list)
     }
 
     /// Without `from`, the window starts a week before now; without `to`, it ends a week after.
     static let defaultReach: TimeInterval = 7 * 86_400
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> ParticipantRunsReply {
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ParticipantRunsReply {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         let participantId = try AdminParticipantRoutes.participantId(context)
         let now = now()
         let parameters = request.uri.queryParameters

@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import RegistrationCore
@@ -10,35 +11,30 @@ import StudyModels
 /// counted (viewer), created, renamed, moved and decommissioned (study admin; audited).
 package struct AdminSiteRoutes: Sendable {
     package let sites: SiteStore
-    package let authenticator: RemoteAdminAuthenticator
 
-    package init(sites: SiteStore, authenticator: RemoteAdminAuthenticator) {
+    package init(sites: SiteStore) {
         self.sites = sites
-        self.authenticator = authenticator
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.get("/admin/v1/studies/:studyId/sites", use: list)
-        router.post("/admin/v1/studies/:studyId/sites", use: create)
-        router.put("/admin/v1/studies/:studyId/sites/:siteId", use: update)
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.sites, use: list)
+        routes.on(AdminCalls.createSite, use: create)
+        routes.on(AdminCalls.updateSite, use: update)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> SiteList {
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> SiteList {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         return try await sites.sites(studyId: studyId)
     }
 
-    @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Site> {
+    @Sendable package func create(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> EditedResponse<Site> {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
         let wanted = try await Self.site(request, creating: true)
         return EditedResponse(status: .created, response: try await sites.create(studyId: studyId, wanted, actor: admin.email))
     }
 
-    @Sendable package func update(_ request: Request, context: ServiceRequestContext) async throws -> Site {
+    @Sendable package func update(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Site {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.studyAdmin, on: studyId, request, logger: context.logger)
         guard let siteId = UUID(uuidString: try context.parameters.decoded("siteId")) else {
             throw RegistrationAdminError.noSite
         }

@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import RegistrationCore
@@ -14,35 +15,30 @@ import StudyModels
 package struct AdminStudyProgressRoutes: Sendable {
     package let adherence: AdherenceStore
     package let audience: PushAudienceStore
-    package let authenticator: RemoteAdminAuthenticator
 
-    package init(adherence: AdherenceStore, audience: PushAudienceStore, authenticator: RemoteAdminAuthenticator) {
+    package init(adherence: AdherenceStore, audience: PushAudienceStore) {
         self.adherence = adherence
         self.audience = audience
-        self.authenticator = authenticator
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.get("/admin/v1/studies/:studyId/adherence", use: show)
-        router.get("/admin/v1/studies/:studyId/enrollment-timeline", use: timeline)
-        router.get("/admin/v1/studies/:studyId/audience", use: countAudience)
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.adherence, use: show)
+        routes.on(AdminCalls.enrollmentTimeline, use: timeline)
+        routes.on(AdminCalls.audience, use: countAudience)
     }
 
-    @Sendable package func countAudience(_ request: Request, context: ServiceRequestContext) async throws -> StudyAudience {
+    @Sendable package func countAudience(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> StudyAudience {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         return try await audience.audience(studyId: studyId)
     }
 
-    @Sendable package func timeline(_ request: Request, context: ServiceRequestContext) async throws -> EnrollmentTimeline {
+    @Sendable package func timeline(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> EnrollmentTimeline {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         return try await adherence.enrollmentTimeline(studyId: studyId)
     }
 
-    @Sendable package func show(_ request: Request, context: ServiceRequestContext) async throws -> ActivityAdherence {
+    @Sendable package func show(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ActivityAdherence {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request, logger: context.logger)
         return try await adherence.adherence(studyId: studyId)
     }
 }

@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import RegistrationCore
@@ -17,7 +18,6 @@ package struct AppAccountAdminRoutes: Sendable {
 
     package let users: AppUserDirectory
     package let administration: AccountAdministration
-    package let authenticator: RemoteAdminAuthenticator
     package let rateLimiter: RateLimiter
     package let audit: AuditLog
 
@@ -25,35 +25,25 @@ package struct AppAccountAdminRoutes: Sendable {
     package static let resendsPerMinute = 2
 
     package init(
-        users: AppUserDirectory, administration: AccountAdministration, authenticator: RemoteAdminAuthenticator,
+        users: AppUserDirectory, administration: AccountAdministration,
         rateLimiter: RateLimiter, audit: AuditLog
     ) {
         self.users = users
         self.administration = administration
-        self.authenticator = authenticator
         self.rateLimiter = rateLimiter
         self.audit = audit
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.get("/admin/v1/apps/:appId/users", use: list)
-        router.get("/admin/v1/apps/:appId/users/:userId", use: show)
-        router.post("/admin/v1/apps/:appId/users/:userId/disable") { try await change($0, $1, to: .disable) }
-        router.post("/admin/v1/apps/:appId/users/:userId/enable") { try await change($0, $1, to: .enable) }
-        router.post("/admin/v1/apps/:appId/users/:userId/unlock") { try await change($0, $1, to: .unlock) }
-        router.post("/admin/v1/apps/:appId/users/:userId/verification-email", use: resendVerification)
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.appUsers, use: list)
+        routes.on(AdminCalls.appUser, use: show)
+        routes.on(AdminCalls.disableAppUser) { try await change($1, $2, to: .disable) }
+        routes.on(AdminCalls.enableAppUser) { try await change($1, $2, to: .enable) }
+        routes.on(AdminCalls.unlockAppUser) { try await change($1, $2, to: .unlock) }
+        routes.on(AdminCalls.resendVerification, use: resendVerification)
     }
 
-    private func superAdmin(_ request: Request, _ context: ServiceRequestContext) async throws -> AdminIdentity {
-        let admin = try await authenticator.authenticate(request, logger: context.logger)
-        guard admin.role == .superAdmin else {
-            throw RegistrationAdminError.appAccountsNeedSuperAdmin
-        }
-        return admin
-    }
-
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AppUserList {
-        let admin = try await superAdmin(request, context)
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> AppUserList {
         let appId = try context.parameters.decoded("appId")
         let query = try Self.query(request.uri.queryParameters, appId: appId)
         let list = try await users.users(query)
@@ -65,8 +55,7 @@ package struct AppAccountAdminRoutes: Sendable {
         return list
     }
 
-    @Sendable package func show(_ request: Request, context: ServiceRequestContext) async throws -> AppUserList.User {
-        let admin = try await superAdmin(request, context)
+    @Sendable package func show(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> AppUserList.User {
         let (appId, userId) = try Self.account(context)
         guard let user = try await users.user(appId: appId, userId: userId) else { throw RegistrationAdminError.noAccount(appId: appId) }
         try await audit.record(
@@ -78,8 +67,7 @@ package struct AppAccountAdminRoutes: Sendable {
     enum Change { case disable, enable, unlock }
 
     /// Answers the account as it is after the change; asking for what already holds changes nothing.
-    private func change(_ request: Request, _ context: ServiceRequestContext, to change: Change) async throws -> AppUserList.User {
-        let admin = try await superAdmin(request, context)
+    private func change(_ context: ServiceRequestContext, _ admin: AdminIdentity, to change: Change) async throws -> AppUserList.User {
         let (appId, userId) = try Self.account(context)
         switch change {
         case .disable: try await administration.setDisabled(true, userId: userId, appId: appId, actor: admin.email)
@@ -90,10 +78,9 @@ package struct AppAccountAdminRoutes: Sendable {
         return user
     }
 
-    @Sendable package func resendVerification(_ request: Request, context: ServiceRequestContext) async throws
+    @Sendable package func resendVerification(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws
         -> EditedResponse<Sent>
     {
-        let admin = try await superAdmin(request, context)
         let (appId, userId) = try Self.account(context)
         guard try await rateLimiter.allow("admin.verification_email", from: userId.uuidString, limit: Self.resendsPerMinute) else {
             throw APIError.tooManyRequests("a verification e-mail was just sent to this account; try again in a minute")

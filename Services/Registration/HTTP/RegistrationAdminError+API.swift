@@ -10,7 +10,6 @@ extension RegistrationAdminError: APIErrorConvertible {
         switch self {
         case .noSite, .noAccount, .noParticipant, .noConsent, .noConsentPDF, .noInvitation, .noPublishedStudy, .noPushCredentials:
             .notFound(message)
-        case .appAccountsNeedSuperAdmin: .forbidden(message)
         case .siteNameTaken, .accountAlreadyVerified, .accountDisabled: .conflict(message)
         case .scheduleUnavailable: .unavailable(message)
         }

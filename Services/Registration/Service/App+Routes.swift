@@ -37,15 +37,14 @@ extension RegistrationService {
             maxPDFBytes: registration.maxConsentPDFBytes
         ).add(to: routes.router)
 
-        let adminAuthenticator = RemoteAdminAuthenticator(client: environment.internalClient)
+        let admin = AdminRouter(routes.router, authenticator: RemoteAdminAuthenticator(client: environment.internalClient))
         AdminParticipantRoutes(
-            directory: ParticipantDirectory(client: postgres, logger: logger), consents: parts.consents,
-            authenticator: adminAuthenticator, audit: environment.audit
-        ).add(to: routes.router)
-        AdminRunRoutes(runs: ParticipantRuns(store: parts.runStore, studies: parts.studies), authenticator: adminAuthenticator)
-            .add(to: routes.router)
-        AdminRunReportRoutes(reports: RunReportStore(client: postgres, logger: logger), authenticator: adminAuthenticator)
-            .add(to: routes.router)
+            directory: ParticipantDirectory(client: postgres, logger: logger), consents: parts.consents, audit: environment.audit
+        ).add(to: admin)
+        AdminRunRoutes(runs: ParticipantRuns(store: parts.runStore, studies: parts.studies))
+            .add(to: admin)
+        AdminRunReportRoutes(reports: RunReportStore(client: postgres, logger: logger))
+            .add(to: admin)
         let sites = SiteStore(client: postgres, audit: environment.audit, logger: logger)
         let invitations = Invitations(
             client: postgres,
@@ -53,18 +52,16 @@ extension RegistrationService {
             sites: sites, tokens: InvitationTokens(client: environment.internalClient), studies: parts.studies,
             apps: parts.appSettings, mail: parts.mail, templates: parts.templates, audit: environment.audit,
             validFor: registration.invitationDuration, logger: logger)
-        AdminSiteRoutes(sites: sites, authenticator: adminAuthenticator).add(to: routes.router)
+        AdminSiteRoutes(sites: sites).add(to: admin)
         AdminStudyProgressRoutes(
-            adherence: AdherenceStore(client: postgres, logger: logger), audience: parts.pushAudience,
-            authenticator: adminAuthenticator
-        ).add(to: routes.router)
-        AdminInvitationRoutes(invitations: invitations, authenticator: adminAuthenticator, audit: environment.audit)
-            .add(to: routes.router)
+            adherence: AdherenceStore(client: postgres, logger: logger), audience: parts.pushAudience
+        ).add(to: admin)
+        AdminInvitationRoutes(invitations: invitations, audit: environment.audit)
+            .add(to: admin)
         AppAccountAdminRoutes(
             users: AppUserDirectory(client: postgres, logger: logger),
-            administration: AccountAdministration(client: postgres, accounts: parts.accounts, logger: logger),
-            authenticator: adminAuthenticator, rateLimiter: rateLimiter, audit: environment.audit
-        ).add(to: routes.router)
+            administration: AccountAdministration(client: postgres, accounts: parts.accounts, logger: logger), rateLimiter: rateLimiter, audit: environment.audit
+        ).add(to: admin)
 
         InternalInvitationRoutes(invitations: invitations).add(to: routes.internalGroup)
         InternalPropertyDateRoutes(dates: PropertyDateStore(client: postgres, logger: logger)).add(to: routes.internalGroup)

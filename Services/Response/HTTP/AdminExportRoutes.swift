@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import Logging
@@ -11,35 +12,33 @@ import StudyModels
 /// zip or as JSON lines, streamed. Each export is audited: it is all the study's health data.
 package struct AdminExportRoutes {
     package let catalog: StudyCatalog
-    package let authenticator: RemoteAdminAuthenticator
     package let tables: StudyTables
     package let export: StudyExport
     package let audit: AuditLog
 
     package init(
-        catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, tables: StudyTables, export: StudyExport,
+        catalog: StudyCatalog, tables: StudyTables, export: StudyExport,
         audit: AuditLog
     ) {
         self.catalog = catalog
-        self.authenticator = authenticator
         self.tables = tables
         self.export = export
         self.audit = audit
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.get("/admin/v1/studies/:studyId/export.zip") { request, context in
-            try await self.export(request, context, format: .csvZip)
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.exportZip) { _, context, admin in
+            try await self.export(context, admin, format: .csvZip)
         }
-        router.get("/admin/v1/studies/:studyId/export.jsonl") { request, context in
-            try await self.export(request, context, format: .jsonLines)
+        routes.on(AdminCalls.exportJSONLines) { _, context, admin in
+            try await self.export(context, admin, format: .jsonLines)
         }
     }
 
-    private func export(_ request: Request, _ context: ServiceRequestContext, format: StudyExport.Format) async throws
+    private func export(_ context: ServiceRequestContext, _ admin: AdminIdentity, format: StudyExport.Format) async throws
         -> Response
     {
-        let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
+        let study = try await catalog.inPath(context)
         let lists = try await tables.catalog(studyKey: study.key) ?? .init(schema: "", tables: [:])
         let (type, suffix) = format == .csvZip ? ("application/zip", "zip") : ("application/x-ndjson; charset=utf-8", "jsonl")
         try await audit.record(

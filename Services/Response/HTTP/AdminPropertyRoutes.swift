@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import ResponseCore
@@ -25,21 +26,19 @@ package struct AdminPropertyRoutes {
     }
 
     package let catalog: StudyCatalog
-    package let authenticator: RemoteAdminAuthenticator
     package let properties: ParticipantPropertyStore
 
-    package init(catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, properties: ParticipantPropertyStore) {
+    package init(catalog: StudyCatalog, properties: ParticipantPropertyStore) {
         self.catalog = catalog
-        self.authenticator = authenticator
         self.properties = properties
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.put("/admin/v1/studies/:studyId/participant-properties", use: upload)
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.participantProperties, use: upload)
     }
 
-    @Sendable package func upload(_ request: Request, context: ServiceRequestContext) async throws -> Uploaded {
-        let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
+    @Sendable package func upload(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Uploaded {
+        let study = try await catalog.inPath(context)
         let body = try await request.body.collect(upTo: context.maxUploadSize)
         let rows: [ParticipantProperties.Row]
         let type = request.headers[.contentType]?.lowercased() ?? ""

@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import ResponseCore
@@ -11,7 +12,6 @@ import StudyModels
 /// (the original left both to folder admins).
 package struct AdminResponseRoutes {
     package let catalog: StudyCatalog
-    package let authenticator: RemoteAdminAuthenticator
     package let responses: ResponseAdminStore
     package let reprocessing: ResponseReprocessing
     package let forwarding: ForwardingStore
@@ -19,28 +19,27 @@ package struct AdminResponseRoutes {
     package let addresses: OutboundAddressPolicy
 
     package init(
-        catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, responses: ResponseAdminStore,
+        catalog: StudyCatalog, responses: ResponseAdminStore,
         reprocessing: ResponseReprocessing, forwarding: ForwardingStore, addresses: OutboundAddressPolicy
     ) {
         self.catalog = catalog
-        self.authenticator = authenticator
         self.responses = responses
         self.reprocessing = reprocessing
         self.forwarding = forwarding
         self.addresses = addresses
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.get("/admin/v1/studies/:studyId/responses", use: list)
-        router.post("/admin/v1/studies/:studyId/responses/reprocess", use: reprocess)
-        router.get("/admin/v1/studies/:studyId/responses/daily", use: daily)
-        router.get("/admin/v1/studies/:studyId/participant-numbers", use: participantNumbers)
-        router.get("/admin/v1/studies/:studyId/forwarding", use: showForwarding)
-        router.put("/admin/v1/studies/:studyId/forwarding", use: setForwarding)
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.responses, use: list)
+        routes.on(AdminCalls.reprocess, use: reprocess)
+        routes.on(AdminCalls.dailyResponses, use: daily)
+        routes.on(AdminCalls.participantNumbers, use: participantNumbers)
+        routes.on(AdminCalls.forwarding, use: showForwarding)
+        routes.on(AdminCalls.setForwarding, use: setForwarding)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> ResponseSummaryList {
-        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ResponseSummaryList {
+        let study = try await catalog.inPath(context)
         let query = request.uri.formParameters
         let status = query["status"].map { String($0).lowercased() }
         if let status, !ResponseAdminStore.statuses.contains(status) {
@@ -78,8 +77,8 @@ package struct AdminResponseRoutes {
 
     /// Participant numbers by the hash of the participant id (`appTokenSHA256`, up to 100, comma
     /// separated) or the hash of one number (`participant`) (viewer).
-    @Sendable package func participantNumbers(_ request: Request, context: ServiceRequestContext) async throws -> ParticipantNumbers {
-        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+    @Sendable package func participantNumbers(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ParticipantNumbers {
+        let study = try await catalog.inPath(context)
         let query = request.uri.formParameters
         switch (query["appTokenSHA256"], query["participant"]) {
         case (let list?, nil):
@@ -103,16 +102,16 @@ package struct AdminResponseRoutes {
     }
 
     /// Responses per day and activity, counts only (viewer): `days` from 1 to 366, default 30.
-    @Sendable package func daily(_ request: Request, context: ServiceRequestContext) async throws -> DailyResponses {
-        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+    @Sendable package func daily(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> DailyResponses {
+        let study = try await catalog.inPath(context)
         guard let days = request.uri.queryParameters["days"].map({ Int(String($0)) }) ?? 30, (1...366).contains(days) else {
             throw APIError.badRequest("days must be 1 to 366", field: "days")
         }
         return try await responses.daily(studyKey: study.key, days: days)
     }
 
-    @Sendable package func reprocess(_ request: Request, context: ServiceRequestContext) async throws -> ReprocessOutcome {
-        let (study, admin) = try await authenticator.study(.studyAdmin, request, context, catalog: catalog)
+    @Sendable package func reprocess(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ReprocessOutcome {
+        let study = try await catalog.inPath(context)
         let body = try await request.body.collect(upTo: 1 << 20)
         guard let wanted = try? JSONDecoder().decode(ReprocessRequest.self, from: Data(buffer: body)) else {
             throw APIError.badRequest("the body must be {\"ids\": [response ids]}", field: "ids")
@@ -128,13 +127,13 @@ package struct AdminResponseRoutes {
         return try await reprocessing.reprocess(wanted.ids, study: study, actor: admin.email, againstVersion: wanted.againstVersion)
     }
 
-    @Sendable package func showForwarding(_ request: Request, context: ServiceRequestContext) async throws -> ForwardingView {
-        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+    @Sendable package func showForwarding(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ForwardingView {
+        let study = try await catalog.inPath(context)
         return try await view(study)
     }
 
-    @Sendable package func setForwarding(_ request: Request, context: ServiceRequestContext) async throws -> ForwardingView {
-        let (study, admin) = try await authenticator.study(.studyAdmin, request, context, catalog: catalog)
+    @Sendable package func setForwarding(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ForwardingView {
+        let study = try await catalog.inPath(context)
         let body = try await request.body.collect(upTo: 16 * 1024)
         guard let wanted = try? JSONDecoder().decode(ForwardingTarget.Request.self, from: Data(buffer: body)) else {
             throw APIError.badRequest("the body must be a JSON object with at least \"type\"", field: "type")

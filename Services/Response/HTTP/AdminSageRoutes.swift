@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import NIOCore
@@ -15,7 +16,6 @@ import ZipArchive
 /// their content, kept as they arrived (listed to viewers; downloaded and reprocessed by editors).
 package struct AdminSageRoutes {
     package let catalog: StudyCatalog
-    package let authenticator: RemoteAdminAuthenticator
     package let archives: SageArchiveStore
     /// The refused archives, listed and downloaded as they were kept.
     package let refusals: SageRefusalStore
@@ -24,29 +24,28 @@ package struct AdminSageRoutes {
     package let audit: AuditLog
 
     package init(
-        catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, archives: SageArchiveStore, refusals: SageRefusalStore,
+        catalog: StudyCatalog, archives: SageArchiveStore, refusals: SageRefusalStore,
         intake: SageArchiveIntake, audit: AuditLog
     ) {
         self.catalog = catalog
-        self.authenticator = authenticator
         self.archives = archives
         self.refusals = refusals
         self.intake = intake
         self.audit = audit
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.get("/admin/v1/studies/:studyId/sage/certificate", use: certificate)
-        router.get("/admin/v1/studies/:studyId/sage/archives", use: list)
-        router.get("/admin/v1/studies/:studyId/sage/archives/:archiveId", use: download)
-        router.get("/admin/v1/studies/:studyId/sage/archives/:archiveId/file", use: file)
-        router.get("/admin/v1/studies/:studyId/sage/refused", use: listRefused)
-        router.get("/admin/v1/studies/:studyId/sage/refused/:refusalId", use: downloadRefused)
-        router.post("/admin/v1/studies/:studyId/sage/refused/:refusalId/reprocess", use: reprocess)
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.sageCertificate, use: certificate)
+        routes.on(AdminCalls.sageArchives, use: list)
+        routes.on(AdminCalls.sageArchive, use: download)
+        routes.on(AdminCalls.sageArchiveFile, use: file)
+        routes.on(AdminCalls.refusedSageArchives, use: listRefused)
+        routes.on(AdminCalls.refusedSageArchive, use: downloadRefused)
+        routes.on(AdminCalls.reprocessRefusedSageArchive, use: reprocess)
     }
 
-    @Sendable package func certificate(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let (study, admin) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+    @Sendable package func certificate(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
+        let study = try await catalog.inPath(context)
         let pair = try await archives.ensureKeyPair(studyKey: study.key, studyId: study.studyId, actor: admin.email)
         return Response(
             status: .ok,
@@ -57,8 +56,8 @@ package struct AdminSageRoutes {
             body: .init(byteBuffer: ByteBuffer(string: pair.certificatePEM)))
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> SageArchiveList {
-        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> SageArchiveList {
+        let study = try await catalog.inPath(context)
         let query = request.uri.queryParameters
         let (limit, before) = try Self.page(request)
         var participant: Int64?
@@ -88,15 +87,15 @@ package struct AdminSageRoutes {
     }
 
     /// The archives refused for their content, newest first, with why (viewer).
-    @Sendable package func listRefused(_ request: Request, context: ServiceRequestContext) async throws -> SageRefusedArchiveList {
-        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+    @Sendable package func listRefused(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> SageRefusedArchiveList {
+        let study = try await catalog.inPath(context)
         let (limit, before) = try Self.page(request)
         return try await refusals.list(studyKey: study.key, before: before, limit: limit)
     }
 
     /// A refused archive's bytes as they arrived (editor; audited).
-    @Sendable package func downloadRefused(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
+    @Sendable package func downloadRefused(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
+        let study = try await catalog.inPath(context)
         let refusalId = try refusalId(context, of: study)
         guard let bytes = try await refusals.content(studyKey: study.key, refusalId: refusalId) else {
             throw ResponseAdminError.noRefusedArchive(studyId: study.studyId, refusalId: refusalId.uuidString.lowercased())
@@ -110,8 +109,8 @@ package struct AdminSageRoutes {
     /// Reads a refused archive again with the study as it is published now, and stores it when it
     /// can be (editor): 200 with the archive, 422 with why it is refused still, 409 when its
     /// participant withdrew or the study is not collecting.
-    @Sendable package func reprocess(_ request: Request, context: ServiceRequestContext) async throws -> SageReprocessed {
-        let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
+    @Sendable package func reprocess(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> SageReprocessed {
+        let study = try await catalog.inPath(context)
         let refusalId = try refusalId(context, of: study)
         switch try await intake.reprocess(refusalId: refusalId, studyKey: study.key, actor: admin.email) {
         case nil:
@@ -132,8 +131,8 @@ package struct AdminSageRoutes {
     }
 
     /// The archive's ZIP, as it was opened.
-    @Sendable package func download(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let (study, admin, archiveId, zip) = try await stored(request, context)
+    @Sendable package func download(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
+        let (study, archiveId, zip) = try await stored(context)
         try await audit.record(
             actor: admin.email, action: "sage.archive_downloaded", studyId: study.key,
             details: ["archiveId": archiveId.uuidString.lowercased()])
@@ -141,8 +140,8 @@ package struct AdminSageRoutes {
     }
 
     /// One file of the archive (`?name=`).
-    @Sendable package func file(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let (study, admin, archiveId, zip) = try await stored(request, context)
+    @Sendable package func file(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
+        let (study, archiveId, zip) = try await stored(context)
         guard let name = request.uri.queryParameters["name"].map(String.init), !name.isEmpty, name.utf8.count <= 255 else {
             throw APIError.badRequest("name must be the name of one of the archive's files", field: "name")
         }
@@ -158,15 +157,14 @@ package struct AdminSageRoutes {
         return Self.attachment(bytes, type: type, name: base.filter { $0 != "\"" && $0 != "\\" })
     }
 
-    private func stored(_ request: Request, _ context: ServiceRequestContext) async throws
-        -> (StudyCatalog.Study, AdminIdentity, UUID, [UInt8])
+    private func stored(_ context: ServiceRequestContext) async throws -> (StudyCatalog.Study, UUID, [UInt8])
     {
-        let (study, admin) = try await authenticator.study(.editor, request, context, catalog: catalog)
+        let study = try await catalog.inPath(context)
         let text = try context.parameters.decoded("archiveId")
         guard let archiveId = UUID(uuidString: text), let zip = try await archives.content(studyKey: study.key, archiveId: archiveId) else {
             throw ResponseAdminError.noArchive(studyId: study.studyId, archiveId: text)
         }
-        return (study, admin, archiveId, zip)
+        return (study, archiveId, zip)
     }
 
     static func attachment(_ bytes: [UInt8], type: String, name: String) -> Response {

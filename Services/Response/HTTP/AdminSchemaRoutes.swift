@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import ResponseCore
@@ -12,20 +13,18 @@ import StudyModels
 package struct AdminSchemaRoutes {
     package let catalog: StudyCatalog
     package let participants: SchemaParticipantStore
-    package let authenticator: RemoteAdminAuthenticator
 
-    package init(catalog: StudyCatalog, participants: SchemaParticipantStore, authenticator: RemoteAdminAuthenticator) {
+    package init(catalog: StudyCatalog, participants: SchemaParticipantStore) {
         self.catalog = catalog
         self.participants = participants
-        self.authenticator = authenticator
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.get("/admin/v1/studies/:studyId/schema-participants", use: list)
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.schemaParticipants, use: list)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> SchemaParticipantList {
-        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> SchemaParticipantList {
+        let study = try await catalog.inPath(context)
         let query = request.uri.queryParameters
         var limit = 100
         if let text = query.get("limit") {

@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import ResponseCore
@@ -15,24 +16,22 @@ import StudyModels
 /// out is what the audit trail records.
 package struct AdminTableRoutes {
     package let catalog: StudyCatalog
-    package let authenticator: RemoteAdminAuthenticator
     package let tables: StudyTables
     package let grid: TableGridStore
 
-    package init(catalog: StudyCatalog, authenticator: RemoteAdminAuthenticator, tables: StudyTables, grid: TableGridStore) {
+    package init(catalog: StudyCatalog, tables: StudyTables, grid: TableGridStore) {
         self.catalog = catalog
-        self.authenticator = authenticator
         self.tables = tables
         self.grid = grid
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.get("/admin/v1/studies/:studyId/tables", use: list)
-        router.get("/admin/v1/studies/:studyId/tables/:table/rows", use: rows)
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.responseTables, use: list)
+        routes.on(AdminCalls.tableRows, use: rows)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
+        let study = try await catalog.inPath(context)
         guard let lists = try await tables.catalog(studyKey: study.key) else { return Self.json("{\"tables\":[]}") }
         let summaries = try await grid.tables(lists)
         let items = summaries.map { summary in
@@ -43,8 +42,8 @@ package struct AdminTableRoutes {
         return Self.json("{\"tables\":[\(items.joined(separator: ","))]}")
     }
 
-    @Sendable package func rows(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let (study, _) = try await authenticator.study(.viewer, request, context, catalog: catalog)
+    @Sendable package func rows(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
+        let study = try await catalog.inPath(context)
         let name = try context.parameters.decoded("table")
         guard let lists = try await tables.catalog(studyKey: study.key),
             let table = lists.table(name)

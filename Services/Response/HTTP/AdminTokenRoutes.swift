@@ -1,4 +1,5 @@
 import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import ResponseCore
@@ -10,11 +11,6 @@ import StudyModels
 /// bearer tokens): viewers list batches; editors create them, download their tokens and turn
 /// collection on or off.
 package struct AdminTokenRoutes {
-    package struct BatchRequest: Decodable {
-        package var count: Int
-    }
-
-
     package struct CollectionRequest: Decodable {
         package var enabled: Bool
     }
@@ -27,40 +23,32 @@ package struct AdminTokenRoutes {
     package let catalog: StudyCatalog
     package let tokens: TokenStore
     package let sheet: EnrollmentTokenSheet
-    package let authenticator: RemoteAdminAuthenticator
     package let audit: AuditLog
     package let maxBatch: Int
 
     package init(
-        catalog: StudyCatalog, tokens: TokenStore, authenticator: RemoteAdminAuthenticator, audit: AuditLog,
+        catalog: StudyCatalog, tokens: TokenStore, audit: AuditLog,
         maxBatch: Int
     ) {
         self.catalog = catalog
         self.tokens = tokens
         self.sheet = EnrollmentTokenSheet(tokens: tokens)
-        self.authenticator = authenticator
         self.audit = audit
         self.maxBatch = maxBatch
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.post("/admin/v1/studies/:studyId/token-batches", use: create)
-        router.get("/admin/v1/studies/:studyId/token-batches", use: list)
-        router.get("/admin/v1/studies/:studyId/token-batches/:batchId/tokens.csv", use: download)
-        router.get("/admin/v1/studies/:studyId/token-batches/:batchId/qr.pdf", use: printableSheet)
-        router.put("/admin/v1/studies/:studyId/collection", use: setCollection)
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.createTokenBatch, use: create)
+        routes.on(AdminCalls.tokenBatches, use: list)
+        routes.on(AdminCalls.tokenBatchCSV, use: download)
+        routes.on(AdminCalls.tokenBatchSheet, use: printableSheet)
+        routes.on(AdminCalls.setCollection, use: setCollection)
     }
 
-    private func study(_ role: StudyRole, _ request: Request, _ context: ServiceRequestContext) async throws
-        -> (StudyCatalog.Study, AdminIdentity)
-    {
-        try await authenticator.study(role, request, context, catalog: catalog)
-    }
-
-    @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<TokenBatchCreated> {
-        let (study, admin) = try await study(.editor, request, context)
+    @Sendable package func create(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> EditedResponse<TokenBatchCreated> {
+        let study = try await catalog.inPath(context)
         let body = try await request.body.collect(upTo: 4096)
-        guard let wanted = try? JSONDecoder().decode(BatchRequest.self, from: Data(buffer: body)) else {
+        guard let wanted = try? JSONDecoder().decode(TokenBatchRequest.self, from: Data(buffer: body)) else {
             throw APIError.badRequest("the body must be {\"count\": N}", field: "count")
         }
         guard (1...maxBatch).contains(wanted.count) else {
@@ -70,14 +58,14 @@ package struct AdminTokenRoutes {
         return EditedResponse(status: .created, response: TokenBatchCreated(batchId: batchId, count: wanted.count))
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> TokenBatchList {
-        let (study, _) = try await study(.viewer, request, context)
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> TokenBatchList {
+        let study = try await catalog.inPath(context)
         return TokenBatchList(batches: try await tokens.batches(studyKey: study.key))
     }
 
     /// `token,used` lines, streamed page by page.
-    @Sendable package func download(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let (study, admin) = try await study(.editor, request, context)
+    @Sendable package func download(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
+        let study = try await catalog.inPath(context)
         guard let batchId = UUID(uuidString: try context.parameters.decoded("batchId")),
             try await tokens.batch(batchId, studyKey: study.key) != nil
         else {
@@ -108,8 +96,8 @@ package struct AdminTokenRoutes {
 
     /// The printable sheet: a QR code per token, the token printed under it, streamed a page at a
     /// time. Editors only, like the CSV: it is the batch's tokens.
-    @Sendable package func printableSheet(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let (study, admin) = try await study(.editor, request, context)
+    @Sendable package func printableSheet(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
+        let study = try await catalog.inPath(context)
         guard let batchId = UUID(uuidString: try context.parameters.decoded("batchId")),
             let batch = try await tokens.batch(batchId, studyKey: study.key)
         else {
@@ -135,8 +123,8 @@ package struct AdminTokenRoutes {
             })
     }
 
-    @Sendable package func setCollection(_ request: Request, context: ServiceRequestContext) async throws -> CollectionState {
-        let (study, admin) = try await study(.editor, request, context)
+    @Sendable package func setCollection(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> CollectionState {
+        let study = try await catalog.inPath(context)
         let body = try await request.body.collect(upTo: 4096)
         guard let wanted = try? JSONDecoder().decode(CollectionRequest.self, from: Data(buffer: body)) else {
             throw APIError.badRequest("the body must be {\"enabled\": true|false}", field: "enabled")

@@ -7,7 +7,6 @@ extension ResponseAdminError: APIErrorConvertible {
     package var apiError: APIError {
         switch self {
         case .noStudy, .noRefusedArchive, .noArchive, .noArchiveFile, .noTokenBatch, .noTable: .notFound(message)
-        case .roleRequired: .forbidden(message)
         case .notAdmitted: .conflict(message)
         case .refusedAgain, .versionCannotBeProcessed, .forwardingInvalid, .propertiesInvalid:
             .invalid(message, problems: problems.prefix(1000).map { AdminErrorBody.Problem(pointer: $0.pointer, message: $0.message) })

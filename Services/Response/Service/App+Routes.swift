@@ -13,7 +13,7 @@ extension ResponseService {
         let postgres = environment.postgres
         let logger = environment.logger
         let catalog = parts.catalog
-        let authenticator = parts.authenticator
+        let admin = AdminRouter(routes.router, authenticator: parts.authenticator)
 
         InternalStudyEventRoutes(catalog: catalog, properties: parts.properties).add(to: routes.internalGroup)
         InternalRunWeekRoutes(adherence: RunAdherenceStore(client: postgres, tables: parts.tables, logger: logger))
@@ -26,16 +26,16 @@ extension ResponseService {
         ).add(to: routes.internalGroup)
 
         AdminTokenRoutes(
-            catalog: catalog, tokens: parts.tokens, authenticator: authenticator, audit: environment.audit,
+            catalog: catalog, tokens: parts.tokens, audit: environment.audit,
             maxBatch: parts.response.maxTokenBatch
-        ).add(to: routes.router)
+        ).add(to: admin)
         let responseAdmin = ResponseAdminStore(client: postgres, audit: environment.audit, logger: logger)
         AdminResponseRoutes(
-            catalog: catalog, authenticator: authenticator, responses: responseAdmin,
+            catalog: catalog, responses: responseAdmin,
             reprocessing: ResponseReprocessing(responses: responseAdmin, designs: parts.designs),
             forwarding: parts.forwarding, addresses: parts.forwardingAddresses
-        ).add(to: routes.router)
-        AdminPropertyRoutes(catalog: catalog, authenticator: authenticator, properties: parts.properties).add(to: routes.router)
+        ).add(to: admin)
+        AdminPropertyRoutes(catalog: catalog, properties: parts.properties).add(to: admin)
         let researcherQueries = parts.queryClient.map {
             SandboxedQueries(
                 reader: $0, access: parts.access, limits: parts.response.researcherQueryLimits,
@@ -46,20 +46,20 @@ extension ResponseService {
             queries: LabKeyResearcherQueries(tables: parts.tables, queries: researcherQueries)
         ).add(to: routes.router)
         AdminTableRoutes(
-            catalog: catalog, authenticator: authenticator, tables: parts.tables,
+            catalog: catalog, tables: parts.tables,
             grid: TableGridStore(client: postgres, indexes: parts.gridIndexes, logger: logger)
-        ).add(to: routes.router)
+        ).add(to: admin)
         AdminExportRoutes(
-            catalog: catalog, authenticator: authenticator, tables: parts.tables,
+            catalog: catalog, tables: parts.tables,
             export: StudyExport(client: postgres, logger: logger), audit: environment.audit
-        ).add(to: routes.router)
+        ).add(to: admin)
         AdminSageRoutes(
-            catalog: catalog, authenticator: authenticator, archives: parts.sageArchives, refusals: parts.sageRefusals,
+            catalog: catalog, archives: parts.sageArchives, refusals: parts.sageRefusals,
             intake: parts.intake, audit: environment.audit
-        ).add(to: routes.router)
+        ).add(to: admin)
         AdminSchemaRoutes(
-            catalog: catalog, participants: SchemaParticipantStore(client: postgres, logger: logger), authenticator: authenticator
-        ).add(to: routes.router)
+            catalog: catalog, participants: SchemaParticipantStore(client: postgres, logger: logger)
+        ).add(to: admin)
 
         let response = parts.response
         let queries = parts.queryClient.map {

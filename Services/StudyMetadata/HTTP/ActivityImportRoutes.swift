@@ -1,3 +1,5 @@
+import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import ServiceKit
@@ -23,21 +25,18 @@ package struct ActivityImportRoutes {
     }
 
     package let editing: DraftEditing
-    package let authenticator: AdminTokenAuthenticator
 
-    package init(editing: DraftEditing, authenticator: AdminTokenAuthenticator) {
+    package init(editing: DraftEditing) {
         self.editing = editing
-        self.authenticator = authenticator
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.put("/admin/v1/studies/:studyId/draft/activities/:activityId", use: save)
+    package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {
+        routes.on(AdminCalls.importActivity, use: save)
     }
 
-    @Sendable package func save(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Saved> {
+    @Sendable package func save(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<Saved> {
         let studyId = try context.parameters.decoded("studyId")
         let activityId = try context.parameters.decoded("activityId")
-        let admin = try await authenticator.require(.editor, on: studyId, request)
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         let design: ActivityDesign
         do {

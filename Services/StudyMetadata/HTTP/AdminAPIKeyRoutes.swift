@@ -1,3 +1,5 @@
+import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import ServiceKit
@@ -13,33 +15,28 @@ package struct AdminAPIKeyRoutes {
     package let keys: APIKeys
     /// The admin's keys, listed as stored.
     package let store: APIKeyStore
-    package let authenticator: AdminTokenAuthenticator
 
-    package init(keys: APIKeys, store: APIKeyStore, authenticator: AdminTokenAuthenticator) {
+    package init(keys: APIKeys, store: APIKeyStore) {
         self.keys = keys
         self.store = store
-        self.authenticator = authenticator
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.post("/admin/v1/api-keys", use: create)
-        router.get("/admin/v1/api-keys", use: list)
-        router.delete("/admin/v1/api-keys/:keyId", use: revoke)
+    package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {
+        routes.on(AdminCalls.createAPIKey, use: create)
+        routes.on(AdminCalls.apiKeys, use: list)
+        routes.on(AdminCalls.revokeAPIKey, use: revoke)
     }
 
-    @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<APIKeyCreated> {
-        let admin = try await authenticator.authenticate(request)
+    @Sendable package func create(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<APIKeyCreated> {
         let body = try await JSONBody.decode(APIKeyRequest.self, from: request, context: context)
         return EditedResponse(status: .created, response: try await keys.create(for: admin, name: body.name, days: body.expiresInDays))
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> APIKeyList {
-        let admin = try await authenticator.authenticate(request)
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> APIKeyList {
         return APIKeyList(keys: try await store.list(adminId: admin.id))
     }
 
-    @Sendable package func revoke(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let admin = try await authenticator.authenticate(request)
+    @Sendable package func revoke(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> Response {
         try await keys.revoke(try context.parameters.decoded("keyId"), of: admin)
         return Response(status: .noContent)
     }

@@ -1,3 +1,5 @@
+import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import ServiceKit
@@ -23,78 +25,70 @@ package struct AdminAccountRoutes {
     package let store: AdminStore
     /// The audit log, read.
     package let audit: AuditLog
-    package let authenticator: AdminTokenAuthenticator
 
-    package init(teams: AdminTeams, store: AdminStore, audit: AuditLog, authenticator: AdminTokenAuthenticator) {
+    package init(teams: AdminTeams, store: AdminStore, audit: AuditLog) {
         self.teams = teams
         self.store = store
         self.audit = audit
-        self.authenticator = authenticator
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.post("/admin/v1/admins", use: invite)
-        router.get("/admin/v1/admins", use: list)
-        router.put("/admin/v1/studies/:studyId/roles/:adminId", use: grant)
-        router.delete("/admin/v1/studies/:studyId/roles/:adminId", use: revoke)
-        router.get("/admin/v1/studies/:studyId/team", use: team)
-        router.put("/admin/v1/studies/:studyId/team", use: grantByEmail)
-        router.get("/admin/v1/audit", use: auditEvents)
+    package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {
+        routes.on(AdminCalls.inviteAdmin, use: invite)
+        routes.on(AdminCalls.admins, use: list)
+        routes.on(AdminCalls.grantRole, use: grant)
+        routes.on(AdminCalls.revokeRole, use: revoke)
+        routes.on(AdminCalls.team, use: team)
+        routes.on(AdminCalls.grantByEmail, use: grantByEmail)
+        routes.on(AdminCalls.audit, use: auditEvents)
     }
 
-    @Sendable package func invite(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<AdminInvited> {
-        let admin = try await authenticator.requireSuperAdmin(request)
+    @Sendable package func invite(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<AdminInvited> {
         let body = try await JSONBody.decode(AdminInvite.self, from: request, context: context)
         let invited = try await teams.invite(email: body.email, role: body.role ?? .admin, by: admin.email)
         return EditedResponse(status: .created, response: invited)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AdminAccountList {
-        _ = try await authenticator.requireSuperAdmin(request)
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> AdminAccountList {
         return AdminAccountList(admins: try await store.list())
     }
 
     /// Who holds a role on the study: what its study admins manage.
-    @Sendable package func team(_ request: Request, context: ServiceRequestContext) async throws -> StudyTeam {
+    @Sendable package func team(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StudyTeam {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.studyAdmin, on: studyId, request)
         return StudyTeam(members: try await store.team(studyId: studyId))
     }
 
     /// A role for the admin with an e-mail: a study admin knows colleagues by their e-mail, not
     /// by their account id. (A study admin learns from a 404 that no account has an e-mail.)
-    @Sendable package func grantByEmail(_ request: Request, context: ServiceRequestContext) async throws -> Granted {
+    @Sendable package func grantByEmail(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> Granted {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let body = try await JSONBody.decode(StudyTeamGrant.self, from: request, context: context)
         let adminId = try await teams.grant(body.role, on: studyId, to: .email(body.email), by: admin.email)
         return Granted(adminId: adminId, studyId: studyId, role: body.role)
     }
 
-    @Sendable package func grant(_ request: Request, context: ServiceRequestContext) async throws -> Granted {
+    @Sendable package func grant(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> Granted {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let adminId = try context.parameters.require("adminId", as: UUID.self)
         let body = try await JSONBody.decode(GrantRequest.self, from: request, context: context)
         try await teams.grant(body.role, on: studyId, to: .id(adminId), by: admin.email)
         return Granted(adminId: adminId, studyId: studyId, role: body.role)
     }
 
-    @Sendable package func revoke(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
+    @Sendable package func revoke(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> HTTPResponse.Status {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let adminId = try context.parameters.require("adminId", as: UUID.self)
         try await teams.revoke(adminId: adminId, on: studyId, by: admin.email)
         return .noContent
     }
 
     /// Every event for a super-admin; a study's own events for its study admins.
-    @Sendable package func auditEvents(_ request: Request, context: ServiceRequestContext) async throws -> AuditLog.EventList {
+    @Sendable package func auditEvents(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> AuditLog.EventList {
         let studyId = request.uri.formParameters["studyId"].map(String.init)
-        let admin = try await authenticator.authenticate(request)
         if admin.role != .superAdmin {
             guard let studyId else { throw StudyMetadataError.wholeAuditLogNeedsSuperAdmin }
-            _ = try await authenticator.require(.studyAdmin, on: studyId, request)
+            // The study is in the query, not the path: its role is checked here, not by the mount.
+            guard admin.may(.studyAdmin, on: studyId) else { throw StudyMetadataError.roleRequired(.studyAdmin, studyId: studyId) }
         }
         guard let limit = request.uri.formParameters["limit"].map({ Int(String($0)) }) ?? 100, (1...1000).contains(limit) else {
             throw APIError.badRequest("limit must be 1 to 1000", field: "limit")

@@ -1,3 +1,5 @@
+import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import ServiceKit
@@ -13,20 +15,18 @@ package struct AdminSessionRoutes {
     }
 
     package let sessions: AdminSessions
-    package let authenticator: AdminTokenAuthenticator
     package let rateLimiter: RateLimiter
 
-    package init(sessions: AdminSessions, authenticator: AdminTokenAuthenticator, rateLimiter: RateLimiter) {
+    package init(sessions: AdminSessions, rateLimiter: RateLimiter) {
         self.sessions = sessions
-        self.authenticator = authenticator
         self.rateLimiter = rateLimiter
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.post("/admin/v1/login", use: login)
-        router.post("/admin/v1/logout", use: logout)
-        router.get("/admin/v1/me", use: me)
-        router.post("/admin/v1/invitations/accept", use: acceptInvitation)
+    package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {
+        routes.onPublic(AdminCalls.login, use: login)
+        routes.on(AdminCalls.logout, use: logout)
+        routes.on(AdminCalls.me, use: me)
+        routes.onPublic(AdminCalls.acceptInvitation, use: acceptInvitation)
     }
 
     @Sendable package func login(_ request: Request, context: ServiceRequestContext) async throws -> AdminSignedIn {
@@ -42,13 +42,12 @@ package struct AdminSessionRoutes {
         return try await sessions.signIn(email: body.email, password: body.password)
     }
 
-    @Sendable package func logout(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
-        try await sessions.signOut(try await authenticator.authenticate(request))
+    @Sendable package func logout(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> HTTPResponse.Status {
+        try await sessions.signOut(admin)
         return .noContent
     }
 
-    @Sendable package func me(_ request: Request, context: ServiceRequestContext) async throws -> AdminProfile {
-        let admin = try await authenticator.authenticate(request)
+    @Sendable package func me(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> AdminProfile {
         return AdminProfile(id: admin.id, email: admin.email, role: admin.role, studyRoles: admin.studyRoles)
     }
 

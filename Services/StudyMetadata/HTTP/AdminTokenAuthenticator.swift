@@ -1,13 +1,16 @@
+import AdminAuthHTTP
 import Foundation
 import Hummingbird
+import Logging
 import ServiceKit
 import ServiceKitHTTP
 import StudyMetadataCore
 import StudyModels
 
-/// Resolves `Authorization: Bearer <token>` to an admin. Handlers call it first, so no admin
-/// route can forget authentication, and then check the role they need.
-package struct AdminTokenAuthenticator: Sendable {
+/// Resolves `Authorization: Bearer <token>` to an admin from study-metadata's own sessions. The
+/// admin routes are mounted through it (`AdminRouter`), so no admin route can forget
+/// authentication or the role its definition names.
+package struct AdminTokenAuthenticator: AdminAuthenticating {
     package let store: AdminStore
 
     package init(store: AdminStore) {
@@ -24,19 +27,7 @@ package struct AdminTokenAuthenticator: Sendable {
         return admin
     }
 
-    /// Only super-admins.
-    package func requireSuperAdmin(_ request: Request) async throws -> AuthenticatedAdmin {
-        let admin = try await authenticate(request)
-        guard admin.role == .superAdmin else { throw StudyMetadataError.superAdminRequired }
-        return admin
-    }
-
-    /// Admins holding at least `role` on `studyId`.
-    package func require(_ role: StudyRole, on studyId: String, _ request: Request) async throws -> AuthenticatedAdmin {
-        let admin = try await authenticate(request)
-        guard admin.may(role, on: studyId) else {
-            throw StudyMetadataError.roleRequired(role, studyId: studyId)
-        }
-        return admin
+    package func authenticate(_ request: Request, logger: Logger) async throws -> AuthenticatedAdmin {
+        try await authenticate(request)
     }
 }

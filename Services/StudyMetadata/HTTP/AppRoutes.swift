@@ -1,3 +1,5 @@
+import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import ServiceKit
@@ -11,51 +13,44 @@ package struct AppRoutes {
     package let administration: AppAdministration
     /// The apps, read as stored.
     package let apps: AppStore
-    package let authenticator: AdminTokenAuthenticator
 
-    package init(administration: AppAdministration, apps: AppStore, authenticator: AdminTokenAuthenticator) {
+    package init(administration: AppAdministration, apps: AppStore) {
         self.administration = administration
         self.apps = apps
-        self.authenticator = authenticator
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.post("/admin/v1/apps", use: create)
-        router.get("/admin/v1/apps", use: list)
-        router.get("/admin/v1/apps/:appId", use: get)
-        router.put("/admin/v1/apps/:appId", use: update)
-        router.post("/admin/v1/apps/:appId/testing-credentials", use: issueTestingCredentials)
+    package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {
+        routes.on(AdminCalls.createApp, use: create)
+        routes.on(AdminCalls.apps, use: list)
+        routes.on(AdminCalls.app, use: get)
+        routes.on(AdminCalls.updateApp, use: update)
+        routes.on(AdminCalls.testingCredentials, use: issueTestingCredentials)
     }
 
     @Sendable package func issueTestingCredentials(
-        _ request: Request, context: ServiceRequestContext
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
     ) async throws -> EditedResponse<TestingCredentials> {
-        let admin = try await authenticator.requireSuperAdmin(request)
         let appId = try context.parameters.decoded("appId")
         return EditedResponse(
             status: .created, response: try await administration.issueTestingCredentials(appId: appId, by: admin.email))
     }
 
-    @Sendable package func create(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<AppCreated> {
-        let admin = try await authenticator.requireSuperAdmin(request)
+    @Sendable package func create(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<AppCreated> {
         let app = try await DocumentBody.decode(AppDefinition.self, named: "app", from: request, context: context)
         return EditedResponse(status: .created, response: try await administration.create(app, by: admin.email))
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AppList {
-        _ = try await authenticator.authenticate(request)
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> AppList {
         return AppList(apps: try await apps.list())
     }
 
-    @Sendable package func get(_ request: Request, context: ServiceRequestContext) async throws -> AppDefinition {
-        _ = try await authenticator.authenticate(request)
+    @Sendable package func get(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> AppDefinition {
         let appId = try context.parameters.decoded("appId")
         guard let app = try await apps.app(id: appId) else { throw StudyMetadataError.noApp(appId) }
         return app
     }
 
-    @Sendable package func update(_ request: Request, context: ServiceRequestContext) async throws -> AppDefinition {
-        let admin = try await authenticator.requireSuperAdmin(request)
+    @Sendable package func update(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> AppDefinition {
         let appId = try context.parameters.decoded("appId")
         let app = try await DocumentBody.decode(AppDefinition.self, named: "app", from: request, context: context)
         try await administration.update(app, appId: appId, by: admin.email)

@@ -1,3 +1,5 @@
+import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import ServiceKit
@@ -19,64 +21,56 @@ package struct NotificationRoutes {
     package let apps: AppStore
     package let notifications: NotificationStore
     package let outbox: Outbox
-    package let authenticator: AdminTokenAuthenticator
 
     package init(
-        announcements: Announcements, messages: StudyMessages, apps: AppStore, notifications: NotificationStore, outbox: Outbox,
-        authenticator: AdminTokenAuthenticator
+        announcements: Announcements, messages: StudyMessages, apps: AppStore, notifications: NotificationStore, outbox: Outbox
     ) {
         self.announcements = announcements
         self.messages = messages
         self.apps = apps
         self.notifications = notifications
         self.outbox = outbox
-        self.authenticator = authenticator
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.post("/admin/v1/apps/:appId/notifications", use: announce)
-        router.get("/admin/v1/apps/:appId/notifications", use: list)
-        router.post("/admin/v1/studies/:studyId/notifications", use: sendMessage)
-        router.get("/admin/v1/studies/:studyId/notifications", use: studyNotifications)
-        router.get("/admin/v1/outbox", use: outboxMessages)
+    package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {
+        routes.on(AdminCalls.announce, use: announce)
+        routes.on(AdminCalls.appNotifications, use: list)
+        routes.on(AdminCalls.sendMessage, use: sendMessage)
+        routes.on(AdminCalls.studyNotifications, use: studyNotifications)
+        routes.on(AdminCalls.outbox, use: outboxMessages)
     }
 
     /// A message to the study's participants now: the study admin's, as the lifecycle actions
     /// that notify participants are.
     @Sendable package func sendMessage(
-        _ request: Request, context: ServiceRequestContext
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
     ) async throws -> EditedResponse<NotificationStore.Record> {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let body = try await DocumentBody.decode(StudyMessage.self, named: "message", from: request, context: context)
         return EditedResponse(status: .created, response: try await messages.send(body, studyId: studyId, by: admin.email))
     }
 
-    @Sendable package func studyNotifications(_ request: Request, context: ServiceRequestContext) async throws -> StudyNotificationList {
+    @Sendable package func studyNotifications(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StudyNotificationList {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request)
         return StudyNotificationList(notifications: try await messages.list(studyId: studyId))
     }
 
     @Sendable package func announce(
-        _ request: Request, context: ServiceRequestContext
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
     ) async throws -> EditedResponse<NotificationStore.Record> {
-        let admin = try await authenticator.requireSuperAdmin(request)
         let appId = try context.parameters.decoded("appId")
         let body = try await DocumentBody.decode(AppAnnouncement.self, named: "announcement", from: request, context: context)
         return EditedResponse(status: .created, response: try await announcements.announce(body, appId: appId, by: admin.email))
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> AppNotificationList {
-        _ = try await authenticator.authenticate(request)
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> AppNotificationList {
         let appId = try context.parameters.decoded("appId")
         guard try await apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
         return AppNotificationList(notifications: try await notifications.list(appId: appId))
     }
 
     /// Undelivered messages first (what an operator looks for), then the most recent ones.
-    @Sendable package func outboxMessages(_ request: Request, context: ServiceRequestContext) async throws -> OutboxList {
-        _ = try await authenticator.requireSuperAdmin(request)
+    @Sendable package func outboxMessages(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> OutboxList {
         let flag = request.uri.formParameters["undelivered"].map(String.init)
         guard flag == nil || flag == "true" || flag == "false" else {
             throw APIError.badRequest("undelivered must be true or false", field: "undelivered")

@@ -1,3 +1,5 @@
+import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import InternalContracts
@@ -17,26 +19,23 @@ package struct PushCredentialRoutes {
 
     package let apps: AppStore
     package let internalClient: InternalClient
-    package let authenticator: AdminTokenAuthenticator
     package let audit: AuditLog
 
     package init(
-        apps: AppStore, internalClient: InternalClient, authenticator: AdminTokenAuthenticator, audit: AuditLog
+        apps: AppStore, internalClient: InternalClient, audit: AuditLog
     ) {
         self.apps = apps
         self.internalClient = internalClient
-        self.authenticator = authenticator
         self.audit = audit
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.put("/admin/v1/apps/:appId/push/:platform", use: put)
-        router.get("/admin/v1/apps/:appId/push", use: list)
-        router.delete("/admin/v1/apps/:appId/push/:platform", use: delete)
+    package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {
+        routes.on(AdminCalls.uploadPush, use: put)
+        routes.on(AdminCalls.pushCredentials, use: list)
+        routes.on(AdminCalls.removePush, use: delete)
     }
 
-    @Sendable package func put(_ request: Request, context: ServiceRequestContext) async throws -> PushCredentialSummary {
-        let admin = try await authenticator.requireSuperAdmin(request)
+    @Sendable package func put(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> PushCredentialSummary {
         let (appId, platform) = try await target(context)
         let upload = try await request.body.collect(upTo: Self.maxUploadBytes)
         let parameters = ["appId": appId, "platform": platform.rawValue]
@@ -57,8 +56,7 @@ package struct PushCredentialRoutes {
         }
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> PushCredentialList {
-        _ = try await authenticator.authenticate(request)
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> PushCredentialList {
         let appId = try context.parameters.decoded("appId")
         guard try await apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
         switch try await relay(InternalCalls.pushCredentialList, ["appId": appId], body: NoContent(), context) {
@@ -67,8 +65,7 @@ package struct PushCredentialRoutes {
         }
     }
 
-    @Sendable package func delete(_ request: Request, context: ServiceRequestContext) async throws -> HTTPResponse.Status {
-        let admin = try await authenticator.requireSuperAdmin(request)
+    @Sendable package func delete(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> HTTPResponse.Status {
         let (appId, platform) = try await target(context)
         let parameters = ["appId": appId, "platform": platform.rawValue]
         switch try await relay(InternalCalls.pushCredentialRemoval, parameters, body: NoContent(), context) {

@@ -1,3 +1,5 @@
+import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import JSONText
@@ -14,33 +16,29 @@ import StudyModels
 ///   imported, as Sage's clients read it.
 package struct SageAdminRoutes {
     package let imports: AssessmentImports
-    package let authenticator: AdminTokenAuthenticator
 
-    package init(imports: AssessmentImports, authenticator: AdminTokenAuthenticator) {
+    package init(imports: AssessmentImports) {
         self.imports = imports
-        self.authenticator = authenticator
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.put("/admin/v1/studies/:studyId/draft/assessments/:identifier", use: importAssessment)
-        router.get("/admin/v1/studies/:studyId/assessments/:identifier", use: assessment)
+    package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {
+        routes.on(AdminCalls.importAssessment, use: importAssessment)
+        routes.on(AdminCalls.assessment, use: assessment)
     }
 
     @Sendable package func importAssessment(
-        _ request: Request, context: ServiceRequestContext
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
     ) async throws -> EditedResponse<AssessmentImportResult> {
         let studyId = try context.parameters.decoded("studyId")
         let identifier = try context.parameters.decoded("identifier")
-        let admin = try await authenticator.require(.editor, on: studyId, request)
         let body = try await request.body.collect(upTo: context.maxUploadSize)
         let result = try await imports.importAssessment(body.readableBytesView, identifier: identifier, studyId: studyId, by: admin)
         return EditedResponse(status: result.created ? .created : .ok, response: result)
     }
 
-    @Sendable package func assessment(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+    @Sendable package func assessment(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         let identifier = try context.parameters.decoded("identifier")
-        _ = try await authenticator.require(.viewer, on: studyId, request)
         guard let document = try await imports.assessment(studyId: studyId, identifier: identifier) else {
             throw StudyMetadataError.noAssessmentActivity(studyId: studyId, identifier: identifier)
         }

@@ -1,3 +1,5 @@
+import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import ServiceKit
@@ -17,30 +19,27 @@ package struct SchemaAdminRoutes {
 
     package let imports: SchemaProtocolImports
     package let published: PublishedStudies
-    package let authenticator: AdminTokenAuthenticator
     /// study-metadata's and the response service's addresses as phones reach them.
     package let protocolBase: URL
     package let dataBase: URL
 
     package init(
-        imports: SchemaProtocolImports, published: PublishedStudies, authenticator: AdminTokenAuthenticator,
+        imports: SchemaProtocolImports, published: PublishedStudies,
         protocolBase: URL, dataBase: URL
     ) {
         self.imports = imports
         self.published = published
-        self.authenticator = authenticator
         self.protocolBase = protocolBase
         self.dataBase = dataBase
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.put("/admin/v1/studies/:studyId/imports/schema", use: importProtocol)
-        router.get("/admin/v1/studies/:studyId/schema", use: info)
+    package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {
+        routes.on(AdminCalls.importSchema, use: importProtocol)
+        routes.on(AdminCalls.schemaInfo, use: info)
     }
 
-    @Sendable package func info(_ request: Request, context: ServiceRequestContext) async throws -> SchemaStudyInfo {
+    @Sendable package func info(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> SchemaStudyInfo {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request)
         guard let draft = try await imports.editing.studies.draft(studyId: studyId) else { throw StudyMetadataError.unknownStudy(studyId) }
         let document = try JSONDecoder().decode(StudyDocument.self, from: Data(draft.json.utf8))
         guard let source = document.source, source.format == .schema else {
@@ -57,9 +56,9 @@ package struct SchemaAdminRoutes {
             activities: SchemaImport.activityIds(modules: modules))
     }
 
-    @Sendable package func importProtocol(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<Imported> {
+    @Sendable package func importProtocol(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<Imported> {
         let studyId = try context.parameters.decoded("studyId")
-        let access = try await imports.editing.authorize(try await authenticator.authenticate(request), studyId: studyId)
+        let access = try await imports.editing.authorize(admin, studyId: studyId)
         let query = request.uri.queryParameters
         var assignment: SchemaConditions.Method?
         if let text = query.get("assignment") {

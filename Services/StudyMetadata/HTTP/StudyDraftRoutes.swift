@@ -1,3 +1,5 @@
+import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import NIOCore
@@ -12,42 +14,38 @@ import StudyModels
 /// answers 422 with every problem and its JSON Pointer.
 package struct StudyDraftRoutes {
     package let editing: DraftEditing
-    package let authenticator: AdminTokenAuthenticator
     private var studies: StudyStore { editing.studies }
 
-    package init(editing: DraftEditing, authenticator: AdminTokenAuthenticator) {
+    package init(editing: DraftEditing) {
         self.editing = editing
-        self.authenticator = authenticator
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.put("/admin/v1/studies/:studyId/draft", use: saveDraft)
-        router.get("/admin/v1/studies/:studyId/draft", use: draft)
-        router.get("/admin/v1/studies", use: list)
-        router.get("/admin/v1/studies/:studyId", use: summary)
+    package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {
+        routes.on(AdminCalls.saveDraft, use: saveDraft)
+        routes.on(AdminCalls.draft, use: draft)
+        routes.on(AdminCalls.studies, use: list)
+        routes.on(AdminCalls.study, use: summary)
     }
 
-    @Sendable package func saveDraft(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<DraftSaved> {
+    @Sendable package func saveDraft(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<DraftSaved> {
         let studyId = try context.parameters.decoded("studyId")
-        let access = try await editing.authorize(try await authenticator.authenticate(request), studyId: studyId)
+        let access = try await editing.authorize(admin, studyId: studyId)
         let expecting = try Self.precondition(request)
         let document = try await DocumentBody.decode(StudyDocument.self, named: "study document", from: request, context: context)
         let saved = try await editing.save(document, with: access, expecting: expecting)
         return EditedResponse(status: saved.created ? .created : .ok, response: saved)
     }
 
-    @Sendable package func draft(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+    @Sendable package func draft(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request)
         guard let draft = try await studies.draft(studyId: studyId) else { throw StudyMetadataError.unknownStudy(studyId) }
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8", .eTag: "\"\(draft.revision)\""],
             body: .init(byteBuffer: ByteBuffer(string: draft.json)))
     }
 
-    @Sendable package func summary(_ request: Request, context: ServiceRequestContext) async throws -> StudySummary {
+    @Sendable package func summary(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StudySummary {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.viewer, on: studyId, request)
         guard var summary = try await studies.summary(studyId: studyId) else { throw StudyMetadataError.unknownStudy(studyId) }
         summary.role = admin.role(on: summary.studyId)
         return summary
@@ -69,8 +67,7 @@ package struct StudyDraftRoutes {
         return .revision(revision)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> StudyList {
-        let admin = try await authenticator.authenticate(request)
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StudyList {
         var list = try await studies.list(visibleTo: admin)
         for index in list.indices { list[index].role = admin.role(on: list[index].studyId) }
         return StudyList(studies: list)

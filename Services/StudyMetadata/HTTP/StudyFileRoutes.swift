@@ -1,3 +1,5 @@
+import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -12,23 +14,20 @@ import StudyModels
 /// good.
 package struct StudyFileRoutes {
     package let files: StudyFileStore
-    package let authenticator: AdminTokenAuthenticator
 
-    package init(files: StudyFileStore, authenticator: AdminTokenAuthenticator) {
+    package init(files: StudyFileStore) {
         self.files = files
-        self.authenticator = authenticator
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.post("/admin/v1/studies/:studyId/files", use: upload)
-        router.get("/admin/v1/studies/:studyId/files", use: list)
-        router.get("/StudyMetaData/files/:fileId", use: serve)
+    package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {
+        routes.on(AdminCalls.uploadFile, use: upload)
+        routes.on(AdminCalls.files, use: list)
+        routes.router.get("/StudyMetaData/files/:fileId", use: serve)
     }
 
     /// The body is the file itself; `name` (the query) is the name it is shown and served under.
-    @Sendable package func upload(_ request: Request, context: ServiceRequestContext) async throws -> EditedResponse<StudyFile> {
+    @Sendable package func upload(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<StudyFile> {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.editor, on: studyId, request)
         let name = request.uri.queryParameters["name"].map(String.init) ?? "file"
         let limit = UploadedFileKind.allCases.map(\.maxBytes).max() ?? 0
         let body: ByteBuffer
@@ -40,9 +39,8 @@ package struct StudyFileRoutes {
         return EditedResponse(status: .created, response: try await files.upload(body, name: name, studyId: studyId, by: admin.email))
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> StudyFileList {
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StudyFileList {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request)
         return StudyFileList(files: try await files.list(studyId: studyId))
     }
 

@@ -1,3 +1,5 @@
+import AdminAuthHTTP
+import AdminContracts
 import Foundation
 import Hummingbird
 import NIOCore
@@ -10,31 +12,27 @@ import StudyModels
 /// pause, resume, deactivate), the versions they freeze, and the storage check they make.
 package struct StudyLifecycleRoutes {
     package let actions: StudyLifecycleActions
-    package let authenticator: AdminTokenAuthenticator
 
-    package init(actions: StudyLifecycleActions, authenticator: AdminTokenAuthenticator) {
+    package init(actions: StudyLifecycleActions) {
         self.actions = actions
-        self.authenticator = authenticator
     }
 
-    package func add(to router: Router<ServiceRequestContext>) {
-        router.post("/admin/v1/studies/:studyId/:action", use: perform)
-        router.get("/admin/v1/studies/:studyId/versions", use: list)
-        router.get("/admin/v1/studies/:studyId/versions/:version", use: document)
-        router.get("/admin/v1/studies/:studyId/storage-check", use: storageCheck)
+    package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {
+        routes.on(AdminCalls.lifecycleAction, use: perform)
+        routes.on(AdminCalls.versions, use: list)
+        routes.on(AdminCalls.version, use: document)
+        routes.on(AdminCalls.storageCheck, use: storageCheck)
     }
 
     /// Whether the draft's answers could be stored if it were published now (the check publishing
     /// makes): for the editors preparing it, as it asks the response service to rehearse.
-    @Sendable package func storageCheck(_ request: Request, context: ServiceRequestContext) async throws -> StorageCheckReply {
+    @Sendable package func storageCheck(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StorageCheckReply {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.editor, on: studyId, request)
         return StorageCheckReply(problems: try await actions.storageProblems(studyId: studyId))
     }
 
-    @Sendable package func perform(_ request: Request, context: ServiceRequestContext) async throws -> StudyActionResult {
+    @Sendable package func perform(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StudyActionResult {
         let studyId = try context.parameters.decoded("studyId")
-        let admin = try await authenticator.require(.studyAdmin, on: studyId, request)
         let actionName = try context.parameters.decoded("action")
         guard let action = LifecycleAction(rawValue: actionName) else {
             throw APIError.notFound(
@@ -45,15 +43,13 @@ package struct StudyLifecycleRoutes {
         return StudyActionResult(studyId: studyId, status: status, version: frozen)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext) async throws -> StudyVersionList {
+    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StudyVersionList {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request)
         return StudyVersionList(versions: try await actions.versions.versions(studyId: studyId))
     }
 
-    @Sendable package func document(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+    @Sendable package func document(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
-        _ = try await authenticator.require(.viewer, on: studyId, request)
         let version = try context.parameters.require("version", as: Int.self)
         guard let json = try await actions.versions.document(studyId: studyId, version: version) else {
             throw StudyMetadataError.noVersion(studyId: studyId, version: version)

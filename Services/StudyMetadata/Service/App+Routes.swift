@@ -1,3 +1,4 @@
+import AdminAuthHTTP
 import Configuration
 import Foundation
 import SageAssessments
@@ -16,44 +17,42 @@ extension StudyMetadataService {
         sageSchemas: SageSchemaSet, catalog: CatalogCache, notifications: NotificationStore
     ) throws {
         let store = AdminStore(client: environment.postgres, logger: environment.logger)
-        let authenticator = AdminTokenAuthenticator(store: store)
+        let admin = AdminRouter(routes.router, authenticator: AdminTokenAuthenticator(store: store))
         AdminSessionRoutes(
             sessions: AdminSessions(
                 store: store, hasher: hasher, attempts: environment.attempts, audit: environment.audit,
-                settings: adminSettings),
-            authenticator: authenticator, rateLimiter: environment.rateLimiter
-        ).add(to: routes.router)
+                settings: adminSettings), rateLimiter: environment.rateLimiter
+        ).add(to: admin)
         AdminAccountRoutes(
             teams: AdminTeams(store: store, audit: environment.audit, settings: adminSettings), store: store,
-            audit: environment.audit, authenticator: authenticator
-        ).add(to: routes.router)
+            audit: environment.audit
+        ).add(to: admin)
         let apps = AppStore(
             client: environment.postgres, catalog: catalog, outbox: environment.outbox, audit: environment.audit,
             logger: environment.logger)
-        AppRoutes(administration: AppAdministration(apps: apps), apps: apps, authenticator: authenticator).add(to: routes.router)
+        AppRoutes(administration: AppAdministration(apps: apps), apps: apps).add(to: admin)
         PushCredentialRoutes(
-            apps: apps, internalClient: environment.internalClient, authenticator: authenticator,
+            apps: apps, internalClient: environment.internalClient,
             audit: environment.audit
-        ).add(to: routes.router)
+        ).add(to: admin)
         let studies = StudyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
         let editing = DraftEditing(studies: studies, apps: apps)
-        StudyDraftRoutes(editing: editing, authenticator: authenticator).add(to: routes.router)
-        ActivityImportRoutes(editing: editing, authenticator: authenticator).add(to: routes.router)
+        StudyDraftRoutes(editing: editing).add(to: admin)
+        ActivityImportRoutes(editing: editing).add(to: admin)
         StudyLifecycleRoutes(
             actions: StudyLifecycleActions(
                 client: environment.postgres,
                 versions: StudyVersionStore(client: environment.postgres, logger: environment.logger),
                 audit: environment.audit, outbox: environment.outbox, notifications: notifications,
                 catalog: catalog, storage: ResponseStorageRehearsals(internalClient: environment.internalClient),
-                logger: environment.logger),
-            authenticator: authenticator
-        ).add(to: routes.router)
+                logger: environment.logger)
+        ).add(to: admin)
         let queued = StoredNotifications(store: notifications, audit: environment.audit)
         NotificationRoutes(
             announcements: Announcements(notifications: queued, apps: apps),
             messages: StudyMessages(studies: studies, notifications: queued), apps: apps, notifications: notifications,
-            outbox: environment.outbox, authenticator: authenticator
-        ).add(to: routes.router)
+            outbox: environment.outbox
+        ).add(to: admin)
         let published = PublishedStudies(client: environment.postgres, catalog: catalog, logger: environment.logger)
         WCPRoutes(
             published: published, apps: apps, notificationStore: notifications,
@@ -69,18 +68,17 @@ extension StudyMetadataService {
             throw ConfigurationError(AdminSettings.Keys.schemaProtocolURL, "is needed: the service's own address is not known")
         }
         SchemaAdminRoutes(
-            imports: SchemaProtocolImports(editing: editing), published: published, authenticator: authenticator,
+            imports: SchemaProtocolImports(editing: editing), published: published,
             protocolBase: publicBase, dataBase: schemaDataURL
-        ).add(to: routes.router)
+        ).add(to: admin)
         StudyFileRoutes(
             files: StudyFileStore(
-                client: environment.postgres, audit: environment.audit, logger: environment.logger, publicBase: publicBase),
-            authenticator: authenticator
-        ).add(to: routes.router)
-        SageAdminRoutes(imports: AssessmentImports(editing: editing, schemas: sageSchemas), authenticator: authenticator)
-            .add(to: routes.router)
+                client: environment.postgres, audit: environment.audit, logger: environment.logger, publicBase: publicBase)
+        ).add(to: admin)
+        SageAdminRoutes(imports: AssessmentImports(editing: editing, schemas: sageSchemas))
+            .add(to: admin)
         let apiKeys = APIKeyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
-        AdminAPIKeyRoutes(keys: APIKeys(store: apiKeys), store: apiKeys, authenticator: authenticator).add(to: routes.router)
+        AdminAPIKeyRoutes(keys: APIKeys(store: apiKeys), store: apiKeys).add(to: admin)
         InternalAdminRoutes(store: store, keys: apiKeys).add(to: routes.internalGroup)
     }
 }

@@ -27,8 +27,9 @@ extension InternalPayload where Self: Codable {
     }
 }
 
-/// The JSON form of every internal call: dates as ISO 8601, `/` unescaped. The one place a coder
-/// for the internal API is configured; the outbox, the clients and the routes all use it.
+/// The JSON form of every internal and admin call: dates as ISO 8601, `/` unescaped. The one
+/// place a coder for those APIs is configured; the outbox, the peer clients, the console's admin
+/// client and every route's replies use it.
 public enum InternalCoding {
     public static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
@@ -37,9 +38,16 @@ public enum InternalCoding {
         return encoder
     }
 
+    /// Reads ISO 8601 dates with or without fractional seconds: a few replies carry times
+    /// PostgreSQL wrote as text (`to_json` keeps microseconds).
     public static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 date: \(text)"))
+        }
         return decoder
     }
 }
@@ -134,36 +142,20 @@ public struct InternalEndpoint<Body: InternalPayload, Reply: InternalPayload>: I
     }
 
     /// The parameters named in the template, in order.
-    public var parameterNames: [String] {
-        template.split(separator: "/").compactMap { segment in
-            segment.hasPrefix("{") && segment.hasSuffix("}") ? String(segment.dropFirst().dropLast()) : nil
-        }
-    }
+    public var parameterNames: [String] { PathTemplate(template).parameterNames }
 
     /// The template with each `{name}` replaced by its value, percent-encoded as one segment.
     public func path(_ parameters: [String: String]) throws -> String {
-        var path = ""
-        for segment in template.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
-            path += "/"
-            if segment.hasPrefix("{"), segment.hasSuffix("}") {
-                let name = String(segment.dropFirst().dropLast())
-                guard let value = parameters[name], !value.isEmpty else {
-                    throw InternalCallError(peer: receiver, reason: "\(method) \(template) needs its \(name)")
-                }
-                path += value.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? value
-            } else {
-                path += segment
-            }
+        switch PathTemplate(template).filled(parameters) {
+        case .success(let path): return path
+        case .failure(let missing):
+            throw InternalCallError(peer: receiver, reason: "\(method) \(template) needs its \(missing.name)")
         }
-        return path
     }
 
     /// The route as the receiver's router spells it under `prefix` (`{name}` as `:name`).
     public func routePattern(under prefix: String) -> String {
-        let pattern = template.split(separator: "/", omittingEmptySubsequences: false).map { segment in
-            segment.hasPrefix("{") && segment.hasSuffix("}") ? ":" + segment.dropFirst().dropLast() : String(segment)
-        }.joined(separator: "/")
-        return pattern.hasPrefix(prefix) ? String(pattern.dropFirst(prefix.count)) : pattern
+        PathTemplate(template).routePattern(under: prefix)
     }
 
     /// The refusal this status stands for, if the endpoint declares it.

@@ -1,3 +1,4 @@
+import AdminContracts
 import Foundation
 import InternalContracts
 import Logging
@@ -29,6 +30,15 @@ import TestSupport
         #expect(mounted.filter { $0.contains(" /internal/") } == defined, "internal routes mounted without a definition in InternalCalls")
     }
 
+    /// The admin routes a service mounts are exactly the definitions of its endpoints in
+    /// `AdminCalls`, the ones the console calls through.
+    static func expectAdminRoutesAreDefinitions(_ mounted: Set<String>, service: ServiceName) {
+        let defined = Set(
+            AdminCalls.all.filter { $0.service == service }.map { "\($0.method.rawValue) \(openAPIPath($0.path.routePattern()))" })
+        #expect(defined.count > 10)
+        #expect(mounted.filter { $0.contains(" /admin/") } == defined, "admin routes mounted without a definition in AdminCalls")
+    }
+
     @Test func studyMetadataRoutesAreAllDocumented() throws {
         let catalog = RouteCatalog()
         let reader = TestConfiguration.reader(
@@ -38,6 +48,7 @@ import TestSupport
         let mounted = Set(catalog.routes.map { "\($0.method) \(Self.openAPIPath($0.path))" })
         #expect(mounted.count > 40)
         Self.expectInternalRoutesAreDefinitions(mounted, receiver: .studyMetadata)
+        Self.expectAdminRoutesAreDefinitions(mounted, service: .studyMetadata)
         if ProcessInfo.processInfo.environment["PRINT_ROUTES"] == "1" { print(mounted.sorted().joined(separator: "\n")) }
         let documented = try Self.operations(in: [
             "study-metadata-app.yaml", "study-metadata-admin.yaml", "study-metadata-internal.yaml",
@@ -64,6 +75,7 @@ import TestSupport
         let shared = try Self.operations(in: ["study-metadata-internal.yaml"])
         #expect(mounted.count > 25)
         Self.expectInternalRoutesAreDefinitions(mounted, receiver: .registration)
+        Self.expectAdminRoutesAreDefinitions(mounted, service: .registration)
         #expect(mounted.subtracting(own.union(shared)).sorted() == [], "routes without a documented operation")
         #expect(own.subtracting(mounted).sorted() == [], "documented operations without a route")
     }
@@ -79,6 +91,7 @@ import TestSupport
         var mounted = Set(catalog.routes.map { "\($0.method) \(Self.openAPIPath($0.path))" })
         #expect(mounted.contains("POST /{call}"))
         Self.expectInternalRoutesAreDefinitions(mounted, receiver: .response)
+        Self.expectAdminRoutesAreDefinitions(mounted, service: .response)
         mounted.subtract(["POST /{call}", "GET /{call}"])
         mounted.formUnion(MobileAppRoutes.actions.map { "POST /mobileappstudy-\($0.name).api" })
         mounted.formUnion(MobileAppRoutes.actions.filter { !$0.postOnly }.map { "GET /mobileappstudy-\($0.name).api" })

@@ -1,3 +1,4 @@
+import AdminContracts
 import Foundation
 import JSONText
 import Logging
@@ -5,32 +6,33 @@ import NIOCore
 import ServiceKit
 import StudyModels
 
-/// The admin API calls the console's pages make (docs/admin-api.md).
+/// The admin API calls the console's pages make (docs/admin-api.md), each through its definition
+/// in `AdminCalls`.
 extension AdminAPIClient {
     package func signIn(email: String, password: String, forwardedFor: String?, logger: Logger) async throws(AdminAPIError) -> AdminSignedIn {
-        let body = Array((try? JSONEncoder().encode(AdminSignIn(email: email, password: password))) ?? Data())
-        return try await json(.POST, "/admin/v1/login", token: nil, body: body, forwardedFor: forwardedFor, as: AdminSignedIn.self, logger: logger)
+        try await call(
+            AdminCalls.login, body: AdminSignIn(email: email, password: password), token: nil, forwardedFor: forwardedFor, logger: logger)
     }
 
     /// Revokes the token at study-metadata: it stops working everywhere at once.
     package func signOut(token: String, logger: Logger) async throws(AdminAPIError) {
-        _ = try await send(.POST, "/admin/v1/logout", token: token, logger: logger)
+        _ = try await call(AdminCalls.logout, token: token, logger: logger)
     }
 
     package func me(token: String, logger: Logger) async throws(AdminAPIError) -> AdminProfile {
-        try await json(.GET, "/admin/v1/me", token: token, as: AdminProfile.self, logger: logger)
+        try await call(AdminCalls.me, token: token, logger: logger)
     }
 
     package func studies(token: String, logger: Logger) async throws(AdminAPIError) -> [StudySummary] {
-        try await json(.GET, "/admin/v1/studies", token: token, as: StudyList.self, logger: logger).studies
+        try await call(AdminCalls.studies, token: token, logger: logger).studies
     }
 
     package func study(_ studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> StudySummary {
-        try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))", token: token, as: StudySummary.self, logger: logger)
+        try await call(AdminCalls.study, ["studyId": studyId], token: token, logger: logger)
     }
 
     package func apps(token: String, logger: Logger) async throws(AdminAPIError) -> [AppDefinition] {
-        try await json(.GET, "/admin/v1/apps", token: token, as: AppList.self, logger: logger).apps
+        try await call(AdminCalls.apps, token: token, logger: logger).apps
     }
 
     /// A study's draft as JSON, and its revision (the reply's `ETag`). `summary`: the study's
@@ -45,7 +47,7 @@ extension AdminAPIClient {
         if let known, let cacheKey, let document = drafts.value(studyId, version: cacheKey) {
             return (document, known)
         }
-        let reply = try await send(.GET, "/admin/v1/studies/\(Self.segment(studyId))/draft", token: token, logger: logger)
+        let reply = try await exchange(AdminCalls.draft, ["studyId": studyId], body: NoContent(), token: token, logger: logger)
         guard let document = try? JSONValue.parse(reply.body.readableBytesView, budget: .studyDocument) else {
             throw AdminAPIError(status: reply.status, code: "unexpected_reply", message: "study-metadata sent a draft that is not JSON")
         }
@@ -74,13 +76,9 @@ extension AdminAPIClient {
             case .revision(let etag): [("If-Match", etag)]
             case .new: [("If-None-Match", "*")]
             }
-        let reply = try await send(
-            .PUT, "/admin/v1/studies/\(Self.segment(studyId))/draft", token: token,
-            body: Array(document.serialized(sortedKeys: false).utf8), headers: header, logger: logger)
-        guard let saved = try? Self.decoder.decode(DraftSaved.self, from: Data(buffer: reply.body)) else {
-            throw AdminAPIError(status: reply.status, code: "unexpected_reply", message: "study-metadata answered something unexpected")
-        }
-        return saved
+        return try await call(
+            AdminCalls.saveDraft, ["studyId": studyId], body: JSONBytes(Array(document.serialized(sortedKeys: false).utf8)), token: token,
+            headers: header, logger: logger)
     }
 
     package enum DraftPrecondition: Sendable {
@@ -94,60 +92,47 @@ extension AdminAPIClient {
 extension AdminAPIClient {
     /// A lifecycle action (`publish`, `launch`, ...): study-metadata decides whether it may happen.
     package func perform(_ action: String, on studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> StudyActionResult {
-        try await json(
-            .POST, "/admin/v1/studies/\(Self.segment(studyId))/\(Self.segment(action))", token: token, as: StudyActionResult.self,
-            logger: logger)
+        try await call(AdminCalls.lifecycleAction, ["studyId": studyId, "action": action], token: token, logger: logger)
     }
 
     /// What keeps the draft's answers from being stored (study-metadata's storage check).
     package func storageCheck(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [ValidationProblem] {
-        try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))/storage-check", token: token, as: StorageCheckReply.self, logger: logger)
-            .problems
+        try await call(AdminCalls.storageCheck, ["studyId": studyId], token: token, logger: logger).problems
     }
 
     package func versions(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [StudyVersionRecord] {
-        try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))/versions", token: token, as: StudyVersionList.self, logger: logger)
-            .versions
+        try await call(AdminCalls.versions, ["studyId": studyId], token: token, logger: logger).versions
     }
 }
 
 // Accounts, a study's team and the audit log.
 extension AdminAPIClient {
     package func admins(token: String, logger: Logger) async throws(AdminAPIError) -> [AdminAccount] {
-        try await json(.GET, "/admin/v1/admins", token: token, as: AdminAccountList.self, logger: logger).admins
+        try await call(AdminCalls.admins, token: token, logger: logger).admins
     }
 
     package func invite(_ invite: AdminInvite, token: String, logger: Logger) async throws(AdminAPIError) -> AdminInvited {
-        let body = Array((try? JSONEncoder().encode(invite)) ?? Data())
-        return try await json(.POST, "/admin/v1/admins", token: token, body: body, as: AdminInvited.self, logger: logger)
+        try await call(AdminCalls.inviteAdmin, body: invite, token: token, logger: logger)
     }
 
     package func acceptInvitation(_ acceptance: AdminInvitationAcceptance, forwardedFor: String?, logger: Logger) async throws(AdminAPIError) {
-        let body = Array((try? JSONEncoder().encode(acceptance)) ?? Data())
-        _ = try await send(.POST, "/admin/v1/invitations/accept", token: nil, body: body, forwardedFor: forwardedFor, logger: logger)
+        _ = try await call(AdminCalls.acceptInvitation, body: acceptance, token: nil, forwardedFor: forwardedFor, logger: logger)
     }
 
     package func team(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [StudyTeamMember] {
-        try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))/team", token: token, as: StudyTeam.self, logger: logger).members
+        try await call(AdminCalls.team, ["studyId": studyId], token: token, logger: logger).members
     }
 
     package func grant(_ grant: StudyTeamGrant, on studyId: String, token: String, logger: Logger) async throws(AdminAPIError) {
-        let body = Array((try? JSONEncoder().encode(grant)) ?? Data())
-        _ = try await send(.PUT, "/admin/v1/studies/\(Self.segment(studyId))/team", token: token, body: body, logger: logger)
+        _ = try await call(AdminCalls.grantByEmail, ["studyId": studyId], body: grant, token: token, logger: logger)
     }
 
     package func revoke(_ adminId: UUID, on studyId: String, token: String, logger: Logger) async throws(AdminAPIError) {
-        _ = try await send(.DELETE, "/admin/v1/studies/\(Self.segment(studyId))/roles/\(adminId.uuidString)", token: token, logger: logger)
+        _ = try await call(AdminCalls.revokeRole, ["studyId": studyId, "adminId": adminId.uuidString], token: token, logger: logger)
     }
 
     package func audit(of studyId: String, limit: Int, token: String, logger: Logger) async throws(AdminAPIError) -> [AuditLog.Event] {
-        try await json(
-            .GET, "/admin/v1/audit?studyId=\(Self.query(studyId))&limit=\(limit)", token: token, as: AuditLog.EventList.self, logger: logger
-        ).events
-    }
-
-    static func query(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
+        try await call(AdminCalls.audit, query: [("studyId", studyId), ("limit", String(limit))], token: token, logger: logger).events
     }
 }
 
@@ -155,7 +140,7 @@ extension AdminAPIClient {
 extension AdminAPIClient {
     /// An app's definition as JSON (the page edits it as a document).
     package func app(_ appId: String, token: String, logger: Logger) async throws(AdminAPIError) -> JSONValue {
-        let reply = try await send(.GET, "/admin/v1/apps/\(Self.segment(appId))", token: token, logger: logger)
+        let reply = try await exchange(AdminCalls.app, ["appId": appId], body: NoContent(), token: token, logger: logger)
         guard let definition = try? JSONValue.parse(reply.body.readableBytesView, budget: .studyDocument) else {
             throw AdminAPIError(status: reply.status, code: "unexpected_reply", message: "study-metadata sent an app that is not JSON")
         }
@@ -163,30 +148,28 @@ extension AdminAPIClient {
     }
 
     package func createApp(_ definition: JSONValue, token: String, logger: Logger) async throws(AdminAPIError) -> AppCreated {
-        try await json(.POST, "/admin/v1/apps", token: token, body: Array(definition.serialized().utf8), as: AppCreated.self, logger: logger)
+        try await call(AdminCalls.createApp, body: JSONBytes(Array(definition.serialized().utf8)), token: token, logger: logger)
     }
 
     package func issueTestingCredentials(_ appId: String, token: String, logger: Logger) async throws(AdminAPIError) -> TestingCredentials {
-        try await json(
-            .POST, "/admin/v1/apps/\(Self.segment(appId))/testing-credentials", token: token, body: nil, as: TestingCredentials.self,
-            logger: logger)
+        try await call(AdminCalls.testingCredentials, ["appId": appId], token: token, logger: logger)
     }
 
     package func updateApp(_ appId: String, _ definition: JSONValue, token: String, logger: Logger) async throws(AdminAPIError) {
-        _ = try await send(.PUT, "/admin/v1/apps/\(Self.segment(appId))", token: token, body: Array(definition.serialized().utf8), logger: logger)
+        _ = try await call(AdminCalls.updateApp, ["appId": appId], body: JSONBytes(Array(definition.serialized().utf8)), token: token, logger: logger)
     }
 
     package func pushCredentials(_ appId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [PushCredentialSummary] {
-        try await json(.GET, "/admin/v1/apps/\(Self.segment(appId))/push", token: token, as: PushCredentialList.self, logger: logger).credentials
+        try await call(AdminCalls.pushCredentials, ["appId": appId], token: token, logger: logger).credentials
     }
 
     /// `platform`: `ios` (an APNs key as JSON) or `android` (the service-account file as it is).
     package func uploadPush(_ appId: String, platform: String, body: [UInt8], token: String, logger: Logger) async throws(AdminAPIError) {
-        _ = try await send(.PUT, "/admin/v1/apps/\(Self.segment(appId))/push/\(Self.segment(platform))", token: token, body: body, logger: logger)
+        _ = try await exchange(AdminCalls.uploadPush, ["appId": appId, "platform": platform], body: OpaqueBody(body), token: token, logger: logger)
     }
 
     package func removePush(_ appId: String, platform: String, token: String, logger: Logger) async throws(AdminAPIError) {
-        _ = try await send(.DELETE, "/admin/v1/apps/\(Self.segment(appId))/push/\(Self.segment(platform))", token: token, logger: logger)
+        _ = try await call(AdminCalls.removePush, ["appId": appId, "platform": platform], token: token, logger: logger)
     }
 }
 
@@ -195,64 +178,59 @@ extension AdminAPIClient {
     package func importActivity(
         _ activityId: String, into studyId: String, design: [UInt8], token: String, logger: Logger
     ) async throws(AdminAPIError) {
-        _ = try await send(
-            .PUT, "/admin/v1/studies/\(Self.segment(studyId))/draft/activities/\(Self.segment(activityId))", token: token, body: design,
-            logger: logger)
+        _ = try await call(
+            AdminCalls.importActivity, ["studyId": studyId, "activityId": activityId], body: JSONBytes(design), token: token, logger: logger)
     }
 }
 
 extension AdminAPIClient {
     package func notifications(of appId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [AppNotificationRecord] {
-        try await json(.GET, "/admin/v1/apps/\(Self.segment(appId))/notifications", token: token, as: AppNotificationList.self, logger: logger)
-            .notifications
+        try await call(AdminCalls.appNotifications, ["appId": appId], token: token, logger: logger).notifications
     }
 
     package func announce(_ announcement: AppAnnouncement, in appId: String, token: String, logger: Logger) async throws(AdminAPIError) {
-        let body = Array((try? JSONEncoder().encode(announcement)) ?? Data())
-        _ = try await send(.POST, "/admin/v1/apps/\(Self.segment(appId))/notifications", token: token, body: body, logger: logger)
+        _ = try await call(AdminCalls.announce, ["appId": appId], body: announcement, token: token, logger: logger)
     }
 
     /// The study's notifications (its own, lifecycle messages, admins' messages), newest first.
     package func notifications(ofStudy studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [AppNotificationRecord] {
-        try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))/notifications", token: token, as: StudyNotificationList.self, logger: logger).notifications
+        try await call(AdminCalls.studyNotifications, ["studyId": studyId], token: token, logger: logger).notifications
     }
 
     /// A message to the study's participants, now.
     package func sendMessage(_ message: StudyMessage, to studyId: String, token: String, logger: Logger) async throws(AdminAPIError) {
-        let body = Array((try? JSONEncoder().encode(message)) ?? Data())
-        _ = try await send(.POST, "/admin/v1/studies/\(Self.segment(studyId))/notifications", token: token, body: body, logger: logger)
+        _ = try await call(AdminCalls.sendMessage, ["studyId": studyId], body: message, token: token, logger: logger)
     }
 }
 
 /// The signed-in admin's API keys (study-metadata), for their scripts.
 extension AdminAPIClient {
     package func apiKeys(token: String, logger: Logger) async throws(AdminAPIError) -> [APIKeySummary] {
-        try await json(.GET, "/admin/v1/api-keys", token: token, as: APIKeyList.self, logger: logger).keys
+        try await call(AdminCalls.apiKeys, token: token, logger: logger).keys
     }
 
     package func createAPIKey(_ request: APIKeyRequest, token: String, logger: Logger) async throws(AdminAPIError) -> APIKeyCreated {
-        try await json(.POST, "/admin/v1/api-keys", token: token, body: Self.encoded(request), as: APIKeyCreated.self, logger: logger)
+        try await call(AdminCalls.createAPIKey, body: request, token: token, logger: logger)
     }
 
     package func revokeAPIKey(_ id: UUID, token: String, logger: Logger) async throws(AdminAPIError) {
-        _ = try await send(.DELETE, "/admin/v1/api-keys/\(id.uuidString.lowercased())", token: token, logger: logger)
+        _ = try await call(AdminCalls.revokeAPIKey, ["keyId": id.uuidString.lowercased()], token: token, logger: logger)
     }
 }
 
 /// A study's uploaded images and PDFs.
 extension AdminAPIClient {
     package func files(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [StudyFile] {
-        try await json(.GET, "/admin/v1/studies/\(Self.segment(studyId))/files", token: token, as: StudyFileList.self, logger: logger).files
+        try await call(AdminCalls.files, ["studyId": studyId], token: token, logger: logger).files
     }
 
     package func uploadFile(_ bytes: [UInt8], name: String, to studyId: String, token: String, logger: Logger)
         async throws(AdminAPIError) -> StudyFile
     {
-        try await json(
-            .POST, "/admin/v1/studies/\(Self.segment(studyId))/files" + Self.queryString([("name", name)]), token: token, body: bytes,
-            as: StudyFile.self, logger: logger)
+        try await call(AdminCalls.uploadFile, ["studyId": studyId], query: [("name", name)], body: OpaqueBody(bytes), token: token, logger: logger)
     }
 
-    /// Where the console fetches a file to pass it on (the page's previews, under its own origin).
+    /// Where the console fetches a file to pass it on (the page's previews, under its own origin):
+    /// the apps' own file address at study-metadata, not an admin endpoint.
     package static func filePath(_ fileId: String) -> String { "/StudyMetaData/files/\(segment(fileId))" }
 }

@@ -1,5 +1,6 @@
-import Foundation
+import AdminContracts
 import Logging
+import ServiceKit
 import StudyModels
 
 /// A schema study's calls, for the console's schema app pages.
@@ -9,19 +10,16 @@ extension AdminAPIClient {
         _ protocolText: [UInt8], into studyId: String, appId: String? = nil, timeZone: String? = nil, assignment: String? = nil,
         token: String, logger: Logger
     ) async throws(AdminAPIError) -> SchemaImportResult {
-        var query: [String] = []
-        if let appId { query.append("appId=\(Self.query(appId))") }
-        if let timeZone { query.append("timeZone=\(Self.query(timeZone))") }
-        if let assignment { query.append("assignment=\(Self.query(assignment))") }
-        let path = "/admin/v1/studies/\(Self.segment(studyId))/imports/schema" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
-        return try await json(.PUT, path, token: token, body: protocolText, as: SchemaImportResult.self, logger: logger)
+        try await call(
+            AdminCalls.importSchema, ["studyId": studyId],
+            query: [("appId", appId ?? ""), ("timeZone", timeZone ?? ""), ("assignment", assignment ?? "")], body: JSONBytes(protocolText),
+            token: token, logger: logger)
     }
 
     /// Where the app finds the study; nil when the study was not imported from a protocol.
     package func schemaInfo(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> SchemaStudyInfo? {
         do {
-            return try await json(
-                .GET, "/admin/v1/studies/\(Self.segment(studyId))/schema", token: token, as: SchemaStudyInfo.self, logger: logger)
+            return try await call(AdminCalls.schemaInfo, ["studyId": studyId], token: token, logger: logger)
         } catch where error.status == 404 {
             return nil
         }
@@ -32,9 +30,10 @@ extension AdminAPIClient {
     package func schemaParticipants(
         of studyId: String, after: Int64?, token: String, logger: Logger
     ) async throws(AdminAPIError) -> SchemaParticipantList {
-        let path = "/admin/v1/studies/\(Self.segment(studyId))/schema-participants?limit=100" + (after.map { "&after=\($0)" } ?? "")
         do {
-            return try await json(.GET, path, on: .response, token: token, as: SchemaParticipantList.self, logger: logger)
+            return try await call(
+                AdminCalls.schemaParticipants, ["studyId": studyId], query: [("limit", "100"), ("after", after.map(String.init) ?? "")],
+                token: token, logger: logger)
         } catch where error.status == 404 {
             return SchemaParticipantList(arms: [], participants: [], next: nil)
         }

@@ -1,25 +1,22 @@
+import AdminContracts
 import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import ServiceKit
 import StudyModels
 
 /// The response service's enrollment tokens, for the console's tokens page.
 extension AdminAPIClient {
     package func tokenBatches(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [TokenBatch] {
-        try await json(
-            .GET, "/admin/v1/studies/\(Self.segment(studyId))/token-batches", on: .response, token: token, as: TokenBatchList.self,
-            logger: logger
-        ).batches
+        try await call(AdminCalls.tokenBatches, ["studyId": studyId], token: token, logger: logger).batches
     }
 
     package func createTokenBatch(count: Int, in studyId: String, token: String, logger: Logger) async throws(AdminAPIError)
         -> TokenBatchCreated
     {
-        try await json(
-            .POST, "/admin/v1/studies/\(Self.segment(studyId))/token-batches", on: .response, token: token,
-            body: Array(#"{"count": \#(count)}"#.utf8), as: TokenBatchCreated.self, logger: logger)
+        try await call(AdminCalls.createTokenBatch, ["studyId": studyId], body: TokenBatchRequest(count: count), token: token, logger: logger)
     }
 
     /// A download the console passes on as it arrives (a batch's CSV or its printable sheet can
@@ -30,8 +27,17 @@ extension AdminAPIClient {
         package var body: HTTPClientResponse.Body
     }
 
-    package func download(_ path: String, on peer: Peer, token: String, logger: Logger) async throws(AdminAPIError) -> Download {
-        var url = baseURL(of: peer).absoluteString
+    /// An admin endpoint whose reply is a file (an export, a token sheet, a consent PDF, an archive).
+    package func download(
+        _ endpoint: AdminEndpoint<NoContent, OpaqueBody>, _ parameters: [String: String], query: [(String, String)] = [], token: String,
+        logger: Logger
+    ) async throws(AdminAPIError) -> Download {
+        try await download(path: try Self.path(endpoint, parameters, query: query), on: endpoint.service, token: token, logger: logger)
+    }
+
+    /// `path` at `service`, passed on as it arrives.
+    package func download(path: String, on service: ServiceName, token: String, logger: Logger) async throws(AdminAPIError) -> Download {
+        var url = baseURL(of: service).absoluteString
         if url.hasSuffix("/") { url.removeLast() }
         var request = HTTPClientRequest(url: url + path)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
@@ -41,12 +47,12 @@ extension AdminAPIClient {
             // A 100,000-token sheet is thousands of pages: the deadline covers the whole transfer.
             response = try await http.client().execute(request, timeout: .minutes(10), logger: logger)
         } catch {
-            logger.warning("admin API download failed", metadata: ["peer": "\(peer.rawValue)", "path": "\(path)", "error": "\(error)"])
-            throw .unreachable(peer.rawValue, error)
+            logger.warning("admin API download failed", metadata: ["peer": "\(service.rawValue)", "path": "\(path)", "error": "\(error)"])
+            throw .unreachable(service.rawValue, error)
         }
         guard response.status == .ok else {
             let reply = (try? await response.body.collect(upTo: 64 * 1024)) ?? ByteBuffer()
-            throw Self.error(status: Int(response.status.code), reply: reply, peer: peer)
+            throw Self.error(status: Int(response.status.code), reply: reply, peer: service)
         }
         return Download(
             contentType: response.headers.first(name: "Content-Type") ?? "application/octet-stream",

@@ -1,3 +1,4 @@
+import AdminContracts
 import AsyncHTTPClient
 import Foundation
 import Logging
@@ -9,12 +10,6 @@ import StudyModels
 /// The console's only way to read or change anything: the services' admin APIs, called with the
 /// signed-in admin's bearer token, so the rules, roles and audit stay where they are.
 package struct AdminAPIClient: Sendable {
-    package enum Peer: String, Sendable {
-        case studyMetadata = "study-metadata"
-        case registration
-        case response
-    }
-
     let studyMetadataURL: URL
     let registrationURL: URL
     let responseURL: URL
@@ -44,25 +39,77 @@ package struct AdminAPIClient: Sendable {
         package var body: ByteBuffer
     }
 
-    /// One call: a 2xx reply, or an `AdminAPIError`.
-    ///
-    /// Where `peer`'s admin API is.
-    func baseURL(of peer: Peer) -> URL {
-        switch peer {
+    /// Where `service`'s admin API is.
+    func baseURL(of service: ServiceName) -> URL {
+        switch service {
         case .studyMetadata: studyMetadataURL
         case .registration: registrationURL
         case .response: responseURL
         }
     }
 
+    /// One admin endpoint as it is defined (`AdminCalls`): its path filled in with `parameters`
+    /// and `query` (empty values left out), its body written, its reply read as its type.
+    package func call<Body, Answer>(
+        _ endpoint: AdminEndpoint<Body, Answer>, _ parameters: [String: String] = [:], query: [(String, String)] = [], body: Body,
+        token: String?, headers: [(String, String)] = [], forwardedFor: String? = nil, logger: Logger
+    ) async throws(AdminAPIError) -> Answer {
+        let reply = try await exchange(
+            endpoint, parameters, query: query, body: body, token: token, headers: headers, forwardedFor: forwardedFor, logger: logger)
+        do {
+            return try Answer.fromWire(reply.body)
+        } catch {
+            logger.error("admin API reply did not decode", metadata: ["path": "\(endpoint.path)", "error": "\(error)"])
+            throw AdminAPIError(
+                status: reply.status, code: "unexpected_reply", message: "\(endpoint.service.rawValue) answered something unexpected")
+        }
+    }
+
+    /// An endpoint that takes no body.
+    package func call<Answer>(
+        _ endpoint: AdminEndpoint<NoContent, Answer>, _ parameters: [String: String] = [:], query: [(String, String)] = [],
+        token: String?, logger: Logger
+    ) async throws(AdminAPIError) -> Answer {
+        try await call(endpoint, parameters, query: query, body: NoContent(), token: token, logger: logger)
+    }
+
+    /// The reply as it came (status, headers, bytes), for a caller that reads a header (`ETag`)
+    /// or parses the bytes within a budget of its own.
+    package func exchange<Body, Answer>(
+        _ endpoint: AdminEndpoint<Body, Answer>, _ parameters: [String: String] = [:], query: [(String, String)] = [], body: Body,
+        token: String?, headers: [(String, String)] = [], forwardedFor: String? = nil, logger: Logger
+    ) async throws(AdminAPIError) -> Reply {
+        let bytes: [UInt8]
+        do {
+            bytes = try body.wireBytes()
+        } catch {
+            throw AdminAPIError(status: 400, code: "bad_request", message: "the request could not be written: \(error)")
+        }
+        return try await send(
+            endpoint.method, try Self.path(endpoint, parameters, query: query), on: endpoint.service, token: token,
+            body: Body.contentType == nil ? nil : bytes, contentType: Body.contentType ?? "application/json", headers: headers,
+            forwardedFor: forwardedFor, logger: logger)
+    }
+
+    /// `endpoint`'s path with its parameters and query; a parameter left empty is a page asking
+    /// for nothing, answered as the admin API would answer a path without it.
+    package static func path(
+        _ endpoint: some AdminEndpointDescription, _ parameters: [String: String], query: [(String, String)] = []
+    ) throws(AdminAPIError) -> String {
+        switch endpoint.path.filled(parameters) {
+        case .success(let path): return path + queryString(query)
+        case .failure(let missing): throw AdminAPIError(status: 404, code: "not_found", message: "no \(missing.name) was given")
+        }
+    }
+
     /// - Parameter forwardedFor: the browser's address chain, so study-metadata's per-address
     ///   sign-in limit counts browsers, not the console (it trusts the console as a proxy).
     package func send(
-        _ method: HTTPMethod, _ path: String, on peer: Peer = .studyMetadata, token: String?, body: [UInt8]? = nil,
+        _ method: HTTPMethod, _ path: String, on service: ServiceName = .studyMetadata, token: String?, body: [UInt8]? = nil,
         contentType: String = "application/json", headers extra: [(String, String)] = [], forwardedFor: String? = nil,
         logger: Logger
     ) async throws(AdminAPIError) -> Reply {
-        var url = baseURL(of: peer).absoluteString
+        var url = baseURL(of: service).absoluteString
         if url.hasSuffix("/") { url.removeLast() }
         var request = HTTPClientRequest(url: url + path)
         request.method = method
@@ -84,58 +131,32 @@ package struct AdminAPIClient: Sendable {
                 return (Int(response.status.code), response.headers, try await response.body.collect(upTo: maxReplyBytes))
             }
         } catch {
-            logger.warning("admin API call failed", metadata: ["peer": "\(peer.rawValue)", "path": "\(path)", "error": "\(error)"])
-            throw .unreachable(peer.rawValue, error)
+            logger.warning("admin API call failed", metadata: ["peer": "\(service.rawValue)", "path": "\(path)", "error": "\(error)"])
+            throw .unreachable(service.rawValue, error)
         }
-        guard (200..<300).contains(status) else { throw Self.error(status: status, reply: reply, peer: peer) }
+        guard (200..<300).contains(status) else { throw Self.error(status: status, reply: reply, peer: service) }
         return Reply(status: status, headers: headers, body: reply)
     }
 
     /// A refusal as the admin API words it, or a plain one when its body is not the error envelope.
-    static func error(status: Int, reply: ByteBuffer, peer: Peer) -> AdminAPIError {
-        if let body = try? JSONDecoder().decode(AdminAPIError.Body.self, from: Data(buffer: reply)) {
+    static func error(status: Int, reply: ByteBuffer, peer: ServiceName) -> AdminAPIError {
+        if let body = try? InternalCoding.decoder.decode(AdminAPIError.Body.self, from: Data(buffer: reply)) {
             return AdminAPIError(status: status, code: body.error.code, message: body.error.message, problems: body.error.problems ?? [])
         }
         return AdminAPIError(status: status, code: "unexpected_reply", message: "\(peer.rawValue) answered \(status)")
     }
 
-    /// A call whose reply is JSON of type `Reply`.
-    package func json<Reply: Decodable>(
-        _ method: HTTPMethod, _ path: String, on peer: Peer = .studyMetadata, token: String?, body: [UInt8]? = nil,
-        forwardedFor: String? = nil, as: Reply.Type, logger: Logger
-    ) async throws(AdminAPIError) -> Reply {
-        let reply = try await send(method, path, on: peer, token: token, body: body, forwardedFor: forwardedFor, logger: logger)
-        do {
-            return try Self.decoder.decode(Reply.self, from: Data(buffer: reply.body))
-        } catch {
-            logger.error("admin API reply did not decode", metadata: ["path": "\(path)", "error": "\(error)"])
-            throw AdminAPIError(status: reply.status, code: "unexpected_reply", message: "\(peer.rawValue) answered something unexpected")
-        }
+    /// A path segment (a study or app id) escaped for a URL path, as the admin API's paths are.
+    package static func segment(_ id: String) -> String { PathTemplate.escaped(id) }
+
+    /// `?name=value&...`, empty values left out.
+    package static func queryString(_ query: [(String, String)]) -> String {
+        let kept = query.filter { !$0.1.isEmpty }
+        guard !kept.isEmpty else { return "" }
+        return "?" + kept.map { "\($0.0)=\(Self.query($0.1))" }.joined(separator: "&")
     }
 
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            if let date = try? Date(text, strategy: .iso8601) { return date }
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 date: \(text)"))
-        }
-        return decoder
-    }()
-
-    /// What a path segment keeps unescaped.
-    private static let segmentAllowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))
-
-    /// A path segment (a study or app id) escaped for a URL path. Ids are nearly always letters,
-    /// digits, `-` and `_`, which need nothing: those are returned as they are without Foundation's
-    /// encoder (a page writes the study's id into dozens of links).
-    package static func segment(_ id: String) -> String {
-        if id.utf8.allSatisfy({ byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
-        }) {
-            return id
-        }
-        return id.addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? id
+    static func query(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
     }
 }

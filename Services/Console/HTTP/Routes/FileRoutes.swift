@@ -1,3 +1,4 @@
+import AdminContracts
 import ConsoleCore
 import Foundation
 import Hummingbird
@@ -58,7 +59,7 @@ package struct FileRoutes: Sendable {
     @Sendable func file(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let fileId = try context.parameters.decoded("fileId")
         return try await pages.signedIn(request, context) { session, _ in
-            try await pages.api.download(AdminAPIClient.filePath(fileId), on: .studyMetadata, token: session.token, logger: context.logger)
+            try await pages.api.download(path: AdminAPIClient.filePath(fileId), on: .studyMetadata, token: session.token, logger: context.logger)
                 .response
         }
     }

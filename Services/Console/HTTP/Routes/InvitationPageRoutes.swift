@@ -23,8 +23,8 @@ package struct InvitationPageRoutes: Sendable {
         router.get("/studies/:studyId/invitations", use: show)
         router.post("/studies/:studyId/invitations", use: inviteOne)
         router.post("/studies/:studyId/invitations/import", use: importCSV)
-        router.post("/studies/:studyId/invitations/:invitationId/resend") { try await change($0, $1, "resend") }
-        router.post("/studies/:studyId/invitations/:invitationId/revoke") { try await change($0, $1, "revoke") }
+        router.post("/studies/:studyId/invitations/:invitationId/resend") { try await change($0, $1, .resend) }
+        router.post("/studies/:studyId/invitations/:invitationId/revoke") { try await change($0, $1, .revoke) }
         router.post("/studies/:studyId/sites", use: createSite)
     }
 
@@ -84,11 +84,11 @@ package struct InvitationPageRoutes: Sendable {
         }
     }
 
-    func change(_ request: Request, _ context: ServiceRequestContext, _ action: String) async throws -> Response {
+    func change(_ request: Request, _ context: ServiceRequestContext, _ action: AdminAPIClient.InvitationChange) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         let invitationId = try context.parameters.decoded("invitationId")
         return try await pages.signedIn(request, context) { session, _ in
-            try await perform(studyId, session: session, context: context, done: action == "resend" ? "resent" : "revoked") {
+            try await perform(studyId, session: session, context: context, done: action == .resend ? "resent" : "revoked") {
                 () async throws(AdminAPIError) in
                 _ = try await pages.api.changeInvitation(invitationId, action, in: studyId, token: session.token, logger: context.logger)
             }

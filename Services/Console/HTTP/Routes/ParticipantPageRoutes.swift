@@ -1,3 +1,4 @@
+import AdminContracts
 import ConsoleCore
 import Foundation
 import Hummingbird
@@ -254,9 +255,14 @@ package struct ParticipantPageRoutes: Sendable {
         let archiveId = try context.parameters.decoded("archiveId")
         let file = request.uri.path.hasSuffix("/file") ? String(request.uri.queryParameters["name"] ?? "") : nil
         return try await pages.signedIn(request, context) { session, _ in
-            let download = try await pages.api.download(
-                AdminAPIClient.sageArchivePath(archiveId, of: studyId, file: file), on: .response, token: session.token,
-                logger: context.logger)
+            let parameters = ["studyId": studyId, "archiveId": archiveId]
+            let download =
+                if let file {
+                    try await pages.api.download(
+                        AdminCalls.sageArchiveFile, parameters, query: [("name", file)], token: session.token, logger: context.logger)
+                } else {
+                    try await pages.api.download(AdminCalls.sageArchive, parameters, token: session.token, logger: context.logger)
+                }
             return download.response
         }
     }
@@ -266,7 +272,7 @@ package struct ParticipantPageRoutes: Sendable {
         let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
             let download = try await pages.api.download(
-                AdminAPIClient.sageCertificatePath(of: studyId), on: .response, token: session.token, logger: context.logger)
+                AdminCalls.sageCertificate, ["studyId": studyId], token: session.token, logger: context.logger)
             return download.response
         }
     }
@@ -278,8 +284,8 @@ package struct ParticipantPageRoutes: Sendable {
         let consentId = try context.parameters.decoded("consentId")
         return try await pages.signedIn(request, context) { session, _ in
             let download = try await pages.api.download(
-                pages.api.consentPDFPath(consentId, of: participantId, in: studyId), on: .registration, token: session.token,
-                logger: context.logger)
+                AdminCalls.consentPDF, ["studyId": studyId, "participantId": participantId, "consentId": consentId],
+                token: session.token, logger: context.logger)
             return download.response
         }
     }

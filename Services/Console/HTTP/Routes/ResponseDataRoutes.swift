@@ -1,3 +1,4 @@
+import AdminContracts
 import ConsoleCore
 import Foundation
 import Hummingbird
@@ -21,8 +22,8 @@ package struct ResponseDataRoutes: Sendable {
 
     package func add(to router: Router<ServiceRequestContext>) {
         router.get("/studies/:studyId/data", use: overview)
-        router.get("/studies/:studyId/data/export.zip") { request, context in try await export(request, context, format: "zip") }
-        router.get("/studies/:studyId/data/export.jsonl") { request, context in try await export(request, context, format: "jsonl") }
+        router.get("/studies/:studyId/data/export.zip") { request, context in try await export(request, context, AdminCalls.exportZip) }
+        router.get("/studies/:studyId/data/export.jsonl") { request, context in try await export(request, context, AdminCalls.exportJSONLines) }
         router.get("/studies/:studyId/data/tables/:table", use: grid)
     }
 
@@ -129,12 +130,12 @@ package struct ResponseDataRoutes: Sendable {
     }
 
     /// The export, passed on as the response service streams it (editors; the service audits it).
-    func export(_ request: Request, _ context: ServiceRequestContext, format: String) async throws -> Response {
+    func export(
+        _ request: Request, _ context: ServiceRequestContext, _ endpoint: AdminEndpoint<NoContent, OpaqueBody>
+    ) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, _ in
-            try await pages.api.download(
-                pages.api.exportPath(studyId, format: format), on: .response, token: session.token, logger: context.logger
-            ).response
+            try await pages.api.download(endpoint, ["studyId": studyId], token: session.token, logger: context.logger).response
         }
     }
 

@@ -1,3 +1,4 @@
+import AdminContracts
 import ConsoleCore
 import Foundation
 import Hummingbird
@@ -23,10 +24,10 @@ package struct TokenRoutes: Sendable {
         router.get("/studies/:studyId/tokens", use: show)
         router.post("/studies/:studyId/tokens", use: create)
         router.get("/studies/:studyId/tokens/:batchId/tokens.csv") { request, context in
-            try await download(request, context, file: "tokens.csv")
+            try await download(request, context, file: AdminCalls.tokenBatchCSV)
         }
         router.get("/studies/:studyId/tokens/:batchId/qr.pdf") { request, context in
-            try await download(request, context, file: "qr.pdf")
+            try await download(request, context, file: AdminCalls.tokenBatchSheet)
         }
     }
 
@@ -65,15 +66,16 @@ package struct TokenRoutes: Sendable {
     }
 
     /// The response service's file, passed on as it arrives, with its type and file name.
-    func download(_ request: Request, _ context: ServiceRequestContext, file: String) async throws -> Response {
+    func download(
+        _ request: Request, _ context: ServiceRequestContext, file: AdminEndpoint<NoContent, OpaqueBody>
+    ) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         guard let batchId = UUID(uuidString: try context.parameters.decoded("batchId")) else {
             return pages.errorPage(for: .notFound("No such batch."))
         }
         return try await pages.signedIn(request, context) { session, _ in
             let download = try await pages.api.download(
-                "/admin/v1/studies/\(AdminAPIClient.segment(studyId))/token-batches/\(batchId.uuidString.lowercased())/\(file)",
-                on: .response, token: session.token, logger: context.logger)
+                file, ["studyId": studyId, "batchId": batchId.uuidString.lowercased()], token: session.token, logger: context.logger)
             return download.response
         }
     }

@@ -12,8 +12,6 @@ package enum RegistrationAdminError: Error, Sendable, Equatable {
     case accountAlreadyVerified
     /// A disabled account is sent nothing until it is enabled.
     case accountDisabled
-    /// App accounts span every study of the app: only a super-admin reads or changes them.
-    case appAccountsNeedSuperAdmin
     case noParticipant(studyId: String, participantId: UUID)
     case noConsent(studyId: String)
     /// The consent was recorded without a signed PDF.
@@ -32,7 +30,6 @@ package enum RegistrationAdminError: Error, Sendable, Equatable {
         case .noAccount(let appId): "app \(appId) has no such account"
         case .accountAlreadyVerified: "the account has already confirmed its e-mail address"
         case .accountDisabled: "the account is disabled: enable it first"
-        case .appAccountsNeedSuperAdmin: "app accounts span every study of the app: only a super-admin may read or change them"
         case .noParticipant(let studyId, let participantId): "study \(studyId) has no participant \(participantId.uuidString.lowercased())"
         case .noConsent(let studyId): "the participant has no such consent in study \(studyId)"
         case .noConsentPDF: "this consent was recorded without a signed PDF"

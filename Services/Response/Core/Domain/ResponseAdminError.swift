@@ -9,8 +9,6 @@ import StudyModels
 package enum ResponseAdminError: Error, Sendable, Equatable {
     /// Study-metadata has not published a study by that id (this service knows studies from its events).
     case noStudy(String)
-    /// The admin's role on the study is below the one the call needs.
-    case roleRequired(StudyRole, studyId: String)
     case noRefusedArchive(studyId: String, refusalId: String)
     case noArchive(studyId: String, archiveId: String)
     case noArchiveFile(archiveId: String, name: String)
@@ -32,7 +30,6 @@ package enum ResponseAdminError: Error, Sendable, Equatable {
     package var message: String {
         switch self {
         case .noStudy(let studyId): "no study \(studyId) here (study-metadata has not published it)"
-        case .roleRequired(let role, let studyId): "this needs the \(role.rawValue) role on study \(studyId)"
         case .noRefusedArchive(let studyId, let refusalId): "study \(studyId) kept no refused archive \(refusalId)"
         case .noArchive(let studyId, let archiveId): "study \(studyId) has no archive \(archiveId)"
         case .noArchiveFile(let archiveId, let name): "archive \(archiveId) has no file \(name)"

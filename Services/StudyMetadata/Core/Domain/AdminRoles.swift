@@ -2,7 +2,7 @@ import Foundation
 import StudyModels
 
 /// The admin a request is authenticated as, with their per-study roles.
-public struct AuthenticatedAdmin: Sendable {
+public struct AuthenticatedAdmin: Sendable, AdminRoleHolder {
     public let id: UUID
     public let email: String
     public let role: AdminRole

@@ -82,11 +82,9 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
     case fileTooLarge(kind: UploadedFileKind, bytes: Int)
     /// The study keeps `UploadedFileKind.maxPerStudy` files already.
     case tooManyFiles(studyId: String)
-    /// Only a super-admin may do this.
-    case superAdminRequired
     /// Only a super-admin reads the whole audit log; a study admin names their study.
     case wholeAuditLogNeedsSuperAdmin
-    /// The admin's role on the study is below the one the call needs.
+    /// The admin's role on the study named in the query is below the one the call needs.
     case roleRequired(StudyRole, studyId: String)
     /// No study by that id (where a draft is read, not written).
     case unknownStudy(String)
@@ -154,7 +152,6 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
             "the file is \(bytes) bytes; \(kind == .pdf ? "a PDF" : "an image") may be at most \(kind.maxBytes / 1_048_576) MB"
         case .tooManyFiles(let studyId):
             "study \(studyId) has \(UploadedFileKind.maxPerStudy) files already, the most a study keeps; link to larger collections instead"
-        case .superAdminRequired: "only a super-admin may do this"
         case .wholeAuditLogNeedsSuperAdmin: "only super-admins read the whole audit log; name a study (studyId)"
         case .roleRequired(let role, let studyId): "this needs the \(role.rawValue) role on study \(studyId)"
         case .unknownStudy(let studyId): "no study \(studyId)"
