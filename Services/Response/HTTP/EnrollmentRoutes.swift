@@ -35,19 +35,10 @@ package struct EnrollmentRoutes: Sendable {
     }
 
     package let enrollment: Enrollment
-    package let participants: EnrollmentStore
-    package let properties: ParticipantPropertyStore
-    package let catalog: StudyCatalog
     package let throttle: TokenGuessThrottle
 
-    package init(
-        enrollment: Enrollment, participants: EnrollmentStore, properties: ParticipantPropertyStore,
-        catalog: StudyCatalog, throttle: TokenGuessThrottle
-    ) {
+    package init(enrollment: Enrollment, throttle: TokenGuessThrottle) {
         self.enrollment = enrollment
-        self.participants = participants
-        self.properties = properties
-        self.catalog = catalog
         self.throttle = throttle
     }
 
@@ -60,34 +51,28 @@ package struct EnrollmentRoutes: Sendable {
     package func enroll(_ call: LabKeyCall) async throws -> Response {
         let request = request(call)
         try await throttle.admit(call, studyId: request.studyId)
-        let (study, problems) = try await enrollment.problems(request, enrolling: true)
-        throttle.count(problems)
-        guard problems.isEmpty, let study else { throw LabKeyCall.invalid(problems) }
-        do {
-            let appToken = try await participants.enroll(
-                study: study, token: EnrollmentToken.normalized(request.token),
-                allowDataSharing: Enrollment.sharing(request.allowDataSharing),
-                language: request.language)
+        switch try await enrollment.enroll(request) {
+        case .enrolled(let appToken):
+            throttle.count([])
             return try LabKeyCall.reply(EnrollReply(data: .init(appToken: appToken)))
-        } catch is EnrollmentStore.TokenTaken {
-            // A concurrent enrollment spent the token between the checks and the insert.
-            throw LabKeyCall.invalid([.init(field: "token", message: "Token already in use")])
+        case .refused(let problems):
+            throttle.count(problems)
+            throw LabKeyCall.invalid(problems)
         }
     }
 
     package func validate(_ call: LabKeyCall) async throws -> Response {
         let request = request(call)
         try await throttle.admit(call, studyId: request.studyId)
-        let (study, problems) = try await enrollment.problems(request, enrolling: false)
-        throttle.count(problems)
-        guard problems.isEmpty, let study else { throw LabKeyCall.invalid(problems) }
-        // What the research team uploaded for this token before enrollment (none without a token).
-        let values =
-            if let token = EnrollmentToken.normalized(request.token) {
-                try await properties.preEnrollment(token: token, studyKey: study.key)
-            } else { [(String, JSONValue)]() }
-        return try LabKeyCall.reply(
-            ValidateReply(preEnrollmentParticipantProperties: values.map { .init(propertyId: $0.0, value: $0.1) }))
+        switch try await enrollment.validate(request) {
+        case .valid(let properties):
+            throttle.count([])
+            return try LabKeyCall.reply(
+                ValidateReply(preEnrollmentParticipantProperties: properties.map { .init(propertyId: $0.propertyId, value: $0.value) }))
+        case .refused(let problems):
+            throttle.count(problems)
+            throw LabKeyCall.invalid(problems)
+        }
     }
 
     package func resolve(_ call: LabKeyCall) async throws -> Response {
@@ -95,16 +80,17 @@ package struct EnrollmentRoutes: Sendable {
             throw LabKeyCall.invalid([.init(field: "token", message: "Token is required")])
         }
         try await throttle.admit(call, studyId: nil)
-        guard EnrollmentToken.isValid(token) else {
+        switch try await enrollment.resolve(token) {
+        case .invalid(let problem):
             throttle.count("invalid")
-            throw LabKeyCall.invalid([.init(field: "token", message: "Invalid token: '\(token)'")])
-        }
-        guard let state = try await participants.tokenState(token), let study = try await catalog.study(state.studyKey) else {
+            throw LabKeyCall.invalid([problem])
+        case .unknown:
             throttle.count("unknown")
             return try LabKeyCall.reply(NotFoundReply(message: "Token is not associated with a study ID"), status: .notFound)
+        case .study(let studyId):
+            throttle.count("known")
+            return try LabKeyCall.reply(ResolveReply(studyId: studyId))
         }
-        throttle.count("known")
-        return try LabKeyCall.reply(ResolveReply(studyId: study.studyId))
     }
 }
 

@@ -72,8 +72,7 @@ extension ResponseService {
         }
         MobileAppRoutes(
             enrollment: EnrollmentRoutes(
-                enrollment: Enrollment(catalog: catalog, participants: parts.participants), participants: parts.participants,
-                properties: parts.properties, catalog: catalog,
+                enrollment: Enrollment(catalog: catalog, participants: parts.participants),
                 throttle: TokenGuessThrottle(rateLimiter: environment.rateLimiter, metrics: environment.metrics)),
             responses: ResponseRoutes(responses: parts.responses, submission: ResponseSubmission(responses: parts.responses)),
             queries: QueryRoutes(responses: parts.responses, tables: parts.tables, queries: queries)

@@ -1,5 +1,6 @@
 import CMSEnvelope
 import Foundation
+import JSONText
 import SageAssessments
 import ServiceKit
 import StudyModels
@@ -109,3 +110,33 @@ extension DesignSource: ActivityDesigns {}
 extension SageArchiveStore: SageArchiveKeeping {}
 extension SageRefusalStore: RefusedArchiveKeeping {}
 extension SageUploadStore: SageUploadSessions {}
+
+/// The studies an app may enrol in, as this service knows them from study-metadata's events.
+package protocol EnrollingStudies: Sendable {
+    func study(_ studyId: String) async throws -> StudyCatalog.Study?
+}
+
+/// Enrollment tokens and the participants they enrol.
+package protocol EnrollmentTokens: Sendable {
+    func tokenState(_ token: String) async throws -> EnrollmentStore.TokenState?
+    func studyHasTokens(_ studyKey: String) async throws -> Bool
+    /// The new participant's app token; throws `EnrollmentStore.TokenTaken` when a concurrent
+    /// enrollment spent `token` first.
+    func enroll(study: StudyCatalog.Study, token: String?, allowDataSharing: String, language: String?) async throws -> String
+    /// What the research team uploaded for `token` before enrollment.
+    func preEnrollment(token: String, studyKey: String) async throws -> [PreEnrollmentProperty]
+}
+
+/// A participant property the research team uploaded for an enrollment token.
+package struct PreEnrollmentProperty: Sendable, Equatable {
+    package var propertyId: String
+    package var value: JSONValue
+
+    package init(propertyId: String, value: JSONValue) {
+        self.propertyId = propertyId
+        self.value = value
+    }
+}
+
+extension StudyCatalog: EnrollingStudies {}
+extension EnrollmentStore: EnrollmentTokens {}

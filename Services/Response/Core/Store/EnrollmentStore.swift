@@ -18,6 +18,14 @@ package struct EnrollmentStore: Sendable {
         package var expired: Bool
         /// Issued while the study was in testing: a tester's.
         package var forTesting: Bool
+
+        package init(studyKey: String, used: Bool, revoked: Bool, expired: Bool, forTesting: Bool) {
+            self.studyKey = studyKey
+            self.used = used
+            self.revoked = revoked
+            self.expired = expired
+            self.forTesting = forTesting
+        }
     }
 
     package let client: PostgresClient
@@ -58,6 +66,10 @@ package struct EnrollmentStore: Sendable {
             return TokenState(studyKey: study, used: used, revoked: revoked, expired: expired, forTesting: testing)
         }
         return nil
+    }
+
+    package func preEnrollment(token: String, studyKey: String) async throws -> [PreEnrollmentProperty] {
+        try await properties.preEnrollment(token: token, studyKey: studyKey).map { PreEnrollmentProperty(propertyId: $0.0, value: $0.1) }
     }
 
     package func studyHasTokens(_ studyKey: String) async throws -> Bool {
@@ -134,5 +146,7 @@ package struct EnrollmentStore: Sendable {
     }
 
     /// Thrown inside the transaction so it rolls back.
-    package struct TokenTaken: Error {}
+    package struct TokenTaken: Error {
+        package init() {}
+    }
 }

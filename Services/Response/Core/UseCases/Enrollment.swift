@@ -1,9 +1,10 @@
 import Foundation
 import StudyModels
 
-/// `enroll` and `validateEnrollmentToken`: the original's checks, in its order and words
-/// (docs/response-api.md, App API). Failures accumulate as the original's did; clients read
-/// the first.
+/// `enroll`, `validateEnrollmentToken` and `resolveEnrollmentToken`: the original's checks, in
+/// its order and words (docs/response-api.md, App API), then the participant enrolled or the
+/// token's pre-enrollment properties read. Failures accumulate as the original's did; clients
+/// read the first. Rate limits and the counting of guesses stay with the route (per address).
 package struct Enrollment: Sendable {
     package struct Request: Sendable {
         package var studyId: String?
@@ -19,18 +20,69 @@ package struct Enrollment: Sendable {
         }
     }
 
-    package let catalog: StudyCatalog
+    /// What an enrollment came to: the new participant's app token, or the problems.
+    package enum Enrolled: Sendable, Equatable {
+        case enrolled(appToken: String)
+        case refused([LabKeyProblem])
+    }
+
+    /// What validating a token came to: the properties the team uploaded for it, or the problems.
+    package enum Validated: Sendable, Equatable {
+        case valid(properties: [PreEnrollmentProperty])
+        case refused([LabKeyProblem])
+    }
+
+    /// What resolving a token to its study came to, with the outcome counted by the route.
+    package enum Resolved: Sendable, Equatable {
+        case study(studyId: String)
+        case invalid(LabKeyProblem)
+        case unknown
+    }
+
+    package let catalog: any EnrollingStudies
 
     /// The data-sharing choice stored at enrollment: what was sent, or "NA" when nothing was.
     package static func sharing(_ value: String?) -> String {
         let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         return trimmed.isEmpty ? "NA" : trimmed
     }
-    package let participants: EnrollmentStore
+    package let participants: any EnrollmentTokens
 
-    package init(catalog: StudyCatalog, participants: EnrollmentStore) {
+    package init(catalog: any EnrollingStudies, participants: any EnrollmentTokens) {
         self.catalog = catalog
         self.participants = participants
+    }
+
+    /// Enrolls the sender when every check passes. A token spent by a concurrent enrollment
+    /// between the checks and the insert is "Token already in use", as a used one is.
+    package func enroll(_ request: Request) async throws -> Enrolled {
+        let (study, problems) = try await self.problems(request, enrolling: true)
+        guard problems.isEmpty, let study else { return .refused(problems) }
+        do {
+            let appToken = try await participants.enroll(
+                study: study, token: EnrollmentToken.normalized(request.token), allowDataSharing: Self.sharing(request.allowDataSharing),
+                language: request.language)
+            return .enrolled(appToken: appToken)
+        } catch is EnrollmentStore.TokenTaken {
+            return .refused([.init(field: "token", message: "Token already in use")])
+        }
+    }
+
+    /// The token's pre-enrollment properties when every check passes (none without a token).
+    package func validate(_ request: Request) async throws -> Validated {
+        let (study, problems) = try await self.problems(request, enrolling: false)
+        guard problems.isEmpty, let study else { return .refused(problems) }
+        guard let token = EnrollmentToken.normalized(request.token) else { return .valid(properties: []) }
+        return .valid(properties: try await participants.preEnrollment(token: token, studyKey: study.key))
+    }
+
+    /// The study a token belongs to, for an app that was given only the token.
+    package func resolve(_ token: String) async throws -> Resolved {
+        guard EnrollmentToken.isValid(token) else { return .invalid(.init(field: "token", message: "Invalid token: '\(token)'")) }
+        guard let state = try await participants.tokenState(token), let study = try await catalog.study(state.studyKey) else {
+            return .unknown
+        }
+        return .study(studyId: study.studyId)
     }
 
     /// Steps 1-4 (and 5 when `enrolling`); an empty list means the request may go ahead.
