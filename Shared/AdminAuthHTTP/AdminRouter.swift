@@ -49,7 +49,8 @@ public struct AdminRouter<Authenticator: AdminAuthenticating> {
     ) -> Self {
         router.on(RouterPath(endpoint.path.routePattern()), method: Self.method(endpoint)) { request, context in
             guard endpoint.access == .anyone else {
-                context.logger.error("an admin endpoint that needs a signed-in admin was mounted as public", metadata: ["path": "\(endpoint.path)"])
+                context.logger.error(
+                    "an admin endpoint that needs a signed-in admin was mounted as public", metadata: ["path": "\(endpoint.path)"])
                 throw APIError.forbidden("this endpoint is not open")
             }
             return try await handler(request, context)
@@ -62,7 +63,9 @@ public struct AdminRouter<Authenticator: AdminAuthenticating> {
     }
 
     /// Whether `admin` holds the endpoint's access; the study is the path's `{studyId}`.
-    public static func admit(_ admin: some AdminRoleHolder, to endpoint: some AdminEndpointDescription, _ context: ServiceRequestContext) throws {
+    public static func admit(
+        _ admin: some AdminRoleHolder, to endpoint: some AdminEndpointDescription, _ context: ServiceRequestContext
+    ) throws {
         switch endpoint.access {
         case .anyone, .signedIn:
             return

@@ -59,7 +59,9 @@ package struct AdminInvitationRoutes: Sendable {
         return list
     }
 
-    @Sendable package func inviteOne(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> EditedResponse<Invitation> {
+    @Sendable package func inviteOne(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> EditedResponse<Invitation> {
         let studyId = try context.parameters.decoded("studyId")
         let body = try await request.body.collect(upTo: 64 * 1024)
         guard let wanted = try? JSONDecoder().decode(InvitationRequest.self, from: Data(buffer: body)) else {

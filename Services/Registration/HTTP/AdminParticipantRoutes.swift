@@ -44,7 +44,9 @@ package struct AdminParticipantRoutes: Sendable {
         return list
     }
 
-    @Sendable package func show(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ParticipantDetail {
+    @Sendable package func show(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> ParticipantDetail {
         let studyId = try context.parameters.decoded("studyId")
         let participantId = try Self.participantId(context)
         let identities = admin.may(.studyAdmin, on: studyId)

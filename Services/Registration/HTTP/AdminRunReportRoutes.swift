@@ -31,7 +31,9 @@ package struct AdminRunReportRoutes: Sendable {
     /// The most weeks one request covers: two years.
     static let mostWeeks = 105
 
-    @Sendable package func studyWeeks(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> StudyRunWeeks {
+    @Sendable package func studyWeeks(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> StudyRunWeeks {
         let studyId = try context.parameters.decoded("studyId")
         let parameters = request.uri.queryParameters
         let today = Int((now().timeIntervalSince1970 / 86_400).rounded(.down))
@@ -47,7 +49,9 @@ package struct AdminRunReportRoutes: Sendable {
     /// The most entries one page of `behind` holds.
     static let mostBehind = 500
 
-    @Sendable package func behind(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ParticipantsBehind {
+    @Sendable package func behind(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> ParticipantsBehind {
         let studyId = try context.parameters.decoded("studyId")
         let parameters = request.uri.queryParameters
         let limit = try Self.number(parameters["limit"], name: "limit", in: 1...Self.mostBehind) ?? 100
@@ -68,7 +72,9 @@ package struct AdminRunReportRoutes: Sendable {
         return ParticipantsBehind(entries: shown.map(\.1), next: next)
     }
 
-    @Sendable package func participantWeeks(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ParticipantRunWeeks {
+    @Sendable package func participantWeeks(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> ParticipantRunWeeks {
         let studyId = try context.parameters.decoded("studyId")
         let participantId = try AdminParticipantRoutes.participantId(context)
         let weeks = try Self.number(request.uri.queryParameters["weeks"], name: "weeks", in: 1...Self.mostWeeks) ?? Self.defaultWeeks

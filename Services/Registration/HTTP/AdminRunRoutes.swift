@@ -25,7 +25,9 @@ package struct AdminRunRoutes: Sendable {
     /// Without `from`, the window starts a week before now; without `to`, it ends a week after.
     static let defaultReach: TimeInterval = 7 * 86_400
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ParticipantRunsReply {
+    @Sendable package func list(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> ParticipantRunsReply {
         let studyId = try context.parameters.decoded("studyId")
         let participantId = try AdminParticipantRoutes.participantId(context)
         let now = now()

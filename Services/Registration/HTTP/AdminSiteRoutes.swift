@@ -27,7 +27,9 @@ package struct AdminSiteRoutes: Sendable {
         return try await sites.sites(studyId: studyId)
     }
 
-    @Sendable package func create(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> EditedResponse<Site> {
+    @Sendable package func create(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> EditedResponse<Site> {
         let studyId = try context.parameters.decoded("studyId")
         let wanted = try await Self.site(request, creating: true)
         return EditedResponse(status: .created, response: try await sites.create(studyId: studyId, wanted, actor: admin.email))

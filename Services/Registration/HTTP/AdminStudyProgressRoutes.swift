@@ -27,17 +27,23 @@ package struct AdminStudyProgressRoutes: Sendable {
         routes.on(AdminCalls.audience, use: countAudience)
     }
 
-    @Sendable package func countAudience(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> StudyAudience {
+    @Sendable package func countAudience(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> StudyAudience {
         let studyId = try context.parameters.decoded("studyId")
         return try await audience.audience(studyId: studyId)
     }
 
-    @Sendable package func timeline(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> EnrollmentTimeline {
+    @Sendable package func timeline(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> EnrollmentTimeline {
         let studyId = try context.parameters.decoded("studyId")
         return try await adherence.enrollmentTimeline(studyId: studyId)
     }
 
-    @Sendable package func show(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ActivityAdherence {
+    @Sendable package func show(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> ActivityAdherence {
         let studyId = try context.parameters.decoded("studyId")
         return try await adherence.adherence(studyId: studyId)
     }

@@ -60,7 +60,8 @@ extension RegistrationService {
             .add(to: admin)
         AppAccountAdminRoutes(
             users: AppUserDirectory(client: postgres, logger: logger),
-            administration: AccountAdministration(client: postgres, accounts: parts.accounts, logger: logger), rateLimiter: rateLimiter, audit: environment.audit
+            administration: AccountAdministration(client: postgres, accounts: parts.accounts, logger: logger),
+            rateLimiter: rateLimiter, audit: environment.audit
         ).add(to: admin)
 
         InternalInvitationRoutes(invitations: invitations).add(to: routes.internalGroup)

@@ -38,7 +38,9 @@ package struct AdminResponseRoutes {
         routes.on(AdminCalls.setForwarding, use: setForwarding)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ResponseSummaryList {
+    @Sendable package func list(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> ResponseSummaryList {
         let study = try await catalog.inPath(context)
         let query = request.uri.formParameters
         let status = query["status"].map { String($0).lowercased() }
@@ -77,7 +79,9 @@ package struct AdminResponseRoutes {
 
     /// Participant numbers by the hash of the participant id (`appTokenSHA256`, up to 100, comma
     /// separated) or the hash of one number (`participant`) (viewer).
-    @Sendable package func participantNumbers(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ParticipantNumbers {
+    @Sendable package func participantNumbers(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> ParticipantNumbers {
         let study = try await catalog.inPath(context)
         let query = request.uri.formParameters
         switch (query["appTokenSHA256"], query["participant"]) {
@@ -110,7 +114,9 @@ package struct AdminResponseRoutes {
         return try await responses.daily(studyKey: study.key, days: days)
     }
 
-    @Sendable package func reprocess(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ReprocessOutcome {
+    @Sendable package func reprocess(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> ReprocessOutcome {
         let study = try await catalog.inPath(context)
         let body = try await request.body.collect(upTo: 1 << 20)
         guard let wanted = try? JSONDecoder().decode(ReprocessRequest.self, from: Data(buffer: body)) else {
@@ -127,12 +133,16 @@ package struct AdminResponseRoutes {
         return try await reprocessing.reprocess(wanted.ids, study: study, actor: admin.email, againstVersion: wanted.againstVersion)
     }
 
-    @Sendable package func showForwarding(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ForwardingView {
+    @Sendable package func showForwarding(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> ForwardingView {
         let study = try await catalog.inPath(context)
         return try await view(study)
     }
 
-    @Sendable package func setForwarding(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ForwardingView {
+    @Sendable package func setForwarding(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> ForwardingView {
         let study = try await catalog.inPath(context)
         let body = try await request.body.collect(upTo: 16 * 1024)
         guard let wanted = try? JSONDecoder().decode(ForwardingTarget.Request.self, from: Data(buffer: body)) else {

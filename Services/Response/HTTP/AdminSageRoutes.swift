@@ -87,14 +87,18 @@ package struct AdminSageRoutes {
     }
 
     /// The archives refused for their content, newest first, with why (viewer).
-    @Sendable package func listRefused(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> SageRefusedArchiveList {
+    @Sendable package func listRefused(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> SageRefusedArchiveList {
         let study = try await catalog.inPath(context)
         let (limit, before) = try Self.page(request)
         return try await refusals.list(studyKey: study.key, before: before, limit: limit)
     }
 
     /// A refused archive's bytes as they arrived (editor; audited).
-    @Sendable package func downloadRefused(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
+    @Sendable package func downloadRefused(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> Response {
         let study = try await catalog.inPath(context)
         let refusalId = try refusalId(context, of: study)
         guard let bytes = try await refusals.content(studyKey: study.key, refusalId: refusalId) else {
@@ -109,7 +113,9 @@ package struct AdminSageRoutes {
     /// Reads a refused archive again with the study as it is published now, and stores it when it
     /// can be (editor): 200 with the archive, 422 with why it is refused still, 409 when its
     /// participant withdrew or the study is not collecting.
-    @Sendable package func reprocess(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> SageReprocessed {
+    @Sendable package func reprocess(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> SageReprocessed {
         let study = try await catalog.inPath(context)
         let refusalId = try refusalId(context, of: study)
         switch try await intake.reprocess(refusalId: refusalId, studyKey: study.key, actor: admin.email) {

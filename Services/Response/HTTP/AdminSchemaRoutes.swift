@@ -23,7 +23,9 @@ package struct AdminSchemaRoutes {
         routes.on(AdminCalls.schemaParticipants, use: list)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> SchemaParticipantList {
+    @Sendable package func list(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> SchemaParticipantList {
         let study = try await catalog.inPath(context)
         let query = request.uri.queryParameters
         var limit = 100

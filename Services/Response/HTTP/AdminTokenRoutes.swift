@@ -45,7 +45,9 @@ package struct AdminTokenRoutes {
         routes.on(AdminCalls.setCollection, use: setCollection)
     }
 
-    @Sendable package func create(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> EditedResponse<TokenBatchCreated> {
+    @Sendable package func create(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> EditedResponse<TokenBatchCreated> {
         let study = try await catalog.inPath(context)
         let body = try await request.body.collect(upTo: 4096)
         guard let wanted = try? JSONDecoder().decode(TokenBatchRequest.self, from: Data(buffer: body)) else {
@@ -96,7 +98,9 @@ package struct AdminTokenRoutes {
 
     /// The printable sheet: a QR code per token, the token printed under it, streamed a page at a
     /// time. Editors only, like the CSV: it is the batch's tokens.
-    @Sendable package func printableSheet(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
+    @Sendable package func printableSheet(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> Response {
         let study = try await catalog.inPath(context)
         guard let batchId = UUID(uuidString: try context.parameters.decoded("batchId")),
             let batch = try await tokens.batch(batchId, studyKey: study.key)
@@ -123,7 +127,9 @@ package struct AdminTokenRoutes {
             })
     }
 
-    @Sendable package func setCollection(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> CollectionState {
+    @Sendable package func setCollection(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> CollectionState {
         let study = try await catalog.inPath(context)
         let body = try await request.body.collect(upTo: 4096)
         guard let wanted = try? JSONDecoder().decode(CollectionRequest.self, from: Data(buffer: body)) else {

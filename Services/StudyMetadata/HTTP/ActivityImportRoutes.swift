@@ -34,7 +34,9 @@ package struct ActivityImportRoutes {
         routes.on(AdminCalls.importActivity, use: save)
     }
 
-    @Sendable package func save(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<Saved> {
+    @Sendable package func save(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> EditedResponse<Saved> {
         let studyId = try context.parameters.decoded("studyId")
         let activityId = try context.parameters.decoded("activityId")
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)

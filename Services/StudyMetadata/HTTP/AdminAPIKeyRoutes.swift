@@ -27,7 +27,9 @@ package struct AdminAPIKeyRoutes {
         routes.on(AdminCalls.revokeAPIKey, use: revoke)
     }
 
-    @Sendable package func create(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<APIKeyCreated> {
+    @Sendable package func create(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> EditedResponse<APIKeyCreated> {
         let body = try await JSONBody.decode(APIKeyRequest.self, from: request, context: context)
         return EditedResponse(status: .created, response: try await keys.create(for: admin, name: body.name, days: body.expiresInDays))
     }

@@ -42,13 +42,17 @@ package struct AdminAccountRoutes {
         routes.on(AdminCalls.audit, use: auditEvents)
     }
 
-    @Sendable package func invite(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<AdminInvited> {
+    @Sendable package func invite(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> EditedResponse<AdminInvited> {
         let body = try await JSONBody.decode(AdminInvite.self, from: request, context: context)
         let invited = try await teams.invite(email: body.email, role: body.role ?? .admin, by: admin.email)
         return EditedResponse(status: .created, response: invited)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> AdminAccountList {
+    @Sendable package func list(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> AdminAccountList {
         return AdminAccountList(admins: try await store.list())
     }
 
@@ -60,7 +64,9 @@ package struct AdminAccountRoutes {
 
     /// A role for the admin with an e-mail: a study admin knows colleagues by their e-mail, not
     /// by their account id. (A study admin learns from a 404 that no account has an e-mail.)
-    @Sendable package func grantByEmail(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> Granted {
+    @Sendable package func grantByEmail(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> Granted {
         let studyId = try context.parameters.decoded("studyId")
         let body = try await JSONBody.decode(StudyTeamGrant.self, from: request, context: context)
         let adminId = try await teams.grant(body.role, on: studyId, to: .email(body.email), by: admin.email)
@@ -75,7 +81,9 @@ package struct AdminAccountRoutes {
         return Granted(adminId: adminId, studyId: studyId, role: body.role)
     }
 
-    @Sendable package func revoke(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> HTTPResponse.Status {
+    @Sendable package func revoke(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> HTTPResponse.Status {
         let studyId = try context.parameters.decoded("studyId")
         let adminId = try context.parameters.require("adminId", as: UUID.self)
         try await teams.revoke(adminId: adminId, on: studyId, by: admin.email)
@@ -83,7 +91,9 @@ package struct AdminAccountRoutes {
     }
 
     /// Every event for a super-admin; a study's own events for its study admins.
-    @Sendable package func auditEvents(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> AuditLog.EventList {
+    @Sendable package func auditEvents(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> AuditLog.EventList {
         let studyId = request.uri.formParameters["studyId"].map(String.init)
         if admin.role != .superAdmin {
             guard let studyId else { throw StudyMetadataError.wholeAuditLogNeedsSuperAdmin }

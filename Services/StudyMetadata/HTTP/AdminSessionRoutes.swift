@@ -42,7 +42,9 @@ package struct AdminSessionRoutes {
         return try await sessions.signIn(email: body.email, password: body.password)
     }
 
-    @Sendable package func logout(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> HTTPResponse.Status {
+    @Sendable package func logout(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> HTTPResponse.Status {
         try await sessions.signOut(admin)
         return .noContent
     }

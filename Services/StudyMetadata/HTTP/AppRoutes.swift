@@ -35,7 +35,9 @@ package struct AppRoutes {
             status: .created, response: try await administration.issueTestingCredentials(appId: appId, by: admin.email))
     }
 
-    @Sendable package func create(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<AppCreated> {
+    @Sendable package func create(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> EditedResponse<AppCreated> {
         let app = try await DocumentBody.decode(AppDefinition.self, named: "app", from: request, context: context)
         return EditedResponse(status: .created, response: try await administration.create(app, by: admin.email))
     }
@@ -44,13 +46,17 @@ package struct AppRoutes {
         return AppList(apps: try await apps.list())
     }
 
-    @Sendable package func get(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> AppDefinition {
+    @Sendable package func get(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> AppDefinition {
         let appId = try context.parameters.decoded("appId")
         guard let app = try await apps.app(id: appId) else { throw StudyMetadataError.noApp(appId) }
         return app
     }
 
-    @Sendable package func update(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> AppDefinition {
+    @Sendable package func update(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> AppDefinition {
         let appId = try context.parameters.decoded("appId")
         let app = try await DocumentBody.decode(AppDefinition.self, named: "app", from: request, context: context)
         try await administration.update(app, appId: appId, by: admin.email)

@@ -50,7 +50,9 @@ package struct NotificationRoutes {
         return EditedResponse(status: .created, response: try await messages.send(body, studyId: studyId, by: admin.email))
     }
 
-    @Sendable package func studyNotifications(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StudyNotificationList {
+    @Sendable package func studyNotifications(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> StudyNotificationList {
         let studyId = try context.parameters.decoded("studyId")
         return StudyNotificationList(notifications: try await messages.list(studyId: studyId))
     }
@@ -63,14 +65,18 @@ package struct NotificationRoutes {
         return EditedResponse(status: .created, response: try await announcements.announce(body, appId: appId, by: admin.email))
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> AppNotificationList {
+    @Sendable package func list(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> AppNotificationList {
         let appId = try context.parameters.decoded("appId")
         guard try await apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
         return AppNotificationList(notifications: try await notifications.list(appId: appId))
     }
 
     /// Undelivered messages first (what an operator looks for), then the most recent ones.
-    @Sendable package func outboxMessages(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> OutboxList {
+    @Sendable package func outboxMessages(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> OutboxList {
         let flag = request.uri.formParameters["undelivered"].map(String.init)
         guard flag == nil || flag == "true" || flag == "false" else {
             throw APIError.badRequest("undelivered must be true or false", field: "undelivered")

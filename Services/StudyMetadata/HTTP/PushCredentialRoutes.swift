@@ -35,7 +35,9 @@ package struct PushCredentialRoutes {
         routes.on(AdminCalls.removePush, use: delete)
     }
 
-    @Sendable package func put(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> PushCredentialSummary {
+    @Sendable package func put(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> PushCredentialSummary {
         let (appId, platform) = try await target(context)
         let upload = try await request.body.collect(upTo: Self.maxUploadBytes)
         let parameters = ["appId": appId, "platform": platform.rawValue]
@@ -56,7 +58,9 @@ package struct PushCredentialRoutes {
         }
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> PushCredentialList {
+    @Sendable package func list(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> PushCredentialList {
         let appId = try context.parameters.decoded("appId")
         guard try await apps.app(id: appId) != nil else { throw StudyMetadataError.noApp(appId) }
         switch try await relay(InternalCalls.pushCredentialList, ["appId": appId], body: NoContent(), context) {
@@ -65,7 +69,9 @@ package struct PushCredentialRoutes {
         }
     }
 
-    @Sendable package func delete(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> HTTPResponse.Status {
+    @Sendable package func delete(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> HTTPResponse.Status {
         let (appId, platform) = try await target(context)
         let parameters = ["appId": appId, "platform": platform.rawValue]
         switch try await relay(InternalCalls.pushCredentialRemoval, parameters, body: NoContent(), context) {

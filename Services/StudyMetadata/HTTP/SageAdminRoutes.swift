@@ -36,7 +36,9 @@ package struct SageAdminRoutes {
         return EditedResponse(status: result.created ? .created : .ok, response: result)
     }
 
-    @Sendable package func assessment(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> Response {
+    @Sendable package func assessment(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         let identifier = try context.parameters.decoded("identifier")
         guard let document = try await imports.assessment(studyId: studyId, identifier: identifier) else {

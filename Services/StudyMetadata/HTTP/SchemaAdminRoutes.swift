@@ -38,7 +38,9 @@ package struct SchemaAdminRoutes {
         routes.on(AdminCalls.schemaInfo, use: info)
     }
 
-    @Sendable package func info(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> SchemaStudyInfo {
+    @Sendable package func info(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> SchemaStudyInfo {
         let studyId = try context.parameters.decoded("studyId")
         guard let draft = try await imports.editing.studies.draft(studyId: studyId) else { throw StudyMetadataError.unknownStudy(studyId) }
         let document = try JSONDecoder().decode(StudyDocument.self, from: Data(draft.json.utf8))
@@ -56,7 +58,9 @@ package struct SchemaAdminRoutes {
             activities: SchemaImport.activityIds(modules: modules))
     }
 
-    @Sendable package func importProtocol(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<Imported> {
+    @Sendable package func importProtocol(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> EditedResponse<Imported> {
         let studyId = try context.parameters.decoded("studyId")
         let access = try await imports.editing.authorize(admin, studyId: studyId)
         let query = request.uri.queryParameters

@@ -27,7 +27,9 @@ package struct StudyDraftRoutes {
         routes.on(AdminCalls.study, use: summary)
     }
 
-    @Sendable package func saveDraft(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<DraftSaved> {
+    @Sendable package func saveDraft(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> EditedResponse<DraftSaved> {
         let studyId = try context.parameters.decoded("studyId")
         let access = try await editing.authorize(admin, studyId: studyId)
         let expecting = try Self.precondition(request)
@@ -44,7 +46,9 @@ package struct StudyDraftRoutes {
             body: .init(byteBuffer: ByteBuffer(string: draft.json)))
     }
 
-    @Sendable package func summary(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StudySummary {
+    @Sendable package func summary(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> StudySummary {
         let studyId = try context.parameters.decoded("studyId")
         guard var summary = try await studies.summary(studyId: studyId) else { throw StudyMetadataError.unknownStudy(studyId) }
         summary.role = admin.role(on: summary.studyId)

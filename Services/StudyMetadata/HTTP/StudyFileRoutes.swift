@@ -26,7 +26,9 @@ package struct StudyFileRoutes {
     }
 
     /// The body is the file itself; `name` (the query) is the name it is shown and served under.
-    @Sendable package func upload(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> EditedResponse<StudyFile> {
+    @Sendable package func upload(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> EditedResponse<StudyFile> {
         let studyId = try context.parameters.decoded("studyId")
         let name = request.uri.queryParameters["name"].map(String.init) ?? "file"
         let limit = UploadedFileKind.allCases.map(\.maxBytes).max() ?? 0
@@ -39,7 +41,9 @@ package struct StudyFileRoutes {
         return EditedResponse(status: .created, response: try await files.upload(body, name: name, studyId: studyId, by: admin.email))
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StudyFileList {
+    @Sendable package func list(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> StudyFileList {
         let studyId = try context.parameters.decoded("studyId")
         return StudyFileList(files: try await files.list(studyId: studyId))
     }

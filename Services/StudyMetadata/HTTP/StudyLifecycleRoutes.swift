@@ -26,12 +26,16 @@ package struct StudyLifecycleRoutes {
 
     /// Whether the draft's answers could be stored if it were published now (the check publishing
     /// makes): for the editors preparing it, as it asks the response service to rehearse.
-    @Sendable package func storageCheck(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StorageCheckReply {
+    @Sendable package func storageCheck(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> StorageCheckReply {
         let studyId = try context.parameters.decoded("studyId")
         return StorageCheckReply(problems: try await actions.storageProblems(studyId: studyId))
     }
 
-    @Sendable package func perform(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StudyActionResult {
+    @Sendable package func perform(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> StudyActionResult {
         let studyId = try context.parameters.decoded("studyId")
         let actionName = try context.parameters.decoded("action")
         guard let action = LifecycleAction(rawValue: actionName) else {
@@ -43,12 +47,16 @@ package struct StudyLifecycleRoutes {
         return StudyActionResult(studyId: studyId, status: status, version: frozen)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> StudyVersionList {
+    @Sendable package func list(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> StudyVersionList {
         let studyId = try context.parameters.decoded("studyId")
         return StudyVersionList(versions: try await actions.versions.versions(studyId: studyId))
     }
 
-    @Sendable package func document(_ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin) async throws -> Response {
+    @Sendable package func document(
+        _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
+    ) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         let version = try context.parameters.require("version", as: Int.self)
         guard let json = try await actions.versions.document(studyId: studyId, version: version) else {

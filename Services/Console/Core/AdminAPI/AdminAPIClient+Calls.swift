@@ -156,7 +156,8 @@ extension AdminAPIClient {
     }
 
     package func updateApp(_ appId: String, _ definition: JSONValue, token: String, logger: Logger) async throws(AdminAPIError) {
-        _ = try await call(AdminCalls.updateApp, ["appId": appId], body: JSONBytes(Array(definition.serialized().utf8)), token: token, logger: logger)
+        _ = try await call(
+            AdminCalls.updateApp, ["appId": appId], body: JSONBytes(Array(definition.serialized().utf8)), token: token, logger: logger)
     }
 
     package func pushCredentials(_ appId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [PushCredentialSummary] {
@@ -165,7 +166,8 @@ extension AdminAPIClient {
 
     /// `platform`: `ios` (an APNs key as JSON) or `android` (the service-account file as it is).
     package func uploadPush(_ appId: String, platform: String, body: [UInt8], token: String, logger: Logger) async throws(AdminAPIError) {
-        _ = try await exchange(AdminCalls.uploadPush, ["appId": appId, "platform": platform], body: OpaqueBody(body), token: token, logger: logger)
+        _ = try await exchange(
+            AdminCalls.uploadPush, ["appId": appId, "platform": platform], body: OpaqueBody(body), token: token, logger: logger)
     }
 
     package func removePush(_ appId: String, platform: String, token: String, logger: Logger) async throws(AdminAPIError) {
@@ -179,7 +181,8 @@ extension AdminAPIClient {
         _ activityId: String, into studyId: String, design: [UInt8], token: String, logger: Logger
     ) async throws(AdminAPIError) {
         _ = try await call(
-            AdminCalls.importActivity, ["studyId": studyId, "activityId": activityId], body: JSONBytes(design), token: token, logger: logger)
+            AdminCalls.importActivity, ["studyId": studyId, "activityId": activityId], body: JSONBytes(design), token: token,
+            logger: logger)
     }
 }
 
@@ -227,7 +230,8 @@ extension AdminAPIClient {
     package func uploadFile(_ bytes: [UInt8], name: String, to studyId: String, token: String, logger: Logger)
         async throws(AdminAPIError) -> StudyFile
     {
-        try await call(AdminCalls.uploadFile, ["studyId": studyId], query: [("name", name)], body: OpaqueBody(bytes), token: token, logger: logger)
+        try await call(
+            AdminCalls.uploadFile, ["studyId": studyId], query: [("name", name)], body: OpaqueBody(bytes), token: token, logger: logger)
     }
 
     /// Where the console fetches a file to pass it on (the page's previews, under its own origin):

@@ -36,7 +36,8 @@ extension AdminAPIClient {
     {
         let from = UTCDay.string(now.addingTimeInterval(-Double(weeks - 1) * 7 * 86_400))
         return try await call(
-            AdminCalls.studyRunWeeks, ["studyId": studyId], query: [("from", from), ("to", UTCDay.string(now))], token: token, logger: logger)
+            AdminCalls.studyRunWeeks, ["studyId": studyId], query: [("from", from), ("to", UTCDay.string(now))], token: token,
+            logger: logger)
     }
 
     /// Who is behind right now; `query` as `GET .../runs/behind` takes it.

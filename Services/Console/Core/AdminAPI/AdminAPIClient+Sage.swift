@@ -17,8 +17,9 @@ extension AdminAPIClient {
 
     /// The assessment as imported, as its JSON text.
     package func assessment(_ identifier: String, of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> ByteBuffer {
-        try await exchange(AdminCalls.assessment, ["studyId": studyId, "identifier": identifier], body: NoContent(), token: token, logger: logger)
-            .body
+        let reply = try await exchange(
+            AdminCalls.assessment, ["studyId": studyId, "identifier": identifier], body: NoContent(), token: token, logger: logger)
+        return reply.body
     }
 }
 
@@ -37,7 +38,8 @@ extension AdminAPIClient {
     package func refusedSageArchives(of studyId: String, limit: Int, token: String, logger: Logger)
         async throws(AdminAPIError) -> SageRefusedArchiveList
     {
-        try await call(AdminCalls.refusedSageArchives, ["studyId": studyId], query: [("limit", String(limit))], token: token, logger: logger)
+        try await call(
+            AdminCalls.refusedSageArchives, ["studyId": studyId], query: [("limit", String(limit))], token: token, logger: logger)
     }
 
     /// Reads a kept archive again with the study as published now, storing it when it can be.

@@ -16,7 +16,8 @@ extension AdminAPIClient {
     package func createTokenBatch(count: Int, in studyId: String, token: String, logger: Logger) async throws(AdminAPIError)
         -> TokenBatchCreated
     {
-        try await call(AdminCalls.createTokenBatch, ["studyId": studyId], body: TokenBatchRequest(count: count), token: token, logger: logger)
+        try await call(
+            AdminCalls.createTokenBatch, ["studyId": studyId], body: TokenBatchRequest(count: count), token: token, logger: logger)
     }
 
     /// A download the console passes on as it arrives (a batch's CSV or its printable sheet can

@@ -59,8 +59,9 @@ package struct FileRoutes: Sendable {
     @Sendable func file(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let fileId = try context.parameters.decoded("fileId")
         return try await pages.signedIn(request, context) { session, _ in
-            try await pages.api.download(path: AdminAPIClient.filePath(fileId), on: .studyMetadata, token: session.token, logger: context.logger)
-                .response
+            try await pages.api.download(
+                path: AdminAPIClient.filePath(fileId), on: .studyMetadata, token: session.token, logger: context.logger
+            ).response
         }
     }
 

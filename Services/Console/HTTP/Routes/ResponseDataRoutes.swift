@@ -22,8 +22,8 @@ package struct ResponseDataRoutes: Sendable {
 
     package func add(to router: Router<ServiceRequestContext>) {
         router.get("/studies/:studyId/data", use: overview)
-        router.get("/studies/:studyId/data/export.zip") { request, context in try await export(request, context, AdminCalls.exportZip) }
-        router.get("/studies/:studyId/data/export.jsonl") { request, context in try await export(request, context, AdminCalls.exportJSONLines) }
+        router.get("/studies/:studyId/data/export.zip") { try await export($0, $1, AdminCalls.exportZip) }
+        router.get("/studies/:studyId/data/export.jsonl") { try await export($0, $1, AdminCalls.exportJSONLines) }
         router.get("/studies/:studyId/data/tables/:table", use: grid)
     }
 
