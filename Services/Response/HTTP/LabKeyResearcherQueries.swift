@@ -7,15 +7,13 @@ import StudyModels
 
 /// LabKey's query calls for researchers: `getQuery` and `selectRows`, `executeSql`, and the
 /// listings `getSchemas`, `getQueries` and `getQueryDetails`, over a study's `lists` and
-/// `mobileappstudy` schemas (`ResearcherSchemas`). Every query is translated from its parsed form
-/// (`QueryTranslator`) and run in the sandbox with the study's scope (`SandboxedQueries`).
+/// `mobileappstudy` schemas (`ResearcherSchemas`). The `ResearcherQueries` use case picks the
+/// schema and table, translates the query and runs it in the sandbox with the study's scope; this
+/// reads LabKey's parameters and writes LabKey's replies.
 package struct LabKeyResearcherQueries: Sendable {
-    package let tables: StudyTables
-    /// Nil when no reader role is configured: then only the listings answer.
-    package let queries: SandboxedQueries?
+    package let queries: ResearcherQueries
 
-    package init(tables: StudyTables, queries: SandboxedQueries?) {
-        self.tables = tables
+    package init(queries: ResearcherQueries) {
         self.queries = queries
     }
 
@@ -28,42 +26,20 @@ package struct LabKeyResearcherQueries: Sendable {
 
     package func getQuery(_ context: Context) async throws -> Response {
         let format = try LabKeyQueryReply.Format(apiVersion: context.parameters.first("apiVersion"))
-        let catalogs = try await catalogs(context.study)
-        let (schemaName, catalog) = try schema(context.parameters, catalogs)
-        guard let queryName = ResponseRoutes.nonBlank(context.parameters.first("query.queryName") ?? context.parameters.first("queryName")) else {
-            throw LabKeyCall.invalid([.init(field: "queryName", message: "No value was supplied for the required parameter 'queryName'")])
-        }
-        guard let table = catalog.table(queryName) else { throw Self.queryNotFound(queryName, schema: schemaName) }
-        let queries = try sandbox()
-        let countTotal = context.parameters.first("includeTotalCount")?.lowercased() != "false"
-        var parameters = context.parameters.values
-        parameters["query.queryName"] = [table.name]
-        do {
-            let request = try SelectRowsRequest(parameters: parameters, catalog: catalog)
-            let translator = QueryTranslator(schemas: catalogs, defaultSchema: schemaName, maxRows: queries.maxRows)
-            let scope = SandboxedQueries.Scope.study(key: context.study.key, caller: context.caller)
-            let result =
-                countTotal
-                ? try await queries.page(request.statement, translator: translator, scope: scope)
-                : try await queries.run(translator.translate(request.statement), scope: scope)
-            let key = ResearcherSchemas.keyColumn(schema: schemaName, table: table)
-            return reply(
-                LabKeyQueryReply.rows(
-                    schemaName: schemaName, queryName: table.name, format: format,
-                    fields: fields(result, key: key), rows: result.rows, rowCount: result.total ?? result.rows.count))
-        } catch {
-            // Everything the block throws is a QueryError (typed throws).
-            throw LabKeyCall.invalid([.init(field: "query", message: error.message)])
-        }
+        let parameters = context.parameters
+        let answer = try await queries.select(
+            ResearcherQueries.Select(
+                schemaName: Self.schemaName(parameters),
+                queryName: ResponseRoutes.nonBlank(parameters.first("query.queryName") ?? parameters.first("queryName")),
+                parameters: parameters.values, countTotal: parameters.first("includeTotalCount")?.lowercased() != "false"),
+            on: context.study, caller: context.caller)
+        return reply(answer, format: format)
     }
 
     package func executeSQL(_ context: Context) async throws -> Response {
         let format = try LabKeyQueryReply.Format(apiVersion: context.parameters.first("apiVersion"))
-        let catalogs = try await catalogs(context.study)
-        let (schemaName, _) = try schema(context.parameters, catalogs)
-        guard let text = ResponseRoutes.nonBlank(context.parameters.first("sql")) else {
-            throw LabKeyCall.invalid([.init(field: "sql", message: "No value was supplied for the required parameter 'sql'")])
-        }
+        let parameters = context.parameters
+        guard let text = ResponseRoutes.nonBlank(parameters.first("sql")) else { throw ResearcherQueries.Refusal.invalid(ResearcherQueries.required("sql")) }
         guard text.utf8.count <= QueryRoutes.maxSQLBytes * 3 else {
             throw LabKeyCall.invalid([.init(field: "sql", message: "The query is longer than \(QueryRoutes.maxSQLBytes) bytes.")])
         }
@@ -73,42 +49,27 @@ package struct LabKeyResearcherQueries: Sendable {
         guard sql.utf8.count <= QueryRoutes.maxSQLBytes else {
             throw LabKeyCall.invalid([.init(field: "sql", message: "The query is longer than \(QueryRoutes.maxSQLBytes) bytes.")])
         }
-        let queries = try sandbox()
-        do {
-            var statement = try QueryParser.parse(sql)
-            try Self.apply(context.parameters, to: &statement)
-            let translation = try QueryTranslator(schemas: catalogs, defaultSchema: schemaName, maxRows: queries.maxRows)
-                .translate(statement)
-            let result = try await queries.run(translation, scope: .study(key: context.study.key, caller: context.caller))
-            return reply(
-                LabKeyQueryReply.rows(
-                    schemaName: schemaName, queryName: "sql", format: format, fields: fields(result, key: nil),
-                    rows: result.rows, rowCount: result.total ?? result.rows.count))
-        } catch {
-            throw LabKeyCall.invalid([.init(field: "sql", message: error.message)])
-        }
+        let answer = try await queries.execute(
+            ResearcherQueries.Execute(
+                schemaName: Self.schemaName(parameters), sql: sql,
+                maxRows: parameters.first("maxRows") ?? parameters.first("query.maxRows"),
+                offset: parameters.first("offset") ?? parameters.first("query.offset"),
+                sort: parameters.first("query.sort") ?? parameters.first("sort")),
+            on: context.study, caller: context.caller)
+        return reply(answer, format: format)
     }
 
-    /// `executeSql`'s own paging and sorting, applied on top of the query's: `maxRows` and
-    /// `offset`, and `query.sort` when the query has no ORDER BY.
-    /// Both counts are bounded where they are read (`QueryStatement.rowCounts`), the query's own
-    /// too, so their sum cannot overflow.
-    static func apply(_ parameters: LabKeyResearcherRequest, to statement: inout QueryStatement) throws(QueryError) {
-        if let maxRows = try QueryStatement.pagingCount(parameters.first("maxRows") ?? parameters.first("query.maxRows"), for: "maxRows") {
-            statement.limit = min(statement.limit ?? maxRows, maxRows)
-        }
-        if let offset = try QueryStatement.pagingCount(parameters.first("offset") ?? parameters.first("query.offset"), for: "offset"),
-            offset > 0
-        {
-            statement.offset = (statement.offset ?? 0) + offset
-        }
-        if statement.orderBy.isEmpty, let sort = parameters.first("query.sort") ?? parameters.first("sort") {
-            statement.orderBy = sort.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-                .map { term in
-                    let descending = term.hasPrefix("-")
-                    return QueryOrder(expression: .column(qualifier: nil, name: descending ? String(term.dropFirst()) : term), descending: descending)
-                }
-        }
+    /// The schema the call names, as sent (`schemaName` or `query.schemaName`).
+    static func schemaName(_ parameters: LabKeyResearcherRequest) -> String? {
+        ResponseRoutes.nonBlank(parameters.first("schemaName") ?? parameters.first("query.schemaName"))
+    }
+
+    private func reply(_ answer: ResearcherQueries.Answer, format: LabKeyQueryReply.Format) -> Response {
+        let result = answer.result
+        return reply(
+            LabKeyQueryReply.rows(
+                schemaName: answer.schemaName, queryName: answer.queryName, format: format, fields: fields(result, key: answer.key),
+                rows: result.rows, rowCount: result.total ?? result.rows.count))
     }
 
     package func getSchemas(_ context: Context) async throws -> Response {
@@ -127,8 +88,8 @@ package struct LabKeyResearcherQueries: Sendable {
     }
 
     package func getQueries(_ context: Context) async throws -> Response {
-        let catalogs = try await catalogs(context.study)
-        let (schemaName, catalog) = try schema(context.parameters, catalogs)
+        let catalogs = try await queries.catalogs(of: context.study)
+        let (schemaName, catalog) = try ResearcherQueries.schema(Self.schemaName(context.parameters), in: catalogs)
         let includeColumns = context.parameters.first("includeColumns")?.lowercased() != "false"
         let queries: [JSONValue] = catalog.orderedTables.map { table in
             var query = Self.describe(table)
@@ -146,12 +107,12 @@ package struct LabKeyResearcherQueries: Sendable {
     }
 
     package func getQueryDetails(_ context: Context) async throws -> Response {
-        let catalogs = try await catalogs(context.study)
-        let (schemaName, catalog) = try schema(context.parameters, catalogs)
+        let catalogs = try await queries.catalogs(of: context.study)
+        let (schemaName, catalog) = try ResearcherQueries.schema(Self.schemaName(context.parameters), in: catalogs)
         guard let queryName = ResponseRoutes.nonBlank(context.parameters.first("queryName") ?? context.parameters.first("query.queryName")) else {
-            throw LabKeyCall.invalid([.init(field: "queryName", message: "No value was supplied for the required parameter 'queryName'")])
+            throw ResearcherQueries.Refusal.invalid(ResearcherQueries.required("queryName"))
         }
-        guard let table = catalog.table(queryName) else { throw Self.queryNotFound(queryName, schema: schemaName) }
+        guard let table = catalog.table(queryName) else { throw ResearcherQueries.Refusal.noQuery(queryName, schema: schemaName) }
         let key = ResearcherSchemas.keyColumn(schema: schemaName, table: table)
         let columns: [JSONValue] = table.columns.map { column in
             guard case .object(var described) = LabKeyQueryReply.Field(name: column.name, storage: column.storage, isKey: column.name == key).json
@@ -194,36 +155,8 @@ package struct LabKeyResearcherQueries: Sendable {
         ]
     }
 
-    private func catalogs(_ study: StudyCatalog.Study) async throws -> [String: QueryTranslator.Catalog] {
-        ResearcherSchemas.catalogs(lists: try await tables.catalog(studyKey: study.key))
-    }
-
-    /// The schema the call names (`schemaName`, in any case), by its canonical name.
-    private func schema(
-        _ parameters: LabKeyResearcherRequest, _ catalogs: [String: QueryTranslator.Catalog]
-    ) throws -> (String, QueryTranslator.Catalog) {
-        guard let name = ResponseRoutes.nonBlank(parameters.first("schemaName") ?? parameters.first("query.schemaName")) else {
-            throw LabKeyCall.invalid([.init(field: "schemaName", message: "No value was supplied for the required parameter 'schemaName'")])
-        }
-        guard let canonical = ResearcherSchemas.names.first(where: { $0 == name.lowercased() }), let catalog = catalogs[canonical] else {
-            throw APIError(.notFound, code: "not_found", message: "Schema '\(name)' does not exist.")
-        }
-        return (canonical, catalog)
-    }
-
-    private func sandbox() throws -> SandboxedQueries {
-        guard let queries else {
-            throw APIError(.serviceUnavailable, code: "queries_unavailable", message: "Queries are not configured on this server.")
-        }
-        return queries
-    }
-
     private func fields(_ result: SandboxedQueries.Result, key: String?) -> [LabKeyQueryReply.Field] {
         zip(result.columns, result.storages).map { LabKeyQueryReply.Field(name: $0, storage: $1, isKey: $0 == key) }
-    }
-
-    static func queryNotFound(_ name: String, schema: String) -> APIError {
-        APIError(.notFound, code: "not_found", message: "Query '\(name)' in schema '\(schema)' doesn't exist.")
     }
 
     /// Written straight from the value: `LabKeyCall.reply` goes through `JSONEncoder` and pretty
@@ -234,5 +167,20 @@ package struct LabKeyResearcherQueries: Sendable {
 
     private func reply(_ text: [UInt8]) -> Response {
         LabKeyCall.reply(bytes: ByteBuffer(bytes: text))
+    }
+}
+
+extension ResearcherQueries.Refusal: APIErrorConvertible {
+    /// LabKey's answers: 400 with the problem, 404 for a schema or a query that does not exist,
+    /// 503 when queries are not configured.
+    package var apiError: APIError {
+        switch self {
+        case .invalid(let problem): LabKeyCall.invalid([problem])
+        case .noSchema(let name): APIError(.notFound, code: "not_found", message: "Schema '\(name)' does not exist.")
+        case .noQuery(let name, let schema):
+            APIError(.notFound, code: "not_found", message: "Query '\(name)' in schema '\(schema)' doesn't exist.")
+        case .unavailable:
+            APIError(.serviceUnavailable, code: "queries_unavailable", message: "Queries are not configured on this server.")
+        }
     }
 }

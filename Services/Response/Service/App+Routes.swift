@@ -43,7 +43,7 @@ extension ResponseService {
         }
         LabKeyResearcherRoutes(
             catalog: catalog, authenticator: RemoteAPIKeyAuthenticator(client: environment.internalClient),
-            queries: LabKeyResearcherQueries(tables: parts.tables, queries: researcherQueries)
+            queries: LabKeyResearcherQueries(queries: ResearcherQueries(lists: parts.tables, sandbox: researcherQueries))
         ).add(to: routes.router)
         AdminTableRoutes(
             catalog: catalog, tables: parts.tables,

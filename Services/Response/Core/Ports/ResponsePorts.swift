@@ -140,3 +140,37 @@ package struct PreEnrollmentProperty: Sendable, Equatable {
 
 extension StudyCatalog: EnrollingStudies {}
 extension EnrollmentStore: EnrollmentTokens {}
+
+/// A study's lists as the query translator sees them (nil: the study has none yet).
+package protocol StudyListCatalogs: Sendable {
+    func catalog(studyKey: String) async throws -> QueryTranslator.Catalog?
+}
+
+/// Where queries run: read-only, scoped to a study or a participant, bounded in rows, bytes and
+/// time (`SandboxedQueries`).
+package protocol QuerySandbox: Sendable {
+    /// The most rows a reply carries, whatever the query asks for.
+    var maxRows: Int { get }
+    func run(_ translation: QueryTranslator.Translation, scope: SandboxedQueries.Scope, countTotal: Bool)
+        async throws(QueryError) -> SandboxedQueries.Result
+}
+
+extension QuerySandbox {
+    /// A `selectRows` page with the total of every matching row. The total comes with the rows
+    /// (a window count); a page past the last row has none, so then it is counted on its own.
+    package func page(_ statement: QueryStatement, translator: QueryTranslator, scope: SandboxedQueries.Scope)
+        async throws(QueryError) -> SandboxedQueries.Result
+    {
+        var result = try await run(translator.translate(statement, countTotal: true), scope: scope, countTotal: true)
+        if result.rows.isEmpty, (statement.offset ?? 0) > 0 {
+            var first = statement
+            first.offset = nil
+            first.limit = 1
+            result.total = try await run(translator.translate(first, countTotal: true), scope: scope, countTotal: true).total
+        }
+        return result
+    }
+}
+
+extension StudyTables: StudyListCatalogs {}
+extension SandboxedQueries: QuerySandbox {}

@@ -50,6 +50,14 @@ package struct SandboxedQueries: Sendable {
         /// The reply was cut at the row limit (`Translation.cappedAt`): `total` says how many
         /// rows the query gives.
         package var cut = false
+
+        package init(columns: [String], storages: [String], rows: [[JSONValue]], total: Int? = nil, cut: Bool = false) {
+            self.columns = columns
+            self.storages = storages
+            self.rows = rows
+            self.total = total
+            self.cut = cut
+        }
     }
 
     package let reader: PostgresClient
@@ -86,21 +94,6 @@ package struct SandboxedQueries: Sendable {
         async throws(QueryError) -> Result
     {
         try await run(translation, scope: .participant(participantId), countTotal: countTotal)
-    }
-
-    /// A `selectRows` page with the total of every matching row. The total comes with the rows
-    /// (a window count); a page past the last row has none, so then it is counted on its own.
-    package func page(_ statement: QueryStatement, translator: QueryTranslator, scope: Scope)
-        async throws(QueryError) -> Result
-    {
-        var result = try await run(translator.translate(statement, countTotal: true), scope: scope, countTotal: true)
-        if result.rows.isEmpty, (statement.offset ?? 0) > 0 {
-            var first = statement
-            first.offset = nil
-            first.limit = 1
-            result.total = try await run(translator.translate(first, countTotal: true), scope: scope, countTotal: true).total
-        }
-        return result
     }
 
     package func run(_ translation: QueryTranslator.Translation, scope: Scope, countTotal: Bool = false)
