@@ -84,4 +84,35 @@ import TestSupport
             #expect(try await h.postgres.count(rowsOf: "responses") == 3)
         }
     }
+
+    /// A schema app participant's first POST: made and stored by the same statement in one
+    /// transaction, a replay stored once; a study that stopped collecting keeps neither the
+    /// participant nor the response, and says why.
+    @Test func aFirstPostEnrolsItsSenderWithItsResponseOrNeither() async throws {
+        try await ResponseHarness.run { h in
+            try await h.studyEvent("MYTESTSTUDY")
+            let logger = Logger(label: "test")
+            let ingest = ResponseIngest(client: h.postgres, stored: WakeSignal(), logger: logger)
+            let store = SchemaPostStore(
+                client: h.postgres, ingest: ingest, audit: AuditLog(client: h.postgres, logger: logger), logger: logger)
+            func post(_ id: String, key: String) -> SchemaEnrollingPost {
+                SchemaEnrollingPost(
+                    studyKey: "MYTESTSTUDY", externalId: id,
+                    reception: SchemaReception(activityId: "NewSurvey", activityVersion: "1", metadata: "{}", data: #"{"q":1}"#),
+                    dedupKey: key, statusAfter: nil, arms: nil)
+            }
+            guard case .stored(true, let participant) = try await store.storeEnrolling(post("phone-new", key: "post-1")) else {
+                Issue.record("the first POST was not stored")
+                return
+            }
+            #expect(try await store.storeEnrolling(post("phone-new", key: "post-1")) == .stored(new: false, participantId: participant))
+            #expect(try await h.postgres.count(rowsOf: "responses") == 1)
+            #expect(try await h.postgres.count(rowsOf: "participants") == 1)
+
+            try await h.sql("UPDATE studies SET collection_enabled = false WHERE study_key = 'MYTESTSTUDY'")
+            #expect(try await store.storeEnrolling(post("phone-late", key: "post-2")) == .collectionDisabled(studyKey: "MYTESTSTUDY"))
+            #expect(try await h.postgres.count(rowsOf: "responses") == 1)
+            #expect(try await h.postgres.count(rowsOf: "participants") == 1, "the enrolment is rolled back with the response")
+        }
+    }
 }

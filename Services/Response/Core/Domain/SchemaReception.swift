@@ -13,6 +13,13 @@ package struct SchemaReception: Sendable, Equatable {
     /// `{"results": [...]}`, as the apps' responses carry them.
     package var data: String
 
+    package init(activityId: String, activityVersion: String, metadata: String, data: String) {
+        self.activityId = activityId
+        self.activityVersion = activityVersion
+        self.metadata = metadata
+        self.data = data
+    }
+
     /// What a study's POSTs are read against, worked out once per study event: its ids, and each
     /// module with its activity and the version its responses are filed under.
     package struct Study: Sendable {

@@ -51,7 +51,9 @@ package struct SchemaPostStore: SchemaStudies, SchemaArrivals {
                 }
                 return outcome
             }
-        } catch let refusal as NotStored {
+        } catch let error as PostgresTransactionError {
+            // PostgresNIO wraps what the closure throws.
+            guard let refusal = error.closureError as? NotStored else { throw error }
             return refusal.outcome
         }
         if case .stored(true, _) = outcome { ingest.stored.signal() }
