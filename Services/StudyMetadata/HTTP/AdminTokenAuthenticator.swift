@@ -17,7 +17,9 @@ package struct AdminTokenAuthenticator: AdminAuthenticating {
         self.store = store
     }
 
-    package func authenticate(_ request: Request) async throws -> AuthenticatedAdmin {
+    /// `logger` is unused: the sessions are this service's own (`AdminAuthenticating` asks for it
+    /// for the services that ask study-metadata).
+    package func authenticate(_ request: Request, logger: Logger) async throws -> AuthenticatedAdmin {
         guard let token = request.bearerToken else {
             throw APIError.unauthenticated("send Authorization: Bearer <token> from POST /admin/v1/login")
         }
@@ -25,9 +27,5 @@ package struct AdminTokenAuthenticator: AdminAuthenticating {
             throw APIError.unauthenticated("the token is unknown, expired or revoked; log in again")
         }
         return admin
-    }
-
-    package func authenticate(_ request: Request, logger: Logger) async throws -> AuthenticatedAdmin {
-        try await authenticate(request)
     }
 }
