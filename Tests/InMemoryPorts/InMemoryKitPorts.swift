@@ -23,16 +23,47 @@ package final class InMemoryAudit: AuditTrail, Sendable {
     }
 }
 
-/// Tries at secrets counted in memory as `AttemptCounter` counts them: each try counted before
-/// the secret is checked, the try that reaches the policy's count locks the subject (a success
-/// clears it), and a locked subject's tries are refused uncounted until the lock ends.
-package final class InMemoryAttempts: SecretAttempts, Sendable {
+/// Tries at secrets counted as `AttemptCounter` counts them: each try counted before the secret
+/// is checked, the try that reaches the policy's count locks the subject (a success clears it),
+/// and a locked subject's tries are refused uncounted until the lock ends. A value, so that state
+/// kept for a unit of work (`InMemoryTransactions`) can hold it and roll it back.
+package struct AttemptCounts: Sendable {
     private struct Count {
         var attempts = 0
         var lockedUntil: Date?
     }
 
-    private let counts = Mutex<[String: Count]>([:])
+    private var counts: [String: Count] = [:]
+
+    package init() {}
+
+    package mutating func begin(_ subject: String, policy: AttemptCounter.Policy, now: Date) -> AttemptCounter.Admission {
+        var count = counts[subject] ?? Count()
+        if let until = count.lockedUntil {
+            if until > now { return .locked(until: until) }
+            count = Count()
+        }
+        count.attempts += 1
+        if count.attempts >= policy.maxAttempts {
+            count.lockedUntil = now.addingTimeInterval(TimeInterval(policy.lockFor.components.seconds))
+        }
+        counts[subject] = count
+        return .allowed(isLast: count.attempts >= policy.maxAttempts)
+    }
+
+    package mutating func succeeded(_ subject: String) {
+        counts.removeValue(forKey: subject)
+    }
+
+    package func lockedUntil(_ subject: String, now: Date) -> Date? {
+        counts[subject]?.lockedUntil.flatMap { $0 > now ? $0 : nil }
+    }
+}
+
+/// Tries at secrets counted in memory (`AttemptCounts`), for a use case whose other writes do
+/// not share a transaction with them.
+package final class InMemoryAttempts: SecretAttempts, Sendable {
+    private let counts = Mutex(AttemptCounts())
     private let now: @Sendable () -> Date
 
     package init(now: @escaping @Sendable () -> Date = Date.init) {
@@ -41,22 +72,15 @@ package final class InMemoryAttempts: SecretAttempts, Sendable {
 
     package func begin(_ subject: String, policy: AttemptCounter.Policy) async throws -> AttemptCounter.Admission {
         let now = now()
-        return counts.withLock { counts in
-            var count = counts[subject] ?? Count()
-            if let until = count.lockedUntil {
-                if until > now { return .locked(until: until) }
-                count = Count()
-            }
-            count.attempts += 1
-            if count.attempts >= policy.maxAttempts {
-                count.lockedUntil = now.addingTimeInterval(TimeInterval(policy.lockFor.components.seconds))
-            }
-            counts[subject] = count
-            return .allowed(isLast: count.attempts >= policy.maxAttempts)
-        }
+        return counts.withLock { $0.begin(subject, policy: policy, now: now) }
     }
 
     package func succeeded(_ subject: String) async throws {
-        _ = counts.withLock { $0.removeValue(forKey: subject) }
+        counts.withLock { $0.succeeded(subject) }
+    }
+
+    package func lockedUntil(_ subject: String) async throws -> Date? {
+        let now = now()
+        return counts.withLock { $0.lockedUntil(subject, now: now) }
     }
 }

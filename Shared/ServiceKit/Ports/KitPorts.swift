@@ -21,6 +21,8 @@ extension AuditTrail {
 public protocol SecretAttempts: Sendable {
     func begin(_ subject: String, policy: AttemptCounter.Policy) async throws -> AttemptCounter.Admission
     func succeeded(_ subject: String) async throws
+    /// Until when `subject` is locked, if it is.
+    func lockedUntil(_ subject: String) async throws -> Date?
 }
 
 extension AuditLog: AuditTrail {
