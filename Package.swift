@@ -540,7 +540,8 @@ let package = Package(
         .testTarget(
             name: "RegistrationCoreTests",
             dependencies: [
-                "RegistrationCore", "InMemoryPorts", "ServiceKit", "StudyModels",
+                "RegistrationCore", "InMemoryPorts", "ServiceKit", "StudyModels", "JSONText",
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/RegistrationCoreTests",

@@ -200,3 +200,84 @@ package final class InMemorySupportMailbox: SupportMailbox, Sendable {
         }
     }
 }
+
+/// What test runs left, in memory: each row with its study, its kind and when it was written, as
+/// `TestRunStore` removes them (a study's rows written up to a moment, counted by kind).
+package final class InMemoryTestRunRecords: TestRunRecords, Sendable {
+    package enum Kind: Sendable { case studyState, activityState, consent(pdfKey: String?), invitation }
+
+    package struct Row: Sendable {
+        package var studyId: String
+        package var kind: Kind
+        package var writtenAt: Date
+
+        package init(studyId: String, kind: Kind, writtenAt: Date) {
+            self.studyId = studyId
+            self.kind = kind
+            self.writtenAt = writtenAt
+        }
+    }
+
+    private let rows: Mutex<[Row]>
+    private let events = Mutex<[String]>([])
+
+    package init(_ rows: [Row]) {
+        self.rows = Mutex(rows)
+    }
+
+    package var remaining: [Row] { rows.withLock { $0 } }
+    /// The audit events recorded, each with its study.
+    package var audited: [String] { events.withLock { $0 } }
+
+    package func removeRecords(studyId: String, upTo at: Date) async throws -> (removed: TestRunRemoval, pdfKeys: [String]) {
+        let removed = rows.withLock { rows in
+            let (gone, kept) = (rows.filter { $0.studyId == studyId && $0.writtenAt <= at }, rows.filter { !($0.studyId == studyId && $0.writtenAt <= at) })
+            rows = kept
+            return gone
+        }
+        var counts = TestRunRemoval(studyStates: 0, activityStates: 0, consents: 0, invitations: 0)
+        var keys: [String] = []
+        for row in removed {
+            switch row.kind {
+            case .studyState: counts.studyStates += 1
+            case .activityState: counts.activityStates += 1
+            case .invitation: counts.invitations += 1
+            case .consent(let key):
+                counts.consents += 1
+                if let key { keys.append(key) }
+            }
+        }
+        events.withLock { $0.append("study.test_data_removed \(studyId)") }
+        return (counts, keys)
+    }
+}
+
+/// Signed consent PDFs in memory; a key in `failing` cannot be removed (as a file system that
+/// refuses).
+package final class InMemoryConsentFiles: ConsentStorage, Sendable {
+    private let files: Mutex<[String: Data]>
+    private let failing: Set<String>
+
+    package init(_ files: [String: Data], failing: Set<String> = []) {
+        self.files = Mutex(files)
+        self.failing = failing
+    }
+
+    package var keys: Set<String> { Set(files.withLock { $0.keys }) }
+
+    package func store(_ pdf: Data) async throws -> String {
+        let key = UUID().uuidString
+        files.withLock { $0[key] = pdf }
+        return key
+    }
+
+    package func load(_ key: String) async throws -> Data {
+        guard let data = files.withLock({ $0[key] }) else { throw CocoaError(.fileNoSuchFile) }
+        return data
+    }
+
+    package func remove(_ key: String) async throws {
+        if failing.contains(key) { throw CocoaError(.fileWriteNoPermission) }
+        _ = files.withLock { $0.removeValue(forKey: key) }
+    }
+}

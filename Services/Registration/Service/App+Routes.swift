@@ -27,10 +27,9 @@ extension RegistrationService {
             client: postgres, seal: RowSeal.appTokens(encryptionKey: registration.encryptionKey), audit: environment.audit,
             pooling: environment.settings.database.pooling, logger: logger)
         let profiles = ProfileStore(client: postgres, logger: logger)
-        StateRoutes(
-            profiles: profiles, updates: ProfileUpdates(client: postgres, profiles: profiles, logger: logger), states: states,
-            authenticator: authenticator
-        ).add(to: routes.router)
+        let updates = ProfileUpdates(
+            transactions: PostgresProfileWork.transactions(client: postgres, profiles: profiles, logger: logger), profiles: profiles)
+        StateRoutes(profiles: profiles, updates: updates, states: states, authenticator: authenticator).add(to: routes.router)
         LeavingRoutes(states: states, authenticator: authenticator).add(to: routes.router)
         ConsentRoutes(
             consents: parts.consents, studies: parts.studies, authenticator: authenticator,
@@ -60,14 +59,16 @@ extension RegistrationService {
             .add(to: admin)
         AppAccountAdminRoutes(
             users: AppUserDirectory(client: postgres, logger: logger),
-            administration: AccountAdministration(client: postgres, accounts: parts.accounts, logger: logger),
+            administration: AccountAdministration(accounts: parts.accounts),
             rateLimiter: rateLimiter, audit: environment.audit
         ).add(to: admin)
 
         InternalInvitationRoutes(invitations: invitations).add(to: routes.internalGroup)
         InternalPropertyDateRoutes(dates: PropertyDateStore(client: postgres, logger: logger)).add(to: routes.internalGroup)
         InternalTestRunRoutes(
-            cleanup: TestRunCleanup(client: postgres, consents: parts.consents.storage, audit: environment.audit, logger: logger)
+            cleanup: TestRunCleanup(
+                records: TestRunStore(client: postgres, audit: environment.audit, logger: logger), consents: parts.consents.storage,
+                logger: logger)
         ).add(to: routes.internalGroup)
         InternalNotificationRoutes(audience: parts.pushAudience).add(to: routes.internalGroup)
         InternalAppRoutes(settings: parts.appSettings).add(to: routes.internalGroup)

@@ -32,10 +32,14 @@ struct RegistrationParts {
         mail = MailOutbox(client: postgres, encryptionKey: registration.encryptionKey, logger: logger)
         appSettings = AppSettingsStore(client: postgres, audit: environment.audit, logger: logger)
         templates = MailTemplates(appSettings: appSettings, defaultFrom: registration.mailFrom)
+        let accountStore = AccountStore(client: postgres, logger: logger)
         accounts = Accounts(
-            client: postgres, participants: AccountStore(client: postgres, logger: logger), sessions: sessions, apps: appSettings,
-            mail: mail, templates: templates, secrets: OneTimeSecrets(encryptionKey: registration.encryptionKey), hasher: hasher,
-            attempts: environment.attempts, audit: environment.audit, settings: registration, logger: logger)
+            transactions: PostgresAccountWork.transactions(
+                client: postgres, accounts: accountStore, sessions: sessions, apps: appSettings, mail: mail,
+                attempts: environment.attempts, audit: environment.audit, logger: logger),
+            participants: accountStore, sessions: sessions, apps: appSettings,
+            secrets: OneTimeSecrets(encryptionKey: registration.encryptionKey), hasher: hasher, attempts: environment.attempts,
+            audit: environment.audit, settings: registration)
         consents = ConsentStore(
             client: postgres,
             storage: FileConsentStorage(

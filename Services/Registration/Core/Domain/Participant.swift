@@ -17,6 +17,27 @@ package struct Participant: Sendable {
     package var lastName: String
     /// Set while an admin has disabled the account.
     package var disabledAt: Date?
+
+    package init(
+        userId: UUID, appId: String, orgId: String, email: String, passwordHash: String, passwordChangedAt: Date,
+        tempPasswordHash: String? = nil, tempPasswordExpiresAt: Date? = nil, verified: Bool = false, codeHash: String? = nil,
+        codeExpiresAt: Date? = nil, firstName: String = "", lastName: String = "", disabledAt: Date? = nil
+    ) {
+        self.userId = userId
+        self.appId = appId
+        self.orgId = orgId
+        self.email = email
+        self.passwordHash = passwordHash
+        self.passwordChangedAt = passwordChangedAt
+        self.tempPasswordHash = tempPasswordHash
+        self.tempPasswordExpiresAt = tempPasswordExpiresAt
+        self.verified = verified
+        self.codeHash = codeHash
+        self.codeExpiresAt = codeExpiresAt
+        self.firstName = firstName
+        self.lastName = lastName
+        self.disabledAt = disabledAt
+    }
 }
 
 /// How e-mail addresses are compared: trimmed and case-folded (addresses are case-insensitive in

@@ -89,7 +89,11 @@ package struct MailTemplates: Sendable {
     }
 
     package func choose(_ kind: MailKind, appId: String, orgId: String, on connection: PostgresConnection? = nil) async throws -> Choice {
-        let app = try await appSettings.app(appId: appId, orgId: orgId, on: connection)
+        Self.choice(kind, app: try await appSettings.app(appId: appId, orgId: orgId, on: connection), defaultFrom: defaultFrom)
+    }
+
+    /// The app's own template and sender for `kind` where it has them, the built-in ones where not.
+    package static func choice(_ kind: MailKind, app: AppDefinition?, defaultFrom: String) -> Choice {
         let mail = app?.mail
         let custom: AppMail.Template? =
             switch kind {

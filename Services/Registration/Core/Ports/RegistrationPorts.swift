@@ -64,3 +64,12 @@ package protocol SupportMailbox: Sendable {
     /// nothing queued, when the app names no such address.
     func queue(_ message: SupportMessage, appId: String, orgId: String) async throws -> Bool
 }
+
+/// What a study's test run left (`TestRunCleanup`): removed in one transaction with its audit
+/// event, up to the moment testing ended.
+package protocol TestRunRecords: Sendable {
+    /// The counts removed, and the keys of the signed PDFs the removed consent records named.
+    func removeRecords(studyId: String, upTo: Date) async throws -> (removed: TestRunRemoval, pdfKeys: [String])
+}
+
+extension TestRunStore: TestRunRecords {}

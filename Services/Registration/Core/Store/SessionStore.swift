@@ -13,6 +13,12 @@ package struct SessionStore: Sendable {
         package var sessionId: UUID
         package var auth: String
         package var refreshToken: String
+
+        package init(sessionId: UUID, auth: String, refreshToken: String) {
+            self.sessionId = sessionId
+            self.auth = auth
+            self.refreshToken = refreshToken
+        }
     }
 
     /// Who an `auth` key belongs to.
@@ -21,6 +27,13 @@ package struct SessionStore: Sendable {
         package var userId: UUID
         package var appId: String
         package var orgId: String
+
+        package init(sessionId: UUID, userId: UUID, appId: String, orgId: String) {
+            self.sessionId = sessionId
+            self.userId = userId
+            self.appId = appId
+            self.orgId = orgId
+        }
     }
 
     package enum RefreshOutcome: Sendable {

@@ -1,6 +1,4 @@
 import Foundation
-import Logging
-import PostgresNIO
 import ServiceKit
 
 /// What an admin may do to an app account: disable it (it cannot sign in, and every device is
@@ -8,33 +6,27 @@ import ServiceKit
 /// with its audit event naming the admin; asking for what already holds changes nothing and
 /// answers false. Refusals are `RegistrationAdminError`s.
 package struct AccountAdministration: Sendable {
-    package let client: PostgresClient
     package let accounts: Accounts
-    package let logger: Logger
 
-    package init(client: PostgresClient, accounts: Accounts, logger: Logger) {
-        self.client = client
+    package init(accounts: Accounts) {
         self.accounts = accounts
-        self.logger = logger
     }
 
     @discardableResult
     package func setDisabled(_ disabled: Bool, userId: UUID, appId: String, actor: String) async throws -> Bool {
-        let found = try await client.withTransaction(logger: logger) { connection -> Bool? in
-            guard let account = try await accounts.participants.lock(userId: userId, on: connection), account.appId == appId else {
-                return nil
+        try await accounts.transactions.run { work in
+            guard let account = try await work.lock(userId: userId), account.appId == appId else {
+                throw RegistrationAdminError.noAccount(appId: appId)
             }
-            guard try await accounts.participants.setDisabled(userId: userId, disabled, on: connection) else { return false }
+            guard try await work.setDisabled(userId: userId, disabled) else { return false }
             if disabled {
-                try await accounts.sessions.revokeAll(userId: userId, reason: "disabled by an admin", on: connection)
+                try await work.revokeSessions(userId: userId, except: nil, reason: "disabled by an admin")
             }
-            try await accounts.audit.record(
+            try await work.record(
                 actor: actor, action: disabled ? "account.disabled" : "account.enabled",
-                details: ["userId": userId.uuidString.lowercased(), "appId": appId], on: connection)
+                details: ["userId": userId.uuidString.lowercased(), "appId": appId])
             return true
         }
-        guard let found else { throw RegistrationAdminError.noAccount(appId: appId) }
-        return found
     }
 
     /// Forgets the failed sign-ins that lock the account.
@@ -44,11 +36,10 @@ package struct AccountAdministration: Sendable {
             throw RegistrationAdminError.noAccount(appId: appId)
         }
         guard try await accounts.attempts.lockedUntil(Accounts.loginSubject(userId)) != nil else { return false }
-        try await client.withTransaction(logger: logger) { connection in
-            try await accounts.attempts.succeeded(Accounts.loginSubject(userId), on: connection)
-            try await accounts.audit.record(
-                actor: actor, action: "account.unlocked", details: ["userId": userId.uuidString.lowercased(), "appId": appId],
-                on: connection)
+        try await accounts.transactions.run { work in
+            try await work.attemptsSucceeded(Accounts.loginSubject(userId))
+            try await work.record(
+                actor: actor, action: "account.unlocked", details: ["userId": userId.uuidString.lowercased(), "appId": appId])
         }
         return true
     }

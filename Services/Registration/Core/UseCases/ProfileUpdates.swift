@@ -1,6 +1,5 @@
 import Foundation
-import Logging
-import PostgresNIO
+import ServiceKit
 import StudyModels
 
 /// `updateUserProfile`: settings changes and the device's push token, saved together.
@@ -16,14 +15,12 @@ package struct ProfileUpdates: Sendable {
         }
     }
 
-    package let client: PostgresClient
-    package let profiles: ProfileStore
-    package let logger: Logger
+    package let transactions: any Transactions<any ProfileWork>
+    package let profiles: any ProfileLookup
 
-    package init(client: PostgresClient, profiles: ProfileStore, logger: Logger) {
-        self.client = client
+    package init(transactions: any Transactions<any ProfileWork>, profiles: any ProfileLookup) {
+        self.transactions = transactions
         self.profiles = profiles
-        self.logger = logger
     }
 
     /// Applies `change` to the session's participant and device in one transaction. Settings
@@ -32,12 +29,10 @@ package struct ProfileUpdates: Sendable {
         guard let current = try await profiles.profile(userId: session.userId) else { throw RegistrationError.sessionExpired }
         let settings = try Self.merged(current.settings, with: change.settings ?? [:])
         let device = Self.device(change.info ?? [:])
-        try await client.withTransaction(logger: logger) { connection in
-            try await profiles.saveSettings(settings, userId: session.userId, on: connection)
+        try await transactions.run { work in
+            try await work.saveSettings(settings, userId: session.userId)
             if device.token != nil || device.os != nil || device.appVersion != nil {
-                try await profiles.setDevice(
-                    sessionId: session.sessionId, token: device.token, os: device.os, appVersion: device.appVersion,
-                    on: connection)
+                try await work.setDevice(sessionId: session.sessionId, token: device.token, os: device.os, appVersion: device.appVersion)
             }
         }
     }

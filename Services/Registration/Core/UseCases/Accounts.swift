@@ -1,45 +1,38 @@
 import Foundation
-import Logging
-import PostgresNIO
 import ServiceKit
 import StudyModels
 
 /// The account rules: registration, verification, sign-in with lockout and password expiry,
-/// refresh, password help and changes. Each state change commits with its audit event and any
-/// e-mail it sends.
+/// refresh, password help and changes. Each state change commits in one unit of work with its
+/// audit event and any e-mail it sends; a refusal thrown inside one leaves nothing behind.
 package struct Accounts: Sendable {
-    package let client: PostgresClient
-    package let participants: AccountStore
-    package let sessions: SessionStore
+    /// Every change, in one transaction each.
+    package let transactions: any Transactions<any AccountWork>
+    package let participants: any AccountLookup
+    package let sessions: any SessionRefresh
     /// The apps study-metadata has sent: an account belongs to one of them.
-    package let apps: AppSettingsStore
-    package let mail: MailOutbox
-    package let templates: MailTemplates
+    package let apps: any AppDirectory
     package let secrets: OneTimeSecrets
     package let hasher: PasswordHasher
     /// Tries at a participant's password, code or current password, counted before they are checked.
-    package let attempts: AttemptCounter
-    package let audit: AuditLog
+    package let attempts: any SecretAttempts
+    package let audit: any AuditTrail
     package let settings: RegistrationSettings
-    package let logger: Logger
 
     package init(
-        client: PostgresClient, participants: AccountStore, sessions: SessionStore, apps: AppSettingsStore,
-        mail: MailOutbox, templates: MailTemplates, secrets: OneTimeSecrets, hasher: PasswordHasher,
-        attempts: AttemptCounter, audit: AuditLog, settings: RegistrationSettings, logger: Logger
+        transactions: any Transactions<any AccountWork>, participants: any AccountLookup, sessions: any SessionRefresh,
+        apps: any AppDirectory, secrets: OneTimeSecrets, hasher: PasswordHasher, attempts: any SecretAttempts,
+        audit: any AuditTrail, settings: RegistrationSettings
     ) {
-        self.client = client
+        self.transactions = transactions
         self.participants = participants
         self.sessions = sessions
         self.apps = apps
-        self.mail = mail
-        self.templates = templates
         self.secrets = secrets
         self.hasher = hasher
         self.attempts = attempts
         self.audit = audit
         self.settings = settings
-        self.logger = logger
     }
 
     // MARK: - Registration and verification
@@ -58,16 +51,15 @@ package struct Accounts: Sendable {
         let userId = UUID()
         let code = OneTimeSecrets.makeCode()
         let email = email.trimmingCharacters(in: .whitespaces)
-        let reply = try await client.withTransaction(logger: logger) { connection -> SessionReply? in
-            guard try await participants.create(
+        let reply = try await transactions.run { work -> SessionReply? in
+            guard try await work.create(
                 userId: userId, appId: appId, orgId: orgId, email: email, passwordHash: passwordHash,
-                codeHash: secrets.hash(code: code, userId: userId), codeExpiresAt: now + settings.codeDuration.timeInterval,
-                on: connection)
+                codeHash: secrets.hash(code: code, userId: userId), codeExpiresAt: now + settings.codeDuration.timeInterval)
             else { return nil }
-            let issued = try await sessions.open(userId: userId, now: now, on: connection)
-            try await sendMail(.verification, token: code, to: email, appId: appId, orgId: orgId, on: connection)
-            try await audit.record(actor: userId.uuidString.lowercased(), action: "participant.registered",
-                                   details: ["appId": appId, "orgId": orgId], on: connection)
+            let issued = try await work.openSession(userId: userId, now: now, temporaryPassword: nil)
+            try await sendMail(.verification, token: code, to: email, appId: appId, orgId: orgId, in: work)
+            try await work.record(
+                actor: userId.uuidString.lowercased(), action: "participant.registered", details: ["appId": appId, "orgId": orgId])
             return SessionReply(
                 userId: userId.uuidString.lowercased(), verified: false, auth: issued.auth, refreshToken: issued.refreshToken)
         }
@@ -87,8 +79,8 @@ package struct Accounts: Sendable {
         if case .locked = try await attempts.begin(subject, policy: lockout) {
             throw RegistrationError.locked(minutes: lockMinutes)
         }
-        try await client.withTransaction(logger: logger) { connection in
-            guard let locked = try await participants.lock(userId: account.userId, on: connection) else {
+        try await transactions.run { work in
+            guard let locked = try await work.lock(userId: account.userId) else {
                 throw RegistrationError.invalid("Invalid code")
             }
             if locked.verified { throw RegistrationError.alreadyVerified }
@@ -96,10 +88,10 @@ package struct Accounts: Sendable {
                 throw RegistrationError.invalid("Invalid code")
             }
             if locked.disabledAt != nil { throw RegistrationError.disabled }
-            try await attempts.succeeded(subject, on: connection)
+            try await work.attemptsSucceeded(subject)
             guard let expires = locked.codeExpiresAt, expires > now else { throw RegistrationError.codeExpired }
-            try await participants.markVerified(userId: locked.userId, on: connection)
-            try await audit.record(actor: locked.userId.uuidString.lowercased(), action: "participant.verified", on: connection)
+            try await work.markVerified(userId: locked.userId)
+            try await work.record(actor: locked.userId.uuidString.lowercased(), action: "participant.verified", details: [:])
         }
     }
 
@@ -116,15 +108,14 @@ package struct Accounts: Sendable {
     /// event naming `actor` (the participant, or the admin who asked for it).
     package func sendNewCode(to account: Participant, actor: String, now: Date = Date()) async throws {
         let code = OneTimeSecrets.makeCode()
-        try await client.withTransaction(logger: logger) { connection in
-            try await participants.setCode(
+        try await transactions.run { work in
+            try await work.setCode(
                 userId: account.userId, hash: secrets.hash(code: code, userId: account.userId),
-                expiresAt: now + settings.codeDuration.timeInterval, on: connection)
+                expiresAt: now + settings.codeDuration.timeInterval)
             try await sendMail(
-                .verification, token: code, to: account.email, appId: account.appId, orgId: account.orgId, on: connection)
-            try await audit.record(
-                actor: actor, action: "participant.code_resent",
-                details: ["userId": account.userId.uuidString.lowercased()], on: connection)
+                .verification, token: code, to: account.email, appId: account.appId, orgId: account.orgId, in: work)
+            try await work.record(
+                actor: actor, action: "participant.code_resent", details: ["userId": account.userId.uuidString.lowercased()])
         }
     }
 
@@ -158,17 +149,15 @@ package struct Accounts: Sendable {
             throw RegistrationError.disabled
         }
         let expired = now.timeIntervalSince(account.passwordChangedAt) > settings.passwordExpiry.timeInterval
-        return try await client.withTransaction(logger: logger) { connection in
-            try await participants.recordLogin(userId: account.userId, usedTemporaryPassword: usedTemporary, on: connection)
-            try await attempts.succeeded(subject, on: connection)
+        return try await transactions.run { work in
+            try await work.recordLogin(userId: account.userId, usedTemporaryPassword: usedTemporary)
+            try await work.attemptsSucceeded(subject)
             let temporary = usedTemporary ? account.tempPasswordHash.flatMap { hash in
                 account.tempPasswordExpiresAt.map { (hash: hash, expiresAt: $0) }
             } : nil
-            let issued = try await sessions.open(
-                userId: account.userId, now: now, temporaryPassword: temporary, on: connection)
-            try await audit.record(
-                actor: actor, action: "participant.login",
-                details: usedTemporary ? ["with": "temporary password"] : [:], on: connection)
+            let issued = try await work.openSession(userId: account.userId, now: now, temporaryPassword: temporary)
+            try await work.record(
+                actor: actor, action: "participant.login", details: usedTemporary ? ["with": "temporary password"] : [:])
             return SessionReply(
                 userId: actor, verified: account.verified, auth: issued.auth, refreshToken: issued.refreshToken,
                 resetPassword: usedTemporary || expired)
@@ -190,9 +179,9 @@ package struct Accounts: Sendable {
     }
 
     package func logout(_ session: SessionStore.Authenticated) async throws {
-        try await client.withTransaction(logger: logger) { connection in
-            try await sessions.revoke(sessionId: session.sessionId, reason: "logout", on: connection)
-            try await audit.record(actor: session.userId.uuidString.lowercased(), action: "participant.logout", on: connection)
+        try await transactions.run { work in
+            try await work.revokeSession(sessionId: session.sessionId, reason: "logout")
+            try await work.record(actor: session.userId.uuidString.lowercased(), action: "participant.logout", details: [:])
         }
     }
 
@@ -211,12 +200,12 @@ package struct Accounts: Sendable {
         }
         let temporary = OneTimeSecrets.makeTemporaryPassword()
         let hash = try await hasher.hash(temporary)
-        try await client.withTransaction(logger: logger) { connection in
-            try await participants.setTemporaryPassword(
-                userId: account.userId, hash: hash, expiresAt: now + settings.codeDuration.timeInterval, on: connection)
-            try await sendMail(.passwordHelp, token: temporary, to: account.email, appId: appId, orgId: orgId, on: connection)
-            try await audit.record(
-                actor: account.userId.uuidString.lowercased(), action: "participant.password_help_sent", on: connection)
+        try await transactions.run { work in
+            try await work.setTemporaryPassword(
+                userId: account.userId, hash: hash, expiresAt: now + settings.codeDuration.timeInterval)
+            try await sendMail(.passwordHelp, token: temporary, to: account.email, appId: appId, orgId: orgId, in: work)
+            try await work.record(
+                actor: account.userId.uuidString.lowercased(), action: "participant.password_help_sent", details: [:])
         }
     }
 
@@ -245,20 +234,17 @@ package struct Accounts: Sendable {
         guard currentMatches else { throw RegistrationError.invalid("Current password is invalid.") }
         try await attempts.succeeded(subject)
         let newHash = try await hasher.hash(new)
-        try await client.withTransaction(logger: logger) { connection in
-            for old in try await participants.recentPasswordHashes(
-                userId: account.userId, count: settings.passwordHistory, on: connection)
+        try await transactions.run { work in
+            for old in try await work.recentPasswordHashes(userId: account.userId, count: settings.passwordHistory)
             where try await hasher.verify(new, hash: old) {
                 throw RegistrationError.invalid(
                     "The new password must differ from your last \(settings.passwordHistory) passwords.")
             }
-            try await participants.changePassword(
-                userId: account.userId, hash: newHash, keep: settings.passwordHistory, on: connection)
-            try await sessions.revokeAll(
-                userId: account.userId, except: session.sessionId, reason: "password changed", on: connection)
-            try await sessions.forgetTemporaryPasswords(userId: account.userId, on: connection)
-            try await audit.record(
-                actor: account.userId.uuidString.lowercased(), action: "participant.password_changed", on: connection)
+            try await work.changePassword(userId: account.userId, hash: newHash, keep: settings.passwordHistory)
+            try await work.revokeSessions(userId: account.userId, except: session.sessionId, reason: "password changed")
+            try await work.forgetTemporaryPasswords(userId: account.userId)
+            try await work.record(
+                actor: account.userId.uuidString.lowercased(), action: "participant.password_changed", details: [:])
         }
     }
 
@@ -277,13 +263,10 @@ package struct Accounts: Sendable {
     package static func passwordSubject(_ userId: UUID) -> String { "participant.password:\(userId.uuidString.lowercased())" }
 
     private func sendMail(
-        _ kind: MailKind, token: String, to recipient: String, appId: String, orgId: String,
-        on connection: PostgresConnection
+        _ kind: MailKind, token: String, to recipient: String, appId: String, orgId: String, in work: any AccountWork
     ) async throws {
         guard MailMessage.isSingleLine(recipient) else { throw RegistrationError.invalid("Please enter a valid email address.") }
-        let choice = try await templates.choose(kind, appId: appId, orgId: orgId, on: connection)
-        try await mail.enqueue(
-            choice.template.render(token: token, from: choice.from, to: recipient), kind: kind, appId: appId,
-            on: connection)
+        let choice = MailTemplates.choice(kind, app: try await work.app(appId: appId, orgId: orgId), defaultFrom: settings.mailFrom)
+        try await work.enqueue(choice.template.render(token: token, from: choice.from, to: recipient), kind: kind, appId: appId)
     }
 }
