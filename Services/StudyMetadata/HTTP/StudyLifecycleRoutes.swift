@@ -12,9 +12,12 @@ import StudyModels
 /// pause, resume, deactivate), the versions they freeze, and the storage check they make.
 package struct StudyLifecycleRoutes {
     package let actions: StudyLifecycleActions
+    /// The versions the actions froze, as they are read back.
+    package let versions: StudyVersionStore
 
-    package init(actions: StudyLifecycleActions) {
+    package init(actions: StudyLifecycleActions, versions: StudyVersionStore) {
         self.actions = actions
+        self.versions = versions
     }
 
     package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {
@@ -51,7 +54,7 @@ package struct StudyLifecycleRoutes {
         _ request: Request, context: ServiceRequestContext, admin: AuthenticatedAdmin
     ) async throws -> StudyVersionList {
         let studyId = try context.parameters.decoded("studyId")
-        return StudyVersionList(versions: try await actions.versions.versions(studyId: studyId))
+        return StudyVersionList(versions: try await versions.versions(studyId: studyId))
     }
 
     @Sendable package func document(
@@ -59,7 +62,7 @@ package struct StudyLifecycleRoutes {
     ) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         let version = try context.parameters.require("version", as: Int.self)
-        guard let json = try await actions.versions.document(studyId: studyId, version: version) else {
+        guard let json = try await versions.document(studyId: studyId, version: version) else {
             throw StudyMetadataError.noVersion(studyId: studyId, version: version)
         }
         return Response(

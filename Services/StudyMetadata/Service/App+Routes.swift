@@ -39,14 +39,13 @@ extension StudyMetadataService {
         let editing = DraftEditing(studies: studies, apps: apps)
         StudyDraftRoutes(editing: editing).add(to: admin)
         ActivityImportRoutes(editing: editing).add(to: admin)
-        StudyLifecycleRoutes(
-            actions: StudyLifecycleActions(
-                client: environment.postgres,
-                versions: StudyVersionStore(client: environment.postgres, logger: environment.logger),
-                audit: environment.audit, outbox: environment.outbox, notifications: notifications,
-                catalog: catalog, storage: ResponseStorageRehearsals(internalClient: environment.internalClient),
-                logger: environment.logger)
-        ).add(to: admin)
+        let versions = StudyVersionStore(client: environment.postgres, logger: environment.logger)
+        let lifecycle = StudyLifecycleActions(
+            transactions: PostgresStudyLifecycleWork.transactions(
+                client: environment.postgres, versions: versions, audit: environment.audit, outbox: environment.outbox,
+                notifications: notifications, logger: environment.logger),
+            catalog: catalog, storage: ResponseStorageRehearsals(internalClient: environment.internalClient), logger: environment.logger)
+        StudyLifecycleRoutes(actions: lifecycle, versions: versions).add(to: admin)
         let queued = StoredNotifications(store: notifications, audit: environment.audit)
         NotificationRoutes(
             announcements: Announcements(notifications: queued, apps: apps),

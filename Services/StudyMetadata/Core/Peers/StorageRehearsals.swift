@@ -16,6 +16,10 @@ package protocol StorageRehearsals: Sendable {
 /// The response service could not be asked, or did not answer as it should.
 package struct StorageRehearsalUnavailable: Error, CustomStringConvertible {
     package var description: String
+
+    package init(description: String) {
+        self.description = description
+    }
 }
 
 /// The response service, asked over a signed internal call (`InternalCalls.storageRehearsals`).

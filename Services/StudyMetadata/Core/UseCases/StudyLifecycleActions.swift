@@ -1,41 +1,25 @@
 import Foundation
-import InternalContracts
 import Logging
-import PostgresNIO
 import ServiceKit
 import StudyModels
 
 /// Applies lifecycle actions (publish, launch, pause, ...) to a study: the use case that owns
-/// the transaction; the stores it calls only run SQL on its connection.
+/// the unit of work; the stores it calls only run SQL in its transaction.
 package struct StudyLifecycleActions: Sendable {
-    /// What the transaction found; a refusal is thrown once it has rolled back (an error thrown
-    /// inside reaches the caller wrapped in the driver's transaction error).
-    private enum Outcome: Sendable {
-        case done(status: StudyStatus, frozen: StudyVersionRecord?)
-        case refused(StudyMetadataError)
-    }
-
-    package let client: PostgresClient
-    package let versions: StudyVersionStore
-    package let audit: AuditLog
-    package let outbox: Outbox
-    package let notifications: NotificationStore
-    package let catalog: CatalogCache
+    package let transactions: any Transactions<any StudyLifecycleWork>
+    /// Emptied once an action has committed.
+    package let catalog: any CatalogInvalidation
     /// Asked before a version is frozen whether a response to each activity can be stored.
     package let storage: any StorageRehearsals
     package let logger: Logger
 
     package init(
-        client: PostgresClient, versions: StudyVersionStore, audit: AuditLog, outbox: Outbox,
-        notifications: NotificationStore, catalog: CatalogCache, storage: any StorageRehearsals, logger: Logger
+        transactions: any Transactions<any StudyLifecycleWork>, catalog: any CatalogInvalidation, storage: any StorageRehearsals,
+        logger: Logger
     ) {
-        self.storage = storage
-        self.client = client
-        self.versions = versions
-        self.audit = audit
-        self.outbox = outbox
-        self.notifications = notifications
+        self.transactions = transactions
         self.catalog = catalog
+        self.storage = storage
         self.logger = logger
     }
 
@@ -50,53 +34,48 @@ package struct StudyLifecycleActions: Sendable {
         _ action: LifecycleAction, studyId: String, by actor: String, mayAnnounceToApp: Bool, now: Date = Date()
     ) async throws -> (status: StudyStatus, frozen: StudyVersionRecord?) {
         let checked = action.freezesDraft ? try await checkStorage(studyId: studyId, now: now) : nil
-        let outcome = try await client.withTransaction(logger: logger) { connection -> Outcome in
-            guard let (status, draft) = try await versions.lockDraft(studyId: studyId, on: connection) else {
-                return .refused(.noStudy(studyId))
+        let outcome = try await transactions.run { work -> (status: StudyStatus, frozen: StudyVersionRecord?) in
+            guard let (status, draft) = try await work.lockDraft(studyId: studyId) else {
+                throw StudyMetadataError.noStudy(studyId)
             }
-            guard let next = action.next(from: status) else { return .refused(.actionNotAllowed(action: action, current: status)) }
+            guard let next = action.next(from: status) else { throw StudyMetadataError.actionNotAllowed(action: action, current: status) }
 
             var frozen: StudyVersionRecord?
             if action.freezesDraft {
                 let problems = PublishGuard.problems(draft, now: now)
-                guard problems.isEmpty else { return .refused(.invalid(problems, subject: .draft)) }
-                let previous = try await versions.latest(studyId: studyId, on: connection)
+                guard problems.isEmpty else { throw StudyMetadataError.invalid(problems, subject: .draft) }
+                let previous = try await work.latest(studyId: studyId)
                 let (counters, changes) = VersionCounters.next(for: draft, after: previous)
-                let history = try await StudyVersionStore.activityLabels(studyId: studyId, on: connection, logger: logger)
+                let history = try await work.activityLabels(studyId: studyId)
                 let reused = VersionCounters.reusedLabels(in: draft, counters: counters, history: history)
-                guard reused.isEmpty else { return .refused(.invalid(reused, subject: .draft)) }
+                guard reused.isEmpty else { throw StudyMetadataError.invalid(reused, subject: .draft) }
                 if previous == nil || changes.any {
                     // What is frozen is what was checked: the same draft, the same versions.
                     guard let checked, checked.draft == draft, checked.counters == counters else {
-                        return .refused(.changedWhileChecked(studyId: studyId))
+                        throw StudyMetadataError.changedWhileChecked(studyId: studyId)
                     }
-                    if let refusal = checked.refusal { return .refused(refusal) }
-                    frozen = try await versions.insertVersion(
-                        studyId: studyId, document: draft, counters: counters, changes: changes, by: actor, on: connection)
+                    if let refusal = checked.refusal { throw refusal }
+                    frozen = try await work.insertVersion(
+                        studyId: studyId, document: draft, counters: counters, changes: changes, by: actor)
                 } else if action == .publishUpdates {
-                    return .refused(.nothingToPublish)
+                    throw StudyMetadataError.nothingToPublish
                 }
             }
             let endsTesting = action.endsTesting(from: status)
-            if endsTesting { try await forgetTesting(studyId: studyId, now: now, on: connection) }
-            try await versions.setStatus(next, launching: action == .launch, studyId: studyId, on: connection)
+            if endsTesting { try await forgetTesting(studyId: studyId, now: now, in: work) }
+            try await work.setStatus(next, launching: action == .launch, studyId: studyId)
             var details = ["from": status.rawValue, "to": next.rawValue]
             if let frozen { details["label"] = frozen.label }
             if endsTesting { details["testDataRemoved"] = "true" }
-            try await audit.record(
-                actor: actor, action: "study.\(action.rawValue)", studyId: studyId, studyVersion: frozen?.version,
-                details: details, on: connection)
+            try await work.record(
+                actor: actor, action: "study.\(action.rawValue)", studyId: studyId, studyVersion: frozen?.version, details: details)
             try await announce(
-                action, studyId: studyId, status: next, by: actor, toApp: mayAnnounceToApp, now: now, on: connection)
-            try await CatalogCache.notifyChange(on: connection, logger: logger)
-            return Outcome.done(status: next, frozen: frozen)
+                action, studyId: studyId, status: next, by: actor, toApp: mayAnnounceToApp, now: now, in: work)
+            try await work.catalogChanged()
+            return (next, frozen)
         }
-        switch outcome {
-        case .refused(let error): throw error
-        case .done(let status, let frozen):
-            catalog.invalidateAll()
-            return (status, frozen)
-        }
+        catalog.invalidateAll()
+        return outcome
     }
 
     /// A draft as the storage check saw it, and what the check found.
@@ -115,10 +94,10 @@ package struct StudyLifecycleActions: Sendable {
     /// Nil when there is no study, or the draft has problems of its own (the transaction
     /// refuses both).
     private func checkStorage(studyId: String, now: Date) async throws -> StorageChecked? {
-        let read = try await client.withConnection { connection -> (StudyDocument, VersionCounters, VersionCounters?, Bool)? in
-            // Outside a transaction, the row lock of `lockDraft` ends with its statement: a plain read.
-            guard let (_, draft) = try await versions.lockDraft(studyId: studyId, on: connection) else { return nil }
-            let previous = try await versions.latest(studyId: studyId, on: connection)
+        // A unit of its own, which ends before the response service is asked.
+        let read = try await transactions.run { work -> (StudyDocument, VersionCounters, VersionCounters?, Bool)? in
+            guard let (_, draft) = try await work.lockDraft(studyId: studyId) else { return nil }
+            let previous = try await work.latest(studyId: studyId)
             let (counters, changes) = VersionCounters.next(for: draft, after: previous)
             return (draft, counters, previous?.counters, previous == nil || changes.any)
         }
@@ -139,9 +118,9 @@ package struct StudyLifecycleActions: Sendable {
     /// a refused publish uses. Throws `storageUnchecked` when
     /// the response service cannot be asked, `noStudy` for no study.
     package func storageProblems(studyId: String) async throws -> [ValidationProblem] {
-        let read = try await client.withConnection { connection -> (StudyDocument, VersionCounters, VersionCounters?)? in
-            guard let (_, draft) = try await versions.lockDraft(studyId: studyId, on: connection) else { return nil }
-            let previous = try await versions.latest(studyId: studyId, on: connection)
+        let read = try await transactions.run { work -> (StudyDocument, VersionCounters, VersionCounters?)? in
+            guard let (_, draft) = try await work.lockDraft(studyId: studyId) else { return nil }
+            let previous = try await work.latest(studyId: studyId)
             return (draft, VersionCounters.next(for: draft, after: previous).0, previous?.counters)
         }
         guard let (draft, counters, previous) = read else { throw StudyMetadataError.noStudy(studyId) }
@@ -158,36 +137,33 @@ package struct StudyLifecycleActions: Sendable {
     /// again for everyone), and the registration service is told to forget what it recorded for
     /// the study until now. The response service removes its testers' data when the study's
     /// event says it left testing.
-    private func forgetTesting(studyId: String, now: Date, on connection: PostgresConnection) async throws {
-        try await notifications.forgetTestRun(studyId: studyId, on: connection)
-        try await outbox.enqueue(
-            InternalCalls.testingEnded, ["studyId": studyId],
-            payload: StudyTestingEnded(studyId: studyId, endedAt: now), on: connection)
+    private func forgetTesting(studyId: String, now: Date, in work: any StudyLifecycleWork) async throws {
+        try await work.forgetTestRun(studyId: studyId)
+        try await work.tellTestingEnded(StudyTestingEnded(studyId: studyId, endedAt: now))
     }
 
     /// What other services and participants hear of a lifecycle action.
     private func announce(
         _ action: LifecycleAction, studyId: String, status: StudyStatus, by actor: String, toApp: Bool, now: Date,
-        on connection: PostgresConnection
+        in work: any StudyLifecycleWork
     ) async throws {
-        guard let app = try await versions.app(ofStudy: studyId, on: connection) else { return }
-        let latest = try await versions.latest(studyId: studyId, on: connection)
+        guard let app = try await work.app(ofStudy: studyId) else { return }
+        let latest = try await work.latest(studyId: studyId)
 
         if let document = latest?.document {
-            try await notifications.syncStudyNotifications(
-                studyId: studyId, appId: document.appId, planned: StudyNotificationPlan.due(document, status: status, now: now), by: actor,
-                on: connection)
+            try await work.syncStudyNotifications(
+                studyId: studyId, appId: document.appId, planned: StudyNotificationPlan.due(document, status: status, now: now), by: actor)
             if let message = LifecycleMessage.message(
                 for: action, studyName: document.name, gatewayApp: toApp && app.kind == AppDefinition.Kind.gateway.rawValue)
             {
-                try await notifications.queueLifecycleMessage(
+                try await work.queueLifecycleMessage(
                     studyId: studyId, appId: app.id, type: message.type, subtype: message.subtype, action: action.rawValue,
-                    title: document.name, message: message.message, by: actor, on: connection)
+                    title: document.name, message: message.message, by: actor)
             }
         }
         let event = StudyEvent.make(
             studyId: studyId, appId: app.id, orgId: app.orgId, status: status, latest: latest, action: action.rawValue,
             at: now)
-        try await outbox.enqueue(InternalCalls.studyEvents, payload: event, on: connection)
+        try await work.tellStudyEvent(event)
     }
 }
