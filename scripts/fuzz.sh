@@ -20,7 +20,8 @@
 #
 # Run by scripts/platform-test.sh, which starts the services and seeds the demo; it exports
 # STUDY_METADATA_URL, REGISTRATION_URL, RESPONSE_URL and STUDYSTACK_DATA. FUZZ_EXAMPLES (default
-# 25) bounds the generated cases per operation and phase; FUZZ_SEED fixes the run.
+# 25) bounds the generated cases per operation and phase; FUZZ_SEED fixes the run; FUZZ_PARALLEL
+# (default 2) is how many documents are fuzzed at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -72,7 +73,15 @@ checks=$checks,response_schema_conformance,unsupported_method,missing_required_h
 strict=$checks,negative_data_rejection
 summary="$work/fuzz-summary.txt"
 : >"$summary"
-failed=0
+rm -f "$work"/*.failed
+# The documents are fuzzed FUZZ_PARALLEL at a time (default 2): schemathesis spends most of a run
+# generating cases in Python, one core each, while the services answer in a fraction of that.
+parallel=${FUZZ_PARALLEL:-2}
+# fuzz_beside ARGS...: fuzz ARGS in the background, once fewer than $parallel runs are going.
+fuzz_beside() {
+    while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+    fuzz "$@" &
+}
 # fuzz NAME DOCUMENT BASE_URL PARAMETERS_TOML -- [schemathesis options]
 fuzz() {
     local name=$1 document=$PWD/$2 base=$3 parameters=$4
@@ -94,46 +103,46 @@ fuzz() {
         --phases examples,coverage,fuzzing --max-examples "$examples" --seed "$seed" --workers 1 \
         --continue-on-failure --request-timeout 20 --no-color --output-truncate true --generation-database none \
         --report ndjson --report-ndjson-path "$report.ndjson" "$@") >"$work/$name.log" 2>&1; then
-        failed=1
+        touch "$work/$name.failed"
         cat "$work/$name.log" >&2
     fi
     # The case count, from the summary line schemathesis prints ("N generated, ...").
     printf '%-26s %s\n' "$name" "$(grep -Eo '[0-9]+ generated[^.]*' "$work/$name.log" | tail -n 1)" >>"$summary"
 }
 
-fuzz study-metadata-app docs/openapi/study-metadata-app.yaml "$STUDY_METADATA_URL" \
+fuzz_beside study-metadata-app docs/openapi/study-metadata-app.yaml "$STUDY_METADATA_URL" \
     "[parameters]
 \"header.applicationId\" = \"DEMOAPP\"
 \"header.orgId\" = \"DEMOORG\"" \
     -- -H "Authorization: Basic $basic"
 # The admin's own logout would end the token every other operation uses.
-fuzz study-metadata-admin docs/openapi/study-metadata-admin.yaml "$STUDY_METADATA_URL" "" \
+fuzz_beside study-metadata-admin docs/openapi/study-metadata-admin.yaml "$STUDY_METADATA_URL" "" \
     -- -H "Authorization: Bearer $admin" --exclude-path /admin/v1/logout
 # Logging out, changing the password and deleting the account would end the session the others use.
-fuzz registration-app docs/openapi/registration-app.yaml "$REGISTRATION_URL" \
+fuzz_beside registration-app docs/openapi/registration-app.yaml "$REGISTRATION_URL" \
     "[parameters]
 \"header.applicationId\" = \"DEMOAPP\"
 \"header.orgId\" = \"DEMOORG\"
 \"header.auth\" = \"$auth\"
 \"header.userId\" = \"$user_id\"" \
     -- --exclude-path-regex '/(logout|deactivate|changePassword)\.api$'
-fuzz response-app docs/openapi/response-app.yaml "$RESPONSE_URL" \
+fuzz_beside response-app docs/openapi/response-app.yaml "$RESPONSE_URL" \
     "[parameters]
 \"query.participantId\" = \"$participant\"" --
-fuzz response-admin docs/openapi/response-admin.yaml "$RESPONSE_URL" "" -- -H "Authorization: Bearer $admin"
-fuzz registration-admin docs/openapi/registration-admin.yaml "$REGISTRATION_URL" "" -- -H "Authorization: Bearer $admin"
+fuzz_beside response-admin docs/openapi/response-admin.yaml "$RESPONSE_URL" "" -- -H "Authorization: Bearer $admin"
+fuzz_beside registration-admin docs/openapi/registration-admin.yaml "$REGISTRATION_URL" "" -- -H "Authorization: Bearer $admin"
 # The researchers' LabKey API, with an API key of the super-admin's (any study may be named).
 apikey=$(curl -sf -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' "$STUDY_METADATA_URL/admin/v1/api-keys" \
     -d '{"name": "fuzzing"}' | jq -r .key)
 [ "${apikey#ssk_}" != "$apikey" ] || die "fuzz: could not make an API key"
-fuzz response-labkey docs/openapi/response-labkey.yaml "$RESPONSE_URL" "" -- -H "apikey: $apikey"
+fuzz_beside response-labkey docs/openapi/response-labkey.yaml "$RESPONSE_URL" "" -- -H "apikey: $apikey"
 for document in study-metadata-internal registration-internal response-internal; do
     case $document in
     study-metadata*) base=$STUDY_METADATA_URL ;;
     registration*) base=$REGISTRATION_URL ;;
     *) base=$RESPONSE_URL ;;
     esac
-    fuzz "$document" "docs/openapi/$document.yaml" "$base" "" --
+    fuzz_beside "$document" "docs/openapi/$document.yaml" "$base" "" --
 done
 # The console, signed in as the super-admin. Signing out would end the session the others use;
 # closing a study is left out so the demo study stays open for what follows.
@@ -141,11 +150,13 @@ if [ -n "${CONSOLE_URL:-}" ]; then
     export CONSOLE_CSRF PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}" SCHEMATHESIS_HOOKS=fuzz_console_hooks
     checks_before=$checks
     checks=not_a_server_error,content_type_conformance
-    fuzz console docs/openapi/console.yaml "$CONSOLE_URL" "" \
+    fuzz_beside console docs/openapi/console.yaml "$CONSOLE_URL" "" \
         -- -H "Cookie: $session" --exclude-path /signout --exclude-path /studies/{studyId}/actions
     checks=$checks_before
     unset SCHEMATHESIS_HOOKS
 fi
+# The session-ending run waits for every other.
+wait
 # Last, the session-ending calls, with the participant's session (now they may end it).
 fuzz registration-app-session-end docs/openapi/registration-app.yaml "$REGISTRATION_URL" \
     "[parameters]
@@ -157,4 +168,6 @@ fuzz registration-app-session-end docs/openapi/registration-app.yaml "$REGISTRAT
 
 log "fuzz: generated cases per document (seed $seed)"
 cat "$summary" >&2
-[ "$failed" -eq 0 ] || die "fuzzing found failures (above); FUZZ_SEED=$seed reproduces the run"
+if compgen -G "$work/*.failed" >/dev/null; then
+    die "fuzzing found failures in $(basename -a -s .failed "$work"/*.failed | paste -sd ' ') (above); FUZZ_SEED=$seed reproduces the run"
+fi
