@@ -531,7 +531,7 @@ let package = Package(
         .testTarget(
             name: "StudyMetadataCoreTests",
             dependencies: [
-                "StudyMetadataCore", "InMemoryPorts", "ServiceKit", "StudyModels",
+                "StudyMetadataCore", "InMemoryPorts", "ServiceKit", "StudyModels", "SageAssessments", "JSONText",
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             path: "Tests/StudyMetadataCoreTests",

@@ -14,10 +14,12 @@ import StudyModels
 /// answers 422 with every problem and its JSON Pointer.
 package struct StudyDraftRoutes {
     package let editing: DraftEditing
-    private var studies: StudyStore { editing.studies }
+    /// The studies list and summaries.
+    package let studies: StudyStore
 
-    package init(editing: DraftEditing) {
+    package init(editing: DraftEditing, studies: StudyStore) {
         self.editing = editing
+        self.studies = studies
     }
 
     package func add(to routes: AdminRouter<AdminTokenAuthenticator>) {

@@ -35,9 +35,12 @@ extension StudyMetadataService {
             apps: apps, internalClient: environment.internalClient,
             audit: environment.audit
         ).add(to: admin)
-        let studies = StudyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)
-        let editing = DraftEditing(studies: studies, apps: apps)
-        StudyDraftRoutes(editing: editing).add(to: admin)
+        let studies = StudyStore(client: environment.postgres, logger: environment.logger)
+        let editing = DraftEditing(
+            transactions: PostgresDraftWork.transactions(
+                client: environment.postgres, studies: studies, audit: environment.audit, logger: environment.logger),
+            studies: studies, apps: apps)
+        StudyDraftRoutes(editing: editing, studies: studies).add(to: admin)
         ActivityImportRoutes(editing: editing).add(to: admin)
         let versions = StudyVersionStore(client: environment.postgres, logger: environment.logger)
         let lifecycle = StudyLifecycleActions(

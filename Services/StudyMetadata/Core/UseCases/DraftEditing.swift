@@ -7,10 +7,13 @@ import StudyModels
 /// reads its own format; here the result is checked as a whole study, saved, and refused with a
 /// `StudyMetadataError`.
 package struct DraftEditing: Sendable {
-    package let studies: StudyStore
-    package let apps: AppStore
+    /// Every write of a draft, in one transaction each.
+    package let transactions: any Transactions<any DraftWork>
+    package let studies: any DraftReading
+    package let apps: any AppLookup
 
-    package init(studies: StudyStore, apps: AppStore) {
+    package init(transactions: any Transactions<any DraftWork>, studies: any DraftReading, apps: any AppLookup) {
+        self.transactions = transactions
         self.studies = studies
         self.apps = apps
     }
@@ -49,25 +52,56 @@ package struct DraftEditing: Sendable {
         }
         guard problems.isEmpty else { throw StudyMetadataError.invalid(problems, subject: .studyDocument) }
         let warnings = review.warnings + PublishGuard.warnings(document, now: now) + review.unfinished
-        switch try await studies.saveDraft(document, by: admin, expecting: expecting) {
-        case .created: return DraftSaved(studyId: studyId, created: true, warnings: warnings)
-        case .updated: return DraftSaved(studyId: studyId, created: false, warnings: warnings)
-        case .preconditionFailed(let current):
-            throw expecting == .absent
-                ? StudyMetadataError.studyExists(studyId: studyId)
-                : StudyMetadataError.draftChanged(studyId: studyId, current: current)
-        case .closed: throw StudyMetadataError.closed(studyId: studyId)
-        case .appFixed(let appId):
-            throw StudyMetadataError.invalid(
-                [ValidationProblem(pointer: "/appId", message: "must stay \(appId): the study has been published in that app")],
-                subject: .studyDocument)
-        case .eligibilityFixed(let type):
-            throw StudyMetadataError.invalid(
-                [ValidationProblem(
-                    pointer: "/eligibility/type",
-                    message: "must stay \(type): the study has launched, and participants joined by it")],
-                subject: .studyDocument)
-        case .idTaken(let existing): throw StudyMetadataError.studyIdTaken(studyId: studyId, existing: existing)
+        let created = try await write(document, by: admin, expecting: expecting)
+        return DraftSaved(studyId: studyId, created: created, warnings: warnings)
+    }
+
+    /// Writes the whole draft `document` in one transaction, creating the study when it is new;
+    /// true when it did. What the save expected (`expecting`) must be what it finds; a closed
+    /// study's draft no longer changes; once a version has been published the study's app stays
+    /// (participants' records and enrollment tokens hang on it), and once it has launched its
+    /// eligibility type stays (participants joined by it).
+    private func write(
+        _ document: StudyDocument, by admin: AuthenticatedAdmin, expecting: StudyStore.DraftPrecondition
+    ) async throws -> Bool {
+        let studyId = document.studyId
+        return try await transactions.run { work in
+            guard let existing = try await work.lockStudy(studyId) else {
+                if case .revision = expecting { throw StudyMetadataError.draftChanged(studyId: studyId, current: 0) }
+                guard try await work.insertStudy(document, by: admin) else {
+                    throw StudyMetadataError.studyIdTaken(studyId: studyId, existing: try await work.studyId(foldedLike: studyId) ?? studyId)
+                }
+                if admin.role != .superAdmin { try await work.grantStudyAdmin(adminId: admin.id, studyId: studyId) }
+                try await work.record(actor: admin.email, action: "study.created", studyId: studyId, details: [:])
+                return true
+            }
+            if existing.status == .deactivated { throw StudyMetadataError.closed(studyId: studyId) }
+            switch expecting {
+            case .none: break
+            case .revision(let revision) where revision == existing.revision: break
+            case .revision: throw StudyMetadataError.draftChanged(studyId: studyId, current: existing.revision)
+            case .absent: throw StudyMetadataError.studyExists(studyId: studyId)
+            }
+            if existing.published, existing.appId != document.appId {
+                throw StudyMetadataError.invalid(
+                    [ValidationProblem(pointer: "/appId", message: "must stay \(existing.appId): the study has been published in that app")],
+                    subject: .studyDocument)
+            }
+            if [.active, .paused].contains(existing.status), let launched = existing.publishedEligibility,
+                launched != document.eligibility.type.rawValue
+            {
+                throw StudyMetadataError.invalid(
+                    [ValidationProblem(
+                        pointer: "/eligibility/type",
+                        message: "must stay \(launched): the study has launched, and participants joined by it")],
+                    subject: .studyDocument)
+            }
+            try await work.writeDraft(document, studyId: studyId, by: admin.email, movingTo: document.appId)
+            // What changed, for the audit log; a draft the model no longer reads is said whole.
+            let changed = (try? JSONDecoder().decode(StudyDocument.self, from: Data(existing.draft.utf8)))
+                .map { DraftChanges.between($0, document) } ?? "the document"
+            try await work.record(actor: admin.email, action: "study.draft_saved", studyId: studyId, details: ["changed": changed])
+            return false
         }
     }
 
@@ -84,12 +118,14 @@ package struct DraftEditing: Sendable {
             all.append(ValidationProblem(pointer: "/appId", message: "there is no app \(document.appId); create it first"))
         }
         guard all.isEmpty else { throw StudyMetadataError.invalid(all, subject: .draftMadeFrom(source)) }
-        switch try await studies.saveDraft(document, by: admin, expecting: .absent) {
-        case .created: return review.warnings + PublishGuard.warnings(document, now: now) + review.unfinished
-        case .idTaken(let existing): throw StudyMetadataError.studyIdTaken(studyId: document.studyId, existing: existing)
-        case .updated, .closed, .appFixed, .eligibilityFixed, .preconditionFailed:
+        do {
+            _ = try await write(document, by: admin, expecting: .absent)
+        } catch let refusal as StudyMetadataError {
+            // The import checked that the study was new; it has been made meanwhile.
+            if case .studyIdTaken = refusal { throw refusal }
             throw StudyMetadataError.changedMeanwhile(studyId: document.studyId)
         }
+        return review.warnings + PublishGuard.warnings(document, now: now) + review.unfinished
     }
 
     /// Changes an existing study's draft with `edit` and saves it if the whole draft is valid.
@@ -100,17 +136,25 @@ package struct DraftEditing: Sendable {
         madeFrom source: String, locate: @Sendable (Made, [ValidationProblem]) -> (StudyMetadataError.Subject, [ValidationProblem])? = { _, _ in nil },
         edit: @Sendable (inout StudyDocument) -> Made
     ) async throws -> (warnings: [ValidationProblem], made: Made) {
-        let review: StudyStore.DraftReview = { draft in
+        try await transactions.run { work in
+            guard let existing = try await work.lockStudy(studyId) else { throw StudyMetadataError.noStudy(studyId) }
+            if existing.status == .deactivated { throw StudyMetadataError.closed(studyId: studyId) }
+            var draft = try JSONDecoder().decode(StudyDocument.self, from: Data(existing.draft.utf8))
+            let original = draft
+            let made = edit(&draft)
             let review = StudyValidator.review(draft)
-            return (review.problems, review.warnings + review.unfinished)
-        }
-        switch try await studies.editDraft(studyId: studyId, by: admin, action: action, details: details, review: review, edit: edit) {
-        case .saved(let warnings, let made): return (warnings, made)
-        case .notFound: throw StudyMetadataError.noStudy(studyId)
-        case .closed: throw StudyMetadataError.closed(studyId: studyId)
-        case .invalid(let problems, let made):
-            if let (subject, located) = locate(made, problems) { throw StudyMetadataError.invalid(located, subject: subject) }
-            throw StudyMetadataError.invalid(problems, subject: .draftMadeFrom(source))
+            guard review.problems.isEmpty else {
+                if let (subject, located) = locate(made, review.problems) { throw StudyMetadataError.invalid(located, subject: subject) }
+                throw StudyMetadataError.invalid(review.problems, subject: .draftMadeFrom(source))
+            }
+            let warnings = review.warnings + review.unfinished
+            // An edit that changes nothing writes nothing, and records no event.
+            guard draft != original else { return (warnings, made) }
+            try await work.writeDraft(draft, studyId: studyId, by: admin.email, movingTo: nil)
+            try await work.record(
+                actor: admin.email, action: action, studyId: studyId,
+                details: details.merging(["changed": DraftChanges.between(original, draft)]) { mine, _ in mine })
+            return (warnings, made)
         }
     }
 
