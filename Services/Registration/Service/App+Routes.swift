@@ -45,11 +45,13 @@ extension RegistrationService {
         AdminRunReportRoutes(reports: RunReportStore(client: postgres, logger: logger))
             .add(to: admin)
         let sites = SiteStore(client: postgres, audit: environment.audit, logger: logger)
+        let invitationStore = InvitationStore(
+            client: postgres, seal: .invitationTokens(encryptionKey: registration.encryptionKey), logger: logger)
         let invitations = Invitations(
-            client: postgres,
-            store: InvitationStore(client: postgres, seal: .invitationTokens(encryptionKey: registration.encryptionKey), logger: logger),
-            sites: sites, tokens: InvitationTokens(client: environment.internalClient), studies: parts.studies,
-            apps: parts.appSettings, mail: parts.mail, templates: parts.templates, audit: environment.audit,
+            transactions: PostgresInvitationWork.transactions(
+                client: postgres, store: invitationStore, mail: parts.mail, audit: environment.audit, logger: logger),
+            store: invitationStore, sites: sites, tokens: InvitationTokens(client: environment.internalClient),
+            studies: parts.studies, apps: parts.appSettings, defaultFrom: registration.mailFrom,
             validFor: registration.invitationDuration, logger: logger)
         AdminSiteRoutes(sites: sites).add(to: admin)
         AdminStudyProgressRoutes(

@@ -13,7 +13,9 @@ package struct InvitationTokens: Sendable {
         self.client = client
     }
 
-    package struct Unavailable: Error {}
+    package struct Unavailable: Error {
+        package init() {}
+    }
 
     /// Each invitation's token (made, or renewed with its new expiry), or the problems the
     /// response service found (with the properties); then it kept no token.

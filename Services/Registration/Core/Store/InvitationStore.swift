@@ -41,6 +41,15 @@ package struct InvitationStore: Sendable {
         package var state: String
         package var sentCount: Int
         package var lastSentAt: Date
+
+        package init(id: UUID, email: String, token: String, state: String, sentCount: Int, lastSentAt: Date) {
+            self.id = id
+            self.email = email
+            self.token = token
+            self.state = state
+            self.sentCount = sentCount
+            self.lastSentAt = lastSentAt
+        }
     }
 
     package struct Query: Sendable {
@@ -170,13 +179,12 @@ package struct InvitationStore: Sendable {
 
     package struct InvitationSealBroken: Error {}
 
-    /// Records the e-mails of `invitationIds` as sent by `actor` for `studyId`, unless that would pass
-    /// a daily limit of `InvitationMailLimits`: then nothing is recorded and the refusal is returned.
-    /// The study's and the admin's counts are taken under advisory locks held to the transaction's
-    /// end, so two imports at once cannot both pass a limit that only one of them fits.
-    package func recordMail(
-        _ invitationIds: [UUID], studyId: String, actor: String, on connection: PostgresConnection
-    ) async throws -> String? {
+    /// The invitation e-mails sent in the last day for `studyId` and by `actor`. The counts are
+    /// taken under advisory locks held to the transaction's end, so concurrent senders are
+    /// counted one after the other; sends older than a day are forgotten first.
+    package func mailSentToday(studyId: String, actor: String, on connection: PostgresConnection) async throws
+        -> (study: Int, actor: Int)
+    {
         try await connection.query(
             """
             SELECT pg_advisory_xact_lock(hashtextextended('invitation-mail:study:' || \(studyId), 0)),
@@ -189,17 +197,17 @@ package struct InvitationStore: Sendable {
             SELECT (SELECT count(*) FROM invitation_sends WHERE study_id = \(studyId) AND sent_at >= now() - interval '1 day')::int,
                    (SELECT count(*) FROM invitation_sends WHERE actor = \(actor) AND sent_at >= now() - interval '1 day')::int
             """, logger: logger)
-        var counts = (study: 0, actor: 0)
-        for try await (study, byActor) in rows.decode((Int, Int).self) { counts = (study, byActor) }
-        if let refusal = InvitationMailLimits.refusal(count: invitationIds.count, sentByStudy: counts.study, sentByAdmin: counts.actor) {
-            return refusal
-        }
+        for try await (study, byActor) in rows.decode((Int, Int).self) { return (study, byActor) }
+        return (0, 0)
+    }
+
+    /// Records the e-mails of `invitationIds` as sent by `actor` for `studyId`.
+    package func recordSends(_ invitationIds: [UUID], studyId: String, actor: String, on connection: PostgresConnection) async throws {
         try await connection.query(
             """
             INSERT INTO invitation_sends (invitation_id, study_id, actor)
             SELECT id, \(studyId), \(actor) FROM unnest(\(invitationIds)) AS id
             """, logger: logger)
-        return nil
     }
 
     package func markResent(id: UUID, expiresAt: Date, on connection: PostgresConnection) async throws {

@@ -11,6 +11,12 @@ package struct SiteStore: Sendable {
         package var id: UUID
         package var name: String
         package var decommissioned: Bool
+
+        package init(id: UUID, name: String, decommissioned: Bool) {
+            self.id = id
+            self.name = name
+            self.decommissioned = decommissioned
+        }
     }
 
     package let client: PostgresClient

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import PostgresNIO
 import QRCode
 import ServiceKit
 import StudyModels
@@ -40,15 +39,15 @@ package struct Invitations: Sendable {
         case mailLimit(String)
     }
 
-    package let client: PostgresClient
-    package let store: InvitationStore
-    package let sites: SiteStore
-    package let tokens: InvitationTokens
-    package let studies: StudyDirectory
-    package let apps: AppSettingsStore
-    package let mail: MailOutbox
-    package let templates: MailTemplates
-    package let audit: AuditLog
+    /// Every change, in one transaction each.
+    package let transactions: any Transactions<any InvitationWork>
+    package let store: any InvitationRecords
+    package let sites: any SiteReferences
+    package let tokens: any InvitationTokenIssuing
+    package let studies: any StudySchedules
+    package let apps: any AppsById
+    /// The sender of e-mails for an app that names none.
+    package let defaultFrom: String
     /// How long an invitation's token may be used.
     package let validFor: Duration
     package let logger: Logger
@@ -57,18 +56,17 @@ package struct Invitations: Sendable {
     package static let maxPerImport = 10_000
 
     package init(
-        client: PostgresClient, store: InvitationStore, sites: SiteStore, tokens: InvitationTokens, studies: StudyDirectory,
-        apps: AppSettingsStore, mail: MailOutbox, templates: MailTemplates, audit: AuditLog, validFor: Duration, logger: Logger
+        transactions: any Transactions<any InvitationWork>, store: any InvitationRecords, sites: any SiteReferences,
+        tokens: any InvitationTokenIssuing, studies: any StudySchedules, apps: any AppsById, defaultFrom: String,
+        validFor: Duration, logger: Logger
     ) {
-        self.client = client
+        self.transactions = transactions
         self.store = store
         self.sites = sites
         self.tokens = tokens
         self.studies = studies
         self.apps = apps
-        self.mail = mail
-        self.templates = templates
-        self.audit = audit
+        self.defaultFrom = defaultFrom
         self.validFor = validFor
         self.logger = logger
     }
@@ -144,18 +142,16 @@ package struct Invitations: Sendable {
             new.append(.init(id: id, email: item.wanted.email, siteId: item.site, token: token, expiresAt: expiresAt))
         }
         do {
-            try await transaction { connection in
-                if let refusal = try await store.recordMail(new.map(\.id), studyId: studyId, actor: actor, on: connection) {
-                    throw Failure.mailLimit(refusal)
-                }
-                try await store.insert(new, studyId: studyId, actor: actor, on: connection)
+            try await transactions.run { work in
+                try await recordMail(new.map(\.id), studyId: studyId, actor: actor, in: work)
+                try await work.insert(new, studyId: studyId, actor: actor)
                 for invitation in new {
-                    try await send(invitation.token, to: invitation.email, expiresAt: expiresAt, context: context, on: connection)
+                    try await send(invitation.token, to: invitation.email, expiresAt: expiresAt, context: context, in: work)
                 }
-                try await audit.record(
+                try await work.record(
                     actor: actor, action: "invitations.created", studyId: studyId,
                     details: ["count": String(new.count), "sites": Set(new.compactMap { $0.siteId?.uuidString.lowercased() }).sorted()
-                        .joined(separator: ",")], on: connection)
+                        .joined(separator: ",")])
             }
         } catch {
             // The tokens the response service made would otherwise stay usable with no invitation.
@@ -177,15 +173,13 @@ package struct Invitations: Sendable {
     package func resend(_ id: UUID, studyId: String, actor: String, now: Date = Date()) async throws -> Invitation {
         let context = try await mailContext(studyId: studyId)
         let expiresAt = now + validFor.timeInterval
-        try await transaction { connection in
-            guard let open = try await store.lock(studyId: studyId, id: id, on: connection) else { throw Failure.notFound }
+        try await transactions.run { work in
+            guard let open = try await work.lock(studyId: studyId, id: id) else { throw Failure.notFound }
             guard ["invited", "expired"].contains(open.state) else { throw Failure.notOpen(state: open.state) }
             if let refusal = InvitationMailLimits.resendRefusal(sent: open.sentCount, lastSentAt: open.lastSentAt, now: now) {
                 throw Failure.mailLimit(refusal)
             }
-            if let refusal = try await store.recordMail([id], studyId: studyId, actor: actor, on: connection) {
-                throw Failure.mailLimit(refusal)
-            }
+            try await recordMail([id], studyId: studyId, actor: actor, in: work)
             let reply: InvitationTokenReply
             do {
                 reply = try await tokens.issue(
@@ -196,11 +190,10 @@ package struct Invitations: Sendable {
             }
             // The response service renews a token only while it is unused and not revoked.
             guard reply.tokens.first?.token == open.token else { throw Failure.notOpen(state: "enrolled") }
-            try await store.markResent(id: id, expiresAt: expiresAt, on: connection)
-            try await send(open.token, to: open.email, expiresAt: expiresAt, context: context, on: connection)
-            try await audit.record(
-                actor: actor, action: "invitations.resent", studyId: studyId, details: ["invitationId": id.uuidString.lowercased()],
-                on: connection)
+            try await work.markResent(id: id, expiresAt: expiresAt)
+            try await send(open.token, to: open.email, expiresAt: expiresAt, context: context, in: work)
+            try await work.record(
+                actor: actor, action: "invitations.resent", studyId: studyId, details: ["invitationId": id.uuidString.lowercased()])
         }
         return try await invitation(id, studyId: studyId)
     }
@@ -208,8 +201,8 @@ package struct Invitations: Sendable {
     /// The token is refused from now on (the response service first, so a refusal there changes
     /// nothing here).
     package func revoke(_ id: UUID, studyId: String, actor: String) async throws -> Invitation {
-        try await transaction { connection in
-            guard let open = try await store.lock(studyId: studyId, id: id, on: connection) else { throw Failure.notFound }
+        try await transactions.run { work in
+            guard let open = try await work.lock(studyId: studyId, id: id) else { throw Failure.notFound }
             guard ["invited", "expired"].contains(open.state) else { throw Failure.notOpen(state: open.state) }
             let reply: InvitationRevocationReply
             do {
@@ -218,10 +211,9 @@ package struct Invitations: Sendable {
                 throw Failure.unavailable
             }
             guard reply.revoked.contains(id) else { throw Failure.notOpen(state: "enrolled") }
-            try await store.markRevoked(id: id, on: connection)
-            try await audit.record(
-                actor: actor, action: "invitations.revoked", studyId: studyId, details: ["invitationId": id.uuidString.lowercased()],
-                on: connection)
+            try await work.markRevoked(id: id)
+            try await work.record(
+                actor: actor, action: "invitations.revoked", studyId: studyId, details: ["invitationId": id.uuidString.lowercased()])
         }
         return try await invitation(id, studyId: studyId)
     }
@@ -229,27 +221,28 @@ package struct Invitations: Sendable {
     /// The response service's word that an invitation's token was spent; false for an invitation
     /// the study does not have. The first delivery is audited; repeats change nothing more.
     package func recordEnrollment(_ enrollment: InvitationEnrollment) async throws -> Bool {
-        try await client.withTransaction(logger: logger) { connection -> Bool in
-            switch try await store.recordEnrollment(enrollment, on: connection) {
+        try await transactions.run { work -> Bool in
+            switch try await work.recordEnrollment(enrollment) {
             case .unknown: return false
             case .repeated: return true
             case .recorded:
-                try await audit.record(
+                try await work.record(
                     actor: "response-service", action: "invitations.enrolled", studyId: enrollment.studyId,
-                    details: ["invitationId": enrollment.invitationId.uuidString.lowercased()], on: connection)
+                    details: ["invitationId": enrollment.invitationId.uuidString.lowercased()])
                 return true
             }
         }
     }
 
-    /// A transaction whose `Failure` reaches the caller as itself, not wrapped.
-    private func transaction(_ body: (PostgresConnection) async throws -> Void) async throws {
-        do {
-            try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            if let failure = error.closureError as? Failure { throw failure }
-            throw error
+    /// Counts the e-mails of `invitationIds` as sent for the study and by `actor`, unless that
+    /// would pass a daily limit of `InvitationMailLimits`: then `Failure.mailLimit`, and the unit
+    /// of work keeps nothing.
+    private func recordMail(_ invitationIds: [UUID], studyId: String, actor: String, in work: any InvitationWork) async throws {
+        let sent = try await work.mailSentToday(studyId: studyId, actor: actor)
+        if let refusal = InvitationMailLimits.refusal(count: invitationIds.count, sentByStudy: sent.study, sentByAdmin: sent.actor) {
+            throw Failure.mailLimit(refusal)
         }
+        try await work.recordSends(invitationIds, studyId: studyId, actor: actor)
     }
 
     private func invitation(_ id: UUID, studyId: String) async throws -> Invitation {
@@ -278,17 +271,17 @@ package struct Invitations: Sendable {
         }
         guard let standing else { throw Failure.unknownStudy }
         let app = try await apps.app(appId: standing.appId)
-        let from = app.flatMap { $0.mail.flatMap(MailTemplates.mailbox) } ?? templates.defaultFrom
+        let from = app.flatMap { $0.mail.flatMap(MailTemplates.mailbox) } ?? defaultFrom
         return MailContext(
             studyName: standing.name ?? studyId, appName: app?.name.text(for: nil) ?? standing.appId, appId: standing.appId,
             from: from, testing: standing.status == .testing)
     }
 
     private func send(
-        _ token: String, to recipient: String, expiresAt: Date, context: MailContext, on connection: PostgresConnection
+        _ token: String, to recipient: String, expiresAt: Date, context: MailContext, in work: any InvitationWork
     ) async throws {
         let message = try Self.message(token: token, to: recipient, expiresAt: expiresAt, context: context)
-        try await mail.enqueue(message, kind: .invitation, appId: context.appId, on: connection)
+        try await work.enqueue(message, kind: .invitation, appId: context.appId)
     }
 
     /// What a tester's invitation adds: which build to use, and that what they do is not kept.
