@@ -19,11 +19,15 @@ them at once, so one run lists everything to mend.
 import importlib.util
 import os
 import re
+import time
 import urllib.parse
 
 _source = None
 violations = []
 checked = []
+# Seconds spent in axe-core (injecting it and running it), for the journey's summary: the
+# accessibility checks are a large part of the journey's time.
+seconds = 0.0
 
 
 def _axe_source():
@@ -41,6 +45,8 @@ def _axe_source():
 
 def check(driver, name):
     """Runs axe-core on the page the driver has open; keeps what it finds, under `name`."""
+    global seconds
+    started = time.monotonic()
     driver.execute_script(_axe_source())
     result = driver.execute_async_script(
         """
@@ -53,6 +59,7 @@ def check(driver, name):
             .catch(e => done({error: String(e)}));
         """
     )
+    seconds += time.monotonic() - started
     assert "error" not in result, f"axe-core failed on {name}: {result['error']}"
     checked.append(name)
     for violation in result["violations"]:

@@ -1416,7 +1416,8 @@ def main():
                                     lambda path: page_kind(path, signed_in_cookie))
         assert len(pages) >= 40, f"the crawl reached only {len(pages)} pages: {pages}"
         accessibility.report()
-        axe_summary = f"axe-core found no violation on {len(accessibility.checked)} pages ({len(pages)} reached by links)"
+        axe_summary = (f"axe-core found no violation on {len(accessibility.checked)} pages ({len(pages)} reached by links, "
+                       f"{accessibility.seconds:.0f} s in axe-core)")
 
         # The study's summary, then signing out ends the session.
         driver.get(CONSOLE + f"/studies/{STUDY}/basics")
