@@ -25,14 +25,16 @@ package struct ConsentRoutes {
     package func add(to router: Router<ServiceRequestContext>) {
         for controller in UserRegPaths.controllers {
             let group = router.group(RouterPath(controller))
-            group.post("updateEligibilityConsentStatus.api", use: update)
-            group.get("consentPDF.api", use: pdf)
+            let sessions = authenticator.routes(group)
+            sessions.post("updateEligibilityConsentStatus.api", use: update)
+            sessions.get("consentPDF.api", use: pdf)
         }
     }
 
-    @Sendable package func update(_ request: Request, context: ServiceRequestContext) async throws -> RegistrationSuccess {
-        let call = try await UserRegCall.read(request, context: context)
-        let session = try await authenticator.authenticate(call)
+    @Sendable package func update(
+        _ request: Request, context: ServiceRequestContext, participant: ParticipantCall
+    ) async throws -> RegistrationSuccess {
+        let (call, session) = (participant.call, participant.session)
         let studyId = try call.required("studyId")
         guard let consent = call.object("consent") else { throw UserRegCall.invalidInput }
         guard let version = consent["version"]?.text, !version.isEmpty, version.count <= 20 else {
@@ -74,9 +76,10 @@ package struct ConsentRoutes {
     }
 
     /// The requested consent version, or the newest when `consentVersion` is empty (as the apps send it).
-    @Sendable package func pdf(_ request: Request, context: ServiceRequestContext) async throws -> ConsentPDFReply {
-        let call = try await UserRegCall.read(request, context: context)
-        let session = try await authenticator.authenticate(call)
+    @Sendable package func pdf(
+        _ request: Request, context: ServiceRequestContext, participant: ParticipantCall
+    ) async throws -> ConsentPDFReply {
+        let (call, session) = (participant.call, participant.session)
         let studyId = try call.required("studyId")
         guard let record = try await consents.latest(userId: session.userId, studyId: studyId, version: call.string("consentVersion")),
             let data = try await consents.pdf(of: record)

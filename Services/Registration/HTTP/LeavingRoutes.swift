@@ -19,33 +19,37 @@ package struct LeavingRoutes {
     package func add(to router: Router<ServiceRequestContext>) {
         for controller in UserRegPaths.controllers {
             let group = router.group(RouterPath(controller))
-            group.delete("withdraw.api", use: withdraw)
+            let sessions = authenticator.routes(group)
+            sessions.delete("withdraw.api", use: withdraw)
             UserRegPaths.refuseOtherMethods(of: "withdraw.api", allowing: .delete, in: group)
-            group.delete("deactivate.api", use: deactivate)
+            sessions.delete("deactivate.api", use: deactivate)
             UserRegPaths.refuseOtherMethods(of: "deactivate.api", allowing: .delete, in: group)
-            group.get("deleteAccount.api", use: deleteAccount)
+            sessions.get("deleteAccount.api", use: deleteAccount)
         }
     }
 
-    @Sendable package func withdraw(_ request: Request, context: ServiceRequestContext) async throws -> RegistrationSuccess {
-        let call = try await UserRegCall.read(request, context: context)
-        let session = try await authenticator.authenticate(call)
+    @Sendable package func withdraw(
+        _ request: Request, context: ServiceRequestContext, participant: ParticipantCall
+    ) async throws -> RegistrationSuccess {
+        let (call, session) = (participant.call, participant.session)
         let studyId = try call.required("studyId")
         try await states.withdraw(userId: session.userId, studyId: studyId, deleteData: call.bool("deleteData") ?? false)
         return RegistrationSuccess()
     }
 
-    @Sendable package func deactivate(_ request: Request, context: ServiceRequestContext) async throws -> RegistrationSuccess {
-        let call = try await UserRegCall.read(request, context: context)
-        let session = try await authenticator.authenticate(call)
+    @Sendable package func deactivate(
+        _ request: Request, context: ServiceRequestContext, participant: ParticipantCall
+    ) async throws -> RegistrationSuccess {
+        let (call, session) = (participant.call, participant.session)
         let studies = (call.array("deleteData") ?? []).compactMap(\.text)
         try await states.deleteAccount(userId: session.userId, withdrawing: studies, action: "deactivated")
         return RegistrationSuccess()
     }
 
-    @Sendable package func deleteAccount(_ request: Request, context: ServiceRequestContext) async throws -> RegistrationSuccess {
-        let call = try await UserRegCall.read(request, context: context)
-        let session = try await authenticator.authenticate(call)
+    @Sendable package func deleteAccount(
+        _ request: Request, context: ServiceRequestContext, participant: ParticipantCall
+    ) async throws -> RegistrationSuccess {
+        let session = participant.session
         try await states.deleteAccount(userId: session.userId, withdrawing: [], action: "deleted")
         return RegistrationSuccess()
     }

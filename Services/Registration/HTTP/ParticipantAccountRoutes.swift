@@ -20,16 +20,17 @@ package struct ParticipantAccountRoutes {
     package func add(to router: Router<ServiceRequestContext>) {
         for controller in UserRegPaths.controllers {
             let group = router.group(RouterPath(controller))
+            let sessions = authenticator.routes(group)
             group.get("ping.api") { _, _ in RegistrationSuccess() }
             group.post("register.api", use: register)
             group.post("verify.api", use: verify)
             group.post("resendConfirmation.api", use: resendConfirmation)
-            group.get("confirmRegistration.api", use: confirmRegistration)
+            sessions.get("confirmRegistration.api", use: confirmRegistration)
             group.post("login.api", use: login)
             group.post("refreshToken.api", use: refreshToken)
             group.post("forgotPassword.api", use: forgotPassword)
-            group.post("changePassword.api", use: changePassword)
-            group.delete("logout.api", use: logout)
+            sessions.post("changePassword.api", use: changePassword)
+            sessions.delete("logout.api", use: logout)
             UserRegPaths.refuseOtherMethods(of: "logout.api", allowing: .delete, in: group)
         }
     }
@@ -57,9 +58,10 @@ package struct ParticipantAccountRoutes {
         return RegistrationSuccess()
     }
 
-    @Sendable package func confirmRegistration(_ request: Request, context: ServiceRequestContext) async throws -> VerifiedReply {
-        let call = try await UserRegCall.read(request, context: context)
-        let session = try await authenticator.authenticate(call)
+    @Sendable package func confirmRegistration(
+        _ request: Request, context: ServiceRequestContext, participant: ParticipantCall
+    ) async throws -> VerifiedReply {
+        let session = participant.session
         guard let account = try await accounts.participants.find(userId: session.userId) else {
             throw RegistrationError.sessionExpired
         }
@@ -88,17 +90,19 @@ package struct ParticipantAccountRoutes {
         return RegistrationSuccess()
     }
 
-    @Sendable package func changePassword(_ request: Request, context: ServiceRequestContext) async throws -> RegistrationSuccess {
-        let call = try await UserRegCall.read(request, context: context)
-        let session = try await authenticator.authenticate(call)
+    @Sendable package func changePassword(
+        _ request: Request, context: ServiceRequestContext, participant: ParticipantCall
+    ) async throws -> RegistrationSuccess {
+        let (call, session) = (participant.call, participant.session)
         try await accounts.changePassword(
             session, current: try call.requiredSecret("currentPassword"), new: try call.requiredSecret("newPassword"))
         return RegistrationSuccess()
     }
 
-    @Sendable package func logout(_ request: Request, context: ServiceRequestContext) async throws -> RegistrationSuccess {
-        let call = try await UserRegCall.read(request, context: context)
-        let session = try await authenticator.authenticate(call)
+    @Sendable package func logout(
+        _ request: Request, context: ServiceRequestContext, participant: ParticipantCall
+    ) async throws -> RegistrationSuccess {
+        let session = participant.session
         try await accounts.logout(session)
         return RegistrationSuccess()
     }

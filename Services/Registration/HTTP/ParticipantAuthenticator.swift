@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import RegistrationCore
 import ServiceKit
 import ServiceKitHTTP
@@ -23,4 +24,19 @@ package struct ParticipantAuthenticator: Sendable {
         }
         return session
     }
+
+    /// The apps' calls that need a session, under `routes`: each reads its envelope and
+    /// authenticates its session before its handler runs, and the handler is given both.
+    package func routes(_ routes: any RouterMethods<ServiceRequestContext>) -> CallerRoutes<ParticipantCall> {
+        CallerRoutes(routes) { request, context in
+            let call = try await UserRegCall.read(request, context: context)
+            return ParticipantCall(call: call, session: try await authenticate(call))
+        }
+    }
+}
+
+/// A participant's call: its envelope, and the session it was made in.
+package struct ParticipantCall: Sendable {
+    package let call: UserRegCall
+    package let session: SessionStore.Authenticated
 }

@@ -39,9 +39,11 @@ package struct LabKeyResearcherRoutes: Sendable {
         // The router takes one parameter name per position, and the apps' API holds `/:call`: the
         // first folder is `call` here too, the second `folder` in both shapes. (A catch-all would
         // also answer the other routes' paths for the methods they do not take, 404 for 405.)
+        let authenticator = self.authenticator
+        let researchers = CallerRoutes(router) { request, context in try await authenticator.authenticate(request, logger: context.logger) }
         for path in ["/:call/:folder", "/:call/:folder/:study/:action"] {
-            router.get(RouterPath(stringLiteral: path), use: handle)
-            router.post(RouterPath(stringLiteral: path), use: handle)
+            researchers.get(RouterPath(stringLiteral: path), use: handle)
+            researchers.post(RouterPath(stringLiteral: path), use: handle)
         }
     }
 
@@ -51,14 +53,15 @@ package struct LabKeyResearcherRoutes: Sendable {
         return lower.hasSuffix(".api") && controllers.contains { lower.hasPrefix($0) && lower.count > $0.count + 4 }
     }
 
-    @Sendable package func handle(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+    @Sendable package func handle(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+    ) async throws -> Response {
         // `/<studyId>/<call>` or `/<orgId>/<appId>/<studyId>/<call>`: the study is the last folder.
         let first = try context.parameters.decoded("call")
         let second = try context.parameters.decoded("folder")
         let (studyId, call) =
             if context.parameters.get("study") != nil { (try context.parameters.decoded("study"), try context.parameters.decoded("action")) } else { (first, second) }
         guard Self.isCall(call) else { throw APIError.notFound("no such path") }
-        let admin = try await authenticator.authenticate(request, logger: context.logger)
         guard let study = try await catalog.study(studyId) else {
             throw APIError.notFound("Folder \(studyId) was not found: no study has that id here")
         }

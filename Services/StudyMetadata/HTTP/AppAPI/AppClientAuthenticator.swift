@@ -50,4 +50,10 @@ package struct AppClientAuthenticator: Sendable {
             appId: credential.appId, platform: credential.platform, testing: credential.testing, language: language,
             parameters: parameters)
     }
+
+    /// The app API's calls under `routes`: each is told its app before its handler runs, and the
+    /// handler is given it.
+    package func routes(_ routes: any RouterMethods<ServiceRequestContext>) -> CallerRoutes<AppClient> {
+        CallerRoutes(routes) { request, _ in try await authenticate(request) }
+    }
 }

@@ -12,8 +12,9 @@ extension WCPRoutes {
 
     /// Notifications sent to the app's users, newest first. Study notifications are listed only
     /// when the study is offered on the caller's platform.
-    @Sendable package func notifications(_ request: Request, context: ServiceRequestContext) async throws -> NotificationsReply {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func notifications(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> NotificationsReply {
         let skipText = client.string("skip") ?? "0"
         guard let skip = Int(skipText), skip >= 0, skip <= 1_000_000 else { throw Self.invalidInput }
         let studies = Dictionary(
@@ -40,8 +41,9 @@ extension WCPRoutes {
 
     /// Whether the calling app version must update (the 2018 apps' check). Versions are compared
     /// number by number, so 1.10 is newer than 1.9.
-    @Sendable package func appUpdates(_ request: Request, context: ServiceRequestContext) async throws -> AppUpdatesReply {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func appUpdates(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> AppUpdatesReply {
         guard let running = AppVersion(try Self.required("appVersion", client)) else { throw Self.invalidInput }
         guard let app = try await apps.app(id: client.appId) else { throw Self.invalidInput }
         let release = client.platform == .ios ? app.ios : app.android
@@ -54,8 +56,9 @@ extension WCPRoutes {
     }
 
     /// The gateway app's home carousel and general resources.
-    @Sendable package func gatewayInfo(_ request: Request, context: ServiceRequestContext) async throws -> GatewayInfoReply {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func gatewayInfo(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> GatewayInfoReply {
         guard let app = try await apps.app(id: client.appId) else { throw Self.invalidInput }
         guard let content = app.gateway else { throw Self.noData }
         let language = client.language
@@ -75,9 +78,8 @@ extension WCPRoutes {
     /// The study's participant properties (the LabKey WCP endpoint), at the current version or at
     /// `studyVersion` when given.
     @Sendable package func participantProperties(
-        _ request: Request, context: ServiceRequestContext
+        _ request: Request, context: ServiceRequestContext, client: AppClient
     ) async throws -> ParticipantPropertiesReply {
-        let client = try await authenticator.authenticate(request)
         let studyId = try Self.required("studyId", client)
         guard let current = try await visible(studyId, to: client) else { throw Self.noStudy }
         var version = current.version

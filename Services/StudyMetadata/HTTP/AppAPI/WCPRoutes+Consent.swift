@@ -7,8 +7,9 @@ import StudyModels
 
 /// `eligibilityConsent` and `consentDocument`: what the apps show when a participant joins.
 extension WCPRoutes {
-    @Sendable package func eligibilityConsent(_ request: Request, context: ServiceRequestContext) async throws -> EligibilityConsentReply {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func eligibilityConsent(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> EligibilityConsentReply {
         let studyId = try Self.required("studyId", client)
         guard let current = try await visible(studyId, to: client), current.status != .upcoming else { throw Self.noStudy }
         let document = current.document
@@ -64,8 +65,9 @@ extension WCPRoutes {
 
     /// The consent document of the requested consent version (the current one when the apps send
     /// the parameter empty, as they do).
-    @Sendable package func consentDocument(_ request: Request, context: ServiceRequestContext) async throws -> ConsentDocumentReply {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func consentDocument(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> ConsentDocumentReply {
         let studyId = try Self.required("studyId", client)
         guard let current = try await visible(studyId, to: client), current.status != .upcoming else { throw Self.noStudy }
         var consentVersion = current.consentVersion

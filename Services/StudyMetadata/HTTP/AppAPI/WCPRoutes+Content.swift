@@ -8,15 +8,17 @@ import StudyModels
 /// `termsPolicy`, `studyInfo`, `resources` and `studyDashboard`: direct renderings of the app
 /// definition and of the current frozen study version.
 extension WCPRoutes {
-    @Sendable package func termsPolicy(_ request: Request, context: ServiceRequestContext) async throws -> TermsPolicyReply {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func termsPolicy(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> TermsPolicyReply {
         guard let app = try await apps.app(id: client.appId) else { throw Self.invalidInput }
         return TermsPolicyReply(terms: app.termsUrl ?? "", privacy: app.privacyUrl ?? "")
     }
 
     /// The overview carousel and withdrawal settings; served for upcoming studies too.
-    @Sendable package func studyInfo(_ request: Request, context: ServiceRequestContext) async throws -> StudyInfoReply {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func studyInfo(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> StudyInfoReply {
         let studyId = try Self.required("studyId", client)
         guard let document = try await visible(studyId, to: client)?.document else { throw Self.noStudy }
         let language = client.language
@@ -32,8 +34,9 @@ extension WCPRoutes {
     }
 
     /// Resources of a launched study (none for an upcoming one).
-    @Sendable package func resources(_ request: Request, context: ServiceRequestContext) async throws -> ResourcesReply {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func resources(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> ResourcesReply {
         let studyId = try Self.required("studyId", client)
         guard let current = try await visible(studyId, to: client) else { throw Self.noStudy }
         guard current.status != .upcoming else { return ResourcesReply(resources: []) }
@@ -63,8 +66,9 @@ extension WCPRoutes {
     }
 
     /// Dashboard configuration; the values are computed on the device from the participant's answers.
-    @Sendable package func studyDashboard(_ request: Request, context: ServiceRequestContext) async throws -> DashboardReply {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func studyDashboard(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> DashboardReply {
         let studyId = try Self.required("studyId", client)
         guard let current = try await visible(studyId, to: client) else { throw Self.noStudy }
         guard current.status != .upcoming else { return DashboardReply(dashboard: .init(statistics: [], charts: [])) }

@@ -35,27 +35,29 @@ package struct WCPRoutes {
     package static let noData = APIError(.notFound, code: "not_found", message: "No data available.", statusMessageCode: .noData)
 
     package func add(to router: Router<ServiceRequestContext>) {
+        let fromApps = authenticator.routes(router)
         router.get("/StudyMetaData/ping") { _, _ in Ping() }
-        router.get("/StudyMetaData/versionInfo", use: versionInfo)
-        router.get("/StudyMetaData/studyList", use: studyList)
-        router.get("/StudyMetaData/study", use: study)
-        router.get("/StudyMetaData/activity", use: activity)
-        router.get("/StudyMetaData/activityList", use: cachedActivityList)
-        router.get("/StudyMetaData/studyUpdates", use: studyUpdates)
-        router.get("/StudyMetaData/termsPolicy", use: termsPolicy)
-        router.get("/StudyMetaData/studyInfo", use: studyInfo)
-        router.get("/StudyMetaData/resources", use: resources)
-        router.get("/StudyMetaData/studyDashboard", use: studyDashboard)
-        router.get("/StudyMetaData/eligibilityConsent", use: eligibilityConsent)
-        router.get("/StudyMetaData/consentDocument", use: consentDocument)
-        router.get("/StudyMetaData/notifications", use: notifications)
-        router.get("/StudyMetaData/appUpdates", use: appUpdates)
-        router.get("/StudyMetaData/gatewayInfo", use: gatewayInfo)
-        router.get("/StudyMetaData/participantProperties", use: participantProperties)
+        fromApps.get("/StudyMetaData/versionInfo", use: versionInfo)
+        fromApps.get("/StudyMetaData/studyList", use: studyList)
+        fromApps.get("/StudyMetaData/study", use: study)
+        fromApps.get("/StudyMetaData/activity", use: activity)
+        fromApps.get("/StudyMetaData/activityList", use: cachedActivityList)
+        fromApps.get("/StudyMetaData/studyUpdates", use: studyUpdates)
+        fromApps.get("/StudyMetaData/termsPolicy", use: termsPolicy)
+        fromApps.get("/StudyMetaData/studyInfo", use: studyInfo)
+        fromApps.get("/StudyMetaData/resources", use: resources)
+        fromApps.get("/StudyMetaData/studyDashboard", use: studyDashboard)
+        fromApps.get("/StudyMetaData/eligibilityConsent", use: eligibilityConsent)
+        fromApps.get("/StudyMetaData/consentDocument", use: consentDocument)
+        fromApps.get("/StudyMetaData/notifications", use: notifications)
+        fromApps.get("/StudyMetaData/appUpdates", use: appUpdates)
+        fromApps.get("/StudyMetaData/gatewayInfo", use: gatewayInfo)
+        fromApps.get("/StudyMetaData/participantProperties", use: participantProperties)
     }
 
-    @Sendable package func versionInfo(_ request: Request, context: ServiceRequestContext) async throws -> VersionInfoReply {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func versionInfo(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> VersionInfoReply {
         guard let app = try await apps.app(id: client.appId) else { throw Self.invalidInput }
         func platform(_ release: AppDefinition.Release?) -> VersionInfoReply.Platform {
             .init(latestVersion: release?.latestVersion ?? "1.0", forceUpdate: release?.forceUpdate ?? false)
@@ -63,8 +65,9 @@ package struct WCPRoutes {
         return VersionInfoReply(ios: platform(app.ios), android: platform(app.android))
     }
 
-    @Sendable package func studyList(_ request: Request, context: ServiceRequestContext) async throws -> StudyListReply {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func studyList(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> StudyListReply {
         // The apps always send both headers here; the original answered 400 without them.
         guard let orgId = request.headers[.orgId],
             request.headers[.applicationId] != nil,
@@ -73,8 +76,9 @@ package struct WCPRoutes {
         return StudyListReply(studies: try await listItems(for: client))
     }
 
-    @Sendable package func study(_ request: Request, context: ServiceRequestContext) async throws -> StudyListReply {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func study(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> StudyListReply {
         let studyId = try Self.required("studyId", client)
         let items = try await listItems(for: client, studyId: studyId)
         guard !items.isEmpty else { throw Self.noStudy }
@@ -82,8 +86,9 @@ package struct WCPRoutes {
     }
 
     /// The design of one activity version: rendered once per (version, platform, language).
-    @Sendable package func activity(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func activity(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> Response {
         let studyId = try Self.required("studyId", client)
         let activityId = try Self.required("activityId", client)
         guard let current = try await visible(studyId, to: client), current.status != .upcoming else { throw Self.noStudy }
@@ -123,8 +128,9 @@ package struct WCPRoutes {
 
     /// `activityList` depends only on the current frozen version (and its history, launch time,
     /// platform and language), so its encoded reply is cached by those.
-    @Sendable package func cachedActivityList(_ request: Request, context: ServiceRequestContext) async throws -> Response {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func cachedActivityList(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> Response {
         let studyId = try Self.required("studyId", client)
         guard let current = try await visible(studyId, to: client) else { throw Self.noStudy }
         let key = [
@@ -173,8 +179,9 @@ package struct WCPRoutes {
         return ActivityListReply(studyName: name, activities: items)
     }
 
-    @Sendable package func studyUpdates(_ request: Request, context: ServiceRequestContext) async throws -> StudyUpdatesReply {
-        let client = try await authenticator.authenticate(request)
+    @Sendable package func studyUpdates(
+        _ request: Request, context: ServiceRequestContext, client: AppClient
+    ) async throws -> StudyUpdatesReply {
         let studyId = try Self.required("studyId", client)
         let label = try Self.required("studyVersion", client)
         guard let held = WireDates.version(fromLabel: label) else { throw Self.invalidInput }
