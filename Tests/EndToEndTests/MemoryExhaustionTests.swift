@@ -115,7 +115,12 @@ import TestSupport
             let before = try platform.registration.residentMemory()
             let url = platform.registration.baseURL + "/admin/v1/studies/BUSY/participants/\(participant)/runs?"
                 + Wire.query([("from", "2026-01-01T00:00:00Z"), ("to", "2026-12-31T00:00:00Z")])
-            let reply = try await Wire.send(.GET, url, headers: [("Authorization", "Bearer \(platform.adminToken)")])
+            // The question is memory, not time: a debug build on a busy machine may take more
+            // than Wire's usual 30 s to lay out 100,000 runs.
+            let started = ContinuousClock.now
+            let reply = try await Wire.send(
+                .GET, url, headers: [("Authorization", "Bearer \(platform.adminToken)")], timeout: .seconds(180))
+            print("registration laid out a year of runs in \(ContinuousClock.now - started)")
             #expect(reply.status == 200, "\(reply.status) \(reply.text.prefix(500))")
             let runs = try #require(reply.json?["runs"]?.array)
             let cutAt = try #require(reply.json?["cutAt"]?.string, "the reply says where it was cut")

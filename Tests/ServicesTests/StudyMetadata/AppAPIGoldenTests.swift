@@ -94,9 +94,29 @@ import TestSupport
                 try text.write(to: file, atomically: true, encoding: .utf8)
                 continue
             }
-            let expected = try? String(contentsOf: file, encoding: .utf8)
-            #expect(expected == text, "\(step)/\(name).json differs; the reply was:\n\(text)")
+            guard let expected = try? String(contentsOf: file, encoding: .utf8) else {
+                Issue.record("\(step)/\(name).json is missing; the reply was:\n\(text)")
+                continue
+            }
+            if let difference = Self.firstDifference(expected, text) {
+                Issue.record("\(step)/\(name).json differs at line \(difference); the reply was:\n\(text)")
+            }
         }
+    }
+
+    /// Where two texts first differ, the line's number and both lines, said first so that a
+    /// summary that keeps only a message's start still shows it.
+    static func firstDifference(_ expected: String, _ actual: String) -> String? {
+        let expectedLines = expected.split(separator: "\n", omittingEmptySubsequences: false)
+        let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
+        for index in 0..<max(expectedLines.count, actualLines.count) {
+            let want = index < expectedLines.count ? String(expectedLines[index]) : "<none>"
+            let got = index < actualLines.count ? String(actualLines[index]) : "<none>"
+            if !want.unicodeScalars.elementsEqual(got.unicodeScalars) {
+                return "\(index + 1): expected `\(want)`, got `\(got)`"
+            }
+        }
+        return nil
     }
 
     static let wireInstant = #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d{4}$"#

@@ -43,9 +43,28 @@ struct NotificationFixture: Sendable {
         }
     }
 
+    /// Dispatches until no due notification is left unsent. The service's own dispatcher polls
+    /// beside this one, and a round skips the rows the other holds: one round alone could return
+    /// before they are sent.
     func dispatch(_ postgres: PostgresClient) async throws {
         let logger = Logger(label: "test")
-        try await NotificationStore(client: postgres, logger: logger).dispatchDue(
-            outbox: Outbox(client: postgres, logger: logger), audit: AuditLog(client: postgres, logger: logger))
+        let store = NotificationStore(client: postgres, logger: logger)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            try await store.dispatchDue(outbox: Outbox(client: postgres, logger: logger), audit: AuditLog(client: postgres, logger: logger))
+            let rows = try await postgres.query(
+                """
+                SELECT count(*) FROM notifications n LEFT JOIN studies s ON s.study_id = n.study_id
+                WHERE n.sent_at IS NULL AND n.due_at <= now() AND (n.origin NOT IN ('study', 'message') OR s.status = 'active')
+                """, logger: logger)
+            var waiting = 0
+            for try await count in rows.decode(Int.self) { waiting = count }
+            if waiting == 0 { return }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("\(waiting) due notifications still unsent after 60 s")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 }
