@@ -99,4 +99,44 @@ import Testing
         }
         #expect(reached.withLock { $0 } == 3, "only the three admitted calls reach a handler")
     }
+
+    /// A study-scoped endpoint: the token and the role on the path's study are checked before the
+    /// study is looked up (a viewer of S1 cannot learn whether S2 exists), a study the lookup does
+    /// not know is its 404 before the handler, and the handler is handed the study it found. An
+    /// endpoint that is not about a study, mounted as one, is refused to everyone.
+    @Test func aStudyEndpointLooksUpItsStudyOnceItsAccessHolds() async throws {
+        let lookedUp = Mutex<[String]>([])
+        let reached = Mutex(0)
+        let router = Router(context: ServiceRequestContext.self)
+        router.addMiddleware { ErrorMiddleware(format: { _ in .admin }) }
+        let studies = AdminStudyRouter(AdminRouter(router, authenticator: TwoAdmins())) { studyId -> String in
+            lookedUp.withLock { $0.append(studyId) }
+            guard studyId == "S1" else { throw APIError.notFound("no study \(studyId) here") }
+            return "study \(studyId)"
+        }
+        studies.on(AdminCalls.responses) { _, _, who, study -> String in
+            reached.withLock { $0 += 1 }
+            return "\(who.email) \(study)"
+        }
+        // Mounted as a study's by mistake: refused to everyone rather than served without one.
+        studies.on(AdminCalls.me) { _, _, _, _ -> String in reached.withLock { $0 += 1 }; return "unchecked" }
+
+        try await Application(router: router).test(.router) { client in
+            func call(_ path: String, _ token: String?) async throws -> (HTTPResponse.Status, String) {
+                var headers = HTTPFields()
+                if let token { headers[.authorization] = "Bearer \(token)" }
+                return try await client.execute(uri: path, method: .get, headers: headers) { ($0.status, String(buffer: $0.body)) }
+            }
+            #expect(try await call("/admin/v1/studies/S1/responses", nil).0 == .unauthorized)
+            #expect(try await call("/admin/v1/studies/S2/responses", "viewer").0 == .forbidden)
+            #expect(lookedUp.withLock { $0 }.isEmpty, "no lookup before the access holds")
+            #expect(try await call("/admin/v1/studies/S1/responses", "viewer") == (.ok, "v@example.org study S1"))
+            let unknown = try await call("/admin/v1/studies/S9/responses", "root")
+            #expect(unknown.0 == .notFound)
+            #expect(unknown.1.contains("no study S9 here"), "\(unknown.1)")
+            #expect(try await call("/admin/v1/me", "root").0 == .forbidden)
+        }
+        #expect(lookedUp.withLock { $0 } == ["S1", "S9"])
+        #expect(reached.withLock { $0 } == 1, "only the call on a known study the admin may see reaches the handler")
+    }
 }

@@ -11,34 +11,28 @@ import StudyModels
 /// A study's tables for its researchers (editors): every participant's rows, as CSV files in a
 /// zip or as JSON lines, streamed. Each export is audited: it is all the study's health data.
 package struct AdminExportRoutes {
-    package let catalog: StudyCatalog
     package let tables: StudyTables
     package let export: StudyExport
     package let audit: AuditLog
 
-    package init(
-        catalog: StudyCatalog, tables: StudyTables, export: StudyExport,
-        audit: AuditLog
-    ) {
-        self.catalog = catalog
+    package init(tables: StudyTables, export: StudyExport, audit: AuditLog) {
         self.tables = tables
         self.export = export
         self.audit = audit
     }
 
-    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
-        routes.on(AdminCalls.exportZip) { _, context, admin in
-            try await self.export(context, admin, format: .csvZip)
+    package func add(to routes: ResponseAdminRouter) {
+        routes.on(AdminCalls.exportZip) { _, context, admin, study in
+            try await self.export(study, context, admin, format: .csvZip)
         }
-        routes.on(AdminCalls.exportJSONLines) { _, context, admin in
-            try await self.export(context, admin, format: .jsonLines)
+        routes.on(AdminCalls.exportJSONLines) { _, context, admin, study in
+            try await self.export(study, context, admin, format: .jsonLines)
         }
     }
 
-    private func export(_ context: ServiceRequestContext, _ admin: AdminIdentity, format: StudyExport.Format) async throws
-        -> Response
-    {
-        let study = try await catalog.inPath(context)
+    private func export(
+        _ study: StudyCatalog.Study, _ context: ServiceRequestContext, _ admin: AdminIdentity, format: StudyExport.Format
+    ) async throws -> Response {
         let lists = try await tables.catalog(studyKey: study.key) ?? .init(schema: "", tables: [:])
         let (type, suffix) = format == .csvZip ? ("application/zip", "zip") : ("application/x-ndjson; charset=utf-8", "jsonl")
         try await audit.record(

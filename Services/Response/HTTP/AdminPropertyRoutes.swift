@@ -25,20 +25,19 @@ package struct AdminPropertyRoutes {
         package var rows: Int
     }
 
-    package let catalog: StudyCatalog
     package let properties: ParticipantPropertyStore
 
-    package init(catalog: StudyCatalog, properties: ParticipantPropertyStore) {
-        self.catalog = catalog
+    package init(properties: ParticipantPropertyStore) {
         self.properties = properties
     }
 
-    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+    package func add(to routes: ResponseAdminRouter) {
         routes.on(AdminCalls.participantProperties, use: upload)
     }
 
-    @Sendable package func upload(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Uploaded {
-        let study = try await catalog.inPath(context)
+    @Sendable package func upload(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
+    ) async throws -> Uploaded {
         let body = try await request.body.collect(upTo: context.maxUploadSize)
         let rows: [ParticipantProperties.Row]
         let type = request.headers[.contentType]?.lowercased() ?? ""

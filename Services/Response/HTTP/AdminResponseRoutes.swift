@@ -11,7 +11,6 @@ import StudyModels
 /// forwarding stands; study admins reprocess failed responses and set the forwarding target
 /// (the original left both to folder admins).
 package struct AdminResponseRoutes {
-    package let catalog: StudyCatalog
     package let responses: ResponseAdminStore
     package let reprocessing: ResponseReprocessing
     package let forwarding: ForwardingStore
@@ -19,17 +18,16 @@ package struct AdminResponseRoutes {
     package let addresses: OutboundAddressPolicy
 
     package init(
-        catalog: StudyCatalog, responses: ResponseAdminStore,
+        responses: ResponseAdminStore,
         reprocessing: ResponseReprocessing, forwarding: ForwardingStore, addresses: OutboundAddressPolicy
     ) {
-        self.catalog = catalog
         self.responses = responses
         self.reprocessing = reprocessing
         self.forwarding = forwarding
         self.addresses = addresses
     }
 
-    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+    package func add(to routes: ResponseAdminRouter) {
         routes.on(AdminCalls.responses, use: list)
         routes.on(AdminCalls.reprocess, use: reprocess)
         routes.on(AdminCalls.dailyResponses, use: daily)
@@ -39,9 +37,8 @@ package struct AdminResponseRoutes {
     }
 
     @Sendable package func list(
-        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> ResponseSummaryList {
-        let study = try await catalog.inPath(context)
         let query = request.uri.formParameters
         let status = query["status"].map { String($0).lowercased() }
         if let status, !ResponseAdminStore.statuses.contains(status) {
@@ -80,9 +77,8 @@ package struct AdminResponseRoutes {
     /// Participant numbers by the hash of the participant id (`appTokenSHA256`, up to 100, comma
     /// separated) or the hash of one number (`participant`) (viewer).
     @Sendable package func participantNumbers(
-        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> ParticipantNumbers {
-        let study = try await catalog.inPath(context)
         let query = request.uri.formParameters
         switch (query["appTokenSHA256"], query["participant"]) {
         case (let list?, nil):
@@ -106,8 +102,9 @@ package struct AdminResponseRoutes {
     }
 
     /// Responses per day and activity, counts only (viewer): `days` from 1 to 366, default 30.
-    @Sendable package func daily(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> DailyResponses {
-        let study = try await catalog.inPath(context)
+    @Sendable package func daily(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
+    ) async throws -> DailyResponses {
         guard let days = request.uri.queryParameters["days"].map({ Int(String($0)) }) ?? 30, (1...366).contains(days) else {
             throw APIError.badRequest("days must be 1 to 366", field: "days")
         }
@@ -115,9 +112,8 @@ package struct AdminResponseRoutes {
     }
 
     @Sendable package func reprocess(
-        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> ReprocessOutcome {
-        let study = try await catalog.inPath(context)
         let body = try await request.body.collect(upTo: 1 << 20)
         guard let wanted = try? JSONDecoder().decode(ReprocessRequest.self, from: Data(buffer: body)) else {
             throw APIError.badRequest("the body must be {\"ids\": [response ids]}", field: "ids")
@@ -134,16 +130,14 @@ package struct AdminResponseRoutes {
     }
 
     @Sendable package func showForwarding(
-        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> ForwardingView {
-        let study = try await catalog.inPath(context)
         return try await view(study)
     }
 
     @Sendable package func setForwarding(
-        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> ForwardingView {
-        let study = try await catalog.inPath(context)
         let body = try await request.body.collect(upTo: 16 * 1024)
         guard let wanted = try? JSONDecoder().decode(ForwardingTarget.Request.self, from: Data(buffer: body)) else {
             throw APIError.badRequest("the body must be a JSON object with at least \"type\"", field: "type")

@@ -15,7 +15,6 @@ import ZipArchive
 /// editors, as the study's exports are; each download audited), and the archives refused for
 /// their content, kept as they arrived (listed to viewers; downloaded and reprocessed by editors).
 package struct AdminSageRoutes {
-    package let catalog: StudyCatalog
     package let archives: SageArchiveStore
     /// The refused archives, listed and downloaded as they were kept.
     package let refusals: SageRefusalStore
@@ -24,17 +23,16 @@ package struct AdminSageRoutes {
     package let audit: AuditLog
 
     package init(
-        catalog: StudyCatalog, archives: SageArchiveStore, refusals: SageRefusalStore,
+        archives: SageArchiveStore, refusals: SageRefusalStore,
         intake: SageArchiveIntake, audit: AuditLog
     ) {
-        self.catalog = catalog
         self.archives = archives
         self.refusals = refusals
         self.intake = intake
         self.audit = audit
     }
 
-    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+    package func add(to routes: ResponseAdminRouter) {
         routes.on(AdminCalls.sageCertificate, use: certificate)
         routes.on(AdminCalls.sageArchives, use: list)
         routes.on(AdminCalls.sageArchive, use: download)
@@ -44,8 +42,9 @@ package struct AdminSageRoutes {
         routes.on(AdminCalls.reprocessRefusedSageArchive, use: reprocess)
     }
 
-    @Sendable package func certificate(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
-        let study = try await catalog.inPath(context)
+    @Sendable package func certificate(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
+    ) async throws -> Response {
         let pair = try await archives.ensureKeyPair(studyKey: study.key, studyId: study.studyId, actor: admin.email)
         return Response(
             status: .ok,
@@ -56,8 +55,9 @@ package struct AdminSageRoutes {
             body: .init(byteBuffer: ByteBuffer(string: pair.certificatePEM)))
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> SageArchiveList {
-        let study = try await catalog.inPath(context)
+    @Sendable package func list(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
+    ) async throws -> SageArchiveList {
         let query = request.uri.queryParameters
         let (limit, before) = try Self.page(request)
         var participant: Int64?
@@ -88,18 +88,16 @@ package struct AdminSageRoutes {
 
     /// The archives refused for their content, newest first, with why (viewer).
     @Sendable package func listRefused(
-        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> SageRefusedArchiveList {
-        let study = try await catalog.inPath(context)
         let (limit, before) = try Self.page(request)
         return try await refusals.list(studyKey: study.key, before: before, limit: limit)
     }
 
     /// A refused archive's bytes as they arrived (editor; audited).
     @Sendable package func downloadRefused(
-        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> Response {
-        let study = try await catalog.inPath(context)
         let refusalId = try refusalId(context, of: study)
         guard let bytes = try await refusals.content(studyKey: study.key, refusalId: refusalId) else {
             throw ResponseAdminError.noRefusedArchive(studyId: study.studyId, refusalId: refusalId.uuidString.lowercased())
@@ -114,9 +112,8 @@ package struct AdminSageRoutes {
     /// can be (editor): 200 with the archive, 422 with why it is refused still, 409 when its
     /// participant withdrew or the study is not collecting.
     @Sendable package func reprocess(
-        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> SageReprocessed {
-        let study = try await catalog.inPath(context)
         let refusalId = try refusalId(context, of: study)
         switch try await intake.reprocess(refusalId: refusalId, studyKey: study.key, actor: admin.email) {
         case nil:
@@ -137,8 +134,10 @@ package struct AdminSageRoutes {
     }
 
     /// The archive's ZIP, as it was opened.
-    @Sendable package func download(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
-        let (study, archiveId, zip) = try await stored(context)
+    @Sendable package func download(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
+    ) async throws -> Response {
+        let (study, archiveId, zip) = try await stored(study, context)
         try await audit.record(
             actor: admin.email, action: "sage.archive_downloaded", studyId: study.key,
             details: ["archiveId": archiveId.uuidString.lowercased()])
@@ -146,8 +145,10 @@ package struct AdminSageRoutes {
     }
 
     /// One file of the archive (`?name=`).
-    @Sendable package func file(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
-        let (study, archiveId, zip) = try await stored(context)
+    @Sendable package func file(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
+    ) async throws -> Response {
+        let (study, archiveId, zip) = try await stored(study, context)
         guard let name = request.uri.queryParameters["name"].map(String.init), !name.isEmpty, name.utf8.count <= 255 else {
             throw APIError.badRequest("name must be the name of one of the archive's files", field: "name")
         }
@@ -163,9 +164,9 @@ package struct AdminSageRoutes {
         return Self.attachment(bytes, type: type, name: base.filter { $0 != "\"" && $0 != "\\" })
     }
 
-    private func stored(_ context: ServiceRequestContext) async throws -> (StudyCatalog.Study, UUID, [UInt8])
+    private func stored(_ study: StudyCatalog.Study, _ context: ServiceRequestContext) async throws
+        -> (StudyCatalog.Study, UUID, [UInt8])
     {
-        let study = try await catalog.inPath(context)
         let text = try context.parameters.decoded("archiveId")
         guard let archiveId = UUID(uuidString: text), let zip = try await archives.content(studyKey: study.key, archiveId: archiveId) else {
             throw ResponseAdminError.noArchive(studyId: study.studyId, archiveId: text)

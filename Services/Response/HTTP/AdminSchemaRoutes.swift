@@ -19,14 +19,13 @@ package struct AdminSchemaRoutes {
         self.participants = participants
     }
 
-    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+    package func add(to routes: ResponseAdminRouter) {
         routes.on(AdminCalls.schemaParticipants, use: list)
     }
 
     @Sendable package func list(
-        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> SchemaParticipantList {
-        let study = try await catalog.inPath(context)
         let query = request.uri.queryParameters
         var limit = 100
         if let text = query.get("limit") {

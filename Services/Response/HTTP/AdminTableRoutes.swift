@@ -15,23 +15,22 @@ import StudyModels
 /// numbers), a page holds at most 500 of them, and a viewer may read them; taking the whole study
 /// out is what the audit trail records.
 package struct AdminTableRoutes {
-    package let catalog: StudyCatalog
     package let tables: StudyTables
     package let grid: TableGridStore
 
-    package init(catalog: StudyCatalog, tables: StudyTables, grid: TableGridStore) {
-        self.catalog = catalog
+    package init(tables: StudyTables, grid: TableGridStore) {
         self.tables = tables
         self.grid = grid
     }
 
-    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+    package func add(to routes: ResponseAdminRouter) {
         routes.on(AdminCalls.responseTables, use: list)
         routes.on(AdminCalls.tableRows, use: rows)
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
-        let study = try await catalog.inPath(context)
+    @Sendable package func list(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
+    ) async throws -> Response {
         guard let lists = try await tables.catalog(studyKey: study.key) else { return Self.json("{\"tables\":[]}") }
         let summaries = try await grid.tables(lists)
         let items = summaries.map { summary in
@@ -42,8 +41,9 @@ package struct AdminTableRoutes {
         return Self.json("{\"tables\":[\(items.joined(separator: ","))]}")
     }
 
-    @Sendable package func rows(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
-        let study = try await catalog.inPath(context)
+    @Sendable package func rows(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
+    ) async throws -> Response {
         let name = try context.parameters.decoded("table")
         guard let lists = try await tables.catalog(studyKey: study.key),
             let table = lists.table(name)

@@ -37,7 +37,7 @@ package struct AdminTokenRoutes {
         self.maxBatch = maxBatch
     }
 
-    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+    package func add(to routes: ResponseAdminRouter) {
         routes.on(AdminCalls.createTokenBatch, use: create)
         routes.on(AdminCalls.tokenBatches, use: list)
         routes.on(AdminCalls.tokenBatchCSV, use: download)
@@ -46,9 +46,8 @@ package struct AdminTokenRoutes {
     }
 
     @Sendable package func create(
-        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> EditedResponse<TokenBatchCreated> {
-        let study = try await catalog.inPath(context)
         let body = try await request.body.collect(upTo: 4096)
         guard let wanted = try? JSONDecoder().decode(TokenBatchRequest.self, from: Data(buffer: body)) else {
             throw APIError.badRequest("the body must be {\"count\": N}", field: "count")
@@ -60,14 +59,16 @@ package struct AdminTokenRoutes {
         return EditedResponse(status: .created, response: TokenBatchCreated(batchId: batchId, count: wanted.count))
     }
 
-    @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> TokenBatchList {
-        let study = try await catalog.inPath(context)
+    @Sendable package func list(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
+    ) async throws -> TokenBatchList {
         return TokenBatchList(batches: try await tokens.batches(studyKey: study.key))
     }
 
     /// `token,used` lines, streamed page by page.
-    @Sendable package func download(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> Response {
-        let study = try await catalog.inPath(context)
+    @Sendable package func download(
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
+    ) async throws -> Response {
         guard let batchId = UUID(uuidString: try context.parameters.decoded("batchId")),
             try await tokens.batch(batchId, studyKey: study.key) != nil
         else {
@@ -99,9 +100,8 @@ package struct AdminTokenRoutes {
     /// The printable sheet: a QR code per token, the token printed under it, streamed a page at a
     /// time. Editors only, like the CSV: it is the batch's tokens.
     @Sendable package func printableSheet(
-        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> Response {
-        let study = try await catalog.inPath(context)
         guard let batchId = UUID(uuidString: try context.parameters.decoded("batchId")),
             let batch = try await tokens.batch(batchId, studyKey: study.key)
         else {
@@ -128,9 +128,8 @@ package struct AdminTokenRoutes {
     }
 
     @Sendable package func setCollection(
-        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
+        _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> CollectionState {
-        let study = try await catalog.inPath(context)
         let body = try await request.body.collect(upTo: 4096)
         guard let wanted = try? JSONDecoder().decode(CollectionRequest.self, from: Data(buffer: body)) else {
             throw APIError.badRequest("the body must be {\"enabled\": true|false}", field: "enabled")

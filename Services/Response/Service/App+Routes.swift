@@ -13,7 +13,7 @@ extension ResponseService {
         let postgres = environment.postgres
         let logger = environment.logger
         let catalog = parts.catalog
-        let admin = AdminRouter(routes.router, authenticator: parts.authenticator)
+        let admin = ResponseAdminRouter(AdminRouter(routes.router, authenticator: parts.authenticator), catalog: catalog)
 
         InternalStudyEventRoutes(catalog: catalog, properties: parts.properties).add(to: routes.internalGroup)
         InternalRunWeekRoutes(adherence: RunAdherenceStore(client: postgres, tables: parts.tables, logger: logger))
@@ -31,11 +31,11 @@ extension ResponseService {
         ).add(to: admin)
         let responseAdmin = ResponseAdminStore(client: postgres, audit: environment.audit, logger: logger)
         AdminResponseRoutes(
-            catalog: catalog, responses: responseAdmin,
+            responses: responseAdmin,
             reprocessing: ResponseReprocessing(responses: responseAdmin, designs: parts.designs),
             forwarding: parts.forwarding, addresses: parts.forwardingAddresses
         ).add(to: admin)
-        AdminPropertyRoutes(catalog: catalog, properties: parts.properties).add(to: admin)
+        AdminPropertyRoutes(properties: parts.properties).add(to: admin)
         let researcherQueries = parts.queryClient.map {
             SandboxedQueries(
                 reader: $0, access: parts.access, limits: parts.response.researcherQueryLimits,
@@ -46,15 +46,14 @@ extension ResponseService {
             queries: LabKeyResearcherQueries(queries: ResearcherQueries(lists: parts.tables, sandbox: researcherQueries))
         ).add(to: routes.router)
         AdminTableRoutes(
-            catalog: catalog, tables: parts.tables,
+            tables: parts.tables,
             grid: TableGridStore(client: postgres, indexes: parts.gridIndexes, logger: logger)
         ).add(to: admin)
         AdminExportRoutes(
-            catalog: catalog, tables: parts.tables,
-            export: StudyExport(client: postgres, logger: logger), audit: environment.audit
+            tables: parts.tables, export: StudyExport(client: postgres, logger: logger), audit: environment.audit
         ).add(to: admin)
         AdminSageRoutes(
-            catalog: catalog, archives: parts.sageArchives, refusals: parts.sageRefusals,
+            archives: parts.sageArchives, refusals: parts.sageRefusals,
             intake: parts.intake, audit: environment.audit
         ).add(to: admin)
         AdminSchemaRoutes(
