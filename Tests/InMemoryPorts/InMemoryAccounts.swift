@@ -91,6 +91,12 @@ package final class InMemoryAccounts: Transactions, AccountLookup, AppDirectory,
 
     package func app(appId: String, orgId: String) async throws -> AppDefinition? { state.apps[Self.appKey(appId, orgId)] }
 
+    package func app(appId: String) async throws -> AppDefinition? {
+        // As the store: the first organisation's, by id.
+        state.apps.values.filter { $0.appId.unicodeScalars.elementsEqual(appId.unicodeScalars) }
+            .min { $0.orgId.utf8.lexicographicallyPrecedes($1.orgId.utf8) }
+    }
+
     package func refresh(token: String, auth: String?, appId: String, orgId: String, now: Date) async throws
         -> SessionStore.RefreshOutcome
     {

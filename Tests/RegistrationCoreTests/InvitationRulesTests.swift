@@ -33,9 +33,13 @@ import Testing
         }
     }
 
-    struct Apps: AppsById {
+    struct Apps: AppDirectory {
         func app(appId: String) async throws -> AppDefinition? {
             AppDefinition(appId: appId, orgId: "ORG", name: "Sleep", kind: .standalone)
+        }
+
+        func app(appId: String, orgId: String) async throws -> AppDefinition? {
+            orgId == "ORG" ? try await app(appId: appId) : nil
         }
     }
 

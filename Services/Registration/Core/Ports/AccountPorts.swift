@@ -16,9 +16,11 @@ package protocol AccountLookup: Sendable {
     func find(userId: UUID) async throws -> Participant?
 }
 
-/// The apps study-metadata has sent: an account belongs to one of them.
+/// The apps study-metadata has sent: an account belongs to one of them (an app within its
+/// organisation); an invitation's e-mail names one by its id alone.
 package protocol AppDirectory: Sendable {
     func app(appId: String, orgId: String) async throws -> AppDefinition?
+    func app(appId: String) async throws -> AppDefinition?
 }
 
 /// Sessions as the account rules use them outside a transaction: a refresh exchanges a token in a

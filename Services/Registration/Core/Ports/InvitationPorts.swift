@@ -22,11 +22,6 @@ package protocol SiteReferences: Sendable {
     func references(studyId: String) async throws -> [String: SiteStore.Reference]
 }
 
-/// An app as study-metadata sent it, by id alone.
-package protocol AppsById: Sendable {
-    func app(appId: String) async throws -> AppDefinition?
-}
-
 /// The response service's enrollment tokens for invitations; both throw
 /// `InvitationTokens.Unavailable` when it cannot be asked.
 package protocol InvitationTokenIssuing: Sendable {
@@ -53,7 +48,6 @@ package protocol InvitationWork {
 
 extension InvitationStore: InvitationRecords {}
 extension SiteStore: SiteReferences {}
-extension AppSettingsStore: AppsById {}
 extension InvitationTokens: InvitationTokenIssuing {}
 
 /// The invitation store, the mail outbox and the audit log bound to one transaction's connection.

@@ -45,7 +45,7 @@ package struct Invitations: Sendable {
     package let sites: any SiteReferences
     package let tokens: any InvitationTokenIssuing
     package let studies: any StudySchedules
-    package let apps: any AppsById
+    package let apps: any AppDirectory
     /// The sender of e-mails for an app that names none.
     package let defaultFrom: String
     /// How long an invitation's token may be used.
@@ -57,7 +57,7 @@ package struct Invitations: Sendable {
 
     package init(
         transactions: any Transactions<any InvitationWork>, store: any InvitationRecords, sites: any SiteReferences,
-        tokens: any InvitationTokenIssuing, studies: any StudySchedules, apps: any AppsById, defaultFrom: String,
+        tokens: any InvitationTokenIssuing, studies: any StudySchedules, apps: any AppDirectory, defaultFrom: String,
         validFor: Duration, logger: Logger
     ) {
         self.transactions = transactions
