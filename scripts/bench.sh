@@ -540,8 +540,14 @@ aggregate=$(python3 -c 'import urllib.parse; print(urllib.parse.quote("SELECT Pa
 for call in "labkey-getQuery:query-getQuery.api?schemaName=lists&query.queryName=daily30&query.q5~gte=12&query.sort=-Key&query.maxRows=100" \
     "labkey-executeSql:query-executeSql.api?schemaName=lists&sql=$aggregate"; do
     name=${call%%:*}
-    status=$(curl -s -o /dev/null -w '%{http_code}' -H "apikey: $apikey" "$labkey/${call#*:}")
-    [ "$status" = 200 ] || die "the LabKey API ($name) answered $status"
+    # The previous call's last queries may still be running when wrk has closed its connections,
+    # and they hold the admin's two query slots until they end: wait for one to be free.
+    deadline=$((SECONDS + 60))
+    while status=$(curl -s -o "$results.$name.first" -w '%{http_code}' -H "apikey: $apikey" "$labkey/${call#*:}") &&
+        [ "$status" != 200 ] && grep -q 'queries running' "$results.$name.first" && [ $SECONDS -lt $deadline ]; do
+        sleep 0.2
+    done
+    [ "$status" = 200 ] || die "the LabKey API ($name) answered $status: $(head -c 300 "$results.$name.first")"
     log "wrk: response $name (2 connections, ${duration}s)"
     wrk -t2 -c2 -d"${duration}s" --latency -H "apikey: $apikey" "$labkey/${call#*:}" >"$results.$name"
 done
