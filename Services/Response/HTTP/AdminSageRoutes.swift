@@ -137,7 +137,7 @@ package struct AdminSageRoutes {
     @Sendable package func download(
         _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> Response {
-        let (study, archiveId, zip) = try await stored(study, context)
+        let (archiveId, zip) = try await stored(study, context)
         try await audit.record(
             actor: admin.email, action: "sage.archive_downloaded", studyId: study.key,
             details: ["archiveId": archiveId.uuidString.lowercased()])
@@ -148,7 +148,7 @@ package struct AdminSageRoutes {
     @Sendable package func file(
         _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> Response {
-        let (study, archiveId, zip) = try await stored(study, context)
+        let (archiveId, zip) = try await stored(study, context)
         guard let name = request.uri.queryParameters["name"].map(String.init), !name.isEmpty, name.utf8.count <= 255 else {
             throw APIError.badRequest("name must be the name of one of the archive's files", field: "name")
         }
@@ -164,14 +164,13 @@ package struct AdminSageRoutes {
         return Self.attachment(bytes, type: type, name: base.filter { $0 != "\"" && $0 != "\\" })
     }
 
-    private func stored(_ study: StudyCatalog.Study, _ context: ServiceRequestContext) async throws
-        -> (StudyCatalog.Study, UUID, [UInt8])
-    {
+    /// The path's archive of `study`: its id and its ZIP as it was opened.
+    private func stored(_ study: StudyCatalog.Study, _ context: ServiceRequestContext) async throws -> (UUID, [UInt8]) {
         let text = try context.parameters.decoded("archiveId")
         guard let archiveId = UUID(uuidString: text), let zip = try await archives.content(studyKey: study.key, archiveId: archiveId) else {
             throw ResponseAdminError.noArchive(studyId: study.studyId, archiveId: text)
         }
-        return (study, archiveId, zip)
+        return (archiveId, zip)
     }
 
     static func attachment(_ bytes: [UInt8], type: String, name: String) -> Response {
