@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import StudyModels
 import Testing
 import TestSupport
@@ -74,9 +75,10 @@ import TestSupport
     /// stays under the ceiling. It was killed for memory twice by the same request, and its
     /// background count took it from 43 MiB to 3.8 GiB.
     @Test func aYearOfRunsOfSixtyBusyActivitiesIsCutAndSaysSo() async throws {
+        let steps = Steps(test: "a year of runs")
         try await Platform.run { platform in
             let admin = platform.admin
-            let demo = try await admin.send(.GET, "/admin/v1/studies/DEMOSTUDY/draft")
+            let demo = try await steps.run("read the demo draft") { try await admin.send(.GET, "/admin/v1/studies/DEMOSTUDY/draft") }
             var document = try #require(try JSONSerialization.jsonObject(with: demo.body) as? [String: Any])
             document["studyId"] = "BUSY"
             document["name"] = ["en": "Busy study"]
@@ -91,36 +93,47 @@ import TestSupport
                 activity["schedule"] = ["frequency": "daily", "startDate": "2026-01-01", "endDate": "2030-12-31", "dailyTimes": times]
                 return activity
             }
-            let saved = try await admin.send(.PUT, "/admin/v1/studies/BUSY/draft", raw: try JSONSerialization.data(withJSONObject: document))
+            let body = try JSONSerialization.data(withJSONObject: document)
+            let saved = try await steps.run("save the busy draft") { try await admin.send(.PUT, "/admin/v1/studies/BUSY/draft", raw: body) }
             #expect(saved.status == 201, "\(saved.text.prefix(2000))")
-            let launched = try await admin.send(.POST, "/admin/v1/studies/BUSY/launch")
+            // The question is memory, not time. In a debug build, launching rehearses storing a
+            // response to each of the 60 activities, and laying out 100,000 runs takes seconds
+            // more; on a machine busy with other tests either can pass Wire's usual 30 s.
+            let patience: TimeAmount = .seconds(180)
+            let launched = try await steps.run("launch") { try await admin.send(.POST, "/admin/v1/studies/BUSY/launch", timeout: patience) }
             #expect(launched.status == 200, "\(launched.text.prefix(2000))")
-            let token = try #require(try await admin.tokens(responseBase: platform.response.baseURL, count: 1, studyId: "BUSY").first)
+            let token = try #require(try await steps.run("an enrollment token") {
+                try await admin.tokens(responseBase: platform.response.baseURL, count: 1, studyId: "BUSY").first
+            })
 
             let app = platform.app(.android)
-            try await PlatformJourneyTests().signUp(app, "busy@example.org", platform: platform, deviceToken: nil)
-            let appToken = try #require(try await app.response(
-                "enroll", [("studyId", "BUSY"), ("token", token), ("allowDataSharing", "true")]).json?["data"]?["appToken"]?.string)
-            #expect(try await app.registration(
-                "updateStudyState", body: ["studies": [["studyId": "BUSY", "status": "inProgress", "participantId": appToken]]]
-            ).status == 200)
+            try await steps.run("sign up") {
+                try await PlatformJourneyTests().signUp(app, "busy@example.org", platform: platform, deviceToken: nil)
+            }
+            let appToken = try #require(try await steps.run("enroll") {
+                try await app.response("enroll", [("studyId", "BUSY"), ("token", token), ("allowDataSharing", "true")])
+            }.json?["data"]?["appToken"]?.string)
+            let state = try await steps.run("updateStudyState") {
+                try await app.registration(
+                    "updateStudyState", body: ["studies": [["studyId": "BUSY", "status": "inProgress", "participantId": appToken]]])
+            }
+            #expect(state.status == 200, "\(state.status) \(state.text)")
             // Enrolled on New Year's Day: every window since is one of their runs.
             _ = try await platform.withRegistrationDatabase { postgres, logger in
                 try await postgres.query(
                     "UPDATE participant_studies SET enrolled_at = '2026-01-01T00:00:00Z' WHERE study_id = 'BUSY'", logger: logger)
             }
-            let participants = try await admin.send(.GET, platform.registration.baseURL + "/admin/v1/studies/BUSY/participants")
+            let participants = try await steps.run("the participants list") {
+                try await admin.send(.GET, platform.registration.baseURL + "/admin/v1/studies/BUSY/participants")
+            }
             let participant = try #require(participants.json?["participants"]?.array?.first?["participantId"]?.string)
 
             let before = try platform.registration.residentMemory()
             let url = platform.registration.baseURL + "/admin/v1/studies/BUSY/participants/\(participant)/runs?"
                 + Wire.query([("from", "2026-01-01T00:00:00Z"), ("to", "2026-12-31T00:00:00Z")])
-            // The question is memory, not time: a debug build on a busy machine may take more
-            // than Wire's usual 30 s to lay out 100,000 runs.
-            let started = ContinuousClock.now
-            let reply = try await Wire.send(
-                .GET, url, headers: [("Authorization", "Bearer \(platform.adminToken)")], timeout: .seconds(180))
-            print("registration laid out a year of runs in \(ContinuousClock.now - started)")
+            let reply = try await steps.run("a year of runs") {
+                try await Wire.send(.GET, url, headers: [("Authorization", "Bearer \(platform.adminToken)")], timeout: patience)
+            }
             #expect(reply.status == 200, "\(reply.status) \(reply.text.prefix(500))")
             let runs = try #require(reply.json?["runs"]?.array)
             let cutAt = try #require(reply.json?["cutAt"]?.string, "the reply says where it was cut")
