@@ -77,6 +77,17 @@ let package = Package(
             resources: [.copy("Schemas")],
             swiftSettings: strictSettings
         ),
+        // FHIR R4 resources from the study model, its stored responses and enrollments: the
+        // mapping only (no I/O), so it is tested without a cluster and read by docs/fhir.md.
+        .target(
+            name: "FHIR",
+            dependencies: [
+                "JSONText", "StudyModels",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Shared/FHIR",
+            swiftSettings: strictSettings
+        ),
         // zlib from the system (Debian's zlib1g-dev), for the tests' ZIP writer.
         .systemLibrary(
             name: "CZlib",
@@ -551,6 +562,12 @@ let package = Package(
             name: "QRCodeTests",
             dependencies: ["QRCode", "TestSupport"],
             path: "Tests/QRCodeTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "FHIRTests",
+            dependencies: ["FHIR", "JSONText", "StudyModels", "TestSupport"],
+            path: "Tests/FHIRTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

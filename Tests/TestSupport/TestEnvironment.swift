@@ -12,6 +12,13 @@ public enum TestEnvironment {
         !(ProcessInfo.processInfo.environment[TestDatabase.environmentVariable] ?? "").isEmpty
     }
 
+    /// The Python of the tools' environment that `make test` prepares (`.build/tools-venv`), or
+    /// the one `STUDYSTACK_TEST_PYTHON` names.
+    public static var toolsPython: String {
+        ProcessInfo.processInfo.environment["STUDYSTACK_TEST_PYTHON"]
+            ?? ServiceProcess.packageRoot.appendingPathComponent(".build/tools-venv/bin/python").path
+    }
+
     /// Whether every one of `programs` is an executable on `PATH`.
     public static func hasPrograms(_ programs: [String]) -> Bool {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
@@ -29,6 +36,14 @@ extension Trait where Self == ConditionTrait {
         .enabled(
             if: TestEnvironment.hasCluster,
             "needs the throwaway PostgreSQL cluster and tools that `make test` prepares (\(TestDatabase.environmentVariable) is not set)")
+    }
+
+    /// The test checks output with the Python libraries of the tools' environment (fhir.resources,
+    /// fhirpathpy, …); without that environment it is skipped (`make test` prepares it).
+    public static var needsToolsPython: Self {
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: TestEnvironment.toolsPython),
+            "needs the tools' Python environment that `make test` prepares (\(TestEnvironment.toolsPython))")
     }
 
     /// The test checks output with Debian programs (poppler-utils, zbar-tools, …); where one of

@@ -1,0 +1,168 @@
+import Crypto
+import Foundation
+import JSONText
+
+/// FHIR R4 (4.0.1) resources as JSON values, built by the platform's own code. FHIR's JSON has
+/// no empty strings, arrays or objects, so the builders drop absent and empty members.
+public enum FHIRJSON {
+    /// An object of the members given, without those that are nil or empty.
+    public static func object(_ members: KeyValuePairs<String, JSONValue?>) -> JSONValue {
+        var object = JSONObject()
+        for (name, value) in members {
+            guard let value, !isEmpty(value) else { continue }
+            object[name] = value
+        }
+        return .object(object)
+    }
+
+    /// An array of the values given, or nil when none is left (FHIR has no empty arrays).
+    public static func array(_ values: [JSONValue?]) -> JSONValue? {
+        let kept = values.compactMap { $0 }.filter { !isEmpty($0) }
+        return kept.isEmpty ? nil : .array(kept)
+    }
+
+    public static func string(_ text: String?) -> JSONValue? {
+        guard let text, !text.isEmpty else { return nil }
+        return .string(text)
+    }
+
+    public static func number(_ value: Double?) -> JSONValue? {
+        guard let value, value.isFinite else { return nil }
+        return .number(JSONNumber(value))
+    }
+
+    public static func integer(_ value: Int?) -> JSONValue? {
+        value.map { .number(JSONNumber(Double($0))) }
+    }
+
+    public static func bool(_ value: Bool?) -> JSONValue? { value.map(JSONValue.bool) }
+
+    static func isEmpty(_ value: JSONValue) -> Bool {
+        switch value {
+        case .null: true
+        case .string(let text): text.isEmpty
+        case .array(let values): values.isEmpty
+        case .object(let members): members.isEmpty
+        default: false
+        }
+    }
+
+    /// `instant` and `dateTime`: UTC with milliseconds (`2026-03-01T08:00:00.000Z`).
+    public static func instant(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true)
+            .timeSeparator(.colon).timeZone(separator: .omitted)).replacingOccurrences(of: "+0000", with: "Z")
+    }
+
+    /// `date`: the UTC day (`2026-03-01`).
+    public static func day(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash))
+    }
+
+    /// A `meta` with the version and time of the last change.
+    public static func meta(versionId: String?, lastUpdated: Date?) -> JSONValue? {
+        let meta = object(["versionId": string(versionId), "lastUpdated": lastUpdated.map { .string(instant($0)) }])
+        return isEmpty(meta) ? nil : meta
+    }
+}
+
+/// Logical ids (`[A-Za-z0-9\-\.]{1,64}`) for what the platform names otherwise.
+public enum FHIRId {
+    /// Whether `text` is a FHIR logical id.
+    public static func isValid(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count)
+            && text.unicodeScalars.allSatisfy { $0.isASCII && (isAlphanumeric($0) || $0 == "-" || $0 == ".") }
+    }
+
+    /// A study's id as a FHIR id: study ids are letters, digits, `_` and `-` (at most 64), and
+    /// `.` never appears in one, so `_` becomes `.` and the mapping is undone exactly.
+    public static func study(_ studyId: String) -> String {
+        String(String.UnicodeScalarView(studyId.unicodeScalars.map { $0 == "_" ? "." : $0 }))
+    }
+
+    /// The study id a `study(_:)` id stands for; nil when `id` is not one.
+    public static func studyId(from id: String) -> String? {
+        guard isValid(id), !id.unicodeScalars.contains("_") else { return nil }
+        return String(String.UnicodeScalarView(id.unicodeScalars.map { $0 == "." ? "_" : $0 }))
+    }
+
+    /// A questionnaire version's id: activity ids and version labels are the study builder's and
+    /// may hold any character, and the three together may pass 64, so the id is a digest of
+    /// them (32 hex digits of SHA-256 over their lengths and UTF-8 bytes). Clients find a
+    /// questionnaire by `url` and `version`, or by identifier, as in any FHIR store.
+    public static func questionnaire(studyId: String, activityId: String, version: String) -> String {
+        var bytes: [UInt8] = []
+        for part in ["Questionnaire", studyId, activityId, version] {
+            let utf8 = Array(part.utf8)
+            withUnsafeBytes(of: UInt32(utf8.count).bigEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: utf8)
+        }
+        return SHA256.hash(data: bytes).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+    }
+}
+
+/// The URLs StudyStack names its own code systems and identifiers by, under the deployment's
+/// public FHIR base (`https://studies.example.org/fhir/r4`).
+public struct FHIRNaming: Sendable, Equatable {
+    public let base: String
+
+    public init(base: String) {
+        self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
+    }
+
+    /// A questionnaire's canonical URL: the same for every version of one activity.
+    public func questionnaireURL(studyId: String, activityId: String) -> String {
+        "\(base)/Questionnaire/\(FHIRId.study(studyId))/\(percentEncoded(activityId))"
+    }
+
+    /// The system of a study's participant ids (the `ParticipantId` researchers see).
+    public func participantSystem(studyId: String) -> String { "\(base)/sid/\(FHIRId.study(studyId))/participant" }
+
+    /// The system of the study ids of this deployment.
+    public var studySystem: String { "\(base)/sid/study" }
+
+    /// The system of activity ids in a study.
+    public func activitySystem(studyId: String) -> String { "\(base)/sid/\(FHIRId.study(studyId))/activity" }
+
+    /// The system of run identifiers (`activityId`, run) in a study.
+    public func runSystem(studyId: String) -> String { "\(base)/sid/\(FHIRId.study(studyId))/run" }
+
+    /// The code system of a question's choice values.
+    public func choiceSystem(studyId: String, activityId: String, key: String) -> String {
+        "\(questionnaireURL(studyId: studyId, activityId: activityId))/choices/\(percentEncoded(key))"
+    }
+
+    private func percentEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
+}
+
+/// The extensions of the FHIR core specification the mapping uses.
+public enum FHIRExtension {
+    public static let itemControl = "http://hl7.org/fhir/StructureDefinition/questionnaire-itemControl"
+    public static let minValue = "http://hl7.org/fhir/StructureDefinition/minValue"
+    public static let maxValue = "http://hl7.org/fhir/StructureDefinition/maxValue"
+    public static let maxDecimalPlaces = "http://hl7.org/fhir/StructureDefinition/maxDecimalPlaces"
+    public static let sliderStepValue = "http://hl7.org/fhir/StructureDefinition/questionnaire-sliderStepValue"
+    public static let unit = "http://hl7.org/fhir/StructureDefinition/questionnaire-unit"
+    public static let unitOption = "http://hl7.org/fhir/StructureDefinition/questionnaire-unitOption"
+    public static let regex = "http://hl7.org/fhir/StructureDefinition/regex"
+    public static let entryFormat = "http://hl7.org/fhir/StructureDefinition/entryFormat"
+    public static let optionExclusive = "http://hl7.org/fhir/StructureDefinition/questionnaire-optionExclusive"
+    public static let choiceOrientation = "http://hl7.org/fhir/StructureDefinition/questionnaire-choiceOrientation"
+    public static let itemControlSystem = "http://hl7.org/fhir/questionnaire-item-control"
+
+    static func make(_ url: String, _ valueName: String, _ value: JSONValue?) -> JSONValue? {
+        guard let value else { return nil }
+        return FHIRJSON.object(["url": .string(url), valueName: value])
+    }
+
+    static func itemControl(_ code: String) -> JSONValue? {
+        make(itemControl, "valueCodeableConcept", FHIRJSON.object([
+            "coding": .array([FHIRJSON.object(["system": .string(itemControlSystem), "code": .string(code)])]),
+        ]))
+    }
+}
