@@ -52,11 +52,11 @@ import TestSupport
         return resources
     }
 
-    @Test func everyResourceTheMappingMakesIsValidR4() throws {
+    @Test func everyResourceTheMappingMakesIsValidR4() async throws {
         let resources = try Self.resources()
         #expect(resources.count == 24)
         let lines = resources.map { $0.serialized() }.joined(separator: "\n") + "\n"
-        let output = try ChildProcess.run(
+        let output = try await ChildProcess.runInTask(
             TestEnvironment.toolsPython, [ServiceProcess.packageRoot.appendingPathComponent("scripts/fhir-validate.py").path, "-"],
             input: Data(lines.utf8))
         let summary = String(decoding: output, as: UTF8.self)
@@ -67,20 +67,20 @@ import TestSupport
 
     /// The validator itself fails what is not valid: a resource that breaks an invariant, one
     /// the model refuses, and an empty element.
-    @Test func theValidatorRefusesWhatIsInvalid() throws {
+    @Test func theValidatorRefusesWhatIsInvalid() async throws {
         let broken = [
             #"{"resourceType":"Questionnaire","status":"active","item":[{"linkId":"a","type":"display","required":true}]}"#,
             #"{"resourceType":"QuestionnaireResponse","status":"finished"}"#,
             #"{"resourceType":"Patient","identifier":[]}"#,
             #"{"resourceType":"Patient","colour":"red"}"#,
         ].joined(separator: "\n") + "\n"
-        #expect(throws: TestServerError.self) {
-            try ChildProcess.run(
+        await #expect(throws: TestServerError.self) {
+            try await ChildProcess.runInTask(
                 TestEnvironment.toolsPython, [ServiceProcess.packageRoot.appendingPathComponent("scripts/fhir-validate.py").path, "-"],
                 input: Data(broken.utf8))
         }
         do {
-            try ChildProcess.run(
+            try await ChildProcess.runInTask(
                 TestEnvironment.toolsPython, [ServiceProcess.packageRoot.appendingPathComponent("scripts/fhir-validate.py").path, "-"],
                 input: Data(broken.utf8))
         } catch {

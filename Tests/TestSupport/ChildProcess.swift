@@ -115,27 +115,63 @@ public final class ChildProcess: Sendable {
         _ program: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil,
         timeout: Duration = .seconds(300)
     ) throws -> Data {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        // Readable by a program run as another user (runuser -u postgres).
-        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let inputFile = folder.appendingPathComponent("input")
-        let outputFile = folder.appendingPathComponent("output")
-        let errorFile = folder.appendingPathComponent("error")
-        if let input { try input.write(to: inputFile) }
-        let child = try spawn(
-            program, arguments, environment: environment, input: input == nil ? .null : .file(inputFile), output: .file(outputFile),
-            error: .file(errorFile))
-        let complaint = { String(((try? String(contentsOf: errorFile, encoding: .utf8)) ?? "").suffix(2000)) }
-        guard let ended = child.wait(within: timeout) else {
-            child.kill()
-            throw TestServerError(description: "\(child.command) did not finish within \(timeout): \(complaint())")
+        let started = try Started(program, arguments, environment: environment, input: input)
+        defer { started.clean() }
+        return try started.output(ended: started.child.wait(within: timeout), timeout: timeout)
+    }
+
+    /// `run` for a caller in a task: it sleeps between looks at the child instead of holding a
+    /// thread of Swift's cooperative pool (two cores give the pool two threads; a test blocking
+    /// both for a slow program starves every other test's tasks).
+    @discardableResult
+    public static func runInTask(
+        _ program: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil,
+        timeout: Duration = .seconds(300)
+    ) async throws -> Data {
+        let started = try Started(program, arguments, environment: environment, input: input)
+        defer { started.clean() }
+        return try started.output(ended: await started.child.wait(within: timeout), timeout: timeout)
+    }
+
+    /// A child started with its input, output and error in files of a folder of its own.
+    private struct Started {
+        let folder: URL
+        let outputFile: URL
+        let errorFile: URL
+        let child: ChildProcess
+
+        init(_ program: String, _ arguments: [String], environment: [String: String]?, input: Data?) throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            // Readable by a program run as another user (runuser -u postgres).
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+            let inputFile = folder.appendingPathComponent("input")
+            outputFile = folder.appendingPathComponent("output")
+            errorFile = folder.appendingPathComponent("error")
+            do {
+                if let input { try input.write(to: inputFile) }
+                child = try spawn(
+                    program, arguments, environment: environment, input: input == nil ? .null : .file(inputFile),
+                    output: .file(outputFile), error: .file(errorFile))
+            } catch {
+                try? FileManager.default.removeItem(at: folder)
+                throw error
+            }
         }
-        guard ended == .exited(0) else {
-            throw TestServerError(description: "\(child.command) \(ended): \(complaint())")
+
+        func output(ended: Termination?, timeout: Duration) throws -> Data {
+            let complaint = { String(((try? String(contentsOf: errorFile, encoding: .utf8)) ?? "").suffix(2000)) }
+            guard let ended else {
+                child.kill()
+                throw TestServerError(description: "\(child.command) did not finish within \(timeout): \(complaint())")
+            }
+            guard ended == .exited(0) else {
+                throw TestServerError(description: "\(child.command) \(ended): \(complaint())")
+            }
+            return (try? Data(contentsOf: outputFile)) ?? Data()
         }
-        return (try? Data(contentsOf: outputFile)) ?? Data()
+
+        func clean() { try? FileManager.default.removeItem(at: folder) }
     }
 
     /// Whether it has not ended yet.
