@@ -343,6 +343,7 @@ let package = Package(
         .target(
             name: "ResponseCore",
             dependencies: [
+                "FHIR",
                 "InternalContracts",
                 "QRCode", "CMSEnvelope", "SageAssessments", "ZipArchive", "JSONText",
                 "ServiceKit", "StudyModels",
@@ -350,6 +351,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -361,6 +363,7 @@ let package = Package(
         .target(
             name: "ResponseHTTP",
             dependencies: [
+                "FHIR",
                 "InternalContracts",
                 "ResponseCore", "AdminAuthHTTP", "AdminContracts", "ServiceKit", "ServiceKitHTTP", "StudyModels", "SageAssessments", "ZipArchive",
                 .product(name: "Logging", package: "swift-log"),
@@ -374,6 +377,7 @@ let package = Package(
         .target(
             name: "ResponseService",
             dependencies: [
+                "FHIR",
                 "ResponseCore", "ResponseHTTP", "AdminAuthHTTP", "ServiceKit", "ServiceKitHTTP", "StudyModels", "SageAssessments",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),

@@ -136,6 +136,8 @@ apikey=$(curl -sf -H "Authorization: Bearer $admin" -H 'Content-Type: applicatio
     -d '{"name": "fuzzing"}' | jq -r .key)
 [ "${apikey#ssk_}" != "$apikey" ] || die "fuzz: could not make an API key"
 fuzz_beside response-labkey docs/openapi/response-labkey.yaml "$RESPONSE_URL" "" -- -H "apikey: $apikey"
+# The FHIR API as a stranger meets it: the discovery document, the token endpoint, reads without a token.
+fuzz_beside response-fhir docs/openapi/response-fhir.yaml "$RESPONSE_URL" "" --
 for document in study-metadata-internal registration-internal response-internal; do
     case $document in
     study-metadata*) base=$STUDY_METADATA_URL ;;

@@ -114,8 +114,10 @@ done
 # The key made with the page's commands, then its Python script with the real labkey client, against
 # the demo study: two check-ins (the seed's and the one above), their activities, one participant.
 log "platform: the researcher's script of docs/researcher-data.md"
-block() { awk -v start="<!-- $1 -->" -v end="<!-- end of $1 -->" '$0 == start {on = 1} $0 == end {on = 0}
-          on && /^```/ {block = !block; next} on && block' docs/researcher-data.md; }
+# doc_block FILE NAME: the code of the fenced block between <!-- NAME --> and <!-- end of NAME -->.
+doc_block() { awk -v start="<!-- $2 -->" -v end="<!-- end of $2 -->" '$0 == start {on = 1} $0 == end {on = 0}
+              on && /^```/ {block = !block; next} on && block' "$1"; }
+block() { doc_block docs/researcher-data.md "$1"; }
 {
     echo "set -euo pipefail"
     block "researcher key" | sed -e "s#http://127.0.0.1:8081#$STUDY_METADATA_URL#g" -e "s#\.data/#$data/#g"
@@ -131,6 +133,25 @@ grep -Eq '^2 check-ins, [0-2] with sleep quality 5 or better$' "$work/logs/resea
     { cat "$work/logs/researcher.log" >&2; die "the researcher's script did not read the demo study"; }
 mkdir -p .build/test-output && cp "$work/logs/researcher.log" .build/test-output/researcher.log
 log "platform: the researcher's script reads the demo study (its output: .build/test-output/researcher.log)"
+
+# --- a health system's backend service, as docs/fhir.md has it ---------------------------------
+# The page's two blocks pasted: a study admin registers a client's key (openssl, curl), then the
+# client signs an assertion with PyJWT, gets a token and reads the demo study as FHIR.
+log "platform: the SMART Backend Services client of docs/fhir.md"
+fhir_block() { doc_block docs/fhir.md "$1"; }
+mkdir -p "$work/fhir-client"
+{
+    echo "set -euo pipefail"
+    fhir_block "smart register" | sed -e "s#http://127.0.0.1:8081#$STUDY_METADATA_URL#g" \
+        -e "s#http://127.0.0.1:8083#$RESPONSE_URL#g" -e "s#\.data/#$data/#g"
+    echo "\"$(cd "$tools_venv" && pwd)/bin/python\" \"$work/fhir-client.py\""
+} >"$work/fhir-client.sh"
+fhir_block "smart script" | sed -e "s#http://127.0.0.1:8083#$RESPONSE_URL#g" >"$work/fhir-client.py"
+(cd "$work/fhir-client" && bash "$work/fhir-client.sh" >"$work/logs/fhir-client.log" 2>&1) ||
+    { cat "$work/logs/fhir-client.log" >&2; die "docs/fhir.md's client failed"; }
+grep -q '^ResearchStudy DEMOSTUDY: active$' "$work/logs/fhir-client.log" ||
+    { cat "$work/logs/fhir-client.log" >&2; die "docs/fhir.md's client did not read the demo study"; }
+log "platform: docs/fhir.md's client read the demo study as FHIR"
 
 # --- the quickstart, pasted as written (only make run's addresses and folder replaced) ------------
 log "platform: the quickstart walkthrough"

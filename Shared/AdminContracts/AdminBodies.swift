@@ -95,3 +95,6 @@ extension SageRefusedArchiveList: InternalPayload {}
 extension SageReprocessed: InternalPayload {}
 extension TokenBatchList: InternalPayload {}
 extension TokenBatchCreated: InternalPayload {}
+extension SMARTClientRegistration: InternalPayload {}
+extension SMARTClientView: InternalPayload {}
+extension SMARTClientList: InternalPayload {}

@@ -66,6 +66,14 @@ extension AdminCalls {
         .GET, "/admin/v1/studies/{studyId}/token-batches/{batchId}/qr.pdf", on: .response, access: .study(.editor))
     public static let setCollection = AdminEndpoint<JSONBytes, JSONBytes>(
         .PUT, "/admin/v1/studies/{studyId}/collection", on: .response, access: .study(.editor))
+
+    /// SMART Backend Services clients of the study's FHIR API (docs/fhir.md, Authorisation).
+    public static let smartClients = AdminEndpoint<NoContent, SMARTClientList>(
+        .GET, "/admin/v1/studies/{studyId}/fhir-clients", on: .response, access: .study(.viewer))
+    public static let registerSMARTClient = AdminEndpoint<SMARTClientRegistration, SMARTClientView>(
+        .POST, "/admin/v1/studies/{studyId}/fhir-clients", on: .response, access: .study(.studyAdmin))
+    public static let revokeSMARTClient = AdminEndpoint<NoContent, NoContent>(
+        .DELETE, "/admin/v1/studies/{studyId}/fhir-clients/{clientId}", on: .response, access: .study(.studyAdmin))
 }
 
 extension AdminCalls {
@@ -95,5 +103,8 @@ extension AdminCalls {
         tokenBatchCSV,
         tokenBatchSheet,
         setCollection,
+        smartClients,
+        registerSMARTClient,
+        revokeSMARTClient,
     ]
 }

@@ -6,9 +6,9 @@ import ServiceKitHTTP
 extension ResponseAdminError: APIErrorConvertible {
     package var apiError: APIError {
         switch self {
-        case .noStudy, .noRefusedArchive, .noArchive, .noArchiveFile, .noTokenBatch, .noTable: .notFound(message)
+        case .noStudy, .noRefusedArchive, .noArchive, .noArchiveFile, .noTokenBatch, .noTable, .noSMARTClient: .notFound(message)
         case .notAdmitted: .conflict(message)
-        case .refusedAgain, .versionCannotBeProcessed, .forwardingInvalid, .propertiesInvalid:
+        case .refusedAgain, .versionCannotBeProcessed, .forwardingInvalid, .propertiesInvalid, .smartClientInvalid:
             .invalid(message, problems: problems.prefix(1000).map { AdminErrorBody.Problem(pointer: $0.pointer, message: $0.message) })
         case .designUnavailable: .unavailable(message)
         }

@@ -59,6 +59,15 @@ extension ResponseService {
         AdminSchemaRoutes(
             catalog: catalog, participants: SchemaParticipantStore(client: postgres, logger: logger)
         ).add(to: admin)
+        let tokenURL = "\(parts.fhirNaming.base)/auth/token"
+        AdminSMARTClientRoutes(clients: parts.smartClients, tokenURL: tokenURL).add(to: admin)
+        FHIRAuthRoutes(
+            issuing: SMARTTokenIssuing(clients: parts.smartClients, tokenURL: tokenURL), rateLimiter: environment.rateLimiter,
+            addresses: environment.settings.clientAddresses
+        ).add(to: routes.router)
+        FHIRReadRoutes(
+            reading: FHIRReading(clients: parts.smartClients, catalog: catalog, audit: environment.audit, naming: parts.fhirNaming)
+        ).add(to: routes.router)
 
         let response = parts.response
         let queries = parts.queryClient.map {

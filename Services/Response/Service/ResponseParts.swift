@@ -1,3 +1,4 @@
+import FHIR
 import AdminAuthHTTP
 import Foundation
 import PostgresNIO
@@ -32,6 +33,9 @@ struct ResponseParts {
     let intake: SageArchiveIntake
     let maxArchiveBytes: Int
     let sagePublicURL: URL
+    /// The FHIR API's public base, and the names of its resources under it.
+    let fhirNaming: FHIRNaming
+    let smartClients: SMARTClientStore
 
     init(
         environment: ServiceEnvironment, response: ResponseSettings, access: QueryAccess, queryClient: PostgresClient?,
@@ -64,6 +68,11 @@ struct ResponseParts {
             throw ConfigurationError(ResponseSettings.Keys.sagePublicURL, "is needed: the service's own address is not known")
         }
         self.sagePublicURL = sagePublicURL
+        guard let fhirBase = response.fhirPublicURL?.absoluteString ?? settings.peers[.response].map({ "\($0.absoluteString)/fhir/r4" }) else {
+            throw ConfigurationError(ResponseSettings.Keys.fhirPublicURL, "is needed: the service's own address is not known")
+        }
+        fhirNaming = FHIRNaming(base: fhirBase.hasSuffix("/") ? String(fhirBase.dropLast()) : fhirBase)
+        smartClients = SMARTClientStore(client: postgres, audit: environment.audit, logger: logger)
         sageArchives = SageArchiveStore(
             client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit, stored: responsesStored,
             pooling: settings.database.pooling, logger: logger)

@@ -101,7 +101,7 @@ import TestSupport
         mounted.subtract(["GET", "POST"].flatMap { ["\($0) /{call}/{folder}", "\($0) /{call}/{folder}/{study}/{action}"] })
         mounted.formUnion(["GET", "POST"].flatMap { ["\($0) /{studyId}/{call}", "\($0) /{orgId}/{appId}/{studyId}/{call}"] })
         let own = try Self.operations(in: [
-            "response-app.yaml", "response-admin.yaml", "response-internal.yaml", "response-labkey.yaml",
+            "response-app.yaml", "response-admin.yaml", "response-internal.yaml", "response-labkey.yaml", "response-fhir.yaml",
         ])
         let shared = try Self.operations(in: ["study-metadata-internal.yaml"])
         #expect(mounted.subtracting(own.union(shared)).sorted() == [], "routes without a documented operation")

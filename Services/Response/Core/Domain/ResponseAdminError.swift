@@ -26,6 +26,10 @@ package enum ResponseAdminError: Error, Sendable, Equatable {
     case forwardingInvalid([ValidationProblem])
     /// Participant property values that cannot be stored, located by CSV line or JSON row.
     case propertiesInvalid([ValidationProblem])
+    /// A SMART client that cannot be registered (its name, or its key set), each problem by its field.
+    case smartClientInvalid([ValidationProblem])
+    /// No live SMART client of the study by that id.
+    case noSMARTClient(studyId: String)
 
     package var message: String {
         switch self {
@@ -43,13 +47,19 @@ package enum ResponseAdminError: Error, Sendable, Equatable {
         case .forwardingInvalid(let problems): problems.first?.message ?? "the forwarding target cannot be used"
         case .propertiesInvalid(let problems):
             problems.count == 1 ? problems[0].message : "\(problems.count) values cannot be used; nothing was stored"
+        case .smartClientInvalid(let problems):
+            problems.count == 1
+                ? "\(problems[0].pointer): \(problems[0].message)" : "\(problems.count) problems with the client; it was not registered"
+        case .noSMARTClient(let studyId): "study \(studyId) has no such FHIR client (or it was revoked already)"
         }
     }
 
     /// Each problem, located in the request (by JSON Pointer).
     package var problems: [ValidationProblem] {
         switch self {
-        case .refusedAgain(_, let problems), .forwardingInvalid(let problems), .propertiesInvalid(let problems): problems
+        case .refusedAgain(_, let problems), .forwardingInvalid(let problems), .propertiesInvalid(let problems),
+            .smartClientInvalid(let problems):
+            problems
         case .versionCannotBeProcessed(let activityId, let version, let reason):
             [ValidationProblem(pointer: "/againstVersion", message: "Activity \(activityId) at version \(version): \(reason)")]
         default: []

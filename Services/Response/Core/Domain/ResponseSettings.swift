@@ -23,6 +23,7 @@ public struct ResponseSettings: Sendable {
         public static let schemaPostsPerMinute = Setting("schema.postsPerMinute")
         public static let sageMaxArchiveBytes = Setting("sage.maxArchiveBytes")
         public static let sagePublicURL = Setting("sage.publicURL")
+        public static let fhirPublicURL = Setting("fhir.publicURL")
     }
 
     /// AES-256 key (base64) for what is kept sealed at rest: enrollment tokens (the researcher
@@ -68,6 +69,10 @@ public struct ResponseSettings: Sendable {
     /// The address phones reach this service at, which upload URLs of Bridge's handshake start
     /// with; nil: the service's own `RESPONSE_URL`.
     public var sagePublicURL: URL?
+    /// The FHIR API's base as its clients reach it (`https://studies.example.org/fhir/r4`): the
+    /// audience SMART assertions name, and the base of the ids and systems of its resources;
+    /// nil: the service's own `RESPONSE_URL` followed by `/fhir/r4`.
+    public var fhirPublicURL: URL?
 
     public init(reader: ConfigReader) throws(ConfigurationError) {
         let settings = SettingsReader(reader)
@@ -105,6 +110,9 @@ public struct ResponseSettings: Sendable {
         sageMaxArchiveBytes = try settings.integer(Keys.sageMaxArchiveBytes, default: 8 * 1024 * 1024, in: 1024...(100 * 1024 * 1024))
         sagePublicURL = try settings.text(Keys.sagePublicURL).map { (_: String) throws(ConfigurationError) -> URL in
             try settings.httpURL(Keys.sagePublicURL, default: URL(fileURLWithPath: "/"))
+        }
+        fhirPublicURL = try settings.text(Keys.fhirPublicURL).map { (_: String) throws(ConfigurationError) -> URL in
+            try settings.httpURL(Keys.fhirPublicURL, default: URL(fileURLWithPath: "/"))
         }
     }
 

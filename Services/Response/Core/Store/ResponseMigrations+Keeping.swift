@@ -82,3 +82,46 @@ extension ResponseMigrations {
         ]
     )
 }
+
+extension ResponseMigrations {
+    /// SMART Backend Services clients of a study's FHIR API (docs/fhir.md, Authorisation): each
+    /// registered with its public keys; the assertions it used, kept until they expire so none is
+    /// accepted twice; and the short-lived access tokens issued to it, as their SHA-256.
+    static let smartClients = Migration(
+        component: "response", version: 26, name: "smart_clients",
+        statements: [
+            """
+            CREATE TABLE smart_clients (
+                client_id text PRIMARY KEY,
+                study_key text NOT NULL REFERENCES studies (study_key),
+                name text NOT NULL,
+                jwks jsonb NOT NULL,
+                created_by text NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                revoked_at timestamptz,
+                revoked_by text
+            )
+            """,
+            "CREATE INDEX smart_clients_study ON smart_clients (study_key, created_at)",
+            """
+            CREATE TABLE smart_assertions (
+                client_id text NOT NULL REFERENCES smart_clients (client_id),
+                jti text NOT NULL,
+                expires_at timestamptz NOT NULL,
+                PRIMARY KEY (client_id, jti)
+            )
+            """,
+            """
+            CREATE TABLE smart_access_tokens (
+                token_sha256 text PRIMARY KEY,
+                client_id text NOT NULL REFERENCES smart_clients (client_id),
+                study_key text NOT NULL REFERENCES studies (study_key),
+                scopes text NOT NULL,
+                issued_at timestamptz NOT NULL DEFAULT now(),
+                expires_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX smart_access_tokens_client ON smart_access_tokens (client_id, expires_at)",
+        ]
+    )
+}

@@ -2,7 +2,9 @@ import ServiceKit
 
 /// The response service's tables.
 package enum ResponseMigrations {
-    package static let all: [Migration] = throughParticipantNumbers + [refusedSageArchives, reprocessingVersion, settlementFeed, uploadCompletion]
+    package static let all: [Migration] = throughParticipantNumbers + [
+        refusedSageArchives, reprocessingVersion, settlementFeed, uploadCompletion, smartClients,
+    ]
 
     static let throughParticipantNumbers: [Migration] = [
         Migration(
