@@ -110,6 +110,93 @@ import TestSupport
                 input: read.body + Data("\n".utf8))
             #expect(String(decoding: validated, as: UTF8.self).contains("checked 1 resources (1 ResearchStudy), 0 failures"))
 
+            // A participant and their response, read as Patient, ResearchSubject and QuestionnaireResponse.
+            let app = platform.app(.ios)
+            let enrolled = try await app.response(
+                "enroll", [("studyId", "DEMOSTUDY"), ("token", platform.tokens[0]), ("allowDataSharing", "true")])
+            let appToken = try #require(enrolled.json?["data"]?["appToken"]?.string, "\(enrolled.text)")
+            #expect(try await app.processResponse(JourneyResponses.dailyResponse(participant: appToken, name: "daily", version: "1.0")).status == 200)
+            let processed = try await eventually("the response processed", within: .seconds(60)) {
+                let list = try await admin.send(.GET, platform.response.baseURL + "/admin/v1/studies/DEMOSTUDY/responses")
+                let responses = list.json?["responses"]?.array ?? []
+                return responses.count == 1 && responses[0]["status"]?.string == "processed" ? responses[0] : nil
+            }
+            #expect(processed["status"]?.string == "processed")
+            let (responseId, participantId) = try await platform.withResponseDatabase { postgres, logger in
+                var found: [(Int64, Int64)] = []
+                for try await row in try await postgres.query("SELECT id, participant_id FROM responses", logger: logger).decode((Int64, Int64).self) {
+                    found.append(row)
+                }
+                return found.first ?? (0, 0)
+            }
+            var resources: [String: JSONValue] = [:]
+            for path in ["Patient/\(participantId)", "ResearchSubject/\(participantId)", "QuestionnaireResponse/\(responseId)", "metadata"] {
+                let reply = try await Wire.send(
+                    .GET, platform.response.baseURL + "/fhir/r4/" + path, headers: [("Authorization", "Bearer \(token)")])
+                #expect(reply.status == 200, "\(path): \(reply.text)")
+                #expect(reply.header("Content-Type") == "application/fhir+json")
+                resources[path] = reply.json
+            }
+            #expect(resources.count == 4)
+            #expect(resources["Patient/\(participantId)"]?["identifier"]?.array?.first?["value"]?.string == String(participantId))
+            #expect(!(resources["Patient/\(participantId)"]?.serialized().contains(appToken) ?? true), "the app token, a credential, never shows")
+            #expect(resources["ResearchSubject/\(participantId)"]?["status"]?.string == "on-study")
+            let answered = try #require(resources["QuestionnaireResponse/\(responseId)"])
+            #expect(answered["questionnaire"]?.string?.hasSuffix("/Questionnaire/DEMOSTUDY/daily|1.0") == true, "\(answered)")
+            #expect(answered["subject"]?["reference"]?.string == "Patient/\(participantId)")
+            #expect(answered["item"]?.array?.count == 17, "15 answers, and a group per repetition of the symptoms form: \(answered)")
+            #expect(resources["metadata"]?["rest"]?.array?.first?["resource"]?.array?.count == 4)
+            let checked = try await ChildProcess.runInTask(
+                TestEnvironment.toolsPython, [ServiceProcess.packageRoot.appendingPathComponent("scripts/fhir-validate.py").path, "-"],
+                input: Data(resources.values.map { $0.serialized() + "\n" }.joined().utf8))
+            #expect(String(decoding: checked, as: UTF8.self).contains("checked 4 resources"), "\(String(decoding: checked, as: UTF8.self))")
+            #expect(String(decoding: checked, as: UTF8.self).contains(", 0 failures"), "\(String(decoding: checked, as: UTF8.self))")
+            // Searches: QuestionnaireResponse by subject with its Patient included; Patient counted;
+            // pages of one, followed by their next links to the end, each link valid as rows are added.
+            let bySubject = try await Wire.send(
+                .GET, platform.response.baseURL + "/fhir/r4/QuestionnaireResponse?subject=Patient/\(participantId)&_include=QuestionnaireResponse:subject",
+                headers: [("Authorization", "Bearer \(token)")])
+            #expect(bySubject.status == 200, "\(bySubject.text)")
+            #expect(bySubject.json?["type"]?.string == "searchset")
+            let entries = bySubject.json?["entry"]?.array ?? []
+            #expect(entries.map { $0["search"]?["mode"]?.string ?? "" } == ["match", "include"])
+            #expect(entries.last?["resource"]?["resourceType"]?.string == "Patient")
+            let counted = try await Wire.send(
+                .GET, platform.response.baseURL + "/fhir/r4/Patient?_summary=count", headers: [("Authorization", "Bearer \(token)")])
+            #expect(counted.json?["total"]?.number == 1, "\(counted.text)")
+            let second = platform.app(.android)
+            _ = try await second.response("enroll", [("studyId", "DEMOSTUDY"), ("token", platform.tokens[1]), ("allowDataSharing", "true")])
+            var next: String? = platform.response.baseURL + "/fhir/r4/Patient?_count=1"
+            var pages: [[String]] = []
+            while let url = next, pages.count < 5 {
+                let page = try await Wire.send(.GET, url, headers: [("Authorization", "Bearer \(token)")])
+                #expect(page.status == 200, "\(page.text)")
+                pages.append(page.json?["entry"]?.array?.compactMap { $0["resource"]?["id"]?.string } ?? [])
+                next = page.json?["link"]?.array?.first { $0["relation"]?.string == "next" }?["url"]?.string
+                if pages.count == 1 {
+                    // A participant enrolled while the client pages is on a later page, not lost.
+                    _ = try await platform.app(.ios).response(
+                        "enroll", [("studyId", "DEMOSTUDY"), ("token", platform.tokens[2]), ("allowDataSharing", "true")])
+                }
+            }
+            #expect(pages.count == 3, "\(pages)")
+            #expect(pages.allSatisfy { $0.count == 1 }, "\(pages)")
+            #expect(Set(pages.joined()).count == 3, "every participant once: \(pages)")
+            let unsupported = try await Wire.send(
+                .GET, platform.response.baseURL + "/fhir/r4/Patient?name=Smith", headers: [("Authorization", "Bearer \(token)")])
+            #expect(unsupported.status == 400)
+            #expect(unsupported.json?["resourceType"]?.string == "OperationOutcome")
+            let bundles = try await ChildProcess.runInTask(
+                TestEnvironment.toolsPython, [ServiceProcess.packageRoot.appendingPathComponent("scripts/fhir-validate.py").path, "-"],
+                input: bySubject.body + Data("\n".utf8) + counted.body + Data("\n".utf8))
+            #expect(String(decoding: bundles, as: UTF8.self).contains("checked 2 resources (2 Bundle), 0 failures"))
+
+            let narrow = try await Self.token(tokenURL, client: clientId, keys: keysFolder, alg: "ES384", scope: "system/ResearchStudy.read")
+            let outOfScope = try await Wire.send(
+                .GET, platform.response.baseURL + "/fhir/r4/Patient/\(participantId)",
+                headers: [("Authorization", "Bearer \(narrow.body["access_token"]?.string ?? "")")])
+            #expect(outOfScope.status == 403, "a token for ResearchStudy only: \(outOfScope.text)")
+
             // Without a token, with a wrong one, or for another study: an OperationOutcome.
             let anonymous = try await Wire.send(.GET, platform.response.baseURL + "/fhir/r4/ResearchStudy/DEMOSTUDY")
             #expect(anonymous.status == 401)
@@ -132,6 +219,25 @@ import TestSupport
                 .GET, platform.response.baseURL + "/fhir/r4/ResearchStudy/OTHER.STUDY", headers: [("Authorization", "Bearer \(token)")])
             #expect(elsewhere.status == 404, "another study is not there for this client: \(elsewhere.text)")
             #expect(elsewhere.json?["issue"]?.array?.first?["code"]?.string == "not-found")
+            // OTHER_STUDY's participant and response are not this client's, even by their ids.
+            let otherApp = platform.app(.android)
+            let otherTokens = try await admin.tokens(responseBase: platform.response.baseURL, count: 1, studyId: "OTHER_STUDY")
+            let otherEnrolled = try await otherApp.response(
+                "enroll", [("studyId", "OTHER_STUDY"), ("token", try #require(otherTokens.first)), ("allowDataSharing", "true")])
+            #expect(otherEnrolled.status == 200, "\(otherEnrolled.text)")
+            let otherParticipant = try await platform.withResponseDatabase { postgres, logger in
+                var ids: [Int64] = []
+                for try await id in try await postgres.query(
+                    "SELECT id FROM participants WHERE study_key = 'OTHER_STUDY'", logger: logger
+                ).decode(Int64.self) { ids.append(id) }
+                return ids.first ?? 0
+            }
+            #expect(otherParticipant > 0)
+            for path in ["Patient/\(otherParticipant)", "ResearchSubject/\(otherParticipant)", "QuestionnaireResponse/\(responseId + 1000)"] {
+                let reply = try await Wire.send(
+                    .GET, platform.response.baseURL + "/fhir/r4/" + path, headers: [("Authorization", "Bearer \(token)")])
+                #expect(reply.status == 404, "\(path): \(reply.text)")
+            }
 
             // Every state change and read is audited.
             let actions = try await platform.withResponseDatabase { postgres, logger in
@@ -141,7 +247,10 @@ import TestSupport
                 for try await action in rows.decode(String.self) { found.append(action) }
                 return found
             }
-            #expect(actions == ["fhir.client_registered", "fhir.token_issued", "fhir.token_issued", "fhir.read"], "\(actions)")
+            #expect(actions == [
+                "fhir.client_registered", "fhir.token_issued", "fhir.token_issued", "fhir.read", "fhir.read", "fhir.read", "fhir.read",
+                "fhir.search", "fhir.search", "fhir.search", "fhir.search", "fhir.search", "fhir.token_issued",
+            ], "\(actions)")
 
             // Revoked: the token stops at once, and no new one is issued.
             let revoked = try await admin.send(.DELETE, clients + "/\(clientId)")

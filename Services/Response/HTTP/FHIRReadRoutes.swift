@@ -2,6 +2,7 @@ import FHIR
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import JSONText
 import ResponseCore
 import ServiceKitHTTP
@@ -10,13 +11,62 @@ import ServiceKitHTTP
 /// token endpoint; resources as `application/fhir+json`, refusals as `OperationOutcome`s.
 package struct FHIRReadRoutes {
     package let reading: FHIRReading
+    package let tokenURL: String
 
-    package init(reading: FHIRReading) {
+    package init(reading: FHIRReading, tokenURL: String) {
         self.reading = reading
+        self.tokenURL = tokenURL
     }
 
     package func add(to router: Router<ServiceRequestContext>) {
+        router.get("/fhir/r4/metadata", use: metadata)
         router.get("/fhir/r4/ResearchStudy/:id", use: researchStudy)
+        router.get("/fhir/r4/Patient/:id", use: patient)
+        router.get("/fhir/r4/ResearchSubject/:id", use: researchSubject)
+        router.get("/fhir/r4/QuestionnaireResponse/:id", use: questionnaireResponse)
+        for type in ["Patient", "ResearchSubject", "QuestionnaireResponse"] {
+            router.get("/fhir/r4/\(type)", use: { request, context in try await search(type, request, context) })
+        }
+    }
+
+    /// `GET [type]?...`: a `searchset` Bundle; its `next` link goes on after the page's last id, so
+    /// it stays valid while rows are added.
+    package func search(_ type: String, _ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let query = URI.formPairs(request.uri.query ?? "")
+        guard query.count <= 32, (request.uri.query ?? "").utf8.count <= 4_096 else {
+            return Self.outcome(.invalidSearch("the search is longer than this server takes (32 parameters, 4 KiB)"))
+        }
+        return try await answer {
+            let page = try await reading.search(type: type, query: query, bearer: Self.bearer(request))
+            let kept = query.filter { $0.name != "_cursor" }
+            let base = "\(reading.naming.base)/\(type)"
+            func link(_ pairs: [(name: String, value: String)]) -> String {
+                pairs.isEmpty ? base : base + "?" + pairs.map { "\(Self.encoded($0.name))=\(Self.encoded($0.value))" }.joined(separator: "&")
+            }
+            return SearchBundle.make(
+                total: page.total, selfURL: link(query), nextURL: page.nextAfter.map { link(kept + [("_cursor", String($0))]) },
+                entries: page.entries)
+        }
+    }
+
+    static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~:/|*"))) ?? text
+    }
+
+    @Sendable package func metadata(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        FHIRAuthRoutes.json(reading.capabilityStatement(tokenURL: tokenURL), status: .ok, contentType: Self.contentType)
+    }
+
+    @Sendable package func patient(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await answer { try await reading.patient(id: try context.parameters.decoded("id"), bearer: Self.bearer(request)) }
+    }
+
+    @Sendable package func researchSubject(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await answer { try await reading.researchSubject(id: try context.parameters.decoded("id"), bearer: Self.bearer(request)) }
+    }
+
+    @Sendable package func questionnaireResponse(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await answer { try await reading.questionnaireResponse(id: try context.parameters.decoded("id"), bearer: Self.bearer(request)) }
     }
 
     @Sendable package func researchStudy(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -50,6 +100,8 @@ package struct FHIRReadRoutes {
             case .unauthenticated(let why): (.unauthorized, .login, why)
             case .notInScope(let type): (.forbidden, .forbidden, "the token's scopes do not read \(type)")
             case .notFound(let reference): (.notFound, .notFound, "\(reference) is not known")
+            case .invalidSearch(let why): (.badRequest, .notSupported, why)
+            case .notSearchable(let type): (.notFound, .notSupported, "\(type) cannot be searched here")
             }
         var response = FHIRAuthRoutes.json(OperationOutcome.make(code, message), status: status, contentType: contentType)
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }

@@ -66,7 +66,10 @@ extension ResponseService {
             addresses: environment.settings.clientAddresses
         ).add(to: routes.router)
         FHIRReadRoutes(
-            reading: FHIRReading(clients: parts.smartClients, catalog: catalog, audit: environment.audit, naming: parts.fhirNaming)
+            reading: FHIRReading(
+                clients: parts.smartClients, catalog: catalog, store: FHIRStore(client: postgres, logger: logger), audit: environment.audit,
+                naming: parts.fhirNaming),
+            tokenURL: tokenURL
         ).add(to: routes.router)
 
         let response = parts.response

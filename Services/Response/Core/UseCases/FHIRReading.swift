@@ -12,6 +12,10 @@ package enum FHIRRefusal: Error, Sendable, Equatable {
     case notInScope(String)
     /// No such resource for this token: never there, or another study's.
     case notFound(String)
+    /// A search this API does not do, or does not understand, in words.
+    case invalidSearch(String)
+    /// A type that cannot be searched here.
+    case notSearchable(String)
 }
 
 /// The FHIR API's reads for one SMART client (docs/fhir.md): each request's bearer token is
@@ -19,15 +23,30 @@ package enum FHIRRefusal: Error, Sendable, Equatable {
 package struct FHIRReading: Sendable {
     package let clients: SMARTClientStore
     package let catalog: StudyCatalog
+    package let store: FHIRStore
     package let audit: AuditLog
     package let naming: FHIRNaming
 
-    package init(clients: SMARTClientStore, catalog: StudyCatalog, audit: AuditLog, naming: FHIRNaming) {
+    package init(clients: SMARTClientStore, catalog: StudyCatalog, store: FHIRStore, audit: AuditLog, naming: FHIRNaming) {
         self.clients = clients
         self.catalog = catalog
+        self.store = store
         self.audit = audit
         self.naming = naming
     }
+
+    /// The resource types and interactions served, as `metadata` states them (search parameters
+    /// are `FHIRSearch.parameters`).
+    package static let served: [(type: String, interactions: [String])] = [
+        ("ResearchStudy", ["read"]), ("Patient", ["read", "search-type"]), ("ResearchSubject", ["read", "search-type"]),
+        ("QuestionnaireResponse", ["read", "search-type"]),
+    ]
+
+    /// Each search parameter's type, as `metadata` states it.
+    static let parameterTypes: [String: String] = [
+        "_id": "token", "identifier": "token", "status": "token", "_lastUpdated": "date", "subject": "reference",
+        "patient": "reference", "questionnaire": "reference",
+    ]
 
     /// The grant of a bearer token.
     package func grant(bearer token: String?) async throws -> SMARTClientStore.Grant {
@@ -40,6 +59,116 @@ package struct FHIRReading: Sendable {
         return grant
     }
 
+    /// The grant's study, once the grant may read `type`.
+    private func study(of grant: SMARTClientStore.Grant, reading type: String) async throws -> StudyCatalog.Study {
+        guard grant.scopes.mayRead(type) else { throw FHIRRefusal.notInScope(type) }
+        return try await study(of: grant)
+    }
+
+    private func study(of grant: SMARTClientStore.Grant) async throws -> StudyCatalog.Study {
+        guard let study = try await catalog.study(grant.studyKey) else { throw FHIRRefusal.notFound("ResearchStudy") }
+        return study
+    }
+
+    private func audited(_ grant: SMARTClientStore.Grant, _ reference: String) async throws {
+        try await audit.record(
+            actor: "fhir-client:\(grant.clientId)", action: "fhir.read", studyId: grant.studyKey, details: ["resource": reference])
+    }
+
+    /// A participant's id as the API spells it: digits, within a bigint.
+    private static func number(_ id: String) -> Int64? {
+        guard (1...19).contains(id.utf8.count), id.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
+        return Int64(id)
+    }
+
+    /// `Patient/{id}`: a participant of the grant's study.
+    package func patient(id: String, bearer: String?) async throws -> JSONValue {
+        let grant = try await grant(bearer: bearer)
+        let study = try await study(of: grant, reading: "Patient")
+        guard let number = Self.number(id), let enrollment = try await store.enrollment(number, studyKey: study.key, studyId: study.studyId)
+        else { throw FHIRRefusal.notFound("Patient/\(id)") }
+        try await audited(grant, "Patient/\(id)")
+        return StudyResources.patient(enrollment, naming: naming)
+    }
+
+    /// `ResearchSubject/{id}`: a participant's enrollment in the grant's study.
+    package func researchSubject(id: String, bearer: String?) async throws -> JSONValue {
+        let grant = try await grant(bearer: bearer)
+        let study = try await study(of: grant, reading: "ResearchSubject")
+        guard let number = Self.number(id), let enrollment = try await store.enrollment(number, studyKey: study.key, studyId: study.studyId)
+        else { throw FHIRRefusal.notFound("ResearchSubject/\(id)") }
+        try await audited(grant, "ResearchSubject/\(id)")
+        return StudyResources.researchSubject(enrollment, naming: naming)
+    }
+
+    /// `QuestionnaireResponse/{id}`: a stored response of the grant's study.
+    package func questionnaireResponse(id: String, bearer: String?) async throws -> JSONValue {
+        let grant = try await grant(bearer: bearer)
+        let study = try await study(of: grant, reading: "QuestionnaireResponse")
+        guard let number = Self.number(id), let response = try await store.response(number, studyKey: study.key, studyId: study.studyId)
+        else { throw FHIRRefusal.notFound("QuestionnaireResponse/\(id)") }
+        try await audited(grant, "QuestionnaireResponse/\(id)")
+        return QuestionnaireResponseMapping.questionnaireResponse(response, naming: naming).resource
+    }
+
+    /// A search's answer: a page of resources (with what `_include` or `_revinclude` added), the
+    /// total when `_summary=count` asked for it, and where the next page starts.
+    package struct SearchPage: Sendable {
+        package var entries: [SearchBundle.Entry]
+        package var total: Int?
+        package var nextAfter: Int64?
+    }
+
+    /// `GET [type]?...`: a search within the grant's study.
+    package func search(type: String, query: [(name: String, value: String)], bearer: String?) async throws -> SearchPage {
+        let grant = try await grant(bearer: bearer)
+        guard FHIRSearch.parameters[type] != nil else { throw FHIRRefusal.notSearchable(type) }
+        guard grant.scopes.maySearch(type) else { throw FHIRRefusal.notInScope(type) }
+        let study = try await study(of: grant)
+        let search = try FHIRSearch.parse(type: type, query: query, studyId: study.studyId, naming: naming)
+        var details = ["resource": type, "query": query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")]
+        if search.summaryCount {
+            let total = try await store.count(studyKey: study.key, search: search)
+            details["total"] = String(total)
+            try await audit.record(actor: "fhir-client:\(grant.clientId)", action: "fhir.search", studyId: grant.studyKey, details: details)
+            return SearchPage(entries: [], total: total, nextAfter: nil)
+        }
+        var entries: [SearchBundle.Entry] = []
+        var participants: [Int64] = []
+        var nextAfter: Int64?
+        func entry(_ resource: JSONValue, _ mode: String) -> SearchBundle.Entry {
+            let reference = "\(resource["resourceType"]?.string ?? "")/\(resource["id"]?.string ?? "")"
+            return SearchBundle.Entry(resource: resource, fullUrl: "\(naming.base)/\(reference)", mode: mode)
+        }
+        switch type {
+        case "QuestionnaireResponse":
+            let page = try await store.responses(studyKey: study.key, studyId: study.studyId, search: search)
+            entries = page.resources.map { entry(QuestionnaireResponseMapping.questionnaireResponse($0, naming: naming).resource, "match") }
+            participants = page.resources.map(\.participantId)
+            nextAfter = page.nextAfter
+        default:
+            let page = try await store.enrollments(studyKey: study.key, studyId: study.studyId, search: search)
+            entries = page.resources.map {
+                entry(type == "Patient" ? StudyResources.patient($0, naming: naming) : StudyResources.researchSubject($0, naming: naming), "match")
+            }
+            participants = page.resources.map(\.participantId)
+            nextAfter = page.nextAfter
+        }
+        if search.include || search.revInclude {
+            // QuestionnaireResponse:subject and ResearchSubject:individual add Patients; Patient's
+            // revinclude adds each one's ResearchSubject: one of each per participant of the page.
+            var seen = Set<Int64>()
+            let distinct = participants.filter { seen.insert($0).inserted }
+            let enrollments = try await store.enrollments(ids: distinct, studyKey: study.key, studyId: study.studyId)
+            entries += enrollments.map {
+                entry(type == "Patient" ? StudyResources.researchSubject($0, naming: naming) : StudyResources.patient($0, naming: naming), "include")
+            }
+        }
+        details["matches"] = String(entries.filter { $0.mode == "match" }.count)
+        try await audit.record(actor: "fhir-client:\(grant.clientId)", action: "fhir.search", studyId: grant.studyKey, details: details)
+        return SearchPage(entries: entries, total: nil, nextAfter: nextAfter)
+    }
+
     /// `ResearchStudy/{id}`: the grant's own study.
     package func researchStudy(id: String, bearer: String?) async throws -> JSONValue {
         let grant = try await grant(bearer: bearer)
@@ -47,13 +176,54 @@ package struct FHIRReading: Sendable {
         guard let studyId = FHIRId.studyId(from: id), let study = try await catalog.study(studyId),
             study.key.unicodeScalars.elementsEqual(grant.studyKey.unicodeScalars)
         else { throw FHIRRefusal.notFound("ResearchStudy/\(id)") }
-        try await audit.record(
-            actor: "fhir-client:\(grant.clientId)", action: "fhir.read", studyId: grant.studyKey,
-            details: ["resource": "ResearchStudy/\(id)"])
+        try await audited(grant, "ResearchStudy/\(id)")
         return StudyResources.researchStudy(
             StudyResources.Study(
                 studyId: study.studyId, name: nil, status: StudyStatus(rawValue: study.status.rawValue) ?? .active,
                 versions: [], updatedAt: nil),
             naming: naming)
+    }
+
+    /// `metadata`: what this server does, exactly (anyone may ask; FHIR clients read it first).
+    package func capabilityStatement(tokenURL: String, now: Date = Date()) -> JSONValue {
+        FHIRJSON.object([
+            "resourceType": .string("CapabilityStatement"),
+            "status": .string("active"),
+            "date": .string(FHIRJSON.instant(now)),
+            "kind": .string("instance"),
+            "software": FHIRJSON.object(["name": .string("StudyStack")]),
+            "implementation": FHIRJSON.object([
+                "description": .string("StudyStack's FHIR API: one study per SMART Backend Services client"), "url": .string(naming.base),
+            ]),
+            "fhirVersion": .string("4.0.1"),
+            "format": .array([.string("application/fhir+json")]),
+            "rest": .array([FHIRJSON.object([
+                "mode": .string("server"),
+                "security": FHIRJSON.object([
+                    "extension": .array([FHIRJSON.object([
+                        "url": .string("http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris"),
+                        "extension": .array([FHIRJSON.object(["url": .string("token"), "valueUri": .string(tokenURL)])]),
+                    ])]),
+                    "service": .array([FHIRJSON.object([
+                        "coding": .array([FHIRJSON.object([
+                            "system": .string("http://terminology.hl7.org/CodeSystem/restful-security-service"),
+                            "code": .string("SMART-on-FHIR"),
+                        ])]),
+                    ])]),
+                    "description": .string("SMART Backend Services: client_credentials with a JWT assertion (RS384 or ES384)"),
+                ]),
+                "resource": .array(Self.served.map { served in
+                    FHIRJSON.object([
+                        "type": .string(served.type),
+                        "interaction": .array(served.interactions.map { FHIRJSON.object(["code": .string($0)]) }),
+                        "searchInclude": FHIRJSON.array((FHIRSearch.includes[served.type] ?? []).map(JSONValue.string)),
+                        "searchRevInclude": FHIRJSON.array((FHIRSearch.revIncludes[served.type] ?? []).map(JSONValue.string)),
+                        "searchParam": FHIRJSON.array((FHIRSearch.parameters[served.type] ?? []).compactMap { name in
+                            Self.parameterTypes[name].map { FHIRJSON.object(["name": .string(name), "type": .string($0)]) }
+                        }),
+                    ])
+                }),
+            ])]),
+        ])
     }
 }

@@ -1,0 +1,206 @@
+import FHIR
+import Foundation
+import JSONText
+import Logging
+import PostgresNIO
+import ServiceKit
+import StudyModels
+
+/// What the FHIR API reads of a study (docs/fhir.md): its enrollments and stored responses, each
+/// only within the study asked about.
+package struct FHIRStore: Sendable {
+    package let client: PostgresClient
+    package let logger: Logger
+
+    package init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The enrollment of participant `id` in the study; nil when the study has none by that id.
+    package func enrollment(_ id: Int64, studyKey: String, studyId: String) async throws -> StudyResources.Enrollment? {
+        try await enrollments(ids: [id], studyKey: studyKey, studyId: studyId).first
+    }
+
+    /// Stored response `id` of the study, with the design of the version it answered when this
+    /// service has it; nil when the study has no response by that id.
+    package func response(_ id: Int64, studyKey: String, studyId: String) async throws -> StoredResponse? {
+        var search = FHIRSearch(type: "QuestionnaireResponse")
+        search.ids = [id]
+        search.count = 1
+        return try await responses(studyKey: studyKey, studyId: studyId, search: search).resources.first
+    }
+
+    /// A page of a search: the resources in the order of their ids, and the id the next page
+    /// starts after (nil on the last page).
+    package struct Page<Resource: Sendable>: Sendable {
+        package var resources: [Resource]
+        package var nextAfter: Int64?
+    }
+
+    /// The bounds of `_lastUpdated`, as four nullable parameters (ge, gt, le, lt).
+    private struct Bounds {
+        var ge: Date?
+        var gt: Date?
+        var le: Date?
+        var lt: Date?
+
+        init(_ comparisons: [(FHIRSearch.Comparison, Date)]) {
+            for (comparison, date) in comparisons {
+                switch comparison {
+                case .ge: ge = max(ge ?? date, date)
+                case .gt: gt = max(gt ?? date, date)
+                case .le: le = min(le ?? date, date)
+                case .lt: lt = min(lt ?? date, date)
+                }
+            }
+        }
+    }
+
+    /// The participants a Patient or ResearchSubject search finds.
+    package func enrollments(studyKey: String, studyId: String, search: FHIRSearch) async throws -> Page<StudyResources.Enrollment> {
+        guard let rows = try await enrollmentRows(studyKey: studyKey, search: search, counting: false) else {
+            return Page(resources: [], nextAfter: nil)
+        }
+        var found: [StudyResources.Enrollment] = []
+        for try await (id, status, enrolledAt, withdrawnAt) in rows.decode((Int64, String, Date, Date?).self) {
+            found.append(StudyResources.Enrollment(
+                participantId: id, studyId: studyId, withdrawn: status == "withdrawn", enrolledAt: enrolledAt, withdrawnAt: withdrawnAt))
+        }
+        return Self.page(found, count: search.count, id: \.participantId)
+    }
+
+    /// The rows of an enrollment search, or their count; nil when nothing can match.
+    private func enrollmentRows(studyKey: String, search: FHIRSearch, counting: Bool) async throws -> PostgresRowSequence? {
+        let bounds = Bounds(search.lastUpdated)
+        let identifier = search.identifier.flatMap(FHIRSearch.number)
+        if search.identifier != nil, identifier == nil { return nil }
+        let status: String?
+        switch search.status {
+        case nil: status = nil
+        case "on-study"?: status = "enrolled"
+        case "withdrawn"?: status = "withdrawn"
+        default: return nil
+        }
+        let ids = search.ids
+        let limit: Int? = counting ? nil : search.count + 1
+        // Two fixed texts, never input: what is selected, and the order of a page.
+        return try await client.query(
+            """
+            SELECT \(unescaped: counting ? "count(*)" : "id, status, enrolled_at, withdrawn_at") FROM participants
+            WHERE study_key = \(studyKey) AND id > \(search.after ?? 0)
+              AND (\(ids)::bigint[] IS NULL OR id = ANY(\(ids)::bigint[]))
+              AND (\(identifier)::bigint IS NULL OR id = \(identifier))
+              AND (\(status)::text IS NULL OR status = \(status))
+              AND (\(bounds.ge)::timestamptz IS NULL OR coalesce(withdrawn_at, enrolled_at) >= \(bounds.ge))
+              AND (\(bounds.gt)::timestamptz IS NULL OR coalesce(withdrawn_at, enrolled_at) > \(bounds.gt))
+              AND (\(bounds.le)::timestamptz IS NULL OR coalesce(withdrawn_at, enrolled_at) <= \(bounds.le))
+              AND (\(bounds.lt)::timestamptz IS NULL OR coalesce(withdrawn_at, enrolled_at) < \(bounds.lt))
+            \(unescaped: counting ? "" : "ORDER BY id") LIMIT \(limit)
+            """, logger: logger)
+    }
+
+    /// The enrollments of `ids` in the study (what `_include` and `_revinclude` add to a page).
+    package func enrollments(ids: [Int64], studyKey: String, studyId: String) async throws -> [StudyResources.Enrollment] {
+        guard !ids.isEmpty else { return [] }
+        var search = FHIRSearch(type: "Patient")
+        search.ids = ids
+        search.count = ids.count
+        return try await enrollments(studyKey: studyKey, studyId: studyId, search: search).resources
+    }
+
+    /// A page's rows may carry whole responses: past this many bytes of answers the page ends
+    /// early, and the next page goes on from there.
+    package static let maxPageBytes = 16 << 20
+
+    /// The stored responses a QuestionnaireResponse search finds.
+    package func responses(studyKey: String, studyId: String, search: FHIRSearch) async throws -> Page<StoredResponse> {
+        guard let rows = try await responseRows(studyKey: studyKey, search: search, counting: false) else {
+            return Page(resources: [], nextAfter: nil)
+        }
+        var found: [StoredResponse] = []
+        var bytes = 0
+        var designs: [String: ActivityDesign?] = [:]
+        for try await row in rows.decode((Int64, Int64, String, String, String?, String?, String, Date, String?).self) {
+            bytes += row.6.utf8.count
+            if !found.isEmpty, bytes > Self.maxPageBytes {
+                // Ends here: this row starts the next page.
+                return Page(resources: found, nextAfter: found.last?.id)
+            }
+            // A page's responses mostly answer a few versions: each design is decoded once.
+            let key = "\(row.2)\u{0}\(row.3)"
+            if designs[key] == nil {
+                designs[key] = .some(row.8.flatMap { try? InternalCoding.decoder.decode(ActivityReply.self, from: Data($0.utf8)).activity })
+            }
+            let data = (try? JSONValue.parse(Array(row.6.utf8), budget: .responseAnswers)) ?? .object([:])
+            found.append(StoredResponse(
+                id: row.0, studyId: studyId, participantId: row.1, activityId: row.2, version: row.3, runId: row.4, data: data,
+                receivedAt: row.7, design: designs[key] ?? nil, language: row.5))
+        }
+        return Self.page(found, count: search.count, id: \.id)
+    }
+
+    /// The rows of a response search, or their count; nil when nothing can match.
+    private func responseRows(studyKey: String, search: FHIRSearch, counting: Bool) async throws -> PostgresRowSequence? {
+        let bounds = Bounds(search.lastUpdated)
+        var participant = search.participant
+        var activityId = search.activityId
+        var run: String?
+        if let identifier = search.identifier {
+            // `participant/activity/run`, as the resources carry it.
+            let parts = identifier.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 3, let number = FHIRSearch.number(parts[0]), participant == nil || participant == number,
+                activityId == nil || activityId == parts[1]
+            else { return nil }
+            (participant, activityId, run) = (number, parts[1], parts[2])
+        }
+        if let status = search.status, status != "completed" { return nil }
+        let ids = search.ids
+        let version = search.version
+        let limit: Int? = counting ? nil : search.count + 1
+        // Fixed texts, never input: what is selected, the design's join, and the order of a page.
+        let selected =
+            counting
+            ? "count(*)"
+            : """
+            r.id, r.participant_id, r.activity_id, r.activity_version, r.activity_run_id, r.language, r.data::text, r.received_at,
+            d.design::text
+            """
+        let joined =
+            counting
+            ? ""
+            : "LEFT JOIN activity_designs d ON d.study_key = r.study_key AND d.activity_id = r.activity_id AND d.version = r.activity_version"
+        return try await client.query(
+            """
+            SELECT \(unescaped: selected) FROM responses r \(unescaped: joined)
+            WHERE r.study_key = \(studyKey) AND r.id > \(search.after ?? 0)
+              AND (\(ids)::bigint[] IS NULL OR r.id = ANY(\(ids)::bigint[]))
+              AND (\(participant)::bigint IS NULL OR r.participant_id = \(participant))
+              AND (\(activityId)::text IS NULL OR r.activity_id = \(activityId))
+              AND (\(version)::text IS NULL OR r.activity_version = \(version))
+              AND (\(run)::text IS NULL OR r.activity_run_id = \(run))
+              AND (\(bounds.ge)::timestamptz IS NULL OR r.received_at >= \(bounds.ge))
+              AND (\(bounds.gt)::timestamptz IS NULL OR r.received_at > \(bounds.gt))
+              AND (\(bounds.le)::timestamptz IS NULL OR r.received_at <= \(bounds.le))
+              AND (\(bounds.lt)::timestamptz IS NULL OR r.received_at < \(bounds.lt))
+            \(unescaped: counting ? "" : "ORDER BY r.id") LIMIT \(limit)
+            """, logger: logger)
+    }
+
+    /// How many resources a search finds (`_summary=count`): the same filters, counted.
+    package func count(studyKey: String, search: FHIRSearch) async throws -> Int {
+        let rows =
+            search.type == "QuestionnaireResponse"
+            ? try await responseRows(studyKey: studyKey, search: search, counting: true)
+            : try await enrollmentRows(studyKey: studyKey, search: search, counting: true)
+        guard let rows else { return 0 }
+        for try await count in rows.decode(Int64.self) { return Int(count) }
+        return 0
+    }
+
+    private static func page<Resource>(_ found: [Resource], count: Int, id: (Resource) -> Int64) -> Page<Resource> {
+        guard found.count > count else { return Page(resources: found, nextAfter: nil) }
+        let kept = Array(found.prefix(count))
+        return Page(resources: kept, nextAfter: kept.last.map(id))
+    }
+}

@@ -1,0 +1,66 @@
+import FHIR
+import Foundation
+import ResponseCore
+import Testing
+
+/// How the FHIR API reads a search: strictly, so a client never takes a wider result for the one
+/// it asked for.
+@Suite struct FHIRSearchRulesTests {
+    static let naming = FHIRNaming(base: "https://studies.example.org/fhir/r4")
+
+    static func parse(_ type: String, _ query: [(String, String)]) throws(FHIRRefusal) -> FHIRSearch {
+        try FHIRSearch.parse(type: type, query: query.map { (name: $0.0, value: $0.1) }, studyId: "MY_STUDY", naming: naming)
+    }
+
+    static func refusal(_ type: String, _ query: [(String, String)]) -> String? {
+        do {
+            _ = try parse(type, query)
+            return nil
+        } catch .invalidSearch(let why) {
+            return why
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func eachParameterIsReadAsItsTypeSaysIt() throws {
+        let search = try Self.parse("QuestionnaireResponse", [
+            ("subject", "Patient/42"), ("questionnaire", "https://studies.example.org/fhir/r4/Questionnaire/MY.STUDY/daily%20log|1.1"),
+            ("_lastUpdated", "ge2026-03-01"), ("_lastUpdated", "lt2026-03-02T00:00:00Z"), ("_count", "10"),
+            ("_include", "QuestionnaireResponse:subject"), ("_cursor", "77"),
+        ])
+        #expect(search.participant == 42)
+        #expect(search.activityId == "daily log")
+        #expect(search.version == "1.1")
+        #expect(search.lastUpdated.map(\.0) == [.ge, .lt])
+        #expect(search.lastUpdated.map(\.1) == [Date(timeIntervalSince1970: 1_772_323_200), Date(timeIntervalSince1970: 1_772_409_600)])
+        #expect(search.count == 10)
+        #expect(search.include)
+        #expect(search.after == 77)
+        let patients = try Self.parse("Patient", [("_id", "1,2,x"), ("_summary", "count"), ("_revinclude", "ResearchSubject:individual")])
+        #expect(patients.ids == [1, 2], "an id that cannot be a participant's matches nothing")
+        #expect(patients.summaryCount && patients.revInclude)
+        let subjects = try Self.parse("ResearchSubject", [("identifier", "https://studies.example.org/fhir/r4/sid/MY.STUDY/participant|7")])
+        #expect(subjects.identifier == "7")
+        #expect(try Self.parse("Patient", []).count == FHIRSearch.defaultCount)
+    }
+
+    @Test func whatIsNotSupportedIsRefusedWithWhy() {
+        #expect(Self.refusal("Patient", [("name", "Smith")])?.contains("not searched by name") == true)
+        #expect(Self.refusal("Patient", [("_count", "501")])?.contains("0 to 500") == true)
+        #expect(Self.refusal("Patient", [("_count", "-1")]) != nil)
+        #expect(Self.refusal("Patient", [("_summary", "true")])?.contains("count only") == true)
+        #expect(Self.refusal("Patient", [("_cursor", "abc")])?.contains("_cursor") == true)
+        #expect(Self.refusal("Patient", [("_lastUpdated", "2026-03-01")])?.contains("prefix") == true, "FHIR's eq, a whole day, is not taken")
+        #expect(Self.refusal("Patient", [("_lastUpdated", "ge2026-02-30")]) != nil)
+        #expect(Self.refusal("Patient", [("_lastUpdated", "ge2026-03-01"), ("_lastUpdated", "le2026-04-01"), ("_lastUpdated", "le2026-05-01")]) != nil)
+        #expect(Self.refusal("Patient", [("_revinclude", "Observation:subject")]) != nil)
+        #expect(Self.refusal("QuestionnaireResponse", [("subject", "Group/1")]) != nil)
+        #expect(Self.refusal("QuestionnaireResponse", [("subject", "Patient/1"), ("patient", "Patient/1")]) != nil)
+        #expect(Self.refusal("QuestionnaireResponse", [("questionnaire", "https://elsewhere.example/Questionnaire/x")])?.contains("canonical URL") == true)
+        #expect(Self.refusal("ResearchSubject", [("identifier", "urn:other|7")])?.contains("system must be") == true)
+        #expect(Self.refusal("Patient", [("identifier", "1"), ("identifier", "2")])?.contains("more than once") == true)
+        #expect(Self.refusal("Patient", [("_id", Array(repeating: "1", count: 501).joined(separator: ","))]) != nil)
+        #expect(throws: FHIRRefusal.notSearchable("Encounter")) { try Self.parse("Encounter", []) }
+    }
+}
