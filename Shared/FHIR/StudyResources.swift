@@ -57,7 +57,9 @@ public enum StudyResources {
         FHIRJSON.object([
             "resourceType": .string("ResearchStudy"),
             "id": .string(FHIRId.study(study.studyId)),
-            "meta": FHIRJSON.meta(versionId: study.versions.isEmpty ? nil : String(study.versions.count), lastUpdated: study.updatedAt),
+            // No versionId: study-metadata keeps each version's document but not the study's
+            // lifecycle status at the time, so an earlier version could not be read as it was.
+            "meta": FHIRJSON.meta(versionId: nil, lastUpdated: study.updatedAt),
             // Each published version of the study, oldest first.
             "extension": FHIRJSON.array(study.versions.map {
                 FHIRExtension.make("\(naming.base)/StructureDefinition/study-version", "valueString", .string($0))
@@ -108,7 +110,7 @@ public enum OperationOutcome {
     /// R4's issue-type codes the API uses.
     public enum Code: String, Sendable {
         case invalid, security, login, forbidden, notFound = "not-found", notSupported = "not-supported", tooCostly = "too-costly"
-        case throttled, processing, exception, deleted, conflict
+        case throttled, processing, exception, deleted, conflict, transient
     }
 
     public static func make(_ code: Code, _ diagnostics: String, severity: String = "error", expression: String? = nil) -> JSONValue {
@@ -154,6 +156,26 @@ public enum SearchBundle {
                     "search": FHIRJSON.object(["mode": .string(entry.mode)]),
                 ])
             }),
+        ])
+    }
+
+    /// A `history` Bundle of one resource whose only version is the one it was created as (a
+    /// published questionnaire version never changes).
+    public static func history(of resource: JSONValue, fullUrl: String, selfURL: String, now: Date = Date()) -> JSONValue {
+        let type = resource["resourceType"]?.string ?? ""
+        return FHIRJSON.object([
+            "resourceType": .string("Bundle"),
+            "meta": FHIRJSON.object(["lastUpdated": .string(FHIRJSON.instant(now))]),
+            "type": .string("history"),
+            "total": FHIRJSON.integer(1),
+            "link": .array([FHIRJSON.object(["relation": .string("self"), "url": .string(selfURL)])]),
+            "entry": .array([FHIRJSON.object([
+                "fullUrl": .string(fullUrl), "resource": resource,
+                "request": FHIRJSON.object(["method": .string("POST"), "url": .string(type)]),
+                "response": FHIRJSON.object([
+                    "status": .string("201 Created"), "lastModified": resource["meta"]?["lastUpdated"],
+                ]),
+            ])]),
         ])
     }
 }

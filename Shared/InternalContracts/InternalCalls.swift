@@ -10,7 +10,7 @@ public enum InternalCalls {
     /// Every endpoint, for the coverage test and the documentation.
     public static var all: [any InternalEndpointDescription] {
         [
-            studies, activity, document, standing, schedule, adminSessions, apiKeys,
+            studies, activity, document, versions, standing, schedule, adminSessions, apiKeys,
             notifications, invitationEnrollments, propertyDates, testingEnded, appSettings, pushCredentials,
             pushCredentialList, pushCredentialRemoval,
             studyEvents, invitationTokens, invitationRevocations, storageRehearsals, runWeeks, submissionFeed, settlementFeed,
@@ -37,6 +37,11 @@ public enum InternalCalls {
     public static let document = InternalEndpoint<NoContent, StudyDocument>(
         .GET, "/internal/v1/studies/{studyId}/versions/{version}/document", receiver: .studyMetadata, callers: [.response],
         purpose: "reads study documents", refusals: [InternalRefusal(404, "no such published version")])
+
+    /// Every published version of a study, oldest first, with the activity versions each held.
+    public static let versions = InternalEndpoint<NoContent, StudyVersionHistory>(
+        .GET, "/internal/v1/studies/{studyId}/versions", receiver: .studyMetadata, callers: [.response],
+        purpose: "reads study and activity version histories", refusals: [InternalRefusal(404, "no published study by that id")])
 
     /// Which app a published study belongs to and its status.
     public static let standing = InternalEndpoint<NoContent, StudyStanding>(
@@ -168,6 +173,7 @@ extension StudyEventList: InternalPayload {}
 extension ActivityReply: InternalPayload {}
 extension StudyDocument: InternalPayload {}
 extension StudyStanding: InternalPayload {}
+extension StudyVersionHistory: InternalPayload {}
 extension StudySchedule: InternalPayload {}
 extension AdminSessionQuery: InternalPayload {}
 extension APIKeyQuery: InternalPayload {}

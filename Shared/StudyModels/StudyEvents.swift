@@ -341,3 +341,34 @@ public struct SettlementFeed: Codable, Sendable, Equatable {
         self.settledThrough = settledThrough
     }
 }
+
+/// Every published version of a study, oldest first, for the FHIR API's `ResearchStudy` history
+/// and its `Questionnaire` per activity version (docs/fhir.md): what each version was called, when
+/// it was published, and the version of each activity it held.
+public struct StudyVersionHistory: Codable, Sendable, Equatable {
+    public struct Version: Codable, Sendable, Equatable {
+        public var version: Int
+        /// How the apps see the study version ("1.0", "1.1", ...).
+        public var label: String
+        public var publishedAt: Date
+        /// The study's name at this version, in its default language.
+        public var name: String?
+        public var activities: [StudyEvent.ActivityVersion]
+
+        public init(version: Int, label: String, publishedAt: Date, name: String?, activities: [StudyEvent.ActivityVersion]) {
+            self.version = version
+            self.label = label
+            self.publishedAt = publishedAt
+            self.name = name
+            self.activities = activities
+        }
+    }
+
+    public var studyId: String
+    public var versions: [Version]
+
+    public init(studyId: String, versions: [Version]) {
+        self.studyId = studyId
+        self.versions = versions
+    }
+}

@@ -105,10 +105,7 @@ import TestSupport
             #expect(read.header("Content-Type") == "application/fhir+json")
             #expect(read.json?["resourceType"]?.string == "ResearchStudy")
             #expect(read.json?["status"]?.string == "active")
-            let validated = try await ChildProcess.runInTask(
-                TestEnvironment.toolsPython, [ServiceProcess.packageRoot.appendingPathComponent("scripts/fhir-validate.py").path, "-"],
-                input: read.body + Data("\n".utf8))
-            #expect(String(decoding: validated, as: UTF8.self).contains("checked 1 resources (1 ResearchStudy), 0 failures"))
+            #expect(try await Self.validated([read.body]).contains("checked 1 resources (1 ResearchStudy), 0 failures"))
 
             // A participant and their response, read as Patient, ResearchSubject and QuestionnaireResponse.
             let app = platform.app(.ios)
@@ -145,12 +142,10 @@ import TestSupport
             #expect(answered["questionnaire"]?.string?.hasSuffix("/Questionnaire/DEMOSTUDY/daily|1.0") == true, "\(answered)")
             #expect(answered["subject"]?["reference"]?.string == "Patient/\(participantId)")
             #expect(answered["item"]?.array?.count == 17, "15 answers, and a group per repetition of the symptoms form: \(answered)")
-            #expect(resources["metadata"]?["rest"]?.array?.first?["resource"]?.array?.count == 4)
-            let checked = try await ChildProcess.runInTask(
-                TestEnvironment.toolsPython, [ServiceProcess.packageRoot.appendingPathComponent("scripts/fhir-validate.py").path, "-"],
-                input: Data(resources.values.map { $0.serialized() + "\n" }.joined().utf8))
-            #expect(String(decoding: checked, as: UTF8.self).contains("checked 4 resources"), "\(String(decoding: checked, as: UTF8.self))")
-            #expect(String(decoding: checked, as: UTF8.self).contains(", 0 failures"), "\(String(decoding: checked, as: UTF8.self))")
+            #expect(resources["metadata"]?["rest"]?.array?.first?["resource"]?.array?.count == 5)
+            let checked = try await Self.validated(resources.values.map { Data($0.serialized().utf8) })
+            #expect(checked.contains("checked 4 resources"), "\(checked)")
+            #expect(checked.contains(", 0 failures"), "\(checked)")
             // Searches: QuestionnaireResponse by subject with its Patient included; Patient counted;
             // pages of one, followed by their next links to the end, each link valid as rows are added.
             let bySubject = try await Wire.send(
@@ -186,10 +181,8 @@ import TestSupport
                 .GET, platform.response.baseURL + "/fhir/r4/Patient?name=Smith", headers: [("Authorization", "Bearer \(token)")])
             #expect(unsupported.status == 400)
             #expect(unsupported.json?["resourceType"]?.string == "OperationOutcome")
-            let bundles = try await ChildProcess.runInTask(
-                TestEnvironment.toolsPython, [ServiceProcess.packageRoot.appendingPathComponent("scripts/fhir-validate.py").path, "-"],
-                input: bySubject.body + Data("\n".utf8) + counted.body + Data("\n".utf8))
-            #expect(String(decoding: bundles, as: UTF8.self).contains("checked 2 resources (2 Bundle), 0 failures"))
+            #expect(try await Self.validated([bySubject.body, counted.body]).contains("checked 2 resources (2 Bundle), 0 failures"))
+            try await Self.questionnairesFollowPublishedVersions(platform, token: token, answered: answered)
 
             let narrow = try await Self.token(tokenURL, client: clientId, keys: keysFolder, alg: "ES384", scope: "system/ResearchStudy.read")
             let outOfScope = try await Wire.send(
@@ -249,7 +242,9 @@ import TestSupport
             }
             #expect(actions == [
                 "fhir.client_registered", "fhir.token_issued", "fhir.token_issued", "fhir.read", "fhir.read", "fhir.read", "fhir.read",
-                "fhir.search", "fhir.search", "fhir.search", "fhir.search", "fhir.search", "fhir.token_issued",
+                "fhir.search", "fhir.search", "fhir.search", "fhir.search", "fhir.search",
+                "fhir.search", "fhir.search", "fhir.search", "fhir.read", "fhir.read", "fhir.read", "fhir.search", "fhir.read",
+                "fhir.token_issued",
             ], "\(actions)")
 
             // Revoked: the token stops at once, and no new one is issued.

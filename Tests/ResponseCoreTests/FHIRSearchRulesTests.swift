@@ -1,6 +1,7 @@
 import FHIR
 import Foundation
 import ResponseCore
+import StudyModels
 import Testing
 
 /// How the FHIR API reads a search: strictly, so a client never takes a wider result for the one
@@ -62,5 +63,44 @@ import Testing
         #expect(Self.refusal("Patient", [("identifier", "1"), ("identifier", "2")])?.contains("more than once") == true)
         #expect(Self.refusal("Patient", [("_id", Array(repeating: "1", count: 501).joined(separator: ","))]) != nil)
         #expect(throws: FHIRRefusal.notSearchable("Encounter")) { try Self.parse("Encounter", []) }
+    }
+
+    /// Questionnaires are listed from the study's version history: one per activity version, in
+    /// the order first published; active while current, retired once superseded or removed, or
+    /// when the study closed.
+    @Test func questionnairesAreTheStudysPublishedActivityVersions() throws {
+        func at(_ day: Int) -> Date { Date(timeIntervalSince1970: 1_772_323_200 + Double(day) * 86_400) }
+        func activity(_ id: String, _ number: Int) -> StudyEvent.ActivityVersion {
+            .init(activityId: id, version: number, label: "1.\(number - 1)", type: "questionnaire")
+        }
+        let history = StudyVersionHistory(studyId: "MY_STUDY", versions: [
+            .init(version: 1, label: "1.0", publishedAt: at(0), name: "Sleep", activities: [activity("daily", 1), activity("intake", 1)]),
+            .init(version: 2, label: "1.1", publishedAt: at(5), name: "Sleep", activities: [activity("daily", 2), activity("intake", 1)]),
+            .init(version: 3, label: "1.2", publishedAt: at(9), name: "Sleep", activities: [activity("daily", 2)]),
+        ])
+        let listing = FHIRQuestionnaireListing(history: history, studyClosed: false)
+        #expect(listing.entries.count == 3)
+        #expect(listing.entries.map { "\($0.activityId) \($0.version) \($0.retired ? "retired" : "active")" } == [
+            "daily 1.0 retired", "intake 1.0 retired", "daily 1.1 active",
+        ])
+        #expect(listing.entries.map(\.publishedAt) == [at(0), at(0), at(5)])
+        #expect(listing.entries[2].id == FHIRId.questionnaire(studyId: "MY_STUDY", activityId: "daily", version: "1.1"))
+        #expect(FHIRQuestionnaireListing(history: history, studyClosed: true).entries.allSatisfy { $0.retired })
+
+        let url = Self.naming.questionnaireURL(studyId: "MY_STUDY", activityId: "daily")
+        let daily = try Self.parse("Questionnaire", [("url", url)])
+        #expect(listing.matches(daily).map(\.place) == [1, 3])
+        let exact = try Self.parse("Questionnaire", [("url", url), ("version", "1.0")])
+        #expect(listing.matches(exact).map(\.entry.version) == ["1.0"])
+        let active = try Self.parse("Questionnaire", [("status", "active"), ("_cursor", "1")])
+        #expect(listing.matches(active).map(\.place) == [3], "a page starts after its cursor")
+        let byIdentifier = try Self.parse("Questionnaire", [("identifier", "intake")])
+        #expect(listing.matches(byIdentifier).count == 1)
+        let contradicting = try Self.parse("Questionnaire", [("url", url), ("identifier", "intake")])
+        #expect(contradicting.nothing && listing.matches(contradicting).isEmpty, "two parameters that disagree match nothing")
+        let byId = try Self.parse("Questionnaire", [("_id", "\(listing.entries[1].id),not_an/id")])
+        #expect(listing.matches(byId).map(\.entry.activityId) == ["intake"])
+        #expect(Self.refusal("Questionnaire", [("url", url + "|1.0")])?.contains("canonical URL") == true, "url takes no version")
+        #expect(Self.refusal("Questionnaire", [("subject", "Patient/1")]) != nil)
     }
 }

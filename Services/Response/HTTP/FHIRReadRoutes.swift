@@ -24,7 +24,10 @@ package struct FHIRReadRoutes {
         router.get("/fhir/r4/Patient/:id", use: patient)
         router.get("/fhir/r4/ResearchSubject/:id", use: researchSubject)
         router.get("/fhir/r4/QuestionnaireResponse/:id", use: questionnaireResponse)
-        for type in ["Patient", "ResearchSubject", "QuestionnaireResponse"] {
+        router.get("/fhir/r4/Questionnaire/:id", use: questionnaire)
+        router.get("/fhir/r4/Questionnaire/:id/_history", use: questionnaireHistory)
+        router.get("/fhir/r4/Questionnaire/:id/_history/:versionId", use: questionnaireVersion)
+        for type in ["Patient", "ResearchSubject", "Questionnaire", "QuestionnaireResponse"] {
             router.get("/fhir/r4/\(type)", use: { request, context in try await search(type, request, context) })
         }
     }
@@ -69,6 +72,31 @@ package struct FHIRReadRoutes {
         try await answer { try await reading.questionnaireResponse(id: try context.parameters.decoded("id"), bearer: Self.bearer(request)) }
     }
 
+    @Sendable package func questionnaire(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await answer { try await reading.questionnaire(id: try context.parameters.decoded("id"), bearer: Self.bearer(request)) }
+    }
+
+    /// `Questionnaire/{id}/_history`: one version, as a questionnaire version never changes.
+    @Sendable package func questionnaireHistory(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await answer {
+            let id: String = try context.parameters.decoded("id")
+            let resource = try await reading.questionnaire(id: id, bearer: Self.bearer(request))
+            let fullUrl = "\(reading.naming.base)/Questionnaire/\(id)"
+            return SearchBundle.history(of: resource, fullUrl: fullUrl, selfURL: fullUrl + "/_history")
+        }
+    }
+
+    /// `Questionnaire/{id}/_history/1`, the questionnaire's only version.
+    @Sendable package func questionnaireVersion(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await answer {
+            let id: String = try context.parameters.decoded("id")
+            guard try context.parameters.decoded("versionId") as String == "1" else {
+                throw FHIRRefusal.notFound("Questionnaire/\(id)/_history/\(try context.parameters.decoded("versionId") as String)")
+            }
+            return try await reading.questionnaire(id: id, bearer: Self.bearer(request))
+        }
+    }
+
     @Sendable package func researchStudy(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await answer {
             try await reading.researchStudy(id: try context.parameters.decoded("id"), bearer: Self.bearer(request))
@@ -102,9 +130,11 @@ package struct FHIRReadRoutes {
             case .notFound(let reference): (.notFound, .notFound, "\(reference) is not known")
             case .invalidSearch(let why): (.badRequest, .notSupported, why)
             case .notSearchable(let type): (.notFound, .notSupported, "\(type) cannot be searched here")
+            case .unavailable(let why): (.serviceUnavailable, .transient, why)
             }
         var response = FHIRAuthRoutes.json(OperationOutcome.make(code, message), status: status, contentType: contentType)
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
+        if status == .serviceUnavailable { response.headers[.retryAfter] = "5" }
         return response
     }
 }

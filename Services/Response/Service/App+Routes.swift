@@ -67,7 +67,8 @@ extension ResponseService {
         ).add(to: routes.router)
         FHIRReadRoutes(
             reading: FHIRReading(
-                clients: parts.smartClients, catalog: catalog, store: FHIRStore(client: postgres, logger: logger), audit: environment.audit,
+                clients: parts.smartClients, catalog: catalog, store: FHIRStore(client: postgres, logger: logger), designs: parts.designs,
+                audit: environment.audit,
                 naming: parts.fhirNaming),
             tokenURL: tokenURL
         ).add(to: routes.router)

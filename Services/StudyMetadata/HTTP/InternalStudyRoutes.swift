@@ -21,6 +21,7 @@ package struct InternalStudyRoutes {
         group.on(InternalCalls.studies, use: studies)
         group.on(InternalCalls.activity, use: activity)
         group.on(InternalCalls.document, use: document)
+        group.on(InternalCalls.versions, use: versions)
         group.on(InternalCalls.standing, use: standing)
         group.on(InternalCalls.schedule, use: schedule)
     }
@@ -73,6 +74,13 @@ package struct InternalStudyRoutes {
             activity: ActivityDesign(activity, in: document, activityVersion: activityVersion)
                 .served(language: nil),
             assessment: activity.assessment?.document)
+    }
+
+    /// The response service's FHIR API reads a study's versions and activity versions from this.
+    @Sendable package func versions(_ call: InternalRequest<NoContent>) async throws -> StudyVersionHistory {
+        let studyId = try call.parameter("studyId")
+        guard let history = try await published.versionHistory(studyId: studyId) else { throw StudyMetadataError.noPublishedStudy(studyId) }
+        return history
     }
 
     @Sendable package func document(_ call: InternalRequest<NoContent>) async throws -> StudyDocument {

@@ -17,6 +17,7 @@ package struct FHIRSearch: Sendable, Equatable {
         "QuestionnaireResponse": [
             "_id", "subject", "patient", "questionnaire", "identifier", "status", "_lastUpdated", "_count", "_summary", "_include",
         ],
+        "Questionnaire": ["_id", "url", "identifier", "version", "status", "_count", "_summary"],
     ]
     /// What `_include` and `_revinclude` take, per type.
     package static let includes: [String: [String]] = [
@@ -36,6 +37,8 @@ package struct FHIRSearch: Sendable, Equatable {
     package var summaryCount = false
     /// `_id` or `subject`/`patient` (a participant id) as numbers.
     package var ids: [Int64]?
+    /// `_id` of a type whose ids are not numbers (Questionnaire).
+    package var textIds: [String]?
     package var participant: Int64?
     /// `questionnaire`: the activity and, when given, the exact version.
     package var activityId: String?
@@ -46,13 +49,15 @@ package struct FHIRSearch: Sendable, Equatable {
     package var lastUpdated: [(Comparison, Date)] = []
     package var include = false
     package var revInclude = false
+    /// Two parameters that contradict each other: the search matches nothing.
+    package var nothing = false
 
     package static func == (lhs: FHIRSearch, rhs: FHIRSearch) -> Bool {
         lhs.type == rhs.type && lhs.after == rhs.after && lhs.count == rhs.count && lhs.summaryCount == rhs.summaryCount
-            && lhs.ids == rhs.ids && lhs.participant == rhs.participant && lhs.activityId == rhs.activityId
+            && lhs.ids == rhs.ids && lhs.textIds == rhs.textIds && lhs.participant == rhs.participant && lhs.activityId == rhs.activityId
             && lhs.version == rhs.version && lhs.identifier == rhs.identifier && lhs.status == rhs.status
             && lhs.lastUpdated.map(\.0) == rhs.lastUpdated.map(\.0) && lhs.lastUpdated.map(\.1) == rhs.lastUpdated.map(\.1)
-            && lhs.include == rhs.include && lhs.revInclude == rhs.revInclude
+            && lhs.include == rhs.include && lhs.revInclude == rhs.revInclude && lhs.nothing == rhs.nothing
     }
 
     /// Reads the query of a search of `type`; `naming` tells the systems and canonical URLs that
@@ -87,28 +92,49 @@ package struct FHIRSearch: Sendable, Equatable {
                 let ids = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
                 guard (1...maxCount).contains(ids.count) else { throw .invalidSearch("_id takes 1 to \(maxCount) ids") }
                 // An id that cannot be one of this type's matches nothing, as FHIR's _id does.
-                search.ids = ids.compactMap(number)
+                if type == "Questionnaire" { search.textIds = ids.filter(FHIRId.isValid) } else { search.ids = ids.compactMap(number) }
             case "subject", "patient":
                 guard search.participant == nil else { throw .invalidSearch("give subject or patient, not both") }
                 let reference = value.hasPrefix("Patient/") ? String(value.dropFirst("Patient/".count)) : value
                 guard let id = number(reference) else { throw .invalidSearch("\(name) must be Patient/{id}") }
                 search.participant = id
-            case "questionnaire":
+            case "questionnaire", "url":
+                // `questionnaire` is a reference to a canonical with its version after `|`;
+                // `url` is the canonical alone (its version is the `version` parameter).
                 let parts = value.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 let prefix = naming.questionnaireURL(studyId: studyId, activityId: "")
-                guard parts[0].hasPrefix(prefix), parts[0].count > prefix.count else {
-                    throw .invalidSearch("questionnaire must be a canonical URL of this study's questionnaires (\(prefix)...), with |version if wanted")
+                guard parts[0].hasPrefix(prefix), parts[0].count > prefix.count, name == "questionnaire" || parts.count == 1,
+                    let activityId = String(parts[0].dropFirst(prefix.count)).removingPercentEncoding
+                else {
+                    throw .invalidSearch(
+                        "\(name) must be a canonical URL of this study's questionnaires (\(prefix)...)"
+                            + (name == "questionnaire" ? ", with |version if wanted" : ""))
                 }
-                search.activityId = String(parts[0].dropFirst(prefix.count)).removingPercentEncoding
-                search.version = parts.count == 2 ? parts[1] : nil
+                guard search.activityId == nil || search.activityId == activityId else { search.nothing = true; continue }
+                search.activityId = activityId
+                if parts.count == 2 { search.version = parts[1] }
+            case "version":
+                guard !value.isEmpty, value.utf8.count <= 64 else { throw .invalidSearch("version needs a value") }
+                search.version = value
             case "identifier":
                 let parts = value.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-                let system = type == "QuestionnaireResponse" ? naming.runSystem(studyId: studyId) : naming.participantSystem(studyId: studyId)
+                let system =
+                    switch type {
+                    case "QuestionnaireResponse": naming.runSystem(studyId: studyId)
+                    case "Questionnaire": naming.activitySystem(studyId: studyId)
+                    default: naming.participantSystem(studyId: studyId)
+                    }
                 if parts.count == 2, !parts[0].isEmpty, parts[0] != system {
                     throw .invalidSearch("identifier's system must be \(system)")
                 }
                 guard let value = parts.last, !value.isEmpty, value.utf8.count <= 512 else { throw .invalidSearch("identifier needs a value") }
-                search.identifier = value
+                if type == "Questionnaire" {
+                    // A questionnaire's identifier is its activity id.
+                    guard search.activityId == nil || search.activityId == value else { search.nothing = true; continue }
+                    search.activityId = value
+                } else {
+                    search.identifier = value
+                }
             case "status":
                 search.status = value
             case "_lastUpdated":

@@ -66,6 +66,44 @@ package struct DesignSource: Sendable {
         return SageAnswers.choiceValues(assessment: document)
     }
 
+    /// The design of `activityId` at `version` as study-metadata served it: the kept one, else
+    /// fetched and kept (a version's design never changes).
+    package func design(studyKey: String, studyId: String, activityId: String, version: String) async throws -> ActivityReply {
+        let rows = try await client.query(
+            """
+            SELECT design::text FROM activity_designs
+            WHERE study_key = \(studyKey) AND activity_id = \(activityId) AND version = \(version)
+            """, logger: logger)
+        var kept: String?
+        for try await text in rows.decode(String.self) { kept = text }
+        let design: Data =
+            if let kept { Data(kept.utf8) } else {
+                try await fetch(studyKey: studyKey, studyId: studyId, activityId: activityId, version: version)
+            }
+        do {
+            return try InternalCoding.decoder.decode(ActivityReply.self, from: design)
+        } catch {
+            throw SurveySchema.DesignError.unparsable
+        }
+    }
+
+    /// Every published version of the study and the activity versions each held; nil when
+    /// study-metadata has none.
+    package func versionHistory(studyId: String) async throws -> StudyVersionHistory? {
+        let answer: InternalAnswer<StudyVersionHistory>
+        do {
+            answer = try await internalClient.call(InternalCalls.versions, ["studyId": studyId], logger: logger)
+        } catch {
+            if !Task.isCancelled { logger.warning("a study's versions could not be read", metadata: ["error": "\(error)"]) }
+            throw Unavailable(description: "The versions of study \(studyId) cannot be read now")
+        }
+        switch answer {
+        case .answered(let history): return history
+        case .refused(let refusal, _) where refusal.status == 404: return nil
+        case .refused(let refusal, _): throw Unavailable(description: "The versions of study \(studyId) could not be read (status \(refusal.status))")
+        }
+    }
+
     private func fetch(studyKey: String, studyId: String, activityId: String, version: String) async throws -> Data {
         if activityId == SchemaLogDesign.activityId, version == SchemaLogDesign.version {
             return try await keep(SchemaLogDesign.design, studyKey: studyKey, activityId: activityId, version: version)

@@ -72,6 +72,7 @@ package struct FHIRStore: Sendable {
 
     /// The rows of an enrollment search, or their count; nil when nothing can match.
     private func enrollmentRows(studyKey: String, search: FHIRSearch, counting: Bool) async throws -> PostgresRowSequence? {
+        if search.nothing { return nil }
         let bounds = Bounds(search.lastUpdated)
         let identifier = search.identifier.flatMap(FHIRSearch.number)
         if search.identifier != nil, identifier == nil { return nil }
@@ -142,6 +143,7 @@ package struct FHIRStore: Sendable {
 
     /// The rows of a response search, or their count; nil when nothing can match.
     private func responseRows(studyKey: String, search: FHIRSearch, counting: Bool) async throws -> PostgresRowSequence? {
+        if search.nothing { return nil }
         let bounds = Bounds(search.lastUpdated)
         var participant = search.participant
         var activityId = search.activityId

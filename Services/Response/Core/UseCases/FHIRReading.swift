@@ -16,6 +16,8 @@ package enum FHIRRefusal: Error, Sendable, Equatable {
     case invalidSearch(String)
     /// A type that cannot be searched here.
     case notSearchable(String)
+    /// What the answer needs cannot be read now (study-metadata did not answer); try again.
+    case unavailable(String)
 }
 
 /// The FHIR API's reads for one SMART client (docs/fhir.md): each request's bearer token is
@@ -24,13 +26,17 @@ package struct FHIRReading: Sendable {
     package let clients: SMARTClientStore
     package let catalog: StudyCatalog
     package let store: FHIRStore
+    package let designs: DesignSource
     package let audit: AuditLog
     package let naming: FHIRNaming
 
-    package init(clients: SMARTClientStore, catalog: StudyCatalog, store: FHIRStore, audit: AuditLog, naming: FHIRNaming) {
+    package init(
+        clients: SMARTClientStore, catalog: StudyCatalog, store: FHIRStore, designs: DesignSource, audit: AuditLog, naming: FHIRNaming
+    ) {
         self.clients = clients
         self.catalog = catalog
         self.store = store
+        self.designs = designs
         self.audit = audit
         self.naming = naming
     }
@@ -39,13 +45,13 @@ package struct FHIRReading: Sendable {
     /// are `FHIRSearch.parameters`).
     package static let served: [(type: String, interactions: [String])] = [
         ("ResearchStudy", ["read"]), ("Patient", ["read", "search-type"]), ("ResearchSubject", ["read", "search-type"]),
-        ("QuestionnaireResponse", ["read", "search-type"]),
+        ("Questionnaire", ["read", "vread", "history-instance", "search-type"]), ("QuestionnaireResponse", ["read", "search-type"]),
     ]
 
     /// Each search parameter's type, as `metadata` states it.
     static let parameterTypes: [String: String] = [
         "_id": "token", "identifier": "token", "status": "token", "_lastUpdated": "date", "subject": "reference",
-        "patient": "reference", "questionnaire": "reference",
+        "patient": "reference", "questionnaire": "reference", "url": "uri", "version": "token",
     ]
 
     /// The grant of a bearer token.
@@ -128,7 +134,10 @@ package struct FHIRReading: Sendable {
         let search = try FHIRSearch.parse(type: type, query: query, studyId: study.studyId, naming: naming)
         var details = ["resource": type, "query": query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")]
         if search.summaryCount {
-            let total = try await store.count(studyKey: study.key, search: search)
+            let total =
+                type == "Questionnaire"
+                ? try await questionnaires(of: study).matches(search).count
+                : try await store.count(studyKey: study.key, search: search)
             details["total"] = String(total)
             try await audit.record(actor: "fhir-client:\(grant.clientId)", action: "fhir.search", studyId: grant.studyKey, details: details)
             return SearchPage(entries: [], total: total, nextAfter: nil)
@@ -141,6 +150,11 @@ package struct FHIRReading: Sendable {
             return SearchBundle.Entry(resource: resource, fullUrl: "\(naming.base)/\(reference)", mode: mode)
         }
         switch type {
+        case "Questionnaire":
+            let matches = try await questionnaires(of: study).matches(search)
+            let page = matches.prefix(search.count)
+            for (_, listed) in page { entries.append(entry(try await questionnaire(listed, of: study), "match")) }
+            nextAfter = matches.count > search.count ? page.last?.place : nil
         case "QuestionnaireResponse":
             let page = try await store.responses(studyKey: study.key, studyId: study.studyId, search: search)
             entries = page.resources.map { entry(QuestionnaireResponseMapping.questionnaireResponse($0, naming: naming).resource, "match") }
@@ -169,6 +183,48 @@ package struct FHIRReading: Sendable {
         return SearchPage(entries: entries, total: nil, nextAfter: nextAfter)
     }
 
+    /// The study's published versions, as study-metadata keeps them.
+    private func history(of study: StudyCatalog.Study) async throws -> StudyVersionHistory {
+        do {
+            guard let history = try await designs.versionHistory(studyId: study.studyId) else {
+                throw FHIRRefusal.notFound("ResearchStudy/\(FHIRId.study(study.studyId))")
+            }
+            return history
+        } catch let unavailable as DesignSource.Unavailable {
+            throw FHIRRefusal.unavailable(unavailable.description)
+        }
+    }
+
+    private func questionnaires(of study: StudyCatalog.Study) async throws -> FHIRQuestionnaireListing {
+        FHIRQuestionnaireListing(history: try await history(of: study), studyClosed: study.status == .deactivated)
+    }
+
+    /// One listed questionnaire with its design (fetched from study-metadata once, then kept).
+    private func questionnaire(_ listed: FHIRQuestionnaireListing.Entry, of study: StudyCatalog.Study) async throws -> JSONValue {
+        let reply: ActivityReply
+        do {
+            reply = try await designs.design(studyKey: study.key, studyId: study.studyId, activityId: listed.activityId, version: listed.version)
+        } catch let unavailable as DesignSource.Unavailable {
+            throw FHIRRefusal.unavailable(unavailable.description)
+        }
+        let version = QuestionnaireVersion(
+            studyId: study.studyId, activityId: listed.activityId, version: listed.version, design: reply.activity,
+            publishedAt: listed.publishedAt, retired: listed.retired)
+        return QuestionnaireMapping.questionnaire(version, naming: naming).resource
+    }
+
+    /// `Questionnaire/{id}` (and `_history/1`, its only version: a published design never changes).
+    package func questionnaire(id: String, bearer: String?) async throws -> JSONValue {
+        let grant = try await grant(bearer: bearer)
+        let study = try await study(of: grant, reading: "Questionnaire")
+        guard FHIRId.isValid(id),
+            let listed = try await questionnaires(of: study).entries.first(where: { $0.id.unicodeScalars.elementsEqual(id.unicodeScalars) })
+        else { throw FHIRRefusal.notFound("Questionnaire/\(id)") }
+        let resource = try await questionnaire(listed, of: study)
+        try await audited(grant, "Questionnaire/\(id)")
+        return resource
+    }
+
     /// `ResearchStudy/{id}`: the grant's own study.
     package func researchStudy(id: String, bearer: String?) async throws -> JSONValue {
         let grant = try await grant(bearer: bearer)
@@ -176,11 +232,13 @@ package struct FHIRReading: Sendable {
         guard let studyId = FHIRId.studyId(from: id), let study = try await catalog.study(studyId),
             study.key.unicodeScalars.elementsEqual(grant.studyKey.unicodeScalars)
         else { throw FHIRRefusal.notFound("ResearchStudy/\(id)") }
+        let history = try await history(of: study)
         try await audited(grant, "ResearchStudy/\(id)")
         return StudyResources.researchStudy(
             StudyResources.Study(
-                studyId: study.studyId, name: nil, status: StudyStatus(rawValue: study.status.rawValue) ?? .active,
-                versions: [], updatedAt: nil),
+                studyId: study.studyId, name: history.versions.last?.name,
+                status: StudyStatus(rawValue: study.status.rawValue) ?? .active, versions: history.versions.map(\.label),
+                updatedAt: history.versions.last?.publishedAt),
             naming: naming)
     }
 

@@ -204,6 +204,28 @@ package struct PublishedStudies: Sendable {
         return stamps
     }
 
+    /// Every published version of the study, oldest first, with the activity versions it held
+    /// (labelled as the apps see them); nil when the study was never published. Each document is
+    /// read through the cache of frozen versions.
+    package func versionHistory(studyId: String) async throws -> StudyVersionHistory? {
+        let stamps = try await history(studyId: studyId)
+        guard !stamps.isEmpty else { return nil }
+        var versions: [StudyVersionHistory.Version] = []
+        for stamp in stamps {
+            let document = try await document(studyId: studyId, version: stamp.version)
+            versions.append(StudyVersionHistory.Version(
+                version: stamp.version, label: VersionCounters.label(stamp.version), publishedAt: stamp.publishedAt,
+                name: document.name.text(for: nil),
+                activities: document.activities.map { activity in
+                    let number = stamp.activityVersions[activity.activityId] ?? 1
+                    return StudyEvent.ActivityVersion(
+                        activityId: activity.activityId, version: number, label: VersionCounters.label(of: activity, version: number),
+                        type: activity.kind.rawValue)
+                }))
+        }
+        return StudyVersionHistory(studyId: studyId, versions: versions)
+    }
+
     /// What changed in the versions after `version`.
     package func changes(studyId: String, after version: Int) async throws -> StudyChanges {
         let rows = try await client.query(
