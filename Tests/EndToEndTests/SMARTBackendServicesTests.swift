@@ -142,7 +142,11 @@ import TestSupport
             #expect(answered["questionnaire"]?.string?.hasSuffix("/Questionnaire/DEMOSTUDY/daily|1.0") == true, "\(answered)")
             #expect(answered["subject"]?["reference"]?.string == "Patient/\(participantId)")
             #expect(answered["item"]?.array?.count == 17, "15 answers, and a group per repetition of the symptoms form: \(answered)")
-            #expect(resources["metadata"]?["rest"]?.array?.first?["resource"]?.array?.count == 5)
+            let served = resources["metadata"]?["rest"]?.array?.first?["resource"]?.array ?? []
+            #expect(served.compactMap { $0["type"]?.string } == [
+                "ResearchStudy", "Patient", "ResearchSubject", "Questionnaire", "QuestionnaireResponse", "Group",
+            ])
+            #expect(served.filter { $0["operation"] != nil }.compactMap { $0["type"]?.string } == ["Patient", "Group"])
             let checked = try await Self.validated(resources.values.map { Data($0.serialized().utf8) })
             #expect(checked.contains("checked 4 resources"), "\(checked)")
             #expect(checked.contains(", 0 failures"), "\(checked)")

@@ -112,10 +112,15 @@ package struct FHIRReadRoutes {
     }
 
     private func answer(_ read: () async throws -> JSONValue) async throws -> Response {
+        try await Self.answering { FHIRAuthRoutes.json(try await read(), status: .ok, contentType: Self.contentType) }
+    }
+
+    /// `respond`'s response, or its refusal as an `OperationOutcome`.
+    static func answering(_ respond: () async throws -> Response) async throws -> Response {
         do {
-            return FHIRAuthRoutes.json(try await read(), status: .ok, contentType: Self.contentType)
+            return try await respond()
         } catch let refusal as FHIRRefusal {
-            return Self.outcome(refusal)
+            return outcome(refusal)
         }
     }
 
@@ -131,10 +136,12 @@ package struct FHIRReadRoutes {
             case .invalidSearch(let why): (.badRequest, .notSupported, why)
             case .notSearchable(let type): (.notFound, .notSupported, "\(type) cannot be searched here")
             case .unavailable(let why): (.serviceUnavailable, .transient, why)
+            case .invalid(let why): (.badRequest, .invalid, why)
+            case .busy(let why): (.tooManyRequests, .throttled, why)
             }
         var response = FHIRAuthRoutes.json(OperationOutcome.make(code, message), status: status, contentType: contentType)
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
-        if status == .serviceUnavailable { response.headers[.retryAfter] = "5" }
+        if status == .serviceUnavailable || status == .tooManyRequests { response.headers[.retryAfter] = "5" }
         return response
     }
 }

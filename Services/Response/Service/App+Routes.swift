@@ -65,13 +65,10 @@ extension ResponseService {
             issuing: SMARTTokenIssuing(clients: parts.smartClients, tokenURL: tokenURL), rateLimiter: environment.rateLimiter,
             addresses: environment.settings.clientAddresses
         ).add(to: routes.router)
-        FHIRReadRoutes(
-            reading: FHIRReading(
-                clients: parts.smartClients, catalog: catalog, store: FHIRStore(client: postgres, logger: logger), designs: parts.designs,
-                audit: environment.audit,
-                naming: parts.fhirNaming),
-            tokenURL: tokenURL
-        ).add(to: routes.router)
+        let fhirReading = FHIRReading(clients: parts.smartClients, catalog: catalog, resources: parts.fhirResources, audit: environment.audit)
+        // The exports' fixed paths first: `Patient/$export` is not a Patient's id.
+        FHIRExportRoutes(exporting: FHIRExporting(reading: fhirReading, exports: parts.fhirExports)).add(to: routes.router)
+        FHIRReadRoutes(reading: fhirReading, tokenURL: tokenURL).add(to: routes.router)
 
         let response = parts.response
         let queries = parts.queryClient.map {

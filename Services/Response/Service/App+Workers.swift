@@ -36,9 +36,17 @@ extension ResponseService {
         let completingUploads = environment.queueWorker(
             "sage-uploads", timing: .init(pollInterval: .seconds(30), roundDeadline: .seconds(120))
         ) { try await uploadCompletion.round() }
+        // Bulk Data exports: a round is one export, as long as it takes (its lease is renewed with
+        // every chunk it writes); polled, as a client polls its status too.
+        let exporter = FHIRExporter(
+            exports: parts.fhirExports, catalog: parts.catalog, resources: parts.fhirResources, audit: environment.audit,
+            metrics: environment.metrics, logger: logger)
+        let exporting = environment.queueWorker(
+            "fhir-exports", timing: .init(pollInterval: .seconds(1), roundDeadline: .seconds(6 * 3600))
+        ) { try await exporter.round() }
         environment.metrics.watchQueue("responses", query: ProcessingStore.depthQuery)
         let workers: [any Service] =
-            (parts.response.processingEnabled ? [processing, forwardingWorker] : [forwardingWorker]) + [completingUploads]
+            (parts.response.processingEnabled ? [processing, forwardingWorker] : [forwardingWorker]) + [completingUploads, exporting]
         return [resync, parts.gridIndexes] + workers + (parts.queryClient.map { [$0] } ?? [])
     }
 }

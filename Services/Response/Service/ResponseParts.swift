@@ -36,6 +36,8 @@ struct ResponseParts {
     /// The FHIR API's public base, and the names of its resources under it.
     let fhirNaming: FHIRNaming
     let smartClients: SMARTClientStore
+    let fhirResources: FHIRResources
+    let fhirExports: FHIRExportStore
 
     init(
         environment: ServiceEnvironment, response: ResponseSettings, access: QueryAccess, queryClient: PostgresClient?,
@@ -73,6 +75,8 @@ struct ResponseParts {
         }
         fhirNaming = FHIRNaming(base: fhirBase.hasSuffix("/") ? String(fhirBase.dropLast()) : fhirBase)
         smartClients = SMARTClientStore(client: postgres, audit: environment.audit, logger: logger)
+        fhirResources = FHIRResources(store: FHIRStore(client: postgres, logger: logger), designs: designs, naming: fhirNaming)
+        fhirExports = FHIRExportStore(client: postgres, logger: logger)
         sageArchives = SageArchiveStore(
             client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit, stored: responsesStored,
             pooling: settings.database.pooling, logger: logger)

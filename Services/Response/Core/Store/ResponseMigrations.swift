@@ -3,7 +3,7 @@ import ServiceKit
 /// The response service's tables.
 package enum ResponseMigrations {
     package static let all: [Migration] = throughParticipantNumbers + [
-        refusedSageArchives, reprocessingVersion, settlementFeed, uploadCompletion, smartClients,
+        refusedSageArchives, reprocessingVersion, settlementFeed, uploadCompletion, smartClients, fhirExports,
     ]
 
     static let throughParticipantNumbers: [Migration] = [

@@ -18,6 +18,10 @@ package enum FHIRRefusal: Error, Sendable, Equatable {
     case notSearchable(String)
     /// What the answer needs cannot be read now (study-metadata did not answer); try again.
     case unavailable(String)
+    /// A request this server cannot take as it is, in words.
+    case invalid(String)
+    /// The client has as much in progress as it may; try again later.
+    case busy(String)
 }
 
 /// The FHIR API's reads for one SMART client (docs/fhir.md): each request's bearer token is
@@ -25,20 +29,16 @@ package enum FHIRRefusal: Error, Sendable, Equatable {
 package struct FHIRReading: Sendable {
     package let clients: SMARTClientStore
     package let catalog: StudyCatalog
-    package let store: FHIRStore
-    package let designs: DesignSource
+    package let resources: FHIRResources
     package let audit: AuditLog
-    package let naming: FHIRNaming
+    package var naming: FHIRNaming { resources.naming }
+    private var store: FHIRStore { resources.store }
 
-    package init(
-        clients: SMARTClientStore, catalog: StudyCatalog, store: FHIRStore, designs: DesignSource, audit: AuditLog, naming: FHIRNaming
-    ) {
+    package init(clients: SMARTClientStore, catalog: StudyCatalog, resources: FHIRResources, audit: AuditLog) {
         self.clients = clients
         self.catalog = catalog
-        self.store = store
-        self.designs = designs
+        self.resources = resources
         self.audit = audit
-        self.naming = naming
     }
 
     /// The resource types and interactions served, as `metadata` states them (search parameters
@@ -136,7 +136,7 @@ package struct FHIRReading: Sendable {
         if search.summaryCount {
             let total =
                 type == "Questionnaire"
-                ? try await questionnaires(of: study).matches(search).count
+                ? try await resources.questionnaires(of: study).matches(search).count
                 : try await store.count(studyKey: study.key, search: search)
             details["total"] = String(total)
             try await audit.record(actor: "fhir-client:\(grant.clientId)", action: "fhir.search", studyId: grant.studyKey, details: details)
@@ -151,21 +151,14 @@ package struct FHIRReading: Sendable {
         }
         switch type {
         case "Questionnaire":
-            let matches = try await questionnaires(of: study).matches(search)
+            let matches = try await resources.questionnaires(of: study).matches(search)
             let page = matches.prefix(search.count)
-            for (_, listed) in page { entries.append(entry(try await questionnaire(listed, of: study), "match")) }
+            for (_, listed) in page { entries.append(entry(try await resources.questionnaire(listed, of: study), "match")) }
             nextAfter = matches.count > search.count ? page.last?.place : nil
-        case "QuestionnaireResponse":
-            let page = try await store.responses(studyKey: study.key, studyId: study.studyId, search: search)
-            entries = page.resources.map { entry(QuestionnaireResponseMapping.questionnaireResponse($0, naming: naming).resource, "match") }
-            participants = page.resources.map(\.participantId)
-            nextAfter = page.nextAfter
         default:
-            let page = try await store.enrollments(studyKey: study.key, studyId: study.studyId, search: search)
-            entries = page.resources.map {
-                entry(type == "Patient" ? StudyResources.patient($0, naming: naming) : StudyResources.researchSubject($0, naming: naming), "match")
-            }
-            participants = page.resources.map(\.participantId)
+            let page = try await resources.page(of: study, search)
+            entries = page.resources.map { entry($0, "match") }
+            participants = page.participants
             nextAfter = page.nextAfter
         }
         if search.include || search.revInclude {
@@ -174,43 +167,11 @@ package struct FHIRReading: Sendable {
             var seen = Set<Int64>()
             let distinct = participants.filter { seen.insert($0).inserted }
             let enrollments = try await store.enrollments(ids: distinct, studyKey: study.key, studyId: study.studyId)
-            entries += enrollments.map {
-                entry(type == "Patient" ? StudyResources.researchSubject($0, naming: naming) : StudyResources.patient($0, naming: naming), "include")
-            }
+            entries += enrollments.map { entry(resources.enrollment($0, as: type == "Patient" ? "ResearchSubject" : "Patient"), "include") }
         }
         details["matches"] = String(entries.filter { $0.mode == "match" }.count)
         try await audit.record(actor: "fhir-client:\(grant.clientId)", action: "fhir.search", studyId: grant.studyKey, details: details)
         return SearchPage(entries: entries, total: nil, nextAfter: nextAfter)
-    }
-
-    /// The study's published versions, as study-metadata keeps them.
-    private func history(of study: StudyCatalog.Study) async throws -> StudyVersionHistory {
-        do {
-            guard let history = try await designs.versionHistory(studyId: study.studyId) else {
-                throw FHIRRefusal.notFound("ResearchStudy/\(FHIRId.study(study.studyId))")
-            }
-            return history
-        } catch let unavailable as DesignSource.Unavailable {
-            throw FHIRRefusal.unavailable(unavailable.description)
-        }
-    }
-
-    private func questionnaires(of study: StudyCatalog.Study) async throws -> FHIRQuestionnaireListing {
-        FHIRQuestionnaireListing(history: try await history(of: study), studyClosed: study.status == .deactivated)
-    }
-
-    /// One listed questionnaire with its design (fetched from study-metadata once, then kept).
-    private func questionnaire(_ listed: FHIRQuestionnaireListing.Entry, of study: StudyCatalog.Study) async throws -> JSONValue {
-        let reply: ActivityReply
-        do {
-            reply = try await designs.design(studyKey: study.key, studyId: study.studyId, activityId: listed.activityId, version: listed.version)
-        } catch let unavailable as DesignSource.Unavailable {
-            throw FHIRRefusal.unavailable(unavailable.description)
-        }
-        let version = QuestionnaireVersion(
-            studyId: study.studyId, activityId: listed.activityId, version: listed.version, design: reply.activity,
-            publishedAt: listed.publishedAt, retired: listed.retired)
-        return QuestionnaireMapping.questionnaire(version, naming: naming).resource
     }
 
     /// `Questionnaire/{id}` (and `_history/1`, its only version: a published design never changes).
@@ -218,9 +179,9 @@ package struct FHIRReading: Sendable {
         let grant = try await grant(bearer: bearer)
         let study = try await study(of: grant, reading: "Questionnaire")
         guard FHIRId.isValid(id),
-            let listed = try await questionnaires(of: study).entries.first(where: { $0.id.unicodeScalars.elementsEqual(id.unicodeScalars) })
+            let listed = try await resources.questionnaires(of: study).entries.first(where: { $0.id.unicodeScalars.elementsEqual(id.unicodeScalars) })
         else { throw FHIRRefusal.notFound("Questionnaire/\(id)") }
-        let resource = try await questionnaire(listed, of: study)
+        let resource = try await resources.questionnaire(listed, of: study)
         try await audited(grant, "Questionnaire/\(id)")
         return resource
     }
@@ -232,14 +193,9 @@ package struct FHIRReading: Sendable {
         guard let studyId = FHIRId.studyId(from: id), let study = try await catalog.study(studyId),
             study.key.unicodeScalars.elementsEqual(grant.studyKey.unicodeScalars)
         else { throw FHIRRefusal.notFound("ResearchStudy/\(id)") }
-        let history = try await history(of: study)
+        let resource = try await resources.researchStudy(study)
         try await audited(grant, "ResearchStudy/\(id)")
-        return StudyResources.researchStudy(
-            StudyResources.Study(
-                studyId: study.studyId, name: history.versions.last?.name,
-                status: StudyStatus(rawValue: study.status.rawValue) ?? .active, versions: history.versions.map(\.label),
-                updatedAt: history.versions.last?.publishedAt),
-            naming: naming)
+        return resource
     }
 
     /// `metadata`: what this server does, exactly (anyone may ask; FHIR clients read it first).
@@ -253,6 +209,7 @@ package struct FHIRReading: Sendable {
             "implementation": FHIRJSON.object([
                 "description": .string("StudyStack's FHIR API: one study per SMART Backend Services client"), "url": .string(naming.base),
             ]),
+            "instantiates": .array([.string("http://hl7.org/fhir/uv/bulkdata/CapabilityStatement/bulk-data")]),
             "fhirVersion": .string("4.0.1"),
             "format": .array([.string("application/fhir+json")]),
             "rest": .array([FHIRJSON.object([
@@ -270,10 +227,17 @@ package struct FHIRReading: Sendable {
                     ])]),
                     "description": .string("SMART Backend Services: client_credentials with a JWT assertion (RS384 or ES384)"),
                 ]),
-                "resource": .array(Self.served.map { served in
+                "resource": .array((Self.served + [("Group", [])]).map { served in
                     FHIRJSON.object([
                         "type": .string(served.type),
-                        "interaction": .array(served.interactions.map { FHIRJSON.object(["code": .string($0)]) }),
+                        "interaction": FHIRJSON.array(served.interactions.map { FHIRJSON.object(["code": .string($0)]) }),
+                        // Bulk Data's kick-offs (docs/fhir.md, Bulk Data): the study's group, and its patients.
+                        "operation": served.type == "Patient" || served.type == "Group"
+                            ? .array([FHIRJSON.object([
+                                "name": .string("export"),
+                                "definition": .string(
+                                    "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/\(served.type == "Group" ? "group" : "patient")-export"),
+                            ])]) : nil,
                         "searchInclude": FHIRJSON.array((FHIRSearch.includes[served.type] ?? []).map(JSONValue.string)),
                         "searchRevInclude": FHIRJSON.array((FHIRSearch.revIncludes[served.type] ?? []).map(JSONValue.string)),
                         "searchParam": FHIRJSON.array((FHIRSearch.parameters[served.type] ?? []).compactMap { name in

@@ -1,0 +1,184 @@
+import FHIR
+import Foundation
+import JSONText
+import Logging
+import NIOCore
+import ServiceKit
+
+/// Works the FHIR API's Bulk Data exports (docs/fhir.md, Bulk Data): one export a claim, written
+/// type by type as NDJSON, a page of rows at a time, into chunks of at most `chunkBytes`, so that
+/// neither the study nor a file is ever held whole. Any replica may run it; the lease is renewed
+/// with every chunk, and an export whose worker died starts again from nothing once its lease
+/// ends. A cancelled export (its row deleted) is noticed between pages and left.
+package final class FHIRExporter: WorkQueue {
+    package static let policy = DrainPolicy(batchSize: 1, lease: .seconds(120), retry: RetryPolicy(maxAttempts: 3))
+    package var policy: DrainPolicy { Self.policy }
+    package let queueName = "fhir-exports"
+    /// Rows read per page (responses pages also end at `FHIRStore.maxPageBytes`).
+    package static let pageSize = 1_000
+    package static let chunkBytes = 1 << 20
+
+    package let exports: FHIRExportStore
+    package let catalog: StudyCatalog
+    package let resources: FHIRResources
+    package let audit: AuditLog
+    package let metrics: ServiceMetrics
+    package let logger: Logger
+
+    package init(
+        exports: FHIRExportStore, catalog: StudyCatalog, resources: FHIRResources, audit: AuditLog, metrics: ServiceMetrics,
+        logger: Logger
+    ) {
+        self.exports = exports
+        self.catalog = catalog
+        self.resources = resources
+        self.audit = audit
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    package func round() async throws -> Int {
+        let expired = try await exports.deleteExpired()
+        if expired > 0 { logger.info("expired FHIR exports deleted", metadata: ["exports": "\(expired)"]) }
+        return try await drain(queueName, policy: policy, metrics: metrics, logger: logger)
+    }
+
+    package func claim(limit: Int, lease: Duration) async throws -> [FHIRExportStore.Export] {
+        try await exports.claim(limit: limit, lease: lease)
+    }
+
+    package func attempts(of item: FHIRExportStore.Export) -> Int { item.attempts }
+
+    package enum Completion: Sendable {
+        case written([String: Int])
+        case cancelled
+    }
+
+    package func outcome(of completion: Completion) -> String {
+        if case .cancelled = completion { return "cancelled" }
+        return "done"
+    }
+
+    /// Thrown between pages when the export was cancelled.
+    private struct Cancelled: Error {}
+
+    package func perform(_ item: FHIRExportStore.Export) async -> WorkResult<Completion> {
+        do {
+            guard let study = try await catalog.study(item.studyKey) else { return .rejected("the study is no longer known here") }
+            try await exports.clearFiles(of: item.id)
+            var written: [String: Int] = [:]
+            for (index, type) in item.types.enumerated() {
+                var file = FileWriter(exports: exports, export: item, number: index + 1, type: type, lease: policy.lease)
+                file.progress = "\(index + 1) of \(item.types.count) types"
+                try await exports.startFile(of: item.id, number: file.number, type: type)
+                try await write(type, of: study, for: item, into: &file)
+                try await file.finish()
+                if file.resources == 0 { try await exports.dropEmptyFile(of: item.id, number: file.number) }
+                written[type] = file.resources
+                guard try await exports.exists(item.id) else { throw Cancelled() }
+            }
+            return .done(.written(written))
+        } catch is Cancelled {
+            return .done(.cancelled)
+        } catch let refusal as FHIRRefusal {
+            return .failed("\(refusal)")
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    /// Writes every resource of `type` the export asked for.
+    private func write(
+        _ type: String, of study: StudyCatalog.Study, for item: FHIRExportStore.Export, into file: inout FileWriter
+    ) async throws {
+        switch type {
+        case "ResearchStudy":
+            let resource = try await resources.researchStudy(study)
+            if Self.isAfterSince(resource, item.since) { try await file.add(resource) }
+        case "Questionnaire":
+            let listing = try await resources.questionnaires(of: study)
+            for listed in listing.entries where item.since.map({ listed.publishedAt > $0 }) ?? true {
+                try await file.add(try await resources.questionnaire(listed, of: study))
+            }
+        default:
+            var search = FHIRSearch(type: type)
+            search.count = Self.pageSize
+            if let since = item.since { search.lastUpdated.append((.gt, since)) }
+            // Responses stored after the kick-off are not the export's; an enrollment's later
+            // withdrawal is told as it now is.
+            if type == "QuestionnaireResponse" { search.lastUpdated.append((.le, item.transactionTime)) }
+            while true {
+                let page = try await resources.page(of: study, search)
+                for resource in page.resources { try await file.add(resource) }
+                guard let next = page.nextAfter else { break }
+                guard try await exports.exists(item.id) else { throw Cancelled() }
+                search.after = next
+            }
+        }
+    }
+
+    static func isAfterSince(_ resource: JSONValue, _ since: Date?) -> Bool {
+        guard let since else { return true }
+        guard let text = resource["meta"]?["lastUpdated"]?.string,
+            let updated = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: text.contains(".")))
+        else { return true }
+        return updated > since
+    }
+
+    package func complete(_ item: FHIRExportStore.Export, with completion: Completion) async throws {
+        guard case .written(let written) = completion else { return }
+        try await exports.complete(item.id)
+        var details = written.mapValues(String.init)
+        details["export"] = item.id.uuidString.lowercased()
+        try await audit.record(actor: "fhir-client:\(item.clientId)", action: "fhir.export_completed", studyId: item.studyKey, details: details)
+    }
+
+    package func fail(_ item: FHIRExportStore.Export, reason: String, retryAfter: Duration?) async throws {
+        try await exports.fail(item.id, reason: reason, retryAfter: retryAfter)
+    }
+}
+
+/// One NDJSON file being written: resources a line each, sent to the store a chunk at a time.
+private struct FileWriter {
+    let exports: FHIRExportStore
+    let export: FHIRExportStore.Export
+    let number: Int
+    let type: String
+    let lease: Duration
+    var progress = ""
+    private(set) var resources = 0
+    private var inChunk = 0
+    private var chunk = 0
+    private var buffer = ByteBuffer()
+
+    init(exports: FHIRExportStore, export: FHIRExportStore.Export, number: Int, type: String, lease: Duration) {
+        self.exports = exports
+        self.export = export
+        self.number = number
+        self.type = type
+        self.lease = lease
+    }
+
+    mutating func add(_ resource: JSONValue) async throws {
+        var line: [UInt8] = []
+        resource.write(to: &line, sortedKeys: false)
+        line.append(UInt8(ascii: "\n"))
+        buffer.writeBytes(line)
+        resources += 1
+        inChunk += 1
+        if buffer.readableBytes >= FHIRExporter.chunkBytes { try await flush() }
+    }
+
+    mutating func finish() async throws {
+        if buffer.readableBytes > 0 { try await flush() }
+    }
+
+    private mutating func flush() async throws {
+        chunk += 1
+        try await exports.append(
+            buffer, to: export.id, file: number, chunk: chunk, resources: inChunk,
+            progress: "\(progress); \(type): \(resources) written", lease: lease)
+        buffer.clear()
+        inChunk = 0
+    }
+}

@@ -1,0 +1,54 @@
+import ServiceKit
+
+extension ResponseMigrations {
+    /// Bulk Data exports of the FHIR API (docs/fhir.md, Bulk Data): each request, worked by any
+    /// replica under a lease; the NDJSON files it wrote, one per resource type, kept in chunks of
+    /// at most a mebibyte so that writing and reading a file never holds it whole, and deleted
+    /// with their export (cancelled, or past its expiry).
+    static let fhirExports = Migration(
+        component: "response", version: 27, name: "fhir_exports",
+        statements: [
+            """
+            CREATE TABLE fhir_exports (
+                id uuid PRIMARY KEY,
+                client_id text NOT NULL REFERENCES smart_clients (client_id),
+                study_key text NOT NULL,
+                request_url text NOT NULL,
+                types text[] NOT NULL,
+                since timestamptz,
+                transaction_time timestamptz NOT NULL,
+                status text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'running', 'complete', 'failed')),
+                progress text,
+                error text,
+                attempts integer NOT NULL DEFAULT 0,
+                next_attempt_at timestamptz NOT NULL DEFAULT now(),
+                completed_at timestamptz,
+                expires_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX fhir_exports_client ON fhir_exports (client_id, status)",
+            "CREATE INDEX fhir_exports_due ON fhir_exports (next_attempt_at) WHERE status IN ('queued', 'running')",
+            "CREATE INDEX fhir_exports_expiry ON fhir_exports (expires_at)",
+            """
+            CREATE TABLE fhir_export_files (
+                export_id uuid NOT NULL REFERENCES fhir_exports (id) ON DELETE CASCADE,
+                file_no integer NOT NULL,
+                type text NOT NULL,
+                resources bigint NOT NULL DEFAULT 0,
+                bytes bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (export_id, file_no)
+            )
+            """,
+            """
+            CREATE TABLE fhir_export_chunks (
+                export_id uuid NOT NULL,
+                file_no integer NOT NULL,
+                chunk_no integer NOT NULL,
+                data bytea NOT NULL,
+                PRIMARY KEY (export_id, file_no, chunk_no),
+                FOREIGN KEY (export_id, file_no) REFERENCES fhir_export_files (export_id, file_no) ON DELETE CASCADE
+            )
+            """,
+        ]
+    )
+}
