@@ -83,13 +83,14 @@ free_port() {
 tools_venv=.build/tools-venv
 ensure_tools_venv() {
     ensure_commands python3:python3 openssl:openssl
-    if ! "$tools_venv/bin/python" -c "import openapi_spec_validator, aiosmtpd, schemathesis, check_jsonschema, selenium, labkey, kubernetes_validate, yaml, fhir.resources, fhirpathpy, jwt, cryptography" >/dev/null 2>&1; then
-        log "installing openapi-spec-validator, aiosmtpd, schemathesis, check-jsonschema, selenium, labkey, kubernetes-validate, fhir.resources, fhirpathpy, PyJWT and cryptography into $tools_venv"
+    if ! "$tools_venv/bin/python" -c "import openapi_spec_validator, aiosmtpd, schemathesis, check_jsonschema, selenium, labkey, kubernetes_validate, yaml, fhir.resources, fhirpathpy, jwt, cryptography, fhirclient, fhirpy" >/dev/null 2>&1; then
+        log "installing openapi-spec-validator, aiosmtpd, schemathesis, check-jsonschema, selenium, labkey, kubernetes-validate, fhir.resources, fhirpathpy, PyJWT, cryptography, fhirclient and fhirpy into $tools_venv"
         python3 -m venv "$tools_venv" >/dev/null 2>&1 || { apt_install python3-venv && python3 -m venv "$tools_venv"; }
         "$tools_venv/bin/python" -m pip install --quiet --disable-pip-version-check \
             "openapi-spec-validator>=0.7,<0.8" "aiosmtpd>=1.4,<2" "schemathesis>=4.3,<5" "check-jsonschema>=0.33,<1" \
             "selenium>=4.20,<5" "labkey>=3.4,<4" "kubernetes-validate>=1.30,<2" "PyYAML>=6,<7" \
-            "fhir.resources>=8.3,<9" "fhirpathpy>=2.2,<3" "PyJWT>=2.10,<3" "cryptography>=44"
+            "fhir.resources>=8.3,<9" "fhirpathpy>=2.2,<3" "PyJWT>=2.10,<3" "cryptography>=44" \
+            "fhirclient>=4.3,<5" "fhirpy>=2.3,<3"
     fi
     # axe-core 4.12.1 (MPL-2.0) for the browser test's accessibility checks: the package is only
     # its carrier (its playwright dependency is not wanted; the test runs axe through selenium).

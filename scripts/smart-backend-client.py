@@ -40,20 +40,26 @@ def keygen(directory):
     print(json.dumps({"keys": keys}))
 
 
-def token(token_url, client_id, key_pem, kid, alg, scope, overrides):
+def assertion(token_url, client_id, key_pem, kid, alg, overrides, jti=None):
+    """A client assertion (RFC 7523) as SMART Backend Services asks for it."""
     with open(key_pem, "rb") as source:
         key = serialization.load_pem_private_key(source.read(), password=None)
-    jti = overrides.get("jti", str(uuid.uuid4()))
     claims = {
         "iss": client_id, "sub": client_id, "aud": overrides.get("aud", token_url),
-        "exp": int(time.time()) + int(overrides.get("exp", "240")), "jti": jti,
+        "exp": int(time.time()) + int(overrides.get("exp", "240")), "jti": jti or str(uuid.uuid4()),
     }
     # PyJWT writes the header's alg from the algorithm it signs with.
-    assertion = jwt.encode(claims, key, algorithm=overrides.get("sign_alg", alg), headers={"kid": kid, "typ": "JWT"})
+    return jwt.encode(claims, key, algorithm=overrides.get("sign_alg", alg), headers={"kid": kid, "typ": "JWT"})
+
+
+def request_token(token_url, client_id, key_pem, kid, alg, scope, overrides):
+    """Posts the token request; {"status", "body", "jti"} whatever the server answered."""
+    jti = overrides.get("jti", str(uuid.uuid4()))
+    signed = assertion(token_url, client_id, key_pem, kid, alg, overrides, jti=jti)
     form = urllib.parse.urlencode({
         "grant_type": overrides.get("grant_type", "client_credentials"),
         "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
-        "client_assertion": assertion,
+        "client_assertion": signed,
         "scope": scope,
     }).encode()
     request = urllib.request.Request(token_url, data=form, headers={"Content-Type": "application/x-www-form-urlencoded"})
@@ -62,13 +68,13 @@ def token(token_url, client_id, key_pem, kid, alg, scope, overrides):
             status, body = reply.status, reply.read()
     except urllib.error.HTTPError as error:
         status, body = error.code, error.read()
-    print(json.dumps({"status": status, "body": json.loads(body or b"null"), "jti": jti}))
+    return {"status": status, "body": json.loads(body or b"null"), "jti": jti}
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "keygen":
         keygen(sys.argv[2])
     elif len(sys.argv) >= 8 and sys.argv[1] == "token":
-        token(*sys.argv[2:8], dict(argument.split("=", 1) for argument in sys.argv[8:]))
+        print(json.dumps(request_token(*sys.argv[2:8], dict(argument.split("=", 1) for argument in sys.argv[8:]))))
     else:
         sys.exit(__doc__)
