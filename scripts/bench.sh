@@ -552,6 +552,56 @@ for call in "labkey-getQuery:query-getQuery.api?schemaName=lists&query.queryName
     wrk -t2 -c2 -d"${duration}s" --latency -H "apikey: $apikey" "$labkey/${call#*:}" >"$results.$name"
 done
 
+# --- response: the FHIR API over the same responses ----------------------------------------------
+# A warehouse's Bulk Data export of BENCHSTUDY's responses (scripts/bench_fhir.py: kick-off, status
+# polled, every file read line by line), its count reconciled with the table; then a read and two
+# searches at a team's concurrency, each with the client's token (every read and search audited).
+log "FHIR: a Bulk Data export of BENCHSTUDY's responses, read back line by line"
+ensure_tools_venv
+fhir_keys=$(mktemp -d)
+"$tools_venv/bin/python" scripts/bench_fhir.py http://127.0.0.1:8083 "$token" BENCHSTUDY "$fhir_keys" >"$results.fhir-export" ||
+    die "the Bulk Data export did not complete"
+rm -rf "$fhir_keys"
+fhir_field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$results.fhir-export" "$1"; }
+stored=$(rsql -c "SELECT count(*) FROM responses WHERE study_key = 'BENCHSTUDY' AND received_at <= '$(fhir_field transactionTime)'")
+[ "$stored" = "$(fhir_field resources)" ] ||
+    die "the export holds $(fhir_field resources) responses; BENCHSTUDY had $stored at its transactionTime"
+echo "$stored" >"$results.fhir-export-rows"
+fhir=$(fhir_field fhir)
+for request in "fhir-read:QuestionnaireResponse/$(fhir_field readId)" "fhir-search-subject:QuestionnaireResponse?subject=$(fhir_field subject)&_count=50" \
+    "fhir-search-patients:Patient?_count=50&_cursor=5000"; do
+    log "wrk: FHIR ${request#*:} (${team_connections} connections, ${duration}s)"
+    wrk -t2 -c"$team_connections" -d"${duration}s" --latency -H "Authorization: Bearer $(fhir_field token)" "$fhir/${request#*:}" \
+        >"$results.${request%%:*}"
+done
+python3 - "$results" <<'PY'
+import json, re, sys
+base = sys.argv[1]
+export = json.load(open(f"{base}.fhir-export"))
+status, jsonl_seconds, jsonl_bytes = open(f"{base}.export-jsonl-whole").read().split()
+rows = int(open(f"{base}.grid-rows").read())
+bulk_rate, jsonl_rate = export["resources"] / export["seconds"], rows / float(jsonl_seconds)
+print(f"\nthe FHIR API over BENCHSTUDY (SMART Backend Services token)")
+print(f"{'export':<44}{'responses':>11}{'seconds':>9}{'responses/s':>13}{'bytes':>15}{'ratio':>7}")
+print(f"{'export.jsonl, whole (daily30 and its children)':<44}{rows:>11,}{float(jsonl_seconds):>9.2f}{jsonl_rate:>13,.0f}{int(float(jsonl_bytes)):>15,}{1:>7.2f}")
+print(f"{'Bulk Data $export, kick-off to last line':<44}{export['resources']:>11,}{export['seconds']:>9.2f}{bulk_rate:>13,.0f}{export['bytes']:>15,}{bulk_rate / jsonl_rate:>7.2f}")
+print(f"(goal: ratio >= 0.5; the export's count matched the table's at its transactionTime: {int(open(f'{base}.fhir-export-rows').read()):,})")
+def wrk(name):
+    text = open(f"{base}.{name}").read()
+    rps = float(re.search(r"Requests/sec:\s+([0-9.]+)", text).group(1))
+    def ms(which):
+        value, unit = re.search(rf"{which}\s+([0-9.]+)(us|ms|s)", text).groups()
+        return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    return rps, ms("50%"), ms("99%"), int(errors.group(1)) if errors else 0
+print(f"{'request, 8 connections':<44}{'requests/s':>12}{'p50 ms':>9}{'p99 ms':>9}{'non-2xx':>9}{'goal':>10}")
+for name, label, goal in (("fhir-read", "read: a QuestionnaireResponse", 20),
+                          ("fhir-search-subject", "search: a participant's responses", 100),
+                          ("fhir-search-patients", "search: 50 Patients, 5,000 in", 100)):
+    rps, p50, p99, errors = wrk(name)
+    print(f"{label:<44}{rps:>12.1f}{p50:>9.2f}{p99:>9.2f}{errors:>9}{('p99<%d ' % goal) + ('met' if p99 < goal and not errors else 'NOT'):>10}")
+PY
+
 log "pgbench: the current-version lookup, 20 clients, ${duration}s (the database ceiling)"
 cat >"$results.sql" <<'SQL'
 SELECT s.status, v.version FROM studies s
