@@ -9,13 +9,14 @@ import TestSupport
 /// another's reach; a client's unfinished exports bounded; every kick-off refused that should be.
 @Suite(.needsCluster) struct FHIRBulkExportTests {
     /// A client registered on DEMOSTUDY and a token of it (`system/*.rs`).
-    static func client(_ platform: Platform, name: String) async throws -> (id: String, token: String) {
+    static func client(_ platform: Platform, name: String, deidentified: Bool = false) async throws -> (id: String, token: String) {
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("bulk-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: keys) }
         let jwks = try JSONSerialization.jsonObject(
             with: try await ChildProcess.runInTask(TestEnvironment.toolsPython, [SMARTBackendServicesTests.script, "keygen", keys.path]))
         let registered = try await platform.admin.send(
-            .POST, platform.response.baseURL + "/admin/v1/studies/DEMOSTUDY/fhir-clients", json: ["name": name, "jwks": jwks])
+            .POST, platform.response.baseURL + "/admin/v1/studies/DEMOSTUDY/fhir-clients",
+            json: ["name": name, "jwks": jwks, "deidentified": deidentified])
         #expect(registered.status == 201, "\(registered.text)")
         let id = try #require(registered.json?["clientId"]?.string)
         let reply = try await SMARTBackendServicesTests.token(
@@ -152,6 +153,8 @@ import TestSupport
             #expect(waiting.header("X-Progress") == "queued")
             #expect(waiting.header("Retry-After") == "2")
 
+            try await Self.deidentifiedExportKeepsNoIdentifiers(platform, identified: lines)
+
             let actions = try await platform.withResponseDatabase { postgres, logger in
                 var found: [String: Int] = [:]
                 for try await action in try await postgres.query(
@@ -160,7 +163,7 @@ import TestSupport
                 return found
             }
             #expect(actions == [
-                "fhir.export_requested": 3, "fhir.export_completed": 3, "fhir.export_file_read": 5, "fhir.export_cancelled": 1,
+                "fhir.export_requested": 4, "fhir.export_completed": 4, "fhir.export_file_read": 8, "fhir.export_cancelled": 1,
             ])
         }
     }
@@ -182,5 +185,57 @@ import TestSupport
         #expect(reply.header("Content-Type") == "application/json")
         #expect(reply.header("Expires") != nil)
         return try #require(reply.json)
+    }
+
+    /// A client registered for de-identified data: it reads no participant's resource directly,
+    /// and its export holds each participant under a pseudonym, without identifiers or free text,
+    /// every date of a participant moved by the same whole number of days (never 0, at most 100).
+    static func deidentifiedExportKeepsNoIdentifiers(_ platform: Platform, identified: [Data]) async throws {
+        let fhir = platform.response.baseURL + "/fhir/r4"
+        let analyst = try await Self.client(platform, name: "Analysts", deidentified: true)
+        let headers = [("Authorization", "Bearer \(analyst.token)"), ("Prefer", "respond-async")]
+        let original = identified.compactMap { try? JSONValue.parse(Array($0), budget: .studyDocument) }
+        let participantIds = original.filter { $0["resourceType"]?.string == "Patient" }.compactMap { $0["id"]?.string }
+        #expect(participantIds.count == 2)
+        for path in ["/Patient/\(participantIds[0])", "/QuestionnaireResponse?_count=1"] {
+            let refused = try await Wire.send(.GET, fhir + path, headers: headers)
+            #expect(refused.status == 403, "\(path): \(refused.text)")
+            #expect(refused.text.contains("de-identified"), "\(refused.text)")
+        }
+        let kickOff = try await Wire.send(.GET, fhir + "/Group/DEMOSTUDY/$export?_type=Patient,ResearchSubject,QuestionnaireResponse", headers: headers)
+        #expect(kickOff.status == 202, "\(kickOff.text)")
+        let manifest = try await Self.manifest(try #require(kickOff.header("Content-Location")), token: analyst.token)
+        var lines: [Data] = []
+        for file in manifest["output"]?.array ?? [] {
+            let read = try await Wire.send(.GET, try #require(file["url"]?.string), headers: headers)
+            lines += read.body.split(separator: UInt8(ascii: "\n")).map { Data($0) }
+        }
+        #expect(lines.count == 6, "two Patients, two ResearchSubjects, two responses")
+        let text = lines.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
+        #expect(!text.contains("\"identifier\""), "no identifier")
+        #expect(!text.contains("\"valueString\""), "no free text")
+        #expect(!text.contains("Woke once"), "the participant's own words are gone")
+        let resources = lines.compactMap { try? JSONValue.parse(Array($0), budget: .studyDocument) }
+        let pseudonyms = resources.filter { $0["resourceType"]?.string == "Patient" }.compactMap { $0["id"]?.string }
+        #expect(pseudonyms.count == 2 && Set(pseudonyms).isDisjoint(with: participantIds), "\(pseudonyms)")
+        let responses = resources.filter { $0["resourceType"]?.string == "QuestionnaireResponse" }
+        #expect(responses.count == 2)
+        let day = 86_400.0
+        for response in responses {
+            #expect(pseudonyms.contains(String(response["subject"]?["reference"]?.string?.dropFirst("Patient/".count) ?? "")))
+            let same = try #require(original.first { $0["resourceType"]?.string == "QuestionnaireResponse" && $0["id"] == response["id"] })
+            let moved = try #require(Self.instant(response["authored"]?.string), "\(response)")
+            let was = try #require(Self.instant(same["authored"]?.string), "\(same)")
+            let days = moved.timeIntervalSince(was) / day
+            #expect(days == days.rounded() && days != 0 && abs(days) <= 100, "shifted by whole days: \(days)")
+        }
+        let checked = try await SMARTBackendServicesTests.validated(lines)
+        #expect(checked.contains("checked 6 resources"), "\(checked)")
+        #expect(checked.contains(", 0 failures"), "\(checked)")
+    }
+
+    static func instant(_ text: String?) -> Date? {
+        guard let text else { return nil }
+        return (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
     }
 }

@@ -31,7 +31,7 @@ package struct AdminSMARTClientRoutes {
         let keys = client.jwks["keys"]?.array?.map { "\($0["kid"]?.string ?? "") (\($0["alg"]?.string ?? ""))" } ?? []
         return SMARTClientView(
             clientId: client.clientId, name: client.name, keys: keys, createdBy: client.createdBy, createdAt: client.createdAt,
-            revokedAt: client.revokedAt, tokenURL: tokenURL)
+            revokedAt: client.revokedAt, tokenURL: tokenURL, deidentified: client.deidentified)
     }
 
     @Sendable package func list(
@@ -55,7 +55,14 @@ package struct AdminSMARTClientRoutes {
         case .success(let found): keys = found
         case .failure(let list): throw ResponseAdminError.smartClientInvalid(list.problems)
         }
-        let registered = try await clients.register(studyKey: study.key, name: name, keys: keys, by: admin.email)
+        let deidentified: Bool
+        switch document["deidentified"] {
+        case nil, .null?: deidentified = false
+        case .bool(let value)?: deidentified = value
+        default:
+            throw ResponseAdminError.smartClientInvalid([ValidationProblem(pointer: "/deidentified", message: "must be true or false")])
+        }
+        let registered = try await clients.register(studyKey: study.key, name: name, keys: keys, deidentified: deidentified, by: admin.email)
         return EditedResponse(status: .created, response: view(registered))
     }
 

@@ -138,6 +138,8 @@ package struct FHIRReadRoutes {
             case .unavailable(let why): (.serviceUnavailable, .transient, why)
             case .invalid(let why): (.badRequest, .invalid, why)
             case .busy(let why): (.tooManyRequests, .throttled, why)
+            case .deidentifiedClient(let type):
+                (.forbidden, .forbidden, "this client receives participants' data de-identified, by Bulk Data export only: \(type) is not read directly")
             }
         var response = FHIRAuthRoutes.json(OperationOutcome.make(code, message), status: status, contentType: contentType)
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }

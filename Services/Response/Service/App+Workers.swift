@@ -1,3 +1,4 @@
+import FHIR
 import ResponseCore
 import ServiceKit
 import ServiceLifecycle
@@ -39,7 +40,8 @@ extension ResponseService {
         // Bulk Data exports: a round is one export, as long as it takes (its lease is renewed with
         // every chunk it writes); polled, as a client polls its status too.
         let exporter = FHIRExporter(
-            exports: parts.fhirExports, catalog: parts.catalog, resources: parts.fhirResources, audit: environment.audit,
+            exports: parts.fhirExports, catalog: parts.catalog, resources: parts.fhirResources,
+            deidentification: FHIRDeidentification(secret: parts.response.encryptionKey), audit: environment.audit,
             metrics: environment.metrics, logger: logger)
         let exporting = environment.queueWorker(
             "fhir-exports", timing: .init(pollInterval: .seconds(1), roundDeadline: .seconds(6 * 3600))

@@ -6,10 +6,14 @@ import JSONText
 public struct SMARTClientRegistration: Codable, Sendable, Equatable {
     public var name: String
     public var jwks: JSONValue
+    /// The client receives participants' data de-identified only, and only by Bulk Data export
+    /// (docs/fhir.md, De-identified export).
+    public var deidentified: Bool?
 
-    public init(name: String, jwks: JSONValue) {
+    public init(name: String, jwks: JSONValue, deidentified: Bool? = nil) {
         self.name = name
         self.jwks = jwks
+        self.deidentified = deidentified
     }
 }
 
@@ -25,8 +29,14 @@ public struct SMARTClientView: Codable, Sendable, Equatable {
     public var revokedAt: Date?
     /// The token endpoint the client asks, and names as its assertions' audience.
     public var tokenURL: String
+    /// Participants' data reach it de-identified, by export only.
+    public var deidentified: Bool
 
-    public init(clientId: String, name: String, keys: [String], createdBy: String, createdAt: Date, revokedAt: Date?, tokenURL: String) {
+    public init(
+        clientId: String, name: String, keys: [String], createdBy: String, createdAt: Date, revokedAt: Date?, tokenURL: String,
+        deidentified: Bool
+    ) {
+        self.deidentified = deidentified
         self.clientId = clientId
         self.name = name
         self.keys = keys

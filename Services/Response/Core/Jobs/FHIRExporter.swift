@@ -21,17 +21,20 @@ package final class FHIRExporter: WorkQueue {
     package let exports: FHIRExportStore
     package let catalog: StudyCatalog
     package let resources: FHIRResources
+    /// For the exports of clients registered to receive participants' data de-identified.
+    package let deidentification: FHIRDeidentification
     package let audit: AuditLog
     package let metrics: ServiceMetrics
     package let logger: Logger
 
     package init(
-        exports: FHIRExportStore, catalog: StudyCatalog, resources: FHIRResources, audit: AuditLog, metrics: ServiceMetrics,
-        logger: Logger
+        exports: FHIRExportStore, catalog: StudyCatalog, resources: FHIRResources, deidentification: FHIRDeidentification,
+        audit: AuditLog, metrics: ServiceMetrics, logger: Logger
     ) {
         self.exports = exports
         self.catalog = catalog
         self.resources = resources
+        self.deidentification = deidentification
         self.audit = audit
         self.metrics = metrics
         self.logger = logger
@@ -109,7 +112,11 @@ package final class FHIRExporter: WorkQueue {
             if type == "QuestionnaireResponse" { search.lastUpdated.append((.le, item.transactionTime)) }
             while true {
                 let page = try await resources.page(of: study, search)
-                for resource in page.resources { try await file.add(resource) }
+                for (resource, participant) in zip(page.resources, page.participants) {
+                    try await file.add(
+                        item.deidentified
+                            ? deidentification.apply(resource, studyId: study.studyId, participantId: participant) : resource)
+                }
                 guard let next = page.nextAfter else { break }
                 guard try await exports.exists(item.id) else { throw Cancelled() }
                 search.after = next

@@ -24,6 +24,8 @@ package struct FHIRExportStore: Sendable {
         package var error: String?
         package var attempts: Int
         package var expiresAt: Date
+        /// Participants' resources are written de-identified (the client was registered so).
+        package var deidentified: Bool
     }
 
     package struct File: Sendable, Equatable {
@@ -51,7 +53,7 @@ package struct FHIRExportStore: Sendable {
     /// then nil. Counted and inserted under a lock on the client's row, so two requests at once
     /// cannot both pass the count.
     package func create(
-        clientId: String, studyKey: String, requestURL: String, types: [String], since: Date?
+        clientId: String, studyKey: String, requestURL: String, types: [String], since: Date?, deidentified: Bool
     ) async throws -> Export? {
         try await client.withTransaction(logger: logger) { connection -> Export? in
             _ = try await connection.query("SELECT 1 FROM smart_clients WHERE client_id = \(clientId) FOR UPDATE", logger: logger)
@@ -64,9 +66,9 @@ package struct FHIRExportStore: Sendable {
             let id = UUID()
             let rows = try await connection.query(
                 """
-                INSERT INTO fhir_exports (id, client_id, study_key, request_url, types, since, transaction_time, expires_at)
+                INSERT INTO fhir_exports (id, client_id, study_key, request_url, types, since, transaction_time, expires_at, deidentified)
                 VALUES (\(id), \(clientId), \(studyKey), \(requestURL), \(types), \(since), now(),
-                        now() + make_interval(secs => \(Self.kept.inSeconds)))
+                        now() + make_interval(secs => \(Self.kept.inSeconds)), \(deidentified))
                 RETURNING \(unescaped: Self.columns)
                 """, logger: logger)
             for try await row in rows.decode(Self.Row.self) { return Self.export(row) }
@@ -74,14 +76,15 @@ package struct FHIRExportStore: Sendable {
         }
     }
 
-    private typealias Row = (UUID, String, String, String, [String], Date?, Date, String, String?, String?, Int, Date)
+    private typealias Row = (UUID, String, String, String, [String], Date?, Date, String, String?, String?, Int, Date, Bool)
     private static let columns =
-        "id, client_id, study_key, request_url, types, since, transaction_time, status, progress, error, attempts, expires_at"
+        "id, client_id, study_key, request_url, types, since, transaction_time, status, progress, error, attempts, expires_at, deidentified"
 
     private static func export(_ row: Row) -> Export {
         Export(
             id: row.0, clientId: row.1, studyKey: row.2, requestURL: row.3, types: row.4, since: row.5, transactionTime: row.6,
-            status: Status(rawValue: row.7) ?? .failed, progress: row.8, error: row.9, attempts: row.10, expiresAt: row.11)
+            status: Status(rawValue: row.7) ?? .failed, progress: row.8, error: row.9, attempts: row.10, expiresAt: row.11,
+            deidentified: row.12)
     }
 
     /// Export `id` of `clientId`; nil for another client's, or one cancelled or expired.

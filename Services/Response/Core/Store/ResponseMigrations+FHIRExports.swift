@@ -51,4 +51,14 @@ extension ResponseMigrations {
             """,
         ]
     )
+
+    /// A client may be registered to receive participants' data de-identified only; its exports
+    /// say so, as the worker writes them after the kick-off.
+    static let fhirDeidentified = Migration(
+        component: "response", version: 28, name: "fhir_deidentified",
+        statements: [
+            "ALTER TABLE smart_clients ADD COLUMN deidentified boolean NOT NULL DEFAULT false",
+            "ALTER TABLE fhir_exports ADD COLUMN deidentified boolean NOT NULL DEFAULT false",
+        ]
+    )
 }

@@ -4,6 +4,7 @@ import ServiceKit
 package enum ResponseMigrations {
     package static let all: [Migration] = throughParticipantNumbers + [
         refusedSageArchives, reprocessingVersion, settlementFeed, uploadCompletion, smartClients, fhirExports,
+        fhirDeidentified,
     ]
 
     static let throughParticipantNumbers: [Migration] = [

@@ -16,6 +16,7 @@ package struct SMARTClientStore: Sendable {
         package var createdBy: String
         package var createdAt: Date
         package var revokedAt: Date?
+        package var deidentified: Bool
     }
 
     /// What an access token lets its holder read.
@@ -24,6 +25,8 @@ package struct SMARTClientStore: Sendable {
         package var studyKey: String
         package var scopes: SMARTScopes.Grant
         package var expiresAt: Date
+        /// The client reads participants' data de-identified, by export only.
+        package var deidentified: Bool = false
     }
 
     package let client: PostgresClient
@@ -38,35 +41,42 @@ package struct SMARTClientStore: Sendable {
 
     /// Registers a client of the study with its public keys; its id is random (it is not a secret:
     /// the client proves itself with its private key).
-    package func register(studyKey: String, name: String, keys: [SMARTClientKeys.Key], by actor: String) async throws -> Client {
+    package func register(
+        studyKey: String, name: String, keys: [SMARTClientKeys.Key], deidentified: Bool, by actor: String
+    ) async throws -> Client {
         let clientId = SecureToken.generate()
         let jwks = SMARTClientKeys.jwks(keys)
         let text = jwks.serialized()
         let createdAt = try await client.withTransaction(logger: logger) { connection -> Date in
             let rows = try await connection.query(
                 """
-                INSERT INTO smart_clients (client_id, study_key, name, jwks, created_by)
-                VALUES (\(clientId), \(studyKey), \(name), \(text)::jsonb, \(actor)) RETURNING created_at
+                INSERT INTO smart_clients (client_id, study_key, name, jwks, created_by, deidentified)
+                VALUES (\(clientId), \(studyKey), \(name), \(text)::jsonb, \(actor), \(deidentified)) RETURNING created_at
                 """, logger: logger)
             var created = Date()
             for try await date in rows.decode(Date.self) { created = date }
             try await audit.record(
                 actor: actor, action: "fhir.client_registered", studyId: studyKey,
-                details: ["clientId": clientId, "name": name, "keys": keys.map { "\($0.kid) (\($0.algorithm.rawValue))" }.joined(separator: ", ")],
+                details: [
+                    "clientId": clientId, "name": name, "keys": keys.map { "\($0.kid) (\($0.algorithm.rawValue))" }.joined(separator: ", "),
+                    "deidentified": String(deidentified),
+                ],
                 on: connection)
             return created
         }
-        return Client(clientId: clientId, studyKey: studyKey, name: name, jwks: jwks, createdBy: actor, createdAt: createdAt, revokedAt: nil)
+        return Client(
+            clientId: clientId, studyKey: studyKey, name: name, jwks: jwks, createdBy: actor, createdAt: createdAt, revokedAt: nil,
+            deidentified: deidentified)
     }
 
     package func clients(studyKey: String) async throws -> [Client] {
         let rows = try await client.query(
             """
-            SELECT client_id, study_key, name, jwks::text, created_by, created_at, revoked_at FROM smart_clients
+            SELECT client_id, study_key, name, jwks::text, created_by, created_at, revoked_at, deidentified FROM smart_clients
             WHERE study_key = \(studyKey) ORDER BY created_at, client_id
             """, logger: logger)
         var found: [Client] = []
-        for try await row in rows.decode((String, String, String, String, String, Date, Date?).self) {
+        for try await row in rows.decode((String, String, String, String, String, Date, Date?, Bool).self) {
             found.append(try Self.client(row))
         }
         return found
@@ -76,16 +86,18 @@ package struct SMARTClientStore: Sendable {
     package func client(_ clientId: String) async throws -> Client? {
         let rows = try await client.query(
             """
-            SELECT client_id, study_key, name, jwks::text, created_by, created_at, revoked_at FROM smart_clients
+            SELECT client_id, study_key, name, jwks::text, created_by, created_at, revoked_at, deidentified FROM smart_clients
             WHERE client_id = \(clientId)
             """, logger: logger)
-        for try await row in rows.decode((String, String, String, String, String, Date, Date?).self) { return try Self.client(row) }
+        for try await row in rows.decode((String, String, String, String, String, Date, Date?, Bool).self) { return try Self.client(row) }
         return nil
     }
 
-    private static func client(_ row: (String, String, String, String, String, Date, Date?)) throws -> Client {
+    private static func client(_ row: (String, String, String, String, String, Date, Date?, Bool)) throws -> Client {
         let jwks = try JSONValue.parse(Array(row.3.utf8), budget: JSONValue.Budget(maxBytes: SMARTClientKeys.maxBytes * 2, maxNodes: 4_000))
-        return Client(clientId: row.0, studyKey: row.1, name: row.2, jwks: jwks, createdBy: row.4, createdAt: row.5, revokedAt: row.6)
+        return Client(
+            clientId: row.0, studyKey: row.1, name: row.2, jwks: jwks, createdBy: row.4, createdAt: row.5, revokedAt: row.6,
+            deidentified: row.7)
     }
 
     /// Revokes the client and every token it holds; false when the study has no such live client.
@@ -145,14 +157,15 @@ package struct SMARTClientStore: Sendable {
     package func grant(tokenHash: String) async throws -> Grant? {
         let rows = try await client.query(
             """
-            SELECT t.client_id, t.study_key, t.scopes, t.expires_at FROM smart_access_tokens t
+            SELECT t.client_id, t.study_key, t.scopes, t.expires_at, c.deidentified FROM smart_access_tokens t
             JOIN smart_clients c ON c.client_id = t.client_id
             WHERE t.token_sha256 = \(tokenHash) AND t.expires_at > now() AND c.revoked_at IS NULL
             """, logger: logger)
-        for try await (clientId, studyKey, scopes, expiresAt) in rows.decode((String, String, String, Date).self) {
+        for try await (clientId, studyKey, scopes, expiresAt, deidentified) in rows.decode((String, String, String, Date, Bool).self) {
             return Grant(
                 clientId: clientId, studyKey: studyKey,
-                scopes: SMARTScopes.Grant(scopes: scopes.split(separator: " ").map(String.init)), expiresAt: expiresAt)
+                scopes: SMARTScopes.Grant(scopes: scopes.split(separator: " ").map(String.init)), expiresAt: expiresAt,
+                deidentified: deidentified)
         }
         return nil
     }

@@ -75,13 +75,17 @@ package struct FHIRExporting: Sendable {
         let exported = types ?? Self.types
         for type in exported where !grant.scopes.mayRead(type) { throw FHIRRefusal.notInScope(type) }
         guard let export = try await exports.create(
-            clientId: grant.clientId, studyKey: study.key, requestURL: requestURL, types: exported, since: since)
+            clientId: grant.clientId, studyKey: study.key, requestURL: requestURL, types: exported, since: since,
+            deidentified: grant.deidentified)
         else {
             throw FHIRRefusal.busy("this client has \(FHIRExportStore.maxUnfinishedPerClient) exports in progress; wait for one to finish or cancel one")
         }
         try await reading.audit.record(
             actor: "fhir-client:\(grant.clientId)", action: "fhir.export_requested", studyId: study.key,
-            details: ["export": Self.text(export.id), "types": exported.joined(separator: ","), "since": since.map(FHIRJSON.instant) ?? ""])
+            details: [
+                "export": Self.text(export.id), "types": exported.joined(separator: ","), "since": since.map(FHIRJSON.instant) ?? "",
+                "deidentified": String(grant.deidentified),
+            ])
         return statusURL(export.id)
     }
 

@@ -22,6 +22,8 @@ package enum FHIRRefusal: Error, Sendable, Equatable {
     case invalid(String)
     /// The client has as much in progress as it may; try again later.
     case busy(String)
+    /// A client registered for de-identified data asked for a participant's resource directly.
+    case deidentifiedClient(String)
 }
 
 /// The FHIR API's reads for one SMART client (docs/fhir.md): each request's bearer token is
@@ -65,9 +67,13 @@ package struct FHIRReading: Sendable {
         return grant
     }
 
+    /// The types that hold a participant's data: a de-identified client gets them by export only.
+    static let participantTypes: Set<String> = ["Patient", "ResearchSubject", "QuestionnaireResponse"]
+
     /// The grant's study, once the grant may read `type`.
     private func study(of grant: SMARTClientStore.Grant, reading type: String) async throws -> StudyCatalog.Study {
         guard grant.scopes.mayRead(type) else { throw FHIRRefusal.notInScope(type) }
+        if grant.deidentified, Self.participantTypes.contains(type) { throw FHIRRefusal.deidentifiedClient(type) }
         return try await study(of: grant)
     }
 
@@ -130,6 +136,7 @@ package struct FHIRReading: Sendable {
         let grant = try await grant(bearer: bearer)
         guard FHIRSearch.parameters[type] != nil else { throw FHIRRefusal.notSearchable(type) }
         guard grant.scopes.maySearch(type) else { throw FHIRRefusal.notInScope(type) }
+        if grant.deidentified, Self.participantTypes.contains(type) { throw FHIRRefusal.deidentifiedClient(type) }
         let study = try await study(of: grant)
         let search = try FHIRSearch.parse(type: type, query: query, studyId: study.studyId, naming: naming)
         var details = ["resource": type, "query": query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")]
