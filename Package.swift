@@ -660,7 +660,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "TestSupport", "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                "TestSupport", "ServiceKit", "ServiceKitHTTP", "StudyModels", "FHIR",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import FHIR
 import Foundation
 import JSONText
 import Testing
@@ -230,7 +231,12 @@ import TestSupport
                 return ids.first ?? 0
             }
             #expect(otherParticipant > 0)
-            for path in ["Patient/\(otherParticipant)", "ResearchSubject/\(otherParticipant)", "QuestionnaireResponse/\(responseId + 1000)"] {
+            // OTHER_STUDY's daily 1.0 is a questionnaire there, by its own id; not here.
+            let otherQuestionnaire = FHIRId.questionnaire(studyId: "OTHER_STUDY", activityId: "daily", version: "1.0")
+            for path in [
+                "Patient/\(otherParticipant)", "ResearchSubject/\(otherParticipant)", "QuestionnaireResponse/\(responseId + 1000)",
+                "Questionnaire/\(otherQuestionnaire)", "Questionnaire/\(otherQuestionnaire)/_history/1",
+            ] {
                 let reply = try await Wire.send(
                     .GET, platform.response.baseURL + "/fhir/r4/" + path, headers: [("Authorization", "Bearer \(token)")])
                 #expect(reply.status == 404, "\(path): \(reply.text)")
