@@ -174,9 +174,7 @@ struct ItemBuilder {
             if let unit = format.unit?.text(for: language), !unit.isEmpty {
                 extensions.append(FHIRExtension.make(FHIRExtension.unit, "valueCoding", FHIRJSON.object(["display": .string(unit)])))
             }
-            if let placeholder = format.placeholder?.text(for: language) {
-                extensions.append(FHIRExtension.make(FHIRExtension.entryFormat, "valueString", FHIRJSON.string(placeholder)))
-            }
+            extensions += entryFormat(format.placeholder)
         case .date(let format)?:
             let valueName = type == "date" ? "valueDate" : "valueDateTime"
             let dateOnly = type == "date"
@@ -191,13 +189,9 @@ struct ItemBuilder {
             if let pattern = format.validationRegex, !pattern.isEmpty {
                 extensions.append(FHIRExtension.make(FHIRExtension.regex, "valueString", .string(pattern)))
             }
-            if let placeholder = format.placeholder?.text(for: language) {
-                extensions.append(FHIRExtension.make(FHIRExtension.entryFormat, "valueString", FHIRJSON.string(placeholder)))
-            }
+            extensions += entryFormat(format.placeholder)
         case .email(let format)?:
-            if let placeholder = format.placeholder?.text(for: language) {
-                extensions.append(FHIRExtension.make(FHIRExtension.entryFormat, "valueString", FHIRJSON.string(placeholder)))
-            }
+            extensions += entryFormat(format.placeholder)
         case .timeInterval?:
             extensions.append(unitOption(code: "s", display: "seconds"))
         case .height(let format)?:
@@ -212,6 +206,12 @@ struct ItemBuilder {
             break
         }
         if step.responseType == .location { note(linkId, "a location: FHIR has no location answer, so it is the text 'latitude,longitude'") }
+    }
+
+    /// A field's placeholder as the `entryFormat` extension, when it has one.
+    private func entryFormat(_ placeholder: LocalizedText?) -> [JSONValue?] {
+        guard let text = placeholder?.text(for: language) else { return [] }
+        return [FHIRExtension.make(FHIRExtension.entryFormat, "valueString", FHIRJSON.string(text))]
     }
 
     private func unitOption(code: String, display: String) -> JSONValue? {
