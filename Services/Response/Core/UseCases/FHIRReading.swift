@@ -87,37 +87,30 @@ package struct FHIRReading: Sendable {
             actor: "fhir-client:\(grant.clientId)", action: "fhir.read", studyId: grant.studyKey, details: ["resource": reference])
     }
 
-    /// A participant's id as the API spells it: digits, within a bigint.
-    private static func number(_ id: String) -> Int64? {
-        guard (1...19).contains(id.utf8.count), id.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
-        return Int64(id)
+    /// `Patient/{id}` or `ResearchSubject/{id}` (`type`): a participant of the grant's study, by the
+    /// study's participant id.
+    private func enrollment(_ type: String, id: String, bearer: String?) async throws -> JSONValue {
+        let grant = try await grant(bearer: bearer)
+        let study = try await study(of: grant, reading: type)
+        guard let number = FHIRSearch.number(id), let enrollment = try await store.enrollment(number, studyKey: study.key, studyId: study.studyId)
+        else { throw FHIRRefusal.notFound("\(type)/\(id)") }
+        try await audited(grant, "\(type)/\(id)")
+        return resources.enrollment(enrollment, as: type)
     }
 
-    /// `Patient/{id}`: a participant of the grant's study.
     package func patient(id: String, bearer: String?) async throws -> JSONValue {
-        let grant = try await grant(bearer: bearer)
-        let study = try await study(of: grant, reading: "Patient")
-        guard let number = Self.number(id), let enrollment = try await store.enrollment(number, studyKey: study.key, studyId: study.studyId)
-        else { throw FHIRRefusal.notFound("Patient/\(id)") }
-        try await audited(grant, "Patient/\(id)")
-        return StudyResources.patient(enrollment, naming: naming)
+        try await enrollment("Patient", id: id, bearer: bearer)
     }
 
-    /// `ResearchSubject/{id}`: a participant's enrollment in the grant's study.
     package func researchSubject(id: String, bearer: String?) async throws -> JSONValue {
-        let grant = try await grant(bearer: bearer)
-        let study = try await study(of: grant, reading: "ResearchSubject")
-        guard let number = Self.number(id), let enrollment = try await store.enrollment(number, studyKey: study.key, studyId: study.studyId)
-        else { throw FHIRRefusal.notFound("ResearchSubject/\(id)") }
-        try await audited(grant, "ResearchSubject/\(id)")
-        return StudyResources.researchSubject(enrollment, naming: naming)
+        try await enrollment("ResearchSubject", id: id, bearer: bearer)
     }
 
     /// `QuestionnaireResponse/{id}`: a stored response of the grant's study.
     package func questionnaireResponse(id: String, bearer: String?) async throws -> JSONValue {
         let grant = try await grant(bearer: bearer)
         let study = try await study(of: grant, reading: "QuestionnaireResponse")
-        guard let number = Self.number(id), let response = try await store.response(number, studyKey: study.key, studyId: study.studyId)
+        guard let number = FHIRSearch.number(id), let response = try await store.response(number, studyKey: study.key, studyId: study.studyId)
         else { throw FHIRRefusal.notFound("QuestionnaireResponse/\(id)") }
         try await audited(grant, "QuestionnaireResponse/\(id)")
         return QuestionnaireResponseMapping.questionnaireResponse(response, naming: naming).resource
