@@ -47,10 +47,53 @@ public enum FHIRJSON {
         }
     }
 
-    /// `instant` and `dateTime`: UTC with milliseconds (`2026-03-01T08:00:00.000Z`).
+    /// `instant` and `dateTime`: UTC with milliseconds (`2026-03-01T08:00:00.000Z`), the
+    /// milliseconds truncated. Every resource of a page or an export carries one or two, so the
+    /// civil date is worked out here rather than through a formatter.
     public static func instant(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true)
-            .timeSeparator(.colon).timeZone(separator: .omitted)).replacingOccurrences(of: "+0000", with: "Z")
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        // Years 1 to 9999: FHIR's four digits.
+        guard milliseconds.isFinite, milliseconds >= -62_135_596_800_000, milliseconds < 253_402_300_800_000 else {
+            return date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true)
+                .timeSeparator(.colon).timeZone(separator: .omitted)).replacingOccurrences(of: "+0000", with: "Z")
+        }
+        let total = Int64(milliseconds)
+        let (days, inDay) = floorDivision(total, 86_400_000)
+        let (year, month, day) = civil(days: days)
+        var text = [UInt8]()
+        text.reserveCapacity(24)
+        func digits(_ value: Int64, _ count: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(year, 4); text.append(UInt8(ascii: "-")); digits(month, 2); text.append(UInt8(ascii: "-")); digits(day, 2)
+        text.append(UInt8(ascii: "T"))
+        digits(inDay / 3_600_000, 2); text.append(UInt8(ascii: ":")); digits(inDay / 60_000 % 60, 2); text.append(UInt8(ascii: ":"))
+        digits(inDay / 1000 % 60, 2); text.append(UInt8(ascii: ".")); digits(inDay % 1000, 3); text.append(UInt8(ascii: "Z"))
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let remainder = value % divisor
+        return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
+    }
+
+    /// The proleptic Gregorian date of a count of days since 1970-01-01 (H. Hinnant's
+    /// `civil_from_days`).
+    private static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468
+        let era = floorDivision(shifted, 146_097).quotient
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// `date`: the UTC day (`2026-03-01`).
@@ -135,8 +178,12 @@ public struct FHIRNaming: Sendable, Equatable {
         "\(questionnaireURL(studyId: studyId, activityId: activityId))/choices/\(percentEncoded(key))"
     }
 
+    /// RFC 3986's unreserved characters, ASCII only (`CharacterSet.alphanumerics` would keep
+    /// every script's letters unencoded); made once, since a character set is costly to build.
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
     private func percentEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+        text.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? text
     }
 }
 

@@ -45,10 +45,63 @@ public enum QuestionnaireResponseMapping {
         public var notMapped: [NotMapped]
     }
 
+    /// One response on its own (a read); pages and exports keep a `Mappers` for their responses.
     public static func questionnaireResponse(_ response: StoredResponse, naming: FHIRNaming) -> Result {
-        var builder = AnswerBuilder(response: response, naming: naming)
+        QuestionnaireResponseMapper(for: response, naming: naming).map(response)
+    }
+
+    /// The mappers of the versions and languages a page or an export meets, each prepared once.
+    public struct Mappers: Sendable {
+        public let naming: FHIRNaming
+        /// A page meets a few versions; an export of a study every one, each in a few languages.
+        /// Past this many the oldest is dropped, so a study of many versions bounds the memory.
+        public static let capacity = 256
+        private var prepared: [ScalarKey: QuestionnaireResponseMapper] = [:]
+        private var order: [ScalarKey] = []
+
+        public init(naming: FHIRNaming) {
+            self.naming = naming
+        }
+
+        public mutating func map(_ response: StoredResponse) -> Result {
+            let key = ScalarKey([response.studyId, response.activityId, response.version, response.language ?? ""].joined(separator: "\u{0}"))
+            if let mapper = prepared[key] { return mapper.map(response) }
+            let mapper = QuestionnaireResponseMapper(for: response, naming: naming)
+            if order.count >= Self.capacity { prepared[order.removeFirst()] = nil }
+            prepared[key] = mapper
+            order.append(key)
+            return mapper.map(response)
+        }
+    }
+}
+
+/// The design of one activity version, in one language, made ready to map its responses: what
+/// every response of it shares (each question's text, item type, choice system and displays, the
+/// canonical reference) is worked out once, so a response costs only its answers.
+public struct QuestionnaireResponseMapper: Sendable {
+    let naming: FHIRNaming
+    let studyId: String
+    let activityId: String
+    let questionnaire: JSONValue
+    let runSystem: JSONValue
+    let steps: PreparedSteps
+
+    public init(for response: StoredResponse, naming: FHIRNaming) {
+        self.naming = naming
+        studyId = response.studyId
+        activityId = response.activityId
+        questionnaire = .string("\(naming.questionnaireURL(studyId: response.studyId, activityId: response.activityId))|\(response.version)")
+        runSystem = .string(naming.runSystem(studyId: response.studyId))
+        steps = PreparedSteps(
+            response.design?.steps ?? [], language: response.language,
+            choiceSystem: { naming.choiceSystem(studyId: response.studyId, activityId: response.activityId, key: $0) })
+    }
+
+    /// `response`, which must answer this mapper's version in its language.
+    public func map(_ response: StoredResponse) -> QuestionnaireResponseMapping.Result {
+        var builder = AnswerBuilder()
         let results: [JSONValue] = if case .array(let results)? = response.data["results"] { results } else { [] }
-        let items = builder.items(results, steps: response.design?.steps ?? [], prefix: nil)
+        let items = builder.items(results, steps: steps, prefix: nil)
         let authored = [response.data["endTime"], response.data["submittedTime"]].compactMap { $0?.text }.lazy
             .compactMap(FHIRDates.dateTime).first(where: { $0.count > 10 }) ?? FHIRJSON.instant(response.receivedAt)
         let patient = FHIRJSON.object(["reference": .string("Patient/\(response.participantId)")])
@@ -57,46 +110,83 @@ public enum QuestionnaireResponseMapping {
             "id": .string(String(response.id)),
             "meta": FHIRJSON.meta(versionId: "1", lastUpdated: response.receivedAt),
             "identifier": response.runId.map { run in
-                FHIRJSON.object([
-                    "system": .string(naming.runSystem(studyId: response.studyId)),
-                    "value": .string("\(response.participantId)/\(response.activityId)/\(run)"),
-                ])
+                FHIRJSON.object(["system": runSystem, "value": .string("\(response.participantId)/\(response.activityId)/\(run)")])
             },
-            "questionnaire": .string(
-                "\(naming.questionnaireURL(studyId: response.studyId, activityId: response.activityId))|\(response.version)"),
+            "questionnaire": questionnaire,
             "status": .string("completed"),
             "subject": patient,
             "authored": .string(authored),
             "source": patient,
             "item": FHIRJSON.array(items),
         ])
-        return Result(resource: resource, notMapped: builder.notMapped)
+        return QuestionnaireResponseMapping.Result(resource: resource, notMapped: builder.notMapped)
     }
+}
+
+/// A design's steps by key (their Unicode scalars: two keys that differ only in normalisation
+/// stay two; the first step of a key is the one answered), each with what its answers share.
+struct PreparedSteps: Sendable {
+    struct Step: Sendable {
+        var resultType: String
+        var text: JSONValue?
+        /// The FHIR item type of the step's answers; nil when the design does not say.
+        var itemType: String?
+        var choiceSystem: JSONValue
+        /// Each choice value's display text.
+        var displays: [ScalarKey: JSONValue]
+        var children: PreparedSteps
+    }
+
+    private(set) var byKey: [ScalarKey: Step] = [:]
+
+    static let none = PreparedSteps()
+
+    private init() {}
+
+    /// `choiceSystem` names the code system of a question's choices by its key: the key of the
+    /// question itself, also within a form.
+    init(_ steps: [ActivityStep], language: String?, choiceSystem: (String) -> String, depth: Int = 0) {
+        guard depth < AnswerBuilder.maxDepth else { return }
+        for step in steps where byKey[ScalarKey(step.key)] == nil {
+            var displays: [ScalarKey: JSONValue] = [:]
+            for choice in QuestionnaireMapping.choices(step, language: language) where displays[ScalarKey(choice.value)] == nil {
+                displays[ScalarKey(choice.value)] = FHIRJSON.string(choice.text) ?? .null
+            }
+            byKey[ScalarKey(step.key)] = Step(
+                resultType: step.resultType, text: FHIRJSON.string(step.title?.text(for: language)),
+                itemType: QuestionnaireMapping.itemType(step), choiceSystem: .string(choiceSystem(step.key)), displays: displays,
+                children: PreparedSteps(step.steps ?? [], language: language, choiceSystem: choiceSystem, depth: depth + 1))
+        }
+    }
+
+    /// A task's results, typed by key (a task has no steps for them).
+    init(task: TaskType) {
+        for (key, type) in ItemBuilder.taskResults(task) {
+            byKey[ScalarKey(key)] = Step(
+                resultType: "", text: nil, itemType: type, choiceSystem: .null, displays: [:], children: .none)
+        }
+    }
+
+    subscript(key: String) -> Step? { byKey[ScalarKey(key)] }
 }
 
 /// Builds the answered items of a response from the app's results.
 struct AnswerBuilder {
-    let response: StoredResponse
-    let naming: FHIRNaming
     private(set) var notMapped: [NotMapped] = []
 
     /// Repeated groups and lists are bounded where the response was received (its node budget);
     /// this bounds the depth of groups within groups, which a design never nests past two.
     static let maxDepth = 4
 
-    /// `taskTypes` types a task's results by key (a task has no steps for them).
-    mutating func items(
-        _ results: [JSONValue], steps: [ActivityStep], prefix: String?, taskTypes: [String: String] = [:], depth: Int = 0
-    ) -> [JSONValue] {
+    mutating func items(_ results: [JSONValue], steps: PreparedSteps, prefix: String?, depth: Int = 0) -> [JSONValue] {
         guard depth < Self.maxDepth else { return [] }
         var built: [JSONValue] = []
         for result in results {
             guard let key = result["key"]?.text, !key.isEmpty else { continue }
             let linkId = prefix.map { "\($0).\(key)" } ?? key
             guard result["skipped"] != .bool(true), let value = result["value"], value != .null else { continue }
-            let step = steps.first { $0.key == key }
+            let step = steps[key]
             let resultType = result["resultType"]?.text ?? step?.resultType ?? ""
-            let text = step?.title?.text(for: response.language)
             switch resultType {
             case "grouped":
                 // One list of results per repetition of the form.
@@ -106,35 +196,36 @@ struct AnswerBuilder {
                             ? [elements] : elements.compactMap { if case .array(let inner) = $0 { inner } else { nil } }
                     } else { [] }
                 for repetition in repetitions {
-                    let children = items(repetition, steps: step?.steps ?? [], prefix: linkId, depth: depth + 1)
+                    let children = items(repetition, steps: step?.children ?? .none, prefix: linkId, depth: depth + 1)
                     guard !children.isEmpty else { continue }
-                    built.append(FHIRJSON.object(["linkId": .string(linkId), "text": FHIRJSON.string(text), "item": .array(children)]))
+                    built.append(FHIRJSON.object(["linkId": .string(linkId), "text": step?.text, "item": .array(children)]))
                 }
             case "fetalKickCounter", "towerOfHanoi", "spatialSpanMemory":
                 guard case .array(let inner) = value else {
                     notMapped.append(NotMapped(linkId: linkId, reason: "a task result that is not a list of results"))
                     continue
                 }
-                let types = TaskType(rawValue: resultType).map { Dictionary(uniqueKeysWithValues: ItemBuilder.taskResults($0)) } ?? [:]
-                let children = items(inner, steps: [], prefix: linkId, taskTypes: types, depth: depth + 1)
+                let results = TaskType(rawValue: resultType).map { PreparedSteps(task: $0) } ?? .none
+                let children = items(inner, steps: results, prefix: linkId, depth: depth + 1)
                 guard !children.isEmpty else { continue }
-                built.append(FHIRJSON.object(["linkId": .string(linkId), "text": FHIRJSON.string(text), "item": .array(children)]))
+                built.append(FHIRJSON.object(["linkId": .string(linkId), "text": step?.text, "item": .array(children)]))
             default:
-                let answers = self.answers(value, resultType: resultType, step: step, itemType: step.map(QuestionnaireMapping.itemType) ?? taskTypes[key])
+                let answers = Self.answers(value, resultType: resultType, step: step)
                 guard !answers.isEmpty else {
                     notMapped.append(NotMapped(linkId: linkId, reason: "a \(resultType) answer of an unexpected shape"))
                     continue
                 }
-                built.append(FHIRJSON.object(["linkId": .string(linkId), "text": FHIRJSON.string(text), "answer": .array(answers)]))
+                built.append(FHIRJSON.object(["linkId": .string(linkId), "text": step?.text, "answer": .array(answers)]))
             }
         }
         return built
     }
 
-    private func answers(_ value: JSONValue, resultType: String, step: ActivityStep?, itemType: String?) -> [JSONValue] {
+    private static func answers(_ value: JSONValue, resultType: String, step: PreparedSteps.Step?) -> [JSONValue] {
         func one(_ name: String, _ value: JSONValue?) -> [JSONValue] {
             value.map { [FHIRJSON.object([name: $0])] } ?? []
         }
+        let itemType = step?.itemType
         switch resultType {
         case "scale", "continuousScale", "numeric":
             guard case .number(let number) = value else { return [] }
@@ -172,14 +263,10 @@ struct AnswerBuilder {
         }
     }
 
-    private func coding(_ code: String, step: ActivityStep?) -> JSONValue {
-        let display = step.flatMap { step in
-            QuestionnaireMapping.choices(step, language: response.language).first { $0.value == code }?.text
-        }
-        let key = step?.key ?? ""
-        return FHIRJSON.object([
-            "system": .string(naming.choiceSystem(studyId: response.studyId, activityId: response.activityId, key: key)),
-            "code": .string(code), "display": FHIRJSON.string(display),
+    private static func coding(_ code: String, step: PreparedSteps.Step?) -> JSONValue {
+        // A question the design does not know has no code system: the code is the app's value alone.
+        FHIRJSON.object([
+            "system": step?.choiceSystem, "code": .string(code), "display": step?.displays[ScalarKey(code)],
         ])
     }
 }

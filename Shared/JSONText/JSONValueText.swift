@@ -158,12 +158,19 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            let ordered = sortedKeys ? members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } : Array(members)
-            for (index, member) in ordered.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
+            var first = true
+            func write(_ member: JSONObject.Element) {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 Self.writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 member.value.write(to: &out, sortedKeys: sortedKeys)
+            }
+            // Unsorted, the members are written as they are held, with no array made of them.
+            if sortedKeys {
+                for member in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) { write(member) }
+            } else {
+                for member in members { write(member) }
             }
             out.append(UInt8(ascii: "}"))
         }

@@ -117,4 +117,71 @@ import Testing
         #expect(FHIRDates.time("22:45") == "22:45:00")
         #expect(FHIRDates.time("25:00:00") == nil)
     }
+
+    /// A page or an export maps many responses through one prepared mapper per version and
+    /// language: each comes out as it would alone, and the languages do not mix.
+    @Test func mappersPreparedOncePerVersionAndLanguageGiveWhatEachResponseGivesAlone() throws {
+        let design = try Self.design()
+        var mappers = QuestionnaireResponseMapping.Mappers(naming: FHIRSamples.naming)
+        var responses: [StoredResponse] = []
+        for (index, language) in [nil, "fr", nil, "fr-CA", "en"].enumerated() {
+            var response = FHIRSamples.response(Self.results(), design: design, id: Int64(index + 1))
+            response.language = language
+            responses.append(response)
+        }
+        #expect(responses.count == 5)
+        for response in responses {
+            let mapped = mappers.map(response)
+            let alone = QuestionnaireResponseMapping.questionnaireResponse(response, naming: FHIRSamples.naming)
+            #expect(mapped.resource == alone.resource, "response \(response.id)")
+            #expect(mapped.notMapped == alone.notMapped)
+        }
+    }
+
+    /// Two step keys that differ only in Unicode normalisation are two questions: each answer
+    /// takes its own question's text, never the other's.
+    @Test func keysAreMatchedByTheirScalars() throws {
+        let steps = try [
+            #"{"type":"question","resultType":"text","key":"caf\u00e9","title":"Composed"}"#,
+            #"{"type":"question","resultType":"text","key":"cafe\u0301","title":"Decomposed"}"#,
+        ].map(FHIRSamples.step)
+        let design = ActivityDesign(type: .questionnaire, metadata: ActivityMetadata(activityId: "survey"), steps: steps)
+        let results = [
+            FHIRSamples.result("text", "cafe\u{301}", .string("second")), FHIRSamples.result("text", "caf\u{e9}", .string("first")),
+        ]
+        let items = QuestionnaireResponseMapping.questionnaireResponse(FHIRSamples.response(results, design: design), naming: FHIRSamples.naming)
+            .resource["item"]?.elements ?? []
+        #expect(items.count == 2)
+        #expect(items.map { $0["text"]?.text ?? "" } == ["Decomposed", "Composed"])
+    }
+
+    /// `instant` is worked out by hand for speed. From 1583 on it must say what Foundation's ISO
+    /// 8601 format says of the same millisecond (given its middle: a double's nearest value to a
+    /// millisecond can fall just below it); before, Foundation turns Julian, and ISO 8601 and FHIR
+    /// stay proleptic Gregorian, which Python's `datetime` gives for the pinned values.
+    @Test func instantsAreWhatFoundationFormats() {
+        var generator = SystemRandomNumberGenerator()
+        var dates = [0, -1, 0.999, -0.001, 951_782_400, 4_107_542_399.999, -12_212_553_600, 253_402_300_799.999, 1_780_000_000.123]
+            .map(Date.init(timeIntervalSince1970:))
+        for _ in 0..<2_000 {
+            dates.append(Date(timeIntervalSince1970: Double(Int64.random(in: -12_212_553_600_000..<253_402_300_800_000, using: &generator)) / 1000))
+        }
+        #expect(dates.count == 2_009)
+        let format = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        for date in dates {
+            let middle = Date(timeIntervalSince1970: ((date.timeIntervalSince1970 * 1000).rounded(.down) + 0.5) / 1000)
+            #expect(FHIRJSON.instant(date) == format.format(middle), "\(date.timeIntervalSince1970)")
+        }
+        #expect(FHIRJSON.instant(Date(timeIntervalSince1970: 1_780_000_000.1239)) == "2026-05-28T20:26:40.123Z")
+        #expect(FHIRJSON.instant(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00.000Z")
+        #expect(FHIRJSON.instant(Date(timeIntervalSince1970: -30_610_224_000.001)) == "0999-12-31T23:59:59.999Z")
+        #expect(FHIRJSON.instant(Date(timeIntervalSince1970: -12_219_292_800)) == "1582-10-15T00:00:00.000Z", "the first Gregorian day")
+    }
+
+    /// Canonical URLs are URIs: an activity id in any script is percent-encoded as UTF-8, never
+    /// left as letters a URI does not hold.
+    @Test func canonicalURLsAreASCII() {
+        let url = FHIRSamples.naming.questionnaireURL(studyId: "FHIR_STUDY", activityId: "caf\u{e9} \u{65e5}")
+        #expect(url == "https://studies.example.org/fhir/r4/Questionnaire/FHIR.STUDY/caf%C3%A9%20%E6%97%A5")
+    }
 }

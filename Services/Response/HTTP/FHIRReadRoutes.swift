@@ -52,8 +52,12 @@ package struct FHIRReadRoutes {
         }
     }
 
+    /// What a link's query keeps as it is, ASCII only (`CharacterSet.alphanumerics` would keep
+    /// every script's letters unencoded); made once, since a character set is costly to build.
+    private static let linkSafe = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/|*")
+
     static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~:/|*"))) ?? text
+        text.addingPercentEncoding(withAllowedCharacters: linkSafe) ?? text
     }
 
     @Sendable package func metadata(_ request: Request, context: ServiceRequestContext) async throws -> Response {
