@@ -110,16 +110,25 @@ package final class FHIRExporter: WorkQueue {
             // Responses stored after the kick-off are not the export's; an enrollment's later
             // withdrawal is told as it now is.
             if type == "QuestionnaireResponse" { search.lastUpdated.append((.le, item.transactionTime)) }
+            var mappers = QuestionnaireResponseMapping.Mappers(naming: resources.naming)
+            let resources = self.resources
+            // The next page is read from the database while this one is mapped and written.
+            var reading = Task { [search] in try await resources.rows(of: study, search) }
+            defer { reading.cancel() }
             while true {
-                let page = try await resources.page(of: study, search)
+                let rows = try await reading.value
+                if let next = rows.nextAfter {
+                    search.after = next
+                    reading = Task { [search] in try await resources.rows(of: study, search) }
+                }
+                let page = resources.page(rows, type: type, mappers: &mappers)
                 for (resource, participant) in zip(page.resources, page.participants) {
                     try await file.add(
                         item.deidentified
                             ? deidentification.apply(resource, studyId: study.studyId, participantId: participant) : resource)
                 }
-                guard let next = page.nextAfter else { break }
+                guard page.nextAfter != nil else { break }
                 guard try await exports.exists(item.id) else { throw Cancelled() }
-                search.after = next
             }
         }
     }

@@ -2,6 +2,7 @@ import FHIR
 import Foundation
 import JSONText
 import Logging
+import NIOCore
 import PostgresNIO
 import ServiceKit
 import StudyModels
@@ -121,24 +122,48 @@ package struct FHIRStore: Sendable {
         }
         var found: [StoredResponse] = []
         var bytes = 0
-        var designs: [String: ActivityDesign?] = [:]
-        for try await row in rows.decode((Int64, Int64, String, String, String?, String?, String, Date, String?).self) {
-            bytes += row.6.utf8.count
+        var endedEarly = false
+        for try await row in rows.decode((Int64, Int64, String, String, String?, String?, ByteBuffer, Date).self) {
+            bytes += row.6.readableBytes
             if !found.isEmpty, bytes > Self.maxPageBytes {
                 // Ends here: this row starts the next page.
-                return Page(resources: found, nextAfter: found.last?.id)
+                endedEarly = true
+                break
             }
-            // A page's responses mostly answer a few versions: each design is decoded once.
-            let key = "\(row.2)\u{0}\(row.3)"
-            if designs[key] == nil {
-                designs[key] = .some(row.8.flatMap { try? InternalCoding.decoder.decode(ActivityReply.self, from: Data($0.utf8)).activity })
-            }
-            let data = (try? JSONValue.parse(Array(row.6.utf8), budget: .responseAnswers)) ?? .object([:])
+            let data = (try? JSONValue.parse(row.6.readableBytesView, budget: .responseAnswers)) ?? .object([:])
             found.append(StoredResponse(
                 id: row.0, studyId: studyId, participantId: row.1, activityId: row.2, version: row.3, runId: row.4, data: data,
-                receivedAt: row.7, design: designs[key] ?? nil, language: row.5))
+                receivedAt: row.7, design: nil, language: row.5))
         }
+        // A page's responses answer a few versions: each design is read and decoded once.
+        let designs = try await designs(studyKey: studyKey, of: found)
+        for index in found.indices {
+            found[index].design = designs[ScalarKey("\(found[index].activityId)\u{0}\(found[index].version)")]
+        }
+        if endedEarly { return Page(resources: found, nextAfter: found.last?.id) }
         return Self.page(found, count: search.count, id: \.id)
+    }
+
+    /// The designs this service keeps of the versions `responses` answer, by activity id and
+    /// version (joined by NUL, which neither holds).
+    private func designs(studyKey: String, of responses: [StoredResponse]) async throws -> [ScalarKey: ActivityDesign] {
+        var wanted: [ScalarKey: (activityId: String, version: String)] = [:]
+        for response in responses { wanted[ScalarKey("\(response.activityId)\u{0}\(response.version)")] = (response.activityId, response.version) }
+        guard !wanted.isEmpty else { return [:] }
+        let pairs = Array(wanted.values)
+        let rows = try await client.query(
+            """
+            SELECT d.activity_id, d.version, d.design::text FROM activity_designs d
+            JOIN unnest(\(pairs.map(\.activityId))::text[], \(pairs.map(\.version))::text[]) AS wanted(activity_id, version)
+              ON d.activity_id = wanted.activity_id AND d.version = wanted.version
+            WHERE d.study_key = \(studyKey)
+            """, logger: logger)
+        var designs: [ScalarKey: ActivityDesign] = [:]
+        for try await (activityId, version, design) in rows.decode((String, String, String).self) {
+            guard let design = try? InternalCoding.decoder.decode(ActivityReply.self, from: Data(design.utf8)).activity else { continue }
+            designs[ScalarKey("\(activityId)\u{0}\(version)")] = design
+        }
+        return designs
     }
 
     /// The rows of a response search, or their count; nil when nothing can match.
@@ -160,21 +185,16 @@ package struct FHIRStore: Sendable {
         let ids = search.ids
         let version = search.version
         let limit: Int? = counting ? nil : search.count + 1
-        // Fixed texts, never input: what is selected, the design's join, and the order of a page.
+        // Fixed texts, never input: what is selected, and the order of a page.
         let selected =
             counting
             ? "count(*)"
             : """
-            r.id, r.participant_id, r.activity_id, r.activity_version, r.activity_run_id, r.language, r.data::text, r.received_at,
-            d.design::text
+            r.id, r.participant_id, r.activity_id, r.activity_version, r.activity_run_id, r.language, r.data::text, r.received_at
             """
-        let joined =
-            counting
-            ? ""
-            : "LEFT JOIN activity_designs d ON d.study_key = r.study_key AND d.activity_id = r.activity_id AND d.version = r.activity_version"
         return try await client.query(
             """
-            SELECT \(unescaped: selected) FROM responses r \(unescaped: joined)
+            SELECT \(unescaped: selected) FROM responses r
             WHERE r.study_key = \(studyKey) AND r.id > \(search.after ?? 0)
               AND (\(ids)::bigint[] IS NULL OR r.id = ANY(\(ids)::bigint[]))
               AND (\(participant)::bigint IS NULL OR r.participant_id = \(participant))

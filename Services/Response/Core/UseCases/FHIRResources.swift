@@ -66,16 +66,50 @@ package struct FHIRResources: Sendable {
     }
 
     package func page(of study: StudyCatalog.Study, _ search: FHIRSearch) async throws -> Page {
-        if search.type == "QuestionnaireResponse" {
-            let page = try await store.responses(studyKey: study.key, studyId: study.studyId, search: search)
-            return Page(
-                resources: page.resources.map { QuestionnaireResponseMapping.questionnaireResponse($0, naming: naming).resource },
-                participants: page.resources.map(\.participantId), nextAfter: page.nextAfter)
+        var mappers = QuestionnaireResponseMapping.Mappers(naming: naming)
+        return try await page(of: study, search, mappers: &mappers)
+    }
+
+    /// A page, its responses mapped by `mappers`: an export keeps one for all its pages, so each
+    /// version's design is prepared once.
+    package func page(
+        of study: StudyCatalog.Study, _ search: FHIRSearch, mappers: inout QuestionnaireResponseMapping.Mappers
+    ) async throws -> Page {
+        page(try await rows(of: study, search), type: search.type, mappers: &mappers)
+    }
+
+    /// The rows of a page as the store reads them, before they are resources: an export reads the
+    /// next page while it writes this one.
+    package enum Rows: Sendable {
+        case enrollments(FHIRStore.Page<StudyResources.Enrollment>)
+        case responses(FHIRStore.Page<StoredResponse>)
+
+        package var nextAfter: Int64? {
+            switch self {
+            case .enrollments(let page): page.nextAfter
+            case .responses(let page): page.nextAfter
+            }
         }
-        let page = try await store.enrollments(studyKey: study.key, studyId: study.studyId, search: search)
-        return Page(
-            resources: page.resources.map { enrollment($0, as: search.type) }, participants: page.resources.map(\.participantId),
-            nextAfter: page.nextAfter)
+    }
+
+    package func rows(of study: StudyCatalog.Study, _ search: FHIRSearch) async throws -> Rows {
+        search.type == "QuestionnaireResponse"
+            ? .responses(try await store.responses(studyKey: study.key, studyId: study.studyId, search: search))
+            : .enrollments(try await store.enrollments(studyKey: study.key, studyId: study.studyId, search: search))
+    }
+
+    /// The resources of a page's rows, of `type` (an enrollment is a Patient or a ResearchSubject).
+    package func page(_ rows: Rows, type: String, mappers: inout QuestionnaireResponseMapping.Mappers) -> Page {
+        switch rows {
+        case .responses(let page):
+            Page(
+                resources: page.resources.map { mappers.map($0).resource }, participants: page.resources.map(\.participantId),
+                nextAfter: page.nextAfter)
+        case .enrollments(let page):
+            Page(
+                resources: page.resources.map { enrollment($0, as: type) }, participants: page.resources.map(\.participantId),
+                nextAfter: page.nextAfter)
+        }
     }
 
     /// An enrollment as a `Patient` or a `ResearchSubject`.
