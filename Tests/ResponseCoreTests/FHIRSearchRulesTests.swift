@@ -103,4 +103,27 @@ import Testing
         #expect(Self.refusal("Questionnaire", [("url", url + "|1.0")])?.contains("canonical URL") == true, "url takes no version")
         #expect(Self.refusal("Questionnaire", [("subject", "Patient/1")]) != nil)
     }
+
+    /// Designs decoded for FHIR pages are kept by study, activity and version (by their scalars),
+    /// the longest unused dropped past the capacity, so a deployment of many studies holds a
+    /// bounded number.
+    @Test func decodedDesignsAreKeptBoundedAndByExactKey() {
+        let designs = DecodedDesigns()
+        func design(_ id: String) -> ActivityDesign {
+            ActivityDesign(type: .questionnaire, metadata: ActivityMetadata(activityId: id), steps: [])
+        }
+        designs.keep(design("caf\u{e9}"), studyKey: "S", activityId: "caf\u{e9}", version: "1.0")
+        #expect(designs.design(studyKey: "S", activityId: "cafe\u{301}", version: "1.0") == nil, "another activity's design")
+        #expect(designs.design(studyKey: "T", activityId: "caf\u{e9}", version: "1.0") == nil, "another study's design")
+        #expect(designs.design(studyKey: "S", activityId: "caf\u{e9}", version: "1.0")?.metadata.activityId == "caf\u{e9}")
+        for index in 0..<DecodedDesigns.capacity {
+            designs.keep(design("a\(index)"), studyKey: "S", activityId: "a\(index)", version: "1.0")
+            // The first design is read between keeps: the latest used is not the one dropped.
+            if index == DecodedDesigns.capacity / 2 { _ = designs.design(studyKey: "S", activityId: "caf\u{e9}", version: "1.0") }
+        }
+        #expect(designs.count == DecodedDesigns.capacity)
+        #expect(designs.design(studyKey: "S", activityId: "caf\u{e9}", version: "1.0") != nil)
+        #expect(designs.design(studyKey: "S", activityId: "a0", version: "1.0") == nil, "the longest unused was dropped")
+        #expect(designs.design(studyKey: "S", activityId: "a\(DecodedDesigns.capacity - 1)", version: "1.0") != nil)
+    }
 }

@@ -12,10 +12,13 @@ import StudyModels
 package struct FHIRStore: Sendable {
     package let client: PostgresClient
     package let logger: Logger
+    /// Shared by every copy of the store: designs decoded once serve every later page.
+    package let decodedDesigns: DecodedDesigns
 
-    package init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger, decodedDesigns: DecodedDesigns = DecodedDesigns()) {
         self.client = client
         self.logger = logger
+        self.decodedDesigns = decodedDesigns
     }
 
     /// The enrollment of participant `id` in the study; nil when the study has none by that id.
@@ -145,11 +148,21 @@ package struct FHIRStore: Sendable {
     }
 
     /// The designs this service keeps of the versions `responses` answer, by activity id and
-    /// version (joined by NUL, which neither holds).
+    /// version (joined by NUL, which neither holds): those decoded lately from memory, the rest
+    /// read in one query and kept there.
     private func designs(studyKey: String, of responses: [StoredResponse]) async throws -> [ScalarKey: ActivityDesign] {
+        var designs: [ScalarKey: ActivityDesign] = [:]
         var wanted: [ScalarKey: (activityId: String, version: String)] = [:]
-        for response in responses { wanted[ScalarKey("\(response.activityId)\u{0}\(response.version)")] = (response.activityId, response.version) }
-        guard !wanted.isEmpty else { return [:] }
+        for response in responses {
+            let key = ScalarKey("\(response.activityId)\u{0}\(response.version)")
+            guard designs[key] == nil, wanted[key] == nil else { continue }
+            if let design = decodedDesigns.design(studyKey: studyKey, activityId: response.activityId, version: response.version) {
+                designs[key] = design
+            } else {
+                wanted[key] = (response.activityId, response.version)
+            }
+        }
+        guard !wanted.isEmpty else { return designs }
         let pairs = Array(wanted.values)
         let rows = try await client.query(
             """
@@ -158,9 +171,9 @@ package struct FHIRStore: Sendable {
               ON d.activity_id = wanted.activity_id AND d.version = wanted.version
             WHERE d.study_key = \(studyKey)
             """, logger: logger)
-        var designs: [ScalarKey: ActivityDesign] = [:]
         for try await (activityId, version, design) in rows.decode((String, String, String).self) {
             guard let design = try? InternalCoding.decoder.decode(ActivityReply.self, from: Data(design.utf8)).activity else { continue }
+            decodedDesigns.keep(design, studyKey: studyKey, activityId: activityId, version: version)
             designs[ScalarKey("\(activityId)\u{0}\(version)")] = design
         }
         return designs
