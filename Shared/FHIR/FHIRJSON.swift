@@ -173,6 +173,9 @@ public struct FHIRNaming: Sendable, Equatable {
     /// The system of run identifiers (`activityId`, run) in a study.
     public func runSystem(studyId: String) -> String { "\(base)/sid/\(FHIRId.study(studyId))/run" }
 
+    /// The system of response ids in a study: a forwarded response of no run is known by it.
+    public func responseSystem(studyId: String) -> String { "\(base)/sid/\(FHIRId.study(studyId))/response" }
+
     /// The code system of a question's choice values.
     public func choiceSystem(studyId: String, activityId: String, key: String) -> String {
         "\(questionnaireURL(studyId: studyId, activityId: activityId))/choices/\(percentEncoded(key))"

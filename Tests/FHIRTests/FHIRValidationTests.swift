@@ -49,19 +49,26 @@ import TestSupport
                 SearchBundle.Entry(resource: response, fullUrl: "\(naming.base)/QuestionnaireResponse/7", mode: "match"),
                 SearchBundle.Entry(resource: StudyResources.patient(enrolled, naming: naming), fullUrl: "\(naming.base)/Patient/42", mode: "include"),
             ]))
+        // A forwarded response's transaction, with its questionnaire and without.
+        let stored = FHIRSamples.response(QuestionnaireResponseMappingTests.results(), design: design)
+        for questionnaire in [FHIRSamples.questionnaire(design.steps).resource, nil] {
+            resources.append(FHIRTransaction.forwarding(
+                response: QuestionnaireResponseMapping.questionnaireResponse(stored, naming: naming), of: stored,
+                patient: StudyResources.patient(enrolled, naming: naming), questionnaire: questionnaire, naming: naming))
+        }
         return resources
     }
 
     @Test func everyResourceTheMappingMakesIsValidR4() async throws {
         let resources = try Self.resources()
-        #expect(resources.count == 24)
+        #expect(resources.count == 26)
         let lines = resources.map { $0.serialized() }.joined(separator: "\n") + "\n"
         let output = try await ChildProcess.runInTask(
             TestEnvironment.toolsPython, [ServiceProcess.packageRoot.appendingPathComponent("scripts/fhir-validate.py").path, "-"],
             input: Data(lines.utf8))
         let summary = String(decoding: output, as: UTF8.self)
         print(summary)
-        #expect(summary.contains("checked 24 resources"), "\(summary)")
+        #expect(summary.contains("checked 26 resources"), "\(summary)")
         #expect(summary.contains(", 0 failures"), "\(summary)")
     }
 

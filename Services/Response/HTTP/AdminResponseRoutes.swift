@@ -143,13 +143,13 @@ package struct AdminResponseRoutes {
             throw APIError.badRequest("the body must be a JSON object with at least \"type\"", field: "type")
         }
         let stored = try await forwarding.settings(studyKey: study.key)?.target
-        let target: ForwardingTarget
+        let settings: (target: ForwardingTarget, format: ForwardingFormat)
         do {
-            target = try ForwardingTarget.parse(wanted, stored: stored, addresses: addresses)
+            settings = try ForwardingTarget.parseSettings(wanted, stored: stored, addresses: addresses)
         } catch {
             throw ResponseAdminError.forwardingInvalid(error.problems.map { ValidationProblem(pointer: "/\($0.field)", message: $0.message) })
         }
-        try await forwarding.save(target, studyKey: study.key, actor: admin.email)
+        try await forwarding.save(settings.target, format: settings.format, studyKey: study.key, actor: admin.email)
         return try await view(study)
     }
 
@@ -157,6 +157,7 @@ package struct AdminResponseRoutes {
         let settings = try await forwarding.settings(studyKey: study.key)
         let status = try await forwarding.status(studyKey: study.key)
         var view = ForwardingView(type: "disabled", updatedBy: settings?.updatedBy, updatedAt: settings?.updatedAt, status: status)
+        view.format = settings?.format.rawValue ?? ForwardingFormat.json.rawValue
         switch settings?.target {
         case .basic(let url, let username, _)?:
             view.type = "basic"

@@ -24,6 +24,7 @@ extension ResponseService {
         let forwardingWorker = HTTPClientWorker(client: ResponseForwarder.makeHTTPClient) { httpClient in
             let forwarder = ResponseForwarder(
                 store: parts.forwarding, tokens: parts.tokens, addresses: parts.forwardingAddresses, oauth: oauthTokens,
+                fhir: FHIRForwarding(catalog: parts.catalog, resources: parts.fhirResources, forwarding: parts.forwarding),
                 httpClient: httpClient, metrics: environment.metrics, logger: logger)
             // Forwarding polls: a target is not waiting on the second.
             return environment.queueWorker(

@@ -98,6 +98,9 @@ public struct ForwardingView: Codable, Sendable, Equatable {
 
     /// `disabled`, `basic` or `oauth`.
     public var type: String
+    /// What each response is sent as: `json` (the original's body) or `fhir` (a FHIR R4
+    /// transaction to a FHIR server's base).
+    public var format: String = "json"
     public var url: String?
     public var username: String?
     /// `***REDACTED***` when one is stored.

@@ -48,6 +48,26 @@ import TestSupport
         }
     }
 
+    /// What is sent is a setting of its own: `FHIR` kept and shown; anything else refused with
+    /// the target's problems in the same answer, and nothing changed.
+    @Test(.needsCluster) func theFormatIsJSONOrFHIRAndARefusalChangesNothing() async throws {
+        try await admin.withServices { client, _, root, postgres in
+            let (saved, shown, _) = try await admin.send(
+                client, .put, path, token: root,
+                body: #"{"type": "Basic", "url": "https://fhir.example.org/r4", "username": "u", "password": "p", "format": "FHIR"}"#)
+            #expect(saved == .ok, "\(shown)")
+            #expect(shown.contains(#""fhir""#), "\(shown)")
+            let (status, body, _) = try await admin.send(
+                client, .put, path, token: root, body: #"{"type": "Basic", "url": "https://other.example.org/in", "format": "HL7v2"}"#)
+            #expect(status == .unprocessableContent)
+            #expect(problems(body).contains("format must be JSON or FHIR"), "\(body)")
+            #expect(problems(body).contains("Field cannot be blank."), "the target's problems too: \(body)")
+            let settings = try await ForwardingFixture.store(on: postgres).settings(studyKey: "SLEEPWELL")
+            #expect(settings?.format == .fhir)
+            #expect(settings?.target.url == URL(string: "https://fhir.example.org/r4"))
+        }
+    }
+
     @Test(.needsCluster) func privateLoopbackAndLinkLocalTargetsAreRefused() async throws {
         try await admin.withServices { client, _, root, _ in
             let refused = [

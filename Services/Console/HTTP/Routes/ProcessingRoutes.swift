@@ -93,6 +93,12 @@ package struct ProcessingRoutes: Sendable {
         }
     }
 
+    /// What forwarding can send, as the form offers it.
+    static let formats: [(value: String, label: String)] = [
+        ("json", "The app's answers as JSON, as LabKey forwarded them"),
+        ("fhir", "A FHIR R4 transaction to a FHIR server's base (Patient, Questionnaire, QuestionnaireResponse)"),
+    ]
+
     @Sendable func setForwarding(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         return try await pages.signedIn(request, context) { session, form in
@@ -105,6 +111,8 @@ package struct ProcessingRoutes: Sendable {
                 default: [String]()
                 }
             for field in fields { settings[field] = field == "password" ? form?[field] ?? "" : FormField.trimmed(form?[field]) }
+            let format = FormField.trimmed(form?["format"])
+            settings["format"] = format.isEmpty ? "json" : format
             let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
                 try await pages.api.setForwarding(settings, in: studyId, token: session.token, logger: context.logger)
             }
@@ -188,8 +196,10 @@ package struct ProcessingRoutes: Sendable {
         let shown = forwardingForm ?? [
             "type": settings.type, "url": settings.url ?? "", "username": settings.username ?? "",
             "tokenRequestURL": settings.tokenRequestURL ?? "", "tokenField": settings.tokenField ?? "", "header": settings.header ?? "",
+            "format": settings.format,
         ]
         let type = (shown["type"] ?? "disabled").lowercased()
+        let format = (shown["format"] ?? "json").lowercased()
         let view = ProcessingView(
             failed: failures.map { response in
                 .init(
@@ -223,9 +233,11 @@ package struct ProcessingRoutes: Sendable {
                 waiting: settings.status.waiting.formatted(), failing: settings.status.failing.formatted(),
                 hasFailing: settings.status.failing > 0, forwarded: settings.status.forwarded.formatted(),
                 lastForwardedAt: settings.status.lastForwardedAt.map(StudyPageModels.timestamp) ?? "never",
-                lastError: settings.status.lastError ?? "", hasLastError: settings.status.lastError != nil, enabled: settings.type != "disabled"),
+                lastError: settings.status.lastError ?? "", hasLastError: settings.status.lastError != nil, enabled: settings.type != "disabled",
+                sentAs: Self.formats.first { $0.value == settings.format }?.label ?? settings.format),
             types: [("disabled", "Off"), ("basic", "HTTPS with a username and password"), ("oauth", "HTTPS with an OAuth token")]
                 .map { .init(value: $0.0, label: $0.1, selected: $0.0 == type) },
+            formats: Self.formats.map { .init(value: $0.value, label: $0.label, selected: $0.value == format) },
             mayForward: role >= .studyAdmin, mayUpload: role >= .editor, notice: notice, hasNotice: !notice.isEmpty,
             problemReport: ProblemReport(heading: "Nothing was changed", problems))
         return pages.render(
@@ -267,6 +279,8 @@ struct ProcessingView: PageView {
         var lastError: String
         var hasLastError: Bool
         var enabled: Bool
+        /// What each response is sent as, in words.
+        var sentAs: String
     }
 
     /// A Sage archive refused for its content and kept.
@@ -292,6 +306,7 @@ struct ProcessingView: PageView {
     var mayReprocessArchives: Bool
     var forwarding: Forwarding
     var types: [OptionChoice]
+    var formats: [OptionChoice]
     var mayForward: Bool
     var mayUpload: Bool
     var notice: String

@@ -18,6 +18,14 @@ package enum ForwardingTarget: Sendable, Equatable {
         }
     }
 
+    /// Where responses are sent (a FHIR server's base, for FHIR transactions).
+    package var url: URL? {
+        switch self {
+        case .disabled: nil
+        case .basic(let url, _, _), .oauth(_, _, _, let url): url
+        }
+    }
+
     /// What the admin API shows for a stored password: never the password.
     package static let redacted = "***REDACTED***"
 
@@ -30,6 +38,8 @@ package enum ForwardingTarget: Sendable, Equatable {
         package var tokenRequestURL: String?
         package var tokenField: String?
         package var header: String?
+        /// `JSON` (the original's body; the default) or `FHIR`.
+        package var format: String?
     }
 
     /// A field the admin must correct, with the original's words where it had them.
@@ -41,6 +51,23 @@ package enum ForwardingTarget: Sendable, Equatable {
     /// Every field to correct.
     package struct Invalid: Error, Equatable, Sendable {
         package var problems: [Problem]
+    }
+
+    /// The target a request describes and what is sent to it, with every problem of both.
+    package static func parseSettings(
+        _ request: Request, stored: ForwardingTarget?, addresses: OutboundAddressPolicy
+    ) throws(Invalid) -> (target: ForwardingTarget, format: ForwardingFormat) {
+        var problems: [Problem] = []
+        let format = ForwardingFormat(rawValue: (request.format ?? "json").lowercased())
+        if format == nil { problems.append(Problem(field: "format", message: "format must be JSON or FHIR")) }
+        var target: ForwardingTarget?
+        do {
+            target = try parse(request, stored: stored, addresses: addresses)
+        } catch {
+            problems += error.problems
+        }
+        guard problems.isEmpty, let target, let format else { throw Invalid(problems: problems) }
+        return (target, format)
     }
 
     /// The target a request describes. A blank or redacted Basic password keeps the stored one
@@ -122,6 +149,15 @@ package enum ForwardingTarget: Sendable, Equatable {
         }
     }
 
+}
+
+/// What each forwarded response is sent as.
+package enum ForwardingFormat: String, Sendable, Equatable {
+    /// The original's body (`ForwardedResponse`), one JSON POST to the URL.
+    case json
+    /// A FHIR R4 `transaction` Bundle POSTed to the URL, a FHIR server's base (docs/fhir.md,
+    /// Forwarding).
+    case fhir
 }
 
 /// The body a forwarded response carries (docs/response-api.md, Forwarding), built as JSON rather

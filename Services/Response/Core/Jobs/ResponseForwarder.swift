@@ -30,6 +30,8 @@ package final class ResponseForwarder: WorkQueue {
     /// Checked before every request: the target is an address a study admin chose.
     package let addresses: OutboundAddressPolicy
     package let oauth: OAuthTokenCache
+    /// Builds the transactions of studies that forward to a FHIR server.
+    package let fhir: FHIRForwarding
     package let httpClient: HTTPClient
     package let metrics: ServiceMetrics
     package let logger: Logger
@@ -38,12 +40,13 @@ package final class ResponseForwarder: WorkQueue {
 
     package init(
         store: ForwardingStore, tokens: TokenStore, addresses: OutboundAddressPolicy, oauth: OAuthTokenCache,
-        httpClient: HTTPClient, metrics: ServiceMetrics, logger: Logger
+        fhir: FHIRForwarding, httpClient: HTTPClient, metrics: ServiceMetrics, logger: Logger
     ) {
         self.store = store
         self.tokens = tokens
         self.addresses = addresses
         self.oauth = oauth
+        self.fhir = fhir
         self.httpClient = httpClient
         self.metrics = metrics
         self.logger = logger
@@ -73,6 +76,8 @@ package final class ResponseForwarder: WorkQueue {
             return .done(())
         } catch let failure as Failure {
             return .failed(failure.message)
+        } catch let unavailable as FHIRForwarding.Unavailable {
+            return .failed(unavailable.description)
         } catch {
             return .failed(String(reflecting: error))
         }
@@ -95,29 +100,52 @@ package final class ResponseForwarder: WorkQueue {
         guard let settings = try await store.settings(studyKey: lease.studyKey) else {
             throw Failure(message: "Forwarding is not configured.")
         }
-        let body = ForwardedResponse(
-            metadata: .init(activityid: lease.activityId, version: lease.version),
-            token: try await tokens.token(ofParticipant: lease.participantId), data: lease.data)
-        let bytes = try JSONEncoder().encode(body)
+        guard let target = settings.target.url else { throw Failure(message: "Forwarding is disabled.") }
+        let body: Body
+        var transaction: FHIRForwarding.Transaction?
+        switch settings.format {
+        case .json:
+            let forwarded = ForwardedResponse(
+                metadata: .init(activityid: lease.activityId, version: lease.version),
+                token: try await tokens.token(ofParticipant: lease.participantId), data: lease.data)
+            body = Body(bytes: try JSONEncoder().encode(forwarded), contentType: "application/json")
+        case .fhir:
+            let built = try await fhir.transaction(responseId: lease.responseId, studyKey: lease.studyKey, target: target)
+            body = Body(bytes: Data(built.body), contentType: "application/fhir+json")
+            transaction = built
+        }
         switch settings.target {
         case .disabled:
             throw Failure(message: "Forwarding is disabled.")
         case .basic(let url, let username, let password):
             // Sent with the first request: the original waited for a 401 challenge.
             let credential = Data("\(username):\(password)".utf8).base64EncodedString()
-            let status = try await post(bytes, to: url, header: ("Authorization", "Basic \(credential)"), lease: lease, using: httpClient)
+            let status = try await post(body, to: url, header: ("Authorization", "Basic \(credential)"), lease: lease, using: httpClient)
             try Self.check(status)
         case .oauth(let tokenURL, let field, let header, let url):
             let key = OAuthTokenCache.Key(studyKey: lease.studyKey, settingsVersion: settings.updatedAt)
             var token = try await bearer(key, tokenURL: tokenURL, field: field, refresh: false, using: httpClient)
-            var status = try await post(bytes, to: url, header: (header, "Bearer \(token)"), lease: lease, using: httpClient)
+            var status = try await post(body, to: url, header: (header, "Bearer \(token)"), lease: lease, using: httpClient)
             if status == 401 {
                 // A stale token: fetch a new one and try once more (the original's retry never ran).
                 token = try await bearer(key, tokenURL: tokenURL, field: field, refresh: true, using: httpClient)
-                status = try await post(bytes, to: url, header: (header, "Bearer \(token)"), lease: lease, using: httpClient)
+                status = try await post(body, to: url, header: (header, "Bearer \(token)"), lease: lease, using: httpClient)
             }
             try Self.check(status)
         }
+        if let questionnaire = transaction?.questionnaire {
+            // Not sent to this server again; should this record be lost, the next transaction
+            // carries the version once more and the server's conditional create finds it.
+            try await store.markQuestionnaireForwarded(
+                studyKey: lease.studyKey, activityId: questionnaire.activityId, version: questionnaire.version,
+                target: target.absoluteString)
+        }
+    }
+
+    /// What a request carries: the original's JSON, or a FHIR transaction.
+    private struct Body {
+        var bytes: Data
+        var contentType: String
     }
 
     /// Only the status is kept: the admin API shows this message, and a target's body (an
@@ -139,15 +167,16 @@ package final class ResponseForwarder: WorkQueue {
     }
 
     private func post(
-        _ body: Data, to url: URL, header: (String, String), lease: ForwardingStore.Lease, using httpClient: HTTPClient
+        _ body: Body, to url: URL, header: (String, String), lease: ForwardingStore.Lease, using httpClient: HTTPClient
     ) async throws -> UInt {
         try await checkAddress(url)
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Content-Type", value: body.contentType)
+        request.headers.add(name: "Accept", value: body.contentType)
         request.headers.add(name: header.0, value: header.1)
         request.headers.add(name: "X-StudyStack-Response-Id", value: String(lease.responseId))
-        request.body = .bytes(ByteBuffer(bytes: body))
+        request.body = .bytes(ByteBuffer(bytes: body.bytes))
         do {
             let response = try await httpClient.execute(request, timeout: Self.requestTimeout)
             // Read (and dropped) only so the connection can be reused.

@@ -12,6 +12,7 @@ package struct ForwardingStore: Sendable {
     /// version of the settings).
     package struct Settings: Sendable, Equatable {
         package var target: ForwardingTarget
+        package var format: ForwardingFormat
         package var updatedBy: String
         package var updatedAt: Date
     }
@@ -47,11 +48,11 @@ package struct ForwardingStore: Sendable {
     package func settings(studyKey: String) async throws -> Settings? {
         let rows = try await client.query(
             """
-            SELECT kind, url, username, sealed_password, token_request_url, token_field, token_header, updated_by, updated_at
+            SELECT kind, url, username, sealed_password, token_request_url, token_field, token_header, updated_by, updated_at, format
             FROM forwarding_settings WHERE study_key = \(studyKey)
             """, logger: logger)
-        for try await (kind, url, username, sealed, tokenURL, field, header, by, at) in rows.decode(
-            (String, String?, String?, ByteBuffer?, String?, String?, String?, String, Date).self)
+        for try await (kind, url, username, sealed, tokenURL, field, header, by, at, format) in rows.decode(
+            (String, String?, String?, ByteBuffer?, String?, String?, String?, String, Date, String).self)
         {
             let target: ForwardingTarget
             switch kind {
@@ -68,13 +69,13 @@ package struct ForwardingStore: Sendable {
             default:
                 target = .disabled
             }
-            return Settings(target: target, updatedBy: by, updatedAt: at)
+            return Settings(target: target, format: ForwardingFormat(rawValue: format) ?? .json, updatedBy: by, updatedAt: at)
         }
         return nil
     }
 
-    /// Stores the study's target (audited, without the password).
-    package func save(_ target: ForwardingTarget, studyKey: String, actor: String) async throws {
+    /// Stores the study's target and what is sent to it (audited, without the password).
+    package func save(_ target: ForwardingTarget, format: ForwardingFormat = .json, studyKey: String, actor: String) async throws {
         var url: String?
         var username: String?
         var sealed: ByteBuffer?
@@ -99,17 +100,18 @@ package struct ForwardingStore: Sendable {
             try await connection.query(
                 """
                 INSERT INTO forwarding_settings (study_key, kind, url, username, sealed_password, token_request_url,
-                                                 token_field, token_header, updated_by, updated_at)
+                                                 token_field, token_header, format, updated_by, updated_at)
                 VALUES (\(studyKey), \(target.kind), \(url), \(username), \(sealed), \(tokenURL), \(field), \(header),
-                        \(actor), clock_timestamp())
+                        \(format.rawValue), \(actor), clock_timestamp())
                 ON CONFLICT (study_key) DO UPDATE SET kind = excluded.kind, url = excluded.url, username = excluded.username,
                     sealed_password = excluded.sealed_password, token_request_url = excluded.token_request_url,
-                    token_field = excluded.token_field, token_header = excluded.token_header,
+                    token_field = excluded.token_field, token_header = excluded.token_header, format = excluded.format,
                     updated_by = excluded.updated_by, updated_at = excluded.updated_at
                 """, logger: logger)
             try await audit.record(
                 actor: actor, action: "forwarding.updated", studyId: studyKey,
-                details: ["type": target.kind, "url": url ?? "", "tokenRequestURL": tokenURL ?? ""], on: connection)
+                details: ["type": target.kind, "format": format.rawValue, "url": url ?? "", "tokenRequestURL": tokenURL ?? ""],
+                on: connection)
         }
     }
 
@@ -162,6 +164,26 @@ package struct ForwardingStore: Sendable {
             UPDATE responses SET forward_attempts = forward_attempts + 1, forward_error = \(String(error.prefix(1000))),
                 forward_due_at = now() + make_interval(secs => \(wait.inSeconds)), forward_lease_until = NULL
             WHERE id = \(lease.responseId) AND status = 'processed'
+            """, logger: logger)
+    }
+
+    /// Whether the FHIR server at `target` took the study's questionnaire version already.
+    package func questionnaireForwarded(studyKey: String, activityId: String, version: String, target: String) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            SELECT 1 FROM fhir_forwarded_questionnaires
+            WHERE study_key = \(studyKey) AND activity_id = \(activityId) AND version = \(version) AND target = \(target)
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    /// The FHIR server at `target` took the questionnaire version: it is not sent there again.
+    package func markQuestionnaireForwarded(studyKey: String, activityId: String, version: String, target: String) async throws {
+        try await client.query(
+            """
+            INSERT INTO fhir_forwarded_questionnaires (study_key, activity_id, version, target)
+            VALUES (\(studyKey), \(activityId), \(version), \(target)) ON CONFLICT DO NOTHING
             """, logger: logger)
     }
 

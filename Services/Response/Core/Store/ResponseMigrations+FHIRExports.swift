@@ -61,4 +61,24 @@ extension ResponseMigrations {
             "ALTER TABLE fhir_exports ADD COLUMN deidentified boolean NOT NULL DEFAULT false",
         ]
     )
+
+    /// A study's forwarding may send each response as a FHIR transaction to a FHIR server's base
+    /// (docs/fhir.md, Forwarding); the questionnaire versions a server took are recorded, per
+    /// server, so that each is sent to it once.
+    static let fhirForwarding = Migration(
+        component: "response", version: 29, name: "fhir_forwarding",
+        statements: [
+            "ALTER TABLE forwarding_settings ADD COLUMN format text NOT NULL DEFAULT 'json' CHECK (format IN ('json', 'fhir'))",
+            """
+            CREATE TABLE fhir_forwarded_questionnaires (
+                study_key text NOT NULL REFERENCES forwarding_settings (study_key) ON DELETE CASCADE,
+                activity_id text NOT NULL,
+                version text NOT NULL,
+                target text NOT NULL,
+                forwarded_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (study_key, activity_id, version, target)
+            )
+            """,
+        ]
+    )
 }

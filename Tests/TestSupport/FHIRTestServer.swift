@@ -1,0 +1,84 @@
+import AsyncHTTPClient
+import Foundation
+import JSONText
+import NIOCore
+import Synchronization
+
+/// A FHIR R4 server for tests (`scripts/fhir-server.py`): transactions with conditional creates,
+/// reads and searches, HTTP Basic, every Bundle validated by fhir.resources and fhirpathpy
+/// before it is taken. `make test` prepares the Python it runs on.
+public final class FHIRTestServer: Sendable {
+    public let username = "fhir-forwarder"
+    public let password = "fhir-Passw0rd"
+    public let port: Int
+    private let directory: URL
+    private let process: Mutex<ChildProcess?>
+
+    public var base: String { "http://127.0.0.1:\(port)/fhir" }
+
+    /// Starts the server on a free port of 127.0.0.1.
+    public init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("studystack-fhir-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let portFile = directory.appendingPathComponent("port")
+        let process = try ChildProcess.spawn(
+            TestEnvironment.toolsPython,
+            [SMTPTestServer.repositoryRoot.appendingPathComponent("scripts/fhir-server.py").path, portFile.path, username, password],
+            input: .pipe, output: .null, error: .file(directory.appendingPathComponent("server.err")))
+        let deadline = ContinuousClock.now + .seconds(60)
+        var port: Int?
+        while port == nil {
+            port = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0) }
+            guard port != nil || (process.isRunning && ContinuousClock.now < deadline) else {
+                let said = (try? String(contentsOf: directory.appendingPathComponent("server.err"), encoding: .utf8)) ?? ""
+                process.kill()
+                throw TestServerError(description: "the FHIR test server did not start: \(said.suffix(2000))")
+            }
+            if port == nil { usleep(20_000) }
+        }
+        self.port = port ?? 0
+        self.process = Mutex(process)
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Closes its input, which ends it.
+    public func stop() {
+        guard let process = process.withLock({ $0.take() }) else { return }
+        process.closeInput()
+        if process.wait(within: .seconds(5)) == nil { process.kill() }
+    }
+
+    /// What it holds: `counts`, `created` and `matched` by type, `failures` (each refused
+    /// Bundle's problems), `transactions`, `attempts`.
+    public func state() async throws -> JSONValue {
+        try await get("http://127.0.0.1:\(port)/_state", authorised: false)
+    }
+
+    /// A search (`QuestionnaireResponse?identifier=...`), as the searchset Bundle it answers.
+    public func search(_ query: String) async throws -> JSONValue {
+        try await get("\(base)/\(query)", authorised: true)
+    }
+
+    /// The next transactions are answered with `statuses`, in order.
+    public func failNext(_ statuses: [Int]) async throws {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/_fail")
+        request.method = .POST
+        request.body = .bytes(ByteBuffer(string: #"{"statuses": [\#(statuses.map(String.init).joined(separator: ","))]}"#))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 1 << 20)
+    }
+
+    private func get(_ url: String, authorised: Bool) async throws -> JSONValue {
+        var request = HTTPClientRequest(url: url)
+        if authorised {
+            request.headers.add(name: "Authorization", value: "Basic " + Data("\(username):\(password)".utf8).base64EncodedString())
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        return try JSONValue.parse(body.readableBytesView, budget: .init(maxBytes: 64 << 20, maxNodes: 10_000_000, maxDepth: 64))
+    }
+}
