@@ -5,7 +5,8 @@ at the field, launches the study and publishes an update; a viewer, invited and 
 the console, sees no control and is refused a crafted POST; a batch of 500 enrollment tokens is made,
 its CSV checked and its QR sheet read back with zbarimg; a site is added and three people invited
 from a CSV file (each e-mail's token and QR code read), one revoked and refused at enrollment, and a
-CSV with a bad line refused whole; an invited participant signs up, enrolls with their token and
+CSV with a bad line refused whole; a FHIR API client registered with its keys file, signing in with
+them, and revoked; an invited participant signs up, enrolls with their token and
 signs the consent with a PDF, and the console shows them at their site and serves the same bytes
 (a viewer sees no address and no PDF); responses submitted as the apps do appear in the data grid,
 sorted and filtered there, a response for an unpublished version fails and is processed again
@@ -20,6 +21,9 @@ ADMIN_EMAIL, ADMIN_PASSWORD, SCREENSHOTS (a folder),
 APP_CREDENTIAL (the demo app's iOS `key:token`, to read the launched study as the app does).
 """
 import base64
+import contextlib
+import importlib.util
+import io
 import json
 import os
 import subprocess
@@ -32,6 +36,8 @@ import urllib.parse
 import urllib.request
 
 import accessibility
+import jwt
+from cryptography.hazmat.primitives import serialization
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
@@ -591,6 +597,74 @@ def study_files(driver):
     offered = [option.get_attribute("value") for option in driver.find_elements(By.CSS_SELECTOR, "datalist#study-pdfs option")]
     assert offered == [pdf_address], offered
     assert not driver.find_elements(By.CSS_SELECTOR, "datalist#study-images option[value$='.pdf']")
+
+
+def fhir_clients(driver):
+    """A study admin registers a health system's backend service on the FHIR API clients page: a
+    key set that is not one, and a private key, are refused at the field with nothing
+    registered; the JWKS file chosen registers it, and the client id and token URL the page
+    shows are what the client signs in with (SMART Backend Services, PyJWT); revoked from its
+    row, its next token request is refused."""
+    spec = importlib.util.spec_from_file_location("smart_backend_client", os.path.join(ROOT, "scripts", "smart-backend-client.py"))
+    smart = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(smart)
+    keys = tempfile.mkdtemp()
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        smart.keygen(keys)
+    jwks = json.loads(printed.getvalue())
+    with open(os.path.join(keys, "es384.pem"), "rb") as source:
+        private = serialization.load_pem_private_key(source.read(), password=None)
+    private_jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(private))
+    name = "Hospital warehouse (browser)"
+
+    driver.get(CONSOLE + "/studies/DEMOSTUDY/fhir-clients")
+    wait(driver, EC.presence_of_element_located((By.ID, "fhir-client-form")), "the FHIR API clients page")
+    for text, said in (("not keys", "not a JSON Web Key Set"), (json.dumps({"keys": [private_jwk]}), "key 1, d, is part of a private key")):
+        fill(driver, "name", name)
+        fill(driver, "jwks", text)
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.CSS_SELECTOR, "#fhir-client-form button[type=submit]").click()
+        wait(driver, gone(page), "the FHIR API clients page after a refused key set")
+        problems = wait(driver, EC.presence_of_element_located((By.ID, "problems")), "the problems of a refused key set")
+        assert said in problems.text, problems.text
+        assert problems.find_element(By.CSS_SELECTOR, "a[href='#jwks']").text == "Public keys", problems.text
+        assert driver.find_element(By.ID, "name").get_attribute("value") == name, "what was typed is kept"
+        assert name not in " ".join(row.text for row in driver.find_elements(By.CSS_SELECTOR, "#clients tbody tr")), "nothing registered"
+    shot(driver, "fhir-clients-refused")
+
+    jwks_file = os.path.join(keys, "warehouse.jwks.json")
+    with open(jwks_file, "w") as out:
+        json.dump(jwks, out)
+    fill(driver, "name", name)
+    driver.find_element(By.ID, "jwks").clear()
+    driver.find_element(By.ID, "jwksFile").send_keys(jwks_file)
+    page = driver.find_element(By.CSS_SELECTOR, "main")
+    driver.find_element(By.CSS_SELECTOR, "#fhir-client-form button[type=submit]").click()
+    wait(driver, gone(page), "the FHIR API clients page after registering")
+    registered = wait(driver, EC.presence_of_element_located((By.ID, "registered")), "the registered client's id and token URL")
+    client_id = driver.find_element(By.ID, "new-client-id").get_attribute("value")
+    token_url = driver.find_element(By.ID, "token-url").text
+    assert name in registered.text and client_id, registered.text
+    row = driver.find_element(By.CSS_SELECTOR, f"#clients tr[data-client='{client_id}']")
+    assert "es384-1 (ES384)" in row.text and "rs384-1 (RS384)" in row.text and "Live" in row.text, row.text
+    shot(driver, "fhir-clients")
+
+    granted = smart.request_token(token_url, client_id, os.path.join(keys, "es384.pem"), "es384-1", "ES384", "system/*.rs", {})
+    assert granted["status"] == 200, granted
+    fhir = token_url.rsplit("/auth/token", 1)[0]
+    study = json.load(urllib.request.urlopen(urllib.request.Request(
+        fhir + "/ResearchStudy/DEMOSTUDY", headers={"Authorization": "Bearer " + granted["body"]["access_token"]})))
+    assert study["resourceType"] == "ResearchStudy" and study["id"] == "DEMOSTUDY", study
+
+    page = driver.find_element(By.CSS_SELECTOR, "main")
+    row.find_element(By.CSS_SELECTOR, "form[action$='/revoke'] button").click()
+    wait(driver, EC.alert_is_present(), "the confirmation before revoking").accept()
+    wait(driver, gone(page), "the FHIR API clients page after revoking")
+    row = driver.find_element(By.CSS_SELECTOR, f"#clients tr[data-client='{client_id}']")
+    assert "Revoked" in row.text and not row.find_elements(By.CSS_SELECTOR, "form"), row.text
+    refused = smart.request_token(token_url, client_id, os.path.join(keys, "es384.pem"), "es384-1", "ES384", "system/*.rs", {})
+    assert refused["status"] in (400, 401), refused
 
 
 def no_browser_errors(driver):
@@ -1409,6 +1483,7 @@ def main():
 
         test_mode(driver)
         study_files(driver)
+        fhir_clients(driver)
 
         # axe-core over every page an admin reaches by links (each page seen above was checked
         # as it was shown): no violation anywhere.

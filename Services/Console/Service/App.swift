@@ -67,6 +67,7 @@ public enum ConsoleService {
         ParticipantPageRoutes(pages: pages, records: ParticipantRecord(records: api)).add(to: shell.router)
         ResponseDataRoutes(pages: pages).add(to: shell.router)
         ProcessingRoutes(pages: pages).add(to: shell.router)
+        FHIRClientRoutes(pages: pages).add(to: shell.router)
         ChartRoutes(pages: pages).add(to: shell.router)
         AdherenceRoutes(pages: pages).add(to: shell.router)
         APIKeyRoutes(pages: pages).add(to: shell.router)

@@ -80,4 +80,20 @@ extension AdminAPIClient {
     {
         _ = try await call(AdminCalls.participantProperties, ["studyId": studyId], body: CSVText(csv), token: token, logger: logger)
     }
+
+    /// The study's SMART Backend Services clients of the FHIR API (docs/fhir.md, Authorisation).
+    package func fhirClients(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [SMARTClientView] {
+        try await call(AdminCalls.smartClients, ["studyId": studyId], token: token, logger: logger).clients
+    }
+
+    package func registerFHIRClient(_ registration: SMARTClientRegistration, in studyId: String, token: String, logger: Logger)
+        async throws(AdminAPIError) -> SMARTClientView
+    {
+        try await call(AdminCalls.registerSMARTClient, ["studyId": studyId], body: registration, token: token, logger: logger)
+    }
+
+    /// Its tokens stop at once.
+    package func revokeFHIRClient(_ clientId: String, in studyId: String, token: String, logger: Logger) async throws(AdminAPIError) {
+        _ = try await call(AdminCalls.revokeSMARTClient, ["studyId": studyId, "clientId": clientId], token: token, logger: logger)
+    }
 }

@@ -50,6 +50,7 @@ struct StudyMenu: Hashable {
     var invitationsCurrent: Bool
     var dataCurrent: Bool
     var processingCurrent: Bool
+    var fhirClientsCurrent: Bool
     var chartsCurrent: Bool
     var adherenceCurrent: Bool
     var auditCurrent: Bool
@@ -75,6 +76,7 @@ struct StudyMenu: Hashable {
         invitationsCurrent = current == "invitations"
         dataCurrent = current == "data"
         processingCurrent = current == "processing"
+        fhirClientsCurrent = current == "fhir-clients"
         chartsCurrent = current == "charts"
         adherenceCurrent = current == "adherence"
         auditCurrent = current == "audit"
