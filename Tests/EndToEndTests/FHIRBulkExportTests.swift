@@ -177,8 +177,8 @@ import TestSupport
     }
 
     /// Polls a status URL to its manifest (202 with `X-Progress` and `Retry-After` meanwhile).
-    static func manifest(_ statusURL: String, token: String) async throws -> JSONValue {
-        let reply = try await eventually("the export complete", within: .seconds(90), poll: .milliseconds(200)) {
+    static func manifest(_ statusURL: String, token: String, within limit: Duration = .seconds(90)) async throws -> JSONValue {
+        let reply = try await eventually("the export complete", within: limit, poll: .milliseconds(200)) {
             try await Wire.send(.GET, statusURL, headers: [("Authorization", "Bearer \(token)")])
         } until: { $0.status != 202 }
         #expect(reply.status == 200, "\(reply.text)")
