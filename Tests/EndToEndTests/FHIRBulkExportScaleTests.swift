@@ -9,37 +9,101 @@ import TestSupport
 /// back line by line as they stream, their count reconciled with the study's table at the
 /// export's transactionTime, a sample checked by fhir.resources, and the response service's
 /// memory bounded while it writes them (it never holds the study, or a file, whole).
-@Suite(.needsCluster) struct FHIRBulkExportScaleTests {
+@Suite(.needsCluster, .serialized) struct FHIRBulkExportScaleTests {
     static let responses = 100_000
+
+    /// One response through the app, processed, and `responses - 1` more written straight into
+    /// the table, as a study's months of check-ins would be: each its own run of the same
+    /// activity version, received over the past days.
+    static func seed(_ platform: Platform, responses: Int) async throws {
+        let app = platform.app(.ios)
+        let enrolled = try await app.response(
+            "enroll", [("studyId", "DEMOSTUDY"), ("token", platform.tokens[0]), ("allowDataSharing", "true")])
+        let appToken = try #require(enrolled.json?["data"]?["appToken"]?.string, "\(enrolled.text)")
+        #expect(try await app.processResponse(JourneyResponses.dailyResponse(participant: appToken, name: "daily", version: "1.0")).status == 200)
+        _ = try await eventually("the app's response processed", within: .seconds(60)) {
+            let list = try await platform.admin.send(.GET, platform.response.baseURL + "/admin/v1/studies/DEMOSTUDY/responses")
+            return list.json?["responses"]?.array?.first { $0["status"]?.string == "processed" }
+        }
+        try await platform.withResponseDatabase { postgres, logger in
+            try await postgres.query(
+                """
+                INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, metadata, data,
+                                       fingerprint, status, received_at, processed_at)
+                SELECT r.participant_id, r.study_key, r.activity_id, r.activity_version, 'scale-' || g, r.metadata,
+                       jsonb_build_object('startTime', r.data -> 'startTime', 'endTime', r.data -> 'endTime',
+                                          'results', jsonb_path_query_array(r.data, '$.results[1 to 12]')),
+                       'scale-' || g, 'processed', r.received_at - make_interval(secs => g), r.processed_at
+                FROM responses r CROSS JOIN generate_series(1, \(responses - 1)) g
+                WHERE r.study_key = 'DEMOSTUDY'
+                """, logger: logger)
+        }
+    }
+
+    /// The export's worker killed (SIGKILL) half way through writing: once its lease has ended
+    /// (moved to now here rather than waited for), the restarted service's worker writes it again
+    /// from nothing, and the files hold every response once.
+    @Test func anExportWhoseWorkerIsKilledIsWrittenAgainWhole() async throws {
+        try await Platform.run { platform in
+            let fhir = platform.response.baseURL + "/fhir/r4"
+            let responses = 20_000
+            try await Self.seed(platform, responses: responses)
+            let warehouse = try await FHIRBulkExportTests.client(platform, name: "Warehouse")
+            let kickOff = try await Wire.send(
+                .GET, fhir + "/Group/DEMOSTUDY/$export?_type=QuestionnaireResponse",
+                headers: [("Authorization", "Bearer \(warehouse.token)"), ("Accept", "application/fhir+json"), ("Prefer", "respond-async")])
+            #expect(kickOff.status == 202, "\(kickOff.text)")
+            let statusURL = try #require(kickOff.header("Content-Location"))
+            func written() async throws -> (chunks: Int, status: String, attempts: Int) {
+                try await platform.withResponseDatabase { postgres, logger in
+                    var found = (0, "", 0)
+                    for try await row in try await postgres.query(
+                        """
+                        SELECT (SELECT count(*)::int FROM fhir_export_chunks), status, attempts FROM fhir_exports
+                        """, logger: logger
+                    ).decode((Int, String, Int).self) { found = row }
+                    return found
+                }
+            }
+            let partway = try await eventually("the export's first chunks written", within: .seconds(120), poll: .milliseconds(20)) {
+                try await written()
+            } until: { $0.chunks >= 2 }
+            #expect(partway.status == "running")
+            // Kept until the end: a process whose handle goes is killed.
+            let restarted = try await platform.restartResponse(killing: true)
+            defer { _ = restarted.stop() }
+            let left = try await written()
+            #expect(left.status == "running" && left.chunks >= 2, "the dead worker's chunks are still there: \(left)")
+            // Its lease ends now rather than in two minutes.
+            try await platform.withResponseDatabase { postgres, logger in
+                try await postgres.query("UPDATE fhir_exports SET next_attempt_at = now()", logger: logger)
+            }
+            let manifest = try await FHIRBulkExportTests.manifest(statusURL, token: warehouse.token, within: .seconds(300))
+            #expect(try await written().attempts == 2)
+            let output = manifest["output"]?.array ?? []
+            #expect(output.compactMap { $0["count"]?.integer }.reduce(0, +) == responses, "\(output)")
+            var ids = Set<String>()
+            var lines = 0
+            for file in output {
+                let read = try await Wire.send(
+                    .GET, try #require(file["url"]?.string), headers: [("Authorization", "Bearer \(warehouse.token)")],
+                    timeout: .seconds(300), limit: 256 << 20)
+                #expect(read.status == 200)
+                for line in read.body.split(separator: UInt8(ascii: "\n")) {
+                    lines += 1
+                    if let id = (try? JSONValue.parse(Array(line), budget: .studyDocument))?["id"]?.string { ids.insert(id) }
+                }
+            }
+            #expect(lines == responses)
+            #expect(ids.count == responses, "every response once, none twice")
+        }
+    }
 
     @Test func aStudyOf100000ResponsesExportsLineByLineInBoundedMemory() async throws {
         try await Platform.run { platform in
             let fhir = platform.response.baseURL + "/fhir/r4"
             let warehouse = try await FHIRBulkExportTests.client(platform, name: "Warehouse")
-            let app = platform.app(.ios)
-            let enrolled = try await app.response(
-                "enroll", [("studyId", "DEMOSTUDY"), ("token", platform.tokens[0]), ("allowDataSharing", "true")])
-            let appToken = try #require(enrolled.json?["data"]?["appToken"]?.string, "\(enrolled.text)")
-            #expect(try await app.processResponse(JourneyResponses.dailyResponse(participant: appToken, name: "daily", version: "1.0")).status == 200)
-            _ = try await eventually("the app's response processed", within: .seconds(60)) {
-                let list = try await platform.admin.send(.GET, platform.response.baseURL + "/admin/v1/studies/DEMOSTUDY/responses")
-                return list.json?["responses"]?.array?.first { $0["status"]?.string == "processed" }
-            }
-            // The rest written straight into the table, as a study's months of check-ins would
-            // be: each its own run of the same activity version, received over the past days.
-            try await platform.withResponseDatabase { postgres, logger in
-                try await postgres.query(
-                    """
-                    INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, metadata, data,
-                                           fingerprint, status, received_at, processed_at)
-                    SELECT r.participant_id, r.study_key, r.activity_id, r.activity_version, 'scale-' || g, r.metadata,
-                           jsonb_build_object('startTime', r.data -> 'startTime', 'endTime', r.data -> 'endTime',
-                                              'results', jsonb_path_query_array(r.data, '$.results[1 to 12]')),
-                           'scale-' || g, 'processed', r.received_at - make_interval(secs => g), r.processed_at
-                    FROM responses r CROSS JOIN generate_series(1, \(Self.responses - 1)) g
-                    WHERE r.study_key = 'DEMOSTUDY'
-                    """, logger: logger)
-            }
+            try await Self.seed(platform, responses: Self.responses)
             let before = try platform.response.residentMemory()
 
             let started = ContinuousClock.now

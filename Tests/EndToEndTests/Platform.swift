@@ -202,8 +202,13 @@ struct Platform: Sendable {
 
     /// Stops the response service (SIGTERM) and starts it again on the same port, as a deploy
     /// does; the caller stops the new process.
-    func restartResponse() async throws -> ServiceProcess {
-        guard await response.stop() else { throw TestServerError(description: "the response service did not stop on SIGTERM") }
+    /// `killing`: SIGKILL, as a crash or the OOM killer ends it, rather than a graceful stop.
+    func restartResponse(killing: Bool = false) async throws -> ServiceProcess {
+        if killing {
+            await response.kill()
+        } else {
+            guard await response.stop() else { throw TestServerError(description: "the response service did not stop on SIGTERM") }
+        }
         return try await ServiceProcess.start("response", environment: responseEnvironment, port: response.port)
     }
 

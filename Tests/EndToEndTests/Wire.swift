@@ -22,7 +22,7 @@ enum Wire {
     /// The shared client follows redirects; pass one that does not to see a 303 and its cookies.
     static func send(
         _ method: HTTPMethod, _ url: String, headers: [(String, String)] = [], json: Any? = nil, raw: Data? = nil,
-        client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)
+        client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30), limit: Int = 16 << 20
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: url)
         request.method = method
@@ -35,7 +35,7 @@ enum Wire {
             request.body = .bytes(ByteBuffer(bytes: raw))
         }
         let response = try await client.execute(request, timeout: timeout)
-        let body = try await response.body.collect(upTo: 16 << 20)
+        let body = try await response.body.collect(upTo: limit)
         return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: body))
     }
 
