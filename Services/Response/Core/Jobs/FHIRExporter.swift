@@ -110,25 +110,33 @@ package final class FHIRExporter: WorkQueue {
             // Responses stored after the kick-off are not the export's; an enrollment's later
             // withdrawal is told as it now is.
             if type == "QuestionnaireResponse" { search.lastUpdated.append((.le, item.transactionTime)) }
-            var mappers = QuestionnaireResponseMapping.Mappers(naming: resources.naming)
             let resources = self.resources
-            // The next page is read from the database while this one is mapped and written.
+            let encoder = PageEncoder(
+                resources: resources, deidentification: item.deidentified ? deidentification : nil, studyId: study.studyId, type: type)
+            // Three stages at once: the next page is read from the database while this one is
+            // turned into NDJSON lines (on another core) and the one before is written out.
             var reading = Task { [search] in try await resources.rows(of: study, search) }
-            defer { reading.cancel() }
+            var encoding: Task<[[UInt8]], Never>?
+            defer {
+                reading.cancel()
+                encoding?.cancel()
+            }
             while true {
                 let rows = try await reading.value
                 if let next = rows.nextAfter {
                     search.after = next
                     reading = Task { [search] in try await resources.rows(of: study, search) }
                 }
-                let page = resources.page(rows, type: type, mappers: &mappers)
-                for (resource, participant) in zip(page.resources, page.participants) {
-                    try await file.add(
-                        item.deidentified
-                            ? deidentification.apply(resource, studyId: study.studyId, participantId: participant) : resource)
+                let encoded = Task { encoder.lines(of: rows) }
+                if let previous = encoding {
+                    for line in await previous.value { try await file.add(line: line) }
                 }
-                guard page.nextAfter != nil else { break }
+                encoding = encoded
+                guard rows.nextAfter != nil else { break }
                 guard try await exports.exists(item.id) else { throw Cancelled() }
+            }
+            if let last = encoding {
+                for line in await last.value { try await file.add(line: line) }
             }
         }
     }
@@ -176,9 +184,11 @@ private struct FileWriter {
     }
 
     mutating func add(_ resource: JSONValue) async throws {
-        var line: [UInt8] = []
-        resource.write(to: &line, sortedKeys: false)
-        line.append(UInt8(ascii: "\n"))
+        try await add(line: PageEncoder.line(resource))
+    }
+
+    /// One resource's line, newline included.
+    mutating func add(line: [UInt8]) async throws {
         buffer.writeBytes(line)
         resources += 1
         inChunk += 1
@@ -196,5 +206,29 @@ private struct FileWriter {
             progress: "\(progress); \(type): \(resources) written", lease: lease)
         buffer.clear()
         inChunk = 0
+    }
+}
+
+/// Turns a page's rows into NDJSON lines: its resources mapped (each activity version's design
+/// prepared once for the page), de-identified when the export is, and written as JSON.
+private struct PageEncoder: Sendable {
+    let resources: FHIRResources
+    let deidentification: FHIRDeidentification?
+    let studyId: String
+    let type: String
+
+    func lines(of rows: FHIRResources.Rows) -> [[UInt8]] {
+        var mappers = QuestionnaireResponseMapping.Mappers(naming: resources.naming)
+        let page = resources.page(rows, type: type, mappers: &mappers)
+        return zip(page.resources, page.participants).map { resource, participant in
+            Self.line(deidentification?.apply(resource, studyId: studyId, participantId: participant) ?? resource)
+        }
+    }
+
+    static func line(_ resource: JSONValue) -> [UInt8] {
+        var line: [UInt8] = []
+        resource.write(to: &line, sortedKeys: false)
+        line.append(UInt8(ascii: "\n"))
+        return line
     }
 }

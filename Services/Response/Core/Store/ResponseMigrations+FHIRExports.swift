@@ -81,4 +81,22 @@ extension ResponseMigrations {
             """,
         ]
     )
+
+    /// An export's chunks are compressed with lz4 rather than PostgreSQL's own pglz: writing a
+    /// study's files spent more time compressing them than mapping the resources. Where the
+    /// server was built without lz4 the chunks stay as they were (pglz).
+    static let fhirExportChunksLZ4 = Migration(
+        component: "response", version: 30, name: "fhir_export_chunks_lz4",
+        statements: [
+            """
+            DO $$
+            BEGIN
+                ALTER TABLE fhir_export_chunks ALTER COLUMN data SET COMPRESSION lz4;
+            EXCEPTION WHEN feature_not_supported THEN
+                RAISE NOTICE 'this PostgreSQL has no lz4: export chunks stay compressed with pglz';
+            END
+            $$
+            """,
+        ]
+    )
 }

@@ -4,7 +4,7 @@ import ServiceKit
 package enum ResponseMigrations {
     package static let all: [Migration] = throughParticipantNumbers + [
         refusedSageArchives, reprocessingVersion, settlementFeed, uploadCompletion, smartClients, fhirExports,
-        fhirDeidentified, fhirForwarding,
+        fhirDeidentified, fhirForwarding, fhirExportChunksLZ4,
     ]
 
     static let throughParticipantNumbers: [Migration] = [
