@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JSONText
+import StudyModels
 
 /// FHIR R4 (4.0.1) resources as JSON values, built by the platform's own code. FHIR's JSON has
 /// no empty strings, arrays or objects, so the builders drop absent and empty members.
@@ -47,53 +48,44 @@ public enum FHIRJSON {
         }
     }
 
-    /// `instant` and `dateTime`: UTC with milliseconds (`2026-03-01T08:00:00.000Z`), the
-    /// milliseconds truncated. Every resource of a page or an export carries one or two, so the
-    /// civil date is worked out here rather than through a formatter.
+    /// `instant` and `dateTime`: UTC to the millisecond (`2026-03-01T08:00:00.000Z`), the rest
+    /// cut off: an instant written so stands for its whole millisecond, as FHIR reads a search
+    /// value's precision, so a resource's `lastUpdated` (stored to the microsecond) lies within
+    /// it. Every resource of a page or an export carries one or two, so it is worked out by plain
+    /// arithmetic (`GregorianDays`: proleptic Gregorian, as ISO 8601) rather than a formatter.
     public static func instant(_ date: Date) -> String {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        // Half a microsecond's tolerance: a stored microsecond a double holds just below a
+        // millisecond's start is that millisecond.
+        let milliseconds = (date.timeIntervalSince1970 * 1000 + 0.0005).rounded(.down)
         // Years 1 to 9999: FHIR's four digits.
         guard milliseconds.isFinite, milliseconds >= -62_135_596_800_000, milliseconds < 253_402_300_800_000 else {
             return date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true)
                 .timeSeparator(.colon).timeZone(separator: .omitted)).replacingOccurrences(of: "+0000", with: "Z")
         }
-        let total = Int64(milliseconds)
-        let (days, inDay) = floorDivision(total, 86_400_000)
-        let (year, month, day) = civil(days: days)
-        var text = [UInt8]()
+        let total = Int(milliseconds)
+        let dayLength = 86_400_000
+        let days = total >= 0 ? total / dayLength : (total - dayLength + 1) / dayLength
+        let ofDay = total - days * dayLength
+        let (year, month, day) = GregorianDays.civil(days: days)
+        var text: [UInt8] = []
         text.reserveCapacity(24)
-        func digits(_ value: Int64, _ count: Int) {
-            var divisor: Int64 = 1
+        func digits(_ value: Int, _ count: Int, then separator: Character?) {
+            var divisor = 1
             for _ in 1..<count { divisor *= 10 }
             while divisor > 0 {
                 text.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
                 divisor /= 10
             }
+            if let separator, let ascii = separator.asciiValue { text.append(ascii) }
         }
-        digits(year, 4); text.append(UInt8(ascii: "-")); digits(month, 2); text.append(UInt8(ascii: "-")); digits(day, 2)
-        text.append(UInt8(ascii: "T"))
-        digits(inDay / 3_600_000, 2); text.append(UInt8(ascii: ":")); digits(inDay / 60_000 % 60, 2); text.append(UInt8(ascii: ":"))
-        digits(inDay / 1000 % 60, 2); text.append(UInt8(ascii: ".")); digits(inDay % 1000, 3); text.append(UInt8(ascii: "Z"))
+        digits(year, 4, then: "-")
+        digits(month, 2, then: "-")
+        digits(day, 2, then: "T")
+        digits(ofDay / 3_600_000, 2, then: ":")
+        digits(ofDay / 60_000 % 60, 2, then: ":")
+        digits(ofDay / 1_000 % 60, 2, then: ".")
+        digits(ofDay % 1_000, 3, then: "Z")
         return String(decoding: text, as: UTF8.self)
-    }
-
-    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
-        let remainder = value % divisor
-        return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
-    }
-
-    /// The proleptic Gregorian date of a count of days since 1970-01-01 (H. Hinnant's
-    /// `civil_from_days`).
-    private static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = floorDivision(shifted, 146_097).quotient
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// `date`: the UTC day (`2026-03-01`).
