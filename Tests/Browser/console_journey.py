@@ -620,7 +620,7 @@ def fhir_clients(driver):
 
     driver.get(CONSOLE + "/studies/DEMOSTUDY/fhir-clients")
     wait(driver, EC.presence_of_element_located((By.ID, "fhir-client-form")), "the FHIR API clients page")
-    for text, said in (("not keys", "not a JSON Web Key Set"), (json.dumps({"keys": [private_jwk]}), "key 1, d, is part of a private key")):
+    for text, said in (("not keys", "not a JSON Web Key Set"), (json.dumps({"keys": [private_jwk]}), "in key 1, d is part of a private key")):
         fill(driver, "name", name)
         fill(driver, "jwks", text)
         page = driver.find_element(By.CSS_SELECTOR, "main")

@@ -30,7 +30,7 @@ import TestSupport
             let refusals: [(String, String, String)] = [
                 ("", "{}", "Enter a name for the client"),
                 ("Warehouse", "not keys", "The keys are not a JSON Web Key Set"),
-                ("Warehouse", #"{"keys": [{"kty": "EC", "crv": "P-384", "kid": "k", "x": "AA", "y": "AA", "d": "AA"}]}"#, "key 1, d, is part of a private key"),
+                ("Warehouse", #"{"keys": [{"kty": "EC", "crv": "P-384", "kid": "k", "x": "AA", "y": "AA", "d": "AA"}]}"#, "in key 1, d is part of a private key"),
             ]
             for (name, jwks, said) in refusals {
                 let refused = try await f.browser.post("/studies/CONSOLE1/fhir-clients", [("csrf", csrf), ("name", name), ("jwks", jwks)])

@@ -122,7 +122,7 @@ package struct FHIRClientRoutes: Sendable {
                 let place = problem.pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst(3)
                 if let index = place.first.flatMap({ Int($0) }) {
                     let member = place.dropFirst().joined(separator: "/")
-                    item.message = "key \(index + 1)\(member.isEmpty ? "" : ", \(member),") \(problem.message)"
+                    item.message = member.isEmpty ? "key \(index + 1) \(problem.message)" : "in key \(index + 1), \(member) \(problem.message)"
                 }
             }
             return item
