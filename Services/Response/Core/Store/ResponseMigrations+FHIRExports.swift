@@ -82,9 +82,9 @@ extension ResponseMigrations {
         ]
     )
 
-    /// An export's chunks are compressed with lz4 rather than PostgreSQL's own pglz: writing a
-    /// study's files spent more time compressing them than mapping the resources. Where the
-    /// server was built without lz4 the chunks stay as they were (pglz).
+    /// An export's chunks are compressed with lz4 rather than PostgreSQL's own pglz, which is
+    /// slower by far and held the writing of a study's files back. Where the server was built
+    /// without lz4 the chunks stay as they were (pglz).
     static let fhirExportChunksLZ4 = Migration(
         component: "response", version: 30, name: "fhir_export_chunks_lz4",
         statements: [
