@@ -127,7 +127,9 @@ package struct FHIRClientRoutes: Sendable {
             }
             return item
         }
-        let just = clients.first { $0.clientId == registered }
+        // Ids compared by their scalars, as identities are.
+        func isRegistered(_ client: SMARTClientView) -> Bool { registered.map { client.clientId.unicodeScalars.elementsEqual($0.unicodeScalars) } ?? false }
+        let just = clients.first(where: isRegistered)
         let view = FHIRClientsView(
             clients: clients.map { client in
                 .init(
@@ -135,7 +137,7 @@ package struct FHIRClientRoutes: Sendable {
                     access: client.deidentified ? "De-identified, by Bulk Data export only" : "Reads the study's resources",
                     createdAt: StudyPageModels.timestamp(client.createdAt), createdBy: client.createdBy,
                     state: client.revokedAt.map { "Revoked \(StudyPageModels.timestamp($0))" } ?? "Live", live: client.revokedAt == nil,
-                    isNew: client.clientId == registered)
+                    isNew: isRegistered(client))
             },
             hasClients: !clients.isEmpty, registered: just.map { .init(name: $0.name, clientId: $0.clientId, tokenURL: $0.tokenURL) },
             mayRegister: (state.role ?? .viewer) >= .studyAdmin, typed: typed, notice: notice, hasNotice: !notice.isEmpty,

@@ -65,17 +65,10 @@ package struct FHIRResources: Sendable {
         package var nextAfter: Int64?
     }
 
+    /// A page of a search, each activity version's design prepared once for it.
     package func page(of study: StudyCatalog.Study, _ search: FHIRSearch) async throws -> Page {
         var mappers = QuestionnaireResponseMapping.Mappers(naming: naming)
-        return try await page(of: study, search, mappers: &mappers)
-    }
-
-    /// A page, its responses mapped by `mappers`: an export keeps one for all its pages, so each
-    /// version's design is prepared once.
-    package func page(
-        of study: StudyCatalog.Study, _ search: FHIRSearch, mappers: inout QuestionnaireResponseMapping.Mappers
-    ) async throws -> Page {
-        page(try await rows(of: study, search), type: search.type, mappers: &mappers)
+        return page(try await rows(of: study, search), type: search.type, mappers: &mappers)
     }
 
     /// The rows of a page as the store reads them, before they are resources: an export reads the
