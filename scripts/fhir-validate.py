@@ -51,6 +51,14 @@ INVARIANTS = [
     ("QuestionnaireResponse", "repeat(item | answer.item)", "qrs-1", "(answer.exists() and item.exists()).not()"),
     ("QuestionnaireResponse", "", "qrs-2",
      "repeat(answer|item).select(item.where(answer.value.exists()).linkId.isDistinct()).allTrue()"),
+    # Attachment: data needs its content type.
+    ("*", "descendants().ofType(Attachment)", "att-1", "data.empty() or contentType.exists()"),
+    # Consent (R4 4.0.1); the 'something' systems are the specification's own.
+    ("Consent", "", "ppc-1", "policy.exists() or policyRule.exists()"),
+    ("Consent", "", "ppc-2", "patient.exists() or scope.coding.where(system='something' and code='patient-privacy').exists().not()"),
+    ("Consent", "", "ppc-3", "patient.exists() or scope.coding.where(system='something' and code='research').exists().not()"),
+    ("Consent", "", "ppc-4", "patient.exists() or scope.coding.where(system='something' and code='adr').exists().not()"),
+    ("Consent", "", "ppc-5", "patient.exists() or scope.coding.where(system='something' and code='treatment').exists().not()"),
     # Patient.
     ("Patient", "contact", "pat-1", "name.exists() or telecom.exists() or address.exists() or organization.exists()"),
     # Bundle.
@@ -88,6 +96,8 @@ REQUIRED_CODES = [
     ("Patient", "identifier.use | telecom.use", {"usual", "official", "temp", "secondary", "old", "home", "work",
                                                  "mobile"}),
     ("Patient", "gender", {"male", "female", "other", "unknown"}),
+    ("Consent", "status", {"draft", "proposed", "active", "rejected", "inactive", "entered-in-error"}),
+    ("Consent", "repeat(provision).type", {"deny", "permit"}),
     ("Bundle", "type", {"document", "message", "transaction", "transaction-response", "batch", "batch-response",
                         "history", "searchset", "collection"}),
     ("Bundle", "entry.search.mode", {"match", "include", "outcome"}),

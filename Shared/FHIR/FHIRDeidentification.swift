@@ -46,11 +46,17 @@ public struct FHIRDeidentification: Sendable {
     }
 
     /// Members that carry free text or direct identifiers: dropped wherever they stand.
-    static let dropped: Set<String> = ["identifier", "text", "valueString", "valueAttachment", "valueUri", "note", "name", "telecom", "address"]
+    /// A Consent's `sourceAttachment` is the signed PDF, which carries the participant's name and
+    /// signature.
+    static let dropped: Set<String> = [
+        "identifier", "text", "valueString", "valueAttachment", "valueUri", "note", "name", "telecom", "address", "sourceAttachment",
+    ]
     /// Members holding a date, dateTime or instant: shifted.
-    static let dated: Set<String> = ["authored", "lastUpdated", "start", "end", "valueDate", "valueDateTime", "birthDate", "date"]
+    static let dated: Set<String> = [
+        "authored", "lastUpdated", "start", "end", "valueDate", "valueDateTime", "birthDate", "date", "dateTime",
+    ]
 
-    /// `resource`, a participant's (Patient, ResearchSubject or QuestionnaireResponse),
+    /// `resource`, a participant's (Patient, ResearchSubject, QuestionnaireResponse or Consent),
     /// de-identified: references to the participant's Patient and the Patient's own id become the
     /// pseudonym.
     public func apply(_ resource: JSONValue, studyId: String, participantId: Int64) -> JSONValue {

@@ -110,6 +110,17 @@ public enum FHIRId {
 
     /// A study's id as a FHIR id: study ids are letters, digits, `_` and `-` (at most 64), and
     /// `.` never appears in one, so `_` becomes `.` and the mapping is undone exactly.
+    /// The `Binary` id of a consent record's signed PDF.
+    public static func consentDocument(_ recordId: Int64) -> String { "consent-\(recordId)" }
+
+    /// The consent record a `Binary` id names, when it names one.
+    public static func consentRecord(fromDocument id: String) -> Int64? {
+        guard id.hasPrefix("consent-") else { return nil }
+        let digits = id.utf8.dropFirst("consent-".utf8.count)
+        guard (1...18).contains(digits.count), digits.allSatisfy({ (48...57).contains($0) }) else { return nil }
+        return Int64(String(decoding: digits, as: UTF8.self))
+    }
+
     public static func study(_ studyId: String) -> String {
         String(String.UnicodeScalarView(studyId.unicodeScalars.map { $0 == "_" ? "." : $0 }))
     }
@@ -167,6 +178,18 @@ public struct FHIRNaming: Sendable, Equatable {
 
     /// The system of response ids in a study: a forwarded response of no run is known by it.
     public func responseSystem(studyId: String) -> String { "\(base)/sid/\(FHIRId.study(studyId))/response" }
+
+    /// The policy a study's consent of one version is given under: its consent document as the
+    /// study served it at that version.
+    public func consentPolicy(studyId: String, version: String) -> String {
+        "\(base)/ResearchStudy/\(FHIRId.study(studyId))/consent/\(percentEncoded(version))"
+    }
+
+    /// Where a consent record's signed PDF is read (a `Binary`).
+    public func consentDocument(recordId: Int64) -> String { "\(base)/Binary/\(FHIRId.consentDocument(recordId))" }
+
+    /// StudyStack's code system for the data-sharing choice of a consent.
+    public var dataSharingSystem: String { "\(base)/CodeSystem/data-sharing" }
 
     /// The code system of a question's choice values.
     public func choiceSystem(studyId: String, activityId: String, key: String) -> String {

@@ -12,7 +12,7 @@ public enum InternalCalls {
         [
             studies, activity, document, versions, standing, schedule, adminSessions, apiKeys,
             notifications, invitationEnrollments, propertyDates, testingEnded, appSettings, pushCredentials,
-            pushCredentialList, pushCredentialRemoval,
+            pushCredentialList, pushCredentialRemoval, consentRecords, consentPDF,
             studyEvents, invitationTokens, invitationRevocations, storageRehearsals, runWeeks, submissionFeed, settlementFeed,
         ] + ServiceName.allCases.map { InternalEndpoints.whoami(on: $0) }
     }
@@ -117,6 +117,20 @@ public enum InternalCalls {
         .DELETE, "/internal/v1/apps/{appId}/push-credentials/{platform}", receiver: .registration, callers: [.studyMetadata],
         purpose: "manages push credentials", refusals: [InternalRefusal(404, "the app has no credentials for that platform")])
 
+    /// A study's consent records, a page at a time or counted, for the FHIR API's `Consent`.
+    public static let consentRecords = InternalEndpoint<ConsentRecordQuery, ConsentRecordPage>(
+        .POST, "/internal/v1/studies/{studyId}/consent-records/search", receiver: .registration, callers: [.response],
+        purpose: "reads consent records", maxBody: 256 * 1024,
+        malformedBody:
+            "the body is not a consent record query: a limit of 1 to \(ConsentRecordQuery.maxLimit), at most "
+            + "\(ConsentRecordQuery.maxListed) ids and \(ConsentRecordQuery.maxListed) 64-digit lowercase hex hashes")
+
+    /// The signed PDF of one consent record of the study, checked against its recorded SHA-256.
+    public static let consentPDF = InternalEndpoint<NoContent, OpaqueBody>(
+        .GET, "/internal/v1/studies/{studyId}/consent-records/{consentId}/pdf", receiver: .registration, callers: [.response],
+        purpose: "reads consent records",
+        refusals: [InternalRefusal(404, "the study has no such record linked to a participant, or it has no PDF")])
+
     // MARK: The response service answers
 
     /// A study's status or version changed.
@@ -200,3 +214,5 @@ extension RunAdherenceUpdate: InternalPayload {}
 extension RunWeeksChanged: InternalPayload {}
 extension SubmissionFeed: InternalPayload {}
 extension SettlementFeed: InternalPayload {}
+extension ConsentRecordQuery: InternalPayload {}
+extension ConsentRecordPage: InternalPayload {}

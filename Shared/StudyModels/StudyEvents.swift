@@ -304,6 +304,20 @@ public enum PreciseInstants {
         guard let date else { return }
         try container.encode(date.formatted(format), forKey: key)
     }
+
+    /// Whole milliseconds since 1970 (as `Int64`), `date` taken to the one it falls in (`down`)
+    /// or the first at or after it (`up`), within half a microsecond: a stored microsecond a
+    /// double holds just beside a millisecond is that millisecond.
+    public static func milliseconds(_ date: Date, up: Bool) -> Int64 {
+        let scaled = date.timeIntervalSince1970 * 1000
+        return Int64(up ? (scaled - 0.0005).rounded(.up) : (scaled + 0.0005).rounded(.down))
+    }
+
+    /// The instant of a whole millisecond, half a microsecond past it: PostgreSQL's driver
+    /// truncates a date to its microsecond, which then is exactly the millisecond's first.
+    public static func instant(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: (Double(milliseconds) + 0.0005) / 1000)
+    }
 }
 
 /// What became of the responses that failed processing (`InternalPaths.settlementFeed`): each

@@ -42,6 +42,9 @@ import TestSupport
                 StudyResources.Study(studyId: "FHIR_STUDY", name: "A study", status: status, versions: ["1.0", "1.1"], updatedAt: Date()),
                 naming: naming))
         }
+        // Consents in each state, each sharing choice, with a PDF and without; the PDF as a Binary.
+        resources += ConsentMappingTests.samples().map { ConsentResources.consent($0, naming: naming) }
+        resources.append(ConsentResources.binary(recordId: 7, pdf: Array("%PDF-1.4 signed".utf8)))
         resources.append(OperationOutcome.make(.notFound, "Patient/9 is not a participant of this study"))
         resources.append(SearchBundle.make(
             total: 2, selfURL: "\(naming.base)/Patient?_count=1", nextURL: "\(naming.base)/Patient?_count=1&_cursor=abc",
@@ -61,14 +64,15 @@ import TestSupport
 
     @Test func everyResourceTheMappingMakesIsValidR4() async throws {
         let resources = try Self.resources()
-        #expect(resources.count == 26)
+        #expect(resources.count == 31)
         let lines = resources.map { $0.serialized() }.joined(separator: "\n") + "\n"
         let output = try await ChildProcess.runInTask(
             TestEnvironment.toolsPython, [ServiceProcess.packageRoot.appendingPathComponent("scripts/fhir-validate.py").path, "-"],
             input: Data(lines.utf8))
         let summary = String(decoding: output, as: UTF8.self)
         print(summary)
-        #expect(summary.contains("checked 26 resources"), "\(summary)")
+        #expect(summary.contains("checked 31 resources"), "\(summary)")
+        #expect(summary.contains("4 Consent"), "\(summary)")
         #expect(summary.contains(", 0 failures"), "\(summary)")
     }
 
@@ -80,6 +84,7 @@ import TestSupport
             #"{"resourceType":"QuestionnaireResponse","status":"finished"}"#,
             #"{"resourceType":"Patient","identifier":[]}"#,
             #"{"resourceType":"Patient","colour":"red"}"#,
+            #"{"resourceType":"Consent","status":"active","scope":{"text":"research"},"category":[{"text":"consent"}]}"#,
         ].joined(separator: "\n") + "\n"
         await #expect(throws: TestServerError.self) {
             try await ChildProcess.runInTask(
@@ -96,6 +101,7 @@ import TestSupport
             #expect(text.contains("-:2: QuestionnaireResponse.status is 'finished', not a code"), "\(text)")
             #expect(text.contains("-:3: empty or null element at $.identifier"), "\(text)")
             #expect(text.contains("-:4: fhir.resources R4B"), "\(text)")
+            #expect(text.contains("-:5: Consent ppc-1 fails"), "\(text)")
         }
     }
 }

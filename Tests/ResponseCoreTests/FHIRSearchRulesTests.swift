@@ -24,6 +24,34 @@ import Testing
         }
     }
 
+    /// `_lastUpdated` compares the time as the resource shows it, to the millisecond: after the
+    /// `lastUpdated` a client was given is after it, though the row was stored to the microsecond.
+    @Test func lastUpdatedComparesTheMillisecondShown() throws {
+        func range(_ values: String...) throws -> (Int64?, Int64?) {
+            let search = try Self.parse("Consent", values.map { ("_lastUpdated", $0) })
+            let (from, before) = search.lastUpdatedRange
+            // Each bound is its millisecond's first microsecond, as PostgreSQL receives it.
+            for bound in [from, before].compactMap(\.self) {
+                let micros = Int64(bound.timeIntervalSince1970 * 1_000_000)
+                #expect(micros % 1000 == 0, "\(micros)")
+            }
+            return (from.map { PreciseInstants.milliseconds($0, up: false) }, before.map { PreciseInstants.milliseconds($0, up: false) })
+        }
+        let shown: Int64 = 1_796_411_106_283  // 2026-12-04T19:05:06.283Z
+        #expect(try range("gt2026-12-04T19:05:06.283Z") == (shown + 1, nil))
+        #expect(try range("ge2026-12-04T19:05:06.283Z") == (shown, nil))
+        #expect(try range("lt2026-12-04T19:05:06.283Z") == (nil, shown))
+        #expect(try range("le2026-12-04T19:05:06.283Z") == (nil, shown + 1))
+        // Whole seconds and days; of two bounds on one side, the narrower.
+        #expect(try range("gt2026-12-04T19:05:06Z") == (shown - 283 + 1, nil))
+        #expect(try range("ge2026-12-04", "lt2026-12-05") == (1_796_342_400_000, 1_796_428_800_000))
+        #expect(try range("ge2026-12-04", "gt2026-12-04T19:05:06.283Z") == (shown + 1, nil))
+        // A client's finer fraction is taken to the millisecond it falls in.
+        #expect(try range("gt2026-12-04T19:05:06.2834Z") == (shown + 1, nil))
+        #expect(try range("ge2026-12-04T19:05:06.2834Z") == (shown + 1, nil))
+        #expect(try range("lt2026-12-04T19:05:06.2834Z") == (nil, shown + 1))
+    }
+
     @Test func eachParameterIsReadAsItsTypeSaysIt() throws {
         let search = try Self.parse("QuestionnaireResponse", [
             ("subject", "Patient/42"), ("questionnaire", "https://studies.example.org/fhir/r4/Questionnaire/MY.STUDY/daily%20log|1.1"),

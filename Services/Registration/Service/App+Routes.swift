@@ -73,6 +73,7 @@ extension RegistrationService {
                 logger: logger)
         ).add(to: routes.internalGroup)
         InternalNotificationRoutes(audience: parts.pushAudience).add(to: routes.internalGroup)
+        InternalConsentRecordRoutes(consents: parts.consents).add(to: routes.internalGroup)
         InternalAppRoutes(settings: parts.appSettings).add(to: routes.internalGroup)
         InternalPushCredentialRoutes(store: parts.pushCredentials, keys: environment.settings.internalKeys)
             .add(to: routes.internalGroup)

@@ -27,7 +27,9 @@ package struct FHIRReadRoutes {
         router.get("/fhir/r4/Questionnaire/:id", use: questionnaire)
         router.get("/fhir/r4/Questionnaire/:id/_history", use: questionnaireHistory)
         router.get("/fhir/r4/Questionnaire/:id/_history/:versionId", use: questionnaireVersion)
-        for type in ["Patient", "ResearchSubject", "Questionnaire", "QuestionnaireResponse"] {
+        router.get("/fhir/r4/Consent/:id", use: consent)
+        router.get("/fhir/r4/Binary/:id", use: binary)
+        for type in ["Patient", "ResearchSubject", "Questionnaire", "QuestionnaireResponse", "Consent"] {
             router.get("/fhir/r4/\(type)", use: { request, context in try await search(type, request, context) })
         }
     }
@@ -78,6 +80,29 @@ package struct FHIRReadRoutes {
 
     @Sendable package func questionnaire(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await answer { try await reading.questionnaire(id: try context.parameters.decoded("id"), bearer: Self.bearer(request)) }
+    }
+
+    @Sendable package func consent(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await answer { try await reading.consent(id: try context.parameters.decoded("id"), bearer: Self.bearer(request)) }
+    }
+
+    /// `Binary/consent-{id}`: the signed PDF itself, or, for a client that accepts FHIR JSON (and
+    /// not PDF), a `Binary` resource holding it, as FHIR's Binary read does.
+    @Sendable package func binary(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await Self.answering {
+            let id: String = try context.parameters.decoded("id")
+            let document = try await reading.consentDocument(id: id, bearer: Self.bearer(request))
+            let accept = (request.headers[.accept] ?? "").lowercased()
+            if !accept.contains("application/pdf"), accept.contains("application/fhir+json") || accept.contains("application/json") {
+                return FHIRAuthRoutes.json(
+                    ConsentResources.binary(recordId: document.recordId, pdf: document.pdf), status: .ok, contentType: Self.contentType)
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "application/pdf"
+            headers[.contentDisposition] = "attachment; filename=\"consent-\(document.recordId).pdf\""
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: document.pdf)))
+        }
     }
 
     /// `Questionnaire/{id}/_history`: one version, as a questionnaire version never changes.

@@ -75,7 +75,9 @@ struct ResponseParts {
         }
         fhirNaming = FHIRNaming(base: fhirBase.hasSuffix("/") ? String(fhirBase.dropLast()) : fhirBase)
         smartClients = SMARTClientStore(client: postgres, audit: environment.audit, logger: logger)
-        fhirResources = FHIRResources(store: FHIRStore(client: postgres, logger: logger), designs: designs, naming: fhirNaming)
+        fhirResources = FHIRResources(
+            store: FHIRStore(client: postgres, logger: logger), designs: designs,
+            consents: ConsentRecordSource(client: postgres, internalClient: environment.internalClient, logger: logger), naming: fhirNaming)
         fhirExports = FHIRExportStore(client: postgres, logger: logger)
         sageArchives = SageArchiveStore(
             client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit, stored: responsesStored,

@@ -1,5 +1,6 @@
 import FHIR
 import Foundation
+import StudyModels
 
 /// A FHIR search as the API takes it (docs/fhir.md, Search): the parameters of one resource type,
 /// read strictly. A parameter the API does not support is refused rather than ignored, so a
@@ -18,11 +19,13 @@ package struct FHIRSearch: Sendable, Equatable {
             "_id", "subject", "patient", "questionnaire", "identifier", "status", "_lastUpdated", "_count", "_summary", "_include",
         ],
         "Questionnaire": ["_id", "url", "identifier", "version", "status", "_count", "_summary"],
+        "Consent": ["_id", "patient", "status", "_lastUpdated", "_count", "_summary", "_include"],
     ]
     /// What `_include` and `_revinclude` take, per type.
     package static let includes: [String: [String]] = [
         "ResearchSubject": ["ResearchSubject:individual"],
         "QuestionnaireResponse": ["QuestionnaireResponse:subject"],
+        "Consent": ["Consent:patient"],
     ]
     package static let revIncludes: [String: [String]] = ["Patient": ["ResearchSubject:individual"]]
     package static let defaultCount = 50
@@ -157,6 +160,28 @@ package struct FHIRSearch: Sendable, Equatable {
             }
         }
         return search
+    }
+
+    /// `_lastUpdated` as a half-open range of stored times, `from` (inclusive) to `before`
+    /// (exclusive), each nil when unbounded, on the millisecond grid the resources' `lastUpdated`
+    /// is shown on (`FHIRJSON.instant`): each comparison holds for the time as shown. So a client
+    /// that asks for what changed after the `lastUpdated` it was given is not given that resource
+    /// again, though it was stored to the microsecond; and a range on one column stays one an
+    /// index serves.
+    package var lastUpdatedRange: (from: Date?, before: Date?) {
+        var from: Int64?
+        var before: Int64?
+        for (comparison, date) in lastUpdated {
+            let down = PreciseInstants.milliseconds(date, up: false)
+            let up = PreciseInstants.milliseconds(date, up: true)
+            switch comparison {
+            case .gt: from = max(from ?? down + 1, down + 1)
+            case .ge: from = max(from ?? up, up)
+            case .lt: before = min(before ?? up, up)
+            case .le: before = min(before ?? down + 1, down + 1)
+            }
+        }
+        return (from.map { PreciseInstants.instant(milliseconds: $0) }, before.map { PreciseInstants.instant(milliseconds: $0) })
     }
 
     static func number(_ text: String) -> Int64? {

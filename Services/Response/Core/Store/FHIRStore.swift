@@ -42,25 +42,6 @@ package struct FHIRStore: Sendable {
         package var nextAfter: Int64?
     }
 
-    /// The bounds of `_lastUpdated`, as four nullable parameters (ge, gt, le, lt).
-    private struct Bounds {
-        var ge: Date?
-        var gt: Date?
-        var le: Date?
-        var lt: Date?
-
-        init(_ comparisons: [(FHIRSearch.Comparison, Date)]) {
-            for (comparison, date) in comparisons {
-                switch comparison {
-                case .ge: ge = max(ge ?? date, date)
-                case .gt: gt = max(gt ?? date, date)
-                case .le: le = min(le ?? date, date)
-                case .lt: lt = min(lt ?? date, date)
-                }
-            }
-        }
-    }
-
     /// The participants a Patient or ResearchSubject search finds.
     package func enrollments(studyKey: String, studyId: String, search: FHIRSearch) async throws -> Page<StudyResources.Enrollment> {
         guard let rows = try await enrollmentRows(studyKey: studyKey, search: search, counting: false) else {
@@ -77,7 +58,7 @@ package struct FHIRStore: Sendable {
     /// The rows of an enrollment search, or their count; nil when nothing can match.
     private func enrollmentRows(studyKey: String, search: FHIRSearch, counting: Bool) async throws -> PostgresRowSequence? {
         if search.nothing { return nil }
-        let bounds = Bounds(search.lastUpdated)
+        let (from, before) = search.lastUpdatedRange
         let identifier = search.identifier.flatMap(FHIRSearch.number)
         if search.identifier != nil, identifier == nil { return nil }
         let status: String?
@@ -97,10 +78,8 @@ package struct FHIRStore: Sendable {
               AND (\(ids)::bigint[] IS NULL OR id = ANY(\(ids)::bigint[]))
               AND (\(identifier)::bigint IS NULL OR id = \(identifier))
               AND (\(status)::text IS NULL OR status = \(status))
-              AND (\(bounds.ge)::timestamptz IS NULL OR coalesce(withdrawn_at, enrolled_at) >= \(bounds.ge))
-              AND (\(bounds.gt)::timestamptz IS NULL OR coalesce(withdrawn_at, enrolled_at) > \(bounds.gt))
-              AND (\(bounds.le)::timestamptz IS NULL OR coalesce(withdrawn_at, enrolled_at) <= \(bounds.le))
-              AND (\(bounds.lt)::timestamptz IS NULL OR coalesce(withdrawn_at, enrolled_at) < \(bounds.lt))
+              AND (\(from)::timestamptz IS NULL OR coalesce(withdrawn_at, enrolled_at) >= \(from))
+              AND (\(before)::timestamptz IS NULL OR coalesce(withdrawn_at, enrolled_at) < \(before))
             \(unescaped: counting ? "" : "ORDER BY id") LIMIT \(limit)
             """, logger: logger)
     }
@@ -182,7 +161,7 @@ package struct FHIRStore: Sendable {
     /// The rows of a response search, or their count; nil when nothing can match.
     private func responseRows(studyKey: String, search: FHIRSearch, counting: Bool) async throws -> PostgresRowSequence? {
         if search.nothing { return nil }
-        let bounds = Bounds(search.lastUpdated)
+        let (from, before) = search.lastUpdatedRange
         var participant = search.participant
         var activityId = search.activityId
         var run: String?
@@ -214,10 +193,8 @@ package struct FHIRStore: Sendable {
               AND (\(activityId)::text IS NULL OR r.activity_id = \(activityId))
               AND (\(version)::text IS NULL OR r.activity_version = \(version))
               AND (\(run)::text IS NULL OR r.activity_run_id = \(run))
-              AND (\(bounds.ge)::timestamptz IS NULL OR r.received_at >= \(bounds.ge))
-              AND (\(bounds.gt)::timestamptz IS NULL OR r.received_at > \(bounds.gt))
-              AND (\(bounds.le)::timestamptz IS NULL OR r.received_at <= \(bounds.le))
-              AND (\(bounds.lt)::timestamptz IS NULL OR r.received_at < \(bounds.lt))
+              AND (\(from)::timestamptz IS NULL OR r.received_at >= \(from))
+              AND (\(before)::timestamptz IS NULL OR r.received_at < \(before))
             \(unescaped: counting ? "" : "ORDER BY r.id") LIMIT \(limit)
             """, logger: logger)
     }

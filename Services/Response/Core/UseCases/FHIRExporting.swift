@@ -9,10 +9,11 @@ import ServiceKit
 /// says how far it is and then gives the manifest, its files, and cancelling. Only the client
 /// that asked reaches an export; another client's, even of the same study, does not exist for it.
 package struct FHIRExporting: Sendable {
-    /// What an export can hold, and holds when `_type` does not say: the study's participants
-    /// and everything in their compartment that this API serves, with the questionnaires and the
-    /// study their responses refer to.
-    package static let types = ["Patient", "ResearchSubject", "QuestionnaireResponse", "Questionnaire", "ResearchStudy"]
+    /// What an export can hold, and holds when `_type` does not say (of what the client's scopes
+    /// read): the study's participants and everything in their compartment that this API serves,
+    /// with the questionnaires and the study their responses refer to. A consent's signed PDF
+    /// (`Binary`) is not in it: the Consent's attachment says where to read it.
+    package static let types = ["Patient", "ResearchSubject", "QuestionnaireResponse", "Consent", "Questionnaire", "ResearchStudy"]
     package static let outputFormats = ["application/fhir+ndjson", "application/ndjson", "ndjson"]
 
     package let reading: FHIRReading
@@ -72,7 +73,9 @@ package struct FHIRExporting: Sendable {
             guard FHIRId.studyId(from: id).map({ StudyCatalog.key($0).unicodeScalars.elementsEqual(study.key.unicodeScalars) }) == true
             else { throw FHIRRefusal.notFound("Group/\(id)") }
         }
-        let exported = types ?? Self.types
+        // Types asked for by name must all be readable; without `_type`, the readable ones go.
+        let exported = types ?? Self.types.filter(grant.scopes.mayRead)
+        guard !exported.isEmpty else { throw FHIRRefusal.notInScope(Self.types.joined(separator: ", ")) }
         for type in exported where !grant.scopes.mayRead(type) { throw FHIRRefusal.notInScope(type) }
         guard let export = try await exports.create(
             clientId: grant.clientId, studyKey: study.key, requestURL: requestURL, types: exported, since: since,

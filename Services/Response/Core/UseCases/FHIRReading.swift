@@ -48,6 +48,7 @@ package struct FHIRReading: Sendable {
     package static let served: [(type: String, interactions: [String])] = [
         ("ResearchStudy", ["read"]), ("Patient", ["read", "search-type"]), ("ResearchSubject", ["read", "search-type"]),
         ("Questionnaire", ["read", "vread", "history-instance", "search-type"]), ("QuestionnaireResponse", ["read", "search-type"]),
+        ("Consent", ["read", "search-type"]), ("Binary", ["read"]),
     ]
 
     /// Each search parameter's type, as `metadata` states it.
@@ -68,7 +69,7 @@ package struct FHIRReading: Sendable {
     }
 
     /// The types that hold a participant's data: a de-identified client gets them by export only.
-    static let participantTypes: Set<String> = ["Patient", "ResearchSubject", "QuestionnaireResponse"]
+    static let participantTypes: Set<String> = ["Patient", "ResearchSubject", "QuestionnaireResponse", "Consent", "Binary"]
 
     /// The grant's study, once the grant may read `type`.
     private func study(of grant: SMARTClientStore.Grant, reading type: String) async throws -> StudyCatalog.Study {
@@ -116,6 +117,30 @@ package struct FHIRReading: Sendable {
         return QuestionnaireResponseMapping.questionnaireResponse(response, naming: naming).resource
     }
 
+    /// `Consent/{id}`: a consent a participant of the grant's study signed.
+    package func consent(id: String, bearer: String?) async throws -> JSONValue {
+        let grant = try await grant(bearer: bearer)
+        let study = try await study(of: grant, reading: "Consent")
+        guard let number = FHIRSearch.number(id), let consent = try await resources.consent(number, of: study) else {
+            throw FHIRRefusal.notFound("Consent/\(id)")
+        }
+        try await audited(grant, "Consent/\(id)")
+        return consent
+    }
+
+    /// `Binary/consent-{id}`: the signed PDF of a consent of the grant's study, as registration
+    /// keeps it (checked against the SHA-256 recorded when it was uploaded).
+    package func consentDocument(id: String, bearer: String?) async throws -> (recordId: Int64, pdf: [UInt8]) {
+        let grant = try await grant(bearer: bearer)
+        let study = try await study(of: grant, reading: "Binary")
+        // Only a record that is one of the study's Consents has its document here.
+        guard let number = FHIRId.consentRecord(fromDocument: id), try await resources.consent(number, of: study) != nil,
+            let pdf = try await resources.consentDocument(number, of: study)
+        else { throw FHIRRefusal.notFound("Binary/\(id)") }
+        try await audited(grant, "Binary/\(id)")
+        return (number, pdf)
+    }
+
     /// A search's answer: a page of resources (with what `_include` or `_revinclude` added), the
     /// total when `_summary=count` asked for it, and where the next page starts.
     package struct SearchPage: Sendable {
@@ -137,7 +162,7 @@ package struct FHIRReading: Sendable {
             let total =
                 type == "Questionnaire"
                 ? try await resources.questionnaires(of: study).matches(search).count
-                : try await store.count(studyKey: study.key, search: search)
+                : try await resources.count(of: study, search)
             details["total"] = String(total)
             try await audit.record(actor: "fhir-client:\(grant.clientId)", action: "fhir.search", studyId: grant.studyKey, details: details)
             return SearchPage(entries: [], total: total, nextAfter: nil)

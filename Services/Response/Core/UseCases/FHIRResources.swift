@@ -5,15 +5,18 @@ import StudyModels
 
 /// The resources of one study as the FHIR API gives them, for its reads, searches and Bulk Data
 /// exports alike (docs/fhir.md): participants and responses from this service's tables; the
-/// study's versions and questionnaires from study-metadata, each design kept once read.
+/// study's versions and questionnaires from study-metadata, each design kept once read; the
+/// consents participants signed from registration.
 package struct FHIRResources: Sendable {
     package let store: FHIRStore
     package let designs: DesignSource
+    package let consents: ConsentRecordSource
     package let naming: FHIRNaming
 
-    package init(store: FHIRStore, designs: DesignSource, naming: FHIRNaming) {
+    package init(store: FHIRStore, designs: DesignSource, consents: ConsentRecordSource, naming: FHIRNaming) {
         self.store = store
         self.designs = designs
+        self.consents = consents
         self.naming = naming
     }
 
@@ -57,7 +60,7 @@ package struct FHIRResources: Sendable {
         return QuestionnaireMapping.questionnaire(version, naming: naming).resource
     }
 
-    /// A page of a Patient, ResearchSubject or QuestionnaireResponse search: the resources, the
+    /// A page of a Patient, ResearchSubject, QuestionnaireResponse or Consent search: the resources, the
     /// participant each concerns, and where the next page starts.
     package struct Page: Sendable {
         package var resources: [JSONValue]
@@ -76,19 +79,53 @@ package struct FHIRResources: Sendable {
     package enum Rows: Sendable {
         case enrollments(FHIRStore.Page<StudyResources.Enrollment>)
         case responses(FHIRStore.Page<StoredResponse>)
+        case consents(FHIRStore.Page<ConsentResources.Consent>)
 
         package var nextAfter: Int64? {
             switch self {
             case .enrollments(let page): page.nextAfter
             case .responses(let page): page.nextAfter
+            case .consents(let page): page.nextAfter
             }
         }
     }
 
     package func rows(of study: StudyCatalog.Study, _ search: FHIRSearch) async throws -> Rows {
-        search.type == "QuestionnaireResponse"
-            ? .responses(try await store.responses(studyKey: study.key, studyId: study.studyId, search: search))
-            : .enrollments(try await store.enrollments(studyKey: study.key, studyId: study.studyId, search: search))
+        switch search.type {
+        case "QuestionnaireResponse":
+            .responses(try await store.responses(studyKey: study.key, studyId: study.studyId, search: search))
+        case "Consent":
+            .consents(try await fromRegistration { try await consents.consents(studyKey: study.key, studyId: study.studyId, search: search) })
+        default:
+            .enrollments(try await store.enrollments(studyKey: study.key, studyId: study.studyId, search: search))
+        }
+    }
+
+    /// How many resources a search of a participant's type finds (`_summary=count`).
+    package func count(of study: StudyCatalog.Study, _ search: FHIRSearch) async throws -> Int {
+        search.type == "Consent"
+            ? try await fromRegistration { try await consents.count(studyKey: study.key, studyId: study.studyId, search: search) }
+            : try await store.count(studyKey: study.key, search: search)
+    }
+
+    /// Consent `id` of the study.
+    package func consent(_ id: Int64, of study: StudyCatalog.Study) async throws -> JSONValue? {
+        try await fromRegistration { try await consents.consent(id, studyKey: study.key, studyId: study.studyId) }
+            .map { ConsentResources.consent($0, naming: naming) }
+    }
+
+    /// The signed PDF of consent `id` of the study.
+    package func consentDocument(_ id: Int64, of study: StudyCatalog.Study) async throws -> [UInt8]? {
+        try await fromRegistration { try await consents.pdf(id, studyId: study.studyId) }
+    }
+
+    /// What registration answers, or the FHIR refusal of a registration that does not.
+    private func fromRegistration<T>(_ read: () async throws -> T) async throws -> T {
+        do {
+            return try await read()
+        } catch let unavailable as ConsentRecordSource.Unavailable {
+            throw FHIRRefusal.unavailable(unavailable.description)
+        }
     }
 
     /// The resources of a page's rows, of `type` (an enrollment is a Patient or a ResearchSubject).
@@ -102,6 +139,10 @@ package struct FHIRResources: Sendable {
             Page(
                 resources: page.resources.map { enrollment($0, as: type) }, participants: page.resources.map(\.participantId),
                 nextAfter: page.nextAfter)
+        case .consents(let page):
+            Page(
+                resources: page.resources.map { ConsentResources.consent($0, naming: naming) },
+                participants: page.resources.map(\.participantId), nextAfter: page.nextAfter)
         }
     }
 
