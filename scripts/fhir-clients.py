@@ -18,6 +18,8 @@ import sys
 
 import requests
 from fhirclient import client as smart_client
+from fhirclient.models.consent import Consent
+from fhirclient.models.observation import Observation
 from fhirclient.models.patient import Patient
 from fhirclient.models.questionnaire import Questionnaire
 from fhirclient.models.questionnaireresponse import QuestionnaireResponse
@@ -57,6 +59,10 @@ def with_fhirclient(base, client_id, key_pem, kid, alg, study_id, token_url):
             if (url, version) not in questionnaires:
                 found = list(Questionnaire.where(struct={"url": url, "version": version}).perform_resources_iter(server))
                 questionnaires[(url, version)] = found
+    # Consents a page of one at a time, and the kick counts as Observations, each read by the
+    # client's R4 models.
+    consents = list(Consent.where(struct={"_count": "1"}).perform_resources_iter(server))
+    kicks = list(Observation.where(struct={"code": "fetalKickCounter"}).perform_resources_iter(server))
     linked = all(len(found) == 1 and {i.linkId for i in found[0].item or []} >= {i.linkId for i in r.item or []}
                  for r in responses for found in [questionnaires[tuple(r.questionnaire.split("|"))]])
     return {
@@ -64,6 +70,9 @@ def with_fhirclient(base, client_id, key_pem, kid, alg, study_id, token_url):
         "patients": len(patients), "subjects": len(subjects), "responses": len(responses),
         "questionnaires": sum(len(found) for found in questionnaires.values()),
         "answersNameTheirQuestionnairesItems": linked,
+        "consents": sorted(f"{c.status}:{c.provision.provision[0].type if c.provision.provision else 'none'}" for c in consents),
+        "kicksCounted": [component.valueInteger for observation in kicks for component in observation.component or []
+                         if component.code.coding[0].code == "fetalKickCounter.count"],
     }
 
 
@@ -77,12 +86,14 @@ def with_fhirpy(base, client_id, key_pem, kid, alg, token_url):
     responses = fhir.resources("QuestionnaireResponse").include("QuestionnaireResponse", "subject").limit(1).fetch_raw()
     every_response = fhir.resources("QuestionnaireResponse").limit(1).fetch_all()
     questionnaires = fhir.resources("Questionnaire").search(status="active").fetch_all()
+    observations = fhir.resources("Observation").include("Observation", "subject").fetch_raw()
     entries = responses.get("entry", [])
     return {
         "patients": len(patients), "patientIds": sorted(p.id for p in patients),
         "responses": len(every_response),
         "firstPage": [e["search"]["mode"] + ":" + e["resource"]["resourceType"] for e in entries],
         "activeQuestionnaires": len(questionnaires),
+        "observationPage": [e["search"]["mode"] + ":" + e["resource"]["resourceType"] for e in observations.get("entry", [])],
     }
 
 

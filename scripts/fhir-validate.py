@@ -51,6 +51,12 @@ INVARIANTS = [
     ("QuestionnaireResponse", "repeat(item | answer.item)", "qrs-1", "(answer.exists() and item.exists()).not()"),
     ("QuestionnaireResponse", "", "qrs-2",
      "repeat(answer|item).select(item.where(answer.value.exists()).linkId.isDistinct()).allTrue()"),
+    # Period: a start after its end is no period.
+    # (The specification says hasValue(), which fhirpathpy lacks; empty() is the same here.)
+    ("*", "descendants().ofType(Period)", "per-1", "start.empty() or end.empty() or (start <= end)"),
+    # Observation (R4 4.0.1).
+    ("Observation", "", "obs-6", "dataAbsentReason.empty() or value.empty()"),
+    ("Observation", "", "obs-7", "value.empty() or component.code.where(coding.intersect(%resource.code.coding).exists()).empty()"),
     # Attachment: data needs its content type.
     ("*", "descendants().ofType(Attachment)", "att-1", "data.empty() or contentType.exists()"),
     # Consent (R4 4.0.1); the 'something' systems are the specification's own.
@@ -96,6 +102,8 @@ REQUIRED_CODES = [
     ("Patient", "identifier.use | telecom.use", {"usual", "official", "temp", "secondary", "old", "home", "work",
                                                  "mobile"}),
     ("Patient", "gender", {"male", "female", "other", "unknown"}),
+    ("Observation", "status", {"registered", "preliminary", "final", "amended", "corrected", "cancelled",
+                               "entered-in-error", "unknown"}),
     ("Consent", "status", {"draft", "proposed", "active", "rejected", "inactive", "entered-in-error"}),
     ("Consent", "repeat(provision).type", {"deny", "permit"}),
     ("Bundle", "type", {"document", "message", "transaction", "transaction-response", "batch", "batch-response",

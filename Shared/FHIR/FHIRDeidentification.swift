@@ -53,10 +53,12 @@ public struct FHIRDeidentification: Sendable {
     ]
     /// Members holding a date, dateTime or instant: shifted.
     static let dated: Set<String> = [
-        "authored", "lastUpdated", "start", "end", "valueDate", "valueDateTime", "birthDate", "date", "dateTime",
+        "authored", "lastUpdated", "start", "end", "valueDate", "valueDateTime", "birthDate", "date", "dateTime", "effectiveDateTime",
+        "issued",
     ]
 
-    /// `resource`, a participant's (Patient, ResearchSubject, QuestionnaireResponse or Consent),
+    /// `resource`, a participant's (Patient, ResearchSubject, QuestionnaireResponse, Observation or
+    /// Consent),
     /// de-identified: references to the participant's Patient and the Patient's own id become the
     /// pseudonym.
     public func apply(_ resource: JSONValue, studyId: String, participantId: Int64) -> JSONValue {

@@ -188,6 +188,10 @@ public struct FHIRNaming: Sendable, Equatable {
     /// Where a consent record's signed PDF is read (a `Binary`).
     public func consentDocument(recordId: Int64) -> String { "\(base)/Binary/\(FHIRId.consentDocument(recordId))" }
 
+    /// StudyStack's code system of the active tasks and of each one's results
+    /// (`fetalKickCounter`, `fetalKickCounter.count`).
+    public var activeTaskSystem: String { "\(base)/CodeSystem/active-task" }
+
     /// StudyStack's code system for the data-sharing choice of a consent.
     public var dataSharingSystem: String { "\(base)/CodeSystem/data-sharing" }
 

@@ -45,6 +45,13 @@ public enum QuestionnaireResponseMapping {
         public var notMapped: [NotMapped]
     }
 
+    /// When the participant finished the run, as the app wrote it (its end, or when it was
+    /// submitted), with its offset; when it was received, if the app wrote neither.
+    public static func authored(_ response: StoredResponse) -> String {
+        [response.data["endTime"], response.data["submittedTime"]].compactMap { $0?.text }.lazy
+            .compactMap(FHIRDates.dateTime).first(where: { $0.count > 10 }) ?? FHIRJSON.instant(response.receivedAt)
+    }
+
     /// One response on its own (a read); pages and exports keep a `Mappers` for their responses.
     public static func questionnaireResponse(_ response: StoredResponse, naming: FHIRNaming) -> Result {
         QuestionnaireResponseMapper(for: response, naming: naming).map(response)
@@ -102,8 +109,7 @@ public struct QuestionnaireResponseMapper: Sendable {
         var builder = AnswerBuilder()
         let results: [JSONValue] = if case .array(let results)? = response.data["results"] { results } else { [] }
         let items = builder.items(results, steps: steps, prefix: nil)
-        let authored = [response.data["endTime"], response.data["submittedTime"]].compactMap { $0?.text }.lazy
-            .compactMap(FHIRDates.dateTime).first(where: { $0.count > 10 }) ?? FHIRJSON.instant(response.receivedAt)
+        let authored = QuestionnaireResponseMapping.authored(response)
         let patient = FHIRJSON.object(["reference": .string("Patient/\(response.participantId)")])
         let resource = FHIRJSON.object([
             "resourceType": .string("QuestionnaireResponse"),

@@ -53,7 +53,7 @@ import TestSupport
             let refused: [(String, Wire.Reply, Int, String)] = try await [
                 ("no Prefer", get(fhir + "/Group/DEMOSTUDY/$export"), 400, "respond-async"),
                 ("unknown parameter", get(fhir + "/Group/DEMOSTUDY/$export?patient=Patient/1", prefer: true), 400, "not supported"),
-                ("unknown type", get(fhir + "/Group/DEMOSTUDY/$export?_type=Observation", prefer: true), 400, "_type takes"),
+                ("unknown type", get(fhir + "/Group/DEMOSTUDY/$export?_type=Encounter", prefer: true), 400, "_type takes"),
                 ("bad since", get(fhir + "/Group/DEMOSTUDY/$export?_since=yesterday", prefer: true), 400, "instant"),
                 ("format", get(fhir + "/Group/DEMOSTUDY/$export?_outputFormat=text/csv", prefer: true), 400, "_outputFormat"),
                 ("another group", get(fhir + "/Group/OTHER.STUDY/$export", prefer: true), 404, "not known"),

@@ -4,10 +4,11 @@ import JSONText
 import Testing
 import TestSupport
 
-/// Consents as the FHIR API serves them, from participants who signed through the MyStudies
-/// apps' own calls: one `Consent` per signing with its status and sharing choice, the signed PDF
-/// as a `Binary`, searches and paging, the Bulk export, a de-identified client's export without
-/// the document, scopes, and another study's client reaching none of it.
+/// Consents and active tasks' Observations as the FHIR API serves them, from participants who
+/// signed and took the kick counter through the MyStudies apps' own calls: one `Consent` per
+/// signing with its status and sharing choice, the signed PDF as a `Binary`, one `Observation` per
+/// task; searches and paging, the Bulk export, a de-identified client's export without the
+/// document, scopes, and another study's client reaching none of it.
 @Suite(.needsCluster) struct FHIRConsentTests {
     static let samPDF = Data("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n% signed by sam, 1.0\n%%EOF\n".utf8)
 
@@ -151,7 +152,9 @@ import TestSupport
             #expect(lines.contains(try #require(tiaAfter.json)))
 
             try await Self.deidentifiedClientGetsNoDocument(platform, identified: lines, samId: samId)
-            try await Self.scopesAndStudiesBoundWhatIsRead(platform, consentId: samFirst)
+            let observationId = try await Self.tasksAreObservations(
+                platform, token: warehouse.token, participants: [(sam.app, sam.appToken, samId), (tia.app, tia.appToken, tiaId)])
+            try await Self.scopesAndStudiesBoundWhatIsRead(platform, consentId: samFirst, observationId: observationId)
 
             let reads = try await platform.withResponseDatabase { postgres, logger in
                 var found: [String] = []
@@ -200,8 +203,8 @@ import TestSupport
     }
 
     /// A token for Consent alone reads consents and not their documents; a client of another
-    /// study reaches neither, by any id.
-    static func scopesAndStudiesBoundWhatIsRead(_ platform: Platform, consentId: String) async throws {
+    /// study reaches none of them, nor an Observation, by any id.
+    static func scopesAndStudiesBoundWhatIsRead(_ platform: Platform, consentId: String, observationId: String) async throws {
         let fhir = platform.response.baseURL + "/fhir/r4"
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("consent-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: keys) }
@@ -240,11 +243,14 @@ import TestSupport
         let otherToken = try #require(
             try await SMARTBackendServicesTests.token(otherTokenURL, client: otherId, keys: keys, alg: "ES384").body["access_token"]?.string)
         let elsewhere = [("Authorization", "Bearer \(otherToken)")]
-        for path in ["/Consent/\(consentId)", "/Binary/consent-\(consentId)"] {
+        #expect(try await Wire.send(.GET, fhir + "/Observation/\(observationId)", headers: headers).status == 403, "not in scope")
+        for path in ["/Consent/\(consentId)", "/Binary/consent-\(consentId)", "/Observation/\(observationId)"] {
             let reply = try await Wire.send(.GET, fhir + path, headers: elsewhere)
             #expect(reply.status == 404, "\(path): \(reply.text)")
         }
-        let search = try await Wire.send(.GET, fhir + "/Consent?_summary=count", headers: elsewhere)
-        #expect(search.json?["total"]?.integer == 0, "\(search.text)")
+        for type in ["Consent", "Observation"] {
+            let search = try await Wire.send(.GET, fhir + "/\(type)?_summary=count", headers: elsewhere)
+            #expect(search.json?["total"]?.integer == 0, "\(type): \(search.text)")
+        }
     }
 }

@@ -145,7 +145,8 @@ import TestSupport
             #expect(answered["item"]?.array?.count == 17, "15 answers, and a group per repetition of the symptoms form: \(answered)")
             let served = resources["metadata"]?["rest"]?.array?.first?["resource"]?.array ?? []
             #expect(served.compactMap { $0["type"]?.string } == [
-                "ResearchStudy", "Patient", "ResearchSubject", "Questionnaire", "QuestionnaireResponse", "Consent", "Binary", "Group",
+                "ResearchStudy", "Patient", "ResearchSubject", "Questionnaire", "QuestionnaireResponse", "Observation", "Consent", "Binary",
+                "Group",
             ])
             #expect(served.filter { $0["operation"] != nil }.compactMap { $0["type"]?.string } == ["Patient", "Group"])
             let checked = try await Self.validated(resources.values.map { Data($0.serialized().utf8) })

@@ -45,6 +45,8 @@ import TestSupport
         // Consents in each state, each sharing choice, with a PDF and without; the PDF as a Binary.
         resources += ConsentMappingTests.samples().map { ConsentResources.consent($0, naming: naming) }
         resources.append(ConsentResources.binary(recordId: 7, pdf: Array("%PDF-1.4 signed".utf8)))
+        // Each active task's results as an Observation.
+        resources += try TaskObservationTests.samples()
         resources.append(OperationOutcome.make(.notFound, "Patient/9 is not a participant of this study"))
         resources.append(SearchBundle.make(
             total: 2, selfURL: "\(naming.base)/Patient?_count=1", nextURL: "\(naming.base)/Patient?_count=1&_cursor=abc",
@@ -64,14 +66,15 @@ import TestSupport
 
     @Test func everyResourceTheMappingMakesIsValidR4() async throws {
         let resources = try Self.resources()
-        #expect(resources.count == 31)
+        #expect(resources.count == 34)
         let lines = resources.map { $0.serialized() }.joined(separator: "\n") + "\n"
         let output = try await ChildProcess.runInTask(
             TestEnvironment.toolsPython, [ServiceProcess.packageRoot.appendingPathComponent("scripts/fhir-validate.py").path, "-"],
             input: Data(lines.utf8))
         let summary = String(decoding: output, as: UTF8.self)
         print(summary)
-        #expect(summary.contains("checked 31 resources"), "\(summary)")
+        #expect(summary.contains("checked 34 resources"), "\(summary)")
+        #expect(summary.contains("3 Observation"), "\(summary)")
         #expect(summary.contains("4 Consent"), "\(summary)")
         #expect(summary.contains(", 0 failures"), "\(summary)")
     }

@@ -27,9 +27,10 @@ package struct FHIRReadRoutes {
         router.get("/fhir/r4/Questionnaire/:id", use: questionnaire)
         router.get("/fhir/r4/Questionnaire/:id/_history", use: questionnaireHistory)
         router.get("/fhir/r4/Questionnaire/:id/_history/:versionId", use: questionnaireVersion)
+        router.get("/fhir/r4/Observation/:id", use: observation)
         router.get("/fhir/r4/Consent/:id", use: consent)
         router.get("/fhir/r4/Binary/:id", use: binary)
-        for type in ["Patient", "ResearchSubject", "Questionnaire", "QuestionnaireResponse", "Consent"] {
+        for type in ["Patient", "ResearchSubject", "Questionnaire", "QuestionnaireResponse", "Observation", "Consent"] {
             router.get("/fhir/r4/\(type)", use: { request, context in try await search(type, request, context) })
         }
     }
@@ -80,6 +81,10 @@ package struct FHIRReadRoutes {
 
     @Sendable package func questionnaire(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await answer { try await reading.questionnaire(id: try context.parameters.decoded("id"), bearer: Self.bearer(request)) }
+    }
+
+    @Sendable package func observation(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        try await answer { try await reading.observation(id: try context.parameters.decoded("id"), bearer: Self.bearer(request)) }
     }
 
     @Sendable package func consent(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -20,12 +20,14 @@ package struct FHIRSearch: Sendable, Equatable {
         ],
         "Questionnaire": ["_id", "url", "identifier", "version", "status", "_count", "_summary"],
         "Consent": ["_id", "patient", "status", "_lastUpdated", "_count", "_summary", "_include"],
+        "Observation": ["_id", "subject", "patient", "code", "status", "_lastUpdated", "_count", "_summary", "_include"],
     ]
     /// What `_include` and `_revinclude` take, per type.
     package static let includes: [String: [String]] = [
         "ResearchSubject": ["ResearchSubject:individual"],
         "QuestionnaireResponse": ["QuestionnaireResponse:subject"],
         "Consent": ["Consent:patient"],
+        "Observation": ["Observation:subject"],
     ]
     package static let revIncludes: [String: [String]] = ["Patient": ["ResearchSubject:individual"]]
     package static let defaultCount = 50
@@ -49,6 +51,8 @@ package struct FHIRSearch: Sendable, Equatable {
     /// `identifier`: the value, within the type's own system.
     package var identifier: String?
     package var status: String?
+    /// `code` of an Observation: the active task.
+    package var code: TaskType?
     package var lastUpdated: [(Comparison, Date)] = []
     package var include = false
     package var revInclude = false
@@ -58,7 +62,7 @@ package struct FHIRSearch: Sendable, Equatable {
     package static func == (lhs: FHIRSearch, rhs: FHIRSearch) -> Bool {
         lhs.type == rhs.type && lhs.after == rhs.after && lhs.count == rhs.count && lhs.summaryCount == rhs.summaryCount
             && lhs.ids == rhs.ids && lhs.textIds == rhs.textIds && lhs.participant == rhs.participant && lhs.activityId == rhs.activityId
-            && lhs.version == rhs.version && lhs.identifier == rhs.identifier && lhs.status == rhs.status
+            && lhs.version == rhs.version && lhs.identifier == rhs.identifier && lhs.status == rhs.status && lhs.code == rhs.code
             && lhs.lastUpdated.map(\.0) == rhs.lastUpdated.map(\.0) && lhs.lastUpdated.map(\.1) == rhs.lastUpdated.map(\.1)
             && lhs.include == rhs.include && lhs.revInclude == rhs.revInclude && lhs.nothing == rhs.nothing
     }
@@ -95,7 +99,15 @@ package struct FHIRSearch: Sendable, Equatable {
                 let ids = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
                 guard (1...maxCount).contains(ids.count) else { throw .invalidSearch("_id takes 1 to \(maxCount) ids") }
                 // An id that cannot be one of this type's matches nothing, as FHIR's _id does.
-                if type == "Questionnaire" { search.textIds = ids.filter(FHIRId.isValid) } else { search.ids = ids.compactMap(number) }
+                switch type {
+                case "Questionnaire": search.textIds = ids.filter(FHIRId.isValid)
+                // An Observation's id names its response (`{response}-{n}`): the responses are
+                // searched, and the page keeps the Observations named.
+                case "Observation":
+                    search.textIds = ids.filter { TaskObservations.parse(id: $0) != nil }
+                    search.ids = ids.compactMap { TaskObservations.parse(id: $0)?.responseId }
+                default: search.ids = ids.compactMap(number)
+                }
             case "subject", "patient":
                 guard search.participant == nil else { throw .invalidSearch("give subject or patient, not both") }
                 let reference = value.hasPrefix("Patient/") ? String(value.dropFirst("Patient/".count)) : value
@@ -138,6 +150,18 @@ package struct FHIRSearch: Sendable, Equatable {
                 } else {
                     search.identifier = value
                 }
+            case "code":
+                // `[system|]code`, in StudyStack's code system of active tasks.
+                let parts = value.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                let system = naming.activeTaskSystem
+                if parts.count == 2, !parts[0].isEmpty, !parts[0].unicodeScalars.elementsEqual(system.unicodeScalars) {
+                    throw .invalidSearch("code's system must be \(system)")
+                }
+                let code = parts.last ?? ""
+                guard let task = TaskType.allCases.first(where: { $0.rawValue.unicodeScalars.elementsEqual(code.unicodeScalars) }) else {
+                    throw .invalidSearch("code must be an active task: \(TaskType.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                search.code = task
             case "status":
                 search.status = value
             case "_lastUpdated":

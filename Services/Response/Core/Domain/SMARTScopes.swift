@@ -6,7 +6,7 @@
 package enum SMARTScopes {
     /// The resource types the FHIR API serves, which a scope may name.
     package static let resourceTypes: Set<String> = [
-        "ResearchStudy", "ResearchSubject", "Patient", "Questionnaire", "QuestionnaireResponse", "Consent", "Binary", "Group",
+        "ResearchStudy", "ResearchSubject", "Patient", "Questionnaire", "QuestionnaireResponse", "Observation", "Consent", "Binary", "Group",
     ]
     package static let maxLength = 2_000
 

@@ -109,7 +109,7 @@ package final class FHIRExporter: WorkQueue {
             if let since = item.since { search.lastUpdated.append((.gt, since)) }
             // Responses stored after the kick-off are not the export's; an enrollment's later
             // withdrawal is told as it now is.
-            if type == "QuestionnaireResponse" { search.lastUpdated.append((.le, item.transactionTime)) }
+            if type == "QuestionnaireResponse" || type == "Observation" { search.lastUpdated.append((.le, item.transactionTime)) }
             let resources = self.resources
             let encoder = PageEncoder(
                 resources: resources, deidentification: item.deidentified ? deidentification : nil, studyId: study.studyId, type: type)

@@ -99,4 +99,15 @@ extension ResponseMigrations {
             """,
         ]
     )
+
+    /// A study's responses to one activity in the order of their ids: the FHIR API's
+    /// `Observation`s come from the responses to active-task activities, and a page of them is
+    /// each such activity's next responses; a `QuestionnaireResponse` search by questionnaire
+    /// pages the same way.
+    static let responsesByActivity = Migration(
+        component: "response", version: 31, name: "responses_by_activity",
+        statements: [
+            "CREATE INDEX responses_study_activity ON responses (study_key, activity_id, id)",
+        ]
+    )
 }

@@ -13,7 +13,9 @@ package struct FHIRExporting: Sendable {
     /// read): the study's participants and everything in their compartment that this API serves,
     /// with the questionnaires and the study their responses refer to. A consent's signed PDF
     /// (`Binary`) is not in it: the Consent's attachment says where to read it.
-    package static let types = ["Patient", "ResearchSubject", "QuestionnaireResponse", "Consent", "Questionnaire", "ResearchStudy"]
+    package static let types = [
+        "Patient", "ResearchSubject", "QuestionnaireResponse", "Observation", "Consent", "Questionnaire", "ResearchStudy",
+    ]
     package static let outputFormats = ["application/fhir+ndjson", "application/ndjson", "ndjson"]
 
     package let reading: FHIRReading

@@ -48,13 +48,13 @@ package struct FHIRReading: Sendable {
     package static let served: [(type: String, interactions: [String])] = [
         ("ResearchStudy", ["read"]), ("Patient", ["read", "search-type"]), ("ResearchSubject", ["read", "search-type"]),
         ("Questionnaire", ["read", "vread", "history-instance", "search-type"]), ("QuestionnaireResponse", ["read", "search-type"]),
-        ("Consent", ["read", "search-type"]), ("Binary", ["read"]),
+        ("Observation", ["read", "search-type"]), ("Consent", ["read", "search-type"]), ("Binary", ["read"]),
     ]
 
     /// Each search parameter's type, as `metadata` states it.
     static let parameterTypes: [String: String] = [
         "_id": "token", "identifier": "token", "status": "token", "_lastUpdated": "date", "subject": "reference",
-        "patient": "reference", "questionnaire": "reference", "url": "uri", "version": "token",
+        "patient": "reference", "questionnaire": "reference", "url": "uri", "version": "token", "code": "token",
     ]
 
     /// The grant of a bearer token.
@@ -69,7 +69,9 @@ package struct FHIRReading: Sendable {
     }
 
     /// The types that hold a participant's data: a de-identified client gets them by export only.
-    static let participantTypes: Set<String> = ["Patient", "ResearchSubject", "QuestionnaireResponse", "Consent", "Binary"]
+    static let participantTypes: Set<String> = [
+        "Patient", "ResearchSubject", "QuestionnaireResponse", "Observation", "Consent", "Binary",
+    ]
 
     /// The grant's study, once the grant may read `type`.
     private func study(of grant: SMARTClientStore.Grant, reading type: String) async throws -> StudyCatalog.Study {
@@ -115,6 +117,15 @@ package struct FHIRReading: Sendable {
         else { throw FHIRRefusal.notFound("QuestionnaireResponse/\(id)") }
         try await audited(grant, "QuestionnaireResponse/\(id)")
         return QuestionnaireResponseMapping.questionnaireResponse(response, naming: naming).resource
+    }
+
+    /// `Observation/{id}`: an active task's results in a stored response of the grant's study.
+    package func observation(id: String, bearer: String?) async throws -> JSONValue {
+        let grant = try await grant(bearer: bearer)
+        let study = try await study(of: grant, reading: "Observation")
+        guard let observation = try await resources.observation(id, of: study) else { throw FHIRRefusal.notFound("Observation/\(id)") }
+        try await audited(grant, "Observation/\(id)")
+        return observation
     }
 
     /// `Consent/{id}`: a consent a participant of the grant's study signed.

@@ -80,12 +80,15 @@ package struct FHIRResources: Sendable {
         case enrollments(FHIRStore.Page<StudyResources.Enrollment>)
         case responses(FHIRStore.Page<StoredResponse>)
         case consents(FHIRStore.Page<ConsentResources.Consent>)
+        /// Responses to task activities, and which of their Observations the search keeps.
+        case observations(FHIRStore.Page<StoredResponse>, code: TaskType?, ids: [String]?)
 
         package var nextAfter: Int64? {
             switch self {
             case .enrollments(let page): page.nextAfter
             case .responses(let page): page.nextAfter
             case .consents(let page): page.nextAfter
+            case .observations(let page, _, _): page.nextAfter
             }
         }
     }
@@ -96,6 +99,10 @@ package struct FHIRResources: Sendable {
             .responses(try await store.responses(studyKey: study.key, studyId: study.studyId, search: search))
         case "Consent":
             .consents(try await fromRegistration { try await consents.consents(studyKey: study.key, studyId: study.studyId, search: search) })
+        case "Observation":
+            .observations(
+                try await store.taskResponses(studyKey: study.key, studyId: study.studyId, search: search), code: search.code,
+                ids: search.textIds)
         default:
             .enrollments(try await store.enrollments(studyKey: study.key, studyId: study.studyId, search: search))
         }
@@ -103,9 +110,28 @@ package struct FHIRResources: Sendable {
 
     /// How many resources a search of a participant's type finds (`_summary=count`).
     package func count(of study: StudyCatalog.Study, _ search: FHIRSearch) async throws -> Int {
-        search.type == "Consent"
-            ? try await fromRegistration { try await consents.count(studyKey: study.key, studyId: study.studyId, search: search) }
-            : try await store.count(studyKey: study.key, search: search)
+        switch search.type {
+        case "Consent":
+            return try await fromRegistration { try await consents.count(studyKey: study.key, studyId: study.studyId, search: search) }
+        case "Observation" where search.textIds != nil:
+            // Named Observations (at most `FHIRSearch.maxCount`): those of their responses kept.
+            var all = search
+            all.count = FHIRSearch.maxCount
+            var mappers = QuestionnaireResponseMapping.Mappers(naming: naming)
+            return page(try await rows(of: study, all), type: "Observation", mappers: &mappers).resources.count
+        case "Observation":
+            return try await store.countTaskObservations(studyKey: study.key, search: search)
+        default:
+            return try await store.count(studyKey: study.key, search: search)
+        }
+    }
+
+    /// `Observation/{id}`: one task result of a response of the study.
+    package func observation(_ id: String, of study: StudyCatalog.Study) async throws -> JSONValue? {
+        guard let (responseId, _) = TaskObservations.parse(id: id),
+            let response = try await store.response(responseId, studyKey: study.key, studyId: study.studyId)
+        else { return nil }
+        return TaskObservations.observations(response, naming: naming).first { $0["id"]?.string?.unicodeScalars.elementsEqual(id.unicodeScalars) == true }
     }
 
     /// Consent `id` of the study.
@@ -143,7 +169,26 @@ package struct FHIRResources: Sendable {
             Page(
                 resources: page.resources.map { ConsentResources.consent($0, naming: naming) },
                 participants: page.resources.map(\.participantId), nextAfter: page.nextAfter)
+        case .observations(let page, let code, let ids):
+            observations(page, code: code, ids: ids)
         }
+    }
+
+    /// The Observations of a page of task responses, each with its participant: those of the
+    /// searched task, and of the ids named, when the search says.
+    private func observations(_ page: FHIRStore.Page<StoredResponse>, code: TaskType?, ids: [String]?) -> Page {
+        let named = ids.map { Set($0.map { ScalarKey($0) }) }
+        var resources: [JSONValue] = []
+        var participants: [Int64] = []
+        for response in page.resources {
+            for observation in TaskObservations.observations(response, naming: naming) {
+                if let code, observation["code"]?["coding"]?.array?.first?["code"]?.string != code.rawValue { continue }
+                if let named, !named.contains(ScalarKey(observation["id"]?.string ?? "")) { continue }
+                resources.append(observation)
+                participants.append(response.participantId)
+            }
+        }
+        return Page(resources: resources, participants: participants, nextAfter: page.nextAfter)
     }
 
     /// An enrollment as a `Patient` or a `ResearchSubject`.
