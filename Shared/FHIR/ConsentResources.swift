@@ -19,10 +19,12 @@ public enum ConsentResources {
         public var endedAt: Date?
         public var pdfBytes: Int?
         public var hasPDF: Bool
+        /// Recorded as completed (not pending): what it was before it ended.
+        public var completed: Bool
 
         public init(
             recordId: Int64, participantId: Int64, studyId: String, version: String, state: ConsentRecordState, sharing: String,
-            signedAt: Date, endedAt: Date?, pdfBytes: Int?, hasPDF: Bool
+            signedAt: Date, endedAt: Date?, pdfBytes: Int?, hasPDF: Bool, completed: Bool
         ) {
             self.recordId = recordId
             self.participantId = participantId
@@ -34,9 +36,20 @@ public enum ConsentResources {
             self.endedAt = endedAt
             self.pdfBytes = pdfBytes
             self.hasPDF = hasPDF
+            self.completed = completed
         }
 
         public var updatedAt: Date { max(signedAt, endedAt ?? signedAt) }
+
+        /// The consent as each version of its resource tells it, oldest first: as signed, and
+        /// ended once it was.
+        public var versions: [Consent] {
+            guard endedAt != nil else { return [self] }
+            var signed = self
+            signed.state = completed ? .inForce : .pending
+            signed.endedAt = nil
+            return [signed, self]
+        }
     }
 
     /// R4's Consent status for a record's state.

@@ -40,6 +40,16 @@ public enum StudyResources {
 
         /// The latest change of the enrollment, its resources' `lastUpdated`.
         public var updatedAt: Date { withdrawnAt ?? enrolledAt }
+
+        /// The enrollment as each version of its resources tells it, oldest first: enrolled, and
+        /// withdrawn once it was.
+        public var versions: [Enrollment] {
+            guard withdrawn else { return [self] }
+            var enrolled = self
+            enrolled.withdrawn = false
+            enrolled.withdrawnAt = nil
+            return [enrolled, self]
+        }
     }
 
     /// R4's ResearchStudy status for a study's lifecycle status.
@@ -159,23 +169,30 @@ public enum SearchBundle {
         ])
     }
 
-    /// A `history` Bundle of one resource whose only version is the one it was created as (a
-    /// published questionnaire version never changes).
-    public static func history(of resource: JSONValue, fullUrl: String, selfURL: String, now: Date = Date()) -> JSONValue {
-        let type = resource["resourceType"]?.string ?? ""
+    /// A `history` Bundle of a resource's versions, given oldest first and listed newest first
+    /// as FHIR's history is: the first was created, each later one an update. (A published
+    /// questionnaire version has one; an enrollment a second once withdrawn; a consent a second
+    /// once it ended.)
+    public static func history(of versions: [JSONValue], fullUrl: String, selfURL: String, now: Date = Date()) -> JSONValue {
+        let type = versions.first?["resourceType"]?.string ?? ""
+        let id = versions.first?["id"]?.string ?? ""
         return FHIRJSON.object([
             "resourceType": .string("Bundle"),
             "meta": FHIRJSON.object(["lastUpdated": .string(FHIRJSON.instant(now))]),
             "type": .string("history"),
-            "total": FHIRJSON.integer(1),
+            "total": FHIRJSON.integer(versions.count),
             "link": .array([FHIRJSON.object(["relation": .string("self"), "url": .string(selfURL)])]),
-            "entry": .array([FHIRJSON.object([
-                "fullUrl": .string(fullUrl), "resource": resource,
-                "request": FHIRJSON.object(["method": .string("POST"), "url": .string(type)]),
-                "response": FHIRJSON.object([
-                    "status": .string("201 Created"), "lastModified": resource["meta"]?["lastUpdated"],
-                ]),
-            ])]),
+            "entry": .array(versions.enumerated().reversed().map { index, resource in
+                FHIRJSON.object([
+                    "fullUrl": .string(fullUrl), "resource": resource,
+                    "request": FHIRJSON.object([
+                        "method": .string(index == 0 ? "POST" : "PUT"), "url": .string(index == 0 ? type : "\(type)/\(id)"),
+                    ]),
+                    "response": FHIRJSON.object([
+                        "status": .string(index == 0 ? "201 Created" : "200 OK"), "lastModified": resource["meta"]?["lastUpdated"],
+                    ]),
+                ])
+            }),
         ])
     }
 }

@@ -107,6 +107,20 @@ import TestSupport
             #expect(tiaAfter.json?["status"]?.string == "inactive")
             #expect(tiaAfter.json?["meta"]?["versionId"]?.string == "2")
             let tiaChanged = try #require(tiaAfter.json?["meta"]?["lastUpdated"]?.string)
+            // Its history: as signed, then ended; each version read alone.
+            let tiaConsentId = try #require(tiaConsent["id"]?.string)
+            let history = try await get("/Consent/\(tiaConsentId)/_history")
+            #expect(history.status == 200, "\(history.text)")
+            let versions = history.json?["entry"]?.array?.compactMap { $0["resource"] } ?? []
+            #expect(versions.map { $0["meta"]?["versionId"]?.string } == ["2", "1"], "newest first: \(history.text)")
+            #expect(versions.map { $0["status"]?.string } == ["inactive", "active"])
+            #expect(versions.last?["provision"]?["period"]?["end"] == nil)
+            #expect(versions.last?["meta"]?["lastUpdated"] == versions.last?["dateTime"])
+            #expect(try await get("/Consent/\(tiaConsentId)/_history/1").json == versions.last)
+            #expect(try await get("/Consent/\(tiaConsentId)/_history/2").json == tiaAfter.json)
+            for version in ["3", "0", "x", "01"] {
+                #expect(try await get("/Consent/\(tiaConsentId)/_history/\(version)").status == 404, "\(version)")
+            }
 
             // Searches: by status, counted, with the Patients included, changed since, a page at a time.
             let active = try await get("/Consent?status=active")
@@ -135,8 +149,8 @@ import TestSupport
                 #expect(try await get(path).status == 404, "\(path)")
             }
             let checked = try await SMARTBackendServicesTests.validated(
-                [read.body, binary.body, tiaAfter.body, samSearch.body, counted.body, included.body])
-            #expect(checked.contains("checked 6 resources (1 Binary, 3 Bundle, 2 Consent), 0 failures"), "\(checked)")
+                [read.body, binary.body, tiaAfter.body, samSearch.body, counted.body, included.body, history.body])
+            #expect(checked.contains("checked 7 resources (1 Binary, 4 Bundle, 2 Consent), 0 failures"), "\(checked)")
 
             // The Bulk export holds them as read.
             let kickOff = try await Wire.send(
@@ -154,6 +168,23 @@ import TestSupport
             try await Self.deidentifiedClientGetsNoDocument(platform, identified: lines, samId: samId)
             let observationId = try await Self.tasksAreObservations(
                 platform, token: warehouse.token, participants: [(sam.app, sam.appToken, samId), (tia.app, tia.appToken, tiaId)])
+
+            // Tia leaves the study at the response service too: her Patient and ResearchSubject
+            // have a second version, and their history both.
+            #expect(try await tia.app.response("withdrawFromStudy", [("participantId", tia.appToken), ("delete", "0")]).status == 200)
+            var histories: [Data] = []
+            for type in ["Patient", "ResearchSubject"] {
+                let history = try await get("/\(type)/\(tiaId)/_history")
+                #expect(history.status == 200, "\(type): \(history.text)")
+                let versions = history.json?["entry"]?.array?.compactMap { $0["resource"] } ?? []
+                #expect(versions.map { $0["meta"]?["versionId"]?.string } == ["2", "1"], "\(type): \(history.text)")
+                #expect(try await get("/\(type)/\(tiaId)").json == versions.first)
+                #expect(try await get("/\(type)/\(tiaId)/_history/1").json == versions.last)
+                histories.append(history.body)
+            }
+            #expect(try await get("/Patient/\(samId)/_history").json?["total"]?.integer == 1, "Sam is still enrolled: one version")
+            let checkedHistories = try await SMARTBackendServicesTests.validated(histories)
+            #expect(checkedHistories.contains("checked 2 resources (2 Bundle), 0 failures"), "\(checkedHistories)")
             try await Self.scopesAndStudiesBoundWhatIsRead(platform, consentId: samFirst, observationId: observationId)
 
             let reads = try await platform.withResponseDatabase { postgres, logger in
@@ -164,7 +195,9 @@ import TestSupport
                 return found
             }
             #expect(reads.filter { $0.hasPrefix("Binary/") } == ["Binary/consent-\(samFirst)", "Binary/consent-\(samFirst)"], "\(reads)")
-            #expect(reads.filter { $0.hasPrefix("Consent/") }.count == 3, "two reads, and one with a token for consents alone: \(reads)")
+            #expect(
+                reads.filter { $0.hasPrefix("Consent/") }.count == 6,
+                "two reads, a history, two versions (none for those refused), and one with a token for consents alone: \(reads)")
         }
     }
 

@@ -14,16 +14,16 @@ import Testing
         [
             .init(
                 recordId: 7, participantId: 42, studyId: "FHIR_STUDY", version: "1.0", state: .inForce, sharing: "true", signedAt: signed,
-                endedAt: nil, pdfBytes: 15, hasPDF: true),
+                endedAt: nil, pdfBytes: 15, hasPDF: true, completed: true),
             .init(
                 recordId: 8, participantId: 42, studyId: "FHIR_STUDY", version: "0.9", state: .ended, sharing: "false", signedAt: signed,
-                endedAt: signed.addingTimeInterval(86_400), pdfBytes: 15, hasPDF: true),
+                endedAt: signed.addingTimeInterval(86_400), pdfBytes: 15, hasPDF: true, completed: true),
             .init(
                 recordId: 9, participantId: 43, studyId: "FHIR_STUDY", version: "1.0", state: .pending, sharing: "", signedAt: signed,
-                endedAt: nil, pdfBytes: nil, hasPDF: false),
+                endedAt: nil, pdfBytes: nil, hasPDF: false, completed: false),
             .init(
                 recordId: 10, participantId: 44, studyId: "FHIR_STUDY", version: "v 2/β", state: .inForce, sharing: "NA",
-                signedAt: signed, endedAt: nil, pdfBytes: 15, hasPDF: true),
+                signedAt: signed, endedAt: nil, pdfBytes: 15, hasPDF: true, completed: true),
         ]
     }
 

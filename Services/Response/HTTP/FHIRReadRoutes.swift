@@ -30,6 +30,10 @@ package struct FHIRReadRoutes {
         router.get("/fhir/r4/Observation/:id", use: observation)
         router.get("/fhir/r4/Consent/:id", use: consent)
         router.get("/fhir/r4/Binary/:id", use: binary)
+        for type in ["Patient", "ResearchSubject", "Consent"] {
+            router.get("/fhir/r4/\(type)/:id/_history", use: { request, context in try await history(type, request, context) })
+            router.get("/fhir/r4/\(type)/:id/_history/:versionId", use: { request, context in try await version(type, request, context) })
+        }
         for type in ["Patient", "ResearchSubject", "Questionnaire", "QuestionnaireResponse", "Observation", "Consent"] {
             router.get("/fhir/r4/\(type)", use: { request, context in try await search(type, request, context) })
         }
@@ -110,13 +114,33 @@ package struct FHIRReadRoutes {
         }
     }
 
+    /// `{type}/{id}/_history` of a resource whose versions its own course tells (an enrollment
+    /// withdrawn, a consent ended): every version, newest first.
+    package func history(_ type: String, _ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        try await answer {
+            let id: String = try context.parameters.decoded("id")
+            let versions = try await reading.history(type, id: id, bearer: Self.bearer(request))
+            let fullUrl = "\(reading.naming.base)/\(type)/\(id)"
+            return SearchBundle.history(of: versions, fullUrl: fullUrl, selfURL: fullUrl + "/_history")
+        }
+    }
+
+    /// `{type}/{id}/_history/{n}`: one version of it.
+    package func version(_ type: String, _ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        try await answer {
+            try await reading.version(
+                type, id: try context.parameters.decoded("id"), versionId: try context.parameters.decoded("versionId"),
+                bearer: Self.bearer(request))
+        }
+    }
+
     /// `Questionnaire/{id}/_history`: one version, as a questionnaire version never changes.
     @Sendable package func questionnaireHistory(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await answer {
             let id: String = try context.parameters.decoded("id")
             let resource = try await reading.questionnaire(id: id, bearer: Self.bearer(request))
             let fullUrl = "\(reading.naming.base)/Questionnaire/\(id)"
-            return SearchBundle.history(of: resource, fullUrl: fullUrl, selfURL: fullUrl + "/_history")
+            return SearchBundle.history(of: [resource], fullUrl: fullUrl, selfURL: fullUrl + "/_history")
         }
     }
 

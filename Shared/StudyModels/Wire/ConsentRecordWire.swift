@@ -93,6 +93,8 @@ public struct ConsentRecord: Codable, Sendable, Equatable {
     /// The consent version signed.
     public var version: String
     public var state: ConsentRecordState
+    /// Recorded as completed rather than pending: what it was before it ended.
+    public var completed: Bool
     /// The eligibility the app reported with it, when it reported one.
     public var eligibility: Bool?
     /// The data-sharing choice in force when it was signed: `true`, `false`, `NA` (the study
@@ -107,13 +109,14 @@ public struct ConsentRecord: Codable, Sendable, Equatable {
     public var pdfBytes: Int?
 
     public init(
-        id: Int64, participantTokenSHA256: String, version: String, state: ConsentRecordState, eligibility: Bool?, sharing: String,
-        signedAt: Date, endedAt: Date?, pdfSHA256: String?, pdfBytes: Int?
+        id: Int64, participantTokenSHA256: String, version: String, state: ConsentRecordState, completed: Bool, eligibility: Bool?,
+        sharing: String, signedAt: Date, endedAt: Date?, pdfSHA256: String?, pdfBytes: Int?
     ) {
         self.id = id
         self.participantTokenSHA256 = participantTokenSHA256
         self.version = version
         self.state = state
+        self.completed = completed
         self.eligibility = eligibility
         self.sharing = sharing
         self.signedAt = signedAt
@@ -126,7 +129,7 @@ public struct ConsentRecord: Codable, Sendable, Equatable {
     public var changedAt: Date { max(signedAt, endedAt ?? signedAt) }
 
     private enum CodingKeys: String, CodingKey {
-        case id, participantTokenSHA256, version, state, eligibility, sharing, signedAt, endedAt, pdfSHA256, pdfBytes
+        case id, participantTokenSHA256, version, state, completed, eligibility, sharing, signedAt, endedAt, pdfSHA256, pdfBytes
     }
 
     /// The times keep their fraction of a second (`PreciseInstants`): a client that asks for
@@ -137,6 +140,8 @@ public struct ConsentRecord: Codable, Sendable, Equatable {
         participantTokenSHA256 = try c.decode(String.self, forKey: .participantTokenSHA256)
         version = try c.decode(String.self, forKey: .version)
         state = try c.decode(ConsentRecordState.self, forKey: .state)
+        // A registration from before this member was sent tells it by the state alone.
+        completed = try c.decodeIfPresent(Bool.self, forKey: .completed) ?? (state != .pending)
         eligibility = try c.decodeIfPresent(Bool.self, forKey: .eligibility)
         sharing = try c.decode(String.self, forKey: .sharing)
         signedAt = try PreciseInstants.decode(c, .signedAt)
@@ -151,6 +156,7 @@ public struct ConsentRecord: Codable, Sendable, Equatable {
         try c.encode(participantTokenSHA256, forKey: .participantTokenSHA256)
         try c.encode(version, forKey: .version)
         try c.encode(state, forKey: .state)
+        try c.encode(completed, forKey: .completed)
         try c.encodeIfPresent(eligibility, forKey: .eligibility)
         try c.encode(sharing, forKey: .sharing)
         try PreciseInstants.encode(signedAt, &c, .signedAt)

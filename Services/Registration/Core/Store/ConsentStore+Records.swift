@@ -65,7 +65,8 @@ extension ConsentStore {
         {
             let state: ConsentRecordState = endedAt != nil ? .ended : status == "pending" ? .pending : .inForce
             records.append(ConsentRecord(
-                id: id, participantTokenSHA256: hash, version: version, state: state, eligibility: eligibility, sharing: sharing,
+                id: id, participantTokenSHA256: hash, version: version, state: state, completed: status == "completed",
+                eligibility: eligibility, sharing: sharing,
                 signedAt: signedAt, endedAt: endedAt, pdfSHA256: digest, pdfBytes: bytes))
         }
         return ConsentRecordPage(records: records)

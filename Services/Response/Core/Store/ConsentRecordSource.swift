@@ -41,7 +41,7 @@ package struct ConsentRecordSource: Sendable {
             return ConsentResources.Consent(
                 recordId: record.id, participantId: participantId, studyId: studyId, version: record.version, state: record.state,
                 sharing: record.sharing, signedAt: record.signedAt, endedAt: record.endedAt, pdfBytes: record.pdfBytes,
-                hasPDF: record.pdfSHA256 != nil)
+                hasPDF: record.pdfSHA256 != nil, completed: record.completed)
         }
         return FHIRStore.Page(resources: consents, nextAfter: records.count > search.count ? kept.last?.id : nil)
     }

@@ -46,9 +46,10 @@ package struct FHIRReading: Sendable {
     /// The resource types and interactions served, as `metadata` states them (search parameters
     /// are `FHIRSearch.parameters`).
     package static let served: [(type: String, interactions: [String])] = [
-        ("ResearchStudy", ["read"]), ("Patient", ["read", "search-type"]), ("ResearchSubject", ["read", "search-type"]),
+        ("ResearchStudy", ["read"]), ("Patient", ["read", "vread", "history-instance", "search-type"]),
+        ("ResearchSubject", ["read", "vread", "history-instance", "search-type"]),
         ("Questionnaire", ["read", "vread", "history-instance", "search-type"]), ("QuestionnaireResponse", ["read", "search-type"]),
-        ("Observation", ["read", "search-type"]), ("Consent", ["read", "search-type"]), ("Binary", ["read"]),
+        ("Observation", ["read", "search-type"]), ("Consent", ["read", "vread", "history-instance", "search-type"]), ("Binary", ["read"]),
     ]
 
     /// Each search parameter's type, as `metadata` states it.
@@ -93,12 +94,45 @@ package struct FHIRReading: Sendable {
     /// `Patient/{id}` or `ResearchSubject/{id}` (`type`): a participant of the grant's study, by the
     /// study's participant id.
     private func enrollment(_ type: String, id: String, bearer: String?) async throws -> JSONValue {
+        try await read(type, id: id, bearer: bearer) { $0.last }
+    }
+
+    /// `{type}/{id}/_history`: every version of a resource whose versions its own course tells
+    /// (`Patient`, `ResearchSubject`: enrolled, then withdrawn; `Consent`: signed, then ended),
+    /// oldest first.
+    package func history(_ type: String, id: String, bearer: String?) async throws -> [JSONValue] {
+        try await read(type, id: id, bearer: bearer, audited: "\(type)/\(id)/_history") { $0 }
+    }
+
+    /// `{type}/{id}/_history/{n}`: its `n`th version.
+    package func version(_ type: String, id: String, versionId: String, bearer: String?) async throws -> JSONValue {
+        let reference = "\(type)/\(id)/_history/\(versionId)"
+        // A version id is text: `01` is not version `1`.
+        return try await read(type, id: id, bearer: bearer, audited: reference) { versions in
+            versions.first { $0["meta"]?["versionId"]?.string?.unicodeScalars.elementsEqual(versionId.unicodeScalars) == true }
+        }
+    }
+
+    /// What `pick` takes of a resource's versions, audited as read once it is found.
+    private func read<T>(
+        _ type: String, id: String, bearer: String?, audited reference: String? = nil, _ pick: ([JSONValue]) -> T?
+    ) async throws -> T {
         let grant = try await grant(bearer: bearer)
         let study = try await study(of: grant, reading: type)
-        guard let number = FHIRSearch.number(id), let enrollment = try await store.enrollment(number, studyKey: study.key, studyId: study.studyId)
-        else { throw FHIRRefusal.notFound("\(type)/\(id)") }
-        try await audited(grant, "\(type)/\(id)")
-        return resources.enrollment(enrollment, as: type)
+        var versions: [JSONValue] = []
+        if let number = FHIRSearch.number(id) {
+            switch type {
+            case "Consent":
+                versions = try await resources.consentVersions(number, of: study) ?? []
+            default:
+                let enrollment = try await store.enrollment(number, studyKey: study.key, studyId: study.studyId)
+                versions = enrollment?.versions.map { resources.enrollment($0, as: type) } ?? []
+            }
+        }
+        guard !versions.isEmpty else { throw FHIRRefusal.notFound("\(type)/\(id)") }
+        guard let picked = pick(versions) else { throw FHIRRefusal.notFound(reference ?? "\(type)/\(id)") }
+        try await audited(grant, reference ?? "\(type)/\(id)")
+        return picked
     }
 
     package func patient(id: String, bearer: String?) async throws -> JSONValue {
@@ -128,15 +162,9 @@ package struct FHIRReading: Sendable {
         return observation
     }
 
-    /// `Consent/{id}`: a consent a participant of the grant's study signed.
+    /// `Consent/{id}`: a consent a participant of the grant's study signed, as it is now.
     package func consent(id: String, bearer: String?) async throws -> JSONValue {
-        let grant = try await grant(bearer: bearer)
-        let study = try await study(of: grant, reading: "Consent")
-        guard let number = FHIRSearch.number(id), let consent = try await resources.consent(number, of: study) else {
-            throw FHIRRefusal.notFound("Consent/\(id)")
-        }
-        try await audited(grant, "Consent/\(id)")
-        return consent
+        try await read("Consent", id: id, bearer: bearer) { $0.last }
     }
 
     /// `Binary/consent-{id}`: the signed PDF of a consent of the grant's study, as registration

@@ -1,6 +1,7 @@
 import FHIR
 import Foundation
 import JSONText
+import ServiceKit
 import StudyModels
 
 /// The resources of one study as the FHIR API gives them, for its reads, searches and Bulk Data
@@ -134,15 +135,31 @@ package struct FHIRResources: Sendable {
         return TaskObservations.observations(response, naming: naming).first { $0["id"]?.string?.unicodeScalars.elementsEqual(id.unicodeScalars) == true }
     }
 
-    /// Consent `id` of the study.
-    package func consent(_ id: Int64, of study: StudyCatalog.Study) async throws -> JSONValue? {
+    /// Consent `id` of the study, each of its versions oldest first (nil when it has none).
+    package func consentVersions(_ id: Int64, of study: StudyCatalog.Study) async throws -> [JSONValue]? {
         try await fromRegistration { try await consents.consent(id, studyKey: study.key, studyId: study.studyId) }
-            .map { ConsentResources.consent($0, naming: naming) }
+            .map { $0.versions.map { ConsentResources.consent($0, naming: naming) } }
     }
 
-    /// The signed PDF of consent `id` of the study.
+    /// Consent `id` of the study, as it is now.
+    package func consent(_ id: Int64, of study: StudyCatalog.Study) async throws -> JSONValue? {
+        try await consentVersions(id, of: study)?.last
+    }
+
+    /// How many signed PDFs (each up to registration's limit, 5 MiB by default) are read at once
+    /// in one process, and how many reads may wait: many clients reading at once cannot add
+    /// their documents up past the process's memory.
+    static let documentReads = IntakeLimit(maxRunning: 4, maxWaiting: 16)
+
+    /// The signed PDF of consent `id` of the study; `busy` when as many are being read as may be.
     package func consentDocument(_ id: Int64, of study: StudyCatalog.Study) async throws -> [UInt8]? {
-        try await fromRegistration { try await consents.pdf(id, studyId: study.studyId) }
+        do {
+            return try await Self.documentReads.run {
+                try await fromRegistration { try await consents.pdf(id, studyId: study.studyId) }
+            }
+        } catch let busy as IntakeLimit.Busy {
+            throw FHIRRefusal.busy("\(busy)")
+        }
     }
 
     /// What registration answers, or the FHIR refusal of a registration that does not.
