@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import FHIR
 import Foundation
 import JSONText
@@ -36,6 +37,53 @@ import TestSupport
             "updateEligibilityConsentStatus", body: ["studyId": "DEMOSTUDY", "eligibility": true, "consent": consent, "sharing": sharing],
             explicitAuth: true)
         #expect(signed.status == 200, "\(signed.text)")
+    }
+
+    /// Sixty reads of a 4 MiB signed PDF at once: a process reads at most four together and lets
+    /// sixteen wait, so at least twenty are served, whole, and the rest are told to come back
+    /// (`429` with `Retry-After`) rather than held in memory together.
+    @Test func manyDocumentReadsAtOnceAreBounded() async throws {
+        try await Platform.run { platform in
+            let fhir = platform.response.baseURL + "/fhir/r4"
+            let readers = try await FHIRBulkExportTests.client(platform, name: "Readers")
+            let sam = try await Self.participant(platform, .ios, email: "readers@example.org", token: platform.tokens[0])
+            try await Self.join(sam.app, sam.appToken)
+            let large = Self.samPDF + Data(repeating: UInt8(ascii: "%"), count: 4 << 20)
+            try await Self.sign(sam.app, version: "1.0", pdf: large, sharing: "true")
+            let found = try await Wire.send(.GET, fhir + "/Consent", headers: [("Authorization", "Bearer \(readers.token)")])
+            let consentId = try #require(found.json?["entry"]?.array?.first?["resource"]?["id"]?.string, "\(found.text)")
+
+            // A client of its own, so the sixty go out at once (a shared one holds eight a host).
+            var configuration = HTTPClient.Configuration()
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            let replies: [Wire.Reply]
+            do {
+                replies = try await withThrowingTaskGroup(of: Wire.Reply.self) { group in
+                    for _ in 0..<60 {
+                        group.addTask {
+                            try await Wire.send(
+                                .GET, fhir + "/Binary/consent-\(consentId)",
+                                headers: [("Authorization", "Bearer \(readers.token)"), ("Accept", "application/pdf")], client: client,
+                                timeout: .seconds(120))
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+            try await client.shutdown()
+            #expect(replies.count == 60)
+            let served = replies.filter { $0.status == 200 }
+            let busy = replies.filter { $0.status == 429 }
+            #expect(served.count + busy.count == 60, "\(replies.map(\.status))")
+            #expect(served.count >= 20, "four read and sixteen wait: \(served.count)")
+            #expect(!busy.isEmpty, "sixty at once are more than twenty")
+            #expect(served.allSatisfy { $0.body == large }, "every PDF served whole")
+            #expect(busy.allSatisfy { $0.header("Retry-After") != nil && $0.json?["issue"]?.array?.first?["code"]?.string == "throttled" })
+        }
     }
 
     @Test func signedConsentsAreReadAsFHIRWithTheirDocuments() async throws {
