@@ -105,14 +105,35 @@ struct SchemaEvaluator {
         return false
     }
 
-    // swiftlint:disable:next cyclomatic_complexity function_body_length
+    /// One keyword against a value. The recursion goes through here and `descend` a level of the
+    /// schema at a time, so this stays a small dispatch and each group of keywords is its own
+    /// function: one function of every case would hold every case's locals in each frame (a
+    /// debug build's frame then grows past 7 KiB), and `SchemaEvaluator.maxDepth` levels of it
+    /// would come near a thread's stack.
     private func check<Sink: FailureSink>(_ keyword: Keyword, _ value: JSONValue, depth: Int, into sink: inout Sink) throws(TooDeep) -> Bool {
+        switch keyword {
+        case .reference(let target):
+            try descend(value, node: target, keyword: ["$ref"], instanceToken: nil, depth: depth, into: &sink)
+        case .items, .tupleItems, .contains:
+            try checkItems(keyword, value, depth: depth, into: &sink)
+        case .members(let members):
+            if case .object(let object) = value { try checkMembers(members, object, depth: depth, into: &sink) } else { true }
+        case .dependencies, .propertyNames:
+            try checkObjectSchemas(keyword, value, depth: depth, into: &sink)
+        case .allOf, .anyOf, .oneOf, .not, .conditional:
+            try checkCombination(keyword, value, depth: depth, into: &sink)
+        default:
+            checkLeaf(keyword, value, into: &sink)
+        }
+    }
+
+    /// The keywords that look at the value alone.
+    // swiftlint:disable:next cyclomatic_complexity
+    private func checkLeaf<Sink: FailureSink>(_ keyword: Keyword, _ value: JSONValue, into sink: inout Sink) -> Bool {
         switch (keyword, value) {
         case (.never, _):
             sink.fail("nothing is allowed here")
             return false
-        case (.reference(let target), _):
-            return try descend(value, node: target, keyword: ["$ref"], instanceToken: nil, depth: depth, into: &sink)
         case (.type(let types), _):
             return types.admits(value) || failing("type", "must be \(types.description), not \(Self.typeName(value))", into: &sink)
         case (.enumeration(let options), _):
@@ -142,6 +163,42 @@ struct SchemaEvaluator {
         case (.format(let format), .string(let text)):
             return format.admits(text) || failing("format", "must be \(format.description)", into: &sink)
 
+        case (.maxItems(let limit), .array(let items)):
+            return items.count <= limit || failing("maxItems", "must hold at most \(limit) items", into: &sink)
+        case (.minItems(let limit), .array(let items)):
+            return items.count >= limit || failing("minItems", "must hold at least \(limit) items", into: &sink)
+        case (.uniqueItems, .array(let items)):
+            var seen: [ExactJSON: Int] = [:]
+            seen.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                if let first = seen.updateValue(index, forKey: ExactJSON(value: item)) {
+                    return failing("uniqueItems", "items \(first) and \(index) are equal; every item must differ", into: &sink)
+                }
+            }
+            return true
+
+        case (.required(let names), .object(let object)):
+            var valid = true
+            for name in names where object[name] == nil {
+                valid = false
+                _ = failing("required", "the member \"\(name)\" is required", into: &sink)
+                if !sink.wantsEveryFailure { return false }
+            }
+            return valid
+        case (.maxProperties(let limit), .object(let object)):
+            return object.count <= limit || failing("maxProperties", "must have at most \(limit) members", into: &sink)
+        case (.minProperties(let limit), .object(let object)):
+            return object.count >= limit || failing("minProperties", "must have at least \(limit) members", into: &sink)
+
+        default:
+            // A keyword for another type of value says nothing about this one.
+            return true
+        }
+    }
+
+    /// The keywords that check an array's items against schemas.
+    private func checkItems<Sink: FailureSink>(_ keyword: Keyword, _ value: JSONValue, depth: Int, into sink: inout Sink) throws(TooDeep) -> Bool {
+        switch (keyword, value) {
         case (.items(let node), .array(let items)):
             var valid = true
             for (index, item) in items.enumerated() {
@@ -170,30 +227,15 @@ struct SchemaEvaluator {
         case (.contains(let node), .array(let items)):
             for item in items where try isValid(item, node: node, depth: depth) { return true }
             return failing("contains", "must hold at least one item that matches the schema under contains", into: &sink)
-        case (.maxItems(let limit), .array(let items)):
-            return items.count <= limit || failing("maxItems", "must hold at most \(limit) items", into: &sink)
-        case (.minItems(let limit), .array(let items)):
-            return items.count >= limit || failing("minItems", "must hold at least \(limit) items", into: &sink)
-        case (.uniqueItems, .array(let items)):
-            var seen: [ExactJSON: Int] = [:]
-            seen.reserveCapacity(items.count)
-            for (index, item) in items.enumerated() {
-                if let first = seen.updateValue(index, forKey: ExactJSON(value: item)) {
-                    return failing("uniqueItems", "items \(first) and \(index) are equal; every item must differ", into: &sink)
-                }
-            }
+        default:
+            // A keyword for another type of value says nothing about this one.
             return true
+        }
+    }
 
-        case (.members(let members), .object(let object)):
-            return try checkMembers(members, object, depth: depth, into: &sink)
-        case (.required(let names), .object(let object)):
-            var valid = true
-            for name in names where object[name] == nil {
-                valid = false
-                _ = failing("required", "the member \"\(name)\" is required", into: &sink)
-                if !sink.wantsEveryFailure { return false }
-            }
-            return valid
+    /// The keywords that check an object's names or the whole object against schemas.
+    private func checkObjectSchemas<Sink: FailureSink>(_ keyword: Keyword, _ value: JSONValue, depth: Int, into sink: inout Sink) throws(TooDeep) -> Bool {
+        switch (keyword, value) {
         case (.dependencies(let dependencies), .object(let object)):
             var valid = true
             for (name, dependency) in dependencies where object[name] != nil {
@@ -222,11 +264,15 @@ struct SchemaEvaluator {
                 if !sink.wantsEveryFailure { return false }
             }
             return valid
-        case (.maxProperties(let limit), .object(let object)):
-            return object.count <= limit || failing("maxProperties", "must have at most \(limit) members", into: &sink)
-        case (.minProperties(let limit), .object(let object)):
-            return object.count >= limit || failing("minProperties", "must have at least \(limit) members", into: &sink)
+        default:
+            // A keyword for another type of value says nothing about this one.
+            return true
+        }
+    }
 
+    /// The keywords that combine schemas over the same value.
+    private func checkCombination<Sink: FailureSink>(_ keyword: Keyword, _ value: JSONValue, depth: Int, into sink: inout Sink) throws(TooDeep) -> Bool {
+        switch (keyword, value) {
         case (.allOf(let nodes), _):
             var valid = true
             for (index, node) in nodes.enumerated() {

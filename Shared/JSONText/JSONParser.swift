@@ -7,6 +7,11 @@ extension JSONValue {
         let budget: Budget
         /// Values and member names built so far.
         var nodes = 0
+        /// The members and items of the objects and arrays being read, innermost last: each is
+        /// gathered here and then made once at its size, rather than grown an element at a time
+        /// (an allocation and a copy at every doubling).
+        var pendingMembers: [(name: ScalarKey, value: JSONValue)] = []
+        var pendingItems: [JSONValue] = []
 
         init(bytes: UnsafeBufferPointer<UInt8>, budget: Budget) {
             self.bytes = bytes
@@ -25,7 +30,12 @@ extension JSONValue {
         func overBudget(_ reason: String) -> ParseError { ParseError(offset: index, reason: reason, overBudget: true) }
 
         mutating func skipWhitespace() {
-            while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x0A, 0x0D, 0x09: index += 1
+                default: return
+                }
+            }
         }
 
         mutating func value(depth: Int) throws(ParseError) -> JSONValue {
@@ -120,11 +130,34 @@ extension JSONValue {
 
         mutating func object(depth: Int) throws(ParseError) -> JSONValue {
             index += 1
-            var members = JSONObject()
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return .object(members)
+                return .object(JSONObject())
+            }
+            let base = pendingMembers.count
+            defer { pendingMembers.removeSubrange(base...) }
+            // An object of many members is built as one, with its index, so that each name is
+            // still looked up in constant time; a later duplicate name wins, in the first's place.
+            var large: JSONObject?
+            func add(_ name: String, _ value: JSONValue) {
+                if large != nil {
+                    large?[name] = value
+                    return
+                }
+                let key = ScalarKey(name)
+                if let at = pendingMembers[base...].firstIndex(where: { $0.name == key }) {
+                    pendingMembers[at].value = value
+                    return
+                }
+                pendingMembers.append((key, value))
+                if pendingMembers.count - base >= JSONObject.indexedFrom {
+                    large = JSONObject(uniqueMembers: Array(pendingMembers[base...]))
+                    pendingMembers.removeSubrange(base...)
+                }
+            }
+            func made() -> JSONValue {
+                .object(large ?? JSONObject(uniqueMembers: Array(pendingMembers[base...])))
             }
             while true {
                 skipWhitespace()
@@ -135,14 +168,14 @@ extension JSONValue {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
                 index += 1
                 skipWhitespace()
-                members[key] = try value(depth: depth + 1)
+                add(key, try value(depth: depth + 1))
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end") }
                 if bytes[index] == UInt8(ascii: ",") {
                     index += 1
                 } else if bytes[index] == UInt8(ascii: "}") {
                     index += 1
-                    return .object(members)
+                    return made()
                 } else {
                     throw error("expected ',' or '}'")
                 }
@@ -151,22 +184,24 @@ extension JSONValue {
 
         mutating func array(depth: Int) throws(ParseError) -> JSONValue {
             index += 1
-            var values: [JSONValue] = []
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
                 index += 1
-                return .array(values)
+                return .array([])
             }
+            let base = pendingItems.count
+            defer { pendingItems.removeSubrange(base...) }
             while true {
                 skipWhitespace()
-                values.append(try value(depth: depth + 1))
+                let item = try value(depth: depth + 1)
+                pendingItems.append(item)
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end") }
                 if bytes[index] == UInt8(ascii: ",") {
                     index += 1
                 } else if bytes[index] == UInt8(ascii: "]") {
                     index += 1
-                    return .array(values)
+                    return .array(Array(pendingItems[base...]))
                 } else {
                     throw error("expected ',' or ']'")
                 }
