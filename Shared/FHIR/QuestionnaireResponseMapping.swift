@@ -71,208 +71,120 @@ public enum QuestionnaireResponseMapping {
         }
 
         public mutating func map(_ response: StoredResponse) -> Result {
+            mapper(for: response).map(response)
+        }
+
+        /// `response`'s JSON text appended to `text`; the results that had no FHIR reading.
+        @discardableResult
+        public mutating func write(_ response: StoredResponse, to text: inout FHIRText) -> [NotMapped] {
+            mapper(for: response).write(response, to: &text)
+        }
+
+        private mutating func mapper(for response: StoredResponse) -> QuestionnaireResponseMapper {
             let key = ScalarKey([response.studyId, response.activityId, response.version, response.language ?? ""].joined(separator: "\u{0}"))
-            if let mapper = prepared[key] { return mapper.map(response) }
+            if let mapper = prepared[key] { return mapper }
             let mapper = QuestionnaireResponseMapper(for: response, naming: naming)
             if order.count >= Self.capacity { prepared[order.removeFirst()] = nil }
             prepared[key] = mapper
             order.append(key)
-            return mapper.map(response)
+            return mapper
         }
     }
 }
 
 /// The design of one activity version, in one language, made ready to map its responses: what
 /// every response of it shares (each question's text, item type, choice system and displays, the
-/// canonical reference) is worked out once, so a response costs only its answers.
+/// canonical reference) is worked out once, and its fixed text escaped once, so a response costs
+/// only its answers.
+///
+/// A response is written straight to JSON text (`write`), the one form of the mapping: an export
+/// writes hundreds of thousands, and a tree of values for each (built, written, then freed) cost
+/// several times the text itself. A read or a page parses the text back into a value.
 public struct QuestionnaireResponseMapper: Sendable {
     let naming: FHIRNaming
     let studyId: String
     let activityId: String
-    let questionnaire: JSONValue
-    let runSystem: JSONValue
+    /// `"questionnaire":"url|version"`, escaped.
+    let questionnaireMember: [UInt8]
+    /// `"identifier":{"system":"…","value":`, escaped.
+    let identifierHead: [UInt8]
     let steps: PreparedSteps
 
     public init(for response: StoredResponse, naming: FHIRNaming) {
         self.naming = naming
         studyId = response.studyId
         activityId = response.activityId
-        questionnaire = .string("\(naming.questionnaireURL(studyId: response.studyId, activityId: response.activityId))|\(response.version)")
-        runSystem = .string(naming.runSystem(studyId: response.studyId))
+        var text = FHIRText()
+        text.raw(#""questionnaire":"#)
+        text.string("\(naming.questionnaireURL(studyId: response.studyId, activityId: response.activityId))|\(response.version)")
+        questionnaireMember = text.bytes
+        text = FHIRText()
+        text.raw(#""identifier":{"system":"#)
+        text.string(naming.runSystem(studyId: response.studyId))
+        text.raw(#","value":"#)
+        identifierHead = text.bytes
         steps = PreparedSteps(
             response.design?.steps ?? [], language: response.language,
             choiceSystem: { naming.choiceSystem(studyId: response.studyId, activityId: response.activityId, key: $0) })
     }
 
-    /// `response`, which must answer this mapper's version in its language.
+    /// `response`, which must answer this mapper's version in its language, as a value.
     public func map(_ response: StoredResponse) -> QuestionnaireResponseMapping.Result {
-        var builder = AnswerBuilder()
+        var text = FHIRText()
+        let notMapped = write(response, to: &text)
+        // The text is written by the code above from values already parsed within their
+        // budget, so it parses; were it ever not to, the response is said to be in error
+        // rather than shown wrong.
+        guard let resource = try? JSONValue.parse(text.bytes, budget: Self.readBack(text.bytes.count)) else {
+            let resource = FHIRJSON.object([
+                "resourceType": .string("QuestionnaireResponse"), "id": .string(String(response.id)), "status": .string("entered-in-error"),
+            ])
+            return QuestionnaireResponseMapping.Result(
+                resource: resource, notMapped: notMapped + [NotMapped(linkId: "", reason: "the response could not be written as FHIR")])
+        }
+        return QuestionnaireResponseMapping.Result(resource: resource, notMapped: notMapped)
+    }
+
+    private static func readBack(_ count: Int) -> JSONValue.Budget {
+        JSONValue.Budget(maxBytes: count, maxNodes: count)
+    }
+
+    /// Writes `response` as a `QuestionnaireResponse`'s compact JSON text (members in FHIR's
+    /// order), and returns the results that had no FHIR reading.
+    @discardableResult
+    public func write(_ response: StoredResponse, to text: inout FHIRText) -> [NotMapped] {
+        var answers = AnswerWriter()
+        let patient = "Patient/\(response.participantId)"
+        text.raw(#"{"resourceType":"QuestionnaireResponse","id":"#)
+        text.string(String(response.id))
+        if let meta = FHIRJSON.meta(versionId: "1", lastUpdated: response.receivedAt) {
+            text.raw(#","meta":"#)
+            text.value(meta)
+        }
+        if let run = response.runId {
+            text.raw(",")
+            text.append(identifierHead)
+            text.string("\(response.participantId)/\(response.activityId)/\(run)")
+            text.raw("}")
+        }
+        text.raw(",")
+        text.append(questionnaireMember)
+        text.raw(#","status":"completed","subject":{"reference":"#)
+        text.string(patient)
+        text.raw(#"},"authored":"#)
+        text.string(QuestionnaireResponseMapping.authored(response))
+        text.raw(#","source":{"reference":"#)
+        text.string(patient)
+        text.raw("}")
         let results: [JSONValue] = if case .array(let results)? = response.data["results"] { results } else { [] }
-        let items = builder.items(results, steps: steps, prefix: nil)
-        let authored = QuestionnaireResponseMapping.authored(response)
-        let patient = FHIRJSON.object(["reference": .string("Patient/\(response.participantId)")])
-        let resource = FHIRJSON.object([
-            "resourceType": .string("QuestionnaireResponse"),
-            "id": .string(String(response.id)),
-            "meta": FHIRJSON.meta(versionId: "1", lastUpdated: response.receivedAt),
-            "identifier": response.runId.map { run in
-                FHIRJSON.object(["system": runSystem, "value": .string("\(response.participantId)/\(response.activityId)/\(run)")])
-            },
-            "questionnaire": questionnaire,
-            "status": .string("completed"),
-            "subject": patient,
-            "authored": .string(authored),
-            "source": patient,
-            "item": FHIRJSON.array(items),
-        ])
-        return QuestionnaireResponseMapping.Result(resource: resource, notMapped: builder.notMapped)
-    }
-}
-
-/// A design's steps by key (their Unicode scalars: two keys that differ only in normalisation
-/// stay two; the first step of a key is the one answered), each with what its answers share.
-struct PreparedSteps: Sendable {
-    struct Step: Sendable {
-        var resultType: String
-        var text: JSONValue?
-        /// The FHIR item type of the step's answers; nil when the design does not say.
-        var itemType: String?
-        var choiceSystem: JSONValue
-        /// Each choice value's display text.
-        var displays: [ScalarKey: JSONValue]
-        var children: PreparedSteps
-    }
-
-    private(set) var byKey: [ScalarKey: Step] = [:]
-
-    static let none = PreparedSteps()
-
-    private init() {}
-
-    /// `choiceSystem` names the code system of a question's choices by its key: the key of the
-    /// question itself, also within a form.
-    init(_ steps: [ActivityStep], language: String?, choiceSystem: (String) -> String, depth: Int = 0) {
-        guard depth < AnswerBuilder.maxDepth else { return }
-        for step in steps where byKey[ScalarKey(step.key)] == nil {
-            var displays: [ScalarKey: JSONValue] = [:]
-            for choice in QuestionnaireMapping.choices(step, language: language) where displays[ScalarKey(choice.value)] == nil {
-                displays[ScalarKey(choice.value)] = FHIRJSON.string(choice.text) ?? .null
-            }
-            byKey[ScalarKey(step.key)] = Step(
-                resultType: step.resultType, text: FHIRJSON.string(step.title?.text(for: language)),
-                itemType: QuestionnaireMapping.itemType(step), choiceSystem: .string(choiceSystem(step.key)), displays: displays,
-                children: PreparedSteps(step.steps ?? [], language: language, choiceSystem: choiceSystem, depth: depth + 1))
+        let start = text.bytes.count
+        text.raw(#","item":["#)
+        if answers.items(results, steps: steps, prefix: nil, into: &text) {
+            text.raw("]")
+        } else {
+            text.truncate(to: start)
         }
-    }
-
-    /// A task's results, typed by key (a task has no steps for them).
-    init(task: TaskType) {
-        for (key, type) in ItemBuilder.taskResults(task) {
-            byKey[ScalarKey(key)] = Step(
-                resultType: "", text: nil, itemType: type, choiceSystem: .null, displays: [:], children: .none)
-        }
-    }
-
-    subscript(key: String) -> Step? { byKey[ScalarKey(key)] }
-}
-
-/// Builds the answered items of a response from the app's results.
-struct AnswerBuilder {
-    private(set) var notMapped: [NotMapped] = []
-
-    /// Repeated groups and lists are bounded where the response was received (its node budget);
-    /// this bounds the depth of groups within groups, which a design never nests past two.
-    static let maxDepth = 4
-
-    mutating func items(_ results: [JSONValue], steps: PreparedSteps, prefix: String?, depth: Int = 0) -> [JSONValue] {
-        guard depth < Self.maxDepth else { return [] }
-        var built: [JSONValue] = []
-        for result in results {
-            guard let key = result["key"]?.text, !key.isEmpty else { continue }
-            let linkId = prefix.map { "\($0).\(key)" } ?? key
-            guard result["skipped"] != .bool(true), let value = result["value"], value != .null else { continue }
-            let step = steps[key]
-            let resultType = result["resultType"]?.text ?? step?.resultType ?? ""
-            switch resultType {
-            case "grouped":
-                // One list of results per repetition of the form.
-                let repetitions: [[JSONValue]] =
-                    if case .array(let elements) = value {
-                        elements.allSatisfy({ if case .object = $0 { true } else { false } })
-                            ? [elements] : elements.compactMap { if case .array(let inner) = $0 { inner } else { nil } }
-                    } else { [] }
-                for repetition in repetitions {
-                    let children = items(repetition, steps: step?.children ?? .none, prefix: linkId, depth: depth + 1)
-                    guard !children.isEmpty else { continue }
-                    built.append(FHIRJSON.object(["linkId": .string(linkId), "text": step?.text, "item": .array(children)]))
-                }
-            case "fetalKickCounter", "towerOfHanoi", "spatialSpanMemory":
-                guard case .array(let inner) = value else {
-                    notMapped.append(NotMapped(linkId: linkId, reason: "a task result that is not a list of results"))
-                    continue
-                }
-                let results = TaskType(rawValue: resultType).map { PreparedSteps(task: $0) } ?? .none
-                let children = items(inner, steps: results, prefix: linkId, depth: depth + 1)
-                guard !children.isEmpty else { continue }
-                built.append(FHIRJSON.object(["linkId": .string(linkId), "text": step?.text, "item": .array(children)]))
-            default:
-                let answers = Self.answers(value, resultType: resultType, step: step)
-                guard !answers.isEmpty else {
-                    notMapped.append(NotMapped(linkId: linkId, reason: "a \(resultType) answer of an unexpected shape"))
-                    continue
-                }
-                built.append(FHIRJSON.object(["linkId": .string(linkId), "text": step?.text, "answer": .array(answers)]))
-            }
-        }
-        return built
-    }
-
-    private static func answers(_ value: JSONValue, resultType: String, step: PreparedSteps.Step?) -> [JSONValue] {
-        func one(_ name: String, _ value: JSONValue?) -> [JSONValue] {
-            value.map { [FHIRJSON.object([name: $0])] } ?? []
-        }
-        let itemType = step?.itemType
-        switch resultType {
-        case "scale", "continuousScale", "numeric":
-            guard case .number(let number) = value else { return [] }
-            let whole = number.isWhole && abs(number.double) < 1e15
-            let integer = whole && (itemType == "integer" || (itemType == nil && resultType == "scale"))
-            return one(integer ? "valueInteger" : "valueDecimal", value)
-        case "timeInterval", "height":
-            guard case .number = value else { return [] }
-            let (code, unit) = resultType == "height" ? ("cm", "cm") : ("s", "s")
-            return one("valueQuantity", FHIRJSON.object([
-                "value": value, "unit": .string(unit), "system": .string("http://unitsofmeasure.org"), "code": .string(code),
-            ]))
-        case "boolean":
-            guard case .bool = value else { return [] }
-            return one("valueBoolean", value)
-        case "timeOfDay":
-            return one("valueTime", value.text.flatMap(FHIRDates.time).map(JSONValue.string))
-        case "date":
-            guard let text = value.text else { return [] }
-            if itemType == "date" { return one("valueDate", FHIRDates.day(text).map(JSONValue.string)) }
-            return one("valueDateTime", FHIRDates.dateTime(text).map(JSONValue.string))
-        case "textScale", "valuePicker", "imageChoice", "textChoice":
-            let selections: [JSONValue] = if case .array(let values) = value { values } else { [value] }
-            return selections.flatMap { selection -> [JSONValue] in
-                if case .object = selection {
-                    // An "other" choice: its value, and the text the participant typed.
-                    return one("valueCoding", selection["other"]?.text.map { coding($0, step: step) })
-                        + one("valueString", FHIRJSON.string(selection["text"]?.text))
-                }
-                return one("valueCoding", selection.text.map { coding($0, step: step) })
-            }
-        default:
-            guard case .string(let text) = value, !text.isEmpty else { return [] }
-            return one("valueString", .string(text))
-        }
-    }
-
-    private static func coding(_ code: String, step: PreparedSteps.Step?) -> JSONValue {
-        // A question the design does not know has no code system: the code is the app's value alone.
-        FHIRJSON.object([
-            "system": step?.choiceSystem, "code": .string(code), "display": step?.displays[ScalarKey(code)],
-        ])
+        text.raw("}")
+        return answers.notMapped
     }
 }

@@ -138,6 +138,40 @@ import Testing
         }
     }
 
+    /// An export writes each response straight to text; a read parses that text back. The line
+    /// is the read's resource, member for member, opens with its `resourceType`, holds no
+    /// newline of its own, and has no empty object or array anywhere (FHIR allows none): an
+    /// answer that would have been one (a choice with neither code nor code system) is listed
+    /// as not mapped instead.
+    @Test func anExportLineIsTheReadsResourceAsText() throws {
+        let design = try Self.design()
+        var results = Self.results()
+        results.append(.object(["key": .string("unknown"), "resultType": .string("textChoice"), "value": .array([.string("")])]))
+        let response = FHIRSamples.response(results, design: design)
+        var mappers = QuestionnaireResponseMapping.Mappers(naming: FHIRSamples.naming)
+        var text = FHIRText()
+        let notMapped = mappers.write(response, to: &text)
+        let line = text.line()
+        #expect(line.last == UInt8(ascii: "\n"))
+        #expect(line.dropLast().allSatisfy { $0 != UInt8(ascii: "\n") })
+        #expect(line.starts(with: Array(#"{"resourceType":"QuestionnaireResponse","id":"#.utf8)))
+        let parsed = try JSONValue.parse(line.dropLast(), budget: .responseAnswers)
+        let read = QuestionnaireResponseMapping.questionnaireResponse(response, naming: FHIRSamples.naming)
+        #expect(parsed == read.resource)
+        #expect(notMapped == read.notMapped)
+        #expect(notMapped.contains { $0.linkId == "unknown" })
+        func hasEmpty(_ value: JSONValue) -> Bool {
+            switch value {
+            case .object(let members): members.isEmpty || members.contains { hasEmpty($0.value) }
+            case .array(let items): items.isEmpty || items.contains(where: hasEmpty)
+            case .string(let text): text.isEmpty
+            default: false
+            }
+        }
+        #expect(!hasEmpty(parsed))
+        #expect((parsed["item"]?.array?.count ?? 0) >= 8)
+    }
+
     /// Two step keys that differ only in Unicode normalisation are two questions: each answer
     /// takes its own question's text, never the other's.
     @Test func keysAreMatchedByTheirScalars() throws {
