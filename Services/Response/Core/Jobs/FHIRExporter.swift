@@ -16,7 +16,7 @@ package final class FHIRExporter: WorkQueue {
     package let queueName = "fhir-exports"
     /// Rows read per page (responses pages also end at `FHIRStore.maxPageBytes`).
     package static let pageSize = 1_000
-    package static let chunkBytes = 1 << 20
+    package static let chunkBytes = 4 << 20
 
     package let exports: FHIRExportStore
     package let catalog: StudyCatalog
@@ -114,8 +114,9 @@ package final class FHIRExporter: WorkQueue {
             let encoder = PageEncoder(
                 resources: resources, deidentification: item.deidentified ? deidentification : nil, studyId: study.studyId, type: type)
             // Three stages at once: the next page is read from the database while this one is
-            // turned into NDJSON lines (on another core) and the one before is written out.
-            var reading = Task { [search] in try await resources.rows(of: study, search) }
+            // turned into NDJSON lines (its answers parsed and written on every core) and the one
+            // before is written out.
+            var reading = Task { [search] in try await resources.rows(of: study, search, answersUnparsed: true) }
             var encoding: Task<[[UInt8]], Never>?
             defer {
                 reading.cancel()
@@ -125,9 +126,9 @@ package final class FHIRExporter: WorkQueue {
                 let rows = try await reading.value
                 if let next = rows.nextAfter {
                     search.after = next
-                    reading = Task { [search] in try await resources.rows(of: study, search) }
+                    reading = Task { [search] in try await resources.rows(of: study, search, answersUnparsed: true) }
                 }
-                let encoded = Task { encoder.lines(of: rows) }
+                let encoded = Task { await encoder.lines(of: rows) }
                 if let previous = encoding {
                     for line in await previous.value { try await file.add(line: line) }
                 }
@@ -197,14 +198,23 @@ private struct FileWriter {
 
     mutating func finish() async throws {
         if buffer.readableBytes > 0 { try await flush() }
+        try await storing?.value
+        storing = nil
     }
 
+    /// The chunk being stored: the next fills while it is, so a chunk's round trip to the
+    /// database is not the export's to wait for. One at a time: each counts itself into its
+    /// file's row, and two at once would only wait on each other's lock.
+    private var storing: Task<Void, any Error>?
+
     private mutating func flush() async throws {
+        try await storing?.value
         chunk += 1
-        try await exports.append(
-            buffer, to: export.id, file: number, chunk: chunk, resources: inChunk,
-            progress: "\(progress); \(type): \(resources) written", lease: lease)
-        buffer.clear()
+        let (exports, id, file, chunk, resources) = (self.exports, export.id, number, self.chunk, inChunk)
+        let (data, progress, lease) = (buffer, "\(progress); \(type): \(self.resources) written", lease)
+        storing = Task { try await exports.append(data, to: id, file: file, chunk: chunk, resources: resources, progress: progress, lease: lease) }
+        buffer = ByteBuffer()
+        buffer.reserveCapacity(FHIRExporter.chunkBytes + FHIRExporter.chunkBytes / 8)
         inChunk = 0
     }
 }
@@ -217,7 +227,34 @@ private struct PageEncoder: Sendable {
     let studyId: String
     let type: String
 
-    func lines(of rows: FHIRResources.Rows) -> [[UInt8]] {
+    /// How many slices of a page of responses are written at once.
+    static let slices = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+
+    func lines(of rows: FHIRResources.Rows) async -> [[UInt8]] {
+        if deidentification == nil, case .unparsedResponses(let page) = rows {
+            // Responses, the bulk of an export, are parsed and written straight to text, a
+            // slice of the page on each core.
+            let responses = page.resources
+            let size = (responses.count + Self.slices - 1) / max(1, Self.slices)
+            guard size > 0 else { return [] }
+            let naming = resources.naming
+            return await withTaskGroup(of: (Int, [[UInt8]]).self) { group in
+                for start in stride(from: 0, to: responses.count, by: size) {
+                    let slice = responses[start..<min(start + size, responses.count)]
+                    group.addTask {
+                        var mappers = QuestionnaireResponseMapping.Mappers(naming: naming)
+                        return (start, slice.map { unparsed in
+                            var text = FHIRText()
+                            mappers.write(unparsed.parsed(), to: &text)
+                            return text.line()
+                        })
+                    }
+                }
+                var written: [(Int, [[UInt8]])] = []
+                for await slice in group { written.append(slice) }
+                return written.sorted { $0.0 < $1.0 }.flatMap(\.1)
+            }
+        }
         var mappers = QuestionnaireResponseMapping.Mappers(naming: resources.naming)
         let page = resources.page(rows, type: type, mappers: &mappers)
         return zip(page.resources, page.participants).map { resource, participant in

@@ -99,10 +99,31 @@ package struct FHIRStore: Sendable {
 
     /// The stored responses a QuestionnaireResponse search finds.
     package func responses(studyKey: String, studyId: String, search: FHIRSearch) async throws -> Page<StoredResponse> {
+        let page = try await unparsedResponses(studyKey: studyKey, studyId: studyId, search: search)
+        return Page(resources: page.resources.map { $0.parsed() }, nextAfter: page.nextAfter)
+    }
+
+    /// A stored response whose answers are still the text the database keeps: an export parses
+    /// them where it writes them, a slice of the page on each core, while the next page is read.
+    package struct UnparsedResponse: Sendable {
+        /// Everything but `data`, which is empty until parsed.
+        package var response: StoredResponse
+        package var data: ByteBuffer
+
+        /// The response with its answers; answers that no longer parse (which what was stored
+        /// did when received) are shown as none.
+        package func parsed() -> StoredResponse {
+            var parsed = response
+            parsed.data = (try? JSONValue.parse(data.readableBytesView, budget: .responseAnswers)) ?? .object([:])
+            return parsed
+        }
+    }
+
+    package func unparsedResponses(studyKey: String, studyId: String, search: FHIRSearch) async throws -> Page<UnparsedResponse> {
         guard let rows = try await responseRows(studyKey: studyKey, search: search, counting: false) else {
             return Page(resources: [], nextAfter: nil)
         }
-        var found: [StoredResponse] = []
+        var found: [UnparsedResponse] = []
         var bytes = 0
         var endedEarly = false
         for try await row in rows.decode((Int64, Int64, String, String, String?, String?, ByteBuffer, Date).self) {
@@ -112,18 +133,19 @@ package struct FHIRStore: Sendable {
                 endedEarly = true
                 break
             }
-            let data = (try? JSONValue.parse(row.6.readableBytesView, budget: .responseAnswers)) ?? .object([:])
-            found.append(StoredResponse(
-                id: row.0, studyId: studyId, participantId: row.1, activityId: row.2, version: row.3, runId: row.4, data: data,
-                receivedAt: row.7, design: nil, language: row.5))
+            let response = StoredResponse(
+                id: row.0, studyId: studyId, participantId: row.1, activityId: row.2, version: row.3, runId: row.4, data: .object([:]),
+                receivedAt: row.7, design: nil, language: row.5)
+            found.append(UnparsedResponse(response: response, data: row.6))
         }
         // A page's responses answer a few versions: each design is read and decoded once.
-        let designs = try await designs(studyKey: studyKey, of: found)
+        let designs = try await designs(studyKey: studyKey, of: found.map(\.response))
         for index in found.indices {
-            found[index].design = designs[ScalarKey("\(found[index].activityId)\u{0}\(found[index].version)")]
+            let response = found[index].response
+            found[index].response.design = designs[ScalarKey("\(response.activityId)\u{0}\(response.version)")]
         }
-        if endedEarly { return Page(resources: found, nextAfter: found.last?.id) }
-        return Self.page(found, count: search.count, id: \.id)
+        if endedEarly { return Page(resources: found, nextAfter: found.last?.response.id) }
+        return Self.page(found, count: search.count, id: \.response.id)
     }
 
     /// The designs this service keeps of the versions `responses` answer, by activity id and

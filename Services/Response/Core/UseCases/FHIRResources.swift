@@ -80,6 +80,8 @@ package struct FHIRResources: Sendable {
     package enum Rows: Sendable {
         case enrollments(FHIRStore.Page<StudyResources.Enrollment>)
         case responses(FHIRStore.Page<StoredResponse>)
+        /// Responses whose answers an export parses where it writes them.
+        case unparsedResponses(FHIRStore.Page<FHIRStore.UnparsedResponse>)
         case consents(FHIRStore.Page<ConsentResources.Consent>)
         /// Responses to task activities, and which of their Observations the search keeps.
         case observations(FHIRStore.Page<StoredResponse>, code: TaskType?, ids: [String]?)
@@ -88,14 +90,18 @@ package struct FHIRResources: Sendable {
             switch self {
             case .enrollments(let page): page.nextAfter
             case .responses(let page): page.nextAfter
+            case .unparsedResponses(let page): page.nextAfter
             case .consents(let page): page.nextAfter
             case .observations(let page, _, _): page.nextAfter
             }
         }
     }
 
-    package func rows(of study: StudyCatalog.Study, _ search: FHIRSearch) async throws -> Rows {
+    /// With `answersUnparsed`, responses come as `.unparsedResponses`.
+    package func rows(of study: StudyCatalog.Study, _ search: FHIRSearch, answersUnparsed: Bool = false) async throws -> Rows {
         switch search.type {
+        case "QuestionnaireResponse" where answersUnparsed:
+            .unparsedResponses(try await store.unparsedResponses(studyKey: study.key, studyId: study.studyId, search: search))
         case "QuestionnaireResponse":
             .responses(try await store.responses(studyKey: study.key, studyId: study.studyId, search: search))
         case "Consent":
@@ -178,6 +184,8 @@ package struct FHIRResources: Sendable {
             Page(
                 resources: page.resources.map { mappers.map($0).resource }, participants: page.resources.map(\.participantId),
                 nextAfter: page.nextAfter)
+        case .unparsedResponses(let page):
+            self.page(.responses(FHIRStore.Page(resources: page.resources.map { $0.parsed() }, nextAfter: page.nextAfter)), type: type, mappers: &mappers)
         case .enrollments(let page):
             Page(
                 resources: page.resources.map { enrollment($0, as: type) }, participants: page.resources.map(\.participantId),
