@@ -32,10 +32,9 @@ public struct FHIRText: Sendable {
         bytes.removeSubrange(count...)
     }
 
-    /// The text as one NDJSON line, its newline added.
-    public consuming func line() -> [UInt8] {
+    /// Ends an NDJSON line: the next resource written starts the next.
+    public mutating func endLine() {
         bytes.append(UInt8(ascii: "\n"))
-        return bytes
     }
 }
 

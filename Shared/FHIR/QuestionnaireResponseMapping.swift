@@ -45,6 +45,11 @@ public enum QuestionnaireResponseMapping {
         public var notMapped: [NotMapped]
     }
 
+    /// Members of a response's answers that the mapping reads only at the top level (the run's
+    /// times, for `authored`): each answer's own times have no place in a
+    /// `QuestionnaireResponse`, so an export need not build them.
+    public static let unreadNestedMembers = ["startTime", "endTime"]
+
     /// When the participant finished the run, as the app wrote it (its end, or when it was
     /// submitted), with its offset; when it was received, if the app wrote neither.
     public static func authored(_ response: StoredResponse) -> String {

@@ -151,7 +151,8 @@ import Testing
         var mappers = QuestionnaireResponseMapping.Mappers(naming: FHIRSamples.naming)
         var text = FHIRText()
         let notMapped = mappers.write(response, to: &text)
-        let line = text.line()
+        text.endLine()
+        let line = text.bytes
         #expect(line.last == UInt8(ascii: "\n"))
         #expect(line.dropLast().allSatisfy { $0 != UInt8(ascii: "\n") })
         #expect(line.starts(with: Array(#"{"resourceType":"QuestionnaireResponse","id":"#.utf8)))

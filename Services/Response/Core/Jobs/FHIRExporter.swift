@@ -117,7 +117,7 @@ package final class FHIRExporter: WorkQueue {
             // turned into NDJSON lines (its answers parsed and written on every core) and the one
             // before is written out.
             var reading = Task { [search] in try await resources.rows(of: study, search, answersUnparsed: true) }
-            var encoding: Task<[[UInt8]], Never>?
+            var encoding: Task<[PageEncoder.Lines], Never>?
             defer {
                 reading.cancel()
                 encoding?.cancel()
@@ -130,14 +130,14 @@ package final class FHIRExporter: WorkQueue {
                 }
                 let encoded = Task { await encoder.lines(of: rows) }
                 if let previous = encoding {
-                    for line in await previous.value { try await file.add(line: line) }
+                    for lines in await previous.value { try await file.add(lines) }
                 }
                 encoding = encoded
                 guard rows.nextAfter != nil else { break }
                 guard try await exports.exists(item.id) else { throw Cancelled() }
             }
             if let last = encoding {
-                for line in await last.value { try await file.add(line: line) }
+                for lines in await last.value { try await file.add(lines) }
             }
         }
     }
@@ -185,14 +185,17 @@ private struct FileWriter {
     }
 
     mutating func add(_ resource: JSONValue) async throws {
-        try await add(line: PageEncoder.line(resource))
+        var text: [UInt8] = []
+        PageEncoder.append(resource, to: &text)
+        try await add(PageEncoder.Lines(text: text, resources: 1))
     }
 
-    /// One resource's line, newline included.
-    mutating func add(line: [UInt8]) async throws {
-        buffer.writeBytes(line)
-        resources += 1
-        inChunk += 1
+    /// Whole lines, each ending in its newline. A chunk ends after the lines that take it past
+    /// `chunkBytes` (a slice of a page at most), so no line is split between two.
+    mutating func add(_ lines: PageEncoder.Lines) async throws {
+        buffer.writeBytes(lines.text)
+        resources += lines.resources
+        inChunk += lines.resources
         if buffer.readableBytes >= FHIRExporter.chunkBytes { try await flush() }
     }
 
@@ -214,7 +217,7 @@ private struct FileWriter {
         let (data, progress, lease) = (buffer, "\(progress); \(type): \(self.resources) written", lease)
         storing = Task { try await exports.append(data, to: id, file: file, chunk: chunk, resources: resources, progress: progress, lease: lease) }
         buffer = ByteBuffer()
-        buffer.reserveCapacity(FHIRExporter.chunkBytes + FHIRExporter.chunkBytes / 8)
+        buffer.reserveCapacity(FHIRExporter.chunkBytes + FHIRExporter.chunkBytes / 2)
         inChunk = 0
     }
 }
@@ -222,6 +225,12 @@ private struct FileWriter {
 /// Turns a page's rows into NDJSON lines: its resources mapped (each activity version's design
 /// prepared once for the page), de-identified when the export is, and written as JSON.
 private struct PageEncoder: Sendable {
+    /// NDJSON lines written together, and how many resources they are.
+    struct Lines: Sendable {
+        var text: [UInt8]
+        var resources: Int
+    }
+
     let resources: FHIRResources
     let deidentification: FHIRDeidentification?
     let studyId: String
@@ -230,7 +239,7 @@ private struct PageEncoder: Sendable {
     /// How many slices of a page of responses are written at once.
     static let slices = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
 
-    func lines(of rows: FHIRResources.Rows) async -> [[UInt8]] {
+    func lines(of rows: FHIRResources.Rows) async -> [Lines] {
         if deidentification == nil, case .unparsedResponses(let page) = rows {
             // Responses, the bulk of an export, are parsed and written straight to text, a
             // slice of the page on each core.
@@ -238,34 +247,36 @@ private struct PageEncoder: Sendable {
             let size = (responses.count + Self.slices - 1) / max(1, Self.slices)
             guard size > 0 else { return [] }
             let naming = resources.naming
-            return await withTaskGroup(of: (Int, [[UInt8]]).self) { group in
+            return await withTaskGroup(of: (Int, Lines).self) { group in
                 for start in stride(from: 0, to: responses.count, by: size) {
                     let slice = responses[start..<min(start + size, responses.count)]
                     group.addTask {
                         var mappers = QuestionnaireResponseMapping.Mappers(naming: naming)
-                        return (start, slice.map { unparsed in
-                            var text = FHIRText()
-                            mappers.write(unparsed.parsed(), to: &text)
-                            return text.line()
-                        })
+                        var text = FHIRText()
+                        for unparsed in slice {
+                            mappers.write(unparsed.parsed(leavingOutNested: QuestionnaireResponseMapping.unreadNestedMembers), to: &text)
+                            text.endLine()
+                        }
+                        return (start, Lines(text: text.bytes, resources: slice.count))
                     }
                 }
-                var written: [(Int, [[UInt8]])] = []
+                var written: [(Int, Lines)] = []
                 for await slice in group { written.append(slice) }
-                return written.sorted { $0.0 < $1.0 }.flatMap(\.1)
+                return written.sorted { $0.0 < $1.0 }.map(\.1)
             }
         }
         var mappers = QuestionnaireResponseMapping.Mappers(naming: resources.naming)
         let page = resources.page(rows, type: type, mappers: &mappers)
-        return zip(page.resources, page.participants).map { resource, participant in
-            Self.line(deidentification?.apply(resource, studyId: studyId, participantId: participant) ?? resource)
+        var text: [UInt8] = []
+        for (resource, participant) in zip(page.resources, page.participants) {
+            Self.append(deidentification?.apply(resource, studyId: studyId, participantId: participant) ?? resource, to: &text)
         }
+        return [Lines(text: text, resources: page.resources.count)]
     }
 
-    static func line(_ resource: JSONValue) -> [UInt8] {
-        var line: [UInt8] = []
-        resource.write(to: &line, sortedKeys: false)
-        line.append(UInt8(ascii: "\n"))
-        return line
+    /// `resource`'s line, newline included.
+    static func append(_ resource: JSONValue, to text: inout [UInt8]) {
+        resource.write(to: &text, sortedKeys: false)
+        text.append(UInt8(ascii: "\n"))
     }
 }

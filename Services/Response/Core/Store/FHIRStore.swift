@@ -117,6 +117,15 @@ package struct FHIRStore: Sendable {
             parsed.data = (try? JSONValue.parse(data.readableBytesView, budget: .responseAnswers)) ?? .object([:])
             return parsed
         }
+
+        /// The response with its answers, less the members named in `unread` below the top
+        /// level, for a reader that reads none of them.
+        package func parsed(leavingOutNested unread: [String]) -> StoredResponse {
+            var parsed = response
+            parsed.data =
+                (try? JSONValue.parse(data.readableBytesView, budget: .responseAnswers, leavingOutNested: unread)) ?? .object([:])
+            return parsed
+        }
     }
 
     package func unparsedResponses(studyKey: String, studyId: String, search: FHIRSearch) async throws -> Page<UnparsedResponse> {
