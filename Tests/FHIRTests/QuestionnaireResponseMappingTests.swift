@@ -173,6 +173,30 @@ import Testing
         #expect((parsed["item"]?.array?.count ?? 0) >= 8)
     }
 
+    /// An export parses a response's answers without each answer's own times
+    /// (`unreadNestedMembers`): what it writes is what the whole answers give, and the run's
+    /// times, which `authored` reads, are still there.
+    @Test func whatTheExportLeavesUnreadChangesNothingItWrites() throws {
+        let response = FHIRSamples.response(Self.results(), design: try Self.design())
+        let stored = Array(response.data.serialized(sortedKeys: false).utf8)
+        #expect(stored.count > 0)
+        var whole = response
+        whole.data = try JSONValue.parse(stored, budget: .responseAnswers)
+        var projected = response
+        projected.data = try JSONValue.parse(stored, budget: .responseAnswers, leavingOutNested: QuestionnaireResponseMapping.unreadNestedMembers)
+        // It is a different document: every answer's times are gone, the run's are kept.
+        #expect(whole.data != projected.data)
+        #expect(projected.data["endTime"] == whole.data["endTime"])
+        #expect(projected.data["results"]?.array?.allSatisfy { $0["startTime"] == nil && $0["endTime"] == nil } == true)
+        #expect(whole.data["results"]?.array?.contains { $0["startTime"] != nil } == true)
+        var mappers = QuestionnaireResponseMapping.Mappers(naming: FHIRSamples.naming)
+        var fromWhole = FHIRText()
+        var fromProjected = FHIRText()
+        #expect(mappers.write(whole, to: &fromWhole) == mappers.write(projected, to: &fromProjected))
+        #expect(fromWhole.bytes == fromProjected.bytes)
+        #expect(fromWhole.bytes.count > 500)
+    }
+
     /// Two step keys that differ only in Unicode normalisation are two questions: each answer
     /// takes its own question's text, never the other's.
     @Test func keysAreMatchedByTheirScalars() throws {

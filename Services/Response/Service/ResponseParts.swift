@@ -78,7 +78,7 @@ struct ResponseParts {
         fhirResources = FHIRResources(
             store: FHIRStore(client: postgres, logger: logger), designs: designs,
             consents: ConsentRecordSource(client: postgres, internalClient: environment.internalClient, logger: logger), naming: fhirNaming)
-        fhirExports = FHIRExportStore(client: postgres, logger: logger)
+        fhirExports = FHIRExportStore(client: postgres, pooling: settings.database.pooling, logger: logger)
         sageArchives = SageArchiveStore(
             client: postgres, encryptionKey: response.encryptionKey, audit: environment.audit, stored: responsesStored,
             pooling: settings.database.pooling, logger: logger)

@@ -44,8 +44,13 @@ package struct FHIRExportStore: Sendable {
     package let client: PostgresClient
     package let logger: Logger
 
-    package init(client: PostgresClient, logger: Logger) {
+    /// How statements reach the server: the chunk append is prepared once per connection, unless
+    /// a pooler in transaction mode stands between.
+    package let pooling: DatabaseSettings.Pooling
+
+    package init(client: PostgresClient, pooling: DatabaseSettings.Pooling = .session, logger: Logger) {
         self.client = client
+        self.pooling = pooling
         self.logger = logger
     }
 
@@ -164,25 +169,9 @@ package struct FHIRExportStore: Sendable {
     package func append(
         _ data: ByteBuffer, to id: UUID, file: Int, chunk: Int, resources: Int, progress: String, lease: Duration
     ) async throws {
-        // One statement, so one round trip: an export appends a chunk every megabyte, and these
-        // waits were most of a large export's time. Its commit need not wait for the WAL to
-        // reach the disk either (`settings`, for this transaction alone): `complete` commits
-        // synchronously, after every chunk in the WAL, so an export is never complete with a
-        // chunk lost; a crash before that ends the export's lease and it is written again.
-        try await client.query(
-            """
-            WITH settings AS (
-                SELECT set_config('synchronous_commit', 'off', true)
-            ), chunk AS (
-                INSERT INTO fhir_export_chunks (export_id, file_no, chunk_no, data) VALUES (\(id), \(file), \(chunk), \(data))
-            ), counted AS (
-                UPDATE fhir_export_files SET resources = resources + \(resources), bytes = bytes + \(data.readableBytes)
-                WHERE export_id = \(id) AND file_no = \(file)
-            )
-            UPDATE fhir_exports SET progress = \(progress), next_attempt_at = now() + make_interval(secs => \(lease.inSeconds))
-            FROM settings
-            WHERE id = \(id)
-            """, logger: logger)
+        let statement = AppendChunkStatement(
+            id: id, file: file, chunk: chunk, data: data, resources: resources, progress: progress, leaseSeconds: lease.inSeconds)
+        for try await _ in try await client.run(statement, pooling: pooling, logger: logger) {}
     }
 
     /// Drops a file that holds nothing (the manifest lists only files with resources).
