@@ -74,8 +74,15 @@ package final class FHIRExporter: WorkQueue {
                 var file = FileWriter(exports: exports, export: item, number: index + 1, type: type, lease: policy.lease)
                 file.progress = "\(index + 1) of \(item.types.count) types"
                 try await exports.startFile(of: item.id, number: file.number, type: type)
-                try await write(type, of: study, for: item, into: &file)
-                try await file.finish()
+                do {
+                    try await write(type, of: study, for: item, into: &file)
+                    try await file.finish()
+                } catch {
+                    // The chunk still being stored is waited for: nothing of an attempt that
+                    // ended lands in the files of the next.
+                    await file.abandon()
+                    throw error
+                }
                 if file.resources == 0 { try await exports.dropEmptyFile(of: item.id, number: file.number) }
                 written[type] = file.resources
                 guard try await exports.exists(item.id) else { throw Cancelled() }
@@ -202,6 +209,12 @@ private struct FileWriter {
     mutating func finish() async throws {
         if buffer.readableBytes > 0 { try await flush() }
         try await storing?.value
+        storing = nil
+    }
+
+    /// Waits for the chunk being stored, whatever becomes of it.
+    mutating func abandon() async {
+        _ = await storing?.result
         storing = nil
     }
 
