@@ -55,6 +55,21 @@ extension JSONValue {
     /// not the top level's own: a reader that needs none of them (an export of responses, which
     /// reads no answer's times) is spared building them. What is left out is still checked.
     public static func parse(_ bytes: some Collection<UInt8>, budget: Budget, leavingOutNested unread: [String]) throws(ParseError) -> JSONValue {
+        try read(bytes, within: budget, leavingOutNested: unread).value
+    }
+
+    /// Parses one value within what is left of `budget`, and takes the nodes it built from it:
+    /// several texts of one request (an envelope's members) share one budget.
+    public static func parse(_ bytes: some Collection<UInt8>, sharing budget: inout Budget) throws(ParseError) -> JSONValue {
+        let (value, nodes) = try read(bytes, within: budget, leavingOutNested: [])
+        budget.maxNodes -= nodes
+        return value
+    }
+
+    /// The one reading behind every `parse`: the value, and the nodes it built.
+    private static func read(
+        _ bytes: some Collection<UInt8>, within budget: Budget, leavingOutNested unread: [String]
+    ) throws(ParseError) -> (value: JSONValue, nodes: Int) {
         guard bytes.count <= budget.maxBytes else {
             throw ParseError(offset: 0, reason: "larger than \(budget.maxBytes) bytes", overBudget: true)
         }
@@ -67,7 +82,7 @@ extension JSONValue {
                 let value = try parser.value(depth: 0)
                 parser.skipWhitespace()
                 guard parser.index == buffer.count else { throw parser.error("unexpected text after the value") }
-                return value
+                return (value, parser.nodes)
             }
         }.get()
     }
@@ -77,27 +92,6 @@ extension JSONValue {
     private static func withContiguous<R>(_ bytes: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let result = bytes.withContiguousStorageIfAvailable(body) { return result }
         return Array(bytes).withUnsafeBufferPointer(body)
-    }
-
-    /// Parses one value within what is left of `budget`, and takes the nodes it built from it:
-    /// several texts of one request (an envelope's members) share one budget.
-    public static func parse(_ bytes: some Collection<UInt8>, sharing budget: inout Budget) throws(ParseError) -> JSONValue {
-        guard bytes.count <= budget.maxBytes else {
-            throw ParseError(offset: 0, reason: "larger than \(budget.maxBytes) bytes", overBudget: true)
-        }
-        let limit = budget
-        let (value, nodes) = try withContiguous(bytes) { buffer in
-            Result { () throws(ParseError) in
-                var parser = Parser(bytes: buffer, budget: limit)
-                parser.skipWhitespace()
-                let value = try parser.value(depth: 0)
-                parser.skipWhitespace()
-                guard parser.index == buffer.count else { throw parser.error("unexpected text after the value") }
-                return (value, parser.nodes)
-            }
-        }.get()
-        budget.maxNodes -= nodes
-        return value
     }
 
     /// The members of a JSON object, each with the byte range of its value in `bytes`: the whole

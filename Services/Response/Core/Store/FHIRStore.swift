@@ -113,9 +113,7 @@ package struct FHIRStore: Sendable {
         /// The response with its answers; answers that no longer parse (which what was stored
         /// did when received) are shown as none.
         package func parsed() -> StoredResponse {
-            var parsed = response
-            parsed.data = (try? JSONValue.parse(data.readableBytesView, budget: .responseAnswers)) ?? .object([:])
-            return parsed
+            parsed(leavingOutNested: [])
         }
 
         /// The response with its answers, less the members named in `unread` below the top
