@@ -461,7 +461,7 @@ let package = Package(
             dependencies: [
                 "StudyModels", "JSONText", "JSONSchema", "SageAssessments", "ZipArchive", "CMSEnvelope", "ServiceKit", "ServiceKitHTTP",
                 "StudyMetadataCore", "RegistrationCore",
-                "RegistrationHTTP", "ResponseCore", "ResponseHTTP", "ConsoleCore",
+                "RegistrationHTTP", "ResponseCore", "ResponseHTTP", "ConsoleCore", "FHIR",
             ],
             path: "Tests/Fuzz",
             exclude: ["Corpus", "Regressions"],

@@ -26,6 +26,11 @@ public struct FHIRText: Sendable {
         value.write(to: &bytes, sortedKeys: false)
     }
 
+    /// A string, number or boolean as it lies in a read text, written as `value` writes it.
+    mutating func scalar(_ value: JSONTape.Value) {
+        value.writeScalar(to: &bytes)
+    }
+
     /// Takes back what was written after `count` bytes: a member begun and then found empty
     /// (FHIR has no empty arrays or objects).
     mutating func truncate(to count: Int) {
@@ -115,7 +120,9 @@ struct PreparedSteps: Sendable {
     }
 }
 
-/// Writes the answered items of a response from the app's results.
+/// Writes the answered items of a response from the app's results, read where they lie in the
+/// stored text (`JSONTape`): an export writes hundreds of thousands of responses, and building
+/// each one's values to read a few members of each result cost more than the writing.
 struct AnswerWriter {
     private(set) var notMapped: [NotMapped] = []
 
@@ -123,14 +130,17 @@ struct AnswerWriter {
     /// this bounds the depth of groups within groups, which a design never nests past two.
     static let maxDepth = 4
 
-    /// Writes the items of `results`, comma-separated, and says whether it wrote any.
-    mutating func items(_ results: [JSONValue], steps: PreparedSteps, prefix: String?, depth: Int = 0, into text: inout FHIRText) -> Bool {
+    /// Writes the items of `results` (a list of the app's results), comma-separated, and says
+    /// whether it wrote any.
+    mutating func items(
+        _ results: some Sequence<JSONTape.Value>, steps: PreparedSteps, prefix: String?, depth: Int = 0, into text: inout FHIRText
+    ) -> Bool {
         guard depth < Self.maxDepth else { return false }
         var wrote = false
         for result in results {
             guard let read = ReadResult(result), let key = read.key?.text, !key.isEmpty else { continue }
             let linkId = prefix.map { "\($0).\(key)" } ?? key
-            guard read.skipped != .bool(true), let value = read.value, value != .null else { continue }
+            guard read.skipped?.isTrue != true, let value = read.value, value.kind != .null else { continue }
             let step = steps[key]
             let resultType = read.resultType?.text ?? step?.resultType ?? ""
             let start = text.bytes.count
@@ -141,10 +151,9 @@ struct AnswerWriter {
             switch resultType {
             case "grouped":
                 // One list of results per repetition of the form; each repetition is an item.
-                let repetitions: [[JSONValue]] =
-                    if case .array(let elements) = value {
-                        elements.allSatisfy({ if case .object = $0 { true } else { false } })
-                            ? [elements] : elements.compactMap { if case .array(let inner) = $0 { inner } else { nil } }
+                let repetitions: [JSONTape.Value] =
+                    if value.kind == .array {
+                        value.items.allSatisfy({ $0.kind == .object }) ? [value] : value.items.filter { $0.kind == .array }
                     } else { [] }
                 let head = Array(text.bytes[(wrote ? start + 1 : start)...])
                 text.truncate(to: start)
@@ -153,7 +162,7 @@ struct AnswerWriter {
                     if wrote { text.raw(",") }
                     text.append(head)
                     text.raw(#","item":["#)
-                    if items(repetition, steps: step?.children ?? .none, prefix: linkId, depth: depth + 1, into: &text) {
+                    if items(repetition.items, steps: step?.children ?? .none, prefix: linkId, depth: depth + 1, into: &text) {
                         text.raw("]}")
                         wrote = true
                     } else {
@@ -162,14 +171,14 @@ struct AnswerWriter {
                 }
                 continue
             case "fetalKickCounter", "towerOfHanoi", "spatialSpanMemory":
-                guard case .array(let inner) = value else {
+                guard value.kind == .array else {
                     text.truncate(to: start)
                     notMapped.append(NotMapped(linkId: linkId, reason: "a task result that is not a list of results"))
                     continue
                 }
                 let results = TaskType(rawValue: resultType).map { PreparedSteps(task: $0) } ?? .none
                 text.raw(#","item":["#)
-                guard items(inner, steps: results, prefix: linkId, depth: depth + 1, into: &text) else {
+                guard items(value.items, steps: results, prefix: linkId, depth: depth + 1, into: &text) else {
                     text.truncate(to: start)
                     continue
                 }
@@ -188,50 +197,52 @@ struct AnswerWriter {
     }
 
     /// The members of an app's result that its answer is written from, read in one pass over
-    /// the result (names compared by their bytes, as the result's object keeps them).
+    /// the result (names compared by their bytes; of a name written twice, the later).
     private struct ReadResult {
-        var key: JSONValue?
-        var resultType: JSONValue?
-        var skipped: JSONValue?
-        var value: JSONValue?
+        var key: JSONTape.Value?
+        var resultType: JSONTape.Value?
+        var skipped: JSONTape.Value?
+        var value: JSONTape.Value?
 
-        init?(_ result: JSONValue) {
-            guard case .object(let members) = result else { return nil }
-            for (name, member) in members {
-                switch name.utf8.count {
-                case 3 where name.utf8.elementsEqual("key".utf8): key = member
-                case 5 where name.utf8.elementsEqual("value".utf8): value = member
-                case 7 where name.utf8.elementsEqual("skipped".utf8): skipped = member
-                case 10 where name.utf8.elementsEqual("resultType".utf8): resultType = member
-                default: continue
+        init?(_ result: JSONTape.Value) {
+            guard result.kind == .object else { return nil }
+            for (name, member) in result.members {
+                if name.isString("key") {
+                    key = member
+                } else if name.isString("value") {
+                    value = member
+                } else if name.isString("skipped") {
+                    skipped = member
+                } else if name.isString("resultType") {
+                    resultType = member
                 }
             }
         }
     }
 
     /// Writes the answers `value` holds, comma-separated, and says whether it wrote any.
-    private static func answers(_ value: JSONValue, resultType: String, step: PreparedSteps.Step?, into text: inout FHIRText) -> Bool {
+    private static func answers(_ value: JSONTape.Value, resultType: String, step: PreparedSteps.Step?, into text: inout FHIRText) -> Bool {
         let itemType = step?.itemType
         switch resultType {
         case "scale", "continuousScale", "numeric":
-            guard case .number(let number) = value else { return false }
+            guard let number = value.number else { return false }
             let whole = number.isWhole && abs(number.double) < 1e15
             let integer = whole && (itemType == "integer" || (itemType == nil && resultType == "scale"))
             text.raw(integer ? #"{"valueInteger":"# : #"{"valueDecimal":"#)
-            text.value(value)
+            text.scalar(value)
             text.raw("}")
         case "timeInterval", "height":
-            guard case .number = value else { return false }
+            guard value.kind == .number else { return false }
             text.raw(#"{"valueQuantity":{"value":"#)
-            text.value(value)
+            text.scalar(value)
             text.raw(
                 resultType == "height"
                     ? #","unit":"cm","system":"http://unitsofmeasure.org","code":"cm"}}"#
                     : #","unit":"s","system":"http://unitsofmeasure.org","code":"s"}}"#)
         case "boolean":
-            guard case .bool = value else { return false }
+            guard value.kind == .bool else { return false }
             text.raw(#"{"valueBoolean":"#)
-            text.value(value)
+            text.scalar(value)
             text.raw("}")
         case "timeOfDay":
             guard let time = value.text.flatMap(FHIRDates.time), !time.isEmpty else { return false }
@@ -246,13 +257,12 @@ struct AnswerWriter {
             text.string(date)
             text.raw("}")
         case "textScale", "valuePicker", "imageChoice", "textChoice":
-            let selections: [JSONValue] = if case .array(let values) = value { values } else { [value] }
             var wrote = false
-            for selection in selections {
-                if case .object = selection {
+            func write(_ selection: JSONTape.Value) {
+                if selection.kind == .object {
                     // An "other" choice: its value, and the text the participant typed.
-                    if let other = selection["other"]?.text { wrote = coding(other, step: step, comma: wrote, into: &text) || wrote }
-                    if let typed = selection["text"]?.text, !typed.isEmpty {
+                    if let other = selection.member("other")?.text { wrote = coding(other, step: step, comma: wrote, into: &text) || wrote }
+                    if let typed = selection.member("text")?.text, !typed.isEmpty {
                         if wrote { text.raw(",") }
                         text.raw(#"{"valueString":"#)
                         text.string(typed)
@@ -263,11 +273,16 @@ struct AnswerWriter {
                     wrote = coding(code, step: step, comma: wrote, into: &text) || wrote
                 }
             }
+            if value.kind == .array {
+                for selection in value.items { write(selection) }
+            } else {
+                write(value)
+            }
             return wrote
         default:
-            guard case .string(let given) = value, !given.isEmpty else { return false }
+            guard value.isNonEmptyString else { return false }
             text.raw(#"{"valueString":"#)
-            text.string(given)
+            text.scalar(value)
             text.raw("}")
         }
         return true

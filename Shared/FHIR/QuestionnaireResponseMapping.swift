@@ -45,16 +45,15 @@ public enum QuestionnaireResponseMapping {
         public var notMapped: [NotMapped]
     }
 
-    /// Members of a response's answers that the mapping reads only at the top level (the run's
-    /// times, for `authored`): each answer's own times have no place in a
-    /// `QuestionnaireResponse`, so an export need not build them.
-    public static let unreadNestedMembers = ["startTime", "endTime"]
-
     /// When the participant finished the run, as the app wrote it (its end, or when it was
     /// submitted), with its offset; when it was received, if the app wrote neither.
     public static func authored(_ response: StoredResponse) -> String {
-        [response.data["endTime"], response.data["submittedTime"]].compactMap { $0?.text }.lazy
-            .compactMap(FHIRDates.dateTime).first(where: { $0.count > 10 }) ?? FHIRJSON.instant(response.receivedAt)
+        authored(endTime: response.data["endTime"]?.text, submittedTime: response.data["submittedTime"]?.text, receivedAt: response.receivedAt)
+    }
+
+    static func authored(endTime: String?, submittedTime: String?, receivedAt: Date) -> String {
+        [endTime, submittedTime].lazy.compactMap { $0.flatMap(FHIRDates.dateTime) }.first(where: { $0.count > 10 })
+            ?? FHIRJSON.instant(receivedAt)
     }
 
     /// One response on its own (a read); pages and exports keep a `Mappers` for their responses.
@@ -70,6 +69,8 @@ public enum QuestionnaireResponseMapping {
         public static let capacity = 256
         private var prepared: [ScalarKey: QuestionnaireResponseMapper] = [:]
         private var order: [ScalarKey] = []
+        /// Kept from one response to the next: reading a response's answers allocates nothing.
+        private var tape = JSONTape()
 
         public init(naming: FHIRNaming) {
             self.naming = naming
@@ -83,6 +84,20 @@ public enum QuestionnaireResponseMapping {
         @discardableResult
         public mutating func write(_ response: StoredResponse, to text: inout FHIRText) -> [NotMapped] {
             mapper(for: response).write(response, to: &text)
+        }
+
+        /// `response`, with its answers read from `answers`, the text they were stored as
+        /// (`response.data` is not read), appended to `text`. Answers that do not read as JSON
+        /// within their budget (which what was stored did when it was received) are written as
+        /// none.
+        @discardableResult
+        public mutating func write(_ response: StoredResponse, answers: some Collection<UInt8>, to text: inout FHIRText) -> [NotMapped] {
+            let mapper = mapper(for: response)
+            do {
+                return try tape.read(answers, budget: .responseAnswers) { mapper.write(response, answers: $0, to: &text) }
+            } catch {
+                return mapper.write(response, answers: nil, to: &text)
+            }
         }
 
         private mutating func mapper(for response: StoredResponse) -> QuestionnaireResponseMapper {
@@ -158,6 +173,15 @@ public struct QuestionnaireResponseMapper: Sendable {
     /// order), and returns the results that had no FHIR reading.
     @discardableResult
     public func write(_ response: StoredResponse, to text: inout FHIRText) -> [NotMapped] {
+        var stored: [UInt8] = []
+        response.data.write(to: &stored, sortedKeys: false)
+        var tape = JSONTape()
+        // Text written from a value parses; were it ever not to, the answers are written as none.
+        return (try? tape.read(stored, budget: Self.readBack(stored.count)) { write(response, answers: $0, to: &text) }) ?? write(response, answers: nil, to: &text)
+    }
+
+    /// Writes `response` with its answers read from `answers` (the app's `data`), or with none.
+    func write(_ response: StoredResponse, answers data: JSONTape.Value?, to text: inout FHIRText) -> [NotMapped] {
         var answers = AnswerWriter()
         let patient = "Patient/\(response.participantId)"
         text.raw(#"{"resourceType":"QuestionnaireResponse","id":"#)
@@ -177,14 +201,15 @@ public struct QuestionnaireResponseMapper: Sendable {
         text.raw(#","status":"completed","subject":{"reference":"#)
         text.string(patient)
         text.raw(#"},"authored":"#)
-        text.string(QuestionnaireResponseMapping.authored(response))
+        text.string(
+            QuestionnaireResponseMapping.authored(
+                endTime: data?.member("endTime")?.text, submittedTime: data?.member("submittedTime")?.text, receivedAt: response.receivedAt))
         text.raw(#","source":{"reference":"#)
         text.string(patient)
         text.raw("}")
-        let results: [JSONValue] = if case .array(let results)? = response.data["results"] { results } else { [] }
         let start = text.bytes.count
         text.raw(#","item":["#)
-        if answers.items(results, steps: steps, prefix: nil, into: &text) {
+        if let results = data?.member("results"), answers.items(results.items, steps: steps, prefix: nil, into: &text) {
             text.raw("]")
         } else {
             text.truncate(to: start)

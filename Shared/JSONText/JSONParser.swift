@@ -7,8 +7,6 @@ extension JSONValue {
         let budget: Budget
         /// Values and member names built so far.
         var nodes = 0
-        /// Names of members left out below the top level (checked, not built), by their bytes.
-        var unreadNested: [[UInt8]] = []
         /// The members and items of the objects and arrays being read, innermost last: each is
         /// gathered here and then made once at its size, rather than grown an element at a time
         /// (an allocation and a copy at every doubling).
@@ -99,21 +97,23 @@ extension JSONValue {
             }
         }
 
-        /// Checks a string (escapes, surrogates, no raw control characters) without building it.
-        mutating func skipString() throws(ParseError) {
+        /// Checks a string (escapes, surrogates, no raw control characters) without building it,
+        /// and says whether it has escapes.
+        @discardableResult
+        mutating func skipString() throws(ParseError) -> Bool {
             let opening = index
             index += 1
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
                     index += 1
-                    return
+                    return false
                 }
                 if byte == UInt8(ascii: "\\") {
                     // Escapes are rare: the building reader checks them, from this string's start.
                     index = opening
                     _ = try string()
-                    return
+                    return true
                 }
                 guard byte >= 0x20 else { throw error("control character in a string") }
                 index += 1
@@ -165,21 +165,12 @@ extension JSONValue {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
                 try count()
-                if depth > 0, let end = unreadName() {
-                    index = end + 1
-                    skipWhitespace()
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
-                    index += 1
-                    skipWhitespace()
-                    try skip(depth: depth + 1)
-                } else {
-                    let key = try string()
-                    skipWhitespace()
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
-                    index += 1
-                    skipWhitespace()
-                    add(key, try value(depth: depth + 1))
-                }
+                let key = try string()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+                index += 1
+                skipWhitespace()
+                add(key, try value(depth: depth + 1))
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end") }
                 if bytes[index] == UInt8(ascii: ",") {
@@ -191,23 +182,6 @@ extension JSONValue {
                     throw error("expected ',' or '}'")
                 }
             }
-        }
-
-        /// When the member name at `index` is one of `unreadNested`, written without escapes,
-        /// the index of its closing quote. (A name with escapes is read and kept: the names left
-        /// out are the platform's own, which no app escapes.)
-        func unreadName() -> Int? {
-            guard !unreadNested.isEmpty else { return nil }
-            var end = index + 1
-            while end < bytes.count {
-                let byte = bytes[end]
-                if byte == UInt8(ascii: "\"") { break }
-                guard byte != UInt8(ascii: "\\"), byte >= 0x20 else { return nil }
-                end += 1
-            }
-            guard end < bytes.count else { return nil }
-            let name = UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end])
-            return unreadNested.contains { $0.elementsEqual(name) } ? end : nil
         }
 
         mutating func array(depth: Int) throws(ParseError) -> JSONValue {

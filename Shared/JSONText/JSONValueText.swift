@@ -51,33 +51,22 @@ extension JSONValue {
         return try parse(bytes, sharing: &budget)
     }
 
-    /// Parses as `parse(_:budget:)` does, leaving out every member named in `unread` that is
-    /// not the top level's own: a reader that needs none of them (an export of responses, which
-    /// reads no answer's times) is spared building them. What is left out is still checked.
-    public static func parse(_ bytes: some Collection<UInt8>, budget: Budget, leavingOutNested unread: [String]) throws(ParseError) -> JSONValue {
-        try read(bytes, within: budget, leavingOutNested: unread).value
-    }
-
     /// Parses one value within what is left of `budget`, and takes the nodes it built from it:
     /// several texts of one request (an envelope's members) share one budget.
     public static func parse(_ bytes: some Collection<UInt8>, sharing budget: inout Budget) throws(ParseError) -> JSONValue {
-        let (value, nodes) = try read(bytes, within: budget, leavingOutNested: [])
+        let (value, nodes) = try read(bytes, within: budget)
         budget.maxNodes -= nodes
         return value
     }
 
     /// The one reading behind every `parse`: the value, and the nodes it built.
-    private static func read(
-        _ bytes: some Collection<UInt8>, within budget: Budget, leavingOutNested unread: [String]
-    ) throws(ParseError) -> (value: JSONValue, nodes: Int) {
+    private static func read(_ bytes: some Collection<UInt8>, within budget: Budget) throws(ParseError) -> (value: JSONValue, nodes: Int) {
         guard bytes.count <= budget.maxBytes else {
             throw ParseError(offset: 0, reason: "larger than \(budget.maxBytes) bytes", overBudget: true)
         }
-        let unreadNames = unread.map { Array($0.utf8) }
         return try withContiguous(bytes) { buffer in
             Result { () throws(ParseError) in
                 var parser = Parser(bytes: buffer, budget: budget)
-                parser.unreadNested = unreadNames
                 parser.skipWhitespace()
                 let value = try parser.value(depth: 0)
                 parser.skipWhitespace()
@@ -89,7 +78,7 @@ extension JSONValue {
 
     /// `body` over the bytes where they are, when they are in one piece (a database row's
     /// buffer), or over a copy.
-    private static func withContiguous<R>(_ bytes: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    static func withContiguous<R>(_ bytes: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let result = bytes.withContiguousStorageIfAvailable(body) { return result }
         return Array(bytes).withUnsafeBufferPointer(body)
     }

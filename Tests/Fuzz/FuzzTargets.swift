@@ -1,5 +1,6 @@
 import CMSEnvelope
 import ConsoleCore
+import FHIR
 import Foundation
 import JSONSchema
 import JSONText
@@ -27,6 +28,7 @@ enum FuzzTargets {
         ("activity", activity),
         ("app-envelope", appEnvelope),
         ("process-response", processResponse),
+        ("stored-answers", storedAnswers),
         ("multipart", multipart),
         ("schema-protocol", schemaProtocol),
         ("labkey-sql", labKeySQL),
@@ -95,6 +97,25 @@ enum FuzzTargets {
                 _ = try? SurveySchema.derive(fromDesign: Data(data.serialized().utf8))
             }
         }
+    }
+
+    /// A response's answers as stored (`responses.data`), read where they lie as the FHIR Bulk
+    /// export reads them: the tape accepts and refuses what the parser does and reads the same
+    /// values, and the line the export writes from them is JSON.
+    static let storedAnswers: Target = { bytes in
+        var tape = JSONTape()
+        let parsed = try? JSONValue.parse(bytes, budget: .responseAnswers)
+        let read = try? tape.read(bytes, budget: .responseAnswers) { $0.jsonValue }
+        precondition(parsed == read, "the tape and the parser read one text differently")
+        let response = StoredResponse(
+            id: 1, studyId: "FUZZ", participantId: 1, activityId: "survey", version: "1.0", runId: "1", data: .object([:]),
+            receivedAt: Date(timeIntervalSince1970: 1.8e9), design: nil)
+        var mappers = QuestionnaireResponseMapping.Mappers(naming: FHIRNaming(base: "https://fuzz.example.org/fhir/r4"))
+        var line = FHIRText()
+        mappers.write(response, answers: bytes, to: &line)
+        precondition(
+            (try? JSONValue.parse(line.bytes, budget: JSONValue.Budget(maxBytes: line.bytes.count, maxNodes: line.bytes.count))) != nil,
+            "the export wrote a line that is not JSON")
     }
 
     /// A `multipart/form-data` body (the console's uploads); the first line is the boundary.

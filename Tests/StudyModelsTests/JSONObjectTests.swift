@@ -95,28 +95,4 @@ import Testing
         #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(Array(#"[{"a":[1,{"b":"#.utf8), budget: Self.budget) }
         #expect(try JSONValue.parse(Array(#"{"x":[1]}"#.utf8), budget: Self.budget).serialized() == #"{"x":[1]}"#)
     }
-
-    /// A reader may leave named members out below the top level: they are checked as JSON but
-    /// not built. The top level's own are kept, as is a name written with escapes (left out
-    /// only as it is plainly written), and a left-out value that is not JSON still fails.
-    @Test func membersLeftOutBelowTheTopAreCheckedNotBuilt() throws {
-        let text = #"{"endTime":"t0","results":[{"key":"a","endTime":"t1","value":{"endTime":[1,{"x":2}],"v":3}},{"key":"b","end\u0054ime":"t2"}]}"#
-        let parsed = try JSONValue.parse(Array(text.utf8), budget: Self.budget, leavingOutNested: ["endTime"])
-        #expect(parsed["endTime"] == .string("t0"))
-        let results = parsed["results"]?.array ?? []
-        #expect(results.count == 2)
-        #expect(results.first?.object?.keys == ["key", "value"])
-        #expect(results.first?["value"]?.object?.keys == ["v"])
-        #expect(results.last?["endTime"] == .string("t2"))
-        #expect(try JSONValue.parse(Array(text.utf8), budget: Self.budget)["results"]?.array?.first?["endTime"] == .string("t1"))
-        for broken in [#"{"r":[{"endTime":[1,}]}"#, #"{"r":{"endTime":"\x"}}"#, #"{"r":{"endTime":tru}}"#] {
-            #expect(throws: JSONValue.ParseError.self, "\(broken)") {
-                try JSONValue.parse(Array(broken.utf8), budget: Self.budget, leavingOutNested: ["endTime"])
-            }
-        }
-        let deep = "{\"r\":{\"endTime\":" + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}}"
-        #expect(throws: JSONValue.ParseError.self) {
-            try JSONValue.parse(Array(deep.utf8), budget: JSONValue.Budget(maxBytes: 1 << 20, maxNodes: 100, maxDepth: 16), leavingOutNested: ["endTime"])
-        }
-    }
 }

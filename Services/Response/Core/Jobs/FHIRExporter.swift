@@ -254,8 +254,8 @@ private struct PageEncoder: Sendable {
 
     func lines(of rows: FHIRResources.Rows) async -> [Lines] {
         if deidentification == nil, case .unparsedResponses(let page) = rows {
-            // Responses, the bulk of an export, are parsed and written straight to text, a
-            // slice of the page on each core.
+            // Responses, the bulk of an export, are written straight to text from the text
+            // their answers were stored as, a slice of the page on each core.
             let responses = page.resources
             let size = (responses.count + Self.slices - 1) / max(1, Self.slices)
             guard size > 0 else { return [] }
@@ -267,7 +267,7 @@ private struct PageEncoder: Sendable {
                         var mappers = QuestionnaireResponseMapping.Mappers(naming: naming)
                         var text = FHIRText()
                         for unparsed in slice {
-                            mappers.write(unparsed.parsed(leavingOutNested: QuestionnaireResponseMapping.unreadNestedMembers), to: &text)
+                            mappers.write(unparsed.response, answers: unparsed.data.readableBytesView, to: &text)
                             text.endLine()
                         }
                         return (start, Lines(text: text.bytes, resources: slice.count))

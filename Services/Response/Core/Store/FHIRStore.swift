@@ -113,15 +113,8 @@ package struct FHIRStore: Sendable {
         /// The response with its answers; answers that no longer parse (which what was stored
         /// did when received) are shown as none.
         package func parsed() -> StoredResponse {
-            parsed(leavingOutNested: [])
-        }
-
-        /// The response with its answers, less the members named in `unread` below the top
-        /// level, for a reader that reads none of them.
-        package func parsed(leavingOutNested unread: [String]) -> StoredResponse {
             var parsed = response
-            parsed.data =
-                (try? JSONValue.parse(data.readableBytesView, budget: .responseAnswers, leavingOutNested: unread)) ?? .object([:])
+            parsed.data = (try? JSONValue.parse(data.readableBytesView, budget: .responseAnswers)) ?? .object([:])
             return parsed
         }
     }
