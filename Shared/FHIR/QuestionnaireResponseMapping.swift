@@ -177,7 +177,8 @@ public struct QuestionnaireResponseMapper: Sendable {
         response.data.write(to: &stored, sortedKeys: false)
         var tape = JSONTape()
         // Text written from a value parses; were it ever not to, the answers are written as none.
-        return (try? tape.read(stored, budget: Self.readBack(stored.count)) { write(response, answers: $0, to: &text) }) ?? write(response, answers: nil, to: &text)
+        let written = try? tape.read(stored, budget: Self.readBack(stored.count)) { write(response, answers: $0, to: &text) }
+        return written ?? write(response, answers: nil, to: &text)
     }
 
     /// Writes `response` with its answers read from `answers` (the app's `data`), or with none.

@@ -74,9 +74,9 @@ struct ResponseParts {
             throw ConfigurationError(ResponseSettings.Keys.fhirPublicURL, "is needed: the service's own address is not known")
         }
         fhirNaming = FHIRNaming(base: fhirBase.hasSuffix("/") ? String(fhirBase.dropLast()) : fhirBase)
-        smartClients = SMARTClientStore(client: postgres, audit: environment.audit, logger: logger)
+        smartClients = SMARTClientStore(client: postgres, audit: environment.audit, pooling: settings.database.pooling, logger: logger)
         fhirResources = FHIRResources(
-            store: FHIRStore(client: postgres, logger: logger), designs: designs,
+            store: FHIRStore(client: postgres, pooling: settings.database.pooling, logger: logger), designs: designs,
             consents: ConsentRecordSource(client: postgres, internalClient: environment.internalClient, logger: logger), naming: fhirNaming)
         fhirExports = FHIRExportStore(client: postgres, pooling: settings.database.pooling, logger: logger)
         sageArchives = SageArchiveStore(

@@ -14,9 +14,13 @@ package struct FHIRStore: Sendable {
     package let logger: Logger
     /// Shared by every copy of the store: designs decoded once serve every later page.
     package let decodedDesigns: DecodedDesigns
+    package let pooling: DatabaseSettings.Pooling
 
-    package init(client: PostgresClient, logger: Logger, decodedDesigns: DecodedDesigns = DecodedDesigns()) {
+    package init(
+        client: PostgresClient, pooling: DatabaseSettings.Pooling = .session, logger: Logger, decodedDesigns: DecodedDesigns = DecodedDesigns()
+    ) {
         self.client = client
+        self.pooling = pooling
         self.logger = logger
         self.decodedDesigns = decodedDesigns
     }
@@ -29,10 +33,18 @@ package struct FHIRStore: Sendable {
     /// Stored response `id` of the study, with the design of the version it answered when this
     /// service has it; nil when the study has no response by that id.
     package func response(_ id: Int64, studyKey: String, studyId: String) async throws -> StoredResponse? {
-        var search = FHIRSearch(type: "QuestionnaireResponse")
-        search.ids = [id]
-        search.count = 1
-        return try await responses(studyKey: studyKey, studyId: studyId, search: search).resources.first
+        let rows = try await client.run(StoredResponseStatement(studyKey: studyKey, id: id), pooling: pooling, logger: logger)
+        var found: UnparsedResponse?
+        for try await (participantId, activityId, version, runId, language, data, receivedAt) in rows {
+            let response = StoredResponse(
+                id: id, studyId: studyId, participantId: participantId, activityId: activityId, version: version, runId: runId,
+                data: .object([:]), receivedAt: receivedAt, design: nil, language: language)
+            found = UnparsedResponse(response: response, data: data)
+        }
+        guard var found else { return nil }
+        found.response.design = try await designs(studyKey: studyKey, of: [found.response])[
+            Self.designKey(found.response.activityId, found.response.version)]
+        return found.parsed()
     }
 
     /// A page of a search: the resources in the order of their ids, and the id the next page
@@ -142,20 +154,25 @@ package struct FHIRStore: Sendable {
         let designs = try await designs(studyKey: studyKey, of: found.map(\.response))
         for index in found.indices {
             let response = found[index].response
-            found[index].response.design = designs[ScalarKey("\(response.activityId)\u{0}\(response.version)")]
+            found[index].response.design = designs[Self.designKey(response.activityId, response.version)]
         }
         if endedEarly { return Page(resources: found, nextAfter: found.last?.response.id) }
         return Self.page(found, count: search.count, id: \.response.id)
     }
 
-    /// The designs this service keeps of the versions `responses` answer, by activity id and
-    /// version (joined by NUL, which neither holds): those decoded lately from memory, the rest
-    /// read in one query and kept there.
+    /// A version's key among `designs`: its activity id and version joined by NUL, which neither
+    /// holds.
+    private static func designKey(_ activityId: String, _ version: String) -> ScalarKey {
+        ScalarKey("\(activityId)\u{0}\(version)")
+    }
+
+    /// The designs this service keeps of the versions `responses` answer, by `designKey`: those
+    /// decoded lately from memory, the rest read in one query and kept there.
     private func designs(studyKey: String, of responses: [StoredResponse]) async throws -> [ScalarKey: ActivityDesign] {
         var designs: [ScalarKey: ActivityDesign] = [:]
         var wanted: [ScalarKey: (activityId: String, version: String)] = [:]
         for response in responses {
-            let key = ScalarKey("\(response.activityId)\u{0}\(response.version)")
+            let key = Self.designKey(response.activityId, response.version)
             guard designs[key] == nil, wanted[key] == nil else { continue }
             if let design = decodedDesigns.design(studyKey: studyKey, activityId: response.activityId, version: response.version) {
                 designs[key] = design
@@ -175,7 +192,7 @@ package struct FHIRStore: Sendable {
         for try await (activityId, version, design) in rows.decode((String, String, String).self) {
             guard let design = try? InternalCoding.decoder.decode(ActivityReply.self, from: Data(design.utf8)).activity else { continue }
             decodedDesigns.keep(design, studyKey: studyKey, activityId: activityId, version: version)
-            designs[ScalarKey("\(activityId)\u{0}\(version)")] = design
+            designs[Self.designKey(activityId, version)] = design
         }
         return designs
     }

@@ -31,11 +31,13 @@ package struct SMARTClientStore: Sendable {
 
     package let client: PostgresClient
     package let audit: AuditLog
+    package let pooling: DatabaseSettings.Pooling
     package let logger: Logger
 
-    package init(client: PostgresClient, audit: AuditLog, logger: Logger) {
+    package init(client: PostgresClient, audit: AuditLog, pooling: DatabaseSettings.Pooling = .session, logger: Logger) {
         self.client = client
         self.audit = audit
+        self.pooling = pooling
         self.logger = logger
     }
 
@@ -155,13 +157,8 @@ package struct SMARTClientStore: Sendable {
 
     /// The grant of a live token of a live client; nil for anything else.
     package func grant(tokenHash: String) async throws -> Grant? {
-        let rows = try await client.query(
-            """
-            SELECT t.client_id, t.study_key, t.scopes, t.expires_at, c.deidentified FROM smart_access_tokens t
-            JOIN smart_clients c ON c.client_id = t.client_id
-            WHERE t.token_sha256 = \(tokenHash) AND t.expires_at > now() AND c.revoked_at IS NULL
-            """, logger: logger)
-        for try await (clientId, studyKey, scopes, expiresAt, deidentified) in rows.decode((String, String, String, Date, Bool).self) {
+        let rows = try await client.run(GrantStatement(tokenHash: tokenHash), pooling: pooling, logger: logger)
+        for try await (clientId, studyKey, scopes, expiresAt, deidentified) in rows {
             return Grant(
                 clientId: clientId, studyKey: studyKey,
                 scopes: SMARTScopes.Grant(scopes: scopes.split(separator: " ").map(String.init)), expiresAt: expiresAt,
