@@ -38,6 +38,28 @@ extension JSONValue {
             }
         }
 
+        /// Past the `:` after a member's name, and the whitespace around it.
+        mutating func colon() throws(ParseError) {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+        }
+
+        /// After a member or an item: past a comma, true (the object or array goes on); past its
+        /// `close`, false; anything else is refused with `reason`.
+        mutating func continues(closing close: UInt8, else reason: String) throws(ParseError) -> Bool {
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                return true
+            }
+            guard bytes[index] == close else { throw error(reason) }
+            index += 1
+            return false
+        }
+
         mutating func value(depth: Int) throws(ParseError) -> JSONValue {
             guard depth < budget.maxDepth else { throw overBudget("nested more than \(budget.maxDepth) deep") }
             guard index < bytes.count else { throw error("unexpected end") }
@@ -72,22 +94,10 @@ extension JSONValue {
                     if isObject {
                         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
                         try skipString()
-                        skipWhitespace()
-                        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
-                        index += 1
-                        skipWhitespace()
+                        try colon()
                     }
                     try skip(depth: depth + 1)
-                    skipWhitespace()
-                    guard index < bytes.count else { throw error("unexpected end") }
-                    if bytes[index] == UInt8(ascii: ",") {
-                        index += 1
-                    } else if bytes[index] == close {
-                        index += 1
-                        return
-                    } else {
-                        throw error("expected ',' or a closing bracket")
-                    }
+                    guard try continues(closing: close, else: "expected ',' or a closing bracket") else { return }
                 }
             case UInt8(ascii: "\""): try skipString()
             case UInt8(ascii: "t"): try literal("true")
@@ -166,21 +176,9 @@ extension JSONValue {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
                 try count()
                 let key = try string()
-                skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
-                index += 1
-                skipWhitespace()
+                try colon()
                 add(key, try value(depth: depth + 1))
-                skipWhitespace()
-                guard index < bytes.count else { throw error("unexpected end") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return made()
-                } else {
-                    throw error("expected ',' or '}'")
-                }
+                guard try continues(closing: UInt8(ascii: "}"), else: "expected ',' or '}'") else { return made() }
             }
         }
 
@@ -197,15 +195,8 @@ extension JSONValue {
                 skipWhitespace()
                 let item = try value(depth: depth + 1)
                 pendingItems.append(item)
-                skipWhitespace()
-                guard index < bytes.count else { throw error("unexpected end") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "]") {
-                    index += 1
+                guard try continues(closing: UInt8(ascii: "]"), else: "expected ',' or ']'") else {
                     return .array(Array(pendingItems[base...]))
-                } else {
-                    throw error("expected ',' or ']'")
                 }
             }
         }

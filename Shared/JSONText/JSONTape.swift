@@ -221,22 +221,10 @@ extension JSONValue.Parser {
                         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
                         try count()
                         try recordString(into: &tape)
-                        skipWhitespace()
-                        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
-                        index += 1
-                        skipWhitespace()
+                        try colon()
                     }
                     try record(depth: depth + 1, into: &tape)
-                    skipWhitespace()
-                    guard index < bytes.count else { throw error("unexpected end") }
-                    if bytes[index] == UInt8(ascii: ",") {
-                        index += 1
-                    } else if bytes[index] == close {
-                        index += 1
-                        break
-                    } else {
-                        throw error(isObject ? "expected ',' or '}'" : "expected ',' or ']'")
-                    }
+                    guard try continues(closing: close, else: isObject ? "expected ',' or '}'" : "expected ',' or ']'") else { break }
                 }
             }
             tape[at].end = index

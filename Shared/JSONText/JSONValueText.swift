@@ -110,23 +110,11 @@ extension JSONValue {
                 }
                 try parser.count()
                 let name = try parser.string()
-                parser.skipWhitespace()
-                guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else { throw parser.error("expected ':'") }
-                parser.index += 1
-                parser.skipWhitespace()
+                try parser.colon()
                 let start = parser.index
                 try parser.skip(depth: 1)
                 members.append((name, start..<parser.index))
-                parser.skipWhitespace()
-                guard parser.index < bytes.count else { throw parser.error("unexpected end") }
-                if bytes[parser.index] == UInt8(ascii: ",") {
-                    parser.index += 1
-                } else if bytes[parser.index] == UInt8(ascii: "}") {
-                    parser.index += 1
-                    break
-                } else {
-                    throw parser.error("expected ',' or '}'")
-                }
+                guard try parser.continues(closing: UInt8(ascii: "}"), else: "expected ',' or '}'") else { break }
             }
         }
         parser.skipWhitespace()
