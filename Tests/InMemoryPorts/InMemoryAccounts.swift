@@ -59,6 +59,11 @@ package final class InMemoryAccounts: Transactions, AccountLookup, AppDirectory,
     package var state: State { store.committed }
     package var actions: [String] { state.events.map(\.action) }
 
+    /// Changes what is committed outside the rules, as an import writes to the database.
+    package func seed(_ change: (inout State) -> Void) async throws {
+        try await store.update { change(&$0) }
+    }
+
     static func appKey(_ appId: String, _ orgId: String) -> String { appId + "\u{0}" + orgId }
 
     /// The session an `auth` key opens, as `SessionStore.authenticate` finds it.
@@ -203,6 +208,11 @@ package final class InMemoryAccounts: Transactions, AccountLookup, AppDirectory,
             copy.value.participants[userId]?.tempPasswordHash = nil
             copy.value.participants[userId]?.tempPasswordExpiresAt = nil
             copy.value.passwordHistory[userId] = Array(([hash] + (copy.value.passwordHistory[userId] ?? [])).prefix(max(keep, 1)))
+        }
+
+        func rehashPassword(userId: UUID, from old: String, to new: String) async throws {
+            if copy.value.participants[userId]?.passwordHash == old { copy.value.participants[userId]?.passwordHash = new }
+            copy.value.passwordHistory[userId] = copy.value.passwordHistory[userId]?.map { $0 == old ? new : $0 }
         }
 
         func setDisabled(userId: UUID, _ disabled: Bool) async throws -> Bool {

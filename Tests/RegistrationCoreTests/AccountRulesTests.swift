@@ -354,4 +354,49 @@ import Testing
         _ = try await fixture.signIn()
         #expect(fixture.store.actions.contains("account.unlocked"))
     }
+
+    /// An account moved in from FDA MyStudies 2.x keeps that server's password hash, wrapped. The
+    /// first sign-in with the right password replaces it, in the account and its history, with
+    /// this platform's own, and says so in the audit trail; a wrong password changes nothing; the
+    /// password then signs in against the new hash, and is still a recent one to a change.
+    @Test func aMyStudiesPasswordSignsInAndIsRehashedOnce() async throws {
+        let fixture = try Fixture()
+        try await fixture.verifiedAccount()
+        let (password, digest) = ("Correct-Horse-7!", PasswordHasherTestValues.digest)
+        let carried = try #require(try await PasswordHasher(cost: 4).wrapMyStudiesHash(digest: digest, salt: PasswordHasherTestValues.salt))
+        let userId = try #require(fixture.store.state.participants.values.first?.userId)
+        try await fixture.store.seed {
+            $0.participants[userId]?.passwordHash = carried
+            $0.passwordHistory[userId] = [carried]
+        }
+
+        let wrong = await Self.refusal { _ = try await fixture.signIn(password: password + "x") }
+        #expect(wrong == .wrongCredentials)
+        #expect(fixture.store.state.participants[userId]?.passwordHash == carried)
+        #expect(!fixture.store.actions.contains("participant.password_rehashed"))
+
+        _ = try await fixture.signIn(password: password)
+        let rehashed = try #require(fixture.store.state.participants[userId]?.passwordHash)
+        #expect(rehashed.hasPrefix("$2"), "the platform's own bcrypt hash")
+        #expect(fixture.store.state.passwordHistory[userId] == [rehashed])
+        #expect(fixture.store.actions.filter { $0 == "participant.password_rehashed" }.count == 1)
+
+        _ = try await fixture.signIn(password: password)
+        #expect(fixture.store.state.participants[userId]?.passwordHash == rehashed, "rehashed once")
+        #expect(fixture.store.actions.filter { $0 == "participant.password_rehashed" }.count == 1)
+        let reused = await Self.refusal {
+            let session = try await fixture.signIn(password: password)
+            try await fixture.accounts.changePassword(session, current: password, new: password, now: fixture.now)
+        }
+        #expect(reused != nil, "the carried-over password is a recent one")
+    }
+}
+
+/// A MyStudies 2.x salt and hash for "Correct-Horse-7!", from Python's hashlib following that
+/// server's `HashUtils.hash` (as in `PasswordHasherTests`).
+enum PasswordHasherTestValues {
+    static let salt =
+        "8ac435d740047536024bc52aaf4be65c99fcf3357e01a1963ceedd012ab8ee6f7f95e133dd003caccc296696420e3873ce6ce2b4d26ce3ba005169d6f01e43e7"
+    static let digest =
+        "7b93a8cff66e0a35396d9b7b85062032123ba542efc0c524550a5114e31959aa70c2affb8bfea6fd12b7ad92b664ecbaa441740ee39dfb95667b637bec07fe6d"
 }

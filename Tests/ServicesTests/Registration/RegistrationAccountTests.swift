@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 import HTTPTypes
 import Testing
 import TestSupport
@@ -141,6 +142,44 @@ import TestSupport
             #expect(out.status == .ok)
             #expect(out.string("message") == "success")
             #expect(try await h.call("confirmRegistration", method: .get, auth: auth2, userId: userId).status == .unauthorized)
+        }
+    }
+
+    /// An account moved in from FDA MyStudies 2.x, its password hash as that server keeps it
+    /// (wrapped in bcrypt, as the import writes it), signs in from the app with the same
+    /// password. That sign-in stores the platform's own hash in the account and its history.
+    @Test func aMyStudiesPasswordSignsInFromTheAppAndIsRehashed() async throws {
+        try await RegistrationHarness.run { h in
+            let (userId, _, _) = try await h.signUp("mo@example.org")
+            // "Correct-Horse-7!" as that server hashes it, from Python's hashlib following its
+            // `HashUtils.hash` (the same values as `PasswordHasherTests`).
+            let salt =
+                "8ac435d740047536024bc52aaf4be65c99fcf3357e01a1963ceedd012ab8ee6f7f95e133dd003caccc296696420e3873ce6ce2b4d26ce3ba005169d6f01e43e7"
+            let digest =
+                "7b93a8cff66e0a35396d9b7b85062032123ba542efc0c524550a5114e31959aa70c2affb8bfea6fd12b7ad92b664ecbaa441740ee39dfb95667b637bec07fe6d"
+            let carried = try #require(try await PasswordHasher(cost: 4).wrapMyStudiesHash(digest: digest, salt: salt))
+            try await h.sql("UPDATE participants SET password_hash = \(carried) WHERE user_id = \(UUID(uuidString: userId))")
+            try await h.sql("UPDATE password_history SET password_hash = \(carried) WHERE user_id = \(UUID(uuidString: userId))")
+            func stored() async throws -> Int {
+                try await h.count("SELECT count(*) FROM participants WHERE user_id = \(UUID(uuidString: userId)) AND password_hash = \(carried)")
+            }
+            #expect(try await stored() == 1)
+            #expect(try await h.call("login", body: ["emailId": "mo@example.org", "password": "Passw0rd!"]).status != .ok)
+            #expect(try await stored() == 1, "a wrong password changes nothing")
+
+            let login = try await h.call("login", body: ["emailId": "mo@example.org", "password": "Correct-Horse-7!"])
+            #expect(login.status == .ok)
+            #expect(login.string("userId") == userId)
+            #expect(try await stored() == 0)
+            #expect(
+                try await h.count(
+                    "SELECT count(*) FROM participants WHERE user_id = \(UUID(uuidString: userId)) AND password_hash LIKE '$2%'") == 1)
+            #expect(
+                try await h.count(
+                    "SELECT count(*) FROM password_history WHERE user_id = \(UUID(uuidString: userId)) AND password_hash LIKE 'mystudies%'") == 0)
+            #expect(try await h.auditActors("participant.password_rehashed") == [userId])
+            #expect(try await h.call("login", body: ["emailId": "mo@example.org", "password": "Correct-Horse-7!"]).status == .ok)
+            #expect(try await h.auditActors("participant.password_rehashed") == [userId], "rehashed once")
         }
     }
 

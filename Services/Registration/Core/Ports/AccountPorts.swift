@@ -50,6 +50,9 @@ package protocol AccountWork {
     func recentPasswordHashes(userId: UUID, count: Int) async throws -> [String]
     /// The new password, any temporary one spent, the history cut to `keep`.
     func changePassword(userId: UUID, hash: String, keep: Int) async throws
+    /// The same password's hash in another scheme (a carried-over one made the platform's own),
+    /// where the account and its history hold `old`: nothing else changes.
+    func rehashPassword(userId: UUID, from old: String, to new: String) async throws
     /// False when the account already was so.
     func setDisabled(userId: UUID, _ disabled: Bool) async throws -> Bool
     func openSession(userId: UUID, now: Date, temporaryPassword: (hash: String, expiresAt: Date)?) async throws
@@ -129,6 +132,10 @@ package struct PostgresAccountWork: AccountWork {
 
     package func changePassword(userId: UUID, hash: String, keep: Int) async throws {
         try await accounts.changePassword(userId: userId, hash: hash, keep: keep, on: connection)
+    }
+
+    package func rehashPassword(userId: UUID, from old: String, to new: String) async throws {
+        try await accounts.rehashPassword(userId: userId, from: old, to: new, on: connection)
     }
 
     package func setDisabled(userId: UUID, _ disabled: Bool) async throws -> Bool {

@@ -104,6 +104,15 @@ package struct AccountStore: Sendable {
         return hashes
     }
 
+    /// Replaces the hash `old` with `new`, of the same password, where the account and its
+    /// history hold it: when it was changed meanwhile, nothing is.
+    package func rehashPassword(userId: UUID, from old: String, to new: String, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            "UPDATE participants SET password_hash = \(new) WHERE user_id = \(userId) AND password_hash = \(old)", logger: logger)
+        try await connection.query(
+            "UPDATE password_history SET password_hash = \(new) WHERE user_id = \(userId) AND password_hash = \(old)", logger: logger)
+    }
+
     /// Sets a new password, spends any temporary one, and records it in the history (which keeps
     /// only what the policy needs).
     package func changePassword(userId: UUID, hash: String, keep history: Int, on connection: PostgresConnection) async throws {

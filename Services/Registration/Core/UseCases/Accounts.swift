@@ -149,7 +149,14 @@ package struct Accounts: Sendable {
             throw RegistrationError.disabled
         }
         let expired = now.timeIntervalSince(account.passwordChangedAt) > settings.passwordExpiry.timeInterval
+        // A hash carried over from another platform is replaced by this one's at the first
+        // sign-in that matches it (docs/security.md, Passwords).
+        let rehashed = matchesPassword && PasswordHasher.isCarriedOver(account.passwordHash) ? try await hasher.hash(password) : nil
         return try await transactions.run { work in
+            if let rehashed {
+                try await work.rehashPassword(userId: account.userId, from: account.passwordHash, to: rehashed)
+                try await work.record(actor: actor, action: "participant.password_rehashed", details: ["from": "mystudies-sha512"])
+            }
             try await work.recordLogin(userId: account.userId, usedTemporaryPassword: usedTemporary)
             try await work.attemptsSucceeded(subject)
             let temporary = usedTemporary ? account.tempPasswordHash.flatMap { hash in
