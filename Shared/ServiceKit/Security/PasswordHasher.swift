@@ -74,7 +74,7 @@ struct CarriedOverHash {
     let wrapping: String
 
     init?(_ hash: String) {
-        guard hash.hasPrefix(Self.prefix) else { return nil }
+        guard hash.utf8.starts(with: Self.prefix.utf8) else { return nil }
         let rest = hash.utf8.dropFirst(Self.prefix.utf8.count)
         guard let dollar = rest.firstIndex(of: UInt8(ascii: "$")) else { return nil }
         let salt = String(decoding: rest[..<dollar], as: UTF8.self)
