@@ -83,19 +83,18 @@ struct CarriedOverHash {
         wrapping = String(decoding: rest[rest.index(after: dollar)...], as: UTF8.self)
     }
 
-    /// Hex digits, as that server makes its salts (128 of them); bounded, and never a `$`.
+    /// Lowercase hex digits, as that server makes its salts (128 of them); bounded, and never a `$`.
     static func isMyStudiesSalt(_ salt: String) -> Bool {
-        (1...256).contains(salt.utf8.count) && salt.utf8.allSatisfy(isHexDigit)
+        (1...256).contains(salt.utf8.count) && salt.utf8.allSatisfy(isLowercaseHexDigit)
     }
 
     /// 128 lowercase hex digits: a SHA-512 as that server writes it.
     static func isMyStudiesDigest(_ digest: String) -> Bool {
-        digest.utf8.count == 128 && digest.utf8.allSatisfy { isHexDigit($0) && !(UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }
+        digest.utf8.count == 128 && digest.utf8.allSatisfy(isLowercaseHexDigit)
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
+    private static func isLowercaseHexDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
     /// The digest that server keeps for `password` with `salt`.
@@ -103,7 +102,7 @@ struct CarriedOverHash {
         var hasher = SHA512()
         hasher.update(data: Array(salt.utf8))
         hasher.update(data: Array(password.utf8))
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return hasher.finalize().hexString
     }
 }
 
