@@ -108,11 +108,16 @@ package final class InMemoryStudyLifecycle: Transactions, CatalogInvalidation {
             return labels
         }
 
+        func versionLabels(studyId: String) async throws -> [PublishedVersionLabels] {
+            (copy.value.versions[studyId] ?? []).map { PublishedVersionLabels($0.document, counters: $0.counters) }
+        }
+
         func insertVersion(
             studyId: String, document: StudyDocument, counters: VersionCounters, changes: StudyChanges, by actor: String
         ) async throws -> StudyVersionRecord {
             let record = StudyVersionRecord(
-                version: counters.study, label: VersionCounters.label(counters.study), consentVersion: counters.consent,
+                version: counters.study, label: VersionCounters.studyLabel(of: document, version: counters.study),
+                consentVersion: counters.consent,
                 activityVersions: counters.activities, changes: changes, publishedAt: now, publishedBy: actor)
             copy.value.versions[studyId, default: []].append(Version(counters: counters, document: document, record: record))
             return record

@@ -5,6 +5,10 @@ public struct Consent: Codable, Sendable, Equatable {
     public var comprehension: Comprehension?
     public var sharing: SharingScreen?
     public var review: ConsentReview
+    /// The consent version the apps see and participants sign, when the admin gives one (a study
+    /// moved from another deployment keeps its consent's version); absent, numbered. Like the
+    /// study's label, one that an earlier consent had continues its sequence when the consent changes.
+    public var versionLabel: String?
 
     public init(
         visualScreens: [ConsentScreen] = [], comprehension: Comprehension? = nil, sharing: SharingScreen? = nil,
@@ -16,7 +20,7 @@ public struct Consent: Codable, Sendable, Equatable {
         self.review = review
     }
 
-    enum CodingKeys: String, CodingKey { case visualScreens, comprehension, sharing, review }
+    enum CodingKeys: String, CodingKey { case visualScreens, comprehension, sharing, review, versionLabel }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -24,6 +28,7 @@ public struct Consent: Codable, Sendable, Equatable {
         comprehension = try c.decodeIfPresent(Comprehension.self, forKey: .comprehension)
         sharing = try c.decodeIfPresent(SharingScreen.self, forKey: .sharing)
         review = try c.decodeIfPresent(ConsentReview.self, forKey: .review) ?? ConsentReview()
+        versionLabel = try c.decodeIfPresent(String.self, forKey: .versionLabel)
     }
 }
 

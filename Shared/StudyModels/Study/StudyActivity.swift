@@ -74,6 +74,10 @@ public struct StudyActivity: Codable, Sendable, Equatable {
         return true
     }
 
+    /// What `isValidVersionLabel` accepts, in a coordinator's words.
+    public static let versionLabelRule =
+        "1 to 32 letters, digits, dots, hyphens or underscores, like 3 or 2.1 (a number at most 1000000)"
+
     /// `questionnaire` unless it says otherwise or its steps are active tasks.
     public var kind: ActivityDesign.Kind {
         type ?? (steps.contains { $0.type == .task } ? .task : .questionnaire)

@@ -37,6 +37,11 @@ public struct StudyDocument: Codable, Sendable, Equatable {
     public var arms: StudyArms?
     /// The document the study was imported from, when its own app reads it (a schema protocol).
     public var source: StudySource?
+    /// The study version the apps see, when the admin gives one: a study moved from another
+    /// deployment keeps the version its participants' apps hold (`2.3`). Absent, versions are
+    /// numbered (`1.0`, `1.1`, ...). Publishing a change under a label an earlier version had
+    /// continues its sequence (`2.4`), so the apps always see a new version.
+    public var versionLabel: String?
 
     public init(
         studyId: String, appId: String, name: LocalizedText, overview: [OverviewPage] = [],
@@ -68,7 +73,7 @@ public struct StudyDocument: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case studyId, appId, name, category, sponsor, tagline, description, website, logo, overview, platforms
         case enrolling, rejoin, withdrawal, timeZone, languages, eligibility, consent, activities
-        case participantProperties, resources, notifications, dashboard, arms, source
+        case participantProperties, resources, notifications, dashboard, arms, source, versionLabel
     }
 
     /// Lists may be left out of a document; everything else named here is required.
@@ -99,6 +104,7 @@ public struct StudyDocument: Codable, Sendable, Equatable {
         dashboard = try c.decodeIfPresent(Dashboard.self, forKey: .dashboard) ?? Dashboard()
         arms = try c.decodeIfPresent(StudyArms.self, forKey: .arms)
         source = try c.decodeIfPresent(StudySource.self, forKey: .source)
+        versionLabel = try c.decodeIfPresent(String.self, forKey: .versionLabel)
     }
 }
 

@@ -24,7 +24,7 @@ struct ActivityChecks {
 
         if !Identifiers.isValid(activity.activityId) { problem("\(pointer)/activityId", Identifiers.rule) }
         if let label = activity.versionLabel, !StudyActivity.isValidVersionLabel(label) {
-            problem("\(pointer)/versionLabel", "1 to 32 letters, digits, dots, hyphens or underscores, like 3 or 2.1 (a number at most 1000000)")
+            problem("\(pointer)/versionLabel", StudyActivity.versionLabelRule)
         }
         // (A Sage-only activity has none by design: its assessment is its design.)
         if activity.steps.isEmpty, activity.assessment?.isSageOnly != true { warning("\(pointer)/steps", "the activity has no steps") }

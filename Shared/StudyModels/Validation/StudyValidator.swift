@@ -132,6 +132,12 @@ public struct StudyValidator {
         if let website = document.website, !Self.isWebURL(website) {
             problem("/website", "must be an http:// or https:// URL")
         }
+        if let label = document.versionLabel, !StudyActivity.isValidVersionLabel(label) {
+            problem("/versionLabel", StudyActivity.versionLabelRule)
+        }
+        if let label = document.consent.versionLabel, !StudyActivity.isValidVersionLabel(label) {
+            problem("/consent/versionLabel", StudyActivity.versionLabelRule)
+        }
     }
 
     private mutating func checkEligibility() {

@@ -19,6 +19,8 @@ package protocol StudyLifecycleWork {
     func latest(studyId: String) async throws -> (counters: VersionCounters, document: StudyDocument)?
     /// Every published activity version with its label, newest study version first.
     func activityLabels(studyId: String) async throws -> [PublishedActivityLabel]
+    /// Every version's study and consent labels, oldest first.
+    func versionLabels(studyId: String) async throws -> [PublishedVersionLabels]
     func insertVersion(studyId: String, document: StudyDocument, counters: VersionCounters, changes: StudyChanges, by actor: String)
         async throws -> StudyVersionRecord
     /// `launching` also records the launch time.
@@ -81,6 +83,10 @@ package struct PostgresStudyLifecycleWork: StudyLifecycleWork {
 
     package func activityLabels(studyId: String) async throws -> [PublishedActivityLabel] {
         try await StudyVersionStore.activityLabels(studyId: studyId, on: connection, logger: logger)
+    }
+
+    package func versionLabels(studyId: String) async throws -> [PublishedVersionLabels] {
+        try await StudyVersionStore.versionLabels(studyId: studyId, on: connection, logger: logger)
     }
 
     package func insertVersion(

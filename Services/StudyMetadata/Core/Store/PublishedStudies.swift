@@ -181,13 +181,23 @@ package struct PublishedStudies: Sendable {
             .map { ($0.studyVersion, $0.activityVersion) }
     }
 
-    /// The newest study version holding consent version `consentVersion`.
-    package func version(studyId: String, consentVersion: Int) async throws -> Int? {
-        let rows = try await client.query(
-            "SELECT max(version) FROM study_versions WHERE study_id = \(studyId) AND consent_version = \(consentVersion)",
-            logger: logger)
-        for try await version in rows.decode(Int?.self) { return version }
-        return nil
+    /// The study version the apps call `label`, and its consent version: the version whose
+    /// document gave it that label, else the numbered version of that number when it has no label
+    /// of its own. Nil for a label no version had.
+    package func version(studyId: String, studyLabel label: String) async throws -> PublishedVersionLabels? {
+        let labels = try await client.withConnection { connection in
+            try await StudyVersionStore.versionLabels(studyId: studyId, on: connection, logger: logger)
+        }
+        return VersionCounters.find(label, in: labels, number: \.version, own: \.versionLabel).last
+    }
+
+    /// The newest study version holding the consent version the apps call `label`, found as
+    /// `version(studyId:studyLabel:)` finds a study version.
+    package func version(studyId: String, consentLabel label: String) async throws -> PublishedVersionLabels? {
+        let labels = try await client.withConnection { connection in
+            try await StudyVersionStore.versionLabels(studyId: studyId, on: connection, logger: logger)
+        }
+        return VersionCounters.find(label, in: labels, number: \.consentVersion, own: \.consentLabel).last
     }
 
     /// Every version's date and activity versions, oldest first.
@@ -214,7 +224,8 @@ package struct PublishedStudies: Sendable {
         for stamp in stamps {
             let document = try await document(studyId: studyId, version: stamp.version)
             versions.append(StudyVersionHistory.Version(
-                version: stamp.version, label: VersionCounters.label(stamp.version), publishedAt: stamp.publishedAt,
+                version: stamp.version, label: VersionCounters.studyLabel(of: document, version: stamp.version),
+                publishedAt: stamp.publishedAt,
                 name: document.name.text(for: nil),
                 activities: document.activities.map { activity in
                     let number = stamp.activityVersions[activity.activityId] ?? 1

@@ -77,6 +77,22 @@ package struct StudyVersionStore: Sendable {
         return labels
     }
 
+    /// Every version's study and consent numbers with the labels its document gave them.
+    package static func versionLabels(
+        studyId: String, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [PublishedVersionLabels] {
+        let rows = try await connection.query(
+            """
+            SELECT version, document->>'versionLabel', consent_version, document->'consent'->>'versionLabel'
+            FROM study_versions WHERE study_id = \(studyId) ORDER BY version
+            """, logger: logger)
+        var labels: [PublishedVersionLabels] = []
+        for try await (version, label, consent, consentLabel) in rows.decode((Int, String?, Int, String?).self) {
+            labels.append(.init(version: version, versionLabel: label, consentVersion: consent, consentLabel: consentLabel))
+        }
+        return labels
+    }
+
     /// The newest version's counters and document.
     package func latest(
         studyId: String, on connection: PostgresConnection
@@ -112,24 +128,26 @@ package struct StudyVersionStore: Sendable {
         var publishedAt = Date()
         for try await at in rows.decode(Date.self) { publishedAt = at }
         return StudyVersionRecord(
-            version: counters.study, label: VersionCounters.label(counters.study), consentVersion: counters.consent,
-            activityVersions: counters.activities, changes: changes, publishedAt: publishedAt, publishedBy: actor)
+            version: counters.study, label: VersionCounters.studyLabel(of: document, version: counters.study),
+            consentVersion: counters.consent, activityVersions: counters.activities, changes: changes,
+            publishedAt: publishedAt, publishedBy: actor)
     }
 
     /// Every version of the study, oldest first.
     package func versions(studyId: String) async throws -> [StudyVersionRecord] {
         let rows = try await client.query(
             """
-            SELECT version, consent_version, activity_versions::text, changes::text, published_at, published_by
+            SELECT version, consent_version, activity_versions::text, changes::text, published_at, published_by,
+                   document->>'versionLabel'
             FROM study_versions WHERE study_id = \(studyId) ORDER BY version
             """, logger: logger)
         var records: [StudyVersionRecord] = []
         let decoder = JSONDecoder()
-        for try await (version, consent, activities, changes, at, by) in rows.decode(
-            (Int, Int, String, String, Date, String).self)
+        for try await (version, consent, activities, changes, at, by, label) in rows.decode(
+            (Int, Int, String, String, Date, String, String?).self)
         {
             records.append(StudyVersionRecord(
-                version: version, label: VersionCounters.label(version), consentVersion: consent,
+                version: version, label: label ?? VersionCounters.label(version), consentVersion: consent,
                 activityVersions: try decoder.decode([String: Int].self, from: Data(activities.utf8)),
                 changes: try decoder.decode(StudyChanges.self, from: Data(changes.utf8)), publishedAt: at, publishedBy: by))
         }

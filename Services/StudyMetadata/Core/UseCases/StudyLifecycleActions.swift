@@ -55,8 +55,10 @@ package struct StudyLifecycleActions: Sendable {
                         throw StudyMetadataError.changedWhileChecked(studyId: studyId)
                     }
                     if let refusal = checked.refusal { throw refusal }
+                    let labelled = VersionCounters.frozen(
+                        draft, counters: counters, history: try await work.versionLabels(studyId: studyId))
                     frozen = try await work.insertVersion(
-                        studyId: studyId, document: draft, counters: counters, changes: changes, by: actor)
+                        studyId: studyId, document: labelled, counters: counters, changes: changes, by: actor)
                 } else if action == .publishUpdates {
                     throw StudyMetadataError.nothingToPublish
                 }

@@ -84,13 +84,14 @@ extension WCPRoutes {
         guard let current = try await visible(studyId, to: client) else { throw Self.noStudy }
         var version = current.version
         if let label = client.string("studyVersion"), !label.isEmpty {
-            guard let requested = WireDates.version(fromLabel: label) else { throw Self.invalidInput }
-            guard requested <= current.version else { throw Self.noStudy }
-            version = requested
+            guard let requested = try await published.version(studyId: studyId, studyLabel: label),
+                requested.version <= current.version
+            else { throw Self.noStudy }
+            version = requested.version
         }
         let document = try await published.document(studyId: studyId, version: version)
         return ParticipantPropertiesReply(
-            metadata: .init(studyId: studyId, studyVersion: VersionCounters.label(version)),
+            metadata: .init(studyId: studyId, studyVersion: VersionCounters.studyLabel(of: document, version: version)),
             participantProperties: document.participantProperties.map { property in
                 .init(
                     propertyId: property.key, propertyName: property.name?.text(for: client.language) ?? property.key,

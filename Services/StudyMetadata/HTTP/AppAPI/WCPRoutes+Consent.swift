@@ -41,7 +41,7 @@ extension WCPRoutes {
                 type: eligibility.type.rawValue, tokenTitle: text(eligibility.tokenTitle), test: test,
                 correctAnswers: eligibility.questions.map { .init(key: $0.key, answer: $0.passingAnswer) }),
             consent: .init(
-                version: VersionCounters.label(current.consentVersion),
+                version: VersionCounters.consentLabel(of: document, version: current.consentVersion),
                 visualScreens: consent.visualScreens.map { screen in
                     .init(
                         type: screen.type.rawValue, title: text(screen.title), text: text(screen.text),
@@ -73,16 +73,15 @@ extension WCPRoutes {
         var consentVersion = current.consentVersion
         var document = current.document
         if let label = client.string("consentVersion"), !label.isEmpty {
-            guard let requested = WireDates.version(fromLabel: label) else { throw Self.invalidInput }
-            guard let version = try await published.version(studyId: studyId, consentVersion: requested) else {
+            guard let requested = try await published.version(studyId: studyId, consentLabel: label) else {
                 throw Self.noStudy
             }
-            consentVersion = requested
-            document = try await published.document(studyId: studyId, version: version)
+            consentVersion = requested.consentVersion
+            document = try await published.document(studyId: studyId, version: requested.version)
         }
         return ConsentDocumentReply(
             consent: .init(
-                version: VersionCounters.label(consentVersion), type: "text/html",
+                version: VersionCounters.consentLabel(of: document, version: consentVersion), type: "text/html",
                 content: Self.consentHTML(document.consent, language: client.language)))
     }
 

@@ -184,16 +184,16 @@ package struct WCPRoutes {
     ) async throws -> StudyUpdatesReply {
         let studyId = try Self.required("studyId", client)
         let label = try Self.required("studyVersion", client)
-        guard let held = WireDates.version(fromLabel: label) else { throw Self.invalidInput }
         guard let current = try await visible(studyId, to: client), let status = current.status.wireName else {
             throw Self.noStudy
         }
-        let changes = try await published.changes(studyId: studyId, after: held)
+        guard let held = try await published.version(studyId: studyId, studyLabel: label) else { throw Self.invalidInput }
+        let changes = try await published.changes(studyId: studyId, after: held.version)
         return StudyUpdatesReply(
             updates: .init(
                 consent: changes.consent, activities: changes.activities, resources: changes.resources,
                 info: changes.info, status: status),
-            currentVersion: VersionCounters.label(current.version))
+            currentVersion: VersionCounters.studyLabel(of: current.document, version: current.version))
     }
 
     // MARK: - Helpers
@@ -213,7 +213,8 @@ package struct WCPRoutes {
                 let language = client.language.flatMap { document.languages.contains($0) ? $0 : nil } ?? "en"
                 func text(_ value: LocalizedText?) -> String { value?.text(for: client.language) ?? "" }
                 return StudyListItem(
-                    studyId: study.studyId, studyVersion: VersionCounters.label(study.version), studyLanguage: language,
+                    studyId: study.studyId, studyVersion: VersionCounters.studyLabel(of: document, version: study.version),
+                    studyLanguage: language,
                     title: text(document.name), category: text(document.category), sponsorName: text(document.sponsor),
                     tagline: text(document.tagline), status: status, logo: document.logo ?? "",
                     settings: .init(
