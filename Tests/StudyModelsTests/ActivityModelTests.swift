@@ -89,4 +89,25 @@ import Testing
         #expect(destinations[1].numericOperator == .greaterOrEqual)
         #expect(destinations[2].destination == "")
     }
+
+    /// Both apps compare a numeric answer by `gt lt e ne gte lte` only (the iOS app's
+    /// `OperatorType(rawValue:)!` traps on anything else): a design using the symbols is served
+    /// with those names, and a design the original servers wrote (`gte`, `lt`) reads as it is.
+    @Test func numericBranchingIsServedByTheNamesTheAppsCompare() throws {
+        let symbols = ["<": "lt", ">": "gt", "=": "e", "!=": "ne", ">=": "gte", "<=": "lte"]
+        #expect(symbols.count == Destination.Operator.allCases.count)
+        for (symbol, name) in symbols {
+            var step = ActivityStep(type: .question, resultType: ResponseType.numeric.rawValue, key: "count")
+            step.destinations = [
+                Destination(condition: "5", operator: symbol, destination: "next"), Destination(destination: ""),
+            ]
+            let served = try #require(step.served(language: nil).destinations)
+            #expect(served.count == 2)
+            #expect(served[0].operator == name)
+            #expect(served[1].operator == "")
+            #expect(Destination.Operator(named: name)?.symbol == symbol)
+        }
+        #expect(Destination.Operator(named: "range") == nil)
+        #expect(Destination.Operator(named: "GTE") == nil)
+    }
 }

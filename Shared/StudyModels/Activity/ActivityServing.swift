@@ -9,7 +9,12 @@ extension ActivityStep {
         step.groupName = groupName ?? ""
         step.repeatable = repeatable ?? false
         step.repeatableText = (repeatableText ?? "").resolved(for: language)
-        step.destinations = destinations ?? []
+        // Numeric branching by the names the apps compare (a document may use the symbols).
+        step.destinations = (destinations ?? []).map { destination in
+            var served = destination
+            if let numeric = destination.numericOperator { served.operator = numeric.rawValue }
+            return served
+        }
         step.healthDataKey = healthDataKey ?? ""
         step.format = format.map { $0.resolved(for: language) } ?? .other(.object([:]))
         step.steps = (steps ?? []).map { $0.served(language: language) }

@@ -169,13 +169,45 @@ public struct VisibilityRule: Codable, Sendable, Equatable {
 /// `condition` is a choice value; for numeric branching it is a number compared with `operator`.
 /// An empty `destination` ends the activity.
 public struct Destination: Codable, Sendable, Equatable {
+    /// A numeric comparison, named as the apps name it: both apps compare an answer by these
+    /// names only (the iOS app traps on any other), and the original servers wrote them.
     public enum Operator: String, Codable, Sendable, CaseIterable {
-        case greater = ">"
-        case less = "<"
-        case equal = "="
-        case notEqual = "!="
-        case greaterOrEqual = ">="
-        case lessOrEqual = "<="
+        case greater = "gt"
+        case less = "lt"
+        case equal = "e"
+        case notEqual = "ne"
+        case greaterOrEqual = "gte"
+        case lessOrEqual = "lte"
+
+        /// The comparison a document names, by the apps' name or its symbol (`>=`), which
+        /// documents written for StudyStack before it served the apps' names use.
+        public init?(named name: String) {
+            if let named = Operator(rawValue: name) {
+                self = named
+                return
+            }
+            switch name {
+            case ">": self = .greater
+            case "<": self = .less
+            case "=": self = .equal
+            case "!=": self = .notEqual
+            case ">=": self = .greaterOrEqual
+            case "<=": self = .lessOrEqual
+            default: return nil
+            }
+        }
+
+        /// How a coordinator reads it.
+        public var symbol: String {
+            switch self {
+            case .greater: ">"
+            case .less: "<"
+            case .equal: "="
+            case .notEqual: "!="
+            case .greaterOrEqual: ">="
+            case .lessOrEqual: "<="
+            }
+        }
     }
 
     public var condition: String
@@ -196,5 +228,5 @@ public struct Destination: Codable, Sendable, Equatable {
     }
 
     /// The numeric comparison, when this is numeric branching.
-    public var numericOperator: Operator? { Operator(rawValue: `operator`) }
+    public var numericOperator: Operator? { Operator(named: `operator`) }
 }

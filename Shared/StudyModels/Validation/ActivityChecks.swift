@@ -207,7 +207,7 @@ struct ActivityChecks {
             guard !destination.condition.isEmpty else { continue }
             if let responseType = step.responseType, responseType.isNumeric {
                 if destination.numericOperator == nil {
-                    problem("\(at)/operator", "numeric branching needs one of > < = != >= <=")
+                    problem("\(at)/operator", "numeric branching needs one of gt lt e ne gte lte (or > < = != >= <=)")
                 }
                 if Double(destination.condition) == nil {
                     problem("\(at)/condition", "\"\(destination.condition)\" is not a number")
