@@ -230,7 +230,7 @@ extension StudySection {
         help: "Where an answer leads: a choice value (true or false for yes/no), or a number compared with the operator. The one without a condition is the default. Steps added on the activity's page can be chosen once it is saved.",
         [
             plain("/condition", "When the answer is"),
-            .field(FormField("/operator", "Compared with", .choice(Destination.Operator.allCases.map { .init($0.rawValue, $0.rawValue) }))),
+            .field(FormField("/operator", "Compared with", .choice(Destination.Operator.allCases.map { .init($0.rawValue, $0.symbol) }))),
             .field(FormField("/destination", "Go to step", .reference(.stepKey, none: "The end of the activity"))),
         ]))
 

@@ -1,5 +1,6 @@
 import Foundation
 import JSONText
+import StudyModels
 
 /// An activity step by step, as the app presents it: each step a screen with its title, text
 /// and answer control, in English or Spanish. Read from the draft, so a design can be checked
@@ -180,7 +181,7 @@ package enum ActivityPreview {
             let condition = destination["condition"]?.text ?? ""
             let target = destination["destination"]?.text ?? ""
             let goal = target.isEmpty ? "the end" : target
-            return condition.isEmpty ? "otherwise → \(goal)" : "\(destination["operator"]?.text ?? "=") \(condition) → \(goal)"
+            return condition.isEmpty ? "otherwise → \(goal)" : "\(destination["operator"]?.text.map { Destination.Operator(named: $0)?.symbol ?? $0 } ?? "=") \(condition) → \(goal)"
         }.joined(separator: "; ")
     }
 
