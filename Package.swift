@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "response", targets: ["response"]),
         .executable(name: "console", targets: ["console"]),
         .executable(name: "studystack", targets: ["studystack"]),
+        .executable(name: "studystack-import", targets: ["studystack-import"]),
         .library(name: "StudyModels", targets: ["StudyModels"]),
         .library(name: "JSONText", targets: ["JSONText"]),
         .library(name: "JSONSchema", targets: ["JSONSchema"]),
@@ -49,6 +50,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // MARK: Shared libraries
@@ -451,6 +453,35 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Tools
+
+        // Reading a MyStudies deployment for moving it in (docs/moving-in.md): its study-metadata
+        // API as the apps read it. Only reads; what it read goes to the services' admin APIs.
+        .target(
+            name: "MoveIn",
+            dependencies: [
+                "JSONText", "StudyModels",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tools/MoveIn",
+            swiftSettings: strictSettings
+        ),
+        // `studystack-import`: the command a team moves a deployment in with.
+        .executableTarget(
+            name: "studystack-import",
+            dependencies: [
+                "MoveIn", "StudyModels", "JSONText",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tools/Import",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Tests
 
         // Every parser and validator outside bytes reach, for libFuzzer (`make fuzz`, built with
@@ -622,7 +653,7 @@ let package = Package(
             dependencies: [
                 "AdminContracts", "InternalContracts",
                 "StudyMetadataCore", "StudyMetadataHTTP", "StudyMetadataService", "RegistrationCore", "RegistrationHTTP", "RegistrationService", "ResponseCore", "ResponseHTTP", "ResponseService", "TestSupport", "ServiceKit", "ServiceKitHTTP",
-                "StudyModels",
+                "StudyModels", "MoveIn",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

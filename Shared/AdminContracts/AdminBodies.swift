@@ -55,6 +55,7 @@ extension StorageCheckReply: InternalPayload {}
 extension StudyFileList: InternalPayload {}
 extension StudyFile: InternalPayload {}
 extension SchemaImportResult: InternalPayload {}
+extension StudyMoveInReport: InternalPayload {}
 extension SchemaStudyInfo: InternalPayload {}
 extension AppList: InternalPayload {}
 extension AppCreated: InternalPayload {}

@@ -85,6 +85,10 @@ extension AdminCalls {
         .PUT, "/admin/v1/studies/{studyId}/imports/schema", on: .studyMetadata, access: .signedIn)
     public static let schemaInfo = AdminEndpoint<NoContent, SchemaStudyInfo>(
         .GET, "/admin/v1/studies/{studyId}/schema", on: .studyMetadata, access: .study(.viewer))
+    /// `?timeZone=&dryRun=`: a MyStudies deployment's study-metadata replies (`MyStudiesStudyExport`)
+    /// become the app's studies (docs/moving-in.md); a dry run, the default, only reports.
+    public static let moveInStudies = AdminEndpoint<JSONBytes, StudyMoveInReport>(
+        .POST, "/admin/v1/apps/{appId}/move-in/studies", on: .studyMetadata, access: .superAdmin)
 }
 
 // MARK: study-metadata: apps, push credentials, notifications
@@ -150,7 +154,7 @@ extension AdminCalls {
         storageCheck,
         files,
         uploadFile,
-        importSchema,
+        importSchema, moveInStudies,
         schemaInfo,
         apps,
         createApp,

@@ -30,6 +30,8 @@ struct Platform: Sendable {
     let tokens: [String]
     /// The response service's environment, to start it again as it was.
     let responseEnvironment: [String: String]
+    /// study-metadata's environment, to start it again as it was.
+    let metadataEnvironment: [String: String]
 
     static let adminEmail = "admin@e2e.test"
     static let adminPassword = "E2e-Admin-Passw0rd!"
@@ -136,7 +138,7 @@ struct Platform: Sendable {
                         metadataDatabase: metadataDB, registrationDatabase: registrationDB, responseDatabase: responseDB,
                         mailDirectory: mail, adminToken: seeded.admin.token,
                         iosCredential: seeded.ios, androidCredential: seeded.android, tokens: seeded.tokens,
-                        responseEnvironment: responseEnvironment)
+                        responseEnvironment: responseEnvironment, metadataEnvironment: settings[.studyMetadata]!)
                     try await body(platform)
                 }
             }
@@ -210,6 +212,17 @@ struct Platform: Sendable {
             guard await response.stop() else { throw TestServerError(description: "the response service did not stop on SIGTERM") }
         }
         return try await ServiceProcess.start("response", environment: responseEnvironment, port: response.port)
+    }
+
+    /// Starts study-metadata again on its port after it ended (a SIGKILL the test sent); the
+    /// caller stops the new process.
+    func restartMetadata() async throws -> ServiceProcess {
+        try await ServiceProcess.start("study-metadata", environment: metadataEnvironment, port: metadata.port)
+    }
+
+    /// Runs `body` with a client of study-metadata's database.
+    func withMetadataDatabase<T: Sendable>(_ body: @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
+        try await TestDatabase.withClient(url: metadataDatabase, body)
     }
 
     /// Runs `body` with a client of the response service's database.

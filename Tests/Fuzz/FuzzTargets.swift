@@ -42,6 +42,7 @@ enum FuzzTargets {
         ("zip-archive", zipArchive),
         ("sage-archive", sageArchive),
         ("participant-timeline", participantTimeline),
+        ("mystudies-export", myStudiesExport),
     ]
 
     static func named(_ name: String) -> Target? { all.first { $0.name == name }?.run }
@@ -95,6 +96,23 @@ enum FuzzTargets {
             if case .string(let value)? = member.value { _ = ResponseShredder.answerDateAndOffset(value) }
             if let text = member.text, let data = try? JSONValue.parse(Array(text.utf8), budget: .studyDocument) {
                 _ = try? SurveySchema.derive(fromDesign: Data(data.serialized().utf8))
+            }
+        }
+    }
+
+    /// A move-in export (`POST /admin/v1/apps/{appId}/move-in/studies`): each study read into
+    /// its versions in two zones, and every version a document the study model can encode.
+    static let myStudiesExport: Target = { bytes in
+        guard let export = try? JSONDecoder.budgeted(maxNodes: 1_048_576).decode(MyStudiesStudyExport.self, from: Data(bytes))
+        else { return }
+        for study in export.studies {
+            for zone in ["UTC", "Pacific/Chatham"] {
+                let plan = MyStudiesStudyPlan.read(study, appId: "FUZZAPP", timeZone: TimeZone(identifier: zone) ?? .gmt)
+                precondition(!plan.versions.isEmpty, "a plan always has the study as it is now")
+                for document in plan.versions {
+                    _ = StudyValidator.validate(document)
+                    precondition((try? JSONEncoder().encode(document)) != nil, "a planned version encodes")
+                }
             }
         }
     }

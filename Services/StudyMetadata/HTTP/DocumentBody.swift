@@ -14,11 +14,12 @@ package enum DocumentBody {
     package static let maxOpenEndedValues = 262_144
 
     package static func decode<T: Decodable>(
-        _ type: T.Type, named name: String, from request: Request, context: ServiceRequestContext
+        _ type: T.Type, named name: String, from request: Request, context: ServiceRequestContext,
+        maxValues: Int = Self.maxOpenEndedValues
     ) async throws -> T {
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         do {
-            return try JSONDecoder.budgeted(maxNodes: Self.maxOpenEndedValues).decode(T.self, from: Data(buffer: buffer))
+            return try JSONDecoder.budgeted(maxNodes: maxValues).decode(T.self, from: Data(buffer: buffer))
         } catch let error as DecodingError {
             let problem = JSONPointer.problem(for: error, document: name)
             throw APIError.invalid("the \(name) could not be read", problems: [problem])

@@ -14,7 +14,7 @@ extension StudyMetadataError: APIErrorConvertible {
         case .notAnEmailAddress: .badRequest(message, field: "email")
         case .noAdmin, .noAdminWithEmail, .noRole, .noKey: .notFound(message)
         case .adminExists, .notificationExists, .studyNotificationExists, .tooManyKeys: .conflict(message)
-        case .editorRequired, .wholeAuditLogNeedsSuperAdmin, .roleRequired: .forbidden(message)
+        case .editorRequired, .wholeAuditLogNeedsSuperAdmin, .moveInNeedsSuperAdmin, .roleRequired: .forbidden(message)
         case .unknownStudy, .noPublishedStudy, .noActivityVersion, .notFromSchemaProtocol, .noOpenSchemaProtocol, .noAssessmentActivity,
             .noFile, .noLiveKey, .noLiveSession, .noPushCredentials:
             .notFound(message)

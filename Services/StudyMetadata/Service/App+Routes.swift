@@ -49,6 +49,8 @@ extension StudyMetadataService {
                 notifications: notifications, logger: environment.logger),
             catalog: catalog, storage: ResponseStorageRehearsals(internalClient: environment.internalClient), logger: environment.logger)
         StudyLifecycleRoutes(actions: lifecycle, versions: versions).add(to: admin)
+        MoveInRoutes(moveIns: StudyMoveIns(drafts: editing, lifecycle: lifecycle, studies: studies, logger: environment.logger))
+            .add(to: admin)
         let queued = StoredNotifications(store: notifications, audit: environment.audit)
         NotificationRoutes(
             announcements: Announcements(notifications: queued, apps: apps),

@@ -19,6 +19,8 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
         case draft
         /// The draft an import made; its problems point into the study document, not the body.
         case draftMadeFrom(String)
+        /// A request to move studies in (its parameters).
+        case moveIn
     }
 
     /// The e-mail address or the password is wrong (which, is not said), or the account is disabled.
@@ -84,6 +86,8 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
     case tooManyFiles(studyId: String)
     /// Only a super-admin reads the whole audit log; a study admin names their study.
     case wholeAuditLogNeedsSuperAdmin
+    /// Moving studies in from another deployment creates studies in an app: a super-admin's work.
+    case moveInNeedsSuperAdmin
     /// The admin's role on the study named in the query is below the one the call needs.
     case roleRequired(StudyRole, studyId: String)
     /// No study by that id (where a draft is read, not written).
@@ -153,6 +157,7 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
         case .tooManyFiles(let studyId):
             "study \(studyId) has \(UploadedFileKind.maxPerStudy) files already, the most a study keeps; link to larger collections instead"
         case .wholeAuditLogNeedsSuperAdmin: "only super-admins read the whole audit log; name a study (studyId)"
+        case .moveInNeedsSuperAdmin: "only super-admins move studies in from another deployment"
         case .roleRequired(let role, let studyId): "this needs the \(role.rawValue) role on study \(studyId)"
         case .unknownStudy(let studyId): "no study \(studyId)"
         case .noPublishedStudy(let studyId): "no published study \(studyId)"
@@ -182,6 +187,7 @@ extension StudyMetadataError.Subject {
         case .assessment: "assessment"
         case .draft: "draft"
         case .draftMadeFrom(let source): "draft made from the \(source)"
+        case .moveIn: "move-in request"
         }
     }
 

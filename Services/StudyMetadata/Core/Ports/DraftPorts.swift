@@ -70,3 +70,26 @@ package struct PostgresDraftWork: DraftWork {
         try await audit.record(actor: actor, action: action, studyId: studyId, details: details, on: connection)
     }
 }
+
+/// What moving a study in (`StudyMoveIns`) reads of a study already here.
+package protocol MovedStudyReading: Sendable {
+    /// The study's status and app, and every frozen version's document, oldest first; nil when
+    /// there is no study of that id.
+    func movedStudy(studyId: String) async throws -> MovedStudy?
+}
+
+/// A study as a move-in finds it.
+package struct MovedStudy: Sendable {
+    package var status: StudyStatus
+    package var appId: String
+    /// Each frozen version's document and consent version, oldest first.
+    package var frozen: [(document: StudyDocument, consentVersion: Int)]
+
+    package init(status: StudyStatus, appId: String, frozen: [(document: StudyDocument, consentVersion: Int)]) {
+        self.status = status
+        self.appId = appId
+        self.frozen = frozen
+    }
+}
+
+extension StudyStore: MovedStudyReading {}

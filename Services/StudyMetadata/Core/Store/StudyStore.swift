@@ -167,3 +167,22 @@ package struct StudyStore: Sendable {
         return studies
     }
 }
+
+extension StudyStore {
+    /// The study's status and app, and its frozen versions' documents, oldest first.
+    package func movedStudy(studyId: String) async throws -> MovedStudy? {
+        let rows = try await client.query(
+            "SELECT status, app_id FROM studies WHERE study_id = \(studyId)", logger: logger)
+        var found: (String, String)?
+        for try await row in rows.decode((String, String).self) { found = row }
+        guard let (statusName, appId) = found, let status = StudyStatus(rawValue: statusName) else { return nil }
+        let versions = try await client.query(
+            "SELECT document::text, consent_version FROM study_versions WHERE study_id = \(studyId) ORDER BY version",
+            logger: logger)
+        var frozen: [(document: StudyDocument, consentVersion: Int)] = []
+        for try await (text, consent) in versions.decode((String, Int).self) {
+            frozen.append((try JSONDecoder().decode(StudyDocument.self, from: Data(text.utf8)), consent))
+        }
+        return MovedStudy(status: status, appId: appId, frozen: frozen)
+    }
+}

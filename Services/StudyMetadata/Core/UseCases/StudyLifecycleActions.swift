@@ -29,11 +29,17 @@ package struct StudyLifecycleActions: Sendable {
     /// `mayAnnounceToApp`: whether the actor may address every user of the app (a super-admin).
     /// A study admin's publish or launch in a gateway app announces nothing app-wide: the study's
     /// name is text they chose, and an app's users are not theirs to message.
-    /// Refusals are `StudyMetadataError`s.
+    /// `movingIn`: the draft is a study moved from another deployment, whose activities may have
+    /// ended there already and are kept for their responses (`PublishGuard.pastSchedules` is not
+    /// asked). Refusals are `StudyMetadataError`s.
     package func apply(
-        _ action: LifecycleAction, studyId: String, by actor: String, mayAnnounceToApp: Bool, now: Date = Date()
+        _ action: LifecycleAction, studyId: String, by actor: String, mayAnnounceToApp: Bool, movingIn: Bool = false,
+        now: Date = Date()
     ) async throws -> (status: StudyStatus, frozen: StudyVersionRecord?) {
-        let checked = action.freezesDraft ? try await checkStorage(studyId: studyId, now: now) : nil
+        let problems = { (draft: StudyDocument) in
+            movingIn ? StudyValidator.validate(draft) : PublishGuard.problems(draft, now: now)
+        }
+        let checked = action.freezesDraft ? try await checkStorage(studyId: studyId, problems: problems) : nil
         let outcome = try await transactions.run { work -> (status: StudyStatus, frozen: StudyVersionRecord?) in
             guard let (status, draft) = try await work.lockDraft(studyId: studyId) else {
                 throw StudyMetadataError.noStudy(studyId)
@@ -42,8 +48,8 @@ package struct StudyLifecycleActions: Sendable {
 
             var frozen: StudyVersionRecord?
             if action.freezesDraft {
-                let problems = PublishGuard.problems(draft, now: now)
-                guard problems.isEmpty else { throw StudyMetadataError.invalid(problems, subject: .draft) }
+                let found = problems(draft)
+                guard found.isEmpty else { throw StudyMetadataError.invalid(found, subject: .draft) }
                 let previous = try await work.latest(studyId: studyId)
                 let (counters, changes) = VersionCounters.next(for: draft, after: previous)
                 let history = try await work.activityLabels(studyId: studyId)
@@ -69,6 +75,7 @@ package struct StudyLifecycleActions: Sendable {
             var details = ["from": status.rawValue, "to": next.rawValue]
             if let frozen { details["label"] = frozen.label }
             if endsTesting { details["testDataRemoved"] = "true" }
+            if movingIn { details["movedIn"] = "true" }
             try await work.record(
                 actor: actor, action: "study.\(action.rawValue)", studyId: studyId, studyVersion: frozen?.version, details: details)
             try await announce(
@@ -95,7 +102,9 @@ package struct StudyLifecycleActions: Sendable {
     /// another service; the transaction freezes the draft only if it is still the one checked.
     /// Nil when there is no study, or the draft has problems of its own (the transaction
     /// refuses both).
-    private func checkStorage(studyId: String, now: Date) async throws -> StorageChecked? {
+    private func checkStorage(
+        studyId: String, problems: (StudyDocument) -> [ValidationProblem]
+    ) async throws -> StorageChecked? {
         // A unit of its own, which ends before the response service is asked.
         let read = try await transactions.run { work -> (StudyDocument, VersionCounters, VersionCounters?, Bool)? in
             guard let (_, draft) = try await work.lockDraft(studyId: studyId) else { return nil }
@@ -103,7 +112,7 @@ package struct StudyLifecycleActions: Sendable {
             let (counters, changes) = VersionCounters.next(for: draft, after: previous)
             return (draft, counters, previous?.counters, previous == nil || changes.any)
         }
-        guard let (draft, counters, previous, freezes) = read, PublishGuard.problems(draft, now: now).isEmpty else { return nil }
+        guard let (draft, counters, previous, freezes) = read, problems(draft).isEmpty else { return nil }
         guard freezes else { return StorageChecked(draft: draft, counters: counters, refusal: nil) }
         do {
             let found = try await storage.problems(
