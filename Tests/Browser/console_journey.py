@@ -12,7 +12,8 @@ signs the consent with a PDF, and the console shows them at their site and serve
 sorted and filtered there, a response for an unpublished version fails and is processed again
 from the console once the version is published, the exports hold the rows, and the charts' SVG
 shows the counts; a POST without the form token and a
-cookie altered by one byte are refused; push keys are uploaded as files; signing out ends the
+cookie altered by one byte are refused; push keys are uploaded as files; a study moved in from
+a MyStudies deployment's recorded replies, dry run then import; signing out ends the
 token, so the old cookie opens nothing. What the forms saved is read back from the admin API and
 the app API, so the test checks what an app would be served, not what the page shows.
 
@@ -665,6 +666,62 @@ def fhir_clients(driver):
     assert "Revoked" in row.text and not row.find_elements(By.CSS_SELECTOR, "form"), row.text
     refused = smart.request_token(token_url, client_id, os.path.join(keys, "es384.pem"), "es384-1", "ES384", "system/*.rs", {})
     assert refused["status"] in (400, 401), refused
+
+
+def move_in(driver):
+    """A super-admin moves a study in from a MyStudies deployment, from the app's page: the export
+    built from the replies the MyStudies Android app recorded (Tests/Fixtures/mystudies-api) is
+    chosen; a time zone left out is asked for at the form with nothing changed; the dry run lists
+    what will come over and changes nothing; the import creates the study, and the app is then
+    served its listing at the source's version and its weekly activity at the recorded times."""
+    fixtures = os.path.join(ROOT, "Tests", "Fixtures", "mystudies-api")
+    frequencies = ["onetime", "daily", "dailywithinaday", "manuallschedule", "monthly", "weekly"]
+    items = [json.load(open(os.path.join(fixtures, f"activityList-{name}.json"))) for name in frequencies]
+    design = json.load(open(os.path.join(fixtures, "activity-CBQ-1.2.json")))
+    listing = {"studyId": "MOVEDIN", "studyVersion": "2.3", "title": "Moved in", "status": "Active",
+               "settings": {"enrolling": True, "rejoin": False, "platform": "all"}}
+    export = {"source": "https://wcp.example.org/StudyMetaData", "readAt": "2026-12-05T00:00:00Z", "studies": [{
+        "listing": listing, "eligibilityConsent": json.load(open(os.path.join(fixtures, "eligibilityConsent.json"))),
+        "activityList": {"activities": items},
+        "activities": [{"activityId": item["activityId"], "version": "1.0", "reply": design} for item in items]}]}
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "studies.json")
+    with open(path, "w") as out:
+        json.dump(export, out)
+
+    driver.get(CONSOLE + "/apps/DEMOAPP")
+    wait(driver, EC.presence_of_element_located((By.LINK_TEXT, "Move studies in")), "the app's page")
+    driver.find_element(By.LINK_TEXT, "Move studies in").click()
+    wait(driver, EC.presence_of_element_located((By.ID, "exportFile")), "the move-in page")
+
+    def submit(action, zone):
+        driver.find_element(By.ID, "exportFile").send_keys(path)
+        field = driver.find_element(By.ID, "timeZone")
+        field.clear()
+        field.send_keys(zone)
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.CSS_SELECTOR, f"#move-in-form button[value='{action}']").click()
+        wait(driver, gone(page), f"the move-in page after {action}")
+
+    submit("plan", "")
+    assert "Give the time zone" in driver.find_element(By.ID, "problems").text
+    submit("plan", "UTC")
+    report = driver.find_element(By.ID, "move-in-report").text
+    assert "MOVEDIN (Active at the source)" in report and "new: will be created" in report, report
+    assert "Nothing was changed" in report and "WeeklyTest" in report, report
+    assert "studyInfo" in report, report  # the recording has no studyInfo: said, not silently dropped
+    shot(driver, "move-in-dry-run")
+    no_browser_errors(driver)
+    assert "MOVEDIN" not in listed(None)
+    submit("import", "UTC")
+    report = driver.find_element(By.ID, "move-in-report").text
+    assert "MOVEDIN" in report and "created" in report and "1 of 1 here" in report, report
+    listing = next(study for study in json.load(urllib.request.urlopen(app_request("studyList")))["studies"]
+                   if study["studyId"] == "MOVEDIN")
+    assert listing["studyVersion"] == "2.3", listing
+    weekly = next(item for item in app_call("activityList", "MOVEDIN")["activities"] if item["activityId"] == "WeeklyTest")
+    recorded = next(item for item in items if item["activityId"] == "WeeklyTest")
+    assert (weekly["startTime"], weekly["endTime"]) == (recorded["startTime"], recorded["endTime"]), weekly
 
 
 def no_browser_errors(driver):
@@ -1484,6 +1541,7 @@ def main():
         test_mode(driver)
         study_files(driver)
         fhir_clients(driver)
+        move_in(driver)
 
         # axe-core over every page an admin reaches by links (each page seen above was checked
         # as it was shown): no violation anywhere.

@@ -75,6 +75,7 @@ public enum ConsoleService {
         AdminAccountPageRoutes(pages: pages).add(to: shell.router)
         DocumentRoutes(pages: pages).add(to: shell.router)
         AppPageRoutes(pages: pages).add(to: shell.router)
+        MoveInPageRoutes(pages: pages).add(to: shell.router)
         ActivityToolRoutes(pages: pages).add(to: shell.router)
         SchemaPageRoutes(pages: pages).add(to: shell.router)
         AnnouncementRoutes(pages: pages).add(to: shell.router)

@@ -67,3 +67,37 @@ public struct StudyMoveInReport: Codable, Sendable, Equatable {
         }
     }
 }
+
+extension StudyMoveInReport.Study {
+    /// Where the study stands, in a team's words: the command and the console say it the same way.
+    public func standing(dryRun: Bool) -> String {
+        switch state {
+        case .new: dryRun ? "new: will be created" : "created"
+        case .partly: dryRun ? "partly here: the import goes on from version \(versionsHere + 1)" : "completed"
+        case .imported: "already imported: nothing changes"
+        case .differs: "a different study of this id is here: left as it is"
+        case .refused: "cannot be imported"
+        }
+    }
+
+    /// The counts in one sentence.
+    public var countsSentence: String {
+        "\(counts.activities) activities, \(counts.activityVersions) designs, \(counts.steps) steps, "
+            + "\(counts.eligibilityQuestions) eligibility questions, \(counts.consentSections) consent sections, "
+            + "\(counts.comprehensionQuestions) comprehension questions, \(counts.resources) resources, "
+            + "\(counts.participantProperties) participant properties; \(counts.notImported) not imported"
+    }
+}
+
+extension MoveInFinding.Effect {
+    /// The findings of this effect, as a report heads them; in the order a team reads them.
+    public static let reportOrder: [MoveInFinding.Effect] = [.notImported, .changed, .note]
+
+    public var heading: String {
+        switch self {
+        case .notImported: "not imported"
+        case .changed: "changed"
+        case .note: "to check"
+        }
+    }
+}

@@ -12,30 +12,11 @@ import TestSupport
 /// apps are served what that deployment served them.
 @Suite(.needsCluster) struct MoveInAPITests {
     let api = WCPApp()
-    static let folder = Conformance.root.appendingPathComponent("mystudies-api")
-    static let schedules = ["onetime", "daily", "dailywithinaday", "manuallschedule", "monthly", "weekly"]
+    static let schedules = RecordedMyStudiesReplies.frequencies
 
-    static func reply(_ name: String) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: folder.appendingPathComponent(name)))
-    }
+    static func reply(_ name: String) throws -> JSONValue { try RecordedMyStudiesReplies.reply(name) }
 
-    /// The recorded replies as `studystack-import studies read` writes them: the six recorded
-    /// `activityList` entries of one study, each served with the recorded design.
-    static func export() throws -> String {
-        let items = try schedules.map { try reply("activityList-\($0).json") }
-        let design = try reply("activity-CBQ-1.2.json")
-        let listing = try JSONDecoder().decode(JSONValue.self, from: Data("""
-            {"studyId": "REGteststudy", "studyVersion": "2.3", "title": "Regression study", "category": "Health",
-             "sponsorName": "HPHCI", "tagline": "", "status": "Active", "logo": "",
-             "settings": {"enrolling": true, "rejoin": false, "platform": "all"}}
-            """.utf8))
-        let study = MyStudiesStudyExport.Study(
-            listing: listing, eligibilityConsent: try reply("eligibilityConsent.json"),
-            activityList: .object(JSONObject(pairs: [("activities", .array(items))])),
-            activities: items.map { .init(activityId: $0["activityId"]?.string ?? "", version: "1.0", reply: design) })
-        let export = MyStudiesStudyExport(source: "https://wcp.example.org/StudyMetaData", readAt: "2026-12-05T00:00:00Z", studies: [study])
-        return String(decoding: try JSONEncoder().encode(export), as: UTF8.self)
-    }
+    static func export() throws -> String { try RecordedMyStudiesReplies.exportText() }
 
     static let path = "/admin/v1/apps/DEMOAPP/move-in/studies"
 
