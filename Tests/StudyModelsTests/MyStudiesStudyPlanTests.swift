@@ -163,6 +163,25 @@ import TestSupport
         #expect(plan.findings.contains { $0.at == "studyList#/status" })
     }
 
+    /// An activity the source deleted (`state: deleted`, as `activityList` keeps it) keeps its
+    /// design in the rebuilt history, for its responses, and is not in the study as it is now.
+    @Test func aDeletedActivityIsKeptInTheHistoryOnly() throws {
+        var deleted = try Self.reply("activityList-weekly.json").object ?? [:]
+        deleted["state"] = try json(#""deleted""#)
+        let study = MyStudiesExportFixture.study(
+            listing: try json(#"{"studyId": "GONE", "studyVersion": "1.3", "status": "Active"}"#),
+            activityList: .object(JSONObject(pairs: [("activities", .array([try Self.reply("activityList-daily.json"), .object(deleted)]))])),
+            activities: [
+                .init(activityId: "DailyTest", version: "1.0", reply: try Self.reply("activity-CBQ-1.2.json")),
+                .init(activityId: "WeeklyTest", version: "1.0", reply: try Self.reply("activity-CBQ-1.2.json")),
+            ])
+        let plan = MyStudiesStudyPlan.read(study, appId: "APP", timeZone: TimeZone(identifier: "UTC")!)
+        #expect(plan.versions.count == 2)
+        #expect(plan.versions.map { $0.activities.map(\.activityId) } == [["DailyTest", "WeeklyTest"], ["DailyTest"]])
+        #expect(plan.versions.map(\.versionLabel) == ["moved-1", "1.3"])
+        #expect(plan.findings.contains { $0.effect == .note && $0.message.contains("WeeklyTest was deleted at the source") })
+    }
+
     @Test func versionLabelsAreOrderedAsTheirNumbers() {
         #expect(MyStudiesStudyPlan.ordered(["1.10", "2.0", "1.9", "1.2"], current: "2.1") == ["1.2", "1.9", "1.10", "2.0", "2.1"])
         #expect(MyStudiesStudyPlan.ordered(["beta", "3", "1"], current: "4") == ["1", "3", "beta", "4"])
