@@ -43,6 +43,34 @@ import TestSupport
         }
     }
 
+    /// An earlier design the study model refuses (a branch to a step it does not have) refuses
+    /// the study in the dry run, located in its version, rather than stopping the import half way.
+    @Test func anEarlierDesignThatCannotBePublishedRefusesTheStudyWithNothingWritten() async throws {
+        try await api.withPublishedStudies { client, root, _, _ in
+            var export = try RecordedMyStudiesReplies.export(studyId: "BROKENHISTORY")
+            let broken = try JSONDecoder().decode(JSONValue.self, from: Data("""
+                {"activity": {"type": "questionnaire", "metadata": {"activityId": "WeeklyTest", "version": "0.9"},
+                 "steps": [{"type": "question", "resultType": "boolean", "key": "q1", "title": "Yes?",
+                            "destinations": [{"condition": "true", "destination": "nowhere"}]}]}}
+                """.utf8))
+            export.studies[0].activities.append(.init(activityId: "WeeklyTest", version: "0.9", reply: broken))
+            let body = String(decoding: try JSONEncoder().encode(export), as: UTF8.self)
+            for dryRun in ["true", "false"] {
+                let (status, reply) = try await api.helper.send(
+                    client, .post, Self.path + "?timeZone=UTC&dryRun=\(dryRun)", token: root, body: body)
+                #expect(status == .ok)
+                let report = try JSONDecoder().decode(StudyMoveInReport.self, from: Data(buffer: reply))
+                let study = try #require(report.studies.first)
+                #expect(study.state == .refused)
+                #expect(study.versions == ["moved-1", "2.3"])
+                #expect(study.findings.contains {
+                    $0.at.hasPrefix("version moved-1#/activities/") && $0.at.hasSuffix("/destination") && $0.message.contains("nowhere")
+                })
+            }
+            #expect(try await api.helper.send(client, .get, "/admin/v1/studies/BROKENHISTORY/draft", token: root).0 == .notFound)
+        }
+    }
+
     @Test func aStudyFromRecordedRepliesIsServedAsTheyWere() async throws {
         try await api.withPublishedStudies { client, root, ios, _ in
             let (status, body) = try await api.helper.send(

@@ -66,12 +66,16 @@ package struct StudyMoveIns: Sendable {
     private func move(
         _ plan: MyStudiesStudyPlan, dryRun: Bool, by admin: AuthenticatedAdmin, source: String
     ) async throws -> StudyMoveInReport.Study {
-        let problems = plan.versions.last.map(StudyValidator.validate) ?? []
+        // Every version is checked before any is frozen: an earlier design the study model refuses
+        // would otherwise stop the import half way.
+        let problems = plan.versions.flatMap { document in
+            StudyValidator.validate(document).map { (label: document.versionLabel ?? "1.0", problem: $0) }
+        }
         guard !plan.versions.isEmpty, problems.isEmpty else {
-            return report(plan, state: .refused, here: 0, extra: problems.map { problem in
+            return report(plan, state: .refused, here: 0, extra: problems.map { found in
                 MoveInFinding(
-                    studyId: plan.studyId, at: "study document#\(problem.pointer)", effect: .notImported,
-                    message: "the study would not be valid here: \(problem.message)")
+                    studyId: plan.studyId, at: "version \(found.label)#\(found.problem.pointer)", effect: .notImported,
+                    message: "the study would not be valid here: \(found.problem.message)")
             })
         }
         let standing = try await standing(of: plan)
