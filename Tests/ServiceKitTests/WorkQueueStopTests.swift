@@ -86,6 +86,11 @@ import TestSupport
         let bounded = Task {
             await runBounded(by: .seconds(60), grace: .seconds(60)) { () async throws -> Int in
                 await gate.wait()
+                // The shutdown reaches the work once `runBounded` has registered its handler, which
+                // under load can be after the gate opens: the work, like a transaction's next
+                // statement, goes on until it is cancelled (the 60 s deadline ends a wait that
+                // never is, as a time-out, so the test fails rather than hangs).
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(1)) }
                 // A transaction wraps the cancellation of its closure in an error of its own, as
                 // PostgresNIO's PostgresTransactionError does: a shutdown, not a failure.
                 do { try Task.checkCancellation() } catch { throw TransactionFailed(cause: error) }
