@@ -455,15 +455,25 @@ let package = Package(
 
         // MARK: Tools
 
+        // MariaDB Connector/C from the system (Debian's libmariadb-dev): a MyStudies 2.x
+        // deployment's MySQL databases are read with it when its participants move in.
+        .systemLibrary(
+            name: "CMariaDB",
+            path: "Shared/CMariaDB",
+            pkgConfig: "libmariadb",
+            providers: [.apt(["libmariadb-dev"])]
+        ),
+
         // Reading a MyStudies deployment for moving it in (docs/moving-in.md): its study-metadata
         // API as the apps read it. Only reads; what it read goes to the services' admin APIs.
         .target(
             name: "MoveIn",
             dependencies: [
-                "JSONText", "StudyModels",
+                "JSONText", "StudyModels", "CMariaDB",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tools/MoveIn",
             swiftSettings: strictSettings

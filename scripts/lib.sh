@@ -43,12 +43,13 @@ pg_bindir() {
 
 # C libraries the build links (headers from Debian's -dev packages): libqrencode for QR codes,
 # libdeflate for reading ZIP archives (zlib for the tests' writer), OpenSSL's libcrypto for CMS
-# envelopes.
+# envelopes, MariaDB Connector/C for reading a MyStudies deployment's MySQL databases.
 ensure_build_libraries() {
     [ -f /usr/include/qrencode.h ] || apt_install libqrencode-dev pkg-config
     [ -f /usr/include/zlib.h ] || apt_install zlib1g-dev
     [ -f /usr/include/libdeflate.h ] || apt_install libdeflate-dev
     [ -f /usr/include/openssl/cms.h ] || apt_install libssl-dev
+    [ -f /usr/include/mariadb/mysql.h ] || apt_install libmariadb-dev
 }
 
 ensure_swift() {

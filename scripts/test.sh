@@ -39,6 +39,9 @@ ensure_build_libraries
 # nginx balances the replica tests' two replicas of each service (it lives in /usr/sbin, which a
 # non-root PATH may lack).
 [ -x /usr/sbin/nginx ] || apt_install nginx-light
+# The move-in tests read a MyStudies 2.x deployment's MySQL databases from a MariaDB server of
+# their own (the package's own service is not used).
+[ -x /usr/sbin/mariadbd ] || apt_install mariadb-server
 bindir=$(pg_bindir)
 phases+=("$(printf '%-44s %6d s' "what was missing installed" "$SECONDS")")
 
