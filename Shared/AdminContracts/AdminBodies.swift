@@ -56,6 +56,7 @@ extension StudyFileList: InternalPayload {}
 extension StudyFile: InternalPayload {}
 extension SchemaImportResult: InternalPayload {}
 extension StudyMoveInReport: InternalPayload {}
+extension ParticipantMoveInReport: InternalPayload {}
 extension SchemaStudyInfo: InternalPayload {}
 extension AppList: InternalPayload {}
 extension AppCreated: InternalPayload {}

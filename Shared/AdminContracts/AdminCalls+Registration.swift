@@ -64,6 +64,11 @@ extension AdminCalls {
     public static let resendVerification = AdminEndpoint<NoContent, JSONBytes>(
         .POST, "/admin/v1/apps/{appId}/users/{userId}/verification-email", on: .registration, access: .superAdmin,
         forbidden: appAccounts)
+    /// `?dryRun=`: one part of a MyStudies 2.x deployment's participants
+    /// (`MyStudiesParticipantExport`) becomes the app's accounts (docs/moving-in.md); a dry run,
+    /// the default, only reports.
+    public static let moveInParticipants = AdminEndpoint<JSONBytes, ParticipantMoveInReport>(
+        .POST, "/admin/v1/apps/{appId}/move-in/participants", on: .registration, access: .superAdmin, forbidden: appAccounts)
 }
 
 extension AdminCalls {
@@ -93,5 +98,6 @@ extension AdminCalls {
         enableAppUser,
         unlockAppUser,
         resendVerification,
+        moveInParticipants,
     ]
 }

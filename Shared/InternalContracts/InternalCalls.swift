@@ -14,6 +14,7 @@ public enum InternalCalls {
             notifications, invitationEnrollments, propertyDates, testingEnded, appSettings, pushCredentials,
             pushCredentialList, pushCredentialRemoval, consentRecords, consentPDF,
             studyEvents, invitationTokens, invitationRevocations, storageRehearsals, runWeeks, submissionFeed, settlementFeed,
+            movedParticipants,
         ] + ServiceName.allCases.map { InternalEndpoints.whoami(on: $0) }
     }
 
@@ -148,6 +149,14 @@ public enum InternalCalls {
         answers: [200, 422], status: { $0.problems.isEmpty ? 200 : 422 },
         refusals: [InternalRefusal(404, "the study is not known to the response service")])
 
+    /// Participants moved in from a MyStudies deployment, by the hash of the participant id their
+    /// app holds; the ones already here are left as they are.
+    public static let movedParticipants = InternalEndpoint<MovedParticipants, MovedParticipantsReply>(
+        .POST, "/internal/v1/studies/{studyId}/moved-participants", receiver: .response, callers: [.registration],
+        purpose: "moves participants in", maxBody: 1024 * 1024,
+        malformedBody: "the body must be 1 to \(MovedParticipants.maxParticipants) participants with distinct lowercase SHA-256 hashes",
+        refusals: [InternalRefusal(404, "the study is not known to the response service")])
+
     /// Refuses invitations' tokens again.
     public static let invitationRevocations = InternalEndpoint<InvitationRevocation, InvitationRevocationReply>(
         .POST, "/internal/v1/studies/{studyId}/invitation-tokens/revoke", receiver: .response, callers: [.registration],
@@ -208,6 +217,8 @@ extension StudyEvent: InternalPayload {}
 extension InvitationTokenRequest: InternalPayload {}
 extension InvitationTokenReply: InternalPayload {}
 extension InvitationRevocation: InternalPayload {}
+extension MovedParticipants: InternalPayload {}
+extension MovedParticipantsReply: InternalPayload {}
 extension InvitationRevocationReply: InternalPayload {}
 extension StorageRehearsalReply: InternalPayload {}
 extension RunAdherenceUpdate: InternalPayload {}

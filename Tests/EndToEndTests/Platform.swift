@@ -165,8 +165,21 @@ struct Platform: Sendable {
         return codes[codes.count - 1]
     }
 
+    /// The temporary password in the newest password e-mail to `email`, once one has come.
+    func temporaryPassword(for email: String) async throws -> String {
+        let passwords = try await eventually("a temporary password e-mailed to \(email)") {
+            try Self.codes(in: mailDirectory, to: email, matching: /temporary password is (\w+)\./)
+        } until: { !$0.isEmpty }
+        return passwords[passwords.count - 1]
+    }
+
     /// The codes in the e-mails to `email`, oldest first.
     static func codes(in directory: URL, to email: String) throws -> [String] {
+        try codes(in: directory, to: email, matching: /code is (\w+)\./)
+    }
+
+    /// What `pattern`'s group finds in the plain text of each e-mail to `email`, oldest first.
+    static func codes(in directory: URL, to email: String, matching pattern: Regex<(Substring, Substring)>) throws -> [String] {
         let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
         // File names start with the microseconds they were written at.
         // Only finished messages: each is written as a hidden `.partial` file and then renamed.
@@ -179,7 +192,7 @@ struct Platform: Sendable {
                 let encoded = part.split(separator: "--", maxSplits: 1).first.map(String.init) ?? ""
                 let lines = encoded.split(whereSeparator: \.isNewline).joined()
                 guard let data = Data(base64Encoded: String(lines)), let text = String(data: data, encoding: .utf8),
-                    let match = text.firstMatch(of: /code is (\w+)\./)
+                    let match = text.firstMatch(of: pattern)
                 else { continue }
                 return String(match.1)
             }

@@ -20,6 +20,17 @@ import Testing
         #expect(!(try await hasher.verify(wide + "B2?", hash: wideHash)))
     }
 
+    @Test func aResetMarkerMatchesNoPassword() async throws {
+        let marker = PasswordHasher.resetOnSignIn()
+        let other = PasswordHasher.resetOnSignIn()
+        #expect(PasswordHasher.needsReset(marker) && marker != other)
+        for password in ["", "reset-on-sign-in$", marker, String(marker.dropFirst("reset-on-sign-in$".count)), "Passw0rd!"] {
+            #expect(!(try await hasher.verify(password, hash: marker)))
+        }
+        #expect(!PasswordHasher.needsReset(try await hasher.hash("Passw0rd!")))
+        #expect(!PasswordHasher.isCarriedOver(marker))
+    }
+
     @Test func aNulByteDoesNotEndThePassword() async throws {
         let hash = try await hasher.hash("Passw0rd!")
         #expect(try await hasher.verify("Passw0rd!", hash: hash))

@@ -23,4 +23,16 @@ public enum MoveInReportText {
         }
         return lines.joined(separator: "\n")
     }
+
+    public static func render(_ report: ParticipantMoveInReport) -> String {
+        var lines = ["\(report.dryRun ? "Dry run" : "Import") of participants from \(report.source) (read \(report.readAt))"]
+        lines += report.counts.sentences(dryRun: report.dryRun).map { "  " + $0 }
+        for effect in MoveInFinding.Effect.reportOrder {
+            let found = report.findings.filter { $0.effect == effect }
+            guard !found.isEmpty else { continue }
+            lines.append("  \(effect.heading):")
+            for finding in found { lines.append("    \(finding.studyId.isEmpty ? "" : finding.studyId + " ")\(finding.at): \(finding.message)") }
+        }
+        return lines.joined(separator: "\n")
+    }
 }

@@ -8,10 +8,11 @@ import StudyModels
 extension RegistrationAdminError: APIErrorConvertible {
     package var apiError: APIError {
         switch self {
-        case .noSite, .noAccount, .noParticipant, .noConsent, .noConsentPDF, .noInvitation, .noPublishedStudy, .noPushCredentials:
+        case .noSite, .noAccount, .noParticipant, .noConsent, .noConsentPDF, .noInvitation, .noPublishedStudy, .noPushCredentials, .noApp:
             .notFound(message)
         case .siteNameTaken, .accountAlreadyVerified, .accountDisabled: .conflict(message)
-        case .scheduleUnavailable: .unavailable(message)
+        case .scheduleUnavailable, .responseUnavailable: .unavailable(message)
+        case .tooManyMovedAccounts: .badRequest(message)
         }
     }
 }

@@ -65,6 +65,14 @@ extension RegistrationService {
             rateLimiter: rateLimiter, audit: environment.audit
         ).add(to: admin)
 
+        AdminMoveInRoutes(
+            moveIns: ParticipantMoveIns(
+                store: MovedParticipantStore(
+                    client: postgres, seal: RowSeal.appTokens(encryptionKey: registration.encryptionKey), audit: environment.audit, logger: logger),
+                registry: ResponseParticipantRegistry(client: environment.internalClient), studies: parts.studies, apps: parts.appSettings,
+                storage: parts.consents.storage, hasher: parts.hasher, passwordExpiry: registration.passwordExpiry.timeInterval, logger: logger)
+        ).add(to: admin)
+
         InternalInvitationRoutes(invitations: invitations).add(to: routes.internalGroup)
         InternalPropertyDateRoutes(dates: PropertyDateStore(client: postgres, logger: logger)).add(to: routes.internalGroup)
         InternalTestRunRoutes(

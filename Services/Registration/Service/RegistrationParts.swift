@@ -20,12 +20,14 @@ struct RegistrationParts {
     let pushCredentials: PushCredentialStore
     /// Study-metadata, asked about the studies participants name and what they schedule.
     let studies: StudyDirectory
+    let hasher: PasswordHasher
 
     init(environment: ServiceEnvironment, registration: RegistrationSettings, hasher: PasswordHasher) {
         let postgres = environment.postgres
         let logger = environment.logger
         self.environment = environment
         self.registration = registration
+        self.hasher = hasher
         sessions = SessionStore(
             client: postgres, accessDuration: registration.accessDuration, refreshDuration: registration.refreshDuration,
             pooling: environment.settings.database.pooling, logger: logger)

@@ -24,6 +24,11 @@ public struct PasswordHasher: Sendable {
     }
 
     public func verify(_ password: String, hash: String) async throws -> Bool {
+        if Self.needsReset(hash) {
+            // No password matches; as slow as one that might.
+            _ = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(Self.bcryptInput(password), hash: Self.decoyHash) }
+            return false
+        }
         if let carried = CarriedOverHash(hash) {
             // The old scheme's digest is what the wrapping bcrypt was given.
             let input = Self.bcryptInput(CarriedOverHash.myStudiesDigest(password: password, salt: carried.salt))
@@ -41,6 +46,17 @@ public struct PasswordHasher: Sendable {
         let wrapping = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(input, cost: cost) }
         return CarriedOverHash.prefix + salt + "$" + wrapping
     }
+
+    /// What an account moved in without a password this platform can check keeps as its hash:
+    /// no password matches it, and a sign-in attempt e-mails a temporary password instead
+    /// (`Accounts.login`). Random, so no two accounts share it.
+    public static func resetOnSignIn() -> String {
+        resetPrefix + SecureRandomText.make()
+    }
+
+    public static func needsReset(_ hash: String) -> Bool { hash.utf8.starts(with: resetPrefix.utf8) }
+
+    static let resetPrefix = "reset-on-sign-in$"
 
     /// Whether `hash` is a carried-over one, which the next matching sign-in replaces with the
     /// platform's own.

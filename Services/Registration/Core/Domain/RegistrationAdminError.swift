@@ -22,6 +22,12 @@ package enum RegistrationAdminError: Error, Sendable, Equatable {
     /// Study-metadata cannot be reached to read the study's schedule.
     case scheduleUnavailable
     case noPushCredentials(appId: String, platform: Platform)
+    /// Registration has not heard of the app (study-metadata has not sent it).
+    case noApp(String)
+    /// A part of a move-in export holds more accounts than one request may.
+    case tooManyMovedAccounts(maximum: Int)
+    /// The response service could not take the moved participants' ids; nothing more was written.
+    case responseUnavailable
 
     package var message: String {
         switch self {
@@ -37,6 +43,9 @@ package enum RegistrationAdminError: Error, Sendable, Equatable {
         case .noPublishedStudy(let studyId): "study-metadata has no published study \(studyId)"
         case .scheduleUnavailable: "study-metadata cannot be reached now to read the study's schedule"
         case .noPushCredentials(let appId, let platform): "app \(appId) has no \(platform.rawValue) push credentials"
+        case .noApp(let appId): "there is no app \(appId)"
+        case .tooManyMovedAccounts(let maximum): "one request moves at most \(maximum) accounts in; send the export in parts"
+        case .responseUnavailable: "the response service cannot be reached now; the accounts not yet moved in were left, run the import again"
         }
     }
 }

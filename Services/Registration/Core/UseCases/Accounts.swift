@@ -141,6 +141,7 @@ package struct Accounts: Sendable {
         }
         guard matchesPassword || usedTemporary else {
             try await audit.record(actor: actor, action: isLast ? "participant.locked" : "participant.login_failed")
+            try await sendMovedInReset(to: account, now: now)
             throw isLast ? RegistrationError.locked(minutes: lockMinutes) : RegistrationError.wrongCredentials
         }
         // Said only to whoever knows the password, so it does not tell others the account exists.
@@ -168,6 +169,23 @@ package struct Accounts: Sendable {
             return SessionReply(
                 userId: actor, verified: account.verified, auth: issued.auth, refreshToken: issued.refreshToken,
                 resetPassword: usedTemporary || expired)
+        }
+    }
+
+    /// An account moved in without a password this platform can check (docs/moving-in.md) is
+    /// e-mailed a temporary password at its first sign-in attempt, and again only once that one
+    /// has expired. The attempt is answered as a wrong password, as for any other address, so
+    /// the answer does not tell which accounts were moved in.
+    private func sendMovedInReset(to account: Participant, now: Date) async throws {
+        guard PasswordHasher.needsReset(account.passwordHash), account.disabledAt == nil else { return }
+        if let expires = account.tempPasswordExpiresAt, expires > now { return }
+        let temporary = OneTimeSecrets.makeTemporaryPassword()
+        let hash = try await hasher.hash(temporary)
+        try await transactions.run { work in
+            try await work.setTemporaryPassword(userId: account.userId, hash: hash, expiresAt: now + settings.codeDuration.timeInterval)
+            try await sendMail(.passwordHelp, token: temporary, to: account.email, appId: account.appId, orgId: account.orgId, in: work)
+            try await work.record(
+                actor: account.userId.uuidString.lowercased(), action: "participant.password_help_sent", details: ["reason": "moved in"])
         }
     }
 

@@ -145,6 +145,38 @@ package struct EnrollmentStore: Sendable {
         }
     }
 
+    /// Participants moved in from a MyStudies deployment (docs/moving-in.md), each by the SHA-256
+    /// of the participant id their app holds: an enrolled one answers to it from now on; a
+    /// withdrawn one is kept for the responses already given, as a withdrawal here leaves them.
+    /// One already here (by that hash, in this study) is left as it is, so a repeated or resumed
+    /// import changes nothing. One transaction, serialised per study.
+    package func moveIn(study: StudyCatalog.Study, _ moved: MovedParticipants) async throws -> MovedParticipantsReply {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\("moved-in:" + study.key), 0))", logger: logger)
+            var created = 0
+            for participant in moved.participants {
+                let enrolled = participant.status == "enrolled"
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO participants (study_key, app_token_hash, enrolled_token_sha256, status, allow_data_sharing, enrolled_at,
+                        withdrawn_at, testing)
+                    SELECT \(study.key), \(enrolled ? participant.tokenHash : nil), \(participant.tokenHash), \(participant.status),
+                        \(participant.allowDataSharing), \(participant.enrolledAt), \(participant.withdrawnAt), false
+                    WHERE NOT EXISTS (SELECT 1 FROM participants WHERE study_key = \(study.key) AND enrolled_token_sha256 = \(participant.tokenHash))
+                      AND NOT EXISTS (SELECT 1 FROM participants WHERE app_token_hash = \(participant.tokenHash))
+                    RETURNING 1
+                    """, logger: logger)
+                for try await _ in rows { created += 1 }
+            }
+            if created > 0 {
+                try await audit.record(
+                    actor: moved.movedBy, action: "participants.moved_in", studyId: study.key,
+                    details: ["created": String(created), "existing": String(moved.participants.count - created)], on: connection)
+            }
+            return MovedParticipantsReply(created: created, existing: moved.participants.count - created)
+        }
+    }
+
     /// Thrown inside the transaction so it rolls back.
     package struct TokenTaken: Error {
         package init() {}

@@ -1,0 +1,173 @@
+import Foundation
+import PostgresNIO
+import ServiceKit
+import StudyModels
+import Testing
+import TestSupport
+
+/// Moving a MyStudies 2.x deployment's participants in: its three MySQL databases in a real
+/// MariaDB, made by the release's scripts and filled as its services write them; the real
+/// `studystack-import` reads them, reports a dry run and imports into a platform of the three
+/// real executables; a second run changes nothing. Then the participants' apps, as the iOS and
+/// Android apps call: the same e-mail and password sign in, the same study and participant id
+/// come back with the activity states, and the next response is taken as theirs.
+@Suite(.needsCluster) struct MoveInParticipantsTests {
+    static let appKey = MyStudiesSourceDeployment.id("demo-app")
+    static let studyKey = MyStudiesSourceDeployment.id("demo-study")
+    static let siteKey = MyStudiesSourceDeployment.id("demo-site")
+    static let pdf = Data("%PDF-1.4\n% the consent Ana signed\n%%EOF\n".utf8)
+
+    /// iOS and Android participants enrolled (one with a signed PDF and activity states), one
+    /// withdrawn, one who was signing in with a temporary password, and one enrolled in a study
+    /// that is not moved in.
+    static func participants() -> [MyStudiesSourceParticipant] {
+        func enrolled(_ seed: String, _ email: String, _ password: String) -> MyStudiesSourceParticipant {
+            var participant = MyStudiesSourceParticipant(seed: seed, appKey: appKey, appId: "DEMOAPP", email: email, password: password)
+            participant.enrolment = .init(studyKey: studyKey, studyId: "DEMOSTUDY", siteKey: siteKey, participantId: MyStudiesSourceDeployment.id("pid-\(seed)"))
+            return participant
+        }
+        var ios = enrolled("ios", "ana@example.org", "Ana-Passw0rd!")
+        ios.enrolment?.signedPDF = pdf
+        ios.enrolment?.activities = [("kicks", "1.0", "inProgress", "3", 2, 0, 5)]
+        let android = enrolled("android", "bo@example.org", "Bo-Passw0rd!")
+        var withdrawn = enrolled("withdrawn", "cy@example.org", "Cy-Passw0rd!")
+        withdrawn.enrolment?.status = "withdrawn"
+        withdrawn.enrolment?.withdrawnAt = "2026-11-02 14:00:00"
+        var resetting = enrolled("resetting", "di@example.org", "Di-Temp0rary!")
+        resetting.authStatus = 3
+        return [ios, android, withdrawn, resetting]
+    }
+
+    @Test func participantsMoveInAndTheirAppsCarryOn() async throws {
+        let server = try await MariaDBProcess.start()
+        let deployment = try await MyStudiesSourceDeployment.create(on: server)
+        try await deployment.insertApp(key: Self.appKey, appId: "DEMOAPP", name: "Demo app")
+        try await deployment.insertStudy(
+            key: Self.studyKey, appKey: Self.appKey, studyId: "DEMOSTUDY", siteKey: Self.siteKey,
+            locationKey: MyStudiesSourceDeployment.id("demo-location"), locationName: "Main site")
+        let gone = MyStudiesSourceDeployment.id("gone-study")
+        try await deployment.insertStudy(
+            key: gone, appKey: Self.appKey, studyId: "GONESTUDY", siteKey: MyStudiesSourceDeployment.id("gone-site"),
+            locationKey: MyStudiesSourceDeployment.id("gone-location"), locationName: "Closed site")
+        var elsewhere = MyStudiesSourceParticipant(seed: "elsewhere", appKey: Self.appKey, appId: "DEMOAPP", email: "ed@example.org", password: "Ed-Passw0rd!")
+        elsewhere.enrolment = .init(studyKey: gone, studyId: "GONESTUDY", siteKey: MyStudiesSourceDeployment.id("gone-site"), participantId: MyStudiesSourceDeployment.id("pid-elsewhere"))
+        let participants = Self.participants() + [elsewhere]
+        var batch = MyStudiesSourceDeployment.Batch()
+        for participant in participants { try participant.add(to: &batch, bucket: deployment.consentBucket) }
+        try await deployment.run(batch)
+
+        try await Platform.run { platform in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("move-in-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let export = folder.appendingPathComponent("participants.json")
+
+            // Read: SELECTs only, as a reader that may do nothing else; the file is its owner's only.
+            let read = try await MoveInStudiesTests.command(
+                ["participants", "read", "--mysql-port", String(server.port), "--mysql-user", server.readerUser, "--app-id", "DEMOAPP",
+                 "--consent-files", deployment.consentBucket.path, "--out", export.path],
+                environment: ["MYSTUDIES_MYSQL_PASSWORD": server.readerPassword])
+            #expect(String(decoding: read, as: UTF8.self).contains("read 5 accounts, 5 enrolments, 5 signatures (1 PDFs), 1 activity states"))
+            let permissions = try FileManager.default.attributesOfItem(atPath: export.path)[.posixPermissions] as? Int
+            #expect(permissions == 0o600)
+
+            let arguments = [export.path, "--to", platform.registration.baseURL, "--app-id", "DEMOAPP", "--json", "--accounts-per-request", "2"]
+            let admin = ["STUDYSTACK_ADMIN_TOKEN": platform.adminToken]
+
+            // The dry run: the counts, the findings, and nothing written.
+            let planned = try JSONDecoder().decode(
+                ParticipantMoveInReport.self, from: try await MoveInStudiesTests.command(["participants", "plan"] + arguments, environment: admin))
+            #expect(planned.dryRun)
+            #expect(planned.counts.accounts == 5 && planned.counts.new == 5 && planned.counts.alreadyImported == 0)
+            #expect(planned.counts.passwordsCarried == 4 && planned.counts.passwordResets == 1)
+            #expect(planned.counts.studyStates == 4 && planned.counts.enrolments == 3 && planned.counts.withdrawals == 1)
+            #expect(planned.counts.signatures == 4 && planned.counts.signedPDFs == 1 && planned.counts.activityStates == 1)
+            #expect(planned.findings.contains { $0.studyId == "GONESTUDY" && $0.message.contains("move the studies in first") })
+            #expect(planned.findings.contains { $0.effect == .changed && $0.message.contains("temporary password") })
+            #expect(try await Self.count("SELECT count(*)::int FROM participants", platform) == 0)
+
+            // The import, then again: the second changes nothing.
+            let imported = try JSONDecoder().decode(
+                ParticipantMoveInReport.self, from: try await MoveInStudiesTests.command(["participants", "apply"] + arguments, environment: admin))
+            #expect(!imported.dryRun && imported.counts.new == 5 && imported.counts.enrolments == 3)
+            #expect(try await Self.count("SELECT count(*)::int FROM participants", platform) == 5)
+            #expect(try await Self.count("SELECT count(*)::int FROM moved_in_accounts WHERE user_id IS NOT NULL", platform) == 5)
+            let auditBefore = try await Self.count("SELECT count(*)::int FROM audit_events", platform)
+            let again = try JSONDecoder().decode(
+                ParticipantMoveInReport.self, from: try await MoveInStudiesTests.command(["participants", "apply"] + arguments, environment: admin))
+            #expect(again.counts.new == 0 && again.counts.alreadyImported == 5)
+            #expect(try await Self.count("SELECT count(*)::int FROM participants", platform) == 5)
+            #expect(try await Self.count("SELECT count(*)::int FROM audit_events", platform) == auditBefore)
+            let responseParticipants = try await platform.withResponseDatabase { client, logger in
+                let rows = try await client.query("SELECT status, count(*)::int FROM participants GROUP BY status ORDER BY status", logger: logger)
+                var counts: [String: Int] = [:]
+                for try await (status, count) in rows.decode((String, Int).self) { counts[status] = count }
+                return counts
+            }
+            #expect(responseParticipants == ["enrolled": 3, "withdrawn": 1])
+
+            try await Self.appsCarryOn(platform, participants: participants)
+        }
+    }
+
+    /// The iOS and the Android participant sign in with their old passwords and go on; the one
+    /// whose password could not come over is e-mailed a temporary one.
+    static func appsCarryOn(_ platform: Platform, participants: [MyStudiesSourceParticipant]) async throws {
+        for (participant, kind) in [(participants[0], MyStudiesApp.Kind.ios), (participants[1], .android)] {
+            let app = platform.app(kind)
+            let login = try await app.registration("login", body: ["emailId": participant.email, "password": participant.password])
+            #expect(login.status == 200, "\(login.text)")
+            #expect(login.json?["verified"]?.bool == true && login.json?["resetPassword"]?.bool != true)
+            app.signedIn(login)
+            let states = try await app.registration("studyState", method: .GET)
+            let study = try #require(states.json?["studies"]?.array?.first { $0["studyId"]?.string == "DEMOSTUDY" })
+            let participantId = try #require(participant.enrolment?.participantId)
+            #expect(study["status"]?.string == "inProgress")
+            #expect(study["participantId"]?.string == participantId)
+            #expect(study["enrolledDate"]?.string?.hasPrefix("2026-10-01T09:30:00") == true)
+            if kind == .ios {
+                let activities = try await app.registration("activityState", method: .GET, query: [("studyId", "DEMOSTUDY")])
+                let kicks = try #require(activities.json?["activities"]?.array?.first { $0["activityId"]?.string == "kicks" })
+                #expect(kicks["activityState"]?.string == "inProgress" && kicks["activityRunId"]?.string == "3")
+                #expect(kicks["activityRun"]?["completed"]?.number == 2 && kicks["activityRun"]?["total"]?.number == 5)
+            }
+            // The next response is taken as the participant's.
+            let sent = try await app.processResponse(try JourneyResponses.kickResponse(participant: participantId))
+            #expect(sent.status == 200, "\(sent.text)")
+        }
+        // The carried hash became this platform's own at the first sign-in.
+        #expect(try await count("SELECT count(*)::int FROM participants WHERE password_hash LIKE 'mystudies-sha512+bcrypt$%'", platform) == 2)
+
+        // The signed PDF came over as it was signed, kept like one signed here.
+        let digest = SecureToken.hash(String(decoding: pdf, as: UTF8.self))  // the PDF is ASCII: its SHA-256
+        #expect(try await count(
+            "SELECT count(*)::int FROM consent_records WHERE pdf_sha256 = '\(digest)' AND version = '1.0' AND status = 'completed'", platform) == 1)
+        #expect(try await count("SELECT count(*)::int FROM consent_records WHERE left_at IS NOT NULL", platform) == 1)
+
+        // The participant whose password could not come over: the sign-in is refused as any
+        // wrong password is, and a temporary password is e-mailed; with it, the app asks for a new one.
+        let resetting = participants[3]
+        let app = platform.app(.ios)
+        app.signedOut()
+        let refused = try await app.registration("login", body: ["emailId": resetting.email, "password": resetting.password])
+        #expect(refused.status != 200)
+        let temporary = try await platform.temporaryPassword(for: resetting.email)
+        let signedIn = try await app.registration("login", body: ["emailId": resetting.email, "password": temporary])
+        #expect(signedIn.status == 200, "\(signedIn.text)")
+        #expect(signedIn.json?["resetPassword"]?.bool == true)
+        // The withdrawn participant's app sees the withdrawal.
+        app.signedOut()
+        let withdrawn = participants[2]
+        app.signedIn(try await app.registration("login", body: ["emailId": withdrawn.email, "password": withdrawn.password]))
+        let left = try await app.registration("studyState", method: .GET)
+        #expect(left.json?["studies"]?.array?.first?["status"]?.string == "Withdrawn")
+    }
+
+    static func count(_ sql: String, _ platform: Platform) async throws -> Int {
+        try await platform.withRegistrationDatabase { client, logger in
+            let rows = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            for try await value in rows.decode(Int.self) { return value }
+            return 0
+        }
+    }
+}
