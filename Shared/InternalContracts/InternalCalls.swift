@@ -14,7 +14,7 @@ public enum InternalCalls {
             notifications, invitationEnrollments, propertyDates, testingEnded, appSettings, pushCredentials,
             pushCredentialList, pushCredentialRemoval, consentRecords, consentPDF,
             studyEvents, invitationTokens, invitationRevocations, storageRehearsals, runWeeks, submissionFeed, settlementFeed,
-            movedParticipants,
+            movedParticipants, movedInvitationTokens,
         ] + ServiceName.allCases.map { InternalEndpoints.whoami(on: $0) }
     }
 
@@ -157,6 +157,14 @@ public enum InternalCalls {
         malformedBody: "the body must be 1 to \(MovedParticipants.maxParticipants) participants with distinct lowercase SHA-256 hashes",
         refusals: [InternalRefusal(404, "the study is not known to the response service")])
 
+    /// Invitations moved in from a MyStudies deployment with their tokens; the ones already here
+    /// are left as they are. Sent after the participants who spent them.
+    public static let movedInvitationTokens = InternalEndpoint<MovedInvitationTokens, MovedParticipantsReply>(
+        .POST, "/internal/v1/studies/{studyId}/moved-invitation-tokens", receiver: .response, callers: [.registration],
+        purpose: "moves invitations in", maxBody: 1024 * 1024,
+        malformedBody: "the body must be 1 to \(MovedInvitationTokens.maxInvitations) invitations with distinct ids and tokens of 4 to 32 upper-case letters and digits",
+        refusals: [InternalRefusal(404, "the study is not known to the response service")])
+
     /// Refuses invitations' tokens again.
     public static let invitationRevocations = InternalEndpoint<InvitationRevocation, InvitationRevocationReply>(
         .POST, "/internal/v1/studies/{studyId}/invitation-tokens/revoke", receiver: .response, callers: [.registration],
@@ -219,6 +227,7 @@ extension InvitationTokenReply: InternalPayload {}
 extension InvitationRevocation: InternalPayload {}
 extension MovedParticipants: InternalPayload {}
 extension MovedParticipantsReply: InternalPayload {}
+extension MovedInvitationTokens: InternalPayload {}
 extension InvitationRevocationReply: InternalPayload {}
 extension StorageRehearsalReply: InternalPayload {}
 extension RunAdherenceUpdate: InternalPayload {}

@@ -27,6 +27,8 @@ import TestSupport
             return participant
         }
         var ios = enrolled("ios", "ana@example.org", "Ana-Passw0rd!")
+        // Invited by the site, with a token as the participant manager makes them (8 letters and digits).
+        ios.invitation = .init(token: "AbCd1234", studyKey: studyKey, siteKey: siteKey)
         ios.enrolment?.signedPDF = pdf
         ios.enrolment?.activities = [("kicks", "1.0", "inProgress", "3", 2, 0, 5)]
         let android = enrolled("android", "bo@example.org", "Bo-Passw0rd!")
@@ -37,6 +39,10 @@ import TestSupport
         resetting.authStatus = 3
         return [ios, android, withdrawn, resetting]
     }
+
+    /// Invited at the source and not yet enrolled: no account, an open token.
+    static let invitedEmail = "fay@example.org"
+    static let openToken = "Zz9yX8wV"
 
     @Test func participantsMoveInAndTheirAppsCarryOn() async throws {
         let server = try await MariaDBProcess.start()
@@ -51,8 +57,14 @@ import TestSupport
             locationKey: MyStudiesSourceDeployment.id("gone-location"), locationName: "Closed site")
         var elsewhere = MyStudiesSourceParticipant(seed: "elsewhere", appKey: Self.appKey, appId: "DEMOAPP", email: "ed@example.org", password: "Ed-Passw0rd!")
         elsewhere.enrolment = .init(studyKey: gone, studyId: "GONESTUDY", siteKey: MyStudiesSourceDeployment.id("gone-site"), participantId: MyStudiesSourceDeployment.id("pid-elsewhere"))
+        var invited = MyStudiesSourceParticipant(seed: "invited", appKey: Self.appKey, appId: "OTHERAPP", email: Self.invitedEmail, password: "-")
+        invited.invitation = .init(token: Self.openToken, studyKey: Self.studyKey, siteKey: Self.siteKey)
         let participants = Self.participants() + [elsewhere]
         var batch = MyStudiesSourceDeployment.Batch()
+        // Only the invitation: the person never signed up at the source.
+        var invitationOnly = MyStudiesSourceDeployment.Batch()
+        try invited.add(to: &invitationOnly, bucket: deployment.consentBucket)
+        batch.participantDatastore += invitationOnly.participantDatastore.filter { $0.contains("participant_registry_site") }
         for participant in participants { try participant.add(to: &batch, bucket: deployment.consentBucket) }
         try await deployment.run(batch)
 
@@ -67,7 +79,8 @@ import TestSupport
                 ["participants", "read", "--mysql-port", String(server.port), "--mysql-user", server.readerUser, "--app-id", "DEMOAPP",
                  "--consent-files", deployment.consentBucket.path, "--out", export.path],
                 environment: ["MYSTUDIES_MYSQL_PASSWORD": server.readerPassword])
-            #expect(String(decoding: read, as: UTF8.self).contains("read 5 accounts, 5 enrolments, 5 signatures (1 PDFs), 1 activity states"))
+            #expect(String(decoding: read, as: UTF8.self).contains(
+                "read 5 accounts, 5 enrolments, 5 signatures (1 PDFs), 1 activity states, 2 sites and 2 invitations"))
             let permissions = try FileManager.default.attributesOfItem(atPath: export.path)[.posixPermissions] as? Int
             #expect(permissions == 0o600)
 
@@ -84,18 +97,28 @@ import TestSupport
             #expect(planned.counts.signatures == 4 && planned.counts.signedPDFs == 1 && planned.counts.activityStates == 1)
             #expect(planned.findings.contains { $0.studyId == "GONESTUDY" && $0.message.contains("move the studies in first") })
             #expect(planned.findings.contains { $0.effect == .changed && $0.message.contains("temporary password") })
+            #expect(planned.counts.sites == 1 && planned.counts.invitations == 2 && planned.counts.openInvitations == 1)
+            #expect(planned.findings.contains { $0.at.hasPrefix("sites#") && $0.studyId == "GONESTUDY" })
             #expect(try await Self.count("SELECT count(*)::int FROM participants", platform) == 0)
 
             // The import, then again: the second changes nothing.
             let imported = try JSONDecoder().decode(
                 ParticipantMoveInReport.self, from: try await MoveInStudiesTests.command(["participants", "apply"] + arguments, environment: admin))
             #expect(!imported.dryRun && imported.counts.new == 5 && imported.counts.enrolments == 3)
+            #expect(imported.counts.sites == 1 && imported.counts.invitations == 2 && imported.counts.openInvitations == 1)
             #expect(try await Self.count("SELECT count(*)::int FROM participants", platform) == 5)
             #expect(try await Self.count("SELECT count(*)::int FROM moved_in_accounts WHERE user_id IS NOT NULL", platform) == 5)
             let auditBefore = try await Self.count("SELECT count(*)::int FROM audit_events", platform)
             let again = try JSONDecoder().decode(
                 ParticipantMoveInReport.self, from: try await MoveInStudiesTests.command(["participants", "apply"] + arguments, environment: admin))
-            #expect(again.counts.new == 0 && again.counts.alreadyImported == 5)
+            #expect(again.counts.new == 0 && again.counts.alreadyImported == 5 && again.counts.sites == 0 && again.counts.invitations == 0)
+            // Ana's standing is at her site, and the invitation she enrolled with is hers.
+            #expect(try await Self.count(
+                """
+                SELECT count(*)::int FROM participant_studies ps JOIN participants p USING (user_id)
+                JOIN invitations i ON i.user_id = ps.user_id AND i.study_id = ps.study_id
+                WHERE p.email = 'ana@example.org' AND ps.site_id IS NOT NULL AND i.enrolled_at IS NOT NULL AND i.site_id = ps.site_id
+                """, platform) == 1)
             #expect(try await Self.count("SELECT count(*)::int FROM participants", platform) == 5)
             #expect(try await Self.count("SELECT count(*)::int FROM audit_events", platform) == auditBefore)
             let responseParticipants = try await platform.withResponseDatabase { client, logger in
@@ -155,12 +178,41 @@ import TestSupport
         let signedIn = try await app.registration("login", body: ["emailId": resetting.email, "password": temporary])
         #expect(signedIn.status == 200, "\(signedIn.text)")
         #expect(signedIn.json?["resetPassword"]?.bool == true)
+        try await invitationsCarryOn(platform)
+
         // The withdrawn participant's app sees the withdrawal.
         app.signedOut()
         let withdrawn = participants[2]
         app.signedIn(try await app.registration("login", body: ["emailId": withdrawn.email, "password": withdrawn.password]))
         let left = try await app.registration("studyState", method: .GET)
         #expect(left.json?["studies"]?.array?.first?["status"]?.string == "Withdrawn")
+    }
+
+    /// The invitation still open at the source enrols its person here with the token in their
+    /// e-mail (typed in any case); the one spent at the source stays spent.
+    static func invitationsCarryOn(_ platform: Platform) async throws {
+        let app = platform.app(.android)
+        let password = "Fay-Passw0rd!"
+        let registered = try await app.registration("register", body: ["emailId": invitedEmail, "password": password])
+        #expect(registered.status == 200, "\(registered.text)")
+        app.signedIn(registered)
+        let code = try await platform.verificationCode(for: invitedEmail)
+        #expect(try await app.registration("verify", body: ["code": code, "emailId": invitedEmail]).status == 200)
+        app.signedIn(try await app.registration("login", body: ["emailId": invitedEmail, "password": password]))
+        let spent = try await app.response("validateenrollmenttoken", [("studyId", "DEMOSTUDY"), ("token", "abcd1234")], jsonBody: true)
+        #expect(spent.status != 200 && spent.text.contains("Token already in use"), "\(spent.text)")
+        let valid = try await app.response("validateenrollmenttoken", [("studyId", "DEMOSTUDY"), ("token", openToken.lowercased())], jsonBody: true)
+        #expect(valid.status == 200, "\(valid.text)")
+        let enrolled = try await app.response("enroll", [("studyId", "DEMOSTUDY"), ("token", openToken)], jsonBody: true)
+        #expect(enrolled.status == 200, "\(enrolled.text)")
+        let participant = try #require(enrolled.json?["data"]?["appToken"]?.string)
+        #expect(try await app.registration(
+            "updateStudyState", body: ["studies": [["studyId": "DEMOSTUDY", "status": "inProgress", "participantId": participant]]]
+        ).status == 200)
+        // The response service's word that the token was spent reaches the moved invitation.
+        _ = try await eventually("the moved invitation marked enrolled") {
+            try await count("SELECT count(*)::int FROM invitations WHERE email = '\(invitedEmail)' AND enrolled_at IS NOT NULL AND user_id IS NOT NULL", platform)
+        } until: { $0 == 1 }
     }
 
     static func count(_ sql: String, _ platform: Platform) async throws -> Int {

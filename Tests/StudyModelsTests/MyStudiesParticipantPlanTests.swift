@@ -109,3 +109,58 @@ struct MyStudiesParticipantPlanTests {
         #expect(plan.accounts.first?.studies.first?.consents.first?.signedAt == nil)
     }
 }
+
+/// Sites and invitations: names unique in their study, tokens as typed, each invitation's state.
+struct MyStudiesParticipantPlanInvitationTests {
+    static func export() -> MyStudiesParticipantExport {
+        var export = MyStudiesParticipantExport(source: "mysql://reader@db", readAt: "2026-12-05T00:00:00Z", appId: "APP", databaseTimeZone: "UTC")
+        export.accounts = [.init(userId: "u1", email: "ana@example.org", status: 1, authStatus: 0)]
+        export.enrolments = [.init(userId: "u1", studyId: "HERE", participantId: "pid-1", siteId: "s1", invitationId: "i1", status: "enrolled", enrolledAt: "2026-10-01 09:30:00")]
+        export.sites = [
+            .init(siteId: "s1", studyId: "HERE", name: "Boston", location: "Boston clinic", status: 1, targetEnrollment: 100),
+            .init(siteId: "s2", studyId: "HERE", name: "boston", status: 0, targetEnrollment: 0),
+            .init(siteId: "s3", studyId: "HERE", name: nil, location: nil),
+            .init(siteId: "s4", studyId: "GONE", name: "Closed"),
+        ]
+        export.invitations = [
+            .init(invitationId: "i1", studyId: "HERE", siteId: "s1", email: "ana@example.org", enrollmentToken: "AbCd1234", tokenExpiresAt: "2026-12-30 00:00:00", tokenUsed: true, onboardingStatus: "E", invitedAt: "2026-09-29 12:00:00", invitationCount: 2),
+            .init(invitationId: "i2", studyId: "HERE", siteId: "s1", email: " bo@example.org ", enrollmentToken: " zz9yx8wv ", tokenExpiresAt: "2026-12-30 00:00:00", onboardingStatus: "I", invitedAt: "2026-09-29 12:00:00"),
+            .init(invitationId: "i3", studyId: "HERE", siteId: "s1", email: "cy@example.org", enrollmentToken: "QQQQ1111", onboardingStatus: "D", invitedAt: "2026-09-29 12:00:00", disabledAt: "2026-10-02 10:00:00"),
+            .init(invitationId: "i4", studyId: "HERE", siteId: "s1", email: "di@example.org", enrollmentToken: "NEWNEW11", onboardingStatus: "N"),
+            .init(invitationId: "i5", studyId: "HERE", siteId: "s1", email: "ed@example.org", enrollmentToken: "ZZ9YX8WV", onboardingStatus: "I", invitedAt: "2026-09-29 12:00:00"),
+            .init(invitationId: "i6", studyId: "HERE", siteId: "s1", email: "bo@example.org", enrollmentToken: "FRESH123", onboardingStatus: "I", invitedAt: "2026-09-29 12:00:00"),
+            .init(invitationId: "i7", studyId: "HERE", siteId: "s1", email: "fy@example.org", enrollmentToken: "USED1234", tokenUsed: true, onboardingStatus: "E", invitedAt: "2026-09-29 12:00:00"),
+            .init(invitationId: "i8", studyId: "HERE", email: "gi@example.org", enrollmentToken: "bad token!", onboardingStatus: "I", invitedAt: "2026-09-29 12:00:00"),
+        ]
+        return export
+    }
+
+    @Test func sitesAreNamedUniquelyInTheirStudy() throws {
+        let plan = MyStudiesParticipantPlan.read(Self.export(), studiesHere: ["HERE"])
+        try #require(plan.sites.count == 3)
+        #expect(plan.sites.map(\.name) == ["Boston", "boston (2)", "Site 3"])
+        #expect(plan.sites[0].location == "Boston clinic" && plan.sites[0].targetEnrollment == 100 && !plan.sites[0].decommissioned)
+        #expect(plan.sites[1].decommissioned && plan.sites[1].targetEnrollment == nil)
+        #expect(plan.findings.contains { $0.at == "sites#s2" && $0.effect == .changed })
+        #expect(plan.findings.contains { $0.at == "sites#s4" && $0.studyId == "GONE" && $0.effect == .notImported })
+        #expect(plan.accounts.first?.studies.first?.sourceSiteId == "s1")
+    }
+
+    @Test func invitationsKeepTheirTokensAndTheirState() throws {
+        let plan = MyStudiesParticipantPlan.read(Self.export(), studiesHere: ["HERE"])
+        try #require(plan.invitations.count == 3)
+        let spent = plan.invitations[0]
+        #expect(spent.sourceId == "i1" && spent.token == "ABCD1234" && spent.sentCount == 2)
+        #expect(spent.state == .enrolled(participantId: "pid-1", at: ISO8601DateFormatter().date(from: "2026-10-01T09:30:00Z")))
+        let open = plan.invitations[1]
+        #expect(open.sourceId == "i2" && open.email == "bo@example.org" && open.token == "ZZ9YX8WV" && open.state == .open)
+        #expect(open.expiresAt == ISO8601DateFormatter().date(from: "2026-12-30T00:00:00Z"))
+        #expect(plan.invitations[2].state == .revoked(at: ISO8601DateFormatter().date(from: "2026-10-02T10:00:00Z")))
+        // Never invited, a token another invitation holds, a second open invitation for an
+        // address, a spent token whose enrolment is not here, a token that is not letters and digits.
+        for (id, words) in [("i4", "never invited"), ("i5", "another invitation's"), ("i6", "another open invitation"),
+                            ("i7", "not in the export"), ("i8", "not letters and digits")] {
+            #expect(plan.findings.contains { $0.at == "participant_registry_site#\(id)" && $0.message.contains(words) }, "\(id)")
+        }
+    }
+}

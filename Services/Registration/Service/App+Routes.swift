@@ -68,7 +68,8 @@ extension RegistrationService {
         AdminMoveInRoutes(
             moveIns: ParticipantMoveIns(
                 store: MovedParticipantStore(
-                    client: postgres, seal: RowSeal.appTokens(encryptionKey: registration.encryptionKey), audit: environment.audit, logger: logger),
+                    client: postgres, seal: RowSeal.appTokens(encryptionKey: registration.encryptionKey),
+                    invitationSeal: .invitationTokens(encryptionKey: registration.encryptionKey), audit: environment.audit, logger: logger),
                 registry: ResponseParticipantRegistry(client: environment.internalClient), studies: parts.studies, apps: parts.appSettings,
                 storage: parts.consents.storage, hasher: parts.hasher, passwordExpiry: registration.passwordExpiry.timeInterval, logger: logger)
         ).add(to: admin)

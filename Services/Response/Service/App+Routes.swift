@@ -20,7 +20,7 @@ extension ResponseService {
             .add(to: routes.internalGroup)
         InternalInvitationTokenRoutes(catalog: catalog, tokens: parts.tokens, properties: parts.properties)
             .add(to: routes.internalGroup)
-        InternalMovedParticipantRoutes(catalog: catalog, participants: parts.participants).add(to: routes.internalGroup)
+        InternalMovedParticipantRoutes(catalog: catalog, participants: parts.participants, tokens: parts.tokens).add(to: routes.internalGroup)
         InternalSubmissionRoutes(submissions: SubmissionStore(client: postgres, logger: logger)).add(to: routes.internalGroup)
         InternalStorageRehearsalRoutes(
             rehearsal: StorageRehearsal(client: postgres, tables: parts.tables, writer: ResponseWriter(logger: logger), logger: logger)

@@ -8,7 +8,44 @@ import JSONText
 /// (`ParticipantMoveIns`).
 public struct MyStudiesParticipantPlan: Sendable, Equatable {
     public var accounts: [Account]
+    public var sites: [Site] = []
+    public var invitations: [Invitation] = []
     public var findings: [MoveInFinding]
+
+    /// A study's site, with a name unique in its study (compared without case, as sites here are).
+    public struct Site: Sendable, Equatable {
+        public var sourceId: String
+        public var studyId: String
+        public var name: String
+        public var location: String
+        public var targetEnrollment: Int?
+        public var decommissioned: Bool
+        public var createdAt: Date?
+    }
+
+    /// A person a site invited, with the token their invitation e-mail holds.
+    public struct Invitation: Sendable, Equatable {
+        public enum State: Sendable, Equatable {
+            /// Not yet used: the token keeps working here until it expires.
+            case open
+            /// Spent by the enrolment whose app holds `participantId`.
+            case enrolled(participantId: String, at: Date?)
+            /// Disabled at the source.
+            case revoked(at: Date?)
+        }
+
+        public var sourceId: String
+        public var studyId: String
+        public var sourceSiteId: String?
+        public var email: String
+        /// As the participant types it and the source compared it: trimmed and upper-cased.
+        public var token: String
+        public var expiresAt: Date
+        public var sentCount: Int
+        public var lastSentAt: Date?
+        public var createdAt: Date?
+        public var state: State
+    }
 
     /// How an account's password comes over.
     public enum Password: Sendable, Equatable {
@@ -37,6 +74,8 @@ public struct MyStudiesParticipantPlan: Sendable, Equatable {
         public var studyId: String
         /// The id the participant's app sends with each response (the response service's app token).
         public var participantId: String?
+        /// The site at the source, when the enrolment names one.
+        public var sourceSiteId: String?
         /// As this platform's study states say it: `yetToJoin`, `inProgress`, `completed`,
         /// `notEligible`, `Withdrawn`.
         public var status: String
@@ -170,7 +209,7 @@ public struct MyStudiesParticipantPlan: Sendable, Equatable {
                 } ?? []
                 studies.append(
                     StudyState(
-                        studyId: enrolment.studyId, participantId: participantId, status: status, enrolledAt: enrolment.enrolledAt.flatMap(times.instant),
+                        studyId: enrolment.studyId, participantId: participantId, sourceSiteId: enrolment.siteId, status: status, enrolledAt: enrolment.enrolledAt.flatMap(times.instant),
                         withdrawnAt: enrolment.withdrawnAt.flatMap(times.instant), sharing: sharing, bookmarked: enrolment.bookmarked ?? false,
                         completion: percent(enrolment.completion), adherence: percent(enrolment.adherence), consents: signatures, activities: activities))
             }
@@ -180,7 +219,9 @@ public struct MyStudiesParticipantPlan: Sendable, Equatable {
                     password: password, passwordExpiresAt: source.passwordExpiresAt.flatMap { Int64(exactly: $0) }.map { Date(timeIntervalSince1970: Double($0) / 1000) },
                     createdAt: source.createdAt.flatMap(times.instant), settings: settings(of: source), studies: studies))
         }
-        return MyStudiesParticipantPlan(accounts: accounts, findings: findings)
+        let sites = readSites(export, studiesHere: studiesHere, times: times, findings: &findings)
+        let invitations = readInvitations(export, studiesHere: studiesHere, times: times, findings: &findings)
+        return MyStudiesParticipantPlan(accounts: accounts, sites: sites, invitations: invitations, findings: findings)
     }
 
     /// The auth server's hash, when it is the user's own password in the scheme this platform

@@ -41,6 +41,12 @@ public struct ParticipantMoveInReport: Codable, Sendable, Equatable {
         public var signatures = 0
         public var signedPDFs = 0
         public var activityStates = 0
+        /// Sites and invitations: in a dry run, those read for the studies here; in an import,
+        /// those written (none when a run finds them here already).
+        public var sites = 0
+        public var invitations = 0
+        /// Of the invitations, those whose token keeps working here.
+        public var openInvitations = 0
 
         public init() {}
 
@@ -60,6 +66,9 @@ public struct ParticipantMoveInReport: Codable, Sendable, Equatable {
             sum.signatures = lhs.signatures + rhs.signatures
             sum.signedPDFs = lhs.signedPDFs + rhs.signedPDFs
             sum.activityStates = lhs.activityStates + rhs.activityStates
+            sum.sites = lhs.sites + rhs.sites
+            sum.invitations = lhs.invitations + rhs.invitations
+            sum.openInvitations = lhs.openInvitations + rhs.openInvitations
             return sum
         }
 
@@ -70,6 +79,7 @@ public struct ParticipantMoveInReport: Codable, Sendable, Equatable {
                 "\(accounts) accounts read: \(new) \(verb), \(alreadyImported) already imported, \(taken) left (an account of that e-mail is here), \(notImported) not imported",
                 "of the new: \(passwordsCarried) keep their password, \(passwordResets) get a temporary one at their first sign-in, \(disabled) deleted at the source (kept, cannot sign in)",
                 "\(studyStates) study states (\(enrolments) enrolled, \(withdrawals) withdrawn), \(signatures) consent signatures (\(signedPDFs) with their PDF), \(activityStates) activity states",
+                "\(sites) sites and \(invitations) invitations \(dryRun ? "to move in" : "moved in") (\(openInvitations) still open, their tokens working here)",
             ]
         }
     }
@@ -135,5 +145,54 @@ public struct MovedParticipantsReply: Codable, Sendable, Equatable {
     public init(created: Int, existing: Int) {
         self.created = created
         self.existing = existing
+    }
+}
+
+/// Registration → response: `POST /internal/v1/studies/{studyId}/moved-invitation-tokens`.
+/// Invitations moved in from a MyStudies deployment with the tokens their e-mails hold, so an open
+/// one still enrols its participant here; one spent at the source is spent by the moved
+/// participant (by the hash of their participant id), one disabled there is refused here. An
+/// invitation already here is left as it is.
+public struct MovedInvitationTokens: Codable, Sendable, Equatable {
+    public struct Invitation: Codable, Sendable, Equatable {
+        public var invitationId: UUID
+        /// Upper-case letters and digits, as the participant types it (the source's are 8 letters
+        /// and digits, without this platform's check letter).
+        public var token: String
+        public var expiresAt: Date
+        /// The SHA-256 (hex) of the participant id of the enrolment that spent it.
+        public var usedBy: String?
+        public var usedAt: Date?
+        public var revokedAt: Date?
+
+        public init(invitationId: UUID, token: String, expiresAt: Date, usedBy: String? = nil, usedAt: Date? = nil, revokedAt: Date? = nil) {
+            self.invitationId = invitationId
+            self.token = token
+            self.expiresAt = expiresAt
+            self.usedBy = usedBy
+            self.usedAt = usedAt
+            self.revokedAt = revokedAt
+        }
+    }
+
+    public static let maxInvitations = 1000
+
+    public var invitations: [Invitation]
+    public var movedBy: String
+
+    public init(invitations: [Invitation], movedBy: String) {
+        self.invitations = invitations
+        self.movedBy = movedBy
+    }
+
+    public var isWellFormed: Bool {
+        guard (1...Self.maxInvitations).contains(invitations.count), !movedBy.isEmpty, movedBy.utf8.count <= 320,
+            Set(invitations.map(\.invitationId)).count == invitations.count, Set(invitations.map(\.token)).count == invitations.count
+        else { return false }
+        return invitations.allSatisfy { invitation in
+            (4...32).contains(invitation.token.utf8.count)
+                && invitation.token.utf8.allSatisfy { (65...90).contains($0) || (48...57).contains($0) }
+                && (invitation.usedBy.map { $0.utf8.count == 64 && $0.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) } } ?? true)
+        }
     }
 }

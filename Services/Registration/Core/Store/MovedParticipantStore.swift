@@ -50,12 +50,15 @@ package struct MovedParticipantStore: Sendable {
     package let client: PostgresClient
     /// Seals each study's participant id, as `StudyStateStore` does.
     package let seal: RowSeal
+    /// Seals each invitation's token, as `InvitationStore` does.
+    package let invitationSeal: RowSeal
     package let audit: AuditLog
     package let logger: Logger
 
-    package init(client: PostgresClient, seal: RowSeal, audit: AuditLog, logger: Logger) {
+    package init(client: PostgresClient, seal: RowSeal, invitationSeal: RowSeal, audit: AuditLog, logger: Logger) {
         self.client = client
         self.seal = seal
+        self.invitationSeal = invitationSeal
         self.audit = audit
         self.logger = logger
     }
@@ -136,13 +139,19 @@ package struct MovedParticipantStore: Sendable {
         on connection: PostgresConnection
     ) async throws {
         let sealed = try study.participantId.map { ByteBuffer(bytes: try seal.seal($0, row: userId, studyId: study.studyId)) }
+        let site = study.sourceSiteId.map { MovedIds.site(appId: appId, studyId: study.studyId, sourceId: $0) }
+        let tokenHash = study.participantId.map(InvitationStore.participantTokenHash)
         try await connection.query(
             """
             INSERT INTO participant_studies (user_id, study_id, status, participant_id_sealed, participant_token_hash, bookmarked, enrolled_at,
-                withdrawn_at, completion, adherence, updated_at)
-            VALUES (\(userId), \(study.studyId), \(study.status), \(sealed), \(study.participantId.map(InvitationStore.participantTokenHash)),
-                \(study.bookmarked), \(study.enrolledAt), \(study.withdrawnAt), \(study.completion), \(study.adherence), \(now))
+                withdrawn_at, completion, adherence, updated_at, site_id)
+            VALUES (\(userId), \(study.studyId), \(study.status), \(sealed), \(tokenHash), \(study.bookmarked), \(study.enrolledAt),
+                \(study.withdrawnAt), \(study.completion), \(study.adherence), \(now), (SELECT id FROM study_sites WHERE id = \(site)))
             """, logger: logger)
+        // The invitation the enrolment spent, moved in before the accounts, is this account's.
+        if let tokenHash {
+            try await InvitationStore.link(userId: userId, studyId: study.studyId, participantTokenHash: tokenHash, on: connection, logger: logger)
+        }
         for consent in study.consents {
             let pdf = storedPDFs[ScalarKey(consent.sourceId)]
             let signedAt = consent.signedAt ?? study.enrolledAt ?? now
@@ -164,6 +173,100 @@ package struct MovedParticipantStore: Sendable {
                 ON CONFLICT (user_id, study_id, activity_id) DO NOTHING
                 """, logger: logger)
         }
+    }
+
+    // MARK: Sites and invitations
+
+    /// Writes the sites not here yet (by their moved-in id); one whose name another site of the
+    /// study has here is not written. Returns how many were written, and the names refused.
+    package func insert(sites: [MyStudiesParticipantPlan.Site], appId: String, actor: String, now: Date = Date()) async throws
+        -> (created: Int, refused: [MyStudiesParticipantPlan.Site])
+    {
+        guard !sites.isEmpty else { return (0, []) }
+        return try await client.withTransaction(logger: logger) { connection in
+            var created = 0
+            var refused: [MyStudiesParticipantPlan.Site] = []
+            for site in sites {
+                let id = MovedIds.site(appId: appId, studyId: site.studyId, sourceId: site.sourceId)
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO study_sites (id, study_id, name, location, target_enrollment, created_by, created_at, decommissioned_at)
+                    VALUES (\(id), \(site.studyId), \(site.name), \(site.location), \(site.targetEnrollment), \(actor), \(site.createdAt ?? now),
+                        \(site.decommissioned ? now : nil))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: logger)
+                var inserted = false
+                for try await _ in rows { inserted = true }
+                if inserted {
+                    created += 1
+                    try await audit.record(
+                        actor: actor, action: "site.moved_in", studyId: site.studyId, details: ["siteId": id.uuidString.lowercased()], on: connection)
+                } else if try await !siteExists(id, on: connection) {
+                    refused.append(site)
+                }
+            }
+            return (created, refused)
+        }
+    }
+
+    /// Writes the invitations not here yet (by their moved-in id), each with its token sealed as
+    /// an invitation's is, linked to its site and, once moved in, to its participant's account.
+    /// One whose address has another open invitation to the study here is not written. Returns
+    /// how many were written, and those refused.
+    package func insert(invitations: [MyStudiesParticipantPlan.Invitation], appId: String, actor: String, now: Date = Date()) async throws
+        -> (created: Int, refused: [MyStudiesParticipantPlan.Invitation])
+    {
+        guard !invitations.isEmpty else { return (0, []) }
+        return try await client.withTransaction(logger: logger) { connection in
+            var created = 0
+            var refused: [MyStudiesParticipantPlan.Invitation] = []
+            for invitation in invitations {
+                let id = MovedIds.invitation(appId: appId, studyId: invitation.studyId, sourceId: invitation.sourceId)
+                let site = invitation.sourceSiteId.map { MovedIds.site(appId: appId, studyId: invitation.studyId, sourceId: $0) }
+                let sealed = ByteBuffer(bytes: try invitationSeal.seal(invitation.token, row: id, studyId: invitation.studyId))
+                var enrolledAt: Date?
+                var revokedAt: Date?
+                var participant: String?
+                switch invitation.state {
+                case .open: break
+                case .enrolled(let participantId, let at):
+                    enrolledAt = at ?? invitation.lastSentAt ?? now
+                    participant = InvitationStore.participantTokenHash(participantId)
+                case .revoked(let at): revokedAt = at ?? now
+                }
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO invitations (id, study_id, site_id, email, email_key, token_sealed, expires_at, created_by, created_at, sent_count,
+                        last_sent_at, revoked_at, enrolled_at, participant_token_hash, user_id)
+                    VALUES (\(id), \(invitation.studyId), (SELECT id FROM study_sites WHERE id = \(site)), \(invitation.email),
+                        \(EmailKey.of(invitation.email)), \(sealed), \(invitation.expiresAt), \(actor), \(invitation.createdAt ?? now),
+                        \(invitation.sentCount), \(invitation.lastSentAt ?? invitation.createdAt ?? now), \(revokedAt), \(enrolledAt), \(participant),
+                        (SELECT user_id FROM participant_studies WHERE study_id = \(invitation.studyId) AND participant_token_hash = \(participant) LIMIT 1))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: logger)
+                var inserted = false
+                for try await _ in rows { inserted = true }
+                if inserted {
+                    created += 1
+                } else if try await !invitationExists(id, on: connection) {
+                    refused.append(invitation)
+                }
+            }
+            if created > 0 {
+                try await audit.record(actor: actor, action: "invitations.moved_in", details: ["count": String(created)], on: connection)
+            }
+            return (created, refused)
+        }
+    }
+
+    private func siteExists(_ id: UUID, on connection: PostgresConnection) async throws -> Bool {
+        for try await _ in try await connection.query("SELECT 1 FROM study_sites WHERE id = \(id)", logger: logger) { return true }
+        return false
+    }
+
+    private func invitationExists(_ id: UUID, on connection: PostgresConnection) async throws -> Bool {
+        for try await _ in try await connection.query("SELECT 1 FROM invitations WHERE id = \(id)", logger: logger) { return true }
+        return false
     }
 
     /// Thrown inside the transaction so it rolls back (the claim of the source account with it).

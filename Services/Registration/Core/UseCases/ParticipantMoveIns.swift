@@ -68,9 +68,26 @@ package struct ParticipantMoveIns: Sendable {
         let report = { (counts: ParticipantMoveInReport.Counts) in
             ParticipantMoveInReport(source: export.source, readAt: export.readAt, dryRun: dryRun, counts: counts, findings: findings)
         }
-        if dryRun { return report(Self.tally(new, into: counts)) }
+        if dryRun {
+            counts.sites = plan.sites.count
+            counts.invitations = plan.invitations.count
+            counts.openInvitations = plan.invitations.filter { $0.state == .open }.count
+            return report(Self.tally(new, into: counts))
+        }
 
+        let sites = try await store.insert(sites: plan.sites, appId: appId, actor: actor, now: now)
+        counts.sites = sites.created
+        for site in sites.refused {
+            findings.append(
+                MoveInFinding(
+                    studyId: site.studyId, at: "sites#\(site.sourceId)", effect: .notImported,
+                    message: "another site of the study here is named \(site.name); its participants come over without a site"))
+        }
         try await registerParticipantIds(of: new, actor: actor)
+        let invitations = try await moveIn(plan.invitations, appId: appId, actor: actor, now: now)
+        counts.invitations = invitations.created
+        counts.openInvitations = invitations.open
+        findings += invitations.findings
         var created: [MyStudiesParticipantPlan.Account] = []
         try await withThrowingTaskGroup(of: (MyStudiesParticipantPlan.Account, MovedParticipantStore.Outcome).self) { group in
             var next = new.makeIterator()
@@ -93,19 +110,21 @@ package struct ParticipantMoveIns: Sendable {
         return report(Self.tally(created, into: counts))
     }
 
-    /// The studies of `export`'s enrolments that are published here in the app.
+    /// The studies `export` names (its enrolments', sites' and invitations') that are published
+    /// here in the app.
     private func studiesHere(of export: MyStudiesParticipantExport, appId: String) async throws -> Set<ScalarKey> {
         var here: Set<ScalarKey> = []
         var asked: Set<ScalarKey> = []
-        for enrolment in export.enrolments where asked.insert(ScalarKey(enrolment.studyId)).inserted {
+        let named = export.enrolments.map(\.studyId) + export.sites.map(\.studyId) + export.invitations.map(\.studyId)
+        for studyId in named where asked.insert(ScalarKey(studyId)).inserted {
             guard asked.count <= 1000 else { break }
             let standing: StudyStanding?
             do {
-                standing = try await studies.standing(of: enrolment.studyId, logger: logger)
+                standing = try await studies.standing(of: studyId, logger: logger)
             } catch {
                 throw RegistrationAdminError.scheduleUnavailable
             }
-            if let standing, ScalarKey(standing.appId) == ScalarKey(appId) { here.insert(ScalarKey(enrolment.studyId)) }
+            if let standing, ScalarKey(standing.appId) == ScalarKey(appId) { here.insert(ScalarKey(studyId)) }
         }
         return here
     }
@@ -137,6 +156,51 @@ package struct ParticipantMoveIns: Sendable {
                 start += part.count
             }
         }
+    }
+
+    /// The invitations' tokens to the response service, study by study, then the invitations.
+    private func moveIn(
+        _ invitations: [MyStudiesParticipantPlan.Invitation], appId: String, actor: String, now: Date
+    ) async throws -> (created: Int, open: Int, findings: [MoveInFinding]) {
+        guard !invitations.isEmpty else { return (0, 0, []) }
+        var byStudy: [ScalarKey: [MovedInvitationTokens.Invitation]] = [:]
+        for invitation in invitations {
+            var moved = MovedInvitationTokens.Invitation(
+                invitationId: MovedIds.invitation(appId: appId, studyId: invitation.studyId, sourceId: invitation.sourceId),
+                token: invitation.token, expiresAt: invitation.expiresAt)
+            switch invitation.state {
+            case .open: break
+            case .enrolled(let participantId, let at):
+                // Refused as well as spent: should its participant not be here, nobody else may use it.
+                moved.usedBy = SecureToken.hash(participantId)
+                moved.usedAt = at ?? now
+                moved.revokedAt = at ?? now
+            case .revoked(let at): moved.revokedAt = at ?? now
+            }
+            byStudy[ScalarKey(invitation.studyId), default: []].append(moved)
+        }
+        for (studyId, tokens) in byStudy.sorted(by: { $0.key < $1.key }) {
+            var start = 0
+            while start < tokens.count {
+                let part = Array(tokens[start..<min(start + MovedInvitationTokens.maxInvitations, tokens.count)])
+                do {
+                    _ = try await registry.register(MovedInvitationTokens(invitations: part, movedBy: actor), studyId: studyId.text, logger: logger)
+                } catch {
+                    logger.warning("the response service did not take moved invitations", metadata: ["error": "\(error)"])
+                    throw RegistrationAdminError.responseUnavailable
+                }
+                start += part.count
+            }
+        }
+        let written = try await store.insert(invitations: invitations, appId: appId, actor: actor, now: now)
+        let refused = written.refused.map { invitation in
+            MoveInFinding(
+                studyId: invitation.studyId, at: "participant_registry_site#\(invitation.sourceId)", effect: .notImported,
+                message: "\(invitation.email) has an open invitation to the study here already; theirs from the source was not moved in")
+        }
+        let refusedIds = Set(written.refused.map { ScalarKey($0.sourceId) })
+        let open = invitations.filter { $0.state == .open && !refusedIds.contains(ScalarKey($0.sourceId)) }.count
+        return (written.created, written.created == 0 ? 0 : open, refused)
     }
 
     /// The account's password as it is kept here, its signed PDFs stored; then the account.

@@ -85,6 +85,50 @@ extension TokenStore {
         }
     }
 
+    /// Invitations moved in from a MyStudies deployment, each with the token its e-mail holds
+    /// (docs/moving-in.md). One spent at the source is spent here by the moved participant whose
+    /// participant id hashes to `usedBy`; one already here (by its id, or a token another holds)
+    /// is left as it is, so a repeated import changes nothing.
+    package func moveInInvitationTokens(studyKey: String, _ moved: MovedInvitationTokens) async throws -> MovedParticipantsReply {
+        try await client.withTransaction(logger: logger) { connection -> MovedParticipantsReply in
+            let ids = moved.invitations.map(\.invitationId)
+            let hmacs = moved.invitations.map { hmac($0.token) }
+            let known = try await connection.query(
+                "SELECT invitation_id, token_hmac FROM enrollment_tokens WHERE invitation_id = ANY(\(ids)::uuid[]) OR token_hmac = ANY(\(hmacs))",
+                logger: logger)
+            var taken = Set<String>()
+            var takenIds = Set<UUID>()
+            for try await (id, token) in known.decode((UUID?, String).self) {
+                taken.insert(token)
+                if let id { takenIds.insert(id) }
+            }
+            let fresh = moved.invitations.filter { !takenIds.contains($0.invitationId) && !taken.contains(hmac($0.token)) }
+            guard !fresh.isEmpty else { return MovedParticipantsReply(created: 0, existing: moved.invitations.count) }
+            let batchId = UUID()
+            try await connection.query(
+                """
+                INSERT INTO token_batches (id, study_key, count, created_by, kind, testing)
+                VALUES (\(batchId), \(studyKey), \(fresh.count), \(moved.movedBy), 'invitations', false)
+                """, logger: logger)
+            for (position, invitation) in fresh.enumerated() {
+                let sealed = ByteBuffer(bytes: try AES.GCM.seal(Data(invitation.token.utf8), using: sealKey).storedBytes)
+                try await connection.query(
+                    """
+                    INSERT INTO enrollment_tokens (token_hmac, batch_id, position, sealed, invitation_id, expires_at, revoked_at, participant_id, used_at)
+                    VALUES (\(hmac(invitation.token)), \(batchId), \(position), \(sealed), \(invitation.invitationId), \(invitation.expiresAt),
+                        \(invitation.revokedAt),
+                        (SELECT id FROM participants WHERE study_key = \(studyKey) AND enrolled_token_sha256 = \(invitation.usedBy)
+                            AND NOT EXISTS (SELECT 1 FROM enrollment_tokens u WHERE u.participant_id = participants.id) LIMIT 1),
+                        \(invitation.usedBy == nil ? nil : invitation.usedAt ?? invitation.expiresAt))
+                    """, logger: logger)
+            }
+            try await audit.record(
+                actor: moved.movedBy, action: "tokens.invitations_moved_in", studyId: studyKey,
+                details: ["batchId": batchId.uuidString.lowercased(), "count": String(fresh.count)], on: connection)
+            return MovedParticipantsReply(created: fresh.count, existing: moved.invitations.count - fresh.count)
+        }
+    }
+
     /// Refuses the invitations' tokens from now on; those already spent are answered as used.
     package func revokeInvitationTokens(studyKey: String, _ ids: [UUID]) async throws -> InvitationRevocationReply {
         try await client.withTransaction(logger: logger) { connection -> InvitationRevocationReply in

@@ -78,8 +78,10 @@ package struct Enrollment: Sendable {
 
     /// The study a token belongs to, for an app that was given only the token.
     package func resolve(_ token: String) async throws -> Resolved {
-        guard EnrollmentToken.isValid(token) else { return .invalid(.init(field: "token", message: "Invalid token: '\(token)'")) }
-        guard let state = try await participants.tokenState(token), let study = try await catalog.study(state.studyKey) else {
+        // A token kept from a deployment moved in has no check letter; one the store holds is valid.
+        let state = try await participants.tokenState(token)
+        guard EnrollmentToken.isValid(token) || state != nil else { return .invalid(.init(field: "token", message: "Invalid token: '\(token)'")) }
+        guard let state, let study = try await catalog.study(state.studyKey) else {
             return .unknown
         }
         return .study(studyId: study.studyId)
@@ -132,7 +134,9 @@ package struct Enrollment: Sendable {
         if let state, state.studyKey == study.key, state.used {
             return [.init(field: "token", message: "Token already in use")]
         }
-        guard EnrollmentToken.isValid(token) else { return [.init(field: "token", message: "Invalid token: '\(token)'")] }
+        // A token kept from a deployment moved in (docs/moving-in.md) has no check letter: the
+        // check catches typing errors, and a token the store holds was not mistyped.
+        guard EnrollmentToken.isValid(token) || state != nil else { return [.init(field: "token", message: "Invalid token: '\(token)'")] }
         guard let state, state.studyKey == study.key else {
             return [.init(field: "token", message: "Unknown token: '\(token)'")]
         }
