@@ -32,6 +32,8 @@ struct Platform: Sendable {
     let responseEnvironment: [String: String]
     /// study-metadata's environment, to start it again as it was.
     let metadataEnvironment: [String: String]
+    /// Registration's settings, to start it again after a test killed it.
+    let registrationEnvironment: [String: String]
 
     static let adminEmail = "admin@e2e.test"
     static let adminPassword = "E2e-Admin-Passw0rd!"
@@ -123,8 +125,8 @@ struct Platform: Sendable {
                         pooled: throughPgBouncer)
                     let metadata = try await ServiceProcess.start(
                         "study-metadata", environment: settings[.studyMetadata]!, port: ports.metadata)
-                    let registration = try await ServiceProcess.start(
-                        "registration", environment: settings[.registration]!.merging(registrationSettings) { $1 }, port: ports.registration)
+                    let registrationEnvironment = settings[.registration]!.merging(registrationSettings) { $1 }
+                    let registration = try await ServiceProcess.start("registration", environment: registrationEnvironment, port: ports.registration)
                     let responseEnvironment = settings[.response]!.merging(responseSettings) { $1 }
                     let response = try await ServiceProcess.start("response", environment: responseEnvironment, port: ports.response)
                     defer {
@@ -138,7 +140,8 @@ struct Platform: Sendable {
                         metadataDatabase: metadataDB, registrationDatabase: registrationDB, responseDatabase: responseDB,
                         mailDirectory: mail, adminToken: seeded.admin.token,
                         iosCredential: seeded.ios, androidCredential: seeded.android, tokens: seeded.tokens,
-                        responseEnvironment: responseEnvironment, metadataEnvironment: settings[.studyMetadata]!)
+                        responseEnvironment: responseEnvironment, metadataEnvironment: settings[.studyMetadata]!,
+                        registrationEnvironment: registrationEnvironment)
                     try await body(platform)
                 }
             }
@@ -231,6 +234,12 @@ struct Platform: Sendable {
     /// caller stops the new process.
     func restartMetadata() async throws -> ServiceProcess {
         try await ServiceProcess.start("study-metadata", environment: metadataEnvironment, port: metadata.port)
+    }
+
+    /// Starts registration again on its port after it ended (a SIGKILL the test sent); the caller
+    /// stops the new process.
+    func restartRegistration() async throws -> ServiceProcess {
+        try await ServiceProcess.start("registration", environment: registrationEnvironment, port: registration.port)
     }
 
     /// Runs `body` with a client of study-metadata's database.

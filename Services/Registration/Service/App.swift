@@ -20,7 +20,7 @@ public enum RegistrationService: ServiceAssembly {
         reader: ConfigReader, settings: ServiceSettings, logger: Logger, routeCatalog: RouteCatalog?
     ) throws -> ServiceApplication {
         let registration = try RegistrationSettings(reader: reader)
-        let hasher = PasswordHasher()
+        let hasher = PasswordHasher(cost: UInt8(registration.bcryptCost))
         return try buildServiceApplication(
             descriptor: descriptor, settings: settings, logger: logger,
             errorFormat: { path in UserRegPaths.isRegistrationPath(path) ? .statusMessage : .admin },

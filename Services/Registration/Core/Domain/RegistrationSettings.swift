@@ -12,6 +12,7 @@ public struct RegistrationSettings: Sendable {
         public static let invitationDays = Setting("invitations.validDays")
         public static let passwordExpiryDays = Setting("password.expiryDays")
         public static let passwordHistory = Setting("password.historyCount")
+        public static let bcryptCost = Setting("password.bcryptCost")
         public static let maxFailedLogins = Setting("login.maxFailures")
         public static let lockMinutes = Setting("login.lockMinutes")
         public static let mailDirectory = Setting("mail.directory")
@@ -57,6 +58,9 @@ public struct RegistrationSettings: Sendable {
     public var mailFrom: String
     /// AES-256-GCM key (base64) for secrets at rest: queued e-mail bodies, app credentials.
     public var encryptionKey: Data
+    /// bcrypt's cost for participants' passwords (and passwords moved in): 12 by default, 10 at
+    /// least (each step doubles the work of a sign-in, and of a guess).
+    public var bcryptCost: Int
     /// Where the filesystem consent storage keeps sealed PDFs.
     public var consentDirectory: String
     /// Largest signed consent PDF accepted.
@@ -79,6 +83,7 @@ public struct RegistrationSettings: Sendable {
         invitationDuration = .seconds(86_400 * (try settings.integer(Keys.invitationDays, default: 14, in: 1...365)))
         passwordExpiry = .seconds(86_400 * (try settings.integer(Keys.passwordExpiryDays, default: 90, in: 1...3650)))
         passwordHistory = try settings.integer(Keys.passwordHistory, default: 10, in: 0...50)
+        bcryptCost = try settings.integer(Keys.bcryptCost, default: 12, in: 10...14)
         maxFailedLogins = try settings.integer(Keys.maxFailedLogins, default: 5, in: 1...100)
         lockDuration = .seconds(60 * (try settings.integer(Keys.lockMinutes, default: 15, in: 1...1440)))
         mailDirectory = settings.text(Keys.mailDirectory) ?? ".data/mail"
