@@ -43,6 +43,7 @@ enum FuzzTargets {
         ("sage-archive", sageArchive),
         ("participant-timeline", participantTimeline),
         ("mystudies-export", myStudiesExport),
+        ("mystudies-participants", myStudiesParticipants),
     ]
 
     static func named(_ name: String) -> Target? { all.first { $0.name == name }?.run }
@@ -114,6 +115,27 @@ enum FuzzTargets {
                     precondition((try? JSONEncoder().encode(document)) != nil, "a planned version encodes")
                 }
             }
+        }
+    }
+
+    /// One part of a MyStudies 2.x deployment's participants (`POST .../move-in/participants`, read
+    /// within the body limit): the plan keeps every identity once (an account, an address, a
+    /// participant id, a token, a site's name in its study) and every number within its bounds.
+    static let myStudiesParticipants: Target = { bytes in
+        guard let export = try? JSONDecoder().decode(MyStudiesParticipantExport.self, from: Data(bytes)) else { return }
+        let named = export.enrolments.map(\.studyId) + export.sites.map(\.studyId) + export.invitations.map(\.studyId)
+        let plan = MyStudiesParticipantPlan.read(export, studiesHere: Set(named.prefix(3).map { ScalarKey($0) }))
+        precondition(plan.accounts.count <= export.accounts.count && plan.invitations.count <= export.invitations.count)
+        precondition(Set(plan.accounts.map { ScalarKey($0.sourceUserId) }).count == plan.accounts.count, "an account twice")
+        precondition(Set(plan.accounts.map { ScalarKey($0.email.lowercased()) }).count == plan.accounts.count, "an address twice")
+        let participantIds = plan.accounts.flatMap { $0.studies.compactMap(\.participantId) }
+        precondition(Set(participantIds.map { ScalarKey($0) }).count == participantIds.count, "a participant id twice")
+        precondition(Set(plan.invitations.map { ScalarKey($0.token) }).count == plan.invitations.count, "a token twice")
+        precondition(Set(plan.sites.map { ScalarKey("\($0.studyId)\u{0}\($0.name.lowercased())") }).count == plan.sites.count, "a site name twice")
+        for study in plan.accounts.flatMap(\.studies) {
+            precondition((0...100).contains(study.completion) && (0...100).contains(study.adherence))
+            precondition(study.activities.allSatisfy { $0.completed >= 0 && $0.missed >= 0 && $0.total >= 0 })
+            precondition(study.consents.allSatisfy { ($0.pdf?.count ?? 0) <= MyStudiesParticipantPlan.maxPDFBytes })
         }
     }
 
