@@ -722,6 +722,53 @@ def move_in(driver):
     weekly = next(item for item in app_call("activityList", "MOVEDIN")["activities"] if item["activityId"] == "WeeklyTest")
     recorded = next(item for item in items if item["activityId"] == "WeeklyTest")
     assert (weekly["startTime"], weekly["endTime"]) == (recorded["startTime"], recorded["endTime"]), weekly
+    move_participants_in(driver, folder)
+
+
+def move_participants_in(driver, folder):
+    """Then the study's participants, as `studystack-import participants read` writes them from a
+    MyStudies 2.x deployment's databases: the dry run lists what will come over and changes
+    nothing; the import moves them in; the participant then signs in from the app with the
+    password they had there (the auth server's salted SHA-512, checked here) and finds their study
+    and participant id."""
+    import hashlib
+    salt = hashlib.sha512(b"journey-salt").hexdigest()
+    password = "Moved-Passw0rd!"
+    export = {
+        "source": "mysql://reader@127.0.0.1:3306 (mystudies_participant_datastore, oauth_server_hydra, mystudies_response_server)",
+        "readAt": "2026-12-05T00:00:00Z", "appId": "DEMOAPP", "databaseTimeZone": "UTC",
+        "accounts": [{"userId": "source-user-1", "email": "moved@example.org", "status": 1, "authStatus": 0,
+                      "passwordHash": hashlib.sha512((salt + password).encode()).hexdigest(), "passwordSalt": salt},
+                     {"userId": "source-user-2", "email": "", "status": 1}],
+        "sites": [], "invitations": [],
+        "enrolments": [{"userId": "source-user-1", "studyId": "MOVEDIN", "participantId": "moved-participant-1",
+                        "status": "enrolled", "enrolledAt": "2026-10-01 09:30:00", "dataSharing": "Provided"}],
+        "consents": [], "activityStates": [], "findings": []}
+    path = os.path.join(folder, "participants.json")
+    with open(path, "w") as out:
+        json.dump(export, out)
+
+    def submit(action):
+        driver.find_element(By.ID, "participantsFile").send_keys(path)
+        page = driver.find_element(By.CSS_SELECTOR, "main")
+        driver.find_element(By.CSS_SELECTOR, f"#move-in-participants-form button[value='{action}']").click()
+        wait(driver, gone(page), f"the move-in page after the participants' {action}")
+
+    submit("plan")
+    report = driver.find_element(By.ID, "move-in-participants-report").text
+    assert "2 accounts read: 1 will be created" in report and "1 keep their password" in report, report
+    assert "Nothing was changed" in report and "no e-mail address" in report, report
+    shot(driver, "move-in-participants")
+    no_browser_errors(driver)
+    submit("import")
+    report = driver.find_element(By.ID, "move-in-participants-report").text
+    assert "2 accounts read: 1 created" in report, report
+    user = registration("login", {"emailId": "moved@example.org", "password": password})
+    headers = {"applicationId": "DEMOAPP", "orgId": "DEMOORG", "userId": user["userId"], "auth": user["auth"]}
+    request = urllib.request.Request(f"{REGISTRATION}/fdahpUserRegWS/studyState.api", headers=headers)
+    with urllib.request.urlopen(request) as reply:
+        studies = json.load(reply)["studies"]
+    assert [(s["studyId"], s["status"], s["participantId"]) for s in studies] == [("MOVEDIN", "inProgress", "moved-participant-1")], studies
 
 
 def no_browser_errors(driver):

@@ -75,13 +75,17 @@ public struct ParticipantMoveInReport: Codable, Sendable, Equatable {
         /// The counts in sentences, as the command and the console print them.
         public func sentences(dryRun: Bool) -> [String] {
             let verb = dryRun ? "will be created" : "created"
+            let n = Self.counted
             return [
-                "\(accounts) accounts read: \(new) \(verb), \(alreadyImported) already imported, \(taken) left (an account of that e-mail is here), \(notImported) not imported",
+                "\(n(accounts, "account")) read: \(new) \(verb), \(alreadyImported) already imported, \(taken) left (an account of that e-mail is here), \(notImported) not imported",
                 "of the new: \(passwordsCarried) keep their password, \(passwordResets) get a temporary one at their first sign-in, \(disabled) deleted at the source (kept, cannot sign in)",
-                "\(studyStates) study states (\(enrolments) enrolled, \(withdrawals) withdrawn), \(signatures) consent signatures (\(signedPDFs) with their PDF), \(activityStates) activity states",
-                "\(sites) sites and \(invitations) invitations \(dryRun ? "to move in" : "moved in") (\(openInvitations) still open, their tokens working here)",
+                "\(n(studyStates, "study state")) (\(enrolments) enrolled, \(withdrawals) withdrawn), \(n(signatures, "consent signature")) (\(signedPDFs) with their PDF), \(n(activityStates, "activity state"))",
+                "\(n(sites, "site")) and \(n(invitations, "invitation")) \(dryRun ? "to move in" : "moved in") (\(openInvitations) still open, their tokens working here)",
             ]
         }
+
+        /// "1 site", "2 sites".
+        static func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
     }
 
     /// This report and `other`'s, as one.

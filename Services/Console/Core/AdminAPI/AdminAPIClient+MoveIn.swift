@@ -1,4 +1,5 @@
 import AdminContracts
+import Foundation
 import Logging
 import ServiceKit
 import StudyModels
@@ -11,5 +12,21 @@ extension AdminAPIClient {
         try await call(
             AdminCalls.moveInStudies, ["appId": appId], query: [("timeZone", timeZone), ("dryRun", dryRun ? "true" : "false")],
             body: JSONBytes(export), token: token, logger: logger)
+    }
+
+    /// `POST /admin/v1/apps/{appId}/move-in/participants`: one part of a participants export, as
+    /// a dry run or imported (registration's answer).
+    package func moveInParticipants(
+        appId: String, part: MyStudiesParticipantExport, dryRun: Bool, token: String, logger: Logger
+    ) async throws(AdminAPIError) -> ParticipantMoveInReport {
+        let body: [UInt8]
+        do {
+            body = Array(try JSONEncoder().encode(part))
+        } catch {
+            throw AdminAPIError(status: nil, code: "encoding", message: "the part could not be written as JSON: \(error)")
+        }
+        return try await call(
+            AdminCalls.moveInParticipants, ["appId": appId], query: [("dryRun", dryRun ? "true" : "false")], body: JSONBytes(body),
+            token: token, logger: logger)
     }
 }

@@ -8,6 +8,9 @@ import StudyModels
 /// (docs/moving-in.md). The file `studystack-import studies read` wrote is sent with the zone the
 /// source's schedules were written in, as a dry run or as the import, through
 /// `POST /admin/v1/apps/{appId}/move-in/studies`; the page shows the report.
+/// `POST /apps/{appId}/move-in/participants`: the same for the file `studystack-import
+/// participants read` wrote, sent in parts of `participantsPerPart` accounts (each part waits for
+/// its passwords to be wrapped in bcrypt, within the console's wait for an answer).
 package struct MoveInPageRoutes: Sendable {
     let pages: ConsolePages
 
@@ -18,6 +21,51 @@ package struct MoveInPageRoutes: Sendable {
     package func add(to router: Router<ServiceRequestContext>) {
         router.get("/apps/:appId/move-in", use: form)
         router.post("/apps/:appId/move-in", use: run)
+        router.post("/apps/:appId/move-in/participants", use: runParticipants)
+    }
+
+    /// Accounts per request: small enough that one part's bcrypt wrapping ends well within the
+    /// console's wait for an answer.
+    static let participantsPerPart = 25
+
+    @Sendable func runParticipants(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let appId = try context.parameters.decoded("appId")
+        return try await pages.signedIn(request, context) { session, form in
+            let form = form ?? FormFields()
+            let text = form.text(file: "participantsFile", orPasted: "participants")
+            let dryRun = form["action"] != "import"
+            let refuse = { (message: String, status: HTTPResponse.Status) in
+                page(MoveInView(appId: appId, timeZone: "", report: nil, problems: [], participantProblems: [.init(pointer: "", message: message)]), session: session, status: status)
+            }
+            guard !text.isEmpty else { return refuse("Choose the file studystack-import participants read wrote.", .unprocessableContent) }
+            let export: MyStudiesParticipantExport
+            do {
+                export = try JSONDecoder().decode(MyStudiesParticipantExport.self, from: Data(text.utf8))
+            } catch let error as DecodingError {
+                return refuse("The file is not a participants export: \(JSONPointer.problem(for: error, document: "export").message)", .unprocessableContent)
+            }
+            var report: ParticipantMoveInReport?
+            for part in try export.parts(maxAccounts: Self.participantsPerPart, maxBytes: 6 * 1024 * 1024) {
+                let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                    try await pages.api.moveInParticipants(appId: appId, part: part, dryRun: dryRun, token: session.token, logger: context.logger)
+                }
+                switch outcome {
+                case .success(let partReport):
+                    report = report.map { $0.adding(partReport) } ?? partReport
+                case .failure(let error) where [400, 403, 404, 413, 422, 503].contains(error.status ?? 0):
+                    // What went in before the refusal stays in; the report says how far it got.
+                    let done = report.map { " Before it: \($0.counts.sentences(dryRun: dryRun).joined(separator: "; "))." } ?? ""
+                    return page(
+                        MoveInView(
+                            appId: appId, timeZone: "", report: nil, problems: [], participantReport: report,
+                            participantProblems: [.init(pointer: "", message: error.message + done)]),
+                        session: session, status: HTTPResponse.Status(code: error.status ?? 422))
+                case .failure(let error):
+                    throw error
+                }
+            }
+            return page(MoveInView(appId: appId, timeZone: "", report: nil, problems: [], participantReport: report), session: session, status: .ok)
+        }
     }
 
     @Sendable func form(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -99,8 +147,28 @@ struct MoveInView: PageView {
     var readAt: String
     var studies: [Study]
     var problemReport: ProblemReport?
+    var participants: Participants?
+    var participantProblemReport: ProblemReport?
 
-    init(appId: String, timeZone: String, report: StudyMoveInReport?, problems: [ValidationProblem]) {
+    /// The participants' report: the counts in sentences and the findings grouped.
+    struct Participants {
+        var dryRun: Bool
+        var source: String
+        var readAt: String
+        var counts: [String]
+        var groups: [Study.Group]
+    }
+
+    init(
+        appId: String, timeZone: String, report: StudyMoveInReport?, problems: [ValidationProblem],
+        participantReport: ParticipantMoveInReport? = nil, participantProblems: [ValidationProblem] = []
+    ) {
+        participants = participantReport.map { report in
+            Participants(
+                dryRun: report.dryRun, source: report.source, readAt: report.readAt, counts: report.counts.sentences(dryRun: report.dryRun),
+                groups: Self.groups(report.findings))
+        }
+        participantProblemReport = ProblemReport("Not all was moved in", toFix: participantProblems.map(ProblemItem.init))
         self.appId = appId
         self.timeZone = timeZone
         dryRun = report?.dryRun ?? true
@@ -113,11 +181,16 @@ struct MoveInView: PageView {
                 versions: study.versions.joined(separator: ", "), versionsHere: study.versionsHere, versionCount: study.versions.count,
                 activities: study.activities.map { .init(activityId: $0.activityId, versions: $0.versions.joined(separator: ", ")) },
                 counts: study.countsSentence,
-                groups: MoveInFinding.Effect.reportOrder.compactMap { effect in
-                    let found = study.findings.filter { $0.effect == effect }
-                    return found.isEmpty ? nil : Study.Group(heading: effect.heading.prefix(1).uppercased() + effect.heading.dropFirst(), findings: found)
-                })
+                groups: Self.groups(study.findings))
         }
         problemReport = ProblemReport("Nothing was moved in", toFix: problems.map(ProblemItem.init))
+    }
+
+    /// Findings by what they mean, in the order a team reads them.
+    static func groups(_ findings: [MoveInFinding]) -> [Study.Group] {
+        MoveInFinding.Effect.reportOrder.compactMap { effect in
+            let found = findings.filter { $0.effect == effect }
+            return found.isEmpty ? nil : Study.Group(heading: effect.heading.prefix(1).uppercased() + effect.heading.dropFirst(), findings: found)
+        }
     }
 }
