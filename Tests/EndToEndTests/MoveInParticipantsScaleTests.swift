@@ -108,6 +108,9 @@ import TestSupport
             for (sql, expected) in expectations {
                 #expect(try await Self.count(sql, platform) == expected, "\(sql)")
             }
+            // One file per signed PDF: the killed run's files were written again, not left beside.
+            let files = try FileManager.default.contentsOfDirectory(atPath: platform.consentDirectory.path).filter { $0.hasSuffix(".pdf.sealed") }
+            #expect(files.count == 100)
             let responseCounts = try await platform.withResponseDatabase { client, logger in
                 let rows = try await client.query(
                     """

@@ -22,6 +22,8 @@ struct Platform: Sendable {
     let registrationDatabase: String
     let responseDatabase: String
     let mailDirectory: URL
+    /// Where registration keeps signed consent PDFs.
+    let consentDirectory: URL
     let adminToken: String
     /// The demo app's `key:token` credentials, as `POST /admin/v1/apps` returned them.
     let iosCredential: String
@@ -138,7 +140,7 @@ struct Platform: Sendable {
                     let platform = Platform(
                         metadata: metadata, registration: registration, response: response,
                         metadataDatabase: metadataDB, registrationDatabase: registrationDB, responseDatabase: responseDB,
-                        mailDirectory: mail, adminToken: seeded.admin.token,
+                        mailDirectory: mail, consentDirectory: consents, adminToken: seeded.admin.token,
                         iosCredential: seeded.ios, androidCredential: seeded.android, tokens: seeded.tokens,
                         responseEnvironment: responseEnvironment, metadataEnvironment: settings[.studyMetadata]!,
                         registrationEnvironment: registrationEnvironment)

@@ -266,7 +266,11 @@ package final class InMemoryConsentFiles: ConsentStorage, Sendable {
     package var keys: Set<String> { Set(files.withLock { $0.keys }) }
 
     package func store(_ pdf: Data) async throws -> String {
-        let key = UUID().uuidString
+        try await store(pdf, id: UUID())
+    }
+
+    package func store(_ pdf: Data, id: UUID) async throws -> String {
+        let key = id.uuidString
         files.withLock { $0[key] = pdf }
         return key
     }

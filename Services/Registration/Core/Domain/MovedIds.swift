@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// The id a site or an invitation moved in from a MyStudies deployment has here: derived from the
+/// The id a site, an invitation or a signed PDF moved in from a MyStudies deployment has here: derived from the
 /// app, the study and its id at the source (the SHA-256 of the three, as a version 8 UUID), so a
 /// repeated or resumed import names the same row, and the response service's token and the
 /// registration service's invitation agree without a table between them.
@@ -12,6 +12,11 @@ package enum MovedIds {
 
     package static func invitation(appId: String, studyId: String, sourceId: String) -> UUID {
         id("invitation", appId, studyId, sourceId)
+    }
+
+    /// The stored file of a signature's PDF.
+    package static func consentPDF(appId: String, studyId: String, sourceId: String) -> UUID {
+        id("consent-pdf", appId, studyId, sourceId)
     }
 
     private static func id(_ kind: String, _ parts: String...) -> UUID {

@@ -6,6 +6,10 @@ import Foundation
 package protocol ConsentStorage: Sendable {
     /// Stores `pdf` under a new key and returns the key.
     func store(_ pdf: Data) async throws -> String
+    /// Stores `pdf` under `id`'s key, replacing what that key held, and returns the key: a PDF
+    /// moved in is stored under an id derived from its source, so an import run again after an
+    /// interruption writes the same file rather than leaving another behind.
+    func store(_ pdf: Data, id: UUID) async throws -> String
     func load(_ key: String) async throws -> Data
     /// Removes a stored PDF (one whose record was never written).
     func remove(_ key: String) async throws
@@ -26,13 +30,22 @@ package struct FileConsentStorage: ConsentStorage {
     }
 
     package func store(_ pdf: Data) async throws -> String {
+        try await store(pdf, id: UUID())
+    }
+
+    package func store(_ pdf: Data, id: UUID) async throws -> String {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let name = UUID().uuidString.lowercased() + ".pdf.sealed"
+        let name = id.uuidString.lowercased() + ".pdf.sealed"
         let sealed = try AES.GCM.seal(pdf, using: key, authenticating: Data(name.utf8)).storedBytes
-        guard FileManager.default.createFile(
-            atPath: directory.appendingPathComponent(name).path, contents: sealed, attributes: [.posixPermissions: 0o600])
+        // Written aside and renamed over the name, so a reader never sees half a file.
+        let partial = directory.appendingPathComponent(".\(name).\(UUID().uuidString.lowercased()).partial")
+        guard FileManager.default.createFile(atPath: partial.path, contents: sealed, attributes: [.posixPermissions: 0o600])
         else { throw ConsentStorageError(reason: "could not write a consent file") }
+        guard rename(partial.path, directory.appendingPathComponent(name).path) == 0 else {
+            try? FileManager.default.removeItem(at: partial)
+            throw ConsentStorageError(reason: "could not write a consent file")
+        }
         return name
     }
 

@@ -217,15 +217,16 @@ package struct ParticipantMoveIns: Sendable {
         for study in account.studies {
             for consent in study.consents {
                 guard let pdf = consent.pdf else { continue }
-                let key = try await storage.store(pdf)
+                let key = try await storage.store(pdf, id: MovedIds.consentPDF(appId: appId, studyId: study.studyId, sourceId: consent.sourceId))
                 stored[ScalarKey(consent.sourceId)] = .init(key: key, sha256: SHA256.hash(data: pdf).hexString, bytes: pdf.count)
             }
         }
         let outcome = try await store.insert(
             .init(plan: account, passwordHash: passwordHash, passwordChangedAt: changedAt, storedPDFs: stored), appId: appId, orgId: orgId,
             source: source, actor: actor, now: now)
-        if case .created = outcome {} else {
-            // Nothing refers to the files stored for an account that was not written.
+        if case .taken = outcome {
+            // Nothing refers to the files stored for an account that was not written (one moved
+            // in by another run refers to the same files, which keep the same bytes).
             for file in stored.values { try? await storage.remove(file.key) }
         }
         return outcome
