@@ -44,6 +44,7 @@ enum FuzzTargets {
         ("participant-timeline", participantTimeline),
         ("mystudies-export", myStudiesExport),
         ("mystudies-participants", myStudiesParticipants),
+        ("firestore-page", firestorePage),
     ]
 
     static func named(_ name: String) -> Target? { all.first { $0.name == name }?.run }
@@ -136,6 +137,19 @@ enum FuzzTargets {
             precondition((0...100).contains(study.completion) && (0...100).contains(study.adherence))
             precondition(study.activities.allSatisfy { $0.completed >= 0 && $0.missed >= 0 && $0.total >= 0 })
             precondition(study.consents.allSatisfy { ($0.pdf?.count ?? 0) <= MyStudiesParticipantPlan.maxPDFBytes })
+        }
+    }
+
+    /// A page of Firestore's `documents.list` (`studystack-import responses read`): read within
+    /// the reader's budget, each document's typed values made plain, with the same field names,
+    /// and written as JSON that reads back the same.
+    static let firestorePage: Target = { bytes in
+        guard let page = try? JSONValue.parse(bytes, budget: .init(maxBytes: 1 << 20, maxNodes: 100_000, maxDepth: 64)) else { return }
+        for document in page["documents"]?.array ?? [] {
+            guard let plain = try? FirestoreValues.plain(fields: document["fields"]) else { continue }
+            precondition(plain.object?.keys.map { ScalarKey($0) } == (document["fields"]?.object?.keys ?? []).map { ScalarKey($0) }, "field names changed")
+            let text = Array(plain.serialized().utf8)
+            precondition((try? JSONValue.parse(text, budget: .init(maxBytes: 4 << 20, maxNodes: 200_000, maxDepth: 64))) == plain, "plain JSON reads back otherwise")
         }
     }
 

@@ -21,7 +21,7 @@ struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "studystack-import",
         abstract: "Move studies, participants and responses in from a MyStudies deployment.",
-        subcommands: [Studies.self, Participants.self])
+        subcommands: [Studies.self, Participants.self, Responses.self])
 }
 
 struct Studies: AsyncParsableCommand {
