@@ -20,23 +20,9 @@ public final class FHIRTestServer: Sendable {
     public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("studystack-fhir-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let portFile = directory.appendingPathComponent("port")
-        let process = try ChildProcess.spawn(
-            TestEnvironment.toolsPython,
-            [SMTPTestServer.repositoryRoot.appendingPathComponent("scripts/fhir-server.py").path, portFile.path, username, password],
-            input: .pipe, output: .null, error: .file(directory.appendingPathComponent("server.err")))
-        let deadline = ContinuousClock.now + .seconds(60)
-        var port: Int?
-        while port == nil {
-            port = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0) }
-            guard port != nil || (process.isRunning && ContinuousClock.now < deadline) else {
-                let said = (try? String(contentsOf: directory.appendingPathComponent("server.err"), encoding: .utf8)) ?? ""
-                process.kill()
-                throw TestServerError(description: "the FHIR test server did not start: \(said.suffix(2000))")
-            }
-            if port == nil { usleep(20_000) }
-        }
-        self.port = port ?? 0
+        let (process, port) = try ScriptServer.start(
+            python: TestEnvironment.toolsPython, script: "fhir-server.py", arguments: [username, password], in: directory, name: "FHIR test server")
+        self.port = port
         self.process = Mutex(process)
     }
 

@@ -33,23 +33,10 @@ public final class FirestoreTestServer: Sendable {
         }
         let documentsFile = directory.appendingPathComponent("documents.json")
         try Data(JSONValue.object(JSONObject(pairs: pairs)).serialized().utf8).write(to: documentsFile)
-        let portFile = directory.appendingPathComponent("port")
-        let process = try ChildProcess.spawn(
-            "python3",
-            [SMTPTestServer.repositoryRoot.appendingPathComponent("scripts/firestore-server.py").path, portFile.path, token, project, documentsFile.path],
-            input: .pipe, output: .null, error: .file(directory.appendingPathComponent("server.err")))
-        let deadline = ContinuousClock.now + .seconds(30)
-        var port: Int?
-        while port == nil {
-            port = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0) }
-            guard port != nil || (process.isRunning && ContinuousClock.now < deadline) else {
-                let said = (try? String(contentsOf: directory.appendingPathComponent("server.err"), encoding: .utf8)) ?? ""
-                process.kill()
-                throw TestServerError(description: "the Firestore test server did not start: \(said.suffix(2000))")
-            }
-            if port == nil { usleep(20_000) }
-        }
-        self.port = port ?? 0
+        let (process, port) = try ScriptServer.start(
+            python: "python3", script: "firestore-server.py", arguments: [token, project, documentsFile.path], in: directory,
+            name: "Firestore test server", timeout: .seconds(30))
+        self.port = port
         self.process = Mutex(process)
     }
 

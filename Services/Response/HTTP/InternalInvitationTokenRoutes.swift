@@ -26,9 +26,7 @@ package struct InternalInvitationTokenRoutes {
     }
 
     private func study(_ call: InternalRequest<some InternalPayload>) async throws -> StudyCatalog.Study {
-        let studyId = try call.parameter("studyId")
-        guard let study = try await catalog.study(studyId) else { throw APIError.notFound("study \(studyId) is not known here") }
-        return study
+        try await catalog.study(of: call)
     }
 
     /// Every token, or the problems (answered 422, as the endpoint defines; then no token is kept).
@@ -65,5 +63,14 @@ package struct InternalInvitationTokenRoutes {
     @Sendable package func revoke(_ call: InternalRequest<InvitationRevocation>) async throws -> InvitationRevocationReply {
         let study = try await study(call)
         return try await tokens.revokeInvitationTokens(studyKey: study.key, call.body.invitationIds)
+    }
+}
+
+extension StudyCatalog {
+    /// The study an internal call's `{studyId}` names; 404 when this service does not know it.
+    func study(of call: InternalRequest<some InternalPayload>) async throws -> StudyCatalog.Study {
+        let studyId = try call.parameter("studyId")
+        guard let study = try await study(studyId) else { throw APIError.notFound("study \(studyId) is not known here") }
+        return study
     }
 }

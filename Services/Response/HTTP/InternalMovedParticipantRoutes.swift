@@ -27,9 +27,7 @@ package struct InternalMovedParticipantRoutes {
     }
 
     private func study(_ call: InternalRequest<some InternalPayload>) async throws -> StudyCatalog.Study {
-        let studyId = try call.parameter("studyId")
-        guard let study = try await catalog.study(studyId) else { throw APIError.notFound("study \(studyId) is not known here") }
-        return study
+        try await catalog.study(of: call)
     }
 
     @Sendable package func moveIn(_ call: InternalRequest<MovedParticipants>) async throws -> MovedParticipantsReply {

@@ -143,14 +143,24 @@ package struct ParticipantMoveIns: Sendable {
                         withdrawnAt: status == "withdrawn" ? (study.withdrawnAt ?? study.enrolledAt ?? Date(timeIntervalSince1970: 0)) : nil))
             }
         }
-        for (studyId, participants) in byStudy.sorted(by: { $0.key < $1.key }) {
+        try await Self.tell(byStudy, inParts: MovedParticipants.maxParticipants, what: "participants", logger: logger) { part, studyId in
+            _ = try await registry.register(MovedParticipants(participants: part, movedBy: actor), studyId: studyId, logger: logger)
+        }
+    }
+
+    /// Sends each study's items to the response service in parts of at most `size`, study by
+    /// study; what it cannot take ends the request (nothing more is written here).
+    private static func tell<Item>(
+        _ byStudy: [ScalarKey: [Item]], inParts size: Int, what: String, logger: Logger, _ send: ([Item], String) async throws -> Void
+    ) async throws {
+        for (studyId, items) in byStudy.sorted(by: { $0.key < $1.key }) {
             var start = 0
-            while start < participants.count {
-                let part = Array(participants[start..<min(start + MovedParticipants.maxParticipants, participants.count)])
+            while start < items.count {
+                let part = Array(items[start..<min(start + size, items.count)])
                 do {
-                    _ = try await registry.register(MovedParticipants(participants: part, movedBy: actor), studyId: studyId.text, logger: logger)
+                    try await send(part, studyId.text)
                 } catch {
-                    logger.warning("the response service did not take moved participants", metadata: ["error": "\(error)"])
+                    logger.warning("the response service did not take moved \(what)", metadata: ["error": "\(error)"])
                     throw RegistrationAdminError.responseUnavailable
                 }
                 start += part.count
@@ -179,18 +189,8 @@ package struct ParticipantMoveIns: Sendable {
             }
             byStudy[ScalarKey(invitation.studyId), default: []].append(moved)
         }
-        for (studyId, tokens) in byStudy.sorted(by: { $0.key < $1.key }) {
-            var start = 0
-            while start < tokens.count {
-                let part = Array(tokens[start..<min(start + MovedInvitationTokens.maxInvitations, tokens.count)])
-                do {
-                    _ = try await registry.register(MovedInvitationTokens(invitations: part, movedBy: actor), studyId: studyId.text, logger: logger)
-                } catch {
-                    logger.warning("the response service did not take moved invitations", metadata: ["error": "\(error)"])
-                    throw RegistrationAdminError.responseUnavailable
-                }
-                start += part.count
-            }
+        try await Self.tell(byStudy, inParts: MovedInvitationTokens.maxInvitations, what: "invitations", logger: logger) { part, studyId in
+            _ = try await registry.register(MovedInvitationTokens(invitations: part, movedBy: actor), studyId: studyId, logger: logger)
         }
         let written = try await store.insert(invitations: invitations, appId: appId, actor: actor, now: now)
         let refused = written.refused.map { invitation in
