@@ -129,6 +129,15 @@ import TestSupport
             }
             #expect(responseParticipants == ["enrolled": 3, "withdrawn": 1])
 
+            // The team sees them in the study's participants, with their consent versions and sharing.
+            let listed = try await platform.admin.send(.GET, platform.registration.baseURL + "/admin/v1/studies/DEMOSTUDY/participants?limit=50")
+            #expect(listed.status == 200, "\(listed.text)")
+            let rows = listed.json?["participants"]?.array ?? []
+            try #require(rows.count == 4)
+            #expect(rows.filter { $0["status"]?.string == "Withdrawn" }.count == 1)
+            let anaRow = try #require(rows.first { $0["email"]?.string == "ana@example.org" })
+            #expect(anaRow["consentVersions"]?.array == [.string("1.0")] && anaRow["sharing"]?.string == "Provided", "\(anaRow)")
+
             try await Self.appsCarryOn(platform, participants: participants)
         }
     }
