@@ -57,6 +57,7 @@ extension StudyFile: InternalPayload {}
 extension SchemaImportResult: InternalPayload {}
 extension StudyMoveInReport: InternalPayload {}
 extension ParticipantMoveInReport: InternalPayload {}
+extension ResponseMoveInReport: InternalPayload {}
 extension SchemaStudyInfo: InternalPayload {}
 extension AppList: InternalPayload {}
 extension AppCreated: InternalPayload {}

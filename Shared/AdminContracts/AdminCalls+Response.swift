@@ -74,6 +74,10 @@ extension AdminCalls {
         .POST, "/admin/v1/studies/{studyId}/fhir-clients", on: .response, access: .study(.studyAdmin))
     public static let revokeSMARTClient = AdminEndpoint<NoContent, NoContent>(
         .DELETE, "/admin/v1/studies/{studyId}/fhir-clients/{clientId}", on: .response, access: .study(.studyAdmin))
+    /// `?dryRun=`: one part of a MyStudies 2.x deployment's stored responses (`MovedResponsesPart`)
+    /// becomes the study's responses (docs/moving-in.md); a dry run, the default, only reports.
+    public static let moveInResponses = AdminEndpoint<JSONBytes, ResponseMoveInReport>(
+        .POST, "/admin/v1/studies/{studyId}/move-in/responses", on: .response, access: .superAdmin)
 }
 
 extension AdminCalls {
@@ -106,5 +110,6 @@ extension AdminCalls {
         smartClients,
         registerSMARTClient,
         revokeSMARTClient,
+        moveInResponses,
     ]
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import PostgresNIO
 import ServiceKit
 import StudyModels
@@ -138,8 +139,78 @@ import TestSupport
             let anaRow = try #require(rows.first { $0["email"]?.string == "ana@example.org" })
             #expect(anaRow["consentVersions"]?.array == [.string("1.0")] && anaRow["sharing"]?.string == "Provided", "\(anaRow)")
 
+            try await Self.responsesMoveIn(platform, participant: participants[0])
             try await Self.appsCarryOn(platform, participants: participants)
         }
+    }
+
+    /// A kick-counter response as MyStudies 2.x's response server stores it in Firestore: the
+    /// metadata bean's properties, the step joined with its design, the value list as sent, and
+    /// what the server adds.
+    static func storedKicks(participant: String, run: Int, count: Int) throws -> JSONValue {
+        let text = """
+            {"studyId": "DEMOSTUDY", "studyVersion": "1.0", "activityId": "kicks", "activityRunId": "\(run)", "activityType": "task",
+             "name": "kicks", "version": "1.0", "lastModified": "", "startDate": "", "endDate": "",
+             "results": [{"type": "task", "resultType": "fetalKickCounter", "key": "counter", "title": "Kick counter", "text": "",
+               "skipped": false, "startTime": "2026-10-0\(run)T15:54:21+0000", "endTime": "2026-10-0\(run)T15:55:21+0000",
+               "value": [
+                 {"resultType": "numeric", "key": "duration", "startTime": "2026-10-0\(run)T15:54:21+0000", "endTime": "2026-10-0\(run)T15:55:21+0000", "skipped": false, "value": 60},
+                 {"resultType": "numeric", "key": "count", "startTime": "2026-10-0\(run)T15:54:21+0000", "endTime": "2026-10-0\(run)T15:55:21+0000", "skipped": false, "value": \(count)}],
+               "options": [], "destinations": [], "format": {}, "steps": [], "actvityValueGroup": {"valueGroup": []}}],
+             "participantId": "\(participant)", "siteId": "site-1", "sharingConsent": "Provided", "createdTimestamp": "\(1_759_420_000_000 + run * 86_400_000)"}
+            """
+        return try JSONValue.parse(Array(text.utf8), budget: .init(maxBytes: 1 << 20, maxNodes: 10_000))
+    }
+
+    /// Ana's stored responses move in from Firestore: a dry run, the import, and again; they are
+    /// then in the study's table as her app reads it.
+    static func responsesMoveIn(_ platform: Platform, participant: MyStudiesSourceParticipant) async throws {
+        let participantId = try #require(participant.enrolment?.participantId)
+        var missing = try storedKicks(participant: participantId, run: 3, count: 1).object ?? [:]
+        missing.removeValue(forKey: "activityId")
+        let server = try FirestoreTestServer(collections: [
+            "DEMOSTUDY-RESPONSES/DEMOSTUDY/Activities": [
+                (id: "r1", fields: try storedKicks(participant: participantId, run: 1, count: 12), createTime: "2026-10-01T16:00:00Z"),
+                (id: "r2", fields: try storedKicks(participant: participantId, run: 2, count: 15), createTime: "2026-10-02T16:00:00Z"),
+                (id: "r3", fields: try storedKicks(participant: "nobody-moved-in", run: 1, count: 9), createTime: "2026-10-02T16:00:00Z"),
+                (id: "r4", fields: .object(missing), createTime: "2026-10-03T16:00:00Z"),
+            ]
+        ])
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("move-in-responses-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("responses.jsonl").path
+        let read = try await MoveInStudiesTests.command(
+            ["responses", "read", "--firestore-project", server.project, "--firestore-url", server.base, "--study", "DEMOSTUDY", "--out", file],
+            environment: ["GOOGLE_OAUTH_ACCESS_TOKEN": server.token])
+        #expect(String(decoding: read, as: UTF8.self).contains("read 4 of DEMOSTUDY stored responses"))
+        let arguments = [file, "--to", platform.response.baseURL, "--json"]
+        let admin = ["STUDYSTACK_ADMIN_TOKEN": platform.adminToken]
+        let decode = { (data: Data) throws -> ResponseMoveInReport in try #require(try JSONDecoder().decode([ResponseMoveInReport].self, from: data).first) }
+
+        let planned = try decode(try await MoveInStudiesTests.command(["responses", "plan"] + arguments, environment: admin))
+        #expect(planned.dryRun && planned.counts.read == 4 && planned.counts.new == 2)
+        #expect(planned.counts.unknownParticipant == 1 && planned.counts.notImported == 1)
+        #expect(planned.findings.contains { $0.at.hasSuffix("/r4") && $0.message.contains("names no activity") })
+        let imported = try decode(try await MoveInStudiesTests.command(["responses", "apply"] + arguments, environment: admin))
+        #expect(!imported.dryRun && imported.counts.new == 2 && imported.counts.alreadyImported == 0)
+        let again = try decode(try await MoveInStudiesTests.command(["responses", "apply"] + arguments, environment: admin))
+        #expect(again.counts.new == 0 && again.counts.alreadyImported == 2)
+
+        // Processed into the study's table, as received at the source.
+        let app = platform.app(.ios)
+        let rows = try await eventually("the moved responses in the kick counter's table", within: .seconds(60)) {
+            try await app.executeSQL(participantId: participantId, "SELECT \"count\" FROM kickscounter ORDER BY \"count\"")
+                .json?["rows"]?.array.flatMap { $0.count >= 2 ? $0 : nil }
+        }
+        #expect(rows.compactMap { $0["data"]?["count"]?["value"]?.number } == [12, 15])
+        let received = try await platform.withResponseDatabase { client, logger -> [Date] in
+            let result = try await client.query("SELECT received_at FROM responses ORDER BY received_at", logger: logger)
+            var times: [Date] = []
+            for try await time in result.decode(Date.self) { times.append(time) }
+            return times
+        }
+        #expect(received == [Date(timeIntervalSince1970: 1_759_506_400), Date(timeIntervalSince1970: 1_759_592_800)])
     }
 
     /// The iOS and the Android participant sign in with their old passwords and go on; the one

@@ -142,7 +142,7 @@ enum FuzzTargets {
 
     /// A page of Firestore's `documents.list` (`studystack-import responses read`): read within
     /// the reader's budget, each document's typed values made plain, with the same field names,
-    /// and written as JSON that reads back the same.
+    /// and written as JSON that reads back the same; then rebuilt as the app sent it.
     static let firestorePage: Target = { bytes in
         guard let page = try? JSONValue.parse(bytes, budget: .init(maxBytes: 1 << 20, maxNodes: 100_000, maxDepth: 64)) else { return }
         for document in page["documents"]?.array ?? [] {
@@ -150,6 +150,11 @@ enum FuzzTargets {
             precondition(plain.object?.keys.map { ScalarKey($0) } == (document["fields"]?.object?.keys ?? []).map { ScalarKey($0) }, "field names changed")
             let text = Array(plain.serialized().utf8)
             precondition((try? JSONValue.parse(text, budget: .init(maxBytes: 4 << 20, maxNodes: 200_000, maxDepth: 64))) == plain, "plain JSON reads back otherwise")
+            // Rebuilt as its app sent it (`POST .../move-in/responses`): never more steps than stored.
+            let stored = MyStudiesStoredResponse(studyId: "S1", document: "d", createTime: document["createTime"]?.string, fields: plain)
+            if case .success(let response) = MyStudiesAppResponse.rebuild(stored) {
+                precondition(response.data["results"]?.array?.count == plain["results"]?.array?.count, "steps added or lost")
+            }
         }
     }
 

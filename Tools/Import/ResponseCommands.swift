@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import MoveIn
+import NIOCore
 import StudyModels
 
 /// `studystack-import responses`: the responses a MyStudies 2.x deployment stored (docs/moving-in.md).
@@ -11,7 +12,7 @@ import StudyModels
 struct Responses: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The responses, from the Cloud Firestore database a MyStudies 2.x response server stores them in.",
-        subcommands: [ResponsesRead.self])
+        subcommands: [ResponsesRead.self, ResponsesPlan.self, ResponsesApply.self])
 }
 
 struct ResponsesRead: AsyncParsableCommand {
@@ -60,4 +61,96 @@ struct ResponsesRead: AsyncParsableCommand {
             throw error
         }
     }
+}
+
+/// The options `plan` and `apply` share.
+struct ResponseDestination: ParsableArguments {
+    @Argument(help: "The file `responses read` wrote.") var responses: String
+    @Option(help: "The response service's address here.") var to: String
+    @Option(help: "The most responses sent in one request (at most 1,000).") var responsesPerRequest = 500
+    @Flag(help: "Print the report as JSON.") var json = false
+
+    func send(dryRun: Bool) async throws {
+        guard let token = ProcessInfo.processInfo.environment["STUDYSTACK_ADMIN_TOKEN"], !token.isEmpty else {
+            throw ValidationError("set STUDYSTACK_ADMIN_TOKEN to a super-admin's token (POST /admin/v1/login)")
+        }
+        guard (1...MovedResponsesPart.maxResponses).contains(responsesPerRequest) else { throw ValidationError("--responses-per-request is 1 to 1000") }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        var reports: [String: ResponseMoveInReport] = [:]
+        var order: [String] = []
+        do {
+            var part: [MyStudiesStoredResponse] = []
+            // Lines one at a time: the file may hold more responses than fit in memory at once.
+            var lines = try JSONLines(path: responses).makeIterator()
+            while let line = lines.next() {
+                let response = try JSONDecoder().decode(MyStudiesStoredResponse.self, from: Data(line))
+                if let last = part.last, last.studyId != response.studyId || part.count >= responsesPerRequest {
+                    try await post(part, dryRun: dryRun, token: token, client: client, into: &reports, order: &order)
+                    part = []
+                }
+                part.append(response)
+            }
+            if let failure = lines.failure { throw ValidationError("\(responses): \(failure)") }
+            if !part.isEmpty { try await post(part, dryRun: dryRun, token: token, client: client, into: &reports, order: &order) }
+            try await client.shutdown()
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            FileHandle.standardOutput.write(try encoder.encode(order.compactMap { reports[$0] }))
+            print()
+            return
+        }
+        for studyId in order {
+            guard let report = reports[studyId] else { continue }
+            print("\(studyId): \(report.counts.sentence(dryRun: dryRun))")
+            for finding in report.findings { print("  \(finding.effect.heading): \(finding.at): \(finding.message)") }
+        }
+    }
+
+    private func post(
+        _ part: [MyStudiesStoredResponse], dryRun: Bool, token: String, client: HTTPClient, into reports: inout [String: ResponseMoveInReport],
+        order: inout [String]
+    ) async throws {
+        guard let studyId = part.first?.studyId else { return }
+        var components = URLComponents(string: to)
+        components?.path = "/admin/v1/studies/\(studyId)/move-in/responses"
+        components?.queryItems = [.init(name: "dryRun", value: dryRun ? "true" : "false")]
+        guard let url = components?.url else { throw ValidationError("--to is not an address: \(to)") }
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(MovedResponsesPart(source: responses, responses: part))))
+        let response = try await client.execute(request, timeout: .minutes(10))
+        let body = Data(try await response.body.collect(upTo: 64 * 1024 * 1024).readableBytesView)
+        guard response.status == .ok else {
+            throw ValidationError("\(url.absoluteString) answered \(response.status.code): \(String(decoding: body, as: UTF8.self))")
+        }
+        let report = try JSONDecoder().decode(ResponseMoveInReport.self, from: body)
+        if let earlier = reports[studyId] { reports[studyId] = earlier.adding(report) } else {
+            reports[studyId] = report
+            order.append(studyId)
+        }
+    }
+}
+
+struct ResponsesPlan: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan", abstract: "The dry run: what the import will store, and what cannot come over and why. Changes nothing.",
+        discussion: "A super-admin's token is read from STUDYSTACK_ADMIN_TOKEN.")
+    @OptionGroup var destination: ResponseDestination
+    func run() async throws { try await destination.send(dryRun: true) }
+}
+
+struct ResponsesApply: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "The import. Run it again after an interruption: it stores what is not here yet, and changes nothing once done.",
+        discussion: "A super-admin's token is read from STUDYSTACK_ADMIN_TOKEN.")
+    @OptionGroup var destination: ResponseDestination
+    func run() async throws { try await destination.send(dryRun: false) }
 }

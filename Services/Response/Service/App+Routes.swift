@@ -37,6 +37,11 @@ extension ResponseService {
             forwarding: parts.forwarding, addresses: parts.forwardingAddresses
         ).add(to: admin)
         AdminPropertyRoutes(properties: parts.properties).add(to: admin)
+        AdminMoveInResponseRoutes(
+            catalog: catalog,
+            moveIns: ResponseMoveIns(
+                store: MovedResponseStore(client: postgres, audit: environment.audit, stored: parts.responsesStored, logger: logger))
+        ).add(to: admin.routes)
         let researcherQueries = parts.queryClient.map {
             SandboxedQueries(
                 reader: $0, access: parts.access, limits: parts.response.researcherQueryLimits,

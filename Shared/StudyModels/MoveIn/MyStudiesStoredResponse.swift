@@ -83,3 +83,65 @@ public enum FirestoreValues {
         }
     }
 }
+
+/// A stored response as the app sent it to `processResponse`, rebuilt from what the MyStudies 2.x
+/// response server kept: that server joined each step with its design (title, text, format,
+/// options, ...) and moved a form's answers into `actvityValueGroup`; the app's own members are
+/// taken back (`resultType`, `key`, `startTime`, `endTime`, `skipped`, `value`), a form's answers
+/// as one list again. The response's own start and end, which that server did not keep, are its
+/// first step's start and its last step's end.
+public struct MyStudiesAppResponse: Sendable, Equatable {
+    public var participantId: String
+    public var activityId: String
+    public var version: String
+    public var runId: String?
+    public var metadata: JSONValue
+    public var data: JSONValue
+    /// When the source received it (`createdTimestamp`), else when Firestore stored it.
+    public var receivedAt: Date?
+
+    /// The members of a step result the apps send.
+    static let stepMembers = ["resultType", "key", "startTime", "endTime", "skipped", "value"]
+    /// The metadata members the apps send.
+    static let metadataMembers = ["studyId", "studyVersion", "activityId", "activityRunId", "name", "version"]
+
+    /// Why a stored response cannot be rebuilt: what identifies it is missing.
+    public struct Refusal: Error, Sendable, Equatable {
+        public var finding: MoveInFinding
+    }
+
+    public static func rebuild(_ stored: MyStudiesStoredResponse) -> Result<MyStudiesAppResponse, Refusal> {
+        let fields = stored.fields
+        let refuse = { (message: String) in
+            Result<MyStudiesAppResponse, Refusal>.failure(Refusal(finding: MoveInFinding(studyId: stored.studyId, at: stored.document, effect: .notImported, message: message)))
+        }
+        guard let participantId = Lenient.text(fields["participantId"]) else { return refuse("the response names no participant") }
+        guard let activityId = Lenient.text(fields["activityId"]) else { return refuse("the response names no activity") }
+        guard let version = Lenient.text(fields["version"]) else { return refuse("the response names no activity version") }
+        guard let results = fields["results"]?.array else { return refuse("the response holds no results") }
+        let steps = results.map(step)
+        var data: [(String, JSONValue)] = []
+        if let start = steps.first?["startTime"] { data.append(("startTime", start)) }
+        if let end = steps.last?["endTime"] { data.append(("endTime", end)) }
+        data.append(("results", .array(steps)))
+        let metadata = Self.metadataMembers.compactMap { name in fields[name].map { (name, $0) } }
+        let received = Lenient.text(fields["createdTimestamp"]).flatMap { Int64($0) }.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            ?? stored.createTime.flatMap(WireInstants.instant)
+        return .success(
+            MyStudiesAppResponse(
+                participantId: participantId, activityId: activityId, version: version, runId: Lenient.text(fields["activityRunId"]),
+                metadata: .object(JSONObject(pairs: metadata)), data: .object(JSONObject(pairs: data)), receivedAt: received))
+    }
+
+    /// One step result as the app sent it.
+    static func step(_ stored: JSONValue) -> JSONValue {
+        guard case .object(let members) = stored else { return stored }
+        var pairs = stepMembers.compactMap { name in members[name].map { (name, $0) } }
+        // A form's answers, which the server moved into its value group, are its value again.
+        if members["resultType"]?.string == "grouped", let group = members["actvityValueGroup"]?["valueGroup"]?.array, !group.isEmpty {
+            pairs.removeAll { $0.0 == "value" }
+            pairs.append(("value", .array([.array(group.map(step))])))
+        }
+        return .object(JSONObject(pairs: pairs))
+    }
+}

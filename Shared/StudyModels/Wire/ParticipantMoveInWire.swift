@@ -200,3 +200,65 @@ public struct MovedInvitationTokens: Codable, Sendable, Equatable {
         }
     }
 }
+
+/// The body of `POST /admin/v1/studies/{studyId}/move-in/responses`: one part of what
+/// `studystack-import responses read` read.
+public struct MovedResponsesPart: Codable, Sendable, Equatable {
+    public static let maxResponses = 1000
+
+    /// Where they were read from, for the audit log and the report.
+    public var source: String
+    public var responses: [MyStudiesStoredResponse]
+
+    public init(source: String, responses: [MyStudiesStoredResponse]) {
+        self.source = source
+        self.responses = responses
+    }
+}
+
+/// The reply: what moving one part of a study's stored responses in does (a dry run) or did.
+public struct ResponseMoveInReport: Codable, Sendable, Equatable {
+    public struct Counts: Codable, Sendable, Equatable {
+        public var read = 0
+        /// Stored here now (an import), or to be (a dry run).
+        public var new = 0
+        public var alreadyImported = 0
+        /// Their participant is not here: move the participants in first.
+        public var unknownParticipant = 0
+        /// Not a response that can be read back (the findings say why).
+        public var notImported = 0
+
+        public init() {}
+
+        public static func + (lhs: Counts, rhs: Counts) -> Counts {
+            var sum = Counts()
+            sum.read = lhs.read + rhs.read
+            sum.new = lhs.new + rhs.new
+            sum.alreadyImported = lhs.alreadyImported + rhs.alreadyImported
+            sum.unknownParticipant = lhs.unknownParticipant + rhs.unknownParticipant
+            sum.notImported = lhs.notImported + rhs.notImported
+            return sum
+        }
+
+        public func sentence(dryRun: Bool) -> String {
+            "\(read) stored responses read: \(new) \(dryRun ? "will be stored" : "stored"), \(alreadyImported) already imported, "
+                + "\(unknownParticipant) of participants not here, \(notImported) not imported"
+        }
+    }
+
+    public var source: String
+    public var dryRun: Bool
+    public var counts: Counts
+    public var findings: [MoveInFinding]
+
+    public init(source: String, dryRun: Bool, counts: Counts, findings: [MoveInFinding]) {
+        self.source = source
+        self.dryRun = dryRun
+        self.counts = counts
+        self.findings = findings
+    }
+
+    public func adding(_ other: ResponseMoveInReport) -> ResponseMoveInReport {
+        ResponseMoveInReport(source: source, dryRun: dryRun, counts: counts + other.counts, findings: findings + other.findings)
+    }
+}

@@ -1,0 +1,54 @@
+import AdminAuthHTTP
+import AdminContracts
+import Foundation
+import Hummingbird
+import JSONText
+import ResponseCore
+import ServiceKit
+import ServiceKitHTTP
+import StudyModels
+
+/// `POST /admin/v1/studies/{studyId}/move-in/responses?dryRun=` (super-admin): one part of the
+/// responses `studystack-import responses read` read from a MyStudies 2.x deployment's Firestore
+/// becomes the study's responses (docs/moving-in.md). A dry run (the default) stores nothing.
+package struct AdminMoveInResponseRoutes: Sendable {
+    /// The most values one part builds (a thousand responses of a few hundred answers each).
+    package static let maxPartValues = 4_000_000
+
+    package let catalog: StudyCatalog
+    package let moveIns: ResponseMoveIns
+
+    package init(catalog: StudyCatalog, moveIns: ResponseMoveIns) {
+        self.catalog = catalog
+        self.moveIns = moveIns
+    }
+
+    package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
+        routes.on(AdminCalls.moveInResponses, use: moveIn)
+    }
+
+    @Sendable package func moveIn(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ResponseMoveInReport {
+        let studyId = try context.parameters.decoded("studyId")
+        guard let study = try await catalog.study(studyId) else { throw ResponseAdminError.noStudy(studyId) }
+        let dryRun: Bool
+        switch request.uri.queryParameters.get("dryRun") {
+        case nil, "true": dryRun = true
+        case "false": dryRun = false
+        default: throw APIError.badRequest("dryRun is true or false", field: "dryRun")
+        }
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        let part: MovedResponsesPart
+        do {
+            part = try JSONDecoder.budgeted(maxNodes: Self.maxPartValues).decode(MovedResponsesPart.self, from: Data(buffer: body))
+        } catch let error as DecodingError {
+            let problem = JSONPointer.problem(for: error, document: "part")
+            throw APIError.invalid("the part could not be read", problems: [.init(pointer: problem.pointer, message: problem.message)])
+        }
+        guard part.responses.count <= MovedResponsesPart.maxResponses else {
+            throw APIError.badRequest("one request moves at most \(MovedResponsesPart.maxResponses) responses in; send them in parts")
+        }
+        return try await moveIns.run(part, study: study, dryRun: dryRun, actor: admin.email)
+    }
+}
+
+extension ResponseMoveInReport: ResponseEncodable {}
