@@ -152,12 +152,12 @@ import TestSupport
             {"studyId": "DEMOSTUDY", "studyVersion": "1.0", "activityId": "kicks", "activityRunId": "\(run)", "activityType": "task",
              "name": "kicks", "version": "1.0", "lastModified": "", "startDate": "", "endDate": "",
              "results": [{"type": "task", "resultType": "fetalKickCounter", "key": "counter", "title": "Kick counter", "text": "",
-               "skipped": false, "startTime": "2026-10-0\(run)T15:54:21+0000", "endTime": "2026-10-0\(run)T15:55:21+0000",
+               "skipped": false, "startTime": "2026-10-0\(run)T15:54:21.000+0000", "endTime": "2026-10-0\(run)T15:55:21.000+0000",
                "value": [
-                 {"resultType": "numeric", "key": "duration", "startTime": "2026-10-0\(run)T15:54:21+0000", "endTime": "2026-10-0\(run)T15:55:21+0000", "skipped": false, "value": 60},
-                 {"resultType": "numeric", "key": "count", "startTime": "2026-10-0\(run)T15:54:21+0000", "endTime": "2026-10-0\(run)T15:55:21+0000", "skipped": false, "value": \(count)}],
+                 {"resultType": "numeric", "key": "duration", "startTime": "2026-10-0\(run)T15:54:21.000+0000", "endTime": "2026-10-0\(run)T15:55:21.000+0000", "skipped": false, "value": 60},
+                 {"resultType": "numeric", "key": "count", "startTime": "2026-10-0\(run)T15:54:21.000+0000", "endTime": "2026-10-0\(run)T15:55:21.000+0000", "skipped": false, "value": \(count)}],
                "options": [], "destinations": [], "format": {}, "steps": [], "actvityValueGroup": {"valueGroup": []}}],
-             "participantId": "\(participant)", "siteId": "site-1", "sharingConsent": "Provided", "createdTimestamp": "\(1_759_420_000_000 + run * 86_400_000)"}
+             "participantId": "\(participant)", "siteId": "site-1", "sharingConsent": "Provided", "createdTimestamp": "\(1_790_784_000_000 + run * 86_400_000)"}
             """
         return try JSONValue.parse(Array(text.utf8), budget: .init(maxBytes: 1 << 20, maxNodes: 10_000))
     }
@@ -210,7 +210,18 @@ import TestSupport
             for try await time in result.decode(Date.self) { times.append(time) }
             return times
         }
-        #expect(received == [Date(timeIntervalSince1970: 1_759_506_400), Date(timeIntervalSince1970: 1_759_592_800)])
+        // 16:00 UTC on 2026-10-01 and 2026-10-02, five minutes after each finished.
+        #expect(received == [Date(timeIntervalSince1970: 1_790_870_400), Date(timeIntervalSince1970: 1_790_956_800)])
+        // Counted where responses that arrived here are: registration follows them as runs of her
+        // participation, with the times they were received and finished at the source.
+        let hash = SecureToken.hash(participantId)
+        _ = try await eventually("the moved responses counted as runs", within: .seconds(60)) {
+            try await count(
+                """
+                SELECT count(*)::int FROM response_arrivals WHERE study_id = 'DEMOSTUDY' AND participant_token_hash = '\(hash)'
+                  AND activity_id = 'kicks' AND run_id IN (1, 2) AND received_at < '2026-10-05' AND finished_at IS NOT NULL
+                """, platform)
+        } until: { $0 == 2 }
     }
 
     /// The iOS and the Android participant sign in with their old passwords and go on; the one
