@@ -386,6 +386,44 @@ wrk -t2 -c"$connections" -d"${duration}s" --latency -s "$results.respond.lua" \
     "http://127.0.0.1:8083/mobileappstudy-processResponse.api" >"$results.processResponse"
 kill "$rss_sampler" 2>/dev/null || true
 rsql -c "SELECT count(*) FROM responses" >"$results.responses-after"
+# --- response: MyStudies 2.x's stored responses moved in, beside processResponse ---------------
+# 5,000 responses of the same 30 answers as MyStudies 2.x's response server keeps them in
+# Firestore (each step joined with its design), for the same 200 participants, sent to the move-in
+# endpoint in parts of 500 (about 4 MB, under the body limit), one request at a time, as
+# `studystack-import responses apply` sends them. They are the benchmark's: gone afterwards, before processing is measured.
+rsql -c "UPDATE participants SET enrolled_token_sha256 = app_token_hash WHERE id BETWEEN $lo AND $hi"
+mkdir -p "$results.moved"
+python3 - "$results.apptokens" bench/response-30.json "$results.moved" <<'PY'
+import json, sys, time
+tokens = open(sys.argv[1]).read().split()
+data = json.load(open(sys.argv[2]))
+stamp = int(time.time() * 1000) - 86_400_000
+for part in range(10):
+    responses = []
+    for index in range(500):
+        number = part * 500 + index
+        steps = [dict(step, title="", text="", options=[], destinations=[], format={}, steps=[], actvityValueGroup={"valueGroup": []})
+                 for step in data["results"]]
+        fields = {"studyId": "BENCHSTUDY", "studyVersion": "1.0", "activityId": "daily30", "activityRunId": f"moved-{number}",
+                  "activityType": "questionnaire", "name": "daily30", "version": "1.0", "results": steps,
+                  "participantId": tokens[number % len(tokens)], "siteId": "", "sharingConsent": "Provided",
+                  "createdTimestamp": str(stamp + number)}
+        responses.append({"studyId": "BENCHSTUDY", "document": f"projects/bench/databases/(default)/documents/BENCHSTUDY-RESPONSES/BENCHSTUDY/Activities/{stamp}-{number}",
+                          "fields": fields})
+    with open(f"{sys.argv[3]}/{part}.json", "w") as out:
+        json.dump({"source": "make bench", "responses": responses}, out, separators=(",", ":"))
+PY
+log "response: 5,000 stored responses moved in, in parts of 500"
+move_started=$(date +%s.%N)
+for part in "$results.moved"/*.json; do
+    status=$(curl -s -o "$part.reply" -w '%{http_code}' -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+        "http://127.0.0.1:8083/admin/v1/studies/BENCHSTUDY/move-in/responses?dryRun=false" --data-binary @"$part")
+    [ "$status" = 200 ] || die "moving stored responses in failed ($status): $(head -c 500 "$part.reply")"
+done
+echo "$move_started $(date +%s.%N) $(python3 -c "import json, glob; print(sum(json.load(open(f))['counts']['new'] for f in glob.glob('$results.moved/*.reply')))")" \
+    >"$results.move-in"
+rm -rf "$results.moved"
+rsql -c "DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND status = 'pending' AND starts_with(metadata->>'activityRunId', 'moved-')"
 # --- response: Sage result archives of the same answers, beside processResponse ----------------
 # 3,001 distinct archives (a prime count: with 200 participants, no participant sends the same
 # archive twice in 600,200 requests), each POSTed with its participant's app token; stored, not
@@ -694,6 +732,10 @@ print(f"{'endpoint':<20}{'requests/s':>12}{'p99 ms':>10}{'non-2xx':>9}{'ratio to
 print(f"{'healthz':<20}{resp[0]:>12.1f}{resp[1]:>10.2f}{resp[2]:>9}{1:>20.3f}")
 print(f"{'processResponse':<20}{rps:>12.1f}{p99:>10.2f}{errors:>9}{rps / resp[0]:>20.3f}")
 print(f"responses stored during the run: {stored} (a 30-answer response each)")
+started, ended, moved = open(f"{base}.move-in").read().split()
+moved_rate = int(moved) / (float(ended) - float(started))
+print(f"stored responses moved in (POST .../move-in/responses, parts of 500, one at a time): {moved_rate:.0f}/s of {int(moved):,} new;"
+      f" {moved_rate / rps:.2f} of processResponse's rate")
 archive_rps, archive_p99, archive_errors = wrk("sage-archives")
 archives = int(open(f"{base}.archives-after").read()) - int(open(f"{base}.archives-before").read())
 archive_bytes = int(open(f"{base}.archive-bytes").read()) // 3001
