@@ -12,7 +12,7 @@ import TestSupport
 struct MyStudiesFirestoreReaderTests {
     /// A response as the response server stores it: the metadata bean's properties, the results,
     /// and what it adds (participant, site, sharing, the time it was received).
-    static func stored(_ run: Int, participant: String = "pid-1") -> JSONValue {
+    static func stored(_ run: Int, participant: String = "pid-1") throws -> JSONValue {
         let text = """
             {"studyId": "STUDY01", "studyVersion": "1.0", "activityId": "daily", "activityRunId": "\(run)", "activityType": "questionnaire",
              "name": "Daily", "version": "1.2", "lastModified": "", "startDate": "", "endDate": "",
@@ -26,14 +26,14 @@ struct MyStudiesFirestoreReaderTests {
              "participantId": "\(participant)", "siteId": "site-1", "sharingConsent": "Provided",
              "createdTimestamp": "\(1_759_410_000_000 + run)"}
             """
-        return try! JSONValue.parse(Array(text.utf8), budget: .init(maxBytes: 1 << 20, maxNodes: 10_000))
+        return try JSONValue.parse(Array(text.utf8), budget: .init(maxBytes: 1 << 20, maxNodes: 10_000))
     }
 
     @Test func readsEveryStoredResponsePageByPageAsItWasStored() async throws {
-        let documents = (1...650).map { (id: "doc\($0)", fields: Self.stored($0), createTime: "2026-10-02T13:00:0\($0 % 10).123456Z") }
+        let documents = try (1...650).map { (id: "doc\($0)", fields: try Self.stored($0), createTime: "2026-10-02T13:00:0\($0 % 10).123456Z") }
         let server = try FirestoreTestServer(collections: [
             MyStudiesFirestoreReader.collection(of: "STUDY01"): documents,
-            MyStudiesFirestoreReader.collection(of: "OTHER"): [(id: "x", fields: Self.stored(1), createTime: "2026-10-02T13:00:00Z")],
+            MyStudiesFirestoreReader.collection(of: "OTHER"): [(id: "x", fields: try Self.stored(1), createTime: "2026-10-02T13:00:00Z")],
         ])
         let reader = MyStudiesFirestoreReader(base: URL(string: server.base)!, project: server.project, accessToken: server.token, client: .shared)
         var read: [MyStudiesStoredResponse] = []
@@ -41,7 +41,7 @@ struct MyStudiesFirestoreReaderTests {
         #expect(count == 650)
         try #require(read.count == 650)
         for (index, response) in read.enumerated() {
-            #expect(response.fields == Self.stored(index + 1), "doc\(index + 1)")
+            #expect(response.fields == (try Self.stored(index + 1)), "doc\(index + 1)")
         }
         #expect(read[0].document == "projects/\(server.project)/databases/(default)/documents/STUDY01-RESPONSES/STUDY01/Activities/doc1")
         #expect(read[0].createTime == "2026-10-02T13:00:01.123456Z" && read.allSatisfy { $0.studyId == "STUDY01" })
