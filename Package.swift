@@ -207,7 +207,7 @@ let package = Package(
             name: "AdminAuthHTTP",
             dependencies: [
                 "AdminContracts", "InternalContracts",
-                "ServiceKit", "ServiceKitHTTP", "StudyModels",
+                "ServiceKit", "ServiceKitHTTP", "StudyModels", "JSONText",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -2,7 +2,6 @@ import AdminAuthHTTP
 import AdminContracts
 import Foundation
 import Hummingbird
-import JSONText
 import RegistrationCore
 import ServiceKit
 import ServiceKitHTTP
@@ -27,20 +26,8 @@ package struct AdminMoveInRoutes: Sendable {
         _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
     ) async throws -> ParticipantMoveInReport {
         let appId = try context.parameters.decoded("appId")
-        let dryRun: Bool
-        switch request.uri.queryParameters.get("dryRun") {
-        case nil, "true": dryRun = true
-        case "false": dryRun = false
-        default: throw APIError.badRequest("dryRun is true or false", field: "dryRun")
-        }
-        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
-        let export: MyStudiesParticipantExport
-        do {
-            export = try JSONDecoder().decode(MyStudiesParticipantExport.self, from: Data(buffer: buffer))
-        } catch let error as DecodingError {
-            let problem = JSONPointer.problem(for: error, document: "export")
-            throw APIError.invalid("the export could not be read", problems: [.init(pointer: problem.pointer, message: problem.message)])
-        }
+        let dryRun = try request.dryRun()
+        let export = try await DocumentBody.decode(MyStudiesParticipantExport.self, named: "export", from: request, context: context)
         return try await moveIns.run(export, appId: appId, dryRun: dryRun, actor: admin.email)
     }
 }

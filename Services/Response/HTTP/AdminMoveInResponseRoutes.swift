@@ -2,7 +2,6 @@ import AdminAuthHTTP
 import AdminContracts
 import Foundation
 import Hummingbird
-import JSONText
 import ResponseCore
 import ServiceKit
 import ServiceKitHTTP
@@ -30,20 +29,9 @@ package struct AdminMoveInResponseRoutes: Sendable {
     @Sendable package func moveIn(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ResponseMoveInReport {
         let studyId = try context.parameters.decoded("studyId")
         guard let study = try await catalog.study(studyId) else { throw ResponseAdminError.noStudy(studyId) }
-        let dryRun: Bool
-        switch request.uri.queryParameters.get("dryRun") {
-        case nil, "true": dryRun = true
-        case "false": dryRun = false
-        default: throw APIError.badRequest("dryRun is true or false", field: "dryRun")
-        }
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
-        let part: MovedResponsesPart
-        do {
-            part = try JSONDecoder.budgeted(maxNodes: Self.maxPartValues).decode(MovedResponsesPart.self, from: Data(buffer: body))
-        } catch let error as DecodingError {
-            let problem = JSONPointer.problem(for: error, document: "part")
-            throw APIError.invalid("the part could not be read", problems: [.init(pointer: problem.pointer, message: problem.message)])
-        }
+        let dryRun = try request.dryRun()
+        let part = try await DocumentBody.decode(
+            MovedResponsesPart.self, named: "part", from: request, context: context, maxValues: Self.maxPartValues)
         guard part.responses.count <= MovedResponsesPart.maxResponses else {
             throw APIError.badRequest("one request moves at most \(MovedResponsesPart.maxResponses) responses in; send them in parts")
         }

@@ -20,14 +20,14 @@ extension SageArchiveIntake.Failure: APIErrorConvertible {
         case .noActivity(let assessment, let studyId):
             APIError.invalid(
                 "study \(studyId) has no published activity \(assessment)",
-                problems: [.init(pointer: "/assessmentIdentifier", message: "no published activity \(assessment)")])
+                problems: [AdminErrorBody.Problem(pointer: "/assessmentIdentifier", message: "no published activity \(assessment)")])
         case .contentMD5Mismatch:
             APIError.badRequest("the body's MD5 is not its Content-MD5: the bytes were damaged on the way", field: "Content-MD5")
         case .refused(let refusal):
             APIError.invalid(
                 "the archive was refused: \(refusal.description)",
                 problems: refusal.problems.map {
-                    .init(pointer: $0.pointer, message: refusal.file.isEmpty ? $0.message : "\(refusal.file): \($0.message)")
+                    AdminErrorBody.Problem(pointer: $0.pointer, message: refusal.file.isEmpty ? $0.message : "\(refusal.file): \($0.message)")
                 })
         }
     }
@@ -36,7 +36,7 @@ extension SageArchiveIntake.Failure: APIErrorConvertible {
 extension SageUploadHandshake.Refusal: APIErrorConvertible {
     package var apiError: APIError {
         switch self {
-        case .invalidRequest(let pointer, let message): APIError.invalid(message, problems: [.init(pointer: pointer, message: message)])
+        case .invalidRequest(let pointer, let message): APIError.invalid(message, problems: [AdminErrorBody.Problem(pointer: pointer, message: message)])
         case .tooManyOpen:
             APIError.tooManyRequests(
                 "\(SageUploadStore.maxOpenPerParticipant) uploads are open already; complete them or wait for them to expire")

@@ -29,12 +29,7 @@ package struct MoveInRoutes {
         guard let timeZone = query.get("timeZone"), !timeZone.isEmpty else {
             throw APIError.badRequest("timeZone is required: the IANA zone the source's schedules were written in", field: "timeZone")
         }
-        let dryRun: Bool
-        switch query.get("dryRun") {
-        case nil, "true": dryRun = true
-        case "false": dryRun = false
-        default: throw APIError.badRequest("dryRun is true or false", field: "dryRun")
-        }
+        let dryRun = try request.dryRun()
         let export = try await DocumentBody.decode(
             MyStudiesStudyExport.self, named: "export", from: request, context: context, maxValues: Self.maxExportValues)
         return try await moveIns.run(export, appId: appId, timeZone: timeZone, dryRun: dryRun, by: admin)

@@ -1,19 +1,20 @@
 import Foundation
 import Hummingbird
+import JSONText
 import ServiceKit
 import ServiceKitHTTP
-import StudyMetadataCore
 import StudyModels
 
 /// Reads admin-API documents, turning a decoding failure into a 422 whose problem carries a
 /// JSON Pointer, like validation problems. The open-ended JSON a document carries (a step's
-/// extensions, a chart's configuration) is built within one budget for the whole document.
-package enum DocumentBody {
+/// extensions, a chart's configuration, a moved-in response's answers) is built within one budget
+/// for the whole document; the body itself is bounded by the service's body limit.
+public enum DocumentBody {
     /// The most values the open-ended fields of one document build together (docs/security.md,
     /// Budgets): the original servers' extensions are a handful of values a step.
-    package static let maxOpenEndedValues = 262_144
+    public static let maxOpenEndedValues = 262_144
 
-    package static func decode<T: Decodable>(
+    public static func decode<T: Decodable>(
         _ type: T.Type, named name: String, from request: Request, context: ServiceRequestContext,
         maxValues: Int = Self.maxOpenEndedValues
     ) async throws -> T {
@@ -27,9 +28,21 @@ package enum DocumentBody {
     }
 }
 
+extension Request {
+    /// The `dryRun` query parameter of the endpoints that import: a dry run unless the caller
+    /// says `dryRun=false`, so a request that forgets it writes nothing.
+    public func dryRun() throws -> Bool {
+        switch uri.queryParameters.get("dryRun") {
+        case nil, "true": true
+        case "false": false
+        default: throw APIError.badRequest("dryRun is true or false", field: "dryRun")
+        }
+    }
+}
+
 extension APIError {
     /// A 422 whose body lists the document's problems, each at its JSON Pointer.
-    package static func invalid(_ message: String, problems: [ValidationProblem]) -> APIError {
+    public static func invalid(_ message: String, problems: [ValidationProblem]) -> APIError {
         .invalid(message, problems: problems.map { AdminErrorBody.Problem(pointer: $0.pointer, message: $0.message) })
     }
 }
