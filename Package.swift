@@ -469,7 +469,7 @@ let package = Package(
         .target(
             name: "MoveIn",
             dependencies: [
-                "JSONText", "StudyModels", "CMariaDB",
+                "JSONText", "StudyModels", "CMariaDB", "ZipArchive",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

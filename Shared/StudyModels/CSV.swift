@@ -1,5 +1,7 @@
 /// RFC 4180 CSV reading: quoted fields may hold commas, quotes (doubled) and line breaks; a byte
-/// order mark at the start is skipped; lines may end in CRLF or LF.
+/// order mark at the start is skipped; lines may end in CRLF or LF. With a tab for the separator it
+/// reads the TSV files LabKey writes, which quote by the same rules (a field holding a tab, a line
+/// break or a quote, or starting or ending in white space, is quoted, its quotes doubled).
 public enum CSV {
     /// One record, with the line it starts on (1-based), so a refusal can name the line a
     /// spreadsheet shows.
@@ -13,11 +15,11 @@ public enum CSV {
         }
     }
 
-    public static func parse(_ text: String) -> [[String]] {
-        records(text).map(\.fields)
+    public static func parse(_ text: String, separator: Unicode.Scalar = ",") -> [[String]] {
+        records(text, separator: separator).map(\.fields)
     }
 
-    public static func records(_ text: String) -> [Record] {
+    public static func records(_ text: String, separator: Unicode.Scalar = ",") -> [Record] {
         var records: [Record] = []
         var record: [String] = []
         var field = ""
@@ -43,7 +45,7 @@ public enum CSV {
                 }
             } else if character == "\"" && field.isEmpty {
                 quoted = true
-            } else if character == "," {
+            } else if character == separator {
                 record.append(field)
                 field = ""
             } else if character == "\n" || character == "\r" {

@@ -140,6 +140,7 @@ import TestSupport
             #expect(anaRow["consentVersions"]?.array == [.string("1.0")] && anaRow["sharing"]?.string == "Provided", "\(anaRow)")
 
             try await Self.responsesMoveIn(platform, participant: participants[0])
+            try await Self.labKeyResponsesMoveIn(platform, participant: participants[0])
             try await Self.appsCarryOn(platform, participants: participants)
         }
     }
@@ -220,6 +221,71 @@ import TestSupport
                 """
                 SELECT count(*)::int FROM response_arrivals WHERE study_id = 'DEMOSTUDY' AND participant_token_hash = '\(hash)'
                   AND activity_id = 'kicks' AND run_id IN (1, 2) AND received_at < '2026-10-05' AND finished_at IS NOT NULL
+                """, platform)
+        } until: { $0 == 2 }
+    }
+
+    /// Ana's kick counts from a LabKey-era response server's exported lists: rebuilt against the
+    /// activity as the study-metadata API serves it (read from this platform, which serves the same
+    /// API), moved in like the Firestore ones, processed, and counted as runs; a withdrawn
+    /// participant's row, whose app token the server cleared, is said and left.
+    static func labKeyResponsesMoveIn(_ platform: Platform, participant: MyStudiesSourceParticipant) async throws {
+        let participantId = try #require(participant.enrolment?.participantId)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("move-in-labkey-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = { (name: String) in folder.appendingPathComponent(name).path }
+        _ = try await MoveInStudiesTests.command(
+            ["studies", "read", "--from", platform.metadata.baseURL + "/StudyMetaData", "--app-id", "DEMOAPP", "--org-id", "DEMOORG",
+             "--study", "DEMOSTUDY", "--out", path("studies.json")],
+            environment: ["MYSTUDIES_APP_CREDENTIAL": platform.iosCredential])
+        // As the server stored two kick counts of Ana's (participant 4) and one of a participant who
+        // withdrew since (9): a row in the activity's list, the task's results in the list below it.
+        var zip = ZipWriter()
+        zip.add("lists/kicks.tsv", Array("Key\tParticipantId\n1\t4\n2\t4\n3\t9\n".utf8))
+        zip.add("lists/kickscounter.tsv", Array("Key\tkicksId\tduration\tcount\tParticipantId\n1\t1\t60.0\t21.0\t4\n2\t2\t60.0\t17.0\t4\n3\t3\t60.0\t5.0\t9\n".utf8))
+        zip.add("lists/lists.xml", Array("<tables xmlns=\"http://labkey.org/data/xml\"/>".utf8))
+        try Data(zip.bytes()).write(to: URL(fileURLWithPath: path("kicks.lists.zip")))
+        try Data("Row Id\tApp Token\tStatus\n4\t\(participantId)\tEnrolled\n9\t\tWithdrawn\n".utf8).write(to: URL(fileURLWithPath: path("Participant.tsv")))
+        var metadata = "Row Id\tList Name\tActivity Id\tField Name\tStart Time\tEnd Time\tSkipped\tParticipant Id\tCreated\n"
+        for (row, (key, day)) in [(1, 20), (2, 21), (3, 22)].enumerated() {
+            for (index, field) in ["duration", "count"].enumerated() {
+                metadata += "\(row * 2 + index + 1)\tkicksCounter\t\(key)\t\(field)\t2026-09-\(day) 10:00:00.0\t2026-09-\(day) 10:01:00.0\tfalse\t\(key == 3 ? 9 : 4)\t2026-09-\(day) 10:05:00.0\n"
+            }
+        }
+        try Data(metadata.utf8).write(to: URL(fileURLWithPath: path("ResponseMetadata.tsv")))
+
+        let read = String(decoding: try await MoveInStudiesTests.command(
+            ["responses", "read-labkey", "--lists", path("kicks.lists.zip"), "--participants", path("Participant.tsv"),
+             "--response-metadata", path("ResponseMetadata.tsv"), "--studies", path("studies.json"), "--study", "DEMOSTUDY",
+             "--time-zone", "UTC", "--out", path("labkey.jsonl")], environment: [:]), as: UTF8.self)
+        #expect(read.contains("DEMOSTUDY: 3 responses in the activities' lists, 2 rebuilt into"), "\(read)")
+        #expect(read.contains("lists/kicks/3: participant 9 has no app token at the source"), "\(read)")
+        let permissions = try FileManager.default.attributesOfItem(atPath: path("labkey.jsonl"))[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+
+        let arguments = [path("labkey.jsonl"), "--to", platform.response.baseURL, "--json"]
+        let admin = ["STUDYSTACK_ADMIN_TOKEN": platform.adminToken]
+        let decode = { (data: Data) throws -> ResponseMoveInReport in try #require(try JSONDecoder().decode([ResponseMoveInReport].self, from: data).first) }
+        let planned = try decode(try await MoveInStudiesTests.command(["responses", "plan"] + arguments, environment: admin))
+        #expect(planned.dryRun && planned.counts.read == 2 && planned.counts.new == 2 && planned.counts.notImported == 0)
+        let imported = try decode(try await MoveInStudiesTests.command(["responses", "apply"] + arguments, environment: admin))
+        #expect(imported.counts.new == 2)
+        let again = try decode(try await MoveInStudiesTests.command(["responses", "apply"] + arguments, environment: admin))
+        #expect(again.counts.new == 0 && again.counts.alreadyImported == 2)
+
+        let app = platform.app(.ios)
+        let rows = try await eventually("the LabKey-era kick counts in the kick counter's table", within: .seconds(60)) {
+            try await app.executeSQL(participantId: participantId, "SELECT \"count\" FROM kickscounter ORDER BY \"count\"")
+                .json?["rows"]?.array.flatMap { $0.count >= 4 ? $0 : nil }
+        }
+        #expect(rows.compactMap { $0["data"]?["count"]?["value"]?.number } == [12, 15, 17, 21])
+        let hash = SecureToken.hash(participantId)
+        _ = try await eventually("the LabKey-era responses counted as runs", within: .seconds(60)) {
+            try await count(
+                """
+                SELECT count(*)::int FROM response_arrivals WHERE study_id = 'DEMOSTUDY' AND participant_token_hash = '\(hash)'
+                  AND activity_id = 'kicks' AND received_at BETWEEN '2026-09-20' AND '2026-09-22' AND finished_at IS NOT NULL
                 """, platform)
         } until: { $0 == 2 }
     }

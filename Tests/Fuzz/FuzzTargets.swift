@@ -45,6 +45,7 @@ enum FuzzTargets {
         ("mystudies-export", myStudiesExport),
         ("mystudies-participants", myStudiesParticipants),
         ("firestore-page", firestorePage),
+        ("labkey-lists", labKeyLists),
     ]
 
     static func named(_ name: String) -> Target? { all.first { $0.name == name }?.run }
@@ -157,6 +158,44 @@ enum FuzzTargets {
             }
         }
     }
+
+    /// A LabKey-era server's exported lists (`studystack-import responses read-labkey`): tables of
+    /// TSV (separated by NUL; each a name line, then the text; the last two are `Participant` and
+    /// `ResponseMetadata`), rebuilt against a survey with a form within a form, a choice question
+    /// and a task: never more responses than rows, nor more answers than steps.
+    static let labKeyLists: Target = { bytes in
+        let parts = text(bytes).split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 3 else { return }
+        var tables: [LabKeyListExport.Table] = []
+        for part in parts {
+            let lines = part.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard lines.count == 2, let table = try? LabKeyListExport.Table(name: lines[0], tsv: lines[1]) else { return }
+            precondition(table.rows.allSatisfy { $0.count == table.columns.count }, "a row not as wide as its header")
+            tables.append(table)
+        }
+        let export = LabKeyListExport(lists: Array(tables.dropLast(2)), participants: tables[tables.count - 2], responseMetadata: tables[tables.count - 1])
+        let outcome = LabKeyResponseRebuild(study: labKeyStudy, zone: TimeZone(identifier: "America/New_York") ?? .gmt).rebuild(export)
+        precondition(outcome.responses.count <= outcome.rowsRead, "more responses than rows")
+        for response in outcome.responses {
+            precondition((response.fields["results"]?.array?.count ?? 0) <= 4, "more answers than steps")
+            guard case .success = MyStudiesAppResponse.rebuild(response) else { preconditionFailure("a rebuilt response the import cannot read") }
+        }
+    }
+
+    static let labKeyStudy: MyStudiesStudyExport.Study = {
+        let text = """
+            {"activity": {"metadata": {"activityId": "S", "version": "1", "lastModified": "2017-05-10T07:59:20.000-0400"}, "steps": [
+              {"type": "question", "resultType": "numeric", "key": "n", "format": {"style": "Integer"}},
+              {"type": "question", "resultType": "textChoice", "key": "c"},
+              {"type": "form", "resultType": "grouped", "key": "g", "steps": [
+                {"type": "question", "resultType": "date", "key": "d", "format": {"style": "Date-Time"}},
+                {"type": "form", "resultType": "grouped", "key": "h", "steps": [{"type": "question", "resultType": "boolean", "key": "b"}]}]},
+              {"type": "task", "resultType": "towerOfHanoi", "key": "t"}]}}
+            """
+        let reply = try? JSONValue.parse(Array(text.utf8), budget: .init(maxBytes: 1 << 16, maxNodes: 1_000))
+        return MyStudiesStudyExport.Study(
+            listing: .object(JSONObject(pairs: [("studyId", .string("FUZZ"))])), activities: [.init(activityId: "S", version: "1", reply: reply)])
+    }()
 
     /// A response's answers as stored (`responses.data`), read where they lie as the FHIR Bulk
     /// export reads them: the tape accepts and refuses what the parser does and reads the same

@@ -1,18 +1,22 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import JSONText
 import MoveIn
 import NIOCore
 import StudyModels
 
-/// `studystack-import responses`: the responses a MyStudies 2.x deployment stored (docs/moving-in.md).
+/// `studystack-import responses`: the responses a MyStudies 2.x deployment stored, or a LabKey-era
+/// response server's lists (docs/moving-in.md).
 ///
 ///     GOOGLE_OAUTH_ACCESS_TOKEN=$(gcloud auth print-access-token) \
 ///     studystack-import responses read --firestore-project PROJECT --study STUDY01 --out responses.jsonl
+///     studystack-import responses read-labkey --lists STUDY01.lists.zip --participants Participant.tsv \
+///         --response-metadata ResponseMetadata.tsv --studies studies.json --study STUDY01 --time-zone America/New_York --out responses.jsonl
 struct Responses: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The responses, from the Cloud Firestore database a MyStudies 2.x response server stores them in.",
-        subcommands: [ResponsesRead.self, ResponsesPlan.self, ResponsesApply.self])
+        abstract: "The responses, from the Cloud Firestore database a MyStudies 2.x response server stores them in, or a LabKey-era server's lists.",
+        subcommands: [ResponsesRead.self, ResponsesReadLabKey.self, ResponsesPlan.self, ResponsesApply.self])
 }
 
 struct ResponsesRead: AsyncParsableCommand {
@@ -35,31 +39,63 @@ struct ResponsesRead: AsyncParsableCommand {
         guard let base = URL(string: firestoreURL), let scheme = base.scheme, ["http", "https"].contains(scheme) else {
             throw ValidationError("--firestore-url must be an http:// or https:// address")
         }
-        // Personal data: created readable by its owner only, before a byte is written.
-        guard FileManager.default.createFile(atPath: out, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw ValidationError("cannot create \(out)")
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let file = try JSONLinesWriter(path: out)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
             let reader = MyStudiesFirestoreReader(base: base, project: firestoreProject, database: firestoreDatabase, accessToken: token, client: client)
             var counts: [String] = []
             for studyId in studies {
-                let count = try await reader.read(studyId: studyId) { response in
-                    try handle.write(contentsOf: try encoder.encode(response) + Data("\n".utf8))
-                }
+                let count = try await reader.read(studyId: studyId) { response in try file.write(json: response.json) }
                 counts.append("\(count) of \(studyId)")
             }
-            try handle.close()
+            try file.close()
             try await client.shutdown()
             print("read \(counts.joined(separator: ", ")) stored responses into \(out)")
         } catch {
-            try? handle.close()
+            try? file.close()
             try? await client.shutdown()
             throw error
         }
+    }
+}
+
+struct ResponsesReadLabKey: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "read-labkey",
+        abstract: "Rebuild a LabKey-era response server's responses from its exported lists into a file of JSON lines, readable by its owner only.",
+        discussion: """
+            Export from the study's LabKey folder: the list archive (Manage Lists, Export List Archive), and the mobileappstudy \
+            schema's Participant and ResponseMetadata tables as TSV, with the folder's date-time format set to \
+            yyyy-MM-dd HH:mm:ss.SSS first (docs/moving-in.md). The activities' steps come from the file `studies read` wrote.
+            """)
+
+    @Option(help: "The list archive (.lists.zip).") var lists: String
+    @Option(help: "mobileappstudy.Participant exported as TSV.") var participants: String
+    @Option(help: "mobileappstudy.ResponseMetadata exported as TSV.") var responseMetadata: String
+    @Option(help: "The file `studystack-import studies read` wrote from the same deployment.") var studies: String
+    @Option(help: "The study whose folder the lists are of.") var study: String
+    @Option(help: "The LabKey server's time zone (IANA), in which it wrote every time.") var timeZone: String
+    @Option(help: "Where to write the responses, one JSON object a line.") var out: String
+
+    func run() throws {
+        guard let zone = TimeZone(identifier: timeZone) else { throw ValidationError("--time-zone is not an IANA zone: \(timeZone)") }
+        let export = try JSONDecoder().decode(MyStudiesStudyExport.self, from: try Data(contentsOf: URL(fileURLWithPath: studies)))
+        guard let source = export.studies.first(where: { ScalarKey($0.studyId) == ScalarKey(study) }) else {
+            throw ValidationError("\(studies) holds no study \(study)")
+        }
+        let lists = try LabKeyListReader.read(
+            lists: URL(fileURLWithPath: lists), participants: URL(fileURLWithPath: participants), responseMetadata: URL(fileURLWithPath: responseMetadata))
+        let outcome = LabKeyResponseRebuild(study: source, zone: zone).rebuild(lists)
+        let file = try JSONLinesWriter(path: out)
+        do {
+            for response in outcome.responses { try file.write(json: response.json) }
+            try file.close()
+        } catch {
+            try? file.close()
+            throw error
+        }
+        print("\(study): \(outcome.rowsRead) responses in the activities' lists, \(outcome.responses.count) rebuilt into \(out)")
+        for finding in outcome.findings { print("  \(finding.effect.heading): \(finding.at): \(finding.message)") }
     }
 }
 

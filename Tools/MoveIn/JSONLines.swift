@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 
 /// The lines of a file of JSON lines, read a block at a time so a file of any size is never held
 /// whole; a line longer than `maxLineBytes` ends the reading with an error rather than growing.
@@ -23,7 +24,8 @@ public struct JSONLines: Sequence {
         var buffer: [UInt8] = []
         var start = 0
         var ended = false
-        var number = 0
+        /// The lines read so far (the last one read, counting from 1).
+        public private(set) var number = 0
         /// Set when a line was too long; the sequence then ends.
         public private(set) var failure: LineTooLong?
 
@@ -60,4 +62,27 @@ public struct JSONLines: Sequence {
             return nil
         }
     }
+}
+
+/// A file of JSON lines holding personal data: created readable by its owner only before a byte is
+/// written, one value a line.
+public struct JSONLinesWriter {
+    public struct CannotCreate: Error, CustomStringConvertible {
+        public let path: String
+        public var description: String { "cannot create \(path)" }
+    }
+
+    let handle: FileHandle
+
+    public init(path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else { throw CannotCreate(path: path) }
+        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    }
+
+    /// A value the JSON writer writes as it is, members in their order.
+    public func write(json value: JSONValue) throws {
+        try handle.write(contentsOf: Data((value.serialized() + "\n").utf8))
+    }
+
+    public func close() throws { try handle.close() }
 }
