@@ -106,6 +106,9 @@ struct ResponseDestination: ParsableArguments {
     @Option(help: "The most responses sent in one request (at most 1,000).") var responsesPerRequest = 500
     @Flag(help: "Print the report as JSON.") var json = false
 
+    /// One line: a response of a few thousand answers, with room.
+    static let lineBudget = JSONValue.Budget(maxBytes: JSONLines.maxLineBytes, maxNodes: 1_000_000, maxDepth: 64)
+
     func send(dryRun: Bool) async throws {
         guard let token = ProcessInfo.processInfo.environment["STUDYSTACK_ADMIN_TOKEN"], !token.isEmpty else {
             throw ValidationError("set STUDYSTACK_ADMIN_TOKEN to a super-admin's token (POST /admin/v1/login)")
@@ -119,7 +122,12 @@ struct ResponseDestination: ParsableArguments {
             // Lines one at a time: the file may hold more responses than fit in memory at once.
             var lines = try JSONLines(path: responses).makeIterator()
             while let line = lines.next() {
-                let response = try JSONDecoder().decode(MyStudiesStoredResponse.self, from: Data(line))
+                let response: MyStudiesStoredResponse
+                do {
+                    response = try MyStudiesStoredResponse(json: try JSONValue.parse(line, budget: Self.lineBudget))
+                } catch {
+                    throw ValidationError("\(responses), line \(lines.number): not a stored response: \(error)")
+                }
                 if let last = part.last, last.studyId != response.studyId || part.count >= responsesPerRequest {
                     try await post(part, dryRun: dryRun, token: token, client: client, into: &reports, order: &order)
                     part = []
@@ -160,7 +168,7 @@ struct ResponseDestination: ParsableArguments {
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(MovedResponsesPart(source: responses, responses: part))))
+        request.body = .bytes(ByteBuffer(string: MovedResponsesPart(source: responses, responses: part).json.serialized()))
         let response = try await client.execute(request, timeout: .minutes(10))
         let body = Data(try await response.body.collect(upTo: 64 * 1024 * 1024).readableBytesView)
         guard response.status == .ok else {
