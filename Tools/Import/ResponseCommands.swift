@@ -15,8 +15,8 @@ import StudyModels
 ///         --response-metadata ResponseMetadata.tsv --studies studies.json --study STUDY01 --time-zone America/New_York --out responses.jsonl
 struct Responses: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The responses, from the Cloud Firestore database a MyStudies 2.x response server stores them in, or a LabKey-era server's lists.",
-        subcommands: [ResponsesRead.self, ResponsesReadLabKey.self, ResponsesPlan.self, ResponsesApply.self])
+        abstract: "The responses, from the Cloud Firestore database or the FHIR stores a MyStudies 2.x response server keeps them in, or a LabKey-era server's lists.",
+        subcommands: [ResponsesRead.self, ResponsesReadFHIR.self, ResponsesReadLabKey.self, ResponsesPlan.self, ResponsesApply.self])
 }
 
 struct ResponsesRead: AsyncParsableCommand {
@@ -32,20 +32,57 @@ struct ResponsesRead: AsyncParsableCommand {
     @Option(help: "Where to write the responses, one JSON object a line.") var out: String
 
     func run() async throws {
+        try await CloudResponseRead.run(address: firestoreURL, option: "--firestore-url", studies: studies, out: out) { base, token, client in
+            MyStudiesFirestoreReader(base: base, project: firestoreProject, database: firestoreDatabase, accessToken: token, client: client)
+        }
+    }
+}
+
+struct ResponsesReadFHIR: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "read-fhir",
+        abstract: "Read the studies' responses from the Cloud Healthcare FHIR stores a MyStudies 2.x response server kept them in (GETs only) into a file of JSON lines, readable by its owner only.",
+        discussion: """
+            For a deployment whose response server had enableFhirApi set to fhir (or fhir&did) and discardFhirAfterDid false: \
+            it then wrote each response to the FHIR store FHIR_<studyId> of the dataset <studyId>, not to Firestore. \
+            An OAuth access token that may read the stores is read from GOOGLE_OAUTH_ACCESS_TOKEN (gcloud auth print-access-token).
+            """)
+
+    @Option(help: "The Google Cloud project of the deployment's Healthcare datasets (its data project).") var healthcareProject: String
+    @Option(help: "The region of the datasets (the deployment's region, us-east1 say).") var location: String
+    @Option(help: "The Healthcare API's REST address.") var healthcareURL = "https://healthcare.googleapis.com"
+    @Option(name: .customLong("study"), help: "A study whose responses to read (repeat for more).") var studies: [String]
+    @Option(help: "Where to write the responses, one JSON object a line.") var out: String
+
+    func run() async throws {
+        try await CloudResponseRead.run(address: healthcareURL, option: "--healthcare-url", studies: studies, out: out) { base, token, client in
+            MyStudiesFHIRStoreReader(base: base, project: healthcareProject, location: location, accessToken: token, client: client)
+        }
+    }
+}
+
+/// What reading from Google Cloud (Firestore, the Healthcare API) shares: the access token from
+/// the environment, the address checked, each study's responses into one private file of JSON
+/// lines, and the counts said.
+enum CloudResponseRead {
+    static func run(
+        address: String, option: String, studies: [String], out: String,
+        reader: (URL, String, HTTPClient) -> any StoredResponseReader
+    ) async throws {
         guard let token = ProcessInfo.processInfo.environment["GOOGLE_OAUTH_ACCESS_TOKEN"], !token.isEmpty else {
-            throw ValidationError("set GOOGLE_OAUTH_ACCESS_TOKEN to an access token that may read the database (gcloud auth print-access-token)")
+            throw ValidationError("set GOOGLE_OAUTH_ACCESS_TOKEN to an access token that may read them (gcloud auth print-access-token)")
         }
         guard !studies.isEmpty else { throw ValidationError("name at least one --study") }
-        guard let base = URL(string: firestoreURL), let scheme = base.scheme, ["http", "https"].contains(scheme) else {
-            throw ValidationError("--firestore-url must be an http:// or https:// address")
+        guard let base = URL(string: address), let scheme = base.scheme, ["http", "https"].contains(scheme) else {
+            throw ValidationError("\(option) must be an http:// or https:// address")
         }
         let file = try JSONLinesWriter(path: out)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
-            let reader = MyStudiesFirestoreReader(base: base, project: firestoreProject, database: firestoreDatabase, accessToken: token, client: client)
+            let source = reader(base, token, client)
             var counts: [String] = []
             for studyId in studies {
-                let count = try await reader.read(studyId: studyId) { response in try file.write(json: response.json) }
+                let count = try await source.read(studyId: studyId) { response in try file.write(json: response.json) }
                 counts.append("\(count) of \(studyId)")
             }
             try file.close()
