@@ -252,11 +252,16 @@ import TestSupport
         #expect(planned.counts.unknownParticipant == 0 && planned.counts.notImported == 0 && planned.findings.isEmpty, "\(planned.findings.prefix(3))")
         #expect(try await responseCount("SELECT count(*)::int FROM responses", platform) == 0)
 
-        // Killed once some parts are in and before all are.
+        // Killed once some parts are in and before all are: watched on one connection, often,
+        // since the parts go in quickly.
         let started = try MoveInStudiesTests.spawn(["responses", "apply"] + arguments, environment: admin)
-        let before = try await eventually("the first parts moved in", within: .seconds(600)) {
-            try await responseCount("SELECT count(*)::int FROM responses", platform)
-        } until: { $0 >= 5_000 }
+        let before = try await platform.withResponseDatabase { client, logger in
+            try await eventually("the first parts moved in", within: .seconds(600), poll: .milliseconds(20)) {
+                var stored = 0
+                for try await value in try await client.query("SELECT count(*)::int FROM responses", logger: logger).decode(Int.self) { stored = value }
+                return stored
+            } until: { $0 >= 5_000 }
+        }
         let restarted = try await platform.restartResponse(killing: true)
         defer { _ = restarted.stop() }
         _ = await started.wait(within: .seconds(60))
