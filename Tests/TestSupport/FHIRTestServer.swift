@@ -2,41 +2,27 @@ import AsyncHTTPClient
 import Foundation
 import JSONText
 import NIOCore
-import Synchronization
 
 /// A FHIR R4 server for tests (`scripts/fhir-server.py`): transactions with conditional creates,
 /// reads and searches, HTTP Basic, every Bundle validated by fhir.resources and fhirpathpy
 /// before it is taken. `make test` prepares the Python it runs on.
 public final class FHIRTestServer: Sendable {
-    public let username = "fhir-forwarder"
-    public let password = "fhir-Passw0rd"
-    public let port: Int
-    private let directory: URL
-    private let process: Mutex<ChildProcess?>
+    public let username: String
+    public let password: String
+    private let server: ScriptServer
 
+    public var port: Int { server.port }
     public var base: String { "http://127.0.0.1:\(port)/fhir" }
 
     /// Starts the server on a free port of 127.0.0.1.
     public init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("studystack-fhir-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let (process, port) = try ScriptServer.start(
-            python: TestEnvironment.toolsPython, script: "fhir-server.py", arguments: [username, password], in: directory, name: "FHIR test server")
-        self.port = port
-        self.process = Mutex(process)
-    }
-
-    deinit {
-        stop()
-        try? FileManager.default.removeItem(at: directory)
+        let (username, password) = ("fhir-forwarder", "fhir-Passw0rd")
+        (self.username, self.password) = (username, password)
+        server = try ScriptServer(python: TestEnvironment.toolsPython, script: "fhir-server.py", name: "FHIR test server") { _ in [username, password] }
     }
 
     /// Closes its input, which ends it.
-    public func stop() {
-        guard let process = process.withLock({ $0.take() }) else { return }
-        process.closeInput()
-        if process.wait(within: .seconds(5)) == nil { process.kill() }
-    }
+    public func stop() { server.stop() }
 
     /// What it holds: `counts`, `created` and `matched` by type, `failures` (each refused
     /// Bundle's problems), `transactions`, `attempts`.

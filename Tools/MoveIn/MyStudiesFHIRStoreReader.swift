@@ -14,9 +14,7 @@ import StudyModels
 /// as the fields of a stored response (`MyStudiesFHIRResponse`); one that cannot be read so is
 /// handed on as it was read, for the import to list.
 public struct MyStudiesFHIRStoreReader: Sendable {
-    public struct ReadError: Error, CustomStringConvertible, Sendable {
-        public let description: String
-    }
+    public typealias ReadError = GoogleAPIReadError
 
     /// The largest page read.
     public static let maxPageBytes = 64 * 1024 * 1024
@@ -45,12 +43,7 @@ public struct MyStudiesFHIRStoreReader: Sendable {
     }
 
     func url(_ segments: [String], query: [URLQueryItem] = []) throws -> URL {
-        var components = URLComponents(url: base, resolvingAgainstBaseURL: false)
-        components?.percentEncodedPath = "/" + segments.map { $0.addingPercentEncoding(withAllowedCharacters: MyStudiesFirestoreReader.segmentCharacters) ?? $0 }
-            .joined(separator: "/")
-        components?.queryItems = query.isEmpty ? nil : query
-        guard let url = components?.url else { throw ReadError(description: "no Healthcare API address can be made for \(segments.joined(separator: "/"))") }
-        return url
+        try GoogleAPIReading.url(base, segments, query: query)
     }
 
     /// Every stored response of `studyId`, handed to `body` in the order the store lists them;
@@ -105,20 +98,8 @@ public struct MyStudiesFHIRStoreReader: Sendable {
     }
 
     private func get(_ url: URL, what: String) async throws -> JSONValue {
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
-        request.headers.add(name: "Accept", value: "application/fhir+json")
-        let response = try await client.execute(request, timeout: .seconds(120))
-        let body = try await response.body.collect(upTo: Self.maxPageBytes)
-        guard response.status == .ok else {
-            // The Healthcare API's error body (or OperationOutcome) says why.
-            let said = String(decoding: body.readableBytesView.prefix(500), as: UTF8.self)
-            throw ReadError(description: "the Healthcare API answered \(response.status.code) for \(what): \(said)")
-        }
-        do {
-            return try JSONValue.parse(body.readableBytesView, budget: Self.pageBudget)
-        } catch {
-            throw ReadError(description: "a page of \(what) is not JSON: \(error)")
-        }
+        try await GoogleAPIReading.json(
+            url, accessToken: accessToken, client: client, accept: "application/fhir+json", maxBytes: Self.maxPageBytes, budget: Self.pageBudget,
+            api: "the Healthcare API", what: what)
     }
 }

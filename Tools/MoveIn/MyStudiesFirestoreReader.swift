@@ -11,9 +11,7 @@ import StudyModels
 /// a page at a time, with an OAuth access token (`gcloud auth print-access-token`). GETs only.
 /// Each document is handed on as it is read, so a study of any size is never held whole.
 public struct MyStudiesFirestoreReader: Sendable {
-    public struct ReadError: Error, CustomStringConvertible, Sendable {
-        public let description: String
-    }
+    public typealias ReadError = GoogleAPIReadError
 
     /// The largest page read (Firestore documents are at most 1 MiB; a page holds `pageSize`).
     public static let maxPageBytes = 64 * 1024 * 1024
@@ -36,10 +34,6 @@ public struct MyStudiesFirestoreReader: Sendable {
         self.client = client
         self.pageSize = pageSize
     }
-
-    /// What a path segment keeps as it is: the unreserved characters and the parentheses of
-    /// `(default)`.
-    static let segmentCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~()")
 
     static func isStudyId(_ text: String) -> Bool {
         (1...100).contains(text.unicodeScalars.count)
@@ -79,26 +73,11 @@ public struct MyStudiesFirestoreReader: Sendable {
         // A study id names path segments: only the letters, digits, `-` and `_` study ids are made
         // of, so none can add a segment, climb out of the collection or start a query.
         guard Self.isStudyId(studyId) else { throw ReadError(description: "\(studyId) is not a study id (letters, digits, - and _)") }
-        var components = URLComponents(url: base, resolvingAgainstBaseURL: false)
         let segments = ["v1", "projects", project, "databases", database, "documents", "\(studyId)-RESPONSES", studyId, "Activities"]
-        components?.percentEncodedPath = "/" + segments.map { $0.addingPercentEncoding(withAllowedCharacters: Self.segmentCharacters) ?? $0 }
-            .joined(separator: "/")
-        components?.queryItems = [.init(name: "pageSize", value: String(pageSize))] + (token.map { [.init(name: "pageToken", value: $0)] } ?? [])
-        guard let url = components?.url else { throw ReadError(description: "no Firestore address can be made for \(studyId)") }
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
-        request.headers.add(name: "Accept", value: "application/json")
-        let response = try await client.execute(request, timeout: .seconds(120))
-        let body = try await response.body.collect(upTo: Self.maxPageBytes)
-        guard response.status == .ok else {
-            // Firestore's error body says why (an expired token, a missing permission).
-            let said = String(decoding: body.readableBytesView.prefix(500), as: UTF8.self)
-            throw ReadError(description: "Firestore answered \(response.status.code) for \(studyId)'s responses: \(said)")
-        }
-        do {
-            return try JSONValue.parse(body.readableBytesView, budget: Self.pageBudget)
-        } catch {
-            throw ReadError(description: "a page of \(studyId)'s responses is not JSON: \(error)")
-        }
+        let url = try GoogleAPIReading.url(
+            base, segments, query: [.init(name: "pageSize", value: String(pageSize))] + (token.map { [.init(name: "pageToken", value: $0)] } ?? []))
+        return try await GoogleAPIReading.json(
+            url, accessToken: accessToken, client: client, accept: "application/json", maxBytes: Self.maxPageBytes, budget: Self.pageBudget,
+            api: "Firestore", what: "\(studyId)'s responses")
     }
 }
