@@ -180,6 +180,9 @@ import TestSupport
         let before = try await eventually("the first accounts moved in", within: .seconds(600)) {
             try await count("SELECT count(*)::int FROM moved_in_accounts", platform)
         } until: { $0 >= 100 }
+        // The command and registration both (SIGKILL), as when the machine running the import
+        // goes down: a command left running would wait for registration to come back and go on.
+        await started.kill()
         await platform.registration.kill()
         _ = await started.wait(within: .seconds(60))
         let atKill = try await count("SELECT count(*)::int FROM moved_in_accounts", platform)
@@ -262,6 +265,9 @@ import TestSupport
                 return stored
             } until: { $0 >= 5_000 }
         }
+        // The command and the response service both (SIGKILL): a command left running waits for
+        // the service to come back and goes on (its HTTP client retries the connection).
+        await started.kill()
         let restarted = try await platform.restartResponse(killing: true)
         defer { _ = restarted.stop() }
         _ = await started.wait(within: .seconds(60))

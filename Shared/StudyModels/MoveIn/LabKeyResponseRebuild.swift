@@ -57,6 +57,8 @@ public struct LabKeyResponseRebuild: Sendable {
         var walk = Walk(lists: lists, metadata: MetadataIndex(export.responseMetadata), times: times)
         let tokens = Self.tokens(export.participants)
         var unmapped: [String: Int] = [:]
+        // The columns of each list that no step of a version reads, found once.
+        var unread: [String: [Int]] = [:]
         for list in export.lists {
             guard let activity = activities[Self.name(list.name)] else {
                 // A list below an activity's is read with it.
@@ -88,10 +90,10 @@ public struct LabKeyResponseRebuild: Sendable {
                 }
                 let design = Self.design(activity.designs, at: received)
                 let results = walk.results(design.steps, list: list, row: row)
-                for (index, column) in list.columns.enumerated() where !row[index].isEmpty {
-                    let name = Self.name(column)
-                    guard !Self.systemColumns.contains(name), !design.steps.contains(where: { $0["key"]?.string.map(Self.name) == name }) else { continue }
-                    unmapped["lists/\(list.name)#\(column) (version \(design.version))", default: 0] += 1
+                let place = "\(list.name)\u{0}\(design.version)"
+                if unread[place] == nil { unread[place] = Self.unreadColumns(of: list, by: design) }
+                for index in unread[place] ?? [] where !row[index].isEmpty {
+                    unmapped["lists/\(list.name)#\(list.columns[index]) (version \(design.version))", default: 0] += 1
                 }
                 let fields: [(String, JSONValue)] = [
                     ("participantId", .string(token)), ("studyId", .string(studyId)), ("activityId", .string(activity.activityId)),
@@ -129,6 +131,16 @@ public struct LabKeyResponseRebuild: Sendable {
             }
         }
         return names
+    }
+
+    /// The columns of `list` that are neither LabKey's nor the server's and that no step of
+    /// `design` reads.
+    static func unreadColumns(of list: LabKeyListExport.Table, by design: Design) -> [Int] {
+        let keys = Set(design.steps.compactMap { $0["key"]?.string.map(name) })
+        return list.columns.indices.filter { index in
+            let column = name(list.columns[index])
+            return !systemColumns.contains(column) && !keys.contains(column)
+        }
     }
 
     /// `RowId` to app token; a participant who withdrew has none.
