@@ -160,7 +160,12 @@ public final class ChildProcess: Sendable {
         }
 
         func output(ended: Termination?, timeout: Duration) throws -> Data {
-            let complaint = { String(((try? String(contentsOf: errorFile, encoding: .utf8)) ?? "").suffix(2000)) }
+            // Some programs (mariadb-install-db, shell scripts) say why they failed on their output.
+            let complaint = {
+                let error = String(((try? String(contentsOf: errorFile, encoding: .utf8)) ?? "").suffix(2000))
+                let output = String(((try? String(contentsOf: outputFile, encoding: .utf8)) ?? "").suffix(1000))
+                return output.isEmpty ? error : error + "\n(its output) " + output
+            }
             guard let ended else {
                 child.kill()
                 throw TestServerError(description: "\(child.command) did not finish within \(timeout): \(complaint())")
