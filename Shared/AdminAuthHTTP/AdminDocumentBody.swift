@@ -32,10 +32,16 @@ extension Request {
     /// The `dryRun` query parameter of the endpoints that import: a dry run unless the caller
     /// says `dryRun=false`, so a request that forgets it writes nothing.
     public func dryRun() throws -> Bool {
-        switch uri.queryParameters.get("dryRun") {
-        case nil, "true": true
+        try flag("dryRun") ?? true
+    }
+
+    /// A query parameter that is `true` or `false`; nil when it is absent.
+    public func flag(_ name: String) throws -> Bool? {
+        switch uri.queryParameters.get(name) {
+        case nil: nil
+        case "true": true
         case "false": false
-        default: throw APIError.badRequest("dryRun is true or false", field: "dryRun")
+        default: throw APIError.badRequest("\(name) is true or false", field: name)
         }
     }
 }

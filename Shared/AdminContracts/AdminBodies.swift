@@ -75,6 +75,8 @@ extension ParticipantsBehind: InternalPayload {}
 extension ActivityAdherence: InternalPayload {}
 extension EnrollmentTimeline: InternalPayload {}
 extension StudyAudience: InternalPayload {}
+extension ConsentReminderRequest: InternalPayload {}
+extension ConsentReminderSummary: InternalPayload {}
 extension SiteList: InternalPayload {}
 extension SiteRequest: InternalPayload {}
 extension Site: InternalPayload {}

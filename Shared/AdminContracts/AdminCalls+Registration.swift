@@ -30,6 +30,16 @@ extension AdminCalls {
     public static let audience = AdminEndpoint<NoContent, StudyAudience>(
         .GET, "/admin/v1/studies/{studyId}/audience", on: .registration, access: .study(.viewer))
 
+    /// Where the reminders to sign a changed consent stand, and how many owe a signature.
+    public static let consentReminders = AdminEndpoint<NoContent, ConsentReminderSummary>(
+        .GET, "/admin/v1/studies/{studyId}/consent-reminders", on: .registration, access: .study(.viewer))
+    /// Reminds everyone who owes a signature (push to their devices, outside quiet hours).
+    public static let remindConsent = AdminEndpoint<ConsentReminderRequest, ConsentReminderSummary>(
+        .POST, "/admin/v1/studies/{studyId}/consent-reminders", on: .registration, access: .study(.studyAdmin))
+    /// Every consent record of the study as CSV: who signed which version, when, and when it ended.
+    public static let consentHistory = AdminEndpoint<NoContent, OpaqueBody>(
+        .GET, "/admin/v1/studies/{studyId}/consent-history", on: .registration, access: .study(.viewer))
+
     public static let sites = AdminEndpoint<NoContent, SiteList>(
         .GET, "/admin/v1/studies/{studyId}/sites", on: .registration, access: .study(.viewer))
     public static let createSite = AdminEndpoint<SiteRequest, Site>(
@@ -84,6 +94,9 @@ extension AdminCalls {
         adherence,
         enrollmentTimeline,
         audience,
+        consentReminders,
+        remindConsent,
+        consentHistory,
         sites,
         createSite,
         updateSite,

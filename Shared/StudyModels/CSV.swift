@@ -3,6 +3,54 @@
 /// reads the TSV files LabKey writes, which quote by the same rules (a field holding a tab, a line
 /// break or a quote, or starting or ending in white space, is quoted, its quotes doubled).
 public enum CSV {
+    /// A field as RFC 4180 writes it: quoted, inner quotes doubled, when it holds a comma, a quote
+    /// or a line break.
+    public static func appendField<Bytes: Collection<UInt8>>(_ value: Bytes, to out: inout [UInt8]) {
+        guard value.contains(where: isFieldBreak) else {
+            out.append(contentsOf: value)
+            return
+        }
+        out.append(UInt8(ascii: "\""))
+        for byte in value {
+            out.append(byte)
+            if byte == UInt8(ascii: "\"") { out.append(byte) }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// One line of text fields, each as `appendField` writes it, ended by CRLF. A field that a
+    /// spreadsheet would run as a formula gets a leading `'` (the usual guard against formula
+    /// injection): the test reads the first byte of the UTF-8, as every formula start is ASCII.
+    public static func line(_ fields: [String]) -> [UInt8] {
+        var out: [UInt8] = []
+        for (index, field) in fields.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            if let first = field.utf8.first, isFormulaStart(first) {
+                appendField([UInt8(ascii: "'")] + Array(field.utf8), to: &out)
+            } else {
+                appendField(field.utf8, to: &out)
+            }
+        }
+        out.append(contentsOf: [0x0D, 0x0A])
+        return out
+    }
+
+    /// A first byte that makes a spreadsheet read a cell as a formula. (Tests of every byte of
+    /// every value: a switch, not a `Set`, which hashes each.)
+    public static func isFormulaStart(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D: true
+        default: false
+        }
+    }
+
+    static func isFieldBreak(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: ","), UInt8(ascii: "\""), 0x0A, 0x0D: true
+        default: false
+        }
+    }
+
     /// One record, with the line it starts on (1-based), so a refusal can name the line a
     /// spreadsheet shows.
     public struct Record: Sendable, Equatable {

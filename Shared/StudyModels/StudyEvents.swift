@@ -126,12 +126,18 @@ public struct StudyStanding: Codable, Sendable, Equatable {
     public var status: StudyEvent.Status
     /// The newest published version's name, in the study's default language.
     public var name: String?
+    /// The consent versions (as the apps name them) a participant's signature satisfies: since
+    /// the newest version that asked those who signed to sign again; nil when none ever did.
+    public var consentVersionsInForce: [String]?
 
-    public init(studyId: String, appId: String, status: StudyEvent.Status, name: String? = nil) {
+    public init(
+        studyId: String, appId: String, status: StudyEvent.Status, name: String? = nil, consentVersionsInForce: [String]? = nil
+    ) {
         self.studyId = studyId
         self.appId = appId
         self.status = status
         self.name = name
+        self.consentVersionsInForce = consentVersionsInForce
     }
 }
 

@@ -145,7 +145,7 @@ import Testing
         let json = """
             {"participant": {"participantId": "p-1", "email": "pat@example.org", "status": "enrolled",
               \(enrolled ? #""enrolledAt": "2026-03-01T10:00:00Z","# : "")
-              "consentVersions": ["1.0"], "completion": 50, "adherence": 40},
+              "consentVersions": ["1.0"], "completion": 50, "adherence": 40, "owesConsent": false},
              "account": {"verified": true}, "consents": [], "activities": [], "mayReadConsentPDFs": false
              \(linked ? #", "appTokenSHA256": "hash-1""# : "")}
             """

@@ -2,6 +2,7 @@ import AdminAuthHTTP
 import AdminContracts
 import Foundation
 import Hummingbird
+import Logging
 import RegistrationCore
 import ServiceKit
 import ServiceKitHTTP
@@ -15,15 +16,25 @@ import StudyModels
 package struct AdminParticipantRoutes: Sendable {
     package let directory: ParticipantDirectory
     package let consents: ConsentStore
+    /// Study-metadata, asked which consent versions a signature satisfies.
+    package let studies: any StudySchedules
     package let audit: AuditLog
 
     /// The most rows of a page.
     package static let maxLimit = 500
 
-    package init(directory: ParticipantDirectory, consents: ConsentStore, audit: AuditLog) {
+    package init(directory: ParticipantDirectory, consents: ConsentStore, studies: any StudySchedules, audit: AuditLog) {
         self.directory = directory
         self.consents = consents
+        self.studies = studies
         self.audit = audit
+    }
+
+    /// The consent versions in force in the study (nil: any signature, or nothing published).
+    func consentVersionsInForce(_ studyId: String, logger: Logger) async throws -> [String]? {
+        do { return try await studies.standing(of: studyId, logger: logger)?.consentVersionsInForce } catch is StudyDirectory.Unavailable {
+            throw RegistrationAdminError.consentVersionsUnavailable
+        }
     }
 
     package func add(to routes: AdminRouter<RemoteAdminAuthenticator>) {
@@ -34,7 +45,8 @@ package struct AdminParticipantRoutes: Sendable {
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> ParticipantList {
         let studyId = try context.parameters.decoded("studyId")
-        let query = try Self.query(request.uri.queryParameters, studyId: studyId, identities: admin.may(.studyAdmin, on: studyId))
+        var query = try Self.query(request.uri.queryParameters, studyId: studyId, identities: admin.may(.studyAdmin, on: studyId))
+        query.consentVersionsInForce = try await consentVersionsInForce(studyId, logger: context.logger)
         let list = try await directory.participants(query)
         if query.identities, !list.participants.isEmpty {
             try await audit.record(
@@ -52,7 +64,8 @@ package struct AdminParticipantRoutes: Sendable {
         let identities = admin.may(.studyAdmin, on: studyId)
         guard
             let detail = try await directory.participant(
-                studyId: studyId, participantId: participantId, identities: identities, mayReadConsentPDFs: identities)
+                studyId: studyId, participantId: participantId, identities: identities, mayReadConsentPDFs: identities,
+                consentVersionsInForce: try await consentVersionsInForce(studyId, logger: context.logger))
         else { throw RegistrationAdminError.noParticipant(studyId: studyId, participantId: participantId) }
         if identities {
             try await audit.record(
@@ -132,7 +145,13 @@ package struct AdminParticipantRoutes: Sendable {
             guard text == "asc" || text == "desc" else { throw APIError.badRequest("order must be asc or desc", field: "order") }
             descending = text == "desc"
         }
+        var owing = false
+        if let text = parameters["consent"] {
+            guard text == "owed" else { throw APIError.badRequest("consent must be owed (those who owe a signature)", field: "consent") }
+            owing = true
+        }
         var query = ParticipantDirectory.Query(studyId: studyId, page: page, identities: identities)
+        query.owingConsent = owing
         (query.status, query.siteId, query.appTokenSHA256) = (status, siteId, hash)
         query.sort = sort
         query.descending = descending

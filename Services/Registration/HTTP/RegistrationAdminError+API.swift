@@ -11,8 +11,8 @@ extension RegistrationAdminError: APIErrorConvertible {
         case .noSite, .noAccount, .noParticipant, .noConsent, .noConsentPDF, .noInvitation, .noPublishedStudy, .noPushCredentials, .noApp:
             .notFound(message)
         case .siteNameTaken, .accountAlreadyVerified, .accountDisabled: .conflict(message)
-        case .scheduleUnavailable, .responseUnavailable: .unavailable(message)
-        case .tooManyMovedAccounts: .badRequest(message)
+        case .scheduleUnavailable, .responseUnavailable, .consentVersionsUnavailable: .unavailable(message)
+        case .tooManyMovedAccounts, .invalidReminder: .badRequest(message)
         }
     }
 }

@@ -38,7 +38,14 @@ extension RegistrationService {
 
         let admin = AdminRouter(routes.router, authenticator: RemoteAdminAuthenticator(client: environment.internalClient))
         AdminParticipantRoutes(
-            directory: ParticipantDirectory(client: postgres, logger: logger), consents: parts.consents, audit: environment.audit
+            directory: ParticipantDirectory(client: postgres, logger: logger), consents: parts.consents, studies: parts.studies,
+            audit: environment.audit
+        ).add(to: admin)
+        AdminConsentRoutes(
+            reminders: ConsentReminders(
+                store: ConsentReminderStore(client: postgres, audit: environment.audit, logger: logger), studies: parts.studies,
+                logger: logger),
+            consents: parts.consents, audit: environment.audit
         ).add(to: admin)
         AdminRunRoutes(runs: ParticipantRuns(store: parts.runStore, studies: parts.studies))
             .add(to: admin)

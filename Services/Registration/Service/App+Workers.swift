@@ -38,6 +38,9 @@ extension RegistrationService {
         let reminders = RunReminders(
             store: RunReminderStore(client: postgres, audit: environment.audit, logger: logger), studies: parts.studies,
             logger: logger)
+        let consentReminders = ConsentReminders(
+            store: ConsentReminderStore(client: postgres, audit: environment.audit, logger: logger), studies: parts.studies,
+            logger: logger)
         environment.metrics.watchQueue("mail", query: MailOutbox.table.depthQuery)
         environment.metrics.watchQueue("push", query: PushOutbox.table.depthQuery)
         return [
@@ -55,6 +58,9 @@ extension RegistrationService {
             },
             environment.queueWorker("run-ledgers", timing: .init(pollInterval: .seconds(2))) { try await sweep.round() },
             environment.queueWorker("run-reminders", timing: .init(pollInterval: .seconds(5))) { try await reminders.round() },
+            environment.queueWorker("consent-reminders", timing: .init(pollInterval: .seconds(5))) {
+                try await consentReminders.round()
+            },
         ]
     }
 }

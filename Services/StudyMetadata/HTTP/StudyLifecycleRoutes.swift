@@ -46,7 +46,8 @@ package struct StudyLifecycleRoutes {
                 "no action \(actionName); one of \(LifecycleAction.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         let (status, frozen) = try await actions.apply(
-            action, studyId: studyId, by: admin.email, mayAnnounceToApp: admin.role == .superAdmin)
+            action, studyId: studyId, by: admin.email, mayAnnounceToApp: admin.role == .superAdmin,
+            reconsent: try request.flag("reconsent"))
         return StudyActionResult(studyId: studyId, status: status, version: frozen)
     }
 

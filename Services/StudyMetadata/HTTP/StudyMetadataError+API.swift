@@ -20,6 +20,7 @@ extension StudyMetadataError: APIErrorConvertible {
             .notFound(message)
         case .noStudy, .noApp, .noVersion: .notFound(message)
         case .invalid(let problems, _): .invalid(message, problems: problems)
+        case .reconsentChoiceNeeded, .reconsentWithoutConsentChange: .badRequest(message, field: "reconsent")
         case .notAnUploadableFile: APIError(.unsupportedMediaType, code: "unsupported_media_type", message: message)
         case .fileTooLarge: APIError(.contentTooLarge, code: "too_large", message: message)
         case .tooManyFiles: .conflict(message)

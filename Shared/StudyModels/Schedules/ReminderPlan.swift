@@ -22,7 +22,12 @@ public enum ReminderPlan {
     /// in none; `.some(nil)` when their end cannot be found (a zone past any date). The reminder
     /// sweep asks again when it sends, as a reminder planned for before now is sent late.
     public static func quietEnd(_ instant: Date, reminder: ActivityReminder, zone: TimeZone) -> Date?? {
-        guard let from = reminder.quietFrom.flatMap(LocalTimes.time), let until = reminder.quietUntil.flatMap(LocalTimes.time),
+        quietEnd(instant, from: reminder.quietFrom, until: reminder.quietUntil, zone: zone)
+    }
+
+    /// The same for quiet hours given as `HH:mm` texts (a consent reminder's).
+    public static func quietEnd(_ instant: Date, from quietFrom: String?, until quietUntil: String?, zone: TimeZone) -> Date?? {
+        guard let from = quietFrom.flatMap(LocalTimes.time), let until = quietUntil.flatMap(LocalTimes.time),
             from != until, let clock = WallClock(instant, in: zone)
         else { return nil }
         let second = clock.seconds

@@ -71,14 +71,29 @@ public struct StudyChanges: Codable, Sendable, Equatable {
     public var resources: Bool
     /// Anything else: listing, overview, eligibility, settings, notifications, dashboard.
     public var info: Bool
+    /// The team's choice on publishing a consent change to a study with participants (WCP's
+    /// "enforce e-consent flow again for enrolled participants"): those who signed an earlier
+    /// version sign this one at their app's next launch. Never true without `consent`.
+    public var reconsent: Bool
 
-    public init(consent: Bool, activities: Bool, resources: Bool, info: Bool) {
+    public init(consent: Bool, activities: Bool, resources: Bool, info: Bool, reconsent: Bool = false) {
         self.consent = consent
         self.activities = activities
         self.resources = resources
         self.info = info
+        self.reconsent = consent && reconsent
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            consent: try container.decode(Bool.self, forKey: .consent),
+            activities: try container.decode(Bool.self, forKey: .activities),
+            resources: try container.decode(Bool.self, forKey: .resources),
+            info: try container.decode(Bool.self, forKey: .info),
+            // Versions frozen before the choice existed asked nobody to sign again.
+            reconsent: try container.decodeIfPresent(Bool.self, forKey: .reconsent) ?? false)
     }
 
     public var any: Bool { consent || activities || resources || info }
 }
-

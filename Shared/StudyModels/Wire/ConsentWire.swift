@@ -184,18 +184,25 @@ public struct ConsentDocumentReply: Codable, Sendable, Equatable {
         public var version: String
         public var type: String
         public var content: String
+        /// Whether this consent version asks those who signed an earlier one to sign again
+        /// (MyStudies 2.x's study datastore puts it here).
+        public var enrollAgain: Bool
 
-        public init(version: String, type: String, content: String) {
+        public init(version: String, type: String, content: String, enrollAgain: Bool = false) {
             self.version = version
             self.type = type
             self.content = content
+            self.enrollAgain = enrollAgain
         }
     }
 
     public var message = "SUCCESS"
     public var consent: Document
+    /// The same again, where MyStudies 2.x's Android app reads it (`ConsentDocumentData`).
+    public var enrollAgain: Bool
 
     public init(consent: Document) {
         self.consent = consent
+        self.enrollAgain = consent.enrollAgain
     }
 }

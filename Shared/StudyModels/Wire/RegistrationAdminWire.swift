@@ -31,13 +31,16 @@ public struct ParticipantList: Codable, Sendable, Equatable {
         /// The SHA-256 of the participant id the app reported (the response service's token),
         /// once it has: the response service's participant numbers are found by it.
         public var appTokenSHA256: String?
+        /// In the study with no signature of a consent version in force (`consentVersionsInForce`).
+        public var owesConsent: Bool
 
         public init(
             participantId: String, email: String?, status: String, enrolledAt: Date?, withdrawnAt: Date?,
             consentVersions: [String], sharing: String?, lastActivityAt: Date?, completion: Int, adherence: Int,
-            siteId: String? = nil, siteName: String? = nil, appTokenSHA256: String? = nil
+            siteId: String? = nil, siteName: String? = nil, appTokenSHA256: String? = nil, owesConsent: Bool = false
         ) {
             self.appTokenSHA256 = appTokenSHA256
+            self.owesConsent = owesConsent
             self.siteId = siteId
             self.siteName = siteName
             self.participantId = participantId
@@ -58,11 +61,15 @@ public struct ParticipantList: Codable, Sendable, Equatable {
     public var next: String?
     /// Whether e-mail addresses are shown (the caller may see identities).
     public var identities: Bool
+    /// The consent versions a signature satisfies: since the newest that asked those who signed
+    /// to sign again; absent when none ever did (any signature does).
+    public var consentVersionsInForce: [String]?
 
-    public init(participants: [Participant], next: String?, identities: Bool) {
+    public init(participants: [Participant], next: String?, identities: Bool, consentVersionsInForce: [String]? = nil) {
         self.participants = participants
         self.next = next
         self.identities = identities
+        self.consentVersionsInForce = consentVersionsInForce
     }
 
     /// The statuses a participant can have in a study.
@@ -299,4 +306,52 @@ public struct EnrollmentTimeline: Codable, Sendable, Equatable {
     public var sites: [Site]
 
     public init(sites: [Site]) { self.sites = sites }
+}
+
+/// `POST /admin/v1/studies/{studyId}/consent-reminders`: remind everyone who owes a signature.
+/// Quiet hours are `HH:mm` in each participant's zone (both or neither; neither is 21:00 to
+/// 08:00); `message` replaces the push's standard text.
+public struct ConsentReminderRequest: Codable, Sendable, Equatable {
+    public var quietFrom: String?
+    public var quietUntil: String?
+    public var message: String?
+
+    public init(quietFrom: String? = nil, quietUntil: String? = nil, message: String? = nil) {
+        self.quietFrom = quietFrom
+        self.quietUntil = quietUntil
+        self.message = message
+    }
+
+    public static let defaultQuietHours = (from: "21:00", until: "08:00")
+    /// The most characters of a reminder's text: a push shows a line or two.
+    public static let maxMessageLength = 240
+}
+
+/// What a request for consent reminders did, and where the study's reminders stand.
+public struct ConsentReminderSummary: Codable, Sendable, Equatable {
+    /// Reminders the request added (one a participant who owes a signature and has none waiting).
+    public var requested: Int?
+    /// Participants who owe a signature now.
+    public var owing: Int
+    /// Reminders waiting to be decided (for their time, or the end of quiet hours).
+    public var waiting: Int
+    /// Decided reminders by outcome: `queued` (pushed to their devices), `opted_out`
+    /// (notifications off), `no_device`, `signed` (signed meanwhile), `left` (left the study).
+    public var outcomes: [String: Int]
+    public var consentVersionsInForce: [String]?
+    public var lastRequestedAt: Date?
+    public var lastRequestedBy: String?
+
+    public init(
+        requested: Int? = nil, owing: Int, waiting: Int, outcomes: [String: Int], consentVersionsInForce: [String]?,
+        lastRequestedAt: Date?, lastRequestedBy: String?
+    ) {
+        self.requested = requested
+        self.owing = owing
+        self.waiting = waiting
+        self.outcomes = outcomes
+        self.consentVersionsInForce = consentVersionsInForce
+        self.lastRequestedAt = lastRequestedAt
+        self.lastRequestedBy = lastRequestedBy
+    }
 }

@@ -112,9 +112,13 @@ public struct StudyUpdatesReply: Codable, Sendable, Equatable {
     public var message = "SUCCESS"
     public var updates: Updates
     public var currentVersion: String
+    /// Whether the consent change `updates.consent` reports asks the participant to sign again
+    /// (MyStudies 2.x; its iOS app takes a missing one as true).
+    public var enrollAgain: Bool
 
-    public init(updates: Updates, currentVersion: String) {
+    public init(updates: Updates, currentVersion: String, enrollAgain: Bool) {
         self.updates = updates
         self.currentVersion = currentVersion
+        self.enrollAgain = enrollAgain
     }
 }

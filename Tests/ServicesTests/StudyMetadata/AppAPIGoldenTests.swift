@@ -67,7 +67,7 @@ import TestSupport
             // Update 2: the consent changes.
             let update2 = update1.replacingOccurrences(of: "Your data is coded.", with: "Your data is coded and encrypted.")
             #expect(try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: update2).0 == .ok)
-            #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates", token: root).0 == .ok)
+            #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates?reconsent=true", token: root).0 == .ok)
             try await check(step: "3-updated-consent", client, ios, postgres)
 
             #expect(try await helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/pause", token: root).0 == .ok)

@@ -40,22 +40,22 @@ import TestSupport
 
             let (_, document) = try await api.get(
                 client, "/StudyMetaData/consentDocument?studyId=SLEEPWELL&consentVersion=", WCPApp.headers(ios))
-            #expect((document["consent"] as? [String: String])?["version"] == "1.0")
-            #expect((document["consent"] as? [String: String])?["type"] == "text/html")
+            #expect((document["consent"] as? [String: Any])?["version"] as? String == "1.0")
+            #expect((document["consent"] as? [String: Any])?["type"] as? String == "text/html")
 
             // A consent update: a new consent version; text becomes HTML safely; the old one stays readable.
             let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
             let edited = example.replacingOccurrences(
                 of: "We collect your answers.", with: "We collect your answers <securely> & privately.")
             #expect(try await api.helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: edited).0 == .ok)
-            #expect(try await api.helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates", token: root).0 == .ok)
+            #expect(try await api.helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates?reconsent=true", token: root).0 == .ok)
             let (_, updated) = try await api.get(client, "/StudyMetaData/consentDocument?studyId=SLEEPWELL", WCPApp.headers(ios))
-            let content = try #require((updated["consent"] as? [String: String])?["content"])
-            #expect((updated["consent"] as? [String: String])?["version"] == "1.1")
+            let content = try #require((updated["consent"] as? [String: Any])?["content"] as? String)
+            #expect((updated["consent"] as? [String: Any])?["version"] as? String == "1.1")
             #expect(content.contains("We collect your answers &lt;securely&gt; &amp; privately."))
             let (_, original) = try await api.get(
                 client, "/StudyMetaData/consentDocument?studyId=SLEEPWELL&consentVersion=1.0", WCPApp.headers(ios))
-            #expect((original["consent"] as? [String: String])?["content"]?.contains("We collect your answers.") == true)
+            #expect(((original["consent"] as? [String: Any])?["content"] as? String)?.contains("We collect your answers.") == true)
             let (_, updates) = try await api.get(client, "/StudyMetaData/studyUpdates?studyId=SLEEPWELL&studyVersion=1.0", WCPApp.headers(ios))
             #expect((updates["updates"] as? [String: Any])?["consent"] as? Bool == true)
         }
@@ -67,9 +67,10 @@ import TestSupport
     @Test func versionLabelsAreKeptAndContinued() async throws {
         try await api.withPublishedStudies { client, root, ios, _ in
             let example = try String(contentsOf: MetadataAdmin.exampleURL, encoding: .utf8)
-            func publish(_ document: String) async throws {
+            func publish(_ document: String, reconsent: Bool? = nil) async throws {
                 #expect(try await api.helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: document).0 == .ok)
-                #expect(try await api.helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates", token: root).0 == .ok)
+                let query = reconsent.map { "?reconsent=\($0)" } ?? ""
+                #expect(try await api.helper.send(client, .post, "/admin/v1/studies/SLEEPWELL/publish-updates\(query)", token: root).0 == .ok)
             }
             func listed() async throws -> String? {
                 let (_, list) = try await api.get(client, "/StudyMetaData/studyList", WCPApp.headers(ios))
@@ -90,7 +91,7 @@ import TestSupport
                 .replacingOccurrences(of: "\"studyId\": \"SLEEPWELL\",", with: "\"studyId\": \"SLEEPWELL\", \"versionLabel\": \"2.3\",")
                 .replacingOccurrences(of: "\"consent\": {", with: "\"consent\": {\"versionLabel\": \"1.4\",")
                 .replacingOccurrences(of: "We collect your answers.", with: "We collect your answers, encrypted.")
-            try await publish(labelled)
+            try await publish(labelled, reconsent: true)
             #expect(try await listed() == "2.3")
             #expect(try await consentVersion() == "1.4")
             let (_, sinceFirst) = try await updates(from: "1.0")
@@ -109,18 +110,19 @@ import TestSupport
             // Labels given out of sequence: one an earlier version had is stepped past.
             try await publish(labelled
                 .replacingOccurrences(of: "\"versionLabel\": \"2.3\"", with: "\"versionLabel\": \"1.0\"")
-                .replacingOccurrences(of: "We collect your answers, encrypted.", with: "We collect your answers, encrypted at rest."))
+                .replacingOccurrences(of: "We collect your answers, encrypted.", with: "We collect your answers, encrypted at rest."),
+                reconsent: false)
             #expect(try await listed() == "1.1")
             #expect(try await consentVersion() == "1.5")
 
             // Each consent version is read by its label; an unknown label is refused.
             let (_, kept) = try await api.get(
                 client, "/StudyMetaData/consentDocument?studyId=SLEEPWELL&consentVersion=1.4", WCPApp.headers(ios))
-            #expect((kept["consent"] as? [String: String])?["version"] == "1.4")
-            #expect((kept["consent"] as? [String: String])?["content"]?.contains("We collect your answers, encrypted.") == true)
+            #expect((kept["consent"] as? [String: Any])?["version"] as? String == "1.4")
+            #expect(((kept["consent"] as? [String: Any])?["content"] as? String)?.contains("We collect your answers, encrypted.") == true)
             let (_, original) = try await api.get(
                 client, "/StudyMetaData/consentDocument?studyId=SLEEPWELL&consentVersion=1.0", WCPApp.headers(ios))
-            #expect((original["consent"] as? [String: String])?["content"]?.contains("We collect your answers.") == true)
+            #expect(((original["consent"] as? [String: Any])?["content"] as? String)?.contains("We collect your answers.") == true)
             let (unknown, _) = try await updates(from: "9.9")
             #expect(unknown != .ok)
             // A label no version may have is refused before anything is saved.

@@ -51,12 +51,14 @@ import TestSupport
             #expect(v2["consentVersion"] as? Int == 1)
             #expect((v2["activityVersions"] as? [String: Int])?["weekly"] == 2)
             #expect((v2["activityVersions"] as? [String: Int])?["daily"] == 1)
-            #expect((v2["changes"] as? [String: Bool]) == ["consent": false, "activities": true, "resources": false, "info": false])
+            #expect((v2["changes"] as? [String: Bool]) == ["consent": false, "activities": true, "resources": false, "info": false, "reconsent": false])
 
             // A consent change moves the consent version.
             let reconsent = edited.replacingOccurrences(of: "I agree to take part.", with: "I agree to take part in Sleep Well.")
             _ = try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: reconsent)
-            let (_, consentUpdate) = try await act(client, "publish-updates", token: root)
+            // The team says whether those who signed must sign again (ReconsentAPITests).
+            #expect(try await act(client, "publish-updates", token: root).0 == .badRequest)
+            let (_, consentUpdate) = try await act(client, "publish-updates?reconsent=false", token: root)
             #expect((consentUpdate["version"] as? [String: Any])?["consentVersion"] as? Int == 2)
 
             #expect(try await act(client, "pause", token: root).1["status"] as? String == "paused")

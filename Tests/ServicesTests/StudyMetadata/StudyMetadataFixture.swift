@@ -20,6 +20,8 @@ enum StudyMetadataFixture {
         var viewer: String
         /// An admin with no role on any study.
         var stranger: String
+        /// Where study-metadata listens, for a test that changes a study while it runs.
+        var url: String
     }
 
     static func run(studies: [String], _ body: @escaping @Sendable (_ url: String) async throws -> Void) async throws {
@@ -57,7 +59,7 @@ enum StudyMetadataFixture {
                         client, .put, "/admin/v1/studies/\(first)/team", token: root,
                         body: #"{"email":"viewer@team.test","role":"viewer"}"#).0 == .ok)
                     let (_, stranger) = try await drafts.makeAdmin(client, root: root, email: "stranger@team.test")
-                    members = Team(root: root, viewer: viewer, stranger: stranger)
+                    members = Team(root: root, viewer: viewer, stranger: stranger, url: "http://127.0.0.1:\(client.port!)")
                 }
                 try await body("http://127.0.0.1:\(client.port!)", members)
             }

@@ -21,6 +21,10 @@ package enum RegistrationAdminError: Error, Sendable, Equatable {
     case noPublishedStudy(String)
     /// Study-metadata cannot be reached to read the study's schedule.
     case scheduleUnavailable
+    /// Study-metadata could not say which consent versions are in force.
+    case consentVersionsUnavailable
+    /// A request for consent reminders that cannot be carried out; the text says why.
+    case invalidReminder(String)
     case noPushCredentials(appId: String, platform: Platform)
     /// Registration has not heard of the app (study-metadata has not sent it).
     case noApp(String)
@@ -42,6 +46,9 @@ package enum RegistrationAdminError: Error, Sendable, Equatable {
         case .noInvitation(let studyId): "study \(studyId) has no such invitation"
         case .noPublishedStudy(let studyId): "study-metadata has no published study \(studyId)"
         case .scheduleUnavailable: "study-metadata cannot be reached now to read the study's schedule"
+        case .invalidReminder(let reason): reason
+        case .consentVersionsUnavailable:
+            "study-metadata cannot be reached now to say which consent versions are in force; try again shortly"
         case .noPushCredentials(let appId, let platform): "app \(appId) has no \(platform.rawValue) push credentials"
         case .noApp(let appId): "there is no app \(appId)"
         case .tooManyMovedAccounts(let maximum): "one request moves at most \(maximum) accounts in; send the export in parts"

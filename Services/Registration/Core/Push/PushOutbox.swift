@@ -32,13 +32,15 @@ package struct PushOutbox: Sendable {
 
     /// Claims due rows (`SKIP LOCKED`, leased for `lease`) with their notification.
     package func claim(batch: Int, lease: Duration) async throws -> [Queued] {
-        // The message is the notification's from study-metadata, or the reminder's.
+        // The message is the notification's from study-metadata, a run's reminder's, or a
+        // consent reminder's.
         let rows = try await client.query(
             Self.table.claim(
                 returning: """
                     q.session_id, q.device_os, q.device_token, q.language,
                     coalesce((SELECT n.message FROM received_notifications n WHERE n.id = q.notification_id),
-                             (SELECT r.message FROM run_reminders r WHERE r.id = q.reminder_id))::text
+                             (SELECT r.message FROM run_reminders r WHERE r.id = q.reminder_id),
+                             (SELECT c.message FROM consent_reminders c WHERE c.id = q.consent_reminder_id))::text
                     """,
                 limit: batch, lease: lease),
             logger: logger)

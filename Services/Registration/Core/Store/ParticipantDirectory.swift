@@ -22,6 +22,10 @@ package struct ParticipantDirectory: Sendable {
         package var appTokenSHA256: String?
         package var sort: ParticipantList.Sort = .participantId
         package var descending = false
+        /// The consent versions a signature satisfies (`StudyStanding.consentVersionsInForce`).
+        package var consentVersionsInForce: [String]?
+        /// Only those who owe a signature of one of them.
+        package var owingConsent = false
 
         package init(studyId: String, page: ListPage, identities: Bool) {
             (self.studyId, self.page, self.identities) = (studyId, page, identities)
@@ -58,7 +62,8 @@ package struct ParticipantDirectory: Sendable {
                     WHERE c.user_id = ps.user_id AND c.study_id = ps.study_id AND c.status = 'completed'
                     ORDER BY c.id DESC LIMIT 1),
                    runs.last_activity,
-                   ps.site_id, s.name, ps.participant_token_hash
+                   ps.site_id, s.name, ps.participant_token_hash,
+                   owes_consent(ps.user_id, ps.study_id, ps.status, \(query.consentVersionsInForce)::text[])
             FROM participant_studies ps JOIN participants p ON p.user_id = ps.user_id
             LEFT JOIN study_sites s ON s.id = ps.site_id
             CROSS JOIN LATERAL (
@@ -74,6 +79,7 @@ package struct ParticipantDirectory: Sendable {
                        ((SELECT \(unescaped: Self.key(query.sort, "x")) FROM participant_studies x
                          WHERE x.study_id = ps.study_id AND x.pseudonym = \(query.page.after)), \(query.page.after)::uuid)))
               AND (\(query.participantId)::uuid IS NULL OR ps.pseudonym = \(query.participantId))
+              AND (NOT \(query.owingConsent) OR owes_consent(ps.user_id, ps.study_id, ps.status, \(query.consentVersionsInForce)::text[]))
               AND (\(query.appTokenSHA256)::text IS NULL OR ps.participant_token_hash = \(query.appTokenSHA256))
               AND (\(search)::text IS NULL
                    OR left(ps.pseudonym::text, length(\(search))) = \(search)
@@ -84,16 +90,18 @@ package struct ParticipantDirectory: Sendable {
         var found: [ParticipantList.Participant] = []
         for try await row in rows {
             let (pseudonym, email, status, enrolled, withdrawn, completion, adherence, versions, sharing, lastActivity, site, siteName,
-                 hash) =
-                try row.decode((UUID, String?, String, Date?, Date?, Int, Int, [String], String?, Date?, UUID?, String?, String?).self)
+                 hash, owes) =
+                try row.decode((UUID, String?, String, Date?, Date?, Int, Int, [String], String?, Date?, UUID?, String?, String?, Bool).self)
             found.append(.init(
                 participantId: pseudonym.uuidString.lowercased(), email: email, status: status, enrolledAt: enrolled,
                 withdrawnAt: withdrawn, consentVersions: versions, sharing: sharing, lastActivityAt: lastActivity,
                 completion: completion, adherence: adherence, siteId: site?.uuidString.lowercased(), siteName: siteName,
-                appTokenSHA256: hash))
+                appTokenSHA256: hash, owesConsent: owes))
         }
         let page = KeysetPage(found, limit: query.page.limit, key: \.participantId)
-        return ParticipantList(participants: page.items, next: page.next, identities: query.identities)
+        return ParticipantList(
+            participants: page.items, next: page.next, identities: query.identities,
+            consentVersionsInForce: query.consentVersionsInForce)
     }
 
     /// The sort key of `alias`'s row. Fixed SQL for each order (nothing from the request goes
@@ -120,11 +128,12 @@ package struct ParticipantDirectory: Sendable {
 
     /// One participant of the study with their account's state, consent history and activity
     /// states; nil when the study has no participant by that id.
-    package func participant(studyId: String, participantId: UUID, identities: Bool, mayReadConsentPDFs: Bool) async throws
-        -> ParticipantDetail?
-    {
+    package func participant(
+        studyId: String, participantId: UUID, identities: Bool, mayReadConsentPDFs: Bool, consentVersionsInForce: [String]? = nil
+    ) async throws -> ParticipantDetail? {
         var one = Query(studyId: studyId, page: .one, identities: identities)
         one.participantId = participantId
+        one.consentVersionsInForce = consentVersionsInForce
         guard
             let listed = try await participants(one).participants.first,
             let (userId, account, appTokenSHA256) = try await account(studyId: studyId, participantId: participantId)

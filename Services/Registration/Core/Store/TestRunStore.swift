@@ -42,6 +42,8 @@ package struct TestRunStore: Sendable {
             }
             try await connection.query(
                 "DELETE FROM invitation_sends WHERE study_id = \(studyId) AND sent_at <= \(at)", logger: logger)
+            try await connection.query(
+                "DELETE FROM consent_reminders WHERE study_id = \(studyId) AND requested_at <= \(at)", logger: logger)
             let invitations = try await count(
                 "DELETE FROM invitations WHERE study_id = \(studyId) AND created_at <= \(at) RETURNING 1")
             let removed = TestRunRemoval(

@@ -1,5 +1,6 @@
 import JSONText
 import NIOCore
+import StudyModels
 
 /// An exported row's line, written byte by byte from the cells PostgreSQL sends: each value
 /// arrives as JSON text (`to_json`), which a JSON line carries as it is and a CSV field unquotes.
@@ -66,42 +67,16 @@ package enum ExportLines {
     }
 
     private static func appendUnquoted<Bytes: Collection<UInt8>>(_ value: Bytes, text: Bool, to out: inout [UInt8]) {
-        if text, let first = value.first, isFormulaStart(first) {
+        if text, let first = value.first, CSV.isFormulaStart(first) {
             appendCSVField([UInt8(ascii: "'")] + Array(value), to: &out)
         } else {
             appendCSVField(value, to: &out)
         }
     }
 
-    /// A field as RFC 4180 writes it: quoted, inner quotes doubled, when it holds a comma, a quote
-    /// or a line break.
+    /// A field as RFC 4180 writes it (`CSV.appendField`).
     package static func appendCSVField<Bytes: Collection<UInt8>>(_ value: Bytes, to out: inout [UInt8]) {
-        guard value.contains(where: isFieldBreak) else {
-            out.append(contentsOf: value)
-            return
-        }
-        out.append(UInt8(ascii: "\""))
-        for byte in value {
-            out.append(byte)
-            if byte == UInt8(ascii: "\"") { out.append(byte) }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    /// A first byte that makes a spreadsheet read a cell as a formula. (Tests of every byte of
-    /// every value: a switch, not a `Set`, which hashes each.)
-    static func isFormulaStart(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D: true
-        default: false
-        }
-    }
-
-    static func isFieldBreak(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: ","), UInt8(ascii: "\""), 0x0A, 0x0D: true
-        default: false
-        }
+        CSV.appendField(value, to: &out)
     }
 
     private static let null = Array("null".utf8)

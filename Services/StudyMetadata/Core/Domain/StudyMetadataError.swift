@@ -67,6 +67,10 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
     case actionNotAllowed(action: LifecycleAction, current: StudyStatus)
     /// `publish-updates` with a draft equal to the newest version.
     case nothingToPublish
+    /// `publish-updates` of a consent change without the team's choice on re-consent.
+    case reconsentChoiceNeeded
+    /// A re-consent choice where the version publishes no consent change.
+    case reconsentWithoutConsentChange
     /// A message now goes only to the participants of an active study (or the testers of one in testing).
     case notActive(studyId: String, status: StudyStatus)
     case studyNotificationExists(studyId: String, notificationId: String)
@@ -140,6 +144,10 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
         case .actionNotAllowed(let action, let current):
             "a study that is \(current.rawValue) cannot be given the action \(action.rawValue)"
         case .nothingToPublish: "the draft has not changed since the last published version"
+        case .reconsentChoiceNeeded:
+            "the consent changed: say whether participants who signed an earlier version must sign this one (reconsent=true) or not (reconsent=false)"
+        case .reconsentWithoutConsentChange:
+            "the consent has not changed since the last published version, so there is nothing to sign again; publish without reconsent"
         case .changedWhileChecked(let studyId):
             "study \(studyId)'s draft changed while it was being checked; nothing was published, try again"
         case .storageUnchecked(let reason):

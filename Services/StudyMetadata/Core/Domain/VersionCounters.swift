@@ -24,31 +24,15 @@ package struct VersionCounters: Codable, Sendable, Equatable {
                     StudyChanges(consent: true, activities: true, resources: true, info: true))
         }
         // A label names a version; it is not a change (`frozen(_:counters:after:history:)`).
-        var old = previous.document, document = document
-        old.versionLabel = nil; document.versionLabel = nil
-        old.consent.versionLabel = nil; document.consent.versionLabel = nil
-        let consentChanged = Canonical.json(document.consent) != Canonical.json(old.consent)
+        let difference = StudyDocumentDifference(from: previous.document, to: document)
         var activities: [String: Int] = [:]
-        var activitiesChanged = Set(old.activities.map(\.activityId)) != Set(document.activities.map(\.activityId))
         for activity in document.activities {
-            let before = old.activities.first { $0.activityId == activity.activityId }
             let current = previous.counters.activities[activity.activityId] ?? 0
-            if let before, Canonical.json(before) == Canonical.json(activity) {
-                activities[activity.activityId] = max(current, 1)
-            } else {
-                activities[activity.activityId] = current + 1
-                activitiesChanged = true
-            }
+            let changed = difference.addedActivities.contains(activity.activityId) || difference.changedActivities.contains(activity.activityId)
+            activities[activity.activityId] = changed ? current + 1 : max(current, 1)
         }
-        let resourcesChanged = Canonical.json(document.resources) != Canonical.json(old.resources)
-        // What is left once consent, activities and resources are set aside is the study info.
-        var oldInfo = old, newInfo = document
-        oldInfo.consent = Consent(); newInfo.consent = Consent()
-        oldInfo.activities = []; newInfo.activities = []
-        oldInfo.resources = []; newInfo.resources = []
-        let infoChanged = Canonical.json(oldInfo) != Canonical.json(newInfo)
-        let changes = StudyChanges(
-            consent: consentChanged, activities: activitiesChanged, resources: resourcesChanged, info: infoChanged)
+        let changes = difference.changes
+        let consentChanged = difference.consent
         return (VersionCounters(
                     study: previous.counters.study + (changes.any ? 1 : 0),
                     consent: previous.counters.consent + (consentChanged ? 1 : 0),
@@ -208,12 +192,10 @@ package struct PublishedVersionLabels: Sendable, Equatable {
 }
 
 /// Deterministic JSON for comparing parts of documents.
-package enum Canonical {
-    package static func json(_ value: some Encodable) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(value)) ?? Data()
-    }
+package typealias Canonical = CanonicalJSON
+
+extension CanonicalJSON {
+    package static func json(_ value: some Encodable) -> Data { data(value) }
 }
 
 extension StudyEvent {

@@ -112,12 +112,14 @@ package struct PublishedStudies: Sendable {
             JOIN LATERAL (SELECT document FROM study_versions WHERE study_id = s.study_id ORDER BY version DESC LIMIT 1) v ON true
             WHERE s.study_id = \(studyId)
             """, logger: logger)
+        var found: StudyStanding?
         for try await (id, appId, status, name) in rows.decode((String, String, String, String?).self) {
             guard let status = StudyEvent.Status(rawValue: status) else { return nil }
             let title = name.flatMap { try? JSONDecoder().decode(LocalizedText.self, from: Data($0.utf8)) }?.text(for: nil)
-            return StudyStanding(studyId: id, appId: appId, status: status, name: title)
+            found = StudyStanding(studyId: id, appId: appId, status: status, name: title)
         }
-        return nil
+        found?.consentVersionsInForce = try await consentVersionsInForce(studyId: studyId)
+        return found
     }
 
     package func studyEvents(now: Date = Date()) async throws -> [StudyEvent] {
@@ -248,8 +250,41 @@ package struct PublishedStudies: Sendable {
             total.activities = total.activities || changes.activities
             total.resources = total.resources || changes.resources
             total.info = total.info || changes.info
+            total.reconsent = total.reconsent || changes.reconsent
         }
         return total
+    }
+
+    /// Whether consent version `consentVersion` asked those who signed an earlier one to sign
+    /// again: the choice made when the version that changed the consent to it was published.
+    package func reconsent(studyId: String, consentVersion: Int) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            SELECT coalesce((changes->>'reconsent')::boolean, false) FROM study_versions
+            WHERE study_id = \(studyId) AND consent_version = \(consentVersion) ORDER BY version LIMIT 1
+            """, logger: logger)
+        for try await reconsent in rows.decode(Bool.self) { return reconsent }
+        return false
+    }
+
+    /// The consent versions (as the apps name them) a participant's signature satisfies: the one
+    /// the newest re-consent asked for and every one after it; nil when no version ever asked
+    /// anyone to sign again, so any signature does.
+    package func consentVersionsInForce(studyId: String) async throws -> [String]? {
+        let rows = try await client.query(
+            """
+            SELECT v.consent_version, v.document->'consent'->>'versionLabel',
+                   coalesce((v.changes->>'reconsent')::boolean, false)
+            FROM study_versions v WHERE v.study_id = \(studyId) ORDER BY v.version
+            """, logger: logger)
+        var labels: [String] = []
+        var asked = false
+        for try await (number, label, reconsent) in rows.decode((Int, String?, Bool).self) {
+            if reconsent { (labels, asked) = ([], true) }
+            let name = label ?? VersionCounters.label(number)
+            if !labels.contains(where: { $0.unicodeScalars.elementsEqual(name.unicodeScalars) }) { labels.append(name) }
+        }
+        return asked ? labels : nil
     }
 }
 

@@ -31,10 +31,12 @@ package struct StudyLifecycleActions: Sendable {
     /// name is text they chose, and an app's users are not theirs to message.
     /// `movingIn`: the draft is a study moved from another deployment, whose activities may have
     /// ended there already and are kept for their responses (`PublishGuard.pastSchedules` is not
-    /// asked). Refusals are `StudyMetadataError`s.
+    /// asked). `reconsent`: the team's choice when `publish-updates` freezes a consent change
+    /// (`StudyChanges.reconsent`), needed then and refused otherwise; a moved-in version asks
+    /// nobody to sign again unless told. Refusals are `StudyMetadataError`s.
     package func apply(
         _ action: LifecycleAction, studyId: String, by actor: String, mayAnnounceToApp: Bool, movingIn: Bool = false,
-        now: Date = Date()
+        reconsent: Bool? = nil, now: Date = Date()
     ) async throws -> (status: StudyStatus, frozen: StudyVersionRecord?) {
         let problems = { (draft: StudyDocument) in
             movingIn ? StudyValidator.validate(draft) : PublishGuard.problems(draft, now: now)
@@ -51,7 +53,9 @@ package struct StudyLifecycleActions: Sendable {
                 let found = problems(draft)
                 guard found.isEmpty else { throw StudyMetadataError.invalid(found, subject: .draft) }
                 let previous = try await work.latest(studyId: studyId)
-                let (counters, changes) = VersionCounters.next(for: draft, after: previous)
+                var (counters, changes) = VersionCounters.next(for: draft, after: previous)
+                changes.reconsent = try Self.reconsent(
+                    reconsent, action: action, consentChanged: previous != nil && changes.consent, movingIn: movingIn)
                 let history = try await work.activityLabels(studyId: studyId)
                 let reused = VersionCounters.reusedLabels(in: draft, counters: counters, history: history)
                 guard reused.isEmpty else { throw StudyMetadataError.invalid(reused, subject: .draft) }
@@ -68,12 +72,15 @@ package struct StudyLifecycleActions: Sendable {
                 } else if action == .publishUpdates {
                     throw StudyMetadataError.nothingToPublish
                 }
+            } else if reconsent != nil {
+                throw StudyMetadataError.reconsentWithoutConsentChange
             }
             let endsTesting = action.endsTesting(from: status)
             if endsTesting { try await forgetTesting(studyId: studyId, now: now, in: work) }
             try await work.setStatus(next, launching: action == .launch, studyId: studyId)
             var details = ["from": status.rawValue, "to": next.rawValue]
             if let frozen { details["label"] = frozen.label }
+            if frozen?.changes.reconsent == true { details["reconsent"] = "true" }
             if endsTesting { details["testDataRemoved"] = "true" }
             if movingIn { details["movedIn"] = "true" }
             try await work.record(
@@ -94,6 +101,22 @@ package struct StudyLifecycleActions: Sendable {
         /// Why the draft may not be frozen; nil when a response to every activity was stored
         /// (or nothing would be frozen).
         var refusal: StudyMetadataError?
+    }
+
+    /// The re-consent of a version: the team's `choice` where `publish-updates` freezes a consent
+    /// change (participants have signed an earlier one), false where no one can have signed. A
+    /// moved-in version without a choice asks nobody: its participants signed what they signed
+    /// at the deployment it comes from.
+    static func reconsent(_ choice: Bool?, action: LifecycleAction, consentChanged: Bool, movingIn: Bool) throws -> Bool {
+        guard action == .publishUpdates, consentChanged else {
+            if choice != nil { throw StudyMetadataError.reconsentWithoutConsentChange }
+            return false
+        }
+        guard let choice else {
+            if movingIn { return false }
+            throw StudyMetadataError.reconsentChoiceNeeded
+        }
+        return choice
     }
 
     /// A study whose answers cannot be stored never goes out: before a version is frozen, the

@@ -82,7 +82,8 @@ extension WCPRoutes {
         return ConsentDocumentReply(
             consent: .init(
                 version: VersionCounters.consentLabel(of: document, version: consentVersion), type: "text/html",
-                content: Self.consentHTML(document.consent, language: client.language)))
+                content: Self.consentHTML(document.consent, language: client.language),
+                enrollAgain: try await published.reconsent(studyId: studyId, consentVersion: consentVersion)))
     }
 
     /// The document a participant signs: the study's HTML, or the screens' sections in order

@@ -189,11 +189,15 @@ package struct WCPRoutes {
         }
         guard let held = try await published.version(studyId: studyId, studyLabel: label) else { throw Self.invalidInput }
         let changes = try await published.changes(studyId: studyId, after: held.version)
+        // The apps take a consent update as "sign again" (the 2020 apps always, 2.x where
+        // `enrollAgain` says so): a consent change published without re-consent is not one for a
+        // participant who signed; a new participant signs the current consent when joining.
         return StudyUpdatesReply(
             updates: .init(
-                consent: changes.consent, activities: changes.activities, resources: changes.resources,
+                consent: changes.reconsent, activities: changes.activities, resources: changes.resources,
                 info: changes.info, status: status),
-            currentVersion: VersionCounters.studyLabel(of: current.document, version: current.version))
+            currentVersion: VersionCounters.studyLabel(of: current.document, version: current.version),
+            enrollAgain: changes.reconsent)
     }
 
     // MARK: - Helpers
