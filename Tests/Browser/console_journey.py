@@ -460,6 +460,12 @@ def retitle_and_publish(driver, title):
     driver.find_element(By.LINK_TEXT, "Actions and versions").click()
     wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=publish-updates]")), "the update action")
     driver.find_element(By.XPATH, "//input[@value='publish-updates']/ancestor::form//button").click()
+    # What changes for participants is shown first, and confirmed.
+    wait(driver, EC.presence_of_element_located((By.ID, "publish-preview")), "what publishing changes")
+    preview = driver.find_element(By.ID, "publish-preview").text
+    assert "Changed activities get a new version" in preview and title in preview, preview
+    assert not driver.find_elements(By.NAME, "reconsent"), "no consent change, so no re-consent choice"
+    driver.find_element(By.XPATH, "//section[@id='publish-preview']//button").click()
     wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Done: publish updates."), f"the update titled {title}")
 
 

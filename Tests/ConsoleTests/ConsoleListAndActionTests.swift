@@ -71,8 +71,14 @@ import TestSupport
             let (_, summary, _) = try await ConsoleFixture.send(fixture.metadata, .get, "/admin/v1/studies/CONSOLE1", token: fixture.rootToken)
             #expect(String(buffer: summary).contains(#""status":"active""#))
 
-            // Nothing changed since: the admin API refuses an update, and the page says why.
-            let nothing = try await browser.post("/studies/CONSOLE1/actions", [("csrf", csrf), ("action", "publish-updates")])
+            // Nothing changed since: the preview says so and offers nothing to confirm; confirmed
+            // anyway, the admin API refuses the update, and the page says why.
+            let preview = try await browser.post("/studies/CONSOLE1/actions", [("csrf", csrf), ("action", "publish-updates")])
+            #expect(preview.status == .ok)
+            #expect(preview.html.contains("Nothing has changed since version 1.0: there is nothing to publish."))
+            #expect(!preview.html.contains("Publish these updates"))
+            let nothing = try await browser.post(
+                "/studies/CONSOLE1/actions", [("csrf", csrf), ("action", "publish-updates"), ("confirm", "yes")])
             #expect(nothing.status == .conflict)
             #expect(nothing.html.contains("id=\"problems\""))
 

@@ -91,8 +91,21 @@ extension AdminAPIClient {
 
 extension AdminAPIClient {
     /// A lifecycle action (`publish`, `launch`, ...): study-metadata decides whether it may happen.
-    package func perform(_ action: String, on studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> StudyActionResult {
-        try await call(AdminCalls.lifecycleAction, ["studyId": studyId, "action": action], token: token, logger: logger)
+    /// `reconsent`: the team's choice on a consent change `publish-updates` freezes.
+    package func perform(
+        _ action: String, on studyId: String, reconsent: Bool? = nil, token: String, logger: Logger
+    ) async throws(AdminAPIError) -> StudyActionResult {
+        try await call(
+            AdminCalls.lifecycleAction, ["studyId": studyId, "action": action], query: reconsent.map { [("reconsent", String($0))] } ?? [],
+            token: token, logger: logger)
+    }
+
+    /// A frozen version's document; nil when study-metadata sent one the study model cannot read.
+    package func versionDocument(of studyId: String, version: Int, token: String, logger: Logger) async throws(AdminAPIError) -> StudyDocument? {
+        let reply = try await exchange(
+            AdminCalls.version, ["studyId": studyId, "version": String(version)], body: NoContent(), token: token, logger: logger)
+        return try? JSONDecoder.budgeted(maxNodes: JSONValue.Budget.studyDocument.maxNodes).decode(
+            StudyDocument.self, from: Data(buffer: reply.body))
     }
 
     /// What keeps the draft's answers from being stored (study-metadata's storage check).

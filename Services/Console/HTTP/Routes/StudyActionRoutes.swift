@@ -38,6 +38,26 @@ package struct StudyActionRoutes: Sendable {
                     studyId, session: session, context: context,
                     problems: [.init(pointer: "", message: "There is no such action.")], done: nil, status: .unprocessableContent)
             }
+            // Updates are shown before they go out; a consent change needs the team's choice.
+            var reconsent: Bool?
+            if action == .publishUpdates {
+                let preview = try await publishPreview(studyId, session: session, context: context)
+                guard form["confirm"] == "yes" else {
+                    return try await actionsPage(
+                        studyId, session: session, context: context, problems: [], done: nil, status: .ok, preview: preview)
+                }
+                if preview?.consentChanges == true {
+                    guard let chosen = form["reconsent"].flatMap({ $0 == "true" ? true : $0 == "false" ? false : nil }) else {
+                        return try await actionsPage(
+                            studyId, session: session, context: context,
+                            problems: [.init(
+                                pointer: "/reconsent",
+                                message: "Choose whether participants who signed the earlier consent must sign the new version.")],
+                            done: nil, status: .unprocessableContent, preview: preview)
+                    }
+                    reconsent = chosen
+                }
+            }
             // Launching is undoable only for a study in testing (its testers' data goes).
             let status = action == .launch ? try await pages.load(studyId, session: session, context: context).summary.status : nil
             let choice = status.map { ActionChoice.choice(action, from: $0) } ?? ActionChoice.choice(action)
@@ -49,12 +69,12 @@ package struct StudyActionRoutes: Sendable {
             }
             let outcome = await ConsolePages.outcome {
                 () async throws(AdminAPIError) in
-                try await pages.api.perform(action.rawValue, on: studyId, token: session.token, logger: context.logger)
+                try await pages.api.perform(action.rawValue, on: studyId, reconsent: reconsent, token: session.token, logger: context.logger)
             }
             switch outcome {
             case .success:
                 return PageRenderer.redirect(to: "/studies/\(AdminAPIClient.segment(studyId))/actions?done=\(action.rawValue)")
-            case .failure(let error) where [403, 409, 422].contains(error.status):
+            case .failure(let error) where [400, 403, 409, 422].contains(error.status):
                 let problems = error.problems.isEmpty ? [ValidationProblem(pointer: "", message: error.message)] : error.problems
                 return try await actionsPage(
                     studyId, session: session, context: context, problems: problems, done: nil,
@@ -65,9 +85,21 @@ package struct StudyActionRoutes: Sendable {
         }
     }
 
+    /// What publishing the draft's updates would change, from the newest version's document and
+    /// the draft; nil when either cannot be read (the admin API still decides).
+    func publishPreview(_ studyId: String, session: ConsoleSession, context: ServiceRequestContext) async throws -> PublishPreview? {
+        let state = try await pages.load(studyId, session: session, context: context)
+        guard let latest = try await pages.api.versions(of: studyId, token: session.token, logger: context.logger).last,
+            let published = try await pages.api.versionDocument(
+                of: studyId, version: latest.version, token: session.token, logger: context.logger),
+            let data = try? JSONEncoder().encode(state.draft), let draft = try? JSONDecoder().decode(StudyDocument.self, from: data)
+        else { return nil }
+        return PublishPreview(published: published, label: latest.label, draft: draft)
+    }
+
     func actionsPage(
         _ studyId: String, session: ConsoleSession, context: ServiceRequestContext, problems: [ValidationProblem], done: String?,
-        status: HTTPResponse.Status
+        status: HTTPResponse.Status, preview: PublishPreview? = nil
     ) async throws -> Response {
         async let versions = pages.api.versions(of: studyId, token: session.token, logger: context.logger)
         let state = try await pages.load(studyId, session: session, context: context)
@@ -76,7 +108,7 @@ package struct StudyActionRoutes: Sendable {
         let freezes = choices.contains { [LifecycleAction.publish, .publishForTesting, .launch, .publishUpdates].map(\.rawValue).contains($0.action) }
         let rows = try await versions.reversed().map { version in
             let changed = [
-                version.changes.consent ? "consent" : nil, version.changes.activities ? "activities" : nil,
+                version.changes.consent ? (version.changes.reconsent ? "consent (everyone signs again)" : "consent") : nil, version.changes.activities ? "activities" : nil,
                 version.changes.resources ? "resources" : nil, version.changes.info ? "information" : nil,
             ].compactMap { $0 }
             return ActionsView.Version(
@@ -85,7 +117,7 @@ package struct StudyActionRoutes: Sendable {
         }
         let view = ActionsView(
             checklist: freezes ? ChecklistView(state.checklist(storage: await pages.storageFinding(state, session: session, context: context))) : nil, choices: choices, hasChoices: !choices.isEmpty,
-            mayAct: state.role == .studyAdmin, done: done, versions: rows, hasVersions: !rows.isEmpty,
+            mayAct: state.role == .studyAdmin, done: done, preview: preview, versions: rows, hasVersions: !rows.isEmpty,
             problemReport: ProblemReport(
                 heading: "Not done",
                 StudyPageModels.problems(problems, page: nil, values: FormFields(), sections: state.sections, draft: state.draft, studyId: studyId)))
@@ -113,6 +145,8 @@ struct ActionsView: PageView {
     var mayAct: Bool
     /// What the action just taken did.
     var done: String?
+    /// What publishing the updates would change, before it is confirmed.
+    var preview: PublishPreview?
     var versions: [Version]
     var hasVersions: Bool
     var problemReport: ProblemReport?
