@@ -287,8 +287,13 @@ let package = Package(
             providers: [.apt(["libqrencode-dev"])]
         ),
         .target(
+            name: "PDFText",
+            path: "Shared/PDFText",
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "QRCode",
-            dependencies: ["CQRencode"],
+            dependencies: ["CQRencode", "PDFText"],
             path: "Shared/QRCode",
             swiftSettings: strictSettings
         ),
@@ -399,7 +404,7 @@ let package = Package(
         .target(
             name: "ConsoleCore",
             dependencies: [
-                "AdminContracts", "ServiceKit", "StudyModels", "JSONText",
+                "AdminContracts", "ServiceKit", "StudyModels", "JSONText", "PDFText",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

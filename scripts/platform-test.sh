@@ -223,8 +223,9 @@ screenshots=.build/test-output/console
 rm -rf "$screenshots"
 log "platform: the console in headless Chromium"
 APP_CREDENTIAL=$(sed -n 's/^DEMO_IOS_CREDENTIAL=//p' "$data/secrets.env")
+ANDROID_CREDENTIAL=$(sed -n 's/^DEMO_ANDROID_CREDENTIAL=//p' "$data/secrets.env")
 CONSOLE_URL="http://127.0.0.1:$console_port" MAIL_DIR="$data/mail" ADMIN_EMAIL=admin@platform.test ADMIN_PASSWORD="$admin_password" \
-    APP_CREDENTIAL="$APP_CREDENTIAL" \
+    APP_CREDENTIAL="$APP_CREDENTIAL" ANDROID_CREDENTIAL="$ANDROID_CREDENTIAL" \
     SCREENSHOTS="$screenshots" "$tools_venv/bin/python" Tests/Browser/console_journey.py >"$work/logs/browser.log" 2>&1 ||
     { cat "$work/logs/browser.log" >&2; die "the console's browser test failed"; }
 log "platform: $(tail -n 1 "$work/logs/browser.log")"

@@ -1,3 +1,5 @@
+import PDFText
+
 /// A printable PDF of QR codes: A4 pages of twenty codes, each with its text printed under it in a
 /// fixed-width face, and a heading on every page, with a sentence under it saying what to do
 /// with a code.
@@ -178,61 +180,7 @@ public struct QRSheet: Sendable {
 
     /// Text for a PDF string literal in WinAnsiEncoding: Latin-1 letters kept, anything else
     /// (and control characters) shown as `?`, and the delimiters escaped.
-    static func pdfString(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x28, 0x29, 0x5C: bytes += [0x5C, UInt8(scalar.value)]
-            case 0x20...0x7E, 0xA0...0xFF: bytes.append(UInt8(scalar.value))
-            default: bytes.append(0x3F)
-            }
-        }
-        return bytes
-    }
+    static func pdfString(_ text: String) -> [UInt8] { PDFText.string(text) }
 
-    static func number(_ value: Double) -> String {
-        let hundredths = (value * 100).rounded()
-        let whole = Int(hundredths) / 100
-        let fraction = abs(Int(hundredths) % 100)
-        return fraction == 0 ? "\(whole)" : "\(whole).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
-}
-
-/// Writes a PDF file's objects, remembering where each starts, and the cross-reference table
-/// that locates them. It hands back each piece's bytes, so a file can be streamed.
-struct PDFWriter: Sendable {
-    private var offset = 0
-    private var offsets: [Int: Int] = [:]
-
-    private mutating func emit(_ bytes: [UInt8]) -> [UInt8] {
-        offset += bytes.count
-        return bytes
-    }
-
-    mutating func header() -> [UInt8] {
-        // The second line's high bytes tell transfer programs the file is binary.
-        emit(Array("%PDF-1.4\n%".utf8) + [0xE2, 0xE3, 0xCF, 0xD3, 0x0A])
-    }
-
-    mutating func object(_ id: Int, _ body: String) -> [UInt8] {
-        offsets[id] = offset
-        return emit(Array("\(id) 0 obj\n\(body)\nendobj\n".utf8))
-    }
-
-    mutating func stream(_ id: Int, _ content: [UInt8]) -> [UInt8] {
-        offsets[id] = offset
-        return emit(Array("\(id) 0 obj\n<< /Length \(content.count) >>\nstream\n".utf8) + content + Array("\nendstream\nendobj\n".utf8))
-    }
-
-    mutating func finish(root: Int) -> [UInt8] {
-        let count = (offsets.keys.max() ?? 0) + 1
-        let xref = offset
-        var table = "xref\n0 \(count)\n0000000000 65535 f \n"
-        for id in 1..<count {
-            let at = String(offsets[id] ?? 0)
-            table += String(repeating: "0", count: 10 - at.count) + at + (offsets[id] == nil ? " 65535 f \n" : " 00000 n \n")
-        }
-        table += "trailer\n<< /Size \(count) /Root \(root) 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
-        return emit(Array(table.utf8))
-    }
+    static func number(_ value: Double) -> String { PDFText.number(value) }
 }

@@ -469,6 +469,125 @@ def retitle_and_publish(driver, title):
     wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Done: publish updates."), f"the update titled {title}")
 
 
+def signed_consent(user):
+    """The version of the newest consent registration holds for `user` (`consentPDF`, as the
+    Android app asks it before deciding whether to show the consent again)."""
+    headers = {"applicationId": "DEMOAPP", "orgId": "DEMOORG", "userId": user["userId"], "auth": user["auth"]}
+    request = urllib.request.Request(f"{REGISTRATION}/fdahpUserRegWS/consentPDF.api?studyId={STUDY}&consentVersion=", headers=headers)
+    with urllib.request.urlopen(request) as reply:
+        return json.load(reply)["consent"]["version"]
+
+
+def consent_change(driver, ben_user, spare_token, signed_version):
+    """A consent change after launch, published with re-consent. Ben (the iOS app) signed the
+    first version; Dee (the Android app) joins with a token of the batch and signs it too. The
+    preview before publishing says the consent changes and asks whether those who signed must
+    sign again; both apps are then told, the participants table shows who owes the signature,
+    the reminders go out (Dee's to her phone, Ben's nowhere: his app never turned notifications
+    on), both sign the new
+    version as their apps do, and the consent history has every signature."""
+    import datetime
+    android = os.environ["ANDROID_CREDENTIAL"]
+    dee = "dee@browser.test"
+    registration("register", {"emailId": dee, "password": "Dee-Passw0rd!"})
+    registration("verify", {"emailId": dee, "code": verification_code(dee)})
+    dee_user = registration("login", {"emailId": dee, "password": "Dee-Passw0rd!"})
+    dee_token = enroll(spare_token)["data"]["appToken"]
+    registration("updateStudyState", {"studies": [{"studyId": STUDY, "status": "inProgress", "participantId": dee_token}]}, dee_user)
+    registration("updateEligibilityConsentStatus", {
+        "studyId": STUDY, "eligibility": True, "sharing": "Provided",
+        "consent": {"version": signed_version, "status": "completed", "pdf": base64.b64encode(PDF).decode()}}, dee_user)
+    registration("updateUserProfile", {
+        "settings": {"remoteNotifications": True, "localNotifications": True, "touchId": False, "passcode": False,
+                     "reminderLeadTime": "00:00", "locale": ""},
+        "info": {"appVersion": "1.0", "os": "android", "deviceToken": "fcm-dee:" + "Ab9_" * 30}, "participantInfo": []}, dee_user)
+    held = next(s["studyVersion"] for s in json.load(urllib.request.urlopen(app_request("studyList")))["studies"]
+                if s["studyId"] == STUDY)
+
+    # The consent's first section says more; publishing shows what changes and asks.
+    driver.get(CONSOLE + f"/studies/{STUDY}/consent")
+    wait(driver, EC.presence_of_element_located((By.ID, "f-consent-visualScreens-0-text-en")), "the consent page")
+    fill(driver, "f-consent-visualScreens-0-text-en", "What we ask of you, and who sees your answers.")
+    save(driver, "the consent's new text")
+    driver.find_element(By.LINK_TEXT, "Actions and versions").click()
+    wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=publish-updates]")), "the update action")
+    driver.find_element(By.XPATH, "//input[@value='publish-updates']/ancestor::form//button").click()
+    preview = wait(driver, EC.presence_of_element_located((By.ID, "publish-preview")), "what publishing changes").text
+    assert "The consent changes" in preview and f"version {held}" in preview, preview
+    shot(driver, "study-publish-preview")
+    driver.find_element(By.ID, "reconsent-true").click()
+    driver.find_element(By.XPATH, "//section[@id='publish-preview']//button").click()
+    wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Done: publish updates."), "the consent update")
+    newest = driver.find_element(By.XPATH, "//table[caption[contains(., 'versions frozen')]]//tbody/tr[1]").text
+    assert "consent (everyone signs again)" in newest, newest
+
+    # The apps learn it as the MyStudies apps read it: iOS from studyUpdates (enrollAgain beside
+    # updates.consent), Android from studyUpdates and then consentDocument's top-level enrollAgain.
+    for credential in (None, android):
+        updates = json.load(urllib.request.urlopen(app_request(f"studyUpdates?studyId={STUDY}&studyVersion={held}", credential)))
+        assert updates["updates"]["consent"] is True and updates["enrollAgain"] is True, updates
+    document = json.load(urllib.request.urlopen(app_request(f"consentDocument?studyId={STUDY}&consentVersion=", android)))
+    new_version = document["consent"]["version"]
+    assert document["enrollAgain"] is True and new_version != signed_version, document
+    assert signed_consent(dee_user) == signed_version
+
+    # Who owes the signature: both, in the table and its filter.
+    driver.get(CONSOLE + f"/studies/{STUDY}/participants?consent=owed")
+    rows = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#participants tbody tr"), "those who owe a signature")
+    assert len(rows) == 2 and all(row.find_elements(By.CSS_SELECTOR, ".status.warn") for row in rows), [row.text for row in rows]
+    fits = driver.execute_script(
+        "const t = document.getElementById('participants');"
+        " return [t.scrollWidth, t.parentElement.clientWidth, document.documentElement.scrollWidth, window.innerWidth]")
+    assert fits[0] <= fits[1] and fits[2] <= fits[3], f"the participants table overflows the page at 1280 px: {fits}"
+    owing = driver.find_element(By.ID, "consent-owing").text
+    assert f"consent version {new_version}" in owing and "2 participants owe a signature" in owing, owing
+
+    # Reminders, with quiet hours away from now in every participant's zone: a minute that no
+    # zone's clock (offsets are whole quarter hours) shows for the next seven minutes. Dee's goes
+    # to her phone; Ben's app never turned notifications on.
+    now = datetime.datetime.now(datetime.timezone.utc)
+    quiet = now.replace(minute=(now.minute + 7) % 60, second=0, microsecond=0)
+    driver.execute_script("document.getElementById('quietFrom').value = arguments[0];"
+                          "document.getElementById('quietUntil').value = arguments[1];",
+                          quiet.strftime("%H:%M"), (quiet + datetime.timedelta(minutes=1)).strftime("%H:%M"))
+    fill(driver, "reminder-message", "Please review and sign the updated consent.")
+    driver.find_element(By.CSS_SELECTOR, "#consent-reminder-form button[type=submit]").click()
+    wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "2 reminders will be sent"), "the reminders asked for")
+    seen = []
+
+    def decided(d):
+        shown = d.find_elements(By.ID, "reminder-outcomes")
+        seen.append(shown[0].text if shown else "(no outcome shown)")
+        return seen[-1] if "queued for their phones" in seen[-1] and "waiting" not in seen[-1] and seen[-1].count("\n") == 1 else d.refresh()
+    try:
+        outcomes = wait(driver, decided, "the reminders decided", seconds=30)
+    except AssertionError as error:
+        raise AssertionError(f"{error}; the page said: {seen[-1:]}") from None
+    assert "1 queued for their phones" in outcomes and "1 not sent: notifications are off in their app" in outcomes, outcomes
+    shot(driver, "study-participants-consent")
+
+    # Both sign as their apps do: the consent again, then the signature with sharing "".
+    for user in (ben_user, dee_user):
+        consent = app_call("eligibilityConsent", STUDY)["consent"]
+        assert consent["version"] == new_version, consent["version"]
+        registration("updateEligibilityConsentStatus", {
+            "studyId": STUDY, "eligibility": True, "sharing": "",
+            "consent": {"version": new_version, "status": "completed", "pdf": base64.b64encode(PDF).decode()}}, user)
+        assert signed_consent(user) == new_version
+    driver.get(CONSOLE + f"/studies/{STUDY}/participants?consent=owed")
+    wait(driver, EC.presence_of_element_located((By.ID, "consent-owing")), "the participants page")
+    assert not driver.find_elements(By.CSS_SELECTOR, "#participants tbody tr"), "nobody owes a signature now"
+    assert "0 participants owe a signature" in driver.find_element(By.ID, "consent-owing").text
+
+    # The consent history: every signature, oldest first.
+    cookie = "=".join(session_cookie(driver))
+    history = download(CONSOLE + f"/studies/{STUDY}/participants/consent-history", cookie).decode().splitlines()
+    assert history[0].startswith("participantId,consentId,version,status,sharing,recordedAt"), history[0]
+    versions = [line.split(",")[2] for line in history[1:]]
+    assert versions == [signed_version, signed_version, new_version, new_version], history
+    no_browser_errors(driver)
+
+
 def test_mode(driver):
     """Test mode. A study published for testing is served only to the app's test builds (made
     with its testing credentials, issued on the app's page) and joined only by invited
@@ -1205,6 +1324,7 @@ def main():
         assert all(token_is_valid(token) for token in tokens), [t for t in tokens if not token_is_valid(t)][:3]
         codes = qr_codes(download(pdf_link, cookie))
         assert len(codes) == 500 and sorted(codes) == sorted(tokens), (len(codes), sorted(set(codes) ^ set(tokens))[:5])
+        spare_token = tokens[0]
 
         # Sites and invitations: a site added, then three people invited from a CSV file chosen in
         # the form. Three e-mails arrive in the mail folder, each with its own token (and the QR
@@ -1595,6 +1715,7 @@ def main():
         study_files(driver)
         fhir_clients(driver)
         move_in(driver)
+        consent_change(driver, ben_user, spare_token, consent_version)
 
         # axe-core over every page an admin reaches by links (each page seen above was checked
         # as it was shown): no violation anywhere.

@@ -56,6 +56,20 @@ extension AdminAPIClient {
             token: token, logger: logger)
     }
 
+    /// How many owe a signature of the consent in force, and where the reminders stand.
+    package func consentReminders(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError)
+        -> ConsentReminderSummary
+    {
+        try await call(AdminCalls.consentReminders, ["studyId": studyId], token: token, logger: logger)
+    }
+
+    /// Reminds everyone who owes a signature (registration decides each outside quiet hours).
+    package func remindConsent(_ reminder: ConsentReminderRequest, of studyId: String, token: String, logger: Logger)
+        async throws(AdminAPIError) -> ConsentReminderSummary
+    {
+        try await call(AdminCalls.remindConsent, ["studyId": studyId], body: reminder, token: token, logger: logger)
+    }
+
     package func adherence(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> ActivityAdherence {
         try await call(AdminCalls.adherence, ["studyId": studyId], token: token, logger: logger)
     }

@@ -15,6 +15,8 @@ struct ParticipantsView: PageView {
         var site: String
         var enrolledAt: String
         var consent: String
+        /// In the study with no signature of the consent in force.
+        var owesConsent: Bool
         var lastActivityAt: String
         var completion: Int
         var adherence: Int
@@ -63,6 +65,77 @@ struct ParticipantsView: PageView {
     var hasAdherence: Bool
     /// How many participants the adherence counts are of.
     var inStudy: Int
+    /// Only those who owe a signature are listed.
+    var owingFilter: Bool
+    var consent: ConsentSection
+}
+
+/// The participants page's consent part: who owes a signature of the consent in force, the
+/// reminders (a study admin sends them), and the consent history to download.
+struct ConsentSection {
+    /// Registration answered; otherwise the section says it cannot tell.
+    var known: Bool
+    /// "1.1" or "1.1 or 1.2": the versions a signature satisfies; empty when any does.
+    var inForce: String
+    var reconsentAsked: Bool
+    var owing: Int
+    var owingText: String
+    var waiting: Int
+    var hasWaiting: Bool
+    var hasOwing: Bool
+    var outcomes: [String]
+    var hasOutcomes: Bool
+    var lastRequest: String?
+    var mayRemind: Bool
+    var showForm: Bool
+    var quietFrom = ConsentReminderRequest.defaultQuietHours.from
+    var quietUntil = ConsentReminderRequest.defaultQuietHours.until
+    var done: String?
+    var problem: String?
+    var historyHref: String
+
+    init(_ summary: ConsentReminderSummary?, mayRemind: Bool, done: String?, problem: String?, historyHref: String) {
+        known = summary != nil
+        let versions = summary?.consentVersionsInForce ?? []
+        inForce = versions.joined(separator: " or ")
+        reconsentAsked = !versions.isEmpty
+        owing = summary?.owing ?? 0
+        owingText = owing == 1 ? "1 participant owes" : "\(owing) participants owe"
+        waiting = summary?.waiting ?? 0
+        hasWaiting = waiting > 0
+        hasOwing = owing > 0
+        let words = [
+            ("queued", "queued for their phones"), ("opted_out", "not sent: notifications are off in their app"),
+            ("no_device", "not sent: no phone of theirs takes notifications"), ("signed", "not sent: they signed meanwhile"),
+            ("left", "not sent: they left the study"),
+        ]
+        outcomes = words.compactMap { key, text in
+            summary?.outcomes[key].flatMap { $0 > 0 ? "\($0) \(text)" : nil }
+        }
+        hasOutcomes = !outcomes.isEmpty || waiting > 0
+        lastRequest = summary.flatMap { summary in
+            summary.lastRequestedAt.map { "Last asked for by \(summary.lastRequestedBy ?? "someone") on \(StudyPageModels.timestamp($0))." }
+        }
+        self.mayRemind = mayRemind
+        showForm = mayRemind && owing > 0
+        self.done = done
+        self.problem = problem
+        self.historyHref = historyHref
+    }
+
+    static func reminded(_ count: Int) -> String {
+        count == 0
+            ? "No new reminder: everyone who owes a signature has one waiting already."
+            : "\(count == 1 ? "1 reminder" : "\(count) reminders") will be sent, each outside the participant's quiet hours."
+    }
+
+    /// Registration's refusal in a coordinator's words: the field names it uses become the form's.
+    static func refusal(_ message: String) -> String {
+        "The reminders were not sent: "
+            + message.replacingOccurrences(of: " (quietFrom)", with: "").replacingOccurrences(of: " (quietUntil)", with: "")
+            .replacingOccurrences(of: "quietFrom", with: "“Quiet from”").replacingOccurrences(of: "quietUntil", with: "“Quiet until”")
+            + "."
+    }
 }
 
 /// `participant.mustache`: one participant, their consents, activities, responses and Sage

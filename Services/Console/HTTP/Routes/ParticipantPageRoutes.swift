@@ -25,6 +25,8 @@ package struct ParticipantPageRoutes: Sendable {
 
     package func add(to router: Router<ServiceRequestContext>) {
         router.get("/studies/:studyId/participants", use: list)
+        router.post("/studies/:studyId/participants/consent-reminders", use: remindConsent)
+        router.get("/studies/:studyId/participants/consent-history", use: consentHistory)
         router.get("/studies/:studyId/participants/number/:number", use: byNumber)
         router.get("/studies/:studyId/participants/:participantId", use: show)
         router.get("/studies/:studyId/participants/:participantId/consents/:consentId/pdf", use: consentPDF)
@@ -35,14 +37,65 @@ package struct ParticipantPageRoutes: Sendable {
 
     @Sendable func list(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
-        let parameters = request.uri.queryParameters
+        return try await pages.signedIn(request, context) { session, _ in
+            let reminded = request.uri.queryParameters["reminded"].flatMap { Int(String($0)) }
+            return try await listPage(
+                studyId, request.uri.queryParameters, session: session, context: context,
+                notice: reminded.map { .init(done: ConsentSection.reminded($0)) })
+        }
+    }
+
+    /// What the consent section says after a reminder was asked for, or why it was refused.
+    struct Notice {
+        var done: String?
+        var problem: String?
+        var status: HTTPResponse.Status = .ok
+    }
+
+    /// Reminds everyone who owes a signature, with the quiet hours and message the form gives.
+    @Sendable func remindConsent(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.decoded("studyId")
+        return try await pages.signedIn(request, context) { session, form in
+            let form = form ?? FormFields()
+            let message = form["message"].flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
+            let reminder = ConsentReminderRequest(quietFrom: form["quietFrom"], quietUntil: form["quietUntil"], message: message)
+            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                try await pages.api.remindConsent(reminder, of: studyId, token: session.token, logger: context.logger)
+            }
+            switch outcome {
+            case .success(let summary):
+                return PageRenderer.redirect(
+                    to: "/studies/\(AdminAPIClient.segment(studyId))/participants?reminded=\(summary.requested ?? 0)#consent")
+            case .failure(let error) where [400, 403, 404].contains(error.status):
+                return try await listPage(
+                    studyId, request.uri.queryParameters, session: session, context: context,
+                    notice: .init(problem: ConsentSection.refusal(error.message), status: HTTPResponse.Status(code: error.status ?? 400)))
+            case .failure(let error):
+                throw error
+            }
+        }
+    }
+
+    /// The consent history as registration writes it (CSV), passed on.
+    @Sendable func consentHistory(_ request: Request, context: ServiceRequestContext) async throws -> Response {
+        let studyId = try context.parameters.decoded("studyId")
+        return try await pages.signedIn(request, context) { session, _ in
+            try await pages.api.download(AdminCalls.consentHistory, ["studyId": studyId], token: session.token, logger: context.logger)
+                .response
+        }
+    }
+
+    func listPage(
+        _ studyId: String, _ parameters: Parameters, session: ConsoleSession, context: ServiceRequestContext, notice: Notice?
+    ) async throws -> Response {
         let status = parameters["status"].map(String.init).flatMap { ParticipantList.statuses.contains($0) ? $0 : nil } ?? ""
         let site = parameters["site"].map(String.init).flatMap { UUID(uuidString: $0)?.uuidString.lowercased() } ?? ""
         let search = String((parameters["q"].map(String.init) ?? "").prefix(100)).trimmingCharacters(in: .whitespaces)
         let after = parameters["after"].map(String.init).flatMap { UUID(uuidString: $0)?.uuidString.lowercased() } ?? ""
         let sort = parameters["sort"].map(String.init).flatMap(ParticipantList.Sort.init(rawValue:)) ?? .participantId
         let descending = parameters["order"] == "desc"
-        return try await pages.signedIn(request, context) { session, _ in
+        let owing = parameters["consent"] == "owed"
+        do {
             let order = [("sort", sort == .participantId ? "" : sort.rawValue), ("order", descending ? "desc" : "")]
             // A number searched for is a participant number: the person it links to, or no one.
             // When the response service cannot say, it is searched for as text, and the page says so.
@@ -59,8 +112,12 @@ package struct ParticipantPageRoutes: Sendable {
             }
             async let participants = pages.api.participants(
                 of: studyId,
-                query: [("status", status), ("site", site), ("after", after), ("limit", String(Self.pageSize))] + searchBy + order,
+                query: [("status", status), ("site", site), ("consent", owing ? "owed" : ""), ("after", after), ("limit", String(Self.pageSize))]
+                    + searchBy + order,
                 token: session.token, logger: context.logger)
+            async let reminders = ConsolePages.outcome { () async throws(AdminAPIError) in
+                try await pages.api.consentReminders(of: studyId, token: session.token, logger: context.logger)
+            }
             async let sites = pages.api.sites(of: studyId, token: session.token, logger: context.logger)
             async let adherence = pages.api.adherence(of: studyId, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
@@ -79,6 +136,7 @@ package struct ParticipantPageRoutes: Sendable {
                     participantId: participant.participantId, label: numberOf == nil ? Self.unknownNumber : Self.label(number),
                     email: participant.email ?? "", status: StatusNames.participant(participant.status), site: participant.siteName ?? "",
                     enrolledAt: participant.enrolledAt.map(StudyPageModels.timestamp) ?? "", consent: participant.consentVersions.last ?? "",
+                    owesConsent: participant.owesConsent,
                     lastActivityAt: participant.lastActivityAt.map(StudyPageModels.timestamp) ?? "", completion: participant.completion,
                     adherence: participant.adherence)
             }
@@ -91,7 +149,8 @@ package struct ParticipantPageRoutes: Sendable {
                 return .init(
                     href: listPath
                         + AdminAPIClient.queryString([
-                            ("status", status), ("site", site), ("q", search), ("sort", column.rawValue), ("order", flip ? "desc" : "asc"),
+                            ("status", status), ("site", site), ("consent", owing ? "owed" : ""), ("q", search), ("sort", column.rawValue),
+                            ("order", flip ? "desc" : "asc"),
                         ]),
                     ariaSort: current ? (descending ? "descending" : "ascending") : "none")
             }
@@ -99,7 +158,9 @@ package struct ParticipantPageRoutes: Sendable {
             let view = ParticipantsView(
                 numbersUnavailable: numberOf == nil, numberSearchFailed: numberSearchFailed, participants: rows, hasParticipants: !rows.isEmpty, identities: list.identities,
                 nextHref: list.next.map {
-                    listPath + AdminAPIClient.queryString([("status", status), ("site", site), ("q", search), ("after", $0)] + order)
+                    listPath
+                        + AdminAPIClient.queryString(
+                            [("status", status), ("site", site), ("consent", owing ? "owed" : ""), ("q", search), ("after", $0)] + order)
                 },
                 sort: .init(status: heading(.status), enrolledAt: heading(.enrolledAt), lastActivityAt: heading(.lastActivityAt)),
                 statuses: ParticipantList.statuses.map { .init(value: $0, label: StatusNames.participant($0), selected: $0 == status) },
@@ -108,8 +169,14 @@ package struct ParticipantPageRoutes: Sendable {
                 adherence: adherenceCounts.activities.map {
                     .init(activityId: $0.activityId, upToDate: $0.upToDate, behind: $0.behind, notStarted: $0.notStarted)
                 },
-                hasAdherence: !adherenceCounts.activities.isEmpty, inStudy: adherenceCounts.participants)
-            return pages.render(view, title: "Participants · \(state.summary.name)", session: session, state: state, current: "participants")
+                hasAdherence: !adherenceCounts.activities.isEmpty, inStudy: adherenceCounts.participants,
+                owingFilter: owing,
+                consent: ConsentSection(
+                    try? await reminders.get(), mayRemind: state.role == .studyAdmin, done: notice?.done, problem: notice?.problem,
+                    historyHref: listPath + "/consent-history"))
+            return pages.render(
+                view, title: "Participants · \(state.summary.name)", session: session, state: state, current: "participants",
+                status: notice?.status ?? .ok)
         }
     }
 
