@@ -583,7 +583,7 @@ let package = Package(
         .testTarget(
             name: "ConsoleCoreTests",
             dependencies: [
-                "ConsoleCore", "InMemoryPorts", "StudyModels", "JSONText",
+                "ConsoleCore", "InMemoryPorts", "StudyModels", "JSONText", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/ConsoleCoreTests",

@@ -509,6 +509,17 @@ def consent_change(driver, ben_user, spare_token, signed_version):
     wait(driver, EC.presence_of_element_located((By.ID, "f-consent-visualScreens-0-text-en")), "the consent page")
     fill(driver, "f-consent-visualScreens-0-text-en", "What we ask of you, and who sees your answers.")
     save(driver, "the consent's new text")
+    # The signed document as the participant will read it, before it goes out: the preview PDF.
+    link = driver.find_element(By.PARTIAL_LINK_TEXT, "Preview the signed document (PDF), English")
+    pdf = download(link.get_attribute("href"), "=".join(session_cookie(driver)))
+    assert pdf.startswith(b"%PDF-"), pdf[:20]
+    text = subprocess.run(["pdftotext", "-layout", "-", "-"], input=pdf, check=True, capture_output=True).stdout.decode()
+    assert "What we ask of you, and who sees your answers." in text and "Participant's name:" in text, text
+    preview_file = os.path.join(tempfile.mkdtemp(), "consent.pdf")
+    with open(preview_file, "wb") as out:
+        out.write(pdf)
+    subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", "-singlefile", preview_file,
+                    os.path.join(SHOTS, "study-consent-preview")], check=True)
     driver.find_element(By.LINK_TEXT, "Actions and versions").click()
     wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=publish-updates]")), "the update action")
     driver.find_element(By.XPATH, "//input[@value='publish-updates']/ancestor::form//button").click()

@@ -32,6 +32,24 @@ import TestSupport
         }
     }
 
+    /// The consent page links the signed document's preview in each of the study's languages;
+    /// the preview is a PDF of the draft's consent, and a language the study lacks is refused.
+    @Test func theConsentPageOffersThePDFPreviewInEachLanguage() async throws {
+        try await ConsoleFixture.run { fixture in
+            let browser = fixture.browser
+            try await browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
+            let page = try await browser.get("/studies/CONSOLE1/consent")
+            #expect(page.status == .ok)
+            #expect(page.html.contains("Preview the signed document (PDF), English"))
+            #expect(page.html.contains("/studies/CONSOLE1/consent-preview.pdf?language=en"))
+            let pdf = try await browser.get("/studies/CONSOLE1/consent-preview.pdf?language=en")
+            #expect(pdf.status == .ok)
+            #expect(pdf.headers[.contentType] == "application/pdf")
+            #expect(pdf.data.starts(with: Array("%PDF-".utf8)))
+            #expect(try await browser.get("/studies/CONSOLE1/consent-preview.pdf?language=xx").status == .notFound)
+        }
+    }
+
     @Test func aRefusedSaveShowsEachProblemAtItsFieldAndKeepsWhatWasTyped() async throws {
         try await ConsoleFixture.run { fixture in
             let browser = fixture.browser

@@ -65,6 +65,7 @@ public enum ConsoleService {
         MessageRoutes(pages: pages).add(to: shell.router)
         FileRoutes(pages: pages).add(to: shell.router)
         ParticipantPageRoutes(pages: pages, records: ParticipantRecord(records: api)).add(to: shell.router)
+        ConsentPreviewRoutes(pages: pages).add(to: shell.router)
         ResponseDataRoutes(pages: pages).add(to: shell.router)
         ProcessingRoutes(pages: pages).add(to: shell.router)
         FHIRClientRoutes(pages: pages).add(to: shell.router)

@@ -79,7 +79,5 @@ enum ContentWarnings {
         }
     }
 
-    static func languageName(_ code: String) -> String {
-        Locale(identifier: "en").localizedString(forLanguageCode: code) ?? code
-    }
+    static func languageName(_ code: String) -> String { LanguageNames.name(code) }
 }

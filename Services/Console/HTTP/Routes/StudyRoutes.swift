@@ -286,7 +286,16 @@ package struct StudyRoutes: Sendable {
             form: SafeHTML(escapedMarkup: ""))
         let study = AdminAPIClient.segment(state.summary.studyId)
         let activities = state.draft["activities"]?.array ?? []
-        if section.slug == "activities" {
+        if section.slug == "consent" {
+            // The signed document as a participant reads it, in each of the study's languages.
+            let languages = ["en"] + (state.draft["languages"]?.array ?? []).compactMap(\.string)
+                .filter { !$0.unicodeScalars.elementsEqual("en".unicodeScalars) }
+            view.pageLinks = languages.map { code in
+                .init(
+                    label: "Preview the signed document (PDF), \(LanguageNames.name(code))",
+                    href: "/studies/\(study)/consent-preview.pdf?language=\(AdminAPIClient.segment(code))")
+            }
+        } else if section.slug == "activities" {
             view.pageLinks = [.init(label: "Import an activity designed elsewhere, or a Sage assessment", href: "/studies/\(study)/import")]
             let sageOnly = activities.filter(StudySection.isSageOnly).compactMap { $0["activityId"]?.string }
             view.hasSageOnly = !sageOnly.isEmpty

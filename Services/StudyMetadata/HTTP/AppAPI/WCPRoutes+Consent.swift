@@ -86,14 +86,9 @@ extension WCPRoutes {
                 enrollAgain: try await published.reconsent(studyId: studyId, consentVersion: consentVersion)))
     }
 
-    /// The document a participant signs: the study's HTML, or the screens' sections in order
-    /// (each title and its "learn more" text, escaped, since they are plain text).
+    /// The document a participant signs (`Consent.signedDocumentHTML`).
     package static func consentHTML(_ consent: Consent, language: String?) -> String {
-        if consent.review.type == .html, let html = consent.review.html { return html.text(for: language) }
-        return consent.visualScreens.map { screen in
-            let body = (screen.description ?? screen.text).text(for: language)
-            return "<h2>\(HTMLText.escape(screen.title.text(for: language)))</h2><p>\(HTMLText.escape(body))</p>"
-        }.joined()
+        consent.signedDocumentHTML(language: language)
     }
 }
 
