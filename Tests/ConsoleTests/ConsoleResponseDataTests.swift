@@ -228,6 +228,16 @@ import TestSupport
             #expect(try await Self.settled(peer, count: 1).values.first == "error")
             try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
 
+            // The data page has no table for it (nothing was stored), but says it failed and links
+            // to that activity's failed responses.
+            let data = try await f.browser.get("/studies/CONSOLE1/data")
+            #expect(data.html.contains(#"id="failed-responses""#))
+            #expect(data.html.contains(#"<a href="/studies/CONSOLE1/processing?activity=Later"><code>Later</code>: 1 response</a>"#), "\(data.html)")
+            let only = try await f.browser.get("/studies/CONSOLE1/processing?activity=Later")
+            #expect(only.html.contains(#"id="failed-filter""#) && only.html.contains(#"<tr data-response=""#))
+            let other = try await f.browser.get("/studies/CONSOLE1/processing?activity=Sooner")
+            #expect(!other.html.contains(#"<tr data-response=""#) && other.html.contains("No response has failed processing."))
+
             let page = try await f.browser.get("/studies/CONSOLE1/processing")
             #expect(page.status == .ok)
             #expect(page.html.contains("No published design of activity &#39;Later&#39; at version &#39;1&#39; in study CONSOLE1"))
@@ -256,6 +266,7 @@ import TestSupport
             #expect(try await f.browser.get(try #require(done.location)).html.contains("1 responses went back to the queue"))
             #expect(try await Self.settled(peer, count: 1).values.first == "processed")
             #expect(try await f.browser.get("/studies/CONSOLE1/processing").html.contains("No response has failed processing."))
+            #expect(!(try await f.browser.get("/studies/CONSOLE1/data").html.contains(#"id="failed-responses""#)))
             let grid = try await f.browser.get("/studies/CONSOLE1/data/tables/Later")
             #expect(Self.keys(grid.html).count == 1)
             #expect(grid.html.contains("<td>first</td>"))

@@ -1,5 +1,6 @@
 import ConsoleCore
 import Foundation
+import JSONText
 import StudyModels
 import Testing
 
@@ -49,6 +50,19 @@ import Testing
         let item = try #require(list.items.first { $0.slug == "activities" })
         #expect(item.reason?.contains("scheduled entirely in the past") == true, "\(item)")
         #expect(list.items.filter { $0.state == .attention }.count == 1)
+    }
+
+    /// An assessment the MyStudies apps cannot run goes to Sage's apps only: the list says so,
+    /// with the first reason, and it does not stop publishing (a study may be for Sage's apps).
+    @Test func aSageOnlyActivityIsToCheckWithWhyTheMyStudiesAppsNeverShowIt() throws {
+        let list = try checklist { document in
+            document.activities[1].assessment = SageAssessment(
+                document: .object([:]), sageOnly: [ValidationProblem(pointer: "/steps/2", message: "a timed tapping step has no MyStudies task")])
+        }
+        #expect(state(list, "activities") == .check)
+        let item = try #require(list.items.first { $0.slug == "activities" })
+        #expect(item.reason == "\(try Self.example().activities[1].activityId) is Sage only: the MyStudies apps never show it (a timed tapping step has no MyStudies task)")
+        #expect(list.isReady)
     }
 
     @Test func aStudyWithoutActivitiesIsToCheck() throws {

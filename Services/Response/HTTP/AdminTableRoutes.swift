@@ -17,10 +17,13 @@ import StudyModels
 package struct AdminTableRoutes {
     package let tables: StudyTables
     package let grid: TableGridStore
+    /// The responses that failed, counted per activity beside the tables.
+    package let responses: ResponseAdminStore
 
-    package init(tables: StudyTables, grid: TableGridStore) {
+    package init(tables: StudyTables, grid: TableGridStore, responses: ResponseAdminStore) {
         self.tables = tables
         self.grid = grid
+        self.responses = responses
     }
 
     package func add(to routes: ResponseAdminRouter) {
@@ -31,14 +34,20 @@ package struct AdminTableRoutes {
     @Sendable package func list(
         _ request: Request, context: ServiceRequestContext, admin: AdminIdentity, study: StudyCatalog.Study
     ) async throws -> Response {
-        guard let lists = try await tables.catalog(studyKey: study.key) else { return Self.json("{\"tables\":[]}") }
+        // Failed responses are counted even for an activity with no table: all its answers may
+        // have failed.
+        let failed = try await responses.failedByActivity(studyKey: study.key).sorted { $0.key < $1.key }
+            .map { "\(Self.string($0.key)):\($0.value)" }.joined(separator: ",")
+        guard let lists = try await tables.catalog(studyKey: study.key) else {
+            return Self.json("{\"tables\":[],\"failedByActivity\":{\(failed)}}")
+        }
         let summaries = try await grid.tables(lists)
         let items = summaries.map { summary in
             "{\"name\":\(Self.string(summary.table.name)),\"parent\":\(summary.table.parent.map(Self.string) ?? "null"),"
                 + "\"children\":[\(summary.children.map(Self.string).joined(separator: ","))],\"rows\":\(summary.rows),"
                 + "\"columns\":\(Self.columns(summary.table))}"
         }
-        return Self.json("{\"tables\":[\(items.joined(separator: ","))]}")
+        return Self.json("{\"tables\":[\(items.joined(separator: ","))],\"failedByActivity\":{\(failed)}}")
     }
 
     @Sendable package func rows(

@@ -53,7 +53,7 @@ extension ResponseService {
         ).add(to: routes.router)
         AdminTableRoutes(
             tables: parts.tables,
-            grid: TableGridStore(client: postgres, indexes: parts.gridIndexes, logger: logger)
+            grid: TableGridStore(client: postgres, indexes: parts.gridIndexes, logger: logger), responses: responseAdmin
         ).add(to: admin)
         AdminExportRoutes(
             tables: parts.tables, export: StudyExport(client: postgres, logger: logger), audit: environment.audit

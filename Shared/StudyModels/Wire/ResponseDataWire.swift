@@ -142,6 +142,8 @@ public struct ResponseTableList: Codable, Sendable, Equatable {
 
     /// In creation order, parents before their children.
     public var tables: [Table]
+    /// How many responses failed processing, per activity that has any (with or without a table).
+    public var failedByActivity: [String: Int]?
 }
 
 /// `GET /admin/v1/studies/{studyId}/tables/{table}/rows`: a page of one table.

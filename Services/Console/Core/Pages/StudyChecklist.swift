@@ -89,6 +89,14 @@ package struct StudyChecklist: Sendable {
             document.activities.isEmpty
             ? [ValidationProblem(pointer: "/activities", message: "no activities yet: participants who join would have nothing to answer")]
             : []
+        // An assessment the MyStudies apps cannot run is served to Sage's apps only: a study
+        // whose participants use MyStudies would never see it.
+        warnings += document.activities.enumerated().compactMap { index, activity in
+            guard let assessment = activity.assessment, assessment.isSageOnly else { return nil }
+            return ValidationProblem(
+                pointer: "/activities/\(index)",
+                message: "\(activity.activityId) is Sage only: the MyStudies apps never show it (\(assessment.sageOnly[0].message))")
+        }
         items = sections.map { section in
             let own = problems.filter { owner($0) == section.slug }
             let cautions = (warnings + empty).filter { owner($0) == section.slug }

@@ -48,8 +48,11 @@ package struct ProcessingRoutes: Sendable {
         let done = parameters["done"].map(String.init) ?? ""
         let count = String((parameters["count"].map(String.init) ?? "").prefix(10).filter(\.isNumber))
         let after = parameters["after"].flatMap { Int64(String($0)) } ?? 0
+        // The failed responses of one activity (the data page links each activity's).
+        let activity = parameters["activity"].map { String(String($0).prefix(200)) } ?? ""
         return try await pages.signedIn(request, context) { session, _ in
-            try await page(studyId, session: session, context: context, after: after, notice: Self.notice(done, count: count))
+            try await page(
+                studyId, session: session, context: context, after: after, notice: Self.notice(done, count: count), activity: activity)
         }
     }
 
@@ -181,10 +184,13 @@ package struct ProcessingRoutes: Sendable {
     func page(
         _ studyId: String, session: ConsoleSession, context: ServiceRequestContext, after: Int64 = 0, notice: String = "",
         problems: [ValidationProblem] = [], forwardingForm: [String: String]? = nil, againstVersion: String = "",
-        status: HTTPResponse.Status = .ok
+        status: HTTPResponse.Status = .ok, activity: String = ""
     ) async throws -> Response {
         async let failed = pages.api.responses(
-            of: studyId, query: [("status", "error"), ("after", after > 0 ? String(after) : ""), ("limit", String(Self.failedPageSize))],
+            of: studyId,
+            query: [
+                ("status", "error"), ("activity", activity), ("after", after > 0 ? String(after) : ""), ("limit", String(Self.failedPageSize)),
+            ],
             token: session.token, logger: context.logger)
         async let forwarding = pages.api.forwarding(of: studyId, token: session.token, logger: context.logger)
         async let kept = pages.api.refusedSageArchives(of: studyId, limit: Self.refusedPageSize, token: session.token, logger: context.logger)
@@ -212,7 +218,11 @@ package struct ProcessingRoutes: Sendable {
             },
             hasFailed: !failures.isEmpty,
             failedNextHref: failures.count == Self.failedPageSize
-                ? failures.last.map { "/studies/\(AdminAPIClient.segment(studyId))/processing?after=\($0.id)" } : nil,
+                ? failures.last.map {
+                    "/studies/\(AdminAPIClient.segment(studyId))/processing"
+                        + AdminAPIClient.queryString([("activity", activity), ("after", String($0.id))])
+                } : nil,
+            activity: activity.isEmpty ? nil : activity,
             mayReprocess: role >= .studyAdmin,
             againstVersion: againstVersion,
             refused: refusedArchives.map { archive in
@@ -298,6 +308,8 @@ struct ProcessingView: PageView {
     var failed: [Failure]
     var hasFailed: Bool
     var failedNextHref: String?
+    /// Only this activity's failed responses are listed.
+    var activity: String?
     var mayReprocess: Bool
     /// What was typed in "Process against version", kept when the service refused it.
     var againstVersion: String

@@ -32,8 +32,14 @@ package struct ResponseDataRoutes: Sendable {
         return try await pages.signedIn(request, context) { session, _ in
             async let tables = pages.api.responseTables(of: studyId, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
-            let list = try await tables.tables
+            let reply = try await tables
+            let list = reply.tables
             let rows = list.reduce(0) { $0 + $1.rows }
+            let failed = (reply.failedByActivity ?? [:]).sorted { $0.key < $1.key }.map { activity, count in
+                DataView.Failed(
+                    activityId: activity, count: count.formatted(), responses: count == 1 ? "response" : "responses",
+                    href: "/studies/\(AdminAPIClient.segment(studyId))/processing" + AdminAPIClient.queryString([("activity", activity)]))
+            }
             let view = DataView(
                 tables: list.map { table in
                     .init(
@@ -43,7 +49,8 @@ package struct ResponseDataRoutes: Sendable {
                 hasTables: !list.isEmpty, totalRows: rows.formatted(),
                 // What the export's progress counts: a line per row, and a line of columns per table
                 // (the CSV files' headers, the JSON lines' column lines); the zip's manifest is one more.
-                exportLines: rows, exportFiles: list.count, exportZipExtra: list.count + 1, mayExport: (state.role ?? .viewer) >= .editor)
+                exportLines: rows, exportFiles: list.count, exportZipExtra: list.count + 1, mayExport: (state.role ?? .viewer) >= .editor,
+                failed: failed, hasFailed: !failed.isEmpty)
             return pages.render(view, title: "Response data · \(state.summary.name)", session: session, state: state, current: "data")
         }
     }
@@ -181,6 +188,17 @@ struct DataView: PageView {
     var exportFiles: Int
     var exportZipExtra: Int
     var mayExport: Bool
+
+    /// An activity some of whose responses failed processing, linked to them.
+    struct Failed {
+        var activityId: String
+        var count: String
+        var responses: String
+        var href: String
+    }
+
+    var failed: [Failed]
+    var hasFailed: Bool
 }
 
 /// `data-table.mustache`: a page of one response table's rows, filtered and sorted.

@@ -149,13 +149,7 @@ package struct ConsentReminderStore: Sendable {
                 """, logger: logger
             ).decode((String, String, Bool, Bool, Bool).self) { found = (appId, orgId, optedIn, inStudy, owes) }
             guard let found else { return nil }
-            var devices = 0
-            for try await count in try await connection.query(
-                """
-                SELECT count(*)::int FROM participant_sessions s JOIN participants p ON p.user_id = s.user_id
-                WHERE s.user_id = \(due.userId) AND \(unescaped: PushAudienceStore.deliverable)
-                """, logger: logger
-            ).decode(Int.self) { devices = count }
+            let devices = try await PushAudienceStore.deliverableDevices(of: due.userId, on: connection, logger: logger)
             let outcome: Outcome =
                 !found.inStudy ? .left : !found.owes ? .signed : !found.optedIn ? .optedOut : devices == 0 ? .noDevice : .queued
             let text = outcome == .queued
@@ -168,20 +162,8 @@ package struct ConsentReminderStore: Sendable {
                 """, logger: logger)
             var queued = 0
             if outcome == .queued {
-                for try await count in try await connection.query(
-                    """
-                    WITH queued AS (
-                        INSERT INTO push_outbox (consent_reminder_id, session_id, device_os, device_token, language)
-                        SELECT \(due.id), s.id, s.device_os, s.device_token, coalesce(nullif(p.settings ->> 'locale', ''), 'en')
-                        FROM participant_sessions s JOIN participants p ON p.user_id = s.user_id
-                        WHERE s.user_id = \(due.userId) AND \(unescaped: PushAudienceStore.deliverable)
-                        RETURNING 1
-                    )
-                    SELECT count(*)::int FROM queued
-                    """, logger: logger
-                ).decode(Int.self) { queued = count }
+                queued = try await PushAudienceStore.queueReminder(.consent(due.id), to: due.userId, on: connection, logger: logger)
                 try await connection.query("UPDATE consent_reminders SET devices = \(queued) WHERE id = \(due.id)", logger: logger)
-                if queued > 0 { try await ChangeListener.notify(PushWorker.channel, on: connection, logger: logger) }
             }
             try await audit.record(
                 actor: "schedule", action: "consent.reminded", studyId: due.studyId,

@@ -139,13 +139,7 @@ package struct RunReminderStore: Sendable {
                   AND local_day = \(localDay)::date AND outcome = 'queued'
                 """, logger: logger
             ).decode(Int.self) { sentToday = count }
-            var devices = 0
-            for try await count in try await connection.query(
-                """
-                SELECT count(*)::int FROM participant_sessions s JOIN participants p ON p.user_id = s.user_id
-                WHERE s.user_id = \(due.userId) AND \(unescaped: PushAudienceStore.deliverable)
-                """, logger: logger
-            ).decode(Int.self) { devices = count }
+            let devices = try await PushAudienceStore.deliverableDevices(of: due.userId, on: connection, logger: logger)
             let outcome: Outcome =
                 !found.optedIn ? .optedOut : sentToday >= maxPerDay ? .dailyLimit : devices == 0 ? .noDevice : .queued
             // The id first: a pushed reminder's message names it.
@@ -170,21 +164,9 @@ package struct RunReminderStore: Sendable {
             guard let reminderId else { return nil }
             var queued = 0
             if outcome == .queued {
-                for try await count in try await connection.query(
-                    """
-                    WITH queued AS (
-                        INSERT INTO push_outbox (reminder_id, session_id, device_os, device_token, language)
-                        SELECT \(reminderId), s.id, s.device_os, s.device_token, coalesce(nullif(p.settings ->> 'locale', ''), 'en')
-                        FROM participant_sessions s JOIN participants p ON p.user_id = s.user_id
-                        WHERE s.user_id = \(due.userId) AND \(unescaped: PushAudienceStore.deliverable)
-                        RETURNING 1
-                    )
-                    SELECT count(*)::int FROM queued
-                    """, logger: logger
-                ).decode(Int.self) { queued = count }
+                queued = try await PushAudienceStore.queueReminder(.run(reminderId), to: due.userId, on: connection, logger: logger)
                 try await connection.query(
                     "UPDATE run_reminders SET devices = \(queued) WHERE id = \(reminderId)", logger: logger)
-                if queued > 0 { try await ChangeListener.notify(PushWorker.channel, on: connection, logger: logger) }
             }
             try await audit.record(
                 actor: "schedule", action: "run.reminded", studyId: due.studyId,

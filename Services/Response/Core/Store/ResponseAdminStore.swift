@@ -65,6 +65,18 @@ package struct ResponseAdminStore: Sendable {
         return found
     }
 
+    /// How many of the study's responses failed processing (`error`), per activity that has any.
+    package func failedByActivity(studyKey: String) async throws -> [String: Int] {
+        let rows = try await client.query(
+            """
+            SELECT activity_id, count(*)::int FROM responses WHERE study_key = \(studyKey) AND status = 'error'
+            GROUP BY activity_id
+            """, logger: logger)
+        var counts: [String: Int] = [:]
+        for try await (activity, count) in rows.decode((String, Int).self) { counts[activity, default: 0] += count }
+        return counts
+    }
+
     /// Puts the study's `error` responses among `ids` back in the queue; the whole algorithm,
     /// design included, runs again, against `againstVersion` of each one's activity when given
     /// (nil: the version it was sent for). Any other id (processed, someone else's) is refused.

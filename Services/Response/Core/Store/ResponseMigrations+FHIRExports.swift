@@ -110,4 +110,12 @@ extension ResponseMigrations {
             "CREATE INDEX responses_study_activity ON responses (study_key, activity_id, id)",
         ]
     )
+
+    /// The responses that failed, counted per activity for the data page from their own index.
+    static let failedByActivity = Migration(
+        component: "response", version: 32, name: "responses_failed_by_activity",
+        statements: [
+            "CREATE INDEX responses_failed ON responses (study_key, activity_id) WHERE status = 'error'",
+        ]
+    )
 }

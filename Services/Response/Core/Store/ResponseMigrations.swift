@@ -4,7 +4,7 @@ import ServiceKit
 package enum ResponseMigrations {
     package static let all: [Migration] = throughParticipantNumbers + [
         refusedSageArchives, reprocessingVersion, settlementFeed, uploadCompletion, smartClients, fhirExports,
-        fhirDeidentified, fhirForwarding, fhirExportChunksLZ4, responsesByActivity,
+        fhirDeidentified, fhirForwarding, fhirExportChunksLZ4, responsesByActivity, failedByActivity,
     ]
 
     static let throughParticipantNumbers: [Migration] = [
