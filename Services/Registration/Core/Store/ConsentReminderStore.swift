@@ -131,7 +131,7 @@ package struct ConsentReminderStore: Sendable {
 
     /// Decides `due` in one transaction, once: pushed when they still owe the signature and a
     /// device of theirs takes notifications, recorded with its outcome either way, and audited.
-    /// `message` makes the push from the reminder's id. Nil when it was decided before.
+    /// `message` makes the push for the participant's app and org. Nil when it was decided before.
     package func decide(
         _ due: Due, message: @Sendable (String, String) -> NotificationMessage
     ) async throws -> Outcome? {
