@@ -24,7 +24,7 @@ package struct ConsentPreviewRoutes: Sendable {
         let asked = request.uri.queryParameters["language"].map(String.init)
         return try await pages.signedIn(request, context) { session, _ in
             let state = try await pages.load(studyId, session: session, context: context)
-            guard let data = try? JSONEncoder().encode(state.draft), let draft = try? JSONDecoder().decode(StudyDocument.self, from: data) else {
+            guard let draft = state.document else {
                 throw APIError.conflict("the draft cannot be read as a study yet: fix what its pages list first")
             }
             let languages = Self.languages(of: draft)

@@ -92,7 +92,7 @@ package struct StudyActionRoutes: Sendable {
         guard let latest = try await pages.api.versions(of: studyId, token: session.token, logger: context.logger).last,
             let published = try await pages.api.versionDocument(
                 of: studyId, version: latest.version, token: session.token, logger: context.logger),
-            let data = try? JSONEncoder().encode(state.draft), let draft = try? JSONDecoder().decode(StudyDocument.self, from: data)
+            let draft = state.document
         else { return nil }
         return PublishPreview(published: published, label: latest.label, draft: draft)
     }

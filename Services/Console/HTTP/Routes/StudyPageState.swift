@@ -24,10 +24,15 @@ struct StudyPageState {
     /// The sections' check-list before publishing; nil for a closed study, or a draft the
     /// study model cannot read (the admin API would not have saved one).
     func checklist(now: Date = Date(), storage: StudyChecklist.StorageFinding = .notAsked) -> StudyChecklist? {
-        guard summary.status != .deactivated, let data = try? JSONEncoder().encode(draft),
-            let document = try? JSONDecoder().decode(StudyDocument.self, from: data)
-        else { return nil }
+        guard summary.status != .deactivated, let document else { return nil }
         return StudyChecklist(document: document, sections: sections, now: now, storage: storage)
+    }
+
+    /// The draft as the study model reads it; nil for one it cannot read (the admin API would not
+    /// have saved one).
+    var document: StudyDocument? {
+        guard let data = try? JSONEncoder().encode(draft) else { return nil }
+        return try? JSONDecoder().decode(StudyDocument.self, from: data)
     }
 
     var spanish: Bool {
