@@ -29,6 +29,8 @@ public struct AssessmentImport: Sendable {
             branching: steps.contains { !($0.destinations ?? []).isEmpty },
             schedule: previous?.schedule ?? Schedule(frequency: .ongoing), steps: steps, arm: previous?.arm)
         activity.versionLabel = previous?.versionLabel
+        // Ongoing is a placeholder for a new activity until the team chooses a schedule.
+        activity.placeholderSchedule = previous == nil ? true : previous?.placeholderSchedule
         var reasons = mapper.reasons
         if reasons.isEmpty {
             // What the mapping made must pass the study's own checks, or the apps are not sent it.

@@ -65,6 +65,36 @@ import Testing
         #expect(list.isReady)
     }
 
+    /// An activity imported on its own keeps the import's placeholder schedule until the team
+    /// saves its page: the check-list asks for a schedule (a warning: it publishes as it is).
+    @Test func anImportedActivityLeftWithItsPlaceholderScheduleIsToCheck() throws {
+        let list = try checklist { document in
+            document.activities[2].placeholderSchedule = true
+            document.activities[2].schedule = Schedule(frequency: .ongoing)
+        }
+        let item = try #require(list.items.first { $0.slug == "activities" })
+        #expect(item.state == .check)
+        let id = try Self.example().activities[2].activityId
+        #expect(item.reason == "\(id) still has the schedule its import gave it (always available): choose when participants get it on its page")
+        #expect(list.isReady)
+        #expect(try checklist { $0.activities[2].placeholderSchedule = false }.items.first { $0.slug == "activities" }?.state == .complete)
+    }
+
+    /// The team's own records (WCP's basic information) and the placeholder mark change no
+    /// version: the apps are served neither.
+    @Test func theTeamsOwnRecordsChangeNoVersion() throws {
+        let published = try Self.example()
+        var draft = published
+        draft.fullName = LocalizedText("Sleep quality in shift workers")
+        draft.supportEmail = "sleep@example.org"
+        draft.estimatedDuration = StudyDuration(value: 3, unit: .months)
+        draft.dataPartners = ["Example University"]
+        draft.activities[0].placeholderSchedule = true
+        #expect(!StudyDocumentDifference(from: published, to: draft).any)
+        draft.activities[0].title = LocalizedText("Renamed")
+        #expect(StudyDocumentDifference(from: published, to: draft).changedActivities == [published.activities[0].activityId])
+    }
+
     @Test func aStudyWithoutActivitiesIsToCheck() throws {
         let list = try checklist { document in
             document.activities = []

@@ -40,6 +40,43 @@ import Testing
         #expect(document.activities.contains { $0.reminder?.quietFrom != nil && $0.reminder?.randomMinutes != nil })
     }
 
+    /// WCP's basic information beside the listing: a full name, a support address, an estimated
+    /// duration and data partners, each held to WCP's bounds; read back as written, the unit
+    /// weeks when left out.
+    @Test func theBasicRecordsAreReadAndHeldToTheirBounds() throws {
+        let json = #"""
+            {"studyId": "S", "appId": "A", "name": "Sleep", "timeZone": "UTC", "eligibility": {"type": "token"}, "consent": {},
+             "fullName": "Sleep quality in shift workers: a twelve-week study", "supportEmail": "sleep@example.org",
+             "estimatedDuration": {"value": 12}, "dataPartners": ["Example University", "Example Hospital"]}
+            """#
+        let read = try JSONDecoder().decode(StudyDocument.self, from: Data(json.utf8))
+        #expect(read.estimatedDuration == StudyDuration(value: 12, unit: .weeks))
+        #expect(read.dataPartners == ["Example University", "Example Hospital"])
+        #expect(StudyValidator.validate(read).filter { !$0.pointer.hasPrefix("/consent") } == [], "the consent is not written yet")
+        let again = try JSONDecoder().decode(StudyDocument.self, from: JSONEncoder().encode(read))
+        #expect(again == read)
+        // Left out, they stay out of the document written back.
+        let plain = try JSONEncoder().encode(try Self.example())
+        #expect(!String(decoding: plain, as: UTF8.self).contains("dataPartners"))
+
+        let found = try problems { document in
+            document.fullName = LocalizedText(String(repeating: "x", count: 151))
+            document.supportEmail = "not an address"
+            document.estimatedDuration = StudyDuration(value: 0, unit: .months)
+            document.dataPartners = ["Example University", "", "two\nlines", "Example University"]
+        }
+        expectProblem(found, at: "/fullName/en", containing: "at most 150")
+        expectProblem(found, at: "/supportEmail", containing: "e-mail address")
+        expectProblem(found, at: "/estimatedDuration/value", containing: "1 to 999")
+        expectProblem(found, at: "/dataPartners/1", containing: "one line")
+        expectProblem(found, at: "/dataPartners/2", containing: "one line")
+        expectProblem(found, at: "/dataPartners/3", containing: "more than once")
+        let many = try problems { $0.dataPartners = (0...20).map { "Partner \($0)" } }
+        expectProblem(many, at: "/dataPartners", containing: "at most 20")
+        let longAddress = try problems { $0.supportEmail = String(repeating: "a", count: 90) + "@example.org" }
+        expectProblem(longAddress, at: "/supportEmail", containing: "100")
+    }
+
     @Test func aRemindersNumbersTimesAndTextAreHeldToTheirBounds() throws {
         let found = try problems { document in
             document.activities[0].reminder = ActivityReminder(

@@ -77,10 +77,14 @@ package struct ActivityImportRoutes {
         schedule.launchWithStudy = true
         schedule.studyLifetime = true
         let branches = design.allSteps.contains { step in (step.destinations ?? []).contains { !$0.condition.isEmpty } }
-        return StudyActivity(
+        var activity = StudyActivity(
             activityId: id, title: design.metadata.name ?? existing?.title ?? LocalizedText(id), type: design.kind,
             branching: branches, schedule: existing?.schedule ?? schedule, steps: design.steps,
             versionLabel: versionLabel ?? existing?.versionLabel)
+        // A new activity's schedule is a placeholder until the team chooses one; a replaced
+        // activity keeps its own, and whether it was still a placeholder.
+        activity.placeholderSchedule = existing == nil ? true : existing?.placeholderSchedule
+        return activity
     }
 }
 

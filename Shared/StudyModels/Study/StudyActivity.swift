@@ -21,6 +21,11 @@ public struct StudyActivity: Codable, Sendable, Equatable {
     public var assessment: SageAssessment?
     /// Push a reminder when a run is due and not done (docs/schedules.md, Reminders); absent: none.
     public var reminder: ActivityReminder?
+    /// True while the schedule is the placeholder an import gave this new activity (a design or
+    /// a Sage assessment imported on its own), not one the team chose: the console's check-list
+    /// asks for a schedule, and saving the activity's page (where the schedule is shown) clears
+    /// it. Absent: the schedule was chosen. Never served to the apps, and no change of version.
+    public var placeholderSchedule: Bool?
 
     public init(
         activityId: String, title: LocalizedText, type: ActivityDesign.Kind? = nil, branching: Bool = false,
@@ -36,7 +41,9 @@ public struct StudyActivity: Codable, Sendable, Equatable {
         self.arm = arm
     }
 
-    enum CodingKeys: String, CodingKey { case activityId, title, type, branching, schedule, steps, versionLabel, arm, assessment, reminder }
+    enum CodingKeys: String, CodingKey {
+        case activityId, title, type, branching, schedule, steps, versionLabel, arm, assessment, reminder, placeholderSchedule
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -50,6 +57,7 @@ public struct StudyActivity: Codable, Sendable, Equatable {
         arm = try c.decodeIfPresent(String.self, forKey: .arm)
         assessment = try c.decodeIfPresent(SageAssessment.self, forKey: .assessment)
         reminder = try c.decodeIfPresent(ActivityReminder.self, forKey: .reminder)
+        placeholderSchedule = try c.decodeIfPresent(Bool.self, forKey: .placeholderSchedule)
     }
 
     /// Every version number a study, its consent or an activity can reach: one a minute for a

@@ -42,6 +42,15 @@ public struct StudyDocument: Codable, Sendable, Equatable {
     /// numbered (`1.0`, `1.1`, ...). Publishing a change under a label an earlier version had
     /// continues its sequence (`2.4`), so the apps always see a new version.
     public var versionLabel: String?
+    /// The study's descriptive name (as its protocol has it), beside the short `name` the apps
+    /// list: WCP's "descriptive study name". Kept for the team; the apps are not served it.
+    public var fullName: LocalizedText?
+    /// The address participants write to about the study (WCP's "support email").
+    public var supportEmail: String?
+    /// How long a participant takes part, as the team estimates it (WCP's "estimated duration").
+    public var estimatedDuration: StudyDuration?
+    /// The organisations the study's data is shared with (WCP's "data partner").
+    public var dataPartners: [String]?
 
     public init(
         studyId: String, appId: String, name: LocalizedText, overview: [OverviewPage] = [],
@@ -74,6 +83,7 @@ public struct StudyDocument: Codable, Sendable, Equatable {
         case studyId, appId, name, category, sponsor, tagline, description, website, logo, overview, platforms
         case enrolling, rejoin, withdrawal, timeZone, languages, eligibility, consent, activities
         case participantProperties, resources, notifications, dashboard, arms, source, versionLabel
+        case fullName, supportEmail, estimatedDuration, dataPartners
     }
 
     /// Lists may be left out of a document; everything else named here is required.
@@ -105,7 +115,40 @@ public struct StudyDocument: Codable, Sendable, Equatable {
         arms = try c.decodeIfPresent(StudyArms.self, forKey: .arms)
         source = try c.decodeIfPresent(StudySource.self, forKey: .source)
         versionLabel = try c.decodeIfPresent(String.self, forKey: .versionLabel)
+        fullName = try c.decodeIfPresent(LocalizedText.self, forKey: .fullName)
+        supportEmail = try c.decodeIfPresent(String.self, forKey: .supportEmail)
+        estimatedDuration = try c.decodeIfPresent(StudyDuration.self, forKey: .estimatedDuration)
+        dataPartners = try c.decodeIfPresent([String].self, forKey: .dataPartners)
     }
+}
+
+/// A length of time in whole weeks, months or years.
+public struct StudyDuration: Codable, Sendable, Equatable {
+    public enum Unit: String, Codable, Sendable, CaseIterable {
+        case weeks, months, years
+    }
+
+    public var value: Int
+    public var unit: Unit
+
+    public init(value: Int, unit: Unit) {
+        self.value = value
+        self.unit = unit
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case value, unit
+    }
+
+    /// The unit may be left out: weeks, as WCP's form starts.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        value = try c.decode(Int.self, forKey: .value)
+        unit = try c.decodeIfPresent(Unit.self, forKey: .unit) ?? .weeks
+    }
+
+    /// Long enough for any study, short enough to be a typo when it is more.
+    public static let values = 1...999
 }
 
 /// The mobile platforms a study is offered on; the app's Basic credential tells which one asks.

@@ -31,7 +31,7 @@ public struct StudyDocumentDifference: Sendable, Equatable {
         let after = Set(new.activities.map(\.activityId))
         addedActivities = new.activities.filter { before[$0.activityId] == nil }.map(\.activityId)
         changedActivities = new.activities.filter { activity in
-            before[activity.activityId].map { CanonicalJSON.data($0) != CanonicalJSON.data(activity) } ?? false
+            before[activity.activityId].map { CanonicalJSON.data($0.asPublished) != CanonicalJSON.data(activity.asPublished) } ?? false
         }.map(\.activityId)
         removedActivities = old.activities.filter { !after.contains($0.activityId) }.map(\.activityId)
         // What is left once consent, activities and resources are set aside is the study info.
@@ -39,6 +39,12 @@ public struct StudyDocumentDifference: Sendable, Equatable {
         oldInfo.consent = Consent(); newInfo.consent = Consent()
         oldInfo.activities = []; newInfo.activities = []
         oldInfo.resources = []; newInfo.resources = []
+        // The team's own records of the study (WCP's basic information the apps are never
+        // served) change no version.
+        oldInfo.fullName = nil; newInfo.fullName = nil
+        oldInfo.supportEmail = nil; newInfo.supportEmail = nil
+        oldInfo.estimatedDuration = nil; newInfo.estimatedDuration = nil
+        oldInfo.dataPartners = nil; newInfo.dataPartners = nil
         info = CanonicalJSON.data(oldInfo) != CanonicalJSON.data(newInfo)
     }
 }
@@ -49,5 +55,15 @@ public enum CanonicalJSON {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(value)) ?? Data()
+    }
+}
+
+extension StudyActivity {
+    /// The activity as a version compares it: without the team's own mark of a placeholder
+    /// schedule, which participants never see.
+    var asPublished: StudyActivity {
+        var activity = self
+        activity.placeholderSchedule = nil
+        return activity
     }
 }

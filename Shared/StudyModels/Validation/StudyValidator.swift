@@ -132,12 +132,41 @@ public struct StudyValidator {
         if let website = document.website, !Self.isWebURL(website) {
             problem("/website", "must be an http:// or https:// URL")
         }
+        checkBasicRecords()
         if let label = document.versionLabel, !StudyActivity.isValidVersionLabel(label) {
             problem("/versionLabel", StudyActivity.versionLabelRule)
         }
         if let label = document.consent.versionLabel, !StudyActivity.isValidVersionLabel(label) {
             problem("/consent/versionLabel", StudyActivity.versionLabelRule)
         }
+    }
+
+    /// What the team records of the study beside what the apps list (WCP's basic information).
+    private mutating func checkBasicRecords() {
+        checkText(document.fullName, at: "/fullName", singleLine: true)
+        for (language, value) in (document.fullName?.translations ?? [:]).sorted(by: { $0.key < $1.key })
+        where value.unicodeScalars.count > DocumentBounds.fullName {
+            problem("/fullName/\(JSONPointer.escape(language))", "is at most \(DocumentBounds.fullName) characters")
+        }
+        if let address = document.supportEmail,
+            !EmailAddress.isPlausible(address) || address.unicodeScalars.count > DocumentBounds.supportEmail
+        {
+            problem("/supportEmail", "must be an e-mail address of at most \(DocumentBounds.supportEmail) characters")
+        }
+        if let duration = document.estimatedDuration, !StudyDuration.values.contains(duration.value) {
+            problem("/estimatedDuration/value", "must be \(StudyDuration.values.lowerBound) to \(StudyDuration.values.upperBound)")
+        }
+        let partners = document.dataPartners ?? []
+        if partners.count > DocumentBounds.dataPartners {
+            problem("/dataPartners", "at most \(DocumentBounds.dataPartners) data partners")
+        }
+        for (index, partner) in partners.enumerated()
+        where partner.unicodeScalars.count > DocumentBounds.dataPartnerName || !TextRules.isSingleLine(partner)
+            || partner.trimmingCharacters(in: .whitespaces).isEmpty
+        {
+            problem("/dataPartners/\(index)", "a data partner is one line of 1 to \(DocumentBounds.dataPartnerName) characters")
+        }
+        checkDuplicates(partners, at: "/dataPartners", field: nil)
     }
 
     private mutating func checkEligibility() {

@@ -68,4 +68,10 @@ public enum DocumentBounds {
     /// A daily activity's windows a day: one every half hour. Each is a run for every
     /// participant every day, so the count is bounded where the schedule is read.
     public static let maxDailyTimes = 48
+    /// WCP's limits on its basic information: a descriptive name of 150 characters, a support
+    /// address of 100; data partners are organisations' names.
+    public static let fullName = 150
+    public static let supportEmail = 100
+    public static let dataPartners = 20
+    public static let dataPartnerName = 100
 }

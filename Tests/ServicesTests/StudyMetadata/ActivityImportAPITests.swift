@@ -79,6 +79,8 @@ import TestSupport
             }
             #expect(frequency(body) == "oneTime")
             #expect(String(buffer: body).contains(#""title":"Mood""#))
+            // Marked as the import's placeholder until the team chooses a schedule.
+            #expect(String(buffer: body).contains(#""placeholderSchedule":true"#))
 
             // Replacing it keeps the schedule the draft gave it.
             let (_, draft) = try await helper.send(client, .get, "/admin/v1/studies/SLEEPWELL/draft", token: root)
@@ -87,12 +89,14 @@ import TestSupport
             var activities = document["activities"] as! [[String: Any]]
             let index = activities.firstIndex { $0["activityId"] as? String == "mood" }!
             activities[index]["schedule"] = ["frequency": "manual", "runs": [["start": "2030-01-01T09:00", "end": "2030-01-02T09:00"]]]
+            activities[index]["placeholderSchedule"] = nil
             document["activities"] = activities
             let edited = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
             #expect(try await helper.send(client, .put, "/admin/v1/studies/SLEEPWELL/draft", token: root, body: edited).0 == .ok)
             (status, body) = try await helper.send(client, .put, path, token: root, body: design)
             #expect(status == .ok)
             #expect(frequency(body) == "manual")
+            #expect(!String(buffer: body).contains("placeholderSchedule"), "a chosen schedule stays chosen")
 
             // A duplicate key is located in the body; nothing changes.
             let duplicate = design.replacingOccurrences(

@@ -37,6 +37,9 @@ package struct FormField: Sendable {
         case lines
         /// Always this value, and nothing to type (a form step's `resultType`).
         case fixed(JSONValue)
+        /// Always left out, and nothing to type: a mark saving the page clears (an imported
+        /// activity's placeholder schedule, shown on the page that is saved).
+        case cleared
         /// A calendar date, `yyyy-MM-dd`, in the browser's date input.
         case date
         /// A time of day, `HH:mm`, in the browser's time input.
@@ -128,7 +131,7 @@ package struct FormField: Sendable {
         case .lines:
             guard case .array(let items) = current else { return [(name, "")] }
             return [(name, items.compactMap(\.text).joined(separator: "\n"))]
-        case .fixed:
+        case .fixed, .cleared:
             return []
         }
     }
@@ -204,6 +207,8 @@ package struct FormField: Sendable {
             return .array(lines.filter { !$0.isEmpty }.map { .string($0) })
         case .fixed(let value):
             return value
+        case .cleared:
+            return nil
         }
     }
 

@@ -32,6 +32,8 @@ extension StudySection {
     package static func activity(index: Int, activityId: String, sageOnly: Bool = false) -> StudySection {
         let common: [FormElement] = [
             text("/title", "Title"),
+            // Saving the page, its schedule in sight, is choosing the schedule an import gave.
+            .field(FormField("/placeholderSchedule", "", .cleared)),
             plain(
                 "/versionLabel", "Version label",
                 help: "Optional. The version the apps see and responses carry: a study moved from another deployment keeps its own (such as 3). Empty: numbered 1.0, 1.1, ... as the activity changes. A new label alone publishes the same design again."),

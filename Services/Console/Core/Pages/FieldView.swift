@@ -128,6 +128,8 @@ package struct FieldView: Sendable {
         case .fixed(let value):
             isFixed = true
             shown = value.text ?? ""
+        case .cleared:
+            isFixed = true
         }
     }
 

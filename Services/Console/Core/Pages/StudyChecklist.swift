@@ -97,6 +97,15 @@ package struct StudyChecklist: Sendable {
                 pointer: "/activities/\(index)",
                 message: "\(activity.activityId) is Sage only: the MyStudies apps never show it (\(assessment.sageOnly[0].message))")
         }
+        // An activity imported on its own is given a placeholder schedule; the team chooses
+        // one on its page (saving that page clears the mark).
+        warnings += document.activities.enumerated().compactMap { index, activity in
+            guard activity.placeholderSchedule == true else { return nil }
+            let placeholder = activity.schedule.frequency == .ongoing ? "always available" : "once, from the launch until the study ends"
+            return ValidationProblem(
+                pointer: "/activities/\(index)/schedule",
+                message: "\(activity.activityId) still has the schedule its import gave it (\(placeholder)): choose when participants get it on its page")
+        }
         items = sections.map { section in
             let own = problems.filter { owner($0) == section.slug }
             let cautions = (warnings + empty).filter { owner($0) == section.slug }

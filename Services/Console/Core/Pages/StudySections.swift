@@ -42,12 +42,25 @@ extension StudySection {
             fields: [
                 FormField("/appId", "App", .choice(apps.map { .init($0.appId, "\($0.name) (\($0.appId))") }),
                           help: "The app the study appears in."),
-                FormField("/name", "Title", .localized(long: false)),
+                FormField("/name", "Title", .localized(long: false), help: "The short title the app's study list shows."),
+                FormField(
+                    "/fullName", "Full name", .localized(long: false),
+                    help: "The descriptive name, as on the protocol (150 characters at most). For the team: the app does not show it."),
                 FormField("/category", "Category", .localized(long: false), help: "For example Wellness, Chronic condition."),
                 FormField("/sponsor", "Sponsor", .localized(long: false)),
                 FormField("/tagline", "Tagline", .localized(long: false), help: "One line under the title in the study list."),
                 FormField("/description", "Description", .localized(long: true)),
                 FormField("/website", "Website", help: "https://…"),
+                FormField("/supportEmail", "Support e-mail", help: "The address participants write to about the study."),
+                FormField(
+                    "/estimatedDuration/value", "Estimated duration", .number,
+                    help: "How long a participant takes part, in the unit below (1 to 999)."),
+                FormField(
+                    "/estimatedDuration/unit", "Unit of the estimated duration",
+                    .choice(StudyDuration.Unit.allCases.map { .init($0.rawValue, $0.rawValue.capitalized) }), absent: .string("weeks")),
+                FormField(
+                    "/dataPartners", "Data partners", .lines,
+                    help: "The organisations the study's data is shared with, one per line.", absent: .array([])),
                 FormField(
                     "/logo", "Thumbnail image URL",
                     help: "The image beside the study in the list: an image uploaded under Images and PDFs, or any https:// address."
