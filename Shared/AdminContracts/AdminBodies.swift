@@ -53,6 +53,8 @@ extension StudyActionResult: InternalPayload {}
 extension StudyVersionList: InternalPayload {}
 extension StorageCheckReply: InternalPayload {}
 extension StudyFileList: InternalPayload {}
+extension StudyChecklistState: InternalPayload {}
+extension StudyChecklistTicks: InternalPayload {}
 extension StudyFile: InternalPayload {}
 extension SchemaImportResult: InternalPayload {}
 extension StudyMoveInReport: InternalPayload {}

@@ -74,6 +74,11 @@ extension AdminCalls {
         .GET, "/admin/v1/studies/{studyId}/versions/{version}", on: .studyMetadata, access: .study(.viewer))
     public static let storageCheck = AdminEndpoint<NoContent, StorageCheckReply>(
         .GET, "/admin/v1/studies/{studyId}/storage-check", on: .studyMetadata, access: .study(.editor))
+    /// The manual check-list before launch (WCP's), with who ticked each item and when.
+    public static let checklist = AdminEndpoint<NoContent, StudyChecklistState>(
+        .GET, "/admin/v1/studies/{studyId}/checklist", on: .studyMetadata, access: .study(.viewer))
+    public static let tickChecklist = AdminEndpoint<StudyChecklistTicks, StudyChecklistState>(
+        .PUT, "/admin/v1/studies/{studyId}/checklist", on: .studyMetadata, access: .study(.editor))
     public static let files = AdminEndpoint<NoContent, StudyFileList>(
         .GET, "/admin/v1/studies/{studyId}/files", on: .studyMetadata, access: .study(.viewer))
     /// `?name=`; the bytes as they are.
@@ -152,6 +157,8 @@ extension AdminCalls {
         versions,
         version,
         storageCheck,
+        checklist,
+        tickChecklist,
         files,
         uploadFile,
         importSchema, moveInStudies,

@@ -952,9 +952,19 @@ def main():
         fill(driver, "f-tagline-en", "Two weeks of sleep and mood")
         fill(driver, "f-description-en", "A daily check-in about last night's sleep & today's mood.")
         fill(driver, "f-sponsor-en", "Sleep Lab <North>")
+        # WCP's own basic information: the descriptive name, support address, duration, partners.
+        fill(driver, "f-fullName-en", "Sleep and mood in the first two weeks after a night-shift rota change")
+        fill(driver, "f-supportEmail", "sleep-study@example.org")
+        fill(driver, "f-estimatedDuration-value", "2")
+        Select(driver.find_element(By.ID, "f-estimatedDuration-unit")).select_by_value("weeks")
+        fill(driver, "f-dataPartners", "North Hospital\nSleep Lab Data Trust")
         driver.find_element(By.CSS_SELECTOR, "button.primary[type=submit]").click()
         wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Saved"), "the saved notice on basics")
         assert driver.find_element(By.ID, "f-sponsor-en").get_attribute("value") == "Sleep Lab <North>"
+        basics = api_draft(STUDY)
+        assert basics["supportEmail"] == "sleep-study@example.org", basics.get("supportEmail")
+        assert basics["estimatedDuration"] == {"value": 2, "unit": "weeks"}, basics.get("estimatedDuration")
+        assert basics["dataPartners"] == ["North Hospital", "Sleep Lab Data Trust"], basics.get("dataPartners")
         shot(driver, "study-basics")
         no_browser_errors(driver)
 
@@ -1193,6 +1203,22 @@ def main():
         fill(driver, "f-activities-1-steps-0-format-kickCount", "10")
         save(driver, "the task's step")
 
+        # The team's manual check-list (WCP's), on the study's page: two items ticked, saved with
+        # who ticked them and when.
+        driver.get(CONSOLE + f"/studies/{STUDY}")
+        wait(driver, EC.presence_of_element_located((By.ID, "manual-checklist")), "the manual check-list")
+        assert "0 of 11 ticked" in driver.find_element(By.ID, "manual-checklist").text
+        driver.find_element(By.ID, "tick-irbApproval").click()
+        driver.find_element(By.ID, "tick-consentReviewed").click()
+        page = driver.find_element(By.TAG_NAME, "html")
+        driver.find_element(By.XPATH, "//section[@id='manual-checklist']//button[@type='submit']").click()
+        wait(driver, gone(page), "the study's page after ticking")
+        wait(driver, EC.text_to_be_present_in_element((By.ID, "manual-checklist"), "The check-list is saved."), "the saved check-list")
+        manual = driver.find_element(By.ID, "manual-checklist").text
+        assert "2 of 11 ticked" in manual and manual.count("Ticked by") == 2 and " UTC" in manual, manual
+        assert driver.find_element(By.ID, "tick-irbApproval").is_selected()
+        shot(driver, "study-manual-checklist")
+
         # Launch, from the actions page, which shows the check-list first: every section of the
         # builder, each with its state, none needing attention now.
         driver.find_element(By.LINK_TEXT, "Actions and versions").click()
@@ -1201,6 +1227,8 @@ def main():
         assert len(items) == 10, [item.text for item in items]
         assert not driver.find_elements(By.CSS_SELECTOR, "ul.checklist li.check-attention"), [item.text for item in items]
         assert "Nothing keeps the draft from being published" in driver.find_element(By.CSS_SELECTOR, "section.checklist").text
+        summary = driver.find_element(By.ID, "manual-summary").text
+        assert "Confirmed by the team: 2 of 11 items" in summary and "App store approval" in summary, summary
         shot(driver, "study-checklist")
         driver.find_element(By.XPATH, "//input[@value='launch']/ancestor::form//button").click()
         wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Done: launch."), "the launch")

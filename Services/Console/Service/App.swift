@@ -63,6 +63,7 @@ public enum ConsoleService {
         TeamRoutes(pages: pages).add(to: shell.router)
         TokenRoutes(pages: pages).add(to: shell.router)
         MessageRoutes(pages: pages).add(to: shell.router)
+        ManualChecklistRoutes(pages: pages).add(to: shell.router)
         FileRoutes(pages: pages).add(to: shell.router)
         ParticipantPageRoutes(pages: pages, records: ParticipantRecord(records: api)).add(to: shell.router)
         ConsentPreviewRoutes(pages: pages).add(to: shell.router)

@@ -19,3 +19,4 @@ extension StudyTeam: ResponseEncodable {}
 extension AuditLog.EventList: ResponseEncodable {}
 extension AppCreated: ResponseEncodable {}
 extension TestingCredentials: ResponseEncodable {}
+extension StudyChecklistState: ResponseEncodable {}

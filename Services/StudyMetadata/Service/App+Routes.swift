@@ -79,6 +79,10 @@ extension StudyMetadataService {
             files: StudyFileStore(
                 client: environment.postgres, audit: environment.audit, logger: environment.logger, publicBase: publicBase)
         ).add(to: admin)
+        StudyChecklistRoutes(
+            checklists: StudyChecklists(
+                studies: studies, store: StudyChecklistStore(client: environment.postgres, audit: environment.audit, logger: environment.logger))
+        ).add(to: admin)
         SageAdminRoutes(imports: AssessmentImports(editing: editing, schemas: sageSchemas))
             .add(to: admin)
         let apiKeys = APIKeyStore(client: environment.postgres, audit: environment.audit, logger: environment.logger)

@@ -116,6 +116,17 @@ extension AdminAPIClient {
     package func versions(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> [StudyVersionRecord] {
         try await call(AdminCalls.versions, ["studyId": studyId], token: token, logger: logger).versions
     }
+
+    /// The manual check-list before launch, with who ticked each item.
+    package func checklist(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> StudyChecklistState {
+        try await call(AdminCalls.checklist, ["studyId": studyId], token: token, logger: logger)
+    }
+
+    package func tickChecklist(_ ticked: [String], of studyId: String, token: String, logger: Logger)
+        async throws(AdminAPIError) -> StudyChecklistState
+    {
+        try await call(AdminCalls.tickChecklist, ["studyId": studyId], body: StudyChecklistTicks(ticked: ticked), token: token, logger: logger)
+    }
 }
 
 // Accounts, a study's team and the audit log.

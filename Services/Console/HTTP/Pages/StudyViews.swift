@@ -34,6 +34,8 @@ struct StudySummaryView: PageView {
 
     var sections: [Section]
     var checklist: ChecklistView?
+    /// The manual check-list; nil when it could not be read (the page says the rest).
+    var manualChecklist: ManualChecklistView?
 }
 
 /// `section.mustache`: a section of the study builder (an activity's and a step's pages too).

@@ -115,7 +115,13 @@ package struct StudyActionRoutes: Sendable {
                 label: version.label, publishedAt: StudyPageModels.timestamp(version.publishedAt), publishedBy: version.publishedBy,
                 changes: changed.isEmpty ? "nothing" : changed.joined(separator: ", "), consentVersion: "1.\(version.consentVersion - 1)")
         }
+        // The team's own confirmations, beside the rules' check-list: said, never in the way.
+        var unconfirmed: ManualChecklistSummary?
+        if freezes {
+            unconfirmed = ManualChecklistSummary(try await pages.api.checklist(of: studyId, token: session.token, logger: context.logger))
+        }
         let view = ActionsView(
+            manualChecklist: unconfirmed,
             checklist: freezes ? ChecklistView(state.checklist(storage: await pages.storageFinding(state, session: session, context: context))) : nil, choices: choices, hasChoices: !choices.isEmpty,
             mayAct: state.role == .studyAdmin, done: done, preview: preview, versions: rows, hasVersions: !rows.isEmpty,
             problemReport: ProblemReport(
@@ -138,6 +144,7 @@ struct ActionsView: PageView {
         var consentVersion: String
     }
 
+    var manualChecklist: ManualChecklistSummary?
     var checklist: ChecklistView?
     var choices: [ActionChoice]
     var hasChoices: Bool

@@ -113,10 +113,13 @@ package struct StudyRoutes: Sendable {
         return try await pages.signedIn(request, context) { session, _ in
             let state = try await pages.load(studyId, session: session, context: context)
             let storage = await pages.storageFinding(state, session: session, context: context)
+            let manual = try await pages.api.checklist(of: studyId, token: session.token, logger: context.logger)
             return pages.render(
                 StudySummaryView(
                     sections: state.sections.map { .init(slug: $0.slug, title: $0.title, intro: $0.intro) },
-                    checklist: ChecklistView(state.checklist(storage: storage))),
+                    checklist: ChecklistView(state.checklist(storage: storage)),
+                    manualChecklist: ManualChecklistView(
+                        manual, editable: state.editable, saved: request.uri.queryParameters["ticked"] != nil)),
                 title: state.summary.name, session: session, state: state, current: nil)
         }
     }

@@ -21,6 +21,8 @@ package enum StudyMetadataError: Error, Sendable, Equatable {
         case draftMadeFrom(String)
         /// A request to move studies in (its parameters).
         case moveIn
+        /// The ticks of a study's manual check-list.
+        case checklist
     }
 
     /// The e-mail address or the password is wrong (which, is not said), or the account is disabled.
@@ -196,6 +198,7 @@ extension StudyMetadataError.Subject {
         case .draft: "draft"
         case .draftMadeFrom(let source): "draft made from the \(source)"
         case .moveIn: "move-in request"
+        case .checklist: "check-list"
         }
     }
 

@@ -54,6 +54,15 @@ package protocol StudySummaries: Sendable {
     func exists(studyId: String) async throws -> Bool
 }
 
+/// The ticked items of studies' manual check-lists (`StudyChecklists`), item id → who ticked it
+/// and when.
+package protocol ChecklistTicks: Sendable {
+    func ticks(studyId: String) async throws -> [String: (by: String, at: Date)]
+    /// Makes `ticked` the study's ticked items, with an audit event for each change; nil when
+    /// the study does not exist.
+    func set(ticked: [String], studyId: String, by actor: String) async throws -> [String: (by: String, at: Date)]?
+}
+
 /// Notifications queued for the apps' users, each id used once, each with its audit event
 /// (`Announcements`, `StudyMessages`).
 package protocol NotificationOutbox: Sendable {

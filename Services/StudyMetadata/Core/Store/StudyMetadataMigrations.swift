@@ -237,5 +237,21 @@ package enum StudyMetadataMigrations {
                 "CREATE INDEX study_files_study ON study_files (study_id, uploaded_at DESC)",
             ]
         ),
+        Migration(
+            component: "study-metadata", version: 13, name: "study_checklist",
+            statements: [
+                // The manual check-list before launch: a row is a ticked item, with who ticked it
+                // and when (unticking deletes it; the audit log keeps both).
+                """
+                CREATE TABLE study_checklist (
+                    study_id text NOT NULL REFERENCES studies (study_id),
+                    item text NOT NULL CHECK (length(item) BETWEEN 1 AND 64),
+                    ticked_by text NOT NULL,
+                    ticked_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (study_id, item)
+                )
+                """,
+            ]
+        ),
     ]
 }
