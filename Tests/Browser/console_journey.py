@@ -1003,6 +1003,7 @@ def main():
         assert driver.switch_to.active_element == problems, "focus moves to the problems"
         field_problems = driver.find_element(By.ID, "f-languages-problems").text
         assert "en" in field_problems, field_problems
+        assert "/languages" not in problems.text and "<code" not in problems.get_attribute("innerHTML"), problems.text
         assert driver.find_element(By.ID, "f-withdrawal-message-en").get_attribute("value") == "Typed before the refusal"
         shot(driver, "study-settings-refused")
         no_browser_errors(driver)
@@ -1028,10 +1029,14 @@ def main():
         driver.find_element(By.LINK_TEXT, "Overview").click()
         wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "button[name=op][value='add /overview']")), "the overview page")
         press(driver, "add /overview")
+        press(driver, "add /overview")
         fill(driver, "f-overview-0-title-en", "Welcome")
         fill(driver, "f-overview-0-text-en", "Two weeks, two minutes a day.")
         fill(driver, "f-overview-0-image", "https://studystack.example.org/welcome.png")
+        # The second page added and never touched does not keep the page from saving.
         save(driver, "the overview")
+        overview = api_draft(STUDY)["overview"]
+        assert len(overview) == 1 and overview[0]["title"] == "Welcome", overview
 
         # Eligibility: a token, then a test of one question.
         driver.find_element(By.LINK_TEXT, "Eligibility").click()

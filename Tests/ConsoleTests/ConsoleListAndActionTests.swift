@@ -40,6 +40,16 @@ import TestSupport
             #expect(questions.first?["key"] as? String == "adult")
             #expect(questions.first?["passingAnswer"] as? Bool == true)
 
+            // A second question added and never touched does not keep the page from saving: it is
+            // not saved.
+            let second = try await browser.post(
+                "/studies/CONSOLE1/eligibility", browser.form(of: try await browser.get("/studies/CONSOLE1/eligibility"), ["op": "add /eligibility/questions"]))
+            #expect(second.input("/eligibility/questions#count") == "2")
+            let blank = try await browser.post("/studies/CONSOLE1/eligibility", browser.form(of: second, ["op": nil]))
+            #expect(blank.status == .seeOther, "\(blank.html.components(separatedBy: "problems").dropFirst().first ?? "")")
+            #expect((try await fixture.draft().json["eligibility"] as? [String: Any])?["questions"] as? [[String: Any]] != nil)
+            #expect(((try await fixture.draft().json["eligibility"] as? [String: Any])?["questions"] as? [[String: Any]])?.count == 1)
+
             // A problem inside a row is shown at the row's field.
             let again = try await browser.get("/studies/CONSOLE1/eligibility")
             let refused = try await browser.post(
@@ -183,12 +193,23 @@ extension ConsoleListAndActionTests {
             page = try await browser.get("/studies/CONSOLE1/activities/sleep/steps/quality")
             #expect(page.status == .ok)
             #expect(page.html.contains("name=\"/activities/0/steps/0/format/maxValue\""))
-            // A problem of the format is shown at its field, and nothing is saved.
+            // Every problem of the page at once, each at its field and linked from the top, in a
+            // coordinator's words (no JSON pointer, no member's name); nothing is saved.
             let refused = try await browser.post(
                 "/studies/CONSOLE1/activities/sleep/steps/quality",
-                browser.form(of: page, ["/activities/0/steps/0/format/minValue": "10", "/activities/0/steps/0/format/maxValue": "0"]))
+                browser.form(of: page, [
+                    "/activities/0/steps/0/format/minValue": "10", "/activities/0/steps/0/format/maxValue": "0",
+                    "/activities/0/steps/0/format/step": "-1",
+                ]))
             #expect(refused.status == .unprocessableContent)
             #expect(refused.html.contains("href=\"#f-activities-0-steps-0-format-maxValue-field\""))
+            #expect(refused.html.contains("href=\"#f-activities-0-steps-0-format-step-field\""))
+            let report = try #require(refused.html.components(separatedBy: #"id="problems""#).dropFirst().first?.components(separatedBy: "</div>").first)
+            #expect(report.contains("must be greater than the lowest value"))
+            #expect(report.contains("must be greater than 0"))
+            #expect(!report.contains("<code") && !report.contains("/activities/0"), "no pointer: \(report)")
+            let words = report.replacingOccurrences(of: "<[^>]*>", with: " ", options: .regularExpression)
+            #expect(words.range(of: #"\b[a-z]+[A-Z][a-zA-Z]*\b"#, options: .regularExpression) == nil, "no member's name: \(words)")
             step = try #require(((try await fixture.draft().json["activities"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])?.first)
             #expect((step["format"] as? [String: Any])?["maxValue"] == nil)
             let formatted = try await browser.post(

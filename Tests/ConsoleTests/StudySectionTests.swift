@@ -169,6 +169,46 @@ import Testing
         #expect(rows[last] == .object(["type": .string("custom"), "title": .string("Added"), "text": .string("A new section")]))
     }
 
+    /// Rows added and left as they were drawn are not saved when they come last (so they cannot
+    /// keep the page from saving); a blank row before one typed in is kept, where its problems
+    /// name it; a list that was absent stays absent.
+    @Test func aBlankRowAddedAndNeverTouchedIsNotSaved() throws {
+        let document = try Self.document()
+        guard case .array(let original) = document[pointer: JSONPointer("/consent/visualScreens")!] else { Issue.record("no screens"); return }
+        let add = try #require(FormEdit("add /consent/visualScreens"))
+        var form = try #require(Self.consent.editing(Self.consent.values(in: document), add))
+        form = try #require(Self.consent.editing(form, add))
+        let first = original.count, second = original.count + 1
+        // Two blank rows at the end: neither is saved, and the page saves as it was.
+        let untouched = try Self.consent.applying(form, to: document)
+        #expect(untouched == document)
+        // The first typed in: it is saved, the blank one after it is not.
+        var typed = form
+        typed.set("/consent/visualScreens/\(first)/title/en", "Added")
+        typed.set("/consent/visualScreens/\(first)/text/en", "A new section")
+        guard case .array(let rows) = try Self.consent.applying(typed, to: document)[pointer: JSONPointer("/consent/visualScreens")!] else {
+            Issue.record("no rows"); return
+        }
+        #expect(rows.count == original.count + 1)
+        // The second typed in, the first left blank: both kept, so the blank one's problems name
+        // the row the page shows.
+        var gap = form
+        gap.set("/consent/visualScreens/\(second)/title/en", "Added")
+        guard case .array(let kept) = try Self.consent.applying(gap, to: document)[pointer: JSONPointer("/consent/visualScreens")!] else {
+            Issue.record("no rows"); return
+        }
+        #expect(kept.count == original.count + 2)
+        // A choice made on a row is touching it; a browser sending a select's first option
+        // ("overview", the first kind) for one left alone is not.
+        var chosen = form
+        chosen.set("/consent/visualScreens/\(second)/type", "privacy")
+        #expect(try Self.consent.applying(chosen, to: document)[pointer: JSONPointer("/consent/visualScreens/\(second)/type")!] == .string("privacy"))
+        var leftAlone = form
+        leftAlone.set("/consent/visualScreens/\(second)/type", "overview")
+        leftAlone.set("/consent/visualScreens/\(first)/type", "overview")
+        #expect(try Self.consent.applying(leftAlone, to: document) == document)
+    }
+
     @Test func anEditThatCannotBeMadeIsRefused() throws {
         let form = Self.consent.values(in: try Self.document())
         #expect(FormEdit("remove /consent/visualScreens/99")?.applied(to: form) == nil)

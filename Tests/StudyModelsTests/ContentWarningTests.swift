@@ -40,7 +40,7 @@ import Testing
         #expect(!without.contains { $0.pointer.hasSuffix("/dayOfWeek") || $0.pointer.hasSuffix("/dateOfMonth") })
         // Out of range is still refused.
         let (refused, _) = try review { $0.activities[1].schedule.dayOfWeek = 8 }
-        #expect(refused.contains { $0.pointer == "/activities/1/schedule/dayOfWeek" && $0.message == "dayOfWeek must be 1 (Sunday) to 7" })
+        #expect(refused.contains { $0.pointer == "/activities/1/schedule/dayOfWeek" && $0.message == "the weekday must be 1 (Sunday) to 7 (Saturday)" })
     }
 
     @Test func aLanguageSwitchedOnWithNoTextInItIsNamed() throws {

@@ -87,7 +87,7 @@ import Testing
         expectProblem(found, at: "/activities/0/reminder/afterMinutes", containing: "0 to 10080")
         expectProblem(found, at: "/activities/0/reminder/randomMinutes", containing: "0 to 720")
         expectProblem(found, at: "/activities/0/reminder/maxPerDay", containing: "1 to 24")
-        expectProblem(found, at: "/activities/0/reminder/quietFrom", containing: "HH:mm")
+        expectProblem(found, at: "/activities/0/reminder/quietFrom", containing: "hours and minutes")
         expectProblem(found, at: "/activities/0/reminder/quietUntil", containing: "both")
         expectProblem(found, at: "/activities/0/reminder/message/en", containing: "200")
         expectProblem(found, at: "/activities/1/reminder/afterMinutes", containing: "0 to 10080")
@@ -112,7 +112,7 @@ import Testing
             (scale.minValue, scale.maxValue, scale.default) = (10, 1, 5)
             $0.activities[0].steps[1].format = .scale(scale)
         }
-        expectProblem(found, at: "/activities/0/steps/1/format/maxValue", containing: "greater than minValue")
+        expectProblem(found, at: "/activities/0/steps/1/format/maxValue", containing: "greater than the lowest value")
         #expect(!found.contains { $0.pointer == "/activities/0/steps/1/format/default" }, "\(found)")
     }
 
@@ -266,7 +266,7 @@ import Testing
 
     @Test func chartOnANonNumericQuestion() throws {
         let found = try problems { $0.dashboard.charts[0].dataSource.key = "notes" }
-        expectProblem(found, at: "/dashboard/charts/0/dataSource/key", containing: "needs a numeric question; \"notes\" is text")
+        expectProblem(found, at: "/dashboard/charts/0/dataSource/key", containing: "needs a numeric question; \"notes\" is a text question")
         let statistic = try problems { $0.dashboard.statistics[1].dataSource.key = "kicks" }
         expectProblem(statistic, at: "/dashboard/statistics/1/dataSource/key", containing: "numeric result of fetalKickCounter")
     }

@@ -49,3 +49,42 @@ public enum SelectionStyle: String, Codable, Sendable {
     case single = "Single"
     case multiple = "Multiple"
 }
+
+extension ResponseType {
+    /// What a coordinator calls the kind of question, as the console's step page names it.
+    public var words: String {
+        switch self {
+        case .scale: "scale"
+        case .continuousScale: "continuous scale"
+        case .textScale: "text scale"
+        case .valuePicker: "value picker"
+        case .imageChoice: "image choice"
+        case .textChoice: "text choice"
+        case .boolean: "yes or no"
+        case .numeric: "number"
+        case .timeOfDay: "time of day"
+        case .date: "date"
+        case .text: "text"
+        case .email: "e-mail address"
+        case .timeInterval: "time interval"
+        case .height: "height"
+        case .location: "location"
+        }
+    }
+
+    /// The words for a step's `resultType` as written: a kind of question in words, a task's
+    /// (or an unknown) type as it is, an instruction as such.
+    public static func words(_ resultType: String) -> String {
+        if resultType.isEmpty { return "an instruction" }
+        return ResponseType(rawValue: resultType).map { "a \($0.words) question" } ?? "a \(resultType) step"
+    }
+}
+
+/// How times and dates are asked for in messages: as a person types them, with an example.
+public enum TimeWords {
+    public static let timeForm = "a time of day is hours and minutes, such as 08:30"
+    public static let mustBeATime = "must be a time of day, hours and minutes, such as 08:30"
+    public static let isNotATime = "is not a time of day (hours and minutes, such as 08:30)"
+    public static let isNotADate = "is not a date (year-month-day, such as 2027-01-31)"
+    public static let isNotADateTime = "is not a date and time (such as 2027-01-31T08:30)"
+}

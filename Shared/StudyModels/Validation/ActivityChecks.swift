@@ -85,7 +85,7 @@ struct ActivityChecks {
             if let value, !range.contains(value) { problem("\(pointer)/\(name)", "must be \(range.lowerBound) to \(range.upperBound)") }
         }
         for (name, value) in [("quietFrom", reminder.quietFrom), ("quietUntil", reminder.quietUntil)] {
-            if let value, LocalTimes.time(value) == nil { problem("\(pointer)/\(name)", "must be a time, HH:mm") }
+            if let value, LocalTimes.time(value) == nil { problem("\(pointer)/\(name)", TimeWords.mustBeATime) }
         }
         if (reminder.quietFrom == nil) != (reminder.quietUntil == nil) {
             problem("\(pointer)/\(reminder.quietFrom == nil ? "quietFrom" : "quietUntil")", "quiet hours need both a start and an end")
@@ -117,19 +117,19 @@ struct ActivityChecks {
         if !step.key.isEmpty, !Identifiers.isValid(step.key) { problem("\(pointer)/key", Identifiers.rule) }
         guard let format = step.format else {
             if [.textChoice, .textScale, .valuePicker, .imageChoice].contains(step.responseType) {
-                warning("\(pointer)/format", "the \(step.resultType) question has no choices")
+                warning("\(pointer)/format", "it is \(ResponseType.words(step.resultType)) with no choices")
             }
             return
         }
         switch format {
         case .scale(let scale):
             if let min = scale.minValue, let max = scale.maxValue, min >= max {
-                problem("\(pointer)/format/maxValue", "must be greater than minValue")
+                problem("\(pointer)/format/maxValue", "must be greater than the lowest value")
             }
             // Only once the bounds are in order: a range whose lower bound is above its upper one
             // traps, and `minValue` > `maxValue` is the problem reported just above.
             if let value = scale.default, let min = scale.minValue, let max = scale.maxValue, min <= max, !(min...max).contains(value) {
-                problem("\(pointer)/format/default", "must lie between minValue and maxValue")
+                problem("\(pointer)/format/default", "must lie between the lowest and the highest value")
             }
             if let step = scale.step, step <= 0 { problem("\(pointer)/format/step", "must be greater than 0") }
             if let digits = scale.maxFractionDigits, !DocumentBounds.fractionDigits.contains(digits) {
@@ -154,7 +154,7 @@ struct ActivityChecks {
             }
         case .numeric(let numeric):
             if let min = numeric.minValue, let max = numeric.maxValue, min >= max {
-                problem("\(pointer)/format/maxValue", "must be greater than minValue")
+                problem("\(pointer)/format/maxValue", "must be greater than the lowest value")
             }
         case .text(let text):
             if let length = text.maxLength, !DocumentBounds.maxLength.contains(length) {
@@ -207,7 +207,7 @@ struct ActivityChecks {
             guard !destination.condition.isEmpty else { continue }
             if let responseType = step.responseType, responseType.isNumeric {
                 if destination.numericOperator == nil {
-                    problem("\(at)/operator", "numeric branching needs one of gt lt e ne gte lte (or > < = != >= <=)")
+                    problem("\(at)/operator", "a branch on a number needs a comparison: >, <, =, !=, >= or <= (gt, lt, e, ne, gte, lte)")
                 }
                 if Double(destination.condition) == nil {
                     problem("\(at)/condition", "\"\(destination.condition)\" is not a number")
@@ -251,7 +251,7 @@ enum AnchorCheck {
                 return
             }
             if question.responseType != .date {
-                problem("\(pointer)/key", "an anchor must be a date question; \"\(key)\" is \(question.resultType)")
+                problem("\(pointer)/key", "an anchor must be a date question; \"\(key)\" is \(ResponseType.words(question.resultType))")
             }
         case .participantProperty:
             guard let key = anchor.propertyKey,
@@ -261,7 +261,7 @@ enum AnchorCheck {
                 return
             }
             if property.dataType != .date || property.useAsAnchor != true {
-                problem("\(pointer)/propertyKey", "\"\(key)\" is not a date property marked useAsAnchor")
+                problem("\(pointer)/propertyKey", "\"\(key)\" is not a date property that schedules may count from")
             }
         }
     }

@@ -6,7 +6,7 @@ struct ScheduleChecks {
 
     func run(_ problem: (String, String) -> Void) {
         let schedule = activity.schedule
-        if let time = schedule.time, LocalTimes.time(time) == nil { problem("\(pointer)/time", "\"\(time)\" is not a time HH:mm") }
+        if let time = schedule.time, LocalTimes.time(time) == nil { problem("\(pointer)/time", "\"\(time)\" \(TimeWords.isNotATime)") }
         if let anchor = schedule.anchor {
             var anchorProblems: [ValidationProblem] = []
             AnchorCheck.run(anchor, in: document, at: "\(pointer)/anchor", into: &anchorProblems)
@@ -34,17 +34,17 @@ struct ScheduleChecks {
     private func checkAbsolute(_ schedule: Schedule, _ problem: (String, String) -> Void) {
         let start = schedule.startDate.flatMap(LocalTimes.sortableDate)
         let end = schedule.endDate.flatMap(LocalTimes.sortableDate)
-        if let text = schedule.startDate, start == nil { problem("\(pointer)/startDate", "\"\(text)\" is not a date yyyy-MM-dd") }
-        if let text = schedule.endDate, end == nil { problem("\(pointer)/endDate", "\"\(text)\" is not a date yyyy-MM-dd") }
+        if let text = schedule.startDate, start == nil { problem("\(pointer)/startDate", "\"\(text)\" \(TimeWords.isNotADate)") }
+        if let text = schedule.endDate, end == nil { problem("\(pointer)/endDate", "\"\(text)\" \(TimeWords.isNotADate)") }
         if let start, let end, end < start { problem("\(pointer)/endDate", "is before the start date") }
 
         switch schedule.frequency {
         case .oneTime:
             if schedule.startDate == nil, schedule.launchWithStudy != true {
-                problem("\(pointer)/startDate", "a one-time activity needs a start date, or launchWithStudy")
+                problem("\(pointer)/startDate", "a one-time activity needs a start date, or to start at the launch")
             }
             if schedule.endDate == nil, schedule.studyLifetime != true {
-                problem("\(pointer)/endDate", "a one-time activity needs an end date, or studyLifetime")
+                problem("\(pointer)/endDate", "a one-time activity needs an end date, or to last until the study ends")
             }
         case .daily:
             requireDates(schedule, problem)
@@ -57,11 +57,11 @@ struct ScheduleChecks {
             var previous = -1
             for (index, time) in times.enumerated() {
                 guard let seconds = LocalTimes.time(time) else {
-                    problem("\(pointer)/dailyTimes/\(index)", "\"\(time)\" is not a time HH:mm")
+                    problem("\(pointer)/dailyTimes/\(index)", "\"\(time)\" \(TimeWords.isNotATime)")
                     continue
                 }
                 // The apps and the original servers write HH:mm:ss, always on the minute.
-                if seconds % 60 != 0 { problem("\(pointer)/dailyTimes/\(index)", "\"\(time)\" is not a whole minute: a time is HH:mm") }
+                if seconds % 60 != 0 { problem("\(pointer)/dailyTimes/\(index)", "\"\(time)\" is not a whole minute: \(TimeWords.timeForm)") }
                 if seconds <= previous { problem("\(pointer)/dailyTimes/\(index)", "times must be in increasing order") }
                 previous = seconds
             }
@@ -77,8 +77,8 @@ struct ScheduleChecks {
             for (index, run) in runs.enumerated() {
                 let runStart = LocalTimes.dateTime(run.start)
                 let runEnd = LocalTimes.dateTime(run.end)
-                if runStart == nil { problem("\(pointer)/runs/\(index)/start", "\"\(run.start)\" is not a date-time yyyy-MM-ddTHH:mm") }
-                if runEnd == nil { problem("\(pointer)/runs/\(index)/end", "\"\(run.end)\" is not a date-time yyyy-MM-ddTHH:mm") }
+                if runStart == nil { problem("\(pointer)/runs/\(index)/start", "\"\(run.start)\" \(TimeWords.isNotADateTime)") }
+                if runEnd == nil { problem("\(pointer)/runs/\(index)/end", "\"\(run.end)\" \(TimeWords.isNotADateTime)") }
                 if let runStart, let runEnd, runEnd <= runStart {
                     problem("\(pointer)/runs/\(index)/end", "the run ends before it starts")
                 }
@@ -98,25 +98,25 @@ struct ScheduleChecks {
                     problem("\(pointer)/anchorRuns/\(index)/endDays", "the run ends before it starts")
                 }
                 if let time = run.time, LocalTimes.time(time) == nil {
-                    problem("\(pointer)/anchorRuns/\(index)/time", "\"\(time)\" is not a time HH:mm")
+                    problem("\(pointer)/anchorRuns/\(index)/time", "\"\(time)\" \(TimeWords.isNotATime)")
                 }
             }
         case .ongoing:
             break
         case .oneTime, .daily, .weekly, .monthly:
-            if schedule.startDays == nil { problem("\(pointer)/startDays", "an anchor-relative schedule needs startDays") }
+            if schedule.startDays == nil { problem("\(pointer)/startDays", "a schedule counted from a participant's date needs the day it starts") }
             if let start = schedule.startDays, let end = schedule.endDays, end < start {
-                problem("\(pointer)/endDays", "ends before it starts (endDays \(end) < startDays \(start))")
+                problem("\(pointer)/endDays", "ends before it starts (day \(end) comes before day \(start))")
             }
             if schedule.frequency == .daily, (schedule.dailyTimes ?? []).isEmpty {
                 problem("\(pointer)/dailyTimes", "a daily activity needs at least one time")
             }
             // Served to the apps when given, though neither schedules by them (ContentWarnings).
             if let day = schedule.dayOfWeek, !(1...7).contains(day) {
-                problem("\(pointer)/dayOfWeek", "dayOfWeek must be 1 (Sunday) to 7")
+                problem("\(pointer)/dayOfWeek", "the weekday must be 1 (Sunday) to 7 (Saturday)")
             }
             if let date = schedule.dateOfMonth, !(1...31).contains(date) {
-                problem("\(pointer)/dateOfMonth", "dateOfMonth must be 1 to 31")
+                problem("\(pointer)/dateOfMonth", "the day of the month must be 1 to 31")
             }
         }
     }

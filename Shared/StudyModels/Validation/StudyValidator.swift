@@ -175,7 +175,7 @@ public struct StudyValidator {
             problem("/eligibility/questions", "a \(eligibility.type.rawValue) eligibility needs at least one question")
         }
         if eligibility.type == .token, !eligibility.questions.isEmpty {
-            problem("/eligibility/questions", "a token eligibility has no test questions; use type combined")
+            problem("/eligibility/questions", "eligibility by token asks no questions; choose token, then test, to ask them too")
         }
         checkDuplicates(eligibility.questions.map(\.key), at: "/eligibility/questions", field: "key")
         for (index, question) in eligibility.questions.enumerated() {
@@ -247,9 +247,9 @@ public struct StudyValidator {
             let at = "\(pointer)/availability"
             if let anchor = availability.anchor {
                 AnchorCheck.run(anchor, in: document, at: "\(at)/anchor", into: &problems)
-                if availability.startDays == nil { problem("\(at)/startDays", "an anchor-relative window needs startDays") }
+                if availability.startDays == nil { problem("\(at)/startDays", "a window counted from a participant's date needs the day it starts") }
                 if let start = availability.startDays, let end = availability.endDays, end < start {
-                    problem("\(at)/endDays", "ends before it starts (endDays \(end) < startDays \(start))")
+                    problem("\(at)/endDays", "ends before it starts (day \(end) comes before day \(start))")
                 }
                 let days = DocumentBounds.anchorDays
                 for (name, value) in [("startDays", availability.startDays), ("endDays", availability.endDays)] {
@@ -259,7 +259,7 @@ public struct StudyValidator {
                 checkDateWindow(start: availability.startDate, end: availability.endDate, at: at, requireStart: true)
             }
             if let time = availability.time, LocalTimes.time(time) == nil {
-                problem("\(at)/time", "must be a time HH:mm")
+                problem("\(at)/time", TimeWords.mustBeATime)
             }
         }
     }
@@ -286,7 +286,7 @@ public struct StudyValidator {
                 break
             case .scheduled:
                 if notification.at.flatMap(LocalTimes.dateTime) == nil {
-                    problem("\(pointer)/at", "a scheduled notification needs a local date-time yyyy-MM-ddTHH:mm")
+                    problem("\(pointer)/at", "a scheduled notification needs a date and time, such as 2027-01-31T08:30, in the study's time zone")
                 }
             case .anchorRelative:
                 if let anchor = notification.anchor {
@@ -301,7 +301,7 @@ public struct StudyValidator {
                 } else {
                     problem("\(pointer)/anchorDays", "is required")
                 }
-                if notification.time.flatMap(LocalTimes.time) == nil { problem("\(pointer)/time", "must be a time HH:mm") }
+                if notification.time.flatMap(LocalTimes.time) == nil { problem("\(pointer)/time", TimeWords.mustBeATime) }
             }
         }
     }
@@ -337,7 +337,7 @@ public struct StudyValidator {
             return
         }
         if question.responseType?.isNumeric != true {
-            problem("\(pointer)/key", "\(use) needs a numeric question; \"\(source.key)\" is \(question.resultType)")
+            problem("\(pointer)/key", "\(use) needs a numeric question; \"\(source.key)\" is \(ResponseType.words(question.resultType))")
         }
     }
 
@@ -368,13 +368,13 @@ public struct StudyValidator {
 
     private mutating func checkDateWindow(start: String?, end: String?, at pointer: String, requireStart: Bool) {
         let startValue = start.flatMap(LocalTimes.sortableDate)
-        if let start, startValue == nil { problem("\(pointer)/startDate", "\"\(start)\" is not a date yyyy-MM-dd") }
+        if let start, startValue == nil { problem("\(pointer)/startDate", "\"\(start)\" \(TimeWords.isNotADate)") }
         if start == nil, requireStart { problem("\(pointer)/startDate", "is required") }
         if let end {
             if let endValue = LocalTimes.sortableDate(end) {
                 if let startValue, endValue < startValue { problem("\(pointer)/endDate", "is before the start date") }
             } else {
-                problem("\(pointer)/endDate", "\"\(end)\" is not a date yyyy-MM-dd")
+                problem("\(pointer)/endDate", "\"\(end)\" \(TimeWords.isNotADate)")
             }
         }
     }

@@ -114,7 +114,7 @@ import TestSupport
             #expect(status == .created)
             let warnings = try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]
             #expect((warnings?["warnings"] as? [[String: String]]) == [
-                ["pointer": "/activity/steps/0/format", "message": "the textChoice question has no choices"]
+                ["pointer": "/activity/steps/0/format", "message": "it is a text choice question with no choices"]
             ])
 
             // A wrongly typed field is located too; the id in the path is checked; roles apply.

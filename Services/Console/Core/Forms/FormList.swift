@@ -277,20 +277,29 @@ package struct FormList: Sendable {
         if case .array(let rows) = item[pointer: pointer] { original = rows } else { original = [] }
         var rows: [JSONValue] = []
         var marked: [JSONValue] = []
+        // How many rows at the end were added on the page and left as they were drawn.
+        var blankAtEnd = 0
         for index in 0..<min(count, Self.maxRows) {
             let rowPointer = prefix.appending(pointer).appending(index)
             let saved = form[rowPointer.description + "#from"].flatMap { WholeNumber.parse($0, in: 0...FormList.maxRows) }.flatMap { original.indices.contains($0) ? original[$0] : nil }
             if table, let saved {
                 rows.append(saved)
+                blankAtEnd = 0
                 continue
             }
             var row = saved ?? newItem
             for element in elements { try element.apply(form, at: rowPointer, to: &row) }
             rows.append(row)
+            blankAtEnd = saved == nil && isUntouched(form, at: rowPointer) ? blankAtEnd + 1 : 0
             if let mark, form[rowPointer.description + "#mark"] == "true", let value = row[pointer: mark.value], !marked.contains(value) {
                 marked.append(value)
             }
         }
+        // A row added and never touched is not saved, so it cannot keep the page from saving.
+        // Only those after the last row kept: the rows before keep their numbers, which the
+        // problems of a refused save name.
+        rows.removeLast(blankAtEnd)
+        if rows.isEmpty, original.isEmpty, item[pointer: pointer] == nil { return }
         try item.set(.array(rows), at: pointer)
         if let mark { try item.set(.array(marked), at: mark.member) }
     }

@@ -92,17 +92,15 @@ struct OptionChoice {
     var selected: Bool
 }
 
-/// A problem as a page lists it: its words, the field it concerns when the page can link to
-/// it, and its JSON pointer (none for a problem about the whole document).
+/// A problem as a page lists it: its words, and the field it concerns when the page can link
+/// to it (a coordinator is shown the field, never the JSON pointer the admin API located it by).
 struct ProblemItem {
     var message: String
-    var pointer: String?
     var href: String?
     var label: String?
 
     init(_ problem: ValidationProblem) {
         message = problem.message
-        pointer = problem.pointer.isEmpty ? nil : problem.pointer
     }
 }
 

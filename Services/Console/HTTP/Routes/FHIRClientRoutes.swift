@@ -117,7 +117,6 @@ package struct FHIRClientRoutes: Sendable {
             if let field {
                 item.href = "#\(field.value.id)"
                 item.label = field.value.label
-                item.pointer = nil
                 // `/jwks/keys/0/d`: said as the key's place in the set and its member.
                 let place = problem.pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst(3)
                 if let index = place.first.flatMap({ Int($0) }) {
