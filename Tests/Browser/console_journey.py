@@ -1404,7 +1404,10 @@ def main():
         driver.find_element(By.CSS_SELECTOR, "#invite-csv button[type=submit]").click()
         wait(driver, gone(page), "the invitations page after inviting from a CSV")
         rows = driver.find_elements(By.CSS_SELECTOR, "#invitations tbody tr")
-        assert len(rows) == 3 and all("invited" in row.text and "North Clinic" in row.text for row in rows), [r.text for r in rows]
+        assert len(rows) == 3 and all("Invited, not joined yet" in row.text and "North Clinic" in row.text for row in rows), [r.text for r in rows]
+        # The filter says the states in words too.
+        state_options = [o.text for o in Select(driver.find_element(By.ID, "state")).options]
+        assert state_options == ["Any", "Invited, not joined yet", "Joined", "Joined, then withdrew", "Revoked", "Expired"], state_options
         tokens = {email: invitation_token(email) for email in invitees}
         assert len(set(tokens.values())) == 3, tokens
         revoked = next(row for row in rows if invitees[0] in row.text)
@@ -1412,7 +1415,7 @@ def main():
         revoked.find_element(By.CSS_SELECTOR, "form[action$='/revoke'] button").click()
         wait(driver, gone(page), "the invitations page after revoking")
         row = next(r for r in driver.find_elements(By.CSS_SELECTOR, "#invitations tbody tr") if invitees[0] in r.text)
-        assert "revoked" in row.text, row.text
+        assert "Revoked" in row.text, row.text
         # The site's counts: location, target, invited, enrolled, withdrawn, revoked, expired, in the study.
         cells = [cell.text for cell in driver.find_element(
             By.XPATH, "//table[@id='sites']//tr[th[contains(., 'North Clinic')]]").find_elements(By.TAG_NAME, "td")]
@@ -1719,7 +1722,7 @@ def main():
         driver.find_element(By.CSS_SELECTOR, "form[action='/studies/SCHEMA1/schema'] button[type=submit]").click()
         wait(driver, gone(page), "the schema page after a broken protocol")
         problems = driver.find_element(By.ID, "problems").text
-        assert "Not imported" in problems and "/properties/study_id" in problems, problems
+        assert "Not imported" in problems and "properties › study_id" in problems, problems
         driver.find_element(By.LINK_TEXT, "Actions and versions").click()
         wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=launch]")), "the schema study's actions")
         driver.find_element(By.XPATH, "//input[@value='launch']/ancestor::form//button").click()

@@ -53,7 +53,9 @@ import TestSupport
             // The audit log shows the grant; then the role is removed.
             let audit = try await root.get("/studies/CONSOLE1/audit")
             #expect(audit.status == .ok)
-            #expect(audit.html.contains("study.role_granted"))
+            #expect(audit.html.contains(#"<tr data-action="study.role_granted">"#))
+            #expect(audit.html.contains("Gave a role on the study"), "said in words")
+            #expect(!audit.html.contains("<code>study."), "the action as recorded is not what the row says")
             let teamPage = try await root.get("/studies/CONSOLE1/team")
             let idRange = try #require(teamPage.html.range(of: #"name="adminId" value=""#))
             let adminId = String(teamPage.html[idRange.upperBound...].prefix { $0 != "\"" })

@@ -102,7 +102,7 @@ import TestSupport
             #expect(rows.count == 1)
             let row = try #require(rows.first)
             #expect(row.contains("<code>sleep</code>"))
-            #expect(row.contains("processed"))
+            #expect(row.contains("<td>Stored"), "its response's status in words")
             for name in ["metadata.json", "assessmentResult.json", "motion.json"] { #expect(row.contains(">\(name)</a>"), "\(name)") }
             #expect(!row.contains("not named in its manifest"), "metadata.json is the manifest itself")
             let motionHref = try #require(

@@ -12,6 +12,26 @@ import Testing
     static let hostile = #"x"><script>alert('1')</script>&"#
     static let escaped = "x&quot;&gt;&lt;script&gt;alert(&#39;1&#39;)&lt;/script&gt;&amp;"
 
+    /// Every time says whose clock it is read on: the study's zone by name, each participant's
+    /// own, or the study's unless the schedule counts from a participant's date.
+    @Test func everyTimeSaysItsZone() {
+        let section = StudySection(
+            slug: "test", title: "Test", intro: "",
+            elements: [
+                .field(FormField("/at", "At", .time)), .field(FormField("/from", "From", .dateTime)),
+                .field(FormField("/quiet", "Quiet from", .time).inZone(.participant)),
+                .field(FormField("/opens", "Opens", .time).inZone(.studyUnlessAnchored)),
+                .field(FormField("/title", "Title")),
+            ])
+        let html = FormHTML.render(
+            section.views(values: FormFields(), problems: [], spanish: false, readOnly: false), studyId: "S", timeZone: "Europe/Madrid"
+        ).renderText
+        #expect(html.components(separatedBy: "Europe/Madrid time, the study&#39;s time zone.").count - 1 == 2)
+        #expect(html.contains(#"id="f-quiet-zone">Each participant&#39;s own time (their phone&#39;s time zone).</p>"#))
+        #expect(html.contains("Europe/Madrid time, the study&#39;s time zone; counted from a participant&#39;s date, their own time."))
+        #expect(html.components(separatedBy: "class=\"help zone\"").count - 1 == 4, "the title is no time")
+    }
+
     @Test func everyValueLabelAndProblemIsEscaped() {
         let section = StudySection(
             slug: "test", title: "Test", intro: "",

@@ -62,6 +62,28 @@ package struct FormField: Sendable {
     package var kind: Kind
     /// The study's uploaded files this one-line field suggests as it is typed in, nil for none.
     package var suggests: Uploads?
+    /// Whose clock a time of day or date and time is read on; the page says so beside the
+    /// field. Nil for what is no time.
+    package var zone: Zone?
+
+    /// Whose clock a time is read on (docs/schedules.md).
+    package enum Zone: Sendable {
+        /// The study's time zone (an absolute schedule's dates and opening time, a notification
+        /// at a time).
+        case study
+        /// Each participant's own (reminders' quiet hours, times counted from their date,
+        /// daily windows).
+        case participant
+        /// The study's, except where the schedule counts from a participant's date.
+        case studyUnlessAnchored
+    }
+
+    /// The same field, read on `zone`'s clock.
+    package func inZone(_ zone: Zone) -> FormField {
+        var field = self
+        field.zone = zone
+        return field
+    }
     /// What the admin API takes when the member is left out (a study is enrolling unless it says
     /// otherwise), shown as the value so that saving an untouched page changes nothing.
     package var absent: JSONValue?
@@ -72,6 +94,10 @@ package struct FormField: Sendable {
         self.kind = kind
         self.help = help
         self.absent = absent
+        switch kind {
+        case .time, .times, .dateTime: zone = .study
+        default: zone = nil
+        }
     }
 
     /// A kind of the study's uploaded files: the page lists their addresses (a `datalist` whose

@@ -253,7 +253,7 @@ extension StudySection {
         [
             number("/afterMinutes", "Minutes after the run opens"),
             number("/randomMinutes", "Spread over up to (minutes)"),
-            time("/quietFrom", "Quiet hours from"), time("/quietUntil", "Quiet hours until"),
+            time("/quietFrom", "Quiet hours from", zone: .participant), time("/quietUntil", "Quiet hours until", zone: .participant),
             number("/maxPerDay", "At most this many a day"),
             text("/message", "Message (the activity's title is its heading)"),
         ]))
@@ -265,21 +265,21 @@ extension StudySection {
             checkbox("/schedule/launchWithStudy", "From the launch"), date("/schedule/startDate", "Or from"),
             checkbox("/schedule/studyLifetime", "Until the study ends"),
             date("/schedule/endDate", "Or until", help: "Open to the end of that day (23:59:59), as the apps are told."),
-            time("/schedule/time", "At", help: "When it opens."),
+            time("/schedule/time", "At", help: "When it opens.", zone: .studyUnlessAnchored),
         ] + anchoredWindow),
         .init("daily", "Daily", [
             date("/schedule/startDate", "From"), date("/schedule/endDate", "Until"),
-            .field(FormField("/schedule/dailyTimes", "Times", .times, help: "Each window lasts until the next time, or until the schedule's timeout runs out.")),
+            .field(FormField("/schedule/dailyTimes", "Times", .times, help: "Each window lasts until the next time, or until the schedule's timeout runs out.").inZone(.participant)),
         ] + anchoredWindow),
         .init("weekly", "Weekly", [
-            date("/schedule/startDate", "From (on its weekday)"), time("/schedule/time", "At"),
+            date("/schedule/startDate", "From (on its weekday)"), time("/schedule/time", "At", zone: .studyUnlessAnchored),
             number("/schedule/repeatCount", "Weeks"), date("/schedule/endDate", "Or until"),
             .field(FormField(
                 "/schedule/dayOfWeek", "Weekday (anchored)", .numberChoice(weekdays),
                 help: "Served to the apps, which do not schedule by it: anchored runs start on the day the activity opens.")),
         ] + anchoredWindow),
         .init("monthly", "Monthly", [
-            date("/schedule/startDate", "From (on its day of the month)"), time("/schedule/time", "At"),
+            date("/schedule/startDate", "From (on its day of the month)"), time("/schedule/time", "At", zone: .studyUnlessAnchored),
             number("/schedule/repeatCount", "Months"), date("/schedule/endDate", "Or until"),
             number("/schedule/dateOfMonth", "Day of the month (anchored)"),
         ] + anchoredWindow),
@@ -288,7 +288,7 @@ extension StudySection {
                 dateTime("/start", "From"), dateTime("/end", "Until"),
             ])),
             .list(FormList("/schedule/anchorRuns", "Runs after the anchor", item: "Run", [
-                number("/startDays", "From day"), number("/endDays", "Until day"), time("/time", "At"),
+                number("/startDays", "From day"), number("/endDays", "Until day"), time("/time", "At", zone: .participant),
             ])),
             anchor("/schedule/anchor"),
         ]),

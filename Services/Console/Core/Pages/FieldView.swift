@@ -54,6 +54,8 @@ package struct FieldView: Sendable {
     package var readOnly: Bool
     /// The value as a viewer reads it (a choice's label, the chosen options).
     package var shown: String = ""
+    /// Whose clock the time is read on; the page says so beside it.
+    package var zone: FormField.Zone?
 
     /// - Parameter prefix: the pointer of the item the field belongs to (the document, or a row).
     package init(
@@ -67,6 +69,7 @@ package struct FieldView: Sendable {
         label = field.label
         help = field.help ?? ""
         hasHelp = field.help != nil
+        zone = field.zone
         self.readOnly = readOnly
         self.problems = problems.filter { JSONPointer($0.pointer)?.isWithin(absolute) ?? false }.map(\.message)
         invalid = !self.problems.isEmpty

@@ -24,4 +24,38 @@ package enum StatusNames {
         default: state
         }
     }
+
+    /// An invitation's state (`Invitation.states`).
+    package static func invitation(_ state: String) -> String {
+        switch state {
+        case "invited": "Invited, not joined yet"
+        case "enrolled": "Joined"
+        case "withdrawn": "Joined, then withdrew"
+        case "revoked": "Revoked"
+        case "expired": "Expired"
+        default: state
+        }
+    }
+
+    /// A consent record's status.
+    package static func consent(_ status: String) -> String {
+        switch status {
+        case "pending": "Not signed yet"
+        case "completed": "Signed"
+        default: status
+        }
+    }
+
+    /// A stored response's processing status (also a Sage archive's response).
+    package static func response(_ status: String) -> String {
+        switch status {
+        case "pending": "Waiting to be stored"
+        case "processed": "Stored"
+        case "error": "Could not be stored"
+        case "forwarded": "Stored and forwarded"
+        case "deleted": "Deleted"
+        default: status
+        }
+    }
 }
+

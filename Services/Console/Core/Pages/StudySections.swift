@@ -115,12 +115,12 @@ extension StudySection {
         .field(FormField(pointer, label, .date, help: help))
     }
 
-    static func time(_ pointer: String, _ label: String, help: String? = nil) -> FormElement {
-        .field(FormField(pointer, label, .time, help: help))
+    static func time(_ pointer: String, _ label: String, help: String? = nil, zone: FormField.Zone = .study) -> FormElement {
+        .field(FormField(pointer, label, .time, help: help).inZone(zone))
     }
 
-    static func dateTime(_ pointer: String, _ label: String, help: String? = nil) -> FormElement {
-        .field(FormField(pointer, label, .dateTime, help: help))
+    static func dateTime(_ pointer: String, _ label: String, help: String? = nil, zone: FormField.Zone = .study) -> FormElement {
+        .field(FormField(pointer, label, .dateTime, help: help).inZone(zone))
     }
 
     /// One of the study's activities, chosen from their list.
@@ -261,7 +261,7 @@ extension StudySection {
                     date("/startDate", "From"), date("/endDate", "Until"),
                     .field(FormField("/startDays", "From day (after the anchor)", .number)),
                     .field(FormField("/endDays", "Until day (after the anchor)", .number)),
-                    time("/time", "At"),
+                    time("/time", "At", zone: .studyUnlessAnchored),
                     anchor("/anchor"),
                 ])),
                 text("/notificationText", "Notification when it becomes available"),
@@ -285,11 +285,11 @@ extension StudySection {
                 plain("/resourceId", "Resource id (about a resource)"),
                 .variant(FormVariant("/timing", "Sent", clearsOtherCases: true, [
                     .init("immediate", "When published"),
-                    .init("scheduled", "At a time", [dateTime("/at", "At", help: "In the study's time zone.")]),
+                    .init("scheduled", "At a time", [dateTime("/at", "At")]),
                     .init("anchorRelative", "Days after a participant's date", [
                         anchor("/anchor"),
                         .field(FormField("/anchorDays", "Days after the anchor", .number)),
-                        time("/time", "At"),
+                        time("/time", "At", zone: .participant),
                     ]),
                 ])),
             ]))

@@ -47,12 +47,17 @@ package struct FormHTML {
     /// below its list's (the page's own title is the `h1`, so a top-level list's rows are `h2`).
     private var listDepth = 0
 
-    private init(studyPath: String) {
+    /// The study's time zone, which its times are read in (nil: a page of no study).
+    private let timeZone: String?
+
+    private init(studyPath: String, timeZone: String?) {
         self.studyPath = studyPath
+        self.timeZone = timeZone
     }
 
-    package static func render(_ elements: [ElementView], studyId: String?) -> SafeHTML {
-        var writer = FormHTML(studyPath: studyId.map { "/studies/" + AdminAPIClient.segment($0) } ?? "")
+    /// `timeZone`: the study's, said beside each time read on its clock.
+    package static func render(_ elements: [ElementView], studyId: String?, timeZone: String? = nil) -> SafeHTML {
+        var writer = FormHTML(studyPath: studyId.map { "/studies/" + AdminAPIClient.segment($0) } ?? "", timeZone: timeZone)
         for element in elements { writer.element(element) }
         return writer.markup.html
     }
@@ -201,9 +206,21 @@ package struct FormHTML {
             label(field.label, for: field.id)
             control(field)
         }
+        if let zone = field.zone { element("p", [("class", "help zone"), ("id", field.id + "-zone")], text: zoneNote(zone)) }
         help(field.help, field.hasHelp)
         problems(field.problems, id: field.id)
         close("div")
+    }
+
+    /// Whose clock a time is read on, in words, with the study's zone by name.
+    private func zoneNote(_ zone: FormField.Zone) -> String {
+        let study = timeZone.map { "\($0) time, the study's time zone" } ?? "The study's time zone"
+        switch zone {
+        case .study: return study.prefix(1).uppercased() + study.dropFirst() + "."
+        case .participant: return "Each participant's own time (their phone's time zone)."
+        case .studyUnlessAnchored:
+            return study.prefix(1).uppercased() + study.dropFirst() + "; counted from a participant's date, their own time."
+        }
     }
 
     /// A field's value as a viewer reads it.

@@ -228,7 +228,7 @@ struct ParticipantView: PageView {
             receivedAt = StudyPageModels.timestamp(archive.receivedAt)
             size = StudyPageModels.byteSize(archive.bytes)
             sealed = archive.sealed
-            status = archive.status ?? "deleted"
+            status = StatusNames.response(archive.status ?? "deleted")
             error = archive.error ?? ""
             hasError = !(archive.error ?? "").isEmpty
             let href = href

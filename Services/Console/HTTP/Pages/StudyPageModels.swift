@@ -102,6 +102,13 @@ struct ProblemItem {
     init(_ problem: ValidationProblem) {
         message = problem.message
     }
+
+    /// A problem of a file the admin gave (a protocol, a design, an export), at its place in the
+    /// file said as its members' names: `properties › study_id: must be ...`.
+    init(inFile problem: ValidationProblem) {
+        let place = JSONPointer(problem.pointer)?.tokens ?? []
+        message = place.isEmpty ? problem.message : "\(place.joined(separator: " › ")): \(problem.message)"
+    }
 }
 
 /// What `problems.mustache` reads: nil when there is nothing to report.
@@ -117,7 +124,7 @@ struct ProblemReport {
     }
 
     init?(heading: String, _ problems: [ValidationProblem]) {
-        self.init(heading: heading, problems.map(ProblemItem.init))
+        self.init(heading: heading, problems.map { ProblemItem($0) })
     }
 
     /// Headed "`outcome`: N things to fix".

@@ -143,7 +143,7 @@ package struct ActivityToolRoutes: Sendable {
         // Pointers here are into the pasted design (`/activity/steps/2/key`), not the draft's pages.
         let view = ImportView(
             activityId: activityId, design: design, sage: sage, editable: state.editable,
-            problemReport: ProblemReport("Not imported", toFix: problems.map(ProblemItem.init)))
+            problemReport: ProblemReport("Not imported", toFix: problems.map(ProblemItem.init(inFile:))))
         return pages.render(
             view, title: "Import an activity · \(state.summary.name)", session: session, state: state, current: "activities/import", status: status)
     }

@@ -150,13 +150,13 @@ package struct InvitationPageRoutes: Sendable {
                 let open = invitation.state == "invited" || invitation.state == "expired"
                 return .init(
                     invitationId: invitation.invitationId, shortId: String(invitation.invitationId.prefix(8)), email: invitation.email ?? "",
-                    site: invitation.siteName ?? "", state: invitation.state, stateClass: "state-\(invitation.state)",
+                    site: invitation.siteName ?? "", state: StatusNames.invitation(invitation.state), stateClass: "state-\(invitation.state)",
                     expiresAt: StudyPageModels.timestamp(invitation.expiresAt), sent: invitation.sentCount,
                     participantId: invitation.participantId ?? "", hasParticipant: invitation.participantId != nil,
                     otherAddress: invitation.sameEmail == false, actions: studyAdmin && open)
             },
             hasInvitations: !list.invitations.isEmpty, identities: list.identities, more: list.next != nil,
-            states: Invitation.states.map { .init(value: $0, label: $0, selected: $0 == filter.state) }, studyAdmin: studyAdmin, notice: notice,
+            states: Invitation.states.map { .init(value: $0, label: StatusNames.invitation($0), selected: $0 == filter.state) }, studyAdmin: studyAdmin, notice: notice,
             hasNotice: !notice.isEmpty, problemReport: ProblemReport(heading: "Nothing was changed", problems))
         return pages.render(view, title: "Invitations · \(state.summary.name)", session: session, state: state, current: "invitations", status: status)
     }

@@ -168,7 +168,7 @@ struct MoveInView: PageView {
                 dryRun: report.dryRun, source: report.source, readAt: report.readAt, counts: report.counts.sentences(dryRun: report.dryRun),
                 groups: Self.groups(report.findings))
         }
-        participantProblemReport = ProblemReport("Not all was moved in", toFix: participantProblems.map(ProblemItem.init))
+        participantProblemReport = ProblemReport("Not all was moved in", toFix: participantProblems.map(ProblemItem.init(inFile:)))
         self.appId = appId
         self.timeZone = timeZone
         dryRun = report?.dryRun ?? true
@@ -183,7 +183,7 @@ struct MoveInView: PageView {
                 counts: study.countsSentence,
                 groups: Self.groups(study.findings))
         }
-        problemReport = ProblemReport("Nothing was moved in", toFix: problems.map(ProblemItem.init))
+        problemReport = ProblemReport("Nothing was moved in", toFix: problems.map(ProblemItem.init(inFile:)))
     }
 
     /// Findings by what they mean, in the order a team reads them.

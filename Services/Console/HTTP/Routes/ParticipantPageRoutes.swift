@@ -247,7 +247,7 @@ package struct ParticipantPageRoutes: Sendable {
                     disabled: found.account.disabledAt.map { "since \(StudyPageModels.timestamp($0))" } ?? "no"),
                 consents: found.consents.map { consent in
                     .init(
-                        consentId: consent.consentId, version: consent.version, status: consent.status, sharing: consent.sharing,
+                        consentId: consent.consentId, version: consent.version, status: StatusNames.consent(consent.status), sharing: consent.sharing,
                         recordedAt: StudyPageModels.timestamp(consent.recordedAt), hasPDF: consent.pdfSHA256 != nil,
                         pdfBytes: consent.pdfBytes.map { "\(($0 + 1023) / 1024) KB" } ?? "", sha: String((consent.pdfSHA256 ?? "").prefix(16)),
                         download: found.mayReadConsentPDFs && consent.pdfSHA256 != nil)
@@ -299,7 +299,7 @@ package struct ParticipantPageRoutes: Sendable {
             case .listed(let responses, let archives):
                 view.responses = responses.reversed().map { response in
                     .init(
-                        id: String(response.id), activityId: response.activityId, version: response.version, status: response.status,
+                        id: String(response.id), activityId: response.activityId, version: response.version, status: StatusNames.response(response.status),
                         error: response.errorMessage ?? "", receivedAt: StudyPageModels.timestamp(response.receivedAt),
                         rowsHref: ResponseDataRoutes.tableHref(studyId, response.activityId)
                             + AdminAPIClient.queryString([("participant", String(response.participantId))]))

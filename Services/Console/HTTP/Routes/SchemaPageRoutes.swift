@@ -139,7 +139,7 @@ package struct SchemaPageRoutes: Sendable {
         let state = try await pages.load(studyId, session: session, context: context)
         var view = SchemaView(
             editable: state.editable, protocol: protocolText, imported: imported, assignments: Self.assignmentChoices(nil),
-            problemReport: Self.report(problems, "Not imported"), warnings: (warnings ?? []).map(ProblemItem.init),
+            problemReport: Self.report(problems, "Not imported"), warnings: (warnings ?? []).map { ProblemItem($0) },
             hasWarnings: !(warnings ?? []).isEmpty)
         if let info = try await info {
             view.schema = Self.model(info)
@@ -204,7 +204,7 @@ package struct SchemaPageRoutes: Sendable {
 
     /// Pointers here are into the protocol (`/modules/1/alerts/duration`), not a draft's page.
     static func report(_ problems: [ValidationProblem], _ outcome: String) -> ProblemReport? {
-        ProblemReport(outcome, toFix: problems.map(ProblemItem.init))
+        ProblemReport(outcome, toFix: problems.map(ProblemItem.init(inFile:)))
     }
 }
 

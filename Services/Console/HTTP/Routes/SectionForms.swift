@@ -17,7 +17,7 @@ struct SectionForm: Sendable {
         uploads = section.elements.reduce(into: []) { $0.formUnion($1.suggestedUploads(in: values, at: section.root)) }
         html = FormHTML.render(
             section.views(values: values, problems: problems, spanish: state.spanish, readOnly: !state.editable, draft: state.draft),
-            studyId: state.summary.studyId)
+            studyId: state.summary.studyId, timeZone: state.draft["timeZone"]?.string)
     }
 
     /// About how many bytes it holds, for the cache's limit.

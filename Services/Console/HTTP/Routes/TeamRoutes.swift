@@ -85,9 +85,8 @@ package struct TeamRoutes: Sendable {
             let state = try await pages.load(studyId, session: session, context: context)
             let rows = try await events.map { event in
                 AuditView.Event(
-                    at: StudyPageModels.timestamp(event.at), actor: event.actor, action: event.action,
-                    version: event.studyVersion.map { "1.\($0 - 1)" } ?? "",
-                    details: event.details.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
+                    at: StudyPageModels.timestamp(event.at), actor: event.actor, action: event.action, what: AuditWords.action(event.action),
+                    version: event.studyVersion.map { "1.\($0 - 1)" } ?? "", details: AuditWords.details(event.details))
             }
             return pages.render(
                 AuditView(events: rows, hasEvents: !rows.isEmpty), title: "Audit log · \(state.summary.name)", session: session, state: state,
@@ -119,7 +118,10 @@ struct AuditView: PageView {
     struct Event {
         var at: String
         var actor: String
+        /// As recorded (kept on the row for scripts).
         var action: String
+        /// In words.
+        var what: String
         var version: String
         var details: String
     }
