@@ -1109,6 +1109,9 @@ def main():
         times[1].send_keys("0800PM")
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, time_inputs)) == 3, "a third time input once the second is filled")
         assert [t.get_attribute("value") for t in times] == ["08:00", "20:00"], [t.get_attribute("value") for t in times]
+        # Each time says whose clock it is read on: the windows on the participant's own.
+        zone = driver.find_element(By.ID, "f-activities-0-schedule-dailyTimes-zone").text
+        assert zone == "Each participant's own time (their phone's time zone).", zone
         driver.find_element(By.ID, "f-activities-0-schedule-anchor-on").click()
         choose(driver, "f-activities-0-schedule-anchor-source", "enrollmentDate")
         assert not driver.find_elements(By.ID, "f-activities-0-schedule-anchor-propertyKey"), "a property's field shown for an enrollment anchor"
@@ -1238,6 +1241,13 @@ def main():
         driver.find_element(By.XPATH, "//input[@value='launch']/ancestor::form//button").click()
         wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, "main"), "Done: launch."), "the launch")
         assert "1.0" in driver.find_element(By.CSS_SELECTOR, "table.list").text
+        # The audit log says what happened in words: the launch, the ticks with their items.
+        driver.get(CONSOLE + f"/studies/{STUDY}/audit")
+        audit = wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "table.list")), "the audit log").text
+        assert "Launched the study" in audit and "Ticked an item of the manual check-list" in audit, audit[:400]
+        assert "item: IRB review completed" in audit and "study.launch" not in audit, audit[:400]
+        driver.get(CONSOLE + f"/studies/{STUDY}/actions")
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "table.list")), "the actions page again")
         # Pausing tells every participant; the page says so, in the notification's words, first.
         pause = driver.find_element(By.XPATH, "//input[@value='pause']/ancestor::form").text
         assert "Every participant is sent a notification:" in pause and "is paused." in pause, pause

@@ -19,8 +19,14 @@ package struct StudyChecklistStore: ChecklistTicks {
 
     /// The study's ticks, item id → who and when.
     package func ticks(studyId: String) async throws -> [String: (by: String, at: Date)] {
-        let rows = try await client.query(
-            "SELECT item, ticked_by, ticked_at FROM study_checklist WHERE study_id = \(studyId)", logger: logger)
+        try await Self.ticks(client.query(Self.ticksQuery(studyId), logger: logger))
+    }
+
+    static func ticksQuery(_ studyId: String) -> PostgresQuery {
+        "SELECT item, ticked_by, ticked_at FROM study_checklist WHERE study_id = \(studyId)"
+    }
+
+    static func ticks(_ rows: PostgresRowSequence) async throws -> [String: (by: String, at: Date)] {
         var ticks: [String: (by: String, at: Date)] = [:]
         for try await (item, by, at) in rows.decode((String, String, Date).self) { ticks[item] = (by, at) }
         return ticks
@@ -58,11 +64,7 @@ package struct StudyChecklistStore: ChecklistTicks {
             for item in removed {
                 try await audit.record(actor: actor, action: "study.checklist_unticked", studyId: studyId, details: ["item": item], on: connection)
             }
-            let rows = try await connection.query(
-                "SELECT item, ticked_by, ticked_at FROM study_checklist WHERE study_id = \(studyId)", logger: logger)
-            var ticks: [String: (by: String, at: Date)] = [:]
-            for try await (item, by, at) in rows.decode((String, String, Date).self) { ticks[item] = (by, at) }
-            return ticks
+            return try await Self.ticks(connection.query(Self.ticksQuery(studyId), logger: logger))
         }
     }
 }
