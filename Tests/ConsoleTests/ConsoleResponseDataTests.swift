@@ -160,7 +160,7 @@ import TestSupport
             let rows = page.html.components(separatedBy: #"<tr data-response=""#).dropFirst()
             #expect(rows.count == 1)
             #expect(rows.first?.contains("<code>NewSurvey</code>") == true)
-            #expect(rows.first?.contains("processed") == true)
+            #expect(rows.first?.contains("<td>Stored</td>") == true, "its status in words")
             let href = try #require(
                 rows.first?.components(separatedBy: #"<a href=""#).dropFirst().first.map { String($0.prefix { $0 != "\"" }) })
             let theirRows = try await f.browser.get(href.replacingOccurrences(of: "&amp;", with: "&"))

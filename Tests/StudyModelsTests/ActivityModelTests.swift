@@ -71,6 +71,24 @@ import Testing
         #expect(!json.contains("\"es\""))
     }
 
+    /// A date question is served with `minDate`, `maxDate` and `default` always there, empty when
+    /// unset, and `dateRange` `custom` when unset, as the original servers sent them: the iOS app
+    /// force-unwraps each (`ActivityQuestionStep`), so one left out would end the app.
+    @Test func aDateQuestionIsServedWithEveryMemberTheIOSAppUnwraps() throws {
+        var bare = ActivityStep(type: .question, resultType: "date", key: "when")
+        bare.format = .date(DateFormat(style: .date))
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(bare.served(language: nil))) as? [String: Any]
+        let format = try #require(json?["format"] as? [String: Any])
+        #expect(format["minDate"] as? String == "" && format["maxDate"] as? String == "" && format["default"] as? String == "")
+        #expect(format["dateRange"] as? String == "custom" && format["style"] as? String == "Date")
+        let given = DateFormat(
+            style: .dateTime, minDate: "2017-01-13T03:34:28.000-0400", maxDate: "2017-12-13T03:34:28.000-0400",
+            default: "2017-06-13T03:34:28.000-0400", dateRange: "untilCurrent")
+        var step = bare
+        step.format = .date(given)
+        #expect(step.served(language: nil).format == .date(given))
+    }
+
     @Test func localizedTextDecodesBothForms() throws {
         let plain = try JSONDecoder().decode(LocalizedText.self, from: Data(#""Hello""#.utf8))
         #expect(plain == "Hello")

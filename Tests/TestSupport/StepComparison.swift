@@ -17,7 +17,7 @@ public enum StepComparison {
             for field in ["type", "key", "resultType"] where before[field] != after[field] {
                 found.append("\(path)/\(index)/\(field): \(String(describing: before[field])) became \(String(describing: after[field]))")
             }
-            if (before["format"] ?? .object([:])) != (after["format"] ?? .object([:])) {
+            if (before["format"] ?? .object([:])) != withoutServedDefaults(after["format"] ?? .object([:]), written: before["format"]) {
                 found.append("\(path)/\(index)/format differs")
             }
             if case .array(let children)? = before["steps"], case .array(let servedChildren)? = after["steps"] {
@@ -25,5 +25,21 @@ public enum StepComparison {
             }
         }
         return found
+    }
+
+    /// What the original servers always sent in a date question's format, empty when unset (the
+    /// iOS app unwraps each): taken out again where the written design left it out.
+    static let servedDateDefaults: [String: JSONValue] = [
+        "minDate": .string(""), "maxDate": .string(""), "default": .string(""), "dateRange": .string("custom"),
+    ]
+
+    static func withoutServedDefaults(_ served: JSONValue, written: JSONValue?) -> JSONValue {
+        guard case .object(var members) = served else { return served }
+        let writtenMembers: JSONObject
+        if case .object(let object)? = written { writtenMembers = object } else { writtenMembers = JSONObject() }
+        for (name, value) in servedDateDefaults where writtenMembers[name] == nil && members[name] == value {
+            members[name] = nil
+        }
+        return .object(members)
     }
 }

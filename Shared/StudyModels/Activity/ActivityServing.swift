@@ -69,7 +69,16 @@ extension StepFormat {
         case .spatialSpanMemory(var format):
             format.customTargetPluralName = text(format.customTargetPluralName)
             return .spatialSpanMemory(format)
-        case .date, .timeInterval, .location, .empty, .fetalKickCounter, .towerOfHanoi, .other:
+        case .date(var format):
+            // The original servers always sent these, empty when unset, and the iOS app reads
+            // each with a force unwrap (`ActivityQuestionStep`: `(formatDict?["minDate"] as?
+            // String)!`): a date question without them would end the app.
+            format.minDate = format.minDate ?? ""
+            format.maxDate = format.maxDate ?? ""
+            format.default = format.default ?? ""
+            format.dateRange = format.dateRange ?? "custom"
+            return .date(format)
+        case .timeInterval, .location, .empty, .fetalKickCounter, .towerOfHanoi, .other:
             return self
         }
     }
