@@ -42,7 +42,8 @@ import TestSupport
             #expect(page.status == .ok)
             #expect(page.html.contains("Imported from a Sage assessment"))
             #expect(page.html.contains("the MyStudies apps are not sent this activity"))
-            #expect(page.html.contains("/steps/7/choices/4/selectorType"))
+            #expect(page.html.contains("steps › 7 › choices › 4 › selectorType: "), "its place in the assessment, in its members' names")
+            #expect(!page.html.contains(#"<code class="pointer">"#))
             // No MyStudies step editor for steps the apps are never sent; the schedule stays.
             #expect(!page.html.contains("Add step"))
             #expect(!page.html.contains("Preview it as the app shows it"))

@@ -68,8 +68,8 @@ struct SectionView: PageView {
     /// What an activity imported from a Sage assessment says about it.
     struct SageAssessment {
         struct Reason {
+            /// Its place in the assessment, then what the MyStudies apps lack.
             var message: String
-            var pointer: String?
         }
 
         /// The MyStudies apps are not sent it.

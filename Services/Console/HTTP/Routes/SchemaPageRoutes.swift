@@ -139,7 +139,7 @@ package struct SchemaPageRoutes: Sendable {
         let state = try await pages.load(studyId, session: session, context: context)
         var view = SchemaView(
             editable: state.editable, protocol: protocolText, imported: imported, assignments: Self.assignmentChoices(nil),
-            problemReport: Self.report(problems, "Not imported"), warnings: (warnings ?? []).map { ProblemItem($0) },
+            problemReport: Self.report(problems, "Not imported"), warnings: (warnings ?? []).map { ProblemItem(inFile: $0) },
             hasWarnings: !(warnings ?? []).isEmpty)
         if let info = try await info {
             view.schema = Self.model(info)

@@ -310,9 +310,10 @@ package struct StudyRoutes: Sendable {
                 let reasons = assessment["sageOnly"]?.array ?? []
                 view.sageAssessment = .init(
                     sageOnly: !reasons.isEmpty,
+                    // Each at its place in the assessment, said by the assessment's own members.
                     reasons: reasons.map {
-                        let pointer = $0["pointer"]?.string ?? ""
-                        return .init(message: $0["message"]?.string ?? "", pointer: pointer.isEmpty ? nil : pointer)
+                        let reason = ValidationProblem(pointer: $0["pointer"]?.string ?? "", message: $0["message"]?.string ?? "")
+                        return .init(message: ProblemItem(inFile: reason).message)
                     },
                     href: "/studies/\(study)/activities/\(AdminAPIClient.segment(activity))/assessment.json",
                     certificateHref: "/studies/\(study)/sage-certificate")
