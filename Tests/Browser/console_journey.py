@@ -43,6 +43,7 @@ from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -1181,7 +1182,22 @@ def main():
                     prefix = f"{step}-{list_name.replace('/', '-')}-{row}"
                     for field in row_fields:
                         fill(driver, f"{prefix}-{field}", f"{['low', 'high'][row]}" if field != "image" and field != "selectedImage" else "aW1n")
+            if kind == "date":
+                # The earliest date in the browser's date-and-time control, typed on the study's
+                # clock (Chicago, as the page says beside it), saved as the apps read it.
+                earliest = driver.find_element(By.ID, f"{step}-format-minDate")
+                assert earliest.get_attribute("type") == "datetime-local", earliest.get_attribute("type")
+                earliest.send_keys("01052027" + Keys.TAB + "0900AM")
+                assert earliest.get_attribute("value") == "2027-01-05T09:00", earliest.get_attribute("value")
+                zone = driver.find_element(By.ID, f"{step}-format-minDate-zone").text
+                assert zone == "America/Chicago time, the study's time zone.", zone
+                Select(driver.find_element(By.ID, f"{step}-format-dateRange")).select_by_value("custom")
             save(driver, f"the {kind} question")
+            if kind == "date":
+                served = api_draft(STUDY)["activities"][0]["steps"][index]["format"]
+                assert served["minDate"] == "2027-01-05T09:00:00.000-0600" and served["dateRange"] == "custom", served
+                shown = driver.find_element(By.ID, f"{step}-format-minDate").get_attribute("value")
+                assert shown == "2027-01-05T09:00", shown
             if kind == "textChoice":
                 shot(driver, "study-step")
             back_to_activity("daily")

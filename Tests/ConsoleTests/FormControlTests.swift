@@ -64,6 +64,71 @@ import Testing
         #expect(FieldView.browserInputType(.time, for: "08:0\u{0301}0") == "text")
     }
 
+    /// A date question's earliest, latest and starting dates are date-and-time inputs on the
+    /// study's clock (New York in the example), written as the apps read them, with the study's
+    /// offset at that instant (DST-correct); what the page showed untouched keeps its spelling.
+    @Test func aDateQuestionsDatesAreDateAndTimeControlsOnTheStudysClock() throws {
+        var draft = try Self.draft()
+        let baseline = try Self.index(of: "baseline", in: draft)
+        let format = JSONPointer("/activities/\(baseline)/steps/0/format")!
+        // Saved with another offset (a design moved in from elsewhere): the same instant.
+        try draft.set(.string("2027-01-04T14:00:00.000+0000"), at: format.appending("minDate"))
+        let page = StudySection.step(index: baseline, activityId: "baseline", stepIndex: 0, key: "diagnosisDate")
+        let values = page.values(in: draft)
+        let html = FormHTML.render(
+            page.views(values: values, problems: [], spanish: false, readOnly: false, draft: draft), studyId: "S1",
+            timeZone: "America/New_York").renderText
+        let prefix = "f-activities-\(baseline)-steps-0-format-"
+        #expect(html.contains(#"type="datetime-local" id="\#(prefix)minDate" name="/activities/\#(baseline)/steps/0/format/minDate" value="2027-01-04T09:00""#), "\(html)")
+        #expect(html.contains(#"type="datetime-local" id="\#(prefix)maxDate""#))
+        #expect(html.contains(#"id="\#(prefix)minDate-zone">America/New_York time, the study&#39;s time zone."#) || html.contains(#"id="\#(prefix)minDate-zone">America/New_York time, the study's time zone."#), "\(html)")
+        #expect(html.contains(#"<select id="\#(prefix)dateRange""#))
+        // Untouched, nothing changes (the member keeps its UTC spelling).
+        var form = values
+        for (name, value) in [("minDate", "2027-01-04T09:00"), ("maxDate", ""), ("default", "")] {
+            form.set("/activities/\(baseline)/steps/0/format/\(name)", value)
+        }
+        #expect(try page.applying(form, to: draft) == draft)
+        // Typed: written with New York's offset on that day, winter and summer.
+        form.set("/activities/\(baseline)/steps/0/format/minDate", "2027-01-05T09:00")
+        form.set("/activities/\(baseline)/steps/0/format/maxDate", "2027-07-01T18:30")
+        form.set("/activities/\(baseline)/steps/0/format/dateRange", "custom")
+        let saved = try page.applying(form, to: draft)
+        #expect(saved[pointer: format.appending("minDate")] == .string("2027-01-05T09:00:00.000-0500"))
+        #expect(saved[pointer: format.appending("maxDate")] == .string("2027-07-01T18:30:00.000-0400"))
+        #expect(saved[pointer: format.appending("dateRange")] == .string("custom"))
+        let document = try StudySectionTests.study(saved)
+        #expect(StudyValidator.validate(document).filter { $0.pointer.hasPrefix(format.description) } == [])
+        // Something that is not a date and time is sent as typed, for the admin API to name.
+        form.set("/activities/\(baseline)/steps/0/format/maxDate", "next spring")
+        let typed = try page.applying(form, to: draft)
+        #expect(typed[pointer: format.appending("maxDate")] == .string("next spring"))
+        let problems = StudyValidator.validate(try StudySectionTests.study(typed))
+        #expect(problems.contains { $0.pointer == format.appending("maxDate").description && $0.message.contains("as the apps read it") }, "\(problems)")
+    }
+
+    /// What cannot be shown on the study's clock without losing part of it stays as it is, as text.
+    @Test func anAppDateTheInputCannotHoldStaysText() {
+        let field = FormField("/minDate", "Earliest", .appDateTime)
+        let zone = TimeZone(identifier: "Europe/London")
+        func shown(_ value: String, _ zone: TimeZone?) -> FieldView {
+            let view = FieldView(field: field, values: FormFields([("/minDate", value)]), problems: [], spanish: false, readOnly: false)
+            return view.onStudyClock(zone)
+        }
+        #expect(shown("2027-07-01T08:00:00.000+0000", zone).value == "2027-07-01T09:00")
+        #expect(shown("2027-07-01T08:00:00.000+0000", zone).inputType == "datetime-local")
+        #expect(shown("2027-07-01T08:00:30.000+0000", zone).inputType == "text", "seconds the input would drop")
+        #expect(shown("2027-07-01T08:00:00.000+0000", nil).value == "2027-07-01T08:00:00.000+0000")
+        #expect(shown("yesterday", zone).inputType == "text")
+        #expect(shown("", zone).inputType == "datetime-local")
+        // Without the study's zone, a wall clock is sent as typed (the admin API names it).
+        #expect(field.value(from: FormFields([("/minDate", "2027-07-01T09:00")])) == .string("2027-07-01T09:00"))
+        var form = FormFields([("/minDate", "")])
+        form.timeZone = zone
+        #expect(field.value(from: form, existing: .string("")) == .string(""), "the original servers' empty value is kept")
+        #expect(field.value(from: form) == nil)
+    }
+
     @Test func theDailyScheduleIsDrawnWithDateAndTimeInputs() throws {
         let draft = try Self.draft()
         let daily = try Self.index(of: "daily", in: draft)

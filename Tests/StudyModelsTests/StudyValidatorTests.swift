@@ -116,6 +116,32 @@ import Testing
         #expect(!found.contains { $0.pointer == "/activities/0/steps/1/format/default" }, "\(found)")
     }
 
+    /// A date question's range and dates as the iOS app reads them: it force-unwraps the range it
+    /// knows (any other ends it), and a date it cannot read is silently no bound at all.
+    @Test func aDateQuestionsRangeAndDatesAreOnesTheAppsRead() throws {
+        func dates(_ change: (inout DateFormat) -> Void) throws -> [ValidationProblem] {
+            try problems {
+                guard case .date(var format)? = $0.activities[2].steps[0].format else { Issue.record("no date question"); return }
+                change(&format)
+                $0.activities[2].steps[0].format = .date(format)
+            }.filter { $0.pointer.hasPrefix("/activities/2/steps/0/format") }
+        }
+        let at = "/activities/2/steps/0/format"
+        #expect(try dates { $0.dateRange = "custom"; $0.minDate = "2027-01-01T00:00:00.000-0500"; $0.maxDate = "2027-12-31T23:59:00.000-0500"; $0.default = "" } == [])
+        #expect(try dates { $0.dateRange = ""; $0.minDate = ""; $0.maxDate = "" } == [], "the original servers' empty values")
+        expectProblem(try dates { $0.dateRange = "today" }, at: "\(at)/dateRange", containing: "untilCurrent")
+        // Compared by scalars: a look-alike with a zero-width space is no range the app knows.
+        expectProblem(try dates { $0.dateRange = "custom\u{200B}" }, at: "\(at)/dateRange", containing: "custom")
+        expectProblem(try dates { $0.minDate = "2027-01-01" }, at: "\(at)/minDate", containing: "as the apps read it")
+        expectProblem(try dates { $0.maxDate = "2027-02-30T00:00:00.000+0000" }, at: "\(at)/maxDate", containing: "as the apps read it")
+        expectProblem(
+            try dates { $0.minDate = "2027-06-01T00:00:00.000+0000"; $0.maxDate = "2027-06-01T01:00:00.000+0100" },
+            at: "\(at)/maxDate", containing: "later than the earliest")
+        expectProblem(
+            try dates { $0.minDate = "2027-06-01T00:00:00.000+0000"; $0.default = "2027-05-31T23:00:00.000+0000" },
+            at: "\(at)/default", containing: "between the earliest and the latest")
+    }
+
     /// Numbers past any study's: each is a problem at its pointer, before any arithmetic meets it.
     @Test func numbersPastAnyStudysAreProblems() throws {
         let repeats = try problems { $0.activities[4].schedule.repeatCount = Int.max }

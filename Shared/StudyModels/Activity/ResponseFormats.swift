@@ -172,8 +172,12 @@ public struct DateFormat: Codable, Sendable, Equatable {
     public var minDate: String?
     public var maxDate: String?
     public var `default`: String?
-    /// The builder's range option (for example `untilCurrent`, `afterCurrent`, `custom`).
+    /// The builder's range option: one of `ranges` (the apps read `custom` or none as the
+    /// earliest and latest dates; the others replace one of them with the moment of answering).
     public var dateRange: String?
+
+    /// The ranges the apps know (`DateRange` of the iOS app, which ends on any other).
+    public static let ranges = ["custom", "untilCurrent", "afterCurrent"]
 
     public init(
         style: Style? = nil, minDate: String? = nil, maxDate: String? = nil, default: String? = nil,

@@ -180,8 +180,35 @@ struct ActivityChecks {
             } else if let low = task.minimumSpan, let high = task.maximumSpan, let first = task.initialSpan, !(low...high).contains(first) {
                 problem("\(pointer)/format/initialSpan", "must lie between the shortest span (\(low)) and the longest (\(high))")
             }
-        case .date, .email, .height, .location, .empty, .other:
+        case .date(let date):
+            checkDates(date, at: "\(pointer)/format", problem)
+        case .email, .height, .location, .empty, .other:
             break
+        }
+    }
+
+    /// A date question's range: the iOS app force-unwraps `DateRange(rawValue:)`, so a range it
+    /// does not know ends it; a date it cannot read is silently no bound, so it is refused here.
+    private func checkDates(_ date: DateFormat, at pointer: String, _ problem: (String, String) -> Void) {
+        if let range = date.dateRange, !range.isEmpty,
+            !DateFormat.ranges.contains(where: { $0.unicodeScalars.elementsEqual(range.unicodeScalars) }) {
+            problem("\(pointer)/dateRange", "must be from the earliest to the latest (custom), up to the moment it is answered (untilCurrent) or from a day after (afterCurrent)")
+        }
+        func instant(_ text: String?, _ member: String) -> Date? {
+            guard let text, !text.isEmpty else { return nil }
+            guard text.utf8.count == 28, let (instant, _) = AppDates.instantAndOffset(text) else {
+                problem("\(pointer)/\(member)", "is not a date and time as the apps read it (such as 2026-03-01T09:00:00.000+0100)")
+                return nil
+            }
+            return instant
+        }
+        let earliest = instant(date.minDate, "minDate")
+        let latest = instant(date.maxDate, "maxDate")
+        let start = instant(date.default, "default")
+        if let earliest, let latest, earliest >= latest {
+            problem("\(pointer)/maxDate", "must be later than the earliest date")
+        } else if let start, (earliest.map { start < $0 } ?? false) || (latest.map { start > $0 } ?? false) {
+            problem("\(pointer)/default", "must lie between the earliest and the latest date")
         }
     }
 

@@ -46,6 +46,10 @@ package struct FormField: Sendable {
         case time
         /// A local date and time, `yyyy-MM-ddTHH:mm`, in the browser's date-and-time input.
         case dateTime
+        /// An instant the apps read with its offset (`yyyy-MM-dd'T'HH:mm:ss.SSSZ`: a date question's
+        /// earliest, latest and starting date), in the browser's date-and-time input on the study's
+        /// clock, and written back with the study's offset at that instant.
+        case appDateTime
         /// Times of day, as many as wanted, each in a time input (written as an array of strings).
         case times
         /// One of `options`, whose values are numbers (a weekday): written as a number.
@@ -95,7 +99,7 @@ package struct FormField: Sendable {
         self.help = help
         self.absent = absent
         switch kind {
-        case .time, .times, .dateTime: zone = .study
+        case .time, .times, .dateTime, .appDateTime: zone = .study
         default: zone = nil
         }
     }
@@ -139,7 +143,7 @@ package struct FormField: Sendable {
         let name = name(at: prefix)
         let current = item[pointer: pointer] ?? absent
         switch kind {
-        case .text, .longText, .number, .choice, .date, .time, .dateTime, .numberChoice, .reference:
+        case .text, .longText, .number, .choice, .date, .time, .dateTime, .appDateTime, .numberChoice, .reference:
             return [(name, current?.text ?? "")]
         case .times:
             guard case .array(let items) = current else { return [] }
@@ -193,6 +197,15 @@ package struct FormField: Sendable {
         case .text, .longText, .choice, .date, .time, .dateTime, .reference:
             let text = Self.trimmed(form[name])
             return text.isEmpty ? (existing == .string("") ? existing : nil) : .string(text)
+        case .appDateTime:
+            let text = Self.trimmed(form[name])
+            if text.isEmpty { return existing == .string("") ? existing : nil }
+            // Typed whole as the apps read it, or not a date and time at all: sent as it is, for
+            // the admin API to take or name.
+            guard let zone = form.timeZone, LocalTimes.dateTime(text) != nil else { return .string(text) }
+            // The wall clock the page showed: the member keeps its spelling (and its offset).
+            if case .string(let current) = existing, AppDates.wallClock(of: current, in: zone) == text { return existing }
+            return .string(AppDates.text(wallClock: text, in: zone) ?? text)
         case .times:
             let times = form.all(name).map { Self.trimmed($0) }.filter { !$0.isEmpty }
             // No time given: the member stays out (or empty, as it was).

@@ -22,6 +22,10 @@ package struct FormFields: Sendable, Equatable {
     /// The files of `binaryFileField` in a `multipart/form-data` body, by field name.
     package var uploads: [String: Upload] = [:]
 
+    /// The study's time zone, on whose clock the page's dates the apps read with an offset are
+    /// typed (`FormField.Kind.appDateTime`); set from the document the form is applied to.
+    package var timeZone: TimeZone?
+
     /// More fields than any console page has; a body past it is refused before it is looked at.
     package static let maxFields = 10_000
 

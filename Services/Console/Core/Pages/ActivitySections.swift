@@ -195,8 +195,12 @@ extension StudySection {
         .init("timeOfDay", "Time of day"),
         .init("date", "Date", [
             .field(FormField("/format/style", "Kind", .choice([.init("Date", "Date"), .init("Date-Time", "Date and time")]))),
-            plain("/format/minDate", "Earliest"), plain("/format/maxDate", "Latest"), plain("/format/default", "Starting value"),
-            plain("/format/dateRange", "Range", help: "untilCurrent, afterCurrent or custom (with earliest and latest)."),
+            .field(FormField("/format/dateRange", "Dates offered", .choice([
+                .init("custom", "From the earliest to the latest below"), .init("untilCurrent", "Up to the moment it is answered"),
+                .init("afterCurrent", "From a day after it is answered"),
+            ]), help: "Up to the moment it is answered replaces the latest below; from a day after, the earliest.")),
+            .field(FormField("/format/minDate", "Earliest", .appDateTime)), .field(FormField("/format/maxDate", "Latest", .appDateTime)),
+            .field(FormField("/format/default", "Starting value", .appDateTime)),
         ]),
         .init("text", "Text", [
             number("/format/maxLength", "Longest (0: no limit)"), plain("/format/validationRegex", "Must match (regular expression)"),

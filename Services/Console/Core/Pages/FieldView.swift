@@ -36,6 +36,9 @@ package struct FieldView: Sendable {
     package var suggestions = ""
     /// What a select's empty choice says.
     package var emptyLabel = "Choose…"
+    /// An instant the apps read with its offset (`FormField.Kind.appDateTime`): `value` is as
+    /// the document holds it until `onStudyClock` puts it on the study's clock.
+    package var isAppDate = false
     /// Times of day, each in a time input (`times`: what the field holds, in order).
     package var isTimes = false
     package var times: [String] = []
@@ -115,6 +118,12 @@ package struct FieldView: Sendable {
             value = values[name] ?? ""
             shown = value
             inputType = Self.browserInputType(field.kind, for: value)
+        case .appDateTime:
+            isText = true
+            isAppDate = true
+            value = values[name] ?? ""
+            shown = value
+            inputType = Self.browserInputType(.dateTime, for: value)
         case .times:
             isTimes = true
             times = values.all(name)
@@ -134,6 +143,19 @@ package struct FieldView: Sendable {
         case .cleared:
             isFixed = true
         }
+    }
+
+    /// The field as the page shows it in the study's time zone: a date the apps read with an
+    /// offset becomes its wall clock there, in a date-and-time input. A value that has none (not
+    /// such a date, seconds the input would drop, no zone) stays as it is, in a text input, so
+    /// it is never lost; one already a wall clock (a page drawn again as it was typed) stays too.
+    package func onStudyClock(_ zone: TimeZone?) -> FieldView {
+        guard isAppDate, let zone, let local = AppDates.wallClock(of: value, in: zone) else { return self }
+        var field = self
+        field.value = local
+        field.shown = local.replacingOccurrences(of: "T", with: " ")
+        field.inputType = "datetime-local"
+        return field
     }
 
     /// A select of `options` with `value` chosen. A value the list does not offer (an app since

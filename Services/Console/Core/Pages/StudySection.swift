@@ -147,6 +147,8 @@ package struct StudySection: Sendable {
     /// The document with this section's fields as `form` says.
     package func applying(_ form: FormFields, to document: JSONValue) throws(JSONValue.PointerError) -> JSONValue {
         var document = document
+        var form = form
+        form.timeZone = document["timeZone"]?.string.flatMap(TimeZone.init(identifier:))
         var item = document[pointer: root] ?? .object([:])
         for element in elements { try element.apply(form, at: root, to: &item) }
         try document.set(item, at: root)

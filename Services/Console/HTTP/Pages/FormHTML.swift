@@ -1,3 +1,4 @@
+import Foundation
 import ConsoleCore
 import Mustache
 import QRCode
@@ -49,10 +50,13 @@ package struct FormHTML {
 
     /// The study's time zone, which its times are read in (nil: a page of no study).
     private let timeZone: String?
+    /// The same zone, which the apps' dates are shown on (`FieldView.onStudyClock`).
+    private let zone: TimeZone?
 
     private init(studyPath: String, timeZone: String?) {
         self.studyPath = studyPath
         self.timeZone = timeZone
+        zone = timeZone.flatMap(TimeZone.init(identifier:))
     }
 
     /// `timeZone`: the study's, said beside each time read on its clock.
@@ -181,6 +185,7 @@ package struct FormHTML {
     }
 
     private mutating func field(_ field: FieldView) {
+        let field = field.onStudyClock(zone)
         // A fixed value has nothing to type or read; it is drawn only to carry its problems.
         if field.isFixed, !field.invalid { return }
         wrapper("field", id: field.id, invalid: field.invalid)

@@ -272,43 +272,9 @@ package struct ResponseShredder: Sendable {
         answerDateAndOffset(text)?.date
     }
 
-    /// A date answer: `yyyy-MM-dd'T'HH:mm:ss.SSSZ` (exactly three fraction digits, an offset like
-    /// `+0000`), or `yyyy-MM-dd` (midnight UTC), with the offset in minutes east of UTC. Unlike
-    /// the newer original, the offset is kept: the instant and the wall clock both read back.
-    ///
-    /// Read byte by byte and counted in days of the proleptic Gregorian calendar, without a
-    /// `Calendar`: every answer and every result's start and end time is read here (sixty times
-    /// for a 30-question response), and building date components took a third of processing.
+    /// A date answer with its offset in minutes east of UTC (`AppDates.instantAndOffset`).
     package static func answerDateAndOffset(_ text: String) -> (date: Date, offsetMinutes: Int)? {
-        var text = text
-        return text.withUTF8 { bytes -> (date: Date, offsetMinutes: Int)? in
-            guard bytes.count == 10 || bytes.count == 28 else { return nil }
-            func digits(_ start: Int, _ count: Int) -> Int? {
-                var value = 0
-                for index in start..<start + count {
-                    let digit = bytes[index] &- UInt8(ascii: "0")
-                    guard digit < 10 else { return nil }
-                    value = value * 10 + Int(digit)
-                }
-                return value
-            }
-            guard let year = digits(0, 4), bytes[4] == UInt8(ascii: "-"), let month = digits(5, 2), bytes[7] == UInt8(ascii: "-"),
-                let day = digits(8, 2), year >= 1, (1...12).contains(month), day >= 1,
-                day <= GregorianDays.days(inMonth: month, year: year)
-            else { return nil }
-            let midnight = Double(GregorianDays.days(year: year, month: month, day: day) * 86_400)
-            guard bytes.count == 28 else { return (Date(timeIntervalSince1970: midnight), 0) }
-            let sign = bytes[23]
-            guard bytes[10] == UInt8(ascii: "T"), let hour = digits(11, 2), bytes[13] == UInt8(ascii: ":"),
-                let minute = digits(14, 2), bytes[16] == UInt8(ascii: ":"), let second = digits(17, 2),
-                bytes[19] == UInt8(ascii: "."), let millis = digits(20, 3), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"),
-                let offsetHours = digits(24, 2), let offsetMinutes = digits(26, 2),
-                hour < 24, minute < 60, second < 60, offsetHours < 24, offsetMinutes < 60
-            else { return nil }
-            let offset = (offsetHours * 60 + offsetMinutes) * (sign == UInt8(ascii: "-") ? -1 : 1)
-            let seconds = Double(hour * 3_600 + minute * 60 + second - offset * 60)
-            return (Date(timeIntervalSince1970: midnight + seconds + Double(millis) / 1_000), offset)
-        }
+        AppDates.instantAndOffset(text)
     }
 
     /// Result and response times: ISO 8601, with or without milliseconds, any offset form.

@@ -18,18 +18,7 @@ package enum WireDates {
     }
 
     package static func format(_ instant: Date, in zone: TimeZone) -> String {
-        let offset = zone.secondsFromGMT(for: instant)
-        let totalMilliseconds = Int64((instant.timeIntervalSince1970 * 1000).rounded()) + Int64(offset) * 1000
-        let milliseconds = Int(((totalMilliseconds % 1000) + 1000) % 1000)
-        let seconds = (totalMilliseconds - Int64(milliseconds)) / 1000
-        let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
-        let secondOfDay = Int(seconds - Int64(days) * 86_400)
-        let (year, month, day) = GregorianDays.civil(days: days)
-        let sign = offset < 0 ? "-" : "+"
-        let absolute = abs(offset)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03d%@%02d%02d", year, month, day, secondOfDay / 3600,
-            secondOfDay / 60 % 60, secondOfDay % 60, milliseconds, sign, absolute / 3600, absolute / 60 % 60)
+        AppDates.text(instant, in: zone)
     }
 
     /// "1.0" → 1, "1.1" → 2 (the inverse of `VersionCounters.label`); plain integers too. A
