@@ -7,17 +7,17 @@
 -- first and checks that its rows equal those the processor stored for the same answers.
 \set n random(1, :processed)
 BEGIN;
-SELECT id, participant_id FROM bench_processed WHERE n = :n \gset
-SELECT r.participant_id, r.study_key, s.study_id, r.activity_id, r.data::text
-FROM responses r JOIN studies s ON s.study_key = r.study_key
+SELECT id, participant_id, participant_number FROM bench_processed WHERE n = :n \gset
+SELECT r.participant_id, p.number, r.study_key, s.study_id, r.activity_id, r.data::text
+FROM responses r JOIN studies s ON s.study_key = r.study_key JOIN participants p ON p.id = r.participant_id
 WHERE r.id = :id
 FOR UPDATE OF r;
 INSERT INTO daily30 ("ParticipantId", "q0", "q1", "q2", "q4", "q5", "q6", "q7", "q8", "q9", "q10", "q11", "q12", "q14", "q15", "q16", "q17", "q18", "q19", "q20", "q21", "q22", "q24", "q25", "q26", "q27", "q28", "q29", "q6~offset", "q16~offset", "q26~offset")
-VALUES (:participant_id, 0.42, 'mid', '3', true, 6, '2030-01-05T00:00:00Z', 'Slept badly after a late coffee; woke twice.', 1800, 7, 0.42, 'mid', '3', true, 6, '2030-01-05T00:00:00Z', 'Slept badly after a late coffee; woke twice.', 1800, 7, 0.42, 'mid', '3', true, 6, '2030-01-05T00:00:00Z', 'Slept badly after a late coffee; woke twice.', 1800, 7, 0, 0, 0)
+VALUES (:participant_number, 0.42, 'mid', '3', true, 6, '2030-01-05T00:00:00Z', 'Slept badly after a late coffee; woke twice.', 1800, 7, 0.42, 'mid', '3', true, 6, '2030-01-05T00:00:00Z', 'Slept badly after a late coffee; woke twice.', 1800, 7, 0.42, 'mid', '3', true, 6, '2030-01-05T00:00:00Z', 'Slept badly after a late coffee; woke twice.', 1800, 7, 0, 0, 0)
 RETURNING "Key" AS key \gset
-INSERT INTO daily30q3 ("ParticipantId", "daily30Id", q3) VALUES (:participant_id, :key, 'tea'), (:participant_id, :key, 'water');
-INSERT INTO daily30q13 ("ParticipantId", "daily30Id", q13) VALUES (:participant_id, :key, 'tea'), (:participant_id, :key, 'water');
-INSERT INTO daily30q23 ("ParticipantId", "daily30Id", q23) VALUES (:participant_id, :key, 'tea'), (:participant_id, :key, 'water');
+INSERT INTO daily30q3 ("ParticipantId", "daily30Id", q3) VALUES (:participant_number, :key, 'tea'), (:participant_number, :key, 'water');
+INSERT INTO daily30q13 ("ParticipantId", "daily30Id", q13) VALUES (:participant_number, :key, 'tea'), (:participant_number, :key, 'water');
+INSERT INTO daily30q23 ("ParticipantId", "daily30Id", q23) VALUES (:participant_number, :key, 'tea'), (:participant_number, :key, 'water');
 INSERT INTO response_metadata (response_id, participant_id, list_name, top_key, field_name, start_time, end_time, skipped)
 VALUES
     (:id, :participant_id, 'daily30', :key, 'q0', '2030-01-05T08:00:00.000-05:00', '2030-01-05T08:00:00.500-05:00', false),

@@ -351,6 +351,8 @@ rsql -c "DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND NOT starts_wit
 } | rsql >"$results.participant-ids"
 lo=$(sort -n "$results.participant-ids" | head -n 1)
 hi=$(sort -n "$results.participant-ids" | tail -n 1)
+# The same participants' numbers in the study: the ParticipantId of its tables.
+read -r number_lo number_hi < <(rsql -F ' ' -c "SELECT min(number), max(number) FROM participants WHERE id BETWEEN $lo AND $hi")
 python3 - "$results.apptokens" bench/response-30.json bench/pgbench-response.sql >"$results.respond.lua" <<'PY'
 import json, sys
 tokens = open(sys.argv[1]).read().split()
@@ -512,7 +514,7 @@ log "database settled after processing: VACUUM ANALYZE and CHECKPOINT in $(($(da
 grid_schema=$(rsql -c "SELECT schema_name FROM study_schemas WHERE study_key = 'BENCHSTUDY'")
 [ -n "$grid_schema" ] || die "BENCHSTUDY has no tables: its responses were not processed"
 rsql -c "INSERT INTO \"$grid_schema\".\"daily30\" (\"ParticipantId\", \"Created\", q0, q4, q5, q7)
-    SELECT $lo + i % ($hi - $lo + 1), now() - (i || ' seconds')::interval, (i % 100) / 100.0, i % 2 = 0, i % 24,
+    SELECT $number_lo + i % ($number_hi - $number_lo + 1), now() - (i || ' seconds')::interval, (i % 100) / 100.0, i % 2 = 0, i % 24,
            'answer ' || (i % 997)
     FROM generate_series(1, greatest(0, 100000 - (SELECT count(*) FROM \"$grid_schema\".\"daily30\"))) i"
 rsql -c "DELETE FROM \"$grid_schema\".\"daily30\" WHERE \"Key\" <
@@ -528,7 +530,7 @@ done
 deep_key=$(rsql -c "SELECT \"Key\" FROM \"$grid_schema\".\"daily30\" ORDER BY \"Key\" OFFSET 90000 LIMIT 1")
 deep_cursor=$(python3 -c 'import base64, json, sys; print(base64.urlsafe_b64encode(json.dumps(["Key", "asc", sys.argv[1], sys.argv[1]]).encode()).decode().rstrip("="))' "$deep_key")
 grid="http://127.0.0.1:8083/admin/v1/studies/BENCHSTUDY/tables/daily30/rows"
-for view in "grid-first:?limit=50" "grid-deep:?limit=50&after=$deep_cursor" "grid-participant:?limit=50&participant=$lo" \
+for view in "grid-first:?limit=50" "grid-deep:?limit=50&after=$deep_cursor" "grid-participant:?limit=50&participant=$number_lo" \
     "grid-sorted:?limit=50&sort=q5&order=desc"; do
     name=${view%%:*}
     read -r status seconds < <(curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -H "Authorization: Bearer $token" "$grid${view#*:}")

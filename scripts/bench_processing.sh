@@ -107,8 +107,9 @@ schema=$(rsql -c "SELECT schema_name FROM study_schemas WHERE study_key = 'BENCH
 [ -n "$schema" ] || die "BENCHSTUDY has no tables: its responses were not processed"
 rsql -c "SET client_min_messages = warning; DROP TABLE IF EXISTS bench_processed;
     CREATE TABLE bench_processed AS
-    SELECT (row_number() OVER (ORDER BY id))::int AS n, id, participant_id FROM responses
-    WHERE study_key = 'BENCHSTUDY' AND status = 'processed';
+    SELECT (row_number() OVER (ORDER BY r.id))::int AS n, r.id, r.participant_id, p.number AS participant_number
+    FROM responses r JOIN participants p ON p.id = r.participant_id
+    WHERE r.study_key = 'BENCHSTUDY' AND r.status = 'processed';
     ALTER TABLE bench_processed ADD PRIMARY KEY (n)"
 processed=$(rsql -c "SELECT count(*) FROM bench_processed")
 [ "$processed" -gt 0 ] || die "no processed responses for pgbench to pick"

@@ -1502,9 +1502,21 @@ def main():
         pdf_link = driver.find_element(By.CSS_SELECTOR, "#consents a[href$='/pdf']").get_attribute("href")
         assert download(pdf_link, cookie) == PDF, "the console serves the PDF the app uploaded"
         ben_page = driver.current_url
+        # One name: the page's address is the number the list names Ben by, numbered in the
+        # study from 1 (Ben and Cai are its only participants).
+        page_number = ben_page.rsplit("/", 1)[1]
+        assert page_number in ("1", "2") and f"Participant {page_number}" in ben_row, (ben_page, ben_row)
+        assert driver.find_element(By.ID, "participant-title").text == f"Participant {page_number}"
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#responses tbody tr")) == 4 or d.refresh(),
              "Ben's four responses on his page", seconds=30)
         shot(driver, "study-participant")
+        # The invitation he joined with names him the same way, and leads to the same page.
+        driver.get(CONSOLE + f"/studies/{STUDY}/invitations")
+        joined = wait(driver, lambda d: [r for r in d.find_elements(By.CSS_SELECTOR, "#invitations tbody tr") if ben in r.text],
+                      "Ben's invitation")[0]
+        assert "Joined" in joined.text and f"Participant {page_number}" in joined.text, joined.text
+        assert joined.find_element(By.LINK_TEXT, f"Participant {page_number}").get_attribute("href") == ben_page
+        driver.get(ben_page)
 
         # A message to the study's participants now: the audience first (Ben has joined), then a
         # confirmation, then the message in the study's list.
@@ -1566,7 +1578,7 @@ def main():
         numbers = [cell.split()[0] for cell in column(driver, "ParticipantId")]
         ben_number = numbers[column(driver, "q8").index("1")]
         assert f"Participant {ben_number}" in ben_row, (ben_number, ben_row)
-        driver.find_element(By.CSS_SELECTOR, f"#grid tbody td a[href$='/participants/number/{ben_number}']").click()
+        driver.find_element(By.CSS_SELECTOR, f"#grid tbody td a[href$='/participants/{ben_number}']").click()
         wait(driver, EC.url_to_be(ben_page), "Ben's page from his number in the grid")
         assert driver.find_element(By.ID, "participant-title").text == f"Participant {ben_number}"
         driver.back()

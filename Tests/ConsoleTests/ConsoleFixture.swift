@@ -248,6 +248,16 @@ final class Browser: @unchecked Sendable {
         try await request(.get, path, body: nil)
     }
 
+    /// `path`, following redirects as a browser does (a participant's page moves to their number).
+    func getFollowing(_ path: String) async throws -> Page {
+        var page = try await get(path)
+        for _ in 0..<3 {
+            guard page.status == .seeOther || page.status == .found, let next = page.location else { break }
+            page = try await get(next)
+        }
+        return page
+    }
+
     /// Posts `fields` urlencoded, as a form does.
     func post(_ path: String, _ fields: [(String, String)]) async throws -> Page {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._*"))

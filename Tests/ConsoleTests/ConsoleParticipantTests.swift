@@ -207,9 +207,18 @@ import TestSupport
             try await registration.postgres.query(
                 "UPDATE participant_activity_standings SET missed_in_a_row = 3, runs_missed = 3 WHERE activity_id = 'diary'",
                 logger: Logger(label: "test"))
+            // Named by his number in the study, as on every page, once his app's enrollment links it.
+            let unlinked = try await f.browser.get("/studies/CONSOLE1/adherence?activity=diary&atLeast=2")
+            #expect(unlinked.html.contains(#"<a href="/studies/CONSOLE1/participants/\#(pat)">Not enrolled yet</a>"#), "\(unlinked.html)")
+            let peer = try #require(f.response)
+            let appToken = try await ConsoleResponseDataTests.enroll(peer)
+            try await registration.postgres.query(
+                "UPDATE participant_studies SET participant_token_hash = \(SecureToken.hash(appToken)) WHERE pseudonym = \(UUID(uuidString: pat)!)",
+                logger: Logger(label: "test"))
             let behind = try await f.browser.get("/studies/CONSOLE1/adherence?activity=diary&atLeast=2")
             let row = try #require(behind.html.firstMatch(of: /<tr data-participant="([0-9a-f-]+)" class="disagrees">(.*?)<\/tr>/)?.output)
             #expect(row.1 == pat)
+            #expect(row.2.contains(#"<a href="/studies/CONSOLE1/participants/1">Participant 1</a>"#), "\(row.2)")
             #expect(row.2.contains(#"<td class="number">3</td><td>1 done · 3 missed</td><td>4 done · 1 missed <span class="badge">differs</span>"#), "\(row.2)")
             #expect(row.2.contains("Europe/Madrid"))
             #expect(behind.html.contains(#"<option value="diary" selected>diary</option>"#))
@@ -229,7 +238,7 @@ import TestSupport
             #expect(badDay.status == .badRequest && badDay.html.contains("until must be a date"))
 
             // Pat's own page: his weekly report.
-            let own = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)")
+            let own = try await f.browser.getFollowing("/studies/CONSOLE1/participants/\(pat)")
             let report = try #require(own.html.firstMatch(of: /<table class="list" id="weekly-report">(.*?)<\/table>/.dotMatchesNewlines())?.1)
             #expect(report.contains("<code>diary</code>: 1 of 1 done, 0 missed"), "\(report)")
         }

@@ -155,7 +155,10 @@ import TestSupport
                 UPDATE participant_studies SET participant_token_hash = \(SecureToken.hash(patToken))
                 WHERE pseudonym = \(UUID(uuidString: pat)!)
                 """, logger: Logger(label: "test"))
-            let page = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)")
+            // Linked, the page is at Pat's number: the address by registration's id leads there.
+            let moved = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)")
+            #expect(moved.status == .seeOther)
+            let page = try await f.browser.get(try #require(moved.location))
             #expect(page.status == .ok)
             let rows = page.html.components(separatedBy: #"<tr data-response=""#).dropFirst()
             #expect(rows.count == 1)
@@ -171,7 +174,7 @@ import TestSupport
             // the number in the grid opens Pat's page.
             let number = try #require(
                 try await peer.postgres.query(
-                    "SELECT id FROM participants WHERE app_token_hash = \(SecureToken.hash(patToken))", logger: Logger(label: "test")
+                    "SELECT number FROM participants WHERE app_token_hash = \(SecureToken.hash(patToken))", logger: Logger(label: "test")
                 ).decode(Int64.self).collect().first)
             #expect(page.html.contains("<h1 id=\"participant-title\">Participant \(number)</h1>"))
             let list = try await f.browser.get("/studies/CONSOLE1/participants")
@@ -181,14 +184,25 @@ import TestSupport
             #expect(searched.html.contains(#"data-participant="\#(pat)""#))
             let unknown = try await f.browser.get("/studies/CONSOLE1/participants?q=99999")
             #expect(unknown.html.contains("No participants match."))
-            #expect(theirRows.html.contains(#"href="/studies/CONSOLE1/participants/number/\#(number)""#))
-            let opened = try await f.browser.get("/studies/CONSOLE1/participants/number/\(number)")
-            #expect(opened.status == .seeOther)
-            #expect(opened.location == "/studies/CONSOLE1/participants/\(pat)")
+            // Numbered in the study from 1: Pat enrolled first.
+            #expect(number == 1)
+            #expect(theirRows.html.contains(#"href="/studies/CONSOLE1/participants/\#(number)""#))
+            // The number is the page's address; the old addresses lead there.
+            let opened = try await f.browser.get("/studies/CONSOLE1/participants/\(number)")
+            #expect(opened.status == .ok)
+            #expect(opened.html.contains("<h1 id=\"participant-title\">Participant \(number)</h1>"))
+            let byId = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)?timeline=2026-03-02")
+            #expect(byId.status == .seeOther)
+            #expect(byId.location == "/studies/CONSOLE1/participants/\(number)?timeline=2026-03-02")
+            let old = try await f.browser.get("/studies/CONSOLE1/participants/number/\(number)")
+            #expect(old.status == .seeOther)
+            #expect(old.location == "/studies/CONSOLE1/participants/\(number)")
+            #expect(list.html.contains(#"<a href="/studies/CONSOLE1/participants/\#(number)">Participant \#(number)</a>"#))
             // Someone else's number has no account linked: said so; a number that is not one is refused.
-            let other = try await f.browser.get("/studies/CONSOLE1/participants/number/\(number + 1)")
+            let other = try await f.browser.get("/studies/CONSOLE1/participants/\(number + 1)")
             #expect(other.status == .notFound)
             #expect(try await f.browser.get("/studies/CONSOLE1/participants/number/x").status == .badRequest)
+            #expect(try await f.browser.get("/studies/CONSOLE1/participants/number/0").status == .badRequest)
         }
     }
 

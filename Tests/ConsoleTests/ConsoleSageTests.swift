@@ -96,7 +96,7 @@ import TestSupport
                 """, logger: Logger(label: "test"))
 
             try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
-            let page = try await f.browser.get("/studies/CONSOLE1/participants/\(pat)")
+            let page = try await f.browser.getFollowing("/studies/CONSOLE1/participants/\(pat)")
             #expect(page.status == .ok)
             #expect(page.html.contains("Sage result archives"))
             let rows = page.html.components(separatedBy: #"<tr data-archive=""#).dropFirst()

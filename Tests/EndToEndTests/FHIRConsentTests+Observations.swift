@@ -29,7 +29,10 @@ extension FHIRConsentTests {
         let kicks = try await platform.withResponseDatabase { postgres, logger in
             var found: [(Int64, Int64)] = []
             for try await row in try await postgres.query(
-                "SELECT id, participant_id FROM responses WHERE activity_id = 'kicks' ORDER BY id", logger: logger
+                """
+                SELECT r.id, p.number FROM responses r JOIN participants p ON p.id = r.participant_id
+                WHERE r.activity_id = 'kicks' ORDER BY r.id
+                """, logger: logger
             ).decode((Int64, Int64).self) { found.append(row) }
             return found
         }

@@ -108,7 +108,7 @@ import TestSupport
             try await Self.join(tia.app, tia.appToken)
             let (samId, tiaId) = try await platform.withResponseDatabase { postgres, logger in
                 var ids: [Int64] = []
-                for try await id in try await postgres.query("SELECT id FROM participants ORDER BY id", logger: logger).decode(Int64.self) {
+                for try await id in try await postgres.query("SELECT number FROM participants ORDER BY id", logger: logger).decode(Int64.self) {
                     ids.append(id)
                 }
                 return (ids.first ?? 0, ids.last ?? 0)
@@ -119,7 +119,7 @@ import TestSupport
             let samSearch = try await get("/Consent?patient=Patient/\(samId)")
             #expect(samSearch.status == 200, "\(samSearch.text)")
             let samConsents = samSearch.json?["entry"]?.array?.compactMap { $0["resource"] } ?? []
-            #expect(samConsents.count == 2)
+            try #require(samConsents.count == 2)
             #expect(samConsents.map { $0["status"]?.string } == ["inactive", "active"])
             #expect(samConsents.allSatisfy { $0["patient"]?["reference"]?.string == "Patient/\(samId)" })
             #expect(samConsents.allSatisfy { $0["provision"]?["provision"]?.array?.first?["type"]?.string == "permit" })

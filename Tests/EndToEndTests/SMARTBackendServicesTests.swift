@@ -122,7 +122,9 @@ import TestSupport
             #expect(processed["status"]?.string == "processed")
             let (responseId, participantId) = try await platform.withResponseDatabase { postgres, logger in
                 var found: [(Int64, Int64)] = []
-                for try await row in try await postgres.query("SELECT id, participant_id FROM responses", logger: logger).decode((Int64, Int64).self) {
+                for try await row in try await postgres.query(
+                    "SELECT r.id, p.number FROM responses r JOIN participants p ON p.id = r.participant_id", logger: logger
+                ).decode((Int64, Int64).self) {
                     found.append(row)
                 }
                 return found.first ?? (0, 0)
@@ -227,15 +229,20 @@ import TestSupport
             let otherParticipant = try await platform.withResponseDatabase { postgres, logger in
                 var ids: [Int64] = []
                 for try await id in try await postgres.query(
-                    "SELECT id FROM participants WHERE study_key = 'OTHER_STUDY'", logger: logger
+                    "SELECT number FROM participants WHERE study_key = 'OTHER_STUDY'", logger: logger
                 ).decode(Int64.self) { ids.append(id) }
                 return ids.first ?? 0
             }
-            #expect(otherParticipant > 0)
+            #expect(otherParticipant == 1, "numbered in its own study from 1")
+            // A Patient id is a participant's number in the client's own study: OTHER_STUDY's
+            // participant 1 is not this study's participant 1, whom the same id names here.
+            let ownFirst = try await Wire.send(
+                .GET, platform.response.baseURL + "/fhir/r4/Patient/\(otherParticipant)", headers: [("Authorization", "Bearer \(token)")])
+            #expect(ownFirst.status == 200 && !ownFirst.text.contains("OTHER_STUDY"), "\(ownFirst.text)")
             // OTHER_STUDY's daily 1.0 is a questionnaire there, by its own id; not here.
             let otherQuestionnaire = FHIRId.questionnaire(studyId: "OTHER_STUDY", activityId: "daily", version: "1.0")
             for path in [
-                "Patient/\(otherParticipant)", "ResearchSubject/\(otherParticipant)", "QuestionnaireResponse/\(responseId + 1000)",
+                "Patient/\(otherParticipant + 100)", "ResearchSubject/\(otherParticipant + 100)", "QuestionnaireResponse/\(responseId + 1000)",
                 "Questionnaire/\(otherQuestionnaire)", "Questionnaire/\(otherQuestionnaire)/_history/1",
             ] {
                 let reply = try await Wire.send(
@@ -255,7 +262,7 @@ import TestSupport
                 "fhir.client_registered", "fhir.token_issued", "fhir.token_issued", "fhir.read", "fhir.read", "fhir.read", "fhir.read",
                 "fhir.search", "fhir.search", "fhir.search", "fhir.search", "fhir.search",
                 "fhir.search", "fhir.search", "fhir.search", "fhir.read", "fhir.read", "fhir.read", "fhir.search", "fhir.read",
-                "fhir.token_issued",
+                "fhir.token_issued", "fhir.read",
             ], "\(actions)")
 
             // Revoked: the token stops at once, and no new one is issued.

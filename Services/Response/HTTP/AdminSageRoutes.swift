@@ -67,7 +67,7 @@ package struct AdminSageRoutes {
             }
             participant = number
         }
-        return try await archives.list(studyKey: study.key, participantId: participant, before: before, limit: limit)
+        return try await archives.list(studyKey: study.key, participantNumber: participant, before: before, limit: limit)
     }
 
     /// `limit` (1 to 500, 50 by default) and `before` (a page's `nextBefore`).

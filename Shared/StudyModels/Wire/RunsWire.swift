@@ -138,11 +138,14 @@ public struct ParticipantsBehind: Codable, Sendable, Equatable {
         public var lastContact: String?
         /// The zone their runs are counted in.
         public var timeZone: String?
+        /// The SHA-256 of the participant id their app holds: what finds their number in the
+        /// study's data at the response service.
+        public var appTokenSHA256: String?
 
         public init(
             participantId: String, site: String?, activityId: String, missedInARow: Int, opened: Int, completed: Int, missed: Int,
             appCompleted: Int?, appMissed: Int?, lastCompletedAt: String?, dueRunId: Int?, dueUntil: String?, lastContact: String?,
-            timeZone: String?
+            timeZone: String?, appTokenSHA256: String? = nil
         ) {
             self.participantId = participantId
             self.site = site
@@ -158,6 +161,7 @@ public struct ParticipantsBehind: Codable, Sendable, Equatable {
             self.dueUntil = dueUntil
             self.lastContact = lastContact
             self.timeZone = timeZone
+            self.appTokenSHA256 = appTokenSHA256
         }
     }
 

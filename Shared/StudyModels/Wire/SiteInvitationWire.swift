@@ -95,10 +95,14 @@ public struct Invitation: Codable, Sendable, Equatable {
     /// For a study admin: whether that participant's account has the invited address (an
     /// invitation forwarded to someone else shows false).
     public var sameEmail: Bool?
+    /// The SHA-256 of the participant id that participant's app holds: what finds their number
+    /// in the study's data at the response service.
+    public var appTokenSHA256: String?
 
     public init(
         invitationId: String, email: String?, siteId: String?, siteName: String?, state: String, createdAt: Date,
-        expiresAt: Date, lastSentAt: Date, sentCount: Int, enrolledAt: Date?, participantId: String?, sameEmail: Bool?
+        expiresAt: Date, lastSentAt: Date, sentCount: Int, enrolledAt: Date?, participantId: String?, sameEmail: Bool?,
+        appTokenSHA256: String? = nil
     ) {
         self.invitationId = invitationId
         self.email = email
@@ -112,6 +116,7 @@ public struct Invitation: Codable, Sendable, Equatable {
         self.enrolledAt = enrolledAt
         self.participantId = participantId
         self.sameEmail = sameEmail
+        self.appTokenSHA256 = appTokenSHA256
     }
 
     /// The states an invitation can be in.

@@ -59,7 +59,7 @@ import TestSupport
             } until: { $0 == [String(registered)] }
             // Under the participant's number in the study, as every table of theirs.
             let numbers = try await Self.rows(response, "SELECT DISTINCT \"ParticipantId\"::text FROM \(table)")
-            #expect(numbers == (try await Self.rows(response, "SELECT id::text FROM participants")))
+            #expect(numbers == (try await Self.rows(response, "SELECT number::text FROM participants")))
 
             // A researcher's script reads it with the labkey client.
             let output = try await ExternalTool.runOffPool(

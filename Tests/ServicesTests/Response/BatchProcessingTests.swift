@@ -73,10 +73,11 @@ import TestSupport
     func placement(_ h: ResponseHarness, _ ids: [Int64]) async throws -> [Int64: (Int64, Int64, String, Int, Int)] {
         let top = try await table(h, "NewSurvey")
         let sql = """
-            SELECT r.id, r.participant_id, min(t."ParticipantId"), min(t."ShortTextField"), count(*)::int,
+            SELECT r.id, p.number, min(t."ParticipantId"), min(t."ShortTextField"), count(*)::int,
                    count(DISTINCT m.top_key)::int
-            FROM responses r JOIN response_metadata m ON m.response_id = r.id JOIN \(top) t ON t."Key" = m.top_key
-            WHERE r.id = ANY($1) GROUP BY r.id, r.participant_id
+            FROM responses r JOIN participants p ON p.id = r.participant_id
+                 JOIN response_metadata m ON m.response_id = r.id JOIN \(top) t ON t."Key" = m.top_key
+            WHERE r.id = ANY($1) GROUP BY r.id, p.number
             """
         var bindings = PostgresBindings()
         bindings.append(ids)

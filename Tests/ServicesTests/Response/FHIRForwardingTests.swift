@@ -55,7 +55,10 @@ import TestSupport
             // questionnaire version, which the server holds.
             var participants: [(Int64, Int64)] = []
             for try await row in try await h.postgres.query(
-                "SELECT id, participant_id FROM responses WHERE id = ANY(\(sent)) ORDER BY id", logger: Logger(label: "test")
+                """
+                SELECT r.id, p.number FROM responses r JOIN participants p ON p.id = r.participant_id
+                WHERE r.id = ANY(\(sent)) ORDER BY r.id
+                """, logger: Logger(label: "test")
             ).decode((Int64, Int64).self) { participants.append(row) }
             #expect(participants.count == 5)
             let naming = Self.naming

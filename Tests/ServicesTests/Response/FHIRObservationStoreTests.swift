@@ -27,14 +27,20 @@ import TestSupport
             for (study, activity, design) in designs {
                 try await h.sql("INSERT INTO activity_designs (study_key, activity_id, version, design) VALUES (\(study), \(activity), '1.0', \(design)::jsonb)")
             }
+            // The service's own keys (what responses refer to) and the numbers each study gave
+            // them (a Patient's id).
             var participants: [Int64] = []
+            var numbers: [Int64] = []
             for study in ["TASKS", "TASKS", "OTHER"] {
                 let rows = try await h.postgres.query(
-                    "INSERT INTO participants (study_key, status, allow_data_sharing) VALUES (\(study), 'enrolled', 'true') RETURNING id",
+                    "INSERT INTO participants (study_key, status, allow_data_sharing) VALUES (\(study), 'enrolled', 'true') RETURNING id, number",
                     logger: logger)
-                for try await id in rows.decode(Int64.self) { participants.append(id) }
+                for try await (id, number) in rows.decode((Int64, Int64).self) {
+                    participants.append(id)
+                    numbers.append(number)
+                }
             }
-            #expect(participants.count == 3)
+            #expect(numbers == [1, 2, 1])
             let kick = #"{"resultType": "fetalKickCounter", "key": "counter", "value": [{"key": "count", "value": 12}, {"key": "duration", "value": 60}]}"#
             let responses: [(Int, String, String)] = [
                 (0, "kicks", #"{"results": [\#(kick)]}"#),
@@ -87,9 +93,9 @@ import TestSupport
                 ("kicks", [("code", "fetalKickCounter")], 4),
                 ("hanoi", [("code", "\(naming.activeTaskSystem)|towerOfHanoi")], 1),
                 ("spatial span", [("code", "spatialSpanMemory")], 0),
-                ("first participant", [("subject", "Patient/\(participants[0])")], 4),
-                ("second participant", [("patient", "Patient/\(participants[1])")], 1),
-                ("another study's participant", [("subject", "Patient/\(participants[2])")], 0),
+                ("first participant", [("subject", "Patient/\(numbers[0])")], 4),
+                ("second participant", [("patient", "Patient/\(numbers[1])")], 1),
+                ("a number no participant of the study has", [("subject", "Patient/3")], 0),
                 ("final", [("status", "final")], 5),
                 ("amended", [("status", "amended")], 0),
                 ("changed since now", [("_lastUpdated", "gt" + Date().addingTimeInterval(1).formatted(.iso8601))], 0),
@@ -106,7 +112,7 @@ import TestSupport
                 }
             }
             // The response with two tasks is two Observations, told apart by their ordinal.
-            let ids = try await observations([("subject", "Patient/\(participants[0])")], count: 50).compactMap { $0["id"]?.string }
+            let ids = try await observations([("subject", "Patient/\(numbers[0])")], count: 50).compactMap { $0["id"]?.string }
             #expect(ids.filter { $0.hasSuffix("-2") }.count == 1, "\(ids)")
         }
     }

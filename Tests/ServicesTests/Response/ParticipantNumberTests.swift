@@ -54,4 +54,47 @@ import TestSupport
             #expect(try json(gone)["participants"]?.array == [])
         }
     }
+
+    /// Each study numbers its participants from 1, enrollments at once never share a number, and
+    /// a number is never given again after its participant's data was deleted. The numbers are
+    /// the ParticipantId of the LabKey views researchers read.
+    @Test func eachStudyNumbersItsParticipantsFromOne() async throws {
+        try await admin.withServices { client, _, root, postgres in
+            let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
+            #expect(try await h.studyEvent("NAPTIME") == .ok)
+            func enroll(_ study: String) async throws -> String {
+                let (status, enrolled, _) = try await h.call("mobileappstudy-enroll.api", json: ["studyId": study, "allowDataSharing": "true"])
+                #expect(status == .ok)
+                return try #require(enrolled["data"]?["appToken"]?.text)
+            }
+            // Eight enrollments at once in one study, two in the other.
+            let sleepwell = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<8 { group.addTask { try await enroll("SLEEPWELL") } }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            let naptime = [try await enroll("NAPTIME"), try await enroll("NAPTIME")]
+            func numbers(_ study: String, _ tokens: [String]) async throws -> [Int64] {
+                let path = "/admin/v1/studies/\(study)/participant-numbers?appTokenSHA256="
+                let (status, body, _) = try await admin.send(client, .get, path + tokens.map(SecureToken.hash).joined(separator: ","), token: root)
+                #expect(status == .ok)
+                return try json(body)["participants"]?.array?.compactMap { $0["participantId"]?.number.map(Int64.init) } ?? []
+            }
+            #expect(try await numbers("SLEEPWELL", sleepwell).sorted() == Array(1...8))
+            #expect(try await numbers("NAPTIME", naptime).sorted() == [1, 2])
+
+            // The last one leaves with their data; the next to join is 9, not 8 again.
+            let last = try #require(
+                try await postgres.query(
+                    "SELECT app_token_hash FROM participants WHERE study_key = 'SLEEPWELL' AND number = 8", logger: Logger(label: "test")
+                ).decode(String.self).collect().first)
+            let leaving = try #require(sleepwell.first { SecureToken.hash($0) == last })
+            _ = try await h.call("mobileappstudy-withdrawFromStudy.api", query: ["participantId": leaving, "delete": "true"])
+            #expect(try await numbers("SLEEPWELL", [try await enroll("SLEEPWELL")]) == [9])
+
+            // A number is unique in its study only, and the database holds it so.
+            await #expect(throws: (any Error).self) {
+                try await postgres.query("UPDATE participants SET number = 1 WHERE study_key = 'SLEEPWELL' AND number = 2", logger: Logger(label: "test"))
+            }
+        }
+    }
 }

@@ -133,8 +133,10 @@ import TestSupport
             }
             for try await (responses, timings) in try await h.postgres.query(
                 """
-                SELECT (SELECT count(*)::int FROM responses WHERE participant_id = \(p.bId)),
-                       (SELECT count(*)::int FROM response_metadata WHERE participant_id = \(p.bId))
+                SELECT (SELECT count(*)::int FROM responses r JOIN participants x ON x.id = r.participant_id
+                        WHERE x.study_key = \(QueryFixture.study) AND x.number = \(p.bId)),
+                       (SELECT count(*)::int FROM response_metadata m JOIN participants x ON x.id = m.participant_id
+                        WHERE x.study_key = \(QueryFixture.study) AND x.number = \(p.bId))
                 """, logger: Logger(label: "test")
             ).decode((Int, Int).self) {
                 #expect(responses == 0 && timings == 0)

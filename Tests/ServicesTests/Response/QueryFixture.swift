@@ -63,7 +63,7 @@ struct QueryFixture: Sendable {
         var ids: [Int64] = []
         for token in [a, b, c] {
             for try await id in try await h.postgres.query(
-                "SELECT id FROM participants WHERE app_token_hash = \(SecureToken.hash(token))", logger: Logger(label: "test")
+                "SELECT number FROM participants WHERE app_token_hash = \(SecureToken.hash(token))", logger: Logger(label: "test")
             ).decode(Int64.self) { ids.append(id) }
         }
         return Population(a: a, b: b, c: c, aId: ids[0], bId: ids[1], cId: ids[2])

@@ -101,15 +101,19 @@ import TestSupport
         try await ResponseHarness.run { h in
             let p = try await fixture.populate(h)
             let current = [
-                "participant_rows {\(TestDatabase.queryReaderRole)}",
+                "\(QueryAccess.participantPolicyName) {\(TestDatabase.queryReaderRole)}",
                 "\(QueryAccess.studyPolicyName) {\(TestDatabase.queryResearcherRole)}",
             ]
             #expect(try await policies(h) == current)
-            // The table as an earlier version left it: both policies for every role, and the
-            // study's under its first name and shape.
+            // The table as an earlier version left it: both policies for every role, each under
+            // its first name and shape (the participant's compared the service's own key).
             for statement in [
                 "DROP POLICY \(QueryAccess.studyPolicyName) ON \(table)",
-                "ALTER POLICY participant_rows ON \(table) TO PUBLIC",
+                "DROP POLICY \(QueryAccess.participantPolicyName) ON \(table)",
+                """
+                CREATE POLICY participant_rows ON \(table) FOR SELECT
+                USING ("ParticipantId" = (SELECT public.query_scope_participant()))
+                """,
                 """
                 CREATE POLICY study_rows ON \(table) FOR SELECT
                 USING ((SELECT public.query_scope_study()) = '\(QueryFixture.study)')

@@ -24,11 +24,17 @@ extension AdminAPIClient {
     package func participantNumbers(of studyId: String, hashes: [String], token: String, logger: Logger)
         async throws(AdminAPIError) -> [String: Int64]
     {
-        guard !hashes.isEmpty else { return [:] }
-        let found = try await call(
-            AdminCalls.participantNumbers, ["studyId": studyId], query: [("appTokenSHA256", hashes.joined(separator: ","))], token: token,
-            logger: logger)
-        return Dictionary(found.participants.map { ($0.appTokenSHA256, $0.participantId) }, uniquingKeysWith: { first, _ in first })
+        // A hundred to a lookup, as the response service takes them (a page of invitations has more).
+        let unique = Array(Set(hashes)).sorted()
+        var numbers: [String: Int64] = [:]
+        for start in stride(from: 0, to: unique.count, by: 100) {
+            let part = unique[start..<min(start + 100, unique.count)]
+            let found = try await call(
+                AdminCalls.participantNumbers, ["studyId": studyId], query: [("appTokenSHA256", part.joined(separator: ","))], token: token,
+                logger: logger)
+            for entry in found.participants where numbers[entry.appTokenSHA256] == nil { numbers[entry.appTokenSHA256] = entry.participantId }
+        }
+        return numbers
     }
 
     /// The hash that links participant `number` to registration's record, nil when none does.

@@ -10,6 +10,8 @@ struct ParticipantsView: PageView {
         var participantId: String
         /// "Participant N", as the data and exports name them.
         var label: String
+        /// Their page, at their number (`ParticipantAddress`).
+        var href: String
         var email: String
         var status: String
         var site: String

@@ -60,7 +60,13 @@ package struct AdherenceRoutes: Sendable {
             view.activities = activities.map { OptionChoice(value: $0, label: $0, selected: $0 == activity) }
             do {
                 let behind = try await pages.api.participantsBehind(of: studyId, query: query, token: session.token, logger: context.logger)
-                view.behind = behind.entries.map { Self.row($0, studyId: studyId) }
+                // Each named by their number in the study, as on every page; the table stands
+                // without them when the response service cannot say.
+                let numbers = try? await ConsolePages.outcome { () async throws(AdminAPIError) in
+                    try await pages.api.participantNumbers(
+                        of: studyId, hashes: behind.entries.compactMap(\.appTokenSHA256), token: session.token, logger: context.logger)
+                }.get()
+                view.behind = behind.entries.map { Self.row($0, studyId: studyId, numbers: numbers) }
                 view.hasBehind = !view.behind.isEmpty
                 view.nextHref = behind.next.map { next in
                     "/studies/\(AdminAPIClient.segment(studyId))/adherence"
@@ -113,12 +119,16 @@ package struct AdherenceRoutes: Sendable {
             from: reply.from, to: reply.to)
     }
 
-    static func row(_ entry: ParticipantsBehind.Entry, studyId: String) -> AdherenceView.Behind {
+    /// `numbers`: participant numbers by the hash of the id each app holds, nil when the response
+    /// service could not say.
+    static func row(_ entry: ParticipantsBehind.Entry, studyId: String, numbers: [String: Int64]?) -> AdherenceView.Behind {
         let app = entry.appCompleted.map { "\($0) done · \(entry.appMissed ?? 0) missed" } ?? "not reported"
         let disagrees = entry.appCompleted.map { $0 != entry.completed || (entry.appMissed ?? 0) != entry.missed } ?? false
         return AdherenceView.Behind(
-            participantId: entry.participantId, label: String(entry.participantId.prefix(8)),
-            href: "/studies/\(AdminAPIClient.segment(studyId))/participants/\(AdminAPIClient.segment(entry.participantId))",
+            participantId: entry.participantId,
+            label: ParticipantAddress.label(hash: entry.appTokenSHA256, in: numbers),
+            href: ParticipantAddress.path(
+                studyId: studyId, number: entry.appTokenSHA256.flatMap { numbers?[$0] }, participantId: entry.participantId),
             site: entry.site ?? "", activityId: entry.activityId, missedInARow: entry.missedInARow,
             server: "\(entry.completed) done · \(entry.missed) missed", app: app, disagrees: disagrees,
             due: entry.dueRunId.map { run in "run \(run)" + (entry.dueUntil.map { " until \(Self.local($0))" } ?? "") } ?? "",

@@ -134,6 +134,11 @@ package struct InvitationPageRoutes: Sendable {
         let studyAdmin = (state.role ?? .viewer) >= .studyAdmin
         let siteList = try await sites
         let list = try await invitations
+        // Who joined is named by their number in the study, as on every page.
+        let numbers = try? await ConsolePages.outcome { () async throws(AdminAPIError) in
+            try await pages.api.participantNumbers(
+                of: studyId, hashes: list.invitations.compactMap(\.appTokenSHA256), token: session.token, logger: context.logger)
+        }.get()
         let view = InvitationsView(
             sites: siteList.sites.map { site in
                 .init(
@@ -152,7 +157,12 @@ package struct InvitationPageRoutes: Sendable {
                     invitationId: invitation.invitationId, shortId: String(invitation.invitationId.prefix(8)), email: invitation.email ?? "",
                     site: invitation.siteName ?? "", state: StatusNames.invitation(invitation.state), stateClass: "state-\(invitation.state)",
                     expiresAt: StudyPageModels.timestamp(invitation.expiresAt), sent: invitation.sentCount,
-                    participantId: invitation.participantId ?? "", hasParticipant: invitation.participantId != nil,
+                    participantLabel: invitation.participantId == nil ? "" : ParticipantAddress.label(hash: invitation.appTokenSHA256, in: numbers),
+                    participantHref: invitation.participantId.map { participantId in
+                        ParticipantAddress.path(
+                            studyId: studyId, number: invitation.appTokenSHA256.flatMap { numbers?[$0] }, participantId: participantId)
+                    } ?? "",
+                    hasParticipant: invitation.participantId != nil,
                     otherAddress: invitation.sameEmail == false, actions: studyAdmin && open)
             },
             hasInvitations: !list.invitations.isEmpty, identities: list.identities, more: list.next != nil,
@@ -205,7 +215,9 @@ struct InvitationsView: PageView {
         var stateClass: String
         var expiresAt: String
         var sent: Int
-        var participantId: String
+        /// Who joined with it: "Participant N" (`ParticipantAddress`), and their page.
+        var participantLabel: String
+        var participantHref: String
         var hasParticipant: Bool
         /// The participant joined with an address other than the one invited.
         var otherAddress: Bool

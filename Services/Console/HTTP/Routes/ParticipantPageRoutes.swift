@@ -133,7 +133,9 @@ package struct ParticipantPageRoutes: Sendable {
             let rows = list.participants.map { participant in
                 let number = participant.appTokenSHA256.flatMap { numberOf?[$0] }
                 return ParticipantsView.Row(
-                    participantId: participant.participantId, label: numberOf == nil ? Self.unknownNumber : Self.label(number),
+                    participantId: participant.participantId,
+                    label: numberOf == nil ? ParticipantAddress.unknownNumber : ParticipantAddress.label(number),
+                    href: ParticipantAddress.path(studyId: studyId, number: number, participantId: participant.participantId),
                     email: participant.email ?? "", status: StatusNames.participant(participant.status), site: participant.siteName ?? "",
                     enrolledAt: participant.enrolledAt.map(StudyPageModels.timestamp) ?? "", consent: participant.consentVersions.last ?? "",
                     owesConsent: participant.owesConsent,
@@ -180,40 +182,40 @@ package struct ParticipantPageRoutes: Sendable {
         }
     }
 
-    /// How a person is named on every page: their participant number in the study's data, or,
-    /// before the app has enrolled with the response service, that they have none yet.
-    static func label(_ number: Int64?) -> String {
-        number.map { "Participant \($0)" } ?? "Not enrolled yet"
-    }
-
-    /// The name while the response service cannot say the number.
-    static let unknownNumber = "Participant (number unavailable)"
-
-    /// A participant number (from the data grid, say) opens that person's page: the response
-    /// service gives the hash that links the number to registration's record of them.
+    /// The old address of a participant number (from before the number was the page's own):
+    /// the page at its address now.
     @Sendable func byNumber(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
         let text = try context.parameters.decoded("number")
-        return try await pages.signedIn(request, context) { session, _ in
-            guard let number = Int64(text), number > 0 else {
+        return try await pages.signedIn(request, context) { _, _ in
+            guard let number = ParticipantAddress.number(inAddress: text) else {
                 throw APIError.badRequest("a participant number is a positive whole number", field: "number")
             }
-            guard let hash = try await pages.api.participantLink(number, of: studyId, token: session.token, logger: context.logger),
-                let found = try await pages.api.participants(
-                    of: studyId, query: [("appTokenSHA256", hash), ("limit", "1")], token: session.token, logger: context.logger
-                ).participants.first
-            else {
-                throw APIError.notFound(
-                    "participant \(number) of study \(studyId) has no account in the app: they enrolled with a token alone, or their data was deleted when they left")
-            }
-            return PageRenderer.redirect(
-                to: "/studies/\(AdminAPIClient.segment(studyId))/participants/\(AdminAPIClient.segment(found.participantId))")
+            return PageRenderer.redirect(to: ParticipantAddress.path(studyId: studyId, number: number, participantId: ""))
         }
     }
 
+    /// Registration's participant id of the participant numbered `number` in the study: the
+    /// response service gives the hash that links the number to registration's record of them.
+    private func participantId(
+        numbered number: Int64, of studyId: String, session: ConsoleSession, context: ServiceRequestContext
+    ) async throws -> String {
+        guard let hash = try await pages.api.participantLink(number, of: studyId, token: session.token, logger: context.logger),
+            let found = try await pages.api.participants(
+                of: studyId, query: [("appTokenSHA256", hash), ("limit", "1")], token: session.token, logger: context.logger
+            ).participants.first
+        else {
+            throw APIError.notFound(
+                "participant \(number) of study \(studyId) has no account in the app: they enrolled with a token alone, or their data was deleted when they left")
+        }
+        return found.participantId
+    }
+
+    /// One participant's page, at their number (`/participants/12`). An address by registration's
+    /// participant id leads to the number's, once the response service gives one.
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         let studyId = try context.parameters.decoded("studyId")
-        let participantId = try context.parameters.decoded("participantId")
+        let segment = try context.parameters.decoded("participantId")
         // The three weeks the timeline shows from, when not the weeks around now.
         let timelineStart = try request.uri.queryParameters["timeline"].map { text in
             guard let start = RunTimeline.Shown.start(String(text), now: Date()) else {
@@ -222,17 +224,29 @@ package struct ParticipantPageRoutes: Sendable {
             return start
         }
         return try await pages.signedIn(request, context) { session, _ in
+            let addressed = ParticipantAddress.number(inAddress: segment)
+            let participantId: String
+            if let addressed {
+                participantId = try await self.participantId(numbered: addressed, of: studyId, session: session, context: context)
+            } else {
+                participantId = segment
+            }
             let now = Date()
             let shown = RunTimeline.Shown(start: timelineStart, now: now)
             async let gathered = records.record(
                 participantId, of: studyId, shown: shown, now: now, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
             let record = try await gathered
+            // Addressed by registration's id while they have a number: the page is at the number.
+            if addressed == nil, case .known(let number?) = record.number {
+                let query = request.uri.query.map { "?" + $0 } ?? ""
+                return PageRenderer.redirect(to: ParticipantAddress.path(studyId: studyId, number: number, participantId: "") + query)
+            }
             let found = record.detail
             let label: String
             switch record.number {
-            case .known(let number): label = Self.label(number)
-            case .unavailable: label = Self.unknownNumber
+            case .known(let number): label = ParticipantAddress.label(number)
+            case .unavailable: label = ParticipantAddress.unknownNumber
             }
             let participant = found.participant
             var view = ParticipantView(
@@ -285,7 +299,7 @@ package struct ParticipantPageRoutes: Sendable {
             case .shown(let reply):
                 view.runs = RunTimeline(
                     reply: reply, app: found.activities, now: now, shown: shown,
-                    pageHref: "/studies/\(AdminAPIClient.segment(studyId))/participants/\(AdminAPIClient.segment(participantId))")
+                    pageHref: ParticipantAddress.path(studyId: studyId, number: addressed, participantId: participantId))
                 view.hasRuns = !reply.runs.isEmpty
             case .unavailable(let message):
                 view.runsUnavailable = true

@@ -115,7 +115,7 @@ package struct ResponseDataRoutes: Sendable {
                         if index == participantIndex, value != .null {
                             // The number opens the person's page (the same person the participants
                             // list names by it); beside it, their rows alone.
-                            cell.href = "/studies/\(AdminAPIClient.segment(studyId))/participants/number/\(cell.text)"
+                            cell.href = "/studies/\(AdminAPIClient.segment(studyId))/participants/\(cell.text)"
                             cell.linkLabel = "Participant \(cell.text)'s page"
                             cell.filterHref = base + AdminAPIClient.queryString([("participant", cell.text)])
                             cell.filterLabel = "Only participant \(cell.text)'s rows"

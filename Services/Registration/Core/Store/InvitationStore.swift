@@ -123,7 +123,8 @@ package struct InvitationStore: Sendable {
             """
             SELECT i.id, CASE WHEN \(query.identities) THEN i.email ELSE NULL END, i.site_id, s.name,
                    \(unescaped: Self.stateSQL), i.created_at, i.expires_at, i.last_sent_at, i.sent_count, i.enrolled_at,
-                   ps.pseudonym, CASE WHEN \(query.identities) AND p.user_id IS NOT NULL THEN p.email_key = i.email_key END
+                   ps.pseudonym, CASE WHEN \(query.identities) AND p.user_id IS NOT NULL THEN p.email_key = i.email_key END,
+                   ps.participant_token_hash
             FROM invitations i
             LEFT JOIN study_sites s ON s.id = i.site_id
             LEFT JOIN participant_studies ps ON ps.user_id = i.user_id AND ps.study_id = i.study_id
@@ -141,12 +142,12 @@ package struct InvitationStore: Sendable {
             """, logger: logger)
         var found: [Invitation] = []
         for try await row in rows {
-            let (id, email, site, siteName, state, created, expires, sent, count, enrolled, pseudonym, same) = try row.decode(
-                (UUID, String?, UUID?, String?, String, Date, Date, Date, Int, Date?, UUID?, Bool?).self)
+            let (id, email, site, siteName, state, created, expires, sent, count, enrolled, pseudonym, same, tokenHash) = try row.decode(
+                (UUID, String?, UUID?, String?, String, Date, Date, Date, Int, Date?, UUID?, Bool?, String?).self)
             found.append(Invitation(
                 invitationId: id.uuidString.lowercased(), email: email, siteId: site?.uuidString.lowercased(), siteName: siteName,
                 state: state, createdAt: created, expiresAt: expires, lastSentAt: sent, sentCount: count, enrolledAt: enrolled,
-                participantId: pseudonym?.uuidString.lowercased(), sameEmail: same))
+                participantId: pseudonym?.uuidString.lowercased(), sameEmail: same, appTokenSHA256: tokenHash))
         }
         let page = KeysetPage(found, limit: query.page.limit, key: \.invitationId)
         return InvitationList(invitations: page.items, next: page.next, identities: query.identities)

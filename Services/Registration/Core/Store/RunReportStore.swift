@@ -71,7 +71,7 @@ package struct RunReportStore: Sendable {
                    greatest((SELECT max(x.last_used_at) FROM participant_sessions x WHERE x.user_id = ps.user_id),
                             (SELECT max(r.received_at) FROM response_arrivals r
                              WHERE r.study_id = ps.study_id AND r.participant_token_hash = ps.participant_token_hash)),
-                   l.time_zone
+                   l.time_zone, ps.participant_token_hash
             FROM participant_activity_standings s
             JOIN participant_studies ps ON ps.user_id = s.user_id AND ps.study_id = s.study_id
             JOIN participant_run_ledgers l ON l.user_id = s.user_id AND l.study_id = s.study_id
@@ -89,10 +89,10 @@ package struct RunReportStore: Sendable {
             """, logger: logger)
         var found: [(BehindCursor, ParticipantsBehind.Entry)] = []
         for try await row in rows.decode(
-            (UUID, String?, String, Int, Int, Int, Int, Int?, Int?, Date?, Int?, Date?, Date?, String?).self)
+            (UUID, String?, String, Int, Int, Int, Int, Int?, Int?, Date?, Int?, Date?, Date?, String?, String?).self)
         {
             let (pseudonym, site, activity, inARow, opened, completed, missed, appCompleted, appMissed, lastCompleted, dueRun, dueUntil,
-                 contact, zone) = row
+                 contact, zone, tokenHash) = row
             let place = BehindCursor(missedInARow: inARow, participantId: pseudonym, activityId: activity)
             let tz = zone.flatMap(TimeZone.init(identifier:)) ?? .gmt
             let text = { (date: Date) in WallClock.rfc3339(date, in: tz) }
@@ -100,7 +100,7 @@ package struct RunReportStore: Sendable {
                 participantId: pseudonym.uuidString.lowercased(), site: site, activityId: activity, missedInARow: inARow,
                 opened: opened, completed: completed, missed: missed, appCompleted: appCompleted, appMissed: appMissed,
                 lastCompletedAt: lastCompleted.map(text), dueRunId: dueRun, dueUntil: dueUntil.map(text),
-                lastContact: contact.map(text), timeZone: zone)))
+                lastContact: contact.map(text), timeZone: zone, appTokenSHA256: tokenHash)))
         }
         return found
     }

@@ -201,13 +201,13 @@ package struct StudyExport: Sendable {
     private func sageArchives(studyKey: String, on connection: PostgresConnection) async throws -> [SageArchiveLine] {
         let rows = try await connection.query(
             """
-            SELECT a.archive_id::text, a.participant_id, a.assessment_id, a.activity_version, a.task_run_uuid,
+            SELECT a.archive_id::text, p.number, a.assessment_id, a.activity_version, a.task_run_uuid,
                    a.byte_count, a.sealed, a.sha256,
                    (SELECT string_agg(f->>'name', ' ' ORDER BY n) FROM jsonb_array_elements(a.files) WITH ORDINALITY AS e(f, n)),
                    (SELECT COALESCE(jsonb_agg(f->'name' ORDER BY n), '[]'::jsonb)::text
                     FROM jsonb_array_elements(a.files) WITH ORDINALITY AS e(f, n)),
                    to_json(a.received_at)#>>'{}'
-            FROM sage_archives a WHERE a.study_key = \(studyKey) ORDER BY a.id
+            FROM sage_archives a JOIN participants p ON p.id = a.participant_id WHERE a.study_key = \(studyKey) ORDER BY a.id
             """, logger: logger)
         var found: [SageArchiveLine] = []
         for try await (id, participant, assessment, version, run, bytes, sealed, sha256, files, fileList, received) in rows.decode(

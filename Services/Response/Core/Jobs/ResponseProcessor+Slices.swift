@@ -108,7 +108,8 @@ extension ResponseProcessor {
                     throw ResponseShredder.Failure(
                         description: "Invalid list '\(response.activityId)' for container '\(response.studyId)'")
                 }
-                plan.planned.append(ResponseWriter.Planned(row: row, participantId: response.participantId, responseId: response.id))
+                plan.planned.append(ResponseWriter.Planned(
+                    row: row, participantId: response.participantId, participantNumber: response.participantNumber, responseId: response.id))
             } catch {
                 plan.refused[response.id] = message(error)
             }

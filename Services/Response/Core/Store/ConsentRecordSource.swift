@@ -107,20 +107,20 @@ package struct ConsentRecordSource: Sendable {
         return try answer.reply(from: .registration)
     }
 
-    /// The hash of the participant id participant `id` of the study was given at enrollment.
+    /// The hash of the participant id the participant numbered `id` in the study was given at enrollment.
     private func tokenHash(of id: Int64, studyKey: String) async throws -> String? {
         let rows = try await client.query(
-            "SELECT enrolled_token_sha256 FROM participants WHERE study_key = \(studyKey) AND id = \(id)", logger: logger)
+            "SELECT enrolled_token_sha256 FROM participants WHERE study_key = \(studyKey) AND number = \(id)", logger: logger)
         for try await hash in rows.decode(String?.self) { return hash }
         return nil
     }
 
-    /// The study's participants given these participant ids' hashes, by hash.
+    /// The numbers of the study's participants given these participant ids' hashes, by hash.
     private func participants(studyKey: String, hashes: [String]) async throws -> [ScalarKey: Int64] {
         guard !hashes.isEmpty else { return [:] }
         let rows = try await client.query(
             """
-            SELECT id, enrolled_token_sha256 FROM participants
+            SELECT number, enrolled_token_sha256 FROM participants
             WHERE study_key = \(studyKey) AND enrolled_token_sha256 = ANY(\(hashes))
             """, logger: logger)
         var found: [ScalarKey: Int64] = [:]

@@ -30,8 +30,8 @@ struct GrantStatement: PostgresPreparedStatement {
 /// One stored response of a study by its id (`FHIRStore.response`), its answers as stored text.
 struct StoredResponseStatement: PostgresPreparedStatement {
     static let sql = """
-        SELECT r.participant_id, r.activity_id, r.activity_version, r.activity_run_id, r.language, r.data::text, r.received_at
-        FROM responses r WHERE r.study_key = $1 AND r.id = $2
+        SELECT p.number, r.activity_id, r.activity_version, r.activity_run_id, r.language, r.data::text, r.received_at
+        FROM responses r JOIN participants p ON p.id = r.participant_id WHERE r.study_key = $1 AND r.id = $2
         """
     static let bindingDataTypes: [PostgresDataType] = [.text, .int8]
     typealias Row = (Int64, String, String, String?, String?, ByteBuffer, Date)

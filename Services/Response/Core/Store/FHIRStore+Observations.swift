@@ -38,7 +38,10 @@ extension FHIRStore {
         let ids = search.ids
         let participant = search.participant
         let limit = search.count + 1
-        let selected = "r.id, r.participant_id, r.activity_id, r.activity_version, r.activity_run_id, r.language, r.data::text, r.received_at"
+        let selected = """
+            r.id, (SELECT p.number FROM participants p WHERE p.id = r.participant_id), r.activity_id, r.activity_version,
+            r.activity_run_id, r.language, r.data::text, r.received_at
+            """
         let after = search.after ?? 0
         // A participant's responses are few: their own index finds them. Otherwise each task
         // activity's next responses, merged. (The two share their filters, written twice: a
@@ -47,7 +50,8 @@ extension FHIRStore {
             if let participant {
                 """
                 SELECT \(unescaped: selected) FROM responses r
-                WHERE r.participant_id = \(participant) AND r.activity_id = ANY(\(activities))
+                WHERE r.participant_id = (SELECT id FROM participants WHERE study_key = \(studyKey) AND number = \(participant))
+                  AND r.activity_id = ANY(\(activities))
                   AND r.study_key = \(studyKey) AND r.id > \(after)
                   AND (\(ids)::bigint[] IS NULL OR r.id = ANY(\(ids)::bigint[]))
                   AND (\(from)::timestamptz IS NULL OR r.received_at >= \(from))
@@ -100,7 +104,8 @@ extension FHIRStore {
                 \(variables)::jsonb)) ELSE 0 END), 0)::bigint
             FROM responses r
             WHERE r.study_key = \(studyKey) AND r.activity_id = ANY(\(activities))
-              AND (\(search.participant)::bigint IS NULL OR r.participant_id = \(search.participant))
+              AND (\(search.participant)::bigint IS NULL OR r.participant_id = (
+                  SELECT id FROM participants WHERE study_key = \(studyKey) AND number = \(search.participant)))
               AND (\(ids)::bigint[] IS NULL OR r.id = ANY(\(ids)::bigint[]))
               AND (\(from)::timestamptz IS NULL OR r.received_at >= \(from))
               AND (\(before)::timestamptz IS NULL OR r.received_at < \(before))

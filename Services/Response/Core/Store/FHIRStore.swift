@@ -25,7 +25,8 @@ package struct FHIRStore: Sendable {
         self.decodedDesigns = decodedDesigns
     }
 
-    /// The enrollment of participant `id` in the study; nil when the study has none by that id.
+    /// The enrollment of the participant numbered `id` in the study (FHIR's Patient id is the
+    /// participant's number, as every table's ParticipantId); nil when the study has none.
     package func enrollment(_ id: Int64, studyKey: String, studyId: String) async throws -> StudyResources.Enrollment? {
         try await enrollments(ids: [id], studyKey: studyKey, studyId: studyId).first
     }
@@ -85,14 +86,14 @@ package struct FHIRStore: Sendable {
         // Two fixed texts, never input: what is selected, and the order of a page.
         return try await client.query(
             """
-            SELECT \(unescaped: counting ? "count(*)" : "id, status, enrolled_at, withdrawn_at") FROM participants
-            WHERE study_key = \(studyKey) AND id > \(search.after ?? 0)
-              AND (\(ids)::bigint[] IS NULL OR id = ANY(\(ids)::bigint[]))
-              AND (\(identifier)::bigint IS NULL OR id = \(identifier))
+            SELECT \(unescaped: counting ? "count(*)" : "number, status, enrolled_at, withdrawn_at") FROM participants
+            WHERE study_key = \(studyKey) AND number > \(search.after ?? 0)
+              AND (\(ids)::bigint[] IS NULL OR number = ANY(\(ids)::bigint[]))
+              AND (\(identifier)::bigint IS NULL OR number = \(identifier))
               AND (\(status)::text IS NULL OR status = \(status))
               AND (\(from)::timestamptz IS NULL OR coalesce(withdrawn_at, enrolled_at) >= \(from))
               AND (\(before)::timestamptz IS NULL OR coalesce(withdrawn_at, enrolled_at) < \(before))
-            \(unescaped: counting ? "" : "ORDER BY id") LIMIT \(limit)
+            \(unescaped: counting ? "" : "ORDER BY number") LIMIT \(limit)
             """, logger: logger)
     }
 
@@ -221,14 +222,16 @@ package struct FHIRStore: Sendable {
             counting
             ? "count(*)"
             : """
-            r.id, r.participant_id, r.activity_id, r.activity_version, r.activity_run_id, r.language, r.data::text, r.received_at
+            r.id, (SELECT p.number FROM participants p WHERE p.id = r.participant_id), r.activity_id, r.activity_version,
+            r.activity_run_id, r.language, r.data::text, r.received_at
             """
         return try await client.query(
             """
             SELECT \(unescaped: selected) FROM responses r
             WHERE r.study_key = \(studyKey) AND r.id > \(search.after ?? 0)
               AND (\(ids)::bigint[] IS NULL OR r.id = ANY(\(ids)::bigint[]))
-              AND (\(participant)::bigint IS NULL OR r.participant_id = \(participant))
+              AND (\(participant)::bigint IS NULL OR r.participant_id = (
+                  SELECT id FROM participants WHERE study_key = \(studyKey) AND number = \(participant)))
               AND (\(activityId)::text IS NULL OR r.activity_id = \(activityId))
               AND (\(version)::text IS NULL OR r.activity_version = \(version))
               AND (\(run)::text IS NULL OR r.activity_run_id = \(run))

@@ -135,7 +135,8 @@ package struct ForwardingStore: Sendable {
                 ) due
                 WHERE f.kind <> 'disabled'
                 ORDER BY due.forward_due_at, due.id LIMIT \(limit))
-            RETURNING id, study_key, participant_id, activity_id, activity_version, data::text, forward_attempts
+            RETURNING id, study_key, (SELECT p.number FROM participants p WHERE p.id = responses.participant_id), activity_id,
+                activity_version, data::text, forward_attempts
             """, logger: logger)
         var leased: [Lease] = []
         for try await (id, study, participant, activity, version, data, attempts) in rows.decode(

@@ -155,9 +155,10 @@ package struct ParticipantPropertyStore: Sendable {
                     PostgresQuery(
                         unsafeSQL: """
                             INSERT INTO \(table) (token_hmac, "ParticipantId", \(columns.joined(separator: ", ")))
-                            SELECT r.token_hmac, t.participant_id, \(columns.map { "r.\($0)" }.joined(separator: ", "))
+                            SELECT r.token_hmac, p.number, \(columns.map { "r.\($0)" }.joined(separator: ", "))
                             FROM jsonb_populate_recordset(NULL::\(table), $1::jsonb) r
                             LEFT JOIN public.enrollment_tokens t ON t.token_hmac = r.token_hmac
+                            LEFT JOIN public.participants p ON p.id = t.participant_id
                             ON CONFLICT (token_hmac) \(conflict)
                             """, binds: binds), logger: logger)
             }
@@ -192,7 +193,7 @@ package struct ParticipantPropertyStore: Sendable {
     }
 
     /// At enrollment, in its transaction: the participant's row (made if none was uploaded) gets
-    /// their id, so their own queries see it.
+    /// their number in the study, so their own queries see it.
     package func attach(participantId: Int64, tokenHMAC: String?, studyKey: String, on connection: PostgresConnection) async throws {
         guard let table = try await table(studyKey: studyKey, on: connection) else { return }
         var binds = PostgresBindings()
@@ -201,7 +202,7 @@ package struct ParticipantPropertyStore: Sendable {
         try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    INSERT INTO \(table) ("ParticipantId", token_hmac) VALUES ($1, $2)
+                    INSERT INTO \(table) ("ParticipantId", token_hmac) SELECT p.number, $2 FROM public.participants p WHERE p.id = $1
                     ON CONFLICT (token_hmac) DO UPDATE SET "ParticipantId" = excluded."ParticipantId"
                     """, binds: binds), logger: logger)
         let properties = try await definitions(studyKey: studyKey, on: connection)
@@ -241,7 +242,7 @@ package struct ParticipantPropertyStore: Sendable {
         switch holders {
         case .participant(let id):
             binds.append(id)
-            filter = "t.\"ParticipantId\" = $1"
+            filter = "t.\"ParticipantId\" = (SELECT number FROM public.participants WHERE id = $1)"
         case .tokens(let hmacs):
             binds.append(hmacs)
             filter = "t.token_hmac = ANY($1)"
@@ -253,9 +254,9 @@ package struct ParticipantPropertyStore: Sendable {
             PostgresQuery(
                 unsafeSQL: """
                     SELECT s.study_id, p.enrolled_token_sha256, \(columns.joined(separator: ", "))
-                    FROM \(table) t JOIN public.participants p ON p.id = t."ParticipantId"
+                    FROM \(table) t JOIN public.participants p ON p.study_key = $2 AND p.number = t."ParticipantId"
                     JOIN public.studies s ON s.study_key = p.study_key
-                    WHERE \(filter) AND p.study_key = $2 AND p.enrolled_token_sha256 IS NOT NULL
+                    WHERE \(filter) AND p.enrolled_token_sha256 IS NOT NULL
                     """, binds: binds), logger: logger)
         for try await row in rows {
             let cells = Array(row)

@@ -44,6 +44,8 @@ package struct ProcessingStore: Sendable {
     package struct Loaded: Sendable {
         package var id: Int64
         package var participantId: Int64
+        /// The participant's number in the study: the `ParticipantId` of its tables.
+        package var participantNumber: Int64
         package var studyKey: String
         package var studyId: String
         package var activityId: String
@@ -119,17 +121,19 @@ package struct ProcessingStore: Sendable {
     package func load(_ ids: [Int64]) async throws -> [Loaded] {
         let rows = try await client.query(
             """
-            SELECT r.id, r.participant_id, r.study_key, s.study_id, r.activity_id, r.data::text
-            FROM responses r JOIN studies s ON s.study_key = r.study_key
+            SELECT r.id, r.participant_id, p.number, r.study_key, s.study_id, r.activity_id, r.data::text
+            FROM responses r JOIN studies s ON s.study_key = r.study_key JOIN participants p ON p.id = r.participant_id
             WHERE r.id = ANY(\(ids)) AND r.status = 'pending'
             ORDER BY r.id
             """, logger: logger)
         var loaded: [Loaded] = []
-        for try await (id, participantId, studyKey, studyId, activityId, data) in rows.decode(
-            (Int64, Int64, String, String, String, String).self)
+        for try await (id, participantId, number, studyKey, studyId, activityId, data) in rows.decode(
+            (Int64, Int64, Int64, String, String, String, String).self)
         {
             loaded.append(
-                Loaded(id: id, participantId: participantId, studyKey: studyKey, studyId: studyId, activityId: activityId, data: data))
+                Loaded(
+                    id: id, participantId: participantId, participantNumber: number, studyKey: studyKey, studyId: studyId,
+                    activityId: activityId, data: data))
         }
         return loaded
     }

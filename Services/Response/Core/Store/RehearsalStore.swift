@@ -35,17 +35,18 @@ package struct RehearsalStore: Sendable {
     }
 
     /// A participant, and a response of `activityId` holding `data`, in study `studyKey`.
-    /// Returns the participant's id and the response's.
+    /// Returns the participant's id and number, and the response's id.
     package func stage(
         studyKey: String, activityId: String, data: String, on connection: PostgresConnection
-    ) async throws -> (participantId: Int64, responseId: Int64) {
+    ) async throws -> (participantId: Int64, participantNumber: Int64, responseId: Int64) {
         var participantId: Int64?
-        for try await id in try await connection.query(
+        var participantNumber: Int64 = 0
+        for try await (id, number) in try await connection.query(
             """
             INSERT INTO participants (study_key, status, allow_data_sharing, testing)
-            VALUES (\(studyKey), 'enrolled', 'NA', true) RETURNING id
+            VALUES (\(studyKey), 'enrolled', 'NA', true) RETURNING id, number
             """, logger: logger
-        ).decode(Int64.self) { participantId = id }
+        ).decode((Int64, Int64).self) { (participantId, participantNumber) = (id, number) }
         var responseId: Int64?
         for try await id in try await connection.query(
             """
@@ -55,7 +56,7 @@ package struct RehearsalStore: Sendable {
             """, logger: logger
         ).decode(Int64.self) { responseId = id }
         guard let participantId, let responseId else { throw NotStaged() }
-        return (participantId, responseId)
+        return (participantId, participantNumber, responseId)
     }
 
     /// PostgreSQL returned no id for a row it was asked to insert.

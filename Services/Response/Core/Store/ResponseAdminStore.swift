@@ -41,15 +41,17 @@ package struct ResponseAdminStore: Sendable {
     package func list(studyKey: String, filter: Filter, after: Int64, limit: Int) async throws -> [ResponseSummary] {
         let rows = try await client.query(
             """
-            SELECT id, participant_id, activity_id, activity_version, status, error_message, received_at, processed_at,
-                   attempts, forward_attempts, forward_error, forwarded_at, design_version
-            FROM responses WHERE study_key = \(studyKey) AND id > \(after)
-              AND (\(filter.status)::text IS NULL OR status = \(filter.status))
-              AND (\(filter.participant)::bigint IS NULL OR participant_id = \(filter.participant))
-              AND (\(filter.activity)::text IS NULL OR lower(activity_id) = lower(\(filter.activity)))
-              AND (\(filter.appTokenSHA256)::text IS NULL OR participant_id = (
+            SELECT r.id, p.number, r.activity_id, r.activity_version, r.status, r.error_message, r.received_at, r.processed_at,
+                   r.attempts, r.forward_attempts, r.forward_error, r.forwarded_at, r.design_version
+            FROM responses r JOIN participants p ON p.id = r.participant_id
+            WHERE r.study_key = \(studyKey) AND r.id > \(after)
+              AND (\(filter.status)::text IS NULL OR r.status = \(filter.status))
+              AND (\(filter.participant)::bigint IS NULL OR r.participant_id = (
+                  SELECT id FROM participants WHERE study_key = \(studyKey) AND number = \(filter.participant)))
+              AND (\(filter.activity)::text IS NULL OR lower(r.activity_id) = lower(\(filter.activity)))
+              AND (\(filter.appTokenSHA256)::text IS NULL OR r.participant_id = (
                   SELECT id FROM participants WHERE study_key = \(studyKey) AND enrolled_token_sha256 = \(filter.appTokenSHA256)))
-            ORDER BY id LIMIT \(limit)
+            ORDER BY r.id LIMIT \(limit)
             """, logger: logger)
         var found: [ResponseSummary] = []
         for try await (id, participant, activity, version, state, error, received, processed, attempts, forwardAttempts, forwardError, forwarded,
@@ -142,8 +144,8 @@ package struct ResponseAdminStore: Sendable {
     package func participantNumbers(studyKey: String, hashes: [String]) async throws -> ParticipantNumbers {
         let rows = try await client.query(
             """
-            SELECT id, enrolled_token_sha256 FROM participants
-            WHERE study_key = \(studyKey) AND enrolled_token_sha256 = ANY(\(hashes)) ORDER BY id
+            SELECT number, enrolled_token_sha256 FROM participants
+            WHERE study_key = \(studyKey) AND enrolled_token_sha256 = ANY(\(hashes)) ORDER BY number
             """, logger: logger)
         var found: [ParticipantNumbers.Entry] = []
         for try await (id, hash) in rows.decode((Int64, String).self) {
@@ -157,8 +159,8 @@ package struct ResponseAdminStore: Sendable {
     package func participantNumber(studyKey: String, number: Int64) async throws -> ParticipantNumbers {
         let rows = try await client.query(
             """
-            SELECT id, enrolled_token_sha256 FROM participants
-            WHERE study_key = \(studyKey) AND id = \(number) AND enrolled_token_sha256 IS NOT NULL
+            SELECT number, enrolled_token_sha256 FROM participants
+            WHERE study_key = \(studyKey) AND number = \(number) AND enrolled_token_sha256 IS NOT NULL
             """, logger: logger)
         var found: [ParticipantNumbers.Entry] = []
         for try await (id, hash) in rows.decode((Int64, String).self) {

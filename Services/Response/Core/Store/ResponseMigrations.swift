@@ -4,7 +4,7 @@ import ServiceKit
 package enum ResponseMigrations {
     package static let all: [Migration] = throughParticipantNumbers + [
         refusedSageArchives, reprocessingVersion, settlementFeed, uploadCompletion, smartClients, fhirExports,
-        fhirDeidentified, fhirForwarding, fhirExportChunksLZ4, responsesByActivity, failedByActivity,
+        fhirDeidentified, fhirForwarding, fhirExportChunksLZ4, responsesByActivity, failedByActivity, studyParticipantNumbers,
     ]
 
     static let throughParticipantNumbers: [Migration] = [

@@ -126,8 +126,13 @@ package struct ResponseStore: Sendable {
             WHERE l.study_key = \(studyKey) ORDER BY l.id DESC
             """, logger: logger
         ).decode((String, String).self) { tables.append("\(SQLName.quoted(schema)).\(SQLName.quoted(table))") }
+        // The tables name participants by their number in the study.
+        var numbers: [Int64] = []
+        for try await number in try await connection.query(
+            "SELECT number FROM participants WHERE id = ANY(\(participantIds)) AND study_key = \(studyKey)", logger: logger
+        ).decode(Int64.self) { numbers.append(number) }
         var binds = PostgresBindings()
-        binds.append(participantIds)
+        binds.append(numbers)
         for table in tables {
             try await connection.query(
                 PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \"ParticipantId\" = ANY($1)", binds: binds),

@@ -21,12 +21,16 @@ package struct ResponseWriter: Sendable {
     /// One response's plan, with whom and what it comes from.
     package struct Planned: Sendable {
         package var row: ResponseShredder.Row
+        /// The service's own key of the participant (timing rows).
         package var participantId: Int64
+        /// Their number in the study: the `ParticipantId` of its tables.
+        package var participantNumber: Int64
         package var responseId: Int64
 
-        package init(row: ResponseShredder.Row, participantId: Int64, responseId: Int64) {
+        package init(row: ResponseShredder.Row, participantId: Int64, participantNumber: Int64, responseId: Int64) {
             self.row = row
             self.participantId = participantId
+            self.participantNumber = participantNumber
             self.responseId = responseId
         }
     }
@@ -41,6 +45,7 @@ package struct ResponseWriter: Sendable {
     private struct Pending {
         var row: ResponseShredder.Row
         var participantId: Int64
+        var participantNumber: Int64
         var responseId: Int64
         var parent: (column: String, key: Int64)?
         var topKey: Int64?
@@ -73,7 +78,9 @@ package struct ResponseWriter: Sendable {
     /// Inserts every plan's rows and their timing rows.
     package func insert(_ responses: [Planned], schema: String, on connection: PostgresConnection) async throws {
         var level = responses.map {
-            Pending(row: $0.row, participantId: $0.participantId, responseId: $0.responseId, parent: nil, topKey: nil)
+            Pending(
+                row: $0.row, participantId: $0.participantId, participantNumber: $0.participantNumber, responseId: $0.responseId,
+                parent: nil, topKey: nil)
         }
         var timings = Timings()
         while !level.isEmpty {
@@ -104,7 +111,8 @@ package struct ResponseWriter: Sendable {
                         let column = child.list.columns[parentName]?.sqlName ?? SQLName.identifier(for: pending.row.list.name + "Id")
                         next.append(
                             Pending(
-                                row: child, participantId: pending.participantId, responseId: pending.responseId,
+                                row: child, participantId: pending.participantId, participantNumber: pending.participantNumber,
+                                responseId: pending.responseId,
                                 parent: (column, key), topKey: top))
                     }
                 }
@@ -150,7 +158,7 @@ package struct ResponseWriter: Sendable {
         var seen = Set(columns)
         var records: [JSONValue] = []
         for (index, pending) in rows.enumerated() {
-            var record: JSONObject = ["ParticipantId": .number(Double(pending.participantId))]
+            var record: JSONObject = ["ParticipantId": .number(Double(pending.participantNumber))]
             if let keys { record["Key"] = .number(Double(keys[index])) }
             if let parent = pending.parent {
                 if seen.insert(parent.column).inserted { columns.append(parent.column) }

@@ -37,10 +37,10 @@ package struct RunAdherenceStore: Sendable {
     /// nothing goes. Nothing for a participant the study does not have (or whose data was deleted
     /// when they withdrew). Returns how many weeks were written or removed.
     package func record(_ update: RunAdherenceUpdate, studyId: String) async throws -> Int {
-        var found: (id: Int64, studyKey: String)?
+        var found: (number: Int64, studyKey: String)?
         for try await row in try await client.query(
             """
-            SELECT p.id, p.study_key FROM participants p JOIN studies s ON s.study_key = p.study_key
+            SELECT p.number, p.study_key FROM participants p JOIN studies s ON s.study_key = p.study_key
             WHERE s.study_id = \(studyId) AND p.enrolled_token_sha256 = \(update.participantTokenSHA256)
             """, logger: logger
         ).decode((Int64, String).self) { found = (row.0, row.1) }
@@ -49,7 +49,7 @@ package struct RunAdherenceStore: Sendable {
         let kept = update.weeks.filter { $0.opened + $0.completed + $0.missed + $0.expired + $0.notStored > 0 }
         let gone = update.weeks.filter { $0.opened + $0.completed + $0.missed + $0.expired + $0.notStored == 0 }
         var binds = PostgresBindings()
-        binds.append(found.id)
+        binds.append(found.number)
         binds.append(kept.map(\.activityId))
         binds.append(kept.map(\.week))
         binds.append(kept.map { Double($0.opened) })

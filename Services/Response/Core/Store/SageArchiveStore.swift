@@ -189,15 +189,15 @@ package struct SageArchiveStore: Sendable {
         package var description: String
     }
 
-    /// The study's archives, newest first: all, or one participant's; `before` (an archive's row
-    /// number, `nextBefore`) pages on.
-    package func list(studyKey: String, participantId: Int64?, before: Int64?, limit: Int) async throws -> SageArchiveList {
+    /// The study's archives, newest first: all, or those of the participant numbered
+    /// `participantNumber` in the study; `before` (an archive's row number, `nextBefore`) pages on.
+    package func list(studyKey: String, participantNumber: Int64?, before: Int64?, limit: Int) async throws -> SageArchiveList {
         let rows = try await client.query(
             """
-            SELECT a.id, a.archive_id, a.participant_id, a.assessment_id, a.activity_version, a.task_run_uuid, a.byte_count,
+            SELECT a.id, a.archive_id, p.number, a.assessment_id, a.activity_version, a.task_run_uuid, a.byte_count,
                    a.sealed, a.sha256, a.files::text, a.received_at, r.status, r.error_message
-            FROM sage_archives a LEFT JOIN responses r ON r.id = a.response_id
-            WHERE a.study_key = \(studyKey) AND (\(participantId)::int8 IS NULL OR a.participant_id = \(participantId))
+            FROM sage_archives a JOIN participants p ON p.id = a.participant_id LEFT JOIN responses r ON r.id = a.response_id
+            WHERE a.study_key = \(studyKey) AND (\(participantNumber)::int8 IS NULL OR p.number = \(participantNumber))
               AND (\(before)::int8 IS NULL OR a.id < \(before))
             ORDER BY a.id DESC LIMIT \(KeysetPage<(Int64, SageArchiveSummary), String>.fetchLimit(limit))
             """, logger: logger)

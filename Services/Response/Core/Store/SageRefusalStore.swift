@@ -82,11 +82,11 @@ package struct SageRefusalStore: Sendable {
     package func list(studyKey: String, before: Int64?, limit: Int) async throws -> SageRefusedArchiveList {
         let rows = try await client.query(
             """
-            SELECT id, refusal_id, participant_id, door, byte_count, sha256, received_at, last_refused_at, times_refused, reason,
-                   problems::text, archive_id, reprocessed_at
-            FROM sage_refused_archives
-            WHERE study_key = \(studyKey) AND (\(before)::int8 IS NULL OR id < \(before))
-            ORDER BY id DESC LIMIT \(KeysetPage<(Int64, SageRefusedArchive), String>.fetchLimit(limit))
+            SELECT r.id, r.refusal_id, p.number, r.door, r.byte_count, r.sha256, r.received_at, r.last_refused_at, r.times_refused,
+                   r.reason, r.problems::text, r.archive_id, r.reprocessed_at
+            FROM sage_refused_archives r JOIN participants p ON p.id = r.participant_id
+            WHERE r.study_key = \(studyKey) AND (\(before)::int8 IS NULL OR r.id < \(before))
+            ORDER BY r.id DESC LIMIT \(KeysetPage<(Int64, SageRefusedArchive), String>.fetchLimit(limit))
             """, logger: logger)
         var found: [(Int64, SageRefusedArchive)] = []
         for try await (id, refusalId, participant, door, bytes, sha, received, last, times, reason, problems, archive, reprocessed)

@@ -33,11 +33,11 @@ package struct SchemaParticipantStore: Sendable {
         var participants: [SchemaParticipant] = []
         for try await (id, externalId, arm, ordinal, status, enrolled, submissions) in try await client.query(
             """
-            SELECT p.id, p.external_id, p.arm, p.arm_ordinal, p.status, p.enrolled_at,
+            SELECT p.number, p.external_id, p.arm, p.arm_ordinal, p.status, p.enrolled_at,
                    (SELECT count(*)::int FROM responses r WHERE r.participant_id = p.id)
             FROM participants p
-            WHERE p.study_key = \(studyKey) AND p.external_id IS NOT NULL AND p.id > \(after ?? 0)
-            ORDER BY p.id LIMIT \(KeysetPage<SchemaParticipant, Int64>.fetchLimit(limit))
+            WHERE p.study_key = \(studyKey) AND p.external_id IS NOT NULL AND p.number > \(after ?? 0)
+            ORDER BY p.number LIMIT \(KeysetPage<SchemaParticipant, Int64>.fetchLimit(limit))
             """, logger: logger
         ).decode((Int64, String, String?, Int?, String, Date, Int).self) {
             participants.append(SchemaParticipant(

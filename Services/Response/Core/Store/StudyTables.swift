@@ -226,7 +226,8 @@ package struct StudyTables: Sendable {
         ]
         var definitions = [
             "\"Key\" bigserial PRIMARY KEY",
-            "\"ParticipantId\" bigint NOT NULL REFERENCES public.participants (id)",
+            // The participant's number in the study (participants.number), unique in it alone.
+            "\"ParticipantId\" bigint NOT NULL",
             "\"Created\" timestamptz NOT NULL DEFAULT now()",
         ]
         if let parent {

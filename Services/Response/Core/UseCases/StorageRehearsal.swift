@@ -88,11 +88,15 @@ package struct StorageRehearsal: Sendable {
             data = answers
         }
         let text = data.serialized()
-        let (participantId, responseId) = try await staging.stage(
+        let (participantId, participantNumber, responseId) = try await staging.stage(
             studyKey: studyKey, activityId: schema.activityId, data: text, on: connection)
         let (schemaName, lists) = try await tables.lists(studyKey: studyKey, on: connection)
         let plan = ResponseProcessor.plan(
-            [.init(id: responseId, participantId: participantId, studyKey: studyKey, studyId: studyId, activityId: schema.activityId, data: text)],
+            [
+                .init(
+                    id: responseId, participantId: participantId, participantNumber: participantNumber, studyKey: studyKey, studyId: studyId,
+                    activityId: schema.activityId, data: text)
+            ],
             schema: schemaName, lists: lists, listed: listed.map { [responseId: $0] } ?? [:])
         if let message = plan.refused[responseId] { throw ResponseShredder.Failure(description: message) }
         guard let schemaName else { throw SurveySchema.DesignError.incomplete }

@@ -61,7 +61,7 @@ package struct QueryAccess: Sendable {
     /// Row-level security for a new study table (run by its creator, in its transaction).
     package func protect(table: String, studyKey: String, on connection: PostgresConnection, logger: Logger) async throws {
         for statement in [
-            "ALTER TABLE \(table) ENABLE ROW LEVEL SECURITY", participantPolicy(table: table),
+            "ALTER TABLE \(table) ENABLE ROW LEVEL SECURITY", participantPolicy(table: table, studyKey: studyKey),
             studyPolicy(table: table, studyKey: studyKey),
         ] {
             try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
@@ -81,11 +81,17 @@ package struct QueryAccess: Sendable {
         }
     }
 
-    /// The participants' policy: their own rows, for the reader.
-    package func participantPolicy(table: String) -> String {
+    /// The participants' policy's name; as the researchers', a changed definition takes a new one.
+    package static let participantPolicyName = "participant_rows_v2"
+    package static let legacyParticipantPolicyNames = ["participant_rows"]
+
+    /// The participants' policy: their own rows, for the reader. `ParticipantId` is the number the
+    /// study gave them (migration 33), unique in the study only, so the scope's participant is
+    /// looked up in the table's own study.
+    package func participantPolicy(table: String, studyKey: String) -> String {
         """
-        CREATE POLICY participant_rows ON \(table) FOR SELECT TO \(participantPolicyRole)
-        USING ("ParticipantId" = (SELECT public.query_scope_participant()))
+        CREATE POLICY \(Self.participantPolicyName) ON \(table) FOR SELECT TO \(participantPolicyRole)
+        USING ("ParticipantId" = (SELECT public.query_scope_number(\(QueryTranslator.literal(studyKey)))))
         """
     }
 
@@ -167,25 +173,29 @@ package struct QueryAccess: Sendable {
                 SELECT s.schema_name, l.sql_name, s.study_key,
                        (SELECT p.roles = ARRAY[\(participantRole)]::name[] FROM pg_policies p
                         WHERE p.schemaname = s.schema_name AND p.tablename = l.sql_name
-                          AND p.policyname = 'participant_rows'),
+                          AND p.policyname = \(Self.participantPolicyName)),
                        (SELECT p.roles = ARRAY[\(studyRole)]::name[] FROM pg_policies p
                         WHERE p.schemaname = s.schema_name AND p.tablename = l.sql_name
                           AND p.policyname = \(Self.studyPolicyName)),
                        ARRAY(SELECT p.policyname::text FROM pg_policies p
                              WHERE p.schemaname = s.schema_name AND p.tablename = l.sql_name
-                               AND p.policyname = ANY(\(Self.legacyStudyPolicyNames)))
+                               AND p.policyname = ANY(\(Self.legacyStudyPolicyNames + Self.legacyParticipantPolicyNames)))
                 FROM response_lists l JOIN study_schemas s ON s.study_key = l.study_key
                 """, logger: logger
             ).decode((String, String, String, Bool?, Bool?, [String]).self) { tables.append(row) }
             for (schema, table, studyKey, participant, study, legacy) in tables {
                 let qualified = "\(SQLName.quoted(schema)).\(SQLName.quoted(table))"
                 var statements: [String] = []
+                statements += legacy.map { "DROP POLICY \(SQLName.quoted($0)) ON \(qualified)" }
                 switch participant {
-                case nil: statements += ["ALTER TABLE \(qualified) ENABLE ROW LEVEL SECURITY", participantPolicy(table: qualified)]
-                case .some(false): statements.append("ALTER POLICY participant_rows ON \(qualified) TO \(participantPolicyRole)")
+                case nil:
+                    statements += [
+                        "ALTER TABLE \(qualified) ENABLE ROW LEVEL SECURITY", participantPolicy(table: qualified, studyKey: studyKey),
+                    ]
+                case .some(false):
+                    statements.append("ALTER POLICY \(Self.participantPolicyName) ON \(qualified) TO \(participantPolicyRole)")
                 case .some(true): break
                 }
-                statements += legacy.map { "DROP POLICY \(SQLName.quoted($0)) ON \(qualified)" }
                 switch study {
                 case nil: statements.append(studyPolicy(table: qualified, studyKey: studyKey))
                 case .some(false): statements.append("ALTER POLICY \(Self.studyPolicyName) ON \(qualified) TO \(studyPolicyRole)")
@@ -202,6 +212,7 @@ package struct QueryAccess: Sendable {
             // version granted them to the reader).
             var statements = [
                 "GRANT EXECUTE ON FUNCTION public.query_scope_participant() TO \(reader)",
+                "GRANT EXECUTE ON FUNCTION public.query_scope_number(text) TO \(reader)",
                 "REVOKE EXECUTE ON FUNCTION public.query_scope_study() FROM \(reader)",
                 "REVOKE SELECT ON ALL TABLES IN SCHEMA mobileappstudy FROM \(reader)",
                 "REVOKE USAGE ON SCHEMA mobileappstudy FROM \(reader)",
