@@ -166,11 +166,17 @@ import TestSupport
         try await browser.signIn(Platform.adminEmail, Platform.adminPassword)
         let participants = try await admin.send(.GET, platform.registration.baseURL + "/admin/v1/studies/MELBOURNE/participants")
         let participant = try #require(participants.json?["participants"]?.array?.first?["participantId"]?.string)
+        // His page is at his number in the study (its first participant); the address by
+        // registration's id leads there, with what it asked for.
+        let moved = try await eventually("his page at his number", within: .seconds(30)) {
+            try await browser.send(.GET, "/studies/MELBOURNE/participants/\(participant)?timeline=2026-03-30")
+        } until: { $0.status == 303 }
+        #expect(moved.header("Location") == "/studies/MELBOURNE/participants/1?timeline=2026-03-30")
 
         // His timeline from Monday 30 March: the clocks went back on Sunday 5 April, and the
         // runs stayed at 08:00 and 20:00 on his clock.
         let page = try await eventually("his runs counted with the three responses", within: .seconds(30)) {
-            try await browser.send(.GET, "/studies/MELBOURNE/participants/\(participant)?timeline=2026-03-30")
+            try await browser.send(.GET, "/studies/MELBOURNE/participants/1?timeline=2026-03-30")
         } until: { $0.text.contains(#"data-run="36" data-state="completed""#) }
         #expect(page.status == 200)
         #expect(page.text.contains("Australia/Melbourne (read from the offsets their responses carry)"))
@@ -185,7 +191,7 @@ import TestSupport
         #expect(chip(36, in: page.text) == "Run 36, Mon 6 Apr 20:00 to 23:59 (+10:00): completed, said by a response")
         #expect(chip(3, in: page.text, activity: "weekly") == "Run 3, Fri 3 Apr 10:00 to Fri 10 Apr 09:59 (+11:00): missed")
         // His first days: run 2 done by both the app's word and the response.
-        let first = try await browser.send(.GET, "/studies/MELBOURNE/participants/\(participant)?timeline=2026-03-20")
+        let first = try await browser.send(.GET, "/studies/MELBOURNE/participants/1?timeline=2026-03-20")
         #expect(chip(1, in: first.text) == "Run 1, Fri 20 Mar 08:00 to 19:59 (+11:00): missed")
         #expect(chip(2, in: first.text) == "Run 2, Fri 20 Mar 20:00 to 23:59 (+11:00): completed, said by their app and a response")
         #expect(chip(1, in: first.text, activity: "weekly") == "Run 1, Fri 20 Mar 10:00 to Fri 27 Mar 09:59 (+11:00): completed, said by their app")
