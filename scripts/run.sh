@@ -15,6 +15,9 @@ ensure_swift
 ensure_build_libraries
 ensure_postgres
 ensure_commands curl:curl python3:python3 jq:jq
+# The console reads the text of a consent document uploaded as a PDF with poppler's pdftotext,
+# inside prlimit's limits.
+ensure_commands pdftotext:poppler-utils prlimit:util-linux
 
 log "building the services and the console (release)"
 # The same import check as make build and make test (docs/architecture.md, Where code goes).

@@ -521,6 +521,20 @@ def consent_change(driver, ben_user, spare_token, signed_version):
         out.write(pdf)
     subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", "-singlefile", preview_file,
                     os.path.join(SHOTS, "study-consent-preview")], check=True)
+    # A document the IRB approved as a PDF (this preview stands in for one): its text is read
+    # into the document's own field and kept unsaved until the page is saved (it is not here:
+    # the consent published next is the sections').
+    driver.find_element(By.ID, "consent-pdf").send_keys(preview_file)
+    page = driver.find_element(By.CSS_SELECTOR, "main")
+    driver.find_element(By.CSS_SELECTOR, "#consent-pdf-form button[type=submit]").click()
+    wait(driver, gone(page), "the consent page with the PDF's text")
+    assert "is in the document below" in driver.find_element(By.ID, "from-pdf").text
+    document = driver.find_element(By.ID, "f-consent-review-html-en").get_attribute("value")
+    assert document.startswith("<p>") and "What we ask of you, and who sees your answers." in document, document
+    kind = Select(driver.find_element(By.ID, "f-consent-review-type")).first_selected_option.get_attribute("value")
+    assert kind == "html", kind
+    shot(driver, "study-consent-from-pdf")
+    assert api_draft(STUDY)["consent"].get("review", {}).get("type") != "html", "nothing is saved until the page is"
     driver.find_element(By.LINK_TEXT, "Actions and versions").click()
     wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, "input[name=action][value=publish-updates]")), "the update action")
     driver.find_element(By.XPATH, "//input[@value='publish-updates']/ancestor::form//button").click()

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 import Testing
 import TestSupport
 
@@ -53,7 +54,7 @@ import TestSupport
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let pidFile = folder.appendingPathComponent("sleeper.pid")
-        let error = try #require(throws: TestServerError.self) {
+        let error = try #require(throws: ChildProcess.Failure.self) {
             try ChildProcess.run("/bin/sh", ["-c", "echo $$ > \(pidFile.path); exec sleep 60"], timeout: .seconds(1))
         }
         #expect(error.description.contains("did not finish within"))
@@ -63,7 +64,7 @@ import TestSupport
     }
 
     @Test func aFailedRunSaysHowItEndedAndWhatItComplained() throws {
-        let error = try #require(throws: TestServerError.self) {
+        let error = try #require(throws: ChildProcess.Failure.self) {
             try ChildProcess.run("/bin/sh", ["-c", "echo cannot read the settings >&2; exit 4"])
         }
         #expect(error.description.contains("exited with 4"))
@@ -76,6 +77,6 @@ import TestSupport
     }
 
     @Test func aProgramThatDoesNotExistIsAnError() {
-        #expect(throws: TestServerError.self) { try ChildProcess.spawn("/nonexistent/studystack-program", []) }
+        #expect(throws: ChildProcess.Failure.self) { try ChildProcess.spawn("/nonexistent/studystack-program", []) }
     }
 }

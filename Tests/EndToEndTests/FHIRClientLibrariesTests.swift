@@ -1,5 +1,6 @@
 import Foundation
 import JSONText
+import ServiceKit
 import Testing
 import TestSupport
 

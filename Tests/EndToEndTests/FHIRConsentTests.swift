@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FHIR
 import Foundation
 import JSONText
+import ServiceKit
 import Testing
 import TestSupport
 

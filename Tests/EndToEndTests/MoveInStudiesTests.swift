@@ -3,6 +3,7 @@ import Foundation
 import JSONText
 import Logging
 import PostgresNIO
+import ServiceKit
 import StudyModels
 import Testing
 import TestSupport

@@ -1,6 +1,7 @@
 import FHIR
 import Foundation
 import JSONText
+import ServiceKit
 import Testing
 import TestSupport
 

@@ -1,6 +1,7 @@
 import FHIR
 import Foundation
 import JSONText
+import ServiceKit
 import StudyModels
 import Testing
 import TestSupport
@@ -89,7 +90,7 @@ import TestSupport
             #"{"resourceType":"Patient","colour":"red"}"#,
             #"{"resourceType":"Consent","status":"active","scope":{"text":"research"},"category":[{"text":"consent"}]}"#,
         ].joined(separator: "\n") + "\n"
-        await #expect(throws: TestServerError.self) {
+        await #expect(throws: ChildProcess.Failure.self) {
             try await ChildProcess.runInTask(
                 TestEnvironment.toolsPython, [ServiceProcess.packageRoot.appendingPathComponent("scripts/fhir-validate.py").path, "-"],
                 input: Data(broken.utf8))

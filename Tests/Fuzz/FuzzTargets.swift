@@ -188,7 +188,8 @@ enum FuzzTargets {
     }
 
     /// A console form (urlencoded, as a browser posts it), with its row operation applied and
-    /// then saved into a study's overview and consent sections.
+    /// then saved into a study's overview and consent sections; the same bytes as the text of a
+    /// consent PDF.
     static let consoleForm: Target = { bytes in
         guard let form = try? FormFields(urlencoded: bytes) else { return }
         let document: JSONValue = .object(["studyId": .string("FUZZ"), "overview": .array([]), "consent": .object([:])])
@@ -197,6 +198,10 @@ enum FuzzTargets {
             _ = section.completingSavedRows(form, from: document)
             _ = section.views(values: form, problems: [], spanish: false, readOnly: false)
             _ = try? section.applying(form, to: document)
+        }
+        // A PDF's text as pdftotext writes it, made the consent's paragraphs: only escaped text.
+        if let html = ConsentFromPDF.html(fromText: text(bytes)) {
+            precondition(!html.contains("<script") && html.hasPrefix("<p>"), "a PDF's text became markup")
         }
     }
 

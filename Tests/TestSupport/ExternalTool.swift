@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 /// Programs from Debian's packages that tests check the services' output with.
 public enum ExternalTool {

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 /// A MariaDB server (Debian's mariadb-server) of its own, in a fresh data folder, on a free
 /// loopback port: the MySQL a MyStudies 2.x deployment keeps its participants in. Statements are

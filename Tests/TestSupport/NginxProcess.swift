@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 import Synchronization
 
 /// nginx (Debian's package) on loopback as the load balancer in front of service replicas: one

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 /// PgBouncer (Debian's package) in transaction pooling mode, on a free port, in front of the test
 /// cluster: what an operator puts between many replicas and PostgreSQL. Every client is passed

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 /// A PostgreSQL cluster of one test's own, in a temporary directory on a free port, for a test
 /// that must do to PostgreSQL what it cannot do to the cluster every other test shares: restart
@@ -81,7 +82,7 @@ public final class PrivateCluster: Sendable {
     private func execute(_ program: String, _ arguments: [String]) throws {
         let path = bindir.appendingPathComponent(program).path
         if Self.isRoot {
-            try ChildProcess.run("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments, timeout: .seconds(120))
+            try ChildProcess.run("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments, timeout: .seconds(120), sharedFolder: true)
         } else {
             try ChildProcess.run(path, arguments, timeout: .seconds(120))
         }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import ServiceKit
 import Synchronization
 
 /// A real SMTP server for tests (`scripts/test-smtp-server.py`, aiosmtpd): STARTTLS with a

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import JSONText
+import ServiceKit
 import Synchronization
 
 /// One of the repository's Python test servers (`scripts/*-server.py`), running: each listens on a

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import ServiceKit
 import StudyModels
 
 /// One of the real service executables (`.build/debug/<name>`, built by `swift build

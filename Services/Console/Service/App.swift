@@ -58,7 +58,7 @@ public enum ConsoleService {
             responseHeaders: ConsoleHeaders.fields)
         try StaticFiles().add(to: shell.router)
         SignInRoutes(pages: pages).add(to: shell.router)
-        StudyRoutes(pages: pages, sections: SectionSave(drafts: api)).add(to: shell.router)
+        StudyRoutes(pages: pages, sections: SectionSave(drafts: api), pdfText: PopplerPDFText()).add(to: shell.router)
         StudyActionRoutes(pages: pages).add(to: shell.router)
         TeamRoutes(pages: pages).add(to: shell.router)
         TokenRoutes(pages: pages).add(to: shell.router)

@@ -37,3 +37,18 @@ package protocol ParticipantRecords: Sendable {
 }
 
 extension AdminAPIClient: StudyDrafts, ParticipantRecords {}
+
+/// The text of a PDF, as a program that reads PDFs lays it out: pages in order, a blank line
+/// between paragraphs, a form feed between pages.
+package protocol PDFTextReading: Sendable {
+    func text(ofPDF bytes: [UInt8]) async throws(PDFTextFailure) -> String
+}
+
+/// Why a PDF's text could not be read, in words for the page.
+package struct PDFTextFailure: Error, Equatable, CustomStringConvertible {
+    package var description: String
+
+    package init(_ description: String) {
+        self.description = description
+    }
+}

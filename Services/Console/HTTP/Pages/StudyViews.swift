@@ -97,4 +97,18 @@ struct SectionView: PageView {
     var problemReport: ProblemReport?
     var warnings: [ProblemItem] = []
     var hasWarnings = false
+    /// The consent page's form that reads a PDF's text into the document (editors).
+    var consentPDF = false
+    var consentPDFLanguages: [OptionChoice] = []
+    /// The text of a PDF was just read into the form, not saved yet.
+    var fromPDF: FromPDF?
+    /// `unsaved` because rows were added, removed or moved (not a PDF read in).
+    var rowsChanged = false
+
+    /// A PDF whose text is in the form now: its name, and where the study keeps it.
+    struct FromPDF {
+        var name: String
+        var href: String
+        var language: String
+    }
 }

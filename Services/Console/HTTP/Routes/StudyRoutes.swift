@@ -15,10 +15,13 @@ package struct StudyRoutes: Sendable {
     let pages: ConsolePages
     /// What a section page posted back comes to (`SectionSave`, the console's core).
     let sections: SectionSave
+    /// Reads the text of a consent document uploaded as a PDF (`consentFromPDF`).
+    let pdfText: any PDFTextReading
 
-    package init(pages: ConsolePages, sections: SectionSave) {
+    package init(pages: ConsolePages, sections: SectionSave, pdfText: any PDFTextReading) {
         self.pages = pages
         self.sections = sections
+        self.pdfText = pdfText
     }
 
     package func add(to router: Router<ServiceRequestContext>) {
@@ -26,6 +29,7 @@ package struct StudyRoutes: Sendable {
         router.get("/studies/new", use: newStudyForm)
         router.post("/studies/new", use: createStudy)
         router.get("/studies/:studyId", use: overview)
+        router.post("/studies/:studyId/consent-pdf", use: consentFromPDF)
         router.get("/studies/:studyId/:section", use: section)
         router.post("/studies/:studyId/:section", use: saveSection)
         // (The router does not fall back from the constant `activities` to `:section`.)
@@ -261,18 +265,20 @@ package struct StudyRoutes: Sendable {
     /// A section's page drawn again from a submitted form (`values`), with its problems.
     func sectionPage(
         _ session: ConsoleSession, state: StudyPageState, section: StudySection, submitted values: FormFields,
-        problems: [ValidationProblem], base: String, status: HTTPResponse.Status, unsaved: Bool = false, context: ServiceRequestContext
+        problems: [ValidationProblem], base: String, status: HTTPResponse.Status, unsaved: Bool = false,
+        fromPDF: SectionView.FromPDF? = nil, context: ServiceRequestContext
     ) async throws -> Response {
         try await sectionPage(
             session, state: state, section: section, form: SectionForm(section, values: values, problems: problems, state: state),
-            problems: problems, base: base, saved: false, warnings: [], status: status, unsaved: unsaved, context: context)
+            problems: problems, base: base, saved: false, warnings: [], status: status, unsaved: unsaved, fromPDF: fromPDF,
+            context: context)
     }
 
     /// A section's page around its drawn form; `problems`: the ones the form was drawn with.
     func sectionPage(
         _ session: ConsoleSession, state: StudyPageState, section: StudySection, form: SectionForm, problems: [ValidationProblem],
         base: String, saved: Bool, warnings: [ValidationProblem], status: HTTPResponse.Status, unsaved: Bool = false,
-        context: ServiceRequestContext
+        fromPDF: SectionView.FromPDF? = nil, context: ServiceRequestContext
     ) async throws -> Response {
         // The study's uploaded files, read only for a page that shows a field offering them.
         let kinds = form.uploads
@@ -287,6 +293,8 @@ package struct StudyRoutes: Sendable {
             slug: section.slug, sectionTitle: section.title, intro: section.intro, readOnly: !state.editable, base: base, saved: saved,
             unsaved: unsaved, uploadLists: uploadLists,
             form: SafeHTML(escapedMarkup: ""))
+        view.fromPDF = fromPDF
+        view.rowsChanged = unsaved && fromPDF == nil
         let study = AdminAPIClient.segment(state.summary.studyId)
         let activities = state.draft["activities"]?.array ?? []
         if section.slug == "consent" {
@@ -298,6 +306,9 @@ package struct StudyRoutes: Sendable {
                     label: "Preview the signed document (PDF), \(LanguageNames.name(code))",
                     href: "/studies/\(study)/consent-preview.pdf?language=\(AdminAPIClient.segment(code))")
             }
+            view.consentPDF = state.editable
+            view.consentPDFLanguages = languages.filter { code in ConsentFromPDF.languages.contains { $0.unicodeScalars.elementsEqual(code.unicodeScalars) } }
+                .map { .init(value: $0, label: LanguageNames.name($0), selected: $0 == "en") }
         } else if section.slug == "activities" {
             view.pageLinks = [.init(label: "Import an activity designed elsewhere, or a Sage assessment", href: "/studies/\(study)/import")]
             let sageOnly = activities.filter(StudySection.isSageOnly).compactMap { $0["activityId"]?.string }

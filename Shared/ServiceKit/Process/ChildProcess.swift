@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 
-/// A program a test starts: a service replica, nginx, PgBouncer, pg_ctl, a Python script, a tool
-/// from Debian's packages. Spawned with `posix_spawn` and reaped by its own pid with `waitpid`;
-/// every wait has a deadline.
+/// A program this process starts: a tool from Debian's packages (the console reads a PDF's text
+/// with poppler's `pdftotext`), and in tests a service replica, nginx, PgBouncer, pg_ctl, a
+/// Python script. Spawned with `posix_spawn` and reaped by its own pid with `waitpid`; every wait
+/// has a deadline.
 ///
 /// Not Foundation's `Process`: on Linux it learns that a child ended only when a socket the child
 /// inherits is closed (swift-corelibs-foundation #4795), and that socket is created without
@@ -26,6 +27,16 @@ public final class ChildProcess: Sendable {
         /// Standard input only: a pipe this process holds open until `closeInput` (a server that
         /// stops when its input closes).
         case pipe
+    }
+
+    /// It could not start, failed, or ran out of time: what happened, with the end of what it
+    /// wrote to standard error.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     public enum Termination: Sendable, Equatable, CustomStringConvertible {
@@ -111,11 +122,13 @@ public final class ChildProcess: Sendable {
     /// wrote to standard output. Throws, with the end of what it wrote to standard error, when
     /// it cannot start, fails or runs out of time.
     @discardableResult
+    /// `sharedFolder`: the folder of its input and output is readable by other users (a program
+    /// run as another user, `runuser -u postgres`); otherwise this user's alone.
     public static func run(
         _ program: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil,
-        timeout: Duration = .seconds(300)
+        timeout: Duration = .seconds(300), sharedFolder: Bool = false
     ) throws -> Data {
-        let started = try Started(program, arguments, environment: environment, input: input)
+        let started = try Started(program, arguments, environment: environment, input: input, sharedFolder: sharedFolder)
         defer { started.clean() }
         return try started.output(ended: started.child.wait(within: timeout), timeout: timeout)
     }
@@ -128,7 +141,7 @@ public final class ChildProcess: Sendable {
         _ program: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil,
         timeout: Duration = .seconds(300)
     ) async throws -> Data {
-        let started = try Started(program, arguments, environment: environment, input: input)
+        let started = try Started(program, arguments, environment: environment, input: input, sharedFolder: false)
         defer { started.clean() }
         return try started.output(ended: await started.child.wait(within: timeout), timeout: timeout)
     }
@@ -140,11 +153,11 @@ public final class ChildProcess: Sendable {
         let errorFile: URL
         let child: ChildProcess
 
-        init(_ program: String, _ arguments: [String], environment: [String: String]?, input: Data?) throws {
+        init(_ program: String, _ arguments: [String], environment: [String: String]?, input: Data?, sharedFolder: Bool) throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            // Readable by a program run as another user (runuser -u postgres).
-            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            if sharedFolder { try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path) }
             let inputFile = folder.appendingPathComponent("input")
             outputFile = folder.appendingPathComponent("output")
             errorFile = folder.appendingPathComponent("error")
@@ -168,10 +181,10 @@ public final class ChildProcess: Sendable {
             }
             guard let ended else {
                 child.kill()
-                throw TestServerError(description: "\(child.command) did not finish within \(timeout): \(complaint())")
+                throw Failure(description: "\(child.command) did not finish within \(timeout): \(complaint())")
             }
             guard ended == .exited(0) else {
-                throw TestServerError(description: "\(child.command) \(ended): \(complaint())")
+                throw Failure(description: "\(child.command) \(ended): \(complaint())")
             }
             return (try? Data(contentsOf: outputFile)) ?? Data()
         }
@@ -285,7 +298,7 @@ public final class ChildProcess: Sendable {
         case .inherited:
             break
         case .pipe:
-            throw TestServerError(description: "\(program): only standard input can be a pipe")
+            throw Failure(description: "\(program): only standard input can be a pipe")
         }
     }
 
@@ -304,7 +317,7 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    private static func failure(_ call: String, _ code: Int32, _ program: String) -> TestServerError {
-        TestServerError(description: "\(program) could not be started: \(call) failed (\(String(cString: strerror(code))))")
+    private static func failure(_ call: String, _ code: Int32, _ program: String) -> Failure {
+        Failure(description: "\(program) could not be started: \(call) failed (\(String(cString: strerror(code))))")
     }
 }
