@@ -1,5 +1,5 @@
 # StudyStack: the two commands are `make run` and `make test`.
-.PHONY: run stop test check bench fuzz build clean-data
+.PHONY: run stop test check bench bench-scale fuzz build clean-data
 
 run:
 	@scripts/run.sh
@@ -16,6 +16,9 @@ check:
 
 bench:
 	@scripts/bench.sh
+
+bench-scale:
+	@scripts/bench_scale.sh
 
 fuzz:
 	@scripts/fuzz-parsers.sh

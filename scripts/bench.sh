@@ -40,36 +40,10 @@ finished=
 trap '[ -n "$finished" ] || { rm -f "$report"; log "make bench stopped before its end: no report kept"; }' EXIT
 
 ensure_commands wrk:wrk pgbench:postgresql-contrib python3:python3 curl:curl
-scripts/stop.sh >/dev/null 2>&1 || true
-# The response service takes submissions only (PROCESSING_ENABLED=false, as an ingest replica
-# would) while processResponse is measured; processing is measured on its own afterwards.
-PROCESSING_ENABLED=false RATE_LIMIT_PER_MINUTE=100000 SCHEMA_POSTS_PER_MINUTE=1000000 scripts/run.sh >/dev/null
-. .data/secrets.env
-base=http://127.0.0.1:8081
+. scripts/bench_stack.sh
+bench_stack_start
 duration=${BENCH_SECONDS:-10}
 connections=${BENCH_CONNECTIONS:-64}
-
-json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
-token=$(curl -sf "$base/admin/v1/login" -H 'Content-Type: application/json' \
-    -d "{\"email\":\"$STUDYSTACK_ADMIN_EMAIL\",\"password\":\"$STUDYSTACK_ADMIN_PASSWORD\"}" | json '["token"]')
-auth=(-H "Authorization: Bearer $token" -H 'Content-Type: application/json')
-
-# The benchmark app's credential is shown once, so it is kept beside the other local secrets.
-credential_file=.data/bench-credential
-if [ ! -s "$credential_file" ]; then
-    curl -sf "${auth[@]}" "$base/admin/v1/apps" \
-        -d '{"appId":"BENCHAPP","orgId":"BENCHORG","name":"Benchmark","kind":"gateway"}' | json '["credentials"]["ios"]' >"$credential_file"
-    chmod 600 "$credential_file"
-fi
-python3 scripts/bench_study.py | curl -sf -o /dev/null "${auth[@]}" -X PUT "$base/admin/v1/studies/BENCHSTUDY/draft" --data-binary @-
-curl -s -o /dev/null "${auth[@]}" -X POST "$base/admin/v1/studies/BENCHSTUDY/launch" || true
-# Already launched by an earlier run: a changed document (daily30 was added later) is published as
-# an update (409 when nothing changed).
-curl -s -o /dev/null "${auth[@]}" -X POST "$base/admin/v1/studies/BENCHSTUDY/publish-updates" || true
-basic=$(printf '%s' "$(cat "$credential_file")" | base64 -w0)
-app_headers=(-H "Authorization: Basic $basic" -H "applicationId: BENCHAPP" -H "orgId: BENCHORG")
-curl -sf -o /dev/null "${app_headers[@]}" "$base/StudyMetaData/activityList?studyId=BENCHSTUDY" ||
-    die "the benchmark study is not served"
 
 results=$(mktemp)
 
@@ -163,25 +137,8 @@ for _ in $(seq 1 100); do
     sleep 0.2
 done
 reg=http://127.0.0.1:8082/fdahpUserRegWS
-email="bench-$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')@example.org"
-signed_up=$(mktemp)
 reg_headers=(-H "applicationId: BENCHAPP" -H "orgId: BENCHORG" -H "Content-Type: application/json")
-curl -sf "${reg_headers[@]}" "$reg/register.api" -d "{\"emailId\":\"$email\",\"password\":\"Bench-Passw0rd\"}" >/dev/null ||
-    die "registering the benchmark participant failed"
-code=""
-for _ in $(seq 1 50); do
-    # Only mail newer than the sign-up: .data/mail keeps every run's mail, and a glob over tens
-    # of thousands of names passes ARG_MAX.
-    mailfile=$(find .data/mail -name '*.eml' -newer "$signed_up" -exec grep -lF "To: $email" {} + 2>/dev/null | head -n 1 || true)
-    if [ -n "$mailfile" ]; then
-        code=$(python3 -c 'import email,sys,re; m=email.message_from_bytes(open(sys.argv[1],"rb").read()); t=[p.get_payload(decode=True).decode() for p in m.walk() if p.get_content_type()=="text/plain"][0]; print(re.search(r"code is (\w+)", t).group(1))' "$mailfile")
-        break
-    fi
-    sleep 0.2
-done
-rm -f "$signed_up"
-[ -n "$code" ] || die "no verification e-mail for the benchmark participant"
-curl -sf "${reg_headers[@]}" "$reg/verify.api" -d "{\"emailId\":\"$email\",\"code\":\"$code\"}" >/dev/null
+email=$(python3 scripts/bench_participant.py "$reg" Bench-Passw0rd) || die "signing up the benchmark participant failed"
 # The KDF alone: five sequential logins, their median time.
 for _ in 1 2 3 4 5; do
     curl -s -o /dev/null -w '%{time_total}\n' "${reg_headers[@]}" "$reg/login.api" \

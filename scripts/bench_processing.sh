@@ -7,7 +7,8 @@
 # the main response service taking submissions only (PROCESSING_ENABLED=false). The replicas are
 # extra processes of the response binary with processing on, as a deployment's would be. Writes
 # RESULTS.processing-{1,2,1x2} ("responses seconds errors pending-left idle-cpu-percent") and
-# RESULTS.pgbench-processing.
+# RESULTS.pgbench-processing. BENCH_PROCESSING_RUNS chooses the runs ("1 2 1x2" unless set) and
+# BENCH_PROCESSING_PGBENCH=0 leaves pgbench out (make bench-scale measures one replica at each size).
 #
 # scripts/bench_processing.sh RESULTS
 set -euo pipefail
@@ -61,7 +62,7 @@ stop_replicas() { for name in "${replica_names[@]}"; do stop_process "$name"; do
 trap stop_replicas EXIT
 # Then one replica again storing two slices at once (PROCESSING_STORES=2), for operators whose
 # database has cores to spare: RESULTS.processing-1x2.
-for run in 1 2 1x2; do
+for run in ${BENCH_PROCESSING_RUNS:-1 2 1x2}; do
     replicas=${run%x*}
     stores=1
     [ "$run" = 1x2 ] && stores=2
@@ -97,6 +98,8 @@ for run in 1 2 1x2; do
 done
 rsql -c "SELECT coalesce(max(error_message), '') FROM responses WHERE study_key = 'BENCHSTUDY' AND status = 'error'" \
     >"$results.processing-error"
+
+[ "${BENCH_PROCESSING_PGBENCH:-1}" != 0 ] || exit 0
 
 # --- pgbench: the same database work per response, 20 clients -----------------------------------
 # Each transaction locks one processed response and reads its answers, inserts its rows as the

@@ -1,7 +1,7 @@
 """Writes a realistic benchmark study document: 20 activities of 10 steps each (200 steps),
 mixing every response type, and `daily30` (30 questions) that the response benchmark answers, for `make bench`.
-`daily30` runs now (from 90 days ago, past the seeded enrolments, to a year ahead) at 08:00 and 20:00, so
-the participants' standings have runs to count; the other twenty open in 2030."""
+`daily30` runs now (from 90 days ago, past the seeded enrolments, to a year ahead) at 08:00 and 20:00, with
+a reminder, so the participants' standings have runs to count and reminders to plan; the other twenty open in 2030."""
 import datetime
 import json
 import sys
@@ -43,6 +43,9 @@ def daily30():
     today = datetime.datetime.now(datetime.timezone.utc).date()
     result["schedule"] = dict(result["schedule"], startDate=(today - datetime.timedelta(days=90)).isoformat(),
                               endDate=(today + datetime.timedelta(days=365)).isoformat())
+    # Reminded like a study's daily check-in: within an hour and a half of each run opening, twice a
+    # day at most, so the reminder sweep has a study's share of decisions to make.
+    result["reminder"] = {"afterMinutes": 30, "randomMinutes": 60, "maxPerDay": 2}
     result["steps"] = [dict(step, key=f"q{i}") for i, step in
                        enumerate(activity(21)["steps"] + activity(31)["steps"] + activity(41)["steps"])]
     return result
