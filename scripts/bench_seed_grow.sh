@@ -9,8 +9,8 @@
 # session_replication_role = replica): with them on, each new participant's ledger would be due
 # and the sweep would count a million participants again before anything could be measured; what
 # the triggers would have written (completions of the runs their states report, the study's weekly
-# sums) is written here instead. The responses' arrivals are copied into registration as its feed
-# reader writes them, and the feed's position moved past them.
+# sums and kept counts) is written here instead. The responses' arrivals are copied into
+# registration as its feed reader writes them, and the feed's position moved past them.
 #
 # Run by scripts/bench_seed.sh with the services stopped and PostgreSQL running, once the first
 # 10,000 have been counted and their weeks delivered.
@@ -34,16 +34,23 @@ answers=$(python3 -c "import json; print(json.dumps(json.load(open('bench/respon
 adherence=$(rsql -c "SELECT quote_ident(s.schema_name) || '.' || quote_ident(l.sql_name) FROM response_lists l
     JOIN study_schemas s ON s.study_key = l.study_key WHERE l.study_key = 'BENCHSTUDY' AND l.name = 'RunAdherence'")
 [ -n "$adherence" ] || die "BENCHSTUDY has no RunAdherence table: the first 10,000 participants' weeks were not delivered"
-rsql <<SQL
+superuser response <<SQL
 BEGIN;
 CREATE TEMPORARY TABLE grown ON COMMIT DROP AS
 SELECT i, 1 + (i - 1) % 10000 AS j, encode(sha256(convert_to('bench-seed-token-' || i, 'UTF8')), 'hex') AS token_hash
 FROM generate_series($from + 1, $to) i;
-INSERT INTO participants (study_key, app_token_hash, enrolled_token_sha256, status, allow_data_sharing, enrolled_at)
+-- Numbered here, in order after the study's last, and the study's counter moved past them once:
+-- participants_number takes a number per row from the counter's one row, and a million updates
+-- of one row in one transaction leave a chain of its versions that each next update walks.
+SET LOCAL session_replication_role = replica;
+INSERT INTO participants (study_key, app_token_hash, enrolled_token_sha256, status, allow_data_sharing, enrolled_at, number)
 SELECT 'BENCHSTUDY', token_hash, token_hash, 'enrolled', CASE WHEN j % 3 = 0 THEN 'false' ELSE 'true' END,
-       date_trunc('day', now()) - (j % 60 || ' days')::interval
-FROM grown ORDER BY i
-ON CONFLICT (app_token_hash) DO NOTHING;
+       date_trunc('day', now()) - (j % 60 || ' days')::interval,
+       (SELECT last_number FROM participant_counters WHERE study_key = 'BENCHSTUDY') + row_number() OVER (ORDER BY i)
+FROM grown WHERE NOT EXISTS (SELECT 1 FROM participants p WHERE p.app_token_hash = grown.token_hash) ORDER BY i;
+UPDATE participant_counters SET last_number = (SELECT max(number) FROM participants WHERE study_key = 'BENCHSTUDY')
+WHERE study_key = 'BENCHSTUDY';
+SET LOCAL session_replication_role = origin;
 CREATE TEMPORARY TABLE grown_ids ON COMMIT DROP AS
 SELECT g.i, g.j, p.id, p.number, t.number AS template_number
 FROM grown g JOIN participants p ON p.app_token_hash = g.token_hash
@@ -158,6 +165,8 @@ BEGIN
         WHERE table_schema = 'public' AND table_name = 'study_run_weeks' AND column_name NOT IN ('study_id', 'activity_id', 'week'));
 END
 \$\$;
+-- The study's kept counts (its adherence, who owes a signature), made again from its rows.
+SELECT recount_study_tallies('BENCHSTUDY');
 CREATE TEMPORARY TABLE arrived (LIKE response_arrivals) ON COMMIT DROP;
 \\copy arrived (response_id, study_id, participant_token_hash, activity_id, received_at) FROM '$arrivals'
 -- The answers to date questions each carried, as the feed reader keeps them: the template's.

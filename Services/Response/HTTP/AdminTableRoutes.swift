@@ -45,6 +45,7 @@ package struct AdminTableRoutes {
         let items = summaries.map { summary in
             "{\"name\":\(Self.string(summary.table.name)),\"parent\":\(summary.table.parent.map(Self.string) ?? "null"),"
                 + "\"children\":[\(summary.children.map(Self.string).joined(separator: ","))],\"rows\":\(summary.rows),"
+                + "\"rowsExact\":\(summary.rowsExact),"
                 + "\"columns\":\(Self.columns(summary.table))}"
         }
         return Self.json("{\"tables\":[\(items.joined(separator: ","))],\"failedByActivity\":{\(failed)}}")

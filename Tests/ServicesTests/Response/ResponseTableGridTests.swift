@@ -126,6 +126,7 @@ import TestSupport
             let tables = try json(body)["tables"]?.array ?? []
             let survey = try #require(tables.first { $0["name"] == .string("NewSurvey") })
             #expect(survey["rows"] == .number(2))
+            #expect(survey["rowsExact"] == .bool(true), "a small table is counted")
             #expect(survey["parent"] == .null)
             #expect(survey["children"]?.array?.contains(.string("NewSurveyTextChoiceField")) == true)
             let types = Dictionary(
@@ -145,6 +146,32 @@ import TestSupport
             // A viewer of nothing, and nobody, see nothing.
             #expect(try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/tables", token: nil).0 == .unauthorized)
             #expect(try await admin.send(client, .get, "/admin/v1/studies/NOSUCH/tables", token: root).0 == .notFound)
+        }
+    }
+
+    @Test func aLargeTablesRowsAreTheDatabasesEstimateAndSaidSo() async throws {
+        try await admin.withServices { client, _, root, postgres in
+            let h = ResponseHarness(client: client, postgres: postgres, databaseURL: "")
+            _ = try await submit(h, values: [("alpha", 1), ("bravo", 2)])
+            // Past the exact count's bound, straight into the table, and the statistics taken
+            // as autovacuum would take them.
+            try await h.sql(
+                """
+                INSERT INTO "study_SLEEPWELL"."NewSurvey" ("ParticipantId", "IntegerField")
+                SELECT (SELECT min("ParticipantId") FROM "study_SLEEPWELL"."NewSurvey"), i % 7
+                FROM generate_series(1, 150000) i
+                """)
+            try await h.sql(#"ANALYZE "study_SLEEPWELL"."NewSurvey""#)
+            let (status, body, _) = try await admin.send(client, .get, "/admin/v1/studies/SLEEPWELL/tables", token: root)
+            #expect(status == .ok, "\(body)")
+            let tables = try json(body)["tables"]?.array ?? []
+            let survey = try #require(tables.first { $0["name"] == .string("NewSurvey") })
+            #expect(survey["rowsExact"] == .bool(false))
+            guard case .number(let rows) = survey["rows"] else { Issue.record("no rows: \(survey)"); return }
+            #expect(abs(rows.double - 150_002) < 15_000, "an estimate within a tenth of the 150,002 rows: \(rows)")
+            // A small table is still counted exactly.
+            let child = try #require(tables.first { $0["name"] == .string("NewSurveyTextChoiceField") })
+            #expect(child["rowsExact"] == .bool(true))
         }
     }
 

@@ -44,15 +44,20 @@ package struct ResponseDataRoutes: Sendable {
                 tables: list.map { table in
                     .init(
                         name: table.name, href: Self.tableHref(studyId, table.name), parent: table.parent ?? "", isChild: table.parent != nil,
-                        rows: table.rows.formatted(), columns: table.columns.filter { !$0.system }.count)
+                        rows: Self.count(table.rows, exact: table.rowsExact ?? true), columns: table.columns.filter { !$0.system }.count)
                 },
-                hasTables: !list.isEmpty, totalRows: rows.formatted(),
+                hasTables: !list.isEmpty, totalRows: Self.count(rows, exact: list.allSatisfy { $0.rowsExact ?? true }),
                 // What the export's progress counts: a line per row, and a line of columns per table
                 // (the CSV files' headers, the JSON lines' column lines); the zip's manifest is one more.
                 exportLines: rows, exportFiles: list.count, exportZipExtra: list.count + 1, mayExport: (state.role ?? .viewer) >= .editor,
                 failed: failed, hasFailed: !failed.isEmpty)
             return pages.render(view, title: "Response data · \(state.summary.name)", session: session, state: state, current: "data")
         }
+    }
+
+    /// A row count as the page shows it: a large table's is the database's estimate, said so.
+    static func count(_ rows: Int, exact: Bool) -> String {
+        exact ? rows.formatted() : "about " + rows.formatted()
     }
 
     @Sendable func grid(_ request: Request, context: ServiceRequestContext) async throws -> Response {

@@ -81,17 +81,6 @@ package struct UpsertActivityStatement: PostgresPreparedStatement {
     package func decodeRow(_ row: PostgresRow) throws {}
 }
 
-/// `yyyy-MM-dd'T'HH:mm:ss.SSSZ` in UTC, the registration server's date format.
-package enum WireTime {
-    package static func format(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSSZ"
-        return formatter.string(from: date)
-    }
-}
-
 extension StudyStateStore {
     /// Leaves a study: status `Withdrawn`; with `deleteData`, the activity states and the link to the
     /// response service's participant go too. A participant who never joined, or left already, is

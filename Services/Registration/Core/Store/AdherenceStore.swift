@@ -16,26 +16,21 @@ package struct AdherenceStore: Sendable {
     }
 
     /// Participants count when they are in the study now (`inProgress` or `completed`). An
-    /// activity appears once any of them has reported it.
+    /// activity appears once any of them has reported it. Read from the counts the database keeps
+    /// as states change (`study_participant_tallies`, `study_activity_tallies`): a few rows a
+    /// study, however many take part.
     package func adherence(studyId: String) async throws -> ActivityAdherence {
-        let totalRows = try await client.query(
-            """
-            SELECT count(*)::int FROM participant_studies
-            WHERE study_id = \(studyId) AND status IN ('inProgress', 'completed')
-            """, logger: logger)
         var participants = 0
-        for try await count in totalRows.decode(Int.self) { participants = count }
+        for try await count in try await client.query(
+            "SELECT coalesce(sum(in_study), 0)::bigint FROM study_participant_tallies WHERE study_id = \(studyId)", logger: logger
+        ).decode(Int.self) { participants = count }
         let rows = try await client.query(
             """
-            SELECT a.activity_id,
-                   count(*) FILTER (WHERE a.runs_missed = 0 AND (a.runs_completed > 0 OR a.activity_state <> 'yetToJoin'))::int,
-                   count(*) FILTER (WHERE a.runs_missed > 0)::int,
-                   count(*) FILTER (WHERE a.runs_missed = 0 AND a.runs_completed = 0 AND a.activity_state = 'yetToJoin')::int,
-                   coalesce(sum(a.runs_completed), 0)::int, coalesce(sum(a.runs_missed), 0)::int
-            FROM participant_activities a
-            JOIN participant_studies ps ON ps.user_id = a.user_id AND ps.study_id = a.study_id
-            WHERE a.study_id = \(studyId) AND ps.status IN ('inProgress', 'completed')
-            GROUP BY a.activity_id ORDER BY a.activity_id
+            SELECT activity_id, sum(up_to_date)::bigint, sum(behind)::bigint, sum(not_started)::bigint,
+                   sum(runs_completed)::bigint, sum(runs_missed)::bigint
+            FROM study_activity_tallies WHERE study_id = \(studyId)
+            GROUP BY activity_id HAVING sum(up_to_date) + sum(behind) + sum(not_started) > 0
+            ORDER BY activity_id
             """, logger: logger)
         var activities: [ActivityAdherence.Activity] = []
         for try await (id, upToDate, behind, reportedNotStarted, completed, missed) in rows.decode((String, Int, Int, Int, Int, Int).self) {

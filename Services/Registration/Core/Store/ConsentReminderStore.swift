@@ -179,10 +179,14 @@ package struct ConsentReminderStore: Sendable {
     /// Where the study's consent reminders stand, with how many owe a signature now.
     package func summary(studyId: String, consentVersionsInForce: [String]?) async throws -> ConsentReminderSummary {
         var owing = 0
+        // Those in progress without a signature of a version in force (as `owes_consent` says),
+        // from the counts kept per set of versions signed (`study_participant_tallies`).
         for try await count in try await client.query(
             """
-            SELECT count(*)::int FROM participant_studies ps
-            WHERE ps.study_id = \(studyId) AND owes_consent(ps.user_id, ps.study_id, ps.status, \(consentVersionsInForce)::text[])
+            SELECT coalesce(sum(in_progress), 0)::bigint FROM study_participant_tallies
+            WHERE study_id = \(studyId)
+              AND CASE WHEN \(consentVersionsInForce)::text[] IS NULL THEN cardinality(signed) = 0
+                       ELSE NOT (signed && \(consentVersionsInForce)::text[]) END
             """, logger: logger
         ).decode(Int.self) { owing = count }
         var waiting = 0

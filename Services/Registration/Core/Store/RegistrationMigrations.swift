@@ -3,7 +3,7 @@ import ServiceKit
 /// The registration service's own schema changes, applied after ServiceKit's. Append only: an
 /// applied migration must never change (its checksum is checked at every start).
 package enum RegistrationMigrations {
-    package static let all: [Migration] = accounts + runs + settlements + consents + moveIn + consentReminders
+    package static let all: [Migration] = accounts + runs + settlements + consents + moveIn + consentReminders + scale
 
     /// Accounts, sessions, studies' states, consents, pushes, sites and invitations.
     static let accounts: [Migration] = [

@@ -60,7 +60,8 @@ package struct RunReportStore: Sendable {
     }
 
     /// Participants still in the study who missed at least `atLeast` runs in a row of an activity
-    /// (`activityId`, or any), most behind first, up to `limit`, after `cursor`.
+    /// (`activityId`, or any), most behind first (those equally behind in a fixed order), up to
+    /// `limit`, after `cursor`.
     package func behind(studyId: String, activityId: String?, atLeast: Int, limit: Int, after cursor: BehindCursor?) async throws
         -> [(BehindCursor, ParticipantsBehind.Entry)]
     {
@@ -81,10 +82,14 @@ package struct RunReportStore: Sendable {
             WHERE s.study_id = \(studyId) AND s.missed_in_a_row >= \(max(1, atLeast)) AND ps.withdrawn_at IS NULL
               AND (\(activityId)::text IS NULL OR s.activity_id = \(activityId))
               AND (\(cursor?.missedInARow)::int IS NULL OR s.missed_in_a_row < \(cursor?.missedInARow)::int
-                   OR (s.missed_in_a_row = \(cursor?.missedInARow)::int AND (ps.pseudonym > \(cursor?.participantId)::uuid
-                       OR (ps.pseudonym = \(cursor?.participantId)::uuid
-                           AND s.activity_id COLLATE "C" > \(cursor?.activityId)::text COLLATE "C"))))
-            ORDER BY s.missed_in_a_row DESC, ps.pseudonym, s.activity_id COLLATE "C"
+                   OR (s.missed_in_a_row = \(cursor?.missedInARow)::int AND (s.user_id, s.activity_id COLLATE "C") >
+                       -- Those equally behind go by account: the one the cursor's participant id names.
+                       ((SELECT c.user_id FROM participant_studies c
+                         WHERE c.study_id = \(studyId) AND c.pseudonym = \(cursor?.participantId)::uuid),
+                        \(cursor?.activityId)::text COLLATE "C")))
+            -- The order of participant_activity_standings_behind_order (and, for one activity,
+            -- of _behind_activity): a page reads a page of the index however many are behind.
+            ORDER BY s.missed_in_a_row DESC, s.user_id, s.activity_id COLLATE "C"
             LIMIT \(limit)
             """, logger: logger)
         var found: [(BehindCursor, ParticipantsBehind.Entry)] = []

@@ -58,7 +58,7 @@ package struct StudyStateStore: Sendable {
             let participantId = sealed.flatMap { seal.open(Array($0.readableBytesView), row: userId, studyId: studyId) } ?? legacy
             studies.append(.init(
                 studyId: studyId, status: status, bookmarked: bookmarked, participantId: participantId,
-                enrolledDate: enrolled.map(WireTime.format) ?? "", completion: completion, adherence: adherence))
+                enrolledDate: enrolled.map { AppDates.text($0, in: .gmt) } ?? "", completion: completion, adherence: adherence))
         }
         return studies
     }
@@ -145,6 +145,13 @@ package struct StudyStateStore: Sendable {
         }
     }
 
+    /// A custom schedule's runs as stored (JSON); most activities have none (`[]`), read without a
+    /// decoder.
+    static func customRuns(_ text: String) -> [ActivityStateReply.CustomRun] {
+        guard text != "[]" else { return [] }
+        return (try? JSONDecoder().decode([ActivityStateReply.CustomRun].self, from: Data(text.utf8))) ?? []
+    }
+
     package func activities(userId: UUID, studyId: String) async throws -> [ActivityStateReply.Activity] {
         let rows = try await client.query(
             """
@@ -164,9 +171,8 @@ package struct StudyStateStore: Sendable {
                 activityState: try column(2, String.self), activityRunId: try column(3, String.self),
                 bookmarked: try column(4, Bool.self), activityStartDate: try column(5, String.self),
                 activityEndDate: try column(6, String.self), anchorDateVersion: try column(7, String.self),
-                anchorDatecreatedDate: try column(8, String.self), lastModifiedDate: WireTime.format(try column(9, Date.self)),
-                customScheduleRuns: (try? JSONDecoder().decode(
-                    [ActivityStateReply.CustomRun].self, from: Data(try column(10, String.self).utf8))) ?? [],
+                anchorDatecreatedDate: try column(8, String.self), lastModifiedDate: AppDates.text(try column(9, Date.self), in: .gmt),
+                customScheduleRuns: Self.customRuns(try column(10, String.self)),
                 activityRun: .init(
                     total: try column(11, Int.self), completed: try column(12, Int.self), missed: try column(13, Int.self))))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceKit
 import StudyModels
 
 /// Counts participants' standings again when they are due to change (docs/schedules.md, Kept
@@ -30,19 +31,26 @@ package struct RunLedgerSweep: Sendable {
     /// published schedule may have changed, and the count takes the new one within a day.
     package static let longestWait: TimeInterval = 86_400
 
-    /// One round: counts up to `batch` due ledgers; how many it took.
-    package func round(now: @Sendable () -> Date = Date.init) async throws -> Int {
+    /// Ledgers counted at once within a round (`concurrentForEach`): a count spends most of its
+    /// time waiting on the database, a dozen round trips, so one at a time left the cores idle
+    /// between them (make bench-scale, docs/operations.md, Capacity).
+    package static let countsAtOnce = 6
+
+    /// One round: counts up to `batch` due ledgers, `countsAtOnce` at a time; how many it took.
+    package func round(now: @escaping @Sendable () -> Date = Date.init) async throws -> Int {
         let claimed = try await ledgers.claim(limit: Self.batch, lease: Self.lease)
         var schedules = RoundSchedules(studies: studies, logger: logger)
+        var counts: [(RunLedgerStore.Claimed, StudySchedule?)] = []
         for ledger in claimed {
-            let schedule: StudySchedule?
             switch try await schedules.lookup(ledger.studyId) {
-            case .published(let found): schedule = found
-            case .notPublished: schedule = nil
+            case .published(let found): counts.append((ledger, found))
+            case .notPublished: counts.append((ledger, nil))
             // Its lease ends, and it is counted again, after `lease`; sooner is not worth a busy
             // loop against a service that is down.
             case .unreachable: continue
             }
+        }
+        try await concurrentForEach(counts, atMost: Self.countsAtOnce) { ledger, schedule in
             try await count(ledger, schedule: schedule, now: now())
         }
         return claimed.count

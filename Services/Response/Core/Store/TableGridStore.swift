@@ -14,6 +14,8 @@ package struct TableGridStore: Sendable {
         package var table: QueryTranslator.Catalog.Table
         package var children: [String]
         package var rows: Int64
+        /// Counted, not estimated (`exactCountUpTo`).
+        package var rowsExact: Bool
     }
 
     /// A page: each row a JSON array of the table's values in column order (PostgreSQL's own
@@ -34,22 +36,39 @@ package struct TableGridStore: Sendable {
         self.logger = logger
     }
 
-    /// Every table of the study in creation order (parents before children), with row counts.
+    /// Tables up to this many rows (as the statistics estimate them) are counted exactly; a
+    /// larger one is the estimate, as the planner makes it from the table's pages: counting every
+    /// row of a table of millions on each view of the data page would take seconds.
+    package static let exactCountUpTo: Int64 = 100_000
+
+    /// Every table of the study in creation order (parents before children), with row counts:
+    /// exact up to `exactCountUpTo` rows, estimated past it.
     package func tables(_ catalog: QueryTranslator.Catalog) async throws -> [TableSummary] {
         let tables = catalog.orderedTables
         guard !tables.isEmpty else { return [] }
-        let counts = tables.enumerated().map { index, table in
-            "SELECT \(index), count(*) FROM \(SQLName.quoted(catalog.schema)).\(SQLName.quoted(table.sqlName))"
-        }
+        let names = tables.map { "\(SQLName.quoted(catalog.schema)).\(SQLName.quoted($0.sqlName))" }
+        var estimates: [Int: Int64] = [:]
+        for try await (index, estimate) in try await client.query(
+            """
+            SELECT t.i::int - 1, CASE WHEN c.relpages > 0
+                THEN (c.reltuples / c.relpages * (pg_relation_size(c.oid) / current_setting('block_size')::int))::bigint
+                ELSE greatest(c.reltuples, 0)::bigint END
+            FROM unnest(\(names)::text[]) WITH ORDINALITY AS t(name, i) JOIN pg_class c ON c.oid = to_regclass(t.name)
+            """, logger: logger
+        ).decode((Int, Int64).self) { estimates[index] = estimate }
+        let counted = tables.indices.filter { (estimates[$0] ?? 0) < Self.exactCountUpTo }
         var rows: [Int: Int64] = [:]
-        for try await (index, count) in try await client.query(
-            PostgresQuery(unsafeSQL: counts.joined(separator: " UNION ALL ")), logger: logger
-        ).decode((Int, Int64).self) { rows[index] = count }
+        if !counted.isEmpty {
+            let counts = counted.map { index in "SELECT \(index), count(*) FROM \(names[index])" }
+            for try await (index, count) in try await client.query(
+                PostgresQuery(unsafeSQL: counts.joined(separator: " UNION ALL ")), logger: logger
+            ).decode((Int, Int64).self) { rows[index] = count }
+        }
         return tables.enumerated().map { index, table in
             TableSummary(
                 table: table,
                 children: tables.filter { $0.parent?.lowercased() == table.name.lowercased() }.map(\.name),
-                rows: rows[index] ?? 0)
+                rows: rows[index] ?? estimates[index] ?? 0, rowsExact: rows[index] != nil)
         }
     }
 

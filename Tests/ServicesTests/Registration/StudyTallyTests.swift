@@ -1,0 +1,264 @@
+import Foundation
+import Logging
+import PostgresNIO
+import RegistrationCore
+import ServiceKit
+import StudyModels
+import Testing
+import TestSupport
+
+/// The counts registration keeps per study (`study_activity_tallies`, `study_participant_tallies`)
+/// against the same counts taken over every row, as the participants page took them before they
+/// were kept: after a random history of enrolments, status changes, activity reports, consents
+/// and deletions, from one connection and from several at once.
+@Suite(.needsCluster) struct StudyTallyTests {
+    static let studies = ["TALLYA", "TALLYB"]
+    static let activities = ["diary", "sleep", "walk"]
+    static let statuses = ["yetToJoin", "inProgress", "completed", "Withdrawn", "notEligible"]
+    static let states = ["yetToJoin", "inProgress", "completed", "abandoned"]
+
+    /// The adherence and the owing counts, taken over every row.
+    struct Counted: Equatable, CustomStringConvertible {
+        var participants: Int
+        var activities: [String]
+        var owing: [Int]
+        var description: String { "participants \(participants), activities \(activities), owing \(owing)" }
+    }
+
+    /// The version sets asked about: any version, 1.0, 2.0, either, none.
+    static let versionSets: [[String]?] = [nil, ["1.0"], ["2.0"], ["1.0", "2.0"], []]
+
+    static func overEveryRow(_ studyId: String, _ postgres: PostgresClient, _ logger: Logger) async throws -> Counted {
+        var participants = 0
+        for try await count in try await postgres.query(
+            """
+            SELECT count(*)::int FROM participant_studies
+            WHERE study_id = \(studyId) AND status IN ('inProgress', 'completed')
+            """, logger: logger
+        ).decode(Int.self) { participants = count }
+        var activities: [String] = []
+        for try await (id, upToDate, behind, notStarted, completed, missed) in try await postgres.query(
+            """
+            SELECT a.activity_id,
+                   count(*) FILTER (WHERE a.runs_missed = 0 AND (a.runs_completed > 0 OR a.activity_state <> 'yetToJoin'))::int,
+                   count(*) FILTER (WHERE a.runs_missed > 0)::int,
+                   count(*) FILTER (WHERE a.runs_missed = 0 AND a.runs_completed = 0 AND a.activity_state = 'yetToJoin')::int,
+                   coalesce(sum(a.runs_completed), 0)::int, coalesce(sum(a.runs_missed), 0)::int
+            FROM participant_activities a
+            JOIN participant_studies ps ON ps.user_id = a.user_id AND ps.study_id = a.study_id
+            WHERE a.study_id = \(studyId) AND ps.status IN ('inProgress', 'completed')
+            GROUP BY a.activity_id ORDER BY a.activity_id
+            """, logger: logger
+        ).decode((String, Int, Int, Int, Int, Int).self) {
+            activities.append("\(id) \(upToDate)/\(behind)/\(notStarted + max(0, participants - upToDate - behind - notStarted)) \(completed)/\(missed)")
+        }
+        var owing: [Int] = []
+        for versions in versionSets {
+            for try await count in try await postgres.query(
+                """
+                SELECT count(*)::int FROM participant_studies ps
+                WHERE ps.study_id = \(studyId) AND owes_consent(ps.user_id, ps.study_id, ps.status, \(versions)::text[])
+                """, logger: logger
+            ).decode(Int.self) { owing.append(count) }
+        }
+        return Counted(participants: participants, activities: activities, owing: owing)
+    }
+
+    /// The same, as the admin API reads them from the kept counts.
+    static func kept(_ studyId: String, _ postgres: PostgresClient, _ logger: Logger) async throws -> Counted {
+        let adherence = try await AdherenceStore(client: postgres, logger: logger).adherence(studyId: studyId)
+        let reminders = ConsentReminderStore(client: postgres, audit: AuditLog(client: postgres, logger: logger), logger: logger)
+        var owing: [Int] = []
+        for versions in versionSets {
+            owing.append(try await reminders.summary(studyId: studyId, consentVersionsInForce: versions).owing)
+        }
+        return Counted(
+            participants: adherence.participants,
+            activities: adherence.activities.map {
+                "\($0.activityId) \($0.upToDate)/\($0.behind)/\($0.notStarted) \($0.runsCompleted)/\($0.runsMissed)"
+            },
+            owing: owing)
+    }
+
+    /// One random change of a participant's rows.
+    /// `joining` false: no study row or account made or deleted, only changed.
+    static func change(
+        _ random: inout SeededRandom, users: [UUID], on connection: PostgresConnection, logger: Logger, joining: Bool = true
+    ) async throws {
+        let user = users[random.next(users.count)]
+        let study = studies[random.next(studies.count)]
+        switch random.next(joining ? 9 : 7) {
+        case 0 where !joining, 1 where !joining:
+            try await connection.query(
+                """
+                UPDATE participant_studies SET status = \(statuses[random.next(statuses.count)])
+                WHERE user_id = \(user) AND study_id = \(study)
+                """, logger: logger)
+        case 0, 1:
+            let status = statuses[random.next(statuses.count)]
+            try await connection.query(
+                """
+                INSERT INTO participant_studies (user_id, study_id, status) VALUES (\(user), \(study), \(status))
+                ON CONFLICT (user_id, study_id) DO UPDATE SET status = excluded.status
+                """, logger: logger)
+        case 2, 3, 4:
+            let activity = activities[random.next(activities.count)]
+            let (state, completed, missed) = (states[random.next(states.count)], random.next(4), random.next(3))
+            try await connection.query(
+                """
+                INSERT INTO participant_activities (user_id, study_id, activity_id, activity_state, runs_total, runs_completed, runs_missed)
+                VALUES (\(user), \(study), \(activity), \(state), 10, \(completed), \(missed))
+                ON CONFLICT (user_id, study_id, activity_id) DO UPDATE SET activity_state = excluded.activity_state,
+                    runs_completed = excluded.runs_completed, runs_missed = excluded.runs_missed
+                """, logger: logger)
+        case 5:
+            let version = ["1.0", "2.0", "3.0"][random.next(3)]
+            let status = random.next(4) == 0 ? "pending" : "completed"
+            try await connection.query(
+                """
+                INSERT INTO consent_records (user_id, app_id, study_id, version, status, sharing)
+                VALUES (\(user), 'DEMOAPP', \(study), \(version), \(status), 'Provided')
+                """, logger: logger)
+        case 6:
+            // A consent's status corrected, or the record removed.
+            if random.next(2) == 0 {
+                try await connection.query(
+                    """
+                    UPDATE consent_records SET status = CASE status WHEN 'completed' THEN 'pending' ELSE 'completed' END
+                    WHERE id = (SELECT id FROM consent_records WHERE user_id = \(user) AND study_id = \(study) ORDER BY id LIMIT 1)
+                    """, logger: logger)
+            } else {
+                try await connection.query(
+                    """
+                    DELETE FROM consent_records
+                    WHERE id = (SELECT id FROM consent_records WHERE user_id = \(user) AND study_id = \(study) ORDER BY id DESC LIMIT 1)
+                    """, logger: logger)
+            }
+        case 7:
+            if random.next(3) == 0 {
+                try await connection.query(
+                    "DELETE FROM participant_studies WHERE user_id = \(user) AND study_id = \(study)", logger: logger)
+            } else {
+                try await connection.query(
+                    "DELETE FROM participant_activities WHERE user_id = \(user) AND study_id = \(study)", logger: logger)
+            }
+        default:
+            // The account deleted (every row of theirs goes with it), then made again.
+            try await connection.query("DELETE FROM participants WHERE user_id = \(user)", logger: logger)
+            try await insertAccount(user, on: connection, logger: logger)
+        }
+    }
+
+    static func insertAccount(_ user: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        let email = "\(user.uuidString.lowercased())@tally.test"
+        try await connection.query(
+            """
+            INSERT INTO participants (user_id, app_id, org_id, email, email_key, password_hash, verified)
+            VALUES (\(user), 'DEMOAPP', 'DEMOORG', \(email), \(email), 'x', true)
+            """, logger: logger)
+    }
+
+    @Test func theKeptCountsAreTheCountsOverEveryRowAfterARandomHistory() async throws {
+        try await RegistrationHarness.run { h in
+            let logger = Logger(label: "tally")
+            let users = (0..<12).map { _ in UUID() }
+            try await h.postgres.withConnection { connection in
+                for user in users { try await Self.insertAccount(user, on: connection, logger: logger) }
+                var random = SeededRandom(seed: 20_261_206)
+                for step in 1...600 {
+                    try await Self.change(&random, users: users, on: connection, logger: logger)
+                    guard step % 50 == 0 else { continue }
+                    for study in Self.studies {
+                        let counted = try await Self.overEveryRow(study, h.postgres, logger)
+                        let kept = try await Self.kept(study, h.postgres, logger)
+                        #expect(kept == counted, "\(study) after \(step) changes: kept \(kept), over every row \(counted)")
+                    }
+                }
+            }
+            let counted = try await Self.overEveryRow("TALLYA", h.postgres, logger)
+            #expect(counted.participants > 0 && !counted.activities.isEmpty, "the history left something to count: \(counted)")
+        }
+    }
+
+    @Test func theKeptCountsStayExactWhenParticipantsChangeAtOnce() async throws {
+        try await RegistrationHarness.run { h in
+            let logger = Logger(label: "tally")
+            let users = (0..<6).map { _ in UUID() }
+            // Everyone has joined both studies first, as the apps join before they report.
+            try await h.postgres.withConnection { connection in
+                for user in users {
+                    try await Self.insertAccount(user, on: connection, logger: logger)
+                    for study in Self.studies {
+                        try await connection.query(
+                            "INSERT INTO participant_studies (user_id, study_id, status) VALUES (\(user), \(study), 'inProgress')",
+                            logger: logger)
+                    }
+                }
+            }
+            // Four connections change the same few participants' rows at once (statuses, activity
+            // states, consents; no joining or account deletion, which makes rows no lock can
+            // hold yet), each a transaction of a few changes; a deadlock between two is the
+            // database's to resolve (one is rolled back whole), and nothing it rolls back may stay
+            // counted.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<4 {
+                    group.addTask {
+                        for transaction in 0..<120 {
+                            let seed = UInt64(worker * 1_000 + transaction)
+                            do {
+                                try await h.postgres.withTransaction(logger: logger) { connection in
+                                    var random = SeededRandom(seed: seed)
+                                    for _ in 0..<3 {
+                                        try await Self.change(&random, users: users, on: connection, logger: logger, joining: false)
+                                    }
+                                }
+                            } catch let error as PostgresTransactionError
+                                where ["40P01", "23505", "23503"].contains((error.closureError as? PSQLError)?.serverInfo?[.sqlState])
+                            {
+                                // A deadlock, or two making the same row or account at once (or
+                                // one deleting an account another writes for): rolled back whole.
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for study in Self.studies {
+                let counted = try await Self.overEveryRow(study, h.postgres, logger)
+                #expect(try await Self.kept(study, h.postgres, logger) == counted, "\(study)")
+            }
+        }
+    }
+
+    @Test func theCountsAreMadeAgainFromTheRowsWhenAskedFor() async throws {
+        try await RegistrationHarness.run { h in
+            let logger = Logger(label: "tally")
+            let users = (0..<8).map { _ in UUID() }
+            try await h.postgres.withConnection { connection in
+                for user in users { try await Self.insertAccount(user, on: connection, logger: logger) }
+                var random = SeededRandom(seed: 7)
+                for _ in 0..<200 { try await Self.change(&random, users: users, on: connection, logger: logger) }
+            }
+            let before = try await Self.kept("TALLYA", h.postgres, logger)
+            // What the benchmark's bulk seed does after writing rows with the triggers off.
+            try await h.postgres.query("DELETE FROM study_activity_tallies", logger: logger)
+            try await h.postgres.query("SELECT recount_study_tallies('TALLYA')", logger: logger)
+            #expect(try await Self.kept("TALLYA", h.postgres, logger) == before)
+            #expect(try await Self.kept("TALLYA", h.postgres, logger) == Self.overEveryRow("TALLYA", h.postgres, logger))
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64): the same history every run.
+struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Int(z % UInt64(bound))
+    }
+}
