@@ -157,12 +157,13 @@ DELETE FROM study_run_weeks WHERE study_id = 'BENCHSTUDY';
 DO \$\$
 BEGIN
     EXECUTE (
-        SELECT format('INSERT INTO study_run_weeks (study_id, activity_id, week, %s) SELECT study_id, activity_id, week, %s'
-                      || ' FROM participant_run_weeks WHERE study_id = %L GROUP BY study_id, activity_id, week',
+        SELECT format('INSERT INTO study_run_weeks (study_id, activity_id, week, shard, %s)'
+                      || ' SELECT study_id, activity_id, week, tally_shard(user_id), %s'
+                      || ' FROM participant_run_weeks WHERE study_id = %L GROUP BY 1, 2, 3, 4',
                       string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position),
                       string_agg('sum(' || quote_ident(column_name) || ')', ', ' ORDER BY ordinal_position), 'BENCHSTUDY')
         FROM information_schema.columns
-        WHERE table_schema = 'public' AND table_name = 'study_run_weeks' AND column_name NOT IN ('study_id', 'activity_id', 'week'));
+        WHERE table_schema = 'public' AND table_name = 'study_run_weeks' AND column_name NOT IN ('study_id', 'activity_id', 'week', 'shard'));
 END
 \$\$;
 -- The study's kept counts (its adherence, who owes a signature), made again from its rows.

@@ -22,6 +22,9 @@ import TestSupport
         let accepted = Mutex<[(caller: String, body: String)]>([])
         /// Calls to refuse with 503 before accepting.
         let refusals = Atomic<Int>(0)
+        /// Calls being answered now, and the most there were at once.
+        let inFlight = Atomic<Int>(0)
+        let mostAtOnce = Atomic<Int>(0)
     }
 
     /// Runs `body` with a live receiver (the response service's key and middleware,
@@ -40,6 +43,15 @@ import TestSupport
                         if inbox.refusals.load(ordering: .relaxed) > 0 {
                             inbox.refusals.subtract(1, ordering: .relaxed)
                             return Response(status: .serviceUnavailable)
+                        }
+                        let now = inbox.inFlight.add(1, ordering: .relaxed).newValue
+                        defer { inbox.inFlight.subtract(1, ordering: .relaxed) }
+                        inbox.mostAtOnce.max(now, ordering: .relaxed)
+                        // A slow peer: each call is answered once another is in flight too, or
+                        // after half a second (well inside the client's timeout) when none comes.
+                        let until = ContinuousClock.now + .milliseconds(500)
+                        while inbox.mostAtOnce.load(ordering: .relaxed) < 2 && ContinuousClock.now < until {
+                            try await Task.sleep(for: .milliseconds(5))
                         }
                         let bytes = try await request.body.collect(upTo: context.maxUploadSize)
                         inbox.accepted.withLock { $0.append((context.internalCaller ?? "-", String(buffer: bytes))) }
@@ -156,11 +168,37 @@ import TestSupport
     @Test func anUnreachablePeerIsTriedOncePerBatch() async throws {
         try await withReceiver { client, _, _, logger in
             for n in 1...3 { try await enqueue(n, client, logger) }
-            let down = try worker(client, peer: Self.downPeer, logger: logger)
+            let down = try worker(client, peer: Self.downPeer, policy: OutboxWorker.policy(firstBackoff: .zero, atOnce: 1), logger: logger)
             #expect(try await down.round() == 3)
             let pending = try await Outbox(client: client, logger: logger).undelivered()
             #expect(pending.map(\.attempts) == [1, 1, 1])
             #expect(pending.dropFirst().allSatisfy { $0.lastError == "not tried: response was unreachable" })
+        }
+    }
+
+    /// Eight at once: a down peer costs a batch one wave of tries, not one try per message.
+    @Test func anUnreachablePeerCostsABatchOneWave() async throws {
+        try await withReceiver { client, _, _, logger in
+            for n in 1...20 { try await enqueue(n, client, logger) }
+            let down = try worker(client, peer: Self.downPeer, logger: logger)
+            #expect(try await down.round() == 20)
+            let pending = try await Outbox(client: client, logger: logger).undelivered()
+            #expect(pending.count == 20)
+            #expect(pending.allSatisfy { $0.attempts == 1 })
+            let notTried = pending.filter { $0.lastError == "not tried: response was unreachable" }.count
+            #expect(notTried >= 20 - OutboxWorker.policy().atOnce)
+        }
+    }
+
+    @Test func aBatchGoesToASlowPeerSeveralAtOnce() async throws {
+        try await withReceiver { client, receiver, inbox, logger in
+            for n in 0..<16 { try await enqueue(n, client, logger) }
+            let sender = try worker(client, peer: receiver, logger: logger)
+            #expect(try await sender.round() == 16)
+            let numbers = try inbox.accepted.withLock { $0 }.map { try JSONDecoder().decode(Event.self, from: Data($0.body.utf8)).n }
+            #expect(numbers.sorted() == Array(0..<16))
+            #expect(inbox.mostAtOnce.load(ordering: .relaxed) >= 2)
+            #expect(try await Outbox(client: client, logger: logger).undelivered().isEmpty)
         }
     }
 

@@ -13,11 +13,17 @@ import Synchronization
 /// batch by the lease. A message is retried with backoff until the peer answers 2xx, and given
 /// up after `maxAttempts` (kept, with its last error, for an operator).
 public struct OutboxWorker: Service {
-    /// The defaults: batches of 20 leased for a minute, 100 attempts, 2 s doubling to 15 minutes.
+    /// The defaults: batches of 20 leased for a minute, 100 attempts, 2 s doubling to 15 minutes,
+    /// eight calls of a batch at once. Delivery was never ordered (a message retried arrives after
+    /// later ones; receivers go by the versions and times the calls carry), and one call at a time
+    /// held a study's recount of every participant's weeks to one round trip after another
+    /// (docs/operations.md, Capacity).
     public static func policy(
-        batchSize: Int = 20, maxAttempts: Int = 100, firstBackoff: Duration = .seconds(2)
+        batchSize: Int = 20, maxAttempts: Int = 100, firstBackoff: Duration = .seconds(2), atOnce: Int = 8
     ) -> DrainPolicy {
-        DrainPolicy(batchSize: batchSize, lease: .seconds(60), retry: RetryPolicy(maxAttempts: maxAttempts, firstBackoff: firstBackoff))
+        DrainPolicy(
+            batchSize: batchSize, lease: .seconds(60), retry: RetryPolicy(maxAttempts: maxAttempts, firstBackoff: firstBackoff),
+            atOnce: atOnce)
     }
 
     /// Delivered messages are deleted after a week.

@@ -51,16 +51,19 @@ public enum WorkResult<Completion: Sendable>: Sendable {
     case rejected(String)
 }
 
-/// How a queue is drained: batch size, lease and retries.
+/// How a queue is drained: batch size, lease, retries, and how many of a batch are worked on at
+/// once (1: in order, one after another).
 public struct DrainPolicy: Sendable {
     public var batchSize: Int
     public var lease: Duration
     public var retry: RetryPolicy
+    public var atOnce: Int
 
-    public init(batchSize: Int, lease: Duration, retry: RetryPolicy) {
+    public init(batchSize: Int, lease: Duration, retry: RetryPolicy, atOnce: Int = 1) {
         self.batchSize = batchSize
         self.lease = lease
         self.retry = retry
+        self.atOnce = max(1, atOnce)
     }
 }
 
@@ -76,10 +79,11 @@ extension WorkQueue {
         try await fail(item, reason: reason, retryAfter: nil)
     }
 
-    /// One round: claims a batch, works on each item in order and settles it (`settle`). Returns how many
-    /// were claimed. Outcomes are counted as `studystack_queue_items_total{queue, outcome}`.
+    /// One round: claims a batch, works on each item and settles it (`settle`), `policy.atOnce` at
+    /// a time (one: in the order claimed). Returns how many were claimed. Outcomes are counted as
+    /// `studystack_queue_items_total{queue, outcome}`.
     ///
-    /// A round that is cancelled (the worker is stopping) stops between items. The item in hand is
+    /// A round that is cancelled (the worker is stopping) stops between items. An item in hand is
     /// finished first, its work and its record, in a task of its own that the cancellation does not
     /// reach: its work may already have left (a push APNs has accepted, a message the relay has
     /// taken), and cancelling the record would leave it leased, to be done again once the lease
@@ -88,7 +92,7 @@ extension WorkQueue {
         _ queue: String, policy: DrainPolicy, metrics: ServiceMetrics, logger: Logger
     ) async throws -> Int {
         let batch = try await claim(limit: policy.batchSize, lease: policy.lease)
-        for item in batch {
+        try await concurrentForEach(batch, atMost: policy.atOnce) { item in
             try Task.checkCancellation()
             try await Task {
                 try await settle(item, with: await perform(item), queue: queue, policy: policy, metrics: metrics, logger: logger)

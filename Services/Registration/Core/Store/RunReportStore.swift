@@ -15,22 +15,26 @@ package struct RunReportStore: Sendable {
     }
 
     /// The study's runs per activity and week, for the weeks whose Mondays are in `mondays`
-    /// (`GregorianDays` numbering).
+    /// (`GregorianDays` numbering): the sixteen shards of each week summed.
     package func studyWeeks(studyId: String, mondays: ClosedRange<Int>) async throws -> StudyRunWeeks {
         let rows = try await client.query(
             """
             SELECT w.activity_id, to_char(w.week, 'YYYY-MM-DD'), w.runs_opened, w.runs_completed, w.runs_missed, w.runs_expired,
                    w.runs_not_stored, coalesce(r.pushed, 0)::int, coalesce(r.other, 0)::int
-            FROM study_run_weeks w
+            FROM (SELECT activity_id, week, sum(runs_opened)::int AS runs_opened, sum(runs_completed)::int AS runs_completed,
+                         sum(runs_missed)::int AS runs_missed, sum(runs_expired)::int AS runs_expired,
+                         sum(runs_not_stored)::int AS runs_not_stored
+                  FROM study_run_weeks
+                  WHERE study_id = \(studyId)
+                    AND week BETWEEN \(GregorianDays.dateText(mondays.lowerBound))::date AND \(GregorianDays.dateText(mondays.upperBound))::date
+                  GROUP BY activity_id, week) w
             LEFT JOIN (SELECT activity_id, run_week, count(*) FILTER (WHERE outcome = 'queued') AS pushed,
                               count(*) FILTER (WHERE outcome <> 'queued') AS other
                        FROM run_reminders
                        WHERE study_id = \(studyId)
                          AND run_week BETWEEN \(GregorianDays.dateText(mondays.lowerBound))::date AND \(GregorianDays.dateText(mondays.upperBound))::date
                        GROUP BY activity_id, run_week) r ON r.activity_id = w.activity_id AND r.run_week = w.week
-            WHERE w.study_id = \(studyId)
-              AND w.week BETWEEN \(GregorianDays.dateText(mondays.lowerBound))::date AND \(GregorianDays.dateText(mondays.upperBound))::date
-              AND w.runs_opened > 0
+            WHERE w.runs_opened > 0
             ORDER BY w.activity_id, w.week
             """, logger: logger)
         var activities: [StudyRunWeeks.Activity] = []
