@@ -69,6 +69,24 @@ package struct RoundSchedules {
         self.logger = logger
     }
 
+    /// Each of a round's `items` with its study's schedule (nil: none published), in order. Those
+    /// whose study-metadata did not answer are left out: their leases end, and a later round
+    /// takes them, rather than each waiting out a timeout.
+    package static func scheduled<Item>(
+        _ items: [Item], studyId: (Item) -> String, studies: any StudySchedules, logger: Logger
+    ) async throws -> [(Item, StudySchedule?)] {
+        var schedules = RoundSchedules(studies: studies, logger: logger)
+        var paired: [(Item, StudySchedule?)] = []
+        for item in items {
+            switch try await schedules.lookup(studyId(item)) {
+            case .published(let found): paired.append((item, found))
+            case .notPublished: paired.append((item, nil))
+            case .unreachable: continue
+            }
+        }
+        return paired
+    }
+
     package mutating func lookup(_ studyId: String) async throws -> Lookup {
         if unreachable.contains(studyId) { return .unreachable }
         if let found = known[studyId] { return found.map(Lookup.published) ?? .notPublished }

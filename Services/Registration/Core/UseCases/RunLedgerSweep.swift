@@ -39,17 +39,9 @@ package struct RunLedgerSweep: Sendable {
     /// One round: counts up to `batch` due ledgers, `countsAtOnce` at a time; how many it took.
     package func round(now: @escaping @Sendable () -> Date = Date.init) async throws -> Int {
         let claimed = try await ledgers.claim(limit: Self.batch, lease: Self.lease)
-        var schedules = RoundSchedules(studies: studies, logger: logger)
-        var counts: [(RunLedgerStore.Claimed, StudySchedule?)] = []
-        for ledger in claimed {
-            switch try await schedules.lookup(ledger.studyId) {
-            case .published(let found): counts.append((ledger, found))
-            case .notPublished: counts.append((ledger, nil))
-            // Its lease ends, and it is counted again, after `lease`; sooner is not worth a busy
-            // loop against a service that is down.
-            case .unreachable: continue
-            }
-        }
+        // One whose study-metadata does not answer is counted when its lease ends, after
+        // `lease`: sooner is not worth a busy loop against a service that is down.
+        let counts = try await RoundSchedules.scheduled(claimed, studyId: \.studyId, studies: studies, logger: logger)
         try await concurrentForEach(counts, atMost: Self.countsAtOnce) { ledger, schedule in
             try await count(ledger, schedule: schedule, now: now())
         }

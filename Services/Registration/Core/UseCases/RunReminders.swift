@@ -32,16 +32,7 @@ package struct RunReminders: Sendable {
     /// One round: decides up to `batch` due reminders, `decisionsAtOnce` at a time; how many it took.
     package func round(now: @escaping @Sendable () -> Date = Date.init) async throws -> Int {
         let due = try await store.claim(limit: Self.batch, lease: Self.lease)
-        var schedules = RoundSchedules(studies: studies, logger: logger)
-        var decisions: [(RunReminderStore.Due, StudySchedule?)] = []
-        for item in due {
-            switch try await schedules.lookup(item.studyId) {
-            case .published(let found): decisions.append((item, found))
-            case .notPublished: decisions.append((item, nil))
-            // Decided when its lease ends and study-metadata answers.
-            case .unreachable: continue
-            }
-        }
+        let decisions = try await RoundSchedules.scheduled(due, studyId: \.studyId, studies: studies, logger: logger)
         try await concurrentForEach(decisions, atMost: Self.decisionsAtOnce) { item, schedule in
             try await decide(item, schedule: schedule, now: now())
         }
