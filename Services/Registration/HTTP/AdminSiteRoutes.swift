@@ -24,7 +24,13 @@ package struct AdminSiteRoutes: Sendable {
 
     @Sendable package func list(_ request: Request, context: ServiceRequestContext, admin: AdminIdentity) async throws -> SiteList {
         let studyId = try context.parameters.decoded("studyId")
-        return try await sites.sites(studyId: studyId)
+        let counted: Bool
+        switch request.uri.queryParameters["counts"].map(String.init) {
+        case nil, "true": counted = true
+        case "false": counted = false
+        default: throw APIError.badRequest("counts is true or false", field: "counts")
+        }
+        return try await sites.sites(studyId: studyId, counted: counted)
     }
 
     @Sendable package func create(

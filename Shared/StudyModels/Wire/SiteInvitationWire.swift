@@ -1,7 +1,7 @@
 import Foundation
 
 /// A study's site (what MyStudies 2.x calls a site: a location taking part in the study), with
-/// its invitations and enrollments counted.
+/// its invitations and enrollments counted unless asked without (`counts=false`).
 public struct Site: Codable, Sendable, Equatable {
     public var siteId: String
     public var name: String
@@ -11,11 +11,12 @@ public struct Site: Codable, Sendable, Equatable {
     public var createdAt: Date
     /// Set when the site takes no more invitations.
     public var decommissionedAt: Date?
-    public var counts: InvitationCounts
+    /// Nil when the list was asked for without counts.
+    public var counts: InvitationCounts?
 
     public init(
         siteId: String, name: String, location: String, targetEnrollment: Int?, createdAt: Date, decommissionedAt: Date?,
-        counts: InvitationCounts
+        counts: InvitationCounts?
     ) {
         self.siteId = siteId
         self.name = name
@@ -50,10 +51,10 @@ public struct InvitationCounts: Codable, Sendable, Equatable {
 /// `GET /admin/v1/studies/{studyId}/sites`.
 public struct SiteList: Codable, Sendable, Equatable {
     public var sites: [Site]
-    /// The whole study's counts, sites or none.
-    public var study: InvitationCounts
+    /// The whole study's counts, sites or none; nil when asked for without counts.
+    public var study: InvitationCounts?
 
-    public init(sites: [Site], study: InvitationCounts) {
+    public init(sites: [Site], study: InvitationCounts?) {
         self.sites = sites
         self.study = study
     }

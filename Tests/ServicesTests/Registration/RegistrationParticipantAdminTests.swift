@@ -109,6 +109,11 @@ import TestSupport
 
             // Search by part of an e-mail, and by status.
             #expect(try await list(client, "?q=BOB%40", token: root).1?.participants.map(\.email) == ["bob@participants.test"])
+            #expect(try await list(client, "?q=.test", token: root).1?.participants.count == 3)
+            // LIKE's own characters match only themselves: no address has them.
+            for text in ["%25", "_", "%5C"] {
+                #expect(try await list(client, "?q=\(text)", token: root).1?.participants.isEmpty == true, "\(text)")
+            }
             let withdrawn = try #require(try await list(client, "?status=Withdrawn", token: root).1)
             #expect(withdrawn.participants.map(\.email) == ["bob@participants.test"])
         }
@@ -126,6 +131,11 @@ import TestSupport
             // A participant id's beginning finds the participant.
             let id = page.participants[1].participantId
             #expect(try await list(client, "?q=\(id.prefix(8))", token: viewer).1?.participants.map(\.participantId) == [id])
+            #expect(try await list(client, "?q=\(id.prefix(10).uppercased())", token: viewer).1?.participants.map(\.participantId) == [id])
+            #expect(try await list(client, "?q=\(id)", token: viewer).1?.participants.map(\.participantId) == [id])
+            // Not the start of an id (a dash out of place, past its end): no one.
+            #expect(try await list(client, "?q=\(id.prefix(8))x", token: viewer).1?.participants.isEmpty == true)
+            #expect(try await list(client, "?q=\(id)0", token: viewer).1?.participants.isEmpty == true)
             // The same participants carry the same ids for a study admin.
             let full = try #require(try await list(client, "", token: root).1)
             #expect(full.participants.map(\.participantId) == page.participants.map(\.participantId))

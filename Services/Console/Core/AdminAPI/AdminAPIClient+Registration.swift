@@ -83,8 +83,11 @@ extension AdminAPIClient {
         try await call(AdminCalls.enrollmentTimeline, ["studyId": studyId], token: token, logger: logger)
     }
 
-    package func sites(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> SiteList {
-        try await call(AdminCalls.sites, ["studyId": studyId], token: token, logger: logger)
+    /// The study's sites; with their counts unless `counted` is false (counting reads every
+    /// invitation and participant of the study).
+    package func sites(of studyId: String, counted: Bool = true, token: String, logger: Logger) async throws(AdminAPIError) -> SiteList {
+        try await call(
+            AdminCalls.sites, ["studyId": studyId], query: counted ? [] : [("counts", "false")], token: token, logger: logger)
     }
 
     package func createSite(_ site: SiteRequest, in studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> Site {

@@ -133,6 +133,7 @@ package struct InvitationPageRoutes: Sendable {
         let state = try await pages.load(studyId, session: session, context: context)
         let studyAdmin = (state.role ?? .viewer) >= .studyAdmin
         let siteList = try await sites
+        let study = siteList.study ?? InvitationCounts()
         let list = try await invitations
         // Who joined is named by their number in the study, as on every page.
         let numbers = try? await ConsolePages.outcome { () async throws(AdminAPIError) in
@@ -141,16 +142,17 @@ package struct InvitationPageRoutes: Sendable {
         }.get()
         let view = InvitationsView(
             sites: siteList.sites.map { site in
-                .init(
+                let counts = site.counts ?? InvitationCounts()
+                return .init(
                     siteId: site.siteId, name: site.name, location: site.location, target: site.targetEnrollment.map { $0.formatted() } ?? "",
-                    invited: site.counts.invited, enrolled: site.counts.enrolled, withdrawn: site.counts.withdrawn,
-                    revoked: site.counts.revoked, expired: site.counts.expired, participants: site.counts.participants,
+                    invited: counts.invited, enrolled: counts.enrolled, withdrawn: counts.withdrawn,
+                    revoked: counts.revoked, expired: counts.expired, participants: counts.participants,
                     decommissioned: site.decommissionedAt != nil, selected: site.siteId == filter.site)
             },
             hasSites: !siteList.sites.isEmpty,
             counts: .init(
-                invited: siteList.study.invited, enrolled: siteList.study.enrolled, withdrawn: siteList.study.withdrawn,
-                revoked: siteList.study.revoked, expired: siteList.study.expired, participants: siteList.study.participants),
+                invited: study.invited, enrolled: study.enrolled, withdrawn: study.withdrawn,
+                revoked: study.revoked, expired: study.expired, participants: study.participants),
             invitations: list.invitations.map { invitation in
                 let open = invitation.state == "invited" || invitation.state == "expired"
                 return .init(

@@ -118,7 +118,8 @@ package struct ParticipantPageRoutes: Sendable {
             async let reminders = ConsolePages.outcome { () async throws(AdminAPIError) in
                 try await pages.api.consentReminders(of: studyId, token: session.token, logger: context.logger)
             }
-            async let sites = pages.api.sites(of: studyId, token: session.token, logger: context.logger)
+            // The sites name the filter's choices only: not counted.
+            async let sites = pages.api.sites(of: studyId, counted: false, token: session.token, logger: context.logger)
             async let adherence = pages.api.adherence(of: studyId, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
             let list = try await participants

@@ -30,7 +30,7 @@ package struct AppUserDirectory: Sendable {
 
     /// One page, in account-id order (`after` continues from the last one).
     package func users(_ query: Query) async throws -> AppUserList {
-        let search = query.page.search.map(EmailKey.of)
+        let search = ListSearch(query.page.search.map(EmailKey.of))
         let rows = try await client.query(
             """
             SELECT p.user_id, p.email, p.org_id, p.verified, a.locked_until, p.disabled_at, p.created_at,
@@ -45,7 +45,7 @@ package struct AppUserDirectory: Sendable {
             WHERE p.app_id = \(query.appId)
               AND (\(query.userId)::uuid IS NULL OR p.user_id = \(query.userId))
               AND (\(query.page.after)::uuid IS NULL OR p.user_id > \(query.page.after))
-              AND (\(search)::text IS NULL OR position(\(search) IN p.email_key) > 0)
+              AND (\(search?.emailPattern)::text IS NULL OR p.email_key LIKE \(search?.emailPattern)::text)
               AND (\(query.state)::text IS NULL
                    OR (\(query.state) = 'unverified' AND NOT p.verified)
                    OR (\(query.state) = 'verified' AND p.verified)

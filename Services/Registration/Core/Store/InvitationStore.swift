@@ -118,7 +118,7 @@ package struct InvitationStore: Sendable {
 
     /// One page in invitation-id order, or the invitations `invitationIds` names.
     package func invitations(_ query: Query) async throws -> InvitationList {
-        let search = query.page.search?.lowercased()
+        let search = ListSearch(query.page.search)
         let rows = try await client.query(
             """
             SELECT i.id, CASE WHEN \(query.identities) THEN i.email ELSE NULL END, i.site_id, s.name,
@@ -134,9 +134,9 @@ package struct InvitationStore: Sendable {
               AND (\(query.page.after)::uuid IS NULL OR i.id > \(query.page.after))
               AND (\(query.siteId)::uuid IS NULL OR i.site_id = \(query.siteId))
               AND (\(query.state)::text IS NULL OR \(unescaped: Self.stateSQL) = \(query.state))
-              AND (\(search)::text IS NULL
-                   OR left(i.id::text, length(\(search))) = \(search)
-                   OR (\(query.identities) AND position(\(search) IN i.email_key) > 0))
+              AND (\(search?.emailPattern)::text IS NULL
+                   OR i.id BETWEEN \(search?.firstId)::uuid AND \(search?.lastId)::uuid
+                   OR (\(query.identities) AND i.email_key LIKE \(search?.emailPattern)::text))
             ORDER BY i.id
             LIMIT \(KeysetPage<Invitation, String>.fetchLimit(query.page.limit))
             """, logger: logger)

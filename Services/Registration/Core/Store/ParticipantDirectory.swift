@@ -42,7 +42,7 @@ package struct ParticipantDirectory: Sendable {
 
     /// One page, in participant-id order (`after` continues from the last one).
     package func participants(_ query: Query) async throws -> ParticipantList {
-        let search = query.page.search?.lowercased()
+        let search = ListSearch(query.page.search)
         // Fixed SQL chosen by the order asked for; the values are binds.
         let sorted = query.sort != .participantId
         let direction = query.descending ? "<" : ">"
@@ -81,9 +81,12 @@ package struct ParticipantDirectory: Sendable {
               AND (\(query.participantId)::uuid IS NULL OR ps.pseudonym = \(query.participantId))
               AND (NOT \(query.owingConsent) OR owes_consent(ps.user_id, ps.study_id, ps.status, \(query.consentVersionsInForce)::text[]))
               AND (\(query.appTokenSHA256)::text IS NULL OR ps.participant_token_hash = \(query.appTokenSHA256))
-              AND (\(search)::text IS NULL
-                   OR left(ps.pseudonym::text, length(\(search))) = \(search)
-                   OR (\(query.identities) AND position(\(search) IN p.email_key) > 0))
+              AND (\(search?.emailPattern)::text IS NULL OR ps.user_id IN (
+                       SELECT x.user_id FROM participant_studies x
+                       WHERE x.study_id = \(query.studyId) AND x.pseudonym BETWEEN \(search?.firstId)::uuid AND \(search?.lastId)::uuid
+                       UNION ALL
+                       SELECT m.user_id FROM participants m
+                       WHERE \(query.identities) AND m.email_key LIKE \(search?.emailPattern)::text))
             ORDER BY \(unescaped: Self.order(query))
             LIMIT \(KeysetPage<ParticipantList.Participant, String>.fetchLimit(query.page.limit))
             """, logger: logger)

@@ -15,7 +15,8 @@ package struct RunReportStore: Sendable {
     }
 
     /// The study's runs per activity and week, for the weeks whose Mondays are in `mondays`
-    /// (`GregorianDays` numbering): the sixteen shards of each week summed.
+    /// (`GregorianDays` numbering), with the reminders decided of their runs: the sixteen shards
+    /// of each week's sums added up.
     package func studyWeeks(studyId: String, mondays: ClosedRange<Int>) async throws -> StudyRunWeeks {
         let rows = try await client.query(
             """
@@ -28,12 +29,11 @@ package struct RunReportStore: Sendable {
                   WHERE study_id = \(studyId)
                     AND week BETWEEN \(GregorianDays.dateText(mondays.lowerBound))::date AND \(GregorianDays.dateText(mondays.upperBound))::date
                   GROUP BY activity_id, week) w
-            LEFT JOIN (SELECT activity_id, run_week, count(*) FILTER (WHERE outcome = 'queued') AS pushed,
-                              count(*) FILTER (WHERE outcome <> 'queued') AS other
-                       FROM run_reminders
+            LEFT JOIN (SELECT activity_id, week, sum(pushed) AS pushed, sum(not_pushed) AS other
+                       FROM study_reminder_weeks
                        WHERE study_id = \(studyId)
-                         AND run_week BETWEEN \(GregorianDays.dateText(mondays.lowerBound))::date AND \(GregorianDays.dateText(mondays.upperBound))::date
-                       GROUP BY activity_id, run_week) r ON r.activity_id = w.activity_id AND r.run_week = w.week
+                         AND week BETWEEN \(GregorianDays.dateText(mondays.lowerBound))::date AND \(GregorianDays.dateText(mondays.upperBound))::date
+                       GROUP BY activity_id, week) r ON r.activity_id = w.activity_id AND r.week = w.week
             WHERE w.runs_opened > 0
             ORDER BY w.activity_id, w.week
             """, logger: logger)

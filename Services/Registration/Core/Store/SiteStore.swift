@@ -29,8 +29,30 @@ package struct SiteStore: Sendable {
         self.logger = logger
     }
 
-    /// Every site in name order, and the study's own counts (invitations to no site included).
-    package func sites(studyId: String) async throws -> SiteList {
+    /// Every site in name order, and the study's own counts (invitations to no site included);
+    /// without counts when `counted` is false. Counting reads every invitation and participant of
+    /// the study: a page that only names the sites (the participants page's filter) asks without.
+    package func sites(studyId: String, counted: Bool = true) async throws -> SiteList {
+        let counts = counted ? try await counts(studyId: studyId) : nil
+        let rows = try await client.query(
+            """
+            SELECT id, name, location, target_enrollment, created_at, decommissioned_at FROM study_sites
+            WHERE study_id = \(studyId) ORDER BY lower(name), id
+            """, logger: logger)
+        var sites: [Site] = []
+        for try await (id, name, location, target, created, decommissioned) in rows.decode(
+            (UUID, String, String, Int?, Date, Date?).self)
+        {
+            sites.append(Site(
+                siteId: id.uuidString.lowercased(), name: name, location: location, targetEnrollment: target, createdAt: created,
+                decommissionedAt: decommissioned, counts: counts.map { $0.sites[id] ?? InvitationCounts() }))
+        }
+        return SiteList(sites: sites, study: counts?.study)
+    }
+
+    /// Invitations by state and participants in the study now, per site (nil: no site), and the
+    /// study's own.
+    private func counts(studyId: String) async throws -> (sites: [UUID?: InvitationCounts], study: InvitationCounts) {
         var counts: [UUID?: InvitationCounts] = [:]
         let countRows = try await client.query(
             """
@@ -65,20 +87,7 @@ package struct SiteStore: Sendable {
             study.expired += count.expired
             study.participants += count.participants
         }
-        let rows = try await client.query(
-            """
-            SELECT id, name, location, target_enrollment, created_at, decommissioned_at FROM study_sites
-            WHERE study_id = \(studyId) ORDER BY lower(name), id
-            """, logger: logger)
-        var sites: [Site] = []
-        for try await (id, name, location, target, created, decommissioned) in rows.decode(
-            (UUID, String, String, Int?, Date, Date?).self)
-        {
-            sites.append(Site(
-                siteId: id.uuidString.lowercased(), name: name, location: location, targetEnrollment: target, createdAt: created,
-                decommissionedAt: decommissioned, counts: counts[id] ?? InvitationCounts()))
-        }
-        return SiteList(sites: sites, study: study)
+        return (counts, study)
     }
 
     /// Refusals are `RegistrationAdminError`s.
