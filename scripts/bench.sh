@@ -318,16 +318,7 @@ data = json.load(open(sys.argv[2]))
 assert "(:answers)::jsonb" in open(sys.argv[3]).read(), "bench/pgbench-response.sql no longer binds the answers"
 print("local tokens = {" + ",".join(f'"{t}"' for t in tokens) + "}")
 print("local data = [[" + json.dumps(data, separators=(",", ":")) + "]]")
-print("""
-local counter = 0
-init = function(args) math.randomseed(os.time() * 1000 + math.floor(os.clock() * 1000000)) end
-request = function()
-    counter = counter + 1
-    local run = string.format("%d-%d", math.random(1, 1000000000), counter)
-    local body = '{"type":"SurveyResponse","participantId":"' .. tokens[(counter % #tokens) + 1] ..
-        '","metadata":{"activityId":"daily30","version":"1.0","activityRunId":"' .. run .. '"},"data":' .. data .. '}'
-    return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)
-end""")
+print(open("bench/respond.lua").read())
 PY
 # The service's own pid (.data/run/response.child), not its supervisor's (response.pid): the
 # supervisor is a shell of a few MB, and sampling it measured nothing of the service.

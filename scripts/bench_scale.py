@@ -176,12 +176,14 @@ def wait_until(what, check, seconds):
 
 
 def quiet():
-    """Registration's sweeps and deliveries idle: nothing counted, decided or delivered in the background
-    of the next measurement."""
+    """Registration's sweeps and deliveries idle and the databases at rest: nothing counted, decided,
+    delivered or vacuumed in the background of the next measurement."""
     settle()
     # A count of everyone sends everyone's weeks to the response service, a call each.
     wait_until("registration's deliveries to the response service", lambda: sql(
         "registration", "SELECT count(*) FROM internal_outbox WHERE delivered_at IS NULL AND gave_up_at IS NULL") == "0", 3600)
+    # What a recount or a processing run rewrote is vacuumed now, not under the next measurement.
+    shell("bench_quiesce")
 
 
 def spread(size, count):
@@ -254,17 +256,7 @@ end
     # processResponse with the app tokens of seeded participants (bench_seed.sh: bench-seed-token-N).
     answers = json.dumps(json.load(open("bench/response-30.json")), separators=(",", ":"))
     respond = lua(f"{work}/respond.lua", "local tokens = {" + ",".join(f'"bench-seed-token-{i}"' for i in rows) + "}\n"
-                  + "local data = [[" + answers + "]]\n" + """
-local counter = 0
-init = function(args) math.randomseed(os.time() * 1000 + math.floor(os.clock() * 1000000)) end
-request = function()
-    counter = counter + 1
-    local run = string.format("%d-%d", math.random(1, 1000000000), counter)
-    local body = '{"type":"SurveyResponse","participantId":"' .. tokens[(counter % #tokens) + 1] ..
-        '","metadata":{"activityId":"daily30","version":"1.0","activityRunId":"' .. run .. '"},"data":' .. data .. '}'
-    return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)
-end
-""")
+                  + "local data = [[" + answers + "]]\n" + open("bench/respond.lua").read())
     log(f"{size:,}: processResponse ({PHONES} connections)")
     figures["processResponse"] = wrk(f"{RESPONSE}/mobileappstudy-processResponse.api", PHONES, script=respond)
 
@@ -473,7 +465,7 @@ def measure(size, work, keep):
     keep(figures)
     figures["requests"] = phones(size, work)
     keep(figures)
-    sql("response", "VACUUM ANALYZE responses")
+    quiet()
     figures["requests"].update(team(stack, size, work))
     keep(figures)
     figures["sweeps"]["reminders"] = reminder_sweep(size)

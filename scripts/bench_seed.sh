@@ -159,7 +159,7 @@ SQL
 # Earlier runs' responses go (their timings with them; SCHEMABENCH's too), and the unused tokens
 # of their 100,000-token batches; the seeded participants hold the SHA-256 of bench-seed-token-N,
 # and the seeded responses' fingerprints start with seed-.
-answers=$(python3 -c "import json; print(json.dumps(json.load(open('bench/response-30.json')), separators=(',', ':')))")
+. scripts/bench_seed_responses.sh
 sql response <<SQL
 BEGIN;
 CREATE TEMPORARY TABLE seed_participants ON COMMIT DROP AS
@@ -195,40 +195,22 @@ DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND starts_with(fingerprint
 DELETE FROM enrollment_tokens WHERE participant_id IS NULL
     AND batch_id IN (SELECT id FROM token_batches WHERE study_key = 'BENCHSTUDY');
 DELETE FROM audit_events WHERE study_id = 'BENCHSTUDY' AND NOT details ? 'benchSeed';
--- BENCH_RESPONSES_EACH daily30 responses a participant over the last 60 days (the first of the
--- fifteen each may have; a run asking for fewer than an earlier one removes the rest), processed;
--- then the backlog.
+-- BENCH_RESPONSES_EACH daily30 responses a participant over the last 60 days (a run asking for
+-- fewer than an earlier one removes the rest), processed, with their timings; then the backlog.
+-- Timings an earlier seed gave positive keys are moved to the negated response id first.
 DELETE FROM responses WHERE study_key = 'BENCHSTUDY' AND fingerprint ~ '^seed-[0-9]+\$'
     AND substr(fingerprint, 6)::bigint % 15 >= $responses_each;
-INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, metadata, data,
-                       fingerprint, status, received_at, processed_at)
-SELECT s.id, 'BENCHSTUDY', 'daily30', '1.0', 'seed-' || r,
-       jsonb_build_object('activityId', 'daily30', 'version', '1.0', 'activityRunId', 'seed-' || r), '$answers'::jsonb,
-       'seed-' || r, 'processed', now() - (r * 37 % 5184000 || ' seconds')::interval,
-       now() - (r * 37 % 5184000 || ' seconds')::interval + interval '2 seconds'
-FROM seeded s CROSS JOIN generate_series(0, $responses_each - 1) k CROSS JOIN LATERAL (SELECT s.i * 15 + k AS r) run
-ON CONFLICT (participant_id, fingerprint) DO NOTHING;
-INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, metadata, data,
-                       fingerprint, received_at)
-SELECT s.id, 'BENCHSTUDY', 'daily30', '1.0', 'seed-backlog-' || s.i,
-       jsonb_build_object('activityId', 'daily30', 'version', '1.0', 'activityRunId', 'seed-backlog-' || s.i), '$answers'::jsonb,
-       'seed-backlog-' || s.i, now() - (s.i || ' seconds')::interval
-FROM seeded s WHERE s.i % 2 = 0
-ON CONFLICT (participant_id, fingerprint) DO NOTHING;
--- The processed responses' answer timings, thirty each, written with their responses. Their rows
--- of daily30 are not seeded (the table is made when the first response is processed), so each
--- names the negated response id as its row: no key of a row processing writes (a key of an
--- identity column is positive), which the processing benchmark's check reads back.
--- Timings an earlier seed gave positive keys are moved there first.
 UPDATE response_metadata m SET top_key = -m.top_key FROM responses r
 WHERE m.response_id = r.id AND m.top_key = r.id AND m.top_key > 0 AND r.study_key = 'BENCHSTUDY'
   AND starts_with(r.fingerprint, 'seed-') AND NOT starts_with(r.fingerprint, 'seed-backlog-');
-INSERT INTO response_metadata (response_id, participant_id, list_name, top_key, field_name, start_time, end_time, skipped)
-SELECT r.id, r.participant_id, 'daily30', -r.id, 'q' || q, r.received_at - ((30 - q) * 20 || ' seconds')::interval,
-       r.received_at - ((29 - q) * 20 || ' seconds')::interval, q % 11 = 0
-FROM responses r CROSS JOIN generate_series(0, 29) q
-WHERE r.study_key = 'BENCHSTUDY' AND starts_with(r.fingerprint, 'seed-') AND NOT starts_with(r.fingerprint, 'seed-backlog-')
-  AND NOT EXISTS (SELECT 1 FROM response_metadata m WHERE m.response_id = r.id);
+$(seeded_responses_sql seeded "$responses_each")
+INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, metadata, data,
+                       fingerprint, received_at)
+SELECT s.id, 'BENCHSTUDY', 'daily30', '1.0', 'seed-backlog-' || s.i,
+       jsonb_build_object('activityId', 'daily30', 'version', '1.0', 'activityRunId', 'seed-backlog-' || s.i), '$seed_answers'::jsonb,
+       'seed-backlog-' || s.i, now() - (s.i || ' seconds')::interval
+FROM seeded s WHERE s.i % 2 = 0
+ON CONFLICT (participant_id, fingerprint) DO NOTHING;
 INSERT INTO audit_events (at, actor, action, study_id, details)
 SELECT date_trunc('day', now()) - (i % 60 || ' days')::interval, 'participant:' || id, 'participant.enrolled', 'BENCHSTUDY',
        '{"benchSeed": true}'
@@ -271,19 +253,6 @@ if [ "$grown" -lt "$participants" ]; then
     scripts/bench_seed_grow.sh "$grown" "$participants" "$responses_each"
 fi
 
-# What was deleted vacuumed and what was written counted, as autovacuum would soon after.
-for db in registration response metadata; do
-    as_pg psql -X -q -v ON_ERROR_STOP=1 -h "$PWD/.data/postgres/run" -p 55432 -U postgres -d "studystack_$db" -c "VACUUM ANALYZE"
-done
-# What the seed wrote is written back to disk now, and autovacuum (woken by the rows the seed
-# changed) has finished, so that neither runs under the first measurements: a ratio of two wrk
-# runs is only fair when the machine does the same beside both.
-as_pg psql -X -q -v ON_ERROR_STOP=1 -h "$PWD/.data/postgres/run" -p 55432 -U postgres -d postgres -c CHECKPOINT
-for _ in $(seq 1 600); do
-    busy=$(as_pg psql -X -q -t -A -h "$PWD/.data/postgres/run" -p 55432 -U postgres -d postgres \
-        -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'")
-    [ "$busy" = 0 ] && break
-    sleep 0.1
-done
-[ "$busy" = 0 ] || log "warning: autovacuum was still running after 60 s; the first measurements share the machine with it"
+. scripts/bench_stack.sh
+bench_quiesce
 log "the database is BENCHSTUDY's second month (seeded in $(($(date +%s) - started)) s)"

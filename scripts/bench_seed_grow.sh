@@ -30,7 +30,7 @@ log "growing BENCHSTUDY from $from to $to participants ($responses_each response
 # --- response -----------------------------------------------------------------------------------
 # The participants (numbered by the study's counter as they are written, in order), their
 # responses, the responses' timings and their templates' RunAdherence weeks.
-answers=$(python3 -c "import json; print(json.dumps(json.load(open('bench/response-30.json')), separators=(',', ':')))")
+. scripts/bench_seed_responses.sh
 adherence=$(rsql -c "SELECT quote_ident(s.schema_name) || '.' || quote_ident(l.sql_name) FROM response_lists l
     JOIN study_schemas s ON s.study_key = l.study_key WHERE l.study_key = 'BENCHSTUDY' AND l.name = 'RunAdherence'")
 [ -n "$adherence" ] || die "BENCHSTUDY has no RunAdherence table: the first 10,000 participants' weeks were not delivered"
@@ -55,22 +55,7 @@ CREATE TEMPORARY TABLE grown_ids ON COMMIT DROP AS
 SELECT g.i, g.j, p.id, p.number, t.number AS template_number
 FROM grown g JOIN participants p ON p.app_token_hash = g.token_hash
 JOIN participants t ON t.app_token_hash = encode(sha256(convert_to('bench-seed-token-' || g.j, 'UTF8')), 'hex');
-CREATE TEMPORARY TABLE grown_responses ON COMMIT DROP AS
-WITH written AS (
-    INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, metadata, data,
-                           fingerprint, status, received_at, processed_at)
-    SELECT s.id, 'BENCHSTUDY', 'daily30', '1.0', 'seed-' || r,
-           jsonb_build_object('activityId', 'daily30', 'version', '1.0', 'activityRunId', 'seed-' || r), '$answers'::jsonb,
-           'seed-' || r, 'processed', now() - (r * 37 % 5184000 || ' seconds')::interval,
-           now() - (r * 37 % 5184000 || ' seconds')::interval + interval '2 seconds'
-    FROM grown_ids s CROSS JOIN generate_series(0, $responses_each - 1) k CROSS JOIN LATERAL (SELECT s.i * 15 + k AS r) run
-    ON CONFLICT (participant_id, fingerprint) DO NOTHING
-    RETURNING id, participant_id, received_at
-) SELECT * FROM written;
-INSERT INTO response_metadata (response_id, participant_id, list_name, top_key, field_name, start_time, end_time, skipped)
-SELECT r.id, r.participant_id, 'daily30', -r.id, 'q' || q, r.received_at - ((30 - q) * 20 || ' seconds')::interval,
-       r.received_at - ((29 - q) * 20 || ' seconds')::interval, q % 11 = 0
-FROM grown_responses r CROSS JOIN generate_series(0, 29) q;
+$(seeded_responses_sql grown_ids "$responses_each")
 INSERT INTO $adherence ("ParticipantId", "ActivityId", "Week", "RunsOpened", "RunsCompleted", "RunsMissed", "RunsExpired",
                         "RunsNotStored", "CountedAt")
 SELECT g.number, a."ActivityId", a."Week", a."RunsOpened", a."RunsCompleted", a."RunsMissed", a."RunsExpired", a."RunsNotStored",
@@ -166,6 +151,12 @@ BEGIN
         WHERE table_schema = 'public' AND table_name = 'study_run_weeks' AND column_name NOT IN ('study_id', 'activity_id', 'week', 'shard'));
 END
 \$\$;
+-- The reminders decided per week of their runs, as run_reminders_summed keeps them.
+DELETE FROM study_reminder_weeks WHERE study_id = 'BENCHSTUDY';
+INSERT INTO study_reminder_weeks (study_id, activity_id, week, shard, pushed, not_pushed)
+SELECT study_id, activity_id, run_week, tally_shard(user_id), count(*) FILTER (WHERE outcome = 'queued'),
+       count(*) FILTER (WHERE outcome <> 'queued')
+FROM run_reminders WHERE study_id = 'BENCHSTUDY' GROUP BY 1, 2, 3, 4;
 -- The study's kept counts (its adherence, who owes a signature), made again from its rows.
 SELECT recount_study_tallies('BENCHSTUDY');
 CREATE TEMPORARY TABLE arrived (LIKE response_arrivals) ON COMMIT DROP;

@@ -5,6 +5,7 @@
 # as the super-admin, and publishes the benchmark study BENCHSTUDY of the app BENCHAPP
 # (scripts/bench_study.py). It sets base (study-metadata's address), token and auth (the admin's
 # bearer token and its curl headers) and app_headers (the app's credential, as the apps send it).
+# bench_quiesce brings the databases to rest between what is measured.
 
 bench_run_stack() {
     PROCESSING_ENABLED=false RATE_LIMIT_PER_MINUTE=100000 SCHEMA_POSTS_PER_MINUTE=1000000 scripts/run.sh >/dev/null
@@ -38,4 +39,24 @@ bench_stack_start() {
     app_headers=(-H "Authorization: Basic $basic" -H "applicationId: BENCHAPP" -H "orgId: BENCHORG")
     curl -sf -o /dev/null "${app_headers[@]}" "$base/StudyMetaData/activityList?studyId=BENCHSTUDY" ||
         die "the benchmark study is not served"
+}
+
+# What was deleted or rewritten vacuumed and what was written counted (as autovacuum would soon
+# after), the pages written back to disk, and autovacuum (woken by the rows changed) finished, so
+# that none of it runs under the next measurement: a seed, a recount of every participant and a
+# processing run each leave hundreds of thousands of dead rows behind, and a figure measured beside
+# their vacuuming is the vacuum's.
+bench_quiesce() {
+    local db busy=0
+    for db in registration response metadata; do
+        as_pg psql -X -q -v ON_ERROR_STOP=1 -h "$PWD/.data/postgres/run" -p 55432 -U postgres -d "studystack_$db" -c "VACUUM ANALYZE"
+    done
+    as_pg psql -X -q -v ON_ERROR_STOP=1 -h "$PWD/.data/postgres/run" -p 55432 -U postgres -d postgres -c CHECKPOINT
+    for _ in $(seq 1 600); do
+        busy=$(as_pg psql -X -q -t -A -h "$PWD/.data/postgres/run" -p 55432 -U postgres -d postgres \
+            -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'")
+        [ "$busy" = 0 ] && return 0
+        sleep 0.1
+    done
+    log "warning: autovacuum was still running after 60 s; the next measurements share the machine with it"
 }
