@@ -119,6 +119,38 @@ import TestSupport
         }
     }
 
+    /// A search that matches more accounts than it reads by key pages through the study in its
+    /// order; one that matches a few reads them by key. Both give the same rows a search over
+    /// every participant gave.
+    @Test func aSearchMatchingManyPagesThroughThemAndOneMatchingFewFindsThem() async throws {
+        try await withServices { client, root, _, _, postgres in
+            try await postgres.query(
+                """
+                WITH made AS (
+                    INSERT INTO participants (user_id, app_id, org_id, email, email_key, password_hash, verified)
+                    SELECT gen_random_uuid(), 'DEMOAPP', 'DEMOORG', e, e, 'x', true
+                    FROM (SELECT format('crowd-%s@participants.test', lpad(i::text, 4, '0')) AS e FROM generate_series(1, 1010) i) x
+                    RETURNING user_id)
+                INSERT INTO participant_studies (user_id, study_id, status) SELECT user_id, 'SLEEPWELL', 'inProgress' FROM made
+                """, logger: Logger(label: "crowd"))
+            var seen: [String] = []
+            var after = ""
+            for _ in 0..<4 {
+                let page = try #require(try await list(client, "?q=crowd&limit=500\(after)", token: root).1)
+                #expect(page.participants.allSatisfy { $0.email?.hasPrefix("crowd-") == true })
+                seen += page.participants.map(\.participantId)
+                guard let next = page.next else { break }
+                after = "&after=\(next)"
+            }
+            #expect(seen.count == 1010)
+            #expect(seen == seen.sorted() && Set(seen).count == 1010, "in participant-id order, each once")
+            let few = try #require(try await list(client, "?q=CROWD-0777@", token: root).1)
+            #expect(few.participants.map(\.email) == ["crowd-0777@participants.test"])
+            let byId = try #require(try await list(client, "?q=\(seen[600].prefix(12))", token: root).1)
+            #expect(byId.participants.map(\.participantId).contains(seen[600]))
+        }
+    }
+
     @Test func aViewerSeesPseudonymousIdsOnlyAndCannotSearchByEmail() async throws {
         try await withServices { client, root, viewer, _, postgres in
             let page = try #require(try await list(client, "", token: viewer).1)

@@ -43,6 +43,8 @@ package struct ParticipantDirectory: Sendable {
     /// One page, in participant-id order (`after` continues from the last one).
     package func participants(_ query: Query) async throws -> ParticipantList {
         let search = ListSearch(query.page.search)
+        var matched: [UUID]?
+        if let search { matched = try await matches(search, studyId: query.studyId, identities: query.identities) }
         // Fixed SQL chosen by the order asked for; the values are binds.
         let sorted = query.sort != .participantId
         let direction = query.descending ? "<" : ">"
@@ -81,12 +83,11 @@ package struct ParticipantDirectory: Sendable {
               AND (\(query.participantId)::uuid IS NULL OR ps.pseudonym = \(query.participantId))
               AND (NOT \(query.owingConsent) OR owes_consent(ps.user_id, ps.study_id, ps.status, \(query.consentVersionsInForce)::text[]))
               AND (\(query.appTokenSHA256)::text IS NULL OR ps.participant_token_hash = \(query.appTokenSHA256))
-              AND (\(search?.emailPattern)::text IS NULL OR ps.user_id IN (
-                       SELECT x.user_id FROM participant_studies x
-                       WHERE x.study_id = \(query.studyId) AND x.pseudonym BETWEEN \(search?.firstId)::uuid AND \(search?.lastId)::uuid
-                       UNION ALL
-                       SELECT m.user_id FROM participants m
-                       WHERE \(query.identities) AND m.email_key LIKE \(search?.emailPattern)::text))
+              AND (\(search?.emailPattern)::text IS NULL
+                   OR (\(matched)::uuid[] IS NOT NULL AND ps.user_id = ANY(\(matched)::uuid[]))
+                   OR (\(matched)::uuid[] IS NULL
+                       AND (ps.pseudonym BETWEEN \(search?.firstId)::uuid AND \(search?.lastId)::uuid
+                            OR (\(query.identities) AND p.email_key LIKE \(search?.emailPattern)::text))))
             ORDER BY \(unescaped: Self.order(query))
             LIMIT \(KeysetPage<ParticipantList.Participant, String>.fetchLimit(query.page.limit))
             """, logger: logger)
@@ -105,6 +106,29 @@ package struct ParticipantDirectory: Sendable {
         return ParticipantList(
             participants: page.items, next: page.next, identities: query.identities,
             consentVersionsInForce: query.consentVersionsInForce)
+    }
+
+    /// The most accounts a search reads by their keys.
+    static let fewMatches = 1_000
+
+    /// The accounts `search` matches (a participant id of the study starting so, an e-mail address
+    /// containing it), read through the pseudonym and trigram indexes, when there are at most
+    /// `fewMatches`: the page then reads those rows by key. Nil when there are more: matches are
+    /// then common, and walking the study in the page's order finds a page of them soon. (A
+    /// condition the planner cannot count, a sub-select in the page's own query, made it walk
+    /// every participant of the study for a search that matched one.)
+    private func matches(_ search: ListSearch, studyId: String, identities: Bool) async throws -> [UUID]? {
+        var found: [UUID] = []
+        for try await userId in try await client.query(
+            """
+            SELECT x.user_id FROM participant_studies x
+            WHERE x.study_id = \(studyId) AND x.pseudonym BETWEEN \(search.firstId)::uuid AND \(search.lastId)::uuid
+            UNION ALL
+            SELECT m.user_id FROM participants m WHERE \(identities) AND m.email_key LIKE \(search.emailPattern)
+            LIMIT \(Self.fewMatches + 1)
+            """, logger: logger
+        ).decode(UUID.self) { found.append(userId) }
+        return found.count <= Self.fewMatches ? found : nil
     }
 
     /// The sort key of `alias`'s row. Fixed SQL for each order (nothing from the request goes

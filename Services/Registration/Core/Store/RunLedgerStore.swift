@@ -145,8 +145,11 @@ package struct RunLedgerStore: Sendable {
 }
 
 /// A participant's standings, an activity each, as arrays: one statement writes them all (a
-/// study of twenty activities would otherwise take twenty round trips a count). A reminder is
-/// kept for the run it names unless that run was reminded of already. Arrays of optionals cannot
+/// study of twenty activities would otherwise take twenty round trips a count), and only those
+/// that changed (at midnight every participant is counted again, and most of their activities
+/// stand as they stood: rewriting them made a new version of each row and its index entries,
+/// for vacuum to clear). A reminder is kept for the run it names unless that run was reminded of
+/// already. Arrays of optionals cannot
 /// be bound: an empty text stands for none, instants are written to the millisecond.
 struct StandingRows {
     var activities: [String] = []
@@ -192,6 +195,17 @@ struct StandingRows {
             due_run_id = EXCLUDED.due_run_id, due_since = EXCLUDED.due_since, due_until = EXCLUDED.due_until,
             next_run_at = EXCLUDED.next_run_at, last_completed_at = EXCLUDED.last_completed_at,
             remind_run_id = EXCLUDED.remind_run_id, remind_at = EXCLUDED.remind_at
+        WHERE (participant_activity_standings.runs_opened, participant_activity_standings.runs_completed,
+               participant_activity_standings.runs_missed, participant_activity_standings.runs_expired,
+               participant_activity_standings.missed_in_a_row, participant_activity_standings.runs_not_stored,
+               participant_activity_standings.due_run_id, participant_activity_standings.due_since,
+               participant_activity_standings.due_until, participant_activity_standings.next_run_at,
+               participant_activity_standings.last_completed_at, participant_activity_standings.remind_run_id,
+               participant_activity_standings.remind_at)
+              IS DISTINCT FROM (EXCLUDED.runs_opened, EXCLUDED.runs_completed, EXCLUDED.runs_missed, EXCLUDED.runs_expired,
+                                EXCLUDED.missed_in_a_row, EXCLUDED.runs_not_stored, EXCLUDED.due_run_id, EXCLUDED.due_since,
+                                EXCLUDED.due_until, EXCLUDED.next_run_at, EXCLUDED.last_completed_at, EXCLUDED.remind_run_id,
+                                EXCLUDED.remind_at)
         """
     }
 }
