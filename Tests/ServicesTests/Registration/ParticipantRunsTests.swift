@@ -221,6 +221,26 @@ import TestSupport
             #expect(try await h.count("SELECT runs_expired FROM participant_activity_standings WHERE activity_id = 'daily'") == 1)
             let gone = try await h.admin(.get, "/admin/v1/studies/SLEEPWELL/runs/behind", token: team.viewer)
             #expect(try JSONDecoder().decode(ParticipantsBehind.self, from: gone.body).entries.isEmpty)
+            // Counted again with nothing changed (his runs all ended when he left), his standings
+            // and weeks are not written: the same row versions (`xmin`), so neither their indexes
+            // nor the study's sums are touched by a count that finds what is already there.
+            try await h.sql("CREATE TABLE standings_before AS SELECT activity_id, xmin::text AS version FROM participant_activity_standings")
+            try await h.sql("CREATE TABLE weeks_before AS SELECT activity_id, week, xmin::text AS version FROM participant_run_weeks")
+            let standingRows = try await h.count("SELECT count(*)::int FROM standings_before")
+            let weekRows = try await h.count("SELECT count(*)::int FROM weeks_before")
+            try #require(standingRows > 0 && weekRows > 0)
+            try await h.sql("UPDATE participant_run_ledgers SET recount_at = now(), counted_at = NULL")
+            try await eventually("Sam's standings counted again", within: .seconds(30)) {
+                try await h.count("SELECT count(*)::int FROM participant_run_ledgers WHERE counted_at IS NOT NULL")
+            } until: { $0 == 1 }
+            #expect(try await h.count("""
+                SELECT count(*)::int FROM participant_activity_standings s JOIN standings_before b USING (activity_id)
+                WHERE s.xmin::text = b.version
+                """) == standingRows)
+            #expect(try await h.count("""
+                SELECT count(*)::int FROM participant_run_weeks w JOIN weeks_before b USING (activity_id, week)
+                WHERE w.xmin::text = b.version
+                """) == weekRows)
             // The study's sums are his, week by week; deleting his account takes them away.
             let sums = "SELECT activity_id, week, sum(runs_opened), sum(runs_completed), sum(runs_missed), sum(runs_expired) FROM"
             #expect(try await h.count(PostgresQuery(unsafeSQL: """
