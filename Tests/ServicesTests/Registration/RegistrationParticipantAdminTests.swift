@@ -151,6 +151,68 @@ import TestSupport
         }
     }
 
+    /// Who owes a signature: when more owe than are read by key, the study is walked in its order;
+    /// when few do, they are read by key through the sets of versions signed; with a search
+    /// beside it, those both name. Each time the same participants the rule gives over every row.
+    @Test func whoOwesASignatureIsListedWhenManyOweAndWhenOneDoes() async throws {
+        try await withServices { client, root, _, _, postgres in
+            let logger = Logger(label: "crowd")
+            try await postgres.query(
+                """
+                WITH made AS (
+                    INSERT INTO participants (user_id, app_id, org_id, email, email_key, password_hash, verified)
+                    SELECT gen_random_uuid(), 'DEMOAPP', 'DEMOORG', e, e, 'x', true
+                    FROM (SELECT format('crowd-%s@participants.test', lpad(i::text, 4, '0')) AS e FROM generate_series(1, 1010) i) x
+                    RETURNING user_id)
+                INSERT INTO participant_studies (user_id, study_id, status) SELECT user_id, 'SLEEPWELL', 'inProgress' FROM made
+                """, logger: logger)
+            let inForce = try #require(try await list(client, "?consent=owed&limit=1", token: root).1).consentVersionsInForce
+            // The rule as the participants page first wrote it, over every row.
+            let owingOverEveryRow = {
+                try await postgres.count(
+                    """
+                    SELECT count(*)::int FROM participant_studies ps
+                    WHERE ps.study_id = 'SLEEPWELL' AND ps.status = 'inProgress' AND NOT EXISTS (
+                        SELECT 1 FROM consent_records c
+                        WHERE c.user_id = ps.user_id AND c.study_id = ps.study_id AND c.status = 'completed'
+                          AND (\(inForce)::text[] IS NULL OR c.version = ANY (\(inForce)::text[])))
+                    """)
+            }
+            let listAll = { (query: String) async throws -> [ParticipantList.Participant] in
+                var (seen, after): ([ParticipantList.Participant], String) = ([], "")
+                for _ in 0..<5 {
+                    let page = try #require(try await list(client, "?consent=owed&limit=500\(query)\(after)", token: root).1)
+                    #expect(page.participants.allSatisfy { $0.owesConsent })
+                    seen += page.participants
+                    guard let next = page.next else { break }
+                    after = "&after=\(next)"
+                }
+                return seen
+            }
+            let many = try await listAll("")
+            let expected = try await owingOverEveryRow()
+            #expect(expected >= 1010)
+            #expect(many.count == expected)
+            #expect(many.map(\.participantId) == many.map(\.participantId).sorted(), "in participant-id order")
+            // All the crowd but one sign a version in force.
+            let version = inForce?.first ?? "1.0"
+            try await postgres.query(
+                """
+                INSERT INTO consent_records (user_id, app_id, study_id, version, status, sharing)
+                SELECT user_id, 'DEMOAPP', 'SLEEPWELL', \(version), 'completed', 'Provided' FROM participants
+                WHERE email LIKE 'crowd-%' AND email <> 'crowd-0500@participants.test'
+                """, logger: logger)
+            let few = try await listAll("")
+            #expect(few.count == (try await owingOverEveryRow()))
+            #expect(few.count == expected - 1009)
+            #expect(few.contains { $0.email == "crowd-0500@participants.test" })
+            // A search matching the whole crowd (too many to read by key) beside the few who owe,
+            // and one matching one who signed.
+            #expect(try await listAll("&q=crowd").map(\.email) == ["crowd-0500@participants.test"])
+            #expect(try await listAll("&q=crowd-0777@").isEmpty)
+        }
+    }
+
     @Test func aViewerSeesPseudonymousIdsOnlyAndCannotSearchByEmail() async throws {
         try await withServices { client, root, viewer, _, postgres in
             let page = try #require(try await list(client, "", token: viewer).1)

@@ -7,10 +7,12 @@ import StudyModels
 import Testing
 import TestSupport
 
-/// The counts registration keeps per study (`study_activity_tallies`, `study_participant_tallies`)
-/// against the same counts taken over every row, as the participants page took them before they
-/// were kept: after a random history of enrolments, status changes, activity reports, consents
-/// and deletions, from one connection and from several at once.
+/// The counts registration keeps per study (`study_activity_tallies`, `study_participant_tallies`,
+/// `study_enrolment_days`) and each participant's signed versions (`participant_studies.signed`),
+/// against the same taken over every row, as the pages took them before they were kept (and the
+/// participants list filtered to who owes a signature against the rule over every row): after a
+/// random history of enrolments, status changes, activity reports, consents and deletions, from
+/// one connection and from several at once.
 @Suite(.needsCluster) struct StudyTallyTests {
     static let studies = ["TALLYA", "TALLYB"]
     static let activities = ["diary", "sleep", "walk"]
@@ -22,7 +24,15 @@ import TestSupport
         var participants: Int
         var activities: [String]
         var owing: [Int]
-        var description: String { "participants \(participants), activities \(activities), owing \(owing)" }
+        /// Those the participants list shows when filtered to who owes a signature.
+        var owingListed: [Int]
+        /// Study rows whose kept `signed` differs from their consent records.
+        var staleSigned: Int
+        /// Enrolments and withdrawals per UTC day: `day enrolled/withdrawn`.
+        var days: [String]
+        var description: String {
+            "participants \(participants), activities \(activities), owing \(owing), listed \(owingListed), stale \(staleSigned), days \(days)"
+        }
     }
 
     /// The version sets asked about: any version, 1.0, 2.0, either, none.
@@ -57,27 +67,63 @@ import TestSupport
             for try await count in try await postgres.query(
                 """
                 SELECT count(*)::int FROM participant_studies ps
-                WHERE ps.study_id = \(studyId) AND owes_consent(ps.user_id, ps.study_id, ps.status, \(versions)::text[])
+                WHERE ps.study_id = \(studyId) AND ps.status = 'inProgress' AND NOT EXISTS (
+                    SELECT 1 FROM consent_records c
+                    WHERE c.user_id = ps.user_id AND c.study_id = ps.study_id AND c.status = 'completed'
+                      AND (\(versions)::text[] IS NULL OR c.version = ANY (\(versions)::text[])))
                 """, logger: logger
             ).decode(Int.self) { owing.append(count) }
         }
-        return Counted(participants: participants, activities: activities, owing: owing)
+        var days: [String] = []
+        for try await (day, enrolled, withdrawn) in try await postgres.query(
+            """
+            SELECT day, sum(enrolled)::int, sum(withdrawn)::int FROM (
+                SELECT to_char(enrolled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, 1 AS enrolled, 0 AS withdrawn
+                FROM participant_studies WHERE study_id = \(studyId) AND enrolled_at IS NOT NULL
+                UNION ALL
+                SELECT to_char(withdrawn_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), 0, 1
+                FROM participant_studies WHERE study_id = \(studyId) AND withdrawn_at IS NOT NULL
+            ) events GROUP BY day ORDER BY day
+            """, logger: logger
+        ).decode((String, Int, Int).self) { days.append("\(day) \(enrolled)/\(withdrawn)") }
+        return Counted(
+            participants: participants, activities: activities, owing: owing, owingListed: owing, staleSigned: 0, days: days)
     }
 
     /// The same, as the admin API reads them from the kept counts.
     static func kept(_ studyId: String, _ postgres: PostgresClient, _ logger: Logger) async throws -> Counted {
         let adherence = try await AdherenceStore(client: postgres, logger: logger).adherence(studyId: studyId)
+        let timeline = try await AdherenceStore(client: postgres, logger: logger).enrollmentTimeline(studyId: studyId)
         let reminders = ConsentReminderStore(client: postgres, audit: AuditLog(client: postgres, logger: logger), logger: logger)
-        var owing: [Int] = []
+        let directory = ParticipantDirectory(client: postgres, logger: logger)
+        var (owing, listed): ([Int], [Int]) = ([], [])
         for versions in versionSets {
             owing.append(try await reminders.summary(studyId: studyId, consentVersionsInForce: versions).owing)
+            var query = ParticipantDirectory.Query(studyId: studyId, page: ListPage(limit: 5), identities: false)
+            (query.consentVersionsInForce, query.owingConsent) = (versions, true)
+            var count = 0
+            while true {
+                let page = try await directory.participants(query)
+                count += page.participants.count
+                guard let next = page.next else { break }
+                query.page.after = UUID(uuidString: next)
+            }
+            listed.append(count)
         }
+        var stale = 0
+        for try await count in try await postgres.query(
+            """
+            SELECT count(*)::int FROM participant_studies
+            WHERE study_id = \(studyId) AND signed IS DISTINCT FROM signed_consents(user_id, study_id, NULL, NULL)
+            """, logger: logger
+        ).decode(Int.self) { stale = count }
         return Counted(
             participants: adherence.participants,
             activities: adherence.activities.map {
                 "\($0.activityId) \($0.upToDate)/\($0.behind)/\($0.notStarted) \($0.runsCompleted)/\($0.runsMissed)"
             },
-            owing: owing)
+            owing: owing, owingListed: listed, staleSigned: stale,
+            days: timeline.sites.flatMap(\.days).sorted { $0.date < $1.date }.map { "\($0.date) \($0.enrolled)/\($0.withdrawn)" })
     }
 
     /// One random change of a participant's rows.
@@ -89,17 +135,26 @@ import TestSupport
         let study = studies[random.next(studies.count)]
         switch random.next(joining ? 9 : 7) {
         case 0 where !joining, 1 where !joining:
+            // A status, with the day they left when they did.
+            let status = statuses[random.next(statuses.count)]
+            let left = status == "Withdrawn" ? "2026-03-\(10 + random.next(3))T23:30:00Z" : nil
             try await connection.query(
                 """
-                UPDATE participant_studies SET status = \(statuses[random.next(statuses.count)])
+                UPDATE participant_studies SET status = \(status), withdrawn_at = \(left)::timestamptz
                 WHERE user_id = \(user) AND study_id = \(study)
                 """, logger: logger)
         case 0, 1:
+            // Joining on one of three days (late in the UTC day, where a zone's day differs), or
+            // not enrolled yet.
             let status = statuses[random.next(statuses.count)]
+            let joined = random.next(4) == 0 ? nil : "2026-03-0\(1 + random.next(3))T23:30:00Z"
+            let left = status == "Withdrawn" ? "2026-03-\(10 + random.next(3))T23:30:00Z" : nil
             try await connection.query(
                 """
-                INSERT INTO participant_studies (user_id, study_id, status) VALUES (\(user), \(study), \(status))
-                ON CONFLICT (user_id, study_id) DO UPDATE SET status = excluded.status
+                INSERT INTO participant_studies (user_id, study_id, status, enrolled_at, withdrawn_at)
+                VALUES (\(user), \(study), \(status), \(joined)::timestamptz, \(left)::timestamptz)
+                ON CONFLICT (user_id, study_id) DO UPDATE SET status = excluded.status, enrolled_at = excluded.enrolled_at,
+                    withdrawn_at = excluded.withdrawn_at
                 """, logger: logger)
         case 2, 3, 4:
             let activity = activities[random.next(activities.count)]
@@ -242,6 +297,8 @@ import TestSupport
             let before = try await Self.kept("TALLYA", h.postgres, logger)
             // What the benchmark's bulk seed does after writing rows with the triggers off.
             try await h.postgres.query("DELETE FROM study_activity_tallies", logger: logger)
+            try await h.postgres.query("DELETE FROM study_enrolment_days", logger: logger)
+            try await h.postgres.query("UPDATE participant_studies SET signed = '{}'", logger: logger)
             try await h.postgres.query("SELECT recount_study_tallies('TALLYA')", logger: logger)
             #expect(try await Self.kept("TALLYA", h.postgres, logger) == before)
             #expect(try await Self.kept("TALLYA", h.postgres, logger) == Self.overEveryRow("TALLYA", h.postgres, logger))

@@ -42,7 +42,8 @@ package struct AdherenceStore: Sendable {
         return ActivityAdherence(participants: participants, activities: activities)
     }
 
-    /// Enrollments and withdrawals per UTC day, per site; every site of the study is listed.
+    /// Enrollments and withdrawals per UTC day, per site, as kept (`study_enrolment_days`); every
+    /// site of the study is listed.
     package func enrollmentTimeline(studyId: String) async throws -> EnrollmentTimeline {
         var sites: [(id: UUID?, name: String)] = []
         for try await (id, name) in try await client.query(
@@ -51,13 +52,8 @@ package struct AdherenceStore: Sendable {
         var days: [UUID?: [String: EnrollmentTimeline.Day]] = [:]
         for try await (site, date, enrolled, withdrawn) in try await client.query(
             """
-            SELECT site_id, day, sum(enrolled)::int, sum(withdrawn)::int FROM (
-                SELECT site_id, to_char(enrolled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, 1 AS enrolled, 0 AS withdrawn
-                FROM participant_studies WHERE study_id = \(studyId) AND enrolled_at IS NOT NULL
-                UNION ALL
-                SELECT site_id, to_char(withdrawn_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), 0, 1
-                FROM participant_studies WHERE study_id = \(studyId) AND withdrawn_at IS NOT NULL
-            ) events GROUP BY site_id, day
+            SELECT site_id, to_char(day, 'YYYY-MM-DD'), enrolled, withdrawn FROM study_enrolment_days
+            WHERE study_id = \(studyId) AND (enrolled <> 0 OR withdrawn <> 0)
             """, logger: logger
         ).decode((UUID?, String, Int, Int).self) {
             days[site, default: [:]][date] = .init(date: date, enrolled: enrolled, withdrawn: withdrawn)

@@ -56,7 +56,7 @@ package struct ConsentReminderStore: Sendable {
                        \(request.title), \(request.body), \(request.requestedBy), now()
                 FROM participant_studies ps
                 WHERE ps.study_id = \(request.studyId)
-                  AND owes_consent(ps.user_id, ps.study_id, ps.status, \(request.consentVersionsInForce)::text[])
+                  AND owes_consent(ps.signed, ps.status, \(request.consentVersionsInForce)::text[])
                 ON CONFLICT (user_id, study_id) WHERE decided_at IS NULL DO NOTHING
                 RETURNING 1
                 """, logger: logger)
@@ -141,7 +141,7 @@ package struct ConsentReminderStore: Sendable {
                 """
                 SELECT p.app_id, p.org_id, coalesce((p.settings ->> 'remoteNotifications')::boolean, false),
                        ps.user_id IS NOT NULL AND ps.withdrawn_at IS NULL AND ps.status = 'inProgress',
-                       coalesce(owes_consent(ps.user_id, ps.study_id, ps.status, r.consent_versions), false)
+                       coalesce(owes_consent(ps.signed, ps.status, r.consent_versions), false)
                 FROM consent_reminders r JOIN participants p ON p.user_id = r.user_id
                 LEFT JOIN participant_studies ps ON ps.user_id = r.user_id AND ps.study_id = r.study_id
                 WHERE r.id = \(due.id) AND r.decided_at IS NULL
@@ -184,9 +184,7 @@ package struct ConsentReminderStore: Sendable {
         for try await count in try await client.query(
             """
             SELECT coalesce(sum(in_progress), 0)::bigint FROM study_participant_tallies
-            WHERE study_id = \(studyId)
-              AND CASE WHEN \(consentVersionsInForce)::text[] IS NULL THEN cardinality(signed) = 0
-                       ELSE NOT (signed && \(consentVersionsInForce)::text[]) END
+            WHERE study_id = \(studyId) AND owes_consent(signed, 'inProgress', \(consentVersionsInForce)::text[])
             """, logger: logger
         ).decode(Int.self) { owing = count }
         var waiting = 0

@@ -45,6 +45,15 @@ package struct ParticipantDirectory: Sendable {
         let search = ListSearch(query.page.search)
         var matched: [UUID]?
         if let search { matched = try await matches(search, studyId: query.studyId, identities: query.identities) }
+        var owing: [UUID]?
+        if query.owingConsent { owing = try await owingAccounts(studyId: query.studyId, inForce: query.consentVersionsInForce) }
+        // The accounts the page is read from by key, when a search or the owing filter names few
+        // (both: those both name); the conditions below still decide who is listed.
+        let candidates = [matched, owing].compactMap { $0 }.reduce(nil as [UUID]?) { found, next in
+            guard let found else { return next }
+            let kept = Set(next)
+            return found.filter { kept.contains($0) }
+        }
         // Fixed SQL chosen by the order asked for; the values are binds.
         let sorted = query.sort != .participantId
         let direction = query.descending ? "<" : ">"
@@ -65,7 +74,7 @@ package struct ParticipantDirectory: Sendable {
                     ORDER BY c.id DESC LIMIT 1),
                    runs.last_activity,
                    ps.site_id, s.name, ps.participant_token_hash,
-                   owes_consent(ps.user_id, ps.study_id, ps.status, \(query.consentVersionsInForce)::text[])
+                   owes_consent(ps.signed, ps.status, \(query.consentVersionsInForce)::text[])
             FROM participant_studies ps JOIN participants p ON p.user_id = ps.user_id
             LEFT JOIN study_sites s ON s.id = ps.site_id
             CROSS JOIN LATERAL (
@@ -81,13 +90,12 @@ package struct ParticipantDirectory: Sendable {
                        ((SELECT \(unescaped: Self.key(query.sort, "x")) FROM participant_studies x
                          WHERE x.study_id = ps.study_id AND x.pseudonym = \(query.page.after)), \(query.page.after)::uuid)))
               AND (\(query.participantId)::uuid IS NULL OR ps.pseudonym = \(query.participantId))
-              AND (NOT \(query.owingConsent) OR owes_consent(ps.user_id, ps.study_id, ps.status, \(query.consentVersionsInForce)::text[]))
+              AND (NOT \(query.owingConsent) OR owes_consent(ps.signed, ps.status, \(query.consentVersionsInForce)::text[]))
               AND (\(query.appTokenSHA256)::text IS NULL OR ps.participant_token_hash = \(query.appTokenSHA256))
-              AND (\(search?.emailPattern)::text IS NULL
-                   OR (\(matched)::uuid[] IS NOT NULL AND ps.user_id = ANY(\(matched)::uuid[]))
-                   OR (\(matched)::uuid[] IS NULL
-                       AND (ps.pseudonym BETWEEN \(search?.firstId)::uuid AND \(search?.lastId)::uuid
-                            OR (\(query.identities) AND p.email_key LIKE \(search?.emailPattern)::text))))
+              AND (\(candidates)::uuid[] IS NULL OR ps.user_id = ANY(\(candidates)::uuid[]))
+              AND (\(search?.emailPattern)::text IS NULL OR \(matched)::uuid[] IS NOT NULL
+                   OR ps.pseudonym BETWEEN \(search?.firstId)::uuid AND \(search?.lastId)::uuid
+                   OR (\(query.identities) AND p.email_key LIKE \(search?.emailPattern)::text))
             ORDER BY \(unescaped: Self.order(query))
             LIMIT \(KeysetPage<ParticipantList.Participant, String>.fetchLimit(query.page.limit))
             """, logger: logger)
@@ -125,6 +133,29 @@ package struct ParticipantDirectory: Sendable {
             WHERE x.study_id = \(studyId) AND x.pseudonym BETWEEN \(search.firstId)::uuid AND \(search.lastId)::uuid
             UNION ALL
             SELECT m.user_id FROM participants m WHERE \(identities) AND m.email_key LIKE \(search.emailPattern)
+            LIMIT \(Self.fewMatches + 1)
+            """, logger: logger
+        ).decode(UUID.self) { found.append(userId) }
+        return found.count <= Self.fewMatches ? found : nil
+    }
+
+    /// The accounts of the study that owe a signature of a version in `inForce`, when there are
+    /// at most `fewMatches`: the owing sets of versions signed are few (the kept tallies list
+    /// them), and each leads to its participants through `participant_studies_in_progress_signed`.
+    /// Nil when more owe: then they are common enough that walking the study in the page's order
+    /// finds a page of them soon.
+    private func owingAccounts(studyId: String, inForce: [String]?) async throws -> [UUID]? {
+        var found: [UUID] = []
+        for try await userId in try await client.query(
+            """
+            SELECT ps.user_id
+            FROM (SELECT DISTINCT t.signed FROM study_participant_tallies t
+                  WHERE t.study_id = \(studyId) AND t.in_progress > 0
+                    AND owes_consent(t.signed, 'inProgress', \(inForce)::text[])) owing
+            CROSS JOIN LATERAL (
+                SELECT ps.user_id FROM participant_studies ps
+                WHERE ps.study_id = \(studyId) AND ps.status = 'inProgress' AND ps.signed = owing.signed
+                LIMIT \(Self.fewMatches + 1)) ps
             LIMIT \(Self.fewMatches + 1)
             """, logger: logger
         ).decode(UUID.self) { found.append(userId) }
