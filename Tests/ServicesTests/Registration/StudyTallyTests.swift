@@ -30,8 +30,11 @@ import TestSupport
         var staleSigned: Int
         /// Enrolments and withdrawals per UTC day: `day enrolled/withdrawn`.
         var days: [String]
+        /// Each site's invitations by state and its participants (sites with any, and the study):
+        /// `site invited/enrolled/withdrawn/revoked/expired participants`.
+        var sites: [String]
         var description: String {
-            "participants \(participants), activities \(activities), owing \(owing), listed \(owingListed), stale \(staleSigned), days \(days)"
+            "participants \(participants), activities \(activities), owing \(owing), listed \(owingListed), stale \(staleSigned), days \(days), sites \(sites)"
         }
     }
 
@@ -86,14 +89,62 @@ import TestSupport
             ) events GROUP BY day ORDER BY day
             """, logger: logger
         ).decode((String, Int, Int).self) { days.append("\(day) \(enrolled)/\(withdrawn)") }
+        // The sites' counts as the sites page took them before they were kept.
+        var sites: [String] = []
+        var study = [0, 0, 0, 0, 0, 0]
+        for try await (site, invited, enrolled, withdrawn, revoked, expired, members) in try await postgres.query(
+            """
+            WITH counted AS (
+                SELECT i.site_id, \(unescaped: InvitationStore.stateSQL) AS state, false AS member
+                FROM invitations i
+                LEFT JOIN participant_studies ps ON ps.user_id = i.user_id AND ps.study_id = i.study_id
+                WHERE i.study_id = \(studyId)
+                UNION ALL
+                SELECT site_id, NULL, true FROM participant_studies
+                WHERE study_id = \(studyId) AND status IN ('inProgress', 'completed')
+            )
+            SELECT site_id,
+                   count(*) FILTER (WHERE state = 'invited')::int, count(*) FILTER (WHERE state = 'enrolled')::int,
+                   count(*) FILTER (WHERE state = 'withdrawn')::int, count(*) FILTER (WHERE state = 'revoked')::int,
+                   count(*) FILTER (WHERE state = 'expired')::int, count(*) FILTER (WHERE member)::int
+            FROM counted GROUP BY site_id ORDER BY site_id NULLS FIRST
+            """, logger: logger
+        ).decode((UUID?, Int, Int, Int, Int, Int, Int).self) {
+            let figures = [invited, enrolled, withdrawn, revoked, expired, members]
+            sites.append(Self.siteLine(site, figures))
+            study = zip(study, figures).map { $0 + $1 }
+        }
+        sites.append(Self.siteLine(nil, study, study: true))
         return Counted(
-            participants: participants, activities: activities, owing: owing, owingListed: owing, staleSigned: 0, days: days)
+            participants: participants, activities: activities, owing: owing, owingListed: owing, staleSigned: 0, days: days,
+            sites: sites)
+    }
+
+    static func siteLine(_ site: UUID?, _ figures: [Int], study: Bool = false) -> String {
+        let name = study ? "study" : site?.uuidString.lowercased().suffix(2).description ?? "none"
+        return "\(name) \(figures[0...4].map(String.init).joined(separator: "/")) \(figures[5])"
     }
 
     /// The same, as the admin API reads them from the kept counts.
     static func kept(_ studyId: String, _ postgres: PostgresClient, _ logger: Logger) async throws -> Counted {
         let adherence = try await AdherenceStore(client: postgres, logger: logger).adherence(studyId: studyId)
         let timeline = try await AdherenceStore(client: postgres, logger: logger).enrollmentTimeline(studyId: studyId)
+        let siteList = try await SiteStore(client: postgres, audit: AuditLog(client: postgres, logger: logger), logger: logger)
+            .sites(studyId: studyId)
+        let figures = { (c: InvitationCounts) in [c.invited, c.enrolled, c.withdrawn, c.revoked, c.expired, c.participants] }
+        // The sites with any (as a count over every row lists them) and no site, then the study.
+        let noSite = siteList.study.map { study in
+            zip(figures(study), siteList.sites.reduce(into: [0, 0, 0, 0, 0, 0]) { sum, site in
+                sum = zip(sum, figures(site.counts ?? InvitationCounts())).map { $0 + $1 }
+            }).map { $0 - $1 }
+        } ?? []
+        var keptSites: [String] = []
+        if noSite.contains(where: { $0 != 0 }) { keptSites.append(Self.siteLine(nil, noSite)) }
+        for site in siteList.sites.sorted(by: { $0.siteId < $1.siteId }) {
+            let counted = figures(site.counts ?? InvitationCounts())
+            if counted.contains(where: { $0 != 0 }) { keptSites.append(Self.siteLine(UUID(uuidString: site.siteId), counted)) }
+        }
+        keptSites.append(Self.siteLine(nil, siteList.study.map(figures) ?? [0, 0, 0, 0, 0, 0], study: true))
         let reminders = ConsentReminderStore(client: postgres, audit: AuditLog(client: postgres, logger: logger), logger: logger)
         let directory = ParticipantDirectory(client: postgres, logger: logger)
         var (owing, listed): ([Int], [Int]) = ([], [])
@@ -122,7 +173,7 @@ import TestSupport
             activities: adherence.activities.map {
                 "\($0.activityId) \($0.upToDate)/\($0.behind)/\($0.notStarted) \($0.runsCompleted)/\($0.runsMissed)"
             },
-            owing: owing, owingListed: listed, staleSigned: stale,
+            owing: owing, owingListed: listed, staleSigned: stale, sites: keptSites,
             days: timeline.sites.flatMap(\.days).sorted { $0.date < $1.date }.map { "\($0.date) \($0.enrolled)/\($0.withdrawn)" })
     }
 
@@ -133,7 +184,7 @@ import TestSupport
     ) async throws {
         let user = users[random.next(users.count)]
         let study = studies[random.next(studies.count)]
-        switch random.next(joining ? 9 : 7) {
+        switch random.next(joining ? 10 : 8) {
         case 0 where !joining, 1 where !joining:
             // A status, with the day they left when they did.
             let status = statuses[random.next(statuses.count)]
@@ -151,10 +202,10 @@ import TestSupport
             let left = status == "Withdrawn" ? "2026-03-\(10 + random.next(3))T23:30:00Z" : nil
             try await connection.query(
                 """
-                INSERT INTO participant_studies (user_id, study_id, status, enrolled_at, withdrawn_at)
-                VALUES (\(user), \(study), \(status), \(joined)::timestamptz, \(left)::timestamptz)
+                INSERT INTO participant_studies (user_id, study_id, status, enrolled_at, withdrawn_at, site_id)
+                VALUES (\(user), \(study), \(status), \(joined)::timestamptz, \(left)::timestamptz, \(site(study, &random)))
                 ON CONFLICT (user_id, study_id) DO UPDATE SET status = excluded.status, enrolled_at = excluded.enrolled_at,
-                    withdrawn_at = excluded.withdrawn_at
+                    withdrawn_at = excluded.withdrawn_at, site_id = excluded.site_id
                 """, logger: logger)
         case 2, 3, 4:
             let activity = activities[random.next(activities.count)]
@@ -190,6 +241,8 @@ import TestSupport
                     """, logger: logger)
             }
         case 7:
+            try await changeInvitation(&random, user: user, study: study, on: connection, logger: logger)
+        case 8:
             if random.next(3) == 0 {
                 try await connection.query(
                     "DELETE FROM participant_studies WHERE user_id = \(user) AND study_id = \(study)", logger: logger)
@@ -201,6 +254,58 @@ import TestSupport
             // The account deleted (every row of theirs goes with it), then made again.
             try await connection.query("DELETE FROM participants WHERE user_id = \(user)", logger: logger)
             try await insertAccount(user, on: connection, logger: logger)
+        }
+    }
+
+    /// Two sites of each study, or none.
+    static func site(_ study: String, _ random: inout SeededRandom) -> UUID? {
+        let k = random.next(3)
+        return k == 0 ? nil : UUID(uuidString: String(format: "00000000-0000-0000-0000-0000000000%02d", 10 * (studies.firstIndex(of: study) ?? 0) + k))
+    }
+
+    static func insertSites(on connection: PostgresConnection, logger: Logger) async throws {
+        for (index, study) in studies.enumerated() {
+            for k in 1...2 {
+                let id = UUID(uuidString: String(format: "00000000-0000-0000-0000-0000000000%02d", 10 * index + k))
+                try await connection.query(
+                    "INSERT INTO study_sites (id, study_id, name, created_by) VALUES (\(id), \(study), \("site \(k)"), 'test')",
+                    logger: logger)
+            }
+        }
+    }
+
+    /// An invitation made (to a site or none, expiring a day ago or a day ahead), revoked, used by
+    /// `user`, moved to another site or deleted.
+    static func changeInvitation(
+        _ random: inout SeededRandom, user: UUID, study: String, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        switch random.next(5) {
+        case 0, 1:
+            let expires = random.next(2) == 0 ? "-1 day" : "1 day"
+            let key = "\(UUID().uuidString.lowercased())@invited.test"
+            try await connection.query(
+                """
+                INSERT INTO invitations (id, study_id, site_id, email, email_key, token_sealed, expires_at, created_by)
+                VALUES (gen_random_uuid(), \(study), \(site(study, &random)), \(key), \(key), '\\x00', now() + \(expires)::interval, 'test')
+                """, logger: logger)
+        case 2:
+            try await connection.query(
+                "UPDATE invitations SET revoked_at = now() WHERE id = (SELECT id FROM invitations WHERE study_id = \(study) AND revoked_at IS NULL AND enrolled_at IS NULL ORDER BY id LIMIT 1)",
+                logger: logger)
+        case 3:
+            try await connection.query(
+                "UPDATE invitations SET enrolled_at = now(), user_id = \(user) WHERE id = (SELECT id FROM invitations WHERE study_id = \(study) AND revoked_at IS NULL AND enrolled_at IS NULL ORDER BY id LIMIT 1)",
+                logger: logger)
+        default:
+            if random.next(2) == 0 {
+                try await connection.query(
+                    "UPDATE invitations SET site_id = \(site(study, &random)) WHERE id = (SELECT id FROM invitations WHERE study_id = \(study) ORDER BY id DESC LIMIT 1)",
+                    logger: logger)
+            } else {
+                try await connection.query(
+                    "DELETE FROM invitations WHERE id = (SELECT id FROM invitations WHERE study_id = \(study) ORDER BY id DESC LIMIT 1)",
+                    logger: logger)
+            }
         }
     }
 
@@ -218,6 +323,7 @@ import TestSupport
             let logger = Logger(label: "tally")
             let users = (0..<12).map { _ in UUID() }
             try await h.postgres.withConnection { connection in
+                try await Self.insertSites(on: connection, logger: logger)
                 for user in users { try await Self.insertAccount(user, on: connection, logger: logger) }
                 var random = SeededRandom(seed: 20_261_206)
                 for step in 1...600 {
@@ -241,6 +347,7 @@ import TestSupport
             let users = (0..<6).map { _ in UUID() }
             // Everyone has joined both studies first, as the apps join before they report.
             try await h.postgres.withConnection { connection in
+                try await Self.insertSites(on: connection, logger: logger)
                 for user in users {
                     try await Self.insertAccount(user, on: connection, logger: logger)
                     for study in Self.studies {
@@ -290,6 +397,7 @@ import TestSupport
             let logger = Logger(label: "tally")
             let users = (0..<8).map { _ in UUID() }
             try await h.postgres.withConnection { connection in
+                try await Self.insertSites(on: connection, logger: logger)
                 for user in users { try await Self.insertAccount(user, on: connection, logger: logger) }
                 var random = SeededRandom(seed: 7)
                 for _ in 0..<200 { try await Self.change(&random, users: users, on: connection, logger: logger) }
@@ -299,7 +407,9 @@ import TestSupport
             try await h.postgres.query("DELETE FROM study_activity_tallies", logger: logger)
             try await h.postgres.query("DELETE FROM study_enrolment_days", logger: logger)
             try await h.postgres.query("UPDATE participant_studies SET signed = '{}'", logger: logger)
+            try await h.postgres.query("DELETE FROM study_site_counts", logger: logger)
             try await h.postgres.query("SELECT recount_study_tallies('TALLYA')", logger: logger)
+            try await h.postgres.query("SELECT recount_site_counts('TALLYA')", logger: logger)
             #expect(try await Self.kept("TALLYA", h.postgres, logger) == before)
             #expect(try await Self.kept("TALLYA", h.postgres, logger) == Self.overEveryRow("TALLYA", h.postgres, logger))
         }

@@ -196,4 +196,158 @@ extension RegistrationMigrations {
             ]
         )
     ]
+
+    /// Each site's invitations by state and its participants in the study, kept as invitations
+    /// and participants change, so the sites page reads a row per site instead of every
+    /// invitation and participant (docs/operations.md, Capacity). An invitation neither revoked
+    /// nor used is `pending`; which of those have expired depends on the clock, and is counted
+    /// when asked through an index of the pending ones by expiry. One that was used counts as
+    /// withdrawn while its participant is, so a participant's change of status moves the
+    /// invitations they used (found through `invitations_user`). As with the tallies, a trigger
+    /// that reads a participant's status holds their study row (`FOR SHARE`) while it counts.
+    static let siteCounts: [Migration] = [
+        Migration(
+            component: "registration", version: 32, name: "site_counts",
+            statements: [
+                """
+                CREATE TABLE study_site_counts (
+                    study_id text NOT NULL,
+                    site_id uuid,
+                    members integer NOT NULL,
+                    pending integer NOT NULL,
+                    enrolled integer NOT NULL,
+                    withdrawn integer NOT NULL,
+                    revoked integer NOT NULL,
+                    UNIQUE NULLS NOT DISTINCT (study_id, site_id)
+                )
+                """,
+                "CREATE INDEX invitations_user ON invitations (user_id, study_id) WHERE user_id IS NOT NULL",
+                """
+                CREATE INDEX invitations_pending_expiry ON invitations (study_id, expires_at)
+                WHERE revoked_at IS NULL AND enrolled_at IS NULL
+                """,
+                """
+                CREATE FUNCTION add_site_counts(
+                    p_study text, p_site uuid, members integer, pending integer, enrolled integer, withdrawn integer, revoked integer
+                ) RETURNS void LANGUAGE sql AS $$
+                    INSERT INTO study_site_counts AS c (study_id, site_id, members, pending, enrolled, withdrawn, revoked)
+                    SELECT p_study, p_site, members, pending, enrolled, withdrawn, revoked
+                    WHERE (members, pending, enrolled, withdrawn, revoked) IS DISTINCT FROM (0, 0, 0, 0, 0)
+                    ON CONFLICT (study_id, site_id) DO UPDATE SET
+                        members = c.members + EXCLUDED.members, pending = c.pending + EXCLUDED.pending,
+                        enrolled = c.enrolled + EXCLUDED.enrolled, withdrawn = c.withdrawn + EXCLUDED.withdrawn,
+                        revoked = c.revoked + EXCLUDED.revoked
+                $$
+                """,
+                // What one invitation counts for, as `InvitationStore.stateSQL` names its state
+                // (expiry aside): revoked first, then used (withdrawn while its participant is),
+                // else pending.
+                """
+                CREATE FUNCTION add_site_invitation(
+                    p_study text, p_site uuid, revoked_at timestamptz, enrolled_at timestamptz, withdrawn boolean, sign integer
+                ) RETURNS void LANGUAGE sql AS $$
+                    SELECT add_site_counts(p_study, p_site, 0,
+                        sign * (revoked_at IS NULL AND enrolled_at IS NULL)::int,
+                        sign * (revoked_at IS NULL AND enrolled_at IS NOT NULL AND NOT withdrawn)::int,
+                        sign * (revoked_at IS NULL AND enrolled_at IS NOT NULL AND withdrawn)::int,
+                        sign * (revoked_at IS NOT NULL)::int)
+                $$
+                """,
+                """
+                CREATE FUNCTION count_site_invitations() RETURNS trigger LANGUAGE plpgsql AS $$
+                DECLARE
+                    withdrawn boolean;
+                BEGIN
+                    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                        SELECT status = 'Withdrawn' INTO withdrawn FROM participant_studies
+                        WHERE user_id = OLD.user_id AND study_id = OLD.study_id FOR SHARE;
+                        PERFORM add_site_invitation(OLD.study_id, OLD.site_id, OLD.revoked_at, OLD.enrolled_at,
+                                                    coalesce(withdrawn, false), -1);
+                    END IF;
+                    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                        SELECT status = 'Withdrawn' INTO withdrawn FROM participant_studies
+                        WHERE user_id = NEW.user_id AND study_id = NEW.study_id FOR SHARE;
+                        PERFORM add_site_invitation(NEW.study_id, NEW.site_id, NEW.revoked_at, NEW.enrolled_at,
+                                                    coalesce(withdrawn, false), 1);
+                    END IF;
+                    RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER invitations_counted
+                AFTER INSERT OR DELETE OR UPDATE OF revoked_at, enrolled_at, site_id, study_id, user_id ON invitations
+                FOR EACH ROW EXECUTE FUNCTION count_site_invitations()
+                """,
+                // A participant joining, leaving or changing status: their site's members, and the
+                // invitations they used when it moves them into or out of `Withdrawn`.
+                """
+                CREATE FUNCTION count_site_members() RETURNS trigger LANGUAGE plpgsql AS $$
+                DECLARE
+                    invitation record;
+                    was_withdrawn boolean := TG_OP <> 'INSERT' AND OLD.status = 'Withdrawn';
+                    is_withdrawn boolean := TG_OP <> 'DELETE' AND NEW.status = 'Withdrawn';
+                BEGIN
+                    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                        PERFORM add_site_counts(OLD.study_id, OLD.site_id, -tally_counts_status(OLD.status)::int, 0, 0, 0, 0);
+                        IF was_withdrawn AND (TG_OP = 'DELETE' OR NOT is_withdrawn
+                                              OR (OLD.user_id, OLD.study_id) IS DISTINCT FROM (NEW.user_id, NEW.study_id)) THEN
+                            FOR invitation IN SELECT site_id FROM invitations
+                                WHERE user_id = OLD.user_id AND study_id = OLD.study_id AND revoked_at IS NULL AND enrolled_at IS NOT NULL
+                            LOOP
+                                PERFORM add_site_counts(OLD.study_id, invitation.site_id, 0, 0, 1, -1, 0);
+                            END LOOP;
+                        END IF;
+                    END IF;
+                    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                        PERFORM add_site_counts(NEW.study_id, NEW.site_id, tally_counts_status(NEW.status)::int, 0, 0, 0, 0);
+                        IF is_withdrawn AND (TG_OP = 'INSERT' OR NOT was_withdrawn
+                                             OR (OLD.user_id, OLD.study_id) IS DISTINCT FROM (NEW.user_id, NEW.study_id)) THEN
+                            FOR invitation IN SELECT site_id FROM invitations
+                                WHERE user_id = NEW.user_id AND study_id = NEW.study_id AND revoked_at IS NULL AND enrolled_at IS NOT NULL
+                            LOOP
+                                PERFORM add_site_counts(NEW.study_id, invitation.site_id, 0, 0, -1, 1, 0);
+                            END LOOP;
+                        END IF;
+                    END IF;
+                    RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER participant_studies_site_counted
+                AFTER INSERT OR DELETE ON participant_studies
+                FOR EACH ROW EXECUTE FUNCTION count_site_members()
+                """,
+                """
+                CREATE TRIGGER participant_studies_site_recounted
+                AFTER UPDATE OF status, site_id, user_id, study_id ON participant_studies
+                FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status
+                                   OR (OLD.site_id, OLD.user_id, OLD.study_id) IS DISTINCT FROM (NEW.site_id, NEW.user_id, NEW.study_id))
+                EXECUTE FUNCTION count_site_members()
+                """,
+                // Made again from the rows, for rows written with the triggers off (the benchmark's
+                // bulk seed calls it after `recount_study_tallies`).
+                """
+                CREATE FUNCTION recount_site_counts(p_study text) RETURNS void LANGUAGE sql AS $$
+                    DELETE FROM study_site_counts WHERE p_study IS NULL OR study_id = p_study;
+                    INSERT INTO study_site_counts (study_id, site_id, members, pending, enrolled, withdrawn, revoked)
+                    SELECT study_id, site_id, sum(members), sum(pending), sum(enrolled), sum(withdrawn), sum(revoked) FROM (
+                        SELECT study_id, site_id, tally_counts_status(status)::int AS members, 0 AS pending, 0 AS enrolled,
+                               0 AS withdrawn, 0 AS revoked
+                        FROM participant_studies WHERE p_study IS NULL OR study_id = p_study
+                        UNION ALL
+                        SELECT i.study_id, i.site_id, 0, (i.revoked_at IS NULL AND i.enrolled_at IS NULL)::int,
+                               (i.revoked_at IS NULL AND i.enrolled_at IS NOT NULL AND ps.status IS DISTINCT FROM 'Withdrawn')::int,
+                               (i.revoked_at IS NULL AND i.enrolled_at IS NOT NULL AND ps.status = 'Withdrawn')::int,
+                               (i.revoked_at IS NOT NULL)::int
+                        FROM invitations i LEFT JOIN participant_studies ps ON ps.user_id = i.user_id AND ps.study_id = i.study_id
+                        WHERE p_study IS NULL OR i.study_id = p_study
+                    ) rows GROUP BY 1, 2;
+                $$
+                """,
+                "SELECT recount_site_counts(NULL)",
+            ]
+        )
+    ]
 }

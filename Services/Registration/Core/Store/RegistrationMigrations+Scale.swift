@@ -3,7 +3,7 @@ import ServiceKit
 extension RegistrationMigrations {
     /// What keeps a study's pages as fast at a million participants as at a thousand
     /// (docs/operations.md, Capacity).
-    static let scale = tallies + behindOrder + runWeekShards + reminderWeeks + emailSearch + signedConsents + enrolmentDays
+    static let scale = tallies + behindOrder + runWeekShards + reminderWeeks + emailSearch + signedConsents + enrolmentDays + siteCounts
 
     /// A study's counts kept as its rows change, so the participants page and the consent
     /// reminders read a few rows instead of counting every participant (docs/operations.md,

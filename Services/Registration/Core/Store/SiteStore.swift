@@ -30,8 +30,8 @@ package struct SiteStore: Sendable {
     }
 
     /// Every site in name order, and the study's own counts (invitations to no site included);
-    /// without counts when `counted` is false. Counting reads every invitation and participant of
-    /// the study: a page that only names the sites (the participants page's filter) asks without.
+    /// without counts when `counted` is false (a page that only names the sites, the participants
+    /// page's filter, asks without).
     package func sites(studyId: String, counted: Bool = true) async throws -> SiteList {
         let counts = counted ? try await counts(studyId: studyId) : nil
         let rows = try await client.query(
@@ -51,32 +51,25 @@ package struct SiteStore: Sendable {
     }
 
     /// Invitations by state and participants in the study now, per site (nil: no site), and the
-    /// study's own.
+    /// study's own: as kept (`study_site_counts`), with the pending invitations that have expired
+    /// counted now through their index by expiry.
     private func counts(studyId: String) async throws -> (sites: [UUID?: InvitationCounts], study: InvitationCounts) {
         var counts: [UUID?: InvitationCounts] = [:]
-        let countRows = try await client.query(
+        // One statement, so the kept counts and the expired ones are of the same moment.
+        for try await (site, members, pending, enrolled, withdrawn, revoked, expired) in try await client.query(
             """
-            WITH counted AS (
-                SELECT i.site_id, \(unescaped: InvitationStore.stateSQL) AS state, false AS member
-                FROM invitations i
-                LEFT JOIN participant_studies ps ON ps.user_id = i.user_id AND ps.study_id = i.study_id
-                WHERE i.study_id = \(studyId)
-                UNION ALL
-                SELECT site_id, NULL, true FROM participant_studies
-                WHERE study_id = \(studyId) AND status IN ('inProgress', 'completed')
-            )
-            SELECT site_id,
-                   count(*) FILTER (WHERE state = 'invited')::int, count(*) FILTER (WHERE state = 'enrolled')::int,
-                   count(*) FILTER (WHERE state = 'withdrawn')::int, count(*) FILTER (WHERE state = 'revoked')::int,
-                   count(*) FILTER (WHERE state = 'expired')::int, count(*) FILTER (WHERE member)::int
-            FROM counted GROUP BY site_id
-            """, logger: logger)
-        for try await (site, invited, enrolled, withdrawn, revoked, expired, participants) in countRows.decode(
-            (UUID?, Int, Int, Int, Int, Int, Int).self)
-        {
+            WITH expired AS (
+                SELECT site_id, count(*)::int AS invitations FROM invitations
+                WHERE study_id = \(studyId) AND revoked_at IS NULL AND enrolled_at IS NULL AND expires_at <= now()
+                GROUP BY site_id)
+            SELECT c.site_id, c.members, c.pending, c.enrolled, c.withdrawn, c.revoked, coalesce(e.invitations, 0)
+            FROM study_site_counts c LEFT JOIN expired e ON e.site_id IS NOT DISTINCT FROM c.site_id
+            WHERE c.study_id = \(studyId)
+            """, logger: logger
+        ).decode((UUID?, Int, Int, Int, Int, Int, Int).self) {
             counts[site] = InvitationCounts(
-                invited: invited, enrolled: enrolled, withdrawn: withdrawn, revoked: revoked, expired: expired,
-                participants: participants)
+                invited: pending - expired, enrolled: enrolled, withdrawn: withdrawn, revoked: revoked, expired: expired,
+                participants: members)
         }
         var study = InvitationCounts()
         for count in counts.values {
