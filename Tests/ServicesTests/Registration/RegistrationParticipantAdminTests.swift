@@ -119,20 +119,26 @@ import TestSupport
         }
     }
 
+    /// 1,010 participants in SLEEPWELL, `crowd-0001@participants.test` on: more than a search or
+    /// the owing filter reads by key.
+    static func addCrowd(_ postgres: PostgresClient) async throws {
+        try await postgres.query(
+            """
+            WITH made AS (
+                INSERT INTO participants (user_id, app_id, org_id, email, email_key, password_hash, verified)
+                SELECT gen_random_uuid(), 'DEMOAPP', 'DEMOORG', e, e, 'x', true
+                FROM (SELECT format('crowd-%s@participants.test', lpad(i::text, 4, '0')) AS e FROM generate_series(1, 1010) i) x
+                RETURNING user_id)
+            INSERT INTO participant_studies (user_id, study_id, status) SELECT user_id, 'SLEEPWELL', 'inProgress' FROM made
+            """, logger: Logger(label: "crowd"))
+    }
+
     /// A search that matches more accounts than it reads by key pages through the study in its
     /// order; one that matches a few reads them by key. Both give the same rows a search over
     /// every participant gave.
     @Test func aSearchMatchingManyPagesThroughThemAndOneMatchingFewFindsThem() async throws {
         try await withServices { client, root, _, _, postgres in
-            try await postgres.query(
-                """
-                WITH made AS (
-                    INSERT INTO participants (user_id, app_id, org_id, email, email_key, password_hash, verified)
-                    SELECT gen_random_uuid(), 'DEMOAPP', 'DEMOORG', e, e, 'x', true
-                    FROM (SELECT format('crowd-%s@participants.test', lpad(i::text, 4, '0')) AS e FROM generate_series(1, 1010) i) x
-                    RETURNING user_id)
-                INSERT INTO participant_studies (user_id, study_id, status) SELECT user_id, 'SLEEPWELL', 'inProgress' FROM made
-                """, logger: Logger(label: "crowd"))
+            try await Self.addCrowd(postgres)
             var seen: [String] = []
             var after = ""
             for _ in 0..<4 {
@@ -157,15 +163,7 @@ import TestSupport
     @Test func whoOwesASignatureIsListedWhenManyOweAndWhenOneDoes() async throws {
         try await withServices { client, root, _, _, postgres in
             let logger = Logger(label: "crowd")
-            try await postgres.query(
-                """
-                WITH made AS (
-                    INSERT INTO participants (user_id, app_id, org_id, email, email_key, password_hash, verified)
-                    SELECT gen_random_uuid(), 'DEMOAPP', 'DEMOORG', e, e, 'x', true
-                    FROM (SELECT format('crowd-%s@participants.test', lpad(i::text, 4, '0')) AS e FROM generate_series(1, 1010) i) x
-                    RETURNING user_id)
-                INSERT INTO participant_studies (user_id, study_id, status) SELECT user_id, 'SLEEPWELL', 'inProgress' FROM made
-                """, logger: logger)
+            try await Self.addCrowd(postgres)
             let inForce = try #require(try await list(client, "?consent=owed&limit=1", token: root).1).consentVersionsInForce
             // The rule as the participants page first wrote it, over every row.
             let owingOverEveryRow = {

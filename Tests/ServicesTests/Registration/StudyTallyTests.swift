@@ -173,8 +173,11 @@ import TestSupport
             activities: adherence.activities.map {
                 "\($0.activityId) \($0.upToDate)/\($0.behind)/\($0.notStarted) \($0.runsCompleted)/\($0.runsMissed)"
             },
-            owing: owing, owingListed: listed, staleSigned: stale, sites: keptSites,
-            days: timeline.sites.flatMap(\.days).sorted { $0.date < $1.date }.map { "\($0.date) \($0.enrolled)/\($0.withdrawn)" })
+            owing: owing, owingListed: listed, staleSigned: stale,
+            days: Dictionary(grouping: timeline.sites.flatMap(\.days), by: \.date).sorted { $0.key < $1.key }.map { date, days in
+                "\(date) \(days.map(\.enrolled).reduce(0, +))/\(days.map(\.withdrawn).reduce(0, +))"
+            },
+            sites: keptSites)
     }
 
     /// One random change of a participant's rows.
