@@ -47,8 +47,8 @@ struct RegistrationParts {
             storage: FileConsentStorage(
                 directory: URL(fileURLWithPath: registration.consentDirectory), encryptionKey: registration.encryptionKey),
             audit: environment.audit, logger: logger)
-        runStore = ParticipantRunStore(client: postgres, logger: logger)
-        ledgers = RunLedgerStore(client: postgres, outbox: environment.outbox, logger: logger)
+        runStore = ParticipantRunStore(client: postgres, pooling: environment.settings.database.pooling, logger: logger)
+        ledgers = RunLedgerStore(client: postgres, outbox: environment.outbox, pooling: environment.settings.database.pooling, logger: logger)
         pushAudience = PushAudienceStore(client: postgres, audit: environment.audit, logger: logger)
         pushCredentials = PushCredentialStore(
             client: postgres, encryptionKey: registration.encryptionKey, audit: environment.audit, logger: logger)

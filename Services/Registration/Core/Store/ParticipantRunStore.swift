@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceKit
 import StudyModels
 
 /// What registration knows of a participant that their runs depend on: their enrolment, their
@@ -9,10 +10,13 @@ import StudyModels
 /// count from.
 package struct ParticipantRunStore: Sendable {
     package let client: PostgresClient
+    /// Whether a pooler stands between (its statements then go unnamed).
+    package let pooling: DatabaseSettings.Pooling
     package let logger: Logger
 
-    package init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, pooling: DatabaseSettings.Pooling = .session, logger: Logger) {
         self.client = client
+        self.pooling = pooling
         self.logger = logger
     }
 
@@ -46,14 +50,14 @@ package struct ParticipantRunStore: Sendable {
                 """, logger: logger))
     }
 
-    /// The participant registration knows by their account.
+    /// The participant registration knows by their account (a count's first read: prepared).
     package func participant(studyId: String, userId: UUID) async throws -> Participant? {
-        try await first(
-            client.query(
-                """
-                SELECT \(unescaped: Self.columns) FROM participant_studies ps
-                WHERE ps.study_id = \(studyId) AND ps.user_id = \(userId)
-                """, logger: logger))
+        for try await (userId, enrolledAt, withdrawnAt, deviceOS, tokenHash) in try await client.run(
+            RunParticipantStatement(studyId: studyId, userId: userId), pooling: pooling, logger: logger)
+        {
+            return Participant(userId: userId, enrolledAt: enrolledAt, withdrawnAt: withdrawnAt, deviceOS: deviceOS, appTokenSHA256: tokenHash)
+        }
+        return nil
     }
 
     private static let columns = """
@@ -78,14 +82,11 @@ package struct ParticipantRunStore: Sendable {
     /// The runs their app reported completed in the study, at or after `since` (a completion
     /// names its run, or arrived while it was open, so earlier ones name no run after it).
     package func completions(userId: UUID, studyId: String, since: Date) async throws -> [RunCompletion] {
-        let rows = try await client.query(
-            """
-            SELECT activity_id, run_id, completed_at FROM participant_run_completions
-            WHERE user_id = \(userId) AND study_id = \(studyId) AND completed_at >= \(since)
-            ORDER BY completed_at LIMIT \(Self.maxCompletions)
-            """, logger: logger)
         var found: [RunCompletion] = []
-        for try await (activityId, runId, at) in rows.decode((String, Int, Date).self) {
+        for try await (activityId, runId, at) in try await client.run(
+            RunCompletionsStatement(userId: userId, studyId: studyId, since: since, limit: Self.maxCompletions), pooling: pooling,
+            logger: logger)
+        {
             found.append(RunCompletion(activityId: activityId, runId: runId, source: .app, at: at))
         }
         return found
@@ -96,15 +97,11 @@ package struct ParticipantRunStore: Sendable {
     /// whose app has not reported the id it holds.
     package func arrivals(studyId: String, appTokenSHA256: String?, since: Date) async throws -> [ResponseArrival] {
         guard let appTokenSHA256 else { return [] }
-        let rows = try await client.query(
-            """
-            SELECT a.activity_id, a.run_id, a.received_at, a.finished_at, a.offset_minutes, coalesce(s.stored, true)
-            FROM response_arrivals a LEFT JOIN response_settlements s ON s.response_id = a.response_id
-            WHERE a.study_id = \(studyId) AND a.participant_token_hash = \(appTokenSHA256) AND a.received_at >= \(since)
-            ORDER BY a.received_at DESC LIMIT \(Self.maxCompletions)
-            """, logger: logger)
         var found: [ResponseArrival] = []
-        for try await (activityId, runId, receivedAt, finishedAt, offset, stored) in rows.decode((String, Int?, Date, Date?, Int?, Bool).self) {
+        for try await (activityId, runId, receivedAt, finishedAt, offset, stored) in try await client.run(
+            RunArrivalsStatement(studyId: studyId, appTokenSHA256: appTokenSHA256, since: since, limit: Self.maxCompletions),
+            pooling: pooling, logger: logger)
+        {
             found.append(ResponseArrival(
                 activityId: activityId, runId: runId, receivedAt: receivedAt, finishedAt: finishedAt, offsetMinutes: offset,
                 stored: stored))
@@ -119,22 +116,14 @@ package struct ParticipantRunStore: Sendable {
     package func anchors(studyId: String, appTokenSHA256: String?) async throws -> ParticipantAnchors {
         guard let appTokenSHA256 else { return ParticipantAnchors() }
         var anchors = ParticipantAnchors()
-        let answers = try await client.query(
-            """
-            SELECT DISTINCT ON (lower(a.activity_id), lower(d.key)) lower(a.activity_id), lower(d.key), d.value
-            FROM response_arrivals a CROSS JOIN LATERAL jsonb_each_text(a.date_answers) d
-            WHERE a.study_id = \(studyId) AND a.participant_token_hash = \(appTokenSHA256) AND a.date_answers IS NOT NULL
-            ORDER BY lower(a.activity_id), lower(d.key), a.response_id DESC
-            """, logger: logger)
-        for try await (activity, key, value) in answers.decode((String, String, String).self) {
+        for try await (activity, key, value) in try await client.run(
+            RunAnchorAnswersStatement(studyId: studyId, appTokenSHA256: appTokenSHA256), pooling: pooling, logger: logger)
+        {
             if let day = ParticipantAnchors.day(value) { anchors.answers[activity, default: [:]][key] = day }
         }
-        let properties = try await client.query(
-            """
-            SELECT d.key, d.value FROM participant_property_dates p CROSS JOIN LATERAL jsonb_each_text(p.dates) d
-            WHERE p.study_id = \(studyId) AND p.participant_token_hash = \(appTokenSHA256)
-            """, logger: logger)
-        for try await (key, value) in properties.decode((String, String).self) {
+        for try await (key, value) in try await client.run(
+            RunAnchorPropertiesStatement(studyId: studyId, appTokenSHA256: appTokenSHA256), pooling: pooling, logger: logger)
+        {
             if let day = ParticipantAnchors.day(value) { anchors.properties[key.lowercased()] = day }
         }
         return anchors

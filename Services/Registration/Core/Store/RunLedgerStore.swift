@@ -12,11 +12,14 @@ import StudyModels
 package struct RunLedgerStore: Sendable {
     package let client: PostgresClient
     package let outbox: Outbox
+    /// Whether a pooler stands between (a count's statements then go unnamed).
+    package let pooling: DatabaseSettings.Pooling
     package let logger: Logger
 
-    package init(client: PostgresClient, outbox: Outbox, logger: Logger) {
+    package init(client: PostgresClient, outbox: Outbox, pooling: DatabaseSettings.Pooling = .session, logger: Logger) {
         self.client = client
         self.outbox = outbox
+        self.pooling = pooling
         self.logger = logger
     }
 
@@ -68,31 +71,26 @@ package struct RunLedgerStore: Sendable {
     package func write(
         _ claimed: Claimed, zone: ParticipantZone, tally: RunTally, reminders: [String: Reminder], recountAt: Date
     ) async throws {
+        let pooling = self.pooling
         try await client.withTransaction(logger: logger) { connection in
-            try await connection.query(
-                """
-                UPDATE participant_run_ledgers SET counted_at = now(), time_zone = \(zone.zone.identifier),
-                    time_zone_source = \(zone.source.rawValue),
-                    recount_at = CASE WHEN recount_at > now() THEN \(recountAt) ELSE least(recount_at, \(recountAt)) END
-                WHERE user_id = \(claimed.userId) AND study_id = \(claimed.studyId)
-                """, logger: logger)
-            let activityIds = tally.activities.map(\.activityId)
-            try await connection.query(
-                """
-                DELETE FROM participant_activity_standings
-                WHERE user_id = \(claimed.userId) AND study_id = \(claimed.studyId) AND NOT (activity_id = ANY(\(activityIds)::text[]))
-                """, logger: logger)
-            var standings = StandingRows()
+            for try await _ in try await connection.run(
+                LedgerCountedStatement(
+                    userId: claimed.userId, studyId: claimed.studyId, timeZone: zone.zone.identifier,
+                    timeZoneSource: zone.source.rawValue, recountAt: recountAt), pooling: pooling, logger: logger) {}
+            for try await _ in try await connection.run(
+                DropStandingsStatement(userId: claimed.userId, studyId: claimed.studyId, activityIds: tally.activities.map(\.activityId)),
+                pooling: pooling, logger: logger) {}
+            var standings = StandingRows(userId: claimed.userId, studyId: claimed.studyId)
             for activity in tally.activities { standings.append(activity, reminder: reminders[activity.activityId]) }
-            try await connection.query(standings.statement(userId: claimed.userId, studyId: claimed.studyId), logger: logger)
-            var weeks = WeekRows()
+            for try await _ in try await connection.run(standings, pooling: pooling, logger: logger) {}
+            var weeks = WeekRows(userId: claimed.userId, studyId: claimed.studyId)
             for activity in tally.activities {
                 for week in activity.weeks { weeks.append(activity.activityId, week) }
             }
             var changed: [RunAdherenceUpdate.Week] = []
-            for try await (activityId, week, opened, completed, missed, expired, notStored) in try await connection.query(
-                weeks.statement(userId: claimed.userId, studyId: claimed.studyId), logger: logger
-            ).decode((String, String, Int, Int, Int, Int, Int).self) {
+            for try await (activityId, week, opened, completed, missed, expired, notStored) in try await connection.run(
+                weeks, pooling: pooling, logger: logger)
+            {
                 changed.append(.init(
                     activityId: activityId, week: week, opened: opened, completed: completed, missed: missed, expired: expired,
                     notStored: notStored))
@@ -106,13 +104,11 @@ package struct RunLedgerStore: Sendable {
     /// under a hash.
     private func sendWeeks(_ claimed: Claimed, changed: [RunAdherenceUpdate.Week], on connection: PostgresConnection) async throws {
         var found: (hash: String?, sentTo: String?)?
-        for try await row in try await connection.query(
-            """
-            SELECT ps.participant_token_hash, l.weeks_sent_to FROM participant_studies ps
-            JOIN participant_run_ledgers l ON l.user_id = ps.user_id AND l.study_id = ps.study_id
-            WHERE ps.user_id = \(claimed.userId) AND ps.study_id = \(claimed.studyId)
-            """, logger: logger
-        ).decode((String?, String?).self) { found = (row.0, row.1) }
+        for try await row in try await connection.run(
+            WeeksSentToStatement(userId: claimed.userId, studyId: claimed.studyId), pooling: pooling, logger: logger)
+        {
+            found = (row.0, row.1)
+        }
         guard let found, let hash = found.hash else { return }
         var weeks = changed
         if found.sentTo != hash {
@@ -150,8 +146,11 @@ package struct RunLedgerStore: Sendable {
 /// stand as they stood: rewriting them made a new version of each row and its index entries,
 /// for vacuum to clear). A reminder is kept for the run it names unless that run was reminded of
 /// already. Arrays of optionals cannot
-/// be bound: an empty text stands for none, instants are written to the millisecond.
-struct StandingRows {
+/// be bound: an empty text stands for none, instants are written to the millisecond. Prepared
+/// once per connection, as every statement of a count is (RunCountStatements.swift).
+struct StandingRows: PostgresPreparedStatement {
+    var userId: UUID
+    var studyId: String
     var activities: [String] = []
     var counts: [[Int]] = [[], [], [], [], [], []]
     var optionals: [[String]] = [[], [], [], [], [], [], []]
@@ -171,22 +170,42 @@ struct StandingRows {
         for (index, value) in values.enumerated() { optionals[index].append(value) }
     }
 
-    func statement(userId: UUID, studyId: String) -> PostgresQuery {
-        """
+    init(userId: UUID, studyId: String) {
+        self.userId = userId
+        self.studyId = studyId
+    }
+
+    static let bindingDataTypes: [PostgresDataType] = [.uuid, .text, .textArray] + Array(repeating: .int8Array, count: 6)
+        + Array(repeating: .textArray, count: 7)
+    typealias Row = Void
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 16)
+        bindings.append(userId)
+        bindings.append(studyId)
+        bindings.append(activities)
+        for column in counts { bindings.append(column) }
+        for column in optionals { bindings.append(column) }
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {}
+
+    static let sql = """
         INSERT INTO participant_activity_standings (user_id, study_id, activity_id, runs_opened, runs_completed, runs_missed,
             runs_expired, missed_in_a_row, runs_not_stored, due_run_id, due_since, due_until, next_run_at, last_completed_at,
             remind_run_id, remind_at)
-        SELECT \(userId), \(studyId), t.activity, t.opened, t.completed, t.missed, t.expired, t.in_a_row, t.not_stored,
+        SELECT $1, $2, t.activity, t.opened, t.completed, t.missed, t.expired, t.in_a_row, t.not_stored,
             NULLIF(t.due_run, '')::int, NULLIF(t.due_since, '')::timestamptz, NULLIF(t.due_until, '')::timestamptz,
             NULLIF(t.next_run, '')::timestamptz, NULLIF(t.last_completed, '')::timestamptz,
             CASE WHEN done.id IS NULL THEN NULLIF(t.remind_run, '')::int END,
             CASE WHEN done.id IS NULL THEN NULLIF(t.remind_at, '')::timestamptz END
-        FROM unnest(\(activities)::text[], \(counts[0])::int[], \(counts[1])::int[], \(counts[2])::int[], \(counts[3])::int[],
-                    \(counts[4])::int[], \(counts[5])::int[], \(optionals[0])::text[], \(optionals[1])::text[], \(optionals[2])::text[],
-                    \(optionals[3])::text[], \(optionals[4])::text[], \(optionals[5])::text[], \(optionals[6])::text[])
+        FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::int[],
+                    $8::int[], $9::int[], $10::text[], $11::text[], $12::text[],
+                    $13::text[], $14::text[], $15::text[], $16::text[])
             AS t(activity, opened, completed, missed, expired, in_a_row, not_stored, due_run, due_since, due_until, next_run,
                  last_completed, remind_run, remind_at)
-        LEFT JOIN run_reminders done ON done.user_id = \(userId) AND done.study_id = \(studyId) AND done.activity_id = t.activity
+        LEFT JOIN run_reminders done ON done.user_id = $1 AND done.study_id = $2 AND done.activity_id = t.activity
             AND done.run_id = NULLIF(t.remind_run, '')::int
         ON CONFLICT (user_id, study_id, activity_id) DO UPDATE SET runs_opened = EXCLUDED.runs_opened,
             runs_completed = EXCLUDED.runs_completed, runs_missed = EXCLUDED.runs_missed,
@@ -207,13 +226,14 @@ struct StandingRows {
                                 EXCLUDED.due_until, EXCLUDED.next_run_at, EXCLUDED.last_completed_at, EXCLUDED.remind_run_id,
                                 EXCLUDED.remind_at)
         """
-    }
 }
 
 /// A participant's weeks as arrays: those no longer counted go, the others are written where
 /// they changed (a row unchanged is not touched, so the study's sums are not either). Returns
-/// the rows written and, with counts of zero, those gone.
-struct WeekRows {
+/// the rows written and, with counts of zero, those gone. Prepared once per connection.
+struct WeekRows: PostgresPreparedStatement {
+    var userId: UUID
+    var studyId: String
     var activities: [String] = []
     var mondays: [String] = []
     var opened: [Int] = []
@@ -232,20 +252,39 @@ struct WeekRows {
         notStored.append(week.notStored)
     }
 
-    func statement(userId: UUID, studyId: String) -> PostgresQuery {
-        """
+    init(userId: UUID, studyId: String) {
+        self.userId = userId
+        self.studyId = studyId
+    }
+
+    static let bindingDataTypes: [PostgresDataType] = [.uuid, .text, .textArray, .textArray] + Array(repeating: .int8Array, count: 5)
+    typealias Row = (String, String, Int, Int, Int, Int, Int)
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 9)
+        bindings.append(userId)
+        bindings.append(studyId)
+        bindings.append(activities)
+        bindings.append(mondays)
+        for column in [opened, completed, missed, expired, notStored] { bindings.append(column) }
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+
+    static let sql = """
         WITH counted AS (
-            SELECT * FROM unnest(\(activities)::text[], \(mondays)::date[], \(opened)::int[], \(completed)::int[], \(missed)::int[],
-                                 \(expired)::int[], \(notStored)::int[]) AS t(activity, week, opened, completed, missed, expired, not_stored)
+            SELECT * FROM unnest($3::text[], $4::date[], $5::int[], $6::int[], $7::int[],
+                                 $8::int[], $9::int[]) AS t(activity, week, opened, completed, missed, expired, not_stored)
         ), gone AS (
             DELETE FROM participant_run_weeks w
-            WHERE w.user_id = \(userId) AND w.study_id = \(studyId)
+            WHERE w.user_id = $1 AND w.study_id = $2
               AND NOT EXISTS (SELECT 1 FROM counted c WHERE c.activity = w.activity_id AND c.week = w.week)
             RETURNING w.activity_id, w.week
         ), written AS (
             INSERT INTO participant_run_weeks (user_id, study_id, activity_id, week, runs_opened, runs_completed, runs_missed, runs_expired,
                                                runs_not_stored)
-            SELECT \(userId), \(studyId), activity, week, opened, completed, missed, expired, not_stored FROM counted
+            SELECT $1, $2, activity, week, opened, completed, missed, expired, not_stored FROM counted
             ON CONFLICT (user_id, study_id, activity_id, week) DO UPDATE SET runs_opened = EXCLUDED.runs_opened,
                 runs_completed = EXCLUDED.runs_completed, runs_missed = EXCLUDED.runs_missed, runs_expired = EXCLUDED.runs_expired,
                 runs_not_stored = EXCLUDED.runs_not_stored
@@ -260,5 +299,4 @@ struct WeekRows {
         UNION ALL
         SELECT activity_id, to_char(week, 'YYYY-MM-DD'), 0, 0, 0, 0, 0 FROM gone
         """
-    }
 }
