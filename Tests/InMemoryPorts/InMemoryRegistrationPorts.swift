@@ -74,6 +74,10 @@ package final class InMemoryParticipantHistory: ParticipantHistory, Sendable {
         part { $0.studyId == studyId && $0.participant.userId == userId }?.participant
     }
 
+    package func histories(of wanted: [ParticipantHistoryRequest], now: Date) async throws -> [ParticipantHistoryRecord?] {
+        try await historiesOneByOne(of: wanted, now: now)
+    }
+
     package func completions(userId: UUID, studyId: String, since: Date) async throws -> [RunCompletion] {
         (part { $0.studyId == studyId && $0.participant.userId == userId }?.completions ?? []).filter { $0.at >= since }
     }

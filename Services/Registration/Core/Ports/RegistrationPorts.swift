@@ -24,6 +24,30 @@ package protocol ParticipantHistory: Sendable {
     func completions(userId: UUID, studyId: String, since: Date) async throws -> [RunCompletion]
     func arrivals(studyId: String, appTokenSHA256: String?, since: Date) async throws -> [ResponseArrival]
     func anchors(studyId: String, appTokenSHA256: String?) async throws -> ParticipantAnchors
+    /// What a count reads of each of `wanted` (nil: not in the study), in their order; `now` is
+    /// where the reads of one not yet enrolled start.
+    func histories(of wanted: [ParticipantHistoryRequest], now: Date) async throws -> [ParticipantHistoryRecord?]
+}
+
+extension ParticipantHistory {
+    /// One participant at a time, through the reads above.
+    package func historiesOneByOne(of wanted: [ParticipantHistoryRequest], now: Date) async throws -> [ParticipantHistoryRecord?] {
+        var found: [ParticipantHistoryRecord?] = []
+        for request in wanted {
+            guard let participant = try await participant(studyId: request.studyId, userId: request.userId) else {
+                found.append(nil)
+                continue
+            }
+            let since = participant.enrolledAt ?? now
+            found.append(ParticipantHistoryRecord(
+                participant: participant,
+                completions: try await completions(userId: participant.userId, studyId: request.studyId, since: since),
+                arrivals: try await arrivals(studyId: request.studyId, appTokenSHA256: participant.appTokenSHA256, since: since),
+                anchors: request.anchored
+                    ? try await anchors(studyId: request.studyId, appTokenSHA256: participant.appTokenSHA256) : ParticipantAnchors()))
+        }
+        return found
+    }
 }
 
 /// Participants' kept standings: those due to be counted again, each leased to this caller, and

@@ -217,3 +217,156 @@ struct WeeksSentToStatement: PostgresPreparedStatement {
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }
+
+// A round's reads, for all its participants at once (`ParticipantRunStore.histories`): each row
+// starts with the 1-based position of its participant among those asked.
+
+/// The participants of a round, by study and account.
+struct RoundParticipantsStatement: PostgresPreparedStatement {
+    static let sql = """
+        SELECT k.n, ps.user_id, ps.enrolled_at, ps.withdrawn_at,
+            (SELECT s.device_os FROM participant_sessions s
+             WHERE s.user_id = ps.user_id AND s.device_os IN ('ios', 'android')
+             ORDER BY s.last_used_at DESC LIMIT 1),
+            ps.participant_token_hash
+        FROM unnest($1::text[], $2::uuid[]) WITH ORDINALITY AS k(study_id, user_id, n)
+        JOIN participant_studies ps ON ps.study_id = k.study_id AND ps.user_id = k.user_id
+        """
+    static let bindingDataTypes: [PostgresDataType] = [.textArray, .uuidArray]
+    typealias Row = (Int, UUID, Date?, Date?, String?, String?)
+
+    var studyIds: [String]
+    var userIds: [UUID]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(studyIds)
+        bindings.append(userIds)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
+/// The runs each participant's app reported completed since their time, oldest first, at most
+/// `perParticipant` each and `limit` in all, in order of position.
+struct RoundCompletionsStatement: PostgresPreparedStatement {
+    static let sql = """
+        SELECT k.n, c.activity_id, c.run_id, c.completed_at
+        FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) WITH ORDINALITY AS k(user_id, study_id, since, n)
+        CROSS JOIN LATERAL (
+            SELECT activity_id, run_id, completed_at FROM participant_run_completions
+            WHERE user_id = k.user_id AND study_id = k.study_id AND completed_at >= k.since
+            ORDER BY completed_at LIMIT $4) c
+        ORDER BY k.n, c.completed_at
+        LIMIT $5
+        """
+    static let bindingDataTypes: [PostgresDataType] = [.uuidArray, .textArray, .timestamptzArray, .int8, .int8]
+    typealias Row = (Int, String, Int, Date)
+
+    var userIds: [UUID]
+    var studyIds: [String]
+    var since: [Date]
+    var perParticipant: Int
+    var limit: Int
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 5)
+        bindings.append(userIds)
+        bindings.append(studyIds)
+        bindings.append(since)
+        bindings.append(perParticipant)
+        bindings.append(limit)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
+/// The responses of each participant that arrived since their time, newest first, each saying
+/// whether its answers are stored; at most `perParticipant` each and `limit` in all.
+struct RoundArrivalsStatement: PostgresPreparedStatement {
+    static let sql = """
+        SELECT k.n, a.activity_id, a.run_id, a.received_at, a.finished_at, a.offset_minutes, a.stored
+        FROM unnest($1::text[], $2::text[], $3::timestamptz[]) WITH ORDINALITY AS k(study_id, token_hash, since, n)
+        CROSS JOIN LATERAL (
+            SELECT a.activity_id, a.run_id, a.received_at, a.finished_at, a.offset_minutes, coalesce(s.stored, true) AS stored
+            FROM response_arrivals a LEFT JOIN response_settlements s ON s.response_id = a.response_id
+            WHERE a.study_id = k.study_id AND a.participant_token_hash = k.token_hash AND a.received_at >= k.since
+            ORDER BY a.received_at DESC LIMIT $4) a
+        ORDER BY k.n, a.received_at DESC
+        LIMIT $5
+        """
+    static let bindingDataTypes: [PostgresDataType] = [.textArray, .textArray, .timestamptzArray, .int8, .int8]
+    typealias Row = (Int, String, Int?, Date, Date?, Int?, Bool)
+
+    var studyIds: [String]
+    var tokenHashes: [String]
+    var since: [Date]
+    var perParticipant: Int
+    var limit: Int
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 5)
+        bindings.append(studyIds)
+        bindings.append(tokenHashes)
+        bindings.append(since)
+        bindings.append(perParticipant)
+        bindings.append(limit)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
+/// Each participant's newest answer to each date question of each activity, lowercased, as
+/// `RunAnchorAnswersStatement` reads one participant's.
+struct RoundAnchorAnswersStatement: PostgresPreparedStatement {
+    static let sql = """
+        SELECT k.n, x.activity, x.key, x.value
+        FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(study_id, token_hash, n)
+        CROSS JOIN LATERAL (
+            SELECT DISTINCT ON (lower(a.activity_id), lower(d.key)) lower(a.activity_id) AS activity, lower(d.key) AS key, d.value
+            FROM response_arrivals a CROSS JOIN LATERAL jsonb_each_text(a.date_answers) d
+            WHERE a.study_id = k.study_id AND a.participant_token_hash = k.token_hash AND a.date_answers IS NOT NULL
+            ORDER BY lower(a.activity_id), lower(d.key), a.response_id DESC) x
+        """
+    static let bindingDataTypes: [PostgresDataType] = [.textArray, .textArray]
+    typealias Row = (Int, String, String, String)
+
+    var studyIds: [String]
+    var tokenHashes: [String]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(studyIds)
+        bindings.append(tokenHashes)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
+/// Each participant's date properties the response service sent.
+struct RoundAnchorPropertiesStatement: PostgresPreparedStatement {
+    static let sql = """
+        SELECT k.n, d.key, d.value
+        FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(study_id, token_hash, n)
+        JOIN participant_property_dates p ON p.study_id = k.study_id AND p.participant_token_hash = k.token_hash
+        CROSS JOIN LATERAL jsonb_each_text(p.dates) d
+        """
+    static let bindingDataTypes: [PostgresDataType] = [.textArray, .textArray]
+    typealias Row = (Int, String, String)
+
+    var studyIds: [String]
+    var tokenHashes: [String]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(studyIds)
+        bindings.append(tokenHashes)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}

@@ -42,20 +42,25 @@ package struct RunLedgerSweep: Sendable {
         // One whose study-metadata does not answer is counted when its lease ends, after
         // `lease`: sooner is not worth a busy loop against a service that is down.
         let counts = try await RoundSchedules.scheduled(claimed, studyId: \.studyId, studies: studies, logger: logger)
-        try await concurrentForEach(counts, atMost: Self.countsAtOnce) { ledger, schedule in
-            try await count(ledger, schedule: schedule, now: now())
+        // What the counts read, read for the round at once: a few statements a round, not a
+        // few a participant.
+        let histories = try await participants.histories(
+            of: counts.map { ParticipantHistoryRequest(studyId: $0.0.studyId, userId: $0.0.userId, anchored: ParticipantAnchors.needed(by: $0.1)) },
+            now: now())
+        let work = zip(counts, histories).compactMap { count, history in history.map { (count.0, count.1, $0) } }
+        try await concurrentForEach(work, atMost: Self.countsAtOnce) { ledger, schedule, history in
+            try await count(ledger, schedule: schedule, history: history, now: now())
         }
         return claimed.count
     }
 
-    /// Counts one participant's ledger at `now` against `schedule` (nil: none published).
-    package func count(_ ledger: RunLedgerStore.Claimed, schedule: StudySchedule?, now: Date) async throws {
-        guard let participant = try await participants.participant(studyId: ledger.studyId, userId: ledger.userId) else { return }
+    /// Counts one participant's ledger at `now` against `schedule` (nil: none published), from
+    /// what was read of them.
+    package func count(
+        _ ledger: RunLedgerStore.Claimed, schedule: StudySchedule?, history: ParticipantHistoryRecord, now: Date
+    ) async throws {
+        let (participant, arrivals, completions, anchors) = (history.participant, history.arrivals, history.completions, history.anchors)
         let since = participant.enrolledAt ?? now
-        let arrivals = try await participants.arrivals(studyId: ledger.studyId, appTokenSHA256: participant.appTokenSHA256, since: since)
-        let completions = try await participants.completions(userId: participant.userId, studyId: ledger.studyId, since: since)
-        let anchors = ParticipantAnchors.needed(by: schedule)
-            ? try await participants.anchors(studyId: ledger.studyId, appTokenSHA256: participant.appTokenSHA256) : ParticipantAnchors()
         let empty = StudySchedule(studyId: ledger.studyId, version: 0, timeZone: "UTC", launchedAt: nil, activities: [])
         let timeline = ParticipantTimeline.build(
             schedule: schedule ?? empty, joinedAt: participant.enrolledAt, leftAt: participant.withdrawnAt,
