@@ -25,7 +25,7 @@ import TestSupport
             let list = try await platform.admin.send(.GET, platform.response.baseURL + "/admin/v1/studies/DEMOSTUDY/responses")
             return list.json?["responses"]?.array?.first { $0["status"]?.string == "processed" }
         }
-        try await platform.withResponseDatabase { postgres, logger in
+        _ = try await platform.withResponseDatabase { postgres, logger in
             try await postgres.query(
                 """
                 INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, metadata, data,
@@ -75,7 +75,7 @@ import TestSupport
             let left = try await written()
             #expect(left.status == "running" && left.chunks >= 2, "the dead worker's chunks are still there: \(left)")
             // Its lease ends now rather than in two minutes.
-            try await platform.withResponseDatabase { postgres, logger in
+            _ = try await platform.withResponseDatabase { postgres, logger in
                 try await postgres.query("UPDATE fhir_exports SET next_attempt_at = now()", logger: logger)
             }
             let manifest = try await FHIRBulkExportTests.manifest(statusURL, token: warehouse.token, within: .seconds(300))
@@ -101,7 +101,7 @@ import TestSupport
 
     /// `count` more responses in the study, each a copy of one of `seed`'s under its own run.
     static func add(_ platform: Platform, responses count: Int) async throws {
-        try await platform.withResponseDatabase { postgres, logger in
+        _ = try await platform.withResponseDatabase { postgres, logger in
             try await postgres.query(
                 """
                 INSERT INTO responses (participant_id, study_key, activity_id, activity_version, activity_run_id, metadata, data,

@@ -31,10 +31,11 @@ package struct RunLedgerSweep: Sendable {
     /// published schedule may have changed, and the count takes the new one within a day.
     package static let longestWait: TimeInterval = 86_400
 
-    /// Ledgers counted at once within a round (`concurrentForEach`): a count spends most of its
-    /// time waiting on the database, a dozen round trips, so one at a time left the cores idle
-    /// between them (make bench-scale, docs/operations.md, Capacity).
-    package static let countsAtOnce = 6
+    /// Ledgers counted at once within a round (`concurrentForEach`): a count's write is a
+    /// transaction of a few round trips, and while one waits on the database another computes,
+    /// so fewer left the cores idle between them (docs/operations.md, How cost grows). Half the
+    /// pool's twenty connections: the rest stay for requests.
+    package static let countsAtOnce = 10
 
     /// One round: counts up to `batch` due ledgers, `countsAtOnce` at a time; how many it took.
     package func round(now: @escaping @Sendable () -> Date = Date.init) async throws -> Int {
