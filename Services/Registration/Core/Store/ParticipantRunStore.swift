@@ -50,17 +50,18 @@ package struct ParticipantRunStore: Sendable {
                 """, logger: logger))
     }
 
-    /// The participant registration knows by their account (a count's first read: prepared).
+    /// The participant registration knows by their account.
     package func participant(studyId: String, userId: UUID) async throws -> Participant? {
-        for try await (userId, enrolledAt, withdrawnAt, deviceOS, tokenHash) in try await client.run(
-            RunParticipantStatement(studyId: studyId, userId: userId), pooling: pooling, logger: logger)
+        for try await (_, userId, enrolledAt, withdrawnAt, deviceOS, tokenHash) in try await client.run(
+            RoundParticipantsStatement(studyIds: [studyId], userIds: [userId]), pooling: pooling, logger: logger)
         {
             return Participant(userId: userId, enrolledAt: enrolledAt, withdrawnAt: withdrawnAt, deviceOS: deviceOS, appTokenSHA256: tokenHash)
         }
         return nil
     }
 
-    private static let columns = """
+    /// What is read of a participant with their enrolment.
+    static let columns = """
         ps.user_id, ps.enrolled_at, ps.withdrawn_at,
         (SELECT s.device_os FROM participant_sessions s
          WHERE s.user_id = ps.user_id AND s.device_os IN ('ios', 'android')
@@ -83,9 +84,10 @@ package struct ParticipantRunStore: Sendable {
     /// names its run, or arrived while it was open, so earlier ones name no run after it).
     package func completions(userId: UUID, studyId: String, since: Date) async throws -> [RunCompletion] {
         var found: [RunCompletion] = []
-        for try await (activityId, runId, at) in try await client.run(
-            RunCompletionsStatement(userId: userId, studyId: studyId, since: since, limit: Self.maxCompletions), pooling: pooling,
-            logger: logger)
+        for try await (_, activityId, runId, at) in try await client.run(
+            RoundCompletionsStatement(
+                userIds: [userId], studyIds: [studyId], since: [since], perParticipant: Self.maxCompletions, limit: Self.maxCompletions),
+            pooling: pooling, logger: logger)
         {
             found.append(RunCompletion(activityId: activityId, runId: runId, source: .app, at: at))
         }
@@ -98,8 +100,10 @@ package struct ParticipantRunStore: Sendable {
     package func arrivals(studyId: String, appTokenSHA256: String?, since: Date) async throws -> [ResponseArrival] {
         guard let appTokenSHA256 else { return [] }
         var found: [ResponseArrival] = []
-        for try await (activityId, runId, receivedAt, finishedAt, offset, stored) in try await client.run(
-            RunArrivalsStatement(studyId: studyId, appTokenSHA256: appTokenSHA256, since: since, limit: Self.maxCompletions),
+        for try await (_, activityId, runId, receivedAt, finishedAt, offset, stored) in try await client.run(
+            RoundArrivalsStatement(
+                studyIds: [studyId], tokenHashes: [appTokenSHA256], since: [since], perParticipant: Self.maxCompletions,
+                limit: Self.maxCompletions),
             pooling: pooling, logger: logger)
         {
             found.append(ResponseArrival(
@@ -116,13 +120,13 @@ package struct ParticipantRunStore: Sendable {
     package func anchors(studyId: String, appTokenSHA256: String?) async throws -> ParticipantAnchors {
         guard let appTokenSHA256 else { return ParticipantAnchors() }
         var anchors = ParticipantAnchors()
-        for try await (activity, key, value) in try await client.run(
-            RunAnchorAnswersStatement(studyId: studyId, appTokenSHA256: appTokenSHA256), pooling: pooling, logger: logger)
+        for try await (_, activity, key, value) in try await client.run(
+            RoundAnchorAnswersStatement(studyIds: [studyId], tokenHashes: [appTokenSHA256]), pooling: pooling, logger: logger)
         {
             if let day = ParticipantAnchors.day(value) { anchors.answers[activity, default: [:]][key] = day }
         }
-        for try await (key, value) in try await client.run(
-            RunAnchorPropertiesStatement(studyId: studyId, appTokenSHA256: appTokenSHA256), pooling: pooling, logger: logger)
+        for try await (_, key, value) in try await client.run(
+            RoundAnchorPropertiesStatement(studyIds: [studyId], tokenHashes: [appTokenSHA256]), pooling: pooling, logger: logger)
         {
             if let day = ParticipantAnchors.day(value) { anchors.properties[key.lowercased()] = day }
         }

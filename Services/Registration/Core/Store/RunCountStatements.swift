@@ -2,143 +2,11 @@ import Foundation
 import PostgresNIO
 import ServiceKit
 
-// The statements of one count of a participant's standings (`RunLedgerSweep.count`), prepared
-// once per connection: when a run opens for everyone in a zone, every participant there is
-// counted, a dozen statements each, and parsing and planning them again each time was about a
-// third of the database's work (perf at a million participants, docs/operations.md). Their
-// binding types are given: arrays bound as `int8[]` or `text[]` are cast in the SQL, as their
-// unnamed forms were.
-
-/// A participant of a study, by account: their enrolment, their last device's platform, the hash
-/// of the id their app holds.
-struct RunParticipantStatement: PostgresPreparedStatement {
-    static let sql = """
-        SELECT ps.user_id, ps.enrolled_at, ps.withdrawn_at,
-            (SELECT s.device_os FROM participant_sessions s
-             WHERE s.user_id = ps.user_id AND s.device_os IN ('ios', 'android')
-             ORDER BY s.last_used_at DESC LIMIT 1),
-            ps.participant_token_hash
-        FROM participant_studies ps
-        WHERE ps.study_id = $1 AND ps.user_id = $2
-        """
-    static let bindingDataTypes: [PostgresDataType] = [.text, .uuid]
-    typealias Row = (UUID, Date?, Date?, String?, String?)
-
-    var studyId: String
-    var userId: UUID
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 2)
-        bindings.append(studyId)
-        bindings.append(userId)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
-}
-
-/// The runs a participant's app reported completed, at or after a time, oldest first.
-struct RunCompletionsStatement: PostgresPreparedStatement {
-    static let sql = """
-        SELECT activity_id, run_id, completed_at FROM participant_run_completions
-        WHERE user_id = $1 AND study_id = $2 AND completed_at >= $3
-        ORDER BY completed_at LIMIT $4
-        """
-    static let bindingDataTypes: [PostgresDataType] = [.uuid, .text, .timestamptz, .int8]
-    typealias Row = (String, Int, Date)
-
-    var userId: UUID
-    var studyId: String
-    var since: Date
-    var limit: Int
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 4)
-        bindings.append(userId)
-        bindings.append(studyId)
-        bindings.append(since)
-        bindings.append(limit)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
-}
-
-/// The responses of a participant that arrived at or after a time, newest first, each saying
-/// whether its answers are stored.
-struct RunArrivalsStatement: PostgresPreparedStatement {
-    static let sql = """
-        SELECT a.activity_id, a.run_id, a.received_at, a.finished_at, a.offset_minutes, coalesce(s.stored, true)
-        FROM response_arrivals a LEFT JOIN response_settlements s ON s.response_id = a.response_id
-        WHERE a.study_id = $1 AND a.participant_token_hash = $2 AND a.received_at >= $3
-        ORDER BY a.received_at DESC LIMIT $4
-        """
-    static let bindingDataTypes: [PostgresDataType] = [.text, .text, .timestamptz, .int8]
-    typealias Row = (String, Int?, Date, Date?, Int?, Bool)
-
-    var studyId: String
-    var appTokenSHA256: String
-    var since: Date
-    var limit: Int
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 4)
-        bindings.append(studyId)
-        bindings.append(appTokenSHA256)
-        bindings.append(since)
-        bindings.append(limit)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
-}
-
-/// The newest answer to each date question of each activity of a participant (by the order
-/// responses were stored), activity and key lowercased.
-struct RunAnchorAnswersStatement: PostgresPreparedStatement {
-    static let sql = """
-        SELECT DISTINCT ON (lower(a.activity_id), lower(d.key)) lower(a.activity_id), lower(d.key), d.value
-        FROM response_arrivals a CROSS JOIN LATERAL jsonb_each_text(a.date_answers) d
-        WHERE a.study_id = $1 AND a.participant_token_hash = $2 AND a.date_answers IS NOT NULL
-        ORDER BY lower(a.activity_id), lower(d.key), a.response_id DESC
-        """
-    static let bindingDataTypes: [PostgresDataType] = [.text, .text]
-    typealias Row = (String, String, String)
-
-    var studyId: String
-    var appTokenSHA256: String
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 2)
-        bindings.append(studyId)
-        bindings.append(appTokenSHA256)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
-}
-
-/// The date properties the response service sent of a participant.
-struct RunAnchorPropertiesStatement: PostgresPreparedStatement {
-    static let sql = """
-        SELECT d.key, d.value FROM participant_property_dates p CROSS JOIN LATERAL jsonb_each_text(p.dates) d
-        WHERE p.study_id = $1 AND p.participant_token_hash = $2
-        """
-    static let bindingDataTypes: [PostgresDataType] = [.text, .text]
-    typealias Row = (String, String)
-
-    var studyId: String
-    var appTokenSHA256: String
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 2)
-        bindings.append(studyId)
-        bindings.append(appTokenSHA256)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
-}
+// The statements of the count sweep (`RunLedgerSweep`), prepared once per connection: when a run
+// opens for everyone in a zone, every participant there is counted, and parsing and planning each
+// statement again for each of them was about two fifths of the database's work (perf at a million
+// participants, docs/operations.md). Their binding types are given: arrays bound as `int8[]` or
+// `text[]` are cast in the SQL, as their unnamed forms were.
 
 /// A ledger marked counted: its zone, and when to count it again. Something that asked for a
 /// count while this one ran moved the lease's time back to its own; that earlier time is kept.
@@ -218,17 +86,14 @@ struct WeeksSentToStatement: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }
 
-// A round's reads, for all its participants at once (`ParticipantRunStore.histories`): each row
-// starts with the 1-based position of its participant among those asked.
+// A round's reads, for all its participants at once (`ParticipantRunStore.histories`), and for
+// one participant as a round of one: each row starts with the 1-based position of its participant
+// among those asked.
 
 /// The participants of a round, by study and account.
 struct RoundParticipantsStatement: PostgresPreparedStatement {
     static let sql = """
-        SELECT k.n, ps.user_id, ps.enrolled_at, ps.withdrawn_at,
-            (SELECT s.device_os FROM participant_sessions s
-             WHERE s.user_id = ps.user_id AND s.device_os IN ('ios', 'android')
-             ORDER BY s.last_used_at DESC LIMIT 1),
-            ps.participant_token_hash
+        SELECT k.n, \(ParticipantRunStore.columns)
         FROM unnest($1::text[], $2::uuid[]) WITH ORDINALITY AS k(study_id, user_id, n)
         JOIN participant_studies ps ON ps.study_id = k.study_id AND ps.user_id = k.user_id
         """
@@ -319,8 +184,8 @@ struct RoundArrivalsStatement: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }
 
-/// Each participant's newest answer to each date question of each activity, lowercased, as
-/// `RunAnchorAnswersStatement` reads one participant's.
+/// Each participant's newest answer to each date question of each activity (by the order
+/// responses were stored), activity and key lowercased, as the response service matches them.
 struct RoundAnchorAnswersStatement: PostgresPreparedStatement {
     static let sql = """
         SELECT k.n, x.activity, x.key, x.value
