@@ -119,16 +119,18 @@ package struct ResponseAdminStore: Sendable {
         return activities
     }
 
-    /// Responses received per UTC day and activity, from `days - 1` days before today.
-    package func daily(studyKey: String, days: Int) async throws -> DailyResponses {
-        let today = UTCDay.start(of: .now)
+    /// Responses received per UTC day and activity, from `days - 1` days before today: the counts
+    /// kept as responses come and go (`study_response_days`, response migration 34), so the cost
+    /// is the days asked for, not the responses in them.
+    package func daily(studyKey: String, days: Int, now: Date = .now) async throws -> DailyResponses {
+        let today = UTCDay.start(of: now)
         let from = UTCDay.start(of: today, offset: -(days - 1))
         var byActivity: [String: [DailyResponses.Day]] = [:]
         for try await (activity, day, count) in try await client.query(
             """
-            SELECT activity_id, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int
-            FROM responses WHERE study_key = \(studyKey) AND received_at >= \(from)
-            GROUP BY activity_id, day ORDER BY activity_id, day
+            SELECT activity_id, to_char(day, 'YYYY-MM-DD'), sum(responses)::int
+            FROM study_response_days WHERE study_key = \(studyKey) AND day >= \(UTCDay.string(from))::date
+            GROUP BY activity_id, day HAVING sum(responses) > 0 ORDER BY activity_id, day
             """, logger: logger
         ).decode((String, String, Int).self) { byActivity[activity, default: []].append(.init(date: day, count: count)) }
         return DailyResponses(

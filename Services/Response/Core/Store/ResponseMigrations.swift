@@ -5,6 +5,7 @@ package enum ResponseMigrations {
     package static let all: [Migration] = throughParticipantNumbers + [
         refusedSageArchives, reprocessingVersion, settlementFeed, uploadCompletion, smartClients, fhirExports,
         fhirDeidentified, fhirForwarding, fhirExportChunksLZ4, responsesByActivity, failedByActivity, studyParticipantNumbers,
+        studyResponseDays,
     ]
 
     static let throughParticipantNumbers: [Migration] = [
