@@ -187,6 +187,9 @@ import TestSupport
             // Numbered in the study from 1: Pat enrolled first.
             #expect(number == 1)
             #expect(theirRows.html.contains(#"href="/studies/CONSOLE1/participants/\#(number)""#))
+            // The number's cell: their page, and beside it their rows alone (drawn in code, escaped as a template would).
+            #expect(theirRows.html.contains(
+                #"<a href="/studies/CONSOLE1/participants/\#(number)" title="Participant \#(number)&#39;s page">\#(number)</a> <a href="/studies/CONSOLE1/data/tables/NewSurvey?participant=\#(number)" class="row-filter" title="Only participant \#(number)&#39;s rows" aria-label="Only participant \#(number)&#39;s rows">rows</a></td>"#))
             // The number is the page's address; the old addresses lead there.
             let opened = try await f.browser.get("/studies/CONSOLE1/participants/\(number)")
             #expect(opened.status == .ok)

@@ -37,10 +37,11 @@ struct MarkupWriter {
         out += selfClosing ? "/>" : ">"
     }
 
-    mutating func close(_ name: String) {
+    /// `</name>`, then a new line unless `newline` is false (inside a table row or a line of text).
+    mutating func close(_ name: String, newline: Bool = true) {
         out += "</"
         out += name
-        out += ">\n"
+        out += newline ? ">\n" : ">"
     }
 
     /// An element holding only text.

@@ -9,9 +9,10 @@ import StudyModels
 
 /// The console's HTML: Mustache templates from the target's resources, loaded once at start.
 /// Every `{{value}}` is HTML-escaped (quotes too, so values are safe inside attributes). The only
-/// unescaped tags allowed are `{{{form}}}`, `{{{chart}}}`, `{{{qr}}}` and `{{{studyNav}}}`, which
-/// draw `SafeHTML` (escaped as it was written, by `MarkupWriter` or by a template, or a QR code's
-/// SVG of numbers only); a template with any other unescaped tag is refused at start.
+/// unescaped tags allowed are `{{{form}}}`, `{{{chart}}}`, `{{{qr}}}`, `{{{studyNav}}}` and
+/// `{{{cells}}}` (a data grid's row), which draw `SafeHTML` (escaped as it was written, by
+/// `MarkupWriter` or by a template, or a QR code's SVG of numbers only); a template with any
+/// other unescaped tag is refused at start.
 ///
 /// A study page's menu (`study-nav.mustache`) is drawn on its own from its `StudyMenu`, and kept
 /// by it: every value the menu is drawn from is part of the key, so a page whose menu is the
@@ -42,7 +43,7 @@ package struct PageRenderer: Sendable {
     }
 
     /// The tags that draw `SafeHTML`, the only values drawn unescaped.
-    static let safeTags: Set<String> = ["{{{form}}}", "{{{chart}}}", "{{{qr}}}", "{{{studyNav}}}"]
+    static let safeTags: Set<String> = ["{{{form}}}", "{{{chart}}}", "{{{qr}}}", "{{{studyNav}}}", "{{{cells}}}"]
 
     /// The unescaped tags of a template (`{{{name}}}`, `{{& name}}`) other than the safe ones.
     package static func unescapedTags(in text: String) -> [String] {
