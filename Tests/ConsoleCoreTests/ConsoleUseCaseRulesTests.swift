@@ -184,7 +184,26 @@ import Testing
         }
         #expect(responses.map(\.id) == [11])
         #expect(archives.isEmpty)
-        #expect(api.calls == ["participant", "participantNumbers", "participantRuns", "participantRunWeeks", "responses", "sageArchives"])
+        // Registration's record first; then the other parts at once, the archives after the responses.
+        #expect(api.calls.first == "participant")
+        #expect(api.calls.sorted() == ["participant", "participantNumbers", "participantRunWeeks", "participantRuns", "responses", "sageArchives"])
+        #expect((api.calls.firstIndex(of: "responses") ?? 9) < (api.calls.firstIndex(of: "sageArchives") ?? 0))
+    }
+
+    @Test func aPageOpenedAtTheirNumberDoesNotAskForItAgain() async throws {
+        let api = try Self.api()
+        api.participantRecord(try Self.detail(), numbers: ["hash-1": 3], runs: Self.runs, responses: try Self.responses())
+        let now = Date(timeIntervalSince1970: 1_772_700_000)
+        let shown = RunTimeline.Shown(start: nil, now: now)
+        let opened = try await ParticipantRecord(records: api).record(
+            "p-1", of: "SLEEPWELL", shown: shown, now: now, addressed: (3, "hash-1"), token: "t", logger: Self.logger)
+        #expect(opened.number == .known(3))
+        #expect(!api.calls.contains("participantNumbers"))
+        // A number whose hash is not the record's (the link changed in between) is asked for.
+        let other = try await ParticipantRecord(records: api).record(
+            "p-1", of: "SLEEPWELL", shown: shown, now: now, addressed: (7, "hash-2"), token: "t", logger: Self.logger)
+        #expect(other.number == .known(3))
+        #expect(api.calls.filter { $0 == "participantNumbers" }.count == 1)
     }
 
     @Test func eachServiceThatDoesNotAnswerLeavesThePageStandingAndSaysSo() async throws {

@@ -56,44 +56,67 @@ package struct ParticipantRecord: Sendable {
 
     /// Participant `participantId` of `studyId`, with their runs over the weeks the timeline
     /// shows (`RunTimeline.window`). Throws only when registration has no record of them to show.
+    /// After registration's record, the other parts are asked at once (each its own service
+    /// call, none waiting on another but the archives on the responses they came with).
+    /// `addressed`: the number the page was opened at and the hash it links to; when the record
+    /// has that hash, it is their number and is not asked again.
     package func record(
-        _ participantId: String, of studyId: String, shown: RunTimeline.Shown, now: Date, token: String, logger: Logger
+        _ participantId: String, of studyId: String, shown: RunTimeline.Shown, now: Date, addressed: (number: Int64, hash: String)? = nil,
+        token: String, logger: Logger
     ) async throws(AdminAPIError) -> Record {
         let detail = try await records.participant(participantId, of: studyId, token: token, logger: logger)
         let window = RunTimeline.window(enrolledAt: detail.participant.enrolledAt, now: now, shown: shown)
-        var record = Record(detail: detail, number: .known(nil), runs: .notEnrolled, weeks: nil, responses: .notLinked)
-        if let hash = detail.appTokenSHA256 {
-            do {
-                record.number = .known(try await records.participantNumbers(of: studyId, hashes: [hash], token: token, logger: logger)[hash])
-            } catch {
-                record.number = .unavailable
+        let hash = detail.appTokenSHA256
+        let enrolled = detail.participant.enrolledAt != nil
+        let records = records
+
+        async let number: Number = {
+            guard let hash else { return .known(nil) }
+            // A hash is compared as the bytes it was sent as.
+            if let addressed, addressed.hash.utf8.elementsEqual(hash.utf8) { return .known(addressed.number) }
+            let numbers = await Self.settled { () async throws(AdminAPIError) in
+                try await records.participantNumbers(of: studyId, hashes: [hash], token: token, logger: logger)
             }
-        }
-        if detail.participant.enrolledAt != nil {
-            do {
-                record.runs = .shown(try await records.participantRuns(
-                    participantId, of: studyId, from: window.from, to: window.to, token: token, logger: logger))
-            } catch {
-                record.runs = .unavailable(error.message)
+            return (try? numbers.get()).map { .known($0[hash]) } ?? .unavailable
+        }()
+        async let runs: Runs = {
+            guard enrolled else { return .notEnrolled }
+            switch await Self.settled({ () async throws(AdminAPIError) in
+                try await records.participantRuns(participantId, of: studyId, from: window.from, to: window.to, token: token, logger: logger)
+            }) {
+            case .success(let runs): return .shown(runs)
+            case .failure(let error): return .unavailable(error.message)
             }
-            record.weeks = try? await records.participantRunWeeks(
-                participantId, of: studyId, weeks: Self.weeksShown, token: token, logger: logger)
-        }
-        if let hash = detail.appTokenSHA256 {
-            do {
-                let responses = try await records.responses(
+        }()
+        async let weeks: ParticipantRunWeeks? = {
+            guard enrolled else { return nil }
+            return try? await Self.settled { () async throws(AdminAPIError) in
+                try await records.participantRunWeeks(participantId, of: studyId, weeks: Self.weeksShown, token: token, logger: logger)
+            }.get()
+        }()
+        async let responses: Responses = {
+            guard let hash else { return .notLinked }
+            let listed = await Self.settled { () async throws(AdminAPIError) in
+                try await records.responses(
                     of: studyId, query: [("appTokenSHA256", hash), ("limit", String(Self.responsesShown))], token: token, logger: logger)
-                var archives: [SageArchiveSummary] = []
-                // Each archive a Sage app sent made one of those responses: theirs, with files.
-                if let number = responses.first?.participantId {
-                    archives = (try? await records.sageArchives(
-                        of: studyId, participant: number, limit: Self.archivesShown, token: token, logger: logger))?.archives ?? []
-                }
-                record.responses = .listed(responses, archives: archives)
-            } catch {
-                record.responses = .unavailable
             }
+            guard case .success(let responses) = listed else { return .unavailable }
+            // Each archive a Sage app sent made one of those responses: theirs, with files.
+            guard let number = responses.first?.participantId else { return .listed(responses, archives: []) }
+            let archives = await Self.settled { () async throws(AdminAPIError) in
+                try await records.sageArchives(of: studyId, participant: number, limit: Self.archivesShown, token: token, logger: logger)
+            }
+            return .listed(responses, archives: (try? archives.get())?.archives ?? [])
+        }()
+        return Record(detail: detail, number: await number, runs: await runs, weeks: await weeks, responses: await responses)
+    }
+
+    /// A call's answer or refusal, so that each part of the page stands or falls on its own.
+    private static func settled<Value>(_ call: () async throws(AdminAPIError) -> Value) async -> Result<Value, AdminAPIError> {
+        do {
+            return .success(try await call())
+        } catch {
+            return .failure(error)
         }
-        return record
     }
 }
