@@ -151,7 +151,8 @@ public struct StudySchedule: Codable, Sendable, Equatable {
     /// else is known of them.
     public var timeZone: String
     public var launchedAt: Date?
-    /// The activities the MyStudies apps are served (a Sage-only assessment is not).
+    /// The activities the MyStudies apps are served (a Sage-only assessment is not), without
+    /// their steps: a schedule is when runs open and close, not what they ask.
     public var activities: [StudyActivity]
 
     public init(studyId: String, version: Int, timeZone: String, launchedAt: Date?, activities: [StudyActivity]) {

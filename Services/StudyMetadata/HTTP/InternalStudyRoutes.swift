@@ -27,7 +27,10 @@ package struct InternalStudyRoutes {
     }
 
     /// What the study schedules at its newest published version, for registration's runs. A study
-    /// in testing counts (its testers have runs too); one never published does not exist.
+    /// in testing counts (its testers have runs too); one never published does not exist. The
+    /// activities are sent without their steps: registration reads when runs open and close, never
+    /// what they ask, and the steps were most of the bytes written and read on every
+    /// participant's runs page.
     @Sendable package func schedule(_ call: InternalRequest<NoContent>) async throws -> StudySchedule {
         let studyId = try call.parameter("studyId")
         guard let standing = try await published.standing(studyId: studyId),
@@ -35,7 +38,11 @@ package struct InternalStudyRoutes {
         else { throw StudyMetadataError.noPublishedStudy(studyId) }
         return StudySchedule(
             studyId: studyId, version: current.version, timeZone: current.document.timeZone, launchedAt: current.launchedAt,
-            activities: current.document.activities.filter { $0.assessment?.isSageOnly != true })
+            activities: current.document.activities.filter { $0.assessment?.isSageOnly != true }.map { activity in
+                var scheduled = activity
+                scheduled.steps = []
+                return scheduled
+            })
     }
 
     /// Registration checks a study id a participant sends (a consent upload) against this.

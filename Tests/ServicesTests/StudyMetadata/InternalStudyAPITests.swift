@@ -63,6 +63,7 @@ import TestSupport
             #expect((schedule.studyId, schedule.version, schedule.timeZone) == ("SLEEPWELL", 2, "America/New_York"))
             #expect(schedule.launchedAt != nil)
             #expect(schedule.activities.map(\.activityId).prefix(2) == ["daily", "weekly"])
+            #expect(schedule.activities.allSatisfy { $0.steps.isEmpty }, "the schedule carries when runs open, not what they ask")
             (status, body) = try await signedGet(client, "/internal/v1/studies")
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
