@@ -91,4 +91,35 @@ import Testing
         #expect(WallClock.rfc3339(instant, in: stJohns) == "2026-04-04T19:30:00-02:30")
         #expect(WallClock.rfc3339(instant, in: .gmt) == "2026-04-04T22:00:00+00:00")
     }
+
+    /// What `rfc3339` writes reads back to its instant (to the second), as Foundation's own
+    /// ISO 8601 parser reads it, over a century of instants in zones with odd offsets; anything
+    /// not of that form reads as nothing.
+    @Test func instantsAreReadBackAsFoundationReadsThem() throws {
+        let zones = try ["Australia/Melbourne", "America/St_Johns", "Asia/Kathmandu", "Pacific/Honolulu", "Europe/London", "UTC"].map {
+            try #require(TimeZone(identifier: $0))
+        }
+        let foundation = ISO8601DateFormatter()
+        var state: UInt64 = 3_339  // the same instants every run
+        var checked = 0
+        for _ in 0..<2_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let instant = Date(timeIntervalSince1970: Double((state >> 11) % 4_102_444_800) + 0.75)  // 1970 to 2100
+            for zone in zones {
+                let text = WallClock.rfc3339(instant, in: zone)
+                let read = WallClock.instant(rfc3339: text)
+                #expect(read == Date(timeIntervalSince1970: instant.timeIntervalSince1970.rounded(.down)), "\(text)")
+                #expect(read == foundation.date(from: text), "\(text)")
+                checked += 1
+            }
+        }
+        #expect(checked == 12_000)
+        #expect(WallClock.instant(rfc3339: "2026-04-04T22:00:00Z") == foundation.date(from: "2026-04-04T22:00:00Z"))
+        for text in [
+            "", "2026-02-30T00:00:00Z", "2026-04-04T24:00:00Z", "2026-04-04 22:00:00Z", "2026-04-04T22:00:00+1000", "2026-04-04T22:00:00",
+            "2026-04-04T22:00:00.5Z", "２026-04-04T22:00:00Z", "2026-04-04T22:00:60Z", "2026-04-04T22:00:00+24:00", "0000-01-01T00:00:00Z",
+        ] {
+            #expect(WallClock.instant(rfc3339: text) == nil, "\(text)")
+        }
+    }
 }

@@ -93,7 +93,6 @@ package struct RunTimeline: Sendable, Equatable {
         zone = reply.timeZone + Self.zoneNote(reply.timeZoneSource)
         let reported = Dictionary(app.map { ($0.activityId, $0) }, uniquingKeysWith: { first, _ in first })
         let byActivity = Dictionary(grouping: reply.runs, by: \.activityId)
-        let parser = ISO8601DateFormatter()
         // Every activity with runs, and every one the app reported (one the schedule no longer
         // gives runs to still shows what the app says of it).
         summaries = Set(byActivity.keys).union(reported.keys).sorted().map { activityId in
@@ -120,8 +119,8 @@ package struct RunTimeline: Sendable, Equatable {
         }
         rows = byActivity.keys.sorted().compactMap { activityId in
             let chips = (byActivity[activityId] ?? []).filter { run in
-                guard let start = parser.date(from: run.start) else { return false }
-                let end = run.end.flatMap { parser.date(from: $0) } ?? .distantFuture
+                guard let start = WallClock.instant(rfc3339: run.start) else { return false }
+                let end = run.end.flatMap(WallClock.instant(rfc3339:)) ?? .distantFuture
                 return end >= shown.from && start < shown.to
             }.map(Self.chip)
             return chips.isEmpty ? nil : Row(activityId: activityId, chips: chips)
