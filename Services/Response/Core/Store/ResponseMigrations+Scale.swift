@@ -10,8 +10,10 @@ extension ResponseMigrations {
     /// few hundred rows once each, where a row trigger would update each of them thousands of
     /// times in one transaction. The shard (the response id modulo 16) spreads the responses
     /// arriving at once over sixteen rows a day and activity, so their transactions do not wait
-    /// on one row's lock until each commits. What a response is counted under (its study,
-    /// activity and time of arrival) never changes; a trigger refuses an update that would.
+    /// on one row's lock until each commits. The service never changes what a response is counted
+    /// under (its study, activity and time of arrival); an update that does (an operator's fix,
+    /// a test that backdates a response) moves its count with it, by a row trigger that fires only
+    /// when one of those columns is set, so processing's updates pay nothing.
     static let studyResponseDays = Migration(
         component: "response", version: 34, name: "study_response_days",
         statements: [
@@ -62,19 +64,25 @@ extension ResponseMigrations {
             REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION study_response_days_removed()
             """,
             """
-            CREATE FUNCTION responses_counted_columns_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+            CREATE FUNCTION study_response_days_moved() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
-                IF NEW.study_key IS DISTINCT FROM OLD.study_key OR NEW.activity_id IS DISTINCT FROM OLD.activity_id
-                   OR NEW.received_at IS DISTINCT FROM OLD.received_at OR NEW.id IS DISTINCT FROM OLD.id THEN
-                    RAISE EXCEPTION 'a response''s study, activity, id and time of arrival do not change (study_response_days counts by them)';
-                END IF;
-                RETURN NEW;
+                UPDATE study_response_days SET responses = responses - 1
+                WHERE study_key = OLD.study_key AND day = (OLD.received_at AT TIME ZONE 'UTC')::date
+                  AND activity_id = OLD.activity_id AND shard = (OLD.id % 16)::smallint;
+                INSERT INTO study_response_days AS d (study_key, activity_id, day, shard, responses)
+                VALUES (NEW.study_key, NEW.activity_id, (NEW.received_at AT TIME ZONE 'UTC')::date, (NEW.id % 16)::smallint, 1)
+                ON CONFLICT (study_key, day, activity_id, shard) DO UPDATE SET responses = d.responses + 1;
+                RETURN NULL;
             END
             $$
             """,
             """
-            CREATE TRIGGER responses_counted_columns_kept BEFORE UPDATE OF study_key, activity_id, received_at, id ON responses
-            FOR EACH ROW EXECUTE FUNCTION responses_counted_columns_kept()
+            CREATE TRIGGER study_response_days_moved AFTER UPDATE OF study_key, activity_id, received_at, id ON responses
+            FOR EACH ROW
+            WHEN (OLD.study_key IS DISTINCT FROM NEW.study_key OR OLD.activity_id IS DISTINCT FROM NEW.activity_id
+                  OR (OLD.received_at AT TIME ZONE 'UTC')::date IS DISTINCT FROM (NEW.received_at AT TIME ZONE 'UTC')::date
+                  OR OLD.id % 16 IS DISTINCT FROM NEW.id % 16)
+            EXECUTE FUNCTION study_response_days_moved()
             """,
         ]
     )
