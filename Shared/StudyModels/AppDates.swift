@@ -11,33 +11,14 @@ public enum AppDates {
     /// `Calendar`: every answer and every result's start and end time is read here (sixty times
     /// for a 30-question response), and building date components took a third of processing.
     public static func instantAndOffset(_ text: String) -> (date: Date, offsetMinutes: Int)? {
-        var text = text
-        return text.withUTF8 { bytes -> (date: Date, offsetMinutes: Int)? in
-            guard bytes.count == 10 || bytes.count == 28 else { return nil }
-            func digits(_ start: Int, _ count: Int) -> Int? {
-                var value = 0
-                for index in start..<start + count {
-                    let digit = bytes[index] &- UInt8(ascii: "0")
-                    guard digit < 10 else { return nil }
-                    value = value * 10 + Int(digit)
-                }
-                return value
-            }
-            guard let year = digits(0, 4), bytes[4] == UInt8(ascii: "-"), let month = digits(5, 2), bytes[7] == UInt8(ascii: "-"),
-                let day = digits(8, 2), year >= 1, (1...12).contains(month), day >= 1,
-                day <= GregorianDays.days(inMonth: month, year: year)
+        FixedWidthText.read(text) { text -> (date: Date, offsetMinutes: Int)? in
+            guard text.bytes.count == 10 || text.bytes.count == 28, let day = text.day(at: 0) else { return nil }
+            let midnight = Double(day * 86_400)
+            guard text.bytes.count == 28 else { return (Date(timeIntervalSince1970: midnight), 0) }
+            guard text.byte(10, is: "T"), let second = text.secondOfDay(at: 11), text.byte(19, is: "."),
+                let millis = text.digits(20, 3), let offset = text.offsetMinutes(at: 23, colon: false)
             else { return nil }
-            let midnight = Double(GregorianDays.days(year: year, month: month, day: day) * 86_400)
-            guard bytes.count == 28 else { return (Date(timeIntervalSince1970: midnight), 0) }
-            let sign = bytes[23]
-            guard bytes[10] == UInt8(ascii: "T"), let hour = digits(11, 2), bytes[13] == UInt8(ascii: ":"),
-                let minute = digits(14, 2), bytes[16] == UInt8(ascii: ":"), let second = digits(17, 2),
-                bytes[19] == UInt8(ascii: "."), let millis = digits(20, 3), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"),
-                let offsetHours = digits(24, 2), let offsetMinutes = digits(26, 2),
-                hour < 24, minute < 60, second < 60, offsetHours < 24, offsetMinutes < 60
-            else { return nil }
-            let offset = (offsetHours * 60 + offsetMinutes) * (sign == UInt8(ascii: "-") ? -1 : 1)
-            let seconds = Double(hour * 3_600 + minute * 60 + second - offset * 60)
+            let seconds = Double(second - offset * 60)
             return (Date(timeIntervalSince1970: midnight + seconds + Double(millis) / 1_000), offset)
         }
     }

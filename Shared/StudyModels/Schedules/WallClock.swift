@@ -97,36 +97,20 @@ extension WallClock {
     /// byte: a page of a participant's runs reads two for each run, and Foundation's
     /// `ISO8601DateFormatter` builds an ICU formatter for each, which took most of that page's time.
     public static func instant(rfc3339 text: String) -> Date? {
-        var text = text
-        return text.withUTF8 { bytes -> Date? in
-            guard bytes.count == 20 || bytes.count == 25 else { return nil }
-            func digits(_ start: Int, _ count: Int) -> Int? {
-                var value = 0
-                for index in start..<start + count {
-                    let digit = bytes[index] &- UInt8(ascii: "0")
-                    guard digit < 10 else { return nil }
-                    value = value * 10 + Int(digit)
-                }
-                return value
-            }
-            guard let year = digits(0, 4), bytes[4] == UInt8(ascii: "-"), let month = digits(5, 2), bytes[7] == UInt8(ascii: "-"),
-                let day = digits(8, 2), year >= 1, (1...12).contains(month), day >= 1,
-                day <= GregorianDays.days(inMonth: month, year: year), bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
-                let hour = digits(11, 2), bytes[13] == UInt8(ascii: ":"), let minute = digits(14, 2), bytes[16] == UInt8(ascii: ":"),
-                let second = digits(17, 2), hour < 24, minute < 60, second < 60
+        FixedWidthText.read(text) { text -> Date? in
+            let count = text.bytes.count
+            guard count == 20 || count == 25, let day = text.day(at: 0), text.byte(10, is: "T", or: "t"),
+                let second = text.secondOfDay(at: 11)
             else { return nil }
-            var offset = 0
-            if bytes.count == 20 {
-                guard bytes[19] == UInt8(ascii: "Z") || bytes[19] == UInt8(ascii: "z") else { return nil }
+            let offsetMinutes: Int
+            if count == 20 {
+                guard text.byte(19, is: "Z", or: "z") else { return nil }
+                offsetMinutes = 0
             } else {
-                let sign = bytes[19]
-                guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"), let hours = digits(20, 2), bytes[22] == UInt8(ascii: ":"),
-                    let minutes = digits(23, 2), hours < 24, minutes < 60
-                else { return nil }
-                offset = (hours * 3_600 + minutes * 60) * (sign == UInt8(ascii: "-") ? -1 : 1)
+                guard let offset = text.offsetMinutes(at: 19, colon: true) else { return nil }
+                offsetMinutes = offset
             }
-            let days = GregorianDays.days(year: year, month: month, day: day)
-            return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second - offset))
+            return Date(timeIntervalSince1970: Double(day * 86_400 + second - offsetMinutes * 60))
         }
     }
 }
