@@ -25,6 +25,16 @@ package struct AdminAPIError: Error, Sendable, CustomStringConvertible {
     /// The token was refused: the session ended (signed out elsewhere, expired, revoked).
     package var endsSession: Bool { status == 401 }
 
+    /// An admin API call's reply or refusal, for a page that handles some refusals itself or a
+    /// part of a page that stands or falls on its own.
+    package static func outcome<Value>(_ call: () async throws(AdminAPIError) -> Value) async -> Result<Value, AdminAPIError> {
+        do {
+            return .success(try await call())
+        } catch {
+            return .failure(error)
+        }
+    }
+
     static func unreachable(_ service: String, _ error: any Error) -> AdminAPIError {
         AdminAPIError(
             status: nil, code: "unavailable",

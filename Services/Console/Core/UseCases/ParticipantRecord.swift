@@ -74,14 +74,14 @@ package struct ParticipantRecord: Sendable {
             guard let hash else { return .known(nil) }
             // A hash is compared as the bytes it was sent as.
             if let addressed, addressed.hash.utf8.elementsEqual(hash.utf8) { return .known(addressed.number) }
-            let numbers = await Self.settled { () async throws(AdminAPIError) in
+            let numbers = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await records.participantNumbers(of: studyId, hashes: [hash], token: token, logger: logger)
             }
             return (try? numbers.get()).map { .known($0[hash]) } ?? .unavailable
         }()
         async let runs: Runs = {
             guard enrolled else { return .notEnrolled }
-            switch await Self.settled({ () async throws(AdminAPIError) in
+            switch await AdminAPIError.outcome({ () async throws(AdminAPIError) in
                 try await records.participantRuns(participantId, of: studyId, from: window.from, to: window.to, token: token, logger: logger)
             }) {
             case .success(let runs): return .shown(runs)
@@ -90,33 +90,24 @@ package struct ParticipantRecord: Sendable {
         }()
         async let weeks: ParticipantRunWeeks? = {
             guard enrolled else { return nil }
-            return try? await Self.settled { () async throws(AdminAPIError) in
+            return try? await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await records.participantRunWeeks(participantId, of: studyId, weeks: Self.weeksShown, token: token, logger: logger)
             }.get()
         }()
         async let responses: Responses = {
             guard let hash else { return .notLinked }
-            let listed = await Self.settled { () async throws(AdminAPIError) in
+            let listed = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await records.responses(
                     of: studyId, query: [("appTokenSHA256", hash), ("limit", String(Self.responsesShown))], token: token, logger: logger)
             }
             guard case .success(let responses) = listed else { return .unavailable }
             // Each archive a Sage app sent made one of those responses: theirs, with files.
             guard let number = responses.first?.participantId else { return .listed(responses, archives: []) }
-            let archives = await Self.settled { () async throws(AdminAPIError) in
+            let archives = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await records.sageArchives(of: studyId, participant: number, limit: Self.archivesShown, token: token, logger: logger)
             }
             return .listed(responses, archives: (try? archives.get())?.archives ?? [])
         }()
         return Record(detail: detail, number: await number, runs: await runs, weeks: await weeks, responses: await responses)
-    }
-
-    /// A call's answer or refusal, so that each part of the page stands or falls on its own.
-    private static func settled<Value>(_ call: () async throws(AdminAPIError) -> Value) async -> Result<Value, AdminAPIError> {
-        do {
-            return .success(try await call())
-        } catch {
-            return .failure(error)
-        }
     }
 }

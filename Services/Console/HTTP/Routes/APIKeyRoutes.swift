@@ -37,7 +37,7 @@ package struct APIKeyRoutes: Sendable {
                     session, context: context, problems: [.init(pointer: "/expiresInDays", message: "Enter a number of days: 1 to 365.")],
                     name: name, days: daysText, status: .unprocessableContent)
             }
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.createAPIKey(APIKeyRequest(name: name, expiresInDays: days), token: session.token, logger: context.logger)
             }
             switch outcome {

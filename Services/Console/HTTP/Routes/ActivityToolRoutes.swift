@@ -30,7 +30,7 @@ package struct ActivityToolRoutes: Sendable {
         let studyId = try context.parameters.decoded("studyId")
         let activityId = try context.parameters.decoded("activityId")
         return try await pages.signedIn(request, context) { session, _ in
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.assessment(activityId, of: studyId, token: session.token, logger: context.logger)
             }
             switch outcome {
@@ -90,7 +90,7 @@ package struct ActivityToolRoutes: Sendable {
                     studyId, session: session, context: context, activityId: activityId, design: design,
                     problems: [.init(pointer: "", message: "Enter the activity's id, and choose its design file or paste it.")], status: .unprocessableContent)
             }
-            let outcome = await ConsolePages.outcome {
+            let outcome = await AdminAPIError.outcome {
                 () async throws(AdminAPIError) in
                 try await pages.api.importActivity(activityId, into: studyId, design: Array(design.utf8), token: session.token, logger: context.logger)
             }
@@ -118,7 +118,7 @@ package struct ActivityToolRoutes: Sendable {
                 problems: [.init(pointer: "", message: "Choose the assessment's file or paste it (its identifier becomes the activity id).")],
                 status: .unprocessableContent)
         }
-        let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+        let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
             try await pages.api.importAssessment(activityId, into: studyId, document: Array(document.utf8), token: session.token, logger: context.logger)
         }
         switch outcome {

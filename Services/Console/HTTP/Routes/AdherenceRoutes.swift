@@ -62,7 +62,7 @@ package struct AdherenceRoutes: Sendable {
                 let behind = try await pages.api.participantsBehind(of: studyId, query: query, token: session.token, logger: context.logger)
                 // Each named by their number in the study, as on every page; the table stands
                 // without them when the response service cannot say.
-                let numbers = try? await ConsolePages.outcome { () async throws(AdminAPIError) in
+                let numbers = try? await AdminAPIError.outcome { () async throws(AdminAPIError) in
                     try await pages.api.participantNumbers(
                         of: studyId, hashes: behind.entries.compactMap(\.appTokenSHA256), token: session.token, logger: context.logger)
                 }.get()

@@ -31,7 +31,7 @@ package struct AdminAccountPageRoutes: Sendable {
         try await pages.signedIn(request, context) { session, form in
             let email = FormField.trimmed(form?["email"])
             let role = form?["role"].flatMap(AdminRole.init(rawValue:)) ?? .admin
-            let outcome = await ConsolePages.outcome {
+            let outcome = await AdminAPIError.outcome {
                 () async throws(AdminAPIError) in
                 try await pages.api.invite(AdminInvite(email: email, role: role), token: session.token, logger: context.logger)
             }
@@ -96,7 +96,7 @@ package struct AdminAccountPageRoutes: Sendable {
         guard password == form["again"] else {
             return try invitationPage(message: "The two passwords differ.", status: .unprocessableContent)
         }
-        let outcome = await ConsolePages.outcome {
+        let outcome = await AdminAPIError.outcome {
             () async throws(AdminAPIError) in
             try await pages.api.acceptInvitation(
                 AdminInvitationAcceptance(token: code, password: password), forwardedFor: ConsolePages.forwardedFor(request, context),

@@ -43,7 +43,7 @@ package struct AnnouncementRoutes: Sendable {
             }
             // The form asks for a time in UTC; the admin API takes an instant with its offset.
             let announcement = AppAnnouncement(notificationId: nil, title: title, text: text, at: at.isEmpty ? nil : at + ":00Z")
-            let outcome = await ConsolePages.outcome {
+            let outcome = await AdminAPIError.outcome {
                 () async throws(AdminAPIError) in
                 try await pages.api.announce(announcement, in: appId, token: session.token, logger: context.logger)
             }

@@ -58,7 +58,7 @@ package struct AppPageRoutes: Sendable {
                 return appPage(session, section: section, appId: nil, values: edited, problems: [], saved: false, status: .ok)
             }
             let definition = try section.applying(form, to: Self.skeleton)
-            let outcome = await ConsolePages.outcome {
+            let outcome = await AdminAPIError.outcome {
                 () async throws(AdminAPIError) in try await pages.api.createApp(definition, token: session.token, logger: context.logger)
             }
             switch outcome {
@@ -112,7 +112,7 @@ package struct AppPageRoutes: Sendable {
             }
             let current = try await pages.api.app(appId, token: session.token, logger: context.logger)
             let definition = try section.applying(form, to: current)
-            let outcome = await ConsolePages.outcome {
+            let outcome = await AdminAPIError.outcome {
                 () async throws(AdminAPIError) in try await pages.api.updateApp(appId, definition, token: session.token, logger: context.logger)
             }
             switch outcome {
@@ -181,7 +181,7 @@ package struct AppPageRoutes: Sendable {
     }
 
     func upload(_ appId: String, platform: String, body: [UInt8], session: ConsoleSession, context: ServiceRequestContext) async throws -> Response {
-        let outcome = await ConsolePages.outcome {
+        let outcome = await AdminAPIError.outcome {
             () async throws(AdminAPIError) in
             try await pages.api.uploadPush(appId, platform: platform, body: body, token: session.token, logger: context.logger)
         }

@@ -67,15 +67,6 @@ package struct ConsolePages: Sendable {
         }
     }
 
-    /// An admin API call's reply or refusal, for a page that handles some refusals itself.
-    static func outcome<Value>(_ call: () async throws(AdminAPIError) -> Value) async -> Result<Value, AdminAPIError> {
-        do {
-            return .success(try await call())
-        } catch {
-            return .failure(error)
-        }
-    }
-
     /// The page for an admin API refusal that the page itself does not handle.
     func apiErrorPage(_ error: AdminAPIError, session: ConsoleSession?) -> Response {
         switch error.status {

@@ -69,7 +69,7 @@ package struct DocumentRoutes: Sendable {
             }
             // The revision this page was drawn from: a draft changed since is not overwritten.
             let revision = form?["revision"] ?? state.revision
-            let outcome = await ConsolePages.outcome {
+            let outcome = await AdminAPIError.outcome {
                 () async throws(AdminAPIError) in
                 try await pages.api.saveDraft(studyId, document: document, precondition: .revision(revision), token: session.token, logger: context.logger)
             }

@@ -62,7 +62,7 @@ package struct FHIRClientRoutes: Sendable {
             guard problems.isEmpty, let jwks else {
                 return try await page(studyId, session: session, context: context, typed: typed, problems: problems, status: .unprocessableContent)
             }
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.registerFHIRClient(
                     SMARTClientRegistration(name: name, jwks: jwks, deidentified: deidentified), in: studyId, token: session.token,
                     logger: context.logger)

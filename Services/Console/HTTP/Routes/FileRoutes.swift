@@ -38,7 +38,7 @@ package struct FileRoutes: Sendable {
                     studyId, session: session, context: context, problem: "Choose a file to upload.", uploaded: nil,
                     status: .unprocessableContent)
             }
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.uploadFile(file.bytes, name: file.filename, to: studyId, token: session.token, logger: context.logger)
             }
             switch outcome {

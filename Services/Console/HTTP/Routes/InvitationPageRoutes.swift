@@ -113,7 +113,7 @@ package struct InvitationPageRoutes: Sendable {
         _ studyId: String, session: ConsoleSession, context: ServiceRequestContext, done: String,
         _ call: () async throws(AdminAPIError) -> Void
     ) async throws -> Response {
-        if case .failure(let error) = await ConsolePages.outcome(call) {
+        if case .failure(let error) = await AdminAPIError.outcome(call) {
             guard [400, 404, 409, 413, 422].contains(error.status) else { throw error }
             let problems = error.problems.isEmpty
                 ? [ValidationProblem(pointer: "", message: error.message)]
@@ -136,7 +136,7 @@ package struct InvitationPageRoutes: Sendable {
         let study = siteList.study ?? InvitationCounts()
         let list = try await invitations
         // Who joined is named by their number in the study, as on every page.
-        let numbers = try? await ConsolePages.outcome { () async throws(AdminAPIError) in
+        let numbers = try? await AdminAPIError.outcome { () async throws(AdminAPIError) in
             try await pages.api.participantNumbers(
                 of: studyId, hashes: list.invitations.compactMap(\.appTokenSHA256), token: session.token, logger: context.logger)
         }.get()

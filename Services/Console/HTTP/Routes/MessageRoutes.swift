@@ -43,7 +43,7 @@ package struct MessageRoutes: Sendable {
                     studyId, session: session, context: context, form: form,
                     problems: [.init(pointer: "/text", message: "write the message in English")], sent: false, status: .unprocessableContent)
             }
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.sendMessage(
                     StudyMessage(title: decode(Self.title), text: text), to: studyId, token: session.token, logger: context.logger)
             }

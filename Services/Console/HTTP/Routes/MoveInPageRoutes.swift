@@ -46,7 +46,7 @@ package struct MoveInPageRoutes: Sendable {
             }
             var report: ParticipantMoveInReport?
             for part in try export.parts(maxAccounts: Self.participantsPerPart, maxBytes: 6 * 1024 * 1024) {
-                let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                     try await pages.api.moveInParticipants(appId: appId, part: part, dryRun: dryRun, token: session.token, logger: context.logger)
                 }
                 switch outcome {
@@ -90,7 +90,7 @@ package struct MoveInPageRoutes: Sendable {
             guard missing.isEmpty else {
                 return page(MoveInView(appId: appId, timeZone: timeZone, report: nil, problems: missing), session: session, status: .unprocessableContent)
             }
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.moveInStudies(
                     appId: appId, export: Array(export.utf8), timeZone: timeZone, dryRun: dryRun, token: session.token, logger: context.logger)
             }

@@ -59,7 +59,7 @@ package struct ParticipantPageRoutes: Sendable {
             let form = form ?? FormFields()
             let message = form["message"].flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
             let reminder = ConsentReminderRequest(quietFrom: form["quietFrom"], quietUntil: form["quietUntil"], message: message)
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.remindConsent(reminder, of: studyId, token: session.token, logger: context.logger)
             }
             switch outcome {
@@ -102,7 +102,7 @@ package struct ParticipantPageRoutes: Sendable {
             var searchBy = [("q", search)]
             var numberSearchFailed = false
             if let number = Int64(search), number > 0 {
-                let link = await ConsolePages.outcome { () async throws(AdminAPIError) in
+                let link = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                     try await pages.api.participantLink(number, of: studyId, token: session.token, logger: context.logger)
                 }
                 switch link {
@@ -115,7 +115,7 @@ package struct ParticipantPageRoutes: Sendable {
                 query: [("status", status), ("site", site), ("consent", owing ? "owed" : ""), ("after", after), ("limit", String(Self.pageSize))]
                     + searchBy + order,
                 token: session.token, logger: context.logger)
-            async let reminders = ConsolePages.outcome { () async throws(AdminAPIError) in
+            async let reminders = AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.consentReminders(of: studyId, token: session.token, logger: context.logger)
             }
             // The sites name the filter's choices only: not counted.
@@ -126,7 +126,7 @@ package struct ParticipantPageRoutes: Sendable {
             // One identity for a person on every page: the participant number of the study's data
             // and exports, found at the response service by the hash registration holds. The
             // list stands without it (a note says the numbers could not be read).
-            let numbers = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let numbers = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.participantNumbers(
                     of: studyId, hashes: list.participants.compactMap(\.appTokenSHA256), token: session.token, logger: context.logger)
             }

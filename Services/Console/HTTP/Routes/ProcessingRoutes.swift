@@ -66,7 +66,7 @@ package struct ProcessingRoutes: Sendable {
                     problems: [.init(pointer: "/id", message: "Choose the responses to reprocess.")], status: .unprocessableContent)
             }
             let version = FormField.trimmed(form?["againstVersion"])
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.reprocess(
                     Array(ids), in: studyId, againstVersion: version.isEmpty ? nil : version, token: session.token, logger: context.logger)
             }
@@ -84,7 +84,7 @@ package struct ProcessingRoutes: Sendable {
         let studyId = try context.parameters.decoded("studyId")
         let refusalId = try context.parameters.decoded("refusalId")
         return try await pages.signedIn(request, context) { session, _ in
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.reprocessRefusedSageArchive(refusalId, in: studyId, token: session.token, logger: context.logger)
             }
             switch outcome {
@@ -116,7 +116,7 @@ package struct ProcessingRoutes: Sendable {
             for field in fields { settings[field] = field == "password" ? form?[field] ?? "" : FormField.trimmed(form?[field]) }
             let format = FormField.trimmed(form?["format"])
             settings["format"] = format.isEmpty ? "json" : format
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.setForwarding(settings, in: studyId, token: session.token, logger: context.logger)
             }
             switch outcome {
@@ -140,7 +140,7 @@ package struct ProcessingRoutes: Sendable {
                     problems: [.init(pointer: "/csv", message: "Choose a CSV file or paste its lines.")], status: .unprocessableContent)
             }
             let lines = CSV.records(csv).count - 1
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.uploadParticipantProperties(csv: csv, in: studyId, token: session.token, logger: context.logger)
             }
             switch outcome {

@@ -72,7 +72,7 @@ package struct ResponseDataRoutes: Sendable {
         let order = value("order") == "desc" ? "desc" : ""
         let after = value("after", limit: 2048)
         return try await pages.signedIn(request, context) { session, _ in
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.tableRows(
                     tableName, of: studyId,
                     query: filters + [("sort", sort), ("order", order), ("after", after), ("limit", String(Self.pageSize))],

@@ -55,7 +55,7 @@ package struct SchemaPageRoutes: Sendable {
                 return newStudyPage(session, apps: apps, values: values, problems: problems, status: .unprocessableContent)
             }
             let studyId = values["studyId"]!
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.importSchema(
                     Array(values["protocol"]!.utf8), into: studyId, appId: values["appId"], timeZone: values["timeZone"].flatMap { $0.isEmpty ? nil : $0 },
                     assignment: Self.assignment(values["assignment"]), token: session.token, logger: context.logger)
@@ -109,7 +109,7 @@ package struct SchemaPageRoutes: Sendable {
                     problems: [.init(pointer: "", message: "Choose the protocol's file or paste it.")], warnings: nil, imported: false,
                     status: .unprocessableContent)
             }
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.importSchema(
                     Array(text.utf8), into: studyId, assignment: Self.assignment(FormField.trimmed(form["assignment"])),
                     token: session.token, logger: context.logger)

@@ -41,7 +41,7 @@ package struct SignInRoutes: Sendable {
         guard !email.isEmpty, let password = form["password"], !password.isEmpty else {
             return try page(next: next, email: email, message: "Enter your e-mail and password.", notice: nil, status: .unprocessableContent)
         }
-        let outcome = await ConsolePages.outcome {
+        let outcome = await AdminAPIError.outcome {
             () async throws(AdminAPIError) in
             try await pages.api.signIn(
                 email: email, password: password, forwardedFor: ConsolePages.forwardedFor(request, context), logger: context.logger)
@@ -69,7 +69,7 @@ package struct SignInRoutes: Sendable {
     @Sendable func signOut(_ request: Request, context: ServiceRequestContext) async throws -> Response {
         try await pages.signedIn(request, context) { session, _ in
             // A token study-metadata no longer knows is as good as revoked.
-            let outcome = await ConsolePages.outcome {
+            let outcome = await AdminAPIError.outcome {
                 () async throws(AdminAPIError) in try await pages.api.signOut(token: session.token, logger: context.logger)
             }
             if case .failure(let error) = outcome, error.status != 401 { throw error }

@@ -67,7 +67,7 @@ package struct StudyActionRoutes: Sendable {
                     problems: [.init(pointer: "", message: "Tick “I understand that this cannot be undone” to \(choice.label.lowercased()).")],
                     done: nil, status: .unprocessableContent)
             }
-            let outcome = await ConsolePages.outcome {
+            let outcome = await AdminAPIError.outcome {
                 () async throws(AdminAPIError) in
                 try await pages.api.perform(action.rawValue, on: studyId, reconsent: reconsent, token: session.token, logger: context.logger)
             }

@@ -36,7 +36,7 @@ extension StudyRoutes {
                 return try await refused("Choose the PDF to read.", .unprocessableContent)
             }
             // Kept before it is read: whatever its text, the approved document stays with the study.
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.uploadFile(file.bytes, name: file.filename, to: studyId, token: session.token, logger: context.logger)
             }
             let stored: StudyFile

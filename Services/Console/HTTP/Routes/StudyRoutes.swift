@@ -83,7 +83,7 @@ package struct StudyRoutes: Sendable {
             if let problems = StudyChecks.newStudyProblems(studyId: studyId, document: document, section: section) {
                 return newStudyPage(session, apps: apps, values: form, problems: problems, status: .unprocessableContent)
             }
-            let outcome = await ConsolePages.outcome {
+            let outcome = await AdminAPIError.outcome {
                 () async throws(AdminAPIError) in
                 try await pages.api.saveDraft(studyId, document: document, precondition: .new, token: session.token, logger: context.logger)
             }

@@ -38,7 +38,7 @@ package struct TeamRoutes: Sendable {
                     studyId, session: session, context: context, problems: [.init(pointer: "", message: "Enter an e-mail and choose a role.")],
                     email: email, status: .unprocessableContent)
             }
-            let outcome = await ConsolePages.outcome {
+            let outcome = await AdminAPIError.outcome {
                 () async throws(AdminAPIError) in
                 try await pages.api.grant(StudyTeamGrant(email: email, role: role), on: studyId, token: session.token, logger: context.logger)
             }

@@ -49,7 +49,7 @@ package struct TokenRoutes: Sendable {
                     problems: [.init(pointer: "/count", message: "Enter how many tokens to make: 1 to \(Self.maxBatch).")],
                     status: .unprocessableContent)
             }
-            let outcome = await ConsolePages.outcome { () async throws(AdminAPIError) in
+            let outcome = await AdminAPIError.outcome { () async throws(AdminAPIError) in
                 try await pages.api.createTokenBatch(count: count, in: studyId, token: session.token, logger: context.logger)
             }
             switch outcome {
