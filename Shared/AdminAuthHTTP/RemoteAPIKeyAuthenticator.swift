@@ -10,12 +10,18 @@ import StudyModels
 /// Researchers' scripts sign in with the API keys study-metadata issues, sent as LabKey's client
 /// libraries send them: an `apikey` header, or HTTP Basic with the user `apikey` and the key as
 /// the password. Each request asks study-metadata whose the key is (its SHA-256, never the key),
-/// so the admin's roles of that moment apply and a revoked key stops at once.
+/// so the admin's roles of that moment apply and a revoked key stops at once. Checks of one key
+/// that arrive together are shared as `RemoteAdminAuthenticator`'s are: each still begins after
+/// its request arrived.
 public struct RemoteAPIKeyAuthenticator: Sendable {
     public let client: InternalClient
+    private let checks: SharedQuestions<String, InternalAnswer<AdminIdentity>>
 
     public init(client: InternalClient) {
         self.client = client
+        checks = SharedQuestions { keyHash, logger in
+            try await client.call(InternalCalls.apiKeys, body: APIKeyQuery(keyHash: keyHash), logger: logger)
+        }
     }
 
     /// The key a request carries, or nil.
@@ -38,7 +44,7 @@ public struct RemoteAPIKeyAuthenticator: Sendable {
         }
         let answer: InternalAnswer<AdminIdentity>
         do {
-            answer = try await client.call(InternalCalls.apiKeys, body: APIKeyQuery(keyHash: SecureToken.hash(key)), logger: logger)
+            answer = try await checks.answer(SecureToken.hash(key), logger: logger)
         } catch {
             logger.warning("study-metadata could not check an API key", metadata: ["error": "\(error)"])
             throw APIError.unavailable("API keys cannot be checked now; try again")

@@ -7,11 +7,23 @@ import StudyModels
 /// Asks study-metadata about a study a participant names. Registration keeps no copy of the
 /// studies: the calls that need one (a consent upload) are rare, and a copy would be one more
 /// thing to keep in step.
+///
+/// Many requests about one study arrive together (a team's pages of its participants), so the
+/// same question is shared (`SharedQuestions`): who asks while it is being asked waits for the
+/// next asking, which begins after they asked, so no answer is older than asking alone gives.
 package struct StudyDirectory: Sendable {
     package let client: InternalClient
+    private let standings: SharedQuestions<String, StudyStanding?>
+    private let schedules: SharedQuestions<String, StudySchedule?>
 
     package init(client: InternalClient) {
         self.client = client
+        standings = SharedQuestions { studyId, logger in
+            try await Self.get(InternalCalls.standing, studyId: studyId, asking: "a study check", client: client, logger: logger)
+        }
+        schedules = SharedQuestions { studyId, logger in
+            try await Self.get(InternalCalls.schedule, studyId: studyId, asking: "a study's schedule", client: client, logger: logger)
+        }
     }
 
     package struct Unavailable: Error {
@@ -21,19 +33,19 @@ package struct StudyDirectory: Sendable {
     /// The published study's app and status; nil when study-metadata has no published study by
     /// that id. Throws `Unavailable` when study-metadata cannot say.
     package func standing(of studyId: String, logger: Logger) async throws -> StudyStanding? {
-        try await get(InternalCalls.standing, studyId: studyId, asking: "a study check", logger: logger)
+        try await standings.answer(studyId, logger: logger)
     }
 
     /// What the study schedules at its newest published version (`StudySchedule`); nil when
     /// study-metadata has none published by that id. Throws `Unavailable` when it cannot say.
     package func schedule(of studyId: String, logger: Logger) async throws -> StudySchedule? {
-        try await get(InternalCalls.schedule, studyId: studyId, asking: "a study's schedule", logger: logger)
+        try await schedules.answer(studyId, logger: logger)
     }
 
     /// One signed GET to study-metadata: its reply, nil when it has no published study by that id,
     /// `Unavailable` when it cannot be reached or answers otherwise.
-    private func get<Reply>(
-        _ endpoint: InternalEndpoint<NoContent, Reply>, studyId: String, asking what: String, logger: Logger
+    private static func get<Reply>(
+        _ endpoint: InternalEndpoint<NoContent, Reply>, studyId: String, asking what: String, client: InternalClient, logger: Logger
     ) async throws -> Reply? {
         do {
             switch try await client.call(endpoint, ["studyId": studyId], logger: logger) {
