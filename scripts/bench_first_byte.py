@@ -2,8 +2,9 @@
 
 Each of CONNECTIONS threads asks for URL with HEADER over and over for SECONDS: it times the
 request from its sending to the first byte of the body, then closes the connection (a cancelled
-download). Prints one JSON object: requests, requests per second, p50 and p99 in ms, and the
-answers other than 200.
+download). HEADER may hold several "Name: value" lines, one per member of a team signed in on
+their own: thread i sends line i modulo their number. Prints one JSON object: requests, requests
+per second, p50 and p99 in ms, and the answers other than 200.
 
 python3 scripts/bench_first_byte.py URL "Name: value" CONNECTIONS SECONDS
 """
@@ -17,13 +18,13 @@ import urllib.parse
 url, header, connections, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 parsed = urllib.parse.urlsplit(url)
 path = parsed.path + ("?" + parsed.query if parsed.query else "")
-name, value = (part.strip() for part in header.split(":", 1))
+headers = [tuple(part.strip() for part in line.split(":", 1)) for line in header.splitlines() if line.strip()]
 latencies, failures = [], []
 lock = threading.Lock()
 deadline = time.monotonic() + seconds
 
 
-def client():
+def client(name, value):
     while time.monotonic() < deadline:
         connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
         started = time.monotonic()
@@ -45,7 +46,7 @@ def client():
 
 
 began = time.monotonic()
-threads = [threading.Thread(target=client) for _ in range(connections)]
+threads = [threading.Thread(target=client, args=headers[index % len(headers)]) for index in range(connections)]
 for thread in threads:
     thread.start()
 for thread in threads:

@@ -128,6 +128,27 @@ def lua(path, text):
     return path
 
 
+def team_script(work, name, values):
+    """A wrk script that sends each request with header `name` set to one of `values`, a team's
+    sessions: wrk's two threads take half of them each and go round their half request by request,
+    so the requests in flight at once are mostly different people's."""
+    quoted = ", ".join(json.dumps(value) for value in values)
+    return lua(os.path.join(work, f"team-{name.lower()}.lua"), f"""
+local made = 0
+function setup(thread)
+  thread:set("id", made)
+  made = made + 1
+end
+local values = {{{quoted}}}
+local sent = 0
+function request()
+  local half = math.floor(#values / 2)
+  sent = sent + 1
+  return wrk.format(nil, nil, {{["{name}"] = values[(id or 0) * half + (sent % half) + 1]}})
+end
+""")
+
+
 # --- the stack ------------------------------------------------------------------------------------
 
 class Stack:
@@ -139,9 +160,25 @@ class Stack:
         self.bearer = {"Authorization": f"Bearer {self.token}"}
         self.console_cookie = None
         self.api_key = None
+        self.team_tokens = []
+        self.team_cookies = []
+
+    def team_sessions(self):
+        """A team of TEAM signed in each on their own, to the admin API and to the console: the pages
+        and API calls at a team's concurrency send each request as the next of them (`team_script`).
+        One session for every connection would let the services share its checks (a page's calls
+        that arrive together are checked once) across people who in fact each have their own."""
+        self.team_tokens, self.team_cookies = [], []
+        for _ in range(TEAM):
+            _, body = request("POST", f"{METADATA}/admin/v1/login", json.dumps(
+                {"email": SECRETS["STUDYSTACK_ADMIN_EMAIL"], "password": SECRETS["STUDYSTACK_ADMIN_PASSWORD"]}).encode(),
+                {"Content-Type": "application/json"})
+            self.team_tokens.append(f"Bearer {json.loads(body)['token']}")
+            self.team_cookies.append(self.console_session())
 
     def console_session(self):
-        """The super-admin signed in to the console, as a browser is: the cookie it is given."""
+        """The super-admin signed in to the console, as a browser is: the cookie it is given (also
+        kept as `console_cookie`)."""
         jar = http.cookiejar.CookieJar()
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
         _, page = request("GET", f"{CONSOLE}/signin", opener=opener)
@@ -151,6 +188,7 @@ class Stack:
         request("POST", f"{CONSOLE}/signin", form, {"Content-Type": "application/x-www-form-urlencoded"}, opener=opener)
         session = next(cookie for cookie in jar if cookie.name == "studystack_session")
         self.console_cookie = {"Cookie": f"studystack_session={session.value}"}
+        return self.console_cookie["Cookie"]
 
     def labkey_key(self):
         _, body = request("POST", f"{METADATA}/admin/v1/api-keys", json.dumps({"name": "bench-scale", "expiresInDays": 1}).encode(),
@@ -326,7 +364,7 @@ def team(stack, size, work):
     for name, url in pages.items():
         must_answer(url, stack.console_cookie)
         log(f"{size:,}: console {name} ({TEAM} connections)")
-        figures[name] = wrk(url, TEAM, stack.console_cookie)
+        figures[name] = wrk(url, TEAM, script=team_script(work, "Cookie", stack.team_cookies))
 
     deep_key = sql("response", f'SELECT "Key" FROM {table} ORDER BY "Key" OFFSET {rows * 9 // 10} LIMIT 1')
     cursor = base64.urlsafe_b64encode(json.dumps(["Key", "asc", deep_key, deep_key]).encode()).decode().rstrip("=")
@@ -345,14 +383,14 @@ def team(stack, size, work):
                 JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
                 WHERE n.nspname = '{schema}' AND t.relname = 'daily30' AND starts_with(c.relname, 'grid_') AND i.indisvalid""") != "0", 600)
         log(f"{size:,}: {name} ({TEAM} connections)")
-        figures[name] = wrk(url, TEAM, stack.bearer)
+        figures[name] = wrk(url, TEAM, script=team_script(work, "Authorization", stack.team_tokens))
 
     for kind in ("zip", "jsonl"):
         settle()
         log(f"{size:,}: export.{kind}, its first byte ({TEAM} connections)")
         first = json.loads(subprocess.run(
             ["python3", "scripts/bench_first_byte.py", f"{RESPONSE}/admin/v1/studies/BENCHSTUDY/export.{kind}",
-             f"Authorization: Bearer {stack.token}", str(TEAM), str(SECONDS)], check=True, capture_output=True, text=True).stdout)
+             "\n".join(f"Authorization: {token}" for token in stack.team_tokens), str(TEAM), str(SECONDS)], check=True, capture_output=True, text=True).stdout)
         figures[f"export-{kind}"] = {"rps": first["requestsPerSecond"], "p50": first["p50"], "p99": first["p99"],
                                      "failed": first["errors"], "connections": TEAM}
 
@@ -475,6 +513,7 @@ def measure(size, work, keep):
     seconds = seed(size)
     stack = Stack()
     stack.console_session()
+    stack.team_sessions()
     stack.labkey_key()
     figures = {"size": size, "seedSeconds": seconds, "responsesEach": RESPONSES_EACH, "requestTimeout": 30, "settled": True}
     figures["sweeps"] = {"count": count_sweep(size)}
