@@ -275,6 +275,23 @@ import TestSupport
             } until: { $0 == 3 }
             #expect(mails == 3)
 
+            // A row's markup, exactly as the template drew it (the rows are written in code now).
+            let ben = try #require(rows.first { $0.contains("ben@example.org") })
+            let benId = try #require(ben.firstMatch(of: /^"([0-9a-f-]{36})"/)?.1)
+            let state = try #require(ben.firstMatch(of: /<span class="status state-invited">([^<]+)<\/span>/)?.1)
+            let expires = try #require(ben.firstMatch(of: /<\/span><\/td><td>([^<]+)<\/td>/)?.1)
+            let sent = try #require(ben.firstMatch(of: /<td class="number">([0-9]+)<\/td>/)?.1)
+            let form = { (action: String, label: String, kind: String) in
+                "<form method=\"post\" action=\"/studies/CONSOLE1/invitations/\(benId)/\(action)\" class=\"inline\">"
+                    + "<input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\"><button type=\"submit\" class=\"\(kind)\">\(label)</button></form>"
+            }
+            let expected =
+                "\"\(benId)\"><td><code>\(benId.prefix(8))</code></td><td>ben@example.org</td><td>North Clinic</td>\n"
+                + "        <td><span class=\"status state-invited\">\(state)</span></td><td>\(expires)</td><td class=\"number\">\(sent)</td>\n"
+                + "        <td></td>\n"
+                + "        <td>\n          \(form("resend", "Resend", "small"))\n          \(form("revoke", "Revoke", "small remove"))\n        </td></tr>\n"
+            #expect(ben.hasPrefix(expected), "\(ben.prefix(900))")
+
             let ana = try #require(rows.first { $0.contains("ana@example.org") })
             let anaId = try #require(ana.firstMatch(of: /^"([0-9a-f-]{36})"/)?.1)
             let revoked = try await f.browser.post("/studies/CONSOLE1/invitations/\(anaId)/revoke", [("csrf", csrf)])

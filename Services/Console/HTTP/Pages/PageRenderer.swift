@@ -9,8 +9,8 @@ import StudyModels
 
 /// The console's HTML: Mustache templates from the target's resources, loaded once at start.
 /// Every `{{value}}` is HTML-escaped (quotes too, so values are safe inside attributes). The only
-/// unescaped tags allowed are `{{{form}}}`, `{{{chart}}}`, `{{{qr}}}`, `{{{studyNav}}}` and
-/// `{{{cells}}}` (a data grid's row), which draw `SafeHTML` (escaped as it was written, by
+/// unescaped tags allowed are `{{{form}}}`, `{{{chart}}}`, `{{{qr}}}`, `{{{studyNav}}}`,
+/// `{{{cells}}}` (a data grid's row) and `{{{rows}}}` (a long list's rows), which draw `SafeHTML` (escaped as it was written, by
 /// `MarkupWriter` or by a template, or a QR code's SVG of numbers only); a template with any
 /// other unescaped tag is refused at start.
 ///
@@ -43,7 +43,7 @@ package struct PageRenderer: Sendable {
     }
 
     /// The tags that draw `SafeHTML`, the only values drawn unescaped.
-    static let safeTags: Set<String> = ["{{{form}}}", "{{{chart}}}", "{{{qr}}}", "{{{studyNav}}}", "{{{cells}}}"]
+    static let safeTags: Set<String> = ["{{{form}}}", "{{{chart}}}", "{{{qr}}}", "{{{studyNav}}}", "{{{cells}}}", "{{{rows}}}"]
 
     /// The unescaped tags of a template (`{{{name}}}`, `{{& name}}`) other than the safe ones.
     package static func unescapedTags(in text: String) -> [String] {
