@@ -47,6 +47,33 @@ connections=${BENCH_CONNECTIONS:-64}
 
 results=$(mktemp)
 
+# A team of eight, each signed in on their own: the lines at a team's concurrency that reach the
+# registration and response services send each request with the next of their tokens, so the
+# checks a service shares between one person's requests arriving together (docs/architecture.md,
+# Admin tokens across services) are not shared across people.
+team_connections=8
+team_tokens=()
+for _ in $(seq 1 "$team_connections"); do
+    team_tokens+=("Bearer $(curl -sf "$base/admin/v1/login" -H 'Content-Type: application/json' \
+        -d "{\"email\":\"$STUDYSTACK_ADMIN_EMAIL\",\"password\":\"$STUDYSTACK_ADMIN_PASSWORD\"}" | json '["token"]')")
+done
+# A wrk script sending each request with the next of the team's tokens: wrk's two threads take
+# half of them each and go round their half request by request.
+team_auth="$results.team.lua"
+{
+    echo 'local made = 0'
+    echo 'function setup(thread) thread:set("id", made); made = made + 1 end'
+    printf 'local values = {'
+    printf '"%s",' "${team_tokens[@]}"
+    echo '}'
+    echo 'local sent = 0'
+    echo 'function request()'
+    echo '  local half = math.floor(#values / 2)'
+    echo '  sent = sent + 1'
+    echo '  return wrk.format(nil, nil, {["Authorization"] = values[(id or 0) * half + (sent % half) + 1]})'
+    echo 'end'
+} >"$team_auth"
+
 # --- the database this run starts on ---------------------------------------------------------------
 # A bench on a fresh database flatters, and one on whatever earlier runs left cannot be repeated:
 # unless BENCH_SEED=0, the databases are first brought to BENCHSTUDY's second month
@@ -111,7 +138,6 @@ rm -f "$jar"
 # Each at 64 connections (the pages flat out, all sharing two cores with study-metadata and
 # PostgreSQL) and at the concurrency of a team of coordinators: eight of them waiting on a page
 # at the same instant, which a study team working in the console hardly reaches.
-team_connections=8
 run_console() { # name path
     local page="$console$2"
     [ "$(curl -s -o "$results.$1-page" -w '%{http_code}' -H "Cookie: $session" "$page")" = 200 ] ||
@@ -212,12 +238,13 @@ wrk -t2 -c4 -d"${duration}s" --latency -s "$results.login.lua" "$reg/login.api" 
 wrk -t2 -c"$connections" -d"${duration}s" --latency -s "$results.activity.lua" "$reg/updateActivityState.api" >"$results.updateActivityState"
 
 # The admin API's participants list: pages of 50 of BENCHSTUDY's 10,000 (scripts/bench_seed.sh),
-# read by the super-admin at 16 connections and at a team's 8 (e-mail addresses shown, so every page
-# also writes its audit event, and each request asks study-metadata who the token belongs to).
+# read by the super-admin at 16 connections with one token and at a team's 8 with a token each
+# (e-mail addresses shown, so every page also writes its audit event, and each request has its
+# token checked at study-metadata).
 log "wrk: registration GET /admin/v1/studies/BENCHSTUDY/participants?limit=50 (16, then ${team_connections} connections)"
 wrk -t2 -c16 -d"${duration}s" --latency -H "Authorization: Bearer $token" \
     "http://127.0.0.1:8082/admin/v1/studies/BENCHSTUDY/participants?limit=50" >"$results.participants"
-wrk -t2 -c"$team_connections" -d"${duration}s" --latency -H "Authorization: Bearer $token" \
+wrk -t2 -c"$team_connections" -d"${duration}s" --latency -s "$team_auth" \
     "http://127.0.0.1:8082/admin/v1/studies/BENCHSTUDY/participants?limit=50" >"$results.participants-team"
 wrk -t2 -c"$team_connections" -d"${duration}s" --latency "http://127.0.0.1:8082/healthz" >"$results.reg-healthz-team"
 
@@ -495,7 +522,7 @@ for view in "grid-first:?limit=50" "grid-deep:?limit=50&after=$deep_cursor" "gri
     fi
     log "wrk: response $name (16, then ${team_connections} connections, ${duration}s)"
     wrk -t2 -c16 -d"${duration}s" --latency -H "Authorization: Bearer $token" "$grid${view#*:}" >"$results.$name"
-    wrk -t2 -c"$team_connections" -d"${duration}s" --latency -H "Authorization: Bearer $token" "$grid${view#*:}" >"$results.$name-team"
+    wrk -t2 -c"$team_connections" -d"${duration}s" --latency -s "$team_auth" "$grid${view#*:}" >"$results.$name-team"
 done
 wrk -t2 -c"$team_connections" -d"${duration}s" --latency "http://127.0.0.1:8083/healthz" >"$results.resp-healthz-team"
 wrk -t2 -c2 -d"${duration}s" --latency "http://127.0.0.1:8083/healthz" >"$results.resp-healthz-2"
@@ -513,7 +540,7 @@ for format in zip jsonl; do
     [ "$status" = 200 ] || die "the export ($format) answered $status"
     rm -f "$results.export-$format-body"
     log "response: export.$format, its first byte (${team_connections} connections, ${duration}s)"
-    python3 scripts/bench_first_byte.py "$export_url" "Authorization: Bearer $token" "$team_connections" "$duration" \
+    python3 scripts/bench_first_byte.py "$export_url" "$(printf 'Authorization: %s\n' "${team_tokens[@]}")" "$team_connections" "$duration" \
         >"$results.export-$format"
 done
 
