@@ -5,6 +5,7 @@ import Logging
 import PostgresNIO
 import RegistrationCore
 import ServiceKit
+import StudyModels
 import Testing
 import TestSupport
 
@@ -191,7 +192,15 @@ import TestSupport
             } until: { $0 == 1 }
 
             try await f.browser.signIn(ConsoleFixture.rootEmail, ConsoleFixture.rootPassword)
-            let page = try await f.browser.get("/studies/CONSOLE1/adherence")
+            // The page shows the twelve weeks up to today's in UTC. Pat's run 1 is at 09:00 in
+            // Madrid on the day after he enrolled there: late on a Sunday in UTC, that day is
+            // already Monday in Madrid, and the run's week is the next UTC week. Then the page is
+            // asked for the weeks up to that one.
+            let runDays = try await registration.postgres.count(
+                "SELECT max(week - DATE '1970-01-01')::int FROM participant_run_weeks WHERE activity_id = 'diary'")
+            let today = Int((Date().timeIntervalSince1970 / 86_400).rounded(.down))
+            let until = runDays > today ? "until=\(GregorianDays.dateText(runDays))" : ""
+            let page = try await f.browser.get("/studies/CONSOLE1/adherence" + (until.isEmpty ? "" : "?\(until)"))
             #expect(page.status == .ok)
             #expect(page.html.contains(#"<a href="/studies/CONSOLE1/adherence" aria-current="page">Adherence</a>"#))
             #expect(page.html.contains(#"id="adherence-weeks-chart""#))
@@ -225,7 +234,7 @@ import TestSupport
             let none = try await f.browser.get("/studies/CONSOLE1/adherence?atLeast=4")
             #expect(none.html.contains("No one still in the study is behind by that much."))
             // A filter the admin API refuses is said beside the form; the weeks still show.
-            let refused = try await f.browser.get("/studies/CONSOLE1/adherence?atLeast=0")
+            let refused = try await f.browser.get("/studies/CONSOLE1/adherence?atLeast=0" + (until.isEmpty ? "" : "&\(until)"))
             #expect(refused.status == .ok)
             #expect(refused.html.contains(#"id="behind-refused""#) && refused.html.contains("atLeast must be a whole number from 1 to 10000"))
             #expect(refused.html.contains(#"id="adherence-weeks""#))
