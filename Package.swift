@@ -302,7 +302,7 @@ let package = Package(
             dependencies: [
                 "InternalContracts",
                 "QRCode",
-                "ServiceKit", "StudyModels", "SMTPClient",
+                "ServiceKit", "StudyModels", "SMTPClient", "JSONText",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -647,7 +647,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "AdminAuthHTTP", "AdminContracts", "ServiceKit", "ServiceKitHTTP", "TestSupport", "StudyModels",
+                "AdminAuthHTTP", "AdminContracts", "ServiceKit", "ServiceKitHTTP", "TestSupport", "StudyModels", "JSONText",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

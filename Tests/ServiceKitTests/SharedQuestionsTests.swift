@@ -1,3 +1,4 @@
+import JSONText
 import Logging
 import ServiceKit
 import Synchronization
@@ -149,5 +150,22 @@ import Testing
         #expect(try await leader.value.get() == "token: valid")
         #expect(try await follower.value.get() == "token: valid")
         #expect(service.started.count == 2)
+    }
+
+    /// Outside text keyed as it was sent: "Café" written with é (U+00E9) and with e and U+0301 are
+    /// equal as Swift `String`s, so registration keys a study id by its scalars, and two such ids
+    /// are asked apart, each getting its own answer.
+    @Test func canonicallyEquivalentIdsKeyedByScalarsAreAskedApart() async throws {
+        let service = Service()
+        let questions = SharedQuestions<ScalarKey, String> { key, logger in try await service.ask(key.text, logger) }
+        let composed = "Caf\u{E9}", decomposed = "Cafe\u{301}"
+        try #require(composed == decomposed, "Swift's String equality merges them")
+        let first = Task { try await questions.answer(ScalarKey(composed), logger: Self.logger) }
+        try await GroupCommitTests.poll("the first asking") { service.started.count == 1 }
+        let second = Task { try await questions.answer(ScalarKey(decomposed), logger: Self.logger) }
+        try await GroupCommitTests.poll("its own asking, not a wait for the next of the first") { service.started.count == 2 }
+        service.release(2)
+        let answers = [try await first.value, try await second.value]
+        #expect(answers.map { Array($0.unicodeScalars) } == [Array("\(composed): valid".unicodeScalars), Array("\(decomposed): valid".unicodeScalars)])
     }
 }

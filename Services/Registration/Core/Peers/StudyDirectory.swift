@@ -1,5 +1,6 @@
 import Foundation
 import InternalContracts
+import JSONText
 import Logging
 import ServiceKit
 import StudyModels
@@ -11,18 +12,20 @@ import StudyModels
 /// Many requests about one study arrive together (a team's pages of its participants), so the
 /// same question is shared (`SharedQuestions`): who asks while it is being asked waits for the
 /// next asking, which begins after they asked, so no answer is older than asking alone gives.
+/// A study id is a key by its scalars (`ScalarKey`): a `String` key would merge canonically
+/// equivalent ids, and one study's answer would go to a request about another.
 package struct StudyDirectory: Sendable {
     package let client: InternalClient
-    private let standings: SharedQuestions<String, StudyStanding?>
-    private let schedules: SharedQuestions<String, StudySchedule?>
+    private let standings: SharedQuestions<ScalarKey, StudyStanding?>
+    private let schedules: SharedQuestions<ScalarKey, StudySchedule?>
 
     package init(client: InternalClient) {
         self.client = client
         standings = SharedQuestions { studyId, logger in
-            try await Self.get(InternalCalls.standing, studyId: studyId, asking: "a study check", client: client, logger: logger)
+            try await Self.get(InternalCalls.standing, studyId: studyId.text, asking: "a study check", client: client, logger: logger)
         }
         schedules = SharedQuestions { studyId, logger in
-            try await Self.get(InternalCalls.schedule, studyId: studyId, asking: "a study's schedule", client: client, logger: logger)
+            try await Self.get(InternalCalls.schedule, studyId: studyId.text, asking: "a study's schedule", client: client, logger: logger)
         }
     }
 
@@ -33,13 +36,13 @@ package struct StudyDirectory: Sendable {
     /// The published study's app and status; nil when study-metadata has no published study by
     /// that id. Throws `Unavailable` when study-metadata cannot say.
     package func standing(of studyId: String, logger: Logger) async throws -> StudyStanding? {
-        try await standings.answer(studyId, logger: logger)
+        try await standings.answer(ScalarKey(studyId), logger: logger)
     }
 
     /// What the study schedules at its newest published version (`StudySchedule`); nil when
     /// study-metadata has none published by that id. Throws `Unavailable` when it cannot say.
     package func schedule(of studyId: String, logger: Logger) async throws -> StudySchedule? {
-        try await schedules.answer(studyId, logger: logger)
+        try await schedules.answer(ScalarKey(studyId), logger: logger)
     }
 
     /// One signed GET to study-metadata: its reply, nil when it has no published study by that id,
