@@ -158,9 +158,10 @@ SELECT study_id, activity_id, run_week, tally_shard(user_id), count(*) FILTER (W
        count(*) FILTER (WHERE outcome <> 'queued')
 FROM run_reminders WHERE study_id = 'BENCHSTUDY' GROUP BY 1, 2, 3, 4;
 -- The study's kept counts (its adherence, who owes a signature, its enrolment days, its sites'
--- invitations and members), made again from its rows.
+-- invitations and members, the devices a message reaches), made again from its rows.
 SELECT recount_study_tallies('BENCHSTUDY');
 SELECT recount_site_counts('BENCHSTUDY');
+SELECT recount_audience_devices('BENCHSTUDY');
 CREATE TEMPORARY TABLE arrived (LIKE response_arrivals) ON COMMIT DROP;
 \\copy arrived (response_id, study_id, participant_token_hash, activity_id, received_at) FROM '$arrivals'
 -- The answers to date questions each carried, as the feed reader keeps them: the template's.

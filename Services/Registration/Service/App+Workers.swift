@@ -61,6 +61,11 @@ extension RegistrationService {
             environment.queueWorker("consent-reminders", timing: .init(pollInterval: .seconds(5))) {
                 try await consentReminders.round()
             },
+            // The devices kept for the messages page's audience by the hour their sign-in runs
+            // out: an hour past counts for nothing, and its rows go within minutes of its end.
+            environment.queueWorker("audience-hours", timing: .init(pollInterval: .seconds(300))) {
+                try await parts.pushAudience.pruneHoursPast()
+            },
         ]
     }
 }

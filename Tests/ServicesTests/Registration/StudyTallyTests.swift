@@ -365,28 +365,8 @@ import TestSupport
             // hold yet), each a transaction of a few changes; a deadlock between two is the
             // database's to resolve (one is rolled back whole), and nothing it rolls back may stay
             // counted.
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for worker in 0..<4 {
-                    group.addTask {
-                        for transaction in 0..<120 {
-                            let seed = UInt64(worker * 1_000 + transaction)
-                            do {
-                                try await h.postgres.withTransaction(logger: logger) { connection in
-                                    var random = SeededRandom(seed: seed)
-                                    for _ in 0..<3 {
-                                        try await Self.change(&random, users: users, on: connection, logger: logger, joining: false)
-                                    }
-                                }
-                            } catch let error as PostgresTransactionError
-                                where ["40P01", "23505", "23503"].contains((error.closureError as? PSQLError)?.serverInfo?[.sqlState])
-                            {
-                                // A deadlock, or two making the same row or account at once (or
-                                // one deleting an account another writes for): rolled back whole.
-                            }
-                        }
-                    }
-                }
-                try await group.waitForAll()
+            try await changeAtOnce(h.postgres, logger: logger) { random, connection in
+                try await Self.change(&random, users: users, on: connection, logger: logger, joining: false)
             }
             for study in Self.studies {
                 let counted = try await Self.overEveryRow(study, h.postgres, logger)
@@ -416,6 +396,36 @@ import TestSupport
             #expect(try await Self.kept("TALLYA", h.postgres, logger) == before)
             #expect(try await Self.kept("TALLYA", h.postgres, logger) == Self.overEveryRow("TALLYA", h.postgres, logger))
         }
+    }
+}
+
+/// `workers` connections at once, each running `transactions` transactions of three `change`s
+/// (each transaction's generator seeded apart, the same every run). A deadlock, two making the same
+/// row or account at once, or one deleting an account another writes for is the database's to
+/// resolve: it rolls one back whole, and the history goes on.
+func changeAtOnce(
+    _ postgres: PostgresClient, logger: Logger, workers: Int = 4, transactions: Int = 120,
+    _ change: @escaping @Sendable (inout SeededRandom, PostgresConnection) async throws -> Void
+) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for worker in 0..<workers {
+            group.addTask {
+                for transaction in 0..<transactions {
+                    let seed = UInt64(worker * 1_000 + transaction)
+                    do {
+                        try await postgres.withTransaction(logger: logger) { connection in
+                            var random = SeededRandom(seed: seed)
+                            for _ in 0..<3 { try await change(&random, connection) }
+                        }
+                    } catch let error as PostgresTransactionError
+                        where ["40P01", "23505", "23503"].contains((error.closureError as? PSQLError)?.serverInfo?[.sqlState])
+                    {
+                        // Rolled back whole.
+                    }
+                }
+            }
+        }
+        try await group.waitForAll()
     }
 }
 

@@ -20,30 +20,52 @@ package struct PushAudienceStore: Sendable {
     }
 
     /// A session `s` of participant `p` whose device takes notifications: signed in, with a push
-    /// token of a platform that has one, notifications switched on.
+    /// token of a platform that has one, notifications switched on. The same SQL functions keep
+    /// `study_audience_devices` (RegistrationMigrations.audienceDevices).
     static let deliverable = """
-        s.revoked_at IS NULL AND s.refresh_expires_at > now()
-        AND s.device_token IS NOT NULL AND s.device_os IN ('ios', 'android')
-        AND coalesce((p.settings ->> 'remoteNotifications')::boolean, false)
+        session_takes_pushes(s.revoked_at, s.device_token, s.device_os) AND s.refresh_expires_at > now()
+        AND takes_notifications(p.settings)
         """
-    /// A participant's state `ps` in a study they have joined (a study's notifications go to them).
-    static let joined = "ps.status NOT IN ('yetToJoin', 'Withdrawn', 'notEligible')"
+    /// A participant's state `ps` in a study they have joined (a study's notifications go to
+    /// them): in progress or completed, not yet to join, withdrawn or not eligible.
+    static let joined = "tally_counts_status(ps.status)"
 
     /// Who a study notification sent now reaches: the participants who have joined the study,
-    /// and their devices that take notifications (the same conditions `receive` applies).
+    /// and their devices that take notifications (the same conditions `receive` applies). Both are
+    /// read from counts kept as rows change, not from every participant: the study's participants
+    /// from its tallies; its devices from the totals of the hours their sign-ins run out, less the
+    /// hours past not yet pruned and the devices of the hour now whose sign-in already ran out
+    /// (what still grows with the study: those ending within one hour).
     package func audience(studyId: String) async throws -> StudyAudience {
         let rows = try await client.query(
             """
-            SELECT count(DISTINCT ps.user_id), count(s.id) FILTER (WHERE \(unescaped: Self.deliverable))
-            FROM participant_studies ps
-            JOIN participants p ON p.user_id = ps.user_id
-            LEFT JOIN participant_sessions s ON s.user_id = p.user_id
-            WHERE ps.study_id = \(studyId) AND \(unescaped: Self.joined)
+            SELECT (SELECT coalesce(sum(in_study), 0) FROM study_participant_tallies WHERE study_id = \(studyId))::int8,
+                   ((SELECT coalesce(sum(devices), 0) FROM study_audience_totals WHERE study_id = \(studyId))
+                    - (SELECT coalesce(sum(devices), 0) FROM study_audience_devices
+                       WHERE study_id = \(studyId) AND expires_hour < epoch_hour(now()))
+                    - (SELECT count(*) FROM participant_sessions s
+                       JOIN participants p ON p.user_id = s.user_id
+                       JOIN participant_studies ps ON ps.user_id = s.user_id AND ps.study_id = \(studyId)
+                       WHERE session_takes_pushes(s.revoked_at, s.device_token, s.device_os)
+                         AND s.refresh_expires_at >= to_timestamp(epoch_hour(now()) * 3600) AND s.refresh_expires_at <= now()
+                         AND takes_notifications(p.settings) AND \(unescaped: Self.joined)))::int8
             """, logger: logger)
         for try await (participants, devices) in rows.decode((Int, Int).self) {
             return StudyAudience(participants: participants, devices: devices)
         }
         return StudyAudience(participants: 0, devices: 0)
+    }
+
+    /// Forgets the devices kept for hours past, which count for nothing; how many rows went.
+    package func pruneHoursPast() async throws -> Int {
+        var pruned = 0
+        for try await count in try await client.query(
+            """
+            WITH pruned AS (DELETE FROM study_audience_devices WHERE expires_hour < epoch_hour(now()) RETURNING 1)
+            SELECT count(*)::int FROM pruned
+            """, logger: logger
+        ).decode(Int.self) { pruned = count }
+        return pruned
     }
 
     /// Records each notification once (a repeated delivery is recognised by its id) with its
