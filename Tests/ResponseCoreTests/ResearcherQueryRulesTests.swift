@@ -41,6 +41,28 @@ import Testing
         #expect(world.ran.first?.sql.contains("study_sleep") == true, "\(world.ran.first?.sql ?? "")")
     }
 
+    /// The total is a count of its own, of the rows unsorted and unpaged, and never a window
+    /// beside the page's rows: PostgreSQL plans a window under a LIMIT as if the limit could stop
+    /// it early, and read whole tables in key order for it.
+    @Test func aPagesTotalIsCountedApartFromItsRows() throws {
+        let catalog = QueryTranslator.Catalog(schema: "study_sleep", tables: ["diary": Self.table], order: ["diary"])
+        let request = try SelectRowsRequest(
+            parameters: ["query.queryName": "diary", "query.hours~gte": "6", "query.sort": "-Key", "query.maxRows": "100",
+                "query.offset": "200"],
+            catalog: catalog)
+        let translator = QueryTranslator(schemas: ["lists": catalog], defaultSchema: "lists", maxRows: 1_000)
+        let page = try translator.translate(request.statement, countTotal: true)
+        #expect(!page.sql.contains("OVER"), "\(page.sql)")
+        #expect(page.sql.hasSuffix("ORDER BY \"c1\" DESC LIMIT 100 OFFSET 200"), "\(page.sql)")
+        #expect(page.readLimit == 100 && page.offset == 200 && page.cappedAt == nil)
+        let count = try #require(page.countSQL)
+        #expect(count.hasPrefix("SELECT count(*) FROM (SELECT "), "\(count)")
+        #expect(count.contains("WHERE (\"t1\".\"hours\" >= '6')"), "\(count)")
+        for clause in ["ORDER BY", "LIMIT", "OFFSET", "OVER"] { #expect(!count.contains(clause), "\(clause): \(count)") }
+        // Without the total, and within the row limit, nothing is counted.
+        #expect(try translator.translate(request.statement).countSQL == nil)
+    }
+
     @Test func sqlIsRunWithTheCallsPagingOnTopOfItsOwn() async throws {
         let (world, queries) = Self.world()
         _ = try await queries.execute(

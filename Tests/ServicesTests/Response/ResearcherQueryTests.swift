@@ -81,6 +81,10 @@ import TestSupport
         out["paged"] = attempt(lambda: api.query.select_rows(
             "lists", "daily", columns="sleepQuality", sort="sleepQuality", max_rows=2, offset=1))
         out["pastTheEnd"] = attempt(lambda: api.query.select_rows("lists", "daily", columns="Key", offset=10))
+        out["fullPage"] = attempt(lambda: api.query.select_rows(
+            "lists", "daily", columns="sleepQuality", sort="sleepQuality", max_rows=2))
+        out["lastPage"] = attempt(lambda: api.query.select_rows(
+            "lists", "daily", columns="sleepQuality", sort="sleepQuality", max_rows=5, offset=2))
         out["in"] = attempt(lambda: api.query.select_rows(
             "lists", "dailyactivities", columns="activities",
             filter_array=[QueryFilter("activities", "read;screens", QueryFilter.Types.IN)]))
@@ -161,6 +165,11 @@ import TestSupport
             // Past the last row: no rows, and still the total.
             #expect(out["pastTheEnd"]?["rows"]?.array?.count == 0)
             #expect(out["pastTheEnd"]?["rowCount"] == .number(3), "\(out["pastTheEnd"] ?? .null)")
+            // A page as long as its limit is counted; one that stops short after a row ends there.
+            #expect(out["fullPage"]?["rows"]?.array?.count == 2)
+            #expect(out["fullPage"]?["rowCount"] == .number(3), "\(out["fullPage"] ?? .null)")
+            #expect(out["lastPage"]?["rows"]?.array?.map { $0["sleepQuality"] } == [.number(9)])
+            #expect(out["lastPage"]?["rowCount"] == .number(3), "\(out["lastPage"] ?? .null)")
 
             // The format versions' row shapes.
             #expect(out["v91"]?["rows"]?.array?.first?["sleepQuality"] == .object(["value": .number(4)]), "\(out["v91"] ?? .null)")

@@ -156,19 +156,12 @@ package protocol QuerySandbox: Sendable {
 }
 
 extension QuerySandbox {
-    /// A `selectRows` page with the total of every matching row. The total comes with the rows
-    /// (a window count); a page past the last row has none, so then it is counted on its own.
+    /// A `selectRows` page with the total of every matching row, counted in the page's snapshot
+    /// (`QueryTranslator.translate(_:countTotal:)`).
     package func page(_ statement: QueryStatement, translator: QueryTranslator, scope: SandboxedQueries.Scope)
         async throws(QueryError) -> SandboxedQueries.Result
     {
-        var result = try await run(translator.translate(statement, countTotal: true), scope: scope, countTotal: true)
-        if result.rows.isEmpty, (statement.offset ?? 0) > 0 {
-            var first = statement
-            first.offset = nil
-            first.limit = 1
-            result.total = try await run(translator.translate(first, countTotal: true), scope: scope, countTotal: true).total
-        }
-        return result
+        try await run(translator.translate(statement, countTotal: true), scope: scope, countTotal: true)
     }
 }
 

@@ -18,14 +18,25 @@ package struct QueryTranslator {
         /// no limit): that many rows are kept, `sql` reads one more to know whether any was cut,
         /// and `countSQL` counts every row the query would give, for the reply to say so.
         package var cappedAt: Int?
+        /// Every row the query would give, counted: present where the reply may be cut, and where
+        /// the caller asked for the total (`translate(_:countTotal:)`).
         package var countSQL: String?
+        /// The rows `sql` reads at most (its LIMIT) and how many it skips first (its OFFSET): a
+        /// page that stops short of its limit after a row tells the total without `countSQL`.
+        package var readLimit: Int?
+        package var offset: Int
 
-        package init(sql: String, columns: [String], storages: [String?]? = nil, cappedAt: Int? = nil, countSQL: String? = nil) {
+        package init(
+            sql: String, columns: [String], storages: [String?]? = nil, cappedAt: Int? = nil, countSQL: String? = nil,
+            readLimit: Int? = nil, offset: Int = 0
+        ) {
             self.sql = sql
             self.columns = columns
             self.storages = storages ?? columns.map { _ in nil }
             self.cappedAt = cappedAt
             self.countSQL = countSQL
+            self.readLimit = readLimit
+            self.offset = offset
         }
     }
 
@@ -77,6 +88,11 @@ package struct QueryTranslator {
         package var entries: [Entry] = []
     }
 
+    /// With `countTotal`, the translation also counts every row the query would give
+    /// (`countSQL`), as a statement of its own rather than a window beside the rows: PostgreSQL 15
+    /// costs `count(*) OVER ()` under a LIMIT as if the limit could stop it early, and so read
+    /// whole tables backwards in key order where an index on the filter would read only the
+    /// matching rows. Apart, the page takes the limit's shortcut and the count its narrowest index.
     package func translate(_ statement: QueryStatement, countTotal: Bool = false) throws(QueryError) -> Translation {
         var tableCounter = 0
         var outputs: [String] = []
@@ -84,7 +100,7 @@ package struct QueryTranslator {
         var parts: [String] = []
         var firstScope = Scope()
         for (index, select) in statement.selects.enumerated() {
-            let (sql, names, types, scope) = try translate(select, tableCounter: &tableCounter, countTotal: countTotal)
+            let (sql, names, types, scope) = try translate(select, tableCounter: &tableCounter)
             if index == 0 {
                 outputs = names
                 storages = types
@@ -98,6 +114,9 @@ package struct QueryTranslator {
             parts.append(sql)
         }
         var sql = parts.joined(separator: " ")
+        // The count reads the rows unsorted: a subquery with an ORDER BY is not merged into the
+        // count, so every row would be sorted to be counted.
+        let unsorted = sql
         if !statement.orderBy.isEmpty {
             var terms: [String] = []
             for order in statement.orderBy {
@@ -116,12 +135,14 @@ package struct QueryTranslator {
         // Cut at `maxRows` where the query asks for more: one row more is read, so the reply can
         // say it was cut, and how many rows there were (`countSQL`).
         let capped = statement.limit.map { $0 > maxRows } ?? true
-        let unlimited = sql
-        sql += " LIMIT \(capped ? (maxRows < Int.max ? maxRows + 1 : maxRows) : min(statement.limit ?? maxRows, maxRows))"
-        if let offset = statement.offset, offset > 0 { sql += " OFFSET \(offset)" }
+        let readLimit = capped ? (maxRows < Int.max ? maxRows + 1 : maxRows) : min(statement.limit ?? maxRows, maxRows)
+        let offset = max(statement.offset ?? 0, 0)
+        sql += " LIMIT \(readLimit)"
+        if offset > 0 { sql += " OFFSET \(offset)" }
         return Translation(
             sql: sql, columns: Self.unique(outputs), storages: storages, cappedAt: capped ? maxRows : nil,
-            countSQL: capped && !countTotal ? "SELECT count(*) FROM (\(unlimited)) AS counted" : nil)
+            countSQL: capped || countTotal ? "SELECT count(*) FROM (\(unsorted)) AS counted" : nil,
+            readLimit: readLimit, offset: offset)
     }
 
     /// The output column an ORDER BY term names: a bare name or a position.
@@ -138,7 +159,7 @@ package struct QueryTranslator {
     }
 
     private func translate(
-        _ select: QuerySelect, tableCounter: inout Int, countTotal: Bool
+        _ select: QuerySelect, tableCounter: inout Int
     ) throws(QueryError) -> (String, [String], [String?], Scope) {
         var scope = Scope()
         func add(_ reference: QueryTableReference) throws(QueryError) -> String {
@@ -202,8 +223,7 @@ package struct QueryTranslator {
                 }
             }
         }
-        var columns = items.enumerated().map { "\($1) AS \(Self.quoted("c\($0 + 1)"))" }
-        if countTotal { columns.append("pg_catalog.count(*) OVER () AS \"total\"") }
+        let columns = items.enumerated().map { "\($1) AS \(Self.quoted("c\($0 + 1)"))" }
         var sql = "SELECT " + (select.distinct ? "DISTINCT " : "") + columns.joined(separator: ", ") + " FROM " + from
         if let filter = select.filter { sql += " WHERE " + (try expression(filter, scope: scope)) }
         if !select.groupBy.isEmpty {

@@ -172,16 +172,12 @@ package struct SandboxedQueries: Sendable {
                 values.reserveCapacity(translation.columns.count)
                 replyBytes += rowOverhead
                 for cell in row {
-                    if countTotal && cell.columnIndex == translation.columns.count {
-                        result.total = try cell.decode(Int.self)
-                    } else {
-                        if cell.columnIndex < storages.count, storages[cell.columnIndex] == nil, cell.bytes != nil {
-                            storages[cell.columnIndex] = Self.storage(of: cell.dataType)
-                        }
-                        let value = Self.value(cell, formatter: cell.dataType == .timestamp ? wallClock : formatter)
-                        replyBytes += Self.encodedSize(value)
-                        values.append(value)
+                    if cell.columnIndex < storages.count, storages[cell.columnIndex] == nil, cell.bytes != nil {
+                        storages[cell.columnIndex] = Self.storage(of: cell.dataType)
                     }
+                    let value = Self.value(cell, formatter: cell.dataType == .timestamp ? wallClock : formatter)
+                    replyBytes += Self.encodedSize(value)
+                    values.append(value)
                 }
                 guard replyBytes <= limits.maxReplyBytes else {
                     throw QueryError(
@@ -201,11 +197,17 @@ package struct SandboxedQueries: Sendable {
         if let cap = translation.cappedAt, result.rows.count > cap {
             result.rows.removeLast(result.rows.count - cap)
             result.cut = true
-            if let countSQL = translation.countSQL {
-                try await connection.query("CLOSE sandboxed_query", logger: logger)
-                for try await count in try await connection.query(PostgresQuery(unsafeSQL: countSQL), logger: logger).decode(Int.self) {
-                    result.total = count
-                }
+        }
+        guard result.cut || countTotal else { return result }
+        // A page that stopped short of its limit after a row ends the rows: they are the total.
+        if !result.cut, let readLimit = translation.readLimit, result.rows.count < readLimit,
+            !result.rows.isEmpty || translation.offset == 0
+        {
+            result.total = translation.offset + result.rows.count
+        } else if let countSQL = translation.countSQL {
+            try await connection.query("CLOSE sandboxed_query", logger: logger)
+            for try await count in try await connection.query(PostgresQuery(unsafeSQL: countSQL), logger: logger).decode(Int.self) {
+                result.total = count
             }
         }
         return result
