@@ -62,9 +62,13 @@ extension RegistrationService {
                 try await consentReminders.round()
             },
             // The devices kept for the messages page's audience by the hour their sign-in runs
-            // out: an hour past counts for nothing, and its rows go within minutes of its end.
-            environment.queueWorker("audience-hours", timing: .init(pollInterval: .seconds(300))) {
-                try await parts.pushAudience.pruneHoursPast()
+            // out: the changes the phones wrote are added up every few seconds (the page reads
+            // what is not yet added, so the fewer the cheaper), and an hour past, which counts for
+            // nothing, goes within seconds of its end. A fold takes everything due at once, so a
+            // round never asks for another straight away.
+            environment.queueWorker("audience-hours", timing: .init(pollInterval: .seconds(10))) {
+                _ = try await parts.pushAudience.foldChanges()
+                return 0
             },
         ]
     }

@@ -151,6 +151,9 @@ import TestSupport
                 var random = SeededRandom(seed: 20_261_207)
                 for step in 1...800 {
                     try await Self.change(&random, users: users, on: connection, logger: logger)
+                    // The worker's fold, now and then: compared both with changes waiting and
+                    // with none.
+                    if random.next(30) == 0 { _ = try await store.foldChanges() }
                     guard step % 40 == 0 else { continue }
                     for study in Self.studies {
                         let counted = try await Self.overEveryRow(study, h.postgres, logger)
@@ -187,6 +190,9 @@ import TestSupport
             try await changeAtOnce(h.postgres, logger: logger) { random, connection in
                 let joining = random.next(4) == 0
                 try await Self.change(&random, users: users, on: connection, logger: logger, joining: joining)
+                // The worker's fold among them, in their transactions: it waits for no change,
+                // and takes those committed before it.
+                if random.next(8) == 0 { try await connection.query("SELECT fold_audience_changes()", logger: logger) }
             }
             let store = Self.store(h.postgres, logger)
             for study in Self.studies {
@@ -307,12 +313,16 @@ import TestSupport
                     user, expires: "greatest(to_timestamp(epoch_hour(now()) * 3600), now() - interval '1 minute')",
                     token: String(repeating: "ef", count: 32), os: "android", on: connection, logger: logger)
             }
+            let store = Self.store(h.postgres, logger)
+            #expect(try await store.audience(studyId: "AUDA") == StudyAudience(participants: 1, devices: 1))
+            // Folded, the hour now is kept with the hours to come.
+            _ = try await store.foldChanges()
             var kept = 0
             for try await devices in try await h.postgres.query(
-                "SELECT sum(devices)::int FROM study_audience_devices WHERE study_id = 'AUDA'", logger: logger
+                "SELECT coalesce(sum(devices), 0)::int FROM study_audience_devices WHERE study_id = 'AUDA'", logger: logger
             ).decode(Int.self) { kept = devices }
             #expect(kept == 2, "both sign-ins are kept by their hour")
-            #expect(try await Self.store(h.postgres, logger).audience(studyId: "AUDA") == StudyAudience(participants: 1, devices: 1))
+            #expect(try await store.audience(studyId: "AUDA") == StudyAudience(participants: 1, devices: 1))
         }
     }
 
@@ -334,8 +344,9 @@ import TestSupport
             }
             let store = Self.store(h.postgres, logger)
             #expect(try await store.audience(studyId: "AUDA") == StudyAudience(participants: 1, devices: 1))
-            #expect(try await store.pruneHoursPast() == 2)
-            #expect(try await store.pruneHoursPast() == 0)
+            // The sign-in's change added to its hour's row, and the two hours past gone.
+            #expect(try await store.foldChanges() == 3)
+            #expect(try await store.foldChanges() == 0)
             #expect(try await store.audience(studyId: "AUDA") == StudyAudience(participants: 1, devices: 1))
             var rows = 0
             for try await count in try await h.postgres.query("SELECT count(*)::int FROM study_audience_devices", logger: logger)

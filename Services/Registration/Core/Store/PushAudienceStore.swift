@@ -34,8 +34,9 @@ package struct PushAudienceStore: Sendable {
     /// and their devices that take notifications (the same conditions `receive` applies). Both are
     /// read from counts kept as rows change, not from every participant: the study's participants
     /// from its tallies; its devices from the totals of the hours their sign-ins run out, less the
-    /// hours past not yet pruned and the devices of the hour now whose sign-in already ran out
-    /// (what still grows with the study: those ending within one hour).
+    /// hours past not yet pruned, plus the changes of hours to come not yet folded into them
+    /// (`study_audience_changes`, a few seconds' worth), less the devices of the hour now whose
+    /// sign-in already ran out (what still grows with the study: those ending within one hour).
     package func audience(studyId: String) async throws -> StudyAudience {
         let rows = try await client.query(
             """
@@ -43,6 +44,8 @@ package struct PushAudienceStore: Sendable {
                    ((SELECT coalesce(sum(devices), 0) FROM study_audience_totals WHERE study_id = \(studyId))
                     - (SELECT coalesce(sum(devices), 0) FROM study_audience_devices
                        WHERE study_id = \(studyId) AND expires_hour < epoch_hour(now()))
+                    + (SELECT coalesce(sum(devices), 0) FROM study_audience_changes
+                       WHERE study_id = \(studyId) AND expires_hour >= epoch_hour(now()))
                     - (SELECT count(*) FROM participant_sessions s
                        JOIN participants p ON p.user_id = s.user_id
                        JOIN participant_studies ps ON ps.user_id = s.user_id AND ps.study_id = \(studyId)
@@ -56,16 +59,15 @@ package struct PushAudienceStore: Sendable {
         return StudyAudience(participants: 0, devices: 0)
     }
 
-    /// Forgets the devices kept for hours past, which count for nothing; how many rows went.
-    package func pruneHoursPast() async throws -> Int {
-        var pruned = 0
-        for try await count in try await client.query(
-            """
-            WITH pruned AS (DELETE FROM study_audience_devices WHERE expires_hour < epoch_hour(now()) RETURNING 1)
-            SELECT count(*)::int FROM pruned
-            """, logger: logger
-        ).decode(Int.self) { pruned = count }
-        return pruned
+    /// Adds the audience's changes written since the last fold to the kept counts, and forgets
+    /// the hours past, which count for nothing (`fold_audience_changes`, one fold at a time across
+    /// replicas); how many kept rows were written or went.
+    package func foldChanges() async throws -> Int {
+        var written = 0
+        for try await count in try await client.query("SELECT fold_audience_changes()", logger: logger).decode(Int.self) {
+            written = count
+        }
+        return written
     }
 
     /// Records each notification once (a repeated delivery is recognised by its id) with its

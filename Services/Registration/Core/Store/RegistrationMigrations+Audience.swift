@@ -21,6 +21,7 @@ extension RegistrationMigrations {
     /// the other two, with locks that conflict (a session's `FOR NO KEY UPDATE`, a status's
     /// `FOR SHARE`, a settings change its own update), so two changes of one participant are counted
     /// one after the other, the second reading what the first wrote, whichever row each made.
+    /// (The changes themselves are now appended and added up by a worker: `audienceChanges`.)
     static let audienceDevices: [Migration] = [
         Migration(
             component: "registration", version: 33, name: "audience_devices",
