@@ -187,14 +187,25 @@ import TestSupport
             // and study rows at once, each a transaction of a few changes, signing in and
             // joining included (their new rows are what no row lock could hold: the
             // participant's row orders them). Nothing the database rolls back may stay counted.
+            // The worker's fold runs beside them all the while: it waits for no change, and
+            // takes those committed before it.
+            let store = Self.store(h.postgres, logger)
+            let changed = DoneFlag()
+            async let folds: Int = {
+                var folds = 0
+                while !changed.isSet {
+                    _ = try await store.foldChanges()
+                    folds += 1
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                return folds
+            }()
             try await changeAtOnce(h.postgres, logger: logger) { random, connection in
                 let joining = random.next(4) == 0
                 try await Self.change(&random, users: users, on: connection, logger: logger, joining: joining)
-                // The worker's fold among them, in their transactions: it waits for no change,
-                // and takes those committed before it.
-                if random.next(8) == 0 { try await connection.query("SELECT fold_audience_changes()", logger: logger) }
             }
-            let store = Self.store(h.postgres, logger)
+            changed.set()
+            #expect(try await folds > 1)
             for study in Self.studies {
                 let counted = try await Self.overEveryRow(study, h.postgres, logger)
                 #expect(try await store.audience(studyId: study) == counted, "\(study)")
