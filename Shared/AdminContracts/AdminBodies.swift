@@ -72,6 +72,8 @@ extension ParticipantList: InternalPayload {}
 extension ParticipantDetail: InternalPayload {}
 extension ParticipantRunsReply: InternalPayload {}
 extension ParticipantRunWeeks: InternalPayload {}
+extension ParticipantRecordReply: InternalPayload {}
+extension ParticipantDataReply: InternalPayload {}
 extension StudyRunWeeks: InternalPayload {}
 extension ParticipantsBehind: InternalPayload {}
 extension ActivityAdherence: InternalPayload {}

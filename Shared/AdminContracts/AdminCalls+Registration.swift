@@ -12,6 +12,9 @@ extension AdminCalls {
     public static let consentPDF = AdminEndpoint<NoContent, OpaqueBody>(
         .GET, "/admin/v1/studies/{studyId}/participants/{participantId}/consents/{consentId}/pdf", on: .registration,
         access: .study(.studyAdmin))
+    /// `?participantId=` or `?appTokenSHA256=`, and `from=&to=` (the runs') and `weeks=`.
+    public static let participantRecord = AdminEndpoint<NoContent, ParticipantRecordReply>(
+        .GET, "/admin/v1/studies/{studyId}/participant-record", on: .registration, access: .study(.viewer))
     /// `?from=&to=` (ISO 8601 instants).
     public static let participantRuns = AdminEndpoint<NoContent, ParticipantRunsReply>(
         .GET, "/admin/v1/studies/{studyId}/participants/{participantId}/runs", on: .registration, access: .study(.viewer))
@@ -87,6 +90,7 @@ extension AdminCalls {
         participants,
         participant,
         consentPDF,
+        participantRecord,
         participantRuns,
         participantRunWeeks,
         studyRunWeeks,

@@ -20,6 +20,9 @@ extension AdminCalls {
     /// `?appTokenSHA256=h1,h2` or `?participant=n`.
     public static let participantNumbers = AdminEndpoint<NoContent, ParticipantNumbers>(
         .GET, "/admin/v1/studies/{studyId}/participant-numbers", on: .response, access: .study(.viewer))
+    /// `?participant=n` or `?appTokenSHA256=h`, and `limit=` (responses), `archives=`.
+    public static let participantData = AdminEndpoint<NoContent, ParticipantDataReply>(
+        .GET, "/admin/v1/studies/{studyId}/participant-data", on: .response, access: .study(.viewer))
     public static let forwarding = AdminEndpoint<NoContent, ForwardingView>(
         .GET, "/admin/v1/studies/{studyId}/forwarding", on: .response, access: .study(.viewer))
     /// `type` and the fields of that type.
@@ -89,6 +92,7 @@ extension AdminCalls {
         dailyResponses,
         reprocess,
         participantNumbers,
+        participantData,
         forwarding,
         setForwarding,
         participantProperties,

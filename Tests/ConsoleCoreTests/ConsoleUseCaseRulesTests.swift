@@ -7,7 +7,7 @@ import StudyModels
 import Testing
 
 /// The console's use cases against a fake admin API: a section posted back (`SectionSave`) and a
-/// participant's page gathered from three services (`ParticipantRecord`), each refusal and each
+/// participant's page gathered from two services (`ParticipantRecord`), each refusal and each
 /// service that does not answer handled as the page needs, and nothing saved that should not be.
 @Suite struct ConsoleUseCaseRulesTests {
     static let logger = Logger(label: "test")
@@ -167,71 +167,103 @@ import Testing
         timeZone: "UTC", timeZoneSource: "study", from: "2026-03-01T00:00:00+00:00", to: "2026-03-10T00:00:00+00:00", runs: [],
         cutAt: nil)
 
-    static func record(_ api: FakeAdminAPI) async throws(AdminAPIError) -> ParticipantRecord.Record {
-        let now = Date(timeIntervalSince1970: 1_772_700_000)
-        return try await ParticipantRecord(records: api).record(
-            "p-1", of: "SLEEPWELL", shown: RunTimeline.Shown(start: nil, now: now), now: now, token: "t", logger: logger)
+    static let now = Date(timeIntervalSince1970: 1_772_700_000)
+
+    static func record(_ api: FakeAdminAPI, at address: ParticipantRecord.Address = .number(3)) async throws(AdminAPIError)
+        -> ParticipantRecord.Record
+    {
+        try await ParticipantRecord(records: api).record(
+            address, of: "SLEEPWELL", shown: RunTimeline.Shown(start: nil, now: now), now: now, token: "t", logger: logger)
     }
 
-    @Test func aParticipantsPageGathersEachServicesPart() async throws {
+    /// Participant p-1, number 3, linked by hash-1: enrolled, with runs and one response.
+    static func held(_ api: FakeAdminAPI, runsProblem: String? = nil) throws {
+        api.hold(
+            ParticipantRecordReply(
+                participant: try detail(), runs: runsProblem == nil ? runs : nil, runsProblem: runsProblem, weeks: nil),
+            data: ParticipantDataReply(participantId: 3, appTokenSHA256: "hash-1", responses: try responses(), archives: []))
+    }
+
+    @Test func aPageAtTheirNumberAsksEachServiceOnceTheDataFirst() async throws {
         let api = try Self.api()
-        api.participantRecord(try Self.detail(), numbers: ["hash-1": 3], runs: Self.runs, responses: try Self.responses())
+        try Self.held(api)
         let record = try await Self.record(api)
         #expect(record.number == .known(3))
+        #expect(record.detail.participant.participantId == "p-1")
         guard case .shown = record.runs, case .listed(let responses, let archives) = record.responses else {
             Issue.record("runs \(record.runs), responses \(record.responses)")
             return
         }
         #expect(responses.map(\.id) == [11])
         #expect(archives.isEmpty)
-        // Registration's record first; then the other parts at once, the archives after the responses.
-        #expect(api.calls.first == "participant")
-        #expect(api.calls.sorted() == ["participant", "participantNumbers", "participantRunWeeks", "participantRuns", "responses", "sageArchives"])
-        #expect((api.calls.firstIndex(of: "responses") ?? 9) < (api.calls.firstIndex(of: "sageArchives") ?? 0))
+        // The number's hash names them to registration: one call to each service, in that order.
+        #expect(api.calls == ["participantData", "participantRecord"])
     }
 
-    @Test func aPageOpenedAtTheirNumberDoesNotAskForItAgain() async throws {
+    @Test func aPageByRegistrationsIdAsksRegistrationFirstThenTheDataByTheirHash() async throws {
         let api = try Self.api()
-        api.participantRecord(try Self.detail(), numbers: ["hash-1": 3], runs: Self.runs, responses: try Self.responses())
-        let now = Date(timeIntervalSince1970: 1_772_700_000)
-        let shown = RunTimeline.Shown(start: nil, now: now)
-        let opened = try await ParticipantRecord(records: api).record(
-            "p-1", of: "SLEEPWELL", shown: shown, now: now, addressed: (3, "hash-1"), token: "t", logger: Self.logger)
-        #expect(opened.number == .known(3))
-        #expect(!api.calls.contains("participantNumbers"))
-        // A number whose hash is not the record's (the link changed in between) is asked for.
-        let other = try await ParticipantRecord(records: api).record(
-            "p-1", of: "SLEEPWELL", shown: shown, now: now, addressed: (7, "hash-2"), token: "t", logger: Self.logger)
-        #expect(other.number == .known(3))
-        #expect(api.calls.filter { $0 == "participantNumbers" }.count == 1)
+        try Self.held(api)
+        let record = try await Self.record(api, at: .participantId("p-1"))
+        #expect(record.number == .known(3))
+        guard case .listed(let responses, _) = record.responses else {
+            Issue.record("responses \(record.responses)")
+            return
+        }
+        #expect(responses.map(\.id) == [11])
+        #expect(api.calls == ["participantRecord", "participantData"])
     }
 
-    @Test func eachServiceThatDoesNotAnswerLeavesThePageStandingAndSaysSo() async throws {
+    @Test func aNumberWithNoAccountBehindItHasNoPage() async throws {
         let api = try Self.api()
-        api.participantRecord(try Self.detail(), numbers: ["hash-1": 3], runs: Self.runs, responses: try Self.responses())
-        for part in [FakeAdminAPI.Part.numbers, .runs, .weeks, .responses] { api.fail(part, status: 502) }
-        let record = try await Self.record(api)
+        api.hold(
+            ParticipantRecordReply(participant: try Self.detail(), runs: Self.runs, runsProblem: nil, weeks: nil),
+            data: ParticipantDataReply(participantId: 3, appTokenSHA256: nil, responses: [], archives: []))
+        // The number is theirs, but no app's account stands for it: registration is not asked.
+        let unlinked = await #expect(throws: AdminAPIError.self) { try await Self.record(api) }
+        #expect(unlinked?.status == 404)
+        #expect(unlinked?.message.contains("no account in the app") == true)
+        #expect(api.calls == ["participantData"])
+        // A number the study does not have.
+        let unknown = await #expect(throws: AdminAPIError.self) { try await Self.record(api, at: .number(9)) }
+        #expect(unknown?.status == 404)
+        // A hash registration no longer knows (their account was deleted): the same page.
+        api.hold(
+            ParticipantRecordReply(participant: try Self.detail(linked: false), runs: nil, runsProblem: nil, weeks: nil),
+            data: ParticipantDataReply(participantId: 3, appTokenSHA256: "hash-1", responses: [], archives: []))
+        let gone = await #expect(throws: AdminAPIError.self) { try await Self.record(api) }
+        #expect(gone?.status == 404)
+        #expect(gone?.message.contains("no account in the app") == true)
+    }
+
+    @Test func eachPartThatCannotBeHadLeavesThePageStandingAndSaysSo() async throws {
+        let api = try Self.api()
+        try Self.held(api, runsProblem: "study-metadata cannot be reached now to read the study's schedule")
+        api.fail(.data, status: 502)
+        let record = try await Self.record(api, at: .participantId("p-1"))
         #expect(record.number == .unavailable)
         #expect(record.weeks == nil)
         guard case .unavailable(let message) = record.runs, case .unavailable = record.responses else {
             Issue.record("runs \(record.runs), responses \(record.responses)")
             return
         }
-        #expect(message == "participantRuns answered 502")
-        #expect(!api.calls.contains("sageArchives"), "no archives are asked for without the responses they made")
+        #expect(message == "study-metadata cannot be reached now to read the study's schedule")
+        // At a number, the data is the way to them: without it there is no page.
+        await #expect(throws: AdminAPIError.self) { try await Self.record(api) }
     }
 
     @Test func someoneNotEnrolledOrNotLinkedIsAskedOnlyWhatTheyHave() async throws {
         let api = try Self.api()
-        api.participantRecord(try Self.detail(enrolled: false, linked: false))
-        let record = try await Self.record(api)
+        api.hold(ParticipantRecordReply(participant: try Self.detail(enrolled: false, linked: false), runs: nil, runsProblem: nil, weeks: nil))
+        let record = try await Self.record(api, at: .participantId("p-1"))
         #expect(record.number == .known(nil))
         guard case .notEnrolled = record.runs, case .notLinked = record.responses else {
             Issue.record("runs \(record.runs), responses \(record.responses)")
             return
         }
-        #expect(api.calls == ["participant"])
-        api.fail(.participant, status: 404)
-        await #expect(throws: AdminAPIError.self, "without registration's record there is no page") { try await Self.record(api) }
+        #expect(api.calls == ["participantRecord"])
+        api.fail(.record, status: 404)
+        await #expect(throws: AdminAPIError.self, "without registration's record there is no page") {
+            try await Self.record(api, at: .participantId("p-1"))
+        }
     }
 }

@@ -6,12 +6,13 @@ import StudyModels
 import Synchronization
 
 /// The admin APIs as the console's use cases see them, in memory: a study's summary and draft
-/// saved over its revision as study-metadata saves it (`If-Match`, 412 when stale), a participant's
-/// record with each service's part answered or failing as the test sets, and every call counted.
+/// saved over its revision as study-metadata saves it (`If-Match`, 412 when stale), a participant as
+/// registration and the response service hold them, each service's part answered or failing as the
+/// test sets, and every call counted.
 package final class FakeAdminAPI: StudyDrafts, ParticipantRecords, Sendable {
     /// One admin API's part, failing with this status when set.
     package enum Part: String, Sendable, CaseIterable {
-        case participant, numbers, runs, weeks, responses, archives, save
+        case record, data, save
     }
 
     private struct State {
@@ -21,12 +22,8 @@ package final class FakeAdminAPI: StudyDrafts, ParticipantRecords, Sendable {
         var refusing: [ValidationProblem] = []
         var failing: [Part: Int] = [:]
         var calls: [String] = []
-        var detail: ParticipantDetail?
-        var numbers: [String: Int64] = [:]
-        var runs: ParticipantRunsReply?
-        var weeks: ParticipantRunWeeks?
-        var responses: [ResponseSummary] = []
-        var archives: [SageArchiveSummary] = []
+        var record: ParticipantRecordReply?
+        var data: ParticipantDataReply?
     }
 
     private let state: Mutex<State>
@@ -56,14 +53,10 @@ package final class FakeAdminAPI: StudyDrafts, ParticipantRecords, Sendable {
         }
     }
 
-    package func participantRecord(
-        _ detail: ParticipantDetail, numbers: [String: Int64] = [:], runs: ParticipantRunsReply? = nil, weeks: ParticipantRunWeeks? = nil,
-        responses: [ResponseSummary] = [], archives: [SageArchiveSummary] = []
-    ) {
-        state.withLock { state in
-            (state.detail, state.numbers, state.runs, state.weeks) = (detail, numbers, runs, weeks)
-            (state.responses, state.archives) = (responses, archives)
-        }
+    /// The participant registration holds (`record`) and the response service's side of them
+    /// (`data`, nil when no data of theirs arrived).
+    package func hold(_ record: ParticipantRecordReply, data: ParticipantDataReply? = nil) {
+        state.withLock { state in (state.record, state.data) = (record, data) }
     }
 
     private func call(_ name: String, _ part: Part? = nil) throws(AdminAPIError) {
@@ -114,50 +107,38 @@ package final class FakeAdminAPI: StudyDrafts, ParticipantRecords, Sendable {
 
     // MARK: ParticipantRecords
 
-    package func participant(_ participantId: String, of studyId: String, token: String, logger: Logger) async throws(AdminAPIError)
-        -> ParticipantDetail
-    {
-        try call("participant", .participant)
-        guard let detail = state.withLock({ $0.detail }), detail.participant.participantId == participantId else {
-            throw AdminAPIError(status: 404, code: "not_found", message: "no participant \(participantId)")
+    package func participantRecord(
+        _ participant: RegistrationParticipantKey, of studyId: String, from: Date, to: Date, weeks: Int, token: String, logger: Logger
+    ) async throws(AdminAPIError) -> ParticipantRecordReply {
+        try call("participantRecord", .record)
+        let found = state.withLock { state in
+            state.record.flatMap { record in
+                switch participant {
+                case .participantId(let id): record.participant.participant.participantId == id ? record : nil
+                case .appTokenSHA256(let hash): record.participant.appTokenSHA256 == hash ? record : nil
+                }
+            }
         }
-        return detail
+        guard let found else { throw AdminAPIError(status: 404, code: "not_found", message: "no participant \(participant)") }
+        return found
     }
 
-    package func participantNumbers(of studyId: String, hashes: [String], token: String, logger: Logger) async throws(AdminAPIError)
-        -> [String: Int64]
-    {
-        try call("participantNumbers", .numbers)
-        return state.withLock { $0.numbers.filter { hashes.contains($0.key) } }
-    }
-
-    package func participantRuns(_ participantId: String, of studyId: String, from: Date, to: Date, token: String, logger: Logger)
-        async throws(AdminAPIError) -> ParticipantRunsReply
-    {
-        try call("participantRuns", .runs)
-        guard let runs = state.withLock({ $0.runs }) else { throw AdminAPIError(status: 404, code: "not_found", message: "no runs") }
-        return runs
-    }
-
-    package func participantRunWeeks(_ participantId: String, of studyId: String, weeks: Int, token: String, logger: Logger)
-        async throws(AdminAPIError) -> ParticipantRunWeeks
-    {
-        try call("participantRunWeeks", .weeks)
-        guard let report = state.withLock({ $0.weeks }) else { throw AdminAPIError(status: 404, code: "not_found", message: "no weeks") }
-        return report
-    }
-
-    package func responses(of studyId: String, query: [(String, String)], token: String, logger: Logger) async throws(AdminAPIError)
-        -> [ResponseSummary]
-    {
-        try call("responses", .responses)
-        return state.withLock { $0.responses }
-    }
-
-    package func sageArchives(of studyId: String, participant: Int64, limit: Int, token: String, logger: Logger)
-        async throws(AdminAPIError) -> SageArchiveList
-    {
-        try call("sageArchives", .archives)
-        return SageArchiveList(archives: state.withLock { Array($0.archives.prefix(limit)) }, nextBefore: nil)
+    package func participantData(
+        _ participant: DataParticipantKey, of studyId: String, responses: Int, archives: Int, token: String, logger: Logger
+    ) async throws(AdminAPIError) -> ParticipantDataReply {
+        try call("participantData", .data)
+        let held = state.withLock { $0.data }
+        switch participant {
+        case .number(let number):
+            guard let held, held.participantId == number else {
+                throw AdminAPIError(status: 404, code: "not_found", message: "no participant \(number)")
+            }
+            return held
+        case .appTokenSHA256(let hash):
+            guard let held, held.appTokenSHA256 == hash else {
+                return ParticipantDataReply(participantId: nil, appTokenSHA256: hash, responses: [], archives: [])
+            }
+            return held
+        }
     }
 }

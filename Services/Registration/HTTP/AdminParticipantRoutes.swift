@@ -59,13 +59,17 @@ package struct AdminParticipantRoutes: Sendable {
     @Sendable package func show(
         _ request: Request, context: ServiceRequestContext, admin: AdminIdentity
     ) async throws -> ParticipantDetail {
-        let studyId = try context.parameters.decoded("studyId")
-        let participantId = try Self.participantId(context)
+        try await detail(of: try Self.participantId(context), in: try context.parameters.decoded("studyId"), admin: admin, logger: context.logger)
+    }
+
+    /// Participant `participantId` of `studyId` as `admin` may see them: their address, and
+    /// the audit event saying it was read, only for a study admin.
+    func detail(of participantId: UUID, in studyId: String, admin: AdminIdentity, logger: Logger) async throws -> ParticipantDetail {
         let identities = admin.may(.studyAdmin, on: studyId)
         guard
             let detail = try await directory.participant(
                 studyId: studyId, participantId: participantId, identities: identities, mayReadConsentPDFs: identities,
-                consentVersionsInForce: try await consentVersionsInForce(studyId, logger: context.logger))
+                consentVersionsInForce: try await consentVersionsInForce(studyId, logger: logger))
         else { throw RegistrationAdminError.noParticipant(studyId: studyId, participantId: participantId) }
         if identities {
             try await audit.record(
@@ -112,6 +116,15 @@ package struct AdminParticipantRoutes: Sendable {
         return id
     }
 
+    /// The hash of a participant id as an app holds it: 64 hexadecimal digits, compared in lower case.
+    static func appTokenSHA256(_ text: Substring) throws -> String {
+        let value = String(text).lowercased()
+        guard value.utf8.count == 64, value.allSatisfy(\.isHexDigit) else {
+            throw APIError.badRequest("appTokenSHA256 must be 64 hexadecimal digits", field: "appTokenSHA256")
+        }
+        return value
+    }
+
     /// The page asked for, each parameter checked: a wrong one is refused (400) by name.
     static func query(_ parameters: Parameters, studyId: String, identities: Bool) throws -> ParticipantDirectory.Query {
         let status = parameters["status"].map(String.init)
@@ -123,14 +136,7 @@ package struct AdminParticipantRoutes: Sendable {
             guard let id = UUID(uuidString: String(text)) else { throw APIError.badRequest("site must be a siteId", field: "site") }
             siteId = id
         }
-        var hash: String?
-        if let text = parameters["appTokenSHA256"] {
-            let value = String(text).lowercased()
-            guard value.utf8.count == 64, value.allSatisfy(\.isHexDigit) else {
-                throw APIError.badRequest("appTokenSHA256 must be 64 hexadecimal digits", field: "appTokenSHA256")
-            }
-            hash = value
-        }
+        let hash = try parameters["appTokenSHA256"].map(Self.appTokenSHA256)
         let page = try ListPage(parameters, maxLimit: maxLimit, afterName: "a participantId")
         var sort = ParticipantList.Sort.participantId
         if let text = parameters["sort"] {

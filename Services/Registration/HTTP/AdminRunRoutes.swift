@@ -31,7 +31,12 @@ package struct AdminRunRoutes: Sendable {
         let studyId = try context.parameters.decoded("studyId")
         let participantId = try AdminParticipantRoutes.participantId(context)
         let now = now()
-        let parameters = request.uri.queryParameters
+        let (from, to) = try Self.window(request.uri.queryParameters, now: now)
+        return try await runs.runs(studyId: studyId, participantId: participantId, from: from, to: to, now: now, logger: context.logger)
+    }
+
+    /// The window `from` and `to` ask for, checked: a week either side of now by default.
+    static func window(_ parameters: Parameters, now: Date) throws -> (from: Date, to: Date) {
         let from = try Self.instant(parameters["from"], name: "from") ?? now.addingTimeInterval(-Self.defaultReach)
         let to = try Self.instant(parameters["to"], name: "to") ?? now.addingTimeInterval(Self.defaultReach)
         guard from < to else { throw APIError.badRequest("from must be before to", field: "from") }
@@ -43,7 +48,7 @@ package struct AdminRunRoutes: Sendable {
         guard to <= now.addingTimeInterval(ParticipantRuns.furthestAhead) else {
             throw APIError.badRequest("to may be at most two years from now", field: "to")
         }
-        return try await runs.runs(studyId: studyId, participantId: participantId, from: from, to: to, now: now, logger: context.logger)
+        return (from, to)
     }
 
     /// An RFC 3339 instant with its offset (`2026-03-20T08:00:00+11:00`, `...Z`, fractions allowed),

@@ -37,20 +37,21 @@ extension RegistrationService {
         ).add(to: routes.router)
 
         let admin = AdminRouter(routes.router, authenticator: RemoteAdminAuthenticator(client: environment.internalClient))
-        AdminParticipantRoutes(
+        let participantRoutes = AdminParticipantRoutes(
             directory: ParticipantDirectory(client: postgres, logger: logger), consents: parts.consents, studies: parts.studies,
-            audit: environment.audit
-        ).add(to: admin)
+            audit: environment.audit)
+        participantRoutes.add(to: admin)
         AdminConsentRoutes(
             reminders: ConsentReminders(
                 store: ConsentReminderStore(client: postgres, audit: environment.audit, logger: logger), studies: parts.studies,
                 logger: logger),
             consents: parts.consents, audit: environment.audit
         ).add(to: admin)
-        AdminRunRoutes(runs: ParticipantRuns(store: parts.runStore, studies: parts.studies))
-            .add(to: admin)
-        AdminRunReportRoutes(reports: RunReportStore(client: postgres, logger: logger))
-            .add(to: admin)
+        let participantRuns = ParticipantRuns(store: parts.runStore, studies: parts.studies)
+        let runReports = RunReportStore(client: postgres, logger: logger)
+        AdminRunRoutes(runs: participantRuns).add(to: admin)
+        AdminRunReportRoutes(reports: runReports).add(to: admin)
+        AdminParticipantRecordRoutes(participants: participantRoutes, runs: participantRuns, reports: runReports).add(to: admin)
         let sites = SiteStore(client: postgres, audit: environment.audit, logger: logger)
         let invitationStore = InvitationStore(
             client: postgres, seal: .invitationTokens(encryptionKey: registration.encryptionKey), logger: logger)

@@ -58,6 +58,7 @@ extension ResponseService {
         AdminExportRoutes(
             tables: parts.tables, export: StudyExport(client: postgres, logger: logger), audit: environment.audit
         ).add(to: admin)
+        AdminParticipantDataRoutes(responses: responseAdmin, archives: parts.sageArchives).add(to: admin)
         AdminSageRoutes(
             archives: parts.sageArchives, refusals: parts.sageRefusals,
             intake: parts.intake, audit: environment.audit

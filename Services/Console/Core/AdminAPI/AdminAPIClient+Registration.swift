@@ -20,6 +20,18 @@ extension AdminAPIClient {
         try await call(AdminCalls.participant, ["studyId": studyId, "participantId": participantId], token: token, logger: logger)
     }
 
+    /// Registration's record of one participant, their runs from `from` to `to` and their weekly
+    /// report, in one call (the participant's page).
+    package func participantRecord(
+        _ participant: RegistrationParticipantKey, of studyId: String, from: Date, to: Date, weeks: Int, token: String, logger: Logger
+    ) async throws(AdminAPIError) -> ParticipantRecordReply {
+        let formatter = ISO8601DateFormatter()
+        return try await call(
+            AdminCalls.participantRecord, ["studyId": studyId],
+            query: [participant.query, ("from", formatter.string(from: from)), ("to", formatter.string(from: to)), ("weeks", String(weeks))],
+            token: token, logger: logger)
+    }
+
     /// The participant's runs open between `from` and `to`, with their states.
     package func participantRuns(_ participantId: String, of studyId: String, from: Date, to: Date, token: String, logger: Logger)
         async throws(AdminAPIError) -> ParticipantRunsReply

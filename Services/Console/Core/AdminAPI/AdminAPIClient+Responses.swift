@@ -46,6 +46,16 @@ extension AdminAPIClient {
         ).participants.first?.appTokenSHA256
     }
 
+    /// One participant's number, link hash, latest responses and Sage archives, in one call (the
+    /// participant's page).
+    package func participantData(
+        _ participant: DataParticipantKey, of studyId: String, responses: Int, archives: Int, token: String, logger: Logger
+    ) async throws(AdminAPIError) -> ParticipantDataReply {
+        try await call(
+            AdminCalls.participantData, ["studyId": studyId],
+            query: [participant.query, ("limit", String(responses)), ("archives", String(archives))], token: token, logger: logger)
+    }
+
     /// `query`: `status`, `participant`, `appTokenSHA256`, `after`, `limit`.
     package func responses(of studyId: String, query: [(String, String)], token: String, logger: Logger)
         async throws(AdminAPIError) -> [ResponseSummary]

@@ -19,21 +19,46 @@ package protocol StudyDrafts: Sendable {
     ) async throws(AdminAPIError) -> DraftSaved
 }
 
-/// One participant as the three services know them: registration's record and runs, the
-/// response service's number, responses and archives.
+/// One participant as the two services that hold them know them, one call to each: registration's
+/// record, runs and weekly report; the response service's number, responses and archives.
 package protocol ParticipantRecords: Sendable {
-    func participant(_ participantId: String, of studyId: String, token: String, logger: Logger) async throws(AdminAPIError)
-        -> ParticipantDetail
-    func participantNumbers(of studyId: String, hashes: [String], token: String, logger: Logger) async throws(AdminAPIError)
-        -> [String: Int64]
-    func participantRuns(_ participantId: String, of studyId: String, from: Date, to: Date, token: String, logger: Logger)
-        async throws(AdminAPIError) -> ParticipantRunsReply
-    func participantRunWeeks(_ participantId: String, of studyId: String, weeks: Int, token: String, logger: Logger)
-        async throws(AdminAPIError) -> ParticipantRunWeeks
-    func responses(of studyId: String, query: [(String, String)], token: String, logger: Logger) async throws(AdminAPIError)
-        -> [ResponseSummary]
-    func sageArchives(of studyId: String, participant: Int64, limit: Int, token: String, logger: Logger)
-        async throws(AdminAPIError) -> SageArchiveList
+    /// Registration's record of them, their runs from `from` (or their enrolment, when later) to
+    /// `to` and their latest `weeks` weeks.
+    func participantRecord(
+        _ participant: RegistrationParticipantKey, of studyId: String, from: Date, to: Date, weeks: Int, token: String, logger: Logger
+    ) async throws(AdminAPIError) -> ParticipantRecordReply
+    /// Their number, link hash, latest `responses` responses and `archives` Sage archives.
+    func participantData(
+        _ participant: DataParticipantKey, of studyId: String, responses: Int, archives: Int, token: String, logger: Logger
+    ) async throws(AdminAPIError) -> ParticipantDataReply
+}
+
+/// How registration is asked for one participant: by its id, or by the hash of the participant
+/// id their app holds.
+package enum RegistrationParticipantKey: Sendable, Equatable {
+    case participantId(String)
+    case appTokenSHA256(String)
+
+    package var query: (String, String) {
+        switch self {
+        case .participantId(let id): ("participantId", id)
+        case .appTokenSHA256(let hash): ("appTokenSHA256", hash)
+        }
+    }
+}
+
+/// How the response service is asked for one participant's data: by their number, or by the
+/// hash of the participant id their app holds.
+package enum DataParticipantKey: Sendable, Equatable {
+    case number(Int64)
+    case appTokenSHA256(String)
+
+    package var query: (String, String) {
+        switch self {
+        case .number(let number): ("participant", String(number))
+        case .appTokenSHA256(let hash): ("appTokenSHA256", hash)
+        }
+    }
 }
 
 extension AdminAPIClient: StudyDrafts, ParticipantRecords {}

@@ -2,11 +2,10 @@ import Foundation
 import Logging
 import StudyModels
 
-/// One participant's page, gathered from the three services with the admin's token:
-/// registration's record (without it there is no page), then what stands or falls on its own,
-/// each saying so when its service cannot answer: their number in the data, their runs and weekly
-/// report (once enrolled), and their responses with the Sage archives behind them (once their app
-/// reported the participant id the response service knows them by).
+/// One participant's page, gathered from the two services that hold them with the admin's token,
+/// one call to each: registration's record, runs and weekly report (without the record there is
+/// no page), and the response service's number, responses and Sage archives, which stand or fall
+/// on their own, saying so when that service cannot answer.
 package struct ParticipantRecord: Sendable {
     /// Their number in the study's data (the same on every page), when the response service says.
     package enum Number: Sendable, Equatable {
@@ -41,6 +40,13 @@ package struct ParticipantRecord: Sendable {
         package var responses: Responses
     }
 
+    /// Where a page names the participant: at their number (the page's own address), or by
+    /// registration's id (an older address, or someone with no data yet).
+    package enum Address: Sendable, Equatable {
+        case number(Int64)
+        case participantId(String)
+    }
+
     /// The responses a participant's page lists (the data grid, filtered to them, has the rest).
     package static let responsesShown = 200
     /// The archives it lists.
@@ -54,60 +60,66 @@ package struct ParticipantRecord: Sendable {
         self.records = records
     }
 
-    /// Participant `participantId` of `studyId`, with their runs over the weeks the timeline
-    /// shows (`RunTimeline.window`). Throws only when registration has no record of them to show.
-    /// After registration's record, the other parts are asked at once (each its own service
-    /// call, none waiting on another but the archives on the responses they came with).
-    /// `addressed`: the number the page was opened at and the hash it links to; when the record
-    /// has that hash, it is their number and is not asked again.
+    /// The participant at `address` in `studyId`, with their runs over the weeks the timeline
+    /// shows (`RunTimeline.window`). Throws when there is no page: registration has no record of
+    /// them, or (at a number) the response service has no such number or no link from it.
+    /// At a number, the response service is asked first (its hash names them to registration);
+    /// by id, registration first (its record holds the hash their data is found by).
     package func record(
-        _ participantId: String, of studyId: String, shown: RunTimeline.Shown, now: Date, addressed: (number: Int64, hash: String)? = nil,
-        token: String, logger: Logger
+        _ address: Address, of studyId: String, shown: RunTimeline.Shown, now: Date, token: String, logger: Logger
     ) async throws(AdminAPIError) -> Record {
-        let detail = try await records.participant(participantId, of: studyId, token: token, logger: logger)
-        let window = RunTimeline.window(enrolledAt: detail.participant.enrolledAt, now: now, shown: shown)
-        let hash = detail.appTokenSHA256
-        let enrolled = detail.participant.enrolledAt != nil
-        let records = records
+        // Registration starts the runs at their enrolment when it is later.
+        let window = RunTimeline.window(enrolledAt: nil, now: now, shown: shown)
+        let registration = { (key: RegistrationParticipantKey) async throws(AdminAPIError) -> ParticipantRecordReply in
+            try await records.participantRecord(
+                key, of: studyId, from: window.from, to: window.to, weeks: Self.weeksShown, token: token, logger: logger)
+        }
+        switch address {
+        case .number(let number):
+            let data = try await records.participantData(
+                .number(number), of: studyId, responses: Self.responsesShown, archives: Self.archivesShown, token: token, logger: logger)
+            guard let hash = data.appTokenSHA256 else { throw Self.noAccount(number, of: studyId) }
+            let reply: ParticipantRecordReply
+            do {
+                reply = try await registration(.appTokenSHA256(hash))
+            } catch where error.status == 404 {
+                throw Self.noAccount(number, of: studyId)
+            }
+            return Record(
+                detail: reply.participant, number: .known(number), runs: Self.runs(reply), weeks: reply.weeks,
+                responses: .listed(data.responses, archives: data.archives))
+        case .participantId(let participantId):
+            let reply = try await registration(.participantId(participantId))
+            var record = Record(
+                detail: reply.participant, number: .known(nil), runs: Self.runs(reply), weeks: reply.weeks, responses: .notLinked)
+            guard let hash = reply.participant.appTokenSHA256 else { return record }
+            let data = await AdminAPIError.outcome { () async throws(AdminAPIError) in
+                try await records.participantData(
+                    .appTokenSHA256(hash), of: studyId, responses: Self.responsesShown, archives: Self.archivesShown, token: token,
+                    logger: logger)
+            }
+            switch data {
+            case .success(let data):
+                record.number = .known(data.participantId)
+                record.responses = .listed(data.responses, archives: data.archives)
+            case .failure:
+                (record.number, record.responses) = (.unavailable, .unavailable)
+            }
+            return record
+        }
+    }
 
-        async let number: Number = {
-            guard let hash else { return .known(nil) }
-            // A hash is compared as the bytes it was sent as.
-            if let addressed, addressed.hash.utf8.elementsEqual(hash.utf8) { return .known(addressed.number) }
-            let numbers = await AdminAPIError.outcome { () async throws(AdminAPIError) in
-                try await records.participantNumbers(of: studyId, hashes: [hash], token: token, logger: logger)
-            }
-            return (try? numbers.get()).map { .known($0[hash]) } ?? .unavailable
-        }()
-        async let runs: Runs = {
-            guard enrolled else { return .notEnrolled }
-            switch await AdminAPIError.outcome({ () async throws(AdminAPIError) in
-                try await records.participantRuns(participantId, of: studyId, from: window.from, to: window.to, token: token, logger: logger)
-            }) {
-            case .success(let runs): return .shown(runs)
-            case .failure(let error): return .unavailable(error.message)
-            }
-        }()
-        async let weeks: ParticipantRunWeeks? = {
-            guard enrolled else { return nil }
-            return try? await AdminAPIError.outcome { () async throws(AdminAPIError) in
-                try await records.participantRunWeeks(participantId, of: studyId, weeks: Self.weeksShown, token: token, logger: logger)
-            }.get()
-        }()
-        async let responses: Responses = {
-            guard let hash else { return .notLinked }
-            let listed = await AdminAPIError.outcome { () async throws(AdminAPIError) in
-                try await records.responses(
-                    of: studyId, query: [("appTokenSHA256", hash), ("limit", String(Self.responsesShown))], token: token, logger: logger)
-            }
-            guard case .success(let responses) = listed else { return .unavailable }
-            // Each archive a Sage app sent made one of those responses: theirs, with files.
-            guard let number = responses.first?.participantId else { return .listed(responses, archives: []) }
-            let archives = await AdminAPIError.outcome { () async throws(AdminAPIError) in
-                try await records.sageArchives(of: studyId, participant: number, limit: Self.archivesShown, token: token, logger: logger)
-            }
-            return .listed(responses, archives: (try? archives.get())?.archives ?? [])
-        }()
-        return Record(detail: detail, number: await number, runs: await runs, weeks: await weeks, responses: await responses)
+    /// Their runs as registration gave them, or why it could not.
+    static func runs(_ reply: ParticipantRecordReply) -> Runs {
+        if let runs = reply.runs { return .shown(runs) }
+        if let problem = reply.runsProblem { return .unavailable(problem) }
+        return .notEnrolled
+    }
+
+    /// Participant `number` has no page: no app's account stands for them.
+    static func noAccount(_ number: Int64, of studyId: String) -> AdminAPIError {
+        AdminAPIError(
+            status: 404, code: "not_found",
+            message: "participant \(number) of study \(studyId) has no account in the app: they enrolled with a token alone, or their data was deleted when they left")
     }
 }

@@ -196,22 +196,6 @@ package struct ParticipantPageRoutes: Sendable {
         }
     }
 
-    /// Registration's participant id of the participant numbered `number` in the study, and the
-    /// hash the response service gives that links the number to registration's record of them.
-    private func participantId(
-        numbered number: Int64, of studyId: String, session: ConsoleSession, context: ServiceRequestContext
-    ) async throws -> (participantId: String, hash: String) {
-        guard let hash = try await pages.api.participantLink(number, of: studyId, token: session.token, logger: context.logger),
-            let found = try await pages.api.participants(
-                of: studyId, query: [("appTokenSHA256", hash), ("limit", "1")], token: session.token, logger: context.logger
-            ).participants.first
-        else {
-            throw APIError.notFound(
-                "participant \(number) of study \(studyId) has no account in the app: they enrolled with a token alone, or their data was deleted when they left")
-        }
-        return (found.participantId, hash)
-    }
-
     /// One participant's page, at their number (`/participants/12`). An address by registration's
     /// participant id leads to the number's, once the response service gives one.
     @Sendable func show(_ request: Request, context: ServiceRequestContext) async throws -> Response {
@@ -226,19 +210,11 @@ package struct ParticipantPageRoutes: Sendable {
         }
         return try await pages.signedIn(request, context) { session, _ in
             let addressed = ParticipantAddress.number(inAddress: segment)
-            let participantId: String
-            var link: (number: Int64, hash: String)?
-            if let addressed {
-                let found = try await self.participantId(numbered: addressed, of: studyId, session: session, context: context)
-                participantId = found.participantId
-                link = (addressed, found.hash)
-            } else {
-                participantId = segment
-            }
             let now = Date()
             let shown = RunTimeline.Shown(start: timelineStart, now: now)
             async let gathered = records.record(
-                participantId, of: studyId, shown: shown, now: now, addressed: link, token: session.token, logger: context.logger)
+                addressed.map { .number($0) } ?? .participantId(segment), of: studyId, shown: shown, now: now, token: session.token,
+                logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
             let record = try await gathered
             // Addressed by registration's id while they have a number: the page is at the number.
@@ -253,6 +229,7 @@ package struct ParticipantPageRoutes: Sendable {
             case .unavailable: label = ParticipantAddress.unknownNumber
             }
             let participant = found.participant
+            let participantId = participant.participantId
             var view = ParticipantView(
                 participant: .init(
                     label: label, participantId: participant.participantId, email: participant.email ?? "", hasEmail: participant.email != nil,

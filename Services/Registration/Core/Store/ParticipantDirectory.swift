@@ -228,6 +228,18 @@ package struct ParticipantDirectory: Sendable {
             mayReadConsentPDFs: mayReadConsentPDFs, appTokenSHA256: appTokenSHA256)
     }
 
+    /// The study's participant whose app holds the participant id hashing to `appTokenSHA256`;
+    /// nil when no app of theirs has reported it.
+    package func participantId(studyId: String, appTokenSHA256: String) async throws -> UUID? {
+        let rows = try await client.query(
+            """
+            SELECT pseudonym FROM participant_studies
+            WHERE study_id = \(studyId) AND participant_token_hash = \(appTokenSHA256) ORDER BY pseudonym LIMIT 1
+            """, logger: logger)
+        for try await pseudonym in rows.decode(UUID.self) { return pseudonym }
+        return nil
+    }
+
     /// The account behind a study's participant id, its state, and the hash of the participant
     /// id its app holds (once the app has reported it).
     package func account(studyId: String, participantId: UUID) async throws

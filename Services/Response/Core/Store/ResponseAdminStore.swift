@@ -41,8 +41,7 @@ package struct ResponseAdminStore: Sendable {
     package func list(studyKey: String, filter: Filter, after: Int64, limit: Int) async throws -> [ResponseSummary] {
         let rows = try await client.query(
             """
-            SELECT r.id, p.number, r.activity_id, r.activity_version, r.status, r.error_message, r.received_at, r.processed_at,
-                   r.attempts, r.forward_attempts, r.forward_error, r.forwarded_at, r.design_version
+            SELECT \(unescaped: Self.summaryColumns)
             FROM responses r JOIN participants p ON p.id = r.participant_id
             WHERE r.study_key = \(studyKey) AND r.id > \(after)
               AND (\(filter.status)::text IS NULL OR r.status = \(filter.status))
@@ -53,6 +52,16 @@ package struct ResponseAdminStore: Sendable {
                   SELECT id FROM participants WHERE study_key = \(studyKey) AND enrolled_token_sha256 = \(filter.appTokenSHA256)))
             ORDER BY r.id LIMIT \(limit)
             """, logger: logger)
+        return try await Self.summaries(rows)
+    }
+
+    /// What a `ResponseSummary` is read from, for responses `r` of participants `p`.
+    static let summaryColumns = """
+        r.id, p.number, r.activity_id, r.activity_version, r.status, r.error_message, r.received_at, r.processed_at,
+        r.attempts, r.forward_attempts, r.forward_error, r.forwarded_at, r.design_version
+        """
+
+    static func summaries(_ rows: PostgresRowSequence) async throws -> [ResponseSummary] {
         var found: [ResponseSummary] = []
         for try await (id, participant, activity, version, state, error, received, processed, attempts, forwardAttempts, forwardError, forwarded,
             designVersion)
@@ -65,6 +74,53 @@ package struct ResponseAdminStore: Sendable {
                     forwardError: forwardError, forwardedAt: forwarded, processedAgainstVersion: designVersion))
         }
         return found
+    }
+
+    /// A participant of the study as the data knows them: the row their responses hang on, their
+    /// number, and the hash linking them to registration's record (nil once the link is gone, or
+    /// when they enrolled with a token alone).
+    package struct ParticipantRow: Sendable, Equatable {
+        package var id: Int64
+        package var number: Int64
+        package var appTokenSHA256: String?
+    }
+
+    /// Participant `number` of the study; nil when it has none by that number.
+    package func participant(studyKey: String, number: Int64) async throws -> ParticipantRow? {
+        try await participantRow(
+            client.query(
+                "SELECT id, number, enrolled_token_sha256 FROM participants WHERE study_key = \(studyKey) AND number = \(number)",
+                logger: logger))
+    }
+
+    /// The participant of the study whose app's participant id hashes to `appTokenSHA256`; nil
+    /// when no data has arrived from such an app.
+    package func participant(studyKey: String, appTokenSHA256: String) async throws -> ParticipantRow? {
+        try await participantRow(
+            client.query(
+                """
+                SELECT id, number, enrolled_token_sha256 FROM participants
+                WHERE study_key = \(studyKey) AND enrolled_token_sha256 = \(appTokenSHA256) ORDER BY number LIMIT 1
+                """, logger: logger))
+    }
+
+    private func participantRow(_ rows: PostgresRowSequence) async throws -> ParticipantRow? {
+        for try await (id, number, hash) in rows.decode((Int64, Int64, String?).self) {
+            return ParticipantRow(id: id, number: number, appTokenSHA256: hash)
+        }
+        return nil
+    }
+
+    /// The participant's latest `limit` responses, oldest first (read newest first on their index).
+    package func latestResponses(studyKey: String, of participant: ParticipantRow, limit: Int) async throws -> [ResponseSummary] {
+        let rows = try await client.query(
+            """
+            SELECT \(unescaped: Self.summaryColumns)
+            FROM responses r JOIN participants p ON p.id = r.participant_id
+            WHERE r.participant_id = \(participant.id) AND r.study_key = \(studyKey)
+            ORDER BY r.id DESC LIMIT \(limit)
+            """, logger: logger)
+        return try await Self.summaries(rows).reversed()
     }
 
     /// How many of the study's responses failed processing (`error`), per activity that has any.
