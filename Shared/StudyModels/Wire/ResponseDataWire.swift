@@ -136,7 +136,8 @@ public struct ResponseTableList: Codable, Sendable, Equatable {
         public var name: String
         public var parent: String?
         public var children: [String]
-        /// Exact up to 100,000 rows; past that the database's estimate (`rowsExact` false).
+        /// Exact for the smallest tables, up to 50,000 rows in all; past that the database's
+        /// estimate (`rowsExact` false).
         public var rows: Int
         public var rowsExact: Bool?
         public var columns: [TableColumn]

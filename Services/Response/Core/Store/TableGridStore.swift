@@ -36,13 +36,15 @@ package struct TableGridStore: Sendable {
         self.logger = logger
     }
 
-    /// Tables up to this many rows (as the statistics estimate them) are counted exactly; a
-    /// larger one is the estimate, as the planner makes it from the table's pages: counting every
-    /// row of a table of millions on each view of the data page would take seconds.
-    package static let exactCountUpTo: Int64 = 100_000
+    /// How many rows (as the statistics estimate them) one view of the tables counts exactly, all
+    /// tables together, smallest first; the others' counts are the estimate the planner makes from
+    /// their pages. Counting reads every row, and it runs on each view of the data page: a bound
+    /// per table alone lets a study of many tables, or of one just under the bound, take tens of
+    /// milliseconds a view.
+    package static let exactCountBudget: Int64 = 50_000
 
     /// Every table of the study in creation order (parents before children), with row counts:
-    /// exact up to `exactCountUpTo` rows, estimated past it.
+    /// exact for the smallest while their rows total at most `exactCountBudget`, estimated past it.
     package func tables(_ catalog: QueryTranslator.Catalog) async throws -> [TableSummary] {
         let tables = catalog.orderedTables
         guard !tables.isEmpty else { return [] }
@@ -56,7 +58,14 @@ package struct TableGridStore: Sendable {
             FROM unnest(\(names)::text[]) WITH ORDINALITY AS t(name, i) JOIN pg_class c ON c.oid = to_regclass(t.name)
             """, logger: logger
         ).decode((Int, Int64).self) { estimates[index] = estimate }
-        let counted = tables.indices.filter { (estimates[$0] ?? 0) < Self.exactCountUpTo }
+        var counted: [Int] = []
+        var budget = Self.exactCountBudget
+        for index in tables.indices.sorted(by: { (estimates[$0] ?? 0, $0) < (estimates[$1] ?? 0, $1) }) {
+            let estimate = max(estimates[index] ?? 0, 0)
+            guard estimate <= budget else { break }
+            budget -= estimate
+            counted.append(index)
+        }
         var rows: [Int: Int64] = [:]
         if !counted.isEmpty {
             let counts = counted.map { index in "SELECT \(index), count(*) FROM \(names[index])" }
