@@ -14,12 +14,6 @@ extension AdminAPIClient {
         try await call(AdminCalls.participants, ["studyId": studyId], query: query, token: token, logger: logger)
     }
 
-    package func participant(_ participantId: String, of studyId: String, token: String, logger: Logger) async throws(AdminAPIError)
-        -> ParticipantDetail
-    {
-        try await call(AdminCalls.participant, ["studyId": studyId, "participantId": participantId], token: token, logger: logger)
-    }
-
     /// Registration's record of one participant, their runs from `from` to `to` and their weekly
     /// report, in one call (the participant's page).
     package func participantRecord(
@@ -30,16 +24,6 @@ extension AdminAPIClient {
             AdminCalls.participantRecord, ["studyId": studyId],
             query: [participant.query, ("from", formatter.string(from: from)), ("to", formatter.string(from: to)), ("weeks", String(weeks))],
             token: token, logger: logger)
-    }
-
-    /// The participant's runs open between `from` and `to`, with their states.
-    package func participantRuns(_ participantId: String, of studyId: String, from: Date, to: Date, token: String, logger: Logger)
-        async throws(AdminAPIError) -> ParticipantRunsReply
-    {
-        let formatter = ISO8601DateFormatter()
-        return try await call(
-            AdminCalls.participantRuns, ["studyId": studyId, "participantId": participantId],
-            query: [("from", formatter.string(from: from)), ("to", formatter.string(from: to))], token: token, logger: logger)
     }
 
     /// The study's runs per activity and week, the last `weeks` weeks to this one.
@@ -57,15 +41,6 @@ extension AdminAPIClient {
         async throws(AdminAPIError) -> ParticipantsBehind
     {
         try await call(AdminCalls.participantsBehind, ["studyId": studyId], query: query, token: token, logger: logger)
-    }
-
-    /// A participant's weekly report, their latest `weeks` weeks.
-    package func participantRunWeeks(_ participantId: String, of studyId: String, weeks: Int, token: String, logger: Logger)
-        async throws(AdminAPIError) -> ParticipantRunWeeks
-    {
-        try await call(
-            AdminCalls.participantRunWeeks, ["studyId": studyId, "participantId": participantId], query: [("weeks", String(weeks))],
-            token: token, logger: logger)
     }
 
     /// How many owe a signature of the consent in force, and where the reminders stand.

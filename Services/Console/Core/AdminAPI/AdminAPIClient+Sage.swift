@@ -25,15 +25,6 @@ extension AdminAPIClient {
 
 /// Sage result archives and the study's certificate, at the response service.
 extension AdminAPIClient {
-    /// One participant's archives (their number in the response data), newest first.
-    package func sageArchives(of studyId: String, participant: Int64, limit: Int, token: String, logger: Logger)
-        async throws(AdminAPIError) -> SageArchiveList
-    {
-        try await call(
-            AdminCalls.sageArchives, ["studyId": studyId], query: [("participant", String(participant)), ("limit", String(limit))],
-            token: token, logger: logger)
-    }
-
     /// The archives refused for their content and kept, newest first (docs/sage.md, Refused archives).
     package func refusedSageArchives(of studyId: String, limit: Int, token: String, logger: Logger)
         async throws(AdminAPIError) -> SageRefusedArchiveList
