@@ -72,6 +72,7 @@ extension ParticipantList: InternalPayload {}
 extension ParticipantDetail: InternalPayload {}
 extension ParticipantRunsReply: InternalPayload {}
 extension ParticipantRunWeeks: InternalPayload {}
+extension ParticipantsPageReply: InternalPayload {}
 extension ParticipantRecordReply: InternalPayload {}
 extension ParticipantDataReply: InternalPayload {}
 extension StudyRunWeeks: InternalPayload {}

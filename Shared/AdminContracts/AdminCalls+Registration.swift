@@ -12,6 +12,9 @@ extension AdminCalls {
     public static let consentPDF = AdminEndpoint<NoContent, OpaqueBody>(
         .GET, "/admin/v1/studies/{studyId}/participants/{participantId}/consents/{consentId}/pdf", on: .registration,
         access: .study(.studyAdmin))
+    /// The participants list's parameters (`?status=&site=&q=&appTokenSHA256=&consent=&sort=&order=&after=&limit=`).
+    public static let participantsPage = AdminEndpoint<NoContent, ParticipantsPageReply>(
+        .GET, "/admin/v1/studies/{studyId}/participants-page", on: .registration, access: .study(.viewer))
     /// `?participantId=` or `?appTokenSHA256=`, and `from=&to=` (the runs') and `weeks=`.
     public static let participantRecord = AdminEndpoint<NoContent, ParticipantRecordReply>(
         .GET, "/admin/v1/studies/{studyId}/participant-record", on: .registration, access: .study(.viewer))
@@ -90,6 +93,7 @@ extension AdminCalls {
         participants,
         participant,
         consentPDF,
+        participantsPage,
         participantRecord,
         participantRuns,
         participantRunWeeks,

@@ -18,7 +18,7 @@ import Testing
 @Suite struct AdminContractTests {
     @Test func everyEndpointIsDefinedOnceUnderTheAdminPrefix() {
         let all = AdminCalls.all
-        #expect(all.count == 103)
+        #expect(all.count == 104)
         let routes = all.map { "\($0.method.rawValue) \($0.path.routePattern())" }
         #expect(Set(routes).count == all.count, "two definitions of one route")
         for endpoint in all {

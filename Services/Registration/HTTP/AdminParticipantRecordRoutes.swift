@@ -55,7 +55,7 @@ package struct AdminParticipantRecordRoutes: Sendable {
             }
             named = .id(id)
         case (nil, let text?):
-            named = .appTokenSHA256(try AdminParticipantRoutes.appTokenSHA256(text))
+            named = .appTokenSHA256(try ParticipantQuery.appTokenSHA256(text))
         default:
             throw APIError.badRequest("name either participantId or appTokenSHA256", field: "participantId")
         }
@@ -84,23 +84,13 @@ package struct AdminParticipantRecordRoutes: Sendable {
         let from = min(max(asked, detail.participant.enrolledAt ?? asked), to)
         let runs = runs
         let logger = context.logger
-        async let computed: Result<ParticipantRunsReply, any Error> = {
-            do { return .success(try await runs.runs(studyId: studyId, participantId: participantId, from: from, to: to, now: now, logger: logger)) } catch {
-                return .failure(error)
-            }
-        }()
-        async let report = reports.participantWeeks(studyId: studyId, participantId: participantId, weeks: weeks)
-        var reply = ParticipantRecordReply(participant: detail, runs: nil, runsProblem: nil, weeks: try await report)
-        switch await computed {
-        case .success(let computed):
-            reply.runs = computed
-        case .failure(let error as RegistrationAdminError):
-            // The study's schedule could not be read: the record stands, saying why.
-            reply.runsProblem = error.message
-        case .failure(let error):
-            throw error
+        // The study's schedule may not be readable: the record stands, saying why.
+        async let computed = partOrProblem {
+            try await runs.runs(studyId: studyId, participantId: participantId, from: from, to: to, now: now, logger: logger)
         }
-        return reply
+        async let report = reports.participantWeeks(studyId: studyId, participantId: participantId, weeks: weeks)
+        let (participantRuns, runsProblem) = try await computed
+        return ParticipantRecordReply(participant: detail, runs: participantRuns, runsProblem: runsProblem, weeks: try await report)
     }
 }
 

@@ -32,7 +32,13 @@ package struct AdminParticipantRoutes: Sendable {
 
     /// The consent versions in force in the study (nil: any signature, or nothing published).
     func consentVersionsInForce(_ studyId: String, logger: Logger) async throws -> [String]? {
-        do { return try await studies.standing(of: studyId, logger: logger)?.consentVersionsInForce } catch is StudyDirectory.Unavailable {
+        try await standing(of: studyId, logger: logger)?.consentVersionsInForce
+    }
+
+    /// The published study's standing (nil: nothing published); refused when study-metadata
+    /// cannot say, as no one's consent can be judged without it.
+    func standing(of studyId: String, logger: Logger) async throws -> StudyStanding? {
+        do { return try await studies.standing(of: studyId, logger: logger) } catch is StudyDirectory.Unavailable {
             throw RegistrationAdminError.consentVersionsUnavailable
         }
     }
@@ -47,6 +53,13 @@ package struct AdminParticipantRoutes: Sendable {
         let studyId = try context.parameters.decoded("studyId")
         var query = try Self.query(request.uri.queryParameters, studyId: studyId, identities: admin.may(.studyAdmin, on: studyId))
         query.consentVersionsInForce = try await consentVersionsInForce(studyId, logger: context.logger)
+        return try await page(query, admin: admin)
+    }
+
+    /// A checked page of the list (`query`, with the consent versions in force), the addresses in
+    /// it audited as read when `admin` may see them.
+    func page(_ query: ParticipantDirectory.Query, admin: AdminIdentity) async throws -> ParticipantList {
+        let studyId = query.studyId
         let list = try await directory.participants(query)
         if query.identities, !list.participants.isEmpty {
             try await audit.record(
@@ -116,15 +129,6 @@ package struct AdminParticipantRoutes: Sendable {
         return id
     }
 
-    /// The hash of a participant id as an app holds it: 64 hexadecimal digits, compared in lower case.
-    static func appTokenSHA256(_ text: Substring) throws -> String {
-        let value = String(text).lowercased()
-        guard value.utf8.count == 64, value.allSatisfy(\.isHexDigit) else {
-            throw APIError.badRequest("appTokenSHA256 must be 64 hexadecimal digits", field: "appTokenSHA256")
-        }
-        return value
-    }
-
     /// The page asked for, each parameter checked: a wrong one is refused (400) by name.
     static func query(_ parameters: Parameters, studyId: String, identities: Bool) throws -> ParticipantDirectory.Query {
         let status = parameters["status"].map(String.init)
@@ -136,7 +140,7 @@ package struct AdminParticipantRoutes: Sendable {
             guard let id = UUID(uuidString: String(text)) else { throw APIError.badRequest("site must be a siteId", field: "site") }
             siteId = id
         }
-        let hash = try parameters["appTokenSHA256"].map(Self.appTokenSHA256)
+        let hash = try parameters["appTokenSHA256"].map(ParticipantQuery.appTokenSHA256)
         let page = try ListPage(parameters, maxLimit: maxLimit, afterName: "a participantId")
         var sort = ParticipantList.Sort.participantId
         if let text = parameters["sort"] {

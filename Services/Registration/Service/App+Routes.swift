@@ -41,12 +41,9 @@ extension RegistrationService {
             directory: ParticipantDirectory(client: postgres, logger: logger), consents: parts.consents, studies: parts.studies,
             audit: environment.audit)
         participantRoutes.add(to: admin)
-        AdminConsentRoutes(
-            reminders: ConsentReminders(
-                store: ConsentReminderStore(client: postgres, audit: environment.audit, logger: logger), studies: parts.studies,
-                logger: logger),
-            consents: parts.consents, audit: environment.audit
-        ).add(to: admin)
+        let consentReminders = ConsentReminders(
+            store: ConsentReminderStore(client: postgres, audit: environment.audit, logger: logger), studies: parts.studies, logger: logger)
+        AdminConsentRoutes(reminders: consentReminders, consents: parts.consents, audit: environment.audit).add(to: admin)
         let participantRuns = ParticipantRuns(store: parts.runStore, studies: parts.studies)
         let runReports = RunReportStore(client: postgres, logger: logger)
         AdminRunRoutes(runs: participantRuns).add(to: admin)
@@ -62,9 +59,10 @@ extension RegistrationService {
             studies: parts.studies, apps: parts.appSettings, defaultFrom: registration.mailFrom,
             validFor: registration.invitationDuration, logger: logger)
         AdminSiteRoutes(sites: sites).add(to: admin)
-        AdminStudyProgressRoutes(
-            adherence: AdherenceStore(client: postgres, logger: logger), audience: parts.pushAudience
-        ).add(to: admin)
+        let adherence = AdherenceStore(client: postgres, logger: logger)
+        AdminStudyProgressRoutes(adherence: adherence, audience: parts.pushAudience).add(to: admin)
+        AdminParticipantsPageRoutes(participants: participantRoutes, reminders: consentReminders, sites: sites, adherence: adherence)
+            .add(to: admin)
         AdminInvitationRoutes(invitations: invitations, audit: environment.audit)
             .add(to: admin)
         AppAccountAdminRoutes(

@@ -42,18 +42,13 @@ package struct AdminParticipantDataRoutes {
         let found: ResponseAdminStore.ParticipantRow
         switch (query["participant"], query["appTokenSHA256"]) {
         case (let text?, nil):
-            guard let number = Int64(String(text)), number > 0 else {
-                throw APIError.badRequest("participant must be a participant number (the ParticipantId column)", field: "participant")
-            }
+            let number = try ParticipantQuery.participantNumber(text)
             guard let row = try await responses.participant(studyKey: study.key, number: number) else {
                 throw APIError.notFound("study \(study.studyId) has no participant \(number)")
             }
             found = row
         case (nil, let text?):
-            let hash = String(text).lowercased()
-            guard hash.utf8.count == 64, hash.allSatisfy(\.isHexDigit) else {
-                throw APIError.badRequest("appTokenSHA256 must be 64 hexadecimal digits", field: "appTokenSHA256")
-            }
+            let hash = try ParticipantQuery.appTokenSHA256(text)
             // No data yet from their app: nothing to list, and no number.
             guard let row = try await responses.participant(studyKey: study.key, appTokenSHA256: hash) else {
                 return ParticipantDataReply(participantId: nil, appTokenSHA256: hash, responses: [], archives: [])

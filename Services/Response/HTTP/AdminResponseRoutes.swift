@@ -51,12 +51,7 @@ package struct AdminResponseRoutes {
             throw APIError.badRequest("limit must be 1 to 1000", field: "limit")
         }
         var filter = ResponseAdminStore.Filter(status: status)
-        if let text = query["participant"] {
-            guard let participant = Int64(String(text)), participant > 0 else {
-                throw APIError.badRequest("participant must be a participant number (the ParticipantId column)", field: "participant")
-            }
-            filter.participant = participant
-        }
+        filter.participant = try query["participant"].map(ParticipantQuery.participantNumber)
         if let text = query["activity"] {
             let activity = String(text)
             guard !activity.isEmpty, activity.utf8.count <= 200 else {
@@ -64,13 +59,7 @@ package struct AdminResponseRoutes {
             }
             filter.activity = activity
         }
-        if let text = query["appTokenSHA256"] {
-            let hash = String(text).lowercased()
-            guard hash.utf8.count == 64, hash.allSatisfy(\.isHexDigit) else {
-                throw APIError.badRequest("appTokenSHA256 must be 64 hexadecimal digits", field: "appTokenSHA256")
-            }
-            filter.appTokenSHA256 = hash
-        }
+        filter.appTokenSHA256 = try query["appTokenSHA256"].map(ParticipantQuery.appTokenSHA256)
         return ResponseSummaryList(responses: try await responses.list(studyKey: study.key, filter: filter, after: after, limit: limit))
     }
 
@@ -82,20 +71,10 @@ package struct AdminResponseRoutes {
         let query = request.uri.formParameters
         switch (query["appTokenSHA256"], query["participant"]) {
         case (let list?, nil):
-            let hashes = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.lowercased() }
-            guard hashes.count <= ResponseAdminStore.maxNumberLookups,
-                hashes.allSatisfy({ $0.utf8.count == 64 && $0.allSatisfy(\.isHexDigit) })
-            else {
-                throw APIError.badRequest(
-                    "appTokenSHA256 must be up to \(ResponseAdminStore.maxNumberLookups) hashes of 64 hexadecimal digits, separated by commas",
-                    field: "appTokenSHA256")
-            }
+            let hashes = try ParticipantQuery.appTokenSHA256s(list, most: ResponseAdminStore.maxNumberLookups)
             return try await responses.participantNumbers(studyKey: study.key, hashes: hashes)
         case (nil, let text?):
-            guard let number = Int64(String(text)), number > 0 else {
-                throw APIError.badRequest("participant must be a participant number (the ParticipantId column)", field: "participant")
-            }
-            return try await responses.participantNumber(studyKey: study.key, number: number)
+            return try await responses.participantNumber(studyKey: study.key, number: try ParticipantQuery.participantNumber(text))
         default:
             throw APIError.badRequest("name either appTokenSHA256 or participant", field: "appTokenSHA256")
         }

@@ -60,13 +60,7 @@ package struct AdminSageRoutes {
     ) async throws -> SageArchiveList {
         let query = request.uri.queryParameters
         let (limit, before) = try Self.page(request)
-        var participant: Int64?
-        if let text = query["participant"] {
-            guard let number = Int64(String(text)), number > 0 else {
-                throw APIError.badRequest("participant must be a participant number (the ParticipantId column)", field: "participant")
-            }
-            participant = number
-        }
+        let participant = try query["participant"].map(ParticipantQuery.participantNumber)
         return try await archives.list(studyKey: study.key, participantNumber: participant, before: before, limit: limit)
     }
 

@@ -41,3 +41,32 @@ public struct ParticipantDataReply: Codable, Sendable, Equatable {
         self.archives = archives
     }
 }
+
+/// `GET /admin/v1/studies/{studyId}/participants-page?<the participants list's parameters>`
+/// (registration): what the console's participants page reads from registration in one reply:
+/// a page of the participants list, who owes a signature and where the reminders stand, the
+/// study's sites (named, not counted) and the adherence per activity. One request a page rather
+/// than four, each with its own sign-in check.
+public struct ParticipantsPageReply: Codable, Sendable, Equatable {
+    /// What `GET .../participants` answers to the same parameters.
+    public var participants: ParticipantList
+    /// What `GET .../consent-reminders` answers; nil when it cannot be told (`consentRemindersProblem`
+    /// says why: no published study, or study-metadata cannot say which versions are in force).
+    public var consentReminders: ConsentReminderSummary?
+    public var consentRemindersProblem: String?
+    /// What `GET .../sites?counts=false` answers.
+    public var sites: SiteList
+    /// What `GET .../adherence` answers.
+    public var adherence: ActivityAdherence
+
+    public init(
+        participants: ParticipantList, consentReminders: ConsentReminderSummary?, consentRemindersProblem: String?, sites: SiteList,
+        adherence: ActivityAdherence
+    ) {
+        self.participants = participants
+        self.consentReminders = consentReminders
+        self.consentRemindersProblem = consentRemindersProblem
+        self.sites = sites
+        self.adherence = adherence
+    }
+}

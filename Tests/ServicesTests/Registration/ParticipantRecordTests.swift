@@ -26,6 +26,15 @@ import TestSupport
             let day: TimeInterval = 86_400
             let enrolledAt = formatter.string(from: now.addingTimeInterval(-10 * day))
             try await h.sql("UPDATE participant_studies SET enrolled_at = \(enrolledAt)::timestamptz WHERE pseudonym = \(sam)::uuid")
+            // The new enrolment makes their ledger due, and the count sweep recounts their weeks in
+            // the background: the parts below are compared once it has (their weeks then reach
+            // back past last week), not while it may land between two reads.
+            let lastWeek = UTCDay.string(now.addingTimeInterval(-7 * day))
+            try await eventually("Sam's weeks counted from the new enrolment", within: .seconds(60)) {
+                try decoded(
+                    ParticipantRunWeeks.self,
+                    try await h.admin(.get, "/admin/v1/studies/SLEEPWELL/participants/\(sam)/runs/weeks?weeks=4", token: team.viewer))
+            } until: { $0.weeks.contains { $0.week <= lastWeek } }
             let to = formatter.string(from: now.addingTimeInterval(7 * day))
             let window = "from=\(formatter.string(from: now.addingTimeInterval(-5 * day)))&to=\(to)"
             let detail = try decoded(ParticipantDetail.self, try await h.admin(.get, "/admin/v1/studies/SLEEPWELL/participants/\(sam)", token: team.root))

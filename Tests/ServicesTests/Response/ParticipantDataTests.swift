@@ -66,6 +66,8 @@ import TestSupport
                 "", "?participant=0", "?participant=-1", "?participant=abc", "?appTokenSHA256=xyz", "?participant=1&appTokenSHA256=\(hash)",
                 "?participant=1&limit=0", "?participant=1&limit=1001", "?participant=1&archives=0", "?participant=1&archives=501",
                 "?participant=\(String(repeating: "9", count: 40))",
+                // 64 bytes with a fullwidth Ａ, a hex digit to `Character`: not 64 hex digits.
+                "?appTokenSHA256=\(String(repeating: "a", count: 61))%EF%BC%A1",
             ] {
                 #expect(try await admin.send(client, .get, path + query, token: root).0 == .badRequest, "\(query)")
             }

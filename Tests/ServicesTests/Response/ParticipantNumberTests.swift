@@ -39,6 +39,8 @@ import TestSupport
             for query in [
                 "", "?appTokenSHA256=xyz", "?participant=0", "?participant=-3", "?participant=abc",
                 "?appTokenSHA256=\(hashes[0])&participant=1",
+                // 64 bytes with a fullwidth Ａ, a hex digit to `Character`: not 64 hex digits.
+                "?appTokenSHA256=\(String(repeating: "a", count: 61))%EF%BC%A1", "?appTokenSHA256=\(hashes[0]),\(String(repeating: "a", count: 61))%EF%BC%A1",
                 "?appTokenSHA256=" + Array(repeating: hashes[0], count: 101).joined(separator: ","),
             ] {
                 #expect(try await admin.send(client, .get, path + query, token: root).0 == .badRequest, "\(query.prefix(60))")

@@ -7,11 +7,12 @@ import StudyModels
 /// The registration service's admin API: participants, sites and invitations, for the console's
 /// running-the-study pages.
 extension AdminAPIClient {
-    /// `query`: the list's parameters as the page received them (`status`, `site`, `q`, `after`).
-    package func participants(
+    /// A page of the participants list (`query`, the list's parameters), the consent reminders'
+    /// summary, the sites by name and the adherence per activity, in one call (the participants page).
+    package func participantsPage(
         of studyId: String, query: [(String, String)], token: String, logger: Logger
-    ) async throws(AdminAPIError) -> ParticipantList {
-        try await call(AdminCalls.participants, ["studyId": studyId], query: query, token: token, logger: logger)
+    ) async throws(AdminAPIError) -> ParticipantsPageReply {
+        try await call(AdminCalls.participantsPage, ["studyId": studyId], query: query, token: token, logger: logger)
     }
 
     /// Registration's record of one participant, their runs from `from` to `to` and their weekly
@@ -43,13 +44,6 @@ extension AdminAPIClient {
         try await call(AdminCalls.participantsBehind, ["studyId": studyId], query: query, token: token, logger: logger)
     }
 
-    /// How many owe a signature of the consent in force, and where the reminders stand.
-    package func consentReminders(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError)
-        -> ConsentReminderSummary
-    {
-        try await call(AdminCalls.consentReminders, ["studyId": studyId], token: token, logger: logger)
-    }
-
     /// Reminds everyone who owes a signature (registration decides each outside quiet hours).
     package func remindConsent(_ reminder: ConsentReminderRequest, of studyId: String, token: String, logger: Logger)
         async throws(AdminAPIError) -> ConsentReminderSummary
@@ -70,11 +64,9 @@ extension AdminAPIClient {
         try await call(AdminCalls.enrollmentTimeline, ["studyId": studyId], token: token, logger: logger)
     }
 
-    /// The study's sites; with their counts unless `counted` is false (counting reads every
-    /// invitation and participant of the study).
-    package func sites(of studyId: String, counted: Bool = true, token: String, logger: Logger) async throws(AdminAPIError) -> SiteList {
-        try await call(
-            AdminCalls.sites, ["studyId": studyId], query: counted ? [] : [("counts", "false")], token: token, logger: logger)
+    /// The study's sites with their invitations and members counted.
+    package func sites(of studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> SiteList {
+        try await call(AdminCalls.sites, ["studyId": studyId], token: token, logger: logger)
     }
 
     package func createSite(_ site: SiteRequest, in studyId: String, token: String, logger: Logger) async throws(AdminAPIError) -> Site {

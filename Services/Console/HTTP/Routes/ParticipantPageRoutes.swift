@@ -110,19 +110,16 @@ package struct ParticipantPageRoutes: Sendable {
                 case .failure: numberSearchFailed = true
                 }
             }
-            async let participants = pages.api.participants(
+            // The list, the consent reminders, the sites (the filter's choices, not counted) and the
+            // adherence, in one call to registration.
+            async let read = pages.api.participantsPage(
                 of: studyId,
                 query: [("status", status), ("site", site), ("consent", owing ? "owed" : ""), ("after", after), ("limit", String(Self.pageSize))]
                     + searchBy + order,
                 token: session.token, logger: context.logger)
-            async let reminders = AdminAPIError.outcome { () async throws(AdminAPIError) in
-                try await pages.api.consentReminders(of: studyId, token: session.token, logger: context.logger)
-            }
-            // The sites name the filter's choices only: not counted.
-            async let sites = pages.api.sites(of: studyId, counted: false, token: session.token, logger: context.logger)
-            async let adherence = pages.api.adherence(of: studyId, token: session.token, logger: context.logger)
             let state = try await pages.load(studyId, session: session, context: context)
-            let list = try await participants
+            let registration = try await read
+            let list = registration.participants
             // One identity for a person on every page: the participant number of the study's data
             // and exports, found at the response service by the hash registration holds. The
             // list stands without it (a note says the numbers could not be read).
@@ -157,7 +154,7 @@ package struct ParticipantPageRoutes: Sendable {
                         ]),
                     ariaSort: current ? (descending ? "descending" : "ascending") : "none")
             }
-            let adherenceCounts = try await adherence
+            let adherenceCounts = registration.adherence
             let view = ParticipantsView(
                 numbersUnavailable: numberOf == nil, numberSearchFailed: numberSearchFailed, participants: rows, hasParticipants: !rows.isEmpty, identities: list.identities,
                 nextHref: list.next.map {
@@ -167,7 +164,7 @@ package struct ParticipantPageRoutes: Sendable {
                 },
                 sort: .init(status: heading(.status), enrolledAt: heading(.enrolledAt), lastActivityAt: heading(.lastActivityAt)),
                 statuses: ParticipantList.statuses.map { .init(value: $0, label: StatusNames.participant($0), selected: $0 == status) },
-                sites: try await sites.sites.map { .init(siteId: $0.siteId, name: $0.name, selected: $0.siteId == site) },
+                sites: registration.sites.sites.map { .init(siteId: $0.siteId, name: $0.name, selected: $0.siteId == site) },
                 search: search,
                 adherence: adherenceCounts.activities.map {
                     .init(activityId: $0.activityId, upToDate: $0.upToDate, behind: $0.behind, notStarted: $0.notStarted)
@@ -175,7 +172,7 @@ package struct ParticipantPageRoutes: Sendable {
                 hasAdherence: !adherenceCounts.activities.isEmpty, inStudy: adherenceCounts.participants,
                 owingFilter: owing,
                 consent: ConsentSection(
-                    try? await reminders.get(), mayRemind: state.role == .studyAdmin, done: notice?.done, problem: notice?.problem,
+                    registration.consentReminders, mayRemind: state.role == .studyAdmin, done: notice?.done, problem: notice?.problem,
                     historyHref: listPath + "/consent-history"))
             return pages.render(
                 view, title: "Participants · \(state.summary.name)", session: session, state: state, current: "participants",

@@ -65,7 +65,13 @@ package struct ConsentReminders: Sendable {
 
     /// Where the study's reminders stand.
     package func summary(studyId: String) async throws -> ConsentReminderSummary {
-        let standing = try await standing(of: studyId)
+        try await summary(studyId: studyId, standing: try await standing(of: studyId))
+    }
+
+    /// Where the study's reminders stand, given its standing as study-metadata told it (nil: no
+    /// published study, refused as `noPublishedStudy`).
+    package func summary(studyId: String, standing: StudyStanding?) async throws -> ConsentReminderSummary {
+        guard let standing else { throw RegistrationAdminError.noPublishedStudy(studyId) }
         return try await store.summary(studyId: studyId, consentVersionsInForce: standing.consentVersionsInForce)
     }
 
