@@ -126,6 +126,15 @@ package final class InMemoryRunLedgers: RunLedgers, Sendable {
     ) async throws {
         counts.withLock { $0.append(Written(ledger: claimed, zone: zone, tally: tally, reminders: reminders, recountAt: recountAt)) }
     }
+
+    /// How many counts were written when each wake came.
+    package var wakes: [Int] { wakesAt.withLock { $0 } }
+    private let wakesAt = Mutex<[Int]>([])
+
+    package func wakeDeliveries() async throws {
+        let written = counts.withLock { $0.count }
+        wakesAt.withLock { $0.append(written) }
+    }
 }
 
 /// The reminders planned, in memory: each due one taken once, and what became of it.

@@ -110,6 +110,18 @@ import Testing
         #expect(try await sweep.round(now: { Self.utc("2026-03-03T08:30:00Z") }) == 2)
         #expect(ledgers.written.isEmpty)
         #expect(studies.asked == ["SLEEP"])
+        #expect(ledgers.wakes.isEmpty, "nothing was queued to deliver")
+    }
+
+    /// A count queues its weeks without waking their delivery; the round wakes it once, after all
+    /// of its counts (RunLedgerStore.write).
+    @Test func aRoundWakesTheDeliveriesOnceAfterItsCounts() async throws {
+        let ledgers = InMemoryRunLedgers(due: Array(repeating: .init(userId: Self.userId, studyId: "SLEEP"), count: 3))
+        let sweep = RunLedgerSweep(
+            ledgers: ledgers, participants: Self.history(), studies: InMemoryStudySchedules([Self.schedule()]), logger: Self.logger)
+        #expect(try await sweep.round(now: { Self.utc("2026-03-03T08:30:00Z") }) == 3)
+        #expect(ledgers.written.count == 3)
+        #expect(ledgers.wakes == [3])
     }
 
     // MARK: RunReminders

@@ -202,6 +202,64 @@ import TestSupport
         }
     }
 
+    /// The delivered messages kept for a week are not read by a claim: it takes the waiting ones
+    /// through their own index, however many were delivered before them. The statistics are the
+    /// queue's as a backlog left them (analysed while 20,000 waited, then all delivered): the
+    /// planner then walked the primary key from the oldest message, delivered or not.
+    @Test func aClaimReadsOnlyTheWaitingMessages() async throws {
+        try await withReceiver { client, _, _, logger in
+            try await client.query(
+                """
+                INSERT INTO internal_outbox (peer, method, path, body)
+                SELECT 'response', 'POST', '/internal/v1/inbox', '\\x7b7d'::bytea FROM generate_series(1, 20000)
+                """, logger: logger)
+            try await client.query("ANALYZE internal_outbox", logger: logger)
+            try await client.query("UPDATE internal_outbox SET delivered_at = now()", logger: logger)
+            for n in 1...3 { try await enqueue(n, client, logger) }
+            var claim = Outbox.table.claim(returning: "q.peer", limit: 20, lease: .seconds(60))
+            claim.sql = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) " + claim.sql
+            var plan: [String] = []
+            for try await line in try await client.query(claim, logger: logger).decode(String.self) { plan.append(line) }
+            let removed = plan.compactMap { line -> Int? in
+                guard let label = line.range(of: "Rows Removed by Filter: ") else { return nil }
+                return Int(line[label.upperBound...])
+            }
+            #expect(plan.joined().contains("internal_outbox_waiting"), "\(plan.joined(separator: "\n"))")
+            #expect(removed.reduce(0, +) < 100, "\(plan.joined(separator: "\n"))")
+            let claimed = try await Outbox(client: client, logger: logger).undelivered()
+            #expect(claimed.count == 3)
+            #expect(claimed.allSatisfy { $0.attempts == 1 })
+        }
+    }
+
+    /// A message queued without waking the workers notifies nobody when its transaction commits;
+    /// `wakeWorkers()` notifies once. Notifications arrive in the order their transactions commit,
+    /// so all that came before a last, marked one have arrived with it.
+    @Test func aMessageQueuedWithoutWakingWaitsForTheWake() async throws {
+        try await withReceiver { client, _, _, logger in
+            let outbox = Outbox(client: client, logger: logger)
+            let heard = try await client.withConnection { listener in
+                try await listener.listen(on: Outbox.channel) { notifications in
+                    for n in 1...3 {
+                        try await client.withTransaction(logger: logger) { connection in
+                            try await outbox.enqueue(Self.inbox, payload: Event(n: n), wakingWorkers: false, on: connection)
+                        }
+                    }
+                    try await outbox.wakeWorkers()
+                    try await client.query("SELECT pg_notify(\(Outbox.channel), 'last')", logger: logger)
+                    var heard: [String] = []
+                    for try await notification in notifications {
+                        heard.append(notification.payload)
+                        if notification.payload == "last" { break }
+                    }
+                    return heard
+                }
+            }
+            #expect(heard == ["", "last"])
+            #expect(try await outbox.undelivered().count == 3)
+        }
+    }
+
     @Test func competingWorkersDeliverEachMessageOnce() async throws {
         try await withReceiver { client, receiver, inbox, logger in
             for n in 0..<60 { try await enqueue(n, client, logger) }

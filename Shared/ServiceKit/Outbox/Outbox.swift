@@ -39,10 +39,14 @@ public struct Outbox: Sendable {
         self.logger = logger
     }
 
-    /// Queues a call of `endpoint` (its path built from `parameters`) in `connection`'s transaction.
+    /// Queues a call of `endpoint` (its path built from `parameters`) in `connection`'s transaction,
+    /// and wakes the workers when it commits. `wakingWorkers: false` leaves them to a later
+    /// `wakeWorkers()` (or their next poll): a transaction that notifies takes PostgreSQL's one
+    /// notify lock at its commit and holds it through the commit's flush, so every such commit of
+    /// the cluster waits for the one before (a sweep writing thousands a second waits on it).
     public func enqueue<Body, Reply>(
         _ endpoint: InternalEndpoint<Body, Reply>, _ parameters: [String: String] = [:], payload: Body,
-        on connection: PostgresConnection
+        wakingWorkers: Bool = true, on connection: PostgresConnection
     ) async throws {
         let path = try endpoint.path(parameters)
         let body = ByteBuffer(bytes: try payload.wireBytes())
@@ -52,7 +56,15 @@ public struct Outbox: Sendable {
             INSERT INTO internal_outbox (peer, method, path, body, request_id)
             VALUES (\(endpoint.receiver.rawValue), \(endpoint.method.rawValue), \(path), \(body), \(requestID))
             """, logger: logger)
-        try await ChangeListener.notify(Self.channel, on: connection, logger: logger)
+        if wakingWorkers { try await ChangeListener.notify(Self.channel, on: connection, logger: logger) }
+    }
+
+    /// Wakes every replica's worker for what was queued without waking them: a notification of
+    /// its own, outside any transaction that writes (so its commit flushes nothing).
+    public func wakeWorkers() async throws {
+        try await client.withConnection { connection in
+            try await ChangeListener.notify(Self.channel, on: connection, logger: logger)
+        }
     }
 
     /// Messages not yet delivered (including those given up on), oldest first.

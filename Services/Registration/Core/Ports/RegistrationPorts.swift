@@ -58,6 +58,8 @@ package protocol RunLedgers: Sendable {
         _ claimed: RunLedgerStore.Claimed, zone: ParticipantZone, tally: RunTally, reminders: [String: RunLedgerStore.Reminder],
         recountAt: Date
     ) async throws
+    /// Wakes the delivery of what the counts written since the last wake queued.
+    func wakeDeliveries() async throws
 }
 
 /// The reminders the counts planned, each decided once when due.

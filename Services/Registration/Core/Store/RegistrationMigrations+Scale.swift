@@ -4,7 +4,7 @@ extension RegistrationMigrations {
     /// What keeps a study's pages as fast at a million participants as at a thousand
     /// (docs/operations.md, Capacity).
     static let scale = tallies + behindOrder + runWeekShards + reminderWeeks + emailSearch + signedConsents + enrolmentDays + siteCounts
-        + audienceDevices + audienceChanges
+        + audienceDevices + audienceChanges + queueWaiting
 
     /// A study's counts kept as its rows change, so the participants page and the consent
     /// reminders read a few rows instead of counting every participant (docs/operations.md,

@@ -68,11 +68,19 @@ package struct RunLedgerStore: Sendable {
     /// that asked for a count while this one ran (a response arrived) moved the lease's time back
     /// to its own; that earlier time is kept.
     /// A reminder is kept for the run it names unless that run was reminded of already.
+    ///
+    /// Its commit does not wait for the disk: everything a count writes is counted again from what
+    /// it read, and the claim's lease, committed before, brings back a ledger whose count was
+    /// never written. A crash may lose the last moment's counts, each whole with the weeks it
+    /// queued, and they are counted again when their leases end. Waiting for the flush held each
+    /// count's shard of the study's sums for it, and the sweep's counts queued behind one another.
+    /// The weeks queued wake the delivery workers at `wakeDeliveries()`, once a round.
     package func write(
         _ claimed: Claimed, zone: ParticipantZone, tally: RunTally, reminders: [String: Reminder], recountAt: Date
     ) async throws {
         let pooling = self.pooling
         try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SET LOCAL synchronous_commit = off", logger: logger)
             for try await _ in try await connection.run(
                 LedgerCountedStatement(
                     userId: claimed.userId, studyId: claimed.studyId, timeZone: zone.zone.identifier,
@@ -135,8 +143,14 @@ package struct RunLedgerStore: Sendable {
             let update = RunAdherenceUpdate(
                 participantTokenSHA256: hash, countedAt: countedAt,
                 weeks: Array(weeks[start..<min(start + RunAdherenceUpdate.maxWeeks, weeks.count)]))
-            try await outbox.enqueue(InternalCalls.runWeeks, ["studyId": claimed.studyId], payload: update, on: connection)
+            try await outbox.enqueue(
+                InternalCalls.runWeeks, ["studyId": claimed.studyId], payload: update, wakingWorkers: false, on: connection)
         }
+    }
+
+    /// Wakes the workers that deliver the weeks the counts queued.
+    package func wakeDeliveries() async throws {
+        try await outbox.wakeWorkers()
     }
 }
 

@@ -49,9 +49,18 @@ package struct RunLedgerSweep: Sendable {
             of: counts.map { ParticipantHistoryRequest(studyId: $0.0.studyId, userId: $0.0.userId, anchored: ParticipantAnchors.needed(by: $0.1)) },
             now: now())
         let work = zip(counts, histories).compactMap { count, history in history.map { (count.0, count.1, $0) } }
-        try await concurrentForEach(work, atMost: Self.countsAtOnce) { ledger, schedule, history in
-            try await count(ledger, schedule: schedule, history: history, now: now())
+        // The counts queue their weeks for the response service without waking its delivery
+        // (RunLedgerStore.write): it is woken once, after them, whether or not all were written.
+        var failure: (any Error)?
+        do {
+            try await concurrentForEach(work, atMost: Self.countsAtOnce) { ledger, schedule, history in
+                try await count(ledger, schedule: schedule, history: history, now: now())
+            }
+        } catch {
+            failure = error
         }
+        if !work.isEmpty { try await ledgers.wakeDeliveries() }
+        if let failure { throw failure }
         return claimed.count
     }
 
