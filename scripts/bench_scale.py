@@ -10,6 +10,12 @@ reminders decided) and the bytes each participant costs on disk. Then prints a t
 the sizes side by side and the growth exponent between each two (log of the cost ratio over log of
 the size ratio): flat is 0, linear 1.
 
+Each console page is measured twice: flat out (a team's connections, each asking again as soon as it
+is answered) and at a person's pace (each waits about BENCH_PACE_MS between pages). The phones'
+requests are each run twice in a row, the second measured (`warm`). Every wrk run also records the
+CPU each of the stack's programs spent a request (`cpu_seconds`), which says where a request's time
+went and how many a second the machine's cores can answer.
+
 Called by scripts/bench_scale.sh with the stack started and BENCHSTUDY published; writes the figures
 as JSON to the file named by its argument (the report is what it prints).
 
@@ -35,6 +41,12 @@ RESPONSES_EACH = int(os.environ.get("BENCH_SCALE_RESPONSES", "3"))
 SECONDS = int(os.environ.get("BENCH_SECONDS", "10"))
 PHONES = int(os.environ.get("BENCH_CONNECTIONS", "64"))
 TEAM = 8
+# The team at a person's pace: each of TEAM waits about PACE_MS between a page and their next
+# (from half to one and a half times it), measured for PACE_SECONDS so that the p99 rests on some
+# hundreds of pages.
+PACE_MS = int(os.environ.get("BENCH_PACE_MS", "1000"))
+PACE_SECONDS = int(os.environ.get("BENCH_PACE_SECONDS", str(3 * SECONDS)))
+PACED = "@pace"
 SWEEP_SECONDS = int(os.environ.get("BENCH_SWEEP_SECONDS", "120"))
 REMINDERS = int(os.environ.get("BENCH_REMINDERS", "5000"))
 SAMPLED = 500
@@ -100,10 +112,35 @@ def settle(seconds=600):
             time.sleep(0.2)
 
 
+PROCESSES = ("postgres", "study-metadata", "registration", "response", "console")
+
+
+def cpu_seconds():
+    """The CPU time (user and system, in seconds) each of the stack's programs has used so far,
+    its processes summed (every PostgreSQL backend and background process under "postgres")."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = dict.fromkeys(PROCESSES, 0.0)
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as command:
+                program = os.path.basename(command.read().split(b"\0")[0].decode(errors="replace"))
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        program = "postgres" if program.startswith("postgres") else program
+        if program in used:
+            used[program] += (int(fields[11]) + int(fields[12])) / tick
+    return used
+
+
 def wrk(url, connections, headers=None, script=None, seconds=None):
     """requests/s, p50 and p99 in ms and the answers other than 2xx or 3xx of one wrk run, started
-    once the previous run's requests have finished (`settle`)."""
+    once the previous run's requests have finished (`settle`), and the CPU each of the stack's
+    programs spent a request meanwhile, in ms (`cpu`: where a request's time went; PostgreSQL's
+    background work is in its share)."""
     settle()
+    before = cpu_seconds()
     # A request waits up to 30 s (wrk's own limit, 2 s, would leave a slow page with no latencies).
     arguments = ["wrk", f"-t{min(2, connections)}", f"-c{connections}", f"-d{seconds or SECONDS}s", "--latency", "--timeout", "30s"]
     for name, value in (headers or {}).items():
@@ -115,11 +152,14 @@ def wrk(url, connections, headers=None, script=None, seconds=None):
     def ms(which):
         value, unit = re.search(rf"{which}%\s+([\d.]+)(us|ms|s)\b", text).groups()
         return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+    after = cpu_seconds()
     failed = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
     socket = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
+    requests = int(re.search(r"(\d+) requests in", text).group(1))
     return {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)), "p50": ms("50"), "p99": ms("99"),
             "failed": (int(failed.group(1)) if failed else 0) + (sum(map(int, socket.groups())) if socket else 0),
-            "connections": connections}
+            "connections": connections, "requests": requests,
+            "cpu": {name: 1000 * (after[name] - before[name]) / max(1, requests) for name in PROCESSES}}
 
 
 def lua(path, text):
@@ -128,12 +168,19 @@ def lua(path, text):
     return path
 
 
-def team_script(work, name, values):
+def team_script(work, name, values, pause=None):
     """A wrk script that sends each request with header `name` set to one of `values`, a team's
     sessions: wrk's two threads take half of them each and go round their half request by request,
-    so the requests in flight at once are mostly different people's."""
+    so the requests in flight at once are mostly different people's. With `pause` (ms), each
+    connection waits between its answer and its next request, uniformly from half to one and a half
+    times that (wrk's latencies leave the wait out)."""
     quoted = ", ".join(json.dumps(value) for value in values)
-    return lua(os.path.join(work, f"team-{name.lower()}.lua"), f"""
+    waits = f"""
+function delay()
+  return math.random({pause // 2}, {pause * 3 // 2})
+end
+""" if pause else ""
+    return lua(os.path.join(work, f"team-{name.lower()}{'-paced' if pause else ''}.lua"), waits + f"""
 local made = 0
 function setup(thread)
   thread:set("id", made)
@@ -253,6 +300,19 @@ def number_of(i):
 
 # --- what the phones wait on ------------------------------------------------------------------------
 
+def warm(name, url, script):
+    """A phones' request measured twice in a row at the phones' concurrency: the second run is its
+    figure, the first is kept as `name` + FIRST. The first reads from disk what the vacuum and
+    checkpoint before it (`quiet`, `bench_quiesce`) pushed out of memory over a database larger than
+    the machine's memory; a service in use keeps its recent rows and the indexes' upper pages in
+    memory, as the second run finds them."""
+    first = wrk(url, PHONES, script=script)
+    return {name + FIRST: first, name: wrk(url, PHONES, script=script)}
+
+
+FIRST = "@first"
+
+
 def phones(size, work):
     """Sign-in (bcrypt-bound, 4 connections), then updateActivityState, the app's activity states and
     processResponse from SAMPLED seeded participants spread over the study, at the phones' concurrency."""
@@ -294,9 +354,9 @@ request = function()
     return wrk.format("GET", "/fdahpUserRegWS/activityState.api?studyId=BENCHSTUDY", """ + headers + """})
 end
 """)
-    log(f"{size:,}: updateActivityState and activityState ({PHONES} connections)")
-    figures["updateActivityState"] = wrk(f"{USERREG}/updateActivityState.api", PHONES, script=update)
-    figures["activityState"] = wrk(f"{USERREG}/activityState.api", PHONES, script=states)
+    log(f"{size:,}: updateActivityState and activityState ({PHONES} connections), each run twice")
+    figures.update(warm("updateActivityState", f"{USERREG}/updateActivityState.api", script=update))
+    figures.update(warm("activityState", f"{USERREG}/activityState.api", script=states))
     ids = ",".join(f"'{session}'" for session in sessions)
     sql("registration", f"DELETE FROM participant_sessions WHERE id IN ({ids})")
 
@@ -304,8 +364,8 @@ end
     answers = json.dumps(json.load(open("bench/response-30.json")), separators=(",", ":"))
     respond = lua(f"{work}/respond.lua", "local tokens = {" + ",".join(f'"bench-seed-token-{i}"' for i in rows) + "}\n"
                   + "local data = [[" + answers + "]]\n" + open("bench/respond.lua").read())
-    log(f"{size:,}: processResponse ({PHONES} connections)")
-    figures["processResponse"] = wrk(f"{RESPONSE}/mobileappstudy-processResponse.api", PHONES, script=respond)
+    log(f"{size:,}: processResponse ({PHONES} connections), run twice")
+    figures.update(warm("processResponse", f"{RESPONSE}/mobileappstudy-processResponse.api", script=respond))
 
     # Processing into tables: one replica draining a backlog of the same responses (scripts/bench_processing.sh).
     log(f"{size:,}: processing, one replica")
@@ -365,6 +425,9 @@ def team(stack, size, work):
         must_answer(url, stack.console_cookie)
         log(f"{size:,}: console {name} ({TEAM} connections)")
         figures[name] = wrk(url, TEAM, script=team_script(work, "Cookie", stack.team_cookies))
+        log(f"{size:,}: console {name} ({TEAM} people, a page each every {PACE_MS / 1000:g} s)")
+        figures[name + PACED] = wrk(
+            url, TEAM, script=team_script(work, "Cookie", stack.team_cookies, pause=PACE_MS), seconds=PACE_SECONDS)
 
     deep_key = sql("response", f'SELECT "Key" FROM {table} ORDER BY "Key" OFFSET {rows * 9 // 10} LIMIT 1')
     cursor = base64.urlsafe_b64encode(json.dumps(["Key", "asc", deep_key, deep_key]).encode()).decode().rstrip("=")
@@ -515,7 +578,8 @@ def measure(size, work, keep):
     stack.console_session()
     stack.team_sessions()
     stack.labkey_key()
-    figures = {"size": size, "seedSeconds": seconds, "responsesEach": RESPONSES_EACH, "requestTimeout": 30, "settled": True}
+    figures = {"size": size, "seedSeconds": seconds, "responsesEach": RESPONSES_EACH, "requestTimeout": 30, "settled": True,
+               "cores": os.cpu_count()}
     figures["sweeps"] = {"count": count_sweep(size)}
     keep(figures)
     figures["requests"] = phones(size, work)
@@ -617,6 +681,53 @@ def report(results):
         + ("." if all(figures.get("settled") for figures in results) else
            "; these runs started without waiting for the previous run's requests to end, so a page that timed out slowed the next ones.")
         + ")")
+    paced = [name for name, _, group in REQUESTS if group == "team" and all(
+        name + PACED in figures["requests"] for figures in results)]
+    if paced:
+        out("")
+        out(f"the console's pages at a person's pace: {TEAM} people, each asking for a page about every {PACE_MS / 1000:g} s")
+        out(f"(a pause of {PACE_MS // 2} to {PACE_MS * 3 // 2} ms after each answer), p99 in ms (goal: flat, under 0.1, and p99 < 100 ms at the largest)")
+        out(f"{'page':<48}{'pages':>6}{span}{steps}  goal")
+        for name, label, _ in REQUESTS:
+            if name not in paced:
+                continue
+            runs = [figures["requests"][name + PACED] for figures in results]
+            p99 = [run["p99"] for run in runs]
+            exps = exponent(sizes, p99)
+            failed = sum(run["failed"] for run in runs)
+            verdict = "met" if p99[-1] < 100 and all(e is not None and e < 0.1 for e in exps) and not failed else "NOT"
+            if verdict == "NOT":
+                missed.append(label + ", at a person's pace")
+            out(f"{label:<48}{min(run['requests'] for run in runs):>6}" + "  ".join(f"{v:>11.1f}" for v in p99)
+                + "  ".join(f"{e:>13.2f}" if e is not None else f"{'-':>13}" for e in exps) + f"  {verdict}"
+                + (f" ({failed} failed)" if failed else ""))
+        out("(pages: the fewest any size's run measured; its p99 is the slowest of about the worst 1 in 100.)")
+
+    first = [name for name, _, group in REQUESTS if group == "phones" and all(
+        name + FIRST in figures["requests"] for figures in results)]
+    if first:
+        out("")
+        out("the phones' requests above were each measured twice in a row; the first run's p99 in ms (it reads from disk")
+        out("what the vacuum and checkpoint before it pushed out of memory, which a service in use keeps):")
+        for name, label, _ in REQUESTS:
+            if name in first:
+                out(f"{label:<48}{PHONES:>6}" + "  ".join(f"{figures['requests'][name + FIRST]['p99']:>11.1f}" for figures in results))
+
+    at_largest = results[-1]["requests"]
+    cores = results[-1].get("cores", os.cpu_count())
+    spent = [(name, label) for name, label, _ in REQUESTS if "cpu" in at_largest.get(name, {})]
+    if spent:
+        out("")
+        out(f"where a request's time went at {sizes[-1]:,}: the CPU each program spent a request, in ms, flat out at the")
+        out(f"connections above (PostgreSQL's background work in its share), and the requests a second {cores} cores")
+        out("could answer at that cost")
+        out(f"{'request':<48}" + "".join(f"{name:>15}" for name in PROCESSES) + f"{'all':>9}{'ceiling/s':>11}")
+        for name, label in spent:
+            cpu = at_largest[name]["cpu"]
+            total = sum(cpu.values())
+            out(f"{label:<48}" + "".join(f"{cpu[program]:>15.2f}" for program in PROCESSES) + f"{total:>9.2f}"
+                + f"{cores * 1000 / total if total else 0:>11,.0f}")
+
     out("")
     out(f"{'requests/s at the same connections':<48}{'':>6}{span}")
     for name, label, _ in REQUESTS:
