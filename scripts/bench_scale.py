@@ -117,7 +117,9 @@ PROCESSES = ("postgres", "study-metadata", "registration", "response", "console"
 
 def cpu_seconds():
     """The CPU time (user and system, in seconds) each of the stack's programs has used so far,
-    its processes summed (every PostgreSQL backend and background process under "postgres")."""
+    its processes summed (every PostgreSQL backend and background process under "postgres"), with
+    what their ended children used (a backend or autovacuum worker that ends is counted in the
+    postmaster's, so the sum only grows)."""
     tick = os.sysconf("SC_CLK_TCK")
     used = dict.fromkeys(PROCESSES, 0.0)
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -130,7 +132,7 @@ def cpu_seconds():
             continue  # ended meanwhile
         program = "postgres" if program.startswith("postgres") else program
         if program in used:
-            used[program] += (int(fields[11]) + int(fields[12])) / tick
+            used[program] += sum(int(value) for value in fields[11:15]) / tick
     return used
 
 
@@ -722,11 +724,22 @@ def report(results):
         out(f"connections above (PostgreSQL's background work in its share), and the requests a second {cores} cores")
         out("could answer at that cost")
         out(f"{'request':<48}" + "".join(f"{name:>15}" for name in PROCESSES) + f"{'all':>9}{'ceiling/s':>11}")
+        lost = False
         for name, label in spent:
             cpu = at_largest[name]["cpu"]
+            if any(value < 0 for value in cpu.values()):
+                # Figures from before `cpu_seconds` counted ended children: a process that ended
+                # during the run took its CPU with it.
+                lost = True
+                out(f"{label:<48}" + "".join(f"{cpu[program]:>15.2f}" if cpu[program] >= 0 else f"{'lost':>15}"
+                                             for program in PROCESSES) + f"{'-':>9}{'-':>11}")
+                continue
             total = sum(cpu.values())
             out(f"{label:<48}" + "".join(f"{cpu[program]:>15.2f}" for program in PROCESSES) + f"{total:>9.2f}"
                 + f"{cores * 1000 / total if total else 0:>11,.0f}")
+        if lost:
+            out("(lost: a process of that program ended during the run, and this run's figures did not yet count the CPU")
+            out(" of ended processes; the program's other figures may read low for the same reason)")
 
     out("")
     out(f"{'requests/s at the same connections':<48}{'':>6}{span}")
