@@ -28,7 +28,6 @@ import math
 import os
 import re
 import secrets
-import statistics
 import subprocess
 import sys
 import tempfile
