@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench-scale: how every cost grows as BENCHSTUDY grows from 10,000 to 100,000 and 1,000,000
 # participants (scripts/bench_scale.py; docs/operations.md, Capacity). Not part of make test or CI:
-# the largest size needs about an hour and a half and some 60 GB of disk on a 2-core machine.
+# the largest size needs about an hour and a half to two hours (its growth alone 45 minutes or more)
+# and some 60 GB of disk on a 2-core machine; 10,000 and 100,000 together take about 45 minutes.
 # BENCH_SCALE_SIZES chooses the sizes (multiples of 10,000), BENCH_SCALE_RESPONSES the responses
 # each participant has (3 unless set), BENCH_SECONDS each measurement's length (10 unless set).
 #
