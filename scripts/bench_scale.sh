@@ -5,6 +5,8 @@
 # and some 60 GB of disk on a 2-core machine; 10,000 and 100,000 together take about 45 minutes.
 # BENCH_SCALE_SIZES chooses the sizes (multiples of 10,000), BENCH_SCALE_RESPONSES the responses
 # each participant has (3 unless set), BENCH_SECONDS each measurement's length (10 unless set).
+# BENCH_PACE_MS the pause between a person's pages (about 1000 ms) and BENCH_PACE_SECONDS how long each
+# paced run lasts (3 times BENCH_SECONDS unless set).
 #
 # The report is kept in bench/results/, named scale-<when>-<commit>.txt, with the figures as JSON
 # beside it. The databases are left at the largest size: make bench afterwards asks for
