@@ -635,6 +635,28 @@ def exponent(sizes, costs):
             for k in range(len(sizes) - 1)]
 
 
+def latencies(sizes, runs):
+    """Each size's p99 of its run (None where every request timed out, which wrk reports as 0) and
+    the growth exponents between each two (None beside a run with none)."""
+    p99 = [run["p99"] if run["p99"] > 0 or not run["failed"] else None for run in runs]
+    exps = [e if None not in (p99[k], p99[k + 1]) else None for k, e in enumerate(exponent(sizes, [v or 0 for v in p99]))]
+    return p99, exps
+
+
+def flat(exps):
+    return all(e is not None and e < 0.1 for e in exps)
+
+
+def within_goal(p99, exps, failed):
+    """A per-request goal: flat, under 100 ms at p99 at the largest size, and nothing failed."""
+    return p99[-1] is not None and p99[-1] < 100 and flat(exps) and not failed
+
+
+def latency_cells(p99, exps):
+    return ("  ".join(f"{v:>11.1f}" if v is not None else f"{'timed out':>11}" for v in p99)
+            + "  ".join(f"{e:>13.2f}" if e is not None else f"{'-':>13}" for e in exps))
+
+
 def report(results):
     sizes = [figures["size"] for figures in results]
     lines = []
@@ -658,21 +680,17 @@ def report(results):
         runs = [figures["requests"].get(name) for figures in results]
         if any(run is None for run in runs):
             continue
-        # A run whose every request timed out has no latencies: wrk reports 0.
-        p99 = [run["p99"] if run["p99"] > 0 or not run["failed"] else None for run in runs]
-        exps = [e if None not in (p99[k], p99[k + 1]) else None for k, e in enumerate(exponent(sizes, [v or 0 for v in p99]))]
+        p99, exps = latencies(sizes, runs)
         failed = sum(run["failed"] for run in runs)
         if name in WHOLE_TABLE:
             verdict = "whole table"
         elif name == "signin":
-            verdict = "met" if all(e is not None and e < 0.1 for e in exps) else "NOT"
+            verdict = "met" if flat(exps) else "NOT"
         else:
-            verdict = "met" if p99[-1] is not None and p99[-1] < 100 and all(e is not None and e < 0.1 for e in exps) and not failed \
-                else "NOT"
+            verdict = "met" if within_goal(p99, exps, failed) else "NOT"
         if verdict == "NOT":
             missed.append(label)
-        out(f"{label:<48}{runs[0]['connections']:>6}" + "  ".join(f"{v:>11.1f}" if v is not None else f"{'timed out':>11}" for v in p99)
-            + "  ".join(f"{e:>13.2f}" if e is not None else f"{'-':>13}" for e in exps) + f"  {verdict}"
+        out(f"{label:<48}{runs[0]['connections']:>6}" + latency_cells(p99, exps) + f"  {verdict}"
             + (f" ({failed} failed)" if failed else ""))
     out("(sign-in is bounded by bcrypt's cost, not by the study: its goal is only to stay flat. An aggregate over every")
     # Figures kept by an earlier version of this script: wrk's own 2 s limit, and each run started
@@ -693,14 +711,12 @@ def report(results):
             if name not in paced:
                 continue
             runs = [figures["requests"][name + PACED] for figures in results]
-            p99 = [run["p99"] for run in runs]
-            exps = exponent(sizes, p99)
+            p99, exps = latencies(sizes, runs)
             failed = sum(run["failed"] for run in runs)
-            verdict = "met" if p99[-1] < 100 and all(e is not None and e < 0.1 for e in exps) and not failed else "NOT"
+            verdict = "met" if within_goal(p99, exps, failed) else "NOT"
             if verdict == "NOT":
                 missed.append(label + ", at a person's pace")
-            out(f"{label:<48}{min(run['requests'] for run in runs):>6}" + "  ".join(f"{v:>11.1f}" for v in p99)
-                + "  ".join(f"{e:>13.2f}" if e is not None else f"{'-':>13}" for e in exps) + f"  {verdict}"
+            out(f"{label:<48}{min(run['requests'] for run in runs):>6}" + latency_cells(p99, exps) + f"  {verdict}"
                 + (f" ({failed} failed)" if failed else ""))
         out("(pages: the fewest any size's run measured; its p99 is the slowest of about the worst 1 in 100.)")
 
@@ -727,8 +743,8 @@ def report(results):
         for name, label in spent:
             cpu = at_largest[name]["cpu"]
             if any(value < 0 for value in cpu.values()):
-                # Figures from before `cpu_seconds` counted ended children: a process that ended
-                # during the run took its CPU with it.
+                # A process that ended during the run and whose parent is not counted here (or,
+                # in runs before `cpu_seconds` counted ended children, any) took its CPU with it.
                 lost = True
                 out(f"{label:<48}" + "".join(f"{cpu[program]:>15.2f}" if cpu[program] >= 0 else f"{'lost':>15}"
                                              for program in PROCESSES) + f"{'-':>9}{'-':>11}")
